@@ -1,0 +1,48 @@
+import path from 'node:path';
+import Koa from 'koa';
+import type { Deps } from './deps.ts';
+import { spaStatic } from './http/static.ts';
+import { trpcHandler } from './http/trpc-handler.ts';
+import { mcpHandler } from './mcp/handler.ts';
+import { restHandler } from './rest/handler.ts';
+import { buildOpenApi } from './rest/openapi.ts';
+import { appRouter } from './router/index.ts';
+import { listOperations } from './trpc/registry.ts';
+
+export const WEB_DIST = path.resolve(import.meta.dirname, '../../web/dist');
+
+/** The whole server on one Koa app: health, REST, OpenAPI, tRPC, MCP and the dashboard. */
+export function createApp(deps: Deps, opts: { webDist?: string } = {}) {
+  const app = new Koa();
+  app.proxy = deps.env.TRUST_PROXY;
+  const ops = listOperations(appRouter);
+  const openapi = buildOpenApi(ops, `${deps.urls.base}`);
+  const rest = restHandler(deps, ops);
+  const trpc = trpcHandler(deps);
+  const mcp = mcpHandler(deps, ops);
+  const spa = spaStatic(opts.webDist ?? WEB_DIST);
+
+  app.use(async (ctx, next) => {
+    const p = ctx.path;
+    if (p === '/healthz') {
+      ctx.body = { status: 'ok' };
+      return;
+    }
+    if (p === '/readyz') {
+      const checks = await Promise.allSettled([deps.orm.em.fork().execute('select 1'), deps.hot.ping()]);
+      const [db, hot] = checks.map((c) => (c.status === 'fulfilled' ? 'ok' : 'unreachable'));
+      ctx.status = db === 'ok' && hot === 'ok' ? 200 : 503;
+      ctx.body = { status: ctx.status === 200 ? 'ready' : 'not ready', database: db, hotState: `${hot} (${deps.hot.kind})` };
+      return;
+    }
+    if (p === '/v1/openapi.json') {
+      ctx.body = openapi;
+      return;
+    }
+    if (p === '/v1' || p.startsWith('/v1/')) return rest(ctx);
+    if (p === '/trpc' || p.startsWith('/trpc/')) return trpc(ctx);
+    if (p === '/mcp') return mcp(ctx);
+    return spa(ctx, next);
+  });
+  return app;
+}

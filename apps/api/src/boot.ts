@@ -1,0 +1,65 @@
+import { mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { createOrm, migrate, startEmbeddedPostgres, type EmbeddedDatabase } from '@us/db';
+import { createApp } from './app.ts';
+import { type Deps, makeCiphers, realSleep } from './deps.ts';
+import { deriveUrls, type Env, parseEnv } from './env.ts';
+import { createHotStore } from './hot/index.ts';
+import { createLogger } from './logger.ts';
+import { createMailer } from './mail/mailer.ts';
+import { loadAppSecret } from './security/app-secret.ts';
+
+export interface Running {
+  deps: Deps;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Starts everything the configuration asks for: database (embedded when no DATABASE_URL), hot state, HTTP. */
+export async function start(env: Env = parseEnv()): Promise<Running> {
+  const logger = createLogger(env.LOG_LEVEL);
+  mkdirSync(env.DATA_DIR, { recursive: true });
+  let embedded: EmbeddedDatabase | undefined;
+  let databaseUrl = env.DATABASE_URL;
+  if (!databaseUrl) {
+    embedded = await startEmbeddedPostgres({ dataDir: env.DATA_DIR });
+    databaseUrl = embedded.url;
+    logger.info(`embedded PostgreSQL running with its files in ${env.DATA_DIR}/postgres`);
+  }
+  const orm = await createOrm(databaseUrl);
+  await migrate(orm);
+  const hot = createHotStore(env.REDIS_URL);
+  const deps: Deps = {
+    env,
+    urls: deriveUrls(env, { host: env.HOST, port: env.PORT }),
+    orm,
+    hot,
+    logger,
+    mailer: createMailer({ smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, dataDir: env.DATA_DIR, logger }),
+    ciphers: makeCiphers(loadAppSecret(env.APP_SECRET, env.DATA_DIR)),
+    sleep: realSleep,
+  };
+  const app = createApp(deps);
+  const server = app.listen(env.PORT, env.HOST);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const port = (server.address() as AddressInfo).port;
+  // With PORT=0 the real port is known only now.
+  deps.urls = deriveUrls(env, { host: env.HOST, port });
+  const url = `http://${env.HOST}:${port}`;
+  logger.info(`listening on ${url} (hot state: ${hot.kind}; dashboard ${deps.urls.app})`);
+  return {
+    deps,
+    url,
+    async close() {
+      await new Promise<void>((r) => server.close(() => r()));
+      server.closeAllConnections();
+      await orm.close();
+      await hot.close();
+      deps.mailer.close();
+      await embedded?.stop();
+    },
+  };
+}

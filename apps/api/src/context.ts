@@ -1,0 +1,38 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Deps } from './deps.ts';
+import type { Actor } from './services/credentials.ts';
+
+export type Face = 'rest' | 'trpc' | 'mcp';
+
+/** What a face knows about the HTTP request, in a face-independent shape. */
+export interface RequestInfo {
+  face: Face;
+  method: string;
+  ip: string | undefined;
+  userAgent: string | undefined;
+  /** Value of the us_session cookie (never on /mcp). */
+  sessionCookie: string | undefined;
+  bearer: string | undefined;
+  /** X-Workspace header or ?workspace= query. */
+  workspaceHint: string | undefined;
+  origin: string | undefined;
+  secFetchSite: string | undefined;
+  host: string | undefined;
+  /** True when the request reached us over plain http on localhost (cookies then drop Secure). */
+  insecureLocalhost: boolean;
+}
+
+/** What a procedure adds to the answer besides its body. */
+export interface ResponseOut {
+  headers: Record<string, string>;
+  cookies: string[];
+}
+
+export interface Ctx {
+  deps: Deps;
+  em: EntityManager;
+  req: RequestInfo;
+  out: ResponseOut;
+  /** Resolved once per request, on first use. */
+  actor(): Promise<Actor | null>;
+}

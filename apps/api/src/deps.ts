@@ -1,0 +1,25 @@
+import type { Orm } from '@us/db';
+import type { Env, Urls } from './env.ts';
+import type { HotStore } from './hot/store.ts';
+import type { Logger } from './logger.ts';
+import type { Mailer } from './mail/mailer.ts';
+import { Cipher } from './security/cipher.ts';
+
+/** Everything long-lived a request may use. Built once at start-up (or per test). */
+export interface Deps {
+  env: Env;
+  urls: Urls;
+  orm: Orm;
+  hot: HotStore;
+  mailer: Mailer;
+  logger: Logger;
+  ciphers: { totp: Cipher; idempotency: Cipher };
+  /** Throttles slow callers down with this; tests replace it to observe the delay. */
+  sleep: (ms: number) => Promise<void>;
+}
+
+export function makeCiphers(appSecret: string): Deps['ciphers'] {
+  return { totp: new Cipher(appSecret, 'totp'), idempotency: new Cipher(appSecret, 'idempotency') };
+}
+
+export const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+
+/**
+ * Every setting the server reads, parsed once at start-up. Nothing else reads process.env.
+ * See the configuration table in the README.
+ */
+const EnvSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().default('127.0.0.1'),
+  DATA_DIR: z.string().default('./.data'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// URL')
+    .optional(),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
+    .optional(),
+  MAIL_FROM: z.string().default('Unseen Stats <no-reply@localhost>'),
+  APP_URL: z.url().optional(),
+  BASE_URL: z.url().optional(),
+  COLLECT_URL: z.url().optional(),
+  CHALLENGE_URL: z.url().optional(),
+  APP_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  PWNED_PASSWORDS_URL: z.url().optional(),
+  TRUST_PROXY: z.stringbool().default(false),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  const relevant = Object.fromEntries(
+    Object.entries(source).filter(([k, v]) => k in EnvSchema.shape && v !== undefined && v !== ''),
+  );
+  const parsed = EnvSchema.safeParse(relevant);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return parsed.data;
+}
+
+/** Public addresses, derived from the listening address when not configured. */
+export interface Urls {
+  app: string;
+  base: string;
+  collect: string;
+  challenge: string;
+}
+
+export function deriveUrls(env: Env, listening: { host: string; port: number }): Urls {
+  const host = listening.host === '0.0.0.0' || listening.host === '::' ? 'localhost' : listening.host;
+  const origin = `http://${host.includes(':') ? `[${host}]` : host}:${listening.port}`;
+  const base = (env.BASE_URL ?? origin).replace(/\/$/, '');
+  return {
+    base,
+    app: (env.APP_URL ?? base).replace(/\/$/, ''),
+    collect: (env.COLLECT_URL ?? `${base}/collect`).replace(/\/$/, ''),
+    challenge: (env.CHALLENGE_URL ?? `${base}/challenge`).replace(/\/$/, ''),
+  };
+}

@@ -1,0 +1,67 @@
+import type { HotStore } from './store.ts';
+
+interface Entry {
+  value: string;
+  expiresAt: number;
+}
+
+/** In-process hot state: the default without REDIS_URL. Correct for a single node only. */
+export class MemoryStore implements HotStore {
+  readonly kind = 'memory' as const;
+  private readonly map = new Map<string, Entry>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(private readonly now: () => number = Date.now) {
+    this.sweeper = setInterval(() => this.sweep(), 60_000);
+    this.sweeper.unref();
+  }
+
+  private live(key: string): Entry | undefined {
+    const e = this.map.get(key);
+    if (!e) return undefined;
+    if (e.expiresAt <= this.now()) {
+      this.map.delete(key);
+      return undefined;
+    }
+    return e;
+  }
+
+  private sweep() {
+    const t = this.now();
+    for (const [k, e] of this.map) if (e.expiresAt <= t) this.map.delete(k);
+  }
+
+  async get(key: string) {
+    return this.live(key)?.value ?? null;
+  }
+  async set(key: string, value: string, ttlSeconds: number) {
+    this.map.set(key, { value, expiresAt: this.now() + ttlSeconds * 1000 });
+  }
+  async setIfAbsent(key: string, value: string, ttlSeconds: number) {
+    if (this.live(key)) return false;
+    await this.set(key, value, ttlSeconds);
+    return true;
+  }
+  async del(...keys: string[]) {
+    for (const k of keys) this.map.delete(k);
+  }
+  async incr(key: string, ttlSeconds: number) {
+    const e = this.live(key);
+    if (!e) {
+      await this.set(key, '1', ttlSeconds);
+      return 1;
+    }
+    const n = Number(e.value) + 1;
+    e.value = String(n);
+    return n;
+  }
+  async ttl(key: string) {
+    const e = this.live(key);
+    return e ? Math.max(1, Math.ceil((e.expiresAt - this.now()) / 1000)) : -2;
+  }
+  async ping() {}
+  async close() {
+    clearInterval(this.sweeper);
+    this.map.clear();
+  }
+}

@@ -1,0 +1,19 @@
+/**
+ * Hot state: throttles, rate-limit buckets, idempotency records, short-lived challenges.
+ * Two implementations of one interface: Redis (shared by every node) and in-process (one node only).
+ * All TTLs are in seconds; values are strings.
+ */
+export interface HotStore {
+  readonly kind: 'redis' | 'memory';
+  get(key: string): Promise<string | null>;
+  set(key: string, value: string, ttlSeconds: number): Promise<void>;
+  /** Sets only when absent; true when this call set it. */
+  setIfAbsent(key: string, value: string, ttlSeconds: number): Promise<boolean>;
+  del(...keys: string[]): Promise<void>;
+  /** Atomically adds 1; a new counter lives `ttlSeconds` (the window does not slide). */
+  incr(key: string, ttlSeconds: number): Promise<number>;
+  /** Seconds left, or -2 when the key is absent. */
+  ttl(key: string): Promise<number>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,38 @@
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { Context, Next } from 'koa';
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.json': 'application/json',
+  '.woff2': 'font/woff2',
+};
+
+/**
+ * Serves the built dashboard. Hashed assets are cached for a year; any other GET that is not an API
+ * path gets index.html, so the SPA's own routes (/verify, /reset-password, ...) work on reload.
+ */
+export function spaStatic(distDir: string) {
+  const root = path.resolve(distDir);
+  return async (ctx: Context, next: Next) => {
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
+    const index = path.join(root, 'index.html');
+    if (!existsSync(index)) {
+      ctx.status = 503;
+      ctx.type = 'text/plain';
+      ctx.body = 'The dashboard is not built yet: run `npm run build`, then reload.';
+      return;
+    }
+    const wanted = path.resolve(root, `.${decodeURIComponent(ctx.path)}`);
+    const file = wanted.startsWith(root) && existsSync(wanted) && statSync(wanted).isFile() ? wanted : index;
+    ctx.type = TYPES[path.extname(file)] ?? 'application/octet-stream';
+    ctx.set('Cache-Control', file.includes(`${path.sep}assets${path.sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache');
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.body = createReadStream(file);
+  };
+}

@@ -1,0 +1,41 @@
+import { appendFileSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { Logger } from '../logger.ts';
+
+export interface Mail {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+export interface Mailer {
+  send(mail: Mail): Promise<void>;
+  close(): void;
+}
+
+/**
+ * SMTP when SMTP_URL is set. Otherwise every e-mail is written to the log and appended to
+ * `<DATA_DIR>/outbox.ndjson`, so nothing is dropped on a machine without a mail server.
+ */
+export function createMailer(opts: { smtpUrl?: string; from: string; dataDir: string; logger: Logger }): Mailer {
+  if (opts.smtpUrl) {
+    const transport: Transporter = nodemailer.createTransport(opts.smtpUrl);
+    return {
+      async send(mail) {
+        await transport.sendMail({ from: opts.from, ...mail });
+      },
+      close: () => transport.close(),
+    };
+  }
+  const outbox = path.resolve(opts.dataDir, 'outbox.ndjson');
+  mkdirSync(path.dirname(outbox), { recursive: true });
+  return {
+    async send(mail) {
+      appendFileSync(outbox, `${JSON.stringify({ at: new Date().toISOString(), from: opts.from, ...mail })}\n`);
+      opts.logger.info(`e-mail (no SMTP_URL; kept in ${outbox}) to ${mail.to}: ${mail.subject}\n${mail.text}`);
+    },
+    close() {},
+  };
+}

@@ -1,0 +1,56 @@
+import type { Context } from 'koa';
+import type { ResponseOut } from '../context.ts';
+import type { Deps } from '../deps.ts';
+import { AppError } from '../errors.ts';
+import { createCtx, requestInfo } from '../http/request-context.ts';
+import { invoke } from '../trpc/invoke.ts';
+import { isInternal, toAppError } from '../trpc/problem.ts';
+import type { Operation } from '../trpc/registry.ts';
+import { readJsonBody } from './body.ts';
+import { sendProblem } from './problem-response.ts';
+import { coerceQuery } from './query.ts';
+import { compileRoutes, matchRoute } from './routes.ts';
+
+function applyOut(ctx: Context, out: ResponseOut) {
+  for (const [k, v] of Object.entries(out.headers)) ctx.set(k, v);
+  if (out.cookies.length) ctx.append('Set-Cookie', out.cookies);
+}
+
+/** The REST face: `/v1/*` routes generated from the operations' meta, answering JSON or problem+json. */
+export function restHandler(deps: Deps, ops: Operation[]) {
+  const routes = compileRoutes(ops);
+  return async (ctx: Context) => {
+    const { route, params, pathMatched } = matchRoute(routes, ctx.method, ctx.path);
+    if (!route) {
+      const err = pathMatched
+        ? new AppError(404, `This path does not accept ${ctx.method}: check the method in /v1/openapi.json`)
+        : new AppError(404, 'No such route: check the path against /v1/openapi.json');
+      return sendProblem(ctx, err);
+    }
+    const query = new URLSearchParams(ctx.querystring);
+    const workspaceQuery = query.get('workspace') ?? undefined;
+    query.delete('workspace');
+    const info = requestInfo(ctx.req, 'rest', ctx.ip, ctx.secure, workspaceQuery);
+    const reqCtx = createCtx(deps, info);
+    try {
+      const body = ['GET', 'HEAD'].includes(ctx.method) ? undefined : await readJsonBody(ctx.req);
+      const fromQuery = coerceQuery(route.op.input, query);
+      const hasInput = body !== undefined || Object.keys(fromQuery).length > 0 || route.params.length > 0;
+      const input = hasInput ? { ...fromQuery, ...(body ?? {}), ...params } : undefined;
+      const key = ctx.get('Idempotency-Key') || undefined;
+      const { data, replayed } = await invoke(route.op, reqCtx, input, key);
+      applyOut(ctx, reqCtx.out);
+      if (replayed) ctx.set('Idempotent-Replayed', 'true');
+      const status = route.op.meta.status ?? 200;
+      ctx.status = status;
+      if (status === 204) ctx.body = null;
+      else ctx.body = data;
+    } catch (err) {
+      const app = toAppError(err);
+      if (isInternal(app))
+        deps.logger.error(`${ctx.method} ${route.op.meta.openapi?.path} failed`, (err as { cause?: unknown }).cause ?? err);
+      applyOut(ctx, reqCtx.out);
+      sendProblem(ctx, app);
+    }
+  };
+}

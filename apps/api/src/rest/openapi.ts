@@ -1,0 +1,95 @@
+import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
+import { appRouter } from '../router/index.ts';
+import type { Operation } from '../trpc/registry.ts';
+
+const problemSchema: NonNullable<NonNullable<OpenAPIObject['components']>['schemas']>[string] = {
+  type: 'object' as const,
+  required: ['title', 'status'],
+  properties: {
+    type: { type: 'string' as const },
+    title: { type: 'string' as const, description: 'What went wrong, written to be acted on' },
+    status: { type: 'integer' as const },
+    field: { type: 'string' as const, description: 'For 400: the offending field, e.g. password or scopes[2]' },
+    retryAfter: { type: 'integer' as const },
+  },
+};
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Refused input; `field` names it',
+  401: 'No credentials, or unknown, revoked or expired ones',
+  403: 'Not allowed for this caller (missing scope, person-only route)',
+  404: 'No such resource in this workspace',
+  409: 'Conflicts with the current state',
+  422: 'Idempotency-Key already used for a different request',
+  429: 'Rate limited: wait Retry-After seconds',
+};
+
+function errorStatuses(op: Operation): number[] {
+  const s = [400, 429];
+  if (op.meta.auth !== 'none') s.push(401, 403, 404);
+  if (op.meta.idempotent) s.push(409, 422);
+  return s.sort();
+}
+
+/**
+ * The OpenAPI 3.1 document, generated from the router, then completed with what the generator does not
+ * know: success statuses other than 200, problem+json errors, and the Idempotency-Key / X-Workspace headers.
+ */
+export function buildOpenApi(ops: Operation[], baseUrl: string): OpenAPIObject {
+  const doc = generateOpenApiDocument(appRouter, {
+    title: 'Unseen Stats API',
+    description: 'Cookie-free web analytics and bot protection. Every operation is also an MCP tool at POST /mcp.',
+    version: '1',
+    openApiVersion: '3.1.0',
+    baseUrl: `${baseUrl}`,
+    securitySchemes: {
+      bearer: { type: 'http', scheme: 'bearer', description: 'API token' },
+      session: { type: 'apiKey', in: 'cookie', name: 'us_session', description: 'Signed-in person (dashboard)' },
+    },
+  });
+  doc.components ??= {};
+  doc.components.schemas = { ...(doc.components.schemas ?? {}), Problem: problemSchema };
+  for (const op of ops) {
+    const oa = op.meta.openapi;
+    if (!oa) continue;
+    const item = doc.paths?.[oa.path.replace(/\{(\w+)\}/g, '{$1}')];
+    const operation = item?.[oa.method.toLowerCase() as 'get'];
+    if (!operation) continue;
+    const responses: Record<string, unknown> = {};
+    const ok = (operation.responses as Record<string, { content?: unknown; description?: string }>)['200'];
+    const status = op.meta.status ?? 200;
+    responses[String(status)] = status === 204 ? { description: 'Done; no body' } : ok;
+    for (const code of errorStatuses(op)) {
+      responses[String(code)] = {
+        description: STATUS_TEXT[code] ?? 'Error',
+        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+      };
+    }
+    operation.responses = responses as typeof operation.responses;
+    operation.security =
+      op.meta.auth === 'none' ? [] : op.meta.auth === 'person' ? [{ session: [] }] : [{ bearer: [] }, { session: [] }];
+    const headers = [];
+    if (op.meta.idempotent) {
+      headers.push({
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        schema: { type: 'string', minLength: 1, maxLength: 255 },
+        description: 'Repeat within 24 hours returns the first answer with Idempotent-Replayed: true',
+      });
+    }
+    if (op.meta.auth === 'person' || op.meta.auth === 'any') {
+      headers.push({
+        name: 'X-Workspace',
+        in: 'header',
+        required: false,
+        schema: { type: 'string' },
+        description: 'Workspace id for a signed-in person (or ?workspace=)',
+      });
+    }
+    if (headers.length) operation.parameters = [...(operation.parameters ?? []), ...headers] as typeof operation.parameters;
+    if (op.meta.scope) (operation as Record<string, unknown>)['x-scope'] = op.meta.scope;
+    if (op.meta.mcp) (operation as Record<string, unknown>)['x-mcp-tool'] = op.meta.mcp.tool;
+  }
+  return doc;
+}

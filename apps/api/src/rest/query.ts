@@ -1,0 +1,42 @@
+import type { z } from 'zod';
+
+/** The object schema behind optional/default wrappers, if any. */
+function objectShape(schema: z.ZodType | undefined): Record<string, z.ZodType> | undefined {
+  let s: z.ZodType | undefined = schema;
+  for (let i = 0; i < 5 && s; i++) {
+    const def: Def = defOf(s);
+    if (def.type === 'object') return def.shape;
+    s = def.innerType;
+  }
+  return undefined;
+}
+
+type Def = { type: string; innerType?: z.ZodType; shape?: Record<string, z.ZodType> };
+const defOf = (s: z.ZodType): Def => (s as unknown as { _zod: { def: Def } })._zod.def;
+
+function baseType(schema: z.ZodType): string {
+  let s: z.ZodType | undefined = schema;
+  for (let i = 0; i < 5 && s; i++) {
+    const def: Def = defOf(s);
+    if (def.type !== 'optional' && def.type !== 'default' && def.type !== 'nullable') return def.type;
+    s = def.innerType;
+  }
+  return 'unknown';
+}
+
+/**
+ * Query-string values are text: numbers are turned into numbers where the input schema wants one,
+ * and repeated keys into arrays where it wants an array. Everything else stays text for zod to judge.
+ */
+export function coerceQuery(schema: z.ZodType | undefined, params: URLSearchParams): Record<string, unknown> {
+  const shape = objectShape(schema) ?? {};
+  const out: Record<string, unknown> = {};
+  for (const key of new Set(params.keys())) {
+    const values = params.getAll(key);
+    const field = shape[key];
+    const type = field ? baseType(field) : 'unknown';
+    const convert = (v: string) => (type === 'number' && v.trim() !== '' && !Number.isNaN(Number(v)) ? Number(v) : v);
+    out[key] = type === 'array' ? values.map(convert) : convert(values[values.length - 1] ?? '');
+  }
+  return out;
+}

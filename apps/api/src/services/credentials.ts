@@ -1,0 +1,82 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { type Role, type Scope, scopesOfRole } from '@us/shared';
+import { ApiToken, Membership, Session, type User } from '@us/db';
+import type { RequestInfo } from '../context.ts';
+import { AppError, unauthorized } from '../errors.ts';
+import { sha256 } from '../security/tokens.ts';
+
+export type Actor =
+  | {
+      type: 'user';
+      user: User;
+      session: Session;
+      workspaceId: string | null;
+      role: Role | null;
+      scopes: Scope[];
+      siteIds: null;
+    }
+  | {
+      type: 'token';
+      token: ApiToken;
+      workspaceId: string;
+      role: null;
+      scopes: Scope[];
+      siteIds: string[] | null;
+    };
+
+const TOUCH_EVERY_MS = 60_000;
+
+/**
+ * Turns the request's credential into an actor, or null when it carries none.
+ * A credential that is present but unknown, revoked or expired is a 401, never anonymous.
+ */
+export async function resolveActor(em: EntityManager, req: RequestInfo): Promise<Actor | null> {
+  const now = new Date();
+  if (req.bearer !== undefined) {
+    const token = await em.findOne(ApiToken, { tokenHash: sha256(req.bearer) });
+    if (!token || token.revokedAt) throw unauthorized('This API token is unknown or revoked: create a new one');
+    if (token.expiresAt && token.expiresAt <= now) throw unauthorized('This API token has expired: create a new one');
+    if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() > TOUCH_EVERY_MS) {
+      await em.nativeUpdate(ApiToken, { id: token.id }, { lastUsedAt: now });
+      token.lastUsedAt = now;
+    }
+    return {
+      type: 'token',
+      token,
+      workspaceId: token.workspace.id,
+      role: null,
+      scopes: token.scopes as Scope[],
+      siteIds: token.siteIds ?? null,
+    };
+  }
+  if (req.sessionCookie === undefined || req.face === 'mcp') return null;
+  const session = await em.findOne(Session, { tokenHash: sha256(req.sessionCookie) }, { populate: ['user'] });
+  if (!session || session.expiresAt <= now) throw unauthorized('Your session has ended: sign in again');
+  if (!session.lastSeenAt || now.getTime() - session.lastSeenAt.getTime() > TOUCH_EVERY_MS) {
+    await em.nativeUpdate(Session, { id: session.id }, { lastSeenAt: now });
+    session.lastSeenAt = now;
+  }
+  const user = session.user as unknown as User;
+  const membership = await pickMembership(em, user.id, req.workspaceHint);
+  return {
+    type: 'user',
+    user,
+    session,
+    workspaceId: membership?.workspace.id ?? null,
+    role: (membership?.role as Role | undefined) ?? null,
+    scopes: membership ? scopesOfRole(membership.role as Role) : [],
+    siteIds: null,
+  };
+}
+
+/** The workspace named by X-Workspace / ?workspace=, else the one the person joined first. */
+async function pickMembership(em: EntityManager, userId: string, hint: string | undefined) {
+  if (hint !== undefined) {
+    const m = /^[0-9a-f-]{36}$/i.test(hint) ? await em.findOne(Membership, { user: userId, workspace: hint }) : null;
+    if (!m) {
+      throw new AppError(404, 'No such workspace among yours: check X-Workspace (or ?workspace=) against /v1/me');
+    }
+    return m;
+  }
+  return em.findOne(Membership, { user: userId }, { orderBy: { joinedAt: 'asc' } });
+}

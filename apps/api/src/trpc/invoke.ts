@@ -1,0 +1,78 @@
+import type { Ctx } from '../context.ts';
+import { AppError } from '../errors.ts';
+import { LIMITS } from '@us/shared';
+import { sha256 } from '../security/tokens.ts';
+import { appRouter } from '../router/index.ts';
+import { createCallerFactory } from './init.ts';
+import type { Operation } from './registry.ts';
+
+const createCaller = createCallerFactory(appRouter);
+
+export interface Invocation {
+  data: unknown;
+  /** True when the answer is the stored answer of an earlier request with the same Idempotency-Key. */
+  replayed: boolean;
+}
+
+interface IdempotencyRecord {
+  fp: string;
+  state: 'pending' | 'done';
+  sealed?: string;
+}
+
+/** Calls the operation in-process with every middleware (what the REST and MCP faces do). */
+async function call(op: Operation, ctx: Ctx, input: unknown): Promise<unknown> {
+  const caller = createCaller(ctx) as unknown as Record<string, unknown>;
+  const fn = op.path.split('.').reduce<unknown>((node, part) => (node as Record<string, unknown>)[part], caller);
+  return (fn as (i: unknown) => Promise<unknown>)(input);
+}
+
+export function checkIdempotencyKey(key: string, field: string) {
+  if (key.length < LIMITS.idempotencyKey.min || key.length > LIMITS.idempotencyKey.max) {
+    throw new AppError(400, `Use an ${field} of 1 to 255 characters`, { field });
+  }
+}
+
+/**
+ * Invokes an operation, honouring an idempotency key for operations that accept one: a repeat within
+ * 24 hours by the same caller returns the first answer; the same key with another request is 422.
+ * Only successful answers are kept (encrypted: they may hold secrets shown once).
+ */
+export async function invoke(
+  op: Operation,
+  ctx: Ctx,
+  input: unknown,
+  idempotencyKey?: string,
+  keyField = 'Idempotency-Key',
+): Promise<Invocation> {
+  if (idempotencyKey === undefined || !op.meta.idempotent) return { data: await call(op, ctx, input), replayed: false };
+  checkIdempotencyKey(idempotencyKey, keyField);
+  const actor = await ctx.actor();
+  if (!actor) return { data: await call(op, ctx, input), replayed: false };
+  const owner = actor.type === 'user' ? `u:${actor.user.id}` : `t:${actor.token.id}`;
+  const key = `idem:${owner}:${sha256(idempotencyKey)}`;
+  const fp = sha256(`${op.path}\n${JSON.stringify(input ?? null)}`);
+  const { hot, ciphers } = ctx.deps;
+
+  const claimed = await hot.setIfAbsent(key, JSON.stringify({ fp, state: 'pending' } satisfies IdempotencyRecord), 60);
+  if (!claimed) {
+    const raw = await hot.get(key);
+    const rec = raw ? (JSON.parse(raw) as IdempotencyRecord) : null;
+    if (rec && rec.fp !== fp) {
+      throw new AppError(422, `This ${keyField} was already used for a different request: use a new key`, { field: keyField });
+    }
+    if (rec?.state === 'done' && rec.sealed !== undefined) {
+      return { data: JSON.parse(ciphers.idempotency.decrypt(rec.sealed)), replayed: true };
+    }
+    throw new AppError(409, 'A request with this key is still running: wait a moment, then retry');
+  }
+  try {
+    const data = await call(op, ctx, input);
+    const sealed = ciphers.idempotency.encrypt(JSON.stringify(data ?? null));
+    await hot.set(key, JSON.stringify({ fp, state: 'done', sealed } satisfies IdempotencyRecord), LIMITS.idempotencyTtlSeconds);
+    return { data, replayed: false };
+  } catch (err) {
+    await hot.del(key);
+    throw err;
+  }
+}

@@ -1,0 +1,22 @@
+import type { Scope } from '@us/shared';
+import type { OpenApiMeta } from 'trpc-to-openapi';
+
+/**
+ * Everything the three faces need to know about one operation, declared once on the procedure.
+ * - `openapi`: REST method and path (the OpenAPI document and REST routes are generated from it).
+ * - `mcp.tool`: the MCP tool name, when the spec lists one.
+ * - `auth`: 'none' (no credentials), 'person' (the us_session cookie only; tokens get 403),
+ *   'any' (person or token), 'optional' (used when present, e.g. logout).
+ * - `scope`: the scope a token or role must hold.
+ * - `noRestricted`: site-restricted tokens are refused.
+ * - `idempotent`: honours Idempotency-Key (REST) / idempotencyKey (MCP).
+ * - `status`: success status when not 200.
+ */
+export type Meta = OpenApiMeta<{
+  mcp?: { tool: string };
+  auth: 'none' | 'person' | 'any' | 'optional';
+  scope?: Scope;
+  noRestricted?: boolean;
+  idempotent?: boolean;
+  status?: 200 | 201 | 202 | 204;
+}>;

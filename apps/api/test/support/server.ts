@@ -1,0 +1,148 @@
+import { Membership, User, Workspace } from '@us/db';
+import { createOrm } from '@us/db';
+import type { Role, Scope } from '@us/shared';
+import supertest from 'supertest';
+import { inject } from 'vitest';
+import { createApp } from '../../src/app.ts';
+import { type Deps, makeCiphers } from '../../src/deps.ts';
+import { deriveUrls, parseEnv } from '../../src/env.ts';
+import { MemoryStore, RedisStore } from '../../src/hot/index.ts';
+import type { HotStore } from '../../src/hot/store.ts';
+import { createLogger } from '../../src/logger.ts';
+import { createMailer } from '../../src/mail/mailer.ts';
+import { hashPassword } from '../../src/security/passwords.ts';
+import { randomToken } from '../../src/security/tokens.ts';
+import { issueToken } from '../../src/services/tokens.ts';
+import { startSmtpCapture } from './smtp.ts';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+export type HotKind = 'memory' | 'redis';
+
+/** Hot-state kinds this machine can test: memory always, Redis when a redis-server runs for the suite. */
+export function hotKinds(): HotKind[] {
+  return inject('redisUrl') ? ['memory', 'redis'] : ['memory'];
+}
+
+/** The kind integration suites run on: Redis when present (CI), memory otherwise. */
+export function defaultHotKind(): HotKind {
+  return inject('redisUrl') ? 'redis' : 'memory';
+}
+
+export function makeHotStore(kind: HotKind): HotStore {
+  const url = inject('redisUrl');
+  if (kind === 'redis') {
+    if (!url) throw new Error('no redis-server for this run');
+    return new RedisStore(url);
+  }
+  return new MemoryStore();
+}
+
+/**
+ * A whole server on 127.0.0.1 with the suite's PostgreSQL, the chosen hot state and a real SMTP
+ * server capturing mail. `sleeps` records every throttle delay instead of waiting it out.
+ */
+export async function startTestServer(opts: { hot?: HotKind; env?: Record<string, string> } = {}) {
+  const smtp = await startSmtpCapture();
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'us-api-'));
+  const env = parseEnv({ NODE_ENV: 'test', LOG_LEVEL: 'error', DATA_DIR: dataDir, SMTP_URL: smtp.url, ...opts.env });
+  const orm = await createOrm(inject('databaseUrl'), { poolMax: 4 });
+  const hot = makeHotStore(opts.hot ?? defaultHotKind());
+  const logger = createLogger(env.LOG_LEVEL);
+  const sleeps: number[] = [];
+  const deps: Deps = {
+    env,
+    urls: deriveUrls(env, { host: '127.0.0.1', port: 0 }),
+    orm,
+    hot,
+    logger,
+    mailer: createMailer({ smtpUrl: smtp.url, from: env.MAIL_FROM, dataDir, logger }),
+    ciphers: makeCiphers(randomToken(48)),
+    sleep: async (ms) => {
+      sleeps.push(ms);
+    },
+  };
+  const server = createApp(deps).listen(0, '127.0.0.1');
+  await new Promise<void>((r) => server.once('listening', () => r()));
+  const port = (server.address() as AddressInfo).port;
+  deps.urls = deriveUrls(env, { host: '127.0.0.1', port });
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    deps,
+    smtp,
+    sleeps,
+    request: supertest(url),
+    async close() {
+      await new Promise<void>((r) => server.close(() => r()));
+      server.closeAllConnections();
+      await orm.close();
+      await hot.close();
+      deps.mailer.close();
+      await smtp.close();
+    },
+  };
+}
+export type TestServer = Awaited<ReturnType<typeof startTestServer>>;
+
+let seq = 0;
+/** A unique address per call, so suites run in parallel on one database without clashing. */
+export function uniqueEmail(tag = 'user') {
+  seq += 1;
+  return `${tag}-${process.pid}-${Date.now().toString(36)}-${seq}@example.test`;
+}
+
+export const GOOD_PASSWORD = 'violet-kettle-parade-41';
+
+/** Factory: a user (verified unless told otherwise) who owns a new workspace, straight through the ORM. */
+export async function createUser(
+  deps: Deps,
+  opts: { email?: string; password?: string; verified?: boolean; workspaceName?: string; role?: Role } = {},
+) {
+  const em = deps.orm.em.fork();
+  const email = opts.email ?? uniqueEmail();
+  const password = opts.password ?? GOOD_PASSWORD;
+  const user = em.create(User, {
+    email,
+    passwordHash: await hashPassword(password),
+    emailVerifiedAt: opts.verified === false ? null : new Date(),
+  });
+  const workspace = em.create(Workspace, { name: opts.workspaceName ?? 'Test workspace' });
+  em.create(Membership, { workspace, user, role: opts.role ?? 'owner' });
+  await em.flush();
+  return { user, workspace, email, password };
+}
+
+/** Signs in over REST and returns the Cookie header value to send on later requests. */
+export async function signIn(t: TestServer, email: string, password = GOOD_PASSWORD): Promise<string> {
+  const res = await t.request.post('/v1/auth/login').send({ email, password }).expect(200);
+  const cookie = ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((c) => c.startsWith('us_session='));
+  if (!cookie) throw new Error('no session cookie');
+  return cookie.split(';')[0] as string;
+}
+
+/** Factory: an API token through the service (its REST routes arrive with the management API). */
+export async function createToken(
+  deps: Deps,
+  opts: {
+    userId: string;
+    workspaceId: string;
+    scopes: Scope[];
+    siteIds?: string[] | null;
+    expiresAt?: Date | null;
+    name?: string;
+  },
+) {
+  const em = deps.orm.em.fork();
+  const { secret, row } = await issueToken(em, {
+    workspaceId: opts.workspaceId,
+    createdBy: opts.userId,
+    name: opts.name ?? 'test token',
+    scopes: opts.scopes,
+    siteIds: opts.siteIds ?? null,
+    expiresAt: opts.expiresAt ?? null,
+  });
+  return { token: secret, id: row.id };
+}

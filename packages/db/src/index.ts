@@ -1,0 +1,3 @@
+export * from './embedded.ts';
+export * from './entities/index.ts';
+export * from './orm.ts';

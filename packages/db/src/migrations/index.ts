@@ -1,0 +1,4 @@
+import { Migration20261122055824_initial } from './Migration20261122055824_initial.ts';
+
+/** The committed migrations, in order. New ones: `npm run -w @us/db migration:create -- <name>`, then list it here. */
+export const migrationsList = [{ name: 'Migration20261122055824_initial', class: Migration20261122055824_initial }];

@@ -1,0 +1,19 @@
+/** Lengths, lifetimes and throttles of spec §5 and §8, in one place. */
+export const LIMITS = {
+  newPassword: { min: 10, max: 1024 },
+  existingPassword: { min: 1, max: 1024 },
+  name: { min: 1, max: 80 },
+  idempotencyKey: { min: 1, max: 255 },
+  idempotencyTtlSeconds: 24 * 3600,
+  verifyTokenTtlSeconds: 24 * 3600,
+  resetTokenTtlSeconds: 3600,
+  sessionTtlSeconds: 30 * 24 * 3600,
+  verifyWrongPasswordsPerHour: 5,
+  twoFactorGuesses: 5,
+  twoFactorWindowSeconds: 300,
+  loginFailuresBeforeSlowdown: 3,
+  changeWrongBeforeThrottle: 3,
+  changeWrongSignsOut: 5,
+  mcpCallsPerMinute: 600,
+  mcpBatchMax: 20,
+} as const;
