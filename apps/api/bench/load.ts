@@ -1,0 +1,80 @@
+import http from 'node:http';
+import { performance } from 'node:perf_hooks';
+
+export interface LoadResult {
+  requests: number;
+  errors: number;
+  rps: number;
+  p50: number;
+  p99: number;
+}
+
+export interface LoadRequest {
+  method: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+function percentile(sorted: number[], p: number) {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+}
+
+/**
+ * Closed-loop load on 127.0.0.1: `concurrency` keep-alive connections each sending the next request
+ * as soon as the previous answer ends, for `seconds`. Bounded in time; traffic stays on loopback.
+ */
+export async function runLoad(
+  baseUrl: string,
+  req: LoadRequest,
+  opts: { seconds: number; concurrency: number },
+): Promise<LoadResult> {
+  const url = new URL(baseUrl);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: opts.concurrency });
+  const latencies: number[] = [];
+  let errors = 0;
+  const end = performance.now() + opts.seconds * 1000;
+  const one = () =>
+    new Promise<void>((resolve) => {
+      const t0 = performance.now();
+      const r = http.request(
+        { host: url.hostname, port: url.port, method: req.method, path: req.path, headers: req.headers, agent },
+        (res) => {
+          res.resume();
+          res.on('end', () => {
+            if ((res.statusCode ?? 500) >= 400) errors++;
+            latencies.push(performance.now() - t0);
+            resolve();
+          });
+        },
+      );
+      r.on('error', () => {
+        errors++;
+        resolve();
+      });
+      if (req.body) r.write(req.body);
+      r.end();
+    });
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: opts.concurrency }, async () => {
+      while (performance.now() < end) await one();
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  return {
+    requests: latencies.length,
+    errors,
+    rps: latencies.length / elapsed,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+  };
+}
+
+export function formatRow(name: string, r: LoadResult, baseline?: LoadResult) {
+  const ratio = baseline ? `  ${((r.rps / baseline.rps) * 100).toFixed(1)}% of bare http` : '';
+  return `${name.padEnd(34)} ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   errors ${r.errors}${ratio}`;
+}
