@@ -21,10 +21,12 @@ if ! node_ok; then
   export PATH="$tools/node_modules/.bin:$PATH"
 fi
 
-# Install dependencies when missing or older than the lockfile.
+# Install dependencies when missing or older than the lockfile. `npm install` rather than `npm ci`:
+# the registry reachable here lacks other platforms' optional binaries (biome, turbo), which `npm ci`
+# insists on finding in the lockfile; with the lockfile in sync, `npm install` installs exactly it.
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  echo "› installing dependencies (npm ci)" >&2
-  npm ci --loglevel=error --no-audit --no-fund >&2
+  echo "› installing dependencies (npm install from package-lock.json)" >&2
+  npm install --loglevel=error --no-audit --no-fund >&2
 fi
 
 export PATH="$root/node_modules/.bin:$PATH"
