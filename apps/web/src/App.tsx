@@ -1,0 +1,30 @@
+import type { ComponentType } from 'react';
+import { AccountPage } from './pages/AccountPage.tsx';
+import { ForgotPasswordPage } from './pages/ForgotPasswordPage.tsx';
+import { HomePage } from './pages/HomePage.tsx';
+import { LoginPage } from './pages/LoginPage.tsx';
+import { NotFoundPage } from './pages/NotFoundPage.tsx';
+import { ResendVerificationPage } from './pages/ResendVerificationPage.tsx';
+import { ResetPasswordPage } from './pages/ResetPasswordPage.tsx';
+import { SignupPage } from './pages/SignupPage.tsx';
+import { VerifyPage } from './pages/VerifyPage.tsx';
+import { usePath } from './router.tsx';
+
+/** Every page of the dashboard by path. E-mail links land on /verify and /reset-password. */
+const ROUTES: Record<string, ComponentType> = {
+  '/': HomePage,
+  '/signup': SignupPage,
+  '/verify': VerifyPage,
+  '/resend-verification': ResendVerificationPage,
+  '/login': LoginPage,
+  '/forgot-password': ForgotPasswordPage,
+  '/reset-password': ResetPasswordPage,
+  '/account': AccountPage,
+};
+
+export function App() {
+  const path = usePath();
+  const Page = ROUTES[path.replace(/(.)\/+$/, '$1')] ?? NotFoundPage;
+  // `key` gives each page fresh state, even when navigating to the page already shown.
+  return <Page key={path} />;
+}

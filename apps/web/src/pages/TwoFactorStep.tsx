@@ -1,0 +1,45 @@
+import { Field } from '../components/Field.tsx';
+import { FormShell } from '../components/FormShell.tsx';
+import { GuestPage } from '../components/GuestPage.tsx';
+import { useForm } from '../forms/useForm.ts';
+import { navigate } from '../router.tsx';
+import { api } from '../trpc.ts';
+
+/** Second sign-in step: the current code from the authenticator app, for the challenge of step one. */
+export function TwoFactorStep({ challenge, onRestart }: { challenge: string; onRestart: () => void }) {
+  const form = useForm({
+    name: 'loginTwoFactor',
+    initial: { code: '' },
+    submit: async ({ code }) => {
+      await api.auth.loginTwoFactor.mutate({ challenge, code: code.replace(/\s/g, '') });
+      navigate('/account');
+    },
+  });
+  return (
+    <GuestPage
+      title="Two-factor sign-in"
+      intro="Open your authenticator app and type the current six-digit code for Unseen Stats."
+    >
+      <FormShell
+        form={form}
+        submitLabel="Verify code"
+        busyLabel="Checking…"
+        after={
+          <button type="button" className="button button-link" onClick={onRestart}>
+            Start over
+          </button>
+        }
+      >
+        <Field
+          label="Six-digit code"
+          bind={form.field('code')}
+          inputMode="numeric"
+          autoComplete="one-time-code"
+          maxLength={7}
+          className="input-code"
+          required
+        />
+      </FormShell>
+    </GuestPage>
+  );
+}

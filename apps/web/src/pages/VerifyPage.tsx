@@ -1,0 +1,44 @@
+import { Field } from '../components/Field.tsx';
+import { FormShell } from '../components/FormShell.tsx';
+import { GuestPage } from '../components/GuestPage.tsx';
+import { Notice } from '../components/Notice.tsx';
+import { useForm } from '../forms/useForm.ts';
+import { Link, navigate, useQueryParam } from '../router.tsx';
+import { api } from '../trpc.ts';
+
+/** The confirmation link's page: the token comes from the address, the password from the person. */
+export function VerifyPage() {
+  const token = useQueryParam('token');
+  const form = useForm({
+    name: 'verify',
+    initial: { password: '' },
+    submit: async ({ password }) => {
+      await api.auth.verify.mutate({ token: token ?? '', password });
+      navigate('/login', { replace: true, flash: 'Your address is confirmed: sign in to continue.' });
+    },
+  });
+
+  const resend = (
+    <p className="aside">
+      Link expired or already used? <Link to="/resend-verification">Send a new one</Link>
+    </p>
+  );
+
+  if (!token) {
+    return (
+      <GuestPage title="Confirm your address">
+        <Notice tone="error">This page needs the link from your confirmation e-mail: open the link from the e-mail.</Notice>
+        {resend}
+      </GuestPage>
+    );
+  }
+
+  return (
+    <GuestPage title="Confirm your address" intro="Type the password you chose when signing up to confirm this address is yours.">
+      <FormShell form={form} submitLabel="Confirm address" busyLabel="Confirming…">
+        <Field label="Password" bind={form.field('password')} type="password" autoComplete="current-password" required />
+      </FormShell>
+      {resend}
+    </GuestPage>
+  );
+}

@@ -1,0 +1,57 @@
+import { Field } from '../../components/Field.tsx';
+import { FormShell } from '../../components/FormShell.tsx';
+import { QrCode } from '../../components/QrCode.tsx';
+import { useForm } from '../../forms/useForm.ts';
+import { groupSecret } from '../../format.ts';
+import { sendToSignInOn401 } from '../../session.ts';
+import { api, type Enrolment } from '../../trpc.ts';
+
+/** Step two of enrolment: scan the QR code (or type the secret), then prove it with a first code. */
+export function TwoFactorConfirm(props: { enrolment: Enrolment; onConfirmed: () => void; onCancel: () => void }) {
+  const form = useForm({
+    name: 'twoFactorConfirm',
+    initial: { code: '' },
+    onProblem: sendToSignInOn401,
+    submit: async ({ code }) => {
+      await api.auth.twoFactorConfirm.mutate({ code: code.replace(/\s/g, '') });
+      props.onConfirmed();
+    },
+  });
+  return (
+    <div className="enrol">
+      <ol className="steps">
+        <li>
+          Scan this QR code with your authenticator app.
+          <QrCode value={props.enrolment.otpauthUri} label="QR code for your authenticator app" />
+        </li>
+        <li>
+          Or type this key by hand:{' '}
+          <code id="totp-secret" className="secret" data-secret={props.enrolment.secret}>
+            {groupSecret(props.enrolment.secret)}
+          </code>
+        </li>
+        <li>Type the six-digit code the app shows to turn two-factor sign-in on.</li>
+      </ol>
+      <FormShell
+        form={form}
+        submitLabel="Turn on"
+        busyLabel="Checking…"
+        after={
+          <button type="button" className="button button-link" onClick={props.onCancel}>
+            Cancel
+          </button>
+        }
+      >
+        <Field
+          label="Six-digit code"
+          bind={form.field('code')}
+          inputMode="numeric"
+          autoComplete="one-time-code"
+          maxLength={7}
+          className="input-code"
+          required
+        />
+      </FormShell>
+    </div>
+  );
+}

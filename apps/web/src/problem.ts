@@ -1,0 +1,28 @@
+import { isTRPCClientError } from '@trpc/client';
+import type { AppRouter } from '../../api/src/router/index.ts';
+
+/** The problem the API sends with every failure: `title` says what to do, `field` names the culprit. */
+export interface Problem {
+  title: string;
+  status: number;
+  field?: string;
+}
+
+/** Any thrown value as a problem; network failures and surprises get a readable title too. */
+export function toProblem(err: unknown): Problem {
+  if (isTRPCClientError<AppRouter>(err)) {
+    const problem = err.data?.problem;
+    if (problem) return problem;
+    return { title: 'The service could not be reached: check your connection and try again', status: 0 };
+  }
+  return { title: 'Something went wrong in the page: reload and try again', status: 0 };
+}
+
+export const isSignedOut = (p: Problem) => p.status === 401;
+
+/** A problem's title as shown under its own field: the API's "Fix <field>: " lead-in is redundant there. */
+export function fieldMessage(p: Problem): string {
+  const lead = `Fix ${p.field}: `;
+  const text = p.field && p.title.startsWith(lead) ? p.title.slice(lead.length) : p.title;
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
