@@ -26,6 +26,15 @@ export function compileRoutes(ops: Operation[]): RestRoute[] {
   });
 }
 
+/** A path segment, percent-decoded; a malformed escape stays as sent (validation then refuses it, never a 500). */
+function decodeParam(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
 export function matchRoute(routes: RestRoute[], method: string, path: string) {
   let pathMatched = false;
   for (const route of routes) {
@@ -35,7 +44,7 @@ export function matchRoute(routes: RestRoute[], method: string, path: string) {
     if (route.method !== method) continue;
     const params: Record<string, string> = {};
     route.params.forEach((name, i) => {
-      params[name] = decodeURIComponent(m[i + 1] as string);
+      params[name] = decodeParam(m[i + 1] as string);
     });
     return { route, params, pathMatched };
   }

@@ -46,16 +46,17 @@ function checkSameSite(ctx: Ctx) {
 }
 
 /**
- * The one procedure every operation is built from. It applies the rules the meta declares:
- * credentials, person-only, scope, site restriction, cross-site protection.
+ * The rules an operation's meta declares: credentials, person-only, scope, site restriction,
+ * cross-site protection. Returns the actor (null when the operation needs none). Used by the
+ * procedure middleware and, before an idempotent replay, by `invoke`, so a stored answer is only
+ * handed to a caller who may make the request now.
  */
-export const procedure = t.procedure.use(async ({ ctx, meta, next }) => {
-  if (!meta) throw new Error('every procedure declares meta');
-  if (meta.auth === 'none') return next({ ctx: { ...ctx, auth: null as Actor | null } });
+export async function authorize(ctx: Ctx, meta: Meta): Promise<Actor | null> {
+  if (meta.auth === 'none') return null;
   const actor = await ctx.actor();
   if (meta.auth === 'optional') {
     if (actor?.type === 'user') checkSameSite(ctx);
-    return next({ ctx: { ...ctx, auth: actor } });
+    return actor;
   }
   if (!actor) throw unauthorized();
   if (meta.auth === 'person' && actor.type !== 'user') {
@@ -72,7 +73,13 @@ export const procedure = t.procedure.use(async ({ ctx, meta, next }) => {
   if (meta.noRestricted && actor.siteIds !== null) {
     throw forbidden('Site-restricted tokens cannot do this: use a token without siteIds');
   }
-  return next({ ctx: { ...ctx, auth: actor } });
+  return actor;
+}
+
+/** The one procedure every operation is built from: it applies `authorize` before the resolver. */
+export const procedure = t.procedure.use(async ({ ctx, meta, next }) => {
+  if (!meta) throw new Error('every procedure declares meta');
+  return next({ ctx: { ...ctx, auth: await authorize(ctx, meta) } });
 });
 
 /** For procedures whose meta guarantees an actor. */

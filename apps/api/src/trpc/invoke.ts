@@ -3,7 +3,7 @@ import { AppError } from '../errors.ts';
 import { LIMITS } from '@us/shared';
 import { sha256 } from '../security/tokens.ts';
 import { appRouter } from '../router/index.ts';
-import { createCallerFactory } from './init.ts';
+import { authorize, createCallerFactory } from './init.ts';
 import type { Operation } from './registry.ts';
 
 const createCaller = createCallerFactory(appRouter);
@@ -47,7 +47,8 @@ export async function invoke(
 ): Promise<Invocation> {
   if (idempotencyKey === undefined || !op.meta.idempotent) return { data: await call(op, ctx, input), replayed: false };
   checkIdempotencyKey(idempotencyKey, keyField);
-  const actor = await ctx.actor();
+  // The same checks as the procedure itself: a replay must not skip them (cross-site, scope, ...).
+  const actor = await authorize(ctx, op.meta);
   if (!actor) return { data: await call(op, ctx, input), replayed: false };
   const owner = actor.type === 'user' ? `u:${actor.user.id}` : `t:${actor.token.id}`;
   const key = `idem:${owner}:${sha256(idempotencyKey)}`;

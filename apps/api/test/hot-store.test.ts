@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HotStore } from '../src/hot/store.ts';
+import { hotKinds, makeHotStore } from './support/server.ts';
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The contract both hot-state stores keep; the services rely on exactly these semantics. */
+describe.each(hotKinds())('hot-state store contract (%s)', (kind) => {
+  let hot: HotStore;
+  // Redis is shared by every suite of the run: keep this run's keys apart.
+  const ns = `contract-test:${randomUUID()}:`;
+  const key = (name: string) => `${ns}${name}`;
+
+  beforeAll(() => {
+    hot = makeHotStore(kind);
+  });
+  afterAll(() => hot.close());
+
+  it('is the kind asked for and answers ping', async () => {
+    expect(hot.kind).toBe(kind);
+    await expect(hot.ping()).resolves.toBeUndefined();
+  });
+
+  it('get answers null for an absent key, set stores a string', async () => {
+    expect(await hot.get(key('absent'))).toBeNull();
+    await hot.set(key('a'), 'value one', 60);
+    expect(await hot.get(key('a'))).toBe('value one');
+    await hot.set(key('a'), 'value two', 60);
+    expect(await hot.get(key('a'))).toBe('value two');
+  });
+
+  it('ttl reports the seconds left, and -2 for an absent key', async () => {
+    await hot.set(key('ttl'), 'x', 120);
+    const left = await hot.ttl(key('ttl'));
+    expect(left).toBeGreaterThanOrEqual(119);
+    expect(left).toBeLessThanOrEqual(120);
+    expect(await hot.ttl(key('no-such'))).toBe(-2);
+  });
+
+  it('set replaces the expiry along with the value', async () => {
+    await hot.set(key('reset'), 'x', 600);
+    await hot.set(key('reset'), 'y', 30);
+    const left = await hot.ttl(key('reset'));
+    expect(left).toBeGreaterThan(0);
+    expect(left).toBeLessThanOrEqual(30);
+  });
+
+  it('setIfAbsent sets only when absent and says whether it did', async () => {
+    expect(await hot.setIfAbsent(key('once'), 'first', 60)).toBe(true);
+    expect(await hot.setIfAbsent(key('once'), 'second', 60)).toBe(false);
+    expect(await hot.get(key('once'))).toBe('first');
+    await hot.del(key('once'));
+    expect(await hot.setIfAbsent(key('once'), 'third', 60)).toBe(true);
+    expect(await hot.get(key('once'))).toBe('third');
+    const left = await hot.ttl(key('once'));
+    expect(left).toBeGreaterThan(0);
+    expect(left).toBeLessThanOrEqual(60);
+  });
+
+  it('time runs out: a key is gone, a claim can be made again, a counter starts a new window', async () => {
+    await hot.set(key('short'), 'x', 1);
+    expect(await hot.setIfAbsent(key('lapse'), 'a', 1)).toBe(true);
+    expect(await hot.incr(key('fixed'), 1)).toBe(1);
+    expect(await hot.incr(key('fixed'), 60)).toBe(2);
+    expect(await hot.get(key('short'))).toBe('x');
+
+    await pause(1150);
+
+    expect(await hot.get(key('short'))).toBeNull();
+    expect(await hot.ttl(key('short'))).toBe(-2);
+    expect(await hot.setIfAbsent(key('lapse'), 'b', 60)).toBe(true);
+    expect(await hot.get(key('lapse'))).toBe('b');
+    expect(await hot.incr(key('fixed'), 60)).toBe(1);
+    const left = await hot.ttl(key('fixed'));
+    expect(left).toBeGreaterThan(1);
+    expect(left).toBeLessThanOrEqual(60);
+  });
+
+  it('setIfAbsent lets exactly one of many concurrent callers win', async () => {
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => hot.setIfAbsent(key('race'), String(i), 60)));
+    expect(results.filter(Boolean)).toHaveLength(1);
+  });
+
+  it('del removes every key named, and tolerates absent keys and no keys', async () => {
+    await hot.set(key('d1'), '1', 60);
+    await hot.set(key('d2'), '2', 60);
+    await hot.set(key('d3'), '3', 60);
+    await hot.del(key('d1'), key('d2'), key('never-set'));
+    expect(await hot.get(key('d1'))).toBeNull();
+    expect(await hot.get(key('d2'))).toBeNull();
+    expect(await hot.get(key('d3'))).toBe('3');
+    await expect(hot.del()).resolves.toBeUndefined();
+  });
+
+  it('incr counts from 1 and returns the new value; get reads it as a string', async () => {
+    expect(await hot.incr(key('n'), 60)).toBe(1);
+    expect(await hot.incr(key('n'), 60)).toBe(2);
+    expect(await hot.incr(key('n'), 60)).toBe(3);
+    expect(await hot.get(key('n'))).toBe('3');
+  });
+
+  it('incr is atomic under concurrency', async () => {
+    const values = await Promise.all(Array.from({ length: 50 }, () => hot.incr(key('atomic'), 60)));
+    expect([...values].sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+  });
+
+  it('a counter keeps its first expiry: later increments do not extend the window', async () => {
+    await hot.incr(key('window'), 10);
+    await hot.incr(key('window'), 3600);
+    await hot.incr(key('window'), 3600);
+    const left = await hot.ttl(key('window'));
+    expect(left).toBeGreaterThan(0);
+    expect(left).toBeLessThanOrEqual(10);
+  });
+
+  it('incr after del starts from 1', async () => {
+    await hot.incr(key('cleared'), 60);
+    await hot.incr(key('cleared'), 60);
+    await hot.del(key('cleared'));
+    expect(await hot.incr(key('cleared'), 60)).toBe(1);
+  });
+
+  it('keys do not collide with each other', async () => {
+    await hot.set(key('p'), 'p', 60);
+    await hot.incr(key('q'), 60);
+    expect(await hot.get(key('p'))).toBe('p');
+    expect(await hot.get(key('q'))).toBe('1');
+  });
+});
