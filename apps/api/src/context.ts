@@ -18,6 +18,8 @@ export interface RequestInfo {
   origin: string | undefined;
   secFetchSite: string | undefined;
   host: string | undefined;
+  /** This request's own origin as the browser sees it (scheme and host). */
+  selfOrigin: string | undefined;
   /** True when the request reached us over plain http on localhost (cookies then drop Secure). */
   insecureLocalhost: boolean;
 }

@@ -9,7 +9,14 @@ function readCookie(header: string | undefined, name: string): string | undefine
   if (!header) return undefined;
   for (const part of header.split(';')) {
     const i = part.indexOf('=');
-    if (i > 0 && part.slice(0, i).trim() === name) return decodeURIComponent(part.slice(i + 1).trim());
+    if (i > 0 && part.slice(0, i).trim() === name) {
+      const raw = part.slice(i + 1).trim();
+      try {
+        return decodeURIComponent(raw);
+      } catch {
+        return raw; // unknown to us either way: the normal 401
+      }
+    }
   }
   return undefined;
 }
@@ -48,6 +55,7 @@ export function requestInfo(
     origin: header('origin'),
     secFetchSite: header('sec-fetch-site'),
     host,
+    selfOrigin: host ? `${encrypted ? 'https' : 'http'}://${host}` : undefined,
     insecureLocalhost: !encrypted && LOCAL_HOSTS.has(hostname),
   };
 }

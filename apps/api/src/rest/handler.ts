@@ -37,7 +37,8 @@ export function restHandler(deps: Deps, ops: Operation[]) {
       const fromQuery = coerceQuery(route.op.input, query);
       const hasInput = body !== undefined || Object.keys(fromQuery).length > 0 || route.params.length > 0;
       const input = hasInput ? { ...fromQuery, ...(body ?? {}), ...params } : undefined;
-      const key = ctx.get('Idempotency-Key') || undefined;
+      const rawKey = ctx.req.headers['idempotency-key'];
+      const key = Array.isArray(rawKey) ? rawKey[0] : rawKey;
       const { data, replayed } = await invoke(route.op, reqCtx, input, key);
       applyOut(ctx, reqCtx.out);
       if (replayed) ctx.set('Idempotent-Replayed', 'true');

@@ -1,4 +1,4 @@
-import { initTRPC } from '@trpc/server';
+import { initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from '@trpc/server';
 import type { Ctx } from '../context.ts';
 import { AppError, forbidden, unauthorized } from '../errors.ts';
 import type { Actor } from '../services/credentials.ts';
@@ -17,6 +17,7 @@ const t = initTRPC
         message: app.title,
         code: shape.code,
         data: {
+          code: shape.data.code,
           httpStatus: app.status,
           problem: { title: app.title, status: app.status, ...(app.field ? { field: app.field } : {}) },
           retryAfter: app.retryAfter ?? null,
@@ -34,14 +35,9 @@ function checkSameSite(ctx: Ctx) {
   if (req.method === 'GET' || req.method === 'HEAD') return;
   if (req.secFetchSite === 'cross-site') throw forbidden('Cross-site request refused: use the dashboard or an API token');
   if (req.origin) {
-    let host: string;
-    try {
-      host = new URL(req.origin).host;
-    } catch {
-      throw forbidden('Cross-site request refused: use the dashboard or an API token');
-    }
-    const allowed = new Set([req.host, new URL(ctx.deps.urls.app).host, new URL(ctx.deps.urls.base).host]);
-    if (!allowed.has(host)) throw forbidden('Cross-site request refused: use the dashboard or an API token');
+    // Scheme and host must both match: http://host is another origin than https://host.
+    const allowed = new Set([req.selfOrigin, new URL(ctx.deps.urls.app).origin, new URL(ctx.deps.urls.base).origin]);
+    if (!allowed.has(req.origin)) throw forbidden('Cross-site request refused: use the dashboard or an API token');
   }
 }
 
@@ -53,12 +49,14 @@ function checkSameSite(ctx: Ctx) {
  */
 export async function authorize(ctx: Ctx, meta: Meta): Promise<Actor | null> {
   if (meta.auth === 'none') return null;
-  const actor = await ctx.actor();
   if (meta.auth === 'optional') {
+    // A dead credential is no credential here (logout must still answer and clear the cookie).
+    const actor = await ctx.actor().catch(() => null);
     if (actor?.type === 'user') checkSameSite(ctx);
     return actor;
   }
-  if (!actor) throw unauthorized();
+  const actor = await ctx.actor();
+  if (!actor) throw ctx.req.face === 'trpc' ? unauthorized('Sign in to continue') : unauthorized();
   if (meta.auth === 'person' && actor.type !== 'user') {
     throw forbidden('Only a signed-in person can do this: API tokens cannot; sign in to the dashboard');
   }
@@ -77,9 +75,39 @@ export async function authorize(ctx: Ctx, meta: Meta): Promise<Actor | null> {
 }
 
 /** The one procedure every operation is built from: it applies `authorize` before the resolver. */
+const CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  402: 'PAYMENT_REQUIRED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  409: 'CONFLICT',
+  410: 'NOT_FOUND',
+  422: 'UNPROCESSABLE_CONTENT',
+  429: 'TOO_MANY_REQUESTS',
+};
+
+function asTrpcError(err: unknown): unknown {
+  const app = toAppError(err);
+  const code = CODE_BY_STATUS[app.status];
+  return code ? new TRPCError({ code, message: app.title, cause: app }) : err;
+}
+
+/**
+ * The one procedure every operation is built from: it applies `authorize` before the resolver, and
+ * turns a refusal into the tRPC error of the same status (so the SPA face gets real HTTP statuses).
+ */
 export const procedure = t.procedure.use(async ({ ctx, meta, next }) => {
   if (!meta) throw new Error('every procedure declares meta');
-  return next({ ctx: { ...ctx, auth: await authorize(ctx, meta) } });
+  let auth: Actor | null;
+  try {
+    auth = await authorize(ctx, meta);
+  } catch (err) {
+    throw asTrpcError(err);
+  }
+  const result = await next({ ctx: { ...ctx, auth } });
+  if (!result.ok) throw asTrpcError(result.error);
+  return result;
 });
 
 /** For procedures whose meta guarantees an actor. */

@@ -81,7 +81,7 @@ export async function verifyEmail(deps: Deps, em: EntityManager, input: { token:
   const user = await em.findOneOrFail(User, { id: userId });
   if (!(await verifyPassword(user.passwordHash, input.password))) {
     await deps.hot.incr(key, 3600);
-    throw new AppError(401, 'Wrong password: type the password you chose when signing up');
+    throw new AppError(401, 'Wrong password: type the password you chose when signing up', { field: 'password' });
   }
   if (!(await consumeEmailToken(em, row.id))) {
     throw badRequest('token', 'This confirmation link is invalid, used or expired: ask for a new one');

@@ -56,7 +56,7 @@ export async function enroll(deps: Deps, em: EntityManager, userId: string, pass
 export async function confirm(deps: Deps, em: EntityManager, userId: string, code: string) {
   const user = await em.findOneOrFail(User, { id: userId });
   if (user.twoFactorEnabledAt) throw new AppError(409, 'Two-factor sign-in is already on');
-  if (!user.totpSecretEnc) throw badRequest('code', 'Start with enrolment (POST /v1/auth/2fa/enroll), then confirm a code');
+  if (!user.totpSecretEnc) throw badRequest('code', 'Start two-factor enrolment with your password first, then confirm a code');
   if (!(await checkTotp(deps, em, user, code))) {
     throw badRequest('code', 'Wrong code: type the current six-digit code from your authenticator app');
   }
