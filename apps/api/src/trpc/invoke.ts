@@ -20,6 +20,18 @@ interface IdempotencyRecord {
   sealed?: string;
 }
 
+/** JSON with object keys sorted, so the same request with its fields in another order is the same request. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
 /** Calls the operation in-process with every middleware (what the REST and MCP faces do). */
 async function call(op: Operation, ctx: Ctx, input: unknown): Promise<unknown> {
   const caller = createCaller(ctx) as unknown as Record<string, unknown>;
@@ -52,7 +64,7 @@ export async function invoke(
   if (!actor) return { data: await call(op, ctx, input), replayed: false };
   const owner = actor.type === 'user' ? `u:${actor.user.id}` : `t:${actor.token.id}`;
   const key = `idem:${owner}:${sha256(idempotencyKey)}`;
-  const fp = sha256(`${op.path}\n${JSON.stringify(input ?? null)}`);
+  const fp = sha256(`${op.path}\n${canonicalJson(input ?? null)}`);
   const { hot, ciphers } = ctx.deps;
 
   const claimed = await hot.setIfAbsent(key, JSON.stringify({ fp, state: 'pending' } satisfies IdempotencyRecord), 60);
