@@ -11,7 +11,9 @@ import { hashPassword } from '../src/security/passwords.ts';
 import { issueToken } from '../src/services/tokens.ts';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'us-bench-'));
-const running = await start(parseEnv({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'error', NODE_ENV: 'production' }));
+const running = await start(
+  parseEnv({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'error', NODE_ENV: 'production', MCP_CALLS_PER_MINUTE: '100000000' }),
+);
 const em = running.deps.orm.em.fork();
 const user = em.create(User, {
   email: 'bench@example.test',

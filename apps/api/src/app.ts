@@ -19,7 +19,7 @@ export function createApp(deps: Deps, opts: { webDist?: string } = {}) {
   const openapi = buildOpenApi(ops, `${deps.urls.base}`);
   const rest = restHandler(deps, ops);
   const trpc = trpcHandler(deps);
-  const mcp = mcpHandler(deps, ops);
+  const mcp = mcpHandler(deps, ops, { callsPerMinute: deps.env.MCP_CALLS_PER_MINUTE });
   const spa = spaStatic(opts.webDist ?? WEB_DIST);
 
   app.use(async (ctx, next) => {

@@ -29,6 +29,7 @@ const EnvSchema = z.object({
   APP_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   PWNED_PASSWORDS_URL: z.url().optional(),
   TRUST_PROXY: z.stringbool().default(false),
+  MCP_CALLS_PER_MINUTE: z.coerce.number().int().min(1).default(600),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 });
 

@@ -12,7 +12,7 @@ import { toAppError } from '../trpc/problem.ts';
 import type { Operation } from '../trpc/registry.ts';
 import { createDispatcher } from './dispatch.ts';
 import { batchRefusal, jsonRpcError, readBody } from './jsonrpc.ts';
-import { checkRateLimit } from './rate-limit.ts';
+import { checkRateLimit, MCP_CALLS_PER_MINUTE } from './rate-limit.ts';
 import { authInfoFor, type CallScope } from './server.ts';
 import { buildTools } from './tools.ts';
 
@@ -41,8 +41,9 @@ async function writeResponse(ctx: Context, response: Response) {
  * The MCP face, `POST /mcp`. In front of the SDK: the bearer token (401 problem+json), the body, the
  * batch rules and the rate limit (429 problem+json); then the SDK speaks the protocol.
  */
-export function mcpHandler(deps: Deps, ops: Operation[]) {
+export function mcpHandler(deps: Deps, ops: Operation[], opts: { callsPerMinute?: number } = {}) {
   const tools = buildTools(ops);
+  const limit = opts.callsPerMinute ?? MCP_CALLS_PER_MINUTE;
   const dispatch = createDispatcher(tools, deps.logger);
 
   return async (ctx: Context) => {
@@ -75,7 +76,7 @@ export function mcpHandler(deps: Deps, ops: Operation[]) {
     const refusal = Array.isArray(body) ? batchRefusal(body, ctx.get('MCP-Protocol-Version') || undefined) : undefined;
     // A refused or unreadable request counts once; a served batch counts each of its messages.
     const calls = Array.isArray(body) && !refusal ? body.length : 1;
-    const limited = await checkRateLimit(deps.hot, actor.token.id, calls).catch(toAppError);
+    const limited = await checkRateLimit(deps.hot, actor.token.id, calls, limit).catch(toAppError);
     if (limited) return sendProblem(ctx, limited);
     if (!parsed.ok) return writeResponse(ctx, parsed.response);
     if (refusal) return writeResponse(ctx, jsonRpcError(400, ProtocolErrorCode.InvalidRequest, refusal));
