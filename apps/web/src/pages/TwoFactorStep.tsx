@@ -1,9 +1,9 @@
-import { Field } from '../components/Field.tsx';
 import { FormShell } from '../components/FormShell.tsx';
 import { GuestPage } from '../components/GuestPage.tsx';
 import { useForm } from '../forms/useForm.ts';
 import { navigate } from '../router.tsx';
 import { api } from '../trpc.ts';
+import { CodeField } from '../components/CodeField.tsx';
 
 /** Second sign-in step: the current code from the authenticator app, for the challenge of step one. */
 export function TwoFactorStep({ challenge, onRestart }: { challenge: string; onRestart: () => void }) {
@@ -30,15 +30,7 @@ export function TwoFactorStep({ challenge, onRestart }: { challenge: string; onR
           </button>
         }
       >
-        <Field
-          label="Six-digit code"
-          bind={form.field('code')}
-          inputMode="numeric"
-          autoComplete="one-time-code"
-          maxLength={7}
-          className="input-code"
-          required
-        />
+        <CodeField bind={form.field('code')} />
       </FormShell>
     </GuestPage>
   );

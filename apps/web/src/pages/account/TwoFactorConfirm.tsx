@@ -1,10 +1,10 @@
-import { Field } from '../../components/Field.tsx';
 import { FormShell } from '../../components/FormShell.tsx';
 import { QrCode } from '../../components/QrCode.tsx';
 import { useForm } from '../../forms/useForm.ts';
 import { groupSecret } from '../../format.ts';
 import { sendToSignInOn401 } from '../../session.ts';
 import { api, type Enrolment } from '../../trpc.ts';
+import { CodeField } from '../../components/CodeField.tsx';
 
 /** Step two of enrolment: scan the QR code (or type the secret), then prove it with a first code. */
 export function TwoFactorConfirm(props: { enrolment: Enrolment; onConfirmed: () => void; onCancel: () => void }) {
@@ -42,15 +42,7 @@ export function TwoFactorConfirm(props: { enrolment: Enrolment; onConfirmed: () 
           </button>
         }
       >
-        <Field
-          label="Six-digit code"
-          bind={form.field('code')}
-          inputMode="numeric"
-          autoComplete="one-time-code"
-          maxLength={7}
-          className="input-code"
-          required
-        />
+        <CodeField bind={form.field('code')} />
       </FormShell>
     </div>
   );

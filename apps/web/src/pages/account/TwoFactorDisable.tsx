@@ -3,6 +3,7 @@ import { FormShell } from '../../components/FormShell.tsx';
 import { useForm } from '../../forms/useForm.ts';
 import { sendToSignInOn401 } from '../../session.ts';
 import { api } from '../../trpc.ts';
+import { CodeField } from '../../components/CodeField.tsx';
 
 /** Turning two-factor off takes both the password and a current code. */
 export function TwoFactorDisable({ onDisabled }: { onDisabled: () => void }) {
@@ -24,15 +25,7 @@ export function TwoFactorDisable({ onDisabled }: { onDisabled: () => void }) {
         <summary>Turn two-factor sign-in off</summary>
         <FormShell form={form} submitLabel="Turn off" busyLabel="Turning off…" variant="danger">
           <Field label="Your password" bind={form.field('password')} type="password" autoComplete="current-password" required />
-          <Field
-            label="Six-digit code"
-            bind={form.field('code')}
-            inputMode="numeric"
-            autoComplete="one-time-code"
-            maxLength={7}
-            className="input-code"
-            required
-          />
+          <CodeField bind={form.field('code')} />
         </FormShell>
       </details>
     </>
