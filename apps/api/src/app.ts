@@ -1,6 +1,7 @@
 import path from 'node:path';
 import Koa from 'koa';
 import type { Deps } from './deps.ts';
+import { firstPartyHandler } from './http/first-party.ts';
 import { spaStatic } from './http/static.ts';
 import { trpcHandler } from './http/trpc-handler.ts';
 import { mcpHandler } from './mcp/handler.ts';
@@ -20,6 +21,7 @@ export function createApp(deps: Deps, opts: { webDist?: string } = {}) {
   const rest = restHandler(deps, ops);
   const trpc = trpcHandler(deps);
   const mcp = mcpHandler(deps, ops, { callsPerMinute: deps.env.MCP_CALLS_PER_MINUTE });
+  const firstParty = firstPartyHandler(deps);
   const spa = spaStatic(opts.webDist ?? WEB_DIST);
 
   app.use(async (ctx, next) => {
@@ -42,6 +44,7 @@ export function createApp(deps: Deps, opts: { webDist?: string } = {}) {
     if (p === '/v1' || p.startsWith('/v1/')) return rest(ctx);
     if (p === '/trpc' || p.startsWith('/trpc/')) return trpc(ctx);
     if (p === '/mcp') return mcp(ctx);
+    if (p.startsWith('/_us/')) return firstParty(ctx);
     return spa(ctx, next);
   });
   return app;

@@ -29,6 +29,14 @@ const EnvSchema = z.object({
   APP_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   PWNED_PASSWORDS_URL: z.url().optional(),
   TRUST_PROXY: z.stringbool().default(false),
+  /** Resolvers for hostname verification, `ip` or `ip:port`, comma-separated; unset → the system's. */
+  DNS_SERVERS: z.string().optional(),
+  /** Edge platform (Cloudflare-for-SaaS-style custom hostnames API) for proxy-mode hostnames. */
+  EDGE_API_URL: z.url().default('https://api.cloudflare.com/client/v4'),
+  EDGE_API_TOKEN: z.string().optional(),
+  EDGE_ZONE_ID: z.string().optional(),
+  /** Where proxy-mode hostnames point their CNAME; unset → `proxy.<BASE_URL host>`. */
+  PROXY_CNAME_TARGET: z.string().optional(),
   MCP_CALLS_PER_MINUTE: z.coerce.number().int().min(1).default(600),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 });

@@ -1,11 +1,27 @@
 import { router } from '../trpc/init.ts';
 import { authRouter } from './auth.ts';
+import { hostnamesRouter } from './hostnames.ts';
+import { internalLinkRouter } from './internal-link.ts';
 import { getMe } from './me.ts';
+import { membersRouter } from './members.ts';
+import { siteKeysRouter } from './site-keys.ts';
+import { siteSettingsRouter } from './site-settings.ts';
+import { sitesRouter } from './sites.ts';
+import { tokensRouter } from './tokens.ts';
+import { workspaceRouter } from './workspace.ts';
 
 /** The whole API. REST routes, the OpenAPI document and the MCP tools are all generated from it. */
 export const appRouter = router({
   auth: authRouter,
   me: router({ get: getMe }),
+  workspace: workspaceRouter,
+  members: membersRouter,
+  tokens: tokensRouter,
+  sites: sitesRouter,
+  siteKeys: siteKeysRouter,
+  siteSettings: siteSettingsRouter,
+  hostnames: hostnamesRouter,
+  internalLink: internalLinkRouter,
 });
 
 export type AppRouter = typeof appRouter;

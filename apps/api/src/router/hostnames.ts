@@ -1,0 +1,3 @@
+import { router } from '../trpc/init.ts';
+
+export const hostnamesRouter = router({});

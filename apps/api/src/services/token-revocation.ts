@@ -1,0 +1,47 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { type Role, scopesOfRole } from '@us/shared';
+import { ApiToken } from '@us/db';
+
+/**
+ * Revokes the given tokens and, at once, every token made by them, and theirs (the whole subtree
+ * through `parent_token`). Returns how many tokens were live and are now revoked.
+ */
+export async function revokeTokenTrees(em: EntityManager, rootIds: string[]): Promise<number> {
+  if (rootIds.length === 0) return 0;
+  const rows = await em.execute<{ id: string }[]>(
+    `with recursive tree(id) as (
+       select id from api_tokens where id = any(?::uuid[])
+       union
+       select t.id from api_tokens t join tree on t.parent_token = tree.id
+     )
+     update api_tokens set revoked_at = now()
+      where id in (select id from tree) and revoked_at is null
+      returning id`,
+    [`{${rootIds.join(',')}}`],
+  );
+  return rows.length;
+}
+
+/** A maker removed from the workspace (or leaving) loses every token they made there. */
+export async function revokeMemberTokens(em: EntityManager, workspaceId: string, userId: string): Promise<number> {
+  const tokens = await em.find(ApiToken, { workspace: workspaceId, createdBy: userId, revokedAt: null }, { fields: ['id'] });
+  return revokeTokenTrees(
+    em,
+    tokens.map((t) => t.id),
+  );
+}
+
+/** A maker demoted to `role` loses every token they made there holding a scope the role lacks. */
+export async function revokeTokensBeyondRole(
+  em: EntityManager,
+  workspaceId: string,
+  userId: string,
+  role: Role,
+): Promise<number> {
+  const allowed = new Set<string>(scopesOfRole(role));
+  const tokens = await em.find(ApiToken, { workspace: workspaceId, createdBy: userId, revokedAt: null });
+  return revokeTokenTrees(
+    em,
+    tokens.filter((t) => t.scopes.some((s) => !allowed.has(s))).map((t) => t.id),
+  );
+}

@@ -1,0 +1,25 @@
+import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+import { randomUUID } from 'node:crypto';
+import { Workspace } from './workspace.ts';
+
+/** An invitation to join a workspace; pending while neither accepted, withdrawn nor expired. */
+export const Invite = defineEntity({
+  name: 'Invite',
+  tableName: 'invites',
+  properties: {
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => randomUUID()),
+    workspace: () => p.manyToOne(Workspace).deleteRule('cascade').index(),
+    email: p.string().length(254),
+    role: p.string().length(16),
+    tokenHash: p.string().length(64).unique(),
+    invitedBy: p.uuid(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    expiresAt: p.datetime(),
+    acceptedAt: p.datetime().nullable(),
+    withdrawnAt: p.datetime().nullable(),
+  },
+});
+export type Invite = InferEntity<typeof Invite>;

@@ -1,0 +1,23 @@
+import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+import { Site } from './site.ts';
+
+/**
+ * A hostname of a site. Verified by a TXT record `_svc.<hostname>` = `svc-verify=<verifyToken>`, or, in
+ * proxy mode, by the edge platform's validation of the custom hostname (`edgeId`, `edgeStatus`).
+ */
+export const SiteHostname = defineEntity({
+  name: 'SiteHostname',
+  tableName: 'site_hostnames',
+  properties: {
+    site: () => p.manyToOne(Site).primary().deleteRule('cascade'),
+    hostname: p.string().length(253).primary().index(),
+    proxy: p.boolean().default(false),
+    origin: p.text().nullable(),
+    verifyToken: p.string().length(64),
+    verifiedAt: p.datetime().nullable(),
+    edgeId: p.string().length(128).nullable(),
+    edgeStatus: p.string().length(32).nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+export type SiteHostname = InferEntity<typeof SiteHostname>;

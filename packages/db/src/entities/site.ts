@@ -1,0 +1,27 @@
+import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+import { randomUUID } from 'node:crypto';
+import { Workspace } from './workspace.ts';
+
+/**
+ * A tracked site. `settings` holds the four lists of the spec (internalNetworks, botWindows, goals,
+ * experiments) and the bot-protection settings, validated by the shared zod schemas before storage.
+ * `internalKey` signs the first-party internal mark; rotating it ends every earlier mark.
+ */
+export const Site = defineEntity({
+  name: 'Site',
+  tableName: 'sites',
+  properties: {
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => randomUUID()),
+    workspace: () => p.manyToOne(Workspace).deleteRule('cascade').index(),
+    name: p.string().length(80),
+    timezone: p.string().length(64),
+    settings: p.json<Record<string, unknown>>(),
+    internalKey: p.string().length(64),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    lastSeenAt: p.datetime().nullable(),
+  },
+});
+export type Site = InferEntity<typeof Site>;
