@@ -11,3 +11,4 @@ export * from './schemas/site-settings.ts';
 export * from './schemas/sites.ts';
 export * from './schemas/tokens.ts';
 export * from './schemas/workspace.ts';
+export * from './hostname.ts';
