@@ -1,3 +1,67 @@
-import { router } from '../trpc/init.ts';
+import { CreateTokenInput, CreateTokenOutput, TokenIdInput, TokenListOutput, zEmpty } from '@us/shared';
+import { z } from 'zod';
+import { createToken } from '../services/token-admin/create.ts';
+import { deleteToken } from '../services/token-admin/delete.ts';
+import { listTokens } from '../services/token-admin/list.ts';
+import { procedure, requireActor, router } from '../trpc/init.ts';
 
-export const tokensRouter = router({});
+const tags = ['Tokens'];
+
+export const tokensRouter = router({
+  list: procedure
+    .meta({
+      auth: 'any',
+      scope: 'tokens:read',
+      mcp: { tool: 'list_tokens' },
+      openapi: {
+        method: 'GET',
+        path: '/v1/tokens',
+        summary: 'List the workspace’s API tokens (never their secrets)',
+        description:
+          'Tokens that are not revoked, newest first; expired ones stay listed until deleted. A site-restricted token sees only tokens within its own sites.',
+        tags,
+      },
+    })
+    .input(zEmpty.optional())
+    .output(TokenListOutput)
+    .query(({ ctx }) => listTokens(ctx.em, requireActor(ctx.auth))),
+
+  create: procedure
+    .meta({
+      auth: 'any',
+      scope: 'tokens:write',
+      idempotent: true,
+      status: 201,
+      mcp: { tool: 'create_token' },
+      openapi: {
+        method: 'POST',
+        path: '/v1/tokens',
+        summary: 'Create an API token; its secret is shown only in this answer',
+        description:
+          'You can only give scopes you hold, and (for a site-restricted token) only your own sites. A token made by a token is revoked with it.',
+        tags,
+      },
+    })
+    .input(CreateTokenInput)
+    .output(CreateTokenOutput)
+    .mutation(({ ctx, input }) => createToken(ctx.em, requireActor(ctx.auth), input)),
+
+  delete: procedure
+    .meta({
+      auth: 'any',
+      scope: 'tokens:write',
+      idempotent: true,
+      status: 204,
+      mcp: { tool: 'delete_token' },
+      openapi: {
+        method: 'DELETE',
+        path: '/v1/tokens/{id}',
+        summary: 'Revoke an API token and every token it made',
+        description: 'You must hold every scope of the token. A token may delete itself.',
+        tags,
+      },
+    })
+    .input(TokenIdInput)
+    .output(z.void())
+    .mutation(({ ctx, input }) => deleteToken(ctx.em, requireActor(ctx.auth), input.id)),
+});

@@ -1,0 +1,20 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { TokenListOutput } from '@us/shared';
+import { ApiToken } from '@us/db';
+import { workspaceIdOf } from '../access.ts';
+import type { Actor } from '../credentials.ts';
+import { toEntry, withinRestriction } from './entry.ts';
+
+/**
+ * The workspace's tokens that are not revoked, newest first. Expired tokens stay listed (their
+ * `expiresAt` is in the past) so they can be deleted: deleting one also revokes the tokens it made,
+ * which may still be live. A site-restricted caller sees only tokens within its own sites.
+ */
+export async function listTokens(em: EntityManager, actor: Actor): Promise<TokenListOutput> {
+  const rows = await em.find(
+    ApiToken,
+    { workspace: workspaceIdOf(actor), revokedAt: null },
+    { orderBy: { createdAt: 'desc', id: 'asc' } },
+  );
+  return { tokens: rows.filter((row) => withinRestriction(actor, row.siteIds ?? null)).map(toEntry) };
+}
