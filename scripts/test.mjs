@@ -28,7 +28,8 @@ try {
   const report = JSON.parse(readFileSync('.tmp/vitest.json', 'utf8'));
   const skipped = report.numPendingTests + (report.numTodoTests ?? 0);
   console.log(`\ntests: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${skipped} skipped`);
-  if (report.numTotalTests === 0) process.exit(1);
+  // Judge by the report too: the exit status alone has let failures through before.
+  if (report.numTotalTests === 0 || report.numFailedTests > 0 || report.success === false) process.exit(1);
 } catch {
   console.log('\ntests: 0 passed, 1 failed (no report was written)');
   process.exit(1);
