@@ -70,7 +70,7 @@ export const SPEC_SECTIONS = {
 export type SpecSection = keyof typeof SPEC_SECTIONS;
 
 /** Sections whose every route must be exposed. */
-export const BUILT_SECTIONS: SpecSection[] = ['auth', 'caller', 'tokens'];
+export const BUILT_SECTIONS: SpecSection[] = ['auth', 'caller', 'tokens', 'workspace'];
 
 export const ALL_SPEC_ROUTES = Object.values(SPEC_SECTIONS).flat() as [string, string][];
 export const SPEC_ROUTES = BUILT_SECTIONS.flatMap((s) => SPEC_SECTIONS[s]) as [string, string][];

@@ -1,3 +1,118 @@
-import { router } from '../trpc/init.ts';
+import {
+  AcceptInviteInput,
+  AcceptInviteOutput,
+  CreateInviteInput,
+  CreateInviteOutput,
+  InviteIdInput,
+  Member,
+  MemberIdInput,
+  MemberList,
+  UpdateMemberInput,
+  zEmpty,
+} from '@us/shared';
+import { z } from 'zod';
+import { acceptInvite, createInvite, withdrawInvite } from '../services/workspace/invites.ts';
+import { changeRole, listMembers, removeMember } from '../services/workspace/members.ts';
+import { procedure, requireActor, router } from '../trpc/init.ts';
 
-export const membersRouter = router({});
+const tags = ['Members'];
+
+export const membersRouter = router({
+  list: procedure
+    .meta({
+      auth: 'any',
+      scope: 'members:read',
+      mcp: { tool: 'list_members' },
+      openapi: { method: 'GET', path: '/v1/members', summary: 'Members of the workspace and pending invitations', tags },
+    })
+    .input(zEmpty.optional())
+    .output(MemberList)
+    .query(({ ctx }) => listMembers(ctx.em, requireActor(ctx.auth))),
+
+  createInvite: procedure
+    .meta({
+      auth: 'any',
+      scope: 'members:write',
+      noRestricted: true,
+      idempotent: true,
+      status: 201,
+      mcp: { tool: 'create_member_invite' },
+      openapi: {
+        method: 'POST',
+        path: '/v1/members/invites',
+        summary:
+          'Invite an address to join as admin, member or viewer (e-mails a link valid 7 days; counts against the member allowance while pending)',
+        tags,
+      },
+    })
+    .input(CreateInviteInput)
+    .output(CreateInviteOutput)
+    .mutation(({ ctx, input }) => createInvite(ctx.deps, ctx.em, requireActor(ctx.auth), input)),
+
+  deleteInvite: procedure
+    .meta({
+      auth: 'any',
+      scope: 'members:write',
+      noRestricted: true,
+      idempotent: true,
+      status: 204,
+      mcp: { tool: 'delete_member_invite' },
+      openapi: { method: 'DELETE', path: '/v1/members/invites/{id}', summary: 'Withdraw a pending invitation', tags },
+    })
+    .input(InviteIdInput)
+    .output(z.void())
+    .mutation(({ ctx, input }) => withdrawInvite(ctx.em, requireActor(ctx.auth), input.id)),
+
+  acceptInvite: procedure
+    .meta({
+      auth: 'person',
+      idempotent: true,
+      openapi: {
+        method: 'POST',
+        path: '/v1/invites/accept',
+        summary: 'Accept an invitation from its e-mail link (signed in with the invited address)',
+        tags,
+      },
+    })
+    .input(AcceptInviteInput)
+    .output(AcceptInviteOutput)
+    .mutation(({ ctx, input }) => acceptInvite(ctx.em, ctx.auth, input.token)),
+
+  update: procedure
+    .meta({
+      auth: 'any',
+      scope: 'members:write',
+      noRestricted: true,
+      idempotent: true,
+      mcp: { tool: 'update_member' },
+      openapi: {
+        method: 'PATCH',
+        path: '/v1/members/{userId}',
+        summary:
+          "Change a member's role (owners only by an owner or an account:admin token; revokes their tokens beyond the new role)",
+        tags,
+      },
+    })
+    .input(UpdateMemberInput)
+    .output(Member)
+    .mutation(({ ctx, input }) => changeRole(ctx.em, requireActor(ctx.auth), input)),
+
+  remove: procedure
+    .meta({
+      // No scope in meta: members:write is checked by the service unless a person removes themselves.
+      auth: 'any',
+      idempotent: true,
+      status: 204,
+      mcp: { tool: 'delete_member' },
+      openapi: {
+        method: 'DELETE',
+        path: '/v1/members/{userId}',
+        summary:
+          'Remove a member (needs members:write), or leave the workspace (your own userId, no scope needed); revokes every token they made here',
+        tags,
+      },
+    })
+    .input(MemberIdInput)
+    .output(z.void())
+    .mutation(({ ctx, input }) => removeMember(ctx.em, requireActor(ctx.auth), input.userId)),
+});

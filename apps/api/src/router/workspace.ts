@@ -1,3 +1,37 @@
-import { router } from '../trpc/init.ts';
+import { UpdateWorkspaceInput, Workspace, zEmpty } from '@us/shared';
+import { getWorkspace, renameWorkspace } from '../services/workspace/workspace.ts';
+import { procedure, requireActor, router } from '../trpc/init.ts';
 
-export const workspaceRouter = router({});
+const tags = ['Workspace'];
+
+export const workspaceRouter = router({
+  get: procedure
+    .meta({
+      auth: 'any',
+      scope: 'members:read',
+      mcp: { tool: 'get_workspace' },
+      openapi: {
+        method: 'GET',
+        path: '/v1/workspace',
+        summary:
+          'The workspace: name, plan, allowances and usage (a site-restricted token sees only its sites and no member count)',
+        tags,
+      },
+    })
+    .input(zEmpty.optional())
+    .output(Workspace)
+    .query(({ ctx }) => getWorkspace(ctx.em, requireActor(ctx.auth))),
+
+  update: procedure
+    .meta({
+      auth: 'any',
+      scope: 'members:write',
+      noRestricted: true,
+      idempotent: true,
+      mcp: { tool: 'update_workspace' },
+      openapi: { method: 'PATCH', path: '/v1/workspace', summary: 'Rename the workspace', tags },
+    })
+    .input(UpdateWorkspaceInput)
+    .output(Workspace)
+    .mutation(({ ctx, input }) => renameWorkspace(ctx.em, requireActor(ctx.auth), input)),
+});
