@@ -30,7 +30,10 @@ const EnvSchema = z.object({
   PWNED_PASSWORDS_URL: z.url().optional(),
   TRUST_PROXY: z.stringbool().default(false),
   /** Resolvers for hostname verification, `ip` or `ip:port`, comma-separated; unset → the system's. */
-  DNS_SERVERS: z.string().optional(),
+  DNS_SERVERS: z
+    .string()
+    .regex(/^[0-9a-f.:[\]]+(\s*,\s*[0-9a-f.:[\]]+)*$/i, 'must be addresses such as 1.1.1.1 or 127.0.0.1:5353, comma-separated')
+    .optional(),
   /** Edge platform (Cloudflare-for-SaaS-style custom hostnames API) for proxy-mode hostnames. */
   EDGE_API_URL: z.url().default('https://api.cloudflare.com/client/v4'),
   EDGE_API_TOKEN: z.string().optional(),

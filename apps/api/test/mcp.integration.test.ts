@@ -46,7 +46,10 @@ describe('MCP over Streamable HTTP', () => {
       const list = await postMcp(t.url, listRequest(2), headers);
       expect(list.status).toBe(200);
       expect(list.headers.get('mcp-session-id')).toBeNull();
-      expect(list.body).toMatchObject({ id: 2, result: { tools: expect.arrayContaining([expect.objectContaining({ name: 'get_me' })]) } });
+      expect(list.body).toMatchObject({
+        id: 2,
+        result: { tools: expect.arrayContaining([expect.objectContaining({ name: 'get_me' })]) },
+      });
     });
 
     it('refuses an unsupported 2026-era version with -32022 naming the supported one', async () => {

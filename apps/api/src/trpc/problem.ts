@@ -46,6 +46,7 @@ export function toAppError(err: unknown): AppError {
 
 const internal = () => new AppError(500, 'Something went wrong on our side: try again in a moment');
 
+/** Our own failures, worth an error log; a deliberate 503 (a dependency is down) is not one. */
 export function isInternal(err: AppError) {
-  return err.status >= 500;
+  return err.status === 500;
 }
