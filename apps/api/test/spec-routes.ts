@@ -70,7 +70,7 @@ export const SPEC_SECTIONS = {
 export type SpecSection = keyof typeof SPEC_SECTIONS;
 
 /** Sections whose every route must be exposed. */
-export const BUILT_SECTIONS: SpecSection[] = ['auth', 'caller', 'tokens', 'workspace'];
+export const BUILT_SECTIONS: SpecSection[] = ['auth', 'caller', 'tokens', 'workspace', 'sites', 'hostnames'];
 
 export const ALL_SPEC_ROUTES = Object.values(SPEC_SECTIONS).flat() as [string, string][];
 export const SPEC_ROUTES = BUILT_SECTIONS.flatMap((s) => SPEC_SECTIONS[s]) as [string, string][];
@@ -89,6 +89,15 @@ export const SPEC_STATUS: Record<string, number> = {
   'DELETE /v1/tokens/{id}': 204,
   'POST /v1/sites': 201,
   'POST /v1/sites/{id}/internal-link': 201,
+  'DELETE /v1/sites/{id}': 204,
+  'POST /v1/sites/{id}/keys': 201,
+  'DELETE /v1/sites/{id}/keys/{keyId}': 204,
+  'POST /v1/sites/{id}/goals': 201,
+  'DELETE /v1/sites/{id}/goals/{goal}': 204,
+  'POST /v1/sites/{id}/experiments': 201,
+  'DELETE /v1/sites/{id}/experiments/{key}': 204,
+  'POST /v1/sites/{id}/hostnames': 201,
+  'DELETE /v1/sites/{id}/hostnames/{hostname}': 204,
 };
 
 /** Routes marked (person) in the spec: they must refuse API tokens. */

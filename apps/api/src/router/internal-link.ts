@@ -1,3 +1,44 @@
-import { router } from '../trpc/init.ts';
+import { InternalLinkInput, InternalLinkOutput, InternalLinkRotateInput, InternalLinkRotateOutput } from '@us/shared';
+import { issueInternalLink, rotateInternalKey } from '../services/internal-link/links.ts';
+import { procedure, router } from '../trpc/init.ts';
 
-export const internalLinkRouter = router({});
+const tags = ['Sites'];
+
+/** Spec §4 Sites: the link that marks a team member's browser as internal traffic, and its key rotation. */
+export const internalLinkRouter = router({
+  create: procedure
+    .meta({
+      auth: 'any',
+      scope: 'sites:write',
+      idempotent: true,
+      status: 201,
+      mcp: { tool: 'internal_link_site' },
+      openapi: {
+        method: 'POST',
+        path: '/v1/sites/{id}/internal-link',
+        summary:
+          "A link on a verified hostname's /_us/ path that marks a browser as the team's own for 90 days; valid ten minutes, once per browser",
+        tags,
+      },
+    })
+    .input(InternalLinkInput)
+    .output(InternalLinkOutput)
+    .mutation(({ ctx, input }) => issueInternalLink(ctx.deps, ctx.em, ctx.auth, input)),
+
+  rotate: procedure
+    .meta({
+      auth: 'any',
+      scope: 'sites:write',
+      idempotent: true,
+      mcp: { tool: 'rotate_site_internal_link' },
+      openapi: {
+        method: 'POST',
+        path: '/v1/sites/{id}/internal-link/rotate',
+        summary: 'Replace the internal key: browsers marked before stop counting as internal',
+        tags,
+      },
+    })
+    .input(InternalLinkRotateInput)
+    .output(InternalLinkRotateOutput)
+    .mutation(({ ctx, input }) => rotateInternalKey(ctx.em, ctx.auth, input)),
+});

@@ -1,3 +1,81 @@
-import { router } from '../trpc/init.ts';
+import { CreateSiteKeyInput, SiteIdInput, SiteKeyList, SiteKeyOutput, SiteKeyParams } from '@us/shared';
+import { z } from 'zod';
+import { createKey, deleteKey, listKeys, rotateKey } from '../services/sites/keys.ts';
+import { procedure, requireActor, router } from '../trpc/init.ts';
 
-export const siteKeysRouter = router({});
+const tags = ['Site keys'];
+
+export const siteKeysRouter = router({
+  list: procedure
+    .meta({
+      auth: 'any',
+      scope: 'sites:read',
+      mcp: { tool: 'list_site_keys' },
+      openapi: {
+        method: 'GET',
+        path: '/v1/sites/{id}/keys',
+        summary: 'The site’s keys: the public key in full, secrets by prefix only',
+        tags,
+      },
+    })
+    .input(SiteIdInput)
+    .output(SiteKeyList)
+    .query(({ ctx, input }) => listKeys(ctx.em, requireActor(ctx.auth), input.id)),
+
+  create: procedure
+    .meta({
+      auth: 'any',
+      scope: 'sites:write',
+      idempotent: true,
+      status: 201,
+      mcp: { tool: 'create_site_key' },
+      openapi: {
+        method: 'POST',
+        path: '/v1/sites/{id}/keys',
+        summary: 'Create a server secret (sk_live_…); its value is shown only in this answer',
+        description: 'For the edge worker SDK (SVC_SECRET) and the first-party proxy (x-svc-proxy). Stored only as a hash.',
+        tags,
+      },
+    })
+    .input(CreateSiteKeyInput)
+    .output(SiteKeyOutput)
+    .mutation(({ ctx, input }) => createKey(ctx.em, requireActor(ctx.auth), input)),
+
+  rotate: procedure
+    .meta({
+      auth: 'any',
+      scope: 'sites:write',
+      idempotent: true,
+      mcp: { tool: 'rotate_site_key' },
+      openapi: {
+        method: 'POST',
+        path: '/v1/sites/{id}/keys/{keyId}/rotate',
+        summary: 'Replace a key with a new one of the same kind; the old one stops working at once',
+        description:
+          'A new secret’s value is shown only in this answer. A new public key must replace the old one in your pages.',
+        tags,
+      },
+    })
+    .input(SiteKeyParams)
+    .output(SiteKeyOutput)
+    .mutation(({ ctx, input }) => rotateKey(ctx.em, requireActor(ctx.auth), input)),
+
+  delete: procedure
+    .meta({
+      auth: 'any',
+      scope: 'sites:write',
+      idempotent: true,
+      status: 204,
+      mcp: { tool: 'delete_site_key' },
+      openapi: {
+        method: 'DELETE',
+        path: '/v1/sites/{id}/keys/{keyId}',
+        summary: 'Delete a server secret; it stops working at once',
+        description: 'The public key cannot be deleted (409): rotate it instead.',
+        tags,
+      },
+    })
+    .input(SiteKeyParams)
+    .output(z.void())
+    .mutation(({ ctx, input }) => deleteKey(ctx.em, requireActor(ctx.auth), input)),
+});

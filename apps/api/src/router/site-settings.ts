@@ -1,3 +1,154 @@
-import { router } from '../trpc/init.ts';
+import {
+  CreateExperimentInput,
+  CreateGoalInput,
+  ExperimentList,
+  ExperimentOutput,
+  ExperimentParams,
+  GoalList,
+  GoalOutput,
+  GoalParams,
+  SiteIdInput,
+  SiteOutput,
+  UpdateExperimentInput,
+  UpdateSiteSettingsInput,
+} from '@us/shared';
+import { z } from 'zod';
+import {
+  createExperiment,
+  createGoal,
+  deleteExperiment,
+  deleteGoal,
+  listExperiments,
+  listGoals,
+  updateExperiment,
+  updateSettings,
+} from '../services/sites/settings.ts';
+import { procedure, requireActor, router } from '../trpc/init.ts';
 
-export const siteSettingsRouter = router({});
+const tags = ['Site settings'];
+
+export const siteSettingsRouter = router({
+  update: procedure
+    .meta({
+      auth: 'any',
+      scope: 'sites:write',
+      idempotent: true,
+      mcp: { tool: 'update_site_settings' },
+      openapi: {
+        method: 'PATCH',
+        path: '/v1/sites/{id}/settings',
+        summary: 'Replace any of the lists internalNetworks, botWindows, goals, experiments; the others are kept',
+        description:
+          'Answers the whole site. A refused value is 400 with its field, such as internalNetworks[0] or goals[1].match. A goals list replaces every goal at once.',
+        tags,
+      },
+    })
+    .input(UpdateSiteSettingsInput)
+    .output(SiteOutput)
+    .mutation(({ ctx, input }) => updateSettings(ctx.em, requireActor(ctx.auth), input)),
+
+  listGoals: procedure
+    .meta({
+      auth: 'any',
+      scope: 'sites:read',
+      mcp: { tool: 'list_site_goals' },
+      openapi: { method: 'GET', path: '/v1/sites/{id}/goals', summary: 'The site’s goals', tags },
+    })
+    .input(SiteIdInput)
+    .output(GoalList)
+    .query(({ ctx, input }) => listGoals(ctx.em, requireActor(ctx.auth), input.id)),
+
+  createGoal: procedure
+    .meta({
+      auth: 'any',
+      scope: 'sites:write',
+      idempotent: true,
+      status: 201,
+      mcp: { tool: 'create_site_goal' },
+      openapi: {
+        method: 'POST',
+        path: '/v1/sites/{id}/goals',
+        summary: 'Add a goal; its id is derived from its name',
+        description:
+          'event goals match an event name; path goals match a page path (a trailing * matches every path starting with the rest). Goals read stored events, so earlier sessions count too. An id already taken is 409.',
+        tags,
+      },
+    })
+    .input(CreateGoalInput)
+    .output(GoalOutput)
+    .mutation(({ ctx, input }) => createGoal(ctx.em, requireActor(ctx.auth), input)),
+
+  deleteGoal: procedure
+    .meta({
+      auth: 'any',
+      scope: 'sites:write',
+      idempotent: true,
+      status: 204,
+      mcp: { tool: 'delete_site_goal' },
+      openapi: { method: 'DELETE', path: '/v1/sites/{id}/goals/{goal}', summary: 'Remove a goal by its id', tags },
+    })
+    .input(GoalParams)
+    .output(z.void())
+    .mutation(({ ctx, input }) => deleteGoal(ctx.em, requireActor(ctx.auth), input)),
+
+  listExperiments: procedure
+    .meta({
+      auth: 'any',
+      scope: 'sites:read',
+      mcp: { tool: 'list_site_experiments' },
+      openapi: { method: 'GET', path: '/v1/sites/{id}/experiments', summary: 'The site’s A/B experiments', tags },
+    })
+    .input(SiteIdInput)
+    .output(ExperimentList)
+    .query(({ ctx, input }) => listExperiments(ctx.em, requireActor(ctx.auth), input.id)),
+
+  createExperiment: procedure
+    .meta({
+      auth: 'any',
+      scope: 'sites:write',
+      idempotent: true,
+      status: 201,
+      mcp: { tool: 'create_site_experiment' },
+      openapi: {
+        method: 'POST',
+        path: '/v1/sites/{id}/experiments',
+        summary: 'Add an A/B experiment (status draft unless given)',
+        description: 'key equals the data-exp name in the page; at least two distinct variants. A key already used is 409.',
+        tags,
+      },
+    })
+    .input(CreateExperimentInput)
+    .output(ExperimentOutput)
+    .mutation(({ ctx, input }) => createExperiment(ctx.em, requireActor(ctx.auth), input)),
+
+  updateExperiment: procedure
+    .meta({
+      auth: 'any',
+      scope: 'sites:write',
+      idempotent: true,
+      mcp: { tool: 'update_site_experiment' },
+      openapi: {
+        method: 'PATCH',
+        path: '/v1/sites/{id}/experiments/{key}',
+        summary: 'Change an experiment’s status, variants or name',
+        description: 'Any status may follow any other. name null removes the name.',
+        tags,
+      },
+    })
+    .input(UpdateExperimentInput)
+    .output(ExperimentOutput)
+    .mutation(({ ctx, input }) => updateExperiment(ctx.em, requireActor(ctx.auth), input)),
+
+  deleteExperiment: procedure
+    .meta({
+      auth: 'any',
+      scope: 'sites:write',
+      idempotent: true,
+      status: 204,
+      mcp: { tool: 'delete_site_experiment' },
+      openapi: { method: 'DELETE', path: '/v1/sites/{id}/experiments/{key}', summary: 'Remove an experiment', tags },
+    })
+    .input(ExperimentParams)
+    .output(z.void())
+    .mutation(({ ctx, input }) => deleteExperiment(ctx.em, requireActor(ctx.auth), input)),
+});

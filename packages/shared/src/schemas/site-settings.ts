@@ -1,2 +1,315 @@
-// Request and answer schemas of this resource (spec §2 and §4).
-export {};
+// Request and answer schemas of site settings, goals and experiments (spec §2 "Site settings", "Goal",
+// "Experiment", "Bot-protection settings"; §4 Sites and "Goals, experiments, behaviour").
+import { z } from 'zod';
+import { zId, zName } from './common.ts';
+
+/** Sizes the spec leaves open: how long each list and text may be. */
+export const SETTINGS_LIMITS = {
+  internalNetworks: 100,
+  botWindows: 100,
+  goals: 100,
+  experiments: 100,
+  variants: 20,
+  goalMatch: 500,
+  variantLength: 64,
+  windowNetwork: 120,
+  windowNote: 500,
+} as const;
+
+// ---------- internal networks ----------
+
+/**
+ * A CIDR as typed. The service checks the address and prefix length (IPv4 /0-32, IPv6 /0-128) and
+ * stores it lower-cased; a bare address without `/prefix` is refused.
+ */
+export const zCidr = z
+  .string()
+  .trim()
+  .min(1, 'Give a network in CIDR form, such as 203.0.113.0/24 or 2001:db8::/48')
+  .max(64, 'Give a network in CIDR form, such as 203.0.113.0/24 or 2001:db8::/48');
+
+// ---------- bot windows ----------
+
+const zWindowTime = z.iso.datetime({ offset: true, error: 'Give a timestamp such as 2030-01-31T12:00:00Z' });
+
+export const BotWindowInput = z
+  .object({
+    from: zWindowTime.describe('Start of the window (ISO 8601)'),
+    to: zWindowTime.describe('End of the window (ISO 8601), after from'),
+    country: z
+      .string()
+      .regex(/^[A-Za-z]{2}$/, 'Give a two-letter country code such as DE')
+      .optional()
+      .describe('Only traffic from this country (two-letter code)'),
+    network: z
+      .string()
+      .trim()
+      .min(1, 'Give the network (such as AS15169 or an operator name), or leave network out')
+      .max(SETTINGS_LIMITS.windowNetwork, `Use at most ${SETTINGS_LIMITS.windowNetwork} characters`)
+      .optional()
+      .describe('Only traffic from this network (ASN such as AS15169, or operator name)'),
+    note: z.string().trim().max(SETTINGS_LIMITS.windowNote, `Use at most ${SETTINGS_LIMITS.windowNote} characters`).optional(),
+  })
+  .strict()
+  .superRefine((w, ctx) => {
+    if (Date.parse(w.from) >= Date.parse(w.to)) {
+      ctx.addIssue({ code: 'custom', path: ['from'], message: 'Choose a from earlier than to' });
+    }
+  });
+export type BotWindowInput = z.infer<typeof BotWindowInput>;
+
+export const BotWindow = z.object({
+  from: z.string(),
+  to: z.string(),
+  country: z.string().optional(),
+  network: z.string().optional(),
+  note: z.string().optional(),
+});
+export type BotWindow = z.infer<typeof BotWindow>;
+
+// ---------- goals ----------
+
+export const GOAL_TYPES = ['event', 'path'] as const;
+
+/**
+ * The id of a goal, derived from its name: lower-case ASCII letters and digits, every other run of
+ * characters one hyphen, no hyphen at either end (`Signed up!` → `signed-up`). Empty when the name has
+ * no letter or digit.
+ */
+export function goalIdOf(name: string): string {
+  return name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+}
+
+export const GoalInput = z
+  .object({
+    name: zName.describe('Shown in results; the goal id is derived from it (lower-case, hyphens)'),
+    type: z
+      .enum(GOAL_TYPES, { error: 'Use type event (matches an event name) or path (matches a page path)' })
+      .describe('event: matches an event name; path: matches a page path'),
+    match: z
+      .string()
+      .trim()
+      .min(1, 'Give what the goal matches: an event name, or a path such as /thanks or /blog/*')
+      .max(SETTINGS_LIMITS.goalMatch, `Use at most ${SETTINGS_LIMITS.goalMatch} characters`)
+      .describe('Event name, or page path starting with /; a trailing * matches every path starting with the rest'),
+  })
+  .strict()
+  .superRefine((g, ctx) => {
+    if (goalIdOf(g.name) === '') {
+      ctx.addIssue({ code: 'custom', path: ['name'], message: 'Use a name with at least one letter or digit' });
+    }
+    if (g.type === 'path') {
+      if (!g.match.startsWith('/')) {
+        ctx.addIssue({ code: 'custom', path: ['match'], message: 'Start a path goal with /, such as /thanks or /blog/*' });
+      } else if (g.match.slice(0, -1).includes('*')) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['match'],
+          message: 'Put * only at the end of a path goal (/blog/* matches every path starting with /blog/)',
+        });
+      }
+    }
+  });
+export type GoalInput = z.infer<typeof GoalInput>;
+
+export const Goal = z.object({
+  id: z.string().describe('Derived from the name; used in routes and results'),
+  name: z.string(),
+  type: z.enum(GOAL_TYPES),
+  match: z.string(),
+});
+export type Goal = z.infer<typeof Goal>;
+
+// ---------- experiments ----------
+
+export const EXPERIMENT_STATUSES = ['draft', 'running', 'stopped'] as const;
+export const EXPERIMENT_KEY_PATTERN = /^[a-z0-9_-]{1,64}$/;
+
+const zExperimentKey = z
+  .string()
+  .regex(EXPERIMENT_KEY_PATTERN, 'Use a key of 1 to 64 lower-case letters, digits, _ or -, the same as data-exp in the page');
+const zExperimentStatus = z.enum(EXPERIMENT_STATUSES, { error: 'Use status draft, running or stopped' });
+const zExperimentName = z.string().trim().min(1, 'Give a name, or leave name out').max(80, 'Use at most 80 characters');
+const zVariants = z
+  .array(
+    z
+      .string()
+      .trim()
+      .min(1, 'Give each variant a name')
+      .max(SETTINGS_LIMITS.variantLength, `Use variant names of at most ${SETTINGS_LIMITS.variantLength} characters`),
+  )
+  .min(2, 'Give at least two variants, such as ["control", "new"]')
+  .max(SETTINGS_LIMITS.variants, `Give at most ${SETTINGS_LIMITS.variants} variants`)
+  .superRefine((list, ctx) => {
+    const seen = new Set<string>();
+    for (const v of list) {
+      if (seen.has(v)) {
+        ctx.addIssue({ code: 'custom', message: `The variant ${v} is listed twice: list each variant once` });
+        return;
+      }
+      seen.add(v);
+    }
+  });
+
+export const ExperimentInput = z
+  .object({
+    key: zExperimentKey.describe('Equals the data-exp name in the page'),
+    name: zExperimentName.optional(),
+    variants: zVariants.describe('At least two distinct variant names'),
+    status: zExperimentStatus.optional().describe('draft (default), running or stopped'),
+  })
+  .strict();
+export type ExperimentInput = z.infer<typeof ExperimentInput>;
+
+export const Experiment = z.object({
+  key: z.string(),
+  name: z.string().optional(),
+  variants: z.array(z.string()),
+  status: z.enum(EXPERIMENT_STATUSES),
+});
+export type Experiment = z.infer<typeof Experiment>;
+
+// ---------- bot protection (the record's `settings.bot`; changed with PUT /v1/sites/{id}/bot) ----------
+
+export const BOT_MODES = ['off', 'log', 'challenge', 'block'] as const;
+export const BOT_DEFAULTS = ['allow', 'challenge', 'deny'] as const;
+export const BOT_ACTIONS = ['allow', 'challenge', 'deny'] as const;
+export const BOT_CATEGORIES = [
+  'search-engine',
+  'ai-search',
+  'ai-assistant',
+  'ai-training',
+  'preview',
+  'seo',
+  'monitor',
+  'archiver',
+  'tool',
+  'other',
+] as const;
+export const CLIENT_KINDS = ['browser', 'bot', 'verified-bot'] as const;
+
+const oneOrMany = <T extends z.ZodType>(item: T) => z.union([item, z.array(item)]);
+
+export const BotRuleMatch = z.object({
+  bot: oneOrMany(z.string()).optional(),
+  category: oneOrMany(z.enum(BOT_CATEGORIES)).optional(),
+  ai: z.boolean().optional(),
+  kind: z.enum(CLIENT_KINDS).optional(),
+  verified: z.boolean().optional(),
+  asn: oneOrMany(z.number()).optional(),
+  country: oneOrMany(z.string()).optional(),
+  path: oneOrMany(z.string()).optional(),
+});
+
+export const BotRule = z.object({
+  action: z.enum(BOT_ACTIONS),
+  label: z.string().optional(),
+  match: BotRuleMatch,
+});
+export type BotRule = z.infer<typeof BotRule>;
+
+export const BotSettings = z.object({
+  mode: z.enum(BOT_MODES),
+  bots: z.enum(BOT_DEFAULTS),
+  rules: z.array(BotRule),
+});
+export type BotSettings = z.infer<typeof BotSettings>;
+
+export const DEFAULT_BOT_SETTINGS: BotSettings = { mode: 'off', bots: 'allow', rules: [] };
+
+// ---------- the settings object and its routes ----------
+
+export const SiteSettings = z.object({
+  internalNetworks: z.array(z.string()).describe('CIDR networks whose traffic counts as internal'),
+  botWindows: z.array(BotWindow).describe('Windows whose traffic is filed as a bot fleet after the fact'),
+  goals: z.array(Goal),
+  experiments: z.array(Experiment),
+  bot: BotSettings,
+});
+export type SiteSettings = z.infer<typeof SiteSettings>;
+
+/** Goal ids must be unique: the second goal whose name gives an id already taken is refused at its name. */
+function uniqueGoalIds(goals: readonly GoalInput[], ctx: z.RefinementCtx) {
+  const seen = new Set<string>();
+  goals.forEach((g, i) => {
+    const id = goalIdOf(g.name);
+    if (seen.has(id)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [i, 'name'],
+        message: `Another goal already has the id ${id}: give this goal a name that differs in letters or digits`,
+      });
+    }
+    seen.add(id);
+  });
+}
+
+function uniqueExperimentKeys(list: readonly ExperimentInput[], ctx: z.RefinementCtx) {
+  const seen = new Set<string>();
+  list.forEach((e, i) => {
+    if (seen.has(e.key)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [i, 'key'],
+        message: `The key ${e.key} is used twice: give each experiment its own key`,
+      });
+    }
+    seen.add(e.key);
+  });
+}
+
+export const UpdateSiteSettingsInput = z
+  .object({
+    id: zId,
+    internalNetworks: z
+      .array(zCidr)
+      .max(SETTINGS_LIMITS.internalNetworks, `List at most ${SETTINGS_LIMITS.internalNetworks} networks`)
+      .optional()
+      .describe('Replaces the list: CIDR networks (IPv4 or IPv6) whose traffic counts as internal'),
+    botWindows: z
+      .array(BotWindowInput)
+      .max(SETTINGS_LIMITS.botWindows, `List at most ${SETTINGS_LIMITS.botWindows} windows`)
+      .optional()
+      .describe('Replaces the list: time windows whose traffic is filed as a bot fleet'),
+    goals: z
+      .array(GoalInput)
+      .max(SETTINGS_LIMITS.goals, `List at most ${SETTINGS_LIMITS.goals} goals`)
+      .superRefine(uniqueGoalIds)
+      .optional()
+      .describe('Replaces every goal at once'),
+    experiments: z
+      .array(ExperimentInput)
+      .max(SETTINGS_LIMITS.experiments, `List at most ${SETTINGS_LIMITS.experiments} experiments`)
+      .superRefine(uniqueExperimentKeys)
+      .optional()
+      .describe('Replaces every experiment at once'),
+  })
+  .strict();
+export type UpdateSiteSettingsInput = z.infer<typeof UpdateSiteSettingsInput>;
+
+export const GoalList = z.object({ goals: z.array(Goal) });
+export const GoalOutput = z.object({ goal: Goal });
+export const CreateGoalInput = GoalInput.safeExtend({ id: zId });
+export type CreateGoalInput = z.infer<typeof CreateGoalInput>;
+export const GoalParams = z.object({ id: zId, goal: z.string().min(1).max(200) }).strict();
+
+export const ExperimentList = z.object({ experiments: z.array(Experiment) });
+export const ExperimentOutput = z.object({ experiment: Experiment });
+export const CreateExperimentInput = ExperimentInput.safeExtend({ id: zId });
+export type CreateExperimentInput = z.infer<typeof CreateExperimentInput>;
+export const UpdateExperimentInput = z
+  .object({
+    id: zId,
+    key: z.string().min(1).max(200),
+    name: zExperimentName.nullable().optional().describe('New name; null removes it'),
+    variants: zVariants.optional(),
+    status: zExperimentStatus.optional(),
+  })
+  .strict();
+export type UpdateExperimentInput = z.infer<typeof UpdateExperimentInput>;
+export const ExperimentParams = z.object({ id: zId, key: z.string().min(1).max(200) }).strict();

@@ -1,2 +1,113 @@
-// Request and answer schemas of this resource (spec §2 and §4).
-export {};
+// Request and answer schemas of sites (spec §2 "Site", "Hostname"; §4 Sites; §8 limits).
+import { z } from 'zod';
+import { zId, zName, zTimestamp } from './common.ts';
+import { HOSTNAME_LIMITS, HostnameVerificationRecord } from './hostnames.ts';
+import { SiteKeyRecord } from './site-keys.ts';
+import { SiteSettings } from './site-settings.ts';
+
+let zoneIndex: Map<string, string> | undefined;
+/** Every IANA zone this runtime knows, by lower-cased name. */
+function zones(): Map<string, string> {
+  zoneIndex ??= new Map(['UTC', ...Intl.supportedValuesOf('timeZone')].map((z) => [z.toLowerCase(), z]));
+  return zoneIndex;
+}
+
+/**
+ * The stored form of a time zone name, or null when it is not an IANA zone: `UTC` or a zone of
+ * `Intl.supportedValuesOf('timeZone')` (any letter case, stored as listed), or a current IANA name the
+ * runtime lists under an older one (`Europe/Kyiv`, listed as `Europe/Kiev`), kept as written.
+ */
+export function canonicalTimezone(input: string): string | null {
+  const name = input.trim();
+  const listed = zones().get(name.toLowerCase());
+  if (listed) return listed;
+  if (!/^[A-Z][A-Za-z_]*(\/[A-Z][A-Za-z0-9_+-]*)+$/.test(name)) return null;
+  try {
+    const resolved = new Intl.DateTimeFormat('en', { timeZone: name }).resolvedOptions().timeZone;
+    return zones().has(resolved.toLowerCase()) ? name : null;
+  } catch {
+    return null;
+  }
+}
+
+export const zTimezone = z
+  .string()
+  .max(64, 'Give an IANA time zone such as Europe/Berlin or UTC')
+  .refine((v) => canonicalTimezone(v) !== null, 'Give an IANA time zone such as Europe/Berlin, America/New_York or UTC');
+
+/** One hostname in the site record (spec §2 Hostname). */
+export const HostnameRecord = z.object({
+  hostname: z.string().describe('Bare, lower-case hostname'),
+  proxy: z.boolean().describe('Served through the proxy (proxy mode)'),
+  verifiedAt: zTimestamp.nullable(),
+  verification: HostnameVerificationRecord.nullable().describe(
+    'The TXT record to add while an ordinary hostname is unverified; null once verified, and for proxy-mode hostnames (the edge platform validates those)',
+  ),
+  createdAt: zTimestamp,
+});
+export type HostnameRecord = z.infer<typeof HostnameRecord>;
+
+export const Site = z.object({
+  id: zId,
+  name: z.string(),
+  timezone: z.string().describe('IANA zone; report days start at midnight there'),
+  createdAt: zTimestamp,
+  hostnames: z.array(HostnameRecord),
+  settings: SiteSettings,
+  lastSeenAt: zTimestamp.nullable().describe('When a page with the snippet was last viewed (stamped at most once a minute)'),
+});
+export type Site = z.infer<typeof Site>;
+
+export const SiteList = z.object({ sites: z.array(Site) });
+export type SiteList = z.infer<typeof SiteList>;
+
+export const SiteOutput = z.object({ site: Site });
+export type SiteOutput = z.infer<typeof SiteOutput>;
+
+export const CreateSiteInput = z
+  .object({
+    name: zName.describe('1-80 characters'),
+    timezone: zTimezone.optional().describe('IANA time zone; report days start at midnight there (default UTC)'),
+    hostnames: z
+      .array(z.string().max(1000, 'Use a hostname of at most 253 characters'))
+      .max(
+        HOSTNAME_LIMITS.perSite,
+        `List at most ${HOSTNAME_LIMITS.perSite} hostnames: a site has at most ${HOSTNAME_LIMITS.perSite}`,
+      )
+      .optional()
+      .describe('Bare hostnames such as www.example.com (no scheme, path or port); each gets a TXT record to verify'),
+  })
+  .strict();
+export type CreateSiteInput = z.infer<typeof CreateSiteInput>;
+
+export const CreateSiteOutput = z.object({
+  site: Site,
+  publicKey: SiteKeyRecord.describe('The public key for the page snippet (data-site)'),
+});
+export type CreateSiteOutput = z.infer<typeof CreateSiteOutput>;
+
+export const SiteIdInput = z.object({ id: zId }).strict();
+export type SiteIdInput = z.infer<typeof SiteIdInput>;
+
+export const UpdateSiteInput = z
+  .object({
+    id: zId,
+    name: zName.optional(),
+    timezone: zTimezone.optional().describe('IANA time zone'),
+  })
+  .strict();
+export type UpdateSiteInput = z.infer<typeof UpdateSiteInput>;
+
+export const InstallStatusOutput = z.object({
+  installed: z.boolean().describe('true once a page with the snippet has been viewed'),
+  lastSeenAt: zTimestamp.nullable(),
+  message: z.string().describe('What the status means and what to do next'),
+});
+export type InstallStatusOutput = z.infer<typeof InstallStatusOutput>;
+
+export const SnippetOutput = z.object({
+  html: z.string().describe('Paste into the <head> of every page'),
+  scriptUrl: z.string(),
+  siteKey: z.string().describe('The public key (data-site)'),
+});
+export type SnippetOutput = z.infer<typeof SnippetOutput>;
