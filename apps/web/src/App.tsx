@@ -7,6 +7,11 @@ import { NotFoundPage } from './pages/NotFoundPage.tsx';
 import { ResendVerificationPage } from './pages/ResendVerificationPage.tsx';
 import { ResetPasswordPage } from './pages/ResetPasswordPage.tsx';
 import { SignupPage } from './pages/SignupPage.tsx';
+import { SitePage } from './pages/sites/SitePage.tsx';
+import { SitesPage } from './pages/sites/SitesPage.tsx';
+import { AcceptInvitePage } from './pages/workspace/AcceptInvitePage.tsx';
+import { MembersPage } from './pages/workspace/MembersPage.tsx';
+import { TokensPage } from './pages/workspace/TokensPage.tsx';
 import { VerifyPage } from './pages/VerifyPage.tsx';
 import { usePath } from './router.tsx';
 
@@ -20,11 +25,19 @@ const ROUTES: Record<string, ComponentType> = {
   '/forgot-password': ForgotPasswordPage,
   '/reset-password': ResetPasswordPage,
   '/account': AccountPage,
+  '/accept-invite': AcceptInvitePage,
+  '/members': MembersPage,
+  '/tokens': TokensPage,
+  '/sites': SitesPage,
 };
+
+/** Pages whose path carries an id: `/sites/<id>` (the page reads the id from the path). */
+const PREFIX_ROUTES: [prefix: string, page: ComponentType][] = [['/sites/', SitePage]];
 
 export function App() {
   const path = usePath();
-  const Page = ROUTES[path.replace(/(.)\/+$/, '$1')] ?? NotFoundPage;
+  const clean = path.replace(/(.)\/+$/, '$1');
+  const Page = ROUTES[clean] ?? PREFIX_ROUTES.find(([prefix]) => clean.startsWith(prefix))?.[1] ?? NotFoundPage;
   // `key` gives each page fresh state, even when navigating to the page already shown.
   return <Page key={path} />;
 }

@@ -1,0 +1,6 @@
+import { NotFoundPage } from '../NotFoundPage.tsx';
+
+/** Placeholder until this page is built. */
+export function AcceptInvitePage() {
+  return <NotFoundPage />;
+}
