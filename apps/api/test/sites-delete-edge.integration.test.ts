@@ -1,7 +1,8 @@
 import { Site } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EdgeStandIn, startEdgeStandIn } from './support/edge-standin.ts';
-import { createToken, createUser, startTestServer, type TestServer } from './support/server.ts';
+import { startTestServer, type TestServer } from './support/server.ts';
+import { siteOfNewOwner } from './support/sites.ts';
 
 /** Deleting a site must not leave its proxy hostnames registered at the edge platform. */
 describe('site deletion and the edge platform', () => {
@@ -17,15 +18,7 @@ describe('site deletion and the edge platform', () => {
   });
 
   it('releases every proxy hostname at the edge, then deletes the site and its keys', async () => {
-    const u = await createUser(t.deps);
-    const { token } = await createToken(t.deps, {
-      userId: u.user.id,
-      workspaceId: u.workspace.id,
-      scopes: ['sites:read', 'sites:write'],
-    });
-    const auth = `Bearer ${token}`;
-    const created = await t.request.post('/v1/sites').set('Authorization', auth).send({ name: 'Shop' }).expect(201);
-    const siteId = created.body.site.id as string;
+    const { auth, siteId } = await siteOfNewOwner(t, { name: 'Shop' });
     const host = `shop-${Date.now()}.example.com`;
     await t.request
       .post(`/v1/sites/${siteId}/hostnames`)

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findSiteByPublicKey, findSiteBySecret } from '../src/services/sites/key-lookup.ts';
 import { expectProblem } from './support/auth-helpers.ts';
 import { modernCall } from './support/mcp-http.ts';
-import { createToken, createUser, startTestServer, type TestServer } from './support/server.ts';
+import { createToken, startTestServer, type TestServer } from './support/server.ts';
+import { siteOfNewOwner as newOwnerSite } from './support/sites.ts';
 
 type KeyRecord = { id: string; kind: string; value: string | null; prefix: string; createdAt: string; shownOnce: boolean };
 
@@ -15,18 +16,10 @@ describe('site keys: list, create, rotate, delete, lookups', () => {
   });
   afterAll(() => t.close());
 
-  /** An owner with a sites token and one site; `publicKey` is the site's public key record. */
-  async function siteOfNewOwner() {
-    const u = await createUser(t.deps);
-    const { token } = await createToken(t.deps, {
-      userId: u.user.id,
-      workspaceId: u.workspace.id,
-      scopes: ['sites:read', 'sites:write'],
-    });
-    const auth = `Bearer ${token}`;
-    const res = await t.request.post('/v1/sites').set('Authorization', auth).send({ name: 'Keys' }).expect(201);
-    return { ...u, token, auth, siteId: res.body.site.id as string, publicKey: res.body.publicKey as KeyRecord };
-  }
+  const siteOfNewOwner = async () => {
+    const o = await newOwnerSite(t, { name: 'Keys' });
+    return { ...o, publicKey: o.publicKey as KeyRecord };
+  };
 
   const em = () => t.deps.orm.em.fork();
 

@@ -1,7 +1,8 @@
 import { Site } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem } from './support/auth-helpers.ts';
-import { createToken, createUser, startTestServer, type TestServer } from './support/server.ts';
+import { createToken, startTestServer, type TestServer } from './support/server.ts';
+import { siteOfNewOwner as newOwnerSite } from './support/sites.ts';
 
 describe('site settings, goals and experiments', () => {
   let t: TestServer;
@@ -10,17 +11,7 @@ describe('site settings, goals and experiments', () => {
   });
   afterAll(() => t.close());
 
-  async function siteOfNewOwner() {
-    const u = await createUser(t.deps);
-    const { token } = await createToken(t.deps, {
-      userId: u.user.id,
-      workspaceId: u.workspace.id,
-      scopes: ['sites:read', 'sites:write'],
-    });
-    const auth = `Bearer ${token}`;
-    const res = await t.request.post('/v1/sites').set('Authorization', auth).send({ name: 'Settings' }).expect(201);
-    return { ...u, token, auth, siteId: res.body.site.id as string };
-  }
+  const siteOfNewOwner = () => newOwnerSite(t, { name: 'Settings' });
 
   const patch = (o: { auth: string; siteId: string }, body: unknown) =>
     t.request
