@@ -1,6 +1,66 @@
-import { NotFoundPage } from '../NotFoundPage.tsx';
+import { useEffect } from 'react';
+import { GuestPage } from '../../components/GuestPage.tsx';
+import { Notice } from '../../components/Notice.tsx';
+import { useQuery } from '../../data/useQuery.ts';
+import { Link, useQueryParam } from '../../router.tsx';
+import { api } from '../../trpc.ts';
+import { JoinWorkspace } from './invite/JoinWorkspace.tsx';
+import { rememberPendingInvite } from './pendingInvite.ts';
+import { WorkspaceFrame } from './WorkspaceFrame.tsx';
 
-/** Placeholder until this page is built. */
+const invitePath = (token: string) => `/accept-invite?token=${encodeURIComponent(token)}`;
+
+/**
+ * `/accept-invite?token=…`, the invitation e-mail's link. Signed in: a button to join. Signed out:
+ * the link is remembered in this tab, and after signing in the dashboard comes back here.
+ */
 export function AcceptInvitePage() {
-  return <NotFoundPage />;
+  const token = useQueryParam('token');
+  const me = useQuery(() => api.me.get.query());
+  const signedOut = me.problem?.status === 401;
+
+  useEffect(() => {
+    if (signedOut && token) rememberPendingInvite(invitePath(token));
+  }, [signedOut, token]);
+
+  if (!token) {
+    return (
+      <GuestPage title="Join a workspace">
+        <Notice tone="error">This link is incomplete: open the link in the invitation e-mail again.</Notice>
+      </GuestPage>
+    );
+  }
+
+  if (signedOut) {
+    return (
+      <GuestPage title="Join a workspace" intro="You have been invited to a workspace on Unseen Stats.">
+        <div className="card invite-card">
+          <p>
+            Sign in with <strong>the address the invitation was sent to</strong>, and you will come back to this page to join.
+          </p>
+          <div className="form-actions">
+            <Link to="/login" className="button button-primary">
+              Sign in
+            </Link>
+            <Link to="/signup" className="button button-secondary">
+              Create an account
+            </Link>
+          </div>
+          <p className="muted small">
+            New to Unseen Stats? Create an account with the invited address and confirm it from the e-mail we send, then sign in.
+            If you do not land back here, open the invitation link again: it works for 7 days.
+          </p>
+        </div>
+      </GuestPage>
+    );
+  }
+
+  const user = me.data?.user;
+  return (
+    <WorkspaceFrame title="Join a workspace" problem={me.problem}>
+      {me.problem && <Notice tone="error">{me.problem.title}</Notice>}
+      {!me.problem && !user && <p className="loading">Loading…</p>}
+      {user && <JoinWorkspace token={token} email={user.email} path={invitePath(token)} />}
+    </WorkspaceFrame>
+  );
 }

@@ -1,0 +1,208 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DnsStandIn, startDnsServer } from '../../api/test/support/dns-server.ts';
+import { createUser, GOOD_PASSWORD, startTestServer, type TestServer } from '../../api/test/support/server.ts';
+
+const DIST_INDEX = path.resolve(import.meta.dirname, '../dist/index.html');
+const SITE_SCREENSHOT = '/tmp/e2e-site.png';
+const SITES_SCREENSHOT = '/tmp/e2e-sites.png';
+const UI_TIMEOUT = 15_000;
+
+async function signInThroughUi(page: Page, email: string) {
+  const form = page.locator('form[name="login"]');
+  await form.locator('input[name="email"]').fill(email);
+  await form.locator('input[name="password"]').fill(GOOD_PASSWORD);
+  await form.locator('button[type="submit"]').click();
+}
+
+/** The internal-network input showing `value`, and the text of the error tied to it (if any). */
+async function networkError(page: Page, value: string): Promise<string | null> {
+  const input = page.locator('form[name="internalNetworks"] input[name="internalNetworks"]');
+  const all = await input.all();
+  for (const el of all) {
+    if ((await el.inputValue()) !== value) continue;
+    if ((await el.getAttribute('aria-invalid')) !== 'true') return null;
+    const ids = ((await el.getAttribute('aria-describedby')) ?? '').split(' ').filter((id) => id.endsWith('-error'));
+    return ids[0] ? page.locator(`[id="${ids[0]}"]`).textContent() : null;
+  }
+  throw new Error(`no internal-network row shows ${value}`);
+}
+
+describe('dashboard: site pages in a real browser', () => {
+  let t: TestServer;
+  let dns: DnsStandIn;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    if (!existsSync(DIST_INDEX)) {
+      throw new Error(`The dashboard is not built (${DIST_INDEX} is missing): run \`npm run build -w @us/web\` first`);
+    }
+    dns = await startDnsServer();
+    t = await startTestServer({ env: { DNS_SERVERS: dns.address } });
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--no-first-run',
+        '--disable-sync',
+      ],
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await dns?.close();
+  });
+
+  it('sends a signed-out visitor of /sites to sign in', { timeout: 60_000 }, async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    page.setDefaultTimeout(UI_TIMEOUT);
+    await page.goto(`${t.url}/sites`);
+    await page.waitForURL(/\/login$/);
+    await context.close();
+  });
+
+  it('creates a site, verifies its hostname by DNS and edits its internal networks', { timeout: 180_000 }, async () => {
+    const owner = await createUser(t.deps, { workspaceName: 'Shop workspace' });
+    const host = `shop-${Math.random().toString(36).slice(2, 10)}.example.com`;
+    const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, timezoneId: 'Europe/Berlin' });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });
+    const page = await context.newPage();
+    page.setDefaultTimeout(UI_TIMEOUT);
+
+    await page.goto(`${t.url}/login`);
+    await signInThroughUi(page, owner.email);
+    await page.waitForURL(/\/account$/);
+
+    // The site list: empty, saying what a site is; the create form has the browser's zone preselected.
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Sites' }).click();
+    await page.waitForURL(/\/sites$/);
+    await page.getByRole('heading', { name: 'Sites', level: 1 }).waitFor();
+    await page.getByText('No sites yet.').waitFor();
+    const create = page.locator('form[name="createSite"]');
+    expect(await create.locator('select[name="timezone"]').inputValue()).toBe('Europe/Berlin');
+
+    // A bad hostname is pointed at by its line.
+    await create.locator('input[name="name"]').fill('My shop');
+    await create.locator('textarea[name="hostnames"]').fill(`${host}\n\nhttps://bad.example.com/x`);
+    await create.getByRole('button', { name: 'Create site' }).click();
+    await expect
+      .poll(() => page.locator('#createSite-hostnames-error').textContent(), { timeout: UI_TIMEOUT })
+      .toMatch(/^Line 3 \(https:\/\/bad\.example\.com\/x\): Leave out the scheme/);
+
+    await create.locator('textarea[name="hostnames"]').fill(host);
+    await create.getByRole('button', { name: 'Create site' }).click();
+    await page.waitForURL(/\/sites\/[0-9a-f-]{36}$/);
+    await page.getByRole('heading', { name: 'My shop', level: 1 }).waitFor();
+    await page.getByText('Time zone Europe/Berlin').waitFor();
+
+    // The exact TXT record to add.
+    const record = page.getByRole('table', { name: `DNS record to add for ${host}` });
+    await record.waitFor();
+    const cells = record.locator('tbody tr td');
+    expect(await cells.nth(0).textContent()).toBe('TXT');
+    const name = await record.locator('code.site-dns-name').textContent();
+    const value = (await record.locator('code.site-dns-value').textContent()) ?? '';
+    expect(name).toBe(`_svc.${host}`);
+    expect(value).toMatch(/^svc-verify=[A-Za-z0-9_-]{20,}$/);
+
+    // Verify before the record exists: the service says what is missing.
+    const item = page.getByRole('listitem', { name: host });
+    await item.getByRole('button', { name: `Verify ${host}` }).click();
+    await item.getByText(`No TXT record found at _svc.${host}`).waitFor();
+    await item.screenshot({ path: '/tmp/e2e-site-hostname.png' });
+    await item.getByText('Not verified', { exact: true }).waitFor();
+
+    // The record is added at the DNS server: verified, and the record table is gone.
+    dns.setTxt(`_svc.${host}`, [value]);
+    await item.getByRole('button', { name: `Verify ${host}` }).click();
+    await item.getByText('Verified', { exact: true }).waitFor();
+    await record.waitFor({ state: 'detached' });
+    expect(await item.getByRole('button', { name: `Verify ${host}` }).count()).toBe(0);
+    expect(dns.queries).toContain(`_svc.${host}`);
+
+    // The snippet carries the site's public key.
+    const snippet = (await page.locator('#site-snippet').textContent()) ?? '';
+    expect(snippet).toContain('data-site="pk_');
+    expect(snippet).toContain((await page.locator('#site-public-key').textContent()) ?? 'no public key shown');
+    await page.getByText('Waiting for the first pageview.').waitFor();
+
+    // A server secret is shown once, then only by its prefix.
+    await page.getByRole('button', { name: 'Create server secret' }).click();
+    const secret = (await page.locator('#site-new-secret').textContent()) ?? '';
+    expect(secret).toMatch(/^sk_live_[A-Za-z0-9]{32}$/);
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    await page
+      .getByRole('list', { name: 'Server secrets' })
+      .getByText(`${secret.slice(0, 12)}…`)
+      .waitFor();
+    expect(await page.locator('#site-new-secret').count()).toBe(0);
+
+    // The internal link on the verified hostname.
+    await page.getByRole('button', { name: 'Create link' }).click();
+    expect(await page.locator('#internal-link-url').textContent()).toMatch(
+      new RegExp(`^https://${host.replace(/\./g, '\\.')}/_us/internal\\?token=`),
+    );
+
+    // An internal network, saved and still there after a reload.
+    const networks = page.locator('form[name="internalNetworks"]');
+    await networks.getByRole('button', { name: 'Add network' }).click();
+    await networks.getByRole('textbox', { name: 'Network 1', exact: true }).fill('10.0.0.0/8');
+    await networks.getByRole('button', { name: 'Save networks' }).click();
+    await networks.getByText('Saved: 1 network counts as internal.').waitFor();
+    await page.screenshot({ path: SITE_SCREENSHOT, fullPage: true });
+
+    await page.reload();
+    await page.getByRole('heading', { name: 'My shop', level: 1 }).waitFor();
+    await expect
+      .poll(() => networks.getByRole('textbox', { name: 'Network 1', exact: true }).inputValue(), { timeout: UI_TIMEOUT })
+      .toBe('10.0.0.0/8');
+
+    // A bad one is refused under its own row, and the good one is untouched.
+    await networks.getByRole('button', { name: 'Add network' }).click();
+    await networks.getByRole('textbox', { name: 'Network 2', exact: true }).fill('10.0.0.0/99');
+    await networks.getByRole('button', { name: 'Save networks' }).click();
+    await expect.poll(() => networkError(page, '10.0.0.0/99'), { timeout: UI_TIMEOUT }).toMatch(/prefix length of 0 to 32/);
+    expect(await networkError(page, '10.0.0.0/8')).toBeNull();
+    await page.reload();
+    await page.getByRole('heading', { name: 'My shop', level: 1 }).waitFor();
+    await expect.poll(() => networks.locator('input[name="internalNetworks"]').count(), { timeout: UI_TIMEOUT }).toBe(1);
+
+    // A goal and an experiment.
+    const goal = page.locator('form[name="addGoal"]');
+    await goal.locator('input[name="name"]').fill('Signed up');
+    await goal.locator('input[name="match"]').fill('signup');
+    await goal.getByRole('button', { name: 'Add goal' }).click();
+    await page.getByRole('table', { name: 'Goals' }).getByText('signed-up').waitFor();
+    const exp = page.locator('form[name="addExperiment"]');
+    await exp.locator('input[name="key"]').fill('pricing');
+    await exp.getByRole('button', { name: 'Add experiment' }).click();
+    const status = page.getByRole('combobox', { name: 'Status of pricing' });
+    await status.selectOption('running');
+    await page.reload();
+    await expect.poll(() => status.inputValue(), { timeout: UI_TIMEOUT }).toBe('running');
+
+    // The list shows the site with its hostname count, linking back to it.
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Sites' }).click();
+    await page.waitForURL(/\/sites$/);
+    const row = page.getByRole('table', { name: 'Sites' }).getByRole('row', { name: /My shop/ });
+    await row.waitFor();
+    expect(await row.textContent()).toContain('Europe/Berlin');
+    expect(await row.textContent()).toContain('1 verified');
+    await page.screenshot({ path: SITES_SCREENSHOT, fullPage: true });
+
+    // An unknown site is a friendly page.
+    await page.goto(`${t.url}/sites/00000000-0000-4000-8000-000000000000`);
+    await page.getByText('No such site in this workspace.').waitFor();
+    await context.close();
+  });
+});

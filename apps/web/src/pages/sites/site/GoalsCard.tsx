@@ -1,0 +1,74 @@
+import { Card } from '../../../components/Card.tsx';
+import { Notice } from '../../../components/Notice.tsx';
+import { api } from '../../../trpc.ts';
+import { ConfirmButton } from '../parts/ConfirmButton.tsx';
+import { useAction } from '../parts/useAction.ts';
+import type { Goal, Site } from '../types.ts';
+import { AddGoalForm } from './AddGoalForm.tsx';
+
+/** The site's goals: an event name or a page path that counts as a conversion. */
+export function GoalsCard({ site, onChanged }: { site: Site; onChanged: () => void }) {
+  const goals = site.settings.goals;
+  const action = useAction();
+  const remove = (g: Goal) =>
+    action.run(g.id, async () => {
+      await api.siteSettings.deleteGoal.mutate({ id: site.id, goal: g.id });
+      onChanged();
+    });
+  return (
+    <Card title="Goals">
+      <p className="card-intro">
+        A goal is reached when a visitor sends an event or views a page. Goals read stored events, so earlier visits count too.
+      </p>
+      {action.error && <Notice tone="error">{action.error}</Notice>}
+      {goals.length === 0 ? (
+        <p className="site-none">No goals yet.</p>
+      ) : (
+        <div className="site-table-wrap">
+          <table className="site-table" aria-label="Goals">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Type</th>
+                <th scope="col">Match</th>
+                <th scope="col">Id</th>
+                <th scope="col">
+                  <span className="site-visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {goals.map((g) => (
+                <tr key={g.id}>
+                  <th scope="row" className="site-cell-main">
+                    {g.name}
+                  </th>
+                  <td>{g.type === 'event' ? 'Event' : 'Page path'}</td>
+                  <td>
+                    <code>{g.match}</code>
+                  </td>
+                  <td>
+                    <code className="muted">{g.id}</code>
+                  </td>
+                  <td className="site-cell-actions">
+                    <ConfirmButton
+                      label="Delete"
+                      name={`Delete goal ${g.name}`}
+                      question="Delete this goal?"
+                      confirmLabel="Delete goal"
+                      busy={action.busy === g.id}
+                      busyLabel="Deleting…"
+                      disabled={action.busy !== null}
+                      onConfirm={() => void remove(g)}
+                    />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <AddGoalForm siteId={site.id} onAdded={onChanged} />
+    </Card>
+  );
+}

@@ -1,0 +1,63 @@
+import { useEffect, useRef, useState } from 'react';
+
+interface ConfirmButtonProps {
+  /** Visible text of the first button ("Remove"). */
+  label: string;
+  /** Its accessible name when the text alone is ambiguous in a list ("Remove ada@example.com"). */
+  name: string;
+  question: string;
+  confirmLabel: string;
+  busy: boolean;
+  disabled?: boolean;
+  onConfirm: () => void;
+}
+
+/** A destructive button that asks first: the question and a confirm button replace it in place. */
+export function ConfirmButton({ label, name, question, confirmLabel, busy, disabled, onConfirm }: ConfirmButtonProps) {
+  const [asking, setAsking] = useState(false);
+  const confirm = useRef<HTMLButtonElement>(null);
+  const first = useRef<HTMLButtonElement>(null);
+  const wasAsking = useRef(false);
+
+  useEffect(() => {
+    if (asking) confirm.current?.focus();
+    else if (wasAsking.current) first.current?.focus();
+    wasAsking.current = asking;
+  }, [asking]);
+
+  if (!asking) {
+    return (
+      <button
+        ref={first}
+        type="button"
+        className="button button-secondary button-small"
+        aria-label={name}
+        onClick={() => setAsking(true)}
+        disabled={busy || disabled}
+      >
+        {busy ? 'Working…' : label}
+      </button>
+    );
+  }
+  return (
+    <span className="confirm">
+      <span className="confirm-question">{question}</span>
+      <span className="confirm-buttons">
+        <button
+          ref={confirm}
+          type="button"
+          className="button button-danger button-small"
+          onClick={() => {
+            setAsking(false);
+            onConfirm();
+          }}
+        >
+          {confirmLabel}
+        </button>
+        <button type="button" className="button button-link" onClick={() => setAsking(false)}>
+          Cancel
+        </button>
+      </span>
+    </span>
+  );
+}

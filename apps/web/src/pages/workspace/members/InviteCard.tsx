@@ -1,0 +1,48 @@
+import { useState } from 'react';
+import { Card } from '../../../components/Card.tsx';
+import { Field } from '../../../components/Field.tsx';
+import { FormShell } from '../../../components/FormShell.tsx';
+import { Notice } from '../../../components/Notice.tsx';
+import { useForm } from '../../../forms/useForm.ts';
+import { sendToSignInOn401 } from '../../../session.ts';
+import { api } from '../../../trpc.ts';
+import { SelectField } from '../SelectField.tsx';
+import { INVITE_ROLES, type InviteRole } from '../types.ts';
+
+const ROLE_OPTIONS = INVITE_ROLES.map((r) => ({ value: r, label: r.charAt(0).toUpperCase() + r.slice(1) }));
+
+/**
+ * Invite someone by e-mail. Refusals are the server's to explain: 402 (the plan's member allowance,
+ * pending invitations included) and 409 (already a member, or already invited) show at the top.
+ */
+export function InviteCard({ onInvited }: { onInvited: () => void }) {
+  const [sent, setSent] = useState<string | null>(null);
+  const form = useForm({
+    name: 'invite',
+    initial: { email: '', role: 'member' },
+    onProblem: sendToSignInOn401,
+    submit: async ({ email, role }) => {
+      setSent(null);
+      const { invite } = await api.members.createInvite.mutate({ email, role: role as InviteRole });
+      form.reset();
+      setSent(invite.email);
+      onInvited();
+    },
+  });
+
+  return (
+    <Card title="Invite someone">
+      <p className="card-intro">They get an e-mail with a link that works once, for 7 days, for that address only.</p>
+      {sent && <Notice>An invitation is on its way to {sent}.</Notice>}
+      <FormShell form={form} submitLabel="Send invitation" busyLabel="Sending…" label="Invite someone">
+        <div className="form-row">
+          <Field label="E-mail" bind={form.field('email')} type="email" autoComplete="off" required />
+          <SelectField label="Role" bind={form.field('role')} options={ROLE_OPTIONS} />
+        </div>
+        <p className="field-hint">
+          Admins manage everything except the plan; members manage sites and read the rest; viewers see sites and reports.
+        </p>
+      </FormShell>
+    </Card>
+  );
+}
