@@ -14,9 +14,10 @@ import {
 } from '@us/shared';
 import type { Deps } from '../../deps.ts';
 import { AppError, badRequest } from '../../errors.ts';
-import { randomToken } from '../../security/tokens.ts';
+import { newInternalKey } from '../internal-link/mark.ts';
 import { isUuid, loadSite, workspaceIdOf } from '../access.ts';
 import { releaseEdgeHostnames } from '../hostnames/hostnames.ts';
+import { newVerifyToken } from '../hostnames/view.ts';
 import type { Actor } from '../credentials.ts';
 import { lockWorkspace } from '../workspace/seats.ts';
 import { createKeyRow, keyRecord } from './keys.ts';
@@ -75,7 +76,7 @@ export async function createSite(em: EntityManager, actor: Actor, input: CreateS
       name: input.name,
       timezone,
       settings: newSiteSettings(),
-      internalKey: randomToken(32),
+      internalKey: newInternalKey(),
       lastSeenAt: null,
     });
     const now = new Date();
@@ -86,7 +87,7 @@ export async function createSite(em: EntityManager, actor: Actor, input: CreateS
         hostname,
         proxy: false,
         origin: null,
-        verifyToken: randomToken(24),
+        verifyToken: newVerifyToken(),
         verifiedAt: null,
         edgeId: null,
         edgeStatus: null,
