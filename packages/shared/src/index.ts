@@ -12,3 +12,4 @@ export * from './schemas/sites.ts';
 export * from './schemas/tokens.ts';
 export * from './schemas/workspace.ts';
 export * from './hostname.ts';
+export * from './schemas/collect.ts';

@@ -1,0 +1,100 @@
+import { z } from 'zod';
+
+/**
+ * The wire format between the page script / edge SDK / proxy mode and the collect endpoint
+ * (`POST {COLLECT_URL}`, default `{BASE_URL}/collect`). Page reports travel as `text/plain` JSON so the
+ * browser sends them without a CORS preflight; short keys keep the script small.
+ */
+
+/** What every page report carries. */
+const PageBase = z.object({
+  /** The site's public key (`pk_` + 26 letters/digits). */
+  k: z.string().regex(/^pk_[a-z0-9]{26}$/),
+  /** Full URL of the page (its hostname must be one of the site's; path and utm_* are read from it). */
+  u: z.url().max(2048),
+  /** Pageview id: random per confirmed pageview, ties events and the leave report to it. */
+  id: z.string().regex(/^[A-Za-z0-9_-]{8,32}$/),
+  /** The internal mark cookie (`us_internal`) when the browser carries one. */
+  m: z.string().max(512).optional(),
+});
+
+/** A confirmed pageview (the page became visible), including client-side navigations. */
+export const PageviewReport = PageBase.extend({
+  t: z.literal('pv'),
+  /** Referrer URL ('' when none); only its hostname is kept. */
+  r: z.string().max(2048),
+  /** Window width in CSS pixels. */
+  w: z.number().int().min(0).max(100_000),
+  /** navigator.language. */
+  l: z.string().max(35),
+  /** Intl time zone of the browser. */
+  z: z.string().max(64),
+  /** Per-tab page counter from sessionStorage: 1 = where a visit began in this tab. */
+  n: z.number().int().min(1).max(100_000),
+  /** data-page-type of the script tag. */
+  p: z.string().max(64).optional(),
+  /** 1 when data-journeys="off". */
+  j: z.literal(1).optional(),
+  /** A/B exposures from data-exp: experiment key → variant. */
+  x: z.record(z.string().regex(/^[a-z0-9_-]{1,64}$/), z.string().min(1).max(64)).optional(),
+});
+
+/** Sent when the page is left (pagehide / visibilitychange to hidden). */
+export const LeaveReport = PageBase.extend({
+  t: z.literal('leave'),
+  /** Deepest scroll position reached, in percent of the page. */
+  s: z.number().int().min(0).max(100),
+  /** Visible time on the page, in milliseconds. */
+  d: z.number().int().min(0).max(86_400_000),
+  /** 1 when the visitor clicked, typed or scrolled. */
+  i: z.union([z.literal(0), z.literal(1)]),
+});
+
+/** An event from site code (`window.unseen('signup', { label, value })`). */
+export const EventReport = PageBase.extend({
+  t: z.literal('ev'),
+  /** Event name. */
+  e: z.string().min(1).max(128),
+  /** Optional label. */
+  el: z.string().max(256).optional(),
+  /** Optional numeric value. */
+  ev: z.number().finite().optional(),
+});
+
+export const PageReport = z.discriminatedUnion('t', [PageviewReport, LeaveReport, EventReport]);
+export type PageReport = z.infer<typeof PageReport>;
+
+/** One server request recorded by the edge worker SDK (sent in batches after the response). */
+export const RequestRecord = z.object({
+  /** Epoch milliseconds when the request arrived at the edge. */
+  at: z.number().int(),
+  method: z.string().max(16),
+  /** Request path (no query string). */
+  path: z.string().max(2048),
+  status: z.number().int().min(100).max(599),
+  /** Edge cache status (HIT, MISS, DYNAMIC, ...) when known. */
+  cache: z.string().max(32).optional(),
+  /** Milliseconds the origin took. */
+  ms: z.number().int().min(0).max(600_000),
+  /** Client address, used in memory only for enrichment (never stored). */
+  ip: z.string().max(64).optional(),
+  /** Full user agent, used in memory only for classification (never stored). */
+  ua: z.string().max(1024).optional(),
+  country: z.string().length(2).optional(),
+  asn: z.number().int().min(0).optional(),
+  asOrg: z.string().max(256).optional(),
+  /** The edge platform's own signals (e.g. Cloudflare's cf.botManagement / verifiedBot). */
+  verifiedBot: z.boolean().optional(),
+  botScore: z.number().int().min(0).max(100).optional(),
+  /** TLS summary, e.g. "TLSv1.3". */
+  tls: z.string().max(32).optional(),
+});
+export type RequestRecord = z.infer<typeof RequestRecord>;
+
+/** A batch from the edge SDK: `POST {COLLECT_URL}/requests` with header `x-svc-proxy: <site secret>`. */
+export const RequestBatch = z.object({
+  /** The site's public key. */
+  k: z.string().regex(/^pk_[a-z0-9]{26}$/),
+  records: z.array(RequestRecord).min(1).max(500),
+});
+export type RequestBatch = z.infer<typeof RequestBatch>;
