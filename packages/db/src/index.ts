@@ -1,3 +1,4 @@
 export * from './embedded.ts';
 export * from './entities/index.ts';
 export * from './orm.ts';
+export * from './analytics/index.ts';

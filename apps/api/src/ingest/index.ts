@@ -1,0 +1,3 @@
+export * from './buffer.ts';
+export * from './flusher.ts';
+export { type Ingest, maintainPartitions, type StartIngestArgs, startIngest } from './start.ts';

@@ -1,0 +1,190 @@
+import { randomUUID } from 'node:crypto';
+import { createOrm, type Orm } from '@us/db';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import {
+  dropPartitionsBefore,
+  ensurePartitions,
+  forgetEnsuredPartitions,
+  insertRows,
+  listPartitions,
+  type PageviewRow,
+} from '@us/db';
+
+let orm: Orm;
+beforeAll(async () => {
+  orm = await createOrm(inject('databaseUrl'), { poolMax: 4 });
+});
+afterAll(async () => {
+  await orm?.close();
+});
+
+const q = <T>(sql: string, params: unknown[] = []) => orm.em.getConnection().execute<T[]>(sql, params, 'all');
+
+function pageview(siteId: string, at: Date, extra: Partial<PageviewRow> = {}): PageviewRow {
+  return {
+    id: randomUUID(),
+    siteId,
+    at,
+    pageviewId: randomUUID(),
+    visitor: 'v1',
+    sessionStart: true,
+    lane: 'human',
+    path: '/',
+    device: 'desktop',
+    ...extra,
+  };
+}
+
+describe('analytics schema', () => {
+  it('has no column that could hold an IP address or a user agent', async () => {
+    const cols = await q<{ table_name: string; column_name: string }>(
+      `select table_name, column_name from information_schema.columns
+        where table_schema = current_schema()
+          and table_name in ('pageviews', 'events', 'requests', 'daily_rollups')`,
+    );
+    expect(cols.length).toBeGreaterThan(40);
+    const bad = cols.filter(
+      ({ column_name: c }) => /(^|_)(ip|ips|ip_address|addr|user_agent|useragent|ua)(_|$)/i.test(c) || /agent/i.test(c),
+    );
+    expect(bad).toEqual([]);
+  });
+
+  it('partitions the raw tables by day with site_id leading the primary key, and has no foreign keys', async () => {
+    const parts = await q<{ relname: string; def: string }>(
+      `select c.relname, pg_get_partkeydef(c.oid) as def from pg_class c
+        where c.relname in ('pageviews', 'events', 'requests') and c.relkind = 'p' order by c.relname`,
+    );
+    expect(parts).toEqual([
+      { relname: 'events', def: 'RANGE (day)' },
+      { relname: 'pageviews', def: 'RANGE (day)' },
+      { relname: 'requests', def: 'RANGE (day)' },
+    ]);
+    const pks = await q<{ table_name: string; def: string }>(
+      `select conrelid::regclass::text as table_name, pg_get_constraintdef(oid) as def from pg_constraint
+        where contype = 'p' and conrelid::regclass::text in ('pageviews', 'events', 'requests') order by 1`,
+    );
+    expect(pks.map((p) => p.def)).toEqual(Array(3).fill('PRIMARY KEY (site_id, day, id)'));
+    const fks = await q(
+      `select 1 from pg_constraint where contype = 'f'
+        and conrelid::regclass::text in ('pageviews', 'events', 'requests', 'daily_rollups')`,
+    );
+    expect(fks).toEqual([]);
+  });
+});
+
+describe('partitions', () => {
+  it('creates partitions ahead, idempotently, and drops whole partitions older than a cutoff', async () => {
+    // Days long gone, so no other suite's partitions are in the way.
+    const from = new Date('2001-03-01T15:00:00Z');
+    const made = await ensurePartitions(orm, { from, daysAhead: 2 });
+    expect(made).toContain('pageviews_p20010301');
+    expect(made).toContain('requests_p20010303');
+    await ensurePartitions(orm, { from, daysAhead: 2 }); // again: no error
+    await Promise.all([ensurePartitions(orm, { from, daysAhead: 2 }), ensurePartitions(orm, { from, daysAhead: 2 })]);
+    for (const t of ['pageviews', 'events', 'requests'] as const) {
+      const list = await listPartitions(orm, t);
+      expect(list).toEqual(expect.arrayContaining([`${t}_p20010301`, `${t}_p20010302`, `${t}_p20010303`]));
+    }
+    const site = randomUUID();
+    await insertRows(orm, 'pageviews', [pageview(site, new Date('2001-03-01T10:00:00Z'))]);
+
+    const dropped = await dropPartitionsBefore(orm, new Date('2001-03-03T00:00:00Z'));
+    expect(dropped).toEqual(
+      expect.arrayContaining(['pageviews_p20010301', 'pageviews_p20010302', 'events_p20010301', 'requests_p20010302']),
+    );
+    expect(dropped).not.toContain('pageviews_p20010303');
+    const left = await listPartitions(orm, 'pageviews');
+    expect(left).toContain('pageviews_p20010303');
+    expect(left).not.toContain('pageviews_p20010301');
+    const rows = await q(`select 1 from pageviews where site_id = ?`, [site]);
+    expect(rows).toEqual([]);
+    expect(await dropPartitionsBefore(orm, new Date('2001-03-03T00:00:00Z'))).toEqual([]);
+    await dropPartitionsBefore(orm, new Date('2001-03-04T00:00:00Z'));
+  });
+
+  it('inserts each row into the partition of its UTC day, creating a missing partition on demand', async () => {
+    forgetEnsuredPartitions();
+    const site = randomUUID();
+    // A year no partition exists for yet: the insert ensures it first.
+    const year = 2090 + Math.floor(Math.random() * 9);
+    const late = new Date(`${year}-06-01T23:59:59.999Z`);
+    const early = new Date(`${year}-06-02T00:00:00.000Z`);
+    const n = await insertRows(orm, 'pageviews', [pageview(site, late), pageview(site, early, { path: '/b' })]);
+    expect(n).toBe(2);
+    const rows = await q<{ part: string; day: string; path: string }>(
+      `select tableoid::regclass::text as part, to_char(day, 'YYYY-MM-DD') as day, path from pageviews where site_id = ? order by at`,
+      [site],
+    );
+    expect(rows).toEqual([
+      { part: `pageviews_p${year}0601`, day: `${year}-06-01`, path: '/' },
+      { part: `pageviews_p${year}0602`, day: `${year}-06-02`, path: '/b' },
+    ]);
+  });
+
+  it('inserts events and requests, chunks big batches under the parameter limit, and ignores a repeated id', async () => {
+    const site = randomUUID();
+    const at = new Date();
+    const many = Array.from({ length: 3000 }, (_, i) => pageview(site, new Date(at.getTime() - i)));
+    expect(await insertRows(orm, 'pageviews', many)).toBe(3000);
+    expect(await insertRows(orm, 'pageviews', many.slice(0, 10))).toBe(0);
+    expect(
+      await insertRows(orm, 'events', [
+        {
+          id: randomUUID(),
+          siteId: site,
+          at,
+          pageviewId: 'pv',
+          visitor: 'v',
+          lane: 'human',
+          path: '/',
+          name: 'signup',
+          value: 1.5,
+          kind: 'event',
+          device: 'mobile',
+          country: 'DE',
+        },
+        {
+          id: randomUUID(),
+          siteId: site,
+          at,
+          pageviewId: 'pv',
+          visitor: 'v',
+          lane: 'human',
+          path: '/',
+          name: 'exp',
+          kind: 'exposure',
+          experiment: 'hero',
+          variant: 'b',
+          device: 'mobile',
+        },
+      ]),
+    ).toBe(2);
+    expect(
+      await insertRows(orm, 'requests', [
+        {
+          id: randomUUID(),
+          siteId: site,
+          at,
+          method: 'GET',
+          path: '/x',
+          status: 200,
+          durationMs: 12,
+          lane: 'bot',
+          kind: 'verified-bot',
+          botName: 'Googlebot',
+          botCategory: 'search',
+          verified: true,
+          asn: 15169,
+          asOrg: 'GOOGLE',
+          tls: 'TLSv1.3',
+        },
+      ]),
+    ).toBe(1);
+    const [c] = await q<{ p: string; e: string; r: string }>(
+      `select (select count(*) from pageviews where site_id = ?) as p, (select count(*) from events where site_id = ?) as e,
+              (select count(*) from requests where site_id = ?) as r`,
+      [site, site, site],
+    );
+    expect(c).toEqual({ p: '3000', e: '2', r: '1' });
+  });
+});

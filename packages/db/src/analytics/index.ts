@@ -1,0 +1,3 @@
+export * from './db.ts';
+export * from './insert.ts';
+export * from './partitions.ts';

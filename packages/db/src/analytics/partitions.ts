@@ -1,0 +1,109 @@
+import { ANALYTICS_TABLES, type AnalyticsDb, connectionOf, ensuredDays, utcDay } from './db.ts';
+
+const DAY_MS = 86_400_000;
+// One fixed key for every partition change, so two nodes at start-up take turns instead of racing.
+const PARTITION_LOCK_KEY = 0x75730001;
+
+function startOfUtcDay(d: Date): Date {
+  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()));
+}
+
+/** `pageviews_p20261122`: identifiers are built only from a table in a fixed list and a date. */
+export function partitionName(table: (typeof ANALYTICS_TABLES)[number], day: Date): string {
+  return `${table}_p${utcDay(day).replaceAll('-', '')}`;
+}
+
+function daySql(d: Date): string {
+  const s = utcDay(d);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(s)) throw new Error(`bad day ${s}`);
+  return s;
+}
+
+/**
+ * Creates the day partitions of every raw table from `from`'s UTC day through `daysAhead` days after it
+ * (inclusive). Idempotent and safe on every node at once (an advisory transaction lock serialises them).
+ * Returns the partition names that now exist for those days.
+ */
+export async function ensurePartitions(db: AnalyticsDb, opts: { from: Date; daysAhead: number }): Promise<string[]> {
+  const conn = connectionOf(db);
+  const first = startOfUtcDay(opts.from);
+  const days: Date[] = [];
+  for (let i = 0; i <= Math.max(0, Math.floor(opts.daysAhead)); i++) days.push(new Date(first.getTime() + i * DAY_MS));
+  return ensureDays(db, days, conn);
+}
+
+/** Creates the partitions for exactly these days (any instant within each UTC day). */
+export async function ensurePartitionsForDays(db: AnalyticsDb, days: Date[]): Promise<string[]> {
+  return ensureDays(db, days, connectionOf(db));
+}
+
+async function ensureDays(_db: AnalyticsDb, days: Date[], conn: ReturnType<typeof connectionOf>): Promise<string[]> {
+  const unique = [...new Map(days.map((d) => [utcDay(d), startOfUtcDay(d)])).values()];
+  if (!unique.length) return [];
+  const names: string[] = [];
+  await conn.transactional(async (trx) => {
+    await conn.execute('select pg_advisory_xact_lock(?)', [PARTITION_LOCK_KEY], 'run', trx);
+    for (const day of unique) {
+      const next = new Date(day.getTime() + DAY_MS);
+      for (const table of ANALYTICS_TABLES) {
+        const name = partitionName(table, day);
+        names.push(name);
+        await conn.execute(
+          `create table if not exists "${name}" partition of "${table}" for values from ('${daySql(day)}') to ('${daySql(next)}')`,
+          [],
+          'run',
+          trx,
+        );
+      }
+    }
+  });
+  return names;
+}
+
+/**
+ * Drops every day partition of the raw tables whose day is before `cutoff`'s UTC day (whole partitions:
+ * no row-by-row delete). Roll the days up into `daily_rollups` before calling this. Returns the dropped names.
+ */
+export async function dropPartitionsBefore(db: AnalyticsDb, cutoff: Date): Promise<string[]> {
+  const conn = connectionOf(db);
+  const limit = utcDay(cutoff).replaceAll('-', '');
+  const dropped: string[] = [];
+  await conn.transactional(async (trx) => {
+    await conn.execute('select pg_advisory_xact_lock(?)', [PARTITION_LOCK_KEY], 'run', trx);
+    const rows = await conn.execute<{ parent: string; child: string }[]>(
+      `select p.relname as parent, c.relname as child
+         from pg_inherits i
+         join pg_class c on c.oid = i.inhrelid
+         join pg_class p on p.oid = i.inhparent
+         join pg_namespace n on n.oid = p.relnamespace
+        where n.nspname = current_schema() and p.relname in (${ANALYTICS_TABLES.map((t) => `'${t}'`).join(', ')})`,
+      [],
+      'all',
+      trx,
+    );
+    for (const { parent, child } of rows) {
+      const m = /^([a-z]+)_p(\d{8})$/.exec(child);
+      if (!m || m[1] !== parent || !ANALYTICS_TABLES.includes(parent as never)) continue;
+      if ((m[2] as string) >= limit) continue;
+      await conn.execute(`drop table if exists "${parent}_p${m[2]}"`, [], 'run', trx);
+      dropped.push(child);
+    }
+  });
+  ensuredDays.clear();
+  return dropped.sort();
+}
+
+/** The existing day partitions of one raw table, oldest first. */
+export async function listPartitions(db: AnalyticsDb, table: (typeof ANALYTICS_TABLES)[number]): Promise<string[]> {
+  const conn = connectionOf(db);
+  const rows = await conn.execute<{ child: string }[]>(
+    `select c.relname as child from pg_inherits i
+       join pg_class c on c.oid = i.inhrelid
+       join pg_class p on p.oid = i.inhparent
+       join pg_namespace n on n.oid = p.relnamespace
+      where n.nspname = current_schema() and p.relname = ?`,
+    [table],
+    'all',
+  );
+  return rows.map((r) => r.child).sort();
+}
