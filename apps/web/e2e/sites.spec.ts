@@ -187,7 +187,10 @@ describe('dashboard: site pages in a real browser', () => {
     await exp.locator('input[name="key"]').fill('pricing');
     await exp.getByRole('button', { name: 'Add experiment' }).click();
     const status = page.getByRole('combobox', { name: 'Status of pricing' });
+    // Wait for the update to reach the server before reloading (the select changes at once).
+    const saved = page.waitForResponse((r) => r.url().includes('siteSettings.updateExperiment') && r.ok());
     await status.selectOption('running');
+    await saved;
     await page.reload();
     await expect.poll(() => status.inputValue(), { timeout: UI_TIMEOUT }).toBe('running');
 

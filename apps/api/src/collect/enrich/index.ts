@@ -1,0 +1,56 @@
+import { type BotInfo, classifyUserAgent } from './bots.ts';
+import { type DeviceClass, deviceClassOf } from './device.ts';
+import { countryOf } from './geo.ts';
+import { isHostingNetwork } from './hosting.ts';
+import { networkOf } from './network.ts';
+
+/**
+ * Enrichment of one collect request: everything derived from the client address and user agent.
+ * The address and the user-agent string go in and never come out: the result holds only derived values.
+ */
+export interface EnrichInput {
+  ip?: string | null;
+  ua?: string | null;
+  /** Window width in CSS pixels (page reports only). */
+  width?: number | null;
+  /**
+   * Values already known from a trusted edge (proxy headers `x-svc-client-country` / `-asn` / `-as-org`, or
+   * the edge SDK record). Each one replaces the local lookup; only pass them after checking the site secret.
+   */
+  known?: { country?: string | null; asn?: number | null; asOrg?: string | null };
+}
+
+export interface Enrichment {
+  country: string | null;
+  asn: number | null;
+  asOrg: string | null;
+  hosting: boolean;
+  device: DeviceClass;
+  kind: 'browser' | 'bot';
+  bot: BotInfo | null;
+  automation: string[];
+}
+
+export function enrich({ ip, ua, width, known }: EnrichInput): Enrichment {
+  const country = known?.country && /^[A-Za-z]{2}$/.test(known.country) ? known.country.toUpperCase() : countryOf(ip);
+  const net = known?.asn != null && known.asn > 0 ? { asn: known.asn, org: known.asOrg ?? '' } : networkOf(ip);
+  const cls = classifyUserAgent(ua);
+  return {
+    country,
+    asn: net?.asn ?? null,
+    asOrg: net?.org || null,
+    hosting: isHostingNetwork(net),
+    device: deviceClassOf(ua, width, cls.kind === 'bot'),
+    kind: cls.kind,
+    bot: cls.bot ?? null,
+    automation: cls.automation,
+  };
+}
+
+export { type BotCategory, type BotInfo, classifyUserAgent, type UaClass } from './bots.ts';
+export { type DeviceClass, deviceClassOf } from './device.ts';
+export { countryOf } from './geo.ts';
+export { HOSTING_ASNS, isHostingNetwork } from './hosting.ts';
+export { loadNetworks, type Network, networkOf } from './network.ts';
+export { referrerHost, type Utm, utmOf } from './url.ts';
+export { dailySalt, SALT_TTL_SECONDS, utcDay, visitorCode } from './visitor.ts';

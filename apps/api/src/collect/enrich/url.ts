@@ -1,0 +1,38 @@
+/** Referrer hostname and utm_* parameters of a page URL. Only these parts are kept, never the full URL. */
+
+const MAX_UTM = 128;
+
+function parse(url: string | null | undefined): URL | null {
+  if (!url) return null;
+  try {
+    const u = new URL(url);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Lower-case hostname of a referrer URL, or null when empty, invalid or not http(s). */
+export function referrerHost(url: string | null | undefined): string | null {
+  const u = parse(url);
+  if (!u?.hostname) return null;
+  return u.hostname.toLowerCase().replace(/\.$/, '');
+}
+
+export interface Utm {
+  source: string | null;
+  medium: string | null;
+  campaign: string | null;
+}
+
+function param(u: URL, name: string): string | null {
+  const v = u.searchParams.get(name)?.trim();
+  return v ? v.slice(0, MAX_UTM) : null;
+}
+
+/** utm_source / utm_medium / utm_campaign of a page URL, each trimmed and at most 128 characters. */
+export function utmOf(url: string | null | undefined): Utm {
+  const u = parse(url);
+  if (!u) return { source: null, medium: null, campaign: null };
+  return { source: param(u, 'utm_source'), medium: param(u, 'utm_medium'), campaign: param(u, 'utm_campaign') };
+}
