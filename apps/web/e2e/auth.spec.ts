@@ -1,12 +1,10 @@
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { Secret, TOTP } from 'otpauth';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GOOD_PASSWORD, startTestServer, type TestServer, uniqueEmail } from '../../api/test/support/server.ts';
 import { linkToken } from '../../api/test/support/smtp.ts';
+import { launchChromium, requireBuiltDashboard } from './support/browser.ts';
 
-const DIST_INDEX = path.resolve(import.meta.dirname, '../dist/index.html');
 const SCREENSHOT = '/tmp/e2e-account.png';
 const UI_TIMEOUT = 15_000;
 
@@ -30,23 +28,9 @@ describe('dashboard: sign-up to two-factor sign-in in a real browser', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    if (!existsSync(DIST_INDEX)) {
-      throw new Error(`The dashboard is not built (${DIST_INDEX} is missing): run \`npm run build -w @us/web\` first`);
-    }
+    requireBuiltDashboard();
     t = await startTestServer();
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--no-first-run',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {

@@ -1,11 +1,9 @@
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DnsStandIn, startDnsServer } from '../../api/test/support/dns-server.ts';
 import { createUser, GOOD_PASSWORD, startTestServer, type TestServer } from '../../api/test/support/server.ts';
+import { launchChromium, requireBuiltDashboard } from './support/browser.ts';
 
-const DIST_INDEX = path.resolve(import.meta.dirname, '../dist/index.html');
 const SITE_SCREENSHOT = '/tmp/e2e-site.png';
 const SITES_SCREENSHOT = '/tmp/e2e-sites.png';
 const UI_TIMEOUT = 15_000;
@@ -36,24 +34,10 @@ describe('dashboard: site pages in a real browser', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    if (!existsSync(DIST_INDEX)) {
-      throw new Error(`The dashboard is not built (${DIST_INDEX} is missing): run \`npm run build -w @us/web\` first`);
-    }
+    requireBuiltDashboard();
     dns = await startDnsServer();
     t = await startTestServer({ env: { DNS_SERVERS: dns.address } });
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--no-first-run',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {

@@ -1,10 +1,8 @@
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, GOOD_PASSWORD, startTestServer, type TestServer } from '../../api/test/support/server.ts';
+import { launchChromium, requireBuiltDashboard } from './support/browser.ts';
 
-const DIST_INDEX = path.resolve(import.meta.dirname, '../dist/index.html');
 const UI_TIMEOUT = 15_000;
 const INVITEE = 'someone@example.test';
 
@@ -31,23 +29,9 @@ describe('dashboard: workspace pages in a real browser', () => {
   let ownerPage: Page;
 
   beforeAll(async () => {
-    if (!existsSync(DIST_INDEX)) {
-      throw new Error(`The dashboard is not built (${DIST_INDEX} is missing): run \`npm run build -w @us/web\` first`);
-    }
+    requireBuiltDashboard();
     t = await startTestServer();
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--no-first-run',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
     owner = await createUser(t.deps, { workspaceName: 'Acme Analytics' });
     ownerContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     await ownerContext.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });

@@ -1,8 +1,8 @@
 import { Card } from '../../../components/Card.tsx';
 import { Notice } from '../../../components/Notice.tsx';
 import { api } from '../../../trpc.ts';
-import { ConfirmButton } from '../parts/ConfirmButton.tsx';
-import { useAction } from '../parts/useAction.ts';
+import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
+import { useAction } from '../../../data/useAction.ts';
 import type { Goal, Site } from '../types.ts';
 import { AddGoalForm } from './AddGoalForm.tsx';
 

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { api } from '../../../trpc.ts';
-import { ConfirmButton } from '../parts/ConfirmButton.tsx';
-import { useAction } from '../parts/useAction.ts';
+import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
+import { useAction } from '../../../data/useAction.ts';
 import type { Hostname, ProxyRecord } from '../types.ts';
 import { DnsRecordTable } from './DnsRecordTable.tsx';
 import { HostnameBadges } from './HostnameBadges.tsx';

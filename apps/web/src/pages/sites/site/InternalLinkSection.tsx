@@ -1,9 +1,9 @@
 import { useState } from 'react';
 import { formatDateTime } from '../../../format.ts';
 import { api } from '../../../trpc.ts';
-import { ConfirmButton } from '../parts/ConfirmButton.tsx';
+import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
 import { CopyButton } from '../parts/CopyButton.tsx';
-import { useAction } from '../parts/useAction.ts';
+import { useAction } from '../../../data/useAction.ts';
 import type { InternalLink, Site } from '../types.ts';
 
 /**

@@ -4,9 +4,9 @@ import { Notice } from '../../../components/Notice.tsx';
 import { useQuery } from '../../../data/useQuery.ts';
 import { formatDate } from '../../../format.ts';
 import { api } from '../../../trpc.ts';
-import { ConfirmButton } from '../parts/ConfirmButton.tsx';
+import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
 import { CopyButton } from '../parts/CopyButton.tsx';
-import { useAction } from '../parts/useAction.ts';
+import { useAction } from '../../../data/useAction.ts';
 import type { SiteKey } from '../types.ts';
 import { NewSecret } from './NewSecret.tsx';
 

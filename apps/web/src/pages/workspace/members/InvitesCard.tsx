@@ -2,9 +2,9 @@ import { Card } from '../../../components/Card.tsx';
 import { Notice } from '../../../components/Notice.tsx';
 import { formatDate } from '../../../format.ts';
 import { api } from '../../../trpc.ts';
-import { ConfirmButton } from '../ConfirmButton.tsx';
+import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
 import type { Invite } from '../types.ts';
-import { useAction } from '../useAction.ts';
+import { useAction } from '../../../data/useAction.ts';
 
 /** Pending invitations: who, as what, until when; managers may withdraw them. */
 export function InvitesCard({ invites, canManage, onChanged }: { invites: Invite[]; canManage: boolean; onChanged: () => void }) {

@@ -4,7 +4,7 @@ import { navigate } from '../../../router.tsx';
 import { api } from '../../../trpc.ts';
 import { chooseWorkspace } from '../../../workspace.ts';
 import type { Member, Role } from '../types.ts';
-import { useAction } from '../useAction.ts';
+import { useAction } from '../../../data/useAction.ts';
 import { MemberRow } from './MemberRow.tsx';
 
 interface MembersCardProps {

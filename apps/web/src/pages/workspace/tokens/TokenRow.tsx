@@ -1,5 +1,5 @@
 import { formatDate, formatDateTime } from '../../../format.ts';
-import { ConfirmButton } from '../ConfirmButton.tsx';
+import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
 import type { TokenEntry } from '../types.ts';
 
 interface TokenRowProps {

@@ -3,7 +3,7 @@ import { Notice } from '../../../components/Notice.tsx';
 import type { Query } from '../../../data/useQuery.ts';
 import { api } from '../../../trpc.ts';
 import type { Member, SiteSummary, TokenEntry } from '../types.ts';
-import { useAction } from '../useAction.ts';
+import { useAction } from '../../../data/useAction.ts';
 import { TokenRow } from './TokenRow.tsx';
 
 interface TokensCardProps {

@@ -1,15 +1,16 @@
 import { useState } from 'react';
-import { toProblem } from '../../problem.ts';
-import { sendToSignInOn401 } from '../../session.ts';
+import { toProblem } from '../problem.ts';
+import { sendToSignInOn401 } from '../session.ts';
 
 export interface Action {
-  /** Which item is being worked on (a row id), or null. */
+  /** Which item is being worked on (a row key), or null. */
   busy: string | null;
   error: string | null;
+  clearError: () => void;
   run: (key: string, work: () => Promise<void>) => Promise<void>;
 }
 
-/** One-click work on a list item (remove, withdraw, revoke): a 401 goes to sign-in, other problems are kept to show. */
+/** One-click work on a list item (verify, delete, rotate, remove, revoke): a 401 goes to sign-in, other problems are kept to show. */
 export function useAction(): Action {
   const [busy, setBusy] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -25,5 +26,5 @@ export function useAction(): Action {
       setBusy(null);
     }
   };
-  return { busy, error, run };
+  return { busy, error, clearError: () => setError(null), run };
 }

@@ -1,19 +1,22 @@
 import { useEffect, useRef, useState } from 'react';
 
 interface ConfirmButtonProps {
-  /** Visible text of the first button ("Remove"). */
+  /** Visible text of the first button ("Delete"). */
   label: string;
-  /** Its accessible name when the text alone is ambiguous in a list ("Remove ada@example.com"). */
-  name: string;
+  /** Its accessible name when the text alone is ambiguous in a list ("Delete shop.example.com", "Remove ada@example.com"). */
+  name?: string;
+  /** What will happen, asked before doing it. */
   question: string;
   confirmLabel: string;
   busy: boolean;
+  busyLabel?: string;
   disabled?: boolean;
   onConfirm: () => void;
 }
 
 /** A destructive button that asks first: the question and a confirm button replace it in place. */
-export function ConfirmButton({ label, name, question, confirmLabel, busy, disabled, onConfirm }: ConfirmButtonProps) {
+export function ConfirmButton(props: ConfirmButtonProps) {
+  const { label, name, question, confirmLabel, busy, busyLabel = 'Working…', disabled, onConfirm } = props;
   const [asking, setAsking] = useState(false);
   const confirm = useRef<HTMLButtonElement>(null);
   const first = useRef<HTMLButtonElement>(null);
@@ -35,7 +38,7 @@ export function ConfirmButton({ label, name, question, confirmLabel, busy, disab
         onClick={() => setAsking(true)}
         disabled={busy || disabled}
       >
-        {busy ? 'Working…' : label}
+        {busy ? busyLabel : label}
       </button>
     );
   }
