@@ -1,5 +1,6 @@
 import path from 'node:path';
 import Koa from 'koa';
+import { collectHandler } from './collect/handler.ts';
 import type { Deps } from './deps.ts';
 import { firstPartyHandler } from './http/first-party.ts';
 import { spaStatic } from './http/static.ts';
@@ -22,6 +23,7 @@ export function createApp(deps: Deps, opts: { webDist?: string } = {}) {
   const trpc = trpcHandler(deps);
   const mcp = mcpHandler(deps, ops, { callsPerMinute: deps.env.MCP_CALLS_PER_MINUTE });
   const firstParty = firstPartyHandler(deps);
+  const collect = collectHandler(deps);
   const spa = spaStatic(opts.webDist ?? WEB_DIST);
 
   app.use(async (ctx, next) => {
@@ -44,6 +46,7 @@ export function createApp(deps: Deps, opts: { webDist?: string } = {}) {
     if (p === '/v1' || p.startsWith('/v1/')) return rest(ctx);
     if (p === '/trpc' || p.startsWith('/trpc/')) return trpc(ctx);
     if (p === '/mcp') return mcp(ctx);
+    if (p === '/collect' || p === '/collect/requests') return collect(ctx);
     if (p.startsWith('/_us/')) return firstParty(ctx);
     return spa(ctx, next);
   });

@@ -5,6 +5,7 @@ import { createApp } from './app.ts';
 import { type Deps, makeCiphers, realSleep } from './deps.ts';
 import { deriveUrls, type Env, parseEnv } from './env.ts';
 import { createHotStore } from './hot/index.ts';
+import { startIngest } from './ingest/index.ts';
 import { createLogger } from './logger.ts';
 import { createMailer } from './mail/mailer.ts';
 import { loadAppSecret } from './security/app-secret.ts';
@@ -29,11 +30,13 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
   const orm = await createOrm(databaseUrl);
   await migrate(orm);
   const hot = createHotStore(env.REDIS_URL);
+  const ingest = await startIngest({ orm, redisUrl: env.REDIS_URL, logger });
   const deps: Deps = {
     env,
     urls: deriveUrls(env, { host: env.HOST, port: env.PORT }),
     orm,
     hot,
+    ingest,
     logger,
     mailer: createMailer({ smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, dataDir: env.DATA_DIR, logger }),
     ciphers: makeCiphers(loadAppSecret(env.APP_SECRET, env.DATA_DIR)),
@@ -56,6 +59,7 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
     async close() {
       await new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections();
+      await ingest.stop();
       await orm.close();
       await hot.close();
       deps.mailer.close();

@@ -1,6 +1,7 @@
 import type { Orm } from '@us/db';
 import type { Env, Urls } from './env.ts';
 import type { HotStore } from './hot/store.ts';
+import type { Ingest } from './ingest/index.ts';
 import type { Logger } from './logger.ts';
 import type { Mailer } from './mail/mailer.ts';
 import { Cipher } from './security/cipher.ts';
@@ -11,6 +12,8 @@ export interface Deps {
   urls: Urls;
   orm: Orm;
   hot: HotStore;
+  /** Buffered writer for the analytics tables (pageviews, events, requests). */
+  ingest: Ingest;
   mailer: Mailer;
   logger: Logger;
   ciphers: { totp: Cipher; idempotency: Cipher };

@@ -7,6 +7,7 @@ import { createApp } from '../../src/app.ts';
 import { type Deps, makeCiphers } from '../../src/deps.ts';
 import { deriveUrls, parseEnv } from '../../src/env.ts';
 import { MemoryStore, RedisStore } from '../../src/hot/index.ts';
+import { startIngest } from '../../src/ingest/index.ts';
 import type { HotStore } from '../../src/hot/store.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createMailer } from '../../src/mail/mailer.ts';
@@ -49,14 +50,17 @@ export async function startTestServer(opts: { hot?: HotKind; env?: Record<string
   const dataDir = mkdtempSync(path.join(tmpdir(), 'us-api-'));
   const env = parseEnv({ NODE_ENV: 'test', LOG_LEVEL: 'error', DATA_DIR: dataDir, SMTP_URL: smtp.url, ...opts.env });
   const orm = await createOrm(inject('databaseUrl'), { poolMax: 4 });
-  const hot = makeHotStore(opts.hot ?? defaultHotKind());
+  const hotKind = opts.hot ?? defaultHotKind();
+  const hot = makeHotStore(hotKind);
   const logger = createLogger(env.LOG_LEVEL);
+  const ingest = await startIngest({ orm, redisUrl: hotKind === 'redis' ? inject('redisUrl') : null, logger });
   const sleeps: number[] = [];
   const deps: Deps = {
     env,
     urls: deriveUrls(env, { host: '127.0.0.1', port: 0 }),
     orm,
     hot,
+    ingest,
     logger,
     mailer: createMailer({ smtpUrl: smtp.url, from: env.MAIL_FROM, dataDir, logger }),
     ciphers: makeCiphers(randomToken(48)),
@@ -78,6 +82,7 @@ export async function startTestServer(opts: { hot?: HotKind; env?: Record<string
     async close() {
       await new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections();
+      await ingest.stop();
       await orm.close();
       await hot.close();
       deps.mailer.close();
