@@ -79,7 +79,8 @@ describe('MCP tool schemas', () => {
       expect(tool.definition.description).toBeTruthy();
       expect(tool.definition.inputSchema.type).toBe('object');
       // The spec: every state-changing tool takes an optional idempotencyKey.
-      if (tool.op.type === 'mutation') expect(tool.definition.inputSchema.properties).toHaveProperty('idempotencyKey');
+      if (tool.op.type === 'mutation' && !tool.op.meta.readOnly)
+        expect(tool.definition.inputSchema.properties).toHaveProperty('idempotencyKey');
     }
   });
 });

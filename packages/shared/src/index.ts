@@ -13,3 +13,4 @@ export * from './schemas/tokens.ts';
 export * from './schemas/workspace.ts';
 export * from './hostname.ts';
 export * from './schemas/collect.ts';
+export * from './schemas/stats.ts';

@@ -1,28 +1,18 @@
-import { SiteHostname, type Site } from '@us/db';
+import type { Site } from '@us/db';
 import { PageReport, RequestBatch } from '@us/shared';
 import type { Context } from 'koa';
 import type { Deps } from '../deps.ts';
 import { AppError, badRequest, forbidden, toProblem } from '../errors.ts';
-import type { PageviewRow, EventRow, RequestRow } from '@us/db';
-import { findSiteByPublicKey, findSiteBySecret } from '../services/sites/key-lookup.ts';
+import type { EventRow, PageLeaveRow, PageviewRow, RequestRow } from '@us/db';
+import { findSiteBySecret } from '../services/sites/key-lookup.ts';
 import { verifyInternalMark } from '../services/internal-link/mark.ts';
 import { inAnyNetwork } from './cidr.ts';
+import { siteCache } from './site-cache.ts';
 import { dailySalt, type Enrichment, enrich, referrerHost, utmOf, visitorCode } from './enrich/index.ts';
 
 const MAX_BODY = 16 * 1024;
 const MAX_BATCH_BODY = 1024 * 1024;
-/**
- * Site and hostname lookups are cached for this long per public key. A change (hostname added or removed,
- * key rotated, site deleted, internal networks edited) takes up to this long to reach the collect endpoint.
- */
-const CACHE_MS = 30_000;
 const LAST_SEEN_EVERY_MS = 60_000;
-
-interface CachedSite {
-  site: Site | null;
-  hostnames: Set<string>;
-  until: number;
-}
 
 type Lane = 'human' | 'bot' | 'internal';
 
@@ -81,25 +71,8 @@ function networksOf(site: Site): string[] {
 
 /** `POST /collect`, `POST /collect/requests` and their OPTIONS: the public write path of the page script and edge SDK. */
 export function collectHandler(deps: Deps) {
-  const cache = new Map<string, CachedSite>();
+  const siteFor = siteCache(deps);
   const lastSeen = new Map<string, number>();
-
-  async function siteFor(key: string): Promise<CachedSite> {
-    const now = Date.now();
-    const hit = cache.get(key);
-    if (hit && hit.until > now) return hit;
-    const em = deps.orm.em.fork();
-    const site = await findSiteByPublicKey(em, key);
-    const hostnames = new Set<string>();
-    if (site) {
-      const rows = await em.find(SiteHostname, { site: site.id });
-      for (const r of rows) hostnames.add(r.hostname.toLowerCase());
-    }
-    const entry = { site, hostnames, until: now + CACHE_MS };
-    if (cache.size > 10_000) cache.clear();
-    cache.set(key, entry);
-    return entry;
-  }
 
   async function proxyTrusted(ctx: Context, siteId: string): Promise<boolean> {
     const secret = ctx.get('x-svc-proxy');
@@ -213,8 +186,16 @@ export function collectHandler(deps: Deps) {
       };
       enqueues.push(deps.ingest.enqueue('events', ev));
     } else {
-      // Leave reports: rows are append-only and events.kind allows only event|exposure, so the leave
-      // data (scroll, time, interaction) is accepted but not stored yet (see README, data path).
+      const leave: PageLeaveRow = {
+        siteId: site.id,
+        at,
+        pageviewId: r.id,
+        lane,
+        scrollDepth: r.s,
+        timeOnPageMs: r.d,
+        interacted: r.i === 1,
+      };
+      enqueues.push(deps.ingest.enqueue('page_leaves', leave));
     }
     await Promise.all(enqueues);
     await touch(site.id);

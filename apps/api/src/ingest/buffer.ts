@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import type { AnalyticsRows, AnalyticsTable } from '@us/db';
 
 export type { AnalyticsRows, AnalyticsTable };
-export const INGEST_TABLES: readonly AnalyticsTable[] = ['pageviews', 'events', 'requests'];
+export const INGEST_TABLES: readonly AnalyticsTable[] = ['pageviews', 'page_leaves', 'events', 'requests'];
 
 /** A batch taken out of the queue: `ack` after the DB commit, `nack` to put it back for a retry. */
 export interface Batch<T extends AnalyticsTable = AnalyticsTable> {

@@ -24,19 +24,27 @@ function baseType(schema: z.ZodType): string {
   return 'unknown';
 }
 
+const BOOLEANS: Record<string, boolean> = { true: true, false: false, '1': true, '0': false };
+
 /**
- * Query-string values are text: numbers are turned into numbers where the input schema wants one,
- * and repeated keys into arrays where it wants an array. Everything else stays text for zod to judge.
+ * Query-string values are text: numbers are turned into numbers and `true`/`false`/`1`/`0` into
+ * booleans where the input schema wants one, and repeated keys into arrays where it wants an array.
+ * Everything else stays text for zod to judge.
  */
 export function coerceQuery(schema: z.ZodType | undefined, params: URLSearchParams): Record<string, unknown> {
   const shape = objectShape(schema) ?? {};
   const out: Record<string, unknown> = {};
   for (const key of new Set(params.keys())) {
     const values = params.getAll(key);
+    const last = values[values.length - 1] ?? '';
     const field = shape[key];
     const type = field ? baseType(field) : 'unknown';
-    const convert = (v: string) => (type === 'number' && v.trim() !== '' && !Number.isNaN(Number(v)) ? Number(v) : v);
-    out[key] = type === 'array' ? values.map(convert) : convert(values[values.length - 1] ?? '');
+    const convert = (v: string) => {
+      if (type === 'number' && v.trim() !== '' && !Number.isNaN(Number(v))) return Number(v);
+      if (type === 'boolean' && v in BOOLEANS) return BOOLEANS[v];
+      return v;
+    };
+    out[key] = type === 'array' ? values.map(convert) : convert(last);
   }
   return out;
 }

@@ -1,3 +1,4 @@
+import { bumpSitesGeneration } from '../collect/site-cache.ts';
 import { initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from '@trpc/server';
 import type { Ctx } from '../context.ts';
 import { AppError, forbidden, unauthorized } from '../errors.ts';
@@ -108,6 +109,8 @@ export const procedure = t.procedure.use(async ({ ctx, meta, next }) => {
   }
   const result = await next({ ctx: { ...ctx, auth } });
   if (!result.ok) throw asTrpcError(result.error);
+  // Collect nodes cache sites by public key; any site change tells them to look again.
+  if (meta.scope === 'sites:write') await bumpSitesGeneration(ctx.deps.hot);
   return result;
 });
 

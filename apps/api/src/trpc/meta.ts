@@ -11,6 +11,7 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
  * - `noRestricted`: site-restricted tokens are refused.
  * - `idempotent`: honours Idempotency-Key (REST) / idempotencyKey (MCP).
  * - `status`: success status when not 200.
+ * - `readOnly`: a POST that changes nothing (stats queries), so it takes no idempotency key.
  */
 export type Meta = OpenApiMeta<{
   mcp?: { tool: string };
@@ -19,4 +20,5 @@ export type Meta = OpenApiMeta<{
   noRestricted?: boolean;
   idempotent?: boolean;
   status?: 200 | 201 | 202 | 204;
+  readOnly?: boolean;
 }>;

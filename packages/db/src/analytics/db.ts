@@ -10,7 +10,7 @@ export function connectionOf(db: AnalyticsDb): SqlConnection {
   return db;
 }
 
-export const ANALYTICS_TABLES = ['pageviews', 'events', 'requests'] as const;
+export const ANALYTICS_TABLES = ['pageviews', 'events', 'requests', 'page_leaves'] as const;
 export type AnalyticsTable = (typeof ANALYTICS_TABLES)[number];
 
 /** The UTC day of an instant, `YYYY-MM-DD`. */

@@ -24,9 +24,6 @@ export interface PageviewRow {
   windowWidth?: number | null;
   language?: string | null;
   timezone?: string | null;
-  scrollDepth?: number | null;
-  timeOnPageMs?: number | null;
-  interacted?: boolean | null;
   tls?: string | null;
   botName?: string | null;
   botCategory?: string | null;
@@ -72,10 +69,25 @@ export interface RequestRow {
   reason?: string | null;
 }
 
+/** The leave report of a pageview: joined to `pageviews` on (site_id, pageview_id). */
+export interface PageLeaveRow {
+  id?: string;
+  siteId: string;
+  at: Date;
+  pageviewId: string;
+  lane: 'human' | 'bot' | 'internal';
+  /** Deepest scroll position, percent of the page. */
+  scrollDepth: number;
+  /** Visible time on the page, milliseconds. */
+  timeOnPageMs: number;
+  interacted: boolean;
+}
+
 export interface AnalyticsRows {
   pageviews: PageviewRow;
   events: EventRow;
   requests: RequestRow;
+  page_leaves: PageLeaveRow;
 }
 
 type Col<R> = readonly [column: string, get: (r: R) => unknown];
@@ -102,9 +114,6 @@ const COLUMNS: { [T in AnalyticsTable]: readonly Col<AnalyticsRows[T]>[] } = {
     ['window_width', (r) => n(r.windowWidth)],
     ['language', (r) => n(r.language)],
     ['timezone', (r) => n(r.timezone)],
-    ['scroll_depth', (r) => n(r.scrollDepth)],
-    ['time_on_page_ms', (r) => n(r.timeOnPageMs)],
-    ['interacted', (r) => n(r.interacted)],
     ['tls', (r) => n(r.tls)],
     ['bot_name', (r) => n(r.botName)],
     ['bot_category', (r) => n(r.botCategory)],
@@ -142,6 +151,14 @@ const COLUMNS: { [T in AnalyticsTable]: readonly Col<AnalyticsRows[T]>[] } = {
     ['tls', (r) => n(r.tls)],
     ['decision', (r) => n(r.decision)],
     ['reason', (r) => n(r.reason)],
+  ],
+  page_leaves: [
+    ['at', (r) => r.at],
+    ['pageview_id', (r) => r.pageviewId],
+    ['lane', (r) => r.lane],
+    ['scroll_depth', (r) => r.scrollDepth],
+    ['time_on_page_ms', (r) => r.timeOnPageMs],
+    ['interacted', (r) => r.interacted],
   ],
 };
 

@@ -82,7 +82,7 @@ export async function dropPartitionsBefore(db: AnalyticsDb, cutoff: Date): Promi
       trx,
     );
     for (const { parent, child } of rows) {
-      const m = /^([a-z]+)_p(\d{8})$/.exec(child);
+      const m = /^([a-z_]+?)_p(\d{8})$/.exec(child);
       if (!m || m[1] !== parent || !ANALYTICS_TABLES.includes(parent as never)) continue;
       if ((m[2] as string) >= limit) continue;
       await conn.execute(`drop table if exists "${parent}_p${m[2]}"`, [], 'run', trx);

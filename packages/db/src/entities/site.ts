@@ -22,6 +22,8 @@ export const Site = defineEntity({
     internalKey: p.string().length(64),
     createdAt: p.datetime().onCreate(() => new Date()),
     lastSeenAt: p.datetime().nullable(),
+    /** Days of analytics kept (raw rows and rollups); null = kept while the account exists. */
+    retentionDays: p.integer().nullable(),
   },
 });
 export type Site = InferEntity<typeof Site>;

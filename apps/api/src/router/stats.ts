@@ -1,0 +1,123 @@
+import {
+  SiteStatsInput,
+  StatsBatchInput,
+  StatsBatchResult,
+  StatsCatalogue,
+  StatsResult,
+  Summary,
+  SiteStatsQuery,
+  SummaryQuery,
+  TopQuery,
+  TopTable,
+  zEmpty,
+} from '@us/shared';
+import { publicCatalogue } from '../stats/catalogue.ts';
+import { siteStats, siteStatsBatch, siteSummary, siteTop } from '../stats/service.ts';
+import { procedure, requireActor, router } from '../trpc/init.ts';
+
+const tags = ['Analytics'];
+const WHERE_NOTE = 'Filters as where.<name>=<value> (names from the catalogue; `(none)` matches an empty value).';
+
+export const statsRouter = router({
+  catalogue: procedure
+    .meta({
+      auth: 'any',
+      scope: 'analytics:read',
+      mcp: { tool: 'get_stats_catalogue' },
+      openapi: {
+        method: 'GET',
+        path: '/v1/stats/catalogue',
+        summary: 'For each metric set: its lanes, dimensions, filters and sortable counts',
+        tags,
+      },
+    })
+    .input(zEmpty.optional())
+    .output(StatsCatalogue)
+    .query(() => publicCatalogue()),
+
+  get: procedure
+    .meta({
+      auth: 'any',
+      scope: 'analytics:read',
+      mcp: { tool: 'get_site_stats' },
+      openapi: {
+        method: 'GET',
+        path: '/v1/sites/{id}/stats',
+        summary: 'Run a stats spec given as query parameters',
+        description: `Days are calendar days in the site’s time zone. ${WHERE_NOTE} Older than 90 days: answered from daily rollups.`,
+        tags,
+      },
+    })
+    .input(SiteStatsQuery)
+    .output(StatsResult)
+    .query(({ ctx, input }) => siteStats(ctx.deps, ctx.em, requireActor(ctx.auth), input)),
+
+  query: procedure
+    .meta({
+      auth: 'any',
+      scope: 'analytics:read',
+      readOnly: true,
+      mcp: { tool: 'query_site_stats' },
+      openapi: {
+        method: 'POST',
+        path: '/v1/sites/{id}/stats/query',
+        summary: 'Run a stats spec given as JSON',
+        tags,
+      },
+    })
+    .input(SiteStatsInput)
+    .output(StatsResult)
+    .mutation(({ ctx, input }) => siteStats(ctx.deps, ctx.em, requireActor(ctx.auth), input)),
+
+  batch: procedure
+    .meta({
+      auth: 'any',
+      scope: 'analytics:read',
+      readOnly: true,
+      mcp: { tool: 'batch_site_stats' },
+      openapi: {
+        method: 'POST',
+        path: '/v1/sites/{id}/stats/batch',
+        summary: 'Run up to 40 named stats specs at once',
+        description: 'A refused spec answers {error: {status, title, field}} under its name; the others still answer.',
+        tags,
+      },
+    })
+    .input(StatsBatchInput)
+    .output(StatsBatchResult)
+    .mutation(({ ctx, input }) => siteStatsBatch(ctx.deps, ctx.em, requireActor(ctx.auth), input)),
+
+  summary: procedure
+    .meta({
+      auth: 'any',
+      scope: 'analytics:read',
+      mcp: { tool: 'get_site_summary' },
+      openapi: {
+        method: 'GET',
+        path: '/v1/sites/{id}/summary',
+        summary: 'Headline measures of People traffic with the previous period, change and tone',
+        tags,
+      },
+    })
+    .input(SummaryQuery)
+    .output(Summary)
+    .query(({ ctx, input }) => siteSummary(ctx.deps, ctx.em, requireActor(ctx.auth), input)),
+
+  top: procedure
+    .meta({
+      auth: 'any',
+      scope: 'analytics:read',
+      mcp: { tool: 'get_site_top' },
+      openapi: {
+        method: 'GET',
+        path: '/v1/sites/{id}/top/{dimension}',
+        summary: 'A ranked table for one dimension',
+        description:
+          'Page dimensions count People sessions where each began (count=pageviews: pageviews); request dimensions count requests; event counts events.',
+        tags,
+      },
+    })
+    .input(TopQuery)
+    .output(TopTable)
+    .query(({ ctx, input }) => siteTop(ctx.deps, ctx.em, requireActor(ctx.auth), input)),
+});

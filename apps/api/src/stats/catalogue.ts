@@ -1,0 +1,200 @@
+import type { Lane, MetricSet, StatsCatalogue, TopDimension } from '@us/shared';
+import { LANES, STATS_LIMITS } from '@us/shared';
+
+/**
+ * The stats catalogue: the one allow-list of metric sets, dimensions, filters and counts. Every SQL
+ * identifier or expression the stats engine and the rollup job put into a statement comes from here,
+ * looked up by a name the request gave; request text itself only ever travels as a bind parameter.
+ *
+ * Raw tables: `pageviews` (sessions are its rows with `session_start`), `events`, `requests`.
+ *
+ * Daily rollups (`daily_rollups`, one row per site, site-local day, metric set, dimension, value, lane):
+ * - `count`: the set's primary count (pageviews, sessions, events, requests) for that value that day;
+ * - `visitors`: distinct visitor codes that day for that value (0 for requests);
+ * - dimension `''`, value `''`: the day's total; a null dimension value is stored as `''`;
+ * - every dimension of `rollupDimensions(set)`: one dimension per row, so a rollup answer can group or
+ *   filter by at most one dimension (besides `day`);
+ * - metric set `summary` (lane human, dimension = a SUMMARY_ROLLUP_MEASURES name, value ''): the day's
+ *   figures behind the summary that are not plain counts.
+ */
+
+export interface DimensionDef {
+  /** SQL expression over the metric set's table (no table alias), or null for `day`/`hour` (built by the engine from `at` and the site's time zone). */
+  sql: string | null;
+  label: string;
+}
+
+export interface MetricSetDef {
+  table: 'pageviews' | 'events' | 'requests';
+  /** Extra condition every row of the set meets (sessions: rows that began a visit). */
+  rowFilter: string | null;
+  description: string;
+  defaultLane: Lane;
+  /** Count name → SQL aggregate. The first is the set's primary count (stored in rollups as `count`). */
+  counts: Record<string, string>;
+  dimensions: Record<string, DimensionDef>;
+}
+
+const TIME: Record<string, DimensionDef> = {
+  day: { sql: null, label: 'Day' },
+  hour: { sql: null, label: 'Hour' },
+};
+
+export const TIME_DIMENSIONS = new Set(['day', 'hour']);
+
+/** Search engines by referrer hostname, for "from search" (sessions whose referrer is one of these). */
+export const SEARCH_REFERRER_SQL = `(referrer_host ~ '(^|\\.)(google|bing|duckduckgo|yahoo|ecosia|baidu|yandex|qwant|startpage|naver|seznam)\\.' or referrer_host = 'search.brave.com')`;
+
+const PAGE_DIMENSIONS: Record<string, DimensionDef> = {
+  ...TIME,
+  page: { sql: 'path', label: 'Page' },
+  page_type: { sql: 'page_type', label: 'Page type' },
+  source: { sql: `coalesce(nullif(utm_source, ''), referrer_host)`, label: 'Source' },
+  referrer: { sql: 'referrer_host', label: 'Referrer' },
+  medium: { sql: 'utm_medium', label: 'Medium' },
+  campaign: { sql: 'utm_campaign', label: 'Campaign' },
+  country: { sql: 'country', label: 'Country' },
+  device: { sql: 'device', label: 'Device' },
+  network: { sql: 'as_org', label: 'Network' },
+  language: { sql: 'language', label: 'Language' },
+  bot: { sql: 'bot_name', label: 'Bot' },
+  category: { sql: 'bot_category', label: 'Bot category' },
+};
+
+export const CATALOGUE: Record<MetricSet, MetricSetDef> = {
+  pageviews: {
+    table: 'pageviews',
+    rowFilter: null,
+    description: 'Confirmed pageviews from the page script, including client-side navigations',
+    defaultLane: 'human',
+    counts: {
+      pageviews: 'count(*)',
+      sessions: 'count(*) filter (where session_start)',
+      visitors: 'count(distinct visitor)',
+    },
+    dimensions: PAGE_DIMENSIONS,
+  },
+  sessions: {
+    table: 'pageviews',
+    rowFilter: 'session_start',
+    description: 'Visits, counted once where each began (its entry page, source, country, device)',
+    defaultLane: 'human',
+    counts: {
+      sessions: 'count(*)',
+      visitors: 'count(distinct visitor)',
+    },
+    dimensions: PAGE_DIMENSIONS,
+  },
+  events: {
+    table: 'events',
+    rowFilter: null,
+    description: 'Events from site code and A/B exposures (kind event or exposure)',
+    defaultLane: 'human',
+    counts: {
+      events: 'count(*)',
+      visitors: 'count(distinct visitor)',
+    },
+    dimensions: {
+      ...TIME,
+      event: { sql: 'name', label: 'Event' },
+      label: { sql: 'label', label: 'Label' },
+      kind: { sql: 'kind', label: 'Kind' },
+      experiment: { sql: 'experiment', label: 'Experiment' },
+      variant: { sql: 'variant', label: 'Variant' },
+      page: { sql: 'path', label: 'Page' },
+      country: { sql: 'country', label: 'Country' },
+      device: { sql: 'device', label: 'Device' },
+    },
+  },
+  requests: {
+    table: 'requests',
+    rowFilter: null,
+    description: 'Server requests recorded by the edge worker SDK or proxy mode',
+    defaultLane: 'bot',
+    counts: {
+      requests: 'count(*)',
+    },
+    dimensions: {
+      ...TIME,
+      path: { sql: 'path', label: 'Path' },
+      status: { sql: 'status::text', label: 'Status' },
+      cache: { sql: 'cache', label: 'Cache' },
+      decision: { sql: 'decision', label: 'Decision' },
+      bot: { sql: 'bot_name', label: 'Bot' },
+      category: { sql: 'bot_category', label: 'Bot category' },
+      kind: { sql: 'kind', label: 'Kind' },
+      network: { sql: 'as_org', label: 'Network' },
+      country: { sql: 'country', label: 'Country' },
+      method: { sql: 'method', label: 'Method' },
+    },
+  },
+};
+
+/** Top-table dimension → the metric set it ranks (page dimensions: sessions, or pageviews with count=pageviews). */
+export const TOP_SETS: Record<TopDimension, MetricSet> = {
+  source: 'sessions',
+  medium: 'sessions',
+  referrer: 'sessions',
+  campaign: 'sessions',
+  page: 'sessions',
+  page_type: 'sessions',
+  country: 'sessions',
+  device: 'sessions',
+  bot: 'requests',
+  category: 'requests',
+  kind: 'requests',
+  network: 'requests',
+  path: 'requests',
+  status: 'requests',
+  cache: 'requests',
+  decision: 'requests',
+  event: 'events',
+};
+
+/** Figures of the summary kept in rollups under metric set `summary` (lane human). */
+export const SUMMARY_ROLLUP_MEASURES = ['from_search', 'single_page', 'visible_ms'] as const;
+
+/** Network figures come from DB-IP's ASN data (CC BY 4.0), which asks for this credit beside them. */
+export const NETWORK_ATTRIBUTION = 'IP Geolocation by DB-IP (https://db-ip.com)';
+
+/** The non-time dimensions of a set: those a rollup keeps. */
+export function rollupDimensions(set: MetricSet): string[] {
+  return Object.keys(CATALOGUE[set].dimensions).filter((d) => !TIME_DIMENSIONS.has(d));
+}
+
+export function primaryCount(set: MetricSet): string {
+  return Object.keys(CATALOGUE[set].counts)[0] as string;
+}
+
+/** The public catalogue (GET /v1/stats/catalogue). */
+export function publicCatalogue(): StatsCatalogue {
+  const labels: Record<string, string> = {};
+  const metricSets = Object.fromEntries(
+    (Object.entries(CATALOGUE) as [MetricSet, MetricSetDef][]).map(([name, def]) => {
+      for (const [d, dim] of Object.entries(def.dimensions)) labels[d] ??= dim.label;
+      return [
+        name,
+        {
+          description: def.description,
+          defaultLane: def.defaultLane,
+          lanes: [...LANES],
+          dimensions: Object.keys(def.dimensions),
+          filters: rollupDimensions(name),
+          counts: Object.keys(def.counts),
+          defaultSort: primaryCount(name),
+        },
+      ];
+    }),
+  ) as StatsCatalogue['metricSets'];
+  return {
+    metricSets,
+    topDimensions: { ...TOP_SETS },
+    dimensionLabels: labels,
+    limits: {
+      batch: STATS_LIMITS.batch,
+      defaultDays: STATS_LIMITS.defaultDays,
+      rawDays: STATS_LIMITS.rawDays,
+      maxRows: STATS_LIMITS.maxRows,
+    },
+  };
+}

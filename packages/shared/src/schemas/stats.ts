@@ -1,0 +1,257 @@
+// Request and answer schemas of the stats engine (spec §2 "Stats spec", "Summary"; §4 "Analytics").
+// Names of dimensions, filters and counts are checked against the catalogue by the engine (400 with
+// `field`), not here, so the catalogue stays the one list.
+import { z } from 'zod';
+import { zId } from './common.ts';
+
+export const METRIC_SETS = ['pageviews', 'sessions', 'requests', 'events'] as const;
+export type MetricSet = (typeof METRIC_SETS)[number];
+export const LANES = ['human', 'bot', 'internal'] as const;
+export type Lane = (typeof LANES)[number];
+
+export const STATS_LIMITS = {
+  batch: 40,
+  defaultDays: 7,
+  maxDays: 3660,
+  rawDays: 90,
+  defaultRows: 100,
+  maxRows: 1000,
+  defaultTopRows: 10,
+  maxTopRows: 100,
+} as const;
+
+const zDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'Give a day as YYYY-MM-DD');
+const zName = z.string().min(1).max(40);
+
+/** The fields of a stats spec (spec §2), shared by the query string, the JSON body and batch entries. */
+export const StatsSpecFields = {
+  metrics: z.enum(METRIC_SETS).describe('Metric set: pageviews, sessions, requests or events'),
+  by: zName.optional().describe('Dimension to group by (see GET /v1/stats/catalogue); `day` and `hour` give a series'),
+  lane: z.enum(LANES).optional().describe('human (People), bot (Crawlers) or internal; each metric set has a default'),
+  days: z
+    .number()
+    .int()
+    .min(1, 'Give days of 1 or more')
+    .max(STATS_LIMITS.maxDays, `Give days of at most ${STATS_LIMITS.maxDays}`)
+    .optional()
+    .describe('Calendar days ending today in the site’s time zone; 1 = today so far. Default 7'),
+  from: zDay.optional().describe('First day (YYYY-MM-DD, site time zone); instead of days'),
+  to: zDay.optional().describe('Last day (YYYY-MM-DD), inclusive; default today'),
+  compare: z.boolean().optional().describe('Add the previous period (a single day: the same weekday a week earlier)'),
+  where: z
+    .record(zName, z.string().max(2048))
+    .optional()
+    .describe('Filters: dimension name → value; `(none)` matches an empty value. In a query string: where.<name>=<value>'),
+  sort: zName.optional().describe('A count of the metric set to rank by, such as sessions or pageviews'),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(STATS_LIMITS.maxRows)
+    .optional()
+    .describe(`Most rows returned (default ${STATS_LIMITS.defaultRows}); series by day/hour are never cut`),
+};
+
+export const StatsSpec = z.object(StatsSpecFields).strict();
+export type StatsSpec = z.infer<typeof StatsSpec>;
+
+export const SiteStatsInput = z.object({ id: zId, ...StatsSpecFields }).strict();
+export type SiteStatsInput = z.infer<typeof SiteStatsInput>;
+
+/**
+ * Query-string routes take filters as `where.<name>=<value>` parameters: the schema lets extra text
+ * parameters through and the engine turns `where.*` ones into `where`, refusing any other unknown name
+ * (400 with `field`). (A record field cannot be a query parameter in the OpenAPI generator.)
+ */
+const zWhereParam = z.string().max(2048);
+const { where: _where, ...specFieldsWithoutWhere } = StatsSpecFields;
+export const SiteStatsQuery = z.object({ id: zId, ...specFieldsWithoutWhere }).catchall(zWhereParam);
+export type SiteStatsQuery = z.infer<typeof SiteStatsQuery>;
+
+/** One row: the dimension's value (null = not known / none) and every count of the metric set. */
+export const StatsRow = z.object({
+  value: z.string().nullable(),
+  counts: z.record(z.string(), z.number()),
+});
+export type StatsRow = z.infer<typeof StatsRow>;
+
+export const StatsPeriod = z.object({
+  from: z.string().describe('First day, YYYY-MM-DD in the site’s time zone'),
+  to: z.string().describe('Last day, inclusive'),
+  totals: z.record(z.string(), z.number()),
+  rows: z.array(StatsRow),
+});
+
+export const StatsResult = z.object({
+  metrics: z.enum(METRIC_SETS),
+  by: z.string().nullable(),
+  lane: z.enum(LANES),
+  timezone: z.string(),
+  from: z.string(),
+  to: z.string(),
+  /** raw rows (within 90 days), daily rollups (older), or both. */
+  source: z.enum(['raw', 'rollups', 'mixed']),
+  /** The names of the counts in `totals` and in each row, the sort count first. */
+  counts: z.array(z.string()),
+  sort: z.string(),
+  totals: z.record(z.string(), z.number()),
+  rows: z.array(StatsRow),
+  /** More rows exist than `limit`. */
+  truncated: z.boolean(),
+  /** With compare: the previous period, or null with `comparison.reason` saying why there is none. */
+  previous: StatsPeriod.nullable().optional(),
+  comparison: z.object({ available: z.boolean(), reason: z.string().nullable() }).optional(),
+});
+export type StatsResult = z.infer<typeof StatsResult>;
+
+export const StatsBatchInput = z
+  .object({
+    id: zId,
+    queries: z
+      .record(z.string().min(1).max(64), z.unknown())
+      .refine((q) => Object.keys(q).length >= 1, 'Give at least one query')
+      .refine((q) => Object.keys(q).length <= STATS_LIMITS.batch, `Give at most ${STATS_LIMITS.batch} queries`)
+      .describe(`Name → stats spec, at most ${STATS_LIMITS.batch}`),
+  })
+  .strict();
+export type StatsBatchInput = z.infer<typeof StatsBatchInput>;
+
+export const StatsRefusal = z.object({
+  error: z.object({ status: z.number().int(), title: z.string(), field: z.string().optional() }),
+});
+export const StatsBatchResult = z.record(z.string(), z.union([StatsResult, StatsRefusal]));
+export type StatsBatchResult = z.infer<typeof StatsBatchResult>;
+
+// ---------- catalogue ----------
+
+export const CatalogueMetricSet = z.object({
+  description: z.string(),
+  defaultLane: z.enum(LANES),
+  lanes: z.array(z.enum(LANES)),
+  dimensions: z.array(z.string()),
+  filters: z.array(z.string()),
+  counts: z.array(z.string()),
+  defaultSort: z.string(),
+});
+
+export const StatsCatalogue = z.object({
+  metricSets: z.record(z.enum(METRIC_SETS), CatalogueMetricSet),
+  /** Top-table dimension → the metric set it ranks. */
+  topDimensions: z.record(z.string(), z.enum(METRIC_SETS)),
+  dimensionLabels: z.record(z.string(), z.string()),
+  limits: z.object({ batch: z.number(), defaultDays: z.number(), rawDays: z.number(), maxRows: z.number() }),
+});
+export type StatsCatalogue = z.infer<typeof StatsCatalogue>;
+
+// ---------- summary ----------
+
+const rangeFields = {
+  days: StatsSpecFields.days,
+  from: StatsSpecFields.from,
+  to: StatsSpecFields.to,
+};
+
+export const SummaryQuery = z.object({ id: zId, ...rangeFields }).catchall(zWhereParam);
+export type SummaryQuery = z.infer<typeof SummaryQuery>;
+
+export const TONES = ['good', 'bad', 'flat'] as const;
+
+export const SummaryMeasure = z.object({
+  value: z.number(),
+  previous: z.number().nullable(),
+  /** Relative change in percent (one decimal); null without a previous figure or from zero. */
+  change: z.number().nullable(),
+  tone: z.enum(TONES),
+});
+export type SummaryMeasure = z.infer<typeof SummaryMeasure>;
+
+export const SUMMARY_MEASURES = [
+  'sessions',
+  'pageviews',
+  'fromSearch',
+  'averageSession',
+  'bounceRate',
+  'singlePageVisits',
+  'pagesPerSession',
+] as const;
+export type SummaryMeasureName = (typeof SUMMARY_MEASURES)[number];
+
+export const Summary = z.object({
+  timezone: z.string(),
+  from: z.string(),
+  to: z.string(),
+  previousFrom: z.string(),
+  previousTo: z.string(),
+  comparison: z.object({ available: z.boolean(), reason: z.string().nullable() }),
+  source: z.enum(['raw', 'rollups', 'mixed']),
+  /**
+   * sessions, pageviews, fromSearch (sessions from a search engine): counts. averageSession: seconds of
+   * visible time per session. bounceRate: percent of sessions with a single pageview. singlePageVisits:
+   * count. pagesPerSession: pageviews per session (two decimals).
+   */
+  measures: z.object(
+    Object.fromEntries(SUMMARY_MEASURES.map((m) => [m, SummaryMeasure])) as Record<SummaryMeasureName, typeof SummaryMeasure>,
+  ),
+});
+export type Summary = z.infer<typeof Summary>;
+
+// ---------- top tables ----------
+
+export const TOP_DIMENSIONS = [
+  'source',
+  'medium',
+  'referrer',
+  'campaign',
+  'page',
+  'page_type',
+  'country',
+  'device',
+  'bot',
+  'category',
+  'kind',
+  'network',
+  'path',
+  'status',
+  'cache',
+  'decision',
+  'event',
+] as const;
+export type TopDimension = (typeof TOP_DIMENSIONS)[number];
+
+export const TopQuery = z
+  .object({
+    id: zId,
+    dimension: zName.describe('A top-table dimension (see GET /v1/stats/catalogue, topDimensions)'),
+    ...rangeFields,
+    count: z
+      .enum(['sessions', 'pageviews'])
+      .optional()
+      .describe('For page dimensions: count sessions where each began (default) or pageviews'),
+    lane: StatsSpecFields.lane,
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(STATS_LIMITS.maxTopRows)
+      .optional()
+      .describe(`Rows, default ${STATS_LIMITS.defaultTopRows}, at most ${STATS_LIMITS.maxTopRows}`),
+  })
+  .catchall(zWhereParam);
+export type TopQuery = z.infer<typeof TopQuery>;
+
+export const TopTable = z.object({
+  dimension: z.string(),
+  metrics: z.enum(METRIC_SETS),
+  /** What each row counts: sessions, pageviews, requests or events. */
+  count: z.string(),
+  lane: z.enum(LANES),
+  timezone: z.string(),
+  from: z.string(),
+  to: z.string(),
+  total: z.number(),
+  rows: z.array(z.object({ value: z.string().nullable(), count: z.number(), share: z.number() })),
+  truncated: z.boolean(),
+  /** Credit to show beside the figures (network data comes from DB-IP, CC BY 4.0). */
+  attribution: z.string().nullable(),
+});
+export type TopTable = z.infer<typeof TopTable>;
