@@ -3,6 +3,7 @@ import Koa from 'koa';
 import { collectHandler } from './collect/handler.ts';
 import type { Deps } from './deps.ts';
 import { firstPartyHandler } from './http/first-party.ts';
+import { scriptHandler } from './http/script.ts';
 import { spaStatic } from './http/static.ts';
 import { trpcHandler } from './http/trpc-handler.ts';
 import { mcpHandler } from './mcp/handler.ts';
@@ -14,7 +15,7 @@ import { listOperations } from './trpc/registry.ts';
 export const WEB_DIST = path.resolve(import.meta.dirname, '../../web/dist');
 
 /** The whole server on one Koa app: health, REST, OpenAPI, tRPC, MCP and the dashboard. */
-export function createApp(deps: Deps, opts: { webDist?: string } = {}) {
+export function createApp(deps: Deps, opts: { webDist?: string; scriptDist?: string } = {}) {
   const app = new Koa();
   app.proxy = deps.env.TRUST_PROXY;
   const ops = listOperations(appRouter);
@@ -24,6 +25,7 @@ export function createApp(deps: Deps, opts: { webDist?: string } = {}) {
   const mcp = mcpHandler(deps, ops, { callsPerMinute: deps.env.MCP_CALLS_PER_MINUTE });
   const firstParty = firstPartyHandler(deps);
   const collect = collectHandler(deps);
+  const script = scriptHandler(opts.scriptDist);
   const spa = spaStatic(opts.webDist ?? WEB_DIST);
 
   app.use(async (ctx, next) => {
@@ -48,6 +50,7 @@ export function createApp(deps: Deps, opts: { webDist?: string } = {}) {
     if (p === '/mcp') return mcp(ctx);
     if (p === '/collect' || p === '/collect/requests') return collect(ctx);
     if (p.startsWith('/_us/')) return firstParty(ctx);
+    if (p.startsWith('/script.')) return script(ctx, () => spa(ctx, next));
     return spa(ctx, next);
   });
   return app;

@@ -159,6 +159,9 @@ describe('POST /collect and /collect/requests', () => {
     const evs = (await rows('events')).filter((r) => r.pageview_id === body.id);
     expect(evs.find((r) => r.kind === 'exposure')).toMatchObject({ experiment: 'pricing', variant: 'b' });
     expect(evs.find((r) => r.kind === 'event')).toMatchObject({ name: 'signup', label: 'top' });
+    const leaves = (await rows('page_leaves')).filter((r) => r.pageview_id === body.id);
+    expect(leaves).toHaveLength(1);
+    expect(leaves[0]).toMatchObject({ scroll_depth: 50, time_on_page_ms: 1000, interacted: true, lane: 'human' });
   });
 
   it('takes request batches only with the site secret', async () => {
@@ -179,13 +182,17 @@ describe('POST /collect and /collect/requests', () => {
   });
 
   it('stores no IP address or user agent anywhere', async () => {
+    // Every column of every table of the schema: no column meant for an address or a user agent.
     const cols = (await t.deps.orm.em
       .fork()
-      .execute(`select column_name from information_schema.columns where table_name in ('pageviews','events','requests')`)) as {
+      .execute(`select table_name, column_name from information_schema.columns where table_schema = current_schema()`)) as {
+      table_name: string;
       column_name: string;
     }[];
-    for (const c of cols) expect(c.column_name).not.toMatch(/(^ip$|_ip$|ip_addr|user_agent|^ua$)/);
-    for (const table of ['pageviews', 'events', 'requests']) {
+    expect(cols.length).toBeGreaterThan(50);
+    for (const c of cols) expect(`${c.table_name}.${c.column_name}`).not.toMatch(/\.(ip|.*_ip|ip_addr.*|.*user_agent.*|ua)$/);
+    // And no stored value of the analytics tables holds the addresses or the user agent used above.
+    for (const table of ['pageviews', 'events', 'requests', 'page_leaves']) {
       const text = JSON.stringify(await rows(table));
       expect(text).not.toContain(PROXY_IP);
       expect(text).not.toContain(UA);

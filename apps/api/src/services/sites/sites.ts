@@ -154,8 +154,10 @@ export async function snippet(deps: Pick<Deps, 'urls'>, em: EntityManager, actor
     throw new AppError(409, 'This site has no public key: delete the site and create it again');
   }
   const scriptUrl = `${deps.urls.base}/script.js`;
+  // The script posts to its own origin's /collect unless told otherwise.
+  const api = deps.urls.collect === `${deps.urls.base}/collect` ? '' : ` data-api="${attr(deps.urls.collect)}"`;
   return {
-    html: `<script defer data-site="${attr(key.publicValue)}" src="${attr(scriptUrl)}"></script>`,
+    html: `<script defer data-site="${attr(key.publicValue)}"${api} src="${attr(scriptUrl)}"></script>`,
     scriptUrl,
     siteKey: key.publicValue,
   };

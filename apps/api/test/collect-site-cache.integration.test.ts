@@ -1,0 +1,74 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createToken, createUser, startTestServer, type TestServer } from './support/server.ts';
+
+// The collector caches sites by public key; a change made through the API must reach it within about a second.
+describe('collector site cache', () => {
+  let t: TestServer;
+  let auth: string;
+  beforeAll(async () => {
+    t = await startTestServer();
+    const { user, workspace } = await createUser(t.deps);
+    const { token } = await createToken(t.deps, {
+      userId: user.id,
+      workspaceId: workspace.id,
+      scopes: ['sites:read', 'sites:write'],
+    });
+    auth = `Bearer ${token}`;
+  });
+  afterAll(() => t.close());
+
+  const settle = () => new Promise((r) => setTimeout(r, 1_100));
+  const report = (pk: string, host: string) =>
+    t.request
+      .post('/collect')
+      .set('Content-Type', 'text/plain')
+      .set('Origin', `https://${host}`)
+      .send(
+        JSON.stringify({
+          t: 'pv',
+          k: pk,
+          u: `https://${host}/`,
+          id: randomBytes(8).toString('hex'),
+          r: '',
+          w: 1000,
+          l: 'en',
+          z: 'UTC',
+          n: 1,
+        }),
+      );
+
+  async function newSite(hostnames: string[]) {
+    const res = await t.request.post('/v1/sites').set('Authorization', auth).send({ name: 'Cache', hostnames }).expect(201);
+    const keys = await t.request.get(`/v1/sites/${res.body.site.id}/keys`).set('Authorization', auth).expect(200);
+    const pub = keys.body.keys.find((k: { kind: string }) => k.kind === 'public');
+    return { id: res.body.site.id as string, pk: pub.value as string, keyId: pub.id as string };
+  }
+
+  it('stops accepting a removed hostname and accepts an added one', async () => {
+    const site = await newSite(['a.cache.example', 'b.cache.example']);
+    await report(site.pk, 'b.cache.example').expect(202);
+    await report(site.pk, 'c.cache.example').expect(403);
+    await t.request.delete(`/v1/sites/${site.id}/hostnames/b.cache.example`).set('Authorization', auth).expect(204);
+    await t.request
+      .post(`/v1/sites/${site.id}/hostnames`)
+      .set('Authorization', auth)
+      .send({ hostname: 'c.cache.example' })
+      .expect(201);
+    await settle();
+    await report(site.pk, 'b.cache.example').expect(403);
+    await report(site.pk, 'c.cache.example').expect(202);
+  });
+
+  it('refuses a rotated public key and a deleted site', async () => {
+    const site = await newSite(['d.cache.example']);
+    await report(site.pk, 'd.cache.example').expect(202);
+    const rotated = await t.request.post(`/v1/sites/${site.id}/keys/${site.keyId}/rotate`).set('Authorization', auth).expect(200);
+    await settle();
+    await report(site.pk, 'd.cache.example').expect(404);
+    await report(rotated.body.key.value, 'd.cache.example').expect(202);
+    await t.request.delete(`/v1/sites/${site.id}`).set('Authorization', auth).expect(204);
+    await settle();
+    await report(rotated.body.key.value, 'd.cache.example').expect(404);
+  });
+});
