@@ -65,12 +65,20 @@ export const SPEC_SECTIONS = {
     ['POST', '/v1/sites/{id}/internal-link'],
     ['POST', '/v1/sites/{id}/internal-link/rotate'],
   ],
+  analytics: [
+    ['GET', '/v1/stats/catalogue'],
+    ['GET', '/v1/sites/{id}/stats'],
+    ['POST', '/v1/sites/{id}/stats/query'],
+    ['POST', '/v1/sites/{id}/stats/batch'],
+    ['GET', '/v1/sites/{id}/summary'],
+    ['GET', '/v1/sites/{id}/top/{dimension}'],
+  ],
 } satisfies Record<string, [string, string][]>;
 
 export type SpecSection = keyof typeof SPEC_SECTIONS;
 
 /** Sections whose every route must be exposed. */
-export const BUILT_SECTIONS: SpecSection[] = ['auth', 'caller', 'tokens', 'workspace', 'sites', 'hostnames'];
+export const BUILT_SECTIONS: SpecSection[] = ['auth', 'caller', 'tokens', 'workspace', 'sites', 'hostnames', 'analytics'];
 
 export const ALL_SPEC_ROUTES = Object.values(SPEC_SECTIONS).flat() as [string, string][];
 export const SPEC_ROUTES = BUILT_SECTIONS.flatMap((s) => SPEC_SECTIONS[s]) as [string, string][];

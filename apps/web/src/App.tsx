@@ -7,6 +7,7 @@ import { NotFoundPage } from './pages/NotFoundPage.tsx';
 import { ResendVerificationPage } from './pages/ResendVerificationPage.tsx';
 import { ResetPasswordPage } from './pages/ResetPasswordPage.tsx';
 import { SignupPage } from './pages/SignupPage.tsx';
+import { DashboardPage } from './pages/sites/dashboard/DashboardPage.tsx';
 import { SitePage } from './pages/sites/SitePage.tsx';
 import { SitesPage } from './pages/sites/SitesPage.tsx';
 import { AcceptInvitePage } from './pages/workspace/AcceptInvitePage.tsx';
@@ -31,13 +32,16 @@ const ROUTES: Record<string, ComponentType> = {
   '/sites': SitesPage,
 };
 
-/** Pages whose path carries an id: `/sites/<id>` (the page reads the id from the path). */
-const PREFIX_ROUTES: [prefix: string, page: ComponentType][] = [['/sites/', SitePage]];
+/** Pages whose path carries an id: `/sites/<id>/dashboard`, `/sites/<id>` (the page reads the id from the path). */
+const PATTERN_ROUTES: [pattern: RegExp, page: ComponentType][] = [
+  [/^\/sites\/[^/]+\/dashboard$/, DashboardPage],
+  [/^\/sites\//, SitePage],
+];
 
 export function App() {
   const path = usePath();
   const clean = path.replace(/(.)\/+$/, '$1');
-  const Page = ROUTES[clean] ?? PREFIX_ROUTES.find(([prefix]) => clean.startsWith(prefix))?.[1] ?? NotFoundPage;
+  const Page = ROUTES[clean] ?? PATTERN_ROUTES.find(([pattern]) => pattern.test(clean))?.[1] ?? NotFoundPage;
   // `key` gives each page fresh state, even when navigating to the page already shown.
   return <Page key={path} />;
 }

@@ -38,6 +38,23 @@ export function useQueryParam(name: string): string | null {
   return new URLSearchParams(search).get(name);
 }
 
+/** The current query string (`?a=1`, or ''), re-rendering on every navigation. */
+export function useSearch(): string {
+  return useSyncExternalStore(subscribe, () => window.location.search);
+}
+
+/**
+ * Changes only the query string of the current address (page choices such as a date range), keeping
+ * the scroll position; a new history entry unless `replace`, so Back undoes the choice.
+ */
+export function setSearch(params: URLSearchParams, opts: { replace?: boolean } = {}) {
+  const search = params.toString();
+  const to = `${window.location.pathname}${search ? `?${search}` : ''}${window.location.hash}`;
+  if (opts.replace) window.history.replaceState(null, '', to);
+  else window.history.pushState(null, '', to);
+  notify();
+}
+
 /** Forgets the current entry's flash message (it has been read and acted on). */
 export function dismissFlash() {
   if (window.history.state === null) return;

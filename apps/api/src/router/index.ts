@@ -7,6 +7,7 @@ import { membersRouter } from './members.ts';
 import { siteKeysRouter } from './site-keys.ts';
 import { siteSettingsRouter } from './site-settings.ts';
 import { sitesRouter } from './sites.ts';
+import { statsRouter } from './stats.ts';
 import { tokensRouter } from './tokens.ts';
 import { workspaceRouter } from './workspace.ts';
 
@@ -22,6 +23,7 @@ export const appRouter = router({
   siteSettings: siteSettingsRouter,
   hostnames: hostnamesRouter,
   internalLink: internalLinkRouter,
+  stats: statsRouter,
 });
 
 export type AppRouter = typeof appRouter;

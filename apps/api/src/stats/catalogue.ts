@@ -71,6 +71,10 @@ export const CATALOGUE: Record<MetricSet, MetricSetDef> = {
       pageviews: 'count(*)',
       sessions: 'count(*) filter (where session_start)',
       visitors: 'count(distinct visitor)',
+      // From the pageviews' leave reports (LEAVE_COUNTS): average deepest scroll (percent) and visible
+      // seconds per pageview that sent one. Raw days only; 0 from rollups.
+      scroll_depth: 'coalesce(round(avg(leave_scroll)), 0)',
+      time_on_page: 'coalesce(round(avg(leave_ms) / 1000.0, 1), 0)',
     },
     dimensions: PAGE_DIMENSIONS,
   },
@@ -129,6 +133,12 @@ export const CATALOGUE: Record<MetricSet, MetricSetDef> = {
     },
   },
 };
+
+/**
+ * Counts that need the pageviews' leave reports: the engine joins `page_leaves`, aggregated per
+ * pageview into `leave_scroll` (deepest scroll) and `leave_ms` (visible time), only when one is asked for.
+ */
+export const LEAVE_COUNTS = new Set(['scroll_depth', 'time_on_page']);
 
 /** Top-table dimension → the metric set it ranks (page dimensions: sessions, or pageviews with count=pageviews). */
 export const TOP_SETS: Record<TopDimension, MetricSet> = {

@@ -1,3 +1,6 @@
+// Entry points of the stats engine, called by the router (REST, OpenAPI and MCP come from it).
+// The site is checked first (404 for another workspace's site), then the request.
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type {
   SiteStatsInput,
   SiteStatsQuery,
@@ -9,28 +12,46 @@ import type {
   TopQuery,
   TopTable,
 } from '@us/shared';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Deps } from '../deps.ts';
-import { AppError } from '../errors.ts';
+import { loadSite } from '../services/access.ts';
 import type { Actor } from '../services/credentials.ts';
+import { batchOf } from './batch.ts';
+import { answer, siteCtx } from './engine.ts';
+import { normalise, specOf } from './spec.ts';
+import { summaryOf } from './summary.ts';
+import { topOf } from './top.ts';
 
-// Placeholder entry points of the stats engine; the engine replaces these bodies.
-const notYet = () => new AppError(503, 'Stats are not available yet');
+async function ctxOf(em: EntityManager, actor: Actor, siteId: string) {
+  const site = await loadSite(em, actor, siteId);
+  return siteCtx(em, { id: site.id, timezone: site.timezone, settings: site.settings });
+}
 
 export async function siteStats(
   _d: Deps,
-  _em: EntityManager,
-  _a: Actor,
-  _i: SiteStatsInput | SiteStatsQuery,
+  em: EntityManager,
+  actor: Actor,
+  input: SiteStatsInput | SiteStatsQuery,
 ): Promise<StatsResult> {
-  throw notYet();
+  const ctx = await ctxOf(em, actor, input.id);
+  return answer(ctx, normalise(specOf(input as Record<string, unknown>), ctx.today));
 }
-export async function siteStatsBatch(_d: Deps, _em: EntityManager, _a: Actor, _i: StatsBatchInput): Promise<StatsBatchResult> {
-  throw notYet();
+
+export async function siteStatsBatch(
+  _d: Deps,
+  em: EntityManager,
+  actor: Actor,
+  input: StatsBatchInput,
+): Promise<StatsBatchResult> {
+  const ctx = await ctxOf(em, actor, input.id);
+  return batchOf(ctx, input.queries);
 }
-export async function siteSummary(_d: Deps, _em: EntityManager, _a: Actor, _i: SummaryQuery): Promise<Summary> {
-  throw notYet();
+
+export async function siteSummary(_d: Deps, em: EntityManager, actor: Actor, input: SummaryQuery): Promise<Summary> {
+  const ctx = await ctxOf(em, actor, input.id);
+  return summaryOf(ctx, input);
 }
-export async function siteTop(_d: Deps, _em: EntityManager, _a: Actor, _i: TopQuery): Promise<TopTable> {
-  throw notYet();
+
+export async function siteTop(_d: Deps, em: EntityManager, actor: Actor, input: TopQuery): Promise<TopTable> {
+  const ctx = await ctxOf(em, actor, input.id);
+  return topOf(ctx, input);
 }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
 
 /** Debian's Chromium with the flags this closed network needs (no background calls home). */
-export function launchChromium(): Promise<Browser> {
+export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: [
@@ -15,6 +15,7 @@ export function launchChromium(): Promise<Browser> {
       '--disable-component-update',
       '--no-first-run',
       '--disable-sync',
+      ...extraArgs,
     ],
   });
 }

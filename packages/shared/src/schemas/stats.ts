@@ -63,7 +63,9 @@ export type SiteStatsInput = z.infer<typeof SiteStatsInput>;
  * parameters through and the engine turns `where.*` ones into `where`, refusing any other unknown name
  * (400 with `field`). (A record field cannot be a query parameter in the OpenAPI generator.)
  */
-const zWhereParam = z.string().max(2048);
+// Typed as text, number or boolean so the known fields (days, compare, …) still fit the index signature;
+// the engine reads a where.<name> value as text.
+const zWhereParam = z.union([z.string().max(2048), z.number(), z.boolean()]);
 const { where: _where, ...specFieldsWithoutWhere } = StatsSpecFields;
 export const SiteStatsQuery = z.object({ id: zId, ...specFieldsWithoutWhere }).catchall(zWhereParam);
 export type SiteStatsQuery = z.infer<typeof SiteStatsQuery>;

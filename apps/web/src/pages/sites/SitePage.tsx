@@ -1,8 +1,10 @@
 import { useState } from 'react';
 import { Notice } from '../../components/Notice.tsx';
 import { useQuery } from '../../data/useQuery.ts';
-import { Link, usePath } from '../../router.tsx';
+import { usePath } from '../../router.tsx';
 import { api } from '../../trpc.ts';
+import { SiteMissing } from './parts/SiteMissing.tsx';
+import { isMissingSite, siteIdOf } from './parts/siteId.ts';
 import { SitesFrame } from './parts/SitesFrame.tsx';
 import { DangerZoneCard } from './site/DangerZoneCard.tsx';
 import { ExperimentsCard } from './site/ExperimentsCard.tsx';
@@ -13,16 +15,6 @@ import { InternalTrafficCard } from './site/InternalTrafficCard.tsx';
 import { KeysCard } from './site/KeysCard.tsx';
 import { SiteHeader } from './site/SiteHeader.tsx';
 
-/** The site id of `/sites/<id>`. */
-function siteIdOf(path: string): string {
-  const segment = path.slice('/sites/'.length).split('/')[0] ?? '';
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-}
-
 /** `/sites/<id>`: everything about one site, a card per concern. */
 export function SitePage() {
   const id = siteIdOf(usePath());
@@ -30,24 +22,7 @@ export function SitePage() {
   // Rotating the public key changes the snippet: the install card is made again to fetch it.
   const [publicKeyVersion, setPublicKeyVersion] = useState(0);
   const site = query.data?.site;
-  // A malformed id is as unknown as a deleted site.
-  const missing = query.problem?.status === 404 || (query.problem?.status === 400 && query.problem.field === 'id');
-
-  if (missing) {
-    return (
-      <SitesFrame title="No such site" problem={null}>
-        <div className="card site-missing">
-          <p>
-            <strong>No such site in this workspace.</strong> It may have been deleted, or it belongs to another workspace: switch
-            workspaces in the header to look there.
-          </p>
-          <p>
-            <Link to="/sites">See all sites of this workspace</Link>
-          </p>
-        </div>
-      </SitesFrame>
-    );
-  }
+  if (isMissingSite(query.problem)) return <SiteMissing />;
 
   return (
     <SitesFrame title={site?.name ?? 'Site'} problem={query.problem}>

@@ -29,6 +29,9 @@ export function SitesCard({ sites }: { sites: Site[] }) {
               <th scope="col">Time zone</th>
               <th scope="col">Hostnames</th>
               <th scope="col">Snippet</th>
+              <th scope="col">
+                <span className="site-visually-hidden">Dashboard</span>
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -77,6 +80,11 @@ function SiteRow({ site }: { site: Site }) {
         ) : (
           <span className="badge">Not installed yet</span>
         )}
+      </td>
+      <td className="site-cell-dashboard">
+        <Link to={`/sites/${site.id}/dashboard`} aria-label={`Dashboard of ${site.name}`}>
+          Dashboard
+        </Link>
       </td>
     </tr>
   );

@@ -31,14 +31,19 @@ export function SiteHeader({ site, onChanged }: { site: Site; onChanged: () => v
             <span aria-hidden="true"> · </span>
             Created {formatDate(site.createdAt)}
           </p>
-          <button
-            type="button"
-            className="button button-secondary button-small"
-            onClick={() => setEditing(true)}
-            aria-label="Rename site or change its time zone"
-          >
-            Rename
-          </button>
+          <div className="site-header-actions">
+            <Link to={`/sites/${site.id}/dashboard`} className="button button-primary button-small">
+              Dashboard
+            </Link>
+            <button
+              type="button"
+              className="button button-secondary button-small"
+              onClick={() => setEditing(true)}
+              aria-label="Rename site or change its time zone"
+            >
+              Rename
+            </button>
+          </div>
         </div>
       )}
     </div>

@@ -1,0 +1,124 @@
+// SQL building for the stats engine. Identifiers and expressions come only from the catalogue;
+// everything a request or a site setting gave travels as a server-side bind parameter ($n).
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Lane, MetricSet } from '@us/shared';
+import { CATALOGUE } from './catalogue.ts';
+import type { DayRange } from './range.ts';
+
+/** Collects bind parameters and hands out their placeholders. */
+export class Params {
+  readonly values: unknown[] = [];
+  /** The placeholder of a value, with an optional cast (`text`, `date`, `timestamptz`, `int`). */
+  add(value: unknown, cast?: string): string {
+    this.values.push(value);
+    return cast ? `$${this.values.length}::${cast}` : `$${this.values.length}`;
+  }
+}
+
+type Row = Record<string, unknown>;
+
+/** Runs one statement with server-side bind parameters, returning its rows. */
+export async function runSql<T extends Row = Row>(em: EntityManager, sql: string, params: Params): Promise<T[]> {
+  const client = em.getConnection().getClient();
+  const compiled = {
+    sql,
+    parameters: params.values,
+    query: { kind: 'RawNode', sqlFragments: [sql], parameters: [] },
+    queryId: { queryId: 'stats' },
+  } as unknown as Parameters<typeof client.executeQuery>[0];
+  const res = await client.executeQuery<T>(compiled);
+  return res.rows as T[];
+}
+
+/** Site time zone as a parameter (bound once per statement). */
+export function tzParam(p: Params, timezone: string): string {
+  return p.add(timezone, 'text');
+}
+
+/** Local day of `at` (YYYY-MM-DD text). */
+export const localDaySql = (tz: string, col = 'at') => `to_char((${col} at time zone ${tz})::date, 'YYYY-MM-DD')`;
+/** Local hour of `at` (YYYY-MM-DDTHH:00 text). */
+export const localHourSql = (tz: string, col = 'at') => `to_char(${col} at time zone ${tz}, 'YYYY-MM-DD"T"HH24:00')`;
+
+/**
+ * Rows of local days [from, to]: `at` from local midnight of `from` to local midnight after `to`, and
+ * the UTC `day` partitions that can hold them (zones are within a day of UTC).
+ */
+export function rangeCond(p: Params, tz: string, r: DayRange, col = 'at', dayCol = 'day'): string {
+  const from = p.add(r.from, 'date');
+  const to = p.add(r.to, 'date');
+  return (
+    `${dayCol} between ${from} - 1 and ${to} + 1` +
+    ` and ${col} >= (${from}::timestamp at time zone ${tz}) and ${col} < ((${to} + 1)::timestamp at time zone ${tz})`
+  );
+}
+
+export interface BotWindowDef {
+  from: Date;
+  to: Date;
+  country: string | null;
+  /** `AS<number>` → asn, else the network's name (case-insensitive). */
+  asn: number | null;
+  asOrg: string | null;
+}
+
+/** The site's bot windows, well-formed ones only. */
+export function botWindowsOf(settings: Record<string, unknown> | null | undefined): BotWindowDef[] {
+  const list = Array.isArray(settings?.botWindows) ? (settings.botWindows as unknown[]) : [];
+  const out: BotWindowDef[] = [];
+  for (const w of list) {
+    if (!w || typeof w !== 'object') continue;
+    const { from, to, country, network } = w as Record<string, unknown>;
+    const f = typeof from === 'string' ? new Date(from) : null;
+    const t = typeof to === 'string' ? new Date(to) : null;
+    if (!f || !t || Number.isNaN(f.getTime()) || Number.isNaN(t.getTime())) continue;
+    const net = typeof network === 'string' && network.trim() ? network.trim() : null;
+    const asMatch = net ? /^AS(\d+)$/i.exec(net) : null;
+    out.push({
+      from: f,
+      to: t,
+      country: typeof country === 'string' && country.trim() ? country.trim().toUpperCase() : null,
+      asn: asMatch ? Number(asMatch[1]) : null,
+      asOrg: net && !asMatch ? net : null,
+    });
+  }
+  return out;
+}
+
+/**
+ * The lane a row counts in: its stored lane, except a human row inside a bot window counts as bot.
+ * Events have no network columns, so a window naming a network does not apply to them.
+ */
+export function laneSql(p: Params, table: 'pageviews' | 'events' | 'requests', windows: BotWindowDef[]): string {
+  const hasNetwork = table !== 'events';
+  const conds: string[] = [];
+  for (const w of windows) {
+    if ((w.asn !== null || w.asOrg !== null) && !hasNetwork) continue;
+    const parts = [`at >= ${p.add(w.from.toISOString(), 'timestamptz')}`, `at <= ${p.add(w.to.toISOString(), 'timestamptz')}`];
+    if (w.country) parts.push(`country = ${p.add(w.country, 'text')}`);
+    if (w.asn !== null) parts.push(`asn = ${p.add(w.asn, 'int')}`);
+    if (w.asOrg !== null) parts.push(`lower(as_org) = lower(${p.add(w.asOrg, 'text')})`);
+    conds.push(`(${parts.join(' and ')})`);
+  }
+  if (!conds.length) return 'lane';
+  return `(case when lane = 'human' and (${conds.join(' or ')}) then 'bot' else lane end)`;
+}
+
+export function laneCond(p: Params, table: 'pageviews' | 'events' | 'requests', windows: BotWindowDef[], lane: Lane): string {
+  return `${laneSql(p, table, windows)} = ${p.add(lane, 'text')}`;
+}
+
+export const NONE = '(none)';
+
+/** `where` filters on a set's raw rows: dimension expression = value; `(none)` matches no value. */
+export function whereConds(p: Params, set: MetricSet, where: Record<string, string>): string[] {
+  const dims = CATALOGUE[set].dimensions;
+  return Object.entries(where).map(([name, value]) => {
+    const expr = dims[name]?.sql;
+    if (!expr) throw new Error(`no SQL for dimension ${name}`);
+    return value === NONE ? `coalesce(${expr}, '') = ''` : `${expr} = ${p.add(value, 'text')}`;
+  });
+}
+
+/** Quoted column alias of a count name (names come from the catalogue: letters only). */
+export const q = (name: string) => `"${name.replace(/"/g, '')}"`;

@@ -1,0 +1,62 @@
+// Top tables (GET /v1/sites/{id}/top/{dimension}): one dimension ranked by the count of its set.
+import { type MetricSet, STATS_LIMITS, TOP_DIMENSIONS, type TopDimension, type TopQuery, type TopTable } from '@us/shared';
+import { badRequest } from '../errors.ts';
+import { CATALOGUE, NETWORK_ATTRIBUTION, primaryCount, TOP_SETS } from './catalogue.ts';
+import { figures, type SiteCtx } from './engine.ts';
+import { resolveRange } from './range.ts';
+import { checkWhere, whereFromParams } from './spec.ts';
+
+const KNOWN = new Set(['id', 'dimension', 'days', 'from', 'to', 'count', 'lane', 'limit']);
+
+export function checkTopDimension(name: string): TopDimension {
+  if (!Object.hasOwn(TOP_SETS, name)) {
+    throw badRequest('dimension', `Use a top-table dimension: ${TOP_DIMENSIONS.join(', ')} (see GET /v1/stats/catalogue)`);
+  }
+  return name as TopDimension;
+}
+
+export async function topOf(ctx: SiteCtx, input: TopQuery): Promise<TopTable> {
+  const dimension = checkTopDimension(input.dimension);
+  const ranked = TOP_SETS[dimension];
+  if (input.count !== undefined && ranked !== 'sessions') {
+    throw badRequest(
+      'count',
+      `Leave out count: ${dimension} always counts ${primaryCount(ranked)} (count applies to page dimensions)`,
+    );
+  }
+  const metrics: MetricSet = ranked === 'sessions' && input.count === 'pageviews' ? 'pageviews' : ranked;
+  const count = primaryCount(metrics);
+  const where = checkWhere(metrics, whereFromParams(input, KNOWN));
+  const range = resolveRange(input, ctx.today);
+  const lane = input.lane ?? CATALOGUE[metrics].defaultLane;
+  const limit = input.limit ?? STATS_LIMITS.defaultTopRows;
+  const fig = await figures(ctx, {
+    metrics,
+    by: dimension,
+    lane,
+    range,
+    where,
+    sort: count,
+    counts: [count],
+    limit,
+    // `event` ranks events sent by site code, not A/B exposures (raw rows; rollups keep all kinds together).
+    rawExtra: dimension === 'event' ? [`kind = 'event'`] : [],
+  });
+  const total = fig.totals[count] ?? 0;
+  return {
+    dimension,
+    metrics,
+    count,
+    lane,
+    timezone: ctx.timezone,
+    from: range.from,
+    to: range.to,
+    total,
+    rows: fig.rows.map((r) => {
+      const n = r.counts[count] ?? 0;
+      return { value: r.value, count: n, share: total > 0 ? Math.round((n / total) * 1000) / 10 : 0 };
+    }),
+    truncated: fig.truncated,
+    attribution: dimension === 'network' ? NETWORK_ATTRIBUTION : null,
+  };
+}

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { AppError } from '../src/errors.ts';
+import { rollupDimension } from '../src/stats/engine.ts';
+import { hoursOf, isDay, localToday, previousRange, rawStartOf, resolveRange, splitRange } from '../src/stats/range.ts';
+
+const fieldOf = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof AppError) return e.field;
+    throw e;
+  }
+  return null;
+};
+
+describe('stats days', () => {
+  it('knows real calendar days', () => {
+    expect(isDay('2026-02-28')).toBe(true);
+    expect(isDay('2028-02-29')).toBe(true);
+    expect(isDay('2026-02-29')).toBe(false);
+    expect(isDay('2026-13-01')).toBe(false);
+    expect(isDay('26-01-01')).toBe(false);
+  });
+
+  it('takes today in the site zone', () => {
+    const at = new Date('2026-03-10T03:00:00Z');
+    expect(localToday('UTC', at)).toBe('2026-03-10');
+    expect(localToday('America/New_York', at)).toBe('2026-03-09');
+    expect(localToday('Pacific/Kiritimati', new Date('2026-03-10T11:00:00Z'))).toBe('2026-03-11');
+  });
+
+  it('resolves days and from/to, refusing bad combinations with a field', () => {
+    const today = '2026-03-10';
+    expect(resolveRange({}, today)).toEqual({ from: '2026-03-04', to: today });
+    expect(resolveRange({ days: 1 }, today)).toEqual({ from: today, to: today });
+    expect(resolveRange({ from: '2026-03-01' }, today)).toEqual({ from: '2026-03-01', to: today });
+    expect(fieldOf(() => resolveRange({ days: 2, to: '2026-03-01' }, today))).toBe('days');
+    expect(fieldOf(() => resolveRange({ to: '2026-03-01' }, today))).toBe('from');
+    expect(fieldOf(() => resolveRange({ from: '2026-03-05', to: '2026-03-01' }, today))).toBe('to');
+    expect(fieldOf(() => resolveRange({ from: '2026-03-11' }, today))).toBe('from');
+    expect(fieldOf(() => resolveRange({ from: '2026-03-01', to: '2026-03-32' }, today))).toBe('to');
+  });
+
+  it('compares a single day with the same weekday a week earlier, else the days right before', () => {
+    expect(previousRange({ from: '2026-03-10', to: '2026-03-10' })).toEqual({ from: '2026-03-03', to: '2026-03-03' });
+    expect(previousRange({ from: '2026-03-01', to: '2026-03-07' })).toEqual({ from: '2026-02-22', to: '2026-02-28' });
+  });
+
+  it('splits a range at the 90-day line', () => {
+    const rawStart = rawStartOf('2026-06-30');
+    expect(rawStart).toBe('2026-04-01');
+    expect(splitRange({ from: '2026-03-30', to: '2026-04-02' }, rawStart)).toEqual({
+      rollup: { from: '2026-03-30', to: '2026-03-31' },
+      raw: { from: '2026-04-01', to: '2026-04-02' },
+    });
+    expect(splitRange({ from: '2026-04-05', to: '2026-04-06' }, rawStart)).toEqual({
+      rollup: null,
+      raw: { from: '2026-04-05', to: '2026-04-06' },
+    });
+    expect(splitRange({ from: '2026-01-01', to: '2026-01-02' }, rawStart).raw).toBeNull();
+  });
+
+  it('lists local hours', () => {
+    const hours = hoursOf({ from: '2026-03-10', to: '2026-03-11' });
+    expect(hours).toHaveLength(48);
+    expect(hours[0]).toBe('2026-03-10T00:00');
+    expect(hours[47]).toBe('2026-03-11T23:00');
+  });
+
+  it('allows one dimension besides day in a rollup answer', () => {
+    expect(rollupDimension(null, {})).toBe('');
+    expect(rollupDimension('day', { country: 'DE' })).toBe('country');
+    expect(rollupDimension('country', { country: 'DE' })).toBe('country');
+    expect(fieldOf(() => rollupDimension('page', { country: 'DE' }))).toBe('where.country');
+    expect(fieldOf(() => rollupDimension(null, { country: 'DE', device: 'mobile' }))).toBe('where.device');
+  });
+});

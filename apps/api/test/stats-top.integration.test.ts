@@ -1,0 +1,102 @@
+import type { EventRow, RequestRow } from '@us/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NETWORK_ATTRIBUTION } from '../src/stats/catalogue.ts';
+import { dayAgo, insertRows, noonUtc, pv, type StatsFixture, statsFixture } from './support/stats-fixture.ts';
+
+describe('top tables', () => {
+  let f: StatsFixture;
+  let siteId: string;
+  beforeAll(async () => {
+    f = await statsFixture();
+    siteId = await f.site();
+    const at = noonUtc(dayAgo('UTC', 1));
+    await insertRows(f.t.deps.orm, 'pageviews', [
+      pv(siteId, at, { path: '/a', visitor: 'v1' }),
+      pv(siteId, at, { path: '/b', visitor: 'v1', sessionStart: false }),
+      pv(siteId, at, { path: '/b', visitor: 'v1', sessionStart: false }),
+      pv(siteId, at, { path: '/b', visitor: 'v2', sessionStart: false }),
+      pv(siteId, at, { path: '/a', visitor: 'v3' }),
+      pv(siteId, at, { path: '/c', visitor: 'v4' }),
+    ]);
+    const req = (extra: Partial<RequestRow>): RequestRow => ({
+      siteId,
+      at,
+      method: 'GET',
+      path: '/',
+      status: 200,
+      durationMs: 5,
+      lane: 'bot',
+      kind: 'bot',
+      verified: false,
+      ...extra,
+    });
+    await insertRows(f.t.deps.orm, 'requests', [
+      req({ status: 200, asOrg: 'Hetzner Online GmbH' }),
+      req({ status: 200, asOrg: 'Hetzner Online GmbH' }),
+      req({ status: 404, asOrg: 'Amazon.com, Inc.' }),
+      req({ status: 200, lane: 'human', kind: 'browser', asOrg: 'Deutsche Telekom AG' }),
+    ]);
+    const ev = (name: string, kind: 'event' | 'exposure' = 'event'): EventRow => ({
+      siteId,
+      at,
+      pageviewId: 'p',
+      visitor: 'v1',
+      lane: 'human',
+      path: '/',
+      name,
+      kind,
+      device: 'desktop',
+    });
+    await insertRows(f.t.deps.orm, 'events', [ev('signup'), ev('signup'), ev('click'), ev('exp-hero', 'exposure')]);
+  });
+  afterAll(() => f.close());
+
+  const top = (dim: string, q: Record<string, string | number> = {}) => f.get(`/v1/sites/${siteId}/top/${dim}`, q);
+
+  it('ranks pages by the sessions that began there, or by pageviews', async () => {
+    const bySessions = await top('page').expect(200);
+    expect(bySessions.body).toMatchObject({ dimension: 'page', metrics: 'sessions', count: 'sessions', lane: 'human', total: 3 });
+    expect(bySessions.body.rows).toEqual([
+      { value: '/a', count: 2, share: 66.7 },
+      { value: '/c', count: 1, share: 33.3 },
+    ]);
+    expect(bySessions.body.attribution).toBeNull();
+    const byViews = await top('page', { count: 'pageviews', limit: 1 }).expect(200);
+    expect(byViews.body).toMatchObject({ metrics: 'pageviews', count: 'pageviews', total: 6, truncated: true });
+    expect(byViews.body.rows).toEqual([{ value: '/b', count: 3, share: 50 }]);
+  });
+
+  it('ranks requests in the bot lane by default, or another lane', async () => {
+    const status = await top('status').expect(200);
+    expect(status.body).toMatchObject({ metrics: 'requests', count: 'requests', lane: 'bot', total: 3 });
+    expect(status.body.rows).toEqual([
+      { value: '200', count: 2, share: 66.7 },
+      { value: '404', count: 1, share: 33.3 },
+    ]);
+    const human = await top('status', { lane: 'human' }).expect(200);
+    expect(human.body.total).toBe(1);
+  });
+
+  it('network carries the attribution', async () => {
+    const res = await top('network').expect(200);
+    expect(res.body.attribution).toBe(NETWORK_ATTRIBUTION);
+    expect(res.body.rows[0]).toEqual({ value: 'Hetzner Online GmbH', count: 2, share: 66.7 });
+  });
+
+  it('event counts events, not exposures', async () => {
+    const res = await top('event').expect(200);
+    expect(res.body).toMatchObject({ metrics: 'events', count: 'events', total: 3 });
+    expect(res.body.rows).toEqual([
+      { value: 'signup', count: 2, share: 66.7 },
+      { value: 'click', count: 1, share: 33.3 },
+    ]);
+  });
+
+  it('refuses unknown dimensions and count for non-page dimensions', async () => {
+    const a = await top('shoe').expect(400);
+    expect(a.body.field).toBe('dimension');
+    expect(a.headers['content-type']).toMatch(/problem\+json/);
+    expect((await top('status', { count: 'pageviews' }).expect(400)).body.field).toBe('count');
+    expect((await top('day').expect(400)).body.field).toBe('dimension');
+  });
+});

@@ -1,0 +1,45 @@
+import { Card } from '../../../components/Card.tsx';
+import { formatCount, formatPeriod } from './format.ts';
+import type { LaneView } from './lanes.ts';
+import { ChartTable } from './ChartTable.tsx';
+import { type ChartLine, SeriesChart } from './SeriesChart.tsx';
+import type { StatsResult } from './types.ts';
+
+/** The lane's daily series as a chart, with a legend giving each line's total. */
+export function ChartCard({ view, series }: { view: LaneView; series: StatsResult }) {
+  const previous = series.previous ?? null;
+  const days = series.rows.map((r) => r.value ?? '');
+  const lines: ChartLine[] = view.lines.map((l) => ({
+    key: l.count,
+    label: l.label,
+    tone: l.tone,
+    values: series.rows.map((r) => r.counts[l.count] ?? 0),
+    previous: previous ? previous.rows.map((r) => r.counts[l.count] ?? 0) : null,
+  }));
+  const name = `${view.chartName}, ${formatPeriod(series.from, series.to)}`;
+  return (
+    <Card title="Per day" aside={<span className="muted">{formatPeriod(series.from, series.to)}</span>}>
+      <ul className="dash-legend" aria-label="Chart legend">
+        {view.lines.map((l) => (
+          <li key={l.count} className={`dash-chart-${l.tone}`}>
+            <span className="dash-swatch" aria-hidden="true" />
+            {l.label} <strong>{formatCount(series.totals[l.count] ?? 0)}</strong>
+          </li>
+        ))}
+        {previous && (
+          <li className="dash-legend-previous">
+            <span className="dash-swatch dash-swatch-dashed" aria-hidden="true" />
+            Previous period ({formatPeriod(previous.from, previous.to)})
+          </li>
+        )}
+      </ul>
+      <SeriesChart
+        name={name}
+        days={days}
+        previousDays={previous ? previous.rows.map((r) => r.value ?? '') : null}
+        lines={lines}
+      />
+      <ChartTable name={view.chartName} days={days} lines={lines} />
+    </Card>
+  );
+}

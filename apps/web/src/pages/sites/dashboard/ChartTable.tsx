@@ -1,0 +1,39 @@
+import { formatCount, formatDay } from './format.ts';
+import type { ChartLine } from './SeriesChart.tsx';
+
+/** The chart's figures as a table for screen readers (the drawing itself is one image to them). */
+export function ChartTable({ name, days, lines }: { name: string; days: string[]; lines: ChartLine[] }) {
+  const compared = lines.filter((l) => l.previous);
+  return (
+    <table className="site-visually-hidden" aria-label={`${name}, figures`}>
+      <thead>
+        <tr>
+          <th scope="col">Day</th>
+          {lines.map((l) => (
+            <th key={l.key} scope="col">
+              {l.label}
+            </th>
+          ))}
+          {compared.map((l) => (
+            <th key={`${l.key}-previous`} scope="col">
+              {l.label}, previous period
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {days.map((day, i) => (
+          <tr key={day}>
+            <th scope="row">{formatDay(day)}</th>
+            {lines.map((l) => (
+              <td key={l.key}>{formatCount(l.values[i] ?? 0)}</td>
+            ))}
+            {compared.map((l) => (
+              <td key={`${l.key}-previous`}>{formatCount(l.previous?.[i] ?? 0)}</td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

@@ -1,0 +1,13 @@
+import { Link } from '../../../router.tsx';
+
+/** No figures at all in the range: most likely the snippet is not on the site's pages yet. */
+export function EmptyState({ siteId, crawlers }: { siteId: string; crawlers: boolean }) {
+  return (
+    <div className="card dash-empty">
+      <p>
+        <strong>No data in this range yet</strong> — <Link to={`/sites/${siteId}`}>install the snippet</Link>
+        {crawlers ? ' (crawler requests come from the edge worker or proxy mode)' : ''}, or choose a longer range.
+      </p>
+    </div>
+  );
+}

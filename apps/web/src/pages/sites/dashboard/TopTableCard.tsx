@@ -1,0 +1,46 @@
+import { Card } from '../../../components/Card.tsx';
+import { Notice } from '../../../components/Notice.tsx';
+import type { Choices } from './choices.ts';
+import { choicesKey } from './choices.ts';
+import { loadTop } from './data.ts';
+import type { TableDef } from './lanes.ts';
+import { TopTableRows } from './TopTableRows.tsx';
+import { splitAttribution } from './topValues.ts';
+import { useLoad } from './useLoad.ts';
+
+/** One ranked table of the lane (sources, pages, crawlers…), loaded on its own so one failure stays local. */
+export function TopTableCard({
+  siteId,
+  choices,
+  table,
+  columnLabel,
+}: {
+  siteId: string;
+  choices: Choices;
+  table: TableDef;
+  columnLabel: string;
+}) {
+  const top = useLoad(`${choicesKey(choices)}|${table.dimension}`, () => loadTop(siteId, choices, table));
+  const data = top.data;
+  const attribution = data?.attribution ? splitAttribution(data.attribution) : null;
+  return (
+    <div className="dash-top-card" data-dimension={table.dimension} aria-busy={top.loading}>
+      <Card title={table.title}>
+        {top.problem && <Notice tone="error">{top.problem.title}</Notice>}
+        {!data && !top.problem && <p className="loading">Loading…</p>}
+        {data && <TopTableRows table={data} title={table.title} columnLabel={columnLabel} />}
+        {attribution && (
+          <p className="dash-attribution">
+            {attribution.href ? (
+              <a href={attribution.href} target="_blank" rel="noreferrer">
+                {attribution.label}
+              </a>
+            ) : (
+              attribution.label
+            )}
+          </p>
+        )}
+      </Card>
+    </div>
+  );
+}

@@ -1,0 +1,51 @@
+import { formatCount, formatPercent } from './format.ts';
+import { valueLabel } from './topValues.ts';
+import type { TopTable } from './types.ts';
+
+const COUNT_LABELS: Record<string, string> = {
+  sessions: 'Sessions',
+  pageviews: 'Pageviews',
+  requests: 'Requests',
+  events: 'Events',
+};
+
+/** The rows of a top table, each with a bar as long as its count against the first row's. */
+export function TopTableRows({ table, title, columnLabel }: { table: TopTable; title: string; columnLabel: string }) {
+  if (table.rows.length === 0) return <p className="dash-top-empty muted">Nothing in this range.</p>;
+  const most = Math.max(1, ...table.rows.map((r) => r.count));
+  return (
+    <>
+      <table className="dash-top" aria-label={`Top ${title.toLowerCase()}`}>
+        <thead>
+          <tr>
+            <th scope="col">{columnLabel}</th>
+            <th scope="col" className="dash-top-num">
+              {COUNT_LABELS[table.count] ?? table.count}
+            </th>
+            <th scope="col" className="dash-top-num">
+              Share
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {table.rows.map((row) => {
+            const label = valueLabel(table.dimension, row.value);
+            return (
+              <tr key={row.value ?? '(none)'}>
+                <th scope="row" className="dash-top-label">
+                  <span className="dash-top-bar" style={{ width: `${(row.count / most) * 100}%` }} aria-hidden="true" />
+                  <span className="dash-top-text" title={label}>
+                    {label}
+                  </span>
+                </th>
+                <td className="dash-top-num">{formatCount(row.count)}</td>
+                <td className="dash-top-num muted">{formatPercent(row.share)}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      {table.truncated && <p className="dash-top-more muted">The top {table.rows.length} of more.</p>}
+    </>
+  );
+}

@@ -1,0 +1,80 @@
+import type { Lane } from './types.ts';
+
+/** The three lanes, as the URL names them and as people read them. */
+export const LANE_CHOICES = [
+  { key: 'people', lane: 'human', label: 'People' },
+  { key: 'crawlers', lane: 'bot', label: 'Crawlers' },
+  { key: 'internal', lane: 'internal', label: 'Internal' },
+] as const satisfies readonly { key: string; lane: Lane; label: string }[];
+export type LaneKey = (typeof LANE_CHOICES)[number]['key'];
+
+/** Preset ranges as `days` (1 = today so far), and `custom` for from/to. */
+export const RANGE_CHOICES = [
+  { key: 'today', days: 1, label: 'Today' },
+  { key: '7d', days: 7, label: '7 days' },
+  { key: '30d', days: 30, label: '30 days' },
+  { key: '90d', days: 90, label: '90 days' },
+  { key: '12m', days: 365, label: '12 months' },
+] as const;
+export type RangeKey = (typeof RANGE_CHOICES)[number]['key'] | 'custom';
+
+/** What the page shows; kept in the query string so a reload or a shared link shows the same. */
+export interface Choices {
+  lane: LaneKey;
+  range: RangeKey;
+  /** Only with range `custom`: YYYY-MM-DD, inclusive. */
+  from: string | null;
+  to: string | null;
+  compare: boolean;
+}
+
+export const DEFAULT_CHOICES: Choices = { lane: 'people', range: '7d', from: null, to: null, compare: true };
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const isDay = (s: string | null): s is string => s !== null && DAY.test(s);
+
+/** The choices in a query string; anything unknown falls back to the default. */
+export function parseChoices(search: string): Choices {
+  const q = new URLSearchParams(search);
+  const lane = LANE_CHOICES.find((l) => l.key === q.get('lane'))?.key ?? DEFAULT_CHOICES.lane;
+  const rangeParam = q.get('range');
+  const from = q.get('from');
+  const to = q.get('to');
+  let range: RangeKey = RANGE_CHOICES.find((r) => r.key === rangeParam)?.key ?? DEFAULT_CHOICES.range;
+  if (rangeParam === 'custom' && isDay(from)) range = 'custom';
+  const custom = range === 'custom';
+  return {
+    lane,
+    range,
+    from: custom ? from : null,
+    to: custom && isDay(to) ? to : null,
+    compare: q.get('compare') !== '0',
+  };
+}
+
+/** The query string of some choices, leaving out the defaults (and keeping unrelated parameters). */
+export function choicesToParams(c: Choices, base = new URLSearchParams()): URLSearchParams {
+  const q = new URLSearchParams(base);
+  for (const k of ['lane', 'range', 'from', 'to', 'compare']) q.delete(k);
+  if (c.lane !== DEFAULT_CHOICES.lane) q.set('lane', c.lane);
+  if (c.range !== DEFAULT_CHOICES.range) q.set('range', c.range);
+  if (c.range === 'custom' && c.from) q.set('from', c.from);
+  if (c.range === 'custom' && c.to) q.set('to', c.to);
+  if (!c.compare) q.set('compare', '0');
+  return q;
+}
+
+/** The lane the API knows for a lane choice. */
+export const laneOf = (key: LaneKey): Lane => LANE_CHOICES.find((l) => l.key === key)?.lane ?? 'human';
+export const laneLabel = (key: LaneKey): string => LANE_CHOICES.find((l) => l.key === key)?.label ?? key;
+
+/** The range fields of a stats request: `days`, or `from`/`to`. */
+export type RangeFields = { days: number } | { from: string; to?: string };
+
+export function rangeFields(c: Choices): RangeFields {
+  if (c.range === 'custom' && c.from) return c.to ? { from: c.from, to: c.to } : { from: c.from };
+  return { days: RANGE_CHOICES.find((r) => r.key === c.range)?.days ?? 7 };
+}
+
+/** A key that changes whenever the data to show changes (lane, range or compare). */
+export const choicesKey = (c: Choices) => JSON.stringify([c.lane, rangeFields(c), c.compare]);

@@ -1,0 +1,18 @@
+import { useMemo } from 'react';
+import { setSearch, useSearch } from '../../../router.tsx';
+import { type Choices, choicesToParams, parseChoices } from './choices.ts';
+
+/** The page's choices from the query string, and a setter that writes them back (a history entry each). */
+export function useChoices(): [Choices, (change: Partial<Choices>) => void] {
+  const search = useSearch();
+  const choices = useMemo(() => parseChoices(search), [search]);
+  const change = (patch: Partial<Choices>) => {
+    const next = { ...choices, ...patch };
+    if (next.range !== 'custom') {
+      next.from = null;
+      next.to = null;
+    }
+    setSearch(choicesToParams(next, new URLSearchParams(window.location.search)));
+  };
+  return [choices, change];
+}
