@@ -6,6 +6,7 @@ import { type Deps, makeCiphers, realSleep } from './deps.ts';
 import { deriveUrls, type Env, parseEnv } from './env.ts';
 import { createHotStore } from './hot/index.ts';
 import { startIngest } from './ingest/index.ts';
+import { RAW_PARTITION_DAYS, startJobs } from './jobs/index.ts';
 import { createLogger } from './logger.ts';
 import { createMailer } from './mail/mailer.ts';
 import { loadAppSecret } from './security/app-secret.ts';
@@ -30,15 +31,24 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
   const orm = await createOrm(databaseUrl);
   await migrate(orm);
   const hot = createHotStore(env.REDIS_URL);
-  const ingest = await startIngest({ orm, redisUrl: env.REDIS_URL, logger });
+  const mailer = createMailer({ smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, dataDir: env.DATA_DIR, logger });
+  let urls = deriveUrls(env, { host: env.HOST, port: env.PORT });
+  const ingest = await startIngest({
+    orm,
+    redisUrl: env.REDIS_URL,
+    logger,
+    mailer,
+    appUrl: () => urls.app,
+    retainRawDays: RAW_PARTITION_DAYS,
+  });
   const deps: Deps = {
     env,
-    urls: deriveUrls(env, { host: env.HOST, port: env.PORT }),
+    urls,
     orm,
     hot,
     ingest,
     logger,
-    mailer: createMailer({ smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, dataDir: env.DATA_DIR, logger }),
+    mailer,
     ciphers: makeCiphers(loadAppSecret(env.APP_SECRET, env.DATA_DIR)),
     sleep: realSleep,
   };
@@ -51,6 +61,9 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
   const port = (server.address() as AddressInfo).port;
   // With PORT=0 the real port is known only now.
   deps.urls = deriveUrls(env, { host: env.HOST, port });
+  urls = deps.urls;
+  // Rollups (start-up, hourly) and per-site retention (start-up, daily); once across nodes.
+  const jobs = startJobs({ orm, logger });
   const url = `http://${env.HOST}:${port}`;
   logger.info(`listening on ${url} (hot state: ${hot.kind}; dashboard ${deps.urls.app})`);
   return {
@@ -59,6 +72,7 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
     async close() {
       await new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections();
+      await jobs.stop();
       await ingest.stop();
       await orm.close();
       await hot.close();

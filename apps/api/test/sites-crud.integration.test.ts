@@ -72,6 +72,7 @@ describe('sites: list, create, get, update, delete, install status, snippet', ()
           bot: { mode: 'off', bots: 'allow', rules: [] },
         },
         lastSeenAt: null,
+        retentionDays: null,
       });
       expect(Date.parse(site.createdAt)).toBeGreaterThanOrEqual(before - 1000);
       // Hostnames added together are listed by name.
@@ -314,11 +315,39 @@ describe('sites: list, create, get, update, delete, install status, snippet', ()
       expect((await t.deps.orm.em.fork().findOneOrFail(Site, { id: site.id })).name).toBe('Newer');
     });
 
+    it('sets and clears retentionDays', async () => {
+      const o = await owner();
+      const { site } = await newSite(o.auth);
+      const set = await t.request
+        .patch(`/v1/sites/${site.id}`)
+        .set('Authorization', o.auth)
+        .send({ retentionDays: 30 })
+        .expect(200);
+      expect(set.body.site).toEqual({ ...site, retentionDays: 30 });
+      expect((await t.deps.orm.em.fork().findOneOrFail(Site, { id: site.id })).retentionDays).toBe(30);
+      const renamed = await t.request
+        .patch(`/v1/sites/${site.id}`)
+        .set('Authorization', o.auth)
+        .send({ name: 'Kept' })
+        .expect(200);
+      expect(renamed.body.site.retentionDays).toBe(30);
+      const cleared = await t.request
+        .patch(`/v1/sites/${site.id}`)
+        .set('Authorization', o.auth)
+        .send({ retentionDays: null })
+        .expect(200);
+      expect(cleared.body.site.retentionDays).toBeNull();
+    });
+
     it.each([
       [{ timezone: 'Nowhere/Land' }, 'timezone'],
       [{ name: '' }, 'name'],
       [{ name: 'x'.repeat(81) }, 'name'],
       [{ hostnames: [] }, 'hostnames'],
+      [{ retentionDays: 0 }, 'retentionDays'],
+      [{ retentionDays: 3651 }, 'retentionDays'],
+      [{ retentionDays: 1.5 }, 'retentionDays'],
+      [{ retentionDays: '30' }, 'retentionDays'],
     ])('refuses %j: 400 %s', async (body, field) => {
       const o = await owner();
       const { site } = await newSite(o.auth);

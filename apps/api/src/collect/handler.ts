@@ -7,6 +7,7 @@ import type { EventRow, PageLeaveRow, PageviewRow, RequestRow } from '@us/db';
 import { findSiteBySecret } from '../services/sites/key-lookup.ts';
 import { verifyInternalMark } from '../services/internal-link/mark.ts';
 import { inAnyNetwork } from './cidr.ts';
+import { requestLoggingPaused } from '../usage/pause.ts';
 import { siteCache } from './site-cache.ts';
 import { dailySalt, type Enrichment, enrich, referrerHost, utmOf, visitorCode } from './enrich/index.ts';
 
@@ -210,6 +211,13 @@ export function collectHandler(deps: Deps) {
     const { site } = await siteFor(b.k);
     if (!site || !(await proxyTrusted(ctx, site.id))) {
       throw new AppError(401, "Send the site's secret key in the x-svc-proxy header");
+    }
+    // Free at 150% of the month's server requests: accepted, not stored, until the month turns (spec §8).
+    if (await requestLoggingPaused(deps.orm, site.workspace.id)) {
+      ctx.set('x-svc-logging', 'paused');
+      ctx.status = 202;
+      ctx.body = '';
+      return;
     }
     const networks = networksOf(site);
     for (const rec of b.records) {

@@ -1,7 +1,10 @@
 import type { Orm } from '@us/db';
 import type { Logger } from '../logger.ts';
 import { type AnalyticsRows, type AnalyticsTable, createIngestBuffer, type IngestBuffer } from './buffer.ts';
-import { dropPartitionsBefore, ensurePartitions, insertRows } from '@us/db';
+import { ensurePartitions } from '@us/db';
+import { dropRolledUpPartitions } from '../jobs/retention.ts';
+import type { Mailer } from '../mail/mailer.ts';
+import { countingInserter } from '../usage/counters.ts';
 import { type FlushResult, Flusher, type Inserter } from './flusher.ts';
 
 const DAY_MS = 86_400_000;
@@ -13,16 +16,21 @@ export interface StartIngestArgs {
   /** Or a ready buffer (tests). Closed by `stop()` only when startIngest created it. */
   buffer?: IngestBuffer;
   logger?: Logger;
-  /** Replaces the PostgreSQL insert (tests). */
+  /** Replaces the PostgreSQL insert (tests). The default also counts allowances (usage_months). */
   insert?: Inserter;
+  /** Sends the Free allowance notices (80%/100%); without it they are logged as not sent. */
+  mailer?: Mailer;
+  /** The dashboard's address, for the link in notices. */
+  appUrl?: () => string | undefined;
   batchSize?: number;
   intervalMs?: number;
   backoffMs?: number;
   /** Partitions kept ready ahead of today. Default 7. */
   daysAhead?: number;
   /**
-   * Drop raw partitions older than this many days on the daily maintenance run. Off by default:
-   * turn it on (90, spec §8) once the daily rollup job writes `daily_rollups` before the drop.
+   * Drop raw partitions whose UTC day is more than this many days old on each maintenance run, once
+   * every site has rolled their days up (`dropRolledUpPartitions`). Off unless set: the server sets
+   * RAW_PARTITION_DAYS (92); the test harness leaves it off so suites' old partitions stay.
    */
   retainRawDays?: number;
 }
@@ -34,11 +42,18 @@ export interface Ingest {
   readonly buffer: IngestBuffer;
 }
 
-/** Partition upkeep: partitions for yesterday through `daysAhead`, and the retention drop when enabled. */
-export async function maintainPartitions(orm: Orm, opts: { now?: Date; daysAhead?: number; retainRawDays?: number } = {}) {
+/**
+ * Partition upkeep: partitions for yesterday through `daysAhead`, and when enabled the drop of raw
+ * partitions older than `retainRawDays` UTC days whose days are rolled up (never a day a site still
+ * has to roll up).
+ */
+export async function maintainPartitions(
+  orm: Orm,
+  opts: { now?: Date; daysAhead?: number; retainRawDays?: number; logger?: Logger } = {},
+) {
   const now = opts.now ?? new Date();
   await ensurePartitions(orm, { from: new Date(now.getTime() - DAY_MS), daysAhead: (opts.daysAhead ?? 7) + 1 });
-  if (opts.retainRawDays) await dropPartitionsBefore(orm, new Date(now.getTime() - opts.retainRawDays * DAY_MS));
+  if (opts.retainRawDays) await dropRolledUpPartitions(orm, { now, rawDays: opts.retainRawDays, logger: opts.logger });
 }
 
 /**
@@ -49,11 +64,12 @@ export async function startIngest(args: StartIngestArgs): Promise<Ingest> {
   const own = !args.buffer;
   const buffer = args.buffer ?? createIngestBuffer(args.redisUrl);
   const daysAhead = args.daysAhead ?? 7;
-  await maintainPartitions(args.orm, { daysAhead, retainRawDays: args.retainRawDays });
+  await maintainPartitions(args.orm, { daysAhead, retainRawDays: args.retainRawDays, logger: args.logger });
   const recovered = await buffer.recover();
   if (recovered) args.logger?.warn(`ingest: re-queued ${recovered} rows left by an interrupted flush`);
 
-  const insert: Inserter = args.insert ?? ((table, rows) => insertRows(args.orm, table, rows));
+  const insert: Inserter =
+    args.insert ?? countingInserter({ orm: args.orm, mailer: args.mailer, logger: args.logger, appUrl: args.appUrl });
   const flusher = new Flusher({
     buffer,
     insert,
@@ -64,7 +80,7 @@ export async function startIngest(args: StartIngestArgs): Promise<Ingest> {
   });
   flusher.start();
   const daily = setInterval(() => {
-    maintainPartitions(args.orm, { daysAhead, retainRawDays: args.retainRawDays }).catch((e) =>
+    maintainPartitions(args.orm, { daysAhead, retainRawDays: args.retainRawDays, logger: args.logger }).catch((e) =>
       args.logger?.error('ingest: partition maintenance failed', e),
     );
   }, 6 * 3600_000);

@@ -40,3 +40,41 @@ export const resetMail = (to: string, link: string) =>
     link,
     'The link works once and expires in one hour. Resetting signs out every session and revokes the API tokens you made. If you did not ask for this, ignore this e-mail.',
   );
+
+/** What a Free allowance notice is about (spec §6, §8). */
+export interface UsageNotice {
+  workspaceName: string;
+  allowance: 'pageviews' | 'requests';
+  /** 80 or 100. */
+  percent: number;
+  used: number;
+  limit: number;
+  /** `YYYY-MM`, UTC. */
+  month: string;
+  /** Where the owner can see usage and change plan, when known. */
+  link?: string;
+}
+
+const ALLOWANCE_NAMES = { pageviews: 'human pageviews', requests: 'server requests' } as const;
+
+/** Free plan notice to a workspace owner at 80% or 100% of an allowance. */
+export function usageNoticeMail(to: string, n: UsageNotice): Mail {
+  const what = ALLOWANCE_NAMES[n.allowance];
+  const fmt = (v: number) => v.toLocaleString('en-US');
+  const subject =
+    n.percent >= 100
+      ? `${n.workspaceName} reached its Free ${what} allowance`
+      : `${n.workspaceName} used ${n.percent}% of its Free ${what} allowance`;
+  const intro = `Workspace "${n.workspaceName}" has recorded ${fmt(n.used)} of its ${fmt(n.limit)} ${what} for ${n.month} (${n.percent}% or more).`;
+  const outro =
+    n.allowance === 'requests'
+      ? 'Free never bills. At 150% of the server-request allowance, server-request logging pauses until the month turns; pageviews keep counting.'
+      : 'Free never bills and pageviews keep counting; upgrade for a larger allowance.';
+  if (n.link) return linkMail(to, subject, intro, 'See usage and plans', n.link, outro);
+  return {
+    to,
+    subject,
+    text: `${intro}\n\n${outro}\n`,
+    html: `<p>${esc(intro)}</p><p style="color:#666">${esc(outro)}</p>`,
+  };
+}

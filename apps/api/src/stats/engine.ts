@@ -153,7 +153,8 @@ function withLeaves(ctx: SiteCtx, p: Params, table: string, r: DayRange): string
 }
 
 function rollupPart(ctx: SiteCtx, p: Params, qn: Question, r: DayRange, counts: string[], mode: Mode): string {
-  const dimension = rollupDimension(qn.by, qn.where);
+  // Totals read the day-total rows (or the filtered dimension's): visitors do not add up across values.
+  const dimension = rollupDimension(mode === 'totals' ? null : qn.by, qn.where);
   let value = 'null::text';
   if (mode === 'group' && qn.by === 'day') value = `to_char(day, 'YYYY-MM-DD')`;
   else if (mode === 'group' && qn.by) value = `nullif(value, '')`;

@@ -53,7 +53,14 @@ export async function startTestServer(opts: { hot?: HotKind; env?: Record<string
   const hotKind = opts.hot ?? defaultHotKind();
   const hot = makeHotStore(hotKind);
   const logger = createLogger(env.LOG_LEVEL);
-  const ingest = await startIngest({ orm, redisUrl: hotKind === 'redis' ? inject('redisUrl') : null, logger });
+  const mailer = createMailer({ smtpUrl: smtp.url, from: env.MAIL_FROM, dataDir, logger });
+  const ingest = await startIngest({
+    orm,
+    redisUrl: hotKind === 'redis' ? inject('redisUrl') : null,
+    logger,
+    // Free allowance notices go out with the harness's captured mail (see `mailsTo`).
+    mailer,
+  });
   const sleeps: number[] = [];
   const deps: Deps = {
     env,
@@ -62,7 +69,7 @@ export async function startTestServer(opts: { hot?: HotKind; env?: Record<string
     hot,
     ingest,
     logger,
-    mailer: createMailer({ smtpUrl: smtp.url, from: env.MAIL_FROM, dataDir, logger }),
+    mailer,
     ciphers: makeCiphers(randomToken(48)),
     sleep: async (ms) => {
       sleeps.push(ms);

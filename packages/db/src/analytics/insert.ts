@@ -165,6 +165,28 @@ const COLUMNS: { [T in AnalyticsTable]: readonly Col<AnalyticsRows[T]>[] } = {
 /** PostgreSQL takes at most 65535 bind parameters per statement; stay well under it. */
 export const MAX_PARAMS = 60_000;
 
+/** Rows actually inserted (not skipped as duplicates) per site and UTC month of `at`. */
+export interface InsertTally {
+  siteId: string;
+  /** First day of the row's UTC month, `YYYY-MM-DD`. */
+  month: string;
+  /** Rows with lane `human`. */
+  human: number;
+  /** All rows. */
+  total: number;
+}
+
+/** The transaction handle `SqlConnection.transactional` gives its callback. */
+export type InsertTransaction = Parameters<Parameters<SqlConnection['transactional']>[0]>[0];
+
+export interface InsertOptions {
+  /**
+   * Runs inside the insert's transaction after the last chunk, with the tally of the rows that were
+   * really inserted (a retried batch whose rows exist tallies nothing). An error rolls the insert back.
+   */
+  afterInsert?: (tally: InsertTally[], trx: InsertTransaction, conn: SqlConnection) => Promise<void>;
+}
+
 /**
  * Inserts rows into one raw table with multi-row `insert … values (…),(…)`, chunked under the
  * parameter limit, in one transaction. The partition for each row's UTC day is ensured first (on
@@ -176,8 +198,19 @@ export async function insertRows<T extends AnalyticsTable>(
   db: AnalyticsDb,
   table: T,
   rows: readonly AnalyticsRows[T][],
+  opts: InsertOptions = {},
 ): Promise<number> {
-  if (!rows.length) return 0;
+  return (await insertRowsTallied(db, table, rows, opts)).inserted;
+}
+
+/** `insertRows`, also answering per site and month how many rows (and human rows) were really inserted. */
+export async function insertRowsTallied<T extends AnalyticsTable>(
+  db: AnalyticsDb,
+  table: T,
+  rows: readonly AnalyticsRows[T][],
+  opts: InsertOptions = {},
+): Promise<{ inserted: number; tally: InsertTally[] }> {
+  if (!rows.length) return { inserted: 0, tally: [] };
   const conn = connectionOf(db);
   const missing = new Map<string, Date>();
   for (const r of rows) {
@@ -188,7 +221,7 @@ export async function insertRows<T extends AnalyticsTable>(
     await ensurePartitionsForDays(conn, [...missing.values()]);
     for (const d of missing.keys()) ensuredDays.add(d);
   }
-  return insertChunks(conn, table, rows);
+  return insertChunks(conn, table, rows, opts);
 }
 
 /** Forgets which partitions were ensured (after `dropPartitionsBefore`, or in tests). */
@@ -200,13 +233,15 @@ async function insertChunks<T extends AnalyticsTable>(
   conn: SqlConnection,
   table: T,
   rows: readonly AnalyticsRows[T][],
-): Promise<number> {
+  opts: InsertOptions,
+): Promise<{ inserted: number; tally: InsertTally[] }> {
   const cols = COLUMNS[table] as readonly Col<AnalyticsRows[T]>[];
   const width = cols.length + 3;
   const perChunk = Math.max(1, Math.floor(MAX_PARAMS / width));
   const head = `insert into "${table}" ("site_id", "day", "id", ${cols.map(([c]) => `"${c}"`).join(', ')}) values `;
   const tuple = `(${Array.from({ length: width }, () => '?').join(', ')})`;
   let inserted = 0;
+  const tally = new Map<string, InsertTally>();
   await conn.transactional(async (trx) => {
     for (let i = 0; i < rows.length; i += perChunk) {
       const chunk = rows.slice(i, i + perChunk);
@@ -215,10 +250,22 @@ async function insertChunks<T extends AnalyticsTable>(
         params.push(r.siteId, utcDay(r.at), r.id ?? randomUUID());
         for (const [, get] of cols) params.push(get(r));
       }
-      const sql = `${head}${chunk.map(() => tuple).join(', ')} on conflict ("site_id", "day", "id") do nothing`;
-      const res = await conn.execute<{ affectedRows: number }>(sql, params, 'run', trx);
-      inserted += res.affectedRows ?? 0;
+      // `returning` lists only the rows the conflict clause did not skip.
+      const sql = `with ins as (${head}${chunk.map(() => tuple).join(', ')} on conflict ("site_id", "day", "id") do nothing returning "site_id", "lane", "at")
+        select site_id::text as site_id, to_char(date_trunc('month', at at time zone 'UTC'), 'YYYY-MM-DD') as month,
+               count(*) filter (where lane = 'human')::int as human, count(*)::int as total
+          from ins group by 1, 2`;
+      const res = await conn.execute<{ site_id: string; month: string; human: number; total: number }[]>(sql, params, 'all', trx);
+      for (const row of res) {
+        const key = `${row.site_id}|${row.month}`;
+        const t = tally.get(key) ?? { siteId: row.site_id, month: row.month, human: 0, total: 0 };
+        t.human += Number(row.human);
+        t.total += Number(row.total);
+        tally.set(key, t);
+        inserted += Number(row.total);
+      }
     }
+    if (opts.afterInsert) await opts.afterInsert([...tally.values()], trx, conn);
   });
-  return inserted;
+  return { inserted, tally: [...tally.values()] };
 }

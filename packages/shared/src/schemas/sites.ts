@@ -55,8 +55,16 @@ export const Site = z.object({
   hostnames: z.array(HostnameRecord),
   settings: SiteSettings,
   lastSeenAt: zTimestamp.nullable().describe('When a page with the snippet was last viewed (stamped at most once a minute)'),
+  retentionDays: z
+    .number()
+    .int()
+    .nullable()
+    .describe('Days of analytics kept (raw rows and daily rollups); null = kept while the account exists'),
 });
 export type Site = z.infer<typeof Site>;
+
+/** Per-site retention: whole days, 1-3650 (about ten years), or null to keep data while the account exists. */
+export const SITE_RETENTION_DAYS = { min: 1, max: 3650 } as const;
 
 export const SiteList = z.object({ sites: z.array(Site) });
 export type SiteList = z.infer<typeof SiteList>;
@@ -94,6 +102,16 @@ export const UpdateSiteInput = z
     id: zId,
     name: zName.optional(),
     timezone: zTimezone.optional().describe('IANA time zone'),
+    retentionDays: z
+      .number({ error: 'Give retentionDays as a whole number of days (1-3650) or null' })
+      .int('Give retentionDays as a whole number of days (1-3650) or null')
+      .min(SITE_RETENTION_DAYS.min, 'Keep data at least 1 day (or null to keep it while the account exists)')
+      .max(SITE_RETENTION_DAYS.max, 'Keep data at most 3650 days (or null to keep it while the account exists)')
+      .nullable()
+      .optional()
+      .describe(
+        'Days of analytics kept (raw rows and daily rollups older than this many days in the site time zone are deleted daily); null = kept while the account exists',
+      ),
   })
   .strict();
 export type UpdateSiteInput = z.infer<typeof UpdateSiteInput>;

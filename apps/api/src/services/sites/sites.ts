@@ -108,6 +108,7 @@ export async function updateSite(em: EntityManager, actor: Actor, input: UpdateS
   const site = await loadSite(em, actor, input.id);
   if (input.name !== undefined) site.name = input.name;
   if (input.timezone !== undefined) site.timezone = timezoneOf(input.timezone);
+  if (input.retentionDays !== undefined) site.retentionDays = input.retentionDays;
   await em.flush();
   return { site: await siteRecordOf(em, site) };
 }

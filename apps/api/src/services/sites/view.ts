@@ -17,6 +17,7 @@ export function siteRecord(site: Site, hostnames: SiteHostname[]): SiteOut {
     hostnames: [...hostnames].sort(byCreation).map(hostnameRecord),
     settings: readSettings(site.settings),
     lastSeenAt: site.lastSeenAt ? site.lastSeenAt.toISOString() : null,
+    retentionDays: site.retentionDays ?? null,
   };
 }
 

@@ -1,0 +1,4 @@
+export * from './lock.ts';
+export * from './retention.ts';
+export * from './rollup.ts';
+export * from './scheduler.ts';

@@ -1,0 +1,39 @@
+import type { Orm } from '@us/db';
+
+/** Advisory lock keys of the background jobs (first int of the two-int form: this service). */
+const LOCK_SPACE = 0x7573;
+export const JOB_LOCKS = { rollups: 1, siteRetention: 2, rawRetention: 3 } as const;
+
+/**
+ * Runs `fn` only when this node gets the job's session-level advisory lock (`pg_try_advisory_lock`),
+ * held on one dedicated pooled connection (outside any transaction) for the run and released after.
+ * Answers `{ ran: false }` when another node holds it: the job runs once across nodes. With `wait`, it
+ * waits for the lock instead (tests, one-off runs).
+ */
+export async function withJobLock<T>(
+  orm: Orm,
+  job: keyof typeof JOB_LOCKS,
+  fn: () => Promise<T>,
+  opts: { wait?: boolean } = {},
+): Promise<{ ran: true; result: T } | { ran: false }> {
+  const conn = orm.em.getConnection();
+  await conn.ensureConnection();
+  return conn
+    .getClient()
+    .connection()
+    .execute(async (db) => {
+      const ctx = db as never;
+      const [row] = await conn.execute<{ ok: boolean }[]>(
+        opts.wait ? 'select pg_advisory_lock(?, ?) is not null as ok' : 'select pg_try_advisory_lock(?, ?) as ok',
+        [LOCK_SPACE, JOB_LOCKS[job]],
+        'all',
+        ctx,
+      );
+      if (!row?.ok) return { ran: false as const };
+      try {
+        return { ran: true as const, result: await fn() };
+      } finally {
+        await conn.execute('select pg_advisory_unlock(?, ?)', [LOCK_SPACE, JOB_LOCKS[job]], 'all', ctx);
+      }
+    });
+}

@@ -1,0 +1,240 @@
+import type { MetricSet } from '@us/shared';
+import type { Orm } from '@us/db';
+import type { Logger } from '../logger.ts';
+import { CATALOGUE, primaryCount, rollupDimensions, SEARCH_REFERRER_SQL } from '../stats/catalogue.ts';
+import { withJobLock } from './lock.ts';
+
+/**
+ * The daily rollup job: writes `daily_rollups` (format: the header of stats/catalogue.ts) for every
+ * complete site-local day that is not in `rollup_days` yet, one transaction per site-day (its rows and
+ * its `rollup_days` row together; a re-run deletes and rewrites that site-day, so it is harmless).
+ *
+ * - A local day is complete once the site's local midnight after it is `graceMs` (default 1 h) past,
+ *   so rows the buffers and the edge SDK deliver late still land in it.
+ * - Candidates are the local days overlapping an existing raw partition (catalog, no table scan),
+ *   oldest first, at most `maxDays` per run. A candidate with no raw rows gets only its `rollup_days`
+ *   row (nothing to roll up), so it is not probed again.
+ * - Lanes are the stored `lane` column: a site's bot windows are not applied in rollups.
+ * - Rows arriving for a day after it was rolled up are not added to its rollups.
+ */
+
+const DEFAULT_MAX_DAYS = 500;
+const DEFAULT_GRACE_MS = 3600_000;
+const TABLES = ['pageviews', 'events', 'requests'] as const;
+const SETS = Object.keys(CATALOGUE) as MetricSet[];
+
+export interface RunRollupsOptions {
+  now?: Date;
+  /** Only these sites (tests; a shared database). */
+  siteIds?: string[];
+  /** Site-days per run, oldest first. Default 500. */
+  maxDays?: number;
+  graceMs?: number;
+  /** Wait for another node's run to end instead of skipping (tests, one-off runs). */
+  wait?: boolean;
+  logger?: Pick<Logger, 'info' | 'warn' | 'error'>;
+}
+
+export interface RollupRun {
+  /** false when another node held the job's lock. */
+  ran: boolean;
+  /** Site-days rolled up that had raw rows. */
+  rolled: number;
+  /** Candidate site-days that had no raw rows (marked done). */
+  empty: number;
+  /** true when the run stopped at `maxDays` with more candidates waiting. */
+  more: boolean;
+  failed: number;
+}
+
+export interface SiteDay {
+  siteId: string;
+  timezone: string;
+  /** Site-local day, `YYYY-MM-DD`. */
+  day: string;
+}
+
+/** Rolls up every complete site-local day not rolled up yet (bounded per run; once across nodes). */
+export async function runRollups(orm: Orm, opts: RunRollupsOptions = {}): Promise<RollupRun> {
+  const res = await withJobLock(orm, 'rollups', () => rollupPending(orm, opts), { wait: opts.wait });
+  return res.ran ? res.result : { ran: false, rolled: 0, empty: 0, more: false, failed: 0 };
+}
+
+async function rollupPending(orm: Orm, opts: RunRollupsOptions): Promise<RollupRun> {
+  const maxDays = opts.maxDays ?? DEFAULT_MAX_DAYS;
+  const started = Date.now();
+  const candidates = await pendingSiteDays(orm, opts, maxDays + 1);
+  const more = candidates.length > maxDays;
+  const run: RollupRun = { ran: true, rolled: 0, empty: 0, more, failed: 0 };
+  for (const sd of candidates.slice(0, maxDays)) {
+    try {
+      if (await rollupSiteDay(orm, sd)) run.rolled += 1;
+      else run.empty += 1;
+    } catch (e) {
+      run.failed += 1;
+      opts.logger?.error(`rollups: site ${sd.siteId} day ${sd.day} failed`, e);
+    }
+    if ((run.rolled + run.empty) % 100 === 0) {
+      opts.logger?.info(`rollups: ${run.rolled + run.empty}/${Math.min(maxDays, candidates.length)} site-days`);
+    }
+  }
+  if (run.rolled || run.failed || more) {
+    opts.logger?.info(
+      `rollups: ${run.rolled} site-days rolled up, ${run.empty} empty, ${run.failed} failed in ${Date.now() - started} ms${more ? '; more waiting' : ''}`,
+    );
+  }
+  return run;
+}
+
+/** Complete site-local days overlapping a raw partition and missing from `rollup_days`, oldest first. */
+export async function pendingSiteDays(orm: Orm, opts: RunRollupsOptions, limit: number): Promise<SiteDay[]> {
+  if (opts.siteIds && opts.siteIds.length === 0) return [];
+  const now = opts.now ?? new Date();
+  const ready = new Date(now.getTime() - (opts.graceMs ?? DEFAULT_GRACE_MS));
+  const params: unknown[] = [];
+  let siteCond = '';
+  if (opts.siteIds) {
+    siteCond = `and s.id in (${opts.siteIds.map(() => '?').join(', ')})`;
+    params.push(...opts.siteIds);
+  }
+  params.push(ready.toISOString(), limit);
+  const rows = await orm.em.getConnection().execute<{ site_id: string; timezone: string; day: string }[]>(
+    `with p as materialized (
+       select distinct to_date(substring(c.relname from '_p([0-9]{8})$'), 'YYYYMMDD') as day
+         from pg_inherits i
+         join pg_class c on c.oid = i.inhrelid
+         join pg_class pp on pp.oid = i.inhparent
+         join pg_namespace n on n.oid = pp.relnamespace
+        where n.nspname = current_schema() and pp.relname in (${TABLES.map((t) => `'${t}'`).join(', ')})
+          and c.relname ~ '_p[0-9]{8}$'
+     ),
+     z as materialized (select name from pg_timezone_names),
+     c as (
+       select distinct s.id as site_id, s.timezone, ld.local_day
+         from sites s
+         cross join p
+         cross join lateral (values
+           (((p.day::timestamp at time zone 'UTC') at time zone s.timezone)::date),
+           (((((p.day + 1)::timestamp at time zone 'UTC') - interval '1 microsecond') at time zone s.timezone)::date)
+         ) ld(local_day)
+        where s.timezone in (select name from z) ${siteCond}
+     )
+     select c.site_id::text as site_id, c.timezone, to_char(c.local_day, 'YYYY-MM-DD') as day
+       from c
+      where c.local_day < (?::timestamptz at time zone c.timezone)::date
+        and not exists (select 1 from rollup_days rd where rd.site_id = c.site_id and rd.day = c.local_day)
+      order by c.local_day, c.site_id
+      limit ?`,
+    params,
+    'all',
+  );
+  return rows.map((r) => ({ siteId: r.site_id, timezone: r.timezone, day: r.day }));
+}
+
+interface Bounds {
+  /** Local midnight starting the day, and the next one (ISO instants). */
+  lo: string;
+  hi: string;
+  /** The UTC days (partitions) that can hold the day's rows. */
+  firstUtc: string;
+  lastUtc: string;
+}
+
+async function boundsOf(orm: Orm, sd: SiteDay): Promise<Bounds> {
+  const [b] = await orm.em.getConnection().execute<Bounds[]>(
+    `select to_char(lo at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "lo",
+            to_char(hi at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "hi",
+            to_char((lo at time zone 'UTC')::date, 'YYYY-MM-DD') as "firstUtc",
+            to_char(((hi - interval '1 microsecond') at time zone 'UTC')::date, 'YYYY-MM-DD') as "lastUtc"
+       from (select (?::date)::timestamp at time zone ? as lo, (?::date + 1)::timestamp at time zone ? as hi) b`,
+    [sd.day, sd.timezone, sd.day, sd.timezone],
+    'all',
+  );
+  if (!b) throw new Error('no bounds');
+  return b;
+}
+
+/**
+ * Rolls up one site-local day: deletes its rollup rows, writes them again from the raw tables and
+ * records the day in `rollup_days`, in one transaction. Answers whether the day had raw rows.
+ */
+export async function rollupSiteDay(orm: Orm, sd: SiteDay): Promise<boolean> {
+  const conn = orm.em.getConnection();
+  const b = await boundsOf(orm, sd);
+  // The same four values open every statement's row condition.
+  const where = `site_id = ?::uuid and day between ?::date and ?::date and at >= ?::timestamptz and at < ?::timestamptz`;
+  const whereParams = [sd.siteId, b.firstUtc, b.lastUtc, b.lo, b.hi];
+  const [probe] = await conn.execute<{ any: boolean }[]>(
+    `select ${TABLES.map((t) => `exists (select 1 from ${t} where ${where})`).join(' or ')} as any`,
+    TABLES.flatMap(() => whereParams),
+    'all',
+  );
+  const hasRows = probe?.any === true;
+  await conn.transactional(async (trx) => {
+    await conn.execute('delete from daily_rollups where site_id = ?::uuid and day = ?::date', [sd.siteId, sd.day], 'run', trx);
+    if (hasRows) {
+      for (const set of SETS) {
+        const { sql, params } = setRollupSql(set, where);
+        await conn.execute(sql, [...params(sd, whereParams)], 'run', trx);
+      }
+      await conn.execute(summarySql(where), summaryParams(sd, whereParams, b), 'run', trx);
+    }
+    await conn.execute(
+      `insert into rollup_days (site_id, day) values (?::uuid, ?::date)
+       on conflict (site_id, day) do update set rolled_at = now()`,
+      [sd.siteId, sd.day],
+      'run',
+      trx,
+    );
+  });
+  return hasRows;
+}
+
+const INSERT_HEAD = 'insert into daily_rollups (site_id, day, metric_set, dimension, value, lane, count, visitors)';
+
+/** One `insert … select … group by` per metric set: the day total and one branch per dimension. */
+function setRollupSql(set: MetricSet, where: string) {
+  const def = CATALOGUE[set];
+  const count = def.counts[primaryCount(set)] as string;
+  const visitors = set === 'requests' ? '0' : 'count(distinct visitor)';
+  const filter = def.rowFilter ? ` and (${def.rowFilter})` : '';
+  const dims = ['', ...rollupDimensions(set)];
+  const branches = dims.map((d) => {
+    const dimSql = d ? (def.dimensions[d]?.sql as string) : null;
+    // A null value and '' are one value in rollups, so group by the stored form.
+    const value = dimSql ? `coalesce((${dimSql})::text, '')` : `''`;
+    return `select ?::uuid, ?::date, '${set}', '${d}', ${value}, lane, ${count}, ${visitors}
+              from ${def.table} where ${where}${filter}
+             group by lane${dimSql ? ', 5' : ''}`;
+  });
+  return {
+    sql: `${INSERT_HEAD} ${branches.join(' union all ')}`,
+    params: (sd: SiteDay, whereParams: unknown[]) => dims.flatMap(() => [sd.siteId, sd.day, ...whereParams]),
+  };
+}
+
+/**
+ * Metric set `summary` (lane human, value ''): from_search (human sessions from a search engine),
+ * single_page (human visitors with exactly one pageview that day), visible_ms (visible time of the
+ * leave reports of that day's human pageviews, joined on site_id + pageview_id).
+ */
+function summarySql(where: string): string {
+  return `with pv as (select pageview_id, visitor, session_start, referrer_host from pageviews where ${where} and lane = 'human')
+    ${INSERT_HEAD}
+    select ?::uuid, ?::date, 'summary', 'from_search', '', 'human',
+           count(*) filter (where session_start and ${SEARCH_REFERRER_SQL}),
+           count(distinct visitor) filter (where session_start and ${SEARCH_REFERRER_SQL})
+      from pv
+    union all
+    select ?::uuid, ?::date, 'summary', 'single_page', '', 'human', count(*), count(*)
+      from (select 1 from pv group by visitor having count(*) = 1) s
+    union all
+    select ?::uuid, ?::date, 'summary', 'visible_ms', '', 'human', coalesce(sum(l.time_on_page_ms), 0), 0
+      from page_leaves l join (select distinct pageview_id from pv) v on v.pageview_id = l.pageview_id
+     where l.site_id = ?::uuid and l.day between ?::date and ?::date + 2`;
+}
+
+function summaryParams(sd: SiteDay, whereParams: unknown[], b: Bounds): unknown[] {
+  const head = [sd.siteId, sd.day];
+  return [...whereParams, ...head, ...head, ...head, sd.siteId, b.firstUtc, b.lastUtc];
+}

@@ -1,0 +1,43 @@
+// One-off runs of the background jobs against DATABASE_URL (the server runs them on its own timers):
+//   node --import tsx apps/api/src/jobs/run.ts [rollups|retention|partitions|all] [--now=ISO] [--max-days=N]
+// rollups: every complete site-day not rolled up yet (repeats until none is left, or one pass with --max-days);
+// retention: per-site retention; partitions: drop raw partitions older than 92 days that are rolled up.
+import { createOrm, migrate } from '@us/db';
+import { createLogger } from '../logger.ts';
+import { applySiteRetention, dropRolledUpPartitions } from './retention.ts';
+import { runRollups } from './rollup.ts';
+
+const args = process.argv.slice(2);
+const job = args.find((a) => !a.startsWith('--')) ?? 'all';
+const flag = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
+const now = flag('now') ? new Date(flag('now') as string) : new Date();
+const maxDays = flag('max-days') ? Number(flag('max-days')) : undefined;
+if (Number.isNaN(now.getTime()) || !['rollups', 'retention', 'partitions', 'all'].includes(job)) {
+  console.error('usage: run.ts [rollups|retention|partitions|all] [--now=ISO] [--max-days=N]');
+  process.exit(2);
+}
+const url = process.env.DATABASE_URL;
+if (!url) {
+  console.error('Set DATABASE_URL');
+  process.exit(2);
+}
+const logger = createLogger('info');
+const orm = await createOrm(url, { poolMax: 3 });
+try {
+  await migrate(orm);
+  if (job === 'rollups' || job === 'all') {
+    for (;;) {
+      const run = await runRollups(orm, { now, maxDays, logger, wait: true });
+      logger.info(`rollups: ${JSON.stringify(run)}`);
+      if (!run.more || maxDays !== undefined || run.failed) break;
+    }
+  }
+  if (job === 'retention' || job === 'all') {
+    logger.info(`site retention: ${JSON.stringify(await applySiteRetention(orm, { now, logger, wait: true }))}`);
+  }
+  if (job === 'partitions' || job === 'all') {
+    logger.info(`raw partitions: ${JSON.stringify(await dropRolledUpPartitions(orm, { now, logger, wait: true }))}`);
+  }
+} finally {
+  await orm.close();
+}

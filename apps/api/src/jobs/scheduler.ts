@@ -1,0 +1,82 @@
+import type { Orm } from '@us/db';
+import type { Logger } from '../logger.ts';
+import { applySiteRetention } from './retention.ts';
+import { runRollups } from './rollup.ts';
+
+export interface JobsOptions {
+  orm: Orm;
+  logger?: Logger;
+  /** Rollup period. Default 1 hour; a run that stopped at its bound is followed after `catchUpMs`. */
+  rollupEveryMs?: number;
+  catchUpMs?: number;
+  /** Per-site retention period. Default 24 hours. */
+  retentionEveryMs?: number;
+  /** Only these sites (tests on a shared database). */
+  siteIds?: string[];
+  /** The clock (tests). */
+  now?: () => Date;
+}
+
+export interface Jobs {
+  /** Waits for a running job, then stops the timers. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the background jobs on this node: rollups at start-up and hourly, per-site retention at
+ * start-up and daily. Each run takes its job's advisory lock, so across nodes one run does the work.
+ * Timers are unref'd; a failed run is logged and retried at the next period.
+ * (Raw partition drops run with the ingest partition upkeep: `maintainPartitions`.)
+ */
+export function startJobs(opts: JobsOptions): Jobs {
+  const rollupEvery = opts.rollupEveryMs ?? 3600_000;
+  const catchUp = opts.catchUpMs ?? 60_000;
+  const retentionEvery = opts.retentionEveryMs ?? 86_400_000;
+  let stopped = false;
+  const running = new Set<Promise<unknown>>();
+  const timers = new Set<NodeJS.Timeout>();
+
+  function later(ms: number, fn: () => Promise<void>) {
+    if (stopped) return;
+    const t = setTimeout(() => {
+      timers.delete(t);
+      if (stopped) return;
+      const p = fn().finally(() => running.delete(p));
+      running.add(p);
+    }, ms);
+    t.unref();
+    timers.add(t);
+  }
+
+  async function rollups() {
+    let next = rollupEvery;
+    try {
+      const run = await runRollups(opts.orm, { logger: opts.logger, siteIds: opts.siteIds, now: opts.now?.() });
+      if (run.more && !run.failed) next = catchUp;
+    } catch (e) {
+      opts.logger?.error('jobs: rollups failed', e);
+    }
+    later(next, rollups);
+  }
+
+  async function retention() {
+    try {
+      await applySiteRetention(opts.orm, { logger: opts.logger, siteIds: opts.siteIds, now: opts.now?.() });
+    } catch (e) {
+      opts.logger?.error('jobs: site retention failed', e);
+    }
+    later(retentionEvery, retention);
+  }
+
+  later(0, rollups);
+  later(0, retention);
+
+  return {
+    async stop() {
+      stopped = true;
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
+      await Promise.allSettled([...running]);
+    },
+  };
+}

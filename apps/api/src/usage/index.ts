@@ -1,0 +1,2 @@
+export * from './counters.ts';
+export * from './pause.ts';
