@@ -40,12 +40,18 @@ async function rawBase(ctx: SiteCtx, r: DayRange, where: Record<string, string>)
              where l.site_id = ${site} and l.day between ${leavesFrom} - 1 and ${leavesTo} + 2)::float8 as visible_ms
     from pv`;
   const [row] = await runSql(ctx.em, sql, p);
+  return figuresOf(row);
+}
+
+/** The figures of one answer row (raw or rollup statement: same column names). */
+function figuresOf(row: Record<string, unknown> | undefined): Base {
+  const n = (k: string) => Number(row?.[k] ?? 0);
   return {
-    sessions: Number(row?.sessions ?? 0),
-    pageviews: Number(row?.pageviews ?? 0),
-    fromSearch: Number(row?.from_search ?? 0),
-    singlePage: Number(row?.single_page ?? 0),
-    visibleMs: Number(row?.visible_ms ?? 0),
+    sessions: n('sessions'),
+    pageviews: n('pageviews'),
+    fromSearch: n('from_search'),
+    singlePage: n('single_page'),
+    visibleMs: n('visible_ms'),
   };
 }
 
@@ -61,13 +67,7 @@ async function rollupBase(ctx: SiteCtx, r: DayRange): Promise<Base> {
     where site_id = ${p.add(ctx.siteId, 'uuid')} and day between ${p.add(r.from, 'date')} and ${p.add(r.to, 'date')}
       and lane = 'human' and value = '' and metric_set in ('sessions', 'pageviews', 'summary')`;
   const [row] = await runSql(ctx.em, sql, p);
-  return {
-    sessions: Number(row?.sessions ?? 0),
-    pageviews: Number(row?.pageviews ?? 0),
-    fromSearch: Number(row?.from_search ?? 0),
-    singlePage: Number(row?.single_page ?? 0),
-    visibleMs: Number(row?.visible_ms ?? 0),
-  };
+  return figuresOf(row);
 }
 
 async function baseOf(ctx: SiteCtx, r: DayRange, where: Record<string, string>): Promise<{ base: Base; source: Source }> {
