@@ -1,49 +1,169 @@
-// `npm run bench`: throughput and latency of the API beside a bare Node http server on this machine.
+// `npm run bench`: throughput and latency of the API beside a bare Node http server on this machine,
+// the page script's size, sustained ingest into PostgreSQL, and stats queries over a generated site.
+//
+// Environment: BENCH_SECONDS (5), BENCH_CONCURRENCY (32), BENCH_INGEST_ROWS (200000),
+// BENCH_PAGEVIEWS (10000000: the stats site), BENCH_STATS_RUNS (20), BENCH_DATA_DIR (.data/bench),
+// BENCH_ONLY (comma-separated sections: size, http, collect, ingest, stats).
+import http from 'node:http';
 import path from 'node:path';
-import { formatRow, runLoad } from './load.ts';
+import { createOrm } from '@us/db';
+import { ensureSite } from '../src/seed/accounts.ts';
+import { deleteTraffic } from '../src/seed/generate.ts';
+import type { ApiInfo } from './api-server.ts';
 import { startChild, stopChild } from './child.ts';
+import { formatIngest, ingestPath, insertBatches } from './ingest.ts';
+import { formatRow, runLoad } from './load.ts';
+import { formatScriptSizes, scriptSizes } from './script-size.ts';
+import { ensureStatsSite, formatLatency, getStatus, STATS_DAYS, timeRuns } from './stats.ts';
 
 const here = import.meta.dirname;
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const ingestRows = Number(process.env.BENCH_INGEST_ROWS ?? 200_000);
+const statsPageviews = Number(process.env.BENCH_PAGEVIEWS ?? 10_000_000);
+const statsRuns = Number(process.env.BENCH_STATS_RUNS ?? 20);
+const only = new Set((process.env.BENCH_ONLY ?? 'size,http,collect,ingest,stats').split(',').map((s) => s.trim()));
+const log = (s: string) => process.stderr.write(`${s}\n`);
 
 console.log(`Benchmarks: ${seconds} s each, ${concurrency} keep-alive connections, loopback only.\n`);
 
-const bare = await startChild<{ url: string }>(path.join(here, 'bare-server.ts'));
-await runLoad(bare.info.url, { method: 'GET', path: '/' }, { seconds: 1, concurrency }); // warm-up
-const baseline = await runLoad(bare.info.url, { method: 'GET', path: '/' }, { seconds, concurrency });
-await stopChild(bare.proc);
-console.log(formatRow('bare node http (constant)', baseline));
+if (only.has('size')) console.log(formatScriptSizes(scriptSizes()));
 
-const api = await startChild<{ url: string; token: string }>(path.join(here, 'api-server.ts'));
-const auth = { authorization: `Bearer ${api.info.token}` };
-const me = { method: 'GET', path: '/v1/me', headers: auth };
-await runLoad(api.info.url, me, { seconds: 1, concurrency });
-console.log(formatRow('GET /v1/me (token)', await runLoad(api.info.url, me, { seconds, concurrency }), baseline));
+let baseline: Awaited<ReturnType<typeof runLoad>> | undefined;
+if (only.has('http') || only.has('collect')) {
+  const bare = await startChild<{ url: string }>(path.join(here, 'bare-server.ts'));
+  await runLoad(bare.info.url, { method: 'GET', path: '/' }, { seconds: 1, concurrency }); // warm-up
+  baseline = await runLoad(bare.info.url, { method: 'GET', path: '/' }, { seconds, concurrency });
+  await stopChild(bare.proc);
+  console.log(formatRow('bare node http (constant)', baseline));
+}
 
-const mcpBody = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'tools/call',
-  params: {
-    name: 'get_me',
-    arguments: {},
-    _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
-  },
-});
-const mcp = {
-  method: 'POST',
-  path: '/mcp',
-  headers: {
-    ...auth,
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    'mcp-protocol-version': '2026-07-28',
-    'mcp-method': 'tools/call',
-    'mcp-name': 'get_me',
-  },
-  body: mcpBody,
-};
-await runLoad(api.info.url, mcp, { seconds: 1, concurrency });
-console.log(formatRow('MCP tools/call get_me (token)', await runLoad(api.info.url, mcp, { seconds, concurrency }), baseline));
-await stopChild(api.proc);
+log(`› starting the API with its database in ${process.env.BENCH_DATA_DIR ?? '.data/bench'}`);
+const api = await startChild<ApiInfo>(path.join(here, 'api-server.ts'));
+try {
+  const auth = { authorization: `Bearer ${api.info.token}` };
+  if (only.has('http')) {
+    const me = { method: 'GET', path: '/v1/me', headers: auth };
+    await runLoad(api.info.url, me, { seconds: 1, concurrency });
+    console.log(formatRow('GET /v1/me (token)', await runLoad(api.info.url, me, { seconds, concurrency }), baseline));
+
+    const mcpBody = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: {
+        name: 'get_me',
+        arguments: {},
+        _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
+      },
+    });
+    const mcp = {
+      method: 'POST',
+      path: '/mcp',
+      headers: {
+        ...auth,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'get_me',
+      },
+      body: mcpBody,
+    };
+    await runLoad(api.info.url, mcp, { seconds: 1, concurrency });
+    console.log(formatRow('MCP tools/call get_me (token)', await runLoad(api.info.url, mcp, { seconds, concurrency }), baseline));
+  }
+
+  if (only.has('collect')) {
+    const { publicKey, hostname } = api.info.collect;
+    const collect = {
+      method: 'POST',
+      path: '/collect',
+      headers: {
+        'content-type': 'text/plain',
+        origin: `https://${hostname}`,
+        'user-agent':
+          'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+      },
+      body: JSON.stringify({
+        t: 'pv',
+        k: publicKey,
+        u: `https://${hostname}/pricing?utm_source=bench&utm_medium=load`,
+        id: 'benchpageview0001',
+        r: 'https://www.google.com/',
+        w: 1440,
+        l: 'en-US',
+        z: 'Europe/Berlin',
+        n: 1,
+      }),
+    };
+    await runLoad(api.info.url, collect, { seconds: 1, concurrency });
+    console.log(
+      formatRow('POST /collect pageview (202)', await runLoad(api.info.url, collect, { seconds, concurrency }), baseline),
+    );
+  }
+
+  if (only.has('ingest') || only.has('stats')) {
+    const orm = await createOrm(api.info.dbUrl, { poolMax: 6 });
+    try {
+      if (only.has('ingest')) {
+        const em = orm.em.fork();
+        const { site } = await ensureSite(em, {
+          workspaceId: api.info.workspaceId,
+          name: 'Ingest bench',
+          hostname: 'ingest.bench.example',
+          timezone: 'UTC',
+        });
+        await deleteTraffic(orm, site.id);
+        log(`› ingest: ${ingestRows.toLocaleString('en')} pageview rows through buffer → flusher → insertRows`);
+        console.log(formatIngest('ingest path (memory buffer, 500/batch)', await ingestPath(orm, site.id, ingestRows)));
+        await deleteTraffic(orm, site.id);
+        const n = Math.min(ingestRows, 100_000);
+        console.log(formatIngest('insertRows, 500 rows per call', await insertBatches(orm, site.id, n, 500)));
+        await deleteTraffic(orm, site.id);
+        console.log(formatIngest('insertRows, 5000 rows per call', await insertBatches(orm, site.id, n, 5000)));
+        await deleteTraffic(orm, site.id);
+      }
+
+      if (only.has('stats')) {
+        log(`› stats over ${statsPageviews.toLocaleString('en')} pageviews in ${STATS_DAYS} days`);
+        const s = await ensureStatsSite(orm, api.info.workspaceId, statsPageviews, log);
+        const conn = orm.em.getConnection();
+        const size =
+          s.pageviews >= 1e6 ? `${(s.pageviews / 1e6).toFixed(s.pageviews < 1e7 ? 1 : 0)}M` : s.pageviews.toLocaleString('en');
+        const label = `${size} pageviews / ${STATS_DAYS} days`;
+        console.log(`stats over ${label}:`);
+        const count = await timeRuns(statsRuns, () =>
+          conn.execute(
+            'select count(*) from pageviews where site_id = ? and day between ? and ?',
+            [s.siteId, s.from, s.to],
+            'all',
+          ),
+        );
+        console.log(formatLatency('  plain count(*) of those rows', count));
+        const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+        const routes: [string, string][] = [
+          ['  GET summary?days=30', `/v1/sites/${s.siteId}/summary?days=${STATS_DAYS}`],
+          ['  GET top/page?days=30&country=DE', `/v1/sites/${s.siteId}/top/page?days=${STATS_DAYS}&where.country=DE`],
+        ];
+        for (const [name, route] of routes) {
+          const first = await getStatus(api.info.url, route, api.info.token, agent);
+          if (first.status !== 200) {
+            console.log(`${name.padEnd(34)} not measured: HTTP ${first.status} ${first.body.slice(0, 160)}`);
+            continue;
+          }
+          let bad = 0;
+          const l = await timeRuns(statsRuns, async () => {
+            if ((await getStatus(api.info.url, route, api.info.token, agent)).status !== 200) bad++;
+          });
+          console.log(formatLatency(name, l, bad ? `   ${bad} answers not 200!` : ''));
+        }
+        agent.destroy();
+      }
+    } finally {
+      await orm.close();
+    }
+  }
+} finally {
+  await stopChild(api.proc);
+}

@@ -5,6 +5,7 @@ import type { Lane, MetricSet, StatsResult, StatsRow } from '@us/shared';
 import { badRequest } from '../errors.ts';
 import { CATALOGUE, LEAVE_COUNTS, TIME_DIMENSIONS } from './catalogue.ts';
 import { type DayRange, daysOf, hoursOf, localToday, previousRange, rawStartOf, splitRange } from './range.ts';
+import { splitForQuestion } from './rolled-days.ts';
 import type { NormalSpec } from './spec.ts';
 import {
   type BotWindowDef,
@@ -115,6 +116,15 @@ export function rollupDimension(by: string | null, where: Record<string, string>
   return seen[0] ?? '';
 }
 
+function fitsRollups(by: string | null, where: Record<string, string>): boolean {
+  try {
+    rollupDimension(by, where);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 type Mode = 'group' | 'totals';
 
 function rawPart(ctx: SiteCtx, p: Params, tz: string, qn: Question, r: DayRange, counts: string[], mode: Mode): string {
@@ -207,12 +217,15 @@ const toCounts = (row: Record<string, unknown> | undefined, counts: string[]) =>
 
 /** Totals and rows of one period. */
 export async function figures(ctx: SiteCtx, qn: Question): Promise<Figures> {
-  const split = splitRange(qn.range, ctx.rawStart);
-  if (qn.by === 'hour' && split.rollup) {
+  const old = splitRange(qn.range, ctx.rawStart);
+  if (qn.by === 'hour' && old.rollup) {
     throw badRequest('by', `Hourly series exist only for the last 90 days: choose days from ${ctx.rawStart} on, or by=day`);
   }
-  if (split.rollup) rollupDimension(qn.by, qn.where);
+  if (old.rollup) rollupDimension(qn.by, qn.where);
   const counts = qn.counts ?? countNames(qn.metrics, qn.sort);
+  const eligible =
+    qn.by !== 'hour' && !counts.some((c) => LEAVE_COUNTS.has(c)) && !qn.rawExtra?.length && fitsRollups(qn.by, qn.where);
+  const split = await splitForQuestion(ctx, qn.range, eligible);
   const [totalRows, grouped] = await Promise.all([
     runParts(ctx, qn, counts, 'totals', split),
     qn.by ? runParts(ctx, qn, counts, 'group', split) : Promise.resolve([]),

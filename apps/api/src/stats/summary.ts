@@ -4,6 +4,7 @@ import { badRequest } from '../errors.ts';
 import { SEARCH_REFERRER_SQL } from './catalogue.ts';
 import { comparability, type SiteCtx, type Source } from './engine.ts';
 import { type DayRange, previousRange, resolveRange, splitRange } from './range.ts';
+import { splitForQuestion } from './rolled-days.ts';
 import { checkWhere, whereFromParams } from './spec.ts';
 import { laneCond, Params, rangeCond, runSql, tzParam, whereConds } from './sql.ts';
 
@@ -71,14 +72,14 @@ async function rollupBase(ctx: SiteCtx, r: DayRange): Promise<Base> {
 }
 
 async function baseOf(ctx: SiteCtx, r: DayRange, where: Record<string, string>): Promise<{ base: Base; source: Source }> {
-  const split = splitRange(r, ctx.rawStart);
   const first = Object.keys(where)[0];
-  if (split.rollup && first !== undefined) {
+  if (splitRange(r, ctx.rawStart).rollup && first !== undefined) {
     throw badRequest(
       `where.${first}`,
       `Filtered summaries exist only for the last 90 days: choose days from ${ctx.rawStart} on, or drop the filter`,
     );
   }
+  const split = await splitForQuestion(ctx, r, first === undefined);
   const [raw, rollup] = await Promise.all([
     split.raw ? rawBase(ctx, split.raw, where) : ZERO,
     split.rollup ? rollupBase(ctx, split.rollup) : ZERO,

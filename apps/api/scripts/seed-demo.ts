@@ -1,0 +1,138 @@
+/**
+ * `npm run seed:demo [-- --days 180 --pageviews 1000000]`: a demo account with a site "Demo shop"
+ * (demo.example) and months of generated traffic, in the configured database (DATABASE_URL, or the
+ * embedded PostgreSQL in DATA_DIR — the same one `npm start` uses). Safe to run again: the user,
+ * workspace and site are found by e-mail and name, and the site's earlier traffic is replaced.
+ *
+ * Options (or environment): --days (SEED_DAYS, default 180), --pageviews (SEED_PAGEVIEWS, default
+ * 1000000), --email (SEED_EMAIL), --password (SEED_PASSWORD), --jobs (SEED_JOBS, default 2).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { createOrm, type EmbeddedDatabase, migrate, startEmbeddedPostgres } from '@us/db';
+import { deriveUrls, parseEnv } from '../src/env.ts';
+import { ensureAccount, ensureSite } from '../src/seed/accounts.ts';
+import { deleteTraffic, generateTraffic } from '../src/seed/generate.ts';
+import { formatDuration, progressReporter } from '../src/seed/progress.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    days: { type: 'string' },
+    pageviews: { type: 'string' },
+    email: { type: 'string' },
+    password: { type: 'string' },
+    jobs: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
+if (args.help) {
+  console.log(`usage: npm run seed:demo -- [--days 180] [--pageviews 1000000] [--email demo@example.com] [--password …] [--jobs 2]
+Creates (or reuses) a demo user, workspace and site "Demo shop" (demo.example) and fills it with generated
+traffic: days within 90 days of today as raw rows, older days as daily rollups.`);
+  process.exit(0);
+}
+
+function positive(name: string, v: string | undefined, fallback: number): number {
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v.replaceAll('_', ''));
+  if (!Number.isFinite(n) || n < 1) {
+    console.error(`--${name} must be a number of 1 or more (got ${v})`);
+    process.exit(2);
+  }
+  return Math.floor(n);
+}
+
+const days = positive('days', args.days ?? process.env.SEED_DAYS, 180);
+const pageviews = positive('pageviews', args.pageviews ?? process.env.SEED_PAGEVIEWS, 1_000_000);
+const jobs = positive('jobs', args.jobs ?? process.env.SEED_JOBS, 2);
+const email = args.email ?? process.env.SEED_EMAIL ?? 'demo@example.com';
+const password = args.password ?? process.env.SEED_PASSWORD ?? 'demo-shop-password';
+
+const env = parseEnv();
+let embedded: EmbeddedDatabase | undefined;
+let databaseUrl = env.DATABASE_URL;
+if (!databaseUrl) {
+  const pidFile = path.resolve(env.DATA_DIR, 'postgres', 'postmaster.pid');
+  if (existsSync(pidFile)) {
+    const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+    let alive = false;
+    try {
+      process.kill(pid, 0);
+      alive = true;
+    } catch {}
+    if (alive) {
+      console.error(
+        `The embedded PostgreSQL in ${env.DATA_DIR} is in use (pid ${pid}): stop the server (npm start) first, then run the seed again.`,
+      );
+      process.exit(1);
+    }
+  }
+  console.error(`› starting the embedded PostgreSQL in ${env.DATA_DIR}/postgres`);
+  embedded = await startEmbeddedPostgres({ dataDir: env.DATA_DIR });
+  databaseUrl = embedded.url;
+}
+
+const orm = await createOrm(databaseUrl, { poolMax: jobs + 2 });
+try {
+  await migrate(orm);
+  const em = orm.em.fork();
+  const account = await ensureAccount(em, { email, password, workspaceName: 'Demo' });
+  const timezone = 'Europe/Berlin';
+  const { site, publicKey, created } = await ensureSite(em, {
+    workspaceId: account.workspace.id,
+    name: 'Demo shop',
+    hostname: 'demo.example',
+    timezone,
+    settings: {
+      internalNetworks: ['192.0.2.0/24'],
+      goals: [
+        { id: 'signed-up', name: 'Signed up', type: 'event', match: 'signup' },
+        { id: 'purchase', name: 'Purchase', type: 'event', match: 'purchase' },
+        { id: 'order-completed', name: 'Order completed', type: 'path', match: '/checkout/thanks' },
+      ],
+      experiments: [{ key: 'pricing', name: 'Pricing page layout', variants: ['a', 'b'], status: 'running' }],
+      bot: {
+        mode: 'challenge',
+        bots: 'allow',
+        rules: [{ action: 'deny', label: 'Block Bytespider', match: { bot: 'Bytespider' } }],
+      },
+    },
+  });
+  if (!created) {
+    const removed = await deleteTraffic(orm, site.id);
+    if (removed) console.error(`› replacing the earlier demo traffic (${removed.toLocaleString('en')} rows removed)`);
+  }
+  console.error(`› generating ${pageviews.toLocaleString('en')} pageviews over ${days} days for "Demo shop"`);
+  const progress = progressReporter('seed');
+  const result = await generateTraffic(orm, {
+    siteId: site.id,
+    timezone,
+    days,
+    pageviews,
+    jobs,
+    seed: 'demo-shop',
+    onProgress: (p) => progress.update(p),
+  });
+  progress.end();
+  await orm.em.getConnection().execute('analyze pageviews, page_leaves, events, requests, daily_rollups', [], 'run');
+
+  const urls = deriveUrls(env, { host: env.HOST, port: env.PORT });
+  const r = result.rows;
+  const total = r.pageviews + r.page_leaves + r.events + r.requests + r.daily_rollups;
+  console.log(`
+Demo data ready in ${formatDuration(result.ms)} (${Math.round((total * 1000) / result.ms).toLocaleString('en')} rows/s)
+  user       ${email} (${account.createdUser ? 'created' : 'existing; password reset'})
+  password   ${password}
+  workspace  ${account.workspace.name} (${account.createdWorkspace ? 'created' : 'existing'})
+  site       Demo shop, ${site.id} (${created ? 'created' : 'existing; traffic replaced'}), time zone ${timezone}
+  hostname   demo.example   public key ${publicKey}
+  days       ${result.firstDay} … ${result.lastDay}: ${result.rawDays} as raw rows, ${result.rolledUpDays} as daily rollups
+  rows       pageviews ${r.pageviews.toLocaleString('en')}, page_leaves ${r.page_leaves.toLocaleString('en')}, events ${r.events.toLocaleString('en')}, requests ${r.requests.toLocaleString('en')}, daily_rollups ${r.daily_rollups.toLocaleString('en')}
+  database   ${env.DATABASE_URL ? 'DATABASE_URL' : `embedded PostgreSQL in ${env.DATA_DIR}`}
+
+Sign in: run \`npm start\`, open ${urls.app} and sign in as ${email} with the password above.`);
+} finally {
+  await orm.close();
+  await embedded?.stop();
+}
