@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { createToken, createUser, startTestServer, type TestServer } from './support/server.ts';
 
 // The collector caches sites by public key; a change made through the API must reach it within about a second.

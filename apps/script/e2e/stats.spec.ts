@@ -16,8 +16,7 @@ import { launchChromium } from '../../web/e2e/support/browser.ts';
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SCRIPT = path.join(ROOT, 'dist/script.js');
 const HOST = 'shop.test';
-const DESKTOP_UA =
-  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+const DESKTOP_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('page script → collect → stats API (real Chromium)', () => {
@@ -54,7 +53,11 @@ describe('page script → collect → stats API (real Chromium)', () => {
       scopes: ['sites:read', 'sites:write', 'analytics:read'],
     });
     auth = `Bearer ${token}`;
-    const created = await t.request.post('/v1/sites').set('Authorization', auth).send({ name: 'Shop', hostnames: [HOST] }).expect(201);
+    const created = await t.request
+      .post('/v1/sites')
+      .set('Authorization', auth)
+      .send({ name: 'Shop', hostnames: [HOST] })
+      .expect(201);
     siteId = created.body.site.id;
     const snippet = await t.request.get(`/v1/sites/${siteId}/snippet`).set('Authorization', auth).expect(200);
     pk = snippet.body.siteKey;
@@ -80,7 +83,8 @@ describe('page script → collect → stats API (real Chromium)', () => {
       viewport: { width: 1280, height: 800 },
       extraHTTPHeaders: opts.gpc ? { 'Sec-GPC': '1' } : {},
     });
-    if (opts.gpc) await context.addInitScript(() => Object.defineProperty(navigator, 'globalPrivacyControl', { get: () => true }));
+    if (opts.gpc)
+      await context.addInitScript(() => Object.defineProperty(navigator, 'globalPrivacyControl', { get: () => true }));
     const p = await context.newPage();
     await steps(p);
     await context.close();
@@ -125,7 +129,9 @@ describe('page script → collect → stats API (real Chromium)', () => {
       () => stats('metrics=pageviews&by=page&days=1'),
       (b: { rows: { value: string }[] }) => b.rows.some((r) => r.value === '/app/settings'),
     );
-    const byPage = Object.fromEntries(pages.rows.map((r: { value: string; counts: { pageviews: number } }) => [r.value, r.counts.pageviews]));
+    const byPage = Object.fromEntries(
+      pages.rows.map((r: { value: string; counts: { pageviews: number } }) => [r.value, r.counts.pageviews]),
+    );
     expect(byPage).toMatchObject({ '/pricing': 1, '/elsewhere': 1, '/signup': 1, '/app': 1, '/app/settings': 1 });
     expect(byPage['/private']).toBeUndefined();
     expect(pages.lane).toBe('human');
@@ -152,7 +158,9 @@ describe('page script → collect → stats API (real Chromium)', () => {
     expect(summary.measures.averageSession.value).toBeGreaterThan(0);
 
     // Global Privacy Control: not a single row anywhere for that visit.
-    const rows = await t.deps.orm.em.fork().execute(`select count(*)::int as n from pageviews where site_id = ? and path = '/private'`, [siteId]);
+    const rows = await t.deps.orm.em
+      .fork()
+      .execute(`select count(*)::int as n from pageviews where site_id = ? and path = '/private'`, [siteId]);
     expect(rows[0]?.n).toBe(0);
   });
 });
