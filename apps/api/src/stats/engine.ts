@@ -195,6 +195,7 @@ async function runParts(
   counts: string[],
   mode: Mode,
   split: { raw: DayRange | null; rollup: DayRange | null },
+  withTotals = false,
 ) {
   const p = new Params();
   const tz = split.raw ? tzParam(p, ctx.timezone) : '';
@@ -206,7 +207,11 @@ async function runParts(
   if (mode === 'totals') sql = `select ${sums} from (${parts.join(' union all ')}) parts`;
   else {
     const ranked = !TIME_DIMENSIONS.has(qn.by as string);
-    sql = `select value, ${sums} from (${parts.join(' union all ')}) parts group by value`;
+    // Plain row counts add up across groups: the grand totals ride along (computed before the limit).
+    const totals = withTotals
+      ? counts.map((c) => `, sum(coalesce(sum(${q(c)}), 0)) over ()::float8 as ${q(`total_${c}`)}`).join('')
+      : '';
+    sql = `select value, ${sums}${totals} from (${parts.join(' union all ')}) parts group by value`;
     if (ranked) sql += ` order by ${q(qn.sort)} desc, value asc nulls last limit ${p.add(qn.limit + 1, 'int')}`;
   }
   return runSql(ctx.em, sql, p);
@@ -226,11 +231,16 @@ export async function figures(ctx: SiteCtx, qn: Question): Promise<Figures> {
   const eligible =
     qn.by !== 'hour' && !counts.some((c) => LEAVE_COUNTS.has(c)) && !qn.rawExtra?.length && fitsRollups(qn.by, qn.where);
   const split = await splitForQuestion(ctx, qn.range, eligible);
+  // A ranked table of plain row counts (top tables) needs one scan, not two.
+  const selfTotals =
+    qn.by !== null && !TIME_DIMENSIONS.has(qn.by) && counts.every((c) => CATALOGUE[qn.metrics].counts[c]?.startsWith('count(*)'));
   const [totalRows, grouped] = await Promise.all([
-    runParts(ctx, qn, counts, 'totals', split),
-    qn.by ? runParts(ctx, qn, counts, 'group', split) : Promise.resolve([]),
+    selfTotals ? Promise.resolve(null) : runParts(ctx, qn, counts, 'totals', split),
+    qn.by ? runParts(ctx, qn, counts, 'group', split, selfTotals) : Promise.resolve([]),
   ]);
-  const totals = toCounts(totalRows[0], counts);
+  const totals = totalRows
+    ? toCounts(totalRows[0], counts)
+    : Object.fromEntries(counts.map((c) => [c, Number(grouped[0]?.[`total_${c}`] ?? 0)]));
   let rows: StatsRow[] = grouped.map((r) => ({ value: (r.value as string | null) ?? null, counts: toCounts(r, counts) }));
   let truncated = false;
   if (qn.by === 'day' || qn.by === 'hour') {
