@@ -1,4 +1,4 @@
-import { forgetEnsuredPartitions, listPartitions, type Orm } from '@us/db';
+import { ANALYTICS_TABLES, dropPartitionsOfDays, type Orm, partitionDays } from '@us/db';
 import type { Logger } from '../logger.ts';
 import { withJobLock } from './lock.ts';
 
@@ -12,9 +12,6 @@ export interface RawRetentionRun {
   /** The oldest partition day that had to stay because a site has not rolled it up, if any. */
   blockedAt: string | null;
 }
-
-/** The lock `ensurePartitions`/`dropPartitionsBefore` take for partition changes (packages/db partitions.ts). */
-const PARTITION_LOCK_KEY = 0x75730001;
 
 /**
  * Drops the raw partitions (all raw tables) whose UTC day is more than `rawDays` days before `now`,
@@ -33,14 +30,7 @@ export async function dropRolledUpPartitions(
     async () => {
       const now = opts.now ?? new Date();
       const cutoff = new Date(now.getTime() - (opts.rawDays ?? RAW_PARTITION_DAYS) * DAY_MS).toISOString().slice(0, 10);
-      const days = new Set<string>();
-      for (const table of RAW_TABLES) {
-        for (const name of await listPartitions(orm, table)) {
-          const m = /_p(\d{4})(\d{2})(\d{2})$/.exec(name);
-          if (m) days.add(`${m[1]}-${m[2]}-${m[3]}`);
-        }
-      }
-      const old = [...days].filter((d) => d < cutoff && (!opts.from || d >= opts.from)).sort();
+      const old = (await partitionDays(orm)).filter((d) => d < cutoff && (!opts.from || d >= opts.from));
       const droppable: string[] = [];
       let blockedAt: string | null = null;
       for (const day of old) {
@@ -50,7 +40,7 @@ export async function dropRolledUpPartitions(
         }
         droppable.push(day);
       }
-      const dropped = await dropDays(orm, droppable);
+      const dropped = await dropPartitionsOfDays(orm, droppable);
       if (dropped.length)
         opts.logger?.info(`retention: dropped ${dropped.length} raw partitions (${droppable[0]} to ${droppable.at(-1)})`);
       if (blockedAt) opts.logger?.warn(`retention: raw partitions from ${blockedAt} kept until their days are rolled up`);
@@ -59,30 +49,6 @@ export async function dropRolledUpPartitions(
     { wait: opts.wait },
   );
   return res.ran ? { ran: true, ...res.result } : { ran: false, dropped: [], blockedAt: null };
-}
-
-const RAW_TABLES = ['pageviews', 'events', 'requests', 'page_leaves'] as const;
-
-/** Drops the partitions of these UTC days of every raw table (names from a fixed list and checked dates). */
-async function dropDays(orm: Orm, days: string[]): Promise<string[]> {
-  if (!days.length) return [];
-  const conn = orm.em.getConnection();
-  const dropped: string[] = [];
-  await conn.transactional(async (trx) => {
-    await conn.execute('select pg_advisory_xact_lock(?)', [PARTITION_LOCK_KEY], 'run', trx);
-    for (const day of days) {
-      if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) throw new Error(`bad day ${day}`);
-      for (const table of RAW_TABLES) {
-        const name = `${table}_p${day.replaceAll('-', '')}`;
-        const [exists] = await conn.execute<{ ok: boolean }[]>('select to_regclass(?) is not null as ok', [name], 'all', trx);
-        if (!exists?.ok) continue;
-        await conn.execute(`drop table if exists "${name}"`, [], 'run', trx);
-        dropped.push(name);
-      }
-    }
-  });
-  forgetEnsuredPartitions();
-  return dropped.sort();
 }
 
 /** Whether a UTC day holds a raw row of an existing site whose local day is not rolled up. */
@@ -147,7 +113,7 @@ export async function applySiteRetention(
       for (const s of sites) {
         try {
           await conn.transactional(async (trx) => {
-            for (const table of RAW_TABLES) {
+            for (const table of ANALYTICS_TABLES) {
               const r = await conn.execute<{ affectedRows: number }>(
                 `delete from ${table} where site_id = ?::uuid and day <= ?::date and at < ?::timestamptz`,
                 [s.id, s.last_utc, s.lo],

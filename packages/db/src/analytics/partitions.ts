@@ -65,32 +65,48 @@ async function ensureDays(_db: AnalyticsDb, days: Date[], conn: ReturnType<typeo
  * no row-by-row delete). Roll the days up into `daily_rollups` before calling this. Returns the dropped names.
  */
 export async function dropPartitionsBefore(db: AnalyticsDb, cutoff: Date): Promise<string[]> {
+  const limit = utcDay(cutoff);
+  return dropPartitionsOfDays(
+    db,
+    (await partitionDays(db)).filter((d) => d < limit),
+  );
+}
+
+/**
+ * Drops the partitions of these UTC days (`YYYY-MM-DD`) of every raw table, in one transaction under the
+ * partition lock. Names are built only from the fixed table list and checked dates. Returns the dropped names.
+ */
+export async function dropPartitionsOfDays(db: AnalyticsDb, days: readonly string[]): Promise<string[]> {
+  if (!days.length) return [];
   const conn = connectionOf(db);
-  const limit = utcDay(cutoff).replaceAll('-', '');
   const dropped: string[] = [];
   await conn.transactional(async (trx) => {
     await conn.execute('select pg_advisory_xact_lock(?)', [PARTITION_LOCK_KEY], 'run', trx);
-    const rows = await conn.execute<{ parent: string; child: string }[]>(
-      `select p.relname as parent, c.relname as child
-         from pg_inherits i
-         join pg_class c on c.oid = i.inhrelid
-         join pg_class p on p.oid = i.inhparent
-         join pg_namespace n on n.oid = p.relnamespace
-        where n.nspname = current_schema() and p.relname in (${ANALYTICS_TABLES.map((t) => `'${t}'`).join(', ')})`,
-      [],
-      'all',
-      trx,
-    );
-    for (const { parent, child } of rows) {
-      const m = /^([a-z_]+?)_p(\d{8})$/.exec(child);
-      if (!m || m[1] !== parent || !ANALYTICS_TABLES.includes(parent as never)) continue;
-      if ((m[2] as string) >= limit) continue;
-      await conn.execute(`drop table if exists "${parent}_p${m[2]}"`, [], 'run', trx);
-      dropped.push(child);
+    for (const day of days) {
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) throw new Error(`bad day ${day}`);
+      for (const table of ANALYTICS_TABLES) {
+        const name = `${table}_p${day.replaceAll('-', '')}`;
+        const [exists] = await conn.execute<{ ok: boolean }[]>('select to_regclass(?) is not null as ok', [name], 'all', trx);
+        if (!exists?.ok) continue;
+        await conn.execute(`drop table if exists "${name}"`, [], 'run', trx);
+        dropped.push(name);
+      }
     }
   });
   ensuredDays.clear();
   return dropped.sort();
+}
+
+/** The UTC days (`YYYY-MM-DD`) that have a partition in any raw table, oldest first. */
+export async function partitionDays(db: AnalyticsDb): Promise<string[]> {
+  const days = new Set<string>();
+  for (const table of ANALYTICS_TABLES) {
+    for (const name of await listPartitions(db, table)) {
+      const m = /_p(\d{4})(\d{2})(\d{2})$/.exec(name);
+      if (m) days.add(`${m[1]}-${m[2]}-${m[3]}`);
+    }
+  }
+  return [...days].sort();
 }
 
 /** The existing day partitions of one raw table, oldest first. */
