@@ -12,7 +12,6 @@ import type {
   TopQuery,
   TopTable,
 } from '@us/shared';
-import type { Deps } from '../deps.ts';
 import { loadSite } from '../services/access.ts';
 import type { Actor } from '../services/credentials.ts';
 import { batchOf } from './batch.ts';
@@ -26,32 +25,22 @@ async function ctxOf(em: EntityManager, actor: Actor, siteId: string) {
   return siteCtx(em, { id: site.id, timezone: site.timezone, settings: site.settings });
 }
 
-export async function siteStats(
-  _d: Deps,
-  em: EntityManager,
-  actor: Actor,
-  input: SiteStatsInput | SiteStatsQuery,
-): Promise<StatsResult> {
+export async function siteStats(em: EntityManager, actor: Actor, input: SiteStatsInput | SiteStatsQuery): Promise<StatsResult> {
   const ctx = await ctxOf(em, actor, input.id);
   return answer(ctx, normalise(specOf(input as Record<string, unknown>), ctx.today));
 }
 
-export async function siteStatsBatch(
-  _d: Deps,
-  em: EntityManager,
-  actor: Actor,
-  input: StatsBatchInput,
-): Promise<StatsBatchResult> {
+export async function siteStatsBatch(em: EntityManager, actor: Actor, input: StatsBatchInput): Promise<StatsBatchResult> {
   const ctx = await ctxOf(em, actor, input.id);
   return batchOf(ctx, input.queries);
 }
 
-export async function siteSummary(_d: Deps, em: EntityManager, actor: Actor, input: SummaryQuery): Promise<Summary> {
+export async function siteSummary(em: EntityManager, actor: Actor, input: SummaryQuery): Promise<Summary> {
   const ctx = await ctxOf(em, actor, input.id);
   return summaryOf(ctx, input);
 }
 
-export async function siteTop(_d: Deps, em: EntityManager, actor: Actor, input: TopQuery): Promise<TopTable> {
+export async function siteTop(em: EntityManager, actor: Actor, input: TopQuery): Promise<TopTable> {
   const ctx = await ctxOf(em, actor, input.id);
   return topOf(ctx, input);
 }
