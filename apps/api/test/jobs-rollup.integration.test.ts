@@ -211,7 +211,9 @@ describe('rollup job', () => {
     const before = await rollups(site, day);
     expect(before.length).toBeGreaterThan(30);
     const again = await runRollups(orm, { now, siteIds: [site], wait: true });
-    expect(again).toMatchObject({ ran: true, rolled: 0, empty: 0 });
+    // Nothing of this site is redone. (`empty` can count days of partitions other suites create meanwhile
+    // on the shared database: this site has no rows there.)
+    expect(again).toMatchObject({ ran: true, rolled: 0, failed: 0 });
     expect(await rollupSiteDay(orm, { siteId: site, timezone: 'UTC', day })).toBe(true);
     expect(await rollups(site, day)).toEqual(before);
     // Even when rollup_days lost the day (e.g. a crash), the job redoes it without duplicates.

@@ -174,10 +174,15 @@ export async function rollupSiteDay(orm: Orm, sd: SiteDay): Promise<boolean> {
     await conn.execute('delete from daily_rollups where site_id = ?::uuid and day = ?::date', [sd.siteId, sd.day], 'run', trx);
     if (hasRows) {
       for (const set of SETS) {
-        const { sql, params } = setRollupSql(set, where);
-        await conn.execute(sql, [...params(sd, whereParams)], 'run', trx);
+        await conn.execute(setRollupSql(set, CATALOGUE[set].table, where), [sd.siteId, sd.day, ...whereParams], 'run', trx);
       }
-      await conn.execute(summarySql(where), summaryParams(sd, whereParams, b), 'run', trx);
+      const leavesWhere = 'l.site_id = ?::uuid and l.day between ?::date and ?::date + 2';
+      await conn.execute(
+        summaryRollupSql('pageviews', 'page_leaves', where, leavesWhere),
+        summaryParams(sd, whereParams, b),
+        'run',
+        trx,
+      );
     }
     await conn.execute(
       `insert into rollup_days (site_id, day) values (?::uuid, ?::date)
@@ -191,47 +196,51 @@ export async function rollupSiteDay(orm: Orm, sd: SiteDay): Promise<boolean> {
 }
 
 const INSERT_HEAD = 'insert into daily_rollups (site_id, day, metric_set, dimension, value, lane, count, visitors)';
+const ON_CONFLICT =
+  'on conflict (site_id, day, metric_set, dimension, value, lane) do update set count = excluded.count, visitors = excluded.visitors';
 
-/** One `insert … select … group by` per metric set: the day total and one branch per dimension. */
-function setRollupSql(set: MetricSet, where: string) {
+/**
+ * One site-day's rollup rows of a metric set from the rows of `source` matching `where`, in one scan:
+ * each row stands once for the day total (dimension '') and once per dimension, grouped by the stored
+ * form of the value (null and '' are one value in rollups). Bind parameters: site id, day, then those
+ * of `where`. Also used by the demo generator on its staging tables.
+ */
+export function setRollupSql(set: MetricSet, source: string, where: string): string {
   const def = CATALOGUE[set];
   const count = def.counts[primaryCount(set)] as string;
   const visitors = set === 'requests' ? '0' : 'count(distinct visitor)';
   const filter = def.rowFilter ? ` and (${def.rowFilter})` : '';
-  const dims = ['', ...rollupDimensions(set)];
-  const branches = dims.map((d) => {
-    const dimSql = d ? (def.dimensions[d]?.sql as string) : null;
-    // A null value and '' are one value in rollups, so group by the stored form.
-    const value = dimSql ? `coalesce((${dimSql})::text, '')` : `''`;
-    return `select ?::uuid, ?::date, '${set}', '${d}', ${value}, lane, ${count}, ${visitors}
-              from ${def.table} where ${where}${filter}
-             group by lane${dimSql ? ', 5' : ''}`;
-  });
-  return {
-    sql: `${INSERT_HEAD} ${branches.join(' union all ')}`,
-    params: (sd: SiteDay, whereParams: unknown[]) => dims.flatMap(() => [sd.siteId, sd.day, ...whereParams]),
-  };
+  const dims = rollupDimensions(set).map((d) => `('${d}', (${def.dimensions[d]?.sql})::text)`);
+  return `${INSERT_HEAD}
+    select ?::uuid, ?::date, '${set}', d.dim, coalesce(d.val, ''), lane, ${count}, ${visitors}
+      from ${source} cross join lateral (values ('', ''::text), ${dims.join(', ')}) d(dim, val)
+     where ${where}${filter}
+     group by d.dim, coalesce(d.val, ''), lane
+    ${ON_CONFLICT}`;
 }
 
 /**
  * Metric set `summary` (lane human, value ''): from_search (human sessions from a search engine),
  * single_page (human visitors with exactly one pageview that day), visible_ms (visible time of the
- * leave reports of that day's human pageviews, joined on site_id + pageview_id).
+ * leave reports of that day's human pageviews, joined on pageview_id). Bind parameters: those of
+ * `where`, then site id and day three times, then those of `leavesWhere`. Also used by the demo generator.
  */
-function summarySql(where: string): string {
-  return `with pv as (select pageview_id, visitor, session_start, referrer_host from pageviews where ${where} and lane = 'human')
+export function summaryRollupSql(pageviews: string, leaves: string, where: string, leavesWhere: string): string {
+  const head = `?::uuid, ?::date, 'summary'::text`;
+  return `with pv as (select pageview_id, visitor, session_start, referrer_host from ${pageviews} where ${where} and lane = 'human')
     ${INSERT_HEAD}
-    select ?::uuid, ?::date, 'summary', 'from_search', '', 'human',
+    select ${head}, 'from_search', '', 'human',
            count(*) filter (where session_start and ${SEARCH_REFERRER_SQL}),
            count(distinct visitor) filter (where session_start and ${SEARCH_REFERRER_SQL})
       from pv
     union all
-    select ?::uuid, ?::date, 'summary', 'single_page', '', 'human', count(*), count(*)
+    select ${head}, 'single_page', '', 'human', count(*), count(*)
       from (select 1 from pv group by visitor having count(*) = 1) s
     union all
-    select ?::uuid, ?::date, 'summary', 'visible_ms', '', 'human', coalesce(sum(l.time_on_page_ms), 0), 0
-      from page_leaves l join (select distinct pageview_id from pv) v on v.pageview_id = l.pageview_id
-     where l.site_id = ?::uuid and l.day between ?::date and ?::date + 2`;
+    select ${head}, 'visible_ms', '', 'human', coalesce(sum(l.time_on_page_ms), 0), 0
+      from ${leaves} l join (select distinct pageview_id from pv) v on v.pageview_id = l.pageview_id
+     where ${leavesWhere}
+    ${ON_CONFLICT}`;
 }
 
 function summaryParams(sd: SiteDay, whereParams: unknown[], b: Bounds): unknown[] {

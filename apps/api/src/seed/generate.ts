@@ -14,8 +14,9 @@
  * apps/api/src/stats/catalogue.ts), as if the raw days had been rolled up and dropped.
  */
 import { type AnalyticsDb, connectionOf, ensurePartitionsForDays } from '@us/db';
-import { METRIC_SETS, type MetricSet, STATS_LIMITS } from '@us/shared';
-import { CATALOGUE, primaryCount, rollupDimensions, SEARCH_REFERRER_SQL } from '../stats/catalogue.ts';
+import { METRIC_SETS, STATS_LIMITS } from '@us/shared';
+import { CATALOGUE } from '../stats/catalogue.ts';
+import { setRollupSql, summaryRollupSql } from '../jobs/rollup.ts';
 import {
   CACHE,
   CLIENTS,
@@ -460,35 +461,6 @@ from (
 ) z`;
 }
 
-function rollupSql(set: MetricSet, site: string, day: string, t: Targets): string {
-  const def = CATALOGUE[set];
-  const source = t[def.table];
-  const dims = rollupDimensions(set).map((d) => `(${lit(d)}, (${def.dimensions[d]!.sql})::text)`);
-  const primary = def.counts[primaryCount(set)];
-  const visitors = def.counts['visitors'] ?? '0';
-  return `insert into daily_rollups (site_id, day, metric_set, dimension, value, lane, count, visitors)
-select ${uuid(site)}, ${dayLit(day)}, ${lit(set)}, d.dim, coalesce(d.val, ''), lane, ${primary}, ${visitors}
-from ${source} cross join lateral (values ('', ''::text), ${dims.join(', ')}) d(dim, val)
-${def.rowFilter ? `where ${def.rowFilter}` : ''}
-group by d.dim, coalesce(d.val, ''), lane
-on conflict (site_id, day, metric_set, dimension, value, lane) do update set count = excluded.count, visitors = excluded.visitors`;
-}
-
-/** The `summary` rows as the rollup job writes them (apps/api/src/jobs/rollup.ts). */
-function summaryRollupSql(site: string, day: string, t: Targets): string {
-  const head = `${uuid(site)}, ${dayLit(day)}::date, 'summary'::text`;
-  return `with pv as (select pageview_id, visitor, session_start, referrer_host from ${t.pageviews} where lane = 'human')
-insert into daily_rollups (site_id, day, metric_set, dimension, value, lane, count, visitors)
-select ${head}, 'from_search', '', 'human', count(*) filter (where session_start and ${SEARCH_REFERRER_SQL}),
-  count(distinct visitor) filter (where session_start and ${SEARCH_REFERRER_SQL})
-from pv
-union all
-select ${head}, 'single_page', '', 'human', count(*), count(*) from (select 1 from pv group by visitor having count(*) = 1) one
-union all
-select ${head}, 'visible_ms', '', 'human', coalesce(sum(time_on_page_ms), 0), 0 from ${t.page_leaves} where lane = 'human'
-on conflict (site_id, day, metric_set, dimension, value, lane) do update set count = excluded.count, visitors = excluded.visitors`;
-}
-
 // ---------- running it ----------
 
 /** Deletes every analytics row and rollup of the site. Returns the rows removed. */
@@ -558,11 +530,24 @@ export async function generateTraffic(db: AnalyticsDb, opts: GenerateOptions): P
       );
       let rolled = 0;
       if (!plan.raw) {
+        // The rollup job's own statements, over the staging tables (the day's rows only).
         for (const set of METRIC_SETS) {
-          const r = await conn.execute<{ affectedRows: number }>(rollupSql(set, opts.siteId, plan.day, t), [], 'run', trx);
+          const source = t[CATALOGUE[set].table];
+          const r = await conn.execute<{ affectedRows: number }>(
+            setRollupSql(set, source, 'true'),
+            [opts.siteId, plan.day],
+            'run',
+            trx,
+          );
           rolled += r.affectedRows ?? 0;
         }
-        const s = await conn.execute<{ affectedRows: number }>(summaryRollupSql(opts.siteId, plan.day, t), [], 'run', trx);
+        const head = [opts.siteId, plan.day];
+        const s = await conn.execute<{ affectedRows: number }>(
+          summaryRollupSql(t.pageviews, t.page_leaves, 'true', 'true'),
+          [...head, ...head, ...head],
+          'run',
+          trx,
+        );
         rolled += s.affectedRows ?? 0;
         await conn.execute(
           `insert into rollup_days (site_id, day) values (${uuid(opts.siteId)}, ${dayLit(plan.day)}) on conflict do nothing`,
