@@ -174,7 +174,8 @@ export async function rollupSiteDay(orm: Orm, sd: SiteDay): Promise<boolean> {
     await conn.execute('delete from daily_rollups where site_id = ?::uuid and day = ?::date', [sd.siteId, sd.day], 'run', trx);
     if (hasRows) {
       for (const set of SETS) {
-        await conn.execute(setRollupSql(set, CATALOGUE[set].table, where), [sd.siteId, sd.day, ...whereParams], 'run', trx);
+        const { sql, params } = setRollupSql(set, CATALOGUE[set].table, where);
+        await conn.execute(sql, params(sd.siteId, sd.day, whereParams), 'run', trx);
       }
       const leavesWhere = 'l.site_id = ?::uuid and l.day between ?::date and ?::date + 2';
       await conn.execute(
@@ -200,23 +201,30 @@ const ON_CONFLICT =
   'on conflict (site_id, day, metric_set, dimension, value, lane) do update set count = excluded.count, visitors = excluded.visitors';
 
 /**
- * One site-day's rollup rows of a metric set from the rows of `source` matching `where`, in one scan:
- * each row stands once for the day total (dimension '') and once per dimension, grouped by the stored
- * form of the value (null and '' are one value in rollups). Bind parameters: site id, day, then those
- * of `where`. Also used by the demo generator on its staging tables.
+ * One site-day's rollup rows of a metric set from the rows of `source` matching `where`: the day total
+ * (dimension '') and one `group by` per dimension, by the stored form of the value (null and '' are one
+ * value in rollups). One pass per dimension measured faster than one pass expanding every row per
+ * dimension (count(distinct) then sorts 13× the rows). Also used by the demo generator on its staging
+ * tables. `params` gives the bind values: site id, day and those of `where`, for each branch.
  */
-export function setRollupSql(set: MetricSet, source: string, where: string): string {
+export function setRollupSql(set: MetricSet, source: string, where: string) {
   const def = CATALOGUE[set];
   const count = def.counts[primaryCount(set)] as string;
   const visitors = set === 'requests' ? '0' : 'count(distinct visitor)';
   const filter = def.rowFilter ? ` and (${def.rowFilter})` : '';
-  const dims = rollupDimensions(set).map((d) => `('${d}', (${def.dimensions[d]?.sql})::text)`);
-  return `${INSERT_HEAD}
-    select ?::uuid, ?::date, '${set}', d.dim, coalesce(d.val, ''), lane, ${count}, ${visitors}
-      from ${source} cross join lateral (values ('', ''::text), ${dims.join(', ')}) d(dim, val)
-     where ${where}${filter}
-     group by d.dim, coalesce(d.val, ''), lane
-    ${ON_CONFLICT}`;
+  const dims = ['', ...rollupDimensions(set)];
+  const branches = dims.map((d) => {
+    const dimSql = d ? (def.dimensions[d]?.sql as string) : null;
+    const value = dimSql ? `coalesce((${dimSql})::text, '')` : `''`;
+    return `select ?::uuid, ?::date, '${set}', '${d}', ${value}, lane, ${count}, ${visitors}
+              from ${source} where ${where}${filter}
+             group by lane${dimSql ? ', 5' : ''}`;
+  });
+  return {
+    sql: `${INSERT_HEAD} ${branches.join(' union all ')} ${ON_CONFLICT}`,
+    params: (siteId: string, day: string, whereParams: readonly unknown[] = []) =>
+      dims.flatMap(() => [siteId, day, ...whereParams]),
+  };
 }
 
 /**

@@ -533,12 +533,8 @@ export async function generateTraffic(db: AnalyticsDb, opts: GenerateOptions): P
         // The rollup job's own statements, over the staging tables (the day's rows only).
         for (const set of METRIC_SETS) {
           const source = t[CATALOGUE[set].table];
-          const r = await conn.execute<{ affectedRows: number }>(
-            setRollupSql(set, source, 'true'),
-            [opts.siteId, plan.day],
-            'run',
-            trx,
-          );
+          const { sql, params } = setRollupSql(set, source, 'true');
+          const r = await conn.execute<{ affectedRows: number }>(sql, params(opts.siteId, plan.day), 'run', trx);
           rolled += r.affectedRows ?? 0;
         }
         const head = [opts.siteId, plan.day];
