@@ -3,7 +3,7 @@
  * problem+json (REST), a tRPC error carrying the problem (SPA), an isError tool result (MCP).
  * `title` is written to be acted on: it says what to do.
  */
-export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 409 | 410 | 422 | 429 | 500 | 503;
+export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 409 | 410 | 413 | 422 | 429 | 500 | 503;
 
 export class AppError extends Error {
   readonly status: ErrorStatus;
@@ -16,9 +16,10 @@ export class AppError extends Error {
   constructor(
     status: ErrorStatus,
     title: string,
-    opts: { field?: string; retryAfter?: number; headers?: Record<string, string> } = {},
+    opts: { field?: string; retryAfter?: number; headers?: Record<string, string>; cause?: unknown } = {},
   ) {
-    super(title);
+    // `cause` is for the log only: it never reaches an answer.
+    super(title, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'AppError';
     this.status = status;
     this.title = title;

@@ -2,3 +2,4 @@ export * from './embedded.ts';
 export * from './entities/index.ts';
 export * from './orm.ts';
 export * from './analytics/index.ts';
+export * from './faults.ts';

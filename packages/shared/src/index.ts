@@ -14,3 +14,4 @@ export * from './schemas/workspace.ts';
 export * from './hostname.ts';
 export * from './schemas/collect.ts';
 export * from './schemas/stats.ts';
+export * from './text.ts';

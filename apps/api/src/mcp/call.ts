@@ -3,7 +3,7 @@ import type { Ctx } from '../context.ts';
 import { AppError, toProblem } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { invoke } from '../trpc/invoke.ts';
-import { isInternal, toAppError } from '../trpc/problem.ts';
+import { logFailure, toAppError } from '../error-map.ts';
 import { IDEMPOTENCY_ARG, type McpTool } from './tools.ts';
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -47,7 +47,7 @@ export async function callTool(tool: McpTool, ctx: Ctx, args: unknown, logger: L
     return answerResult(data, replayed);
   } catch (err) {
     const app = toAppError(err);
-    if (isInternal(app)) logger.error(`MCP tool ${tool.name} failed`, (err as { cause?: unknown }).cause ?? err);
+    logFailure(logger, `MCP tool ${tool.name}`, app);
     return refusalResult(app);
   }
 }

@@ -8,7 +8,7 @@ import type { Deps } from '../deps.ts';
 import { unauthorized } from '../errors.ts';
 import { createCtx, requestInfo } from '../http/request-context.ts';
 import { sendProblem } from '../rest/problem-response.ts';
-import { toAppError } from '../trpc/problem.ts';
+import { toAppError } from '../error-map.ts';
 import type { Operation } from '../trpc/registry.ts';
 import { createDispatcher } from './dispatch.ts';
 import { batchRefusal, jsonRpcError, readBody } from './jsonrpc.ts';
@@ -71,7 +71,12 @@ export function mcpHandler(deps: Deps, ops: Operation[], opts: { callsPerMinute?
         jsonRpcError(405, -32000, 'Method not allowed: send JSON-RPC messages with POST (no GET stream, no sessions to delete)'),
       );
     }
-    const parsed = await readBody(ctx.req);
+    let parsed: Awaited<ReturnType<typeof readBody>>;
+    try {
+      parsed = await readBody(ctx.req);
+    } catch (err) {
+      return sendProblem(ctx, toAppError(err));
+    }
     const body = parsed.ok ? parsed.body : undefined;
     const refusal = Array.isArray(body) ? batchRefusal(body, ctx.get('MCP-Protocol-Version') || undefined) : undefined;
     // A refused or unreadable request counts once; a served batch counts each of its messages.

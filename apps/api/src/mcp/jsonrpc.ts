@@ -1,10 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import { isJsonContentType, PROTOCOL_VERSION_META_KEY, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { BODY_LIMITS, readBody as readLimitedBody } from '../http/body.ts';
 
 /** JSON-RPC batches are a 2025-03-26 feature only (later revisions removed them), and small here. */
 export const BATCH_VERSION = '2025-03-26';
 export const MAX_BATCH = 20;
-const MAX_BODY_BYTES = 1024 * 1024;
 
 /** A JSON-RPC error answer, the shape MCP clients expect for protocol-level refusals. */
 export function jsonRpcError(status: number, code: number, message: string, id: unknown = null): Response {
@@ -13,22 +13,17 @@ export function jsonRpcError(status: number, code: number, message: string, id: 
 
 export type ParsedBody = { ok: true; body: unknown } | { ok: false; response: Response };
 
-/** Reads and parses the POST body; a refusal is a JSON-RPC error answer (the SDK's own codes). */
+/**
+ * Reads and parses the POST body; a refusal is a JSON-RPC error answer (the SDK's own codes). A body
+ * over the face's limit throws the 413 AppError, answered as problem+json like every face's.
+ */
 export async function readBody(req: IncomingMessage): Promise<ParsedBody> {
   if (!isJsonContentType(req.headers['content-type'] ?? null)) {
     return { ok: false, response: jsonRpcError(415, -32000, 'Unsupported Media Type: send Content-Type: application/json') };
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) {
-      return { ok: false, response: jsonRpcError(413, -32000, 'Payload Too Large: send at most 1 MB per request') };
-    }
-    chunks.push(chunk as Buffer);
-  }
+  const raw = await readLimitedBody(req, BODY_LIMITS.mcp);
   try {
-    return { ok: true, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
+    return { ok: true, body: JSON.parse(raw.toString('utf8')) };
   } catch {
     return { ok: false, response: jsonRpcError(400, ProtocolErrorCode.ParseError, 'Parse error: the body is not valid JSON') };
   }

@@ -1,18 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../errors.ts';
+import { BODY_LIMITS, readBody } from '../http/body.ts';
 
-const MAX_BODY_BYTES = 1024 * 1024;
-
-/** Reads a JSON request body: `{}` when empty; 400 for non-JSON, malformed or non-object bodies. */
+/** Reads a JSON request body: undefined when empty; 400 for non-JSON, malformed or non-object bodies; 413 past the limit. */
 export async function readJsonBody(req: IncomingMessage): Promise<Record<string, unknown> | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new AppError(400, 'The body is too large: send at most 1 MB', { field: '(body)' });
-    chunks.push(chunk as Buffer);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
+  const text = (await readBody(req, BODY_LIMITS.rest)).toString('utf8');
   if (text.trim() === '') return undefined;
   const type = req.headers['content-type'] ?? '';
   if (!/^application\/(.+\+)?json\b/i.test(type)) {

@@ -4,12 +4,27 @@ import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { createCtx, requestInfo } from '../http/request-context.ts';
 import { invoke } from '../trpc/invoke.ts';
-import { isInternal, toAppError } from '../trpc/problem.ts';
+import { logFailure, toAppError } from '../error-map.ts';
 import type { Operation } from '../trpc/registry.ts';
 import { readJsonBody } from './body.ts';
 import { sendProblem } from './problem-response.ts';
 import { coerceQuery } from './query.ts';
-import { compileRoutes, matchRoute } from './routes.ts';
+import { compileRoutes, matchRoute, type RestRoute } from './routes.ts';
+
+/** Methods whose input is the JSON body only: a query string cannot carry their input (login CSRF). */
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
+/** The query string as input: GET/DELETE read it; a body method refuses any parameter in it. */
+function queryInput(route: RestRoute, method: string, query: URLSearchParams): Record<string, unknown> {
+  if (BODY_METHODS.has(method)) {
+    const [first] = query.keys();
+    if (first !== undefined) {
+      throw new AppError(400, `Send ${first} in the JSON body: ${method} requests take no query parameters`, { field: first });
+    }
+    return {};
+  }
+  return coerceQuery(route.op.input, query);
+}
 
 function applyOut(ctx: Context, out: ResponseOut) {
   for (const [k, v] of Object.entries(out.headers)) ctx.set(k, v);
@@ -33,8 +48,8 @@ export function restHandler(deps: Deps, ops: Operation[]) {
     const info = requestInfo(ctx.req, 'rest', ctx.ip, ctx.secure, workspaceQuery);
     const reqCtx = createCtx(deps, info);
     try {
+      const fromQuery = queryInput(route, ctx.method, query);
       const body = ['GET', 'HEAD'].includes(ctx.method) ? undefined : await readJsonBody(ctx.req);
-      const fromQuery = coerceQuery(route.op.input, query);
       const hasInput = body !== undefined || Object.keys(fromQuery).length > 0 || route.params.length > 0;
       const input = hasInput ? { ...fromQuery, ...(body ?? {}), ...params } : undefined;
       const rawKey = ctx.req.headers['idempotency-key'];
@@ -48,8 +63,7 @@ export function restHandler(deps: Deps, ops: Operation[]) {
       else ctx.body = data;
     } catch (err) {
       const app = toAppError(err);
-      if (isInternal(app))
-        deps.logger.error(`${ctx.method} ${route.op.meta.openapi?.path} failed`, (err as { cause?: unknown }).cause ?? err);
+      logFailure(deps.logger, `${ctx.method} ${route.op.meta.openapi?.path}`, app);
       applyOut(ctx, reqCtx.out);
       sendProblem(ctx, app);
     }

@@ -2,7 +2,7 @@
 // {error: {status: 400, title, field}} under its name while the others answer.
 import { StatsSpec, type StatsBatchResult } from '@us/shared';
 import { AppError } from '../errors.ts';
-import { toAppError } from '../trpc/problem.ts';
+import { toAppError } from '../error-map.ts';
 import { answer, type SiteCtx } from './engine.ts';
 import { normalise } from './spec.ts';
 

@@ -3,8 +3,9 @@ import { initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from '@trpc/server';
 import type { Ctx } from '../context.ts';
 import { AppError, forbidden, unauthorized } from '../errors.ts';
 import type { Actor } from '../services/credentials.ts';
+import { refuseControlCharacters } from './input-guard.ts';
 import type { Meta } from './meta.ts';
-import { isInternal, toAppError } from './problem.ts';
+import { logFailure, toAppError } from '../error-map.ts';
 
 const t = initTRPC
   .context<Ctx>()
@@ -13,7 +14,7 @@ const t = initTRPC
     // The SPA face: the problem travels in `data.problem`, the same body REST would send.
     errorFormatter({ shape, error, ctx }) {
       const app = toAppError(error);
-      if (isInternal(app)) ctx?.deps.logger.error('procedure failed', error.cause ?? error);
+      if (ctx) logFailure(ctx.deps.logger, 'procedure', app);
       return {
         message: app.title,
         code: shape.code,
@@ -84,6 +85,7 @@ const CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
   404: 'NOT_FOUND',
   409: 'CONFLICT',
   410: 'NOT_FOUND',
+  413: 'PAYLOAD_TOO_LARGE',
   422: 'UNPROCESSABLE_CONTENT',
   429: 'TOO_MANY_REQUESTS',
   503: 'SERVICE_UNAVAILABLE',
@@ -99,11 +101,12 @@ function asTrpcError(err: unknown): unknown {
  * The one procedure every operation is built from: it applies `authorize` before the resolver, and
  * turns a refusal into the tRPC error of the same status (so the SPA face gets real HTTP statuses).
  */
-export const procedure = t.procedure.use(async ({ ctx, meta, next }) => {
+export const procedure = t.procedure.use(async ({ ctx, meta, next, getRawInput }) => {
   if (!meta) throw new Error('every procedure declares meta');
   let auth: Actor | null;
   try {
     auth = await authorize(ctx, meta);
+    refuseControlCharacters(await getRawInput());
   } catch (err) {
     throw asTrpcError(err);
   }
