@@ -187,10 +187,14 @@ describe('attacks on API input', () => {
       const { user, workspace } = await createUser(t.deps);
       const { token } = await createToken(t.deps, { userId: user.id, workspaceId: workspace.id, scopes: ['sites:read'] });
       const input = encodeURIComponent(JSON.stringify(Object.fromEntries(Array.from({ length: n }, (_, i) => [String(i), {}]))));
-      const res = await t.request.get(`/trpc/${Array(n).fill('me.get').join(',')}?batch=1&input=${input}`).set('Authorization', `Bearer ${token}`);
+      const res = await t.request
+        .get(`/trpc/${Array(n).fill('me.get').join(',')}?batch=1&input=${input}`)
+        .set('Authorization', `Bearer ${token}`);
       expect(res.status).toBe(400);
       const res10 = await t.request
-        .get(`/trpc/${Array(TRPC_MAX_BATCH).fill('me.get').join(',')}?batch=1&input=${encodeURIComponent(JSON.stringify(Object.fromEntries(Array.from({ length: TRPC_MAX_BATCH }, (_, i) => [String(i), {}]))))}`)
+        .get(
+          `/trpc/${Array(TRPC_MAX_BATCH).fill('me.get').join(',')}?batch=1&input=${encodeURIComponent(JSON.stringify(Object.fromEntries(Array.from({ length: TRPC_MAX_BATCH }, (_, i) => [String(i), {}]))))}`,
+        )
         .set('Authorization', `Bearer ${token}`);
       expect(res10.status).toBe(200);
     });

@@ -22,7 +22,8 @@ const UNBATCHABLE = /^auth\./;
 function batchRefusal(paths: string[]): AppError | undefined {
   if (paths.length < 2) return undefined;
   const auth = paths.find((p) => UNBATCHABLE.test(p));
-  if (auth) return new AppError(400, `Call ${auth} on its own: sign-in and account procedures cannot be batched`, { field: '(batch)' });
+  if (auth)
+    return new AppError(400, `Call ${auth} on its own: sign-in and account procedures cannot be batched`, { field: '(batch)' });
   return undefined;
 }
 
