@@ -1,6 +1,8 @@
 import path from 'node:path';
 import Koa from 'koa';
 import { collectHandler } from './collect/handler.ts';
+import { AppError } from './errors.ts';
+import { sendProblem } from './rest/problem-response.ts';
 import type { Deps } from './deps.ts';
 import { firstPartyHandler } from './http/first-party.ts';
 import { scriptHandler } from './http/script.ts';
@@ -30,6 +32,11 @@ export function createApp(deps: Deps, opts: { webDist?: string; scriptDist?: str
 
   app.use(async (ctx, next) => {
     const p = ctx.path;
+    if (deps.lifecycle.draining && p !== '/healthz') {
+      // Shutting down: requests already running finish; new ones go to another node (or retry).
+      ctx.set('Connection', 'close');
+      return sendProblem(ctx, new AppError(503, 'This server is restarting: try again in a moment', { retryAfter: 1 }));
+    }
     if (p === '/healthz') {
       ctx.body = { status: 'ok' };
       return;

@@ -1,5 +1,7 @@
 import { mkdirSync } from 'node:fs';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { createOrm, migrate, startEmbeddedPostgres, type EmbeddedDatabase } from '@us/db';
 import { createApp } from './app.ts';
 import { type Deps, makeCiphers, realSleep } from './deps.ts';
@@ -17,6 +19,24 @@ export interface Running {
   close(): Promise<void>;
 }
 
+/** How long a shutdown waits for requests in flight, for the last flush, and for a running job. */
+export const SHUTDOWN_DEADLINES = { requestsMs: 10_000, flushMs: 10_000, jobsMs: 5_000 } as const;
+
+/** Resolves when `p` settles or after `ms`, whichever comes first. */
+async function within(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([p.catch(() => {}), new Promise((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
+}
+
+/** Stops accepting connections, lets requests in flight finish (at most `ms`), then cuts what is left. */
+async function closeServer(server: Server, ms: number): Promise<void> {
+  const closed = new Promise<void>((r) => server.close(() => r()));
+  server.closeIdleConnections();
+  await within(closed, ms);
+  server.closeAllConnections();
+}
+
 /** Starts everything the configuration asks for: database (embedded when no DATABASE_URL), hot state, HTTP. */
 export async function start(env: Env = parseEnv()): Promise<Running> {
   const logger = createLogger(env.LOG_LEVEL);
@@ -30,6 +50,11 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
   }
   const orm = await createOrm(databaseUrl);
   await migrate(orm);
+  const statsOrm = await createOrm(databaseUrl, {
+    poolMax: env.STATS_POOL_SIZE,
+    statementTimeoutMs: env.STATS_TIMEOUT_MS,
+    waitForConnectionMs: env.STATS_TIMEOUT_MS,
+  });
   const hot = createHotStore(env.REDIS_URL);
   const mailer = createMailer({ smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, dataDir: env.DATA_DIR, logger });
   let urls = deriveUrls(env, { host: env.HOST, port: env.PORT });
@@ -40,17 +65,21 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
     mailer,
     appUrl: () => urls.app,
     retainRawDays: RAW_PARTITION_DAYS,
+    maxBufferRows: env.INGEST_BUFFER_MAX_ROWS,
+    spillDir: path.join(env.DATA_DIR, 'ingest-spill'),
   });
   const deps: Deps = {
     env,
     urls,
     orm,
+    statsOrm,
     hot,
     ingest,
     logger,
     mailer,
     ciphers: makeCiphers(loadAppSecret(env.APP_SECRET, env.DATA_DIR)),
     sleep: realSleep,
+    lifecycle: { draining: false },
   };
   const app = createApp(deps);
   const server = app.listen(env.PORT, env.HOST);
@@ -69,11 +98,18 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
   return {
     deps,
     url,
+    /**
+     * Orderly stop (SIGTERM): turn new requests away and let those in flight finish, then the last flush
+     * (rows it cannot store in time are saved to DATA_DIR/ingest-spill and stored at the next start),
+     * then the jobs, the connections and the embedded database.
+     */
     async close() {
-      await new Promise<void>((r) => server.close(() => r()));
-      server.closeAllConnections();
-      await jobs.stop();
-      await ingest.stop();
+      deps.lifecycle.draining = true;
+      await closeServer(server, SHUTDOWN_DEADLINES.requestsMs);
+      const last = await ingest.stop(SHUTDOWN_DEADLINES.flushMs);
+      if (last.error) logger.warn(`shutdown: the last flush did not finish (${String(last.error)})`);
+      await within(jobs.stop(), SHUTDOWN_DEADLINES.jobsMs);
+      await statsOrm.close();
       await orm.close();
       await hot.close();
       deps.mailer.close();

@@ -11,6 +11,11 @@ export interface Deps {
   env: Env;
   urls: Urls;
   orm: Orm;
+  /**
+   * A pool of its own for stats questions, with PostgreSQL's statement_timeout: a heavy question waits
+   * for or runs on these connections only, never starving sign-in, collect or the flusher.
+   */
+  statsOrm: Orm;
   hot: HotStore;
   /** Buffered writer for the analytics tables (pageviews, events, requests). */
   ingest: Ingest;
@@ -19,6 +24,8 @@ export interface Deps {
   ciphers: { totp: Cipher; idempotency: Cipher };
   /** Throttles slow callers down with this; tests replace it to observe the delay. */
   sleep: (ms: number) => Promise<void>;
+  /** Set when the process is shutting down: new requests are turned away (503) while in-flight ones finish. */
+  lifecycle: { draining: boolean };
 }
 
 export function makeCiphers(appSecret: string): Deps['ciphers'] {

@@ -41,6 +41,16 @@ const EnvSchema = z.object({
   /** Where proxy-mode hostnames point their CNAME; unset → `proxy.<BASE_URL host>`. */
   PROXY_CNAME_TARGET: z.string().optional(),
   MCP_CALLS_PER_MINUTE: z.coerce.number().int().min(1).default(600),
+  /** Collect budgets per minute (README "Limits"): past them reports are dropped and counted. */
+  COLLECT_REPORTS_PER_ADDRESS_PER_MINUTE: z.coerce.number().int().min(1).default(600),
+  COLLECT_REPORTS_PER_SITE_PER_MINUTE: z.coerce.number().int().min(1).default(60_000),
+  COLLECT_BATCHES_PER_SITE_PER_MINUTE: z.coerce.number().int().min(1).default(6_000),
+  /** Stats questions: time a statement may run, connections of their own pool, questions at once per workspace. */
+  STATS_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
+  STATS_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+  STATS_CONCURRENT_PER_WORKSPACE: z.coerce.number().int().min(1).default(8),
+  /** Rows the write buffer holds at most (in-process: all tables; Redis: per table) before answering 503. */
+  INGEST_BUFFER_MAX_ROWS: z.coerce.number().int().min(1000).default(200_000),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 });
 

@@ -3,6 +3,7 @@ import { TRPCError } from '@trpc/server';
 import { causeChain, dbFault } from '@us/db';
 import { ZodError, type z } from 'zod';
 import { AppError } from './errors.ts';
+import { BufferFull } from './ingest/buffer.ts';
 import type { Logger } from './logger.ts';
 
 /**
@@ -45,6 +46,14 @@ type Rule = [matches: (err: unknown) => boolean, answer: (err: unknown) => AppEr
 /** Failures that are not AppErrors, ZodErrors or tRPC's own, looked up along the cause chain. */
 const RULES: Rule[] = [
   [
+    (e) => e instanceof BufferFull,
+    (cause) =>
+      new AppError(503, 'The collector is storing a backlog: send the report again in a few seconds', {
+        retryAfter: 5,
+        cause,
+      }),
+  ],
+  [
     (e) => e instanceof NotFoundError,
     (cause) => new AppError(404, 'It no longer exists: it was probably deleted meanwhile; reload and check the id', { cause }),
   ],
@@ -67,6 +76,14 @@ const RULES: Rule[] = [
         'This question took longer than the time allowed: narrow the date range or drop a filter, then try again',
         { cause },
       ),
+  ],
+  [
+    (e) => dbFault(e) === 'busy',
+    (cause) =>
+      new AppError(503, 'Every connection for this kind of question is busy: try again in a few seconds', {
+        retryAfter: 2,
+        cause,
+      }),
   ],
   [
     (e) => dbFault(e) === 'unavailable',

@@ -4,9 +4,15 @@ const running = await start();
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, async () => {
-    if (stopping) return;
+    // A second signal while stopping means "now": what the first one has not saved yet is given up.
+    if (stopping) process.exit(1);
     stopping = true;
-    await running.close();
-    process.exit(0);
+    try {
+      await running.close();
+      process.exit(0);
+    } catch (err) {
+      running.deps.logger.error('shutdown failed', err);
+      process.exit(1);
+    }
   });
 }

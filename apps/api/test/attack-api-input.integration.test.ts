@@ -133,7 +133,7 @@ describe('attacks on API input', () => {
       ['REST', '/v1/auth/login'],
       ['tRPC', '/trpc/auth.login'],
       ['MCP', '/mcp'],
-      // collect joins this list with the intake rewrite
+      ['collect', '/collect'],
     ] as const) {
       it(`${face}: a 5 MB body`, async () => {
         const { big, small } = await bigThenSmall(path, 5 * 1024 * 1024, face === 'MCP' ? { authorization: auth } : {});

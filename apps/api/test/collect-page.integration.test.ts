@@ -125,7 +125,7 @@ describe('POST /collect and /collect/requests', () => {
     expect(JSON.parse(res.text)).toMatchObject({ status: 400, field: '(body)' });
     const res2 = await post(pv({ w: 'wide' })).expect(400);
     expect(JSON.parse(res2.text).field).toBeTruthy();
-    await post('x'.repeat(17 * 1024)).expect(400);
+    await post('x'.repeat(17 * 1024)).expect(413);
   });
 
   it('answers an unknown key with 404', async () => {

@@ -1,3 +1,4 @@
+import type { HotStore } from '../src/hot/store.ts';
 import { describe, expect, it } from 'vitest';
 import { referrerHost, utmOf } from '../src/collect/enrich/url.ts';
 import { dailySalt, SALT_TTL_SECONDS, visitorCode } from '../src/collect/enrich/visitor.ts';
@@ -30,18 +31,8 @@ describe('dailySalt', () => {
   });
   it('two nodes sharing one store read the same salt', async () => {
     const shared = new MemoryStore();
-    // Two "nodes" are two wrappers around one backing store (as with Redis): each has its own local cache.
-    const node = () => ({
-      kind: 'memory' as const,
-      get: (k: string) => shared.get(k),
-      set: (k: string, v: string, t: number) => shared.set(k, v, t),
-      setIfAbsent: (k: string, v: string, t: number) => shared.setIfAbsent(k, v, t),
-      del: (...k: string[]) => shared.del(...k),
-      incr: (k: string, t: number) => shared.incr(k, t),
-      ttl: (k: string) => shared.ttl(k),
-      ping: () => shared.ping(),
-      close: () => shared.close(),
-    });
+    // Two "nodes" are two objects over one backing store (as with Redis): each has its own local cache.
+    const node = (): HotStore => Object.create(shared);
     expect(await dailySalt(node(), DAY1)).toBe(await dailySalt(node(), DAY1));
   });
   it('separate stores (separate deployments) get different salts', async () => {

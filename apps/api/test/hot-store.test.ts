@@ -127,4 +127,21 @@ describe.each(hotKinds())('hot-state store contract (%s)', (kind) => {
     expect(await hot.get(key('p'))).toBe('p');
     expect(await hot.get(key('q'))).toBe('1');
   });
+
+  it('acquireSlot hands out exactly `limit` slots under concurrency, and releaseSlot frees one', async () => {
+    const taken = await Promise.all(Array.from({ length: 20 }, (_, i) => hot.acquireSlot(key('slots'), `h${i}`, 5, 60)));
+    expect(taken.filter(Boolean)).toHaveLength(5);
+    const holder = `h${taken.indexOf(true)}`;
+    expect(await hot.acquireSlot(key('slots'), 'late', 5, 60)).toBe(false);
+    await hot.releaseSlot(key('slots'), holder);
+    expect(await hot.acquireSlot(key('slots'), 'late', 5, 60)).toBe(true);
+    await hot.releaseSlot(key('slots'), 'never-held');
+  });
+
+  it('a slot never given back frees itself after its ttl', async () => {
+    expect(await hot.acquireSlot(key('lease'), 'a', 1, 1)).toBe(true);
+    expect(await hot.acquireSlot(key('lease'), 'b', 1, 1)).toBe(false);
+    await pause(1100);
+    expect(await hot.acquireSlot(key('lease'), 'b', 1, 1)).toBe(true);
+  });
 });

@@ -386,7 +386,18 @@ describe('sites: list, create, get, update, delete, install status, snippet', ()
       const o = await owner();
       const { site } = await newSite(o.auth);
       const before = await t.request.get(`/v1/sites/${site.id}/install-status`).set('Authorization', o.auth).expect(200);
-      expect(before.body).toEqual({ installed: false, lastSeenAt: null, message: expect.stringMatching(/snippet/) });
+      const nothingDropped = {
+        droppedToday: 0,
+        droppedLast7Days: 0,
+        droppedByReason: { address: 0, site: 0 },
+        setAsideLast7Days: 0,
+      };
+      expect(before.body).toEqual({
+        installed: false,
+        lastSeenAt: null,
+        message: expect.stringMatching(/snippet/),
+        collect: nothingDropped,
+      });
 
       const seen = new Date('2030-01-02T03:04:05.000Z');
       await t.deps.orm.em.fork().nativeUpdate(Site, { id: site.id }, { lastSeenAt: seen });
@@ -395,6 +406,7 @@ describe('sites: list, create, get, update, delete, install status, snippet', ()
         installed: true,
         lastSeenAt: seen.toISOString(),
         message: expect.stringMatching(/Installed/),
+        collect: nothingDropped,
       });
       const record = await t.request.get(`/v1/sites/${site.id}`).set('Authorization', o.auth).expect(200);
       expect(record.body.site.lastSeenAt).toBe(seen.toISOString());

@@ -70,7 +70,7 @@ describe.each(hotKinds())('ingest buffer (%s)', (kind) => {
     });
     expect(await buffer.size('pageviews')).toBe(5);
     const res = await ingest.flushNow();
-    expect(res).toEqual({ inserted: 6 });
+    expect(res).toEqual({ inserted: 6, deadLettered: 0 });
     expect((await counts(site)).length).toBe(5);
     expect(await buffer.size('pageviews')).toBe(0);
     await ingest.stop();
@@ -144,7 +144,7 @@ describe.runIf(hotKinds().includes('redis'))('redis ingest buffer crash recovery
     const site = randomUUID();
     // Node A takes a batch, commits half of the story (the insert), and "crashes" before the ack.
     const a = makeBuffer('redis', prefix) as RedisIngestBuffer;
-    for (let i = 0; i < 6; i++) await a.enqueue('pageviews', pageview(site, i));
+    for (let i = 0; i < 6; i++) await a.enqueue('pageviews', [pageview(site, i)]);
     const batch = await a.take('pageviews', 4);
     expect(batch?.rows.length).toBe(4);
     expect(batch?.rows[0]?.at).toBeInstanceOf(Date);
@@ -158,7 +158,7 @@ describe.runIf(hotKinds().includes('redis'))('redis ingest buffer crash recovery
     expect(await b.processingLength('pageviews')).toBe(0);
     expect(await b.size('pageviews')).toBe(6);
     const res = await ingest.flushNow();
-    expect(res).toEqual({ inserted: 2 });
+    expect(res).toEqual({ inserted: 2, deadLettered: 0 });
     expect(await counts(site)).toEqual([0, 1, 2, 3, 4, 5].map((i) => ({ path: `/p${i}`, n: '1' })));
     await ingest.stop();
     await b.close();

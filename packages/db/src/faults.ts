@@ -3,12 +3,13 @@
  * `cause` chain, since the ORM, Kysely and pg wrap each other's errors):
  * - `unavailable`: the server cannot be reached or refused the work for now (restart, connection lost,
  *   too many connections, deadlock, lock timeout). Retrying later is right; the data is not at fault.
+ * - `busy`: no connection of a pool that waits a bounded time came free (everything is taken).
  * - `timeout`: a statement ran past `statement_timeout` (the question was too big).
  * - `row`: the data was refused (a value the column cannot hold, a broken constraint). Retrying the same
  *   rows fails the same way; the caller must set the row aside.
  * - `null`: anything else (a bug of ours, usually).
  */
-export type DbFault = 'unavailable' | 'timeout' | 'row' | null;
+export type DbFault = 'unavailable' | 'busy' | 'timeout' | 'row' | null;
 
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED',
@@ -29,8 +30,9 @@ const UNAVAILABLE_CODES = new Set([
 const UNAVAILABLE_CLASSES = ['08', '53', '58']; // connection exception, insufficient resources, system error
 const ROW_CLASSES = ['22', '23']; // data exception, integrity constraint violation
 const ROW_CODES = new Set(['42804', '54000', '54001']); // datatype mismatch, program limit exceeded (row too big)
+const BUSY_MESSAGES = /timeout exceeded when trying to connect/;
 const UNAVAILABLE_MESSAGES =
-  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed|ECONNREFUSED|the database system is (starting up|shutting down)|Cannot use a pool after calling end/i;
+  /Connection terminated|Client has encountered a connection error|Connection is closed|ECONNREFUSED|the database system is (starting up|shutting down)|Cannot use a pool after calling end/i;
 
 /** The error and its causes, outermost first (bounded: cause chains can loop). */
 export function* causeChain(err: unknown): Generator<unknown> {
@@ -55,6 +57,7 @@ export function dbFault(err: unknown): DbFault {
     if (code === '57014') return 'timeout'; // query_canceled: statement_timeout
     if (code && (UNAVAILABLE_CODES.has(code) || UNAVAILABLE_CLASSES.includes(code.slice(0, 2)))) return 'unavailable';
     if (code && (ROW_CODES.has(code) || ROW_CLASSES.includes(code.slice(0, 2)))) return 'row';
+    if (e instanceof Error && BUSY_MESSAGES.test(e.message)) return 'busy';
     if ((e as { name?: unknown })?.name === 'ConnectionException') return 'unavailable';
     if (e instanceof Error && UNAVAILABLE_MESSAGES.test(e.message)) return 'unavailable';
   }

@@ -5,14 +5,27 @@ import { migrationsList } from './migrations/index.ts';
 
 export type Orm = MikroORM;
 
+export interface OrmOptions {
+  poolMax?: number;
+  debug?: boolean;
+  /** PostgreSQL's `statement_timeout` for every connection of this pool (ms; none when unset). */
+  statementTimeoutMs?: number;
+  /** How long a query waits for a free connection of the pool before failing (ms; forever when unset). */
+  waitForConnectionMs?: number;
+}
+
 /** Connects to PostgreSQL with every entity and the committed migrations. */
-export async function createOrm(url: string, opts: { poolMax?: number; debug?: boolean } = {}): Promise<Orm> {
+export async function createOrm(url: string, opts: OrmOptions = {}): Promise<Orm> {
+  const driverOptions: Record<string, number> = {};
+  if (opts.statementTimeoutMs) driverOptions.statement_timeout = opts.statementTimeoutMs;
+  if (opts.waitForConnectionMs) driverOptions.connectionTimeoutMillis = opts.waitForConnectionMs;
   return MikroORM.init({
     clientUrl: url,
     entities,
     extensions: [Migrator],
     migrations: { migrationsList, transactional: true, allOrNothing: true, snapshot: false },
     pool: { min: 0, max: opts.poolMax ?? 10 },
+    driverOptions,
     debug: opts.debug ?? false,
     // A request without a request context must not silently share the global identity map.
     allowGlobalContext: false,

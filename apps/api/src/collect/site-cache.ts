@@ -1,7 +1,8 @@
 import { type Site, SiteHostname } from '@us/db';
 import type { Deps } from '../deps.ts';
 import type { HotStore } from '../hot/store.ts';
-import { findSiteByPublicKey } from '../services/sites/key-lookup.ts';
+import { sha256 } from '../security/tokens.ts';
+import { findSiteByPublicKey, findSiteBySecret } from '../services/sites/key-lookup.ts';
 
 /**
  * One counter in the hot store for "some site changed" (settings, hostnames, keys, the site itself).
@@ -26,9 +27,13 @@ export interface CachedSite {
   until: number;
 }
 
-/** The site behind a public key and its hostnames, cached per key and invalidated through the generation. */
+/**
+ * The site behind a public key and its hostnames, and the site behind a server secret, cached per key
+ * (secrets by their hash) and invalidated through the generation counter.
+ */
 export function siteCache(deps: Pick<Deps, 'orm' | 'hot' | 'logger'>) {
-  const cache = new Map<string, CachedSite>();
+  const byKey = new Map<string, CachedSite>();
+  const bySecret = new Map<string, { siteId: string | null; until: number }>();
   let generation: string | null | undefined;
   let checkedAt = 0;
 
@@ -36,9 +41,14 @@ export function siteCache(deps: Pick<Deps, 'orm' | 'hot' | 'logger'>) {
     if (now - checkedAt < GENERATION_CHECK_MS) return;
     checkedAt = now;
     try {
-      const current = await deps.hot.get(GENERATION_KEY);
+      // Never hold a report up for long when the hot store is slow or gone: cached sites expire anyway.
+      const current = await Promise.race([
+        deps.hot.get(GENERATION_KEY),
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no answer within 200 ms')), 200).unref()),
+      ]);
       if (current !== generation) {
-        cache.clear();
+        byKey.clear();
+        bySecret.clear();
         generation = current;
       }
     } catch (err) {
@@ -46,21 +56,47 @@ export function siteCache(deps: Pick<Deps, 'orm' | 'hot' | 'logger'>) {
     }
   }
 
-  return async function siteFor(key: string): Promise<CachedSite> {
-    const now = Date.now();
-    await checkGeneration(now);
-    const hit = cache.get(key);
-    if (hit && hit.until > now) return hit;
-    const em = deps.orm.em.fork();
-    const site = await findSiteByPublicKey(em, key);
-    const hostnames = new Set<string>();
-    if (site) {
-      const rows = await em.find(SiteHostname, { site: site.id });
-      for (const r of rows) hostnames.add(r.hostname.toLowerCase());
-    }
-    const entry = { site, hostnames, until: now + CACHE_MS };
-    if (cache.size >= MAX_ENTRIES) cache.clear();
-    cache.set(key, entry);
-    return entry;
+  function remember<V>(map: Map<string, V>, key: string, value: V) {
+    if (map.size >= MAX_ENTRIES) map.clear();
+    map.set(key, value);
+  }
+
+  return {
+    async siteFor(key: string): Promise<CachedSite> {
+      const now = Date.now();
+      await checkGeneration(now);
+      const hit = byKey.get(key);
+      if (hit && hit.until > now) return hit;
+      const em = deps.orm.em.fork();
+      const site = await findSiteByPublicKey(em, key);
+      const hostnames = new Set<string>();
+      if (site) {
+        const rows = await em.find(SiteHostname, { site: site.id });
+        for (const r of rows) hostnames.add(r.hostname.toLowerCase());
+      }
+      const entry = { site, hostnames, until: now + CACHE_MS };
+      remember(byKey, key, entry);
+      return entry;
+    },
+
+    /** True when this node already knows the secret as a live site's (no lookup needed). */
+    knowsSecret(secret: string): boolean {
+      const hit = bySecret.get(sha256(secret));
+      return !!hit?.siteId && hit.until > Date.now();
+    },
+
+    /** The id of the site a server secret belongs to, or null (unknown, rotated or deleted). */
+    async siteIdForSecret(secret: string): Promise<string | null> {
+      const now = Date.now();
+      await checkGeneration(now);
+      const hash = sha256(secret);
+      const hit = bySecret.get(hash);
+      if (hit && hit.until > now) return hit.siteId;
+      const site = await findSiteBySecret(deps.orm.em.fork(), secret);
+      remember(bySecret, hash, { siteId: site?.id ?? null, until: now + CACHE_MS });
+      return site?.id ?? null;
+    },
   };
 }
+
+export type SiteCache = ReturnType<typeof siteCache>;

@@ -9,6 +9,7 @@ interface Entry {
 export class MemoryStore implements HotStore {
   readonly kind = 'memory' as const;
   private readonly map = new Map<string, Entry>();
+  private readonly slots = new Map<string, Map<string, number>>();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(private readonly now: () => number = Date.now) {
@@ -63,5 +64,20 @@ export class MemoryStore implements HotStore {
   async close() {
     clearInterval(this.sweeper);
     this.map.clear();
+    this.slots.clear();
+  }
+  async acquireSlot(key: string, holder: string, limit: number, ttlSeconds: number) {
+    const t = this.now();
+    const held = this.slots.get(key) ?? new Map<string, number>();
+    for (const [h, until] of held) if (until <= t) held.delete(h);
+    if (held.size >= limit) return false;
+    held.set(holder, t + ttlSeconds * 1000);
+    this.slots.set(key, held);
+    return true;
+  }
+  async releaseSlot(key: string, holder: string) {
+    const held = this.slots.get(key);
+    held?.delete(holder);
+    if (held && !held.size) this.slots.delete(key);
   }
 }

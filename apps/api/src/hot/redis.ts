@@ -6,6 +6,13 @@ const INCR_WITH_TTL = `local n = redis.call('INCR', KEYS[1])
 if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 return n`;
 
+// Slots as a sorted set scored by expiry (ms): drop the expired, then add the holder if room is left.
+const ACQUIRE_SLOT = `redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+return 1`;
+
 /** Hot state in Redis (or Valkey), shared by every API node. Keys are prefixed `us:`. */
 export class RedisStore implements HotStore {
   readonly kind = 'redis' as const;
@@ -40,5 +47,13 @@ export class RedisStore implements HotStore {
   }
   async close() {
     await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+  async acquireSlot(key: string, holder: string, limit: number, ttlSeconds: number) {
+    const now = Date.now();
+    const ttlMs = Math.max(1, Math.ceil(ttlSeconds * 1000));
+    return Number(await this.redis.eval(ACQUIRE_SLOT, 1, key, now, now + ttlMs, limit, holder, ttlMs)) === 1;
+  }
+  async releaseSlot(key: string, holder: string) {
+    await this.redis.zrem(key, holder);
   }
 }

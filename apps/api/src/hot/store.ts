@@ -16,4 +16,11 @@ export interface HotStore {
   ttl(key: string): Promise<number>;
   ping(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Takes one of `limit` slots under `key` for `holder`, in one atomic step (counted and checked
+   * together); false when all are taken. A slot never given back frees itself after `ttlSeconds`.
+   */
+  acquireSlot(key: string, holder: string, limit: number, ttlSeconds: number): Promise<boolean>;
+  /** Gives a slot back. */
+  releaseSlot(key: string, holder: string): Promise<void>;
 }

@@ -1,13 +1,17 @@
-import type { Orm } from '@us/db';
-import type { Logger } from '../logger.ts';
-import { type AnalyticsRows, type AnalyticsTable, createIngestBuffer, type IngestBuffer } from './buffer.ts';
-import { ensurePartitions } from '@us/db';
+import { ensurePartitions, insertDeadLetters, type Orm, pruneDeadLetters } from '@us/db';
 import { dropRolledUpPartitions } from '../jobs/retention.ts';
+import type { Logger } from '../logger.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { countingInserter } from '../usage/counters.ts';
+import { type AnalyticsRows, type AnalyticsTable, BufferFull, type IngestBuffer } from './buffer.ts';
 import { type FlushResult, Flusher, type Inserter } from './flusher.ts';
+import { MemoryIngestBuffer } from './memory-buffer.ts';
+import { RedisIngestBuffer } from './redis-buffer.ts';
+import { readSpills, removeSpills, spillRows } from './spill.ts';
 
 const DAY_MS = 86_400_000;
+/** Dead letters are kept this many days for inspection. */
+const DEAD_LETTER_DAYS = 30;
 
 export interface StartIngestArgs {
   orm: Orm;
@@ -25,6 +29,14 @@ export interface StartIngestArgs {
   batchSize?: number;
   intervalMs?: number;
   backoffMs?: number;
+  maxBackoffMs?: number;
+  /** Rows the buffer holds at most before new reports are answered 503 (default 200,000). */
+  maxBufferRows?: number;
+  /**
+   * Where rows still held in this process at shutdown are saved, and read back at start-up
+   * (`DATA_DIR/ingest-spill`). Without it, such rows are logged as lost (tests only).
+   */
+  spillDir?: string;
   /** Partitions kept ready ahead of today. Default 7. */
   daysAhead?: number;
   /**
@@ -36,10 +48,27 @@ export interface StartIngestArgs {
 }
 
 export interface Ingest {
+  /** Queues one row; `BufferFull` (answered 503 with Retry-After) when the buffer is at its maximum. */
   enqueue<T extends AnalyticsTable>(table: T, row: AnalyticsRows[T]): Promise<void>;
+  /** Queues rows of one table, all or none. */
+  enqueueMany<T extends AnalyticsTable>(table: T, rows: AnalyticsRows[T][]): Promise<void>;
   flushNow(): Promise<FlushResult>;
-  stop(): Promise<FlushResult>;
+  /** Last flush within `deadlineMs` (default 10 s), then saves what is still held in this process. */
+  stop(deadlineMs?: number): Promise<FlushResult>;
   readonly buffer: IngestBuffer;
+}
+
+export function createIngestBuffer(
+  redisUrl: string | undefined | null,
+  opts: { maxRows?: number; logger?: Logger } = {},
+): IngestBuffer {
+  if (!redisUrl) return new MemoryIngestBuffer(opts.maxRows);
+  let warnedAt = 0;
+  return new RedisIngestBuffer(redisUrl, 'ingest', opts.maxRows, (err) => {
+    if (Date.now() - warnedAt < 10_000) return;
+    warnedAt = Date.now();
+    opts.logger?.warn(`ingest: Redis unreachable (${String(err)}); buffering in this process until it is back`);
+  });
 }
 
 /**
@@ -54,6 +83,37 @@ export async function maintainPartitions(
   const now = opts.now ?? new Date();
   await ensurePartitions(orm, { from: new Date(now.getTime() - DAY_MS), daysAhead: (opts.daysAhead ?? 7) + 1 });
   if (opts.retainRawDays) await dropRolledUpPartitions(orm, { now, rawDays: opts.retainRawDays, logger: opts.logger });
+  await pruneDeadLetters(orm, DEAD_LETTER_DAYS);
+}
+
+/** Queues the rows a previous process saved at shutdown and stores them; removes the files once stored. */
+async function restoreSpills(dir: string, buffer: IngestBuffer, flusher: Flusher, orm: Orm, logger?: Logger) {
+  const spilled = readSpills(dir);
+  if (!spilled.files.length) return;
+  let queued = 0;
+  for (const { table, rows } of spilled.rows) {
+    for (let i = 0; i < rows.length; i += 5000) {
+      const chunk = rows.slice(i, i + 5000);
+      try {
+        await buffer.enqueue(table, chunk);
+      } catch (err) {
+        if (!(err instanceof BufferFull)) throw err;
+        await flusher.flushNow();
+        await buffer.enqueue(table, chunk);
+      }
+      queued += chunk.length;
+    }
+  }
+  await insertDeadLetters(
+    orm,
+    spilled.unreadable.map((row) => ({ table: 'pageviews', row, reason: 'a saved line could not be read back' })),
+  );
+  const flushed = await flusher.flushNow();
+  if (flushed.error === undefined) removeSpills(spilled.files);
+  logger?.warn(
+    `ingest: ${queued} rows saved at the last shutdown were queued again` +
+      (flushed.error === undefined ? ' and stored' : '; they stay on disk until stored'),
+  );
 }
 
 /**
@@ -62,7 +122,7 @@ export async function maintainPartitions(
  */
 export async function startIngest(args: StartIngestArgs): Promise<Ingest> {
   const own = !args.buffer;
-  const buffer = args.buffer ?? createIngestBuffer(args.redisUrl);
+  const buffer = args.buffer ?? createIngestBuffer(args.redisUrl, { maxRows: args.maxBufferRows, logger: args.logger });
   const daysAhead = args.daysAhead ?? 7;
   await maintainPartitions(args.orm, { daysAhead, retainRawDays: args.retainRawDays, logger: args.logger });
   const recovered = await buffer.recover();
@@ -73,11 +133,14 @@ export async function startIngest(args: StartIngestArgs): Promise<Ingest> {
   const flusher = new Flusher({
     buffer,
     insert,
+    deadLetter: (letters) => insertDeadLetters(args.orm, letters),
     logger: args.logger,
     batchSize: args.batchSize,
     intervalMs: args.intervalMs,
     backoffMs: args.backoffMs,
+    maxBackoffMs: args.maxBackoffMs,
   });
+  if (args.spillDir) await restoreSpills(args.spillDir, buffer, flusher, args.orm, args.logger);
   flusher.start();
   const daily = setInterval(() => {
     maintainPartitions(args.orm, { daysAhead, retainRawDays: args.retainRawDays, logger: args.logger }).catch((e) =>
@@ -89,13 +152,23 @@ export async function startIngest(args: StartIngestArgs): Promise<Ingest> {
   return {
     buffer,
     async enqueue(table, row) {
-      await buffer.enqueue(table, row);
+      await buffer.enqueue(table, [row]);
       flusher.noteEnqueued();
     },
+    async enqueueMany(table, rows) {
+      await buffer.enqueue(table, rows);
+      flusher.noteEnqueued(rows.length);
+    },
     flushNow: () => flusher.flushNow(),
-    async stop() {
+    async stop(deadlineMs) {
       clearInterval(daily);
-      const last = await flusher.stop();
+      const last = await flusher.stop(deadlineMs);
+      const held = buffer.takeLocal();
+      const count = held.reduce((n, h) => n + h.rows.length, 0);
+      if (count && args.spillDir) {
+        const file = spillRows(args.spillDir, held);
+        args.logger?.warn(`ingest: ${count} rows not yet stored were saved to ${file}; the next start stores them`);
+      } else if (count) args.logger?.error(`ingest: ${count} rows not yet stored are lost (no spill folder)`);
       if (own) await buffer.close();
       return last;
     },

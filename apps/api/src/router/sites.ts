@@ -111,7 +111,7 @@ export const sitesRouter = router({
     })
     .input(SiteIdInput)
     .output(InstallStatusOutput)
-    .query(({ ctx, input }) => installStatus(ctx.em, requireActor(ctx.auth), input.id)),
+    .query(({ ctx, input }) => installStatus(ctx.deps, ctx.em, requireActor(ctx.auth), input.id)),
 
   snippet: procedure
     .meta({

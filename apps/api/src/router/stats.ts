@@ -50,7 +50,7 @@ export const statsRouter = router({
     })
     .input(SiteStatsQuery)
     .output(StatsResult)
-    .query(({ ctx, input }) => siteStats(ctx.em, requireActor(ctx.auth), input)),
+    .query(({ ctx, input }) => siteStats(ctx.deps, ctx.em, requireActor(ctx.auth), input)),
 
   query: procedure
     .meta({
@@ -67,7 +67,7 @@ export const statsRouter = router({
     })
     .input(SiteStatsInput)
     .output(StatsResult)
-    .mutation(({ ctx, input }) => siteStats(ctx.em, requireActor(ctx.auth), input)),
+    .mutation(({ ctx, input }) => siteStats(ctx.deps, ctx.em, requireActor(ctx.auth), input)),
 
   batch: procedure
     .meta({
@@ -85,7 +85,7 @@ export const statsRouter = router({
     })
     .input(StatsBatchInput)
     .output(StatsBatchResult)
-    .mutation(({ ctx, input }) => siteStatsBatch(ctx.em, requireActor(ctx.auth), input)),
+    .mutation(({ ctx, input }) => siteStatsBatch(ctx.deps, ctx.em, requireActor(ctx.auth), input)),
 
   summary: procedure
     .meta({
@@ -101,7 +101,7 @@ export const statsRouter = router({
     })
     .input(SummaryQuery)
     .output(Summary)
-    .query(({ ctx, input }) => siteSummary(ctx.em, requireActor(ctx.auth), input)),
+    .query(({ ctx, input }) => siteSummary(ctx.deps, ctx.em, requireActor(ctx.auth), input)),
 
   top: procedure
     .meta({
@@ -119,5 +119,5 @@ export const statsRouter = router({
     })
     .input(TopQuery)
     .output(TopTable)
-    .query(({ ctx, input }) => siteTop(ctx.em, requireActor(ctx.auth), input)),
+    .query(({ ctx, input }) => siteTop(ctx.deps, ctx.em, requireActor(ctx.auth), input)),
 });

@@ -7,7 +7,8 @@ import { createApp } from '../../src/app.ts';
 import { type Deps, makeCiphers } from '../../src/deps.ts';
 import { deriveUrls, parseEnv } from '../../src/env.ts';
 import { MemoryStore, RedisStore } from '../../src/hot/index.ts';
-import { startIngest } from '../../src/ingest/index.ts';
+import { MemoryIngestBuffer, RedisIngestBuffer, type StartIngestArgs, startIngest } from '../../src/ingest/index.ts';
+import { randomUUID } from 'node:crypto';
 import type { HotStore } from '../../src/hot/store.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createMailer } from '../../src/mail/mailer.ts';
@@ -45,27 +46,43 @@ export function makeHotStore(kind: HotKind): HotStore {
  * A whole server on 127.0.0.1 with the suite's PostgreSQL, the chosen hot state and a real SMTP
  * server capturing mail. `sleeps` records every throttle delay instead of waiting it out.
  */
-export async function startTestServer(opts: { hot?: HotKind; env?: Record<string, string> } = {}) {
+export async function startTestServer(
+  opts: { hot?: HotKind; env?: Record<string, string>; ingest?: Partial<StartIngestArgs> } = {},
+) {
   const smtp = await startSmtpCapture();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'us-api-'));
   const env = parseEnv({ NODE_ENV: 'test', LOG_LEVEL: 'error', DATA_DIR: dataDir, SMTP_URL: smtp.url, ...opts.env });
   const orm = await createOrm(inject('databaseUrl'), { poolMax: 4 });
+  const statsOrm = await createOrm(inject('databaseUrl'), {
+    poolMax: env.STATS_POOL_SIZE,
+    statementTimeoutMs: env.STATS_TIMEOUT_MS,
+    waitForConnectionMs: env.STATS_TIMEOUT_MS,
+  });
   const hotKind = opts.hot ?? defaultHotKind();
   const hot = makeHotStore(hotKind);
   const logger = createLogger(env.LOG_LEVEL);
   const mailer = createMailer({ smtpUrl: smtp.url, from: env.MAIL_FROM, dataDir, logger });
+  // Each server queues under its own Redis keys: servers of other suites share the redis-server, and a
+  // flusher taking another suite's rows would make that suite's "flush, then read" racy.
+  const maxRows = opts.ingest?.maxBufferRows ?? env.INGEST_BUFFER_MAX_ROWS;
+  const buffer =
+    hotKind === 'redis'
+      ? new RedisIngestBuffer(inject('redisUrl') as string, `ingest-${randomUUID()}`, maxRows)
+      : new MemoryIngestBuffer(maxRows);
   const ingest = await startIngest({
     orm,
-    redisUrl: hotKind === 'redis' ? inject('redisUrl') : null,
+    buffer,
     logger,
     // Free allowance notices go out with the harness's captured mail (see `mailsTo`).
     mailer,
+    ...opts.ingest,
   });
   const sleeps: number[] = [];
   const deps: Deps = {
     env,
     urls: deriveUrls(env, { host: '127.0.0.1', port: 0 }),
     orm,
+    statsOrm,
     hot,
     ingest,
     logger,
@@ -74,6 +91,7 @@ export async function startTestServer(opts: { hot?: HotKind; env?: Record<string
     sleep: async (ms) => {
       sleeps.push(ms);
     },
+    lifecycle: { draining: false },
   };
   const server = createApp(deps).listen(0, '127.0.0.1');
   await new Promise<void>((r) => server.once('listening', () => r()));
@@ -90,6 +108,8 @@ export async function startTestServer(opts: { hot?: HotKind; env?: Record<string
       await new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections();
       await ingest.stop();
+      await buffer.close();
+      await statsOrm.close();
       await orm.close();
       await hot.close();
       deps.mailer.close();

@@ -2,6 +2,7 @@ import { Migration20261122055824_initial } from './Migration20261122055824_initi
 import { Migration20261122063516_sites_members } from './Migration20261122063516_sites_members.ts';
 import { Migration20261122080000_analytics } from './Migration20261122080000_analytics.ts';
 import { Migration20261123013000_leaves_usage_rollups } from './Migration20261123013000_leaves_usage_rollups.ts';
+import { Migration20261123140000_ingest_dead_letters } from './Migration20261123140000_ingest_dead_letters.ts';
 
 /** The committed migrations, in order. New ones: `npm run -w @us/db migration:create -- <name>`, then list it here. */
 export const migrationsList = [
@@ -9,4 +10,5 @@ export const migrationsList = [
   { name: 'Migration20261122063516_sites_members', class: Migration20261122063516_sites_members },
   { name: 'Migration20261122080000_analytics', class: Migration20261122080000_analytics },
   { name: 'Migration20261123013000_leaves_usage_rollups', class: Migration20261123013000_leaves_usage_rollups },
+  { name: 'Migration20261123140000_ingest_dead_letters', class: Migration20261123140000_ingest_dead_letters },
 ];

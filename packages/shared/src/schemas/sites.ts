@@ -116,10 +116,27 @@ export const UpdateSiteInput = z
   .strict();
 export type UpdateSiteInput = z.infer<typeof UpdateSiteInput>;
 
+export const CollectHealth = z.object({
+  droppedToday: z.number().int().describe('Reports dropped today (UTC) by the collect budgets'),
+  droppedLast7Days: z.number().int().describe('Reports dropped over the last seven days (UTC)'),
+  droppedByReason: z
+    .object({
+      address: z.number().int().describe('One client address sent more than its budget per minute'),
+      site: z.number().int().describe('The site received more than its budget per minute'),
+    })
+    .describe('Last seven days, by the budget that dropped them'),
+  setAsideLast7Days: z
+    .number()
+    .int()
+    .describe('Rows the database refused even after cleaning, kept aside with the reason (ingest_dead_letters)'),
+});
+export type CollectHealth = z.infer<typeof CollectHealth>;
+
 export const InstallStatusOutput = z.object({
   installed: z.boolean().describe('true once a page with the snippet has been viewed'),
   lastSeenAt: zTimestamp.nullable(),
   message: z.string().describe('What the status means and what to do next'),
+  collect: CollectHealth.describe('Reports the collector did not store, and why'),
 });
 export type InstallStatusOutput = z.infer<typeof InstallStatusOutput>;
 

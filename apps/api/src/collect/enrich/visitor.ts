@@ -28,8 +28,14 @@ export async function dailySalt(hot: HotStore, now: Date | number = Date.now()):
   const key = `salt:${day}`;
   const candidate = randomBytes(32).toString('base64url');
   let salt = candidate;
-  if (!(await hot.setIfAbsent(key, candidate, SALT_TTL_SECONDS))) {
-    salt = (await hot.get(key)) ?? candidate;
+  try {
+    if (!(await hot.setIfAbsent(key, candidate, SALT_TTL_SECONDS))) {
+      salt = (await hot.get(key)) ?? candidate;
+    }
+  } catch {
+    // The shared store is unreachable: this node counts with a salt of its own today rather than
+    // refusing reports (a visitor seen by two nodes then counts twice until the store is back).
+    if (hit?.day === day) return hit.salt;
   }
   // Only cache today's salt (a caller asking about another day must not replace it).
   if (!hit || hit.day <= day) cache.set(hot, { day, salt });

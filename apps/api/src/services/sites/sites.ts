@@ -1,9 +1,11 @@
+import { droppedReports } from '../../collect/budget.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Site, SiteHostname, SiteKey } from '@us/db';
 import {
   type CreateSiteInput,
   type CreateSiteOutput,
   canonicalTimezone,
+  type CollectHealth,
   type InstallStatusOutput,
   normaliseHostname,
   PLAN_LIMITS,
@@ -127,14 +129,42 @@ export async function deleteSite(deps: Deps, em: EntityManager, actor: Actor, si
   await em.nativeDelete(Site, { id: site.id });
 }
 
-/** Whether a page with the snippet has been viewed: the collector stamps `lastSeenAt` (at most once a minute). */
-export async function installStatus(em: EntityManager, actor: Actor, siteId: string): Promise<InstallStatusOutput> {
+/** What the collector did not store for a site lately: budget drops (hot store) and dead letters. */
+async function collectHealth(deps: Pick<Deps, 'hot'>, em: EntityManager, siteId: string): Promise<CollectHealth> {
+  const dropped = await droppedReports(deps.hot, siteId);
+  const [row] = await em
+    .getConnection()
+    .execute<{ n: number }[]>(
+      `select count(*)::int as n from ingest_dead_letters where site_id = ? and created_at > now() - interval '7 days'`,
+      [siteId],
+      'all',
+    );
+  return {
+    droppedToday: dropped.today,
+    droppedLast7Days: dropped.last7Days,
+    droppedByReason: dropped.byReason,
+    setAsideLast7Days: row?.n ?? 0,
+  };
+}
+
+/**
+ * Whether a page with the snippet has been viewed (the collector stamps `lastSeenAt` at most once a
+ * minute), and what the collector did not store lately.
+ */
+export async function installStatus(
+  deps: Pick<Deps, 'hot'>,
+  em: EntityManager,
+  actor: Actor,
+  siteId: string,
+): Promise<InstallStatusOutput> {
   const site = await loadSite(em, actor, siteId);
+  const collect = await collectHealth(deps, em, site.id);
   if (site.lastSeenAt) {
     return {
       installed: true,
       lastSeenAt: site.lastSeenAt.toISOString(),
       message: `Installed: a page with the snippet was last viewed at ${site.lastSeenAt.toISOString()}`,
+      collect,
     };
   }
   return {
@@ -142,6 +172,7 @@ export async function installStatus(em: EntityManager, actor: Actor, siteId: str
     lastSeenAt: null,
     message:
       'No page with the snippet has been viewed yet: add the snippet from GET /v1/sites/{id}/snippet to the <head> of your pages, then open one in a browser (the status updates within a minute)',
+    collect,
   };
 }
 

@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import type { HotStore } from '../hot/store.ts';
+import type { Logger } from '../logger.ts';
+
+/**
+ * Rate budgets of the collect path, per minute, counted first and atomically in the hot store (so every
+ * node shares them). Past a budget a report is dropped silently (the sender still gets 202: a page has
+ * nothing to do about it) and the drop is counted per site and day, shown to the owner in install-status.
+ * The budgets keep one address or one flood from filling a tenant's allowance or the write path.
+ */
+export interface CollectLimits {
+  /** Page reports one client address may send per minute, over every site. */
+  reportsPerAddress: number;
+  /** Page reports one site may receive per minute. */
+  reportsPerSite: number;
+  /** Edge SDK batches one site may send per minute (each holds up to 500 records). */
+  batchesPerSite: number;
+  /** Lookups of a secret this node does not know yet, per address and minute (then 429): guessing is slow. */
+  secretLookupsPerAddress: number;
+}
+
+export type DropReason = 'address' | 'site';
+const DROP_REASONS: DropReason[] = ['address', 'site'];
+const DROP_DAYS = 7;
+
+/** A hot-store call that must not hold a report up: past `ms` (or on failure) the budget lets it through. */
+function failOpen<T>(p: Promise<T>, ms: number, fallback: T): Promise<T> {
+  p.catch(() => {});
+  return Promise.race([p.catch(() => fallback), new Promise<T>((r) => setTimeout(() => r(fallback), ms).unref())]);
+}
+
+const addressKey = (ip: string) => createHash('sha256').update(ip).digest('base64url').slice(0, 16);
+const dayOf = (at: Date) => at.toISOString().slice(0, 10);
+const dropKey = (siteId: string, day: string, reason: DropReason) => `collect:dropped:${siteId}:${day}:${reason}`;
+
+export function collectBudgets(hot: HotStore, limits: CollectLimits, logger: Logger) {
+  const over = async (key: string, limit: number) => (await failOpen(hot.incr(key, 60), 100, 0)) > limit;
+
+  function dropped(siteId: string, reason: DropReason) {
+    hot.incr(dropKey(siteId, dayOf(new Date()), reason), DROP_DAYS * 86_400 + 86_400).catch((e) => {
+      logger.debug(`collect: drop not counted (${String(e)})`);
+    });
+  }
+
+  return {
+    /** Whether a page report from this address to this site is within budget (counting it either way). */
+    async admitReport(siteId: string, ip: string): Promise<boolean> {
+      const [byAddress, bySite] = await Promise.all([
+        over(`collect:address:${addressKey(ip)}`, limits.reportsPerAddress),
+        over(`collect:site:${siteId}`, limits.reportsPerSite),
+      ]);
+      if (byAddress || bySite) dropped(siteId, byAddress ? 'address' : 'site');
+      return !byAddress && !bySite;
+    },
+
+    /** Whether an edge batch is within the site's budget. */
+    async admitBatch(siteId: string): Promise<boolean> {
+      const bySite = await over(`collect:batches:${siteId}`, limits.batchesPerSite);
+      if (bySite) dropped(siteId, 'site');
+      return !bySite;
+    },
+
+    /** Counts a lookup of an unknown secret from this address; false once the address is past its budget. */
+    async mayLookUpSecret(ip: string): Promise<boolean> {
+      return !(await over(`collect:secret-lookups:${addressKey(ip)}`, limits.secretLookupsPerAddress));
+    },
+  };
+}
+
+export type CollectBudgets = ReturnType<typeof collectBudgets>;
+
+/** Reports dropped by the budgets for a site: today and over the last seven days (UTC), by reason. */
+export async function droppedReports(hot: HotStore, siteId: string, now = new Date()) {
+  const days = Array.from({ length: DROP_DAYS }, (_, i) => dayOf(new Date(now.getTime() - i * 86_400_000)));
+  const byReason = { address: 0, site: 0 } as Record<DropReason, number>;
+  let today = 0;
+  await Promise.all(
+    days.flatMap((day) =>
+      DROP_REASONS.map(async (reason) => {
+        const n = Number((await hot.get(dropKey(siteId, day, reason)).catch(() => null)) ?? 0);
+        byReason[reason] += n;
+        if (day === days[0]) today += n;
+      }),
+    ),
+  );
+  return { today, last7Days: byReason.address + byReason.site, byReason };
+}

@@ -1,0 +1,85 @@
+import {
+  type AnalyticsRows,
+  type AnalyticsTable,
+  type Batch,
+  BufferFull,
+  DEFAULT_MAX_BUFFER_ROWS,
+  type IngestBuffer,
+  type LocalRows,
+  withId,
+} from './buffer.ts';
+
+/**
+ * In-process buffer: arrays, bounded by `maxRows` over every table (queued and in processing), so a
+ * database outage fills it up to a known size and then turns new reports away (503) instead of eating
+ * memory. Lost on a crash like any in-process state (a shutdown saves it to disk: see spill.ts).
+ */
+export class MemoryIngestBuffer implements IngestBuffer {
+  readonly kind = 'memory' as const;
+  private readonly queues = new Map<AnalyticsTable, unknown[]>();
+  private readonly processing = new Map<number, { table: AnalyticsTable; rows: unknown[] }>();
+  private seq = 0;
+  private held = 0;
+
+  constructor(private readonly maxRows = DEFAULT_MAX_BUFFER_ROWS) {}
+
+  private queue(table: AnalyticsTable): unknown[] {
+    let q = this.queues.get(table);
+    if (!q) {
+      q = [];
+      this.queues.set(table, q);
+    }
+    return q;
+  }
+
+  async enqueue<T extends AnalyticsTable>(table: T, rows: AnalyticsRows[T][]) {
+    if (this.held + rows.length > this.maxRows) throw new BufferFull(this.maxRows);
+    const q = this.queue(table);
+    for (const row of rows) q.push(withId(row));
+    this.held += rows.length;
+  }
+  async size(table: AnalyticsTable) {
+    return this.queue(table).length;
+  }
+  async take<T extends AnalyticsTable>(table: T, max: number): Promise<Batch<T> | null> {
+    const q = this.queue(table);
+    if (!q.length) return null;
+    const rows = q.splice(0, Math.max(1, max)) as AnalyticsRows[T][];
+    const id = ++this.seq;
+    this.processing.set(id, { table, rows });
+    return {
+      table,
+      rows,
+      unreadable: [],
+      ack: async () => {
+        if (this.processing.delete(id)) this.held -= rows.length;
+      },
+      nack: async () => {
+        if (this.processing.delete(id)) q.unshift(...rows);
+      },
+    };
+  }
+  async recover() {
+    let n = 0;
+    for (const [id, { table, rows }] of this.processing) {
+      this.processing.delete(id);
+      this.queue(table).unshift(...rows);
+      n += rows.length;
+    }
+    return n;
+  }
+  /** A batch in processing here belongs to a flush of this very process: nothing is ever stale. */
+  async reclaimStale() {
+    return 0;
+  }
+  takeLocal(): LocalRows[] {
+    const out = new Map<AnalyticsTable, unknown[]>();
+    const add = (table: AnalyticsTable, rows: unknown[]) => out.set(table, [...(out.get(table) ?? []), ...rows]);
+    for (const { table, rows } of this.processing.values()) add(table, rows);
+    for (const [table, q] of this.queues) add(table, q.splice(0));
+    this.processing.clear();
+    this.held = 0;
+    return [...out].filter(([, rows]) => rows.length).map(([table, rows]) => ({ table, rows }) as LocalRows);
+  }
+  async close() {}
+}

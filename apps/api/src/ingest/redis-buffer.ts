@@ -1,0 +1,172 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import {
+  type AnalyticsRows,
+  type AnalyticsTable,
+  type Batch,
+  BufferFull,
+  DEFAULT_MAX_BUFFER_ROWS,
+  INGEST_TABLES,
+  type IngestBuffer,
+  type LocalRows,
+  withId,
+} from './buffer.ts';
+import { MemoryIngestBuffer } from './memory-buffer.ts';
+
+// Pushes the rows (ARGV[2..]) unless the queue would pass ARGV[1] rows: count first, in one step.
+const ENQUEUE = `if redis.call('LLEN', KEYS[1]) + #ARGV - 1 > tonumber(ARGV[1]) then return -1 end
+return redis.call('LPUSH', KEYS[1], unpack(ARGV, 2))`;
+
+// Atomically moves up to ARGV[1] of the oldest rows (the tail; enqueue is LPUSH) into the processing
+// list as one batch element stamped with the time it was taken (ARGV[3], ms). Returns it or false.
+const TAKE = `local rows = redis.call('RPOP', KEYS[1], tonumber(ARGV[1]))
+if not rows then return false end
+local batch = cjson.encode({ id = ARGV[2], at = tonumber(ARGV[3]), rows = rows })
+redis.call('LPUSH', KEYS[2], batch)
+return batch`;
+
+// Removes one batch from processing and puts its rows back at the tail (the next to be taken), in order.
+const NACK = `local removed = redis.call('LREM', KEYS[2], 1, ARGV[1])
+if removed == 0 then return 0 end
+local batch = cjson.decode(ARGV[1])
+for i = #batch.rows, 1, -1 do redis.call('RPUSH', KEYS[1], batch.rows[i]) end
+return #batch.rows`;
+
+// Re-queues the batches in processing taken before ARGV[1] (ms): a flush that died. An element that is
+// not readable goes back as it is, for the flusher to set aside.
+const RECLAIM = `local cutoff = tonumber(ARGV[1])
+local n = 0
+for _, b in ipairs(redis.call('LRANGE', KEYS[2], 0, -1)) do
+  local ok, batch = pcall(cjson.decode, b)
+  if not ok then
+    redis.call('LREM', KEYS[2], 1, b)
+    redis.call('RPUSH', KEYS[1], b)
+    n = n + 1
+  elseif (batch.at or 0) < cutoff and redis.call('LREM', KEYS[2], 1, b) > 0 then
+    for i = #batch.rows, 1, -1 do redis.call('RPUSH', KEYS[1], batch.rows[i]) end
+    n = n + #batch.rows
+  end
+end
+return n`;
+
+/** A buffered row read back; a row that is not JSON (or not an object) stays text for the dead letters. */
+function revive(json: string): { row: unknown } | null {
+  try {
+    const row = JSON.parse(json) as { at?: unknown } | null;
+    if (!row || typeof row !== 'object') return null;
+    if (typeof row.at === 'string' || typeof row.at === 'number') row.at = new Date(row.at);
+    return { row };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Redis buffer: a list per table (`us:ingest:<table>`, LPUSH) and a processing list
+ * (`us:ingest:<table>:processing`) holding the batches a flusher has taken and not yet committed,
+ * each stamped with when it was taken. A batch leaves processing only after the DB commit (`ack`).
+ * `recover()` at start-up and `reclaimStale()` every half minute re-queue what a dead flush left.
+ *
+ * When Redis cannot be reached, rows go to an in-process fallback (same bound) that the flusher drains
+ * first, so the collector keeps answering and keeps what it acknowledged. Commands never wait for a
+ * reconnection (no offline queue): the fallback is taken at once.
+ */
+export class RedisIngestBuffer implements IngestBuffer {
+  readonly kind = 'redis' as const;
+  private readonly redis: Redis;
+  private readonly local: MemoryIngestBuffer;
+  private readonly ready: Promise<void>;
+  private everReady = false;
+
+  constructor(
+    url: string,
+    readonly prefix = 'ingest',
+    private readonly maxRows = DEFAULT_MAX_BUFFER_ROWS,
+    private readonly onFallback: (err: unknown) => void = () => {},
+  ) {
+    this.redis = new Redis(url, { keyPrefix: 'us:', maxRetriesPerRequest: 1, enableOfflineQueue: false, protocol: 2 });
+    this.redis.on('error', () => {});
+    this.local = new MemoryIngestBuffer(maxRows);
+    this.ready = new Promise<void>((resolve) =>
+      this.redis.once('ready', () => {
+        this.everReady = true;
+        resolve();
+      }),
+    );
+  }
+
+  /** Waits for the first connection (start-up), at most `ms`; afterwards a lost connection fails fast. */
+  private async connected(ms = 3000): Promise<void> {
+    if (this.redis.status === 'ready') return;
+    await Promise.race([this.ready, new Promise((r) => setTimeout(r, ms).unref())]);
+  }
+
+  private keys(table: AnalyticsTable): [string, string] {
+    return [`${this.prefix}:${table}`, `${this.prefix}:${table}:processing`];
+  }
+
+  async enqueue<T extends AnalyticsTable>(table: T, rows: AnalyticsRows[T][]) {
+    if (!rows.length) return;
+    const values = rows.map((r) => JSON.stringify(withId(r)));
+    let pushed: number;
+    try {
+      // Only the first connection is worth a short wait; a lost one sends rows to the fallback at once.
+      if (this.redis.status !== 'ready' && !this.everReady) await this.connected(1000);
+      pushed = Number(await this.redis.eval(ENQUEUE, 1, this.keys(table)[0], this.maxRows, ...values));
+    } catch (err) {
+      this.onFallback(err);
+      await this.local.enqueue(table, rows);
+      return;
+    }
+    if (pushed < 0) throw new BufferFull(this.maxRows);
+  }
+  async size(table: AnalyticsTable) {
+    await this.connected();
+    return (await this.local.size(table)) + (await this.redis.llen(this.keys(table)[0]));
+  }
+  async take<T extends AnalyticsTable>(table: T, max: number): Promise<Batch<T> | null> {
+    const fallback = await this.local.take(table, max);
+    if (fallback) return fallback;
+    await this.connected();
+    const [queue, processing] = this.keys(table);
+    const raw = (await this.redis.eval(TAKE, 2, queue, processing, Math.max(1, max), randomUUID(), Date.now())) as string | null;
+    if (!raw) return null;
+    const { rows } = JSON.parse(raw) as { rows: string[] };
+    const read = rows.map((r) => ({ text: r, revived: revive(r) }));
+    return {
+      table,
+      rows: read.flatMap((r) => (r.revived ? [r.revived.row as AnalyticsRows[T]] : [])),
+      unreadable: read.filter((r) => !r.revived).map((r) => r.text),
+      ack: async () => {
+        await this.redis.lrem(processing, 1, raw);
+      },
+      nack: async () => {
+        await this.redis.eval(NACK, 2, queue, processing, raw);
+      },
+    };
+  }
+  async recover() {
+    let n = await this.local.recover();
+    await this.connected();
+    for (const table of INGEST_TABLES)
+      n += Number(await this.redis.eval(RECLAIM, 2, ...this.keys(table), Number.MAX_SAFE_INTEGER));
+    return n;
+  }
+  async reclaimStale(olderThanMs: number) {
+    let n = 0;
+    for (const table of INGEST_TABLES) {
+      n += Number(await this.redis.eval(RECLAIM, 2, ...this.keys(table), Date.now() - olderThanMs));
+    }
+    return n;
+  }
+  takeLocal(): LocalRows[] {
+    return this.local.takeLocal();
+  }
+  /** Test hook: the raw processing list of one table. */
+  async processingLength(table: AnalyticsTable) {
+    return this.redis.llen(this.keys(table)[1]);
+  }
+  async close() {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}

@@ -1,0 +1,60 @@
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { AnalyticsRows, AnalyticsTable, LocalRows } from './buffer.ts';
+import { INGEST_TABLES } from './buffer.ts';
+
+/**
+ * Rows the in-process buffer still held when the process stopped (PostgreSQL unreachable, or the last
+ * flush past its deadline) are written to `<dir>/spill-<time>-<pid>.ndjson`, one `{table, row}` per line,
+ * and queued again at the next start. A file is removed only once its rows are stored.
+ */
+export function spillRows(dir: string, held: LocalRows[]): string | null {
+  const lines = held.flatMap(({ table, rows }) => rows.map((row) => JSON.stringify({ table, row })));
+  if (!lines.length) return null;
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `spill-${Date.now()}-${process.pid}.ndjson`);
+  // Written under a temporary name first, so a crash mid-write never leaves half a file to read back.
+  writeFileSync(`${file}.tmp`, `${lines.join('\n')}\n`);
+  renameSync(`${file}.tmp`, file);
+  return file;
+}
+
+export interface Spilled {
+  files: string[];
+  rows: LocalRows[];
+  /** Lines that could not be read (kept for the dead letters). */
+  unreadable: string[];
+}
+
+/** Reads every spill file of `dir` (none when the folder does not exist). */
+export function readSpills(dir: string): Spilled {
+  let names: string[];
+  try {
+    names = readdirSync(dir)
+      .filter((n) => /^spill-.*\.ndjson$/.test(n))
+      .sort();
+  } catch {
+    return { files: [], rows: [], unreadable: [] };
+  }
+  const byTable = new Map<AnalyticsTable, AnalyticsRows[AnalyticsTable][]>();
+  const unreadable: string[] = [];
+  const files = names.map((n) => path.join(dir, n));
+  for (const file of files) {
+    for (const line of readFileSync(file, 'utf8').split('\n')) {
+      if (!line.trim()) continue;
+      try {
+        const { table, row } = JSON.parse(line) as { table: AnalyticsTable; row: { at: string | Date } };
+        if (!INGEST_TABLES.includes(table) || !row || typeof row !== 'object') throw new Error('not a row');
+        row.at = new Date(row.at);
+        byTable.set(table, [...(byTable.get(table) ?? []), row as AnalyticsRows[AnalyticsTable]]);
+      } catch {
+        unreadable.push(line);
+      }
+    }
+  }
+  return { files, rows: [...byTable].map(([table, rows]) => ({ table, rows })), unreadable };
+}
+
+export function removeSpills(files: string[]): void {
+  for (const f of files) rmSync(f, { force: true });
+}

@@ -1,0 +1,175 @@
+import { cleanText } from '@us/shared';
+import type { AnalyticsTable } from './db.ts';
+import type { AnalyticsRows } from './rows.ts';
+
+/**
+ * Every stored column of the raw tables with the kind of value it holds. The same list builds the
+ * insert statement and cleans each value so PostgreSQL can always store it: text without control
+ * characters and within a length, integers within their column type, two-letter country codes.
+ * A value that cannot be made storable where one is required refuses the row (`RowRefused`).
+ */
+export type ColumnKind =
+  | { type: 'text'; max: number; required?: true }
+  | { type: 'enum'; values: readonly string[] }
+  | { type: 'country' }
+  | { type: 'int'; min: number; max: number; required?: true; outside?: 'clamp' | 'null' }
+  | { type: 'double' }
+  | { type: 'bool' }
+  | { type: 'time' };
+
+const INT4_MAX = 2_147_483_647;
+const text = (max: number): ColumnKind => ({ type: 'text', max });
+const required = (max: number): ColumnKind => ({ type: 'text', max, required: true });
+const int = (min: number, max: number): ColumnKind => ({ type: 'int', min, max });
+const count = (max: number): ColumnKind => ({ type: 'int', min: 0, max, required: true });
+/** An identifier (not a measure): a value outside the column's range means nothing, so it is dropped. */
+const ident = (max: number): ColumnKind => ({ type: 'int', min: 0, max, outside: 'null' });
+const LANES = { type: 'enum', values: ['human', 'bot', 'internal'] } as const;
+
+export type Column<R> = readonly [column: string, prop: keyof R & string, kind: ColumnKind];
+
+export const COLUMNS: { [T in AnalyticsTable]: readonly Column<AnalyticsRows[T]>[] } = {
+  pageviews: [
+    ['at', 'at', { type: 'time' }],
+    ['pageview_id', 'pageviewId', required(64)],
+    ['visitor', 'visitor', required(64)],
+    ['session_start', 'sessionStart', { type: 'bool' }],
+    ['lane', 'lane', LANES],
+    ['path', 'path', required(2048)],
+    ['page_type', 'pageType', text(64)],
+    ['referrer_host', 'referrerHost', text(253)],
+    ['utm_source', 'utmSource', text(256)],
+    ['utm_medium', 'utmMedium', text(256)],
+    ['utm_campaign', 'utmCampaign', text(256)],
+    ['country', 'country', { type: 'country' }],
+    ['asn', 'asn', ident(INT4_MAX)],
+    ['as_org', 'asOrg', text(256)],
+    ['device', 'device', required(32)],
+    ['window_width', 'windowWidth', int(0, 100_000)],
+    ['language', 'language', text(35)],
+    ['timezone', 'timezone', text(64)],
+    ['tls', 'tls', text(32)],
+    ['bot_name', 'botName', text(128)],
+    ['bot_category', 'botCategory', text(64)],
+  ],
+  events: [
+    ['at', 'at', { type: 'time' }],
+    ['pageview_id', 'pageviewId', required(64)],
+    ['visitor', 'visitor', required(64)],
+    ['lane', 'lane', LANES],
+    ['path', 'path', required(2048)],
+    ['name', 'name', required(128)],
+    ['label', 'label', text(256)],
+    ['value', 'value', { type: 'double' }],
+    ['kind', 'kind', { type: 'enum', values: ['event', 'exposure'] }],
+    ['experiment', 'experiment', text(64)],
+    ['variant', 'variant', text(64)],
+    ['country', 'country', { type: 'country' }],
+    ['device', 'device', required(32)],
+  ],
+  requests: [
+    ['at', 'at', { type: 'time' }],
+    ['method', 'method', required(16)],
+    ['path', 'path', required(2048)],
+    ['status', 'status', { type: 'int', min: 100, max: 599, required: true }],
+    ['cache', 'cache', text(32)],
+    ['duration_ms', 'durationMs', count(INT4_MAX)],
+    ['lane', 'lane', LANES],
+    ['kind', 'kind', { type: 'enum', values: ['browser', 'bot', 'verified-bot'] }],
+    ['bot_name', 'botName', text(128)],
+    ['bot_category', 'botCategory', text(64)],
+    ['verified', 'verified', { type: 'bool' }],
+    ['country', 'country', { type: 'country' }],
+    ['asn', 'asn', ident(INT4_MAX)],
+    ['as_org', 'asOrg', text(256)],
+    ['tls', 'tls', text(32)],
+    ['decision', 'decision', text(32)],
+    ['reason', 'reason', text(256)],
+  ],
+  page_leaves: [
+    ['at', 'at', { type: 'time' }],
+    ['pageview_id', 'pageviewId', required(64)],
+    ['lane', 'lane', LANES],
+    ['scroll_depth', 'scrollDepth', count(100)],
+    ['time_on_page_ms', 'timeOnPageMs', count(INT4_MAX)],
+    ['interacted', 'interacted', { type: 'bool' }],
+  ],
+};
+
+/**
+ * A row that cannot be stored as it is (a required value missing or unusable). Carries the SQLSTATE
+ * of an invalid value, so the flusher treats it like PostgreSQL refusing the row: set aside, never retried.
+ */
+export class RowRefused extends Error {
+  readonly code = '22023';
+  constructor(column: string, why: string) {
+    super(`${column}: ${why}`);
+    this.name = 'RowRefused';
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A site id or row id as stored (uuid), or `RowRefused`. */
+export function uuidValue(column: string, value: unknown): string {
+  if (typeof value === 'string' && UUID.test(value)) return value;
+  throw new RowRefused(column, 'not a uuid');
+}
+
+/** Instants outside these years name no real visit (and some PostgreSQL cannot even store). */
+const EARLIEST = Date.UTC(2000, 0, 1);
+const LATEST = Date.UTC(9999, 11, 31);
+
+/** An instant as stored: a valid Date within sane years (a JSON string from a buffer is revived), or `RowRefused`. */
+export function timeValue(column: string, value: unknown): Date {
+  const d = value instanceof Date ? value : typeof value === 'string' || typeof value === 'number' ? new Date(value) : null;
+  const t = d?.getTime() ?? Number.NaN;
+  if (!d || Number.isNaN(t)) throw new RowRefused(column, 'not a valid time');
+  if (t < EARLIEST || t > LATEST) throw new RowRefused(column, 'outside the years 2000 to 9999');
+  return d;
+}
+
+/** One value made storable in its column, or `RowRefused` when a required one cannot be. */
+export function cleanValue(column: string, kind: ColumnKind, value: unknown): unknown {
+  const absent = value === undefined || value === null;
+  switch (kind.type) {
+    case 'time':
+      return timeValue(column, value);
+    case 'bool':
+      return value === true;
+    case 'enum':
+      if (typeof value === 'string' && kind.values.includes(value)) return value;
+      throw new RowRefused(column, `not one of ${kind.values.join(', ')}`);
+    case 'country':
+      return typeof value === 'string' && /^[A-Za-z0-9]{2}$/.test(value) ? value.toUpperCase() : null;
+    case 'double':
+      return typeof value === 'number' && Number.isFinite(value) ? value : null;
+    case 'int': {
+      const n = typeof value === 'number' ? Math.trunc(value) : Number.NaN;
+      if (Number.isFinite(n) && kind.outside === 'null' && (n < kind.min || n > kind.max)) return null;
+      if (Number.isFinite(n)) return Math.min(kind.max, Math.max(kind.min, n));
+      if (kind.required) throw new RowRefused(column, 'not a number');
+      return null;
+    }
+    case 'text': {
+      if (absent || typeof value !== 'string') {
+        if (kind.required) throw new RowRefused(column, 'missing');
+        return null;
+      }
+      return cleanText(value, kind.max);
+    }
+  }
+}
+
+/**
+ * A row with every value made storable (the intake's cleaning, and again right before the insert, so
+ * rows buffered by an older version are safe too). Throws `RowRefused` for a row that cannot be.
+ */
+export function cleanRow<T extends AnalyticsTable>(table: T, row: AnalyticsRows[T]): AnalyticsRows[T] {
+  const out: Record<string, unknown> = { ...row, siteId: uuidValue('site_id', row.siteId) };
+  if (row.id !== undefined) out.id = uuidValue('id', row.id);
+  for (const [column, prop, kind] of COLUMNS[table] as readonly Column<Record<string, unknown>>[]) {
+    out[prop] = cleanValue(column, kind, (row as unknown as Record<string, unknown>)[prop]);
+  }
+  return out as unknown as AnalyticsRows[T];
+}

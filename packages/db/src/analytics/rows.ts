@@ -1,0 +1,89 @@
+/** The raw analytics rows as the write path carries them (see `columns.ts` for how each is stored). */
+
+/** One pageview as stored. `day` is derived from `at` (UTC); `id` is made when absent. */
+export interface PageviewRow {
+  id?: string;
+  siteId: string;
+  at: Date;
+  pageviewId: string;
+  visitor: string;
+  sessionStart: boolean;
+  lane: 'human' | 'bot' | 'internal';
+  path: string;
+  pageType?: string | null;
+  referrerHost?: string | null;
+  utmSource?: string | null;
+  utmMedium?: string | null;
+  utmCampaign?: string | null;
+  country?: string | null;
+  asn?: number | null;
+  asOrg?: string | null;
+  device: string;
+  windowWidth?: number | null;
+  language?: string | null;
+  timezone?: string | null;
+  tls?: string | null;
+  botName?: string | null;
+  botCategory?: string | null;
+}
+
+export interface EventRow {
+  id?: string;
+  siteId: string;
+  at: Date;
+  pageviewId: string;
+  visitor: string;
+  lane: 'human' | 'bot' | 'internal';
+  path: string;
+  name: string;
+  label?: string | null;
+  value?: number | null;
+  kind: 'event' | 'exposure';
+  experiment?: string | null;
+  variant?: string | null;
+  country?: string | null;
+  device: string;
+}
+
+export interface RequestRow {
+  id?: string;
+  siteId: string;
+  at: Date;
+  method: string;
+  path: string;
+  status: number;
+  cache?: string | null;
+  durationMs: number;
+  lane: 'human' | 'bot' | 'internal';
+  kind: 'browser' | 'bot' | 'verified-bot';
+  botName?: string | null;
+  botCategory?: string | null;
+  verified: boolean;
+  country?: string | null;
+  asn?: number | null;
+  asOrg?: string | null;
+  tls?: string | null;
+  decision?: string | null;
+  reason?: string | null;
+}
+
+/** The leave report of a pageview: joined to `pageviews` on (site_id, pageview_id). */
+export interface PageLeaveRow {
+  id?: string;
+  siteId: string;
+  at: Date;
+  pageviewId: string;
+  lane: 'human' | 'bot' | 'internal';
+  /** Deepest scroll position, percent of the page. */
+  scrollDepth: number;
+  /** Visible time on the page, milliseconds. */
+  timeOnPageMs: number;
+  interacted: boolean;
+}
+
+export interface AnalyticsRows {
+  pageviews: PageviewRow;
+  events: EventRow;
+  requests: RequestRow;
+  page_leaves: PageLeaveRow;
+}
