@@ -147,7 +147,7 @@ function mcpResultOk(a: Answer): boolean {
 }
 
 /**
- * The mix, about 150 requests/s in all: roughly a tenth of what the API answers on two cores, so the
+ * The mix, 146 requests/s in all: under a tenth of what the API answers on two cores, so the
  * soak measures how the process holds up over time, not how it queues under saturation.
  */
 export function trafficKinds(t: SoakTarget): TrafficKind[] {
