@@ -1,6 +1,7 @@
 // The real service (embedded PostgreSQL in the bench DATA_DIR, default .data/bench, kept between runs;
 // in-process hot state) plus a signed-up user, an API token and a site for collect reports, announced
-// on stdout for the benchmark driver together with the database URL.
+// on stdout for the benchmark driver together with the database URL. Over the IPC channel the driver
+// opens (child.ts) it answers two bench-only controls, `memory` and `flush`: no route of the product.
 import path from 'node:path';
 import { scopesOfRole } from '@us/shared';
 import { start } from '../src/boot.ts';
@@ -8,6 +9,7 @@ import { parseEnv } from '../src/env.ts';
 import { runRollups } from '../src/jobs/index.ts';
 import { ensureAccount, ensureSite } from '../src/seed/accounts.ts';
 import { issueToken } from '../src/services/tokens.ts';
+import type { ChildReply } from './child.ts';
 
 export interface ApiInfo {
   url: string;
@@ -18,8 +20,19 @@ export interface ApiInfo {
 }
 
 const dataDir = path.resolve(process.env.BENCH_DATA_DIR ?? '.data/bench');
+// Budgets far above any bench rate, so the figures measure the work, not the refusals (the collect
+// budgets are read once the collector has them; until then these two are ignored).
+const unlimited = '100000000';
 const running = await start(
-  parseEnv({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'error', NODE_ENV: 'production', MCP_CALLS_PER_MINUTE: '100000000' }),
+  parseEnv({
+    PORT: '0',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'error',
+    NODE_ENV: 'production',
+    MCP_CALLS_PER_MINUTE: unlimited,
+    COLLECT_PER_ADDRESS_PER_MINUTE: unlimited,
+    COLLECT_PER_SITE_PER_MINUTE: unlimited,
+  }),
 );
 // Let the start-up rollup run (complete days of earlier bench data not rolled up yet) finish before
 // anything is measured, so it does not run beside the benchmarks.
@@ -54,6 +67,29 @@ const info: ApiInfo = {
   collect: { siteId: site.site.id, publicKey: site.publicKey, hostname },
 };
 process.stdout.write(`${JSON.stringify(info)}\n`);
+
+const controls: Record<string, () => Promise<unknown>> = {
+  // After a full GC when the driver started us with --expose-gc, so growth means retained memory.
+  memory: async () => {
+    (globalThis as { gc?: () => void }).gc?.();
+    return process.memoryUsage();
+  },
+  // Everything acknowledged so far committed to PostgreSQL, so the driver can count it.
+  flush: async () => {
+    const r = await running.deps.ingest.flushNow();
+    if (r.error) throw r.error;
+    return { inserted: r.inserted };
+  },
+};
+process.on('message', (m: { id: number; type: string }) => {
+  const reply = (r: Omit<ChildReply, 'id'>) => process.send?.({ id: m.id, ...r });
+  const control = controls[m.type];
+  if (!control) return reply({ error: `unknown control ${m.type}` });
+  control().then(
+    (r) => reply({ reply: r }),
+    (e) => reply({ error: String(e) }),
+  );
+});
 process.on('SIGTERM', async () => {
   await running.close();
   process.exit(0);

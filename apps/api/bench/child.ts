@@ -1,9 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 
-/** Starts a bench server script in its own process and waits for the JSON line it announces itself with. */
-export async function startChild<T>(script: string): Promise<{ info: T; proc: ChildProcess }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+/**
+ * Starts a bench server script in its own process and waits for the JSON line it announces itself with.
+ * The child also gets an IPC channel, over which `askChild` reaches bench-only controls (see api-server.ts).
+ */
+export async function startChild<T>(script: string, nodeArgs: string[] = []): Promise<{ info: T; proc: ChildProcess }> {
+  const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   const lines = createInterface({ input: proc.stdout as NodeJS.ReadableStream });
   for await (const line of lines) {
     if (line.startsWith('{')) return { info: JSON.parse(line) as T, proc };
@@ -14,4 +17,37 @@ export async function startChild<T>(script: string): Promise<{ info: T; proc: Ch
 export async function stopChild(proc: ChildProcess) {
   proc.kill('SIGTERM');
   await new Promise((r) => proc.once('exit', r));
+}
+
+/** What a bench child answers to `{id, type}` on its IPC channel. */
+export interface ChildReply {
+  id: number;
+  reply?: unknown;
+  error?: string;
+}
+
+let lastId = 0;
+
+/** Sends a control message (`type`) to a bench child and resolves with its reply. */
+export function askChild<T>(proc: ChildProcess, type: string): Promise<T> {
+  const id = ++lastId;
+  return new Promise((resolve, reject) => {
+    const onMessage = (m: ChildReply) => {
+      if (m?.id !== id) return;
+      done();
+      if (m.error) reject(new Error(`${type}: ${m.error}`));
+      else resolve(m.reply as T);
+    };
+    const onExit = () => {
+      done();
+      reject(new Error(`the bench child exited before answering ${type}`));
+    };
+    const done = () => {
+      proc.off('message', onMessage);
+      proc.off('exit', onExit);
+    };
+    proc.on('message', onMessage);
+    proc.once('exit', onExit);
+    proc.send({ id, type });
+  });
 }

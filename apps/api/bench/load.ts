@@ -78,3 +78,30 @@ export function formatRow(name: string, r: LoadResult, baseline?: LoadResult) {
   const ratio = baseline ? `  ${((r.rps / baseline.rps) * 100).toFixed(1)}% of bare http` : '';
   return `${name.padEnd(34)} ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   errors ${r.errors}${ratio}`;
 }
+
+/** An MCP `tools/call` of `tool` (no arguments) with a bearer token, as an MCP client sends it. */
+export function mcpToolCall(token: string, tool: string): LoadRequest {
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: {
+      name: tool,
+      arguments: {},
+      _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
+    },
+  });
+  return {
+    method: 'POST',
+    path: '/mcp',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': tool,
+    },
+    body,
+  };
+}

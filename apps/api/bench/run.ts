@@ -1,9 +1,11 @@
 // `npm run bench`: throughput and latency of the API beside a bare Node http server on this machine,
-// the page script's size, sustained ingest into PostgreSQL, and stats queries over a generated site.
+// the page script's size, sustained ingest into PostgreSQL, stats queries over a generated site, and a
+// soak of mixed traffic at a moderate rate (errors, latency drift, memory growth, nothing lost).
 //
 // Environment: BENCH_SECONDS (5), BENCH_CONCURRENCY (32), BENCH_INGEST_ROWS (200000),
-// BENCH_PAGEVIEWS (10000000: the stats site), BENCH_STATS_RUNS (20), BENCH_DATA_DIR (.data/bench),
-// BENCH_ONLY (comma-separated sections: size, http, collect, ingest, stats).
+// BENCH_PAGEVIEWS (10000000: the stats site), BENCH_STATS_RUNS (20), BENCH_SOAK_SECONDS (600),
+// BENCH_DATA_DIR (.data/bench), BENCH_ONLY (comma-separated sections: size, http, collect, ingest,
+// stats, soak).
 import http from 'node:http';
 import path from 'node:path';
 import { createOrm } from '@us/db';
@@ -12,8 +14,9 @@ import { deleteTraffic } from '../src/seed/generate.ts';
 import type { ApiInfo } from './api-server.ts';
 import { startChild, stopChild } from './child.ts';
 import { formatIngest, ingestPath, insertBatches } from './ingest.ts';
-import { formatRow, runLoad } from './load.ts';
+import { formatRow, mcpToolCall, runLoad } from './load.ts';
 import { formatScriptSizes, scriptSizes } from './script-size.ts';
+import { runSoak } from './soak.ts';
 import { ensureStatsSite, formatLatency, getStatus, STATS_DAYS, timeRuns } from './stats.ts';
 
 const here = import.meta.dirname;
@@ -22,7 +25,8 @@ const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const ingestRows = Number(process.env.BENCH_INGEST_ROWS ?? 200_000);
 const statsPageviews = Number(process.env.BENCH_PAGEVIEWS ?? 10_000_000);
 const statsRuns = Number(process.env.BENCH_STATS_RUNS ?? 20);
-const only = new Set((process.env.BENCH_ONLY ?? 'size,http,collect,ingest,stats').split(',').map((s) => s.trim()));
+const soakSeconds = Number(process.env.BENCH_SOAK_SECONDS ?? 600);
+const only = new Set((process.env.BENCH_ONLY ?? 'size,http,collect,ingest,stats,soak').split(',').map((s) => s.trim()));
 const log = (s: string) => process.stderr.write(`${s}\n`);
 
 console.log(`Benchmarks: ${seconds} s each, ${concurrency} keep-alive connections, loopback only.\n`);
@@ -39,7 +43,8 @@ if (only.has('http') || only.has('collect')) {
 }
 
 log(`› starting the API with its database in ${process.env.BENCH_DATA_DIR ?? '.data/bench'}`);
-const api = await startChild<ApiInfo>(path.join(here, 'api-server.ts'));
+// --expose-gc: the soak reads the API's memory after a full GC (see api-server.ts).
+const api = await startChild<ApiInfo>(path.join(here, 'api-server.ts'), ['--expose-gc']);
 try {
   const auth = { authorization: `Bearer ${api.info.token}` };
   if (only.has('http')) {
@@ -47,29 +52,7 @@ try {
     await runLoad(api.info.url, me, { seconds: 1, concurrency });
     console.log(formatRow('GET /v1/me (token)', await runLoad(api.info.url, me, { seconds, concurrency }), baseline));
 
-    const mcpBody = JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: {
-        name: 'get_me',
-        arguments: {},
-        _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
-      },
-    });
-    const mcp = {
-      method: 'POST',
-      path: '/mcp',
-      headers: {
-        ...auth,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': 'tools/call',
-        'mcp-name': 'get_me',
-      },
-      body: mcpBody,
-    };
+    const mcp = mcpToolCall(api.info.token, 'get_me');
     await runLoad(api.info.url, mcp, { seconds: 1, concurrency });
     console.log(formatRow('MCP tools/call get_me (token)', await runLoad(api.info.url, mcp, { seconds, concurrency }), baseline));
   }
@@ -164,6 +147,8 @@ try {
       await orm.close();
     }
   }
+
+  if (only.has('soak')) console.log((await runSoak(api, soakSeconds, log)).join('\n'));
 } finally {
   await stopChild(api.proc);
 }
