@@ -1,5 +1,5 @@
 // `npm start`: builds the dashboard (and page script) when no build exists, then runs the server.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
 if (!existsSync('apps/web/dist/index.html')) {
@@ -7,5 +7,8 @@ if (!existsSync('apps/web/dist/index.html')) {
   const r = spawnSync('turbo', ['run', 'build', '--output-logs=errors-only'], { stdio: 'inherit' });
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
-const r = spawnSync('node', ['--import', 'tsx', 'apps/api/src/main.ts'], { stdio: 'inherit' });
-process.exit(r.status ?? 0);
+// The server stops in order on SIGTERM/SIGINT (last flush, then the database): pass the signal on and
+// leave with its exit status, rather than dying first and leaving it behind.
+const server = spawn(process.execPath, ['--import', 'tsx', 'apps/api/src/main.ts'], { stdio: 'inherit' });
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.kill(signal));
+server.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

