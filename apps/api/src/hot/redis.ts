@@ -6,6 +6,19 @@ const INCR_WITH_TTL = `local n = redis.call('INCR', KEYS[1])
 if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 return n`;
 
+// Subtract, never below 0, only from a counter that exists: its expiry stays as it was.
+const DECR_FLOORED = `local v = redis.call('GET', KEYS[1])
+if not v then return 0 end
+local n = tonumber(v) - tonumber(ARGV[1])
+if n < 0 then n = 0 end
+redis.call('SET', KEYS[1], n, 'KEEPTTL')
+return n`;
+
+// HINCRBY, and set the expiry only when the hash is new: a fixed window, as INCR_WITH_TTL.
+const HINCR_WITH_TTL = `local n = redis.call('HINCRBY', KEYS[1], ARGV[1], ARGV[2])
+if redis.call('TTL', KEYS[1]) == -1 then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
+return n`;
+
 /** Hot state in Redis (or Valkey), shared by every API node. Keys are prefixed `us:`. */
 export class RedisStore implements HotStore {
   readonly kind = 'redis' as const;
@@ -40,5 +53,14 @@ export class RedisStore implements HotStore {
   }
   async close() {
     await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+  async decrBy(key: string, by: number) {
+    return Number(await this.redis.eval(DECR_FLOORED, 1, key, by));
+  }
+  async hincrBy(key: string, field: string, by: number, ttlSeconds: number) {
+    return Number(await this.redis.eval(HINCR_WITH_TTL, 1, key, field, by, Math.max(1, Math.ceil(ttlSeconds))));
+  }
+  async hgetall(key: string) {
+    return this.redis.hgetall(key);
   }
 }
