@@ -41,6 +41,9 @@ describe('dailySalt', () => {
       ttl: (k: string) => shared.ttl(k),
       ping: () => shared.ping(),
       close: () => shared.close(),
+      decrBy: (k: string, by: number) => shared.decrBy(k, by),
+      hincrBy: (k: string, f: string, by: number, t: number) => shared.hincrBy(k, f, by, t),
+      hgetall: (k: string) => shared.hgetall(k),
     });
     expect(await dailySalt(node(), DAY1)).toBe(await dailySalt(node(), DAY1));
   });

@@ -3,11 +3,11 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { LIMITS } from '@us/shared';
 import { Membership, User, Workspace } from '@us/db';
 import type { Deps } from '../../deps.ts';
-import { AppError, badRequest, tooMany } from '../../errors.ts';
+import { AppError, badRequest } from '../../errors.ts';
 import { alreadyRegisteredMail, verificationMail } from '../../mail/templates.ts';
 import { hashPassword, isBreached, verifyPassword } from '../../security/passwords.ts';
 import { consumeEmailToken, emailLink, findLiveEmailToken, issueEmailToken } from './email-tokens.ts';
-import { throttleKeys } from './throttle.ts';
+import { countGuess, throttleKeys } from './throttle.ts';
 
 export const SIGNUP_MESSAGE =
   'Check your inbox: we sent a link to confirm the address. If it already has an account, we sent sign-in help instead.';
@@ -74,15 +74,18 @@ export async function verifyEmail(deps: Deps, em: EntityManager, input: { token:
   }
   const userId = row.user.id;
   const key = throttleKeys.verifyWrong(userId);
-  if (Number((await deps.hot.get(key)) ?? 0) >= LIMITS.verifyWrongPasswordsPerHour) {
-    const wait = await deps.hot.ttl(key);
-    throw tooMany(wait, `Too many wrong passwords: wait ${wait} seconds, or reset your password`);
-  }
+  await countGuess(
+    deps.hot,
+    key,
+    LIMITS.verifyWrongPasswordsPerHour,
+    3600,
+    (wait) => `Too many wrong passwords: wait ${wait} seconds, or reset your password`,
+  );
   const user = await em.findOneOrFail(User, { id: userId });
   if (!(await verifyPassword(user.passwordHash, input.password))) {
-    await deps.hot.incr(key, 3600);
     throw new AppError(401, 'Wrong password: type the password you chose when signing up', { field: 'password' });
   }
+  await deps.hot.del(key);
   if (!(await consumeEmailToken(em, row.id))) {
     throw badRequest('token', 'This confirmation link is invalid, used or expired: ask for a new one');
   }

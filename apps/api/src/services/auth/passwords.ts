@@ -1,15 +1,16 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LIMITS } from '@us/shared';
-import { ApiToken, Session, User } from '@us/db';
+import { ApiToken, User } from '@us/db';
 import type { RequestInfo, ResponseOut } from '../../context.ts';
 import type { Deps } from '../../deps.ts';
-import { AppError, badRequest } from '../../errors.ts';
+import { badRequest } from '../../errors.ts';
 import { resetMail } from '../../mail/templates.ts';
-import { hashPassword, verifyPassword } from '../../security/passwords.ts';
+import { hashPassword } from '../../security/passwords.ts';
 import { normaliseEmail, refuseBreached, sendSafely } from './accounts.ts';
 import { consumeEmailToken, emailLink, findLiveEmailToken, issueEmailToken } from './email-tokens.ts';
-import { clearSessionCookie, endAllSessions, endOtherSessions } from './sessions.ts';
-import { slowdownMs, throttleKeys } from './throttle.ts';
+import { checkSessionPassword, type SessionPerson } from './session-password.ts';
+import { endAllSessions, endOtherSessions } from './sessions.ts';
+import { throttleKeys } from './throttle.ts';
 
 export const RESET_REQUEST_MESSAGE = 'If that address has an account, a link to reset the password is on its way.';
 
@@ -52,35 +53,21 @@ export async function resetPassword(deps: Deps, em: EntityManager, input: { toke
 }
 
 /**
- * Changes the password of a signed-in person: keeps this session, ends the others. After three wrong
- * current passwords the answers slow down; the fifth wrong one signs this session out.
+ * Changes the password of a signed-in person: keeps this session, ends the others. Wrong current
+ * passwords are throttled per session (`checkSessionPassword`).
  */
 export async function changePassword(
   deps: Deps,
   em: EntityManager,
-  who: { userId: string; sessionId: string },
+  who: SessionPerson,
   input: { currentPassword: string; newPassword: string },
   req: RequestInfo,
   out: ResponseOut,
 ) {
-  const session = await em.findOneOrFail(Session, { id: who.sessionId });
-  const delay = slowdownMs(session.wrongPasswordCount);
-  if (delay > 0) await deps.sleep(delay);
-  const user = await em.findOneOrFail(User, { id: who.userId });
-  if (!(await verifyPassword(user.passwordHash, input.currentPassword))) {
-    const wrong = session.wrongPasswordCount + 1;
-    if (wrong >= LIMITS.changeWrongSignsOut) {
-      await em.nativeDelete(Session, { id: session.id });
-      clearSessionCookie(req, out);
-      throw new AppError(401, 'Too many wrong passwords: this session was signed out; sign in again');
-    }
-    await em.nativeUpdate(Session, { id: session.id }, { wrongPasswordCount: wrong });
-    throw badRequest('currentPassword', 'The current password is wrong: type it again');
-  }
+  const user = await checkSessionPassword(deps, em, who, input.currentPassword, 'currentPassword', req, out);
   await refuseBreached(deps, input.newPassword, 'newPassword');
   const passwordHash = await hashPassword(input.newPassword);
   await em.nativeUpdate(User, { id: user.id }, { passwordHash });
-  await em.nativeUpdate(Session, { id: session.id }, { wrongPasswordCount: 0 });
-  await endOtherSessions(em, user.id, session.id);
+  await endOtherSessions(em, user.id, who.sessionId);
   return { changed: true };
 }
