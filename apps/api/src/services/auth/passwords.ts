@@ -4,6 +4,7 @@ import { ApiToken, User } from '@us/db';
 import type { RequestInfo, ResponseOut } from '../../context.ts';
 import type { Deps } from '../../deps.ts';
 import { badRequest } from '../../errors.ts';
+import { mayMail } from '../../mail/budget.ts';
 import { resetMail } from '../../mail/templates.ts';
 import { hashPassword } from '../../security/passwords.ts';
 import { normaliseEmail, refuseBreached, sendSafely } from './accounts.ts';
@@ -17,7 +18,8 @@ export const RESET_REQUEST_MESSAGE = 'If that address has an account, a link to 
 export async function requestReset(deps: Deps, em: EntityManager, input: { email: string }) {
   const email = normaliseEmail(input.email);
   const user = await em.findOne(User, { email });
-  if (user && (await deps.hot.incr(`reset-request:${user.id}`, 3600)) <= 5) {
+  // Within the address's mail budget, silently: the answer is the same for every address.
+  if (user && (await mayMail(deps.hot, email))) {
     const secret = await issueEmailToken(em, user.id, 'reset', LIMITS.resetTokenTtlSeconds);
     await sendSafely(deps, () => deps.mailer.send(resetMail(email, emailLink(deps.urls.app, 'reset-password', secret))));
   }
