@@ -8,7 +8,7 @@ import { mayMail } from '../../mail/budget.ts';
 import { resetMail } from '../../mail/templates.ts';
 import { hashPassword } from '../../security/passwords.ts';
 import { normaliseEmail, refuseBreached, sendSafely } from './accounts.ts';
-import { consumeEmailToken, emailLink, findLiveEmailToken, issueEmailToken } from './email-tokens.ts';
+import { consumeEmailToken, emailLink, endUnusedEmailTokens, findLiveEmailToken, issueEmailToken } from './email-tokens.ts';
 import { checkSessionPassword, type SessionPerson } from './session-password.ts';
 import { endAllSessions, endOtherSessions } from './sessions.ts';
 import { throttleKeys } from './throttle.ts';
@@ -32,8 +32,9 @@ export async function revokeTokensMadeBy(em: EntityManager, userId: string) {
 }
 
 /**
- * Sets a new password from a reset link: signs out every session, revokes every API token the person
- * made, clears sign-in throttling. Following the link also proves the address.
+ * Sets a new password from a reset link: ends the person's other reset links, signs out every session,
+ * revokes every API token the person made, clears sign-in throttling. Following the link also proves
+ * the address.
  */
 export async function resetPassword(deps: Deps, em: EntityManager, input: { token: string; password: string }) {
   const row = await findLiveEmailToken(em, input.token, 'reset');
@@ -45,6 +46,8 @@ export async function resetPassword(deps: Deps, em: EntityManager, input: { toke
     if (!(await consumeEmailToken(tx, row.id))) {
       throw badRequest('token', 'This reset link is invalid, used or expired: ask for a new one');
     }
+    // Any other reset link still in a mailbox would reset the password again: they end with this one.
+    await endUnusedEmailTokens(tx, userId, 'reset');
     const user = await tx.findOneOrFail(User, { id: userId });
     await tx.nativeUpdate(User, { id: userId }, { passwordHash, emailVerifiedAt: user.emailVerifiedAt ?? new Date() });
     await endAllSessions(tx, userId);
