@@ -43,17 +43,20 @@ export function makeHotStore(kind: HotKind): HotStore {
 
 /**
  * A whole server on 127.0.0.1 with the suite's PostgreSQL, the chosen hot state and a real SMTP
- * server capturing mail. `sleeps` records every throttle delay instead of waiting it out.
+ * server capturing mail (unless `mail: 'outbox'`). `sleeps` records every throttle delay instead of waiting it out.
  */
-export async function startTestServer(opts: { hot?: HotKind; env?: Record<string, string> } = {}) {
+export async function startTestServer(opts: { hot?: HotKind; env?: Record<string, string>; mail?: 'smtp' | 'outbox' } = {}) {
   const smtp = await startSmtpCapture();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'us-api-'));
-  const env = parseEnv({ NODE_ENV: 'test', LOG_LEVEL: 'error', DATA_DIR: dataDir, SMTP_URL: smtp.url, ...opts.env });
+  // `mail: 'outbox'` runs as a server without SMTP_URL: mail goes to the log and DATA_DIR/outbox.ndjson.
+  const smtpUrl = opts.mail === 'outbox' ? undefined : smtp.url;
+  const env = parseEnv({ NODE_ENV: 'test', LOG_LEVEL: 'error', DATA_DIR: dataDir, SMTP_URL: smtpUrl, ...opts.env });
   const orm = await createOrm(inject('databaseUrl'), { poolMax: 4 });
   const hotKind = opts.hot ?? defaultHotKind();
   const hot = makeHotStore(hotKind);
-  const logger = createLogger(env.LOG_LEVEL);
-  const mailer = createMailer({ smtpUrl: smtp.url, from: env.MAIL_FROM, dataDir, logger });
+  const production = env.NODE_ENV === 'production';
+  const logger = createLogger(env.LOG_LEVEL, { redact: production });
+  const mailer = createMailer({ smtpUrl, from: env.MAIL_FROM, dataDir, logger, production });
   const ingest = await startIngest({
     orm,
     redisUrl: hotKind === 'redis' ? inject('redisUrl') : null,
