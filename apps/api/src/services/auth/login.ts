@@ -13,6 +13,7 @@ import { addressTag, countGuess, LOGIN_WINDOW_SECONDS, slowdownMs, throttleKeys 
 import { checkTotp } from './two-factor.ts';
 
 const WRONG_SIGN_IN = 'Wrong e-mail or password: try again, or reset your password';
+const CONFIRM_FIRST = 'Confirm your e-mail address first: open the link we sent, or ask for a new one';
 
 async function signedIn(deps: Deps, em: EntityManager, user: User, req: RequestInfo, out: ResponseOut) {
   await startSession(em, user.id, req, out);
@@ -58,16 +59,16 @@ export async function login(
   if (delay > 0) await deps.sleep(delay);
 
   const ok = user ? await verifyPassword(user.passwordHash, input.password) : await dummyVerify(input.password);
-  if (!user || !ok) {
+  // A right password on an unconfirmed address is still a failed sign-in (it counts as one); only its
+  // title differs, and only someone who knows the password sees it.
+  if (!user || !ok || !user.emailVerifiedAt) {
     if (user && address) {
+      // Which addresses failed against this account, so a password reset can take them back off.
       await deps.hot.hincrBy(throttleKeys.loginAddressesOfAccount(user.id), address, 1, LOGIN_WINDOW_SECONDS);
     }
-    throw new AppError(401, WRONG_SIGN_IN);
+    throw new AppError(401, user && ok ? CONFIRM_FIRST : WRONG_SIGN_IN);
   }
   await passwordAccepted(deps, address, user);
-  if (!user.emailVerifiedAt) {
-    throw new AppError(403, 'Confirm your e-mail address first: open the link we sent, or ask for a new one');
-  }
   if (user.twoFactorEnabledAt) {
     const challenge = randomToken(32);
     await deps.hot.set(throttleKeys.twoFactorChallenge(sha256(challenge)), user.id, LIMITS.twoFactorWindowSeconds);

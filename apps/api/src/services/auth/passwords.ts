@@ -11,7 +11,7 @@ import { normaliseEmail, refuseBreached, sendSafely } from './accounts.ts';
 import { consumeEmailToken, emailLink, endUnusedEmailTokens, findLiveEmailToken, issueEmailToken } from './email-tokens.ts';
 import { checkSessionPassword, type SessionPerson } from './session-password.ts';
 import { endAllSessions, endOtherSessions } from './sessions.ts';
-import { throttleKeys } from './throttle.ts';
+import { clearAccountThrottles } from './throttle.ts';
 
 export const RESET_REQUEST_MESSAGE = 'If that address has an account, a link to reset the password is on its way.';
 
@@ -53,7 +53,7 @@ export async function resetPassword(deps: Deps, em: EntityManager, input: { toke
     await endAllSessions(tx, userId);
     await revokeTokensMadeBy(tx, userId);
   });
-  await deps.hot.del(throttleKeys.loginByAccount(userId), throttleKeys.verifyWrong(userId), throttleKeys.twoFactorWrong(userId));
+  await clearAccountThrottles(deps.hot, userId);
   return { reset: true };
 }
 

@@ -48,3 +48,19 @@ export async function countGuess(
   const wait = Math.max(1, await hot.ttl(key));
   throw tooMany(wait, title(wait));
 }
+
+/**
+ * A password reset clears the account's sign-in throttling entirely: its own counters, and the failures
+ * against it at the addresses they came from (other failures from those addresses keep counting).
+ */
+export async function clearAccountThrottles(hot: HotStore, userId: string): Promise<void> {
+  const tally = throttleKeys.loginAddressesOfAccount(userId);
+  const byAddress = await hot.hgetall(tally);
+  await Promise.all(Object.entries(byAddress).map(([tag, n]) => hot.decrBy(throttleKeys.loginByAddress(tag), Number(n))));
+  await hot.del(
+    tally,
+    throttleKeys.loginByAccount(userId),
+    throttleKeys.verifyWrong(userId),
+    throttleKeys.twoFactorWrong(userId),
+  );
+}
