@@ -20,6 +20,8 @@ export const WEB_DIST = path.resolve(import.meta.dirname, '../../web/dist');
 export function createApp(deps: Deps, opts: { webDist?: string; scriptDist?: string } = {}) {
   const app = new Koa();
   app.proxy = deps.env.TRUST_PROXY;
+  // Only the entries our own proxies appended: the left of X-Forwarded-For is whatever the client sent.
+  app.maxIpsCount = deps.env.TRUST_PROXY_HOPS;
   const ops = listOperations(appRouter);
   const openapi = buildOpenApi(ops, `${deps.urls.base}`);
   const rest = restHandler(deps, ops);

@@ -39,7 +39,8 @@ async function closeServer(server: Server, ms: number): Promise<void> {
 
 /** Starts everything the configuration asks for: database (embedded when no DATABASE_URL), hot state, HTTP. */
 export async function start(env: Env = parseEnv()): Promise<Running> {
-  const logger = createLogger(env.LOG_LEVEL);
+  const production = env.NODE_ENV === 'production';
+  const logger = createLogger(env.LOG_LEVEL, { redact: production });
   mkdirSync(env.DATA_DIR, { recursive: true });
   let embedded: EmbeddedDatabase | undefined;
   let databaseUrl = env.DATABASE_URL;
@@ -56,7 +57,7 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
     waitForConnectionMs: env.STATS_TIMEOUT_MS,
   });
   const hot = createHotStore(env.REDIS_URL);
-  const mailer = createMailer({ smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, dataDir: env.DATA_DIR, logger });
+  const mailer = createMailer({ smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, dataDir: env.DATA_DIR, logger, production });
   let urls = deriveUrls(env, { host: env.HOST, port: env.PORT });
   const ingest = await startIngest({
     orm,

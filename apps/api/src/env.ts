@@ -29,6 +29,12 @@ const EnvSchema = z.object({
   APP_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   PWNED_PASSWORDS_URL: z.url().optional(),
   TRUST_PROXY: z.stringbool().default(false),
+  /**
+   * Proxies in front of the server that append to X-Forwarded-For. The client address is the entry that
+   * many places from the right: what the outermost trusted proxy saw. Entries further left are the
+   * client's own claims.
+   */
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(1).max(10).default(1),
   /** Resolvers for hostname verification, `ip` or `ip:port`, comma-separated; unset → the system's. */
   DNS_SERVERS: z
     .string()

@@ -71,11 +71,19 @@ describe('Auth: sign-in, two-factor sign-in, sign-out', () => {
       await login({ email: email.toUpperCase(), password: GOOD_PASSWORD }).expect(200);
     });
 
-    it('refuses an unconfirmed address with 403 and no cookie', async () => {
+    it('refuses an unconfirmed address with 401 saying to confirm it first, and no cookie', async () => {
       const { email } = await createUser(t.deps, { verified: false });
       const res = await login({ email, password: GOOD_PASSWORD });
-      expectProblem(res, 403);
+      const body = expectProblem(res, 401);
+      expect(body.title).toMatch(/^Confirm your e-mail address first/);
       expect(sessionSetCookie(res)).toBeUndefined();
+    });
+
+    it('counts a right password on an unconfirmed address as a failed sign-in', async () => {
+      const { email } = await createUser(t.deps, { verified: false });
+      const delays: number[][] = [];
+      for (let i = 0; i < 5; i++) delays.push(await sleepsDuring(t, () => login({ email, password: GOOD_PASSWORD }).expect(401)));
+      expect(delays).toEqual([[], [], [], [500], [1000]]);
     });
 
     it('answers a wrong password and an unknown address with the same 401', async () => {
@@ -89,9 +97,11 @@ describe('Auth: sign-in, two-factor sign-in, sign-out', () => {
       expect(setCookies(unknown)).toEqual([]);
     });
 
-    it('does not reveal an unconfirmed account to a wrong password (401, not 403)', async () => {
+    it('does not reveal an unconfirmed account to a wrong password (the usual 401)', async () => {
       const { email } = await createUser(t.deps, { verified: false });
-      expectProblem(await login({ email, password: WRONG }), 401);
+      const unconfirmed = expectProblem(await login({ email, password: WRONG }), 401);
+      const unknown = expectProblem(await login({ email: uniqueEmail('nobody'), password: WRONG }), 401);
+      expect(unconfirmed.title).toBe(unknown.title);
     });
 
     it('validates its body', async () => {

@@ -135,6 +135,35 @@ describe('Auth: password reset and change', () => {
       expect(await sleepsDuring(t, () => login(email, NEW_PASSWORD).expect(200))).toEqual([]);
     });
 
+    it('clears the slowdown its failures caused at the addresses they came from, and no other', async () => {
+      const { email } = await createUser(t.deps);
+      const ip = uniqueIp();
+      // Two failures from this address against other accounts, three against this one.
+      for (let i = 0; i < 2; i++) await login(uniqueEmail('elsewhere'), WRONG, ip).expect(401);
+      for (let i = 0; i < 3; i++) await login(email, WRONG, ip).expect(401);
+      expect(await sleepsDuring(t, () => login(uniqueEmail('elsewhere'), WRONG, ip).expect(401))).toEqual([2000]);
+
+      await t.request
+        .post('/v1/auth/password/reset')
+        .send({ token: await resetToken(email), password: NEW_PASSWORD })
+        .expect(200);
+
+      // The address keeps its three failures against other accounts: the next one is its fourth.
+      expect(await sleepsDuring(t, () => login(uniqueEmail('elsewhere'), WRONG, ip).expect(401))).toEqual([500]);
+      expect(await sleepsDuring(t, () => login(email, NEW_PASSWORD, ip).expect(200))).toEqual([1000]);
+    });
+
+    it('clears the slowdown of an address whose failures were all against this account', async () => {
+      const { email } = await createUser(t.deps);
+      const ip = uniqueIp();
+      for (let i = 0; i < 6; i++) await login(email, WRONG, ip).expect(401);
+      await t.request
+        .post('/v1/auth/password/reset')
+        .send({ token: await resetToken(email), password: NEW_PASSWORD })
+        .expect(200);
+      expect(await sleepsDuring(t, () => login(email, NEW_PASSWORD, ip).expect(200))).toEqual([]);
+    });
+
     it('is single use (400, field token)', async () => {
       const { email } = await createUser(t.deps);
       const token = await resetToken(email);

@@ -127,7 +127,7 @@ describe('Auth: sign-up, confirmation and resend', () => {
     it('confirms the address with the link token and the password, and starts no session', async () => {
       const email = uniqueEmail('verify');
       const token = await signUp(email);
-      expectProblem(await t.request.post('/v1/auth/login').send({ email, password: GOOD_PASSWORD }), 403);
+      expectProblem(await t.request.post('/v1/auth/login').send({ email, password: GOOD_PASSWORD }), 401);
 
       const res = await t.request.post('/v1/auth/verify').send({ token, password: GOOD_PASSWORD }).expect(200);
       expect(res.body).toEqual({ verified: true });
@@ -149,7 +149,7 @@ describe('Auth: sign-up, confirmation and resend', () => {
       const token = await signUp(email);
       await expireEmailTokens(t, (await userByEmail(t, email)).id, 'verify');
       expectProblem(await t.request.post('/v1/auth/verify').send({ token, password: GOOD_PASSWORD }), 400, 'token');
-      expectProblem(await t.request.post('/v1/auth/login').send({ email, password: GOOD_PASSWORD }), 403);
+      expectProblem(await t.request.post('/v1/auth/login').send({ email, password: GOOD_PASSWORD }), 401);
     });
 
     it('refuses an unknown token (400, field token) and a reset token used as a confirmation token', async () => {

@@ -15,7 +15,7 @@ describe('internal link and the first-party /_us/internal path', () => {
   });
   afterAll(() => t.close());
 
-  /** A workspace with one site whose hostnames are `verified` (verifiedAt set), `unverified` and `proxy` (unverified). */
+  /** A workspace with one site whose hostnames are `verified` (verifiedAt set), `unverified` and `proxy` (validated at the edge). */
   async function owner(siteName = 'Acme shop') {
     const { user, workspace } = await createUser(t.deps);
     const em = t.deps.orm.em.fork();
@@ -37,6 +37,9 @@ describe('internal link and the first-party /_us/internal path', () => {
       verifyToken: 'c'.repeat(32),
       proxy: true,
       origin: 'https://o.example.test',
+      edgeId: 'edge-internal-link-test',
+      edgeStatus: 'active',
+      verifiedAt: new Date(),
     });
     await em.flush();
     const { token } = await createToken(t.deps, {
@@ -118,7 +121,7 @@ describe('internal link and the first-party /_us/internal path', () => {
     );
   });
 
-  it('a proxy-mode hostname may carry the link, and any hostname of the site may be the Host', async () => {
+  it('a validated proxy-mode hostname may carry the link, and any hostname of the site may be the Host', async () => {
     const o = await owner();
     const res = await issue(o.auth, o.site.id, o.proxy).expect(201);
     expect(res.body.url).toMatch(new RegExp(`^https://${o.proxy.replace(/\./g, '\\.')}/`));

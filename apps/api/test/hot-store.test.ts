@@ -144,4 +144,50 @@ describe.each(hotKinds())('hot-state store contract (%s)', (kind) => {
     await pause(1100);
     expect(await hot.acquireSlot(key('lease'), 'b', 1, 1)).toBe(true);
   });
+
+  it('decrBy takes off a counter, never below 0, keeps its expiry, and leaves an absent counter absent', async () => {
+    await hot.incr(key('down'), 30);
+    await hot.incr(key('down'), 30);
+    await hot.incr(key('down'), 30);
+    expect(await hot.decrBy(key('down'), 1)).toBe(2);
+    expect(await hot.get(key('down'))).toBe('2');
+    expect(await hot.decrBy(key('down'), 5)).toBe(0);
+    expect(await hot.get(key('down'))).toBe('0');
+    const left = await hot.ttl(key('down'));
+    expect(left).toBeGreaterThan(0);
+    expect(left).toBeLessThanOrEqual(30);
+    expect(await hot.incr(key('down'), 3600)).toBe(1);
+
+    expect(await hot.decrBy(key('never-counted'), 1)).toBe(0);
+    expect(await hot.get(key('never-counted'))).toBeNull();
+  });
+
+  it('decrBy is atomic under concurrency with incr', async () => {
+    await Promise.all(Array.from({ length: 30 }, () => hot.incr(key('mixed'), 60)));
+    await Promise.all([
+      ...Array.from({ length: 10 }, () => hot.decrBy(key('mixed'), 1)),
+      ...Array.from({ length: 10 }, () => hot.incr(key('mixed'), 60)),
+    ]);
+    expect(await hot.get(key('mixed'))).toBe('30');
+  });
+
+  it('hincrBy counts per field atomically, hgetall reads every field, the hash keeps its first expiry', async () => {
+    expect(await hot.hgetall(key('h-absent'))).toEqual({});
+    expect(await hot.hincrBy(key('h'), 'a', 1, 20)).toBe(1);
+    await Promise.all(Array.from({ length: 25 }, () => hot.hincrBy(key('h'), 'b', 1, 3600)));
+    expect(await hot.hincrBy(key('h'), 'a', 2, 3600)).toBe(3);
+    expect(await hot.hgetall(key('h'))).toEqual({ a: '3', b: '25' });
+    const left = await hot.ttl(key('h'));
+    expect(left).toBeGreaterThan(0);
+    expect(left).toBeLessThanOrEqual(20);
+    await hot.del(key('h'));
+    expect(await hot.hgetall(key('h'))).toEqual({});
+  });
+
+  it('a hash runs out with its window', async () => {
+    await hot.hincrBy(key('h-short'), 'x', 1, 1);
+    await pause(1150);
+    expect(await hot.hgetall(key('h-short'))).toEqual({});
+    expect(await hot.hincrBy(key('h-short'), 'x', 1, 60)).toBe(1);
+  });
 });

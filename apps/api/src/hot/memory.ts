@@ -3,6 +3,8 @@ import type { HotStore } from './store.ts';
 interface Entry {
   value: string;
   expiresAt: number;
+  /** Fields of a hash entry (`hincrBy`); `value` is unused then. */
+  fields?: Map<string, number>;
 }
 
 /** In-process hot state: the default without REDIS_URL. Correct for a single node only. */
@@ -79,5 +81,26 @@ export class MemoryStore implements HotStore {
     const held = this.slots.get(key);
     held?.delete(holder);
     if (held && !held.size) this.slots.delete(key);
+  }
+  async decrBy(key: string, by: number) {
+    const e = this.live(key);
+    if (!e) return 0;
+    const n = Math.max(0, Number(e.value) - by);
+    e.value = String(n);
+    return n;
+  }
+  async hincrBy(key: string, field: string, by: number, ttlSeconds: number) {
+    let e = this.live(key);
+    if (!e?.fields) {
+      e = { value: '', expiresAt: this.now() + ttlSeconds * 1000, fields: new Map() };
+      this.map.set(key, e);
+    }
+    const n = (e.fields?.get(field) ?? 0) + by;
+    e.fields?.set(field, n);
+    return n;
+  }
+  async hgetall(key: string) {
+    const fields = this.live(key)?.fields;
+    return fields ? Object.fromEntries([...fields].map(([f, n]) => [f, String(n)])) : {};
   }
 }

@@ -12,6 +12,18 @@ if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 return 1`;
+// Subtract, never below 0, only from a counter that exists: its expiry stays as it was.
+const DECR_FLOORED = `local v = redis.call('GET', KEYS[1])
+if not v then return 0 end
+local n = tonumber(v) - tonumber(ARGV[1])
+if n < 0 then n = 0 end
+redis.call('SET', KEYS[1], n, 'KEEPTTL')
+return n`;
+
+// HINCRBY, and set the expiry only when the hash is new: a fixed window, as INCR_WITH_TTL.
+const HINCR_WITH_TTL = `local n = redis.call('HINCRBY', KEYS[1], ARGV[1], ARGV[2])
+if redis.call('TTL', KEYS[1]) == -1 then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
+return n`;
 
 /** Hot state in Redis (or Valkey), shared by every API node. Keys are prefixed `us:`. */
 export class RedisStore implements HotStore {
@@ -55,5 +67,14 @@ export class RedisStore implements HotStore {
   }
   async releaseSlot(key: string, holder: string) {
     await this.redis.zrem(key, holder);
+  }
+  async decrBy(key: string, by: number) {
+    return Number(await this.redis.eval(DECR_FLOORED, 1, key, by));
+  }
+  async hincrBy(key: string, field: string, by: number, ttlSeconds: number) {
+    return Number(await this.redis.eval(HINCR_WITH_TTL, 1, key, field, by, Math.max(1, Math.ceil(ttlSeconds))));
+  }
+  async hgetall(key: string) {
+    return this.redis.hgetall(key);
   }
 }

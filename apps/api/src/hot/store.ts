@@ -23,4 +23,13 @@ export interface HotStore {
   acquireSlot(key: string, holder: string, limit: number, ttlSeconds: number): Promise<boolean>;
   /** Gives a slot back. */
   releaseSlot(key: string, holder: string): Promise<void>;
+  /**
+   * Atomically takes `by` off a counter, never below 0, keeping its expiry; an absent counter stays
+   * absent. Returns the new value (0 when absent). Undoes a count that turned out not to be a failure.
+   */
+  decrBy(key: string, by: number): Promise<number>;
+  /** Atomically adds `by` to one field of a hash; a new hash lives `ttlSeconds` (fixed window). */
+  hincrBy(key: string, field: string, by: number, ttlSeconds: number): Promise<number>;
+  /** Every field of a hash with its value, or an empty object when absent. */
+  hgetall(key: string): Promise<Record<string, string>>;
 }

@@ -16,10 +16,18 @@ export interface Mailer {
 }
 
 /**
- * SMTP when SMTP_URL is set. Otherwise every e-mail is written to the log and appended to
- * `<DATA_DIR>/outbox.ndjson`, so nothing is dropped on a machine without a mail server.
+ * SMTP when SMTP_URL is set. Otherwise every e-mail is appended to `<DATA_DIR>/outbox.ndjson`, so
+ * nothing is dropped on a machine without a mail server, and noted in the log: whole outside
+ * production (a developer follows the link from there), recipient and subject only in production,
+ * where the links in a mail must not reach the log.
  */
-export function createMailer(opts: { smtpUrl?: string; from: string; dataDir: string; logger: Logger }): Mailer {
+export function createMailer(opts: {
+  smtpUrl?: string | undefined;
+  from: string;
+  dataDir: string;
+  logger: Logger;
+  production: boolean;
+}): Mailer {
   if (opts.smtpUrl) {
     const transport: Transporter = nodemailer.createTransport(opts.smtpUrl);
     return {
@@ -34,7 +42,8 @@ export function createMailer(opts: { smtpUrl?: string; from: string; dataDir: st
   return {
     async send(mail) {
       appendFileSync(outbox, `${JSON.stringify({ at: new Date().toISOString(), from: opts.from, ...mail })}\n`);
-      opts.logger.info(`e-mail (no SMTP_URL; kept in ${outbox}) to ${mail.to}: ${mail.subject}\n${mail.text}`);
+      const note = `e-mail (no SMTP_URL; kept in ${outbox}) to ${mail.to}: ${mail.subject}`;
+      opts.logger.info(opts.production ? note : `${note}\n${mail.text}`);
     },
     close() {},
   };

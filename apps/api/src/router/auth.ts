@@ -27,10 +27,17 @@ import * as loginService from '../services/auth/login.ts';
 import * as passwords from '../services/auth/passwords.ts';
 import * as sessions from '../services/auth/sessions.ts';
 import * as twoFactor from '../services/auth/two-factor.ts';
+import type { Actor } from '../services/credentials.ts';
 import { personOf } from '../services/person.ts';
 import { procedure, router } from '../trpc/init.ts';
 
 const tags = ['Auth'];
+
+/** The signed-in person and the session they typed into (password checks count per session). */
+function sessionPerson(auth: Actor | null) {
+  const p = personOf(auth);
+  return { userId: p.user.id, sessionId: p.session.id };
+}
 const post = (path: `/${string}`, summary: string) => ({ method: 'POST' as const, path, summary, tags, protect: false });
 
 export const authRouter = router({
@@ -93,10 +100,7 @@ export const authRouter = router({
     })
     .input(ChangePasswordInput)
     .output(ChangePasswordOutput)
-    .mutation(({ ctx, input }) => {
-      const p = personOf(ctx.auth);
-      return passwords.changePassword(ctx.deps, ctx.em, { userId: p.user.id, sessionId: p.session.id }, input, ctx.req, ctx.out);
-    }),
+    .mutation(({ ctx, input }) => passwords.changePassword(ctx.deps, ctx.em, sessionPerson(ctx.auth), input, ctx.req, ctx.out)),
 
   sessions: procedure
     .meta({ auth: 'person', openapi: { method: 'GET', path: '/v1/auth/sessions', summary: 'Your signed-in sessions', tags } })
@@ -130,7 +134,7 @@ export const authRouter = router({
     })
     .input(PasswordOnlyInput)
     .output(TwoFactorEnrollOutput)
-    .mutation(({ ctx, input }) => twoFactor.enroll(ctx.deps, ctx.em, personOf(ctx.auth).user.id, input.password)),
+    .mutation(({ ctx, input }) => twoFactor.enroll(ctx.deps, ctx.em, sessionPerson(ctx.auth), input.password, ctx.req, ctx.out)),
 
   twoFactorConfirm: procedure
     .meta({
@@ -150,5 +154,5 @@ export const authRouter = router({
     })
     .input(TwoFactorDisableInput)
     .output(TwoFactorStateOutput)
-    .mutation(({ ctx, input }) => twoFactor.disable(ctx.deps, ctx.em, personOf(ctx.auth).user.id, input.password, input.code)),
+    .mutation(({ ctx, input }) => twoFactor.disable(ctx.deps, ctx.em, sessionPerson(ctx.auth), input, ctx.req, ctx.out)),
 });

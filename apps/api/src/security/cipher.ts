@@ -1,11 +1,24 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 
-/** AES-256-GCM with a key derived from the app secret per purpose. Output: base64url(iv|tag|data). */
+/**
+ * AES-256-GCM with a key derived from the app secret per purpose. Output: base64url(iv|tag|data).
+ * `mac` fingerprints with a second key of the same purpose.
+ */
 export class Cipher {
   private readonly key: Buffer;
+  private readonly macKey: Buffer;
 
   constructor(appSecret: string, purpose: string) {
     this.key = Buffer.from(hkdfSync('sha256', appSecret, 'unseen-stats', purpose, 32));
+    this.macKey = Buffer.from(hkdfSync('sha256', appSecret, 'unseen-stats', `${purpose}:mac`, 32));
+  }
+
+  /**
+   * HMAC-SHA256 (hex): a fingerprint of `value` that only holders of the app secret can compute, so a
+   * reader of the store cannot test guesses of what was fingerprinted (a plain hash would let them).
+   */
+  mac(value: string): string {
+    return createHmac('sha256', this.macKey).update(value).digest('hex');
   }
 
   encrypt(plain: string): string {

@@ -31,7 +31,11 @@ const t = initTRPC
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-/** Refuses cookie-authenticated state changes that come from another site. */
+/**
+ * Refuses state changes a browser sends from another site: cookie-authenticated ones, and the sign-in
+ * routes that need no credentials (a foreign page must not sign a visitor into its own account, or start
+ * sign-ups and resets in their name). Requests without an Origin (curl, SDKs) pass.
+ */
 function checkSameSite(ctx: Ctx) {
   const { req } = ctx;
   if (req.method === 'GET' || req.method === 'HEAD') return;
@@ -50,7 +54,10 @@ function checkSameSite(ctx: Ctx) {
  * handed to a caller who may make the request now.
  */
 export async function authorize(ctx: Ctx, meta: Meta): Promise<Actor | null> {
-  if (meta.auth === 'none') return null;
+  if (meta.auth === 'none') {
+    checkSameSite(ctx);
+    return null;
+  }
   if (meta.auth === 'optional') {
     // A dead credential is no credential here (logout must still answer and clear the cookie).
     const actor = await ctx.actor().catch(() => null);

@@ -1,7 +1,6 @@
 import type { Ctx } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { LIMITS } from '@us/shared';
-import { sha256 } from '../security/tokens.ts';
 import { appRouter } from '../router/index.ts';
 import { authorize, createCallerFactory } from './init.ts';
 import type { Operation } from './registry.ts';
@@ -62,10 +61,13 @@ export async function invoke(
   // The same checks as the procedure itself: a replay must not skip them (cross-site, scope, ...).
   const actor = await authorize(ctx, op.meta);
   if (!actor) return { data: await call(op, ctx, input), replayed: false };
-  const owner = actor.type === 'user' ? `u:${actor.user.id}` : `t:${actor.token.id}`;
-  const key = `idem:${owner}:${sha256(idempotencyKey)}`;
-  const fp = sha256(`${op.path}\n${canonicalJson(input ?? null)}`);
   const { hot, ciphers } = ctx.deps;
+  // One record per caller and workspace: a person in several workspaces never gets one's answer in another.
+  const owner = actor.type === 'user' ? `u:${actor.user.id}` : `t:${actor.token.id}`;
+  const scope = `${owner}:w:${actor.workspaceId ?? '-'}`;
+  // Keyed fingerprints: the input may hold passwords, and a plain hash of it could be tested against guesses.
+  const key = `idem:${scope}:${ciphers.idempotency.mac(idempotencyKey)}`;
+  const fp = ciphers.idempotency.mac(`${scope}\n${op.path}\n${canonicalJson(input ?? null)}`);
 
   const claimed = await hot.setIfAbsent(key, JSON.stringify({ fp, state: 'pending' } satisfies IdempotencyRecord), 60);
   if (!claimed) {

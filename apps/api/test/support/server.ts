@@ -44,14 +44,16 @@ export function makeHotStore(kind: HotKind): HotStore {
 
 /**
  * A whole server on 127.0.0.1 with the suite's PostgreSQL, the chosen hot state and a real SMTP
- * server capturing mail. `sleeps` records every throttle delay instead of waiting it out.
+ * server capturing mail (unless `mail: 'outbox'`). `sleeps` records every throttle delay instead of waiting it out.
  */
 export async function startTestServer(
-  opts: { hot?: HotKind; env?: Record<string, string>; ingest?: Partial<StartIngestArgs> } = {},
+  opts: { hot?: HotKind; env?: Record<string, string>; mail?: 'smtp' | 'outbox'; ingest?: Partial<StartIngestArgs> } = {},
 ) {
   const smtp = await startSmtpCapture();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'us-api-'));
-  const env = parseEnv({ NODE_ENV: 'test', LOG_LEVEL: 'error', DATA_DIR: dataDir, SMTP_URL: smtp.url, ...opts.env });
+  // `mail: 'outbox'` runs as a server without SMTP_URL: mail goes to the log and DATA_DIR/outbox.ndjson.
+  const smtpUrl = opts.mail === 'outbox' ? undefined : smtp.url;
+  const env = parseEnv({ NODE_ENV: 'test', LOG_LEVEL: 'error', DATA_DIR: dataDir, SMTP_URL: smtpUrl, ...opts.env });
   const orm = await createOrm(inject('databaseUrl'), { poolMax: 4 });
   const statsOrm = await createOrm(inject('databaseUrl'), {
     poolMax: env.STATS_POOL_SIZE,
@@ -60,8 +62,9 @@ export async function startTestServer(
   });
   const hotKind = opts.hot ?? defaultHotKind();
   const hot = makeHotStore(hotKind);
-  const logger = createLogger(env.LOG_LEVEL);
-  const mailer = createMailer({ smtpUrl: smtp.url, from: env.MAIL_FROM, dataDir, logger });
+  const production = env.NODE_ENV === 'production';
+  const logger = createLogger(env.LOG_LEVEL, { redact: production });
+  const mailer = createMailer({ smtpUrl, from: env.MAIL_FROM, dataDir, logger, production });
   // Each server queues under its own Redis keys: servers of other suites share the redis-server, and a
   // flusher taking another suite's rows would make that suite's "flush, then read" racy.
   const maxRows = opts.ingest?.maxBufferRows ?? env.INGEST_BUFFER_MAX_ROWS;

@@ -3,17 +3,19 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { LIMITS } from '@us/shared';
 import { Membership, User, Workspace } from '@us/db';
 import type { Deps } from '../../deps.ts';
-import { AppError, badRequest, tooMany } from '../../errors.ts';
+import { AppError, badRequest } from '../../errors.ts';
+import { normaliseEmail } from '../../mail/address.ts';
+import { mayMail } from '../../mail/budget.ts';
 import { alreadyRegisteredMail, verificationMail } from '../../mail/templates.ts';
 import { hashPassword, isBreached, verifyPassword } from '../../security/passwords.ts';
 import { consumeEmailToken, emailLink, findLiveEmailToken, issueEmailToken } from './email-tokens.ts';
-import { throttleKeys } from './throttle.ts';
+import { countGuess, throttleKeys } from './throttle.ts';
 
 export const SIGNUP_MESSAGE =
   'Check your inbox: we sent a link to confirm the address. If it already has an account, we sent sign-in help instead.';
 export const RESEND_MESSAGE = 'If that address has an account waiting for confirmation, a new link is on its way.';
 
-export const normaliseEmail = (email: string) => email.trim().toLowerCase();
+export { normaliseEmail };
 
 export async function refuseBreached(deps: Deps, password: string, field: string) {
   if (await isBreached(password, deps.env.PWNED_PASSWORDS_URL)) {
@@ -46,7 +48,9 @@ export async function signup(
   const passwordHash = await hashPassword(input.password);
   const existing = await em.findOne(User, { email });
   if (existing) {
-    await sendSafely(deps, () => deps.mailer.send(alreadyRegisteredMail(email, `${deps.urls.app}/forgot-password`)));
+    if (await mayMail(deps.hot, email)) {
+      await sendSafely(deps, () => deps.mailer.send(alreadyRegisteredMail(email, `${deps.urls.app}/forgot-password`)));
+    }
     return { message: SIGNUP_MESSAGE };
   }
   let secret: string;
@@ -62,7 +66,9 @@ export async function signup(
     if (err instanceof UniqueConstraintViolationException) return { message: SIGNUP_MESSAGE };
     throw err;
   }
-  await sendSafely(deps, () => deps.mailer.send(verificationMail(email, emailLink(deps.urls.app, 'verify', secret))));
+  if (await mayMail(deps.hot, email)) {
+    await sendSafely(deps, () => deps.mailer.send(verificationMail(email, emailLink(deps.urls.app, 'verify', secret))));
+  }
   return { message: SIGNUP_MESSAGE };
 }
 
@@ -74,15 +80,18 @@ export async function verifyEmail(deps: Deps, em: EntityManager, input: { token:
   }
   const userId = row.user.id;
   const key = throttleKeys.verifyWrong(userId);
-  if (Number((await deps.hot.get(key)) ?? 0) >= LIMITS.verifyWrongPasswordsPerHour) {
-    const wait = await deps.hot.ttl(key);
-    throw tooMany(wait, `Too many wrong passwords: wait ${wait} seconds, or reset your password`);
-  }
+  await countGuess(
+    deps.hot,
+    key,
+    LIMITS.verifyWrongPasswordsPerHour,
+    3600,
+    (wait) => `Too many wrong passwords: wait ${wait} seconds, or reset your password`,
+  );
   const user = await em.findOneOrFail(User, { id: userId });
   if (!(await verifyPassword(user.passwordHash, input.password))) {
-    await deps.hot.incr(key, 3600);
     throw new AppError(401, 'Wrong password: type the password you chose when signing up', { field: 'password' });
   }
+  await deps.hot.del(key);
   if (!(await consumeEmailToken(em, row.id))) {
     throw badRequest('token', 'This confirmation link is invalid, used or expired: ask for a new one');
   }
@@ -94,8 +103,8 @@ export async function verifyEmail(deps: Deps, em: EntityManager, input: { token:
 export async function resendVerification(deps: Deps, em: EntityManager, input: { email: string }) {
   const email = normaliseEmail(input.email);
   const user = await em.findOne(User, { email });
-  // At most 5 a an hour per address, silently: the answer must not reveal anything.
-  if (user && !user.emailVerifiedAt && (await deps.hot.incr(`resend:${user.id}`, 3600)) <= 5) {
+  // Within the address's mail budget, silently: the answer must not reveal anything.
+  if (user && !user.emailVerifiedAt && (await mayMail(deps.hot, email))) {
     const secret = await issueEmailToken(em, user.id, 'verify', LIMITS.verifyTokenTtlSeconds);
     await sendSafely(deps, () => deps.mailer.send(verificationMail(email, emailLink(deps.urls.app, 'verify', secret))));
   }

@@ -30,6 +30,11 @@ export async function consumeEmailToken(em: EntityManager, id: string): Promise<
   return n === 1;
 }
 
+/** Ends every unused link of `purpose` the person still has (after one of them did its job). */
+export async function endUnusedEmailTokens(em: EntityManager, userId: string, purpose: EmailPurpose) {
+  await em.nativeUpdate(EmailToken, { user: userId, purpose, usedAt: null }, { usedAt: new Date() });
+}
+
 export function emailLink(appUrl: string, page: string, secret: string) {
   return `${appUrl}/${page}?token=${encodeURIComponent(secret)}`;
 }

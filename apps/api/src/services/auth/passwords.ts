@@ -1,22 +1,25 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LIMITS } from '@us/shared';
-import { ApiToken, Session, User } from '@us/db';
+import { ApiToken, User } from '@us/db';
 import type { RequestInfo, ResponseOut } from '../../context.ts';
 import type { Deps } from '../../deps.ts';
-import { AppError, badRequest } from '../../errors.ts';
+import { badRequest } from '../../errors.ts';
+import { mayMail } from '../../mail/budget.ts';
 import { resetMail } from '../../mail/templates.ts';
-import { hashPassword, verifyPassword } from '../../security/passwords.ts';
+import { hashPassword } from '../../security/passwords.ts';
 import { normaliseEmail, refuseBreached, sendSafely } from './accounts.ts';
-import { consumeEmailToken, emailLink, findLiveEmailToken, issueEmailToken } from './email-tokens.ts';
-import { clearSessionCookie, endAllSessions, endOtherSessions } from './sessions.ts';
-import { slowdownMs, throttleKeys } from './throttle.ts';
+import { consumeEmailToken, emailLink, endUnusedEmailTokens, findLiveEmailToken, issueEmailToken } from './email-tokens.ts';
+import { checkSessionPassword, type SessionPerson } from './session-password.ts';
+import { endAllSessions, endOtherSessions } from './sessions.ts';
+import { clearAccountThrottles } from './throttle.ts';
 
 export const RESET_REQUEST_MESSAGE = 'If that address has an account, a link to reset the password is on its way.';
 
 export async function requestReset(deps: Deps, em: EntityManager, input: { email: string }) {
   const email = normaliseEmail(input.email);
   const user = await em.findOne(User, { email });
-  if (user && (await deps.hot.incr(`reset-request:${user.id}`, 3600)) <= 5) {
+  // Within the address's mail budget, silently: the answer is the same for every address.
+  if (user && (await mayMail(deps.hot, email))) {
     const secret = await issueEmailToken(em, user.id, 'reset', LIMITS.resetTokenTtlSeconds);
     await sendSafely(deps, () => deps.mailer.send(resetMail(email, emailLink(deps.urls.app, 'reset-password', secret))));
   }
@@ -29,8 +32,9 @@ export async function revokeTokensMadeBy(em: EntityManager, userId: string) {
 }
 
 /**
- * Sets a new password from a reset link: signs out every session, revokes every API token the person
- * made, clears sign-in throttling. Following the link also proves the address.
+ * Sets a new password from a reset link: ends the person's other reset links, signs out every session,
+ * revokes every API token the person made, clears sign-in throttling. Following the link also proves
+ * the address.
  */
 export async function resetPassword(deps: Deps, em: EntityManager, input: { token: string; password: string }) {
   const row = await findLiveEmailToken(em, input.token, 'reset');
@@ -42,45 +46,33 @@ export async function resetPassword(deps: Deps, em: EntityManager, input: { toke
     if (!(await consumeEmailToken(tx, row.id))) {
       throw badRequest('token', 'This reset link is invalid, used or expired: ask for a new one');
     }
+    // Any other reset link still in a mailbox would reset the password again: they end with this one.
+    await endUnusedEmailTokens(tx, userId, 'reset');
     const user = await tx.findOneOrFail(User, { id: userId });
     await tx.nativeUpdate(User, { id: userId }, { passwordHash, emailVerifiedAt: user.emailVerifiedAt ?? new Date() });
     await endAllSessions(tx, userId);
     await revokeTokensMadeBy(tx, userId);
   });
-  await deps.hot.del(throttleKeys.loginByAccount(userId), throttleKeys.verifyWrong(userId), throttleKeys.twoFactorWrong(userId));
+  await clearAccountThrottles(deps.hot, userId);
   return { reset: true };
 }
 
 /**
- * Changes the password of a signed-in person: keeps this session, ends the others. After three wrong
- * current passwords the answers slow down; the fifth wrong one signs this session out.
+ * Changes the password of a signed-in person: keeps this session, ends the others. Wrong current
+ * passwords are throttled per session (`checkSessionPassword`).
  */
 export async function changePassword(
   deps: Deps,
   em: EntityManager,
-  who: { userId: string; sessionId: string },
+  who: SessionPerson,
   input: { currentPassword: string; newPassword: string },
   req: RequestInfo,
   out: ResponseOut,
 ) {
-  const session = await em.findOneOrFail(Session, { id: who.sessionId });
-  const delay = slowdownMs(session.wrongPasswordCount);
-  if (delay > 0) await deps.sleep(delay);
-  const user = await em.findOneOrFail(User, { id: who.userId });
-  if (!(await verifyPassword(user.passwordHash, input.currentPassword))) {
-    const wrong = session.wrongPasswordCount + 1;
-    if (wrong >= LIMITS.changeWrongSignsOut) {
-      await em.nativeDelete(Session, { id: session.id });
-      clearSessionCookie(req, out);
-      throw new AppError(401, 'Too many wrong passwords: this session was signed out; sign in again');
-    }
-    await em.nativeUpdate(Session, { id: session.id }, { wrongPasswordCount: wrong });
-    throw badRequest('currentPassword', 'The current password is wrong: type it again');
-  }
+  const user = await checkSessionPassword(deps, em, who, input.currentPassword, 'currentPassword', req, out);
   await refuseBreached(deps, input.newPassword, 'newPassword');
   const passwordHash = await hashPassword(input.newPassword);
   await em.nativeUpdate(User, { id: user.id }, { passwordHash });
-  await em.nativeUpdate(Session, { id: session.id }, { wrongPasswordCount: 0 });
-  await endOtherSessions(em, user.id, session.id);
+  await endOtherSessions(em, user.id, who.sessionId);
   return { changed: true };
 }

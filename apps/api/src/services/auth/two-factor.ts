@@ -1,9 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { LIMITS } from '@us/shared';
 import { User } from '@us/db';
 import { Secret, TOTP } from 'otpauth';
+import type { RequestInfo, ResponseOut } from '../../context.ts';
 import type { Deps } from '../../deps.ts';
 import { AppError, badRequest } from '../../errors.ts';
-import { verifyPassword } from '../../security/passwords.ts';
+import { checkSessionPassword, type SessionPerson } from './session-password.ts';
+import { countGuess, throttleKeys } from './throttle.ts';
 
 const ISSUER = 'Unseen Stats';
 const PERIOD = 30;
@@ -38,16 +41,36 @@ export async function checkTotp(deps: Deps, em: EntityManager, user: User, code:
   return n === 1;
 }
 
-async function requirePassword(user: User, password: string) {
-  if (!(await verifyPassword(user.passwordHash, password))) {
-    throw badRequest('password', 'Wrong password: type your current password');
+/**
+ * Checks a code for enrolment or disabling against the account's wrong-code count (the one two-factor
+ * sign-in uses): counted before it is checked, refused unchecked past five; a right code clears it.
+ */
+async function requireCode(deps: Deps, em: EntityManager, user: User, code: string) {
+  const key = throttleKeys.twoFactorWrong(user.id);
+  await countGuess(
+    deps.hot,
+    key,
+    LIMITS.twoFactorGuesses,
+    LIMITS.twoFactorWindowSeconds,
+    (wait) => `Too many wrong codes: wait ${wait} seconds, then try again`,
+  );
+  if (!(await checkTotp(deps, em, user, code))) {
+    throw badRequest('code', 'Wrong code: type the current six-digit code from your authenticator app');
   }
+  await deps.hot.del(key);
 }
 
-export async function enroll(deps: Deps, em: EntityManager, userId: string, password: string) {
-  const user = await em.findOneOrFail(User, { id: userId });
+export async function enroll(
+  deps: Deps,
+  em: EntityManager,
+  who: SessionPerson,
+  password: string,
+  req: RequestInfo,
+  out: ResponseOut,
+) {
+  const user = await em.findOneOrFail(User, { id: who.userId });
   if (user.twoFactorEnabledAt) throw new AppError(409, 'Two-factor sign-in is already on: disable it first to enrol again');
-  await requirePassword(user, password);
+  await checkSessionPassword(deps, em, who, password, 'password', req, out);
   const secret = new Secret({ size: 20 }).base32;
   await em.nativeUpdate(User, { id: user.id }, { totpSecretEnc: deps.ciphers.totp.encrypt(secret), totpLastStep: null });
   return { secret, otpauthUri: totpFor(secret, user.email).toString() };
@@ -57,20 +80,23 @@ export async function confirm(deps: Deps, em: EntityManager, userId: string, cod
   const user = await em.findOneOrFail(User, { id: userId });
   if (user.twoFactorEnabledAt) throw new AppError(409, 'Two-factor sign-in is already on');
   if (!user.totpSecretEnc) throw badRequest('code', 'Start two-factor enrolment with your password first, then confirm a code');
-  if (!(await checkTotp(deps, em, user, code))) {
-    throw badRequest('code', 'Wrong code: type the current six-digit code from your authenticator app');
-  }
+  await requireCode(deps, em, user, code);
   await em.nativeUpdate(User, { id: user.id }, { twoFactorEnabledAt: new Date() });
   return { enabled: true };
 }
 
-export async function disable(deps: Deps, em: EntityManager, userId: string, password: string, code: string) {
-  const user = await em.findOneOrFail(User, { id: userId });
+export async function disable(
+  deps: Deps,
+  em: EntityManager,
+  who: SessionPerson,
+  input: { password: string; code: string },
+  req: RequestInfo,
+  out: ResponseOut,
+) {
+  const user = await em.findOneOrFail(User, { id: who.userId });
   if (!user.twoFactorEnabledAt) throw new AppError(409, 'Two-factor sign-in is not on: nothing to disable');
-  await requirePassword(user, password);
-  if (!(await checkTotp(deps, em, user, code))) {
-    throw badRequest('code', 'Wrong code: type the current six-digit code from your authenticator app');
-  }
+  await checkSessionPassword(deps, em, who, input.password, 'password', req, out);
+  await requireCode(deps, em, user, input.code);
   await em.nativeUpdate(User, { id: user.id }, { twoFactorEnabledAt: null, totpSecretEnc: null, totpLastStep: null });
   return { enabled: false };
 }

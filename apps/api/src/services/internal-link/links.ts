@@ -11,7 +11,7 @@ import { verificationName, verificationValue } from '../hostnames/view.ts';
 import { newInternalKey, parseInternalMark, signInternalMark, verifyInternalMark } from './mark.ts';
 
 /**
- * Internal links (spec §4, §8): a link on a verified (or proxy-mode) hostname's first-party path
+ * Internal links (spec §4, §8): a link on a verified (or validated proxy-mode) hostname's first-party path
  * `/_us/internal?token=…`, valid ten minutes, usable once per browser, that marks the browser as the
  * team's own for 90 days. Only the token's hash is kept, in hot state, with the site and a fingerprint
  * of the site's internal key: rotating the key also ends links issued before.
@@ -39,6 +39,14 @@ export async function issueInternalLink(
     throw badRequest(
       'hostname',
       `${hostname} is not a hostname of this site: add it and verify it first, or use a verified hostname of this site`,
+    );
+  }
+  // A proxy-mode hostname is proven only once the edge platform has validated it; before that anyone
+  // could have added someone else's hostname.
+  if (row.proxy && row.edgeStatus !== 'active') {
+    throw badRequest(
+      'hostname',
+      `Finish the proxy setup of ${hostname} first: the edge platform has not validated it (status ${row.edgeStatus ?? 'unknown'}); set the records in proxy.records of GET /v1/sites/${site.id}/hostnames/${hostname}, then check with POST /v1/sites/${site.id}/hostnames/${hostname}/verify`,
     );
   }
   if (!row.verifiedAt && !row.proxy) {

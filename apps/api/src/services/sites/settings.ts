@@ -1,14 +1,15 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Site } from '@us/db';
-import type {
-  CreateExperimentInput,
-  CreateGoalInput,
-  Experiment,
-  Goal,
-  SiteOutput,
-  SiteSettings,
-  UpdateExperimentInput,
-  UpdateSiteSettingsInput,
+import {
+  type CreateExperimentInput,
+  type CreateGoalInput,
+  type Experiment,
+  type Goal,
+  SETTINGS_LIMITS,
+  type SiteOutput,
+  type SiteSettings,
+  type UpdateExperimentInput,
+  type UpdateSiteSettingsInput,
 } from '@us/shared';
 import { AppError } from '../../errors.ts';
 import { loadSite } from '../access.ts';
@@ -58,6 +59,12 @@ export async function createGoal(em: EntityManager, actor: Actor, input: CreateG
         `This site already has a goal with the id ${goal.id}: choose a name that differs in letters or digits, or delete that goal first`,
       );
     }
+    if (settings.goals.length >= SETTINGS_LIMITS.goals) {
+      throw new AppError(
+        409,
+        `This site has ${SETTINGS_LIMITS.goals} goals, the most allowed: remove one first (DELETE /v1/sites/{id}/goals/{goal}), then add this one`,
+      );
+    }
     settings.goals = [...settings.goals, goal];
     store(site, settings);
     return { goal };
@@ -99,6 +106,12 @@ export async function createExperiment(
       throw new AppError(
         409,
         `This site already has an experiment with the key ${input.key}: choose another key, or change that one with PATCH`,
+      );
+    }
+    if (settings.experiments.length >= SETTINGS_LIMITS.experiments) {
+      throw new AppError(
+        409,
+        `This site has ${SETTINGS_LIMITS.experiments} experiments, the most allowed: remove one first (DELETE /v1/sites/{id}/experiments/{key}), then add this one`,
       );
     }
     const experiment = experimentOf(input);

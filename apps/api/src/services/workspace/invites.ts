@@ -3,6 +3,7 @@ import { Invite, Membership, User } from '@us/db';
 import { type InviteRole, type Invite as InviteOut, PLAN_LIMITS, type Role } from '@us/shared';
 import type { Deps } from '../../deps.ts';
 import { AppError } from '../../errors.ts';
+import { requireInvitationBudget, requireMailBudget } from '../../mail/budget.ts';
 import { inviteMail } from '../../mail/invite-mail.ts';
 import { randomToken, sha256 } from '../../security/tokens.ts';
 import { isUuid, workspaceIdOf } from '../access.ts';
@@ -69,6 +70,10 @@ export async function createInvite(
         `The ${ws.plan} plan allows ${limit} members, pending invitations included: upgrade the plan, or withdraw a pending invitation or remove a member`,
       );
     }
+    // Counted once the invitation would go out (an invitation that is refused sends nothing), first
+    // the workspace's hourly invitations, then the recipient's mail budget; a refusal rolls back.
+    await requireInvitationBudget(deps.hot, workspaceId);
+    await requireMailBudget(deps.hot, email, 'email');
     const row = tx.create(Invite, {
       workspace: workspaceId,
       email,

@@ -1,0 +1,2 @@
+/** One spelling per mailbox for lookups and budgets: surrounding spaces dropped, lower case. */
+export const normaliseEmail = (email: string) => email.trim().toLowerCase();

@@ -1,0 +1,51 @@
+import { AppError, tooMany } from '../errors.ts';
+import type { HotStore } from '../hot/store.ts';
+import { sha256 } from '../security/tokens.ts';
+import { normaliseEmail } from './address.ts';
+
+/**
+ * How much mail strangers can make the service send. Every sender that e-mails an address someone typed
+ * (sign-up for a taken address, confirmation, resend, reset, invitation) spends the address's budget
+ * first; invitations also spend their workspace's.
+ */
+export const MAIL_BUDGET = { perAddressPerHour: 5, invitationsPerWorkspacePerHour: 20 } as const;
+const HOUR = 3600;
+
+// Only a hash of the address is kept: hot state never holds who was written to.
+const addressKey = (to: string) => `mail-budget:${sha256(normaliseEmail(to))}`;
+const workspaceKey = (workspaceId: string) => `invite-budget:${workspaceId}`;
+
+/** Counts one first (atomic INCR, so senders at once each see the others); the wait when over `limit`. */
+async function spend(hot: HotStore, key: string, limit: number): Promise<number | null> {
+  if ((await hot.incr(key, HOUR)) <= limit) return null;
+  return Math.max(1, await hot.ttl(key));
+}
+
+/**
+ * Spends one e-mail of the address's hourly budget; false when it is spent: then the e-mail is not sent,
+ * and routes that answer the same for every address still do.
+ */
+export async function mayMail(hot: HotStore, to: string): Promise<boolean> {
+  return (await spend(hot, addressKey(to), MAIL_BUDGET.perAddressPerHour)) === null;
+}
+
+/** For senders that may say so (invitations): as `mayMail`, but a spent budget is 429 naming `field`. */
+export async function requireMailBudget(hot: HotStore, to: string, field: string): Promise<void> {
+  const wait = await spend(hot, addressKey(to), MAIL_BUDGET.perAddressPerHour);
+  if (wait === null) return;
+  throw new AppError(
+    429,
+    `${normaliseEmail(to)} has been sent ${MAIL_BUDGET.perAddressPerHour} e-mails by this service in the last hour, the most allowed: wait ${wait} seconds, then invite again`,
+    { field, retryAfter: wait },
+  );
+}
+
+/** Spends one of the workspace's invitations for this hour; over the budget, 429. */
+export async function requireInvitationBudget(hot: HotStore, workspaceId: string): Promise<void> {
+  const wait = await spend(hot, workspaceKey(workspaceId), MAIL_BUDGET.invitationsPerWorkspacePerHour);
+  if (wait === null) return;
+  throw tooMany(
+    wait,
+    `This workspace has sent ${MAIL_BUDGET.invitationsPerWorkspacePerHour} invitations in the last hour, the most allowed: wait ${wait} seconds, then invite again`,
+  );
+}
