@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createOrm, migrate, startEmbeddedPostgres, type EmbeddedDatabase } from '@us/db';
 import { createApp } from './app.ts';
+import { answerClientErrors } from './http/client-error.ts';
 import { type Deps, makeCiphers, realSleep } from './deps.ts';
 import { deriveUrls, type Env, parseEnv } from './env.ts';
 import { createHotStore } from './hot/index.ts';
@@ -53,7 +54,7 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
     sleep: realSleep,
   };
   const app = createApp(deps);
-  const server = app.listen(env.PORT, env.HOST);
+  const server = answerClientErrors(app.listen(env.PORT, env.HOST));
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
