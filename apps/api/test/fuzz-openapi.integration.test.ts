@@ -1,5 +1,5 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import { insertRows, Invite, Membership, Session, SiteHostname, User, Workspace } from '@us/db';
+import { EmailToken, insertRows, Invite, Membership, Session, SiteHostname, User, Workspace } from '@us/db';
 import { type Plan, SCOPES } from '@us/shared';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../src/security/passwords.ts';
@@ -70,6 +70,7 @@ function destructive(op: Op): boolean {
     op.method === 'DELETE' ||
     op.path.endsWith('/keys/{keyId}/rotate') ||
     /^\/v1\/auth\/(logout|password|2fa)/.test(op.path) ||
+    op.path === '/v1/invites/accept' ||
     op.path === '/v1/members/{userId}'
   );
 }
@@ -93,6 +94,8 @@ interface World {
   siteId: string;
   publicKeyId: string;
   secretKeyId: string;
+  /** Raw link tokens: e-mail verification and password reset of the owner, an invitation to the owner elsewhere. */
+  linkTokens: string[];
   /** Verified (so internal links work); `pendingHostname` is not. */
   hostname: string;
   pendingHostname: string;
@@ -133,6 +136,20 @@ async function makeWorld(analytics: boolean, plan: Plan = 'Business'): Promise<W
     role: 'viewer',
     tokenHash: sha256(randomUUID()),
     invitedBy: owner.id,
+    expiresAt: new Date(Date.now() + 7 * 86_400_000),
+  });
+  // Link tokens the owner could have received: verification, reset, and an invitation into another workspace.
+  const linkTokens = [randomToken(32), randomToken(32), randomToken(32)] as const;
+  const tokenExpiry = new Date(Date.now() + 3_600_000);
+  em.create(EmailToken, { user: owner, purpose: 'verify', tokenHash: sha256(linkTokens[0]), expiresAt: tokenExpiry });
+  em.create(EmailToken, { user: owner, purpose: 'reset', tokenHash: sha256(linkTokens[1]), expiresAt: tokenExpiry });
+  const elsewhere = em.create(Workspace, { name: 'Fuzz elsewhere', plan });
+  em.create(Invite, {
+    workspace: elsewhere,
+    email,
+    role: 'member',
+    tokenHash: sha256(linkTokens[2]),
+    invitedBy: member.id,
     expiresAt: new Date(Date.now() + 7 * 86_400_000),
   });
   const cookieValue = randomToken(32);
@@ -184,6 +201,7 @@ async function makeWorld(analytics: boolean, plan: Plan = 'Business'): Promise<W
     siteId,
     publicKeyId: created.publicKey.id as string,
     secretKeyId: (key.key?.id ?? key.id) as string,
+    linkTokens: [...linkTokens],
     hostname,
     pendingHostname,
     goalId: goals[0]?.id ?? 'signup',
@@ -296,6 +314,8 @@ function hint(name: string, rng: Rng, w: World, schemas: Schemas): unknown {
       return rng.pick([['10.0.0.0/8'], ['2001:db8::/32', '192.168.1.1'], ['0.0.0.0/0', '::/0']]);
     case 'code':
       return '123456';
+    case 'token':
+      return rng.pick(w.linkTokens);
     case 'key':
       return rng.pick([w.experimentKey, 'new-exp']);
     case 'where':
@@ -502,16 +522,25 @@ function makeRequest(op: Op, rng: Rng, w: World, schemas: Schemas): Request {
     if (useCookie) headers.cookie = w.cookie;
     else headers.authorization = `Bearer ${w.token}`;
     if (useCookie && rng.chance(0.5)) {
-      headers['x-workspace'] = hostile && rng.chance(0.4) ? rng.pick(HEADER_GARBAGE) : w.workspaceId;
-      if (headers['x-workspace'] !== w.workspaceId) mutations.push('x-workspace');
+      const workspace = hostile && rng.chance(0.4) ? rng.pick([...HEADER_GARBAGE, ...NASTY_STRINGS.slice(0, 12)]) : w.workspaceId;
+      // The workspace rides in X-Workspace or in ?workspace= (header values must be Latin-1 text).
+      if (rng.chance(0.3) || !/^[\x20-\x7e]*$/.test(workspace)) query.push(['workspace', workspace]);
+      else headers['x-workspace'] = workspace;
+      if (workspace !== w.workspaceId) mutations.push('workspace');
     }
+  }
+  let method = op.method;
+  if (hostile && rng.chance(0.03)) {
+    method = rng.pick(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].filter((m) => m !== op.method));
+    mutations.push(`method ${method}`);
+    if (method === 'GET') body = undefined;
   }
   if (op.idempotent && rng.chance(0.3)) {
     headers['idempotency-key'] = hostile && rng.chance(0.5) ? rng.pick(HEADER_GARBAGE) : `fuzz-${rng.int(4)}`;
   }
   if (body !== undefined) headers['content-type'] = contentType;
   const qs = query.map(([k, v]) => `${encodePart(k)}=${encodePart(v)}`).join('&');
-  return { method: op.method, url: `${path}${qs ? `?${qs}` : ''}`, headers, body, mutations };
+  return { method, url: `${path}${qs ? `?${qs}` : ''}`, headers, body, mutations };
 }
 
 async function send(req: Request): Promise<Answer> {
