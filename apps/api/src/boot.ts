@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createOrm, migrate, startEmbeddedPostgres, type EmbeddedDatabase } from '@us/db';
 import { createApp } from './app.ts';
+import { answerClientErrors } from './http/client-error.ts';
 import { type Deps, makeCiphers, realSleep } from './deps.ts';
 import { deriveUrls, type Env, parseEnv } from './env.ts';
 import { createHotStore } from './hot/index.ts';
@@ -83,7 +84,7 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
     lifecycle: { draining: false },
   };
   const app = createApp(deps);
-  const server = app.listen(env.PORT, env.HOST);
+  const server = answerClientErrors(app.listen(env.PORT, env.HOST));
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);

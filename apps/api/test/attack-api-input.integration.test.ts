@@ -1,4 +1,5 @@
 import http from 'node:http';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TRPC_MAX_BATCH } from '../src/http/trpc-handler.ts';
 import { expectProblem } from './support/auth-helpers.ts';
@@ -85,6 +86,175 @@ describe('attacks on API input', () => {
     it('and the site is unchanged afterwards', async () => {
       const res = await t.request.get(`/v1/sites/${siteId}`).set('Authorization', auth).expect(200);
       expect(res.body.site.name).toBe('Test site');
+    });
+  });
+
+  describe('a lone surrogate (half of a UTF-16 pair) is 400 naming the field, never 500', () => {
+    // JSON carries one as an escape; PostgreSQL refuses it in jsonb, and no field needs one.
+    const cases: [string, 'post' | 'patch', () => string, string, string][] = [
+      [
+        'experiment variant',
+        'post',
+        () => `/v1/sites/${siteId}/experiments`,
+        '{"key":"hero","variants":["a","b\\udfff"]}',
+        'variants[1]',
+      ],
+      [
+        'bot window note',
+        'patch',
+        () => `/v1/sites/${siteId}/settings`,
+        '{"botWindows":[{"from":"2026-01-01T00:00:00Z","to":"2026-01-02T00:00:00Z","note":"\\ud800"}]}',
+        'botWindows[0].note',
+      ],
+      ['site name', 'patch', () => `/v1/sites/${siteId}`, '{"name":"Shop \\udbff\\udbff"}', 'name'],
+      [
+        'an object key',
+        'post',
+        () => `/v1/sites/${siteId}/stats/batch`,
+        '{"queries":{"a\\ud800":{"metrics":"pageviews"}}}',
+        'queries.a\ud800',
+      ],
+    ];
+    for (const [what, method, path, body, field] of cases) {
+      it(what, async () => {
+        const res = await t.request[method](path()).set('Authorization', auth).set('Content-Type', 'application/json').send(body);
+        expectProblem(res, 400, field);
+      });
+    }
+
+    it('over MCP too, as an isError result', async () => {
+      const res = await t.request
+        .post('/mcp')
+        .set('Authorization', auth)
+        .set('Content-Type', 'application/json')
+        .set('Accept', 'application/json, text/event-stream')
+        .send(
+          '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}',
+        )
+        .expect(200);
+      expect(res.body.result).toBeDefined();
+      const call = await t.request
+        .post('/mcp')
+        .set('Authorization', auth)
+        .set('Content-Type', 'application/json')
+        .set('Accept', 'application/json, text/event-stream')
+        .set('MCP-Protocol-Version', '2025-06-18')
+        .send(
+          `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_site_experiment","arguments":{"id":"${siteId}","key":"hero","variants":["a","\\udfff"]}}}`,
+        )
+        .expect(200);
+      expect(call.body.result.isError).toBe(true);
+      expect(call.body.result.structuredContent).toMatchObject({ status: 400, field: 'variants[1]' });
+    });
+
+    it('a well-formed pair (an emoji) is still accepted', async () => {
+      const res = await t.request.patch(`/v1/sites/${siteId}`).set('Authorization', auth).send({ name: 'Shop 😀' });
+      expect(res.status).toBe(200);
+      await t.request.patch(`/v1/sites/${siteId}`).set('Authorization', auth).send({ name: 'Test site' }).expect(200);
+    });
+  });
+
+  describe('query parameters named like members of Object are plain unknown names', () => {
+    for (const name of ['constructor', 'toString', 'hasOwnProperty', 'valueOf']) {
+      it(`?${name}=1 is a 400 naming it, never 500`, async () => {
+        const res = await t.request.get(`/v1/sites/${siteId}/top/page?${name}=1`).set('Authorization', auth);
+        expectProblem(res, 400, name);
+      });
+    }
+
+    it('?__proto__=… is no prototype and no filter: the answer is the unfiltered table', async () => {
+      const res = await t.request.get(`/v1/sites/${siteId}/top/page?__proto__=1&__proto__=2`).set('Authorization', auth);
+      expect(res.status).toBe(200);
+      expect(res.body.rows).toEqual([]);
+    });
+  });
+
+  describe('input nested deeper than any field needs is 400, never 500', () => {
+    const deep = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
+
+    it('REST: a body nested 5,000 levels deep with an Idempotency-Key (the fingerprint walks it first)', async () => {
+      const res = await t.request
+        .post(`/v1/sites/${siteId}/keys`)
+        .set('Authorization', auth)
+        .set('Idempotency-Key', 'deep-body')
+        .set('Content-Type', 'application/json')
+        .send(`{"kind":"secret","x":${deep(5_000)}}`);
+      expectProblem(res, 400, 'x');
+      expect(res.body.title).toMatch(/nested at most 32 levels/);
+    });
+
+    const mcpCall = async (args: string) => {
+      await t.request
+        .post('/mcp')
+        .set('Authorization', auth)
+        .set('Content-Type', 'application/json')
+        .set('Accept', 'application/json, text/event-stream')
+        .send({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+        })
+        .expect(200);
+      return t.request
+        .post('/mcp')
+        .set('Authorization', auth)
+        .set('Content-Type', 'application/json')
+        .set('Accept', 'application/json, text/event-stream')
+        .set('MCP-Protocol-Version', '2025-06-18')
+        .send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_site_key","arguments":${args}}}`);
+    };
+
+    it('MCP: a message nested 5,000 levels deep is a JSON-RPC Invalid Request, not a 500', async () => {
+      const res = await mcpCall(`{"id":"${siteId}","kind":"secret","idempotencyKey":"deep-args","x":${deep(5_000)}}`);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: -32600 });
+      expect(res.body.error.message).toMatch(/nested more than 48 levels/);
+    });
+
+    it('MCP: tool arguments nested 40 levels deep are an isError result naming the field', async () => {
+      const res = await mcpCall(`{"id":"${siteId}","kind":"secret","idempotencyKey":"deep-args-2","x":${deep(40)}}`);
+      expect(res.status).toBe(200);
+      expect(res.body.result.isError).toBe(true);
+      expect(res.body.result.structuredContent).toMatchObject({ status: 400, field: 'x' });
+    });
+
+    it('nesting a real request needs (a stats batch with filters) still passes', async () => {
+      const res = await t.request
+        .post(`/v1/sites/${siteId}/stats/batch`)
+        .set('Authorization', auth)
+        .send({ queries: { a: { metrics: 'pageviews', where: { country: 'DE' } } } });
+      expect(res.status).toBe(200);
+    });
+  });
+
+  describe('requests refused by the HTTP parser are problem+json too', () => {
+    it('a URL past the 16 KB header limit is 431 problem+json', async () => {
+      const res = await fetch(`${t.url}/v1/sites/${'x'.repeat(20_000)}`, { headers: { authorization: auth } });
+      expect(res.status).toBe(431);
+      expect(res.headers.get('content-type')).toBe('application/problem+json');
+      const body = (await res.json()) as { status: number; title: string };
+      expect(body).toMatchObject({ status: 431 });
+      expect(body.title).toMatch(/shorter URL/);
+      await t.request.get('/healthz').expect(200);
+    });
+
+    it('a malformed request line is 400 problem+json', async () => {
+      const url = new URL(t.url);
+      const text = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect(Number(url.port), url.hostname, () =>
+          socket.write('GET /v1/me HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n'),
+        );
+        let data = '';
+        socket.on('data', (c) => {
+          data += c.toString('utf8');
+        });
+        socket.on('end', () => resolve(data));
+        socket.on('error', reject);
+      });
+      expect(text).toMatch(/^HTTP\/1\.1 400 /);
+      expect(text).toMatch(/content-type: application\/problem\+json/i);
+      expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toMatchObject({ status: 400 });
     });
   });
 

@@ -32,6 +32,17 @@ describe('stats: refused specs name the field (400 problem+json)', () => {
   it('from after to', () => refused({ metrics: 'pageviews', from: '2026-01-05', to: '2026-01-01' }, 'to'));
   it('not a calendar day', () => refused({ metrics: 'pageviews', from: '2026-02-30' }, 'from'));
   it('bad lane', () => refused({ metrics: 'pageviews', lane: 'robots' }, 'lane'));
+  it('a parameter with an empty name is named, not an empty field', async () => {
+    for (const path of [
+      `/v1/sites/${siteId}/stats?metrics=pageviews&=1`,
+      `/v1/sites/${siteId}/summary?=1`,
+      `/v1/sites/${siteId}/top/page?=x`,
+    ]) {
+      const res = await f.t.request.get(path).set('Authorization', f.auth).expect(400);
+      expect(res.body.field).toBe('(empty name)');
+      expect(res.body.title).toMatch(/^Remove the parameter \(empty name\)/);
+    }
+  });
 
   it('the JSON route refuses the same way, and unknown body fields', async () => {
     const a = await f.post(`/v1/sites/${siteId}/stats/query`, { metrics: 'events', by: 'status' }).expect(400);

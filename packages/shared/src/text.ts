@@ -7,11 +7,20 @@ export const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
 const CONTROL_CHARACTERS_ALL = /[\u0000-\u001f\u007f-\u009f]/g;
 /** A UTF-16 surrogate without its pair (JSON can carry one; it is not a character). */
-const LONE_SURROGATES = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
 
 /** True when the text holds a control character. */
 export function hasControlCharacters(text: string): boolean {
   return CONTROL_CHARACTERS.test(text);
+}
+
+/**
+ * True when the text holds a UTF-16 surrogate without its pair: JSON can carry one (`"\ud800"`), but it
+ * is no character, and PostgreSQL refuses it in jsonb.
+ */
+export function hasLoneSurrogates(text: string): boolean {
+  return /[\ud800-\udfff]/.test(text) && LONE_SURROGATE.test(text);
 }
 
 /**

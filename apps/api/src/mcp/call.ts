@@ -2,6 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Ctx } from '../context.ts';
 import { AppError, toProblem } from '../errors.ts';
 import type { Logger } from '../logger.ts';
+import { refuseDeepInput } from '../trpc/input-guard.ts';
 import { invoke } from '../trpc/invoke.ts';
 import { logFailure, toAppError } from '../error-map.ts';
 import { IDEMPOTENCY_ARG, type McpTool } from './tools.ts';
@@ -32,6 +33,7 @@ export async function callTool(tool: McpTool, ctx: Ctx, args: unknown, logger: L
     if (args !== undefined && !isPlainObject(args)) {
       throw new AppError(400, 'Send the tool arguments as a JSON object', { field: '(arguments)' });
     }
+    refuseDeepInput(args, '(arguments)');
     let input: Record<string, unknown> = { ...args };
     let key: string | undefined;
     if (tool.op.meta.idempotent && IDEMPOTENCY_ARG in input) {

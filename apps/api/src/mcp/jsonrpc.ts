@@ -1,10 +1,16 @@
 import type { IncomingMessage } from 'node:http';
 import { isJsonContentType, PROTOCOL_VERSION_META_KEY, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { BODY_LIMITS, readBody as readLimitedBody } from '../http/body.ts';
+import { MAX_INPUT_DEPTH, nestedDeeperThan } from '../trpc/input-guard.ts';
 
 /** JSON-RPC batches are a 2025-03-26 feature only (later revisions removed them), and small here. */
 export const BATCH_VERSION = '2025-03-26';
 export const MAX_BATCH = 20;
+/**
+ * Nesting of a whole message: the envelope (batch, params, arguments) plus what tool arguments may hold.
+ * Deeper messages are refused before the SDK walks them (it re-serialises the body recursively).
+ */
+export const MAX_MESSAGE_DEPTH = MAX_INPUT_DEPTH + 16;
 
 /** A JSON-RPC error answer, the shape MCP clients expect for protocol-level refusals. */
 export function jsonRpcError(status: number, code: number, message: string, id: unknown = null): Response {
@@ -14,19 +20,25 @@ export function jsonRpcError(status: number, code: number, message: string, id: 
 export type ParsedBody = { ok: true; body: unknown } | { ok: false; response: Response };
 
 /**
- * Reads and parses the POST body; a refusal is a JSON-RPC error answer (the SDK's own codes). A body
- * over the face's limit throws the 413 AppError, answered as problem+json like every face's.
+ * Reads and parses the POST body; a refusal (not JSON, nested too deep) is a JSON-RPC error answer (the
+ * SDK's own codes). A body over the face's limit throws the 413 AppError, answered as problem+json like every face's.
  */
 export async function readBody(req: IncomingMessage): Promise<ParsedBody> {
   if (!isJsonContentType(req.headers['content-type'] ?? null)) {
     return { ok: false, response: jsonRpcError(415, -32000, 'Unsupported Media Type: send Content-Type: application/json') };
   }
   const raw = await readLimitedBody(req, BODY_LIMITS.mcp);
+  let body: unknown;
   try {
-    return { ok: true, body: JSON.parse(raw.toString('utf8')) };
+    body = JSON.parse(raw.toString('utf8'));
   } catch {
     return { ok: false, response: jsonRpcError(400, ProtocolErrorCode.ParseError, 'Parse error: the body is not valid JSON') };
   }
+  if (nestedDeeperThan(body, MAX_MESSAGE_DEPTH)) {
+    const message = `Invalid Request: the message is nested more than ${MAX_MESSAGE_DEPTH} levels deep; no tool argument needs more than ${MAX_INPUT_DEPTH}`;
+    return { ok: false, response: jsonRpcError(400, ProtocolErrorCode.InvalidRequest, message) };
+  }
+  return { ok: true, body };
 }
 
 /** True when a message carries the 2026-07-28 per-request envelope (`_meta` protocol version). */

@@ -1,8 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../errors.ts';
 import { BODY_LIMITS, readBody } from '../http/body.ts';
+import { refuseDeepInput } from '../trpc/input-guard.ts';
 
-/** Reads a JSON request body: undefined when empty; 400 for non-JSON, malformed or non-object bodies; 413 past the limit. */
+/**
+ * Reads a JSON request body: undefined when empty; 400 for non-JSON, malformed, non-object or too deeply
+ * nested bodies; 413 past the limit.
+ */
 export async function readJsonBody(req: IncomingMessage): Promise<Record<string, unknown> | undefined> {
   const text = (await readBody(req, BODY_LIMITS.rest)).toString('utf8');
   if (text.trim() === '') return undefined;
@@ -19,5 +23,6 @@ export async function readJsonBody(req: IncomingMessage): Promise<Record<string,
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new AppError(400, 'Send a JSON object as the body', { field: '(body)' });
   }
+  refuseDeepInput(value);
   return value as Record<string, unknown>;
 }

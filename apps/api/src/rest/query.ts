@@ -33,11 +33,13 @@ const BOOLEANS: Record<string, boolean> = { true: true, false: false, '1': true,
  */
 export function coerceQuery(schema: z.ZodType | undefined, params: URLSearchParams): Record<string, unknown> {
   const shape = objectShape(schema) ?? {};
-  const out: Record<string, unknown> = {};
+  // No prototype: `?__proto__=x` must be a field like any other, not a prototype to set.
+  const out: Record<string, unknown> = Object.create(null);
   for (const key of new Set(params.keys())) {
     const values = params.getAll(key);
     const last = values[values.length - 1] ?? '';
-    const field = shape[key];
+    // Own fields only: `constructor` or `__proto__` in a query string must not find Object's members.
+    const field = Object.hasOwn(shape, key) ? shape[key] : undefined;
     const type = field ? baseType(field) : 'unknown';
     const convert = (v: string) => {
       if (type === 'number' && v.trim() !== '' && !Number.isNaN(Number(v))) return Number(v);

@@ -32,7 +32,9 @@ export function whereFromParams(input: Record<string, unknown>, known: ReadonlyS
       where[key.slice(WHERE_PREFIX.length)] = String(value);
       continue;
     }
-    throw badRequest(key, `Remove the parameter ${key}: it is not part of this request (filters are where.<name>=<value>)`);
+    // `?=1` has a parameter with an empty name: the problem still names something to look for.
+    const field = key || '(empty name)';
+    throw badRequest(field, `Remove the parameter ${field}: it is not part of this request (filters are where.<name>=<value>)`);
   }
   return where;
 }

@@ -3,7 +3,7 @@ import { initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from '@trpc/server';
 import type { Ctx } from '../context.ts';
 import { AppError, forbidden, unauthorized } from '../errors.ts';
 import type { Actor } from '../services/credentials.ts';
-import { refuseControlCharacters } from './input-guard.ts';
+import { refuseUnsafeText } from './input-guard.ts';
 import type { Meta } from './meta.ts';
 import { logFailure, toAppError } from '../error-map.ts';
 
@@ -113,7 +113,7 @@ export const procedure = t.procedure.use(async ({ ctx, meta, next, getRawInput }
   let auth: Actor | null;
   try {
     auth = await authorize(ctx, meta);
-    refuseControlCharacters(await getRawInput());
+    refuseUnsafeText(await getRawInput());
   } catch (err) {
     throw asTrpcError(err);
   }

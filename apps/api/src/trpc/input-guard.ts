@@ -1,22 +1,62 @@
-import { hasControlCharacters } from '@us/shared';
+import { hasControlCharacters, hasLoneSurrogates } from '@us/shared';
 import { AppError } from '../errors.ts';
 import { fieldPath } from '../error-map.ts';
 
-/** The path of the first string (value or object key) holding a control character, or undefined. */
-function controlPath(value: unknown, path: (string | number)[], depth = 0): (string | number)[] | undefined {
+type Check = (text: string) => boolean;
+
+/** Nesting no input of this API needs (the deepest, a stats batch with filters, is four levels). */
+export const MAX_INPUT_DEPTH = 32;
+
+/**
+ * The path of the first array or object nested deeper than `max`, or undefined. Iterative, so input
+ * nested a hundred thousand levels deep is measured without exhausting the stack.
+ */
+function tooDeepPath(value: unknown, max: number): (string | number)[] | undefined {
+  const stack: { v: unknown; path: (string | number)[] }[] = [{ v: value, path: [] }];
+  while (stack.length) {
+    const { v, path } = stack.pop() as { v: unknown; path: (string | number)[] };
+    if (v === null || typeof v !== 'object') continue;
+    if (path.length >= max) return path;
+    const entries: [string | number, unknown][] = Array.isArray(v) ? v.map((child, i) => [i, child]) : Object.entries(v);
+    for (const [k, child] of entries) stack.push({ v: child, path: [...path, k] });
+  }
+  return undefined;
+}
+
+/** True when an array or object in `value` is nested deeper than `max` levels. */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  return tooDeepPath(value, max) !== undefined;
+}
+
+/**
+ * Refuses input nested deeper than MAX_INPUT_DEPTH with 400, before anything walks it recursively
+ * (the idempotency fingerprint of a request does, before the procedure runs). `whole` names the input
+ * itself (`(body)`, `(arguments)`).
+ */
+export function refuseDeepInput(input: unknown, whole = '(body)'): void {
+  const path = tooDeepPath(input, MAX_INPUT_DEPTH);
+  if (!path) return;
+  const field = fieldPath(path.slice(0, 1)) || whole;
+  throw new AppError(400, `Send ${field} nested at most ${MAX_INPUT_DEPTH} levels deep: no field of this API needs more`, {
+    field,
+  });
+}
+
+/** The path of the first string (value or object key) failing `bad`, or undefined. */
+function badPath(value: unknown, bad: Check, path: (string | number)[], depth = 0): (string | number)[] | undefined {
   if (depth > 32) return undefined;
-  if (typeof value === 'string') return hasControlCharacters(value) ? path : undefined;
+  if (typeof value === 'string') return bad(value) ? path : undefined;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = controlPath(value[i], [...path, i], depth + 1);
+      const found = badPath(value[i], bad, [...path, i], depth + 1);
       if (found) return found;
     }
     return undefined;
   }
   if (value && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {
-      if (hasControlCharacters(k)) return [...path, k];
-      const found = controlPath(v, [...path, k], depth + 1);
+      if (bad(k)) return [...path, k];
+      const found = badPath(v, bad, [...path, k], depth + 1);
       if (found) return found;
     }
   }
@@ -24,12 +64,22 @@ function controlPath(value: unknown, path: (string | number)[], depth = 0): (str
 }
 
 /**
- * Refuses input carrying control characters with 400 naming the field, on every face, before any
- * procedure sees it: PostgreSQL cannot store NUL in text, and no field of this API needs them.
+ * Refuses input nested too deep, or carrying control characters or lone surrogates, with 400 naming the
+ * field, on every face, before any procedure sees it: PostgreSQL cannot store NUL in text nor a lone surrogate in jsonb,
+ * and no field of this API needs either.
  */
-export function refuseControlCharacters(input: unknown): void {
-  const path = controlPath(input, []);
-  if (!path) return;
-  const field = fieldPath(path) || '(body)';
-  throw new AppError(400, `Remove the control characters (such as NUL or line breaks) from ${field}`, { field });
+export function refuseUnsafeText(input: unknown): void {
+  refuseDeepInput(input);
+  const control = badPath(input, hasControlCharacters, []);
+  if (control) {
+    const field = fieldPath(control) || '(body)';
+    throw new AppError(400, `Remove the control characters (such as NUL or line breaks) from ${field}`, { field });
+  }
+  const surrogate = badPath(input, hasLoneSurrogates, []);
+  if (surrogate) {
+    const field = fieldPath(surrogate) || '(body)';
+    throw new AppError(400, `Send ${field} as valid Unicode text: it holds half of a surrogate pair (an unpaired \\u escape)`, {
+      field,
+    });
+  }
 }
