@@ -23,7 +23,7 @@ export function fieldPath(path: readonly PropertyKey[]): string {
 export function issueToError(issue: z.core.$ZodIssue, prefix = ''): AppError {
   const base = fieldPath([...(prefix ? [prefix] : []), ...issue.path]);
   if (issue.code === 'unrecognized_keys') {
-    const key = issue.keys[0] ?? '';
+    const key = issue.keys[0] || '(empty name)';
     const field = base ? `${base}.${key}` : key;
     return new AppError(400, `Remove the field ${field}: it is not part of this request`, { field });
   }

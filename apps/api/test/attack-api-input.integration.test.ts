@@ -83,6 +83,22 @@ describe('attacks on API input', () => {
       expectProblem(res, 400, 'queries.a\u0007');
     });
 
+    it('an extra field with an empty name is named, never an empty field', async () => {
+      const res = await t.request.patch('/v1/workspace').set('Authorization', auth).send({ name: 'Acme', '': 1 });
+      expectProblem(res, 400, '(empty name)');
+    });
+
+    it('input nested deeper than any field needs is 400, even with an Idempotency-Key', async () => {
+      const deep = `${'['.repeat(5000)}"x"${']'.repeat(5000)}`;
+      const res = await t.request
+        .post(`/v1/sites/${siteId}/goals`)
+        .set('Authorization', auth)
+        .set('Idempotency-Key', 'deep-1')
+        .set('Content-Type', 'application/json')
+        .send(`{"name":"G","type":"event","match":${deep}}`);
+      expectProblem(res, 400, 'match');
+    });
+
     it('and the site is unchanged afterwards', async () => {
       const res = await t.request.get(`/v1/sites/${siteId}`).set('Authorization', auth).expect(200);
       expect(res.body.site.name).toBe('Test site');

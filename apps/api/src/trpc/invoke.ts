@@ -3,6 +3,7 @@ import { AppError } from '../errors.ts';
 import { LIMITS } from '@us/shared';
 import { appRouter } from '../router/index.ts';
 import { authorize, createCallerFactory } from './init.ts';
+import { refuseDeepInput } from './input-guard.ts';
 import type { Operation } from './registry.ts';
 
 const createCaller = createCallerFactory(appRouter);
@@ -58,6 +59,8 @@ export async function invoke(
 ): Promise<Invocation> {
   if (idempotencyKey === undefined || !op.meta.idempotent) return { data: await call(op, ctx, input), replayed: false };
   checkIdempotencyKey(idempotencyKey, keyField);
+  // The fingerprint below walks the input recursively: refuse absurd nesting before it does.
+  refuseDeepInput(input);
   // The same checks as the procedure itself: a replay must not skip them (cross-site, scope, ...).
   const actor = await authorize(ctx, op.meta);
   if (!actor) return { data: await call(op, ctx, input), replayed: false };
