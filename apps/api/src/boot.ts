@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createOrm, migrate, startEmbeddedPostgres, type EmbeddedDatabase } from '@us/db';
 import { createApp } from './app.ts';
+import { countryOf, loadNetworks } from './collect/enrich/index.ts';
 import { answerClientErrors } from './http/client-error.ts';
 import { type Deps, makeCiphers, realSleep } from './deps.ts';
 import { deriveUrls, type Env, parseEnv } from './env.ts';
@@ -83,6 +84,10 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
     sleep: realSleep,
     lifecycle: { draining: false },
   };
+  // The network and country tables load in about half a second: before listening, not on the first
+  // page report (which would hold every request of that moment up).
+  loadNetworks();
+  countryOf('127.0.0.1');
   const app = createApp(deps);
   const server = answerClientErrors(app.listen(env.PORT, env.HOST));
   await new Promise<void>((resolve, reject) => {

@@ -1,6 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DnsStandIn, startDnsServer } from '../../api/test/support/dns-server.ts';
+import { collectSite } from '../../api/test/support/collect.ts';
 import { createUser, GOOD_PASSWORD, startTestServer, type TestServer } from '../../api/test/support/server.ts';
 import { launchChromium, requireBuiltDashboard } from './support/browser.ts';
 
@@ -36,7 +37,8 @@ describe('dashboard: site pages in a real browser', () => {
   beforeAll(async () => {
     requireBuiltDashboard();
     dns = await startDnsServer();
-    t = await startTestServer({ env: { DNS_SERVERS: dns.address } });
+    // A tiny per-address collect budget, so one test can show the owner what the budgets dropped.
+    t = await startTestServer({ env: { DNS_SERVERS: dns.address, COLLECT_REPORTS_PER_ADDRESS_PER_MINUTE: '2' } });
     browser = await launchChromium();
   });
 
@@ -52,6 +54,40 @@ describe('dashboard: site pages in a real browser', () => {
     page.setDefaultTimeout(UI_TIMEOUT);
     await page.goto(`${t.url}/sites`);
     await page.waitForURL(/\/login$/);
+    await context.close();
+  });
+
+  it('tells the owner how many reports the collect budgets dropped', { timeout: 60_000 }, async () => {
+    const site = await collectSite(t, `flood-${Math.random().toString(36).slice(2, 10)}.example`);
+    for (let i = 0; i < 3; i++) {
+      await t.request
+        .post('/collect')
+        .set('Content-Type', 'text/plain')
+        .send(
+          JSON.stringify({
+            t: 'pv',
+            k: site.publicKey,
+            u: `https://${site.hostname}/`,
+            id: `flood${i}xxx`,
+            r: '',
+            w: 1,
+            l: 'en',
+            z: 'UTC',
+            n: 1,
+          }),
+        )
+        .expect(202);
+    }
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    page.setDefaultTimeout(UI_TIMEOUT);
+    await page.goto(`${t.url}/login`);
+    await signInThroughUi(page, site.ownerEmail);
+    await page.waitForURL(/\/account$/);
+    await page.goto(`${t.url}/sites/${site.siteId}`);
+    await expect
+      .poll(() => page.locator('#collect-health').textContent(), { timeout: UI_TIMEOUT })
+      .toMatch(/1 report dropped in the last 7 days \(1 today\).*1 from single addresses sending too many/);
     await context.close();
   });
 

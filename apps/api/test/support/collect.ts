@@ -9,6 +9,8 @@ export interface CollectSite {
   secret: string;
   /** The owner's token (sites scopes and any extra asked for), e.g. for reading the site's install status. */
   auth: string;
+  /** The owner's sign-in address (password GOOD_PASSWORD). */
+  ownerEmail: string;
 }
 
 /** Factory: a site of a new owner with one hostname and a server secret, ready for page reports and edge batches. */
@@ -20,5 +22,12 @@ export async function collectSite(t: TestServer, hostname: string, extraScopes: 
     .set('Authorization', owner.auth)
     .send({ kind: 'secret' })
     .expect(201);
-  return { siteId: owner.siteId, hostname, publicKey: owner.publicKey.value, secret: key.body.key.value, auth: owner.auth };
+  return {
+    siteId: owner.siteId,
+    hostname,
+    publicKey: owner.publicKey.value,
+    secret: key.body.key.value,
+    auth: owner.auth,
+    ownerEmail: owner.email,
+  };
 }

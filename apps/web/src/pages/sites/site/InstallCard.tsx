@@ -4,8 +4,9 @@ import { useQuery } from '../../../data/useQuery.ts';
 import { formatDateTime } from '../../../format.ts';
 import { api } from '../../../trpc.ts';
 import { CopyButton } from '../parts/CopyButton.tsx';
+import { CollectHealthNote } from './CollectHealthNote.tsx';
 
-/** The snippet to paste into every page, and whether a page with it has been viewed yet. */
+/** The snippet to paste into every page, whether a page with it has been viewed yet, and what was not stored. */
 export function InstallCard({ siteId }: { siteId: string }) {
   const snippet = useQuery(() => api.sites.snippet.query({ id: siteId }));
   const status = useQuery(() => api.sites.installStatus.query({ id: siteId }));
@@ -63,6 +64,7 @@ export function InstallCard({ siteId }: { siteId: string }) {
           {status.loading ? 'Checking…' : 'Refresh'}
         </button>
       </div>
+      {status.data && <CollectHealthNote collect={status.data.collect} />}
     </Card>
   );
 }
