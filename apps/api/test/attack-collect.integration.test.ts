@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { AnalyticsRows, AnalyticsTable, RedisIngestBuffer } from '../src/ingest/index.ts';
 import { RECORD_WINDOW } from '../src/collect/intake.ts';
 import { expectProblem } from './support/auth-helpers.ts';
-import { type CollectSite, collectSite } from './support/collect.ts';
+import { type CollectSite, collectSite, postReport } from './support/collect.ts';
 import { defaultHotKind, startTestServer, type TestServer } from './support/server.ts';
 
 /**
@@ -13,7 +13,6 @@ import { defaultHotKind, startTestServer, type TestServer } from './support/serv
  * would: poison values, far timestamps, floods, oversized bodies, guessed secrets. After each, other
  * tenants' traffic must still be counted, and no answer is a 5xx.
  */
-const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const pvid = () => randomBytes(8).toString('hex');
 
 describe('attacks on the collect path', () => {
@@ -28,26 +27,7 @@ describe('attacks on the collect path', () => {
   });
   afterAll(() => t.close());
 
-  const report = (s: CollectSite, extra: Record<string, unknown> = {}, ip = '203.0.113.7') =>
-    t.request
-      .post('/collect')
-      .set('Content-Type', 'text/plain')
-      .set('User-Agent', UA)
-      .set('X-Forwarded-For', ip)
-      .send(
-        JSON.stringify({
-          t: 'pv',
-          k: s.publicKey,
-          u: `https://${s.hostname}/`,
-          id: pvid(),
-          r: '',
-          w: 1200,
-          l: 'en',
-          z: 'UTC',
-          n: 1,
-          ...extra,
-        }),
-      );
+  const report = (s: CollectSite, extra: Record<string, unknown> = {}, ip = '203.0.113.7') => postReport(t, s, { extra, ip });
 
   const stored = async (table: string, siteId: string) =>
     (await t.deps.orm.em.fork().execute(`select * from ${table} where site_id = ? order by at`, [siteId])) as Record<
@@ -265,25 +245,7 @@ describe('floods: per-address and per-site budgets', () => {
   });
   afterAll(() => t.close());
 
-  const send = (s: CollectSite, ip: string) =>
-    t.request
-      .post('/collect')
-      .set('Content-Type', 'text/plain')
-      .set('User-Agent', UA)
-      .set('X-Forwarded-For', ip)
-      .send(
-        JSON.stringify({
-          t: 'pv',
-          k: s.publicKey,
-          u: `https://${s.hostname}/`,
-          id: pvid(),
-          r: '',
-          w: 1200,
-          l: 'en',
-          z: 'UTC',
-          n: 1,
-        }),
-      );
+  const send = (s: CollectSite, ip: string) => postReport(t, s, { ip });
   const count = async (siteId: string) =>
     Number(
       (
@@ -339,24 +301,7 @@ describe('a full write buffer', () => {
   afterAll(() => t.close());
 
   it('answers 503 with Retry-After once full, never dropping what it acknowledged', async () => {
-    const post = (id: string) =>
-      t.request
-        .post('/collect')
-        .set('Content-Type', 'text/plain')
-        .set('User-Agent', UA)
-        .send(
-          JSON.stringify({
-            t: 'pv',
-            k: site.publicKey,
-            u: `https://${site.hostname}/`,
-            id,
-            r: '',
-            w: 1,
-            l: 'en',
-            z: 'UTC',
-            n: 1,
-          }),
-        );
+    const post = (id: string) => postReport(t, site, { extra: { id } });
     const acked: string[] = [];
     for (let i = 0; i < 10; i++) {
       const id = `acked${i}xx`;

@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { createOrm, ensurePartitionsForDays, type Orm, partitionName } from '@us/db';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { expectProblem } from './support/auth-helpers.ts';
-import { type CollectSite, collectSite } from './support/collect.ts';
+import { type CollectSite, collectSite, postReport } from './support/collect.ts';
 import { createUser, GOOD_PASSWORD, startTestServer, type TestServer } from './support/server.ts';
 
 /**
@@ -59,22 +58,7 @@ describe('stats cannot starve the service', () => {
       const questions = Promise.all(Array.from({ length: 5 }, () => summary()));
       // While they run: sign-in and collect are served from the main pool.
       const login = await t.request.post('/v1/auth/login').send({ email, password: GOOD_PASSWORD });
-      const collect = await t.request
-        .post('/collect')
-        .set('Content-Type', 'text/plain')
-        .send(
-          JSON.stringify({
-            t: 'pv',
-            k: site.publicKey,
-            u: `https://${site.hostname}/`,
-            id: randomBytes(8).toString('hex'),
-            r: '',
-            w: 1,
-            l: 'en',
-            z: 'UTC',
-            n: 1,
-          }),
-        );
+      const collect = await postReport(t, site);
       return { answers: await questions, login: login.status, collect: collect.status };
     });
     expect(results.login).toBe(200);

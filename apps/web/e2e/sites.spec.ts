@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DnsStandIn, startDnsServer } from '../../api/test/support/dns-server.ts';
-import { collectSite } from '../../api/test/support/collect.ts';
+import { collectSite, postReport } from '../../api/test/support/collect.ts';
 import { createUser, GOOD_PASSWORD, startTestServer, type TestServer } from '../../api/test/support/server.ts';
 import { launchChromium, requireBuiltDashboard } from './support/browser.ts';
 
@@ -59,25 +59,7 @@ describe('dashboard: site pages in a real browser', () => {
 
   it('tells the owner how many reports the collect budgets dropped', { timeout: 60_000 }, async () => {
     const site = await collectSite(t, `flood-${Math.random().toString(36).slice(2, 10)}.example`);
-    for (let i = 0; i < 3; i++) {
-      await t.request
-        .post('/collect')
-        .set('Content-Type', 'text/plain')
-        .send(
-          JSON.stringify({
-            t: 'pv',
-            k: site.publicKey,
-            u: `https://${site.hostname}/`,
-            id: `flood${i}xxx`,
-            r: '',
-            w: 1,
-            l: 'en',
-            z: 'UTC',
-            n: 1,
-          }),
-        )
-        .expect(202);
-    }
+    for (let i = 0; i < 3; i++) await postReport(t, site).expect(202);
     const context = await browser.newContext();
     const page = await context.newPage();
     page.setDefaultTimeout(UI_TIMEOUT);

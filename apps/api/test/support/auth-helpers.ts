@@ -35,7 +35,8 @@ export function cookieAttributes(line: string): Map<string, string> {
   return attrs;
 }
 
-const LEAKS = [
+/** What must never reach an answer: a stack trace, a file of ours, or SQL and its errors. */
+export const STACK_OR_SQL = [
   /\n\s+at /,
   /at \S+ \(.*:\d+:\d+\)/,
   /node_modules/,
@@ -44,8 +45,11 @@ const LEAKS = [
   /\binsert into\b/i,
   /\bdelete from\b/i,
   /violates .* constraint/i,
-  /postgres|mikro-?orm|zod/i,
+  /syntax error at or near/i,
+  /\bSQLSTATE\b|\bERROR: /,
 ];
+/** In a problem body, not even the names of the libraries behind it. */
+const LEAKS = [...STACK_OR_SQL, /postgres|mikro-?orm|zod/i];
 
 /**
  * Asserts the answer is an RFC 9457 problem as the spec describes it: problem+json, `status` equal to

@@ -4,6 +4,7 @@
  * surrogates, and the judge of every answer (spec §7: never a 5xx; every non-2xx is problem+json).
  */
 import { generateSync, type JsonSchema } from 'json-schema-faker';
+import { STACK_OR_SQL } from './auth-helpers.ts';
 
 export type Js = Record<string, unknown>;
 
@@ -316,18 +317,6 @@ export interface Answer {
   text: string;
 }
 
-const STACK_OR_SQL = [
-  /\n\s+at /,
-  /at \S+ \(.*:\d+:\d+\)/,
-  /node_modules/,
-  /\.[cm]?[jt]s:\d+/,
-  /\bselect\b[^"]*\bfrom\b/i,
-  /\binsert into\b/i,
-  /\bdelete from\b/i,
-  /violates .* constraint/i,
-  /syntax error at or near/i,
-  /\bSQLSTATE\b|\bERROR: /,
-];
 /** Internals a problem body must not name (an answer with data may legitimately carry such words). */
 const INTERNALS = [/postgres|mikro-?orm|zod|TypeError|ReferenceError|RangeError|Cannot read propert/i];
 
