@@ -72,7 +72,8 @@ export function collectHandler(deps: Deps) {
     const site = await siteOfBatch(cache, batch.k, siteId);
     ctx.status = 202;
     // Free at 150% of the month's server requests: accepted, not stored, until the month turns (spec §8).
-    if (await requestLoggingPaused(deps.orm, site.workspace.id)) {
+    // Unknown while PostgreSQL is unreachable: then the records are kept (they are stored once it is back).
+    if (await requestLoggingPaused(deps.orm, site.workspace.id).catch(() => false)) {
       ctx.set('x-svc-logging', 'paused');
       ctx.body = batchAnswer(0, batch.refused);
       return;
