@@ -177,11 +177,11 @@ export interface StreamLog {
   violations: string[];
 }
 
-/** Counts answers by status (0 = no answer) since `from` (ms). */
+/** Counts answers by status (0 = no answer) from `from` (ms) until before `to`. */
 export function tally(log: StreamLog, from = 0, to = Number.POSITIVE_INFINITY): Record<string, number> {
   const out: Record<string, number> = {};
   for (const a of log.answers) {
-    if (a.at < from || a.at > to) continue;
+    if (a.at < from || a.at >= to) continue;
     const key = a.status ? String(a.status) : `no answer (${a.error})`;
     out[key] = (out[key] ?? 0) + 1;
   }
