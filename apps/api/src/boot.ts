@@ -21,14 +21,24 @@ export interface Running {
   close(): Promise<void>;
 }
 
-/** How long a shutdown waits for requests in flight, for the last flush, and for a running job. */
-export const SHUTDOWN_DEADLINES = { requestsMs: 10_000, flushMs: 10_000, jobsMs: 5_000 } as const;
+/**
+ * How long a shutdown waits for requests in flight, for the last flush, for a running job, and for the
+ * connections (database, hot state) to close.
+ */
+export const SHUTDOWN_DEADLINES = { requestsMs: 10_000, flushMs: 10_000, jobsMs: 5_000, connectionsMs: 5_000 } as const;
 
-/** Resolves when `p` settles or after `ms`, whichever comes first. */
-async function within(p: Promise<unknown>, ms: number): Promise<void> {
+/** Resolves when `p` settles or after `ms`, whichever comes first: true when `p` settled in time. */
+async function within(p: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([p.catch(() => {}), new Promise((r) => (timer = setTimeout(r, ms)))]);
+  const settled = await Promise.race([
+    p.then(
+      () => true,
+      () => true,
+    ),
+    new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms))),
+  ]);
   clearTimeout(timer);
+  return settled;
 }
 
 /** Stops accepting connections, lets requests in flight finish (at most `ms`), then cuts what is left. */
@@ -116,9 +126,14 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
       const last = await ingest.stop(SHUTDOWN_DEADLINES.flushMs);
       if (last.error) logger.warn(`shutdown: the last flush did not finish (${String(last.error)})`);
       await within(jobs.stop(), SHUTDOWN_DEADLINES.jobsMs);
-      await statsOrm.close();
-      await orm.close();
-      await hot.close();
+      // Everything is stored or saved by now: a connection that will not close (a query stuck on a
+      // vanished database) must not keep the process from exiting.
+      const closed = Promise.all([statsOrm.close(), orm.close(), hot.close()]).catch((e) =>
+        logger.warn(`shutdown: closing connections failed (${String(e)})`),
+      );
+      if (!(await within(closed, SHUTDOWN_DEADLINES.connectionsMs))) {
+        logger.warn(`shutdown: connections still open after ${SHUTDOWN_DEADLINES.connectionsMs} ms; exiting anyway`);
+      }
       deps.mailer.close();
       await embedded?.stop();
     },

@@ -2,6 +2,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { entities } from './entities/index.ts';
 import { migrationsList } from './migrations/index.ts';
+import { releaseEndedConnections } from './pool-guard.ts';
 
 export type Orm = MikroORM;
 
@@ -16,7 +17,7 @@ export interface OrmOptions {
 
 /** Connects to PostgreSQL with every entity and the committed migrations. */
 export async function createOrm(url: string, opts: OrmOptions = {}): Promise<Orm> {
-  const driverOptions: Record<string, number> = {};
+  const driverOptions: Record<string, unknown> = { onPoolCreated: releaseEndedConnections };
   if (opts.statementTimeoutMs) driverOptions.statement_timeout = opts.statementTimeoutMs;
   if (opts.waitForConnectionMs) driverOptions.connectionTimeoutMillis = opts.waitForConnectionMs;
   return MikroORM.init({

@@ -107,7 +107,10 @@ export class RedisIngestBuffer implements IngestBuffer {
 
   async enqueue<T extends AnalyticsTable>(table: T, rows: AnalyticsRows[T][]) {
     if (!rows.length) return;
-    const values = rows.map((r) => JSON.stringify(withId(r)));
+    // The ids are given once, here: when Redis ran the push but its answer was lost (killed mid-reply),
+    // the rows are in Redis and in the fallback too, and the same ids make the second insert a no-op.
+    const identified = rows.map((r) => withId(r));
+    const values = identified.map((r) => JSON.stringify(r));
     let pushed: number;
     try {
       // Only the first connection is worth a short wait; a lost one sends rows to the fallback at once.
@@ -115,7 +118,7 @@ export class RedisIngestBuffer implements IngestBuffer {
       pushed = Number(await this.redis.eval(ENQUEUE, 1, this.keys(table)[0], this.maxRows, ...values));
     } catch (err) {
       this.onFallback(err);
-      await this.local.enqueue(table, rows);
+      await this.local.enqueue(table, identified);
       return;
     }
     if (pushed < 0) throw new BufferFull(this.maxRows);

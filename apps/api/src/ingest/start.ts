@@ -30,6 +30,9 @@ export interface StartIngestArgs {
   intervalMs?: number;
   backoffMs?: number;
   maxBackoffMs?: number;
+  /** How often, and after how long, batches left in processing by a dead flush are put back (tests). */
+  reclaimEveryMs?: number;
+  staleAfterMs?: number;
   /** Rows the buffer holds at most before new reports are answered 503 (default 200,000). */
   maxBufferRows?: number;
   /**
@@ -139,6 +142,8 @@ export async function startIngest(args: StartIngestArgs): Promise<Ingest> {
     intervalMs: args.intervalMs,
     backoffMs: args.backoffMs,
     maxBackoffMs: args.maxBackoffMs,
+    reclaimEveryMs: args.reclaimEveryMs,
+    staleAfterMs: args.staleAfterMs,
   });
   if (args.spillDir) await restoreSpills(args.spillDir, buffer, flusher, args.orm, args.logger);
   flusher.start();

@@ -34,8 +34,8 @@ export function defaultHotKind(): HotKind {
   return inject('redisUrl') ? 'redis' : 'memory';
 }
 
-export function makeHotStore(kind: HotKind): HotStore {
-  const url = inject('redisUrl');
+export function makeHotStore(kind: HotKind, redisUrl?: string): HotStore {
+  const url = redisUrl ?? inject('redisUrl');
   if (kind === 'redis') {
     if (!url) throw new Error('no redis-server for this run');
     return new RedisStore(url);
@@ -46,23 +46,33 @@ export function makeHotStore(kind: HotKind): HotStore {
 /**
  * A whole server on 127.0.0.1 with the suite's PostgreSQL, the chosen hot state and a real SMTP
  * server capturing mail (unless `mail: 'outbox'`). `sleeps` records every throttle delay instead of waiting it out.
+ * `databaseUrl` and `redisUrl` point it at a PostgreSQL or a redis-server of the test's own (fault tests
+ * stop those); `redisUrl` means Redis for both the hot state and the write buffer.
  */
 export async function startTestServer(
-  opts: { hot?: HotKind; env?: Record<string, string>; mail?: 'smtp' | 'outbox'; ingest?: Partial<StartIngestArgs> } = {},
+  opts: {
+    hot?: HotKind;
+    env?: Record<string, string>;
+    mail?: 'smtp' | 'outbox';
+    ingest?: Partial<StartIngestArgs>;
+    databaseUrl?: string;
+    redisUrl?: string;
+  } = {},
 ) {
   const smtp = await startSmtpCapture();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'us-api-'));
   // `mail: 'outbox'` runs as a server without SMTP_URL: mail goes to the log and DATA_DIR/outbox.ndjson.
   const smtpUrl = opts.mail === 'outbox' ? undefined : smtp.url;
   const env = parseEnv({ NODE_ENV: 'test', LOG_LEVEL: 'error', DATA_DIR: dataDir, SMTP_URL: smtpUrl, ...opts.env });
-  const orm = await createOrm(inject('databaseUrl'), { poolMax: 4 });
-  const statsOrm = await createOrm(inject('databaseUrl'), {
+  const databaseUrl = opts.databaseUrl ?? inject('databaseUrl');
+  const orm = await createOrm(databaseUrl, { poolMax: 4 });
+  const statsOrm = await createOrm(databaseUrl, {
     poolMax: env.STATS_POOL_SIZE,
     statementTimeoutMs: env.STATS_TIMEOUT_MS,
     waitForConnectionMs: env.STATS_TIMEOUT_MS,
   });
-  const hotKind = opts.hot ?? defaultHotKind();
-  const hot = makeHotStore(hotKind);
+  const hotKind = opts.redisUrl ? 'redis' : (opts.hot ?? defaultHotKind());
+  const hot = makeHotStore(hotKind, opts.redisUrl);
   const production = env.NODE_ENV === 'production';
   const logger = createLogger(env.LOG_LEVEL, { redact: production });
   const mailer = createMailer({ smtpUrl, from: env.MAIL_FROM, dataDir, logger, production });
@@ -71,7 +81,7 @@ export async function startTestServer(
   const maxRows = opts.ingest?.maxBufferRows ?? env.INGEST_BUFFER_MAX_ROWS;
   const buffer =
     hotKind === 'redis'
-      ? new RedisIngestBuffer(inject('redisUrl') as string, `ingest-${randomUUID()}`, maxRows)
+      ? new RedisIngestBuffer(opts.redisUrl ?? (inject('redisUrl') as string), `ingest-${randomUUID()}`, maxRows)
       : new MemoryIngestBuffer(maxRows);
   const ingest = await startIngest({
     orm,

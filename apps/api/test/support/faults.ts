@@ -1,0 +1,335 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createOrm, freePort, migrate, type Orm, startEmbeddedPostgres } from '@us/db';
+import { Redis } from 'ioredis';
+
+/**
+ * Fault-injection support: a PostgreSQL or a redis-server of the test's own (the suite's shared ones are
+ * never stopped), a stream of page reports that records every answer, and the real server as a child
+ * process. The promise every fault test checks: each report answered 202 is stored afterwards, other
+ * answers are problem+json, no 5xx but 503 with Retry-After, and nothing crashes.
+ */
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `check` every 200 ms until it returns true or `ms` passes; returns whether it did. */
+export async function waitFor(check: () => Promise<boolean> | boolean, ms: number): Promise<boolean> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const ok = await Promise.resolve()
+      .then(check)
+      .catch(() => false);
+    if (ok) return true;
+    if (Date.now() > until) return false;
+    await sleep(200);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// PostgreSQL of the test's own
+
+export interface OwnPostgres {
+  url: string;
+  port: number;
+  /** Stops the server (fast shutdown: open connections are cut). */
+  stop(): Promise<void>;
+  /** Starts it again on the same data folder and port. */
+  start(): Promise<void>;
+  /** Stops it if running and removes its files. */
+  remove(): Promise<void>;
+}
+
+/** An embedded PostgreSQL in a temporary folder, migrated. */
+export async function startOwnPostgres(): Promise<OwnPostgres> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'us-fault-pg-'));
+  const port = await freePort();
+  let db = await startEmbeddedPostgres({ dataDir: dir, port, database: 'faults' });
+  let running = true;
+  const orm = await createOrm(db.url, { poolMax: 1 });
+  await migrate(orm);
+  await orm.close();
+  return {
+    url: db.url,
+    port,
+    async stop() {
+      if (!running) return;
+      running = false;
+      await db.stop();
+    },
+    async start() {
+      if (running) return;
+      db = await startEmbeddedPostgres({ dataDir: dir, port, database: 'faults' });
+      running = true;
+    },
+    async remove() {
+      if (running) await db.stop().catch(() => {});
+      running = false;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A database of its own on the suite's PostgreSQL server (for a real server whose jobs touch every site). */
+export async function createOwnDatabase(suiteUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `fault_${randomBytes(6).toString('hex')}`;
+  const admin = await createOrm(suiteUrl, { poolMax: 1 });
+  await admin.em.getConnection().execute(`create database ${name}`);
+  const u = new URL(suiteUrl);
+  u.pathname = `/${name}`;
+  const url = u.toString();
+  const orm = await createOrm(url, { poolMax: 1 });
+  await migrate(orm);
+  await orm.close();
+  return {
+    url,
+    async drop() {
+      await admin.em.getConnection().execute(`drop database if exists ${name} with (force)`);
+      await admin.close();
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// redis-server of the test's own
+
+export interface OwnRedis {
+  url: string;
+  /** Sends a signal and waits for the process to be gone. */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+  /** Starts it again on the same port and folder (its append-only file brings the data back). */
+  start(): Promise<void>;
+  /** Stops it and removes its folder. */
+  remove(): Promise<void>;
+}
+
+async function pingRedis(url: string): Promise<boolean> {
+  const r = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  r.on('error', () => {});
+  try {
+    await r.connect();
+    await r.ping();
+    await r.quit();
+    return true;
+  } catch {
+    r.disconnect();
+    return false;
+  }
+}
+
+/** A redis-server that writes every change to its append-only file before answering (`appendfsync always`). */
+export async function startOwnRedis(): Promise<OwnRedis> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'us-fault-redis-'));
+  const port = await freePort();
+  const url = `redis://127.0.0.1:${port}`;
+  let proc: ChildProcess | undefined;
+  const launch = async () => {
+    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes'];
+    proc = spawn('redis-server', [...args, '--appendfsync', 'always', '--dir', dir], { stdio: 'ignore' });
+    if (!(await waitFor(() => pingRedis(url), 10_000))) throw new Error('redis-server did not start');
+  };
+  const kill = async (signal: NodeJS.Signals = 'SIGKILL') => {
+    const p = proc;
+    proc = undefined;
+    if (!p || p.exitCode !== null || p.signalCode !== null) return;
+    await new Promise<void>((resolve) => {
+      p.once('exit', () => resolve());
+      p.kill(signal);
+    });
+  };
+  await launch();
+  return {
+    url,
+    kill,
+    start: launch,
+    async remove() {
+      await kill('SIGTERM');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// A stream of page reports
+
+const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+
+export interface ReportSite {
+  publicKey: string;
+  hostname: string;
+}
+
+export interface Answer {
+  at: number;
+  /** HTTP status, or 0 when no whole answer came (refused, reset, cut mid-answer). */
+  status: number;
+  /** The network error's code when status is 0. */
+  error?: string;
+}
+
+export interface StreamLog {
+  /** Ids answered 202 (the ones that must be stored). */
+  acked: string[];
+  answers: Answer[];
+  /** Answers that break the promise: a 5xx other than 503 with Retry-After, a refusal not in problem+json. */
+  violations: string[];
+}
+
+/** Counts answers by status (0 = no answer) from `from` (ms) until before `to`. */
+export function tally(log: StreamLog, from = 0, to = Number.POSITIVE_INFINITY): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const a of log.answers) {
+    if (a.at < from || a.at >= to) continue;
+    const key = a.status ? String(a.status) : `no answer (${a.error})`;
+    out[key] = (out[key] ?? 0) + 1;
+  }
+  return out;
+}
+
+const errorCode = (err: unknown): string => {
+  const cause = (err as { cause?: { code?: string; message?: string } })?.cause;
+  return cause?.code ?? cause?.message ?? String(err);
+};
+
+/** Posts one page report; never throws. */
+export async function sendReport(baseUrl: string, site: ReportSite, id: string, log: StreamLog): Promise<Answer> {
+  const body = JSON.stringify({
+    t: 'pv',
+    k: site.publicKey,
+    u: `https://${site.hostname}/p`,
+    id,
+    r: '',
+    w: 1200,
+    l: 'en',
+    z: 'UTC',
+    n: 1,
+  });
+  let answer: Answer;
+  try {
+    const res = await fetch(`${baseUrl}/collect`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', 'user-agent': UA },
+      body,
+    });
+    const text = await res.text(); // the answer counts only once it has arrived whole
+    answer = { at: Date.now(), status: res.status };
+    if (res.status === 202) log.acked.push(id);
+    else {
+      const type = res.headers.get('content-type') ?? '';
+      if (!type.startsWith('application/problem+json')) log.violations.push(`${res.status} as ${type}: ${text.slice(0, 200)}`);
+      if (res.status >= 500 && (res.status !== 503 || !res.headers.get('retry-after')))
+        log.violations.push(`${res.status} (retry-after ${res.headers.get('retry-after')}): ${text.slice(0, 200)}`);
+    }
+  } catch (err) {
+    answer = { at: Date.now(), status: 0, error: errorCode(err) };
+  }
+  log.answers.push(answer);
+  return answer;
+}
+
+let idSeq = 0;
+const reportId = () => `f${process.pid.toString(36)}${(++idSeq).toString(36)}${randomBytes(4).toString('hex')}`;
+
+/**
+ * `loops` concurrent senders, each posting page reports one after the other to `baseUrl()` until stopped
+ * (or, with `untilRefused`, until its connection is refused).
+ */
+export function streamReports(opts: {
+  baseUrl: () => string;
+  site: ReportSite;
+  loops?: number;
+  /** Pause between two reports of one loop. Default 2 ms (the machine is shared). */
+  pauseMs?: number;
+  untilRefused?: boolean;
+}) {
+  const log: StreamLog = { acked: [], answers: [], violations: [] };
+  let stopped = false;
+  const loop = async () => {
+    while (!stopped) {
+      const a = await sendReport(opts.baseUrl(), opts.site, reportId(), log);
+      if (opts.untilRefused && a.error === 'ECONNREFUSED') return;
+      await sleep(opts.pauseMs ?? 2);
+    }
+  };
+  const done = Promise.all(Array.from({ length: opts.loops ?? 4 }, loop)).then(() => log);
+  return {
+    log,
+    /** Resolves when every loop has ended on its own (`untilRefused`). */
+    done,
+    async stop(): Promise<StreamLog> {
+      stopped = true;
+      return done;
+    },
+  };
+}
+
+/** How many times each of `ids` is stored in `pageviews` (ids missing from the map are not stored). */
+export async function storedCounts(orm: Orm, siteId: string): Promise<Map<string, number>> {
+  const rows = await orm.em
+    .fork()
+    .getConnection()
+    .execute<{ pageview_id: string; n: string }[]>(
+      'select pageview_id, count(*) as n from pageviews where site_id = ? group by pageview_id',
+      [siteId],
+      'all',
+    );
+  return new Map(rows.map((r) => [r.pageview_id, Number(r.n)]));
+}
+
+/** The acknowledged ids not stored yet (waiting up to `ms` for the flusher to store them all). */
+export async function waitUntilStored(orm: Orm, siteId: string, acked: string[], ms: number): Promise<string[]> {
+  let missing = acked;
+  await waitFor(async () => {
+    const stored = await storedCounts(orm, siteId);
+    missing = acked.filter((id) => !stored.has(id));
+    return missing.length === 0;
+  }, ms);
+  return missing;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The real server as a child process
+
+const ROOT = path.resolve(import.meta.dirname, '../../../..');
+
+export interface ServerProcess {
+  url: string;
+  proc: ChildProcess;
+  /** Everything it printed so far (stdout and stderr). */
+  output(): string;
+  /** Resolves with its exit code (or the signal that ended it). */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts `apps/api/src/main.ts` as `npm start` would, and waits for its "listening on" line. */
+export async function spawnServer(env: Record<string, string>, ms = 60_000): Promise<ServerProcess> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'apps/api/src/main.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), PORT: '0', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    proc.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the server did not listen within ${ms} ms:\n${out}`)), ms);
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /listening on (http:\/\/[^\s]+)/.exec(out);
+      if (m?.[1]) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    };
+    proc.stdout?.on('data', onData);
+    proc.stderr?.on('data', onData);
+    void exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited (${code ?? signal}) before listening:\n${out}`));
+    });
+  });
+  return { url, proc, output: () => out, exited };
+}
