@@ -197,7 +197,10 @@ export class Flusher {
     this.failures += 1;
     const delay = Math.min(this.maxBackoffMs, this.backoffMs * 2 ** (this.failures - 1));
     this.retryAt = Date.now() + delay;
-    this.opts.logger?.error(`ingest flush failed (attempt ${this.failures}); retrying in ${delay} ms`, error);
+    // The first failure of a streak with its cause; the retries of an outage in one line each.
+    if (this.failures === 1) this.opts.logger?.error(`ingest flush failed; retrying in ${delay} ms`, error);
+    else
+      this.opts.logger?.warn(`ingest flush failed again (attempt ${this.failures}: ${reasonOf(error)}); retrying in ${delay} ms`);
   }
 
   /**

@@ -18,7 +18,7 @@ import { randomToken } from '../../src/security/tokens.ts';
 import { issueToken } from '../../src/services/tokens.ts';
 import { startSmtpCapture } from './smtp.ts';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -128,6 +128,7 @@ export async function startTestServer(
       await hot.close();
       deps.mailer.close();
       await smtp.close();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
