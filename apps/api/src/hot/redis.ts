@@ -30,8 +30,9 @@ export class RedisStore implements HotStore {
   readonly kind = 'redis' as const;
   private readonly redis: Redis;
 
-  constructor(url: string) {
-    this.redis = new Redis(url, { keyPrefix: 'us:', maxRetriesPerRequest: 2, lazyConnect: false, protocol: 2 });
+  /** `prefix` leads every key (`us:`); another prefix keeps several stores apart in one Redis (tests). */
+  constructor(url: string, prefix = 'us:') {
+    this.redis = new Redis(url, { keyPrefix: prefix, maxRetriesPerRequest: 2, lazyConnect: false, protocol: 2 });
     // Errors surface on the commands that fail; this stops unhandled 'error' events from crashing.
     this.redis.on('error', () => {});
   }

@@ -34,11 +34,11 @@ export function defaultHotKind(): HotKind {
   return inject('redisUrl') ? 'redis' : 'memory';
 }
 
-export function makeHotStore(kind: HotKind, redisUrl?: string): HotStore {
+export function makeHotStore(kind: HotKind, redisUrl?: string, prefix?: string): HotStore {
   const url = redisUrl ?? inject('redisUrl');
   if (kind === 'redis') {
     if (!url) throw new Error('no redis-server for this run');
-    return new RedisStore(url);
+    return new RedisStore(url, prefix);
   }
   return new MemoryStore();
 }
@@ -72,7 +72,9 @@ export async function startTestServer(
     waitForConnectionMs: env.STATS_TIMEOUT_MS,
   });
   const hotKind = opts.redisUrl ? 'redis' : (opts.hot ?? defaultHotKind());
-  const hot = makeHotStore(hotKind, opts.redisUrl);
+  // Its own keys in the shared redis-server too: budgets, throttles and caches of other suites' servers
+  // (the same client address, 127.0.0.1, everywhere) must not count against this one's.
+  const hot = makeHotStore(hotKind, opts.redisUrl, `us:test-${randomUUID()}:`);
   const production = env.NODE_ENV === 'production';
   const logger = createLogger(env.LOG_LEVEL, { redact: production });
   const mailer = createMailer({ smtpUrl, from: env.MAIL_FROM, dataDir, logger, production });
