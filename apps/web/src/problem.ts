@@ -1,5 +1,5 @@
 import { isTRPCClientError } from '@trpc/client';
-import type { AppRouter } from '../../api/src/router/index.ts';
+import type { AppRouter } from '@us/api';
 
 /** The problem the API sends with every failure: `title` says what to do, `field` names the culprit. */
 export interface Problem {

@@ -1,6 +1,6 @@
 import { createTRPCClient, httpBatchLink, httpLink, splitLink } from '@trpc/client';
 import type { inferRouterOutputs } from '@trpc/server';
-import type { AppRouter } from '../../api/src/router/index.ts';
+import type { AppRouter } from '@us/api';
 import { currentWorkspaceId } from './workspace.ts';
 
 const headers = () => {

@@ -1,5 +1,5 @@
 import type { inferRouterOutputs } from '@trpc/server';
-import type { AppRouter } from '../../../../api/src/router/index.ts';
+import type { AppRouter } from '@us/api';
 
 /** Answer types of the workspace pages' API calls. */
 type Outputs = inferRouterOutputs<AppRouter>;
