@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Deps } from './deps.ts';
-import type { Actor } from './services/credentials.ts';
+import type { Actor } from './actor/actor.ts';
 
 export type Face = 'rest' | 'trpc' | 'mcp';
 
@@ -35,6 +35,6 @@ export interface Ctx {
   em: EntityManager;
   req: RequestInfo;
   out: ResponseOut;
-  /** Resolved once per request, on first use. */
-  actor(): Promise<Actor | null>;
+  /** The caller behind the request's credential, resolved once per request on first use. */
+  resolveActor(): Promise<Actor | null>;
 }

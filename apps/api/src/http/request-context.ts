@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { Ctx, Face, RequestInfo } from '../context.ts';
 import type { Deps } from '../deps.ts';
-import { resolveActor } from '../services/credentials.ts';
-import type { Actor } from '../services/credentials.ts';
+import { resolveActor } from '../actor/resolve.ts';
+import type { Actor } from '../actor/actor.ts';
 import { SESSION_COOKIE } from '../services/auth/sessions.ts';
 
 function readCookie(header: string | undefined, name: string): string | undefined {
@@ -68,7 +68,7 @@ export function createCtx(deps: Deps, info: RequestInfo): Ctx {
     em,
     req: info,
     out: { headers: {}, cookies: [] },
-    actor: () => {
+    resolveActor: () => {
       actor ??= resolveActor(em, info);
       return actor;
     },

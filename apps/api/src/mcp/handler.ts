@@ -56,9 +56,9 @@ export function mcpHandler(deps: Deps, ops: Operation[], opts: { callsPerMinute?
       );
     }
     const first = createCtx(deps, info);
-    let actor: Awaited<ReturnType<Ctx['actor']>>;
+    let actor: Awaited<ReturnType<Ctx['resolveActor']>>;
     try {
-      actor = await first.actor();
+      actor = await first.resolveActor();
     } catch (err) {
       return sendProblem(ctx, toAppError(err));
     }

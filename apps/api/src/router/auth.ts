@@ -27,51 +27,50 @@ import * as loginService from '../services/auth/login.ts';
 import * as passwords from '../services/auth/passwords.ts';
 import * as sessions from '../services/auth/sessions.ts';
 import * as twoFactor from '../services/auth/two-factor.ts';
-import type { Actor } from '../services/credentials.ts';
-import { personOf } from '../services/person.ts';
-import { procedure, router } from '../trpc/init.ts';
+import type { PersonActor } from '../actor/actor.ts';
+import { router } from '../trpc/init.ts';
+import { personProcedure, publicProcedure } from '../trpc/procedures.ts';
 
 const tags = ['Auth'];
 
 /** The signed-in person and the session they typed into (password checks count per session). */
-function sessionPerson(auth: Actor | null) {
-  const p = personOf(auth);
+function sessionPerson(p: PersonActor) {
   return { userId: p.user.id, sessionId: p.session.id };
 }
 const post = (path: `/${string}`, summary: string) => ({ method: 'POST' as const, path, summary, tags, protect: false });
 
 export const authRouter = router({
-  signup: procedure
+  signup: publicProcedure
     .meta({ auth: 'none', status: 202, openapi: post('/v1/auth/signup', 'Create an account and its workspace') })
     .input(SignupInput)
     .output(zMessage)
     .mutation(({ ctx, input }) => accounts.signup(ctx.deps, ctx.em, input)),
 
-  verify: procedure
+  verify: publicProcedure
     .meta({ auth: 'none', openapi: post('/v1/auth/verify', 'Confirm the e-mail address from the link') })
     .input(VerifyInput)
     .output(VerifyOutput)
     .mutation(({ ctx, input }) => accounts.verifyEmail(ctx.deps, ctx.em, input)),
 
-  resendVerification: procedure
+  resendVerification: publicProcedure
     .meta({ auth: 'none', status: 202, openapi: post('/v1/auth/verify/resend', 'Send the confirmation link again') })
     .input(EmailOnlyInput)
     .output(zMessage)
     .mutation(({ ctx, input }) => accounts.resendVerification(ctx.deps, ctx.em, input)),
 
-  login: procedure
+  login: publicProcedure
     .meta({ auth: 'none', openapi: post('/v1/auth/login', 'Sign in; sets the us_session cookie') })
     .input(LoginInput)
     .output(LoginOutput)
     .mutation(({ ctx, input }) => loginService.login(ctx.deps, ctx.em, input, ctx.req, ctx.out)),
 
-  loginTwoFactor: procedure
+  loginTwoFactor: publicProcedure
     .meta({ auth: 'none', openapi: post('/v1/auth/login/2fa', 'Finish signing in with a two-factor code') })
     .input(LoginTwoFactorInput)
     .output(LoginSuccess)
     .mutation(({ ctx, input }) => loginService.loginTwoFactor(ctx.deps, ctx.em, input, ctx.req, ctx.out)),
 
-  logout: procedure
+  logout: publicProcedure
     .meta({ auth: 'optional', status: 204, openapi: post('/v1/auth/logout', 'Sign out this session') })
     .input(zEmpty.optional())
     .output(z.void())
@@ -80,19 +79,19 @@ export const authRouter = router({
       sessions.clearSessionCookie(ctx.req, ctx.out);
     }),
 
-  requestReset: procedure
+  requestReset: publicProcedure
     .meta({ auth: 'none', status: 202, openapi: post('/v1/auth/password/reset-request', 'E-mail a password reset link') })
     .input(EmailOnlyInput)
     .output(zMessage)
     .mutation(({ ctx, input }) => passwords.requestReset(ctx.deps, ctx.em, input)),
 
-  reset: procedure
+  reset: publicProcedure
     .meta({ auth: 'none', openapi: post('/v1/auth/password/reset', 'Set a new password from a reset link') })
     .input(ResetInput)
     .output(ResetOutput)
     .mutation(({ ctx, input }) => passwords.resetPassword(ctx.deps, ctx.em, input)),
 
-  changePassword: procedure
+  changePassword: personProcedure
     .meta({
       auth: 'person',
       idempotent: true,
@@ -100,18 +99,18 @@ export const authRouter = router({
     })
     .input(ChangePasswordInput)
     .output(ChangePasswordOutput)
-    .mutation(({ ctx, input }) => passwords.changePassword(ctx.deps, ctx.em, sessionPerson(ctx.auth), input, ctx.req, ctx.out)),
+    .mutation(({ ctx, input }) => passwords.changePassword(ctx.deps, ctx.em, sessionPerson(ctx.actor), input, ctx.req, ctx.out)),
 
-  sessions: procedure
+  sessions: personProcedure
     .meta({ auth: 'person', openapi: { method: 'GET', path: '/v1/auth/sessions', summary: 'Your signed-in sessions', tags } })
     .input(zEmpty.optional())
     .output(SessionList)
     .query(async ({ ctx }) => {
-      const p = personOf(ctx.auth);
+      const p = ctx.actor;
       return { sessions: await sessions.listSessions(ctx.em, p.user.id, p.session.id) };
     }),
 
-  deleteSession: procedure
+  deleteSession: personProcedure
     .meta({
       auth: 'person',
       idempotent: true,
@@ -121,12 +120,12 @@ export const authRouter = router({
     .input(SessionIdInput)
     .output(z.void())
     .mutation(async ({ ctx, input }) => {
-      const p = personOf(ctx.auth);
+      const p = ctx.actor;
       await sessions.endSession(ctx.em, p.user.id, input.id);
       if (input.id === p.session.id) sessions.clearSessionCookie(ctx.req, ctx.out);
     }),
 
-  twoFactorEnroll: procedure
+  twoFactorEnroll: personProcedure
     .meta({
       auth: 'person',
       idempotent: true,
@@ -134,9 +133,9 @@ export const authRouter = router({
     })
     .input(PasswordOnlyInput)
     .output(TwoFactorEnrollOutput)
-    .mutation(({ ctx, input }) => twoFactor.enroll(ctx.deps, ctx.em, sessionPerson(ctx.auth), input.password, ctx.req, ctx.out)),
+    .mutation(({ ctx, input }) => twoFactor.enroll(ctx.deps, ctx.em, sessionPerson(ctx.actor), input.password, ctx.req, ctx.out)),
 
-  twoFactorConfirm: procedure
+  twoFactorConfirm: personProcedure
     .meta({
       auth: 'person',
       idempotent: true,
@@ -144,9 +143,9 @@ export const authRouter = router({
     })
     .input(CodeOnlyInput)
     .output(TwoFactorStateOutput)
-    .mutation(({ ctx, input }) => twoFactor.confirm(ctx.deps, ctx.em, personOf(ctx.auth).user.id, input.code)),
+    .mutation(({ ctx, input }) => twoFactor.confirm(ctx.deps, ctx.em, ctx.actor.user.id, input.code)),
 
-  twoFactorDisable: procedure
+  twoFactorDisable: personProcedure
     .meta({
       auth: 'person',
       idempotent: true,
@@ -154,5 +153,5 @@ export const authRouter = router({
     })
     .input(TwoFactorDisableInput)
     .output(TwoFactorStateOutput)
-    .mutation(({ ctx, input }) => twoFactor.disable(ctx.deps, ctx.em, sessionPerson(ctx.auth), input, ctx.req, ctx.out)),
+    .mutation(({ ctx, input }) => twoFactor.disable(ctx.deps, ctx.em, sessionPerson(ctx.actor), input, ctx.req, ctx.out)),
 });

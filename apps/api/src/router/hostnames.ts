@@ -1,13 +1,14 @@
 import { CreateHostnameInput, HostnameDetail, SiteHostnameParams, VerifyHostnameOutput } from '@us/shared';
 import { z } from 'zod';
 import * as hostnames from '../services/hostnames/hostnames.ts';
-import { procedure, router } from '../trpc/init.ts';
+import { router } from '../trpc/init.ts';
+import { actorProcedure } from '../trpc/procedures.ts';
 
 const tags = ['Sites'];
 
 /** Spec §4 Sites: a site's hostnames, their DNS verification, and proxy mode through the edge platform. */
 export const hostnamesRouter = router({
-  create: procedure
+  create: actorProcedure
     .meta({
       auth: 'any',
       scope: 'sites:write',
@@ -24,9 +25,9 @@ export const hostnamesRouter = router({
     })
     .input(CreateHostnameInput)
     .output(HostnameDetail)
-    .mutation(({ ctx, input }) => hostnames.addHostname(ctx.deps, ctx.em, ctx.auth, input)),
+    .mutation(({ ctx, input }) => hostnames.addHostname(ctx.deps, ctx.em, ctx.actor, input)),
 
-  get: procedure
+  get: actorProcedure
     .meta({
       auth: 'any',
       scope: 'sites:read',
@@ -40,9 +41,9 @@ export const hostnamesRouter = router({
     })
     .input(SiteHostnameParams)
     .output(HostnameDetail)
-    .query(({ ctx, input }) => hostnames.getHostname(ctx.deps, ctx.em, ctx.auth, input)),
+    .query(({ ctx, input }) => hostnames.getHostname(ctx.deps, ctx.em, ctx.actor, input)),
 
-  verify: procedure
+  verify: actorProcedure
     .meta({
       auth: 'any',
       scope: 'sites:write',
@@ -58,9 +59,9 @@ export const hostnamesRouter = router({
     })
     .input(SiteHostnameParams)
     .output(VerifyHostnameOutput)
-    .mutation(({ ctx, input }) => hostnames.verifyHostname(ctx.deps, ctx.em, ctx.auth, input)),
+    .mutation(({ ctx, input }) => hostnames.verifyHostname(ctx.deps, ctx.em, ctx.actor, input)),
 
-  delete: procedure
+  delete: actorProcedure
     .meta({
       auth: 'any',
       scope: 'sites:write',
@@ -76,5 +77,5 @@ export const hostnamesRouter = router({
     })
     .input(SiteHostnameParams)
     .output(z.void())
-    .mutation(({ ctx, input }) => hostnames.removeHostname(ctx.deps, ctx.em, ctx.auth, input)),
+    .mutation(({ ctx, input }) => hostnames.removeHostname(ctx.deps, ctx.em, ctx.actor, input)),
 });

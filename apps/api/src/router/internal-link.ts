@@ -1,12 +1,13 @@
 import { InternalLinkInput, InternalLinkOutput, InternalLinkRotateInput, InternalLinkRotateOutput } from '@us/shared';
 import { issueInternalLink, rotateInternalKey } from '../services/internal-link/links.ts';
-import { procedure, router } from '../trpc/init.ts';
+import { router } from '../trpc/init.ts';
+import { actorProcedure } from '../trpc/procedures.ts';
 
 const tags = ['Sites'];
 
 /** Spec §4 Sites: the link that marks a team member's browser as internal traffic, and its key rotation. */
 export const internalLinkRouter = router({
-  create: procedure
+  create: actorProcedure
     .meta({
       auth: 'any',
       scope: 'sites:write',
@@ -23,9 +24,9 @@ export const internalLinkRouter = router({
     })
     .input(InternalLinkInput)
     .output(InternalLinkOutput)
-    .mutation(({ ctx, input }) => issueInternalLink(ctx.deps, ctx.em, ctx.auth, input)),
+    .mutation(({ ctx, input }) => issueInternalLink(ctx.deps, ctx.em, ctx.actor, input)),
 
-  rotate: procedure
+  rotate: actorProcedure
     .meta({
       auth: 'any',
       scope: 'sites:write',
@@ -40,5 +41,5 @@ export const internalLinkRouter = router({
     })
     .input(InternalLinkRotateInput)
     .output(InternalLinkRotateOutput)
-    .mutation(({ ctx, input }) => rotateInternalKey(ctx.em, ctx.auth, input)),
+    .mutation(({ ctx, input }) => rotateInternalKey(ctx.em, ctx.actor, input)),
 });

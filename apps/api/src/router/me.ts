@@ -1,8 +1,8 @@
+import { actorProcedure } from '../trpc/procedures.ts';
 import { MeOutput, zEmpty } from '@us/shared';
 import { describeCaller } from '../services/me.ts';
-import { procedure, requireActor } from '../trpc/init.ts';
 
-export const getMe = procedure
+export const getMe = actorProcedure
   .meta({
     auth: 'any',
     mcp: { tool: 'get_me' },
@@ -10,4 +10,4 @@ export const getMe = procedure
   })
   .input(zEmpty.optional())
   .output(MeOutput)
-  .query(({ ctx }) => describeCaller(ctx.em, requireActor(ctx.auth)));
+  .query(({ ctx }) => describeCaller(ctx.em, ctx.actor));

@@ -13,12 +13,13 @@ import {
 import { z } from 'zod';
 import { acceptInvite, createInvite, withdrawInvite } from '../services/workspace/invites.ts';
 import { changeRole, listMembers, removeMember } from '../services/workspace/members.ts';
-import { procedure, requireActor, router } from '../trpc/init.ts';
+import { router } from '../trpc/init.ts';
+import { actorProcedure, personProcedure } from '../trpc/procedures.ts';
 
 const tags = ['Members'];
 
 export const membersRouter = router({
-  list: procedure
+  list: actorProcedure
     .meta({
       auth: 'any',
       scope: 'members:read',
@@ -27,9 +28,9 @@ export const membersRouter = router({
     })
     .input(zEmpty.optional())
     .output(MemberList)
-    .query(({ ctx }) => listMembers(ctx.em, requireActor(ctx.auth))),
+    .query(({ ctx }) => listMembers(ctx.em, ctx.actor)),
 
-  createInvite: procedure
+  createInvite: actorProcedure
     .meta({
       auth: 'any',
       scope: 'members:write',
@@ -47,9 +48,9 @@ export const membersRouter = router({
     })
     .input(CreateInviteInput)
     .output(CreateInviteOutput)
-    .mutation(({ ctx, input }) => createInvite(ctx.deps, ctx.em, requireActor(ctx.auth), input)),
+    .mutation(({ ctx, input }) => createInvite(ctx.deps, ctx.em, ctx.actor, input)),
 
-  deleteInvite: procedure
+  deleteInvite: actorProcedure
     .meta({
       auth: 'any',
       scope: 'members:write',
@@ -61,9 +62,9 @@ export const membersRouter = router({
     })
     .input(InviteIdInput)
     .output(z.void())
-    .mutation(({ ctx, input }) => withdrawInvite(ctx.em, requireActor(ctx.auth), input.id)),
+    .mutation(({ ctx, input }) => withdrawInvite(ctx.em, ctx.actor, input.id)),
 
-  acceptInvite: procedure
+  acceptInvite: personProcedure
     .meta({
       auth: 'person',
       idempotent: true,
@@ -76,9 +77,9 @@ export const membersRouter = router({
     })
     .input(AcceptInviteInput)
     .output(AcceptInviteOutput)
-    .mutation(({ ctx, input }) => acceptInvite(ctx.em, ctx.auth, input.token)),
+    .mutation(({ ctx, input }) => acceptInvite(ctx.em, ctx.actor, input.token)),
 
-  update: procedure
+  update: actorProcedure
     .meta({
       auth: 'any',
       scope: 'members:write',
@@ -95,9 +96,9 @@ export const membersRouter = router({
     })
     .input(UpdateMemberInput)
     .output(Member)
-    .mutation(({ ctx, input }) => changeRole(ctx.em, requireActor(ctx.auth), input)),
+    .mutation(({ ctx, input }) => changeRole(ctx.em, ctx.actor, input)),
 
-  remove: procedure
+  remove: actorProcedure
     .meta({
       // No scope in meta: members:write is checked by the service unless a person removes themselves.
       auth: 'any',
@@ -114,5 +115,5 @@ export const membersRouter = router({
     })
     .input(MemberIdInput)
     .output(z.void())
-    .mutation(({ ctx, input }) => removeMember(ctx.em, requireActor(ctx.auth), input.userId)),
+    .mutation(({ ctx, input }) => removeMember(ctx.em, ctx.actor, input.userId)),
 });

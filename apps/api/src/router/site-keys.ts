@@ -1,12 +1,13 @@
 import { CreateSiteKeyInput, SiteIdInput, SiteKeyList, SiteKeyOutput, SiteKeyParams } from '@us/shared';
 import { z } from 'zod';
 import { createKey, deleteKey, listKeys, rotateKey } from '../services/sites/keys.ts';
-import { procedure, requireActor, router } from '../trpc/init.ts';
+import { router } from '../trpc/init.ts';
+import { actorProcedure } from '../trpc/procedures.ts';
 
 const tags = ['Site keys'];
 
 export const siteKeysRouter = router({
-  list: procedure
+  list: actorProcedure
     .meta({
       auth: 'any',
       scope: 'sites:read',
@@ -20,9 +21,9 @@ export const siteKeysRouter = router({
     })
     .input(SiteIdInput)
     .output(SiteKeyList)
-    .query(({ ctx, input }) => listKeys(ctx.em, requireActor(ctx.auth), input.id)),
+    .query(({ ctx, input }) => listKeys(ctx.em, ctx.actor, input.id)),
 
-  create: procedure
+  create: actorProcedure
     .meta({
       auth: 'any',
       scope: 'sites:write',
@@ -39,9 +40,9 @@ export const siteKeysRouter = router({
     })
     .input(CreateSiteKeyInput)
     .output(SiteKeyOutput)
-    .mutation(({ ctx, input }) => createKey(ctx.em, requireActor(ctx.auth), input)),
+    .mutation(({ ctx, input }) => createKey(ctx.em, ctx.actor, input)),
 
-  rotate: procedure
+  rotate: actorProcedure
     .meta({
       auth: 'any',
       scope: 'sites:write',
@@ -58,9 +59,9 @@ export const siteKeysRouter = router({
     })
     .input(SiteKeyParams)
     .output(SiteKeyOutput)
-    .mutation(({ ctx, input }) => rotateKey(ctx.em, requireActor(ctx.auth), input)),
+    .mutation(({ ctx, input }) => rotateKey(ctx.em, ctx.actor, input)),
 
-  delete: procedure
+  delete: actorProcedure
     .meta({
       auth: 'any',
       scope: 'sites:write',
@@ -77,5 +78,5 @@ export const siteKeysRouter = router({
     })
     .input(SiteKeyParams)
     .output(z.void())
-    .mutation(({ ctx, input }) => deleteKey(ctx.em, requireActor(ctx.auth), input)),
+    .mutation(({ ctx, input }) => deleteKey(ctx.em, ctx.actor, input)),
 });

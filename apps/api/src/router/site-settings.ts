@@ -23,12 +23,13 @@ import {
   updateExperiment,
   updateSettings,
 } from '../services/sites/settings.ts';
-import { procedure, requireActor, router } from '../trpc/init.ts';
+import { router } from '../trpc/init.ts';
+import { actorProcedure } from '../trpc/procedures.ts';
 
 const tags = ['Site settings'];
 
 export const siteSettingsRouter = router({
-  update: procedure
+  update: actorProcedure
     .meta({
       auth: 'any',
       scope: 'sites:write',
@@ -45,9 +46,9 @@ export const siteSettingsRouter = router({
     })
     .input(UpdateSiteSettingsInput)
     .output(SiteOutput)
-    .mutation(({ ctx, input }) => updateSettings(ctx.em, requireActor(ctx.auth), input)),
+    .mutation(({ ctx, input }) => updateSettings(ctx.em, ctx.actor, input)),
 
-  listGoals: procedure
+  listGoals: actorProcedure
     .meta({
       auth: 'any',
       scope: 'sites:read',
@@ -56,9 +57,9 @@ export const siteSettingsRouter = router({
     })
     .input(SiteIdInput)
     .output(GoalList)
-    .query(({ ctx, input }) => listGoals(ctx.em, requireActor(ctx.auth), input.id)),
+    .query(({ ctx, input }) => listGoals(ctx.em, ctx.actor, input.id)),
 
-  createGoal: procedure
+  createGoal: actorProcedure
     .meta({
       auth: 'any',
       scope: 'sites:write',
@@ -76,9 +77,9 @@ export const siteSettingsRouter = router({
     })
     .input(CreateGoalInput)
     .output(GoalOutput)
-    .mutation(({ ctx, input }) => createGoal(ctx.em, requireActor(ctx.auth), input)),
+    .mutation(({ ctx, input }) => createGoal(ctx.em, ctx.actor, input)),
 
-  deleteGoal: procedure
+  deleteGoal: actorProcedure
     .meta({
       auth: 'any',
       scope: 'sites:write',
@@ -89,9 +90,9 @@ export const siteSettingsRouter = router({
     })
     .input(GoalParams)
     .output(z.void())
-    .mutation(({ ctx, input }) => deleteGoal(ctx.em, requireActor(ctx.auth), input)),
+    .mutation(({ ctx, input }) => deleteGoal(ctx.em, ctx.actor, input)),
 
-  listExperiments: procedure
+  listExperiments: actorProcedure
     .meta({
       auth: 'any',
       scope: 'sites:read',
@@ -100,9 +101,9 @@ export const siteSettingsRouter = router({
     })
     .input(SiteIdInput)
     .output(ExperimentList)
-    .query(({ ctx, input }) => listExperiments(ctx.em, requireActor(ctx.auth), input.id)),
+    .query(({ ctx, input }) => listExperiments(ctx.em, ctx.actor, input.id)),
 
-  createExperiment: procedure
+  createExperiment: actorProcedure
     .meta({
       auth: 'any',
       scope: 'sites:write',
@@ -119,9 +120,9 @@ export const siteSettingsRouter = router({
     })
     .input(CreateExperimentInput)
     .output(ExperimentOutput)
-    .mutation(({ ctx, input }) => createExperiment(ctx.em, requireActor(ctx.auth), input)),
+    .mutation(({ ctx, input }) => createExperiment(ctx.em, ctx.actor, input)),
 
-  updateExperiment: procedure
+  updateExperiment: actorProcedure
     .meta({
       auth: 'any',
       scope: 'sites:write',
@@ -137,9 +138,9 @@ export const siteSettingsRouter = router({
     })
     .input(UpdateExperimentInput)
     .output(ExperimentOutput)
-    .mutation(({ ctx, input }) => updateExperiment(ctx.em, requireActor(ctx.auth), input)),
+    .mutation(({ ctx, input }) => updateExperiment(ctx.em, ctx.actor, input)),
 
-  deleteExperiment: procedure
+  deleteExperiment: actorProcedure
     .meta({
       auth: 'any',
       scope: 'sites:write',
@@ -150,5 +151,5 @@ export const siteSettingsRouter = router({
     })
     .input(ExperimentParams)
     .output(z.void())
-    .mutation(({ ctx, input }) => deleteExperiment(ctx.em, requireActor(ctx.auth), input)),
+    .mutation(({ ctx, input }) => deleteExperiment(ctx.em, ctx.actor, input)),
 });

@@ -11,12 +11,13 @@ import {
 } from '@us/shared';
 import { z } from 'zod';
 import { createSite, deleteSite, getSite, installStatus, listSites, snippet, updateSite } from '../services/sites/sites.ts';
-import { procedure, requireActor, router } from '../trpc/init.ts';
+import { router } from '../trpc/init.ts';
+import { actorProcedure } from '../trpc/procedures.ts';
 
 const tags = ['Sites'];
 
 export const sitesRouter = router({
-  list: procedure
+  list: actorProcedure
     .meta({
       auth: 'any',
       scope: 'sites:read',
@@ -31,9 +32,9 @@ export const sitesRouter = router({
     })
     .input(zEmpty.optional())
     .output(SiteList)
-    .query(({ ctx }) => listSites(ctx.em, requireActor(ctx.auth))),
+    .query(({ ctx }) => listSites(ctx.em, ctx.actor)),
 
-  create: procedure
+  create: actorProcedure
     .meta({
       auth: 'any',
       scope: 'sites:write',
@@ -52,9 +53,9 @@ export const sitesRouter = router({
     })
     .input(CreateSiteInput)
     .output(CreateSiteOutput)
-    .mutation(({ ctx, input }) => createSite(ctx.em, requireActor(ctx.auth), input)),
+    .mutation(({ ctx, input }) => createSite(ctx.em, ctx.actor, input)),
 
-  get: procedure
+  get: actorProcedure
     .meta({
       auth: 'any',
       scope: 'sites:read',
@@ -63,9 +64,9 @@ export const sitesRouter = router({
     })
     .input(SiteIdInput)
     .output(SiteOutput)
-    .query(({ ctx, input }) => getSite(ctx.em, requireActor(ctx.auth), input.id)),
+    .query(({ ctx, input }) => getSite(ctx.em, ctx.actor, input.id)),
 
-  update: procedure
+  update: actorProcedure
     .meta({
       auth: 'any',
       scope: 'sites:write',
@@ -75,9 +76,9 @@ export const sitesRouter = router({
     })
     .input(UpdateSiteInput)
     .output(SiteOutput)
-    .mutation(({ ctx, input }) => updateSite(ctx.em, requireActor(ctx.auth), input)),
+    .mutation(({ ctx, input }) => updateSite(ctx.em, ctx.actor, input)),
 
-  delete: procedure
+  delete: actorProcedure
     .meta({
       auth: 'any',
       scope: 'sites:write',
@@ -94,9 +95,9 @@ export const sitesRouter = router({
     })
     .input(SiteIdInput)
     .output(z.void())
-    .mutation(({ ctx, input }) => deleteSite(ctx.deps, ctx.em, requireActor(ctx.auth), input.id)),
+    .mutation(({ ctx, input }) => deleteSite(ctx.deps, ctx.em, ctx.actor, input.id)),
 
-  installStatus: procedure
+  installStatus: actorProcedure
     .meta({
       auth: 'any',
       scope: 'sites:read',
@@ -111,9 +112,9 @@ export const sitesRouter = router({
     })
     .input(SiteIdInput)
     .output(InstallStatusOutput)
-    .query(({ ctx, input }) => installStatus(ctx.deps, ctx.em, requireActor(ctx.auth), input.id)),
+    .query(({ ctx, input }) => installStatus(ctx.deps, ctx.em, ctx.actor, input.id)),
 
-  snippet: procedure
+  snippet: actorProcedure
     .meta({
       auth: 'any',
       scope: 'sites:read',
@@ -127,5 +128,5 @@ export const sitesRouter = router({
     })
     .input(SiteIdInput)
     .output(SnippetOutput)
-    .query(({ ctx, input }) => snippet(ctx.deps, ctx.em, requireActor(ctx.auth), input.id)),
+    .query(({ ctx, input }) => snippet(ctx.deps, ctx.em, ctx.actor, input.id)),
 });

@@ -13,13 +13,14 @@ import {
 } from '@us/shared';
 import { publicCatalogue } from '../stats/catalogue.ts';
 import { siteStats, siteStatsBatch, siteSummary, siteTop } from '../stats/service.ts';
-import { procedure, requireActor, router } from '../trpc/init.ts';
+import { router } from '../trpc/init.ts';
+import { actorProcedure } from '../trpc/procedures.ts';
 
 const tags = ['Analytics'];
 const WHERE_NOTE = 'Filters as where.<name>=<value> (names from the catalogue; `(none)` matches an empty value).';
 
 export const statsRouter = router({
-  catalogue: procedure
+  catalogue: actorProcedure
     .meta({
       auth: 'any',
       scope: 'analytics:read',
@@ -35,7 +36,7 @@ export const statsRouter = router({
     .output(StatsCatalogue)
     .query(() => publicCatalogue()),
 
-  get: procedure
+  get: actorProcedure
     .meta({
       auth: 'any',
       scope: 'analytics:read',
@@ -50,9 +51,9 @@ export const statsRouter = router({
     })
     .input(SiteStatsQuery)
     .output(StatsResult)
-    .query(({ ctx, input }) => siteStats(ctx.deps, ctx.em, requireActor(ctx.auth), input)),
+    .query(({ ctx, input }) => siteStats(ctx.deps, ctx.em, ctx.actor, input)),
 
-  query: procedure
+  query: actorProcedure
     .meta({
       auth: 'any',
       scope: 'analytics:read',
@@ -67,9 +68,9 @@ export const statsRouter = router({
     })
     .input(SiteStatsInput)
     .output(StatsResult)
-    .mutation(({ ctx, input }) => siteStats(ctx.deps, ctx.em, requireActor(ctx.auth), input)),
+    .mutation(({ ctx, input }) => siteStats(ctx.deps, ctx.em, ctx.actor, input)),
 
-  batch: procedure
+  batch: actorProcedure
     .meta({
       auth: 'any',
       scope: 'analytics:read',
@@ -85,9 +86,9 @@ export const statsRouter = router({
     })
     .input(StatsBatchInput)
     .output(StatsBatchResult)
-    .mutation(({ ctx, input }) => siteStatsBatch(ctx.deps, ctx.em, requireActor(ctx.auth), input)),
+    .mutation(({ ctx, input }) => siteStatsBatch(ctx.deps, ctx.em, ctx.actor, input)),
 
-  summary: procedure
+  summary: actorProcedure
     .meta({
       auth: 'any',
       scope: 'analytics:read',
@@ -101,9 +102,9 @@ export const statsRouter = router({
     })
     .input(SummaryQuery)
     .output(Summary)
-    .query(({ ctx, input }) => siteSummary(ctx.deps, ctx.em, requireActor(ctx.auth), input)),
+    .query(({ ctx, input }) => siteSummary(ctx.deps, ctx.em, ctx.actor, input)),
 
-  top: procedure
+  top: actorProcedure
     .meta({
       auth: 'any',
       scope: 'analytics:read',
@@ -119,5 +120,5 @@ export const statsRouter = router({
     })
     .input(TopQuery)
     .output(TopTable)
-    .query(({ ctx, input }) => siteTop(ctx.deps, ctx.em, requireActor(ctx.auth), input)),
+    .query(({ ctx, input }) => siteTop(ctx.deps, ctx.em, ctx.actor, input)),
 });

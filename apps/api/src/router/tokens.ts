@@ -3,12 +3,13 @@ import { z } from 'zod';
 import { createToken } from '../services/token-admin/create.ts';
 import { deleteToken } from '../services/token-admin/delete.ts';
 import { listTokens } from '../services/token-admin/list.ts';
-import { procedure, requireActor, router } from '../trpc/init.ts';
+import { router } from '../trpc/init.ts';
+import { actorProcedure } from '../trpc/procedures.ts';
 
 const tags = ['Tokens'];
 
 export const tokensRouter = router({
-  list: procedure
+  list: actorProcedure
     .meta({
       auth: 'any',
       scope: 'tokens:read',
@@ -24,9 +25,9 @@ export const tokensRouter = router({
     })
     .input(zEmpty.optional())
     .output(TokenListOutput)
-    .query(({ ctx }) => listTokens(ctx.em, requireActor(ctx.auth))),
+    .query(({ ctx }) => listTokens(ctx.em, ctx.actor)),
 
-  create: procedure
+  create: actorProcedure
     .meta({
       auth: 'any',
       scope: 'tokens:write',
@@ -44,9 +45,9 @@ export const tokensRouter = router({
     })
     .input(CreateTokenInput)
     .output(CreateTokenOutput)
-    .mutation(({ ctx, input }) => createToken(ctx.em, requireActor(ctx.auth), input)),
+    .mutation(({ ctx, input }) => createToken(ctx.em, ctx.actor, input)),
 
-  delete: procedure
+  delete: actorProcedure
     .meta({
       auth: 'any',
       scope: 'tokens:write',
@@ -63,5 +64,5 @@ export const tokensRouter = router({
     })
     .input(TokenIdInput)
     .output(z.void())
-    .mutation(({ ctx, input }) => deleteToken(ctx.em, requireActor(ctx.auth), input.id)),
+    .mutation(({ ctx, input }) => deleteToken(ctx.em, ctx.actor, input.id)),
 });

@@ -1,11 +1,12 @@
 import { UpdateWorkspaceInput, Workspace, zEmpty } from '@us/shared';
 import { getWorkspace, renameWorkspace } from '../services/workspace/workspace.ts';
-import { procedure, requireActor, router } from '../trpc/init.ts';
+import { router } from '../trpc/init.ts';
+import { actorProcedure } from '../trpc/procedures.ts';
 
 const tags = ['Workspace'];
 
 export const workspaceRouter = router({
-  get: procedure
+  get: actorProcedure
     .meta({
       auth: 'any',
       scope: 'members:read',
@@ -20,9 +21,9 @@ export const workspaceRouter = router({
     })
     .input(zEmpty.optional())
     .output(Workspace)
-    .query(({ ctx }) => getWorkspace(ctx.em, requireActor(ctx.auth))),
+    .query(({ ctx }) => getWorkspace(ctx.em, ctx.actor)),
 
-  update: procedure
+  update: actorProcedure
     .meta({
       auth: 'any',
       scope: 'members:write',
@@ -33,5 +34,5 @@ export const workspaceRouter = router({
     })
     .input(UpdateWorkspaceInput)
     .output(Workspace)
-    .mutation(({ ctx, input }) => renameWorkspace(ctx.em, requireActor(ctx.auth), input)),
+    .mutation(({ ctx, input }) => renameWorkspace(ctx.em, ctx.actor, input)),
 });

@@ -2,7 +2,8 @@ import type { Ctx } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { LIMITS } from '@us/shared';
 import { appRouter } from '../router/index.ts';
-import { authorize, createCallerFactory } from './init.ts';
+import { authorize } from './authorize.ts';
+import { createCallerFactory } from './init.ts';
 import { refuseDeepInput } from './input-guard.ts';
 import type { Operation } from './registry.ts';
 

@@ -12,6 +12,7 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
  * - `idempotent`: honours Idempotency-Key (REST) / idempotencyKey (MCP).
  * - `status`: success status when not 200.
  * - `readOnly`: a POST that changes nothing (stats queries), so it takes no idempotency key.
+ * - `builder`: written by the builder the procedure was made from (`procedures.ts`), never by hand.
  */
 export type Meta = OpenApiMeta<{
   mcp?: { tool: string };
@@ -21,4 +22,5 @@ export type Meta = OpenApiMeta<{
   idempotent?: boolean;
   status?: 200 | 201 | 202 | 204;
   readOnly?: boolean;
+  builder?: 'public' | 'actor' | 'person';
 }>;

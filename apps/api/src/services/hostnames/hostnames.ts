@@ -4,8 +4,8 @@ import { type Site, SiteHostname } from '@us/db';
 import { HOSTNAME_LIMITS, type HostnameDetail, normaliseHostname, PLAN_LIMITS, PLANS, type Plan } from '@us/shared';
 import type { Deps } from '../../deps.ts';
 import { AppError, badRequest, tooMany } from '../../errors.ts';
-import { loadSite } from '../access.ts';
-import type { Actor } from '../credentials.ts';
+import { loadSite } from '../../actor/access.ts';
+import type { Actor } from '../../actor/actor.ts';
 import {
   createCustomHostname,
   deleteCustomHostname,
@@ -141,7 +141,7 @@ function edgeFailure(err: unknown, hostname: string): AppError {
 export async function addHostname(
   deps: Deps,
   em: EntityManager,
-  actor: Actor | null,
+  actor: Actor,
   input: { id: string; hostname: string; proxy?: boolean | undefined; origin?: string | undefined },
 ): Promise<HostnameDetail> {
   const hostname = hostnameInput(input.hostname);
@@ -238,7 +238,7 @@ async function refreshProxy(deps: Deps, em: EntityManager, row: SiteHostname) {
 export async function getHostname(
   deps: Deps,
   em: EntityManager,
-  actor: Actor | null,
+  actor: Actor,
   input: { id: string; hostname: string },
 ): Promise<HostnameDetail> {
   const site = await loadSite(em, actor, input.id);
@@ -254,7 +254,7 @@ export async function getHostname(
 export async function verifyHostname(
   deps: Deps,
   em: EntityManager,
-  actor: Actor | null,
+  actor: Actor,
   input: { id: string; hostname: string },
 ): Promise<{ verified: boolean; message?: string }> {
   const site = await loadSite(em, actor, input.id);
@@ -312,7 +312,7 @@ export async function verifyHostname(
 export async function removeHostname(
   deps: Deps,
   em: EntityManager,
-  actor: Actor | null,
+  actor: Actor,
   input: { id: string; hostname: string },
 ): Promise<void> {
   const site = await loadSite(em, actor, input.id);

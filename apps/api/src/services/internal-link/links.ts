@@ -4,8 +4,8 @@ import { HOSTNAME_LIMITS } from '@us/shared';
 import type { Deps } from '../../deps.ts';
 import { badRequest } from '../../errors.ts';
 import { randomToken, sha256 } from '../../security/tokens.ts';
-import { loadSite } from '../access.ts';
-import type { Actor } from '../credentials.ts';
+import { loadSite } from '../../actor/access.ts';
+import type { Actor } from '../../actor/actor.ts';
 import { hostnameInput } from '../hostnames/hostnames.ts';
 import { verificationName, verificationValue } from '../hostnames/view.ts';
 import { newInternalKey, parseInternalMark, signInternalMark, verifyInternalMark } from './mark.ts';
@@ -29,7 +29,7 @@ const keyFingerprint = (internalKey: string) => sha256(`internal-key\n${internal
 export async function issueInternalLink(
   deps: Deps,
   em: EntityManager,
-  actor: Actor | null,
+  actor: Actor,
   input: { id: string; hostname: string },
 ): Promise<{ url: string; expiresAt: string }> {
   const site = await loadSite(em, actor, input.id);
@@ -67,11 +67,7 @@ export async function issueInternalLink(
 }
 
 /** Replaces the site's internal key: every earlier mark, and every link not yet followed, stops counting. */
-export async function rotateInternalKey(
-  em: EntityManager,
-  actor: Actor | null,
-  input: { id: string },
-): Promise<{ rotated: true }> {
+export async function rotateInternalKey(em: EntityManager, actor: Actor, input: { id: string }): Promise<{ rotated: true }> {
   const site = await loadSite(em, actor, input.id);
   site.internalKey = newInternalKey();
   await em.flush();

@@ -5,8 +5,8 @@ import { SiteKey } from '@us/db';
 import { KEY_PREFIX_LENGTH, type SiteKeyKind, type SiteKeyList, type SiteKeyOutput, type SiteKeyRecord } from '@us/shared';
 import { AppError } from '../../errors.ts';
 import { sha256 } from '../../security/tokens.ts';
-import { isUuid, loadSite } from '../access.ts';
-import type { Actor } from '../credentials.ts';
+import { isUuid, loadSite } from '../../actor/access.ts';
+import type { Actor } from '../../actor/actor.ts';
 
 const LOWER_ALNUM = 'abcdefghijklmnopqrstuvwxyz0123456789';
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';

@@ -12,8 +12,8 @@ import {
   type UpdateSiteSettingsInput,
 } from '@us/shared';
 import { AppError } from '../../errors.ts';
-import { loadSite } from '../access.ts';
-import type { Actor } from '../credentials.ts';
+import { loadSite } from '../../actor/access.ts';
+import type { Actor } from '../../actor/actor.ts';
 import { experimentOf, goalOf, normaliseNetworks, normaliseWindow, readSettings } from './settings-values.ts';
 import { siteRecordOf, withLockedSite } from './view.ts';
 

@@ -17,10 +17,10 @@ import {
 import type { Deps } from '../../deps.ts';
 import { AppError, badRequest } from '../../errors.ts';
 import { newInternalKey } from '../internal-link/mark.ts';
-import { isUuid, loadSite, workspaceIdOf } from '../access.ts';
+import { isUuid, loadSite, workspaceIdOf } from '../../actor/access.ts';
 import { releaseEdgeHostnames } from '../hostnames/hostnames.ts';
 import { newVerifyToken } from '../hostnames/view.ts';
-import type { Actor } from '../credentials.ts';
+import type { Actor } from '../../actor/actor.ts';
 import { lockWorkspace } from '../workspace/seats.ts';
 import { createKeyRow, keyRecord } from './keys.ts';
 import { newSiteSettings } from './settings-values.ts';

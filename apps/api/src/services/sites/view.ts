@@ -2,8 +2,8 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Site, SiteHostname } from '@us/db';
 import type { Site as SiteOut } from '@us/shared';
-import { loadSite } from '../access.ts';
-import type { Actor } from '../credentials.ts';
+import { loadSite } from '../../actor/access.ts';
+import type { Actor } from '../../actor/actor.ts';
 import { byCreation, hostnameRecord } from './hostname-record.ts';
 import { readSettings } from './settings-values.ts';
 

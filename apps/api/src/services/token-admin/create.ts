@@ -2,8 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CreateTokenInput, CreateTokenOutput, Scope } from '@us/shared';
 import { Site } from '@us/db';
 import { badRequest, forbidden } from '../../errors.ts';
-import { isUuid, workspaceIdOf } from '../access.ts';
-import type { Actor } from '../credentials.ts';
+import { isUuid, workspaceIdOf } from '../../actor/access.ts';
+import type { Actor } from '../../actor/actor.ts';
 import { issueToken } from '../tokens.ts';
 import { firstMissingScope, toEntry } from './entry.ts';
 

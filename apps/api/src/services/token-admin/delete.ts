@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiToken } from '@us/db';
 import { forbidden, notFound } from '../../errors.ts';
-import { isUuid, workspaceIdOf } from '../access.ts';
-import type { Actor } from '../credentials.ts';
+import { isUuid, workspaceIdOf } from '../../actor/access.ts';
+import type { Actor } from '../../actor/actor.ts';
 import { revokeTokenTrees } from '../token-revocation.ts';
 import { firstMissingScope, withinRestriction } from './entry.ts';
 

@@ -1,6 +1,6 @@
 import type { Scope, TokenEntry } from '@us/shared';
 import type { ApiToken } from '@us/db';
-import type { Actor } from '../credentials.ts';
+import type { Actor } from '../../actor/actor.ts';
 
 /** A token row as lists show it: the display prefix, never the secret or its hash. */
 export function toEntry(row: ApiToken): TokenEntry {

@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TokenListOutput } from '@us/shared';
 import { ApiToken } from '@us/db';
-import { workspaceIdOf } from '../access.ts';
-import type { Actor } from '../credentials.ts';
+import { workspaceIdOf } from '../../actor/access.ts';
+import type { Actor } from '../../actor/actor.ts';
 import { toEntry, withinRestriction } from './entry.ts';
 
 /**

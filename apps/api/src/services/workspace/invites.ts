@@ -6,11 +6,10 @@ import { AppError } from '../../errors.ts';
 import { requireInvitationBudget, requireMailBudget } from '../../mail/budget.ts';
 import { inviteMail } from '../../mail/invite-mail.ts';
 import { randomToken, sha256 } from '../../security/tokens.ts';
-import { isUuid, workspaceIdOf } from '../access.ts';
+import { isUuid, workspaceIdOf } from '../../actor/access.ts';
 import { normaliseEmail } from '../auth/accounts.ts';
 import { emailLink } from '../auth/email-tokens.ts';
-import type { Actor } from '../credentials.ts';
-import { personOf } from '../person.ts';
+import type { Actor, PersonActor } from '../../actor/actor.ts';
 import { asRole, lockWorkspace, pendingInvite, seatsTaken } from './seats.ts';
 
 /** Invitations expire 7 days after creation (spec §2, §8). */
@@ -126,10 +125,9 @@ const UNUSABLE_LINK = () =>
  */
 export async function acceptInvite(
   em: EntityManager,
-  actor: Actor | null,
+  person: PersonActor,
   token: string,
 ): Promise<{ workspaceId: string; role: Role }> {
-  const person = personOf(actor);
   const now = new Date();
   return em.transactional(async (tx) => {
     const invite = await tx.findOne(Invite, { tokenHash: sha256(token) });

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Invite, Membership } from '@us/db';
 import { PLANS, type Plan, type Role } from '@us/shared';
 import { AppError } from '../../errors.ts';
-import type { Actor } from '../credentials.ts';
+import type { Actor } from '../../actor/actor.ts';
 
 /** The workspace's plan; an unknown stored value is treated as Free (the smallest allowances). */
 export function planOf(stored: string): Plan {

@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Site, type Workspace } from '@us/db';
 import { PLAN_LIMITS, type Workspace as WorkspaceOut } from '@us/shared';
-import { isUuid, loadWorkspace } from '../access.ts';
-import type { Actor } from '../credentials.ts';
+import { isUuid, loadWorkspace } from '../../actor/access.ts';
+import type { Actor } from '../../actor/actor.ts';
 import { planOf, seatsTaken } from './seats.ts';
 
 /**

@@ -1,19 +1,18 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Site, Workspace } from '@us/db';
 import { AppError, notFound } from '../errors.ts';
-import type { Actor } from './credentials.ts';
+import type { Actor } from './actor.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (s: string) => UUID.test(s);
 
 /** The workspace the caller acts in; a person without one is told to create or join one. */
-export function workspaceIdOf(actor: Actor | null): string {
-  if (!actor) throw new AppError(401, 'Sign in, or send a valid API token as Authorization: Bearer <token>');
+export function workspaceIdOf(actor: Actor): string {
   if (!actor.workspaceId) throw new AppError(403, 'You belong to no workspace: accept an invitation or sign up for one');
   return actor.workspaceId;
 }
 
-export async function loadWorkspace(em: EntityManager, actor: Actor | null): Promise<Workspace> {
+export async function loadWorkspace(em: EntityManager, actor: Actor): Promise<Workspace> {
   return em.findOneOrFail(Workspace, { id: workspaceIdOf(actor) });
 }
 
@@ -26,9 +25,9 @@ export function canSeeSite(actor: Actor, siteId: string): boolean {
  * The site, when it belongs to the caller's workspace and is inside a token's site restriction.
  * Anything else, including another workspace's site, is the same 404.
  */
-export async function loadSite(em: EntityManager, actor: Actor | null, siteId: string): Promise<Site> {
+export async function loadSite(em: EntityManager, actor: Actor, siteId: string): Promise<Site> {
   const workspaceId = workspaceIdOf(actor);
-  if (!isUuid(siteId) || !canSeeSite(actor as Actor, siteId)) throw notFound('site');
+  if (!isUuid(siteId) || !canSeeSite(actor, siteId)) throw notFound('site');
   const site = await em.findOne(Site, { id: siteId, workspace: workspaceId });
   if (!site) throw notFound('site');
   return site;

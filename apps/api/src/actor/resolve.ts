@@ -1,28 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { type Role, type Scope, scopesOfRole } from '@us/shared';
+import type { Actor } from './actor.ts';
 import { ApiToken, Membership, Session, type User } from '@us/db';
 import type { RequestInfo } from '../context.ts';
 import { AppError, unauthorized } from '../errors.ts';
 import { sha256 } from '../security/tokens.ts';
-
-export type Actor =
-  | {
-      type: 'user';
-      user: User;
-      session: Session;
-      workspaceId: string | null;
-      role: Role | null;
-      scopes: Scope[];
-      siteIds: null;
-    }
-  | {
-      type: 'token';
-      token: ApiToken;
-      workspaceId: string;
-      role: null;
-      scopes: Scope[];
-      siteIds: string[] | null;
-    };
 
 const TOUCH_EVERY_MS = 60_000;
 
