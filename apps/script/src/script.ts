@@ -20,49 +20,89 @@
  * Privacy: `navigator.globalPrivacyControl === true` → nothing is ever sent. No cookies, no localStorage;
  * sessionStorage holds only the per-tab page counter (`n`). Only pageviews of pages that became visible
  * are sent. Reports are `text/plain` JSON (no CORS preflight) via sendBeacon, else fetch with keepalive.
+ *
+ * The reports' one-letter keys are the wire format (`packages/shared/src/schemas/collect.ts`); every
+ * other name here is local and minified away by the build, so it is written for the reader.
  */
-type Args = [string, { label?: unknown; value?: unknown }?];
-type Q = ((...a: Args) => void) & { q?: ArrayLike<unknown>[] };
+type EventOptions = { label?: unknown; value?: unknown };
+type EventArgs = [name: string, options?: EventOptions];
+/** `window.unseen`: the events API, with `q` holding the calls the queueing snippet kept. */
+type Unseen = ((...args: EventArgs) => void) & { q?: ArrayLike<unknown>[] };
+/** One report as sent: wire keys only. */
+type Report = Record<string, unknown>;
 
 (() => {
   try {
-    const d = document;
-    const w = window as unknown as { unseen?: Q };
+    const doc = document;
+    const win = window as unknown as { unseen?: Unseen };
     const nav = navigator as Navigator & { globalPrivacyControl?: boolean };
     const loc = location;
-    const el = d.currentScript as HTMLScriptElement | null;
-    if (!el || nav.globalPrivacyControl === true) return;
-    const attr = (n: string) => el.getAttribute(`data-${n}`);
-    const k = attr('site') || '';
-    if (!/^pk_[a-z0-9]{26}$/.test(k)) return;
-    const api = attr('api') || `${new URL(el.src).origin}/collect`;
+    const tag = doc.currentScript as HTMLScriptElement | null;
+
+    // ── Privacy checks: with Global Privacy Control (or no tag to read) nothing is ever sent. ──
+    if (!tag || nav.globalPrivacyControl === true) return;
+
+    // ── Configuration from the tag: the site key (malformed → do nothing), collect URL, page type, A/B exposures. ──
+    const attr = (name: string) => tag.getAttribute(`data-${name}`);
+    const siteKey = attr('site') || '';
+    if (!/^pk_[a-z0-9]{26}$/.test(siteKey)) return;
+    const collectUrl = attr('api') || `${new URL(tag.src).origin}/collect`;
     const pageType = attr('page-type');
-    const exp = attr('exp');
-    let x: Record<string, string> | undefined;
-    if (exp) {
-      for (const pair of exp.split(',')) {
-        const [key = '', v = ''] = pair.split(':').map((s) => s.trim());
-        if (/^[a-z0-9_-]{1,64}$/.test(key) && v && v.length < 65) {
-          x = x || {};
-          x[key] = v;
+    const exposures = attr('exp');
+    let experiments: Record<string, string> | undefined; // stays undefined (not sent) without a valid pair
+    if (exposures) {
+      for (const pair of exposures.split(',')) {
+        const [key = '', variant = ''] = pair.split(':').map((part) => part.trim());
+        if (/^[a-z0-9_-]{1,64}$/.test(key) && variant && variant.length < 65) {
+          experiments = experiments || {};
+          experiments[key] = variant;
         }
       }
     }
-    const cookie = /(?:^|;\s*)us_internal=([^;]*)/.exec(d.cookie);
-    const now = () => Date.now();
-    const visible = () => d.visibilityState === 'visible';
-    const on = (t: EventTarget, n: string, f: () => void) => t.addEventListener(n, f, true);
-    const str = (s: string) => s.slice(0, 2048);
+    // The internal-traffic mark (first-party cookie `us_internal`, set by an internal link) goes with every report as `m`.
+    const internalMark = /(?:^|;\s*)us_internal=([^;]*)/.exec(doc.cookie);
 
-    const send = (o: Record<string, unknown>) => {
+    // Small helpers.
+    const now = () => Date.now();
+    const isVisible = () => doc.visibilityState === 'visible';
+    const listen = (target: EventTarget, type: string, handler: () => void) => target.addEventListener(type, handler, true);
+    const clipUrl = (url: string) => url.slice(0, 2048);
+
+    // ── The current page: what its reports carry and what its leave report measures. ──
+    let pageviewId = '';
+    let pageUrl = '';
+    let referrer = doc.referrer; // then the previous page's URL after a client-side navigation
+    let pagePath = '';
+    let pageviewSent = false;
+    let leaveSent = false;
+    let visibleSince = 0; // when the page last became visible (0 = hidden)
+    let visibleMs = 0; // visible time before `visibleSince`
+    let scrollDepth = 0; // deepest scroll position, in percent
+    let interacted: 0 | 1 = 0; // clicked, typed or scrolled
+    let heldEvents: Report[] = []; // events waiting for the page's pageview
+
+    // ── The page counter: per tab in sessionStorage; 1 = where a visit began in this tab. ──
+    const countPage = () => {
+      let pageCount = 1;
       try {
-        o.k = k;
-        o.id = id;
-        o.u = str(url);
-        if (cookie) o.m = `${cookie[1]}`.slice(0, 512);
-        const body = JSON.stringify(o);
-        if (!nav.sendBeacon?.(api, new Blob([body], { type: 'text/plain' }))) {
-          fetch(api, {
+        const storage = sessionStorage;
+        pageCount = +(storage.getItem('us_n') || 0) + 1;
+        storage.setItem('us_n', `${pageCount}`);
+      } catch {}
+      return pageCount;
+    };
+
+    // ── Reports and sending: every report gets the site key, pageview id, URL and internal mark. ──
+    const sendReport = (report: Report) => {
+      try {
+        report.k = siteKey;
+        report.id = pageviewId;
+        report.u = clipUrl(pageUrl);
+        if (internalMark) report.m = `${internalMark[1]}`.slice(0, 512);
+        const body = JSON.stringify(report);
+        // biome-ignore lint/complexity/useOptionalChain: at es2017 `?.` compiles to a temporary and a .call(), 12 B more minified
+        if (!(nav.sendBeacon && nav.sendBeacon(collectUrl, new Blob([body], { type: 'text/plain' })))) {
+          fetch(collectUrl, {
             method: 'POST',
             body,
             keepalive: true,
@@ -73,116 +113,103 @@ type Q = ((...a: Args) => void) & { q?: ArrayLike<unknown>[] };
       } catch {}
     };
 
-    // Per-pageview state.
-    let id = '';
-    let url = '';
-    let ref = d.referrer;
-    let path = '';
-    let sent = false; // the pv went out
-    let left = false; // the leave report went out
-    let since = 0; // when the page last became visible (0 = hidden)
-    let ms = 0; // visible time before `since`
-    let depth = 0;
-    let acted: 0 | 1 = 0;
-    let held: Record<string, unknown>[] = []; // events waiting for the page's pageview
-
-    const scroll = () => {
-      const h = d.documentElement.scrollHeight;
-      const s = h ? Math.round(((scrollY + innerHeight) / h) * 100) : 100;
-      if (s > depth) depth = Math.min(s, 100);
+    // ── Pageviews: sent once the page is visible, then the events held for it. ──
+    const measureScroll = () => {
+      const height = doc.documentElement.scrollHeight;
+      const depth = height ? Math.round(((scrollY + innerHeight) / height) * 100) : 100;
+      if (depth > scrollDepth) scrollDepth = Math.min(depth, 100);
     };
 
-    const pageview = () => {
-      if (sent || !visible()) return;
-      sent = true;
-      since = now();
-      let n = 1;
-      try {
-        const ss = sessionStorage;
-        n = +(ss.getItem('us_n') || 0) + 1;
-        ss.setItem('us_n', `${n}`);
-      } catch {}
-      scroll();
-      send({
+    const sendPageview = () => {
+      if (pageviewSent || !isVisible()) return;
+      pageviewSent = true;
+      visibleSince = now();
+      const pageCount = countPage();
+      measureScroll();
+      sendReport({
         t: 'pv',
-        r: str(ref),
+        r: clipUrl(referrer),
         w: innerWidth,
         l: nav.language || '',
         z: Intl.DateTimeFormat().resolvedOptions().timeZone || '',
-        n,
+        n: pageCount,
         p: pageType ? pageType.slice(0, 64) : undefined,
-        j: attr('journeys') === 'off' ? 1 : undefined,
-        x,
+        j: attr('journeys') === 'off' ? 1 : undefined, // read at each pageview, unlike the other attributes
+        x: experiments,
       });
-      for (const e of held) send(e);
-      held = [];
+      for (const event of heldEvents) sendReport(event);
+      heldEvents = [];
     };
 
-    const leave = () => {
-      if (!sent || left) return;
-      left = true;
-      if (since) ms += now() - since;
-      since = 0;
-      scroll();
-      send({ t: 'leave', s: depth, d: Math.min(Math.round(ms), 86_400_000), i: acted });
+    // A new page (the first, or after a client-side navigation): fresh id and measures, then its pageview.
+    const startPage = () => {
+      pageviewId = '';
+      for (const byte of crypto.getRandomValues(new Uint8Array(16))) pageviewId += (byte % 36).toString(36);
+      pageUrl = loc.href;
+      pagePath = loc.pathname;
+      pageviewSent = leaveSent = false;
+      visibleSince = visibleMs = scrollDepth = interacted = 0;
+      sendPageview();
     };
 
-    const start = () => {
-      id = '';
-      for (const b of crypto.getRandomValues(new Uint8Array(16))) id += (b % 36).toString(36);
-      url = loc.href;
-      path = loc.pathname;
-      sent = left = false;
-      since = ms = depth = acted = 0;
-      pageview();
+    // ── Leave reports: once per page, when it is hidden or left; visible time counts only while shown. ──
+    const sendLeave = () => {
+      if (!pageviewSent || leaveSent) return;
+      leaveSent = true;
+      if (visibleSince) visibleMs += now() - visibleSince;
+      visibleSince = 0;
+      measureScroll();
+      sendReport({ t: 'leave', s: scrollDepth, d: Math.min(Math.round(visibleMs), 86_400_000), i: interacted });
     };
+    listen(doc, 'visibilitychange', () => {
+      if (!isVisible()) sendLeave();
+      else if (!pageviewSent) sendPageview();
+      else if (!visibleSince && !leaveSent) visibleSince = now();
+    });
+    listen(window, 'pagehide', sendLeave);
+    listen(window, 'scroll', () => {
+      interacted = 1;
+      measureScroll();
+    });
+    listen(doc, 'click', () => (interacted = 1));
+    listen(doc, 'keydown', () => (interacted = 1));
 
-    // A client-side navigation: leave the previous page, count the new one.
-    const route = (pathOnly?: boolean) => {
-      const prev = url;
-      if (pathOnly ? loc.pathname === path : loc.href.split('#')[0] === prev.split('#')[0]) return;
-      leave();
-      ref = prev;
-      start();
+    // ── Client-side navigation: a new URL (ignoring the #hash; replaceState: a new path) leaves the page and starts the next. ──
+    const onNavigation = (replaced?: boolean) => {
+      const previousUrl = pageUrl;
+      if (replaced ? loc.pathname === pagePath : loc.href.split('#')[0] === previousUrl.split('#')[0]) return;
+      sendLeave();
+      referrer = previousUrl;
+      startPage();
     };
     const hist = history;
-    for (const m of ['pushState', 'replaceState'] as const) {
-      const orig = hist[m];
-      hist[m] = function (this: History, ...a: Parameters<History['pushState']>) {
-        orig.apply(this, a);
+    for (const method of ['pushState', 'replaceState'] as const) {
+      const original = hist[method];
+      hist[method] = function (this: History, ...args: Parameters<History['pushState']>) {
+        original.apply(this, args);
         try {
-          route(m === 'replaceState');
+          onNavigation(method === 'replaceState');
         } catch {}
       };
     }
-    on(window, 'popstate', () => route());
-    on(d, 'visibilitychange', () => {
-      if (!visible()) leave();
-      else if (!sent) pageview();
-      else if (!since && !left) since = now();
-    });
-    on(window, 'pagehide', leave);
-    on(window, 'scroll', () => {
-      acted = 1;
-      scroll();
-    });
-    on(d, 'click', () => (acted = 1));
-    on(d, 'keydown', () => (acted = 1));
+    listen(window, 'popstate', () => onNavigation());
 
-    start();
+    startPage();
 
-    const queued = w.unseen?.q;
-    w.unseen = (name, o) => {
+    // ── Events queue: `window.unseen(name, { label, value })`; held until the pageview, queued calls replayed. ──
+    // biome-ignore lint/complexity/useOptionalChain: at es2017 `?.` compiles to a temporary and a null check, 15 B more minified
+    const queuedCalls = win.unseen && win.unseen.q;
+    win.unseen = (name, options) => {
       if (!name) return;
-      const { label, value } = o || {};
-      const e = {
+      const { label, value } = options || {};
+      const event: Report = {
         t: 'ev',
         e: `${name}`.slice(0, 128),
         el: label == null ? undefined : `${label}`.slice(0, 256),
-        ev: typeof value === 'number' && Number.isFinite(value) ? value : undefined,
+        ev: Number.isFinite(value) ? value : undefined,
       };
-      sent ? send(e) : held.push(e);
+      pageviewSent ? sendReport(event) : heldEvents.push(event);
     };
-    if (queued) for (const a of Array.from(queued)) w.unseen(...(Array.from(a) as Args));
+    if (queuedCalls) for (const call of Array.from(queuedCalls)) win.unseen(...(Array.from(call) as EventArgs));
   } catch {}
 })();
