@@ -8,7 +8,7 @@ import { start } from '../src/boot.ts';
 import { parseEnv } from '../src/env.ts';
 import { runRollups } from '../src/jobs/index.ts';
 import { ensureAccount, ensureSite } from '../src/seed/accounts.ts';
-import { issueToken } from '../src/services/tokens.ts';
+import { issueToken } from '../src/services/tokens/issue.ts';
 import type { ChildReply } from './child.ts';
 
 export interface ApiInfo {

@@ -12,8 +12,8 @@ import { type AnalyticsTable, createOrm, type Orm, SiteKey, Workspace } from '@u
 import { runRollups } from '../src/jobs/index.ts';
 import { ensureAccount, ensureSite } from '../src/seed/accounts.ts';
 import { deleteTraffic, generateTraffic } from '../src/seed/generate.ts';
-import { createKeyRow } from '../src/services/sites/keys.ts';
-import { issueToken } from '../src/services/tokens.ts';
+import { createKeyRow } from '../src/services/site-keys/keys.ts';
+import { issueToken } from '../src/services/tokens/issue.ts';
 import type { ApiInfo } from './api-server.ts';
 import { askChild } from './child.ts';
 import type { LoadRequest } from './load.ts';

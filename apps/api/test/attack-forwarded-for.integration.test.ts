@@ -3,7 +3,7 @@ import { Site, SiteHostname } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEnv } from '../src/env.ts';
 import { newInternalKey } from '../src/services/internal-link/mark.ts';
-import { createKeyRow } from '../src/services/sites/keys.ts';
+import { createKeyRow } from '../src/services/site-keys/keys.ts';
 import { expectProblem, sleepsDuring, uniqueIp } from './support/auth-helpers.ts';
 import { createUser, startTestServer, type TestServer, uniqueEmail } from './support/server.ts';
 

@@ -3,7 +3,7 @@ import { Site, SiteHostname } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inAnyNetwork } from '../src/collect/cidr.ts';
 import { newInternalKey } from '../src/services/internal-link/mark.ts';
-import { createKeyRow } from '../src/services/sites/keys.ts';
+import { createKeyRow } from '../src/services/site-keys/keys.ts';
 import { createToken, createUser, startTestServer, type TestServer } from './support/server.ts';
 
 const UA =

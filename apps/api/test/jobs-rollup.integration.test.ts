@@ -15,7 +15,7 @@ import { withJobLock } from '../src/jobs/lock.ts';
 import { pendingSiteDays, rollupSiteDay, runRollups } from '../src/jobs/rollup.ts';
 import { startJobs } from '../src/jobs/scheduler.ts';
 import { newInternalKey } from '../src/services/internal-link/mark.ts';
-import { rollupDimensions } from '../src/stats/catalogue.ts';
+import { rollupDimensions } from '../src/services/stats/catalogue.ts';
 
 // Days long gone (2003), so no other suite's rows or partitions are in the way.
 let orm: Orm;

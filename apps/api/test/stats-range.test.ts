@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../src/errors.ts';
-import { rollupDimension } from '../src/stats/engine.ts';
-import { hoursOf, isDay, localToday, previousRange, rawStartOf, resolveRange, splitRange } from '../src/stats/range.ts';
+import { rollupDimension } from '../src/services/stats/engine.ts';
+import { hoursOf, isDay, localToday, previousRange, rawStartOf, resolveRange, splitRange } from '../src/services/stats/range.ts';
 
 const fieldOf = (fn: () => unknown) => {
   try {

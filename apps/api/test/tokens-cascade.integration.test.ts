@@ -1,7 +1,7 @@
 import { ApiToken, Membership } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { revokeMemberTokens, revokeTokensBeyondRole } from '../src/services/token-revocation.ts';
-import { issueToken } from '../src/services/tokens.ts';
+import { revokeMemberTokens, revokeTokensBeyondRole } from '../src/services/tokens/revocation.ts';
+import { issueToken } from '../src/services/tokens/issue.ts';
 import { expectProblem } from './support/auth-helpers.ts';
 import { createToken, createUser, signIn, startTestServer, type TestServer } from './support/server.ts';
 

@@ -3,7 +3,7 @@ import { type PageviewRow, type RequestRow, Site, SiteHostname, Workspace } from
 import { PLAN_LIMITS } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newInternalKey } from '../src/services/internal-link/mark.ts';
-import { createKeyRow } from '../src/services/sites/keys.ts';
+import { createKeyRow } from '../src/services/site-keys/keys.ts';
 import { countingInserter, monthOf, usageOf } from '../src/usage/counters.ts';
 import { requestLoggingPaused } from '../src/usage/pause.ts';
 import { mailsTo } from './support/auth-helpers.ts';

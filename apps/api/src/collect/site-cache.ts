@@ -2,7 +2,7 @@ import { type Site, SiteHostname } from '@us/db';
 import type { Deps } from '../deps.ts';
 import type { HotStore } from '../hot/store.ts';
 import { sha256 } from '../security/tokens.ts';
-import { findSiteByPublicKey, findSiteBySecret } from '../services/sites/key-lookup.ts';
+import { findSiteByPublicKey, findSiteBySecret } from '../services/site-keys/key-lookup.ts';
 
 /**
  * One counter in the hot store for "some site changed" (settings, hostnames, keys, the site itself).

@@ -1,7 +1,7 @@
 import type { MetricSet } from '@us/shared';
 import type { Orm } from '@us/db';
 import type { Logger } from '../logger.ts';
-import { CATALOGUE, primaryCount, rollupDimensions, SEARCH_REFERRER_SQL } from '../stats/catalogue.ts';
+import { CATALOGUE, primaryCount, rollupDimensions, SEARCH_REFERRER_SQL } from '../services/stats/catalogue.ts';
 import { withJobLock } from './lock.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { actorProcedure } from '../trpc/procedures.ts';
 import { MeOutput, zEmpty } from '@us/shared';
-import { describeCaller } from '../services/me.ts';
+import { describeCaller } from '../services/me/me.ts';
 
 export const getMe = actorProcedure
   .meta({

@@ -11,8 +11,8 @@ import {
   zEmpty,
 } from '@us/shared';
 import { z } from 'zod';
-import { acceptInvite, createInvite, withdrawInvite } from '../services/workspace/invites.ts';
-import { changeRole, listMembers, removeMember } from '../services/workspace/members.ts';
+import { acceptInvite, createInvite, withdrawInvite } from '../services/members/invites.ts';
+import { changeRole, listMembers, removeMember } from '../services/members/members.ts';
 import { router } from '../trpc/init.ts';
 import { actorProcedure, personProcedure } from '../trpc/procedures.ts';
 

@@ -1,6 +1,6 @@
 import { CreateSiteKeyInput, SiteIdInput, SiteKeyList, SiteKeyOutput, SiteKeyParams } from '@us/shared';
 import { z } from 'zod';
-import { createKey, deleteKey, listKeys, rotateKey } from '../services/sites/keys.ts';
+import { createKey, deleteKey, listKeys, rotateKey } from '../services/site-keys/keys.ts';
 import { router } from '../trpc/init.ts';
 import { actorProcedure } from '../trpc/procedures.ts';
 

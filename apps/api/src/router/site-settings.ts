@@ -22,7 +22,7 @@ import {
   listGoals,
   updateExperiment,
   updateSettings,
-} from '../services/sites/settings.ts';
+} from '../services/site-settings/settings.ts';
 import { router } from '../trpc/init.ts';
 import { actorProcedure } from '../trpc/procedures.ts';
 

@@ -11,8 +11,8 @@ import {
   TopTable,
   zEmpty,
 } from '@us/shared';
-import { publicCatalogue } from '../stats/catalogue.ts';
-import { siteStats, siteStatsBatch, siteSummary, siteTop } from '../stats/service.ts';
+import { publicCatalogue } from '../services/stats/catalogue.ts';
+import { siteStats, siteStatsBatch, siteSummary, siteTop } from '../services/stats/service.ts';
 import { router } from '../trpc/init.ts';
 import { actorProcedure } from '../trpc/procedures.ts';
 

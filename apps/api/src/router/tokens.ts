@@ -1,8 +1,8 @@
 import { CreateTokenInput, CreateTokenOutput, TokenIdInput, TokenListOutput, zEmpty } from '@us/shared';
 import { z } from 'zod';
-import { createToken } from '../services/token-admin/create.ts';
-import { deleteToken } from '../services/token-admin/delete.ts';
-import { listTokens } from '../services/token-admin/list.ts';
+import { createToken } from '../services/tokens/create.ts';
+import { deleteToken } from '../services/tokens/delete.ts';
+import { listTokens } from '../services/tokens/list.ts';
 import { router } from '../trpc/init.ts';
 import { actorProcedure } from '../trpc/procedures.ts';
 

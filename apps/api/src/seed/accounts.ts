@@ -4,8 +4,8 @@ import { Membership, Site, SiteHostname, SiteKey, User, Workspace } from '@us/db
 import { hashPassword } from '../security/passwords.ts';
 import { newVerifyToken } from '../services/hostnames/view.ts';
 import { newInternalKey } from '../services/internal-link/mark.ts';
-import { createKeyRow } from '../services/sites/keys.ts';
-import { newSiteSettings } from '../services/sites/settings-values.ts';
+import { createKeyRow } from '../services/site-keys/keys.ts';
+import { newSiteSettings } from '../services/site-settings/settings-values.ts';
 
 export interface Account {
   user: User;

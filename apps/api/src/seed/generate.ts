@@ -11,11 +11,11 @@
  *
  * Days within `rawDays` of today go into the raw day partitions. Older days are generated into
  * temporary tables and only their daily rollups are kept (`daily_rollups` + `rollup_days`, format of
- * apps/api/src/stats/catalogue.ts), as if the raw days had been rolled up and dropped.
+ * apps/api/src/services/stats/catalogue.ts), as if the raw days had been rolled up and dropped.
  */
 import { type AnalyticsDb, connectionOf, ensurePartitionsForDays } from '@us/db';
 import { METRIC_SETS, STATS_LIMITS } from '@us/shared';
-import { CATALOGUE } from '../stats/catalogue.ts';
+import { CATALOGUE } from '../services/stats/catalogue.ts';
 import { setRollupSql, summaryRollupSql } from '../jobs/rollup.ts';
 import {
   CACHE,

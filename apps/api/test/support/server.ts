@@ -15,7 +15,7 @@ import { createLogger } from '../../src/logger.ts';
 import { createMailer } from '../../src/mail/mailer.ts';
 import { hashPassword } from '../../src/security/passwords.ts';
 import { randomToken } from '../../src/security/tokens.ts';
-import { issueToken } from '../../src/services/tokens.ts';
+import { issueToken } from '../../src/services/tokens/issue.ts';
 import { startSmtpCapture } from './smtp.ts';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';

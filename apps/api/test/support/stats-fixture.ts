@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { insertRows, type PageviewRow, Site } from '@us/db';
 import { newInternalKey } from '../../src/services/internal-link/mark.ts';
-import { addDays, localToday } from '../../src/stats/range.ts';
+import { addDays, localToday } from '../../src/services/stats/range.ts';
 import { createToken, createUser, startTestServer, type TestServer } from './server.ts';
 
 export interface StatsFixture {

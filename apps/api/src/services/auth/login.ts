@@ -6,7 +6,7 @@ import type { Deps } from '../../deps.ts';
 import { AppError } from '../../errors.ts';
 import { dummyVerify, verifyPassword } from '../../security/passwords.ts';
 import { randomToken, sha256 } from '../../security/tokens.ts';
-import { listMemberships } from '../memberships.ts';
+import { listMemberships } from '../me/memberships.ts';
 import { normaliseEmail } from './accounts.ts';
 import { startSession } from './sessions.ts';
 import { addressTag, countGuess, LOGIN_WINDOW_SECONDS, slowdownMs, throttleKeys } from './throttle.ts';

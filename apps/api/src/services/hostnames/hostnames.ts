@@ -14,7 +14,7 @@ import {
   edgeConfig,
   type EdgeHostname,
   getCustomHostname,
-} from '../edge/custom-hostnames.ts';
+} from './edge-platform.ts';
 import { lookupTxt, parseDnsServers } from './dns.ts';
 import { hostnameDetail, newVerifyToken, proxyStatusOf, verificationName, verificationValue } from './view.ts';
 

@@ -3,8 +3,8 @@ import type { SiteHostname } from '@us/db';
 import type { HostnameDetail, HostnameProxyStatus, ProxyDnsRecord } from '@us/shared';
 import type { z } from 'zod';
 import type { Deps } from '../../deps.ts';
-import type { EdgeHostname } from '../edge/custom-hostnames.ts';
-import { hostnameRecord } from '../sites/hostname-record.ts';
+import type { EdgeHostname } from './edge-platform.ts';
+import { hostnameRecord } from './record.ts';
 
 type ProxyStatus = z.infer<typeof HostnameProxyStatus>;
 type DnsRecord = z.infer<typeof ProxyDnsRecord>;

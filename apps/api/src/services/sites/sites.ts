@@ -21,9 +21,9 @@ import { isUuid, loadSite, workspaceIdOf } from '../../actor/access.ts';
 import { releaseEdgeHostnames } from '../hostnames/hostnames.ts';
 import { newVerifyToken } from '../hostnames/view.ts';
 import type { Actor } from '../../actor/actor.ts';
-import { lockWorkspace } from '../workspace/seats.ts';
-import { createKeyRow, keyRecord } from './keys.ts';
-import { newSiteSettings } from './settings-values.ts';
+import { lockWorkspace } from '../members/seats.ts';
+import { createKeyRow, keyRecord } from '../site-keys/keys.ts';
+import { newSiteSettings } from '../site-settings/settings-values.ts';
 import { siteRecord, siteRecordOf, siteRecords } from './view.ts';
 
 /** The stored form of a time zone; 400 `timezone` when it is not an IANA zone. */

@@ -1,7 +1,7 @@
 // Report days: calendar days in the site's time zone (spec §2 "Stats spec"). Days travel as
 // `YYYY-MM-DD` text; instants are made by PostgreSQL from the day and the zone (see sql.ts).
 import { STATS_LIMITS } from '@us/shared';
-import { badRequest } from '../errors.ts';
+import { badRequest } from '../../errors.ts';
 
 export interface DayRange {
   from: string;

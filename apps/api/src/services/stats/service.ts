@@ -14,10 +14,10 @@ import type {
   TopQuery,
   TopTable,
 } from '@us/shared';
-import type { Deps } from '../deps.ts';
-import { tooMany } from '../errors.ts';
-import { loadSite } from '../actor/access.ts';
-import type { Actor } from '../actor/actor.ts';
+import type { Deps } from '../../deps.ts';
+import { tooMany } from '../../errors.ts';
+import { loadSite } from '../../actor/access.ts';
+import type { Actor } from '../../actor/actor.ts';
 import { batchOf } from './batch.ts';
 import { answer, type SiteCtx, siteCtx } from './engine.ts';
 import { normalise, specOf } from './spec.ts';

@@ -1,7 +1,7 @@
 // Checking a stats spec against the catalogue: every refusal is a 400 naming the field in spec notation
 // (`by`, `sort`, `where.<name>`, `lane`, `days`, `from`, `to`) with a title saying what to do.
 import { type Lane, METRIC_SETS, type MetricSet, STATS_LIMITS, type StatsSpec } from '@us/shared';
-import { badRequest } from '../errors.ts';
+import { badRequest } from '../../errors.ts';
 import { CATALOGUE, primaryCount, rollupDimensions } from './catalogue.ts';
 import { type DayRange, resolveRange } from './range.ts';
 

@@ -1,8 +1,8 @@
 // Batch stats: up to 40 named specs, each answered on its own; a refused spec answers
 // {error: {status: 400, title, field}} under its name while the others answer.
 import { StatsSpec, type StatsBatchResult } from '@us/shared';
-import { AppError } from '../errors.ts';
-import { toAppError } from '../error-map.ts';
+import { AppError } from '../../errors.ts';
+import { toAppError } from '../../error-map.ts';
 import { answer, type SiteCtx } from './engine.ts';
 import { normalise } from './spec.ts';
 

@@ -1,6 +1,6 @@
 // The summary (GET /v1/sites/{id}/summary): headline measures of People traffic, always compared.
 import { SUMMARY_MEASURES, type Summary, type SummaryMeasure, type SummaryMeasureName, type SummaryQuery } from '@us/shared';
-import { badRequest } from '../errors.ts';
+import { badRequest } from '../../errors.ts';
 import { SEARCH_REFERRER_SQL } from './catalogue.ts';
 import { comparability, type SiteCtx, type Source } from './engine.ts';
 import { type DayRange, previousRange, resolveRange, splitRange } from './range.ts';

@@ -4,7 +4,7 @@ import { Site } from '@us/db';
 import { badRequest, forbidden } from '../../errors.ts';
 import { isUuid, workspaceIdOf } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
-import { issueToken } from '../tokens.ts';
+import { issueToken } from './issue.ts';
 import { firstMissingScope, toEntry } from './entry.ts';
 
 /**

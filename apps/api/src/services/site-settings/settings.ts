@@ -15,7 +15,7 @@ import { AppError } from '../../errors.ts';
 import { loadSite } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
 import { experimentOf, goalOf, normaliseNetworks, normaliseWindow, readSettings } from './settings-values.ts';
-import { siteRecordOf, withLockedSite } from './view.ts';
+import { siteRecordOf, withLockedSite } from '../sites/view.ts';
 
 /** Stores changed settings on the (locked) site row; flushed when the transaction ends. */
 function store(site: Site, settings: SiteSettings) {

@@ -3,7 +3,7 @@ import { ApiToken } from '@us/db';
 import { forbidden, notFound } from '../../errors.ts';
 import { isUuid, workspaceIdOf } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
-import { revokeTokenTrees } from '../token-revocation.ts';
+import { revokeTokenTrees } from './revocation.ts';
 import { firstMissingScope, withinRestriction } from './entry.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Scope } from '@us/shared';
 import { ApiToken } from '@us/db';
-import { randomToken, sha256 } from '../security/tokens.ts';
+import { randomToken, sha256 } from '../../security/tokens.ts';
 
 export const TOKEN_PREFIX = 'ust_';
 /** How much of a token lists show: enough to tell tokens apart, far too little to use. */

@@ -2,7 +2,7 @@
 // daily rollups (older days), merged by value in SQL. See catalogue.ts for the rollup format.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Lane, MetricSet, StatsResult, StatsRow } from '@us/shared';
-import { badRequest } from '../errors.ts';
+import { badRequest } from '../../errors.ts';
 import { CATALOGUE, LEAVE_COUNTS, TIME_DIMENSIONS } from './catalogue.ts';
 import { type DayRange, daysOf, hoursOf, localToday, previousRange, rawStartOf, splitRange } from './range.ts';
 import { splitForQuestion } from './rolled-days.ts';

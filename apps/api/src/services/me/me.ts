@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { MeOutput } from '@us/shared';
-import type { Actor } from '../actor/actor.ts';
+import type { Actor } from '../../actor/actor.ts';
 import { listMemberships } from './memberships.ts';
 
 /** Who is calling, in which workspace, with which scopes. */

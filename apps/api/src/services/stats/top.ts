@@ -1,6 +1,6 @@
 // Top tables (GET /v1/sites/{id}/top/{dimension}): one dimension ranked by the count of its set.
 import { type MetricSet, STATS_LIMITS, TOP_DIMENSIONS, type TopDimension, type TopQuery, type TopTable } from '@us/shared';
-import { badRequest } from '../errors.ts';
+import { badRequest } from '../../errors.ts';
 import { CATALOGUE, NETWORK_ATTRIBUTION, primaryCount, TOP_SETS } from './catalogue.ts';
 import { figures, type SiteCtx } from './engine.ts';
 import { resolveRange } from './range.ts';
