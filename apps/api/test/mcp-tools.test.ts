@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../src/errors.ts';
 import { answerResult, refusalResult } from '../src/mcp/call.ts';
 import { BATCH_VERSION, batchRefusal, MAX_BATCH } from '../src/mcp/jsonrpc.ts';
-import { buildTools, toolInputSchema } from '../src/mcp/tools.ts';
+import { buildTools, isReadOnly, toolInputSchema } from '../src/mcp/tools.ts';
 import { appRouter } from '../src/router/index.ts';
 import type { Meta } from '../src/trpc/meta.ts';
 import { listOperations, type Operation } from '../src/trpc/registry.ts';
@@ -79,8 +81,46 @@ describe('MCP tool schemas', () => {
       expect(tool.definition.description).toBeTruthy();
       expect(tool.definition.inputSchema.type).toBe('object');
       // The spec: every state-changing tool takes an optional idempotencyKey.
-      if (tool.op.type === 'mutation' && !tool.op.meta.readOnly)
-        expect(tool.definition.inputSchema.properties).toHaveProperty('idempotencyKey');
+      if (!isReadOnly(tool.op)) expect(tool.definition.inputSchema.properties).toHaveProperty('idempotencyKey');
+    }
+  });
+
+  it("every tool's inputSchema compiles as JSON Schema, and one with required arguments refuses a call without them", () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    for (const tool of buildTools(listOperations(appRouter)).values()) {
+      const validate = ajv.compile(tool.definition.inputSchema);
+      const required = (tool.definition.inputSchema.required ?? []) as string[];
+      if (required.length) expect(validate({}), `${tool.name} accepts a call without ${required.join(', ')}`).toBe(false);
+    }
+  });
+
+  it('tells clients which tools only read, which destroy, which may be repeated, which reach outside', () => {
+    const tools = buildTools(listOperations(appRouter));
+    const hints = (name: string) => tools.get(name)?.definition.annotations;
+    for (const name of ['get_site_summary', 'query_site_stats', 'batch_site_stats', 'list_sites', 'get_me']) {
+      expect(hints(name), name).toMatchObject({ readOnlyHint: true });
+    }
+    for (const name of ['delete_site', 'delete_token', 'rotate_site_key', 'rotate_site_internal_link', 'delete_site_goal']) {
+      expect(hints(name), name).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    }
+    for (const name of ['create_site', 'create_token', 'create_site_goal', 'internal_link_site']) {
+      expect(hints(name), name).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false });
+    }
+    for (const name of ['update_site', 'update_site_settings', 'update_member']) {
+      expect(hints(name), name).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true });
+    }
+    for (const name of ['verify_site_hostname', 'create_site_hostname', 'delete_site']) {
+      expect(hints(name), name).toMatchObject({ openWorldHint: true });
+    }
+    expect(hints('get_site_summary')).toMatchObject({ openWorldHint: false });
+  });
+
+  it('describes every tool for a model: what it is for and what its arguments mean', () => {
+    for (const tool of buildTools(listOperations(appRouter)).values()) {
+      const text = tool.definition.description ?? '';
+      expect(text.length, `${tool.name} needs a description written for a model`).toBeGreaterThan(60);
+      expect(tool.op.meta.mcp?.description, `${tool.name} has no description of its own`).toBeTruthy();
     }
   });
 });

@@ -24,7 +24,11 @@ describe('MCP over Streamable HTTP', () => {
       expect(res.headers.get('mcp-session-id')).toBeNull();
       expect(res.body.result.resultType).toBe('complete');
       const getMe = res.body.result.tools.find((tool: { name: string }) => tool.name === 'get_me');
-      expect(getMe).toMatchObject({ description: expect.stringContaining('Who is calling'), inputSchema: { type: 'object' } });
+      expect(getMe).toMatchObject({
+        description: expect.stringContaining('Who this token is'),
+        inputSchema: { type: 'object' },
+        annotations: { readOnlyHint: true },
+      });
       expect(getMe.inputSchema.properties).not.toHaveProperty('idempotencyKey');
     });
 

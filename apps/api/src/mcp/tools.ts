@@ -33,6 +33,35 @@ export function toolInputSchema(op: Pick<Operation, 'input' | 'meta'>): Tool['in
   return { ...base, type: 'object', properties } as Tool['inputSchema'];
 }
 
+/** Whether an operation changes nothing: a query, or a POST that only reads (stats queries). */
+export const isReadOnly = (op: Pick<Operation, 'type' | 'meta'>) => op.type === 'query' || op.meta.readOnly === true;
+
+/**
+ * The hints a client shows its user before a call: read-only tools change nothing; destructive ones
+ * end something (DELETE routes, rotations); idempotent ones have no further effect when repeated with
+ * the same arguments (PUT, PATCH, DELETE); open-world ones reach outside this service (DNS, the edge
+ * platform).
+ */
+export function toolAnnotations(op: Pick<Operation, 'type' | 'meta'>): NonNullable<Tool['annotations']> {
+  const method = op.meta.openapi?.method;
+  const openWorldHint = op.meta.external === true;
+  if (isReadOnly(op)) return { title: op.meta.openapi?.summary, readOnlyHint: true, openWorldHint };
+  return {
+    title: op.meta.openapi?.summary,
+    readOnlyHint: false,
+    destructiveHint: method === 'DELETE' || op.meta.destructive === true,
+    idempotentHint: method === 'PUT' || method === 'PATCH' || method === 'DELETE',
+    openWorldHint,
+  };
+}
+
+/** What a model reads to choose the tool: the procedure's own words for it, else its REST summary and description. */
+export function toolDescription(op: Pick<Operation, 'path' | 'meta'>): string {
+  if (op.meta.mcp?.description) return op.meta.mcp.description;
+  const { summary, description } = op.meta.openapi ?? {};
+  return [summary, description].filter(Boolean).join('. ') || op.path;
+}
+
 /**
  * Every operation with `mcp` meta as a tool, keyed by name. Person-only operations are never tools
  * (MCP takes tokens only), even if one were given a tool name by mistake.
@@ -45,9 +74,9 @@ export function buildTools(ops: Operation[]): Map<string, McpTool> {
     if (tools.has(name)) throw new Error(`MCP tool ${name} is declared twice (${op.path})`);
     const definition: Tool = {
       name,
-      description: op.meta.openapi?.summary ?? op.path,
+      description: toolDescription(op),
       inputSchema: toolInputSchema(op),
-      annotations: { readOnlyHint: op.type === 'query' },
+      annotations: toolAnnotations(op),
     };
     tools.set(name, { name, op, definition });
   }

@@ -10,11 +10,16 @@ const tags = ['Sites'];
 export const hostnamesRouter = router({
   create: actorProcedure
     .meta({
+      external: true,
       auth: 'any',
       scope: 'sites:write',
       idempotent: true,
       status: 201,
-      mcp: { tool: 'create_site_hostname' },
+      mcp: {
+        tool: 'create_site_hostname',
+        description:
+          "Add a hostname to a site (`id`, `hostname`). With `proxy: true` and `origin` it is served through the edge platform (answer lists the CNAME and TXT records to add). Reports are accepted only from a site's hostnames.",
+      },
       openapi: {
         method: 'POST',
         path: '/v1/sites/{id}/hostnames',
@@ -29,9 +34,14 @@ export const hostnamesRouter = router({
 
   get: actorProcedure
     .meta({
+      external: true,
       auth: 'any',
       scope: 'sites:read',
-      mcp: { tool: 'get_site_hostname' },
+      mcp: {
+        tool: 'get_site_hostname',
+        description:
+          "One hostname of a site (`id`, `hostname`): whether it is verified, its DNS TXT record to add, and for proxy mode the edge platform's live status.",
+      },
       openapi: {
         method: 'GET',
         path: '/v1/sites/{id}/hostnames/{hostname}',
@@ -45,10 +55,15 @@ export const hostnamesRouter = router({
 
   verify: actorProcedure
     .meta({
+      external: true,
       auth: 'any',
       scope: 'sites:write',
       idempotent: true,
-      mcp: { tool: 'verify_site_hostname' },
+      mcp: {
+        tool: 'verify_site_hostname',
+        description:
+          "Check a hostname's DNS TXT record now (`id`, `hostname`); answers `verified` or a message saying what is missing. At most 30 checks per hour per site.",
+      },
       openapi: {
         method: 'POST',
         path: '/v1/sites/{id}/hostnames/{hostname}/verify',
@@ -63,11 +78,15 @@ export const hostnamesRouter = router({
 
   delete: actorProcedure
     .meta({
+      external: true,
       auth: 'any',
       scope: 'sites:write',
       idempotent: true,
       status: 204,
-      mcp: { tool: 'delete_site_hostname' },
+      mcp: {
+        tool: 'delete_site_hostname',
+        description: 'Remove a hostname from a site (`id`, `hostname`); a proxy hostname is released at the edge platform too.',
+      },
       openapi: {
         method: 'DELETE',
         path: '/v1/sites/{id}/hostnames/{hostname}',

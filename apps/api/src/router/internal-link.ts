@@ -13,7 +13,11 @@ export const internalLinkRouter = router({
       scope: 'sites:write',
       idempotent: true,
       status: 201,
-      mcp: { tool: 'internal_link_site' },
+      mcp: {
+        tool: 'internal_link_site',
+        description:
+          "A link (valid ten minutes, once per browser) that marks the browser opening it as the site owner's team, so its visits count as internal. `hostname` must be verified or active in proxy mode.",
+      },
       openapi: {
         method: 'POST',
         path: '/v1/sites/{id}/internal-link',
@@ -28,10 +32,15 @@ export const internalLinkRouter = router({
 
   rotate: actorProcedure
     .meta({
+      destructive: true,
       auth: 'any',
       scope: 'sites:write',
       idempotent: true,
-      mcp: { tool: 'rotate_site_internal_link' },
+      mcp: {
+        tool: 'rotate_site_internal_link',
+        description:
+          "Replace the site's internal key: browsers marked before stop counting as internal, unused links stop working.",
+      },
       openapi: {
         method: 'POST',
         path: '/v1/sites/{id}/internal-link/rotate',

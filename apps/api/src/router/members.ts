@@ -23,7 +23,11 @@ export const membersRouter = router({
     .meta({
       auth: 'any',
       scope: 'members:read',
-      mcp: { tool: 'list_members' },
+      mcp: {
+        tool: 'list_members',
+        description:
+          "People in the workspace with their roles, and pending invitations. Use it before changing a member's role or removing someone (you need their `userId`).",
+      },
       openapi: { method: 'GET', path: '/v1/members', summary: 'Members of the workspace and pending invitations', tags },
     })
     .input(zEmpty.optional())
@@ -37,7 +41,11 @@ export const membersRouter = router({
       noRestricted: true,
       idempotent: true,
       status: 201,
-      mcp: { tool: 'create_member_invite' },
+      mcp: {
+        tool: 'create_member_invite',
+        description:
+          "Invite someone by e-mail (`email`, `role`: admin, member or viewer). Pending invitations count against the plan's member limit; the person joins from the link in the mail.",
+      },
       openapi: {
         method: 'POST',
         path: '/v1/members/invites',
@@ -57,7 +65,10 @@ export const membersRouter = router({
       noRestricted: true,
       idempotent: true,
       status: 204,
-      mcp: { tool: 'delete_member_invite' },
+      mcp: {
+        tool: 'delete_member_invite',
+        description: 'Withdraw a pending invitation by its `id` (from list_members). The mailed link stops working.',
+      },
       openapi: { method: 'DELETE', path: '/v1/members/invites/{id}', summary: 'Withdraw a pending invitation', tags },
     })
     .input(InviteIdInput)
@@ -85,7 +96,11 @@ export const membersRouter = router({
       scope: 'members:write',
       noRestricted: true,
       idempotent: true,
-      mcp: { tool: 'update_member' },
+      mcp: {
+        tool: 'update_member',
+        description:
+          "Change a member's role (`userId`, `role`: owner, admin, member or viewer). Only owners make or change owners; the last owner cannot be demoted. Tokens the person made that exceed the new role are revoked.",
+      },
       openapi: {
         method: 'PATCH',
         path: '/v1/members/{userId}',
@@ -104,7 +119,11 @@ export const membersRouter = router({
       auth: 'any',
       idempotent: true,
       status: 204,
-      mcp: { tool: 'delete_member' },
+      mcp: {
+        tool: 'delete_member',
+        description:
+          "Remove a member (`userId`), or leave the workspace when it is the token maker's own id. Revokes every token the person made here; the last owner cannot leave.",
+      },
       openapi: {
         method: 'DELETE',
         path: '/v1/members/{userId}',

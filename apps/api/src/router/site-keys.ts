@@ -11,7 +11,10 @@ export const siteKeysRouter = router({
     .meta({
       auth: 'any',
       scope: 'sites:read',
-      mcp: { tool: 'list_site_keys' },
+      mcp: {
+        tool: 'list_site_keys',
+        description: "The site's keys: its public key (the page script's data-site) and server secrets (shown by prefix only).",
+      },
       openapi: {
         method: 'GET',
         path: '/v1/sites/{id}/keys',
@@ -29,7 +32,11 @@ export const siteKeysRouter = router({
       scope: 'sites:write',
       idempotent: true,
       status: 201,
-      mcp: { tool: 'create_site_key' },
+      mcp: {
+        tool: 'create_site_key',
+        description:
+          'Create a server secret for the edge worker SDK or proxy mode (`id`, `kind`: secret). The value is in the answer once only.',
+      },
       openapi: {
         method: 'POST',
         path: '/v1/sites/{id}/keys',
@@ -44,10 +51,15 @@ export const siteKeysRouter = router({
 
   rotate: actorProcedure
     .meta({
+      destructive: true,
       auth: 'any',
       scope: 'sites:write',
       idempotent: true,
-      mcp: { tool: 'rotate_site_key' },
+      mcp: {
+        tool: 'rotate_site_key',
+        description:
+          'Replace a key (`id`, `keyId`) with a new one of the same kind; the old one stops working at once (pages using an old public key stop reporting until updated).',
+      },
       openapi: {
         method: 'POST',
         path: '/v1/sites/{id}/keys/{keyId}/rotate',
@@ -67,7 +79,11 @@ export const siteKeysRouter = router({
       scope: 'sites:write',
       idempotent: true,
       status: 204,
-      mcp: { tool: 'delete_site_key' },
+      mcp: {
+        tool: 'delete_site_key',
+        description:
+          'Delete a server secret (`id`, `keyId`); it stops working at once. The public key cannot be deleted (rotate it instead).',
+      },
       openapi: {
         method: 'DELETE',
         path: '/v1/sites/{id}/keys/{keyId}',

@@ -34,7 +34,11 @@ export const siteSettingsRouter = router({
       auth: 'any',
       scope: 'sites:write',
       idempotent: true,
-      mcp: { tool: 'update_site_settings' },
+      mcp: {
+        tool: 'update_site_settings',
+        description:
+          "Replace any of the site's four lists (`internalNetworks` CIDRs counted as your own team, `botWindows` of time when traffic counts as bots, `goals`, `experiments`); lists not named are kept. Each list holds at most 100 items.",
+      },
       openapi: {
         method: 'PATCH',
         path: '/v1/sites/{id}/settings',
@@ -52,7 +56,11 @@ export const siteSettingsRouter = router({
     .meta({
       auth: 'any',
       scope: 'sites:read',
-      mcp: { tool: 'list_site_goals' },
+      mcp: {
+        tool: 'list_site_goals',
+        description:
+          "The site's goals: event goals (an event name) and path goals (a page path; a trailing * matches every path starting with the rest).",
+      },
       openapi: { method: 'GET', path: '/v1/sites/{id}/goals', summary: 'The site’s goals', tags },
     })
     .input(SiteIdInput)
@@ -65,7 +73,11 @@ export const siteSettingsRouter = router({
       scope: 'sites:write',
       idempotent: true,
       status: 201,
-      mcp: { tool: 'create_site_goal' },
+      mcp: {
+        tool: 'create_site_goal',
+        description:
+          'Add a goal (`id` of the site, `name`, `type`: event or path, `match`: the event name or page path). The goal id is derived from the name.',
+      },
       openapi: {
         method: 'POST',
         path: '/v1/sites/{id}/goals',
@@ -85,7 +97,10 @@ export const siteSettingsRouter = router({
       scope: 'sites:write',
       idempotent: true,
       status: 204,
-      mcp: { tool: 'delete_site_goal' },
+      mcp: {
+        tool: 'delete_site_goal',
+        description: 'Remove a goal (`id` of the site, `goal`: the goal id from list_site_goals).',
+      },
       openapi: { method: 'DELETE', path: '/v1/sites/{id}/goals/{goal}', summary: 'Remove a goal by its id', tags },
     })
     .input(GoalParams)
@@ -96,7 +111,10 @@ export const siteSettingsRouter = router({
     .meta({
       auth: 'any',
       scope: 'sites:read',
-      mcp: { tool: 'list_site_experiments' },
+      mcp: {
+        tool: 'list_site_experiments',
+        description: "The site's A/B experiments: key (as in the page's data-exp), variants and status.",
+      },
       openapi: { method: 'GET', path: '/v1/sites/{id}/experiments', summary: 'The site’s A/B experiments', tags },
     })
     .input(SiteIdInput)
@@ -109,7 +127,11 @@ export const siteSettingsRouter = router({
       scope: 'sites:write',
       idempotent: true,
       status: 201,
-      mcp: { tool: 'create_site_experiment' },
+      mcp: {
+        tool: 'create_site_experiment',
+        description:
+          "Add an A/B experiment (`id` of the site, `key` as used in the page's data-exp, at least two `variants`, optional `name` and `status`: draft, running or stopped).",
+      },
       openapi: {
         method: 'POST',
         path: '/v1/sites/{id}/experiments',
@@ -127,7 +149,10 @@ export const siteSettingsRouter = router({
       auth: 'any',
       scope: 'sites:write',
       idempotent: true,
-      mcp: { tool: 'update_site_experiment' },
+      mcp: {
+        tool: 'update_site_experiment',
+        description: 'Change an experiment (`id` of the site, `key`): its `name`, `variants` or `status`.',
+      },
       openapi: {
         method: 'PATCH',
         path: '/v1/sites/{id}/experiments/{key}',
@@ -146,7 +171,10 @@ export const siteSettingsRouter = router({
       scope: 'sites:write',
       idempotent: true,
       status: 204,
-      mcp: { tool: 'delete_site_experiment' },
+      mcp: {
+        tool: 'delete_site_experiment',
+        description: 'Remove an experiment (`id` of the site, `key`). Exposures already recorded stay in the analytics.',
+      },
       openapi: { method: 'DELETE', path: '/v1/sites/{id}/experiments/{key}', summary: 'Remove an experiment', tags },
     })
     .input(ExperimentParams)

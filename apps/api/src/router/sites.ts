@@ -21,7 +21,11 @@ export const sitesRouter = router({
     .meta({
       auth: 'any',
       scope: 'sites:read',
-      mcp: { tool: 'list_sites' },
+      mcp: {
+        tool: 'list_sites',
+        description:
+          "Every site of the workspace (or of this token's site restriction) with ids, hostnames and settings. Most site and stats tools need a site `id` from here.",
+      },
       openapi: {
         method: 'GET',
         path: '/v1/sites',
@@ -41,7 +45,11 @@ export const sitesRouter = router({
       noRestricted: true,
       idempotent: true,
       status: 201,
-      mcp: { tool: 'create_site' },
+      mcp: {
+        tool: 'create_site',
+        description:
+          "Create a site. `name`; `timezone`: an IANA zone (days in stats follow it); `hostnames`: where the page script may report from. Answers the site and its public key (the page script's data-site).",
+      },
       openapi: {
         method: 'POST',
         path: '/v1/sites',
@@ -59,7 +67,10 @@ export const sitesRouter = router({
     .meta({
       auth: 'any',
       scope: 'sites:read',
-      mcp: { tool: 'get_site' },
+      mcp: {
+        tool: 'get_site',
+        description: 'One site by `id`: name, time zone, hostnames, settings, retention.',
+      },
       openapi: { method: 'GET', path: '/v1/sites/{id}', summary: 'One site with its hostnames and settings', tags },
     })
     .input(SiteIdInput)
@@ -71,7 +82,11 @@ export const sitesRouter = router({
       auth: 'any',
       scope: 'sites:write',
       idempotent: true,
-      mcp: { tool: 'update_site' },
+      mcp: {
+        tool: 'update_site',
+        description:
+          'Rename a site or change its `timezone` or `retentionDays` (1-3650 days of analytics kept; null keeps everything). `id` names the site.',
+      },
       openapi: { method: 'PATCH', path: '/v1/sites/{id}', summary: 'Rename a site or change its time zone', tags },
     })
     .input(UpdateSiteInput)
@@ -80,11 +95,16 @@ export const sitesRouter = router({
 
   delete: actorProcedure
     .meta({
+      external: true,
       auth: 'any',
       scope: 'sites:write',
       idempotent: true,
       status: 204,
-      mcp: { tool: 'delete_site' },
+      mcp: {
+        tool: 'delete_site',
+        description:
+          'Delete a site by `id` with all its keys, hostnames and settings; its keys stop at once and proxy hostnames are released. Its analytics can no longer be read.',
+      },
       openapi: {
         method: 'DELETE',
         path: '/v1/sites/{id}',
@@ -101,7 +121,11 @@ export const sitesRouter = router({
     .meta({
       auth: 'any',
       scope: 'sites:read',
-      mcp: { tool: 'get_site_install_status' },
+      mcp: {
+        tool: 'get_site_install_status',
+        description:
+          'Whether a page with the snippet has reported yet (`installed`, `lastSeenAt`), and what the collector dropped or set aside in the last seven days. Use it to check an installation.',
+      },
       openapi: {
         method: 'GET',
         path: '/v1/sites/{id}/install-status',
@@ -118,7 +142,10 @@ export const sitesRouter = router({
     .meta({
       auth: 'any',
       scope: 'sites:read',
-      mcp: { tool: 'get_site_snippet' },
+      mcp: {
+        tool: 'get_site_snippet',
+        description: "The script tag to paste into the site's pages (`html`), with its address and the public key.",
+      },
       openapi: {
         method: 'GET',
         path: '/v1/sites/{id}/snippet',

@@ -24,7 +24,11 @@ export const statsRouter = router({
     .meta({
       auth: 'any',
       scope: 'analytics:read',
-      mcp: { tool: 'get_stats_catalogue' },
+      mcp: {
+        tool: 'get_stats_catalogue',
+        description:
+          'The names stats questions may use: for each metric set (pageviews, sessions, events, requests) its lanes, dimensions, filters and countable measures. Read it before get_site_stats or query_site_stats.',
+      },
       openapi: {
         method: 'GET',
         path: '/v1/stats/catalogue',
@@ -40,7 +44,11 @@ export const statsRouter = router({
     .meta({
       auth: 'any',
       scope: 'analytics:read',
-      mcp: { tool: 'get_site_stats' },
+      mcp: {
+        tool: 'get_site_stats',
+        description:
+          'Answer one stats question with flat arguments: `id` (site), `metrics` (pageviews, sessions, events or requests), `by` (a dimension such as day, hour, page, source, country), `lane` (human, bot, internal), `days` (1 = today so far, default 7) or `from`/`to` (YYYY-MM-DD, site time zone), filters as `where.<dimension>`, `sort`, `limit`, `compare` for the previous period.',
+      },
       openapi: {
         method: 'GET',
         path: '/v1/sites/{id}/stats',
@@ -58,7 +66,11 @@ export const statsRouter = router({
       auth: 'any',
       scope: 'analytics:read',
       readOnly: true,
-      mcp: { tool: 'query_site_stats' },
+      mcp: {
+        tool: 'query_site_stats',
+        description:
+          'The same question as get_site_stats with a JSON `where` object instead of flat filters. Use it when filters are many or built programmatically. Changes nothing.',
+      },
       openapi: {
         method: 'POST',
         path: '/v1/sites/{id}/stats/query',
@@ -75,7 +87,11 @@ export const statsRouter = router({
       auth: 'any',
       scope: 'analytics:read',
       readOnly: true,
-      mcp: { tool: 'batch_site_stats' },
+      mcp: {
+        tool: 'batch_site_stats',
+        description:
+          'Up to 40 named stats questions in one call (`queries`: name \u2192 question as for query_site_stats). A refused question answers {error} under its name while the others answer. Prefer it over many single calls.',
+      },
       openapi: {
         method: 'POST',
         path: '/v1/sites/{id}/stats/batch',
@@ -92,7 +108,11 @@ export const statsRouter = router({
     .meta({
       auth: 'any',
       scope: 'analytics:read',
-      mcp: { tool: 'get_site_summary' },
+      mcp: {
+        tool: 'get_site_summary',
+        description:
+          "The headline figures of People traffic for a range (`days` or `from`/`to`): sessions, pageviews, visits from search, average session, bounce rate, pages per session, each with the previous period, change and whether that is good or bad. Start here for 'how is the site doing'.",
+      },
       openapi: {
         method: 'GET',
         path: '/v1/sites/{id}/summary',
@@ -108,7 +128,11 @@ export const statsRouter = router({
     .meta({
       auth: 'any',
       scope: 'analytics:read',
-      mcp: { tool: 'get_site_top' },
+      mcp: {
+        tool: 'get_site_top',
+        description:
+          'A ranked table for one `dimension` (source, page, country, device, referrer, campaign; bot, category, path, network, status for crawler requests; event) with counts and shares; `limit` 1-100, `count`=pageviews to count pageviews instead of sessions.',
+      },
       openapi: {
         method: 'GET',
         path: '/v1/sites/{id}/top/{dimension}',

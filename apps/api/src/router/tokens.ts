@@ -13,7 +13,11 @@ export const tokensRouter = router({
     .meta({
       auth: 'any',
       scope: 'tokens:read',
-      mcp: { tool: 'list_tokens' },
+      mcp: {
+        tool: 'list_tokens',
+        description:
+          'API tokens of the workspace (names, scopes, site restriction, expiry; never the secret). A site-restricted caller sees only tokens within its sites.',
+      },
       openapi: {
         method: 'GET',
         path: '/v1/tokens',
@@ -33,7 +37,11 @@ export const tokensRouter = router({
       scope: 'tokens:write',
       idempotent: true,
       status: 201,
-      mcp: { tool: 'create_token' },
+      mcp: {
+        tool: 'create_token',
+        description:
+          "Create an API token. `name`; `scopes`: a subset of this token's own scopes; `siteIds`: restrict it to these sites (omit for all); `expiresAt`: ISO time (omit for none). The secret is in the answer once and never again: keep it.",
+      },
       openapi: {
         method: 'POST',
         path: '/v1/tokens',
@@ -53,7 +61,10 @@ export const tokensRouter = router({
       scope: 'tokens:write',
       idempotent: true,
       status: 204,
-      mcp: { tool: 'delete_token' },
+      mcp: {
+        tool: 'delete_token',
+        description: 'Revoke an API token by `id`, and every token made with it. The caller must hold every scope of that token.',
+      },
       openapi: {
         method: 'DELETE',
         path: '/v1/tokens/{id}',

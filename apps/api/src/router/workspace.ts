@@ -10,7 +10,11 @@ export const workspaceRouter = router({
     .meta({
       auth: 'any',
       scope: 'members:read',
-      mcp: { tool: 'get_workspace' },
+      mcp: {
+        tool: 'get_workspace',
+        description:
+          "The workspace this token acts in: name, plan, limits and this month's usage (human pageviews, server requests, members). Use it to check allowances before heavy work.",
+      },
       openapi: {
         method: 'GET',
         path: '/v1/workspace',
@@ -29,7 +33,10 @@ export const workspaceRouter = router({
       scope: 'members:write',
       noRestricted: true,
       idempotent: true,
-      mcp: { tool: 'update_workspace' },
+      mcp: {
+        tool: 'update_workspace',
+        description: 'Rename the workspace the token acts in (its members see the new name at once). `name`: 1-80 characters.',
+      },
       openapi: { method: 'PATCH', path: '/v1/workspace', summary: 'Rename the workspace', tags },
     })
     .input(UpdateWorkspaceInput)

@@ -4,7 +4,8 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
 /**
  * Everything the three faces need to know about one operation, declared once on the procedure.
  * - `openapi`: REST method and path (the OpenAPI document and REST routes are generated from it).
- * - `mcp.tool`: the MCP tool name, when the spec lists one.
+ * - `mcp.tool`: the MCP tool name, when the spec lists one; `mcp.description`: what a model needs to
+ *   choose and call the tool (when to use it, what the arguments mean). Without it, the OpenAPI summary.
  * - `auth`: 'none' (no credentials), 'person' (the us_session cookie only; tokens get 403),
  *   'any' (person or token), 'optional' (used when present, e.g. logout).
  * - `scope`: the scope a token or role must hold.
@@ -12,15 +13,20 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
  * - `idempotent`: honours Idempotency-Key (REST) / idempotencyKey (MCP).
  * - `status`: success status when not 200.
  * - `readOnly`: a POST that changes nothing (stats queries), so it takes no idempotency key.
+ * - `destructive`: a change that ends something beyond the request's own record (a rotation ends the
+ *   old key at once); DELETE routes are destructive without saying so.
+ * - `external`: the operation reaches outside this service (DNS lookups, the edge platform's API).
  * - `builder`: written by the builder the procedure was made from (`procedures.ts`), never by hand.
  */
 export type Meta = OpenApiMeta<{
-  mcp?: { tool: string };
+  mcp?: { tool: string; description?: string };
   auth: 'none' | 'person' | 'any' | 'optional';
   scope?: Scope;
   noRestricted?: boolean;
   idempotent?: boolean;
   status?: 200 | 201 | 202 | 204;
   readOnly?: boolean;
+  destructive?: boolean;
+  external?: boolean;
   builder?: 'public' | 'actor' | 'person';
 }>;
