@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import ajvFormats from 'ajv-formats';
+
+// ajv-formats is CommonJS: seen from ESM, its plugin is the module's `default` property.
+const addFormats = (ajvFormats as unknown as { default: (ajv: Ajv2020) => Ajv2020 }).default;
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../src/errors.ts';
 import { answerResult, refusalResult } from '../src/mcp/call.ts';

@@ -1,27 +1,32 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 
-/** The object schema behind optional/default wrappers, if any. */
-function objectShape(schema: z.ZodType | undefined): Record<string, z.ZodType> | undefined {
-  let s: z.ZodType | undefined = schema;
-  for (let i = 0; i < 5 && s; i++) {
-    const def: Def = defOf(s);
-    if (def.type === 'object') return def.shape;
-    s = def.innerType;
-  }
-  return undefined;
+type JsonType = 'number' | 'integer' | 'boolean' | 'array' | 'string' | 'object' | 'null' | 'unknown';
+type PropertySchema = { type?: JsonType | JsonType[]; anyOf?: PropertySchema[] };
+
+/** The JSON type a property takes (nullable and union wrappers looked through), from its JSON Schema. */
+function typeOf(schema: PropertySchema | undefined): JsonType {
+  if (!schema) return 'unknown';
+  const types = [schema.type ?? [], ...(schema.anyOf ?? []).map(typeOf)].flat().filter((t) => t !== 'null');
+  return (types[0] as JsonType | undefined) ?? 'unknown';
 }
 
-type Def = { type: string; innerType?: z.ZodType; shape?: Record<string, z.ZodType> };
-const defOf = (s: z.ZodType): Def => (s as unknown as { _zod: { def: Def } })._zod.def;
+const propertyTypes = new WeakMap<z.ZodType, Record<string, JsonType>>();
 
-function baseType(schema: z.ZodType): string {
-  let s: z.ZodType | undefined = schema;
-  for (let i = 0; i < 5 && s; i++) {
-    const def: Def = defOf(s);
-    if (def.type !== 'optional' && def.type !== 'default' && def.type !== 'nullable') return def.type;
-    s = def.innerType;
+/**
+ * The JSON type of each top-level field of an input schema, read from zod's own JSON-Schema export (a
+ * public API) and kept per schema.
+ */
+export function fieldTypes(schema: z.ZodType | undefined): Record<string, JsonType> {
+  if (!schema) return {};
+  let types = propertyTypes.get(schema);
+  if (!types) {
+    const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as {
+      properties?: Record<string, PropertySchema>;
+    };
+    types = Object.fromEntries(Object.entries(json.properties ?? {}).map(([key, prop]) => [key, typeOf(prop)]));
+    propertyTypes.set(schema, types);
   }
-  return 'unknown';
+  return types;
 }
 
 const BOOLEANS: Record<string, boolean> = { true: true, false: false, '1': true, '0': false };
@@ -32,17 +37,16 @@ const BOOLEANS: Record<string, boolean> = { true: true, false: false, '1': true,
  * Everything else stays text for zod to judge.
  */
 export function coerceQuery(schema: z.ZodType | undefined, params: URLSearchParams): Record<string, unknown> {
-  const shape = objectShape(schema) ?? {};
+  const types = fieldTypes(schema);
   // No prototype: `?__proto__=x` must be a field like any other, not a prototype to set.
   const out: Record<string, unknown> = Object.create(null);
   for (const key of new Set(params.keys())) {
     const values = params.getAll(key);
     const last = values[values.length - 1] ?? '';
     // Own fields only: `constructor` or `__proto__` in a query string must not find Object's members.
-    const field = Object.hasOwn(shape, key) ? shape[key] : undefined;
-    const type = field ? baseType(field) : 'unknown';
+    const type = Object.hasOwn(types, key) ? types[key] : 'unknown';
     const convert = (v: string) => {
-      if (type === 'number' && v.trim() !== '' && !Number.isNaN(Number(v))) return Number(v);
+      if ((type === 'number' || type === 'integer') && v.trim() !== '' && !Number.isNaN(Number(v))) return Number(v);
       if (type === 'boolean' && v in BOOLEANS) return BOOLEANS[v];
       return v;
     };

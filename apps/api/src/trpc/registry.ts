@@ -19,7 +19,11 @@ interface ProcedureDef {
   output?: z.ZodType;
 }
 
-/** Every procedure of the router, flattened, in declaration order. */
+/**
+ * Every procedure of the router, flattened, in declaration order. tRPC offers no public listing, so this
+ * is the one place that reads `router._def` (tested in `registry.test.ts`, so an upgrade that changes
+ * it fails there first).
+ */
 export function listOperations(router: AnyRouter): Operation[] {
   const procedures = router._def.procedures as Record<string, { _def: ProcedureDef }>;
   return Object.entries(procedures).flatMap(([path, proc]) => {
