@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { Site, SiteHostname } from '@us/db';
+import { SiteHostname } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEnv } from '../src/env.ts';
-import { newInternalKey } from '../src/services/internal-link/mark.ts';
-import { createKeyRow } from '../src/services/site-keys/keys.ts';
 import { expectProblem, sleepsDuring, uniqueIp } from './support/auth-helpers.ts';
 import { createUser, startTestServer, type TestServer, uniqueEmail } from './support/server.ts';
+import { createSite } from './support/sites.ts';
 
 const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 xff-test';
 const PUBLIC_IP = '203.0.113.50';
@@ -15,17 +14,14 @@ async function internalNetworkSite(t: TestServer) {
   const { workspace } = await createUser(t.deps);
   const em = t.deps.orm.em.fork();
   const host = `www.x${randomBytes(5).toString('hex')}.example.test`;
-  const site = em.create(Site, {
+  const { site, publicKey } = await createSite(em, {
     workspace: workspace.id,
     name: 'Office site',
-    timezone: 'UTC',
     settings: { internalNetworks: ['10.0.0.0/8'] },
-    internalKey: newInternalKey(),
   });
   em.create(SiteHostname, { site, hostname: host, verifyToken: 'a'.repeat(32) });
   await em.flush();
-  const pk = createKeyRow(em, site.id, 'public').value;
-  await em.flush();
+  const pk = publicKey;
   return { siteId: site.id, host, pk };
 }
 

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { Site, SiteHostname } from '@us/db';
+import { SiteHostname } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newInternalKey } from '../src/services/internal-link/mark.ts';
 import { expectProblem } from './support/auth-helpers.ts';
 import { createToken, createUser, startTestServer, type TestServer } from './support/server.ts';
+import { createSite } from './support/sites.ts';
 
 const uniqueHost = () => `shop.p${randomBytes(5).toString('hex')}.example.test`;
 
@@ -21,13 +21,7 @@ describe('attack: an internal link on a proxy-mode hostname nobody has proven', 
   async function siteWithProxyHost(edgeStatus: string | null) {
     const { user, workspace } = await createUser(t.deps);
     const em = t.deps.orm.em.fork();
-    const site = em.create(Site, {
-      workspace: workspace.id,
-      name: 'Proxy shop',
-      timezone: 'UTC',
-      settings: {},
-      internalKey: newInternalKey(),
-    });
+    const { site } = await createSite(em, { workspace: workspace.id, name: 'Proxy shop' });
     const hostname = uniqueHost();
     em.create(SiteHostname, {
       site,

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { Site, SiteHostname } from '@us/db';
+import { SiteHostname } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inAnyNetwork } from '../src/collect/cidr.ts';
-import { newInternalKey } from '../src/services/internal-link/mark.ts';
 import { createKeyRow } from '../src/services/site-keys/keys.ts';
 import { createToken, createUser, startTestServer, type TestServer } from './support/server.ts';
+import { createSite } from './support/sites.ts';
 
 const UA =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 collect-test';
@@ -30,17 +30,15 @@ describe('POST /collect and /collect/requests', () => {
     });
     auth = `Bearer ${token}`;
     const em = t.deps.orm.em.fork();
-    const site = em.create(Site, {
+    const { site, publicKey } = await createSite(em, {
       workspace: workspace.id,
       name: 'Shop',
-      timezone: 'UTC',
       settings: { internalNetworks: ['10.0.0.0/8'] },
-      internalKey: newInternalKey(),
     });
     em.create(SiteHostname, { site, hostname: host, verifyToken: 'a'.repeat(32) });
     await em.flush();
     siteId = site.id;
-    pk = createKeyRow(em, site.id, 'public').value;
+    pk = publicKey;
     sk = createKeyRow(em, site.id, 'secret').value;
     await em.flush();
   });

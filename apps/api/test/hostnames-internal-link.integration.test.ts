@@ -5,6 +5,7 @@ import { sha256 } from '../src/security/tokens.ts';
 import { newInternalKey, parseInternalMark, verifyInternalMark } from '../src/services/internal-link/mark.ts';
 import { cookieAttributes, expectProblem, setCookies } from './support/auth-helpers.ts';
 import { createToken, createUser, startTestServer, type TestServer } from './support/server.ts';
+import { createSite } from './support/sites.ts';
 
 const uniqueHost = (tag = 'www') => `${tag}.i${randomBytes(5).toString('hex')}.example.test`;
 
@@ -19,13 +20,7 @@ describe('internal link and the first-party /_us/internal path', () => {
   async function owner(siteName = 'Acme shop') {
     const { user, workspace } = await createUser(t.deps);
     const em = t.deps.orm.em.fork();
-    const site = em.create(Site, {
-      workspace: workspace.id,
-      name: siteName,
-      timezone: 'UTC',
-      settings: {},
-      internalKey: newInternalKey(),
-    });
+    const { site } = await createSite(em, { workspace: workspace.id, name: siteName });
     const verified = uniqueHost('www');
     const unverified = uniqueHost('beta');
     const proxy = uniqueHost('edge');

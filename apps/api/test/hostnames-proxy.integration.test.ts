@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
-import { Site, SiteHostname, Workspace } from '@us/db';
+import { SiteHostname, Workspace } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newInternalKey } from '../src/services/internal-link/mark.ts';
 import { expectProblem } from './support/auth-helpers.ts';
 import { type EdgeStandIn, startEdgeStandIn } from './support/edge-standin.ts';
 import { createToken, createUser, startTestServer, type TestServer } from './support/server.ts';
+import { createSite } from './support/sites.ts';
 
 const uniqueHost = (tag = 'shop') => `${tag}.p${randomBytes(5).toString('hex')}.example.test`;
 const ORIGIN = 'https://origin.example.test';
@@ -23,13 +23,7 @@ async function owner(t: TestServer, plan = 'Free') {
   const { user, workspace } = await createUser(t.deps);
   const em = t.deps.orm.em.fork();
   if (plan !== 'Free') await em.nativeUpdate(Workspace, { id: workspace.id }, { plan });
-  const site = em.create(Site, {
-    workspace: workspace.id,
-    name: 'Shop',
-    timezone: 'UTC',
-    settings: {},
-    internalKey: newInternalKey(),
-  });
+  const { site } = await createSite(em, { workspace: workspace.id, name: 'Shop' });
   await em.flush();
   const { token } = await createToken(t.deps, {
     userId: user.id,
@@ -41,13 +35,7 @@ async function owner(t: TestServer, plan = 'Free') {
 
 async function addSite(t: TestServer, workspaceId: string) {
   const em = t.deps.orm.em.fork();
-  const site = em.create(Site, {
-    workspace: workspaceId,
-    name: 'Second',
-    timezone: 'UTC',
-    settings: {},
-    internalKey: newInternalKey(),
-  });
+  const { site } = await createSite(em, { workspace: workspaceId, name: 'Second' });
   await em.flush();
   return site;
 }

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { Site, SiteHostname } from '@us/db';
+import { SiteHostname } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newInternalKey } from '../src/services/internal-link/mark.ts';
 import { expectProblem } from './support/auth-helpers.ts';
 import { type DnsStandIn, startDnsServer } from './support/dns-server.ts';
 import { modernCall } from './support/mcp-http.ts';
 import { createToken, createUser, startTestServer, type TestServer } from './support/server.ts';
+import { createSite } from './support/sites.ts';
 
 const uniqueHost = (tag = 'www') => `${tag}.h${randomBytes(5).toString('hex')}.example.test`;
 
@@ -26,13 +26,7 @@ describe('site hostnames: adding, DNS TXT verification, removal', () => {
   async function owner(scopes: ('sites:read' | 'sites:write')[] = ['sites:read', 'sites:write']) {
     const { user, workspace } = await createUser(t.deps);
     const em = t.deps.orm.em.fork();
-    const site = em.create(Site, {
-      workspace: workspace.id,
-      name: 'Shop',
-      timezone: 'UTC',
-      settings: {},
-      internalKey: newInternalKey(),
-    });
+    const { site } = await createSite(em, { workspace: workspace.id, name: 'Shop' });
     await em.flush();
     const { token } = await createToken(t.deps, { userId: user.id, workspaceId: workspace.id, scopes });
     const auth = `Bearer ${token}`;
@@ -227,13 +221,7 @@ describe('hostname verification when the DNS servers do not answer', () => {
     try {
       const { user, workspace } = await createUser(t.deps);
       const em = t.deps.orm.em.fork();
-      const site = em.create(Site, {
-        workspace: workspace.id,
-        name: 'S',
-        timezone: 'UTC',
-        settings: {},
-        internalKey: newInternalKey(),
-      });
+      const { site } = await createSite(em, { workspace: workspace.id, name: 'S' });
       await em.flush();
       const { token } = await createToken(t.deps, { userId: user.id, workspaceId: workspace.id, scopes: ['sites:write'] });
       const host = uniqueHost();

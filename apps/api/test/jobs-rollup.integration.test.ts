@@ -7,15 +7,14 @@ import {
   type PageLeaveRow,
   type PageviewRow,
   type RequestRow,
-  Site,
   Workspace,
 } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { withJobLock } from '../src/jobs/lock.ts';
 import { pendingSiteDays, rollupSiteDay, runRollups } from '../src/jobs/rollup.ts';
 import { startJobs } from '../src/jobs/scheduler.ts';
-import { newInternalKey } from '../src/services/internal-link/mark.ts';
 import { rollupDimensions } from '../src/services/stats/catalogue.ts';
+import { createSite } from './support/sites.ts';
 
 // Days long gone (2003), so no other suite's rows or partitions are in the way.
 let orm: Orm;
@@ -31,7 +30,7 @@ const q = <T>(sql: string, params: unknown[] = []) => orm.em.getConnection().exe
 async function newSite(timezone = 'UTC'): Promise<string> {
   const em = orm.em.fork();
   const workspace = em.create(Workspace, { name: 'Rollups' });
-  const site = em.create(Site, { workspace, name: 'Rollup site', timezone, settings: {}, internalKey: newInternalKey() });
+  const { site } = await createSite(em, { workspace, name: 'Rollup site', timezone });
   await em.flush();
   return site.id;
 }

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { Invite, Membership, Site, Workspace } from '@us/db';
+import { Invite, Membership, Workspace } from '@us/db';
 import type { Role } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem, mailsTo } from './support/auth-helpers.ts';
 import { linkToken } from './support/smtp.ts';
 import { createToken, createUser, signIn, startTestServer, type TestServer, uniqueEmail } from './support/server.ts';
+import { createSite } from './support/sites.ts';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const DAY = 24 * 3600 * 1000;
@@ -238,7 +239,7 @@ describe('Invitations: POST /v1/members/invites, DELETE /v1/members/invites/{id}
     expect(r.title).toContain('members:write');
 
     const em = t.deps.orm.em.fork();
-    const site = em.create(Site, { workspace: o.workspace.id, name: 'S', timezone: 'UTC', settings: {}, internalKey: 'x' });
+    const { site } = await createSite(em, { workspace: o.workspace.id, name: 'S' });
     await em.flush();
     const restricted = await createToken(t.deps, {
       userId: o.user.id,

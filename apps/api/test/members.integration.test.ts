@@ -1,8 +1,9 @@
-import { ApiToken, Membership, Site, User } from '@us/db';
+import { ApiToken, Membership, User } from '@us/db';
 import type { Role, Scope } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem } from './support/auth-helpers.ts';
 import { createToken, createUser, signIn, startTestServer, type TestServer } from './support/server.ts';
+import { createSite } from './support/sites.ts';
 
 describe('Members: GET /v1/members, PATCH and DELETE /v1/members/{userId}', () => {
   let t: TestServer;
@@ -72,7 +73,7 @@ describe('Members: GET /v1/members, PATCH and DELETE /v1/members/{userId}', () =
       const viewer = await joinAs(o.workspace.id, 'viewer');
       expect(expectProblem(await as(viewer.cookie, o.workspace.id).list(), 403).title).toContain('members:read');
       const em = t.deps.orm.em.fork();
-      const site = em.create(Site, { workspace: o.workspace.id, name: 'S', timezone: 'UTC', settings: {}, internalKey: 'x' });
+      const { site } = await createSite(em, { workspace: o.workspace.id, name: 'S' });
       await em.flush();
       const { token } = await createToken(t.deps, {
         userId: o.user.id,
@@ -207,7 +208,7 @@ describe('Members: GET /v1/members, PATCH and DELETE /v1/members/{userId}', () =
         'members:write',
       );
       const em = t.deps.orm.em.fork();
-      const site = em.create(Site, { workspace: o.workspace.id, name: 'S', timezone: 'UTC', settings: {}, internalKey: 'x' });
+      const { site } = await createSite(em, { workspace: o.workspace.id, name: 'S' });
       await em.flush();
       const restricted = await createToken(t.deps, {
         userId: o.user.id,

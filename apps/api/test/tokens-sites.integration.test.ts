@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { Site } from '@us/db';
 import type { Scope } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomToken } from '../src/security/tokens.ts';
 import { expectProblem } from './support/auth-helpers.ts';
 import { createToken, createUser, signIn, startTestServer, type TestServer } from './support/server.ts';
+import { createSite } from './support/sites.ts';
 
 describe('API tokens and sites', () => {
   let t: TestServer;
@@ -19,17 +18,9 @@ describe('API tokens and sites', () => {
   /** Sites straight through the ORM (the site routes are not under test here). */
   async function makeSites(workspaceId: string, n: number): Promise<string[]> {
     const em = t.deps.orm.em.fork();
-    const sites = Array.from({ length: n }, (_, i) =>
-      em.create(Site, {
-        workspace: workspaceId,
-        name: `Site ${i + 1}`,
-        timezone: 'UTC',
-        settings: {},
-        internalKey: randomToken(32).slice(0, 64),
-      }),
-    );
-    await em.flush();
-    return sites.map((s) => s.id);
+    const ids: string[] = [];
+    for (let i = 0; i < n; i++) ids.push((await createSite(em, { workspace: workspaceId, name: `Site ${i + 1}` })).siteId);
+    return ids;
   }
 
   async function setup() {

@@ -1,13 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { type PageviewRow, type RequestRow, Site, SiteHostname, Workspace } from '@us/db';
+import { type PageviewRow, type RequestRow, SiteHostname, Workspace } from '@us/db';
 import { PLAN_LIMITS } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newInternalKey } from '../src/services/internal-link/mark.ts';
 import { createKeyRow } from '../src/services/site-keys/keys.ts';
 import { countingInserter, monthOf, usageOf } from '../src/usage/counters.ts';
 import { requestLoggingPaused } from '../src/usage/pause.ts';
 import { mailsTo } from './support/auth-helpers.ts';
 import { createUser, startTestServer, type TestServer } from './support/server.ts';
+import { createSite } from './support/sites.ts';
 
 const UA =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 usage-test';
@@ -26,16 +26,10 @@ describe('allowances: usage counters, the Free pause and notices', () => {
     const em = t.deps.orm.em.fork();
     await em.nativeUpdate(Workspace, { id: u.workspace.id }, { plan });
     const host = `u${randomBytes(4).toString('hex')}.example`;
-    const site = em.create(Site, {
-      workspace: u.workspace.id,
-      name: 'Usage',
-      timezone: 'UTC',
-      settings: {},
-      internalKey: newInternalKey(),
-    });
+    const { site, publicKey } = await createSite(em, { workspace: u.workspace.id, name: 'Usage' });
     em.create(SiteHostname, { site, hostname: host, verifyToken: 'a'.repeat(32) });
     await em.flush();
-    const pk = createKeyRow(em, site.id, 'public').value;
+    const pk = publicKey;
     const sk = createKeyRow(em, site.id, 'secret').value;
     await em.flush();
     return { workspaceId: u.workspace.id, email: u.email, siteId: site.id, host, pk, sk };
@@ -143,13 +137,7 @@ describe('allowances: usage counters, the Free pause and notices', () => {
     const w = await workspaceWithSite();
     const other = await workspaceWithSite();
     const em = t.deps.orm.em.fork();
-    const second = em.create(Site, {
-      workspace: w.workspaceId,
-      name: 'Second',
-      timezone: 'UTC',
-      settings: {},
-      internalKey: newInternalKey(),
-    });
+    const second = (await createSite(em, { workspace: w.workspaceId, name: 'Second' })).site;
     await em.flush();
     const insert = countingInserter({ orm: t.deps.orm });
     await insert('pageviews', [pv(w.siteId), pv(second.id), pv(other.siteId)]);

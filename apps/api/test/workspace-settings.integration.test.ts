@@ -1,8 +1,9 @@
-import { Membership, Site, Workspace } from '@us/db';
+import { Membership, Workspace } from '@us/db';
 import type { Role } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem } from './support/auth-helpers.ts';
 import { createToken, createUser, signIn, startTestServer, type TestServer } from './support/server.ts';
+import { createSite } from './support/sites.ts';
 
 describe('GET and PATCH /v1/workspace', () => {
   let t: TestServer;
@@ -22,11 +23,9 @@ describe('GET and PATCH /v1/workspace', () => {
 
   async function addSites(workspaceId: string, n: number) {
     const em = t.deps.orm.em.fork();
-    const sites = Array.from({ length: n }, (_, i) =>
-      em.create(Site, { workspace: workspaceId, name: `Site ${i}`, timezone: 'UTC', settings: {}, internalKey: 'x' }),
-    );
-    await em.flush();
-    return sites.map((s) => s.id);
+    const ids: string[] = [];
+    for (let i = 0; i < n; i++) ids.push((await createSite(em, { workspace: workspaceId, name: `Site ${i}` })).siteId);
+    return ids;
   }
 
   it('describes the workspace: plan, status, Free allowances and usage', async () => {

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { insertRows, type PageviewRow, type RequestRow, Site } from '@us/db';
+import { insertRows, type PageviewRow, type RequestRow } from '@us/db';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newInternalKey } from '../../api/src/services/internal-link/mark.ts';
 import { createUser, GOOD_PASSWORD, startTestServer, type TestServer } from '../../api/test/support/server.ts';
+import { createSite } from '../../api/test/support/sites.ts';
 import { launchChromium, requireBuiltDashboard } from './support/browser.ts';
 
 const SCREENSHOT = '/tmp/e2e-dashboard.png';
@@ -20,13 +20,6 @@ async function signInThroughUi(page: Page, email: string) {
   await form.locator('input[name="email"]').fill(email);
   await form.locator('input[name="password"]').fill(GOOD_PASSWORD);
   await form.locator('button[type="submit"]').click();
-}
-
-async function createSite(t: TestServer, workspaceId: string, name: string): Promise<string> {
-  const em = t.deps.orm.em.fork();
-  const site = em.create(Site, { workspace: workspaceId, name, timezone: 'UTC', settings: {}, internalKey: newInternalKey() });
-  await em.flush();
-  return site.id;
 }
 
 /**
@@ -99,8 +92,8 @@ describe('dashboard: a site’s figures in a real browser', () => {
     timeout: 180_000,
   }, async () => {
     const owner = await createUser(t.deps, { workspaceName: 'Stats workspace' });
-    const siteId = await createSite(t, owner.workspace.id, 'Stats shop');
-    const emptyId = await createSite(t, owner.workspace.id, 'Quiet blog');
+    const { siteId } = await createSite(t.deps.orm.em.fork(), { workspace: owner.workspace.id, name: 'Stats shop' });
+    const { siteId: emptyId } = await createSite(t.deps.orm.em.fork(), { workspace: owner.workspace.id, name: 'Quiet blog' });
 
     // People in the last 7 days: 5 sessions, 10 pageviews; pages by pageviews /pricing 5, / 3, /blog/hello 2.
     const pageviews = [

@@ -2,6 +2,11 @@
 export const PLANS = ['Free', 'Starter', 'Growth', 'Business'] as const;
 export type Plan = (typeof PLANS)[number];
 
+/** A workspace's plan as stored; an unknown or missing value is treated as Free (the smallest allowances). */
+export function planOf(stored: string | null | undefined): Plan {
+  return (PLANS as readonly string[]).includes(stored ?? '') ? (stored as Plan) : 'Free';
+}
+
 export interface PlanLimits {
   sites: number | null;
   members: number | null;

@@ -8,7 +8,7 @@ import {
   type RequestRow,
   type Site,
 } from '@us/db';
-import type { PageReport, RequestRecord } from '@us/shared';
+import type { Lane, PageReport, RequestRecord } from '@us/shared';
 import type { HotStore } from '../hot/store.ts';
 import { verifyInternalMark } from '../services/internal-link/mark.ts';
 import { inAnyNetwork } from './cidr.ts';
@@ -20,8 +20,6 @@ import type { Client } from './identify.ts';
  * lane of each report or record, then the rows to store, cleaned and bounded for their columns. The
  * client's address and user agent are inputs only: no row carries them.
  */
-
-type Lane = 'human' | 'bot' | 'internal';
 
 function laneOf(e: Enrichment, internal: boolean): Lane {
   if (internal) return 'internal';

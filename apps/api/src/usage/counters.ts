@@ -8,7 +8,7 @@ import {
   type Orm,
   type SqlConnection,
 } from '@us/db';
-import { PLAN_LIMITS, type Plan, PLANS } from '@us/shared';
+import { PLAN_LIMITS, type Plan, planOf } from '@us/shared';
 import type { Logger } from '../logger.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { usageNoticeMail } from '../mail/templates.ts';
@@ -30,10 +30,6 @@ export type Allowance = 'pageviews' | 'requests';
 /** First day of the UTC month of `at`, `YYYY-MM-DD`. */
 export function monthOf(at: Date): string {
   return `${at.toISOString().slice(0, 7)}-01`;
-}
-
-export function planOf(value: string | null | undefined): Plan {
-  return (PLANS as readonly string[]).includes(value ?? '') ? (value as Plan) : 'Free';
 }
 
 export function allowancesOf(plan: Plan): Record<Allowance, number> {

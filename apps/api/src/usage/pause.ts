@@ -1,5 +1,6 @@
 import type { Orm } from '@us/db';
-import { monthOf, planOf, pausedAt } from './counters.ts';
+import { planOf } from '@us/shared';
+import { monthOf, pausedAt } from './counters.ts';
 
 /** How long a node trusts its answer for a workspace before asking PostgreSQL again. */
 export const PAUSE_CACHE_MS = 60_000;

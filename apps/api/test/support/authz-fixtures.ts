@@ -4,13 +4,14 @@
  * Nothing here lists routes: every REST operation that needs credentials is covered as it lands.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { Invite, Membership, Session, Site, SiteHostname, SiteKey, User, type Workspace } from '@us/db';
+import { Invite, Membership, Session, SiteHostname, SiteKey, User, type Workspace } from '@us/db';
 import { ROLE_SCOPES, type Role, SCOPES, type Scope } from '@us/shared';
 import type { Response } from 'supertest';
 import { z } from 'zod';
 import { hashPassword } from '../../src/security/passwords.ts';
 import type { Operation } from '../../src/trpc/registry.ts';
 import { createToken, createUser, GOOD_PASSWORD, signIn, type TestServer, uniqueEmail } from './server.ts';
+import { createSite } from './sites.ts';
 
 // ---------------------------------------------------------------------------------------------------
 // Operations
@@ -275,23 +276,8 @@ function safeRegExp(source: string): RegExp | null {
 // ---------------------------------------------------------------------------------------------------
 // Fixtures
 
-const SITE_SETTINGS = () => ({
-  internalNetworks: [],
-  botWindows: [],
-  goals: [],
-  experiments: [],
-  bot: { mode: 'off', bots: 'allow', rules: [] },
-});
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const lowerAlnum = (n: number) => Array.from(randomBytes(n), (b) => 'abcdefghijklmnopqrstuvwxyz0123456789'[b % 36]).join('');
-
-/** A site of `workspace` with its public key, as site creation would leave it. */
-function makeSite(em: ReturnType<TestServer['deps']['orm']['em']['fork']>, workspace: string, name: string): Site {
-  const site = em.create(Site, { workspace, name, timezone: 'UTC', settings: SITE_SETTINGS(), internalKey: 'k'.repeat(32) });
-  const pk = `pk_${lowerAlnum(26)}`;
-  em.create(SiteKey, { site, kind: 'public', publicValue: pk, secretHash: null, prefix: pk.slice(0, 12) });
-  return site;
-}
 
 export interface Credential {
   cookie?: string;
@@ -348,8 +334,8 @@ export async function createMatrixFixtures(t: TestServer): Promise<MatrixFixture
     invitedBy: owner.user.id,
     expiresAt: new Date(Date.now() + 7 * 86_400_000),
   });
-  const siteA = makeSite(em, workspaceA.id, 'Authz site A');
-  const siteA2 = makeSite(em, workspaceA.id, 'Authz site A2');
+  const { site: siteA } = await createSite(em, { workspace: workspaceA.id, name: 'Authz site A' });
+  const { site: siteA2 } = await createSite(em, { workspace: workspaceA.id, name: 'Authz site A2' });
   const secret = `sk_live_${randomBytes(24).toString('base64url').replace(/[-_]/g, 'x').slice(0, 32)}`;
   const realKey = em.create(SiteKey, {
     site: siteA,
@@ -403,9 +389,10 @@ export async function createMatrixFixtures(t: TestServer): Promise<MatrixFixture
     token,
     async freshSites(n: number) {
       const fem = t.deps.orm.em.fork();
-      const sites = Array.from({ length: n }, (_, i) => makeSite(fem, workspaceA.id, `Authz throwaway ${i + 1}`));
-      await fem.flush();
-      return sites.map((s) => s.id);
+      const ids: string[] = [];
+      for (let i = 0; i < n; i++)
+        ids.push((await createSite(fem, { workspace: workspaceA.id, name: `Authz throwaway ${i + 1}` })).siteId);
+      return ids;
     },
   };
 }

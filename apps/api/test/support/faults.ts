@@ -167,6 +167,8 @@ export interface Answer {
   status: number;
   /** The network error's code when status is 0. */
   error?: string;
+  /** The problem's title of an answer other than 202 (what went wrong, for a failing test's message). */
+  title?: string;
 }
 
 export interface StreamLog {
@@ -215,6 +217,7 @@ export async function sendReport(baseUrl: string, site: ReportSite, id: string, 
     });
     const text = await res.text(); // the answer counts only once it has arrived whole
     answer = { at: Date.now(), status: res.status };
+    if (res.status !== 202) answer.title = /"title":"([^"]*)"/.exec(text)?.[1];
     if (res.status === 202) log.acked.push(id);
     else {
       const type = res.headers.get('content-type') ?? '';

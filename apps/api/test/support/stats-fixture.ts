@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { insertRows, type PageviewRow, Site } from '@us/db';
-import { newInternalKey } from '../../src/services/internal-link/mark.ts';
+import { insertRows, type PageviewRow } from '@us/db';
 import { addDays, localToday } from '../../src/services/stats/range.ts';
 import { createToken, createUser, startTestServer, type TestServer } from './server.ts';
+import { createSite } from './sites.ts';
 
 export interface StatsFixture {
   t: TestServer;
@@ -30,13 +30,14 @@ export async function statsFixture(): Promise<StatsFixture> {
     userId: user.id,
     async site(opts = {}) {
       const em = t.deps.orm.em.fork();
-      const site = em.create(Site, {
-        workspace: workspace.id,
-        name: 'Stats site',
-        timezone: opts.timezone ?? 'UTC',
-        settings: opts.settings ?? {},
-        internalKey: newInternalKey(),
-      });
+      const site = (
+        await createSite(em, {
+          workspace: workspace.id,
+          name: 'Stats site',
+          timezone: opts.timezone ?? 'UTC',
+          settings: opts.settings ?? {},
+        })
+      ).site;
       await em.flush();
       return site.id;
     },

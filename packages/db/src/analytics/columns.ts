@@ -1,4 +1,4 @@
-import { cleanText } from '@us/shared';
+import { cleanText, LANES } from '@us/shared';
 import type { AnalyticsTable } from './db.ts';
 import type { AnalyticsRows } from './rows.ts';
 
@@ -24,7 +24,7 @@ const int = (min: number, max: number): ColumnKind => ({ type: 'int', min, max }
 const count = (max: number): ColumnKind => ({ type: 'int', min: 0, max, required: true });
 /** An identifier (not a measure): a value outside the column's range means nothing, so it is dropped. */
 const ident = (max: number): ColumnKind => ({ type: 'int', min: 0, max, outside: 'null' });
-const LANES = { type: 'enum', values: ['human', 'bot', 'internal'] } as const;
+const LANE = { type: 'enum', values: LANES } as const;
 
 export type Column<R> = readonly [column: string, prop: keyof R & string, kind: ColumnKind];
 
@@ -34,7 +34,7 @@ export const COLUMNS: { [T in AnalyticsTable]: readonly Column<AnalyticsRows[T]>
     ['pageview_id', 'pageviewId', required(64)],
     ['visitor', 'visitor', required(64)],
     ['session_start', 'sessionStart', { type: 'bool' }],
-    ['lane', 'lane', LANES],
+    ['lane', 'lane', LANE],
     ['path', 'path', required(2048)],
     ['page_type', 'pageType', text(64)],
     ['referrer_host', 'referrerHost', text(253)],
@@ -56,7 +56,7 @@ export const COLUMNS: { [T in AnalyticsTable]: readonly Column<AnalyticsRows[T]>
     ['at', 'at', { type: 'time' }],
     ['pageview_id', 'pageviewId', required(64)],
     ['visitor', 'visitor', required(64)],
-    ['lane', 'lane', LANES],
+    ['lane', 'lane', LANE],
     ['path', 'path', required(2048)],
     ['name', 'name', required(128)],
     ['label', 'label', text(256)],
@@ -74,7 +74,7 @@ export const COLUMNS: { [T in AnalyticsTable]: readonly Column<AnalyticsRows[T]>
     ['status', 'status', { type: 'int', min: 100, max: 599, required: true }],
     ['cache', 'cache', text(32)],
     ['duration_ms', 'durationMs', count(INT4_MAX)],
-    ['lane', 'lane', LANES],
+    ['lane', 'lane', LANE],
     ['kind', 'kind', { type: 'enum', values: ['browser', 'bot', 'verified-bot'] }],
     ['bot_name', 'botName', text(128)],
     ['bot_category', 'botCategory', text(64)],
@@ -89,7 +89,7 @@ export const COLUMNS: { [T in AnalyticsTable]: readonly Column<AnalyticsRows[T]>
   page_leaves: [
     ['at', 'at', { type: 'time' }],
     ['pageview_id', 'pageviewId', required(64)],
-    ['lane', 'lane', LANES],
+    ['lane', 'lane', LANE],
     ['scroll_depth', 'scrollDepth', count(100)],
     ['time_on_page_ms', 'timeOnPageMs', count(INT4_MAX)],
     ['interacted', 'interacted', { type: 'bool' }],

@@ -1,3 +1,5 @@
+import type { Lane } from '@us/shared';
+
 /** The raw analytics rows as the write path carries them (see `columns.ts` for how each is stored). */
 
 /** One pageview as stored. `day` is derived from `at` (UTC); `id` is made when absent. */
@@ -8,7 +10,7 @@ export interface PageviewRow {
   pageviewId: string;
   visitor: string;
   sessionStart: boolean;
-  lane: 'human' | 'bot' | 'internal';
+  lane: Lane;
   path: string;
   pageType?: string | null;
   referrerHost?: string | null;
@@ -33,7 +35,7 @@ export interface EventRow {
   at: Date;
   pageviewId: string;
   visitor: string;
-  lane: 'human' | 'bot' | 'internal';
+  lane: Lane;
   path: string;
   name: string;
   label?: string | null;
@@ -54,7 +56,7 @@ export interface RequestRow {
   status: number;
   cache?: string | null;
   durationMs: number;
-  lane: 'human' | 'bot' | 'internal';
+  lane: Lane;
   kind: 'browser' | 'bot' | 'verified-bot';
   botName?: string | null;
   botCategory?: string | null;
@@ -73,7 +75,7 @@ export interface PageLeaveRow {
   siteId: string;
   at: Date;
   pageviewId: string;
-  lane: 'human' | 'bot' | 'internal';
+  lane: Lane;
   /** Deepest scroll position, percent of the page. */
   scrollDepth: number;
   /** Visible time on the page, milliseconds. */

@@ -1,7 +1,7 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { type Site, SiteHostname } from '@us/db';
-import { HOSTNAME_LIMITS, type HostnameDetail, normaliseHostname, PLAN_LIMITS, PLANS, type Plan } from '@us/shared';
+import { HOSTNAME_LIMITS, type HostnameDetail, normaliseHostname, PLAN_LIMITS, type Plan, planOf } from '@us/shared';
 import type { Deps } from '../../deps.ts';
 import { AppError, badRequest, tooMany } from '../../errors.ts';
 import { loadSite } from '../../actor/access.ts';
@@ -56,8 +56,6 @@ function originInput(raw: string | undefined, hostname: string): { url: string; 
 }
 
 const errText = (err: unknown) => (err instanceof Error ? err.message : String(err));
-
-const planOf = (stored: string): Plan => ((PLANS as readonly string[]).includes(stored) ? (stored as Plan) : 'Free');
 
 /** Locks the workspace row until the transaction ends (allowance counts stay true); returns its plan. */
 async function lockWorkspacePlan(tx: EntityManager, workspaceId: string): Promise<Plan> {

@@ -1,13 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Invite, Membership } from '@us/db';
-import { PLANS, type Plan, type Role } from '@us/shared';
+import { type Plan, planOf, type Role } from '@us/shared';
 import { AppError } from '../../errors.ts';
 import type { Actor } from '../../actor/actor.ts';
-
-/** The workspace's plan; an unknown stored value is treated as Free (the smallest allowances). */
-export function planOf(stored: string): Plan {
-  return (PLANS as readonly string[]).includes(stored) ? (stored as Plan) : 'Free';
-}
 
 /** Conditions of a pending invitation: neither accepted nor withdrawn, and not yet expired. */
 export function pendingInvite(workspaceId: string, now = new Date()) {
