@@ -1,63 +1,13 @@
 // The stats engine: one statement per answer over raw rows (local days within the raw window) and/or
 // daily rollups (older days), merged by value in SQL. See catalogue.ts for the rollup format.
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Lane, MetricSet, StatsResult, StatsRow } from '@us/shared';
 import { badRequest } from '../../errors.ts';
 import { CATALOGUE, LEAVE_COUNTS, TIME_DIMENSIONS } from './catalogue.ts';
-import { type DayRange, daysOf, hoursOf, localToday, previousRange, rawStartOf, splitRange } from './range.ts';
+import { type DayRange, daysOf, hoursOf, previousRange, splitRange } from './range.ts';
 import { splitForQuestion } from './rolled-days.ts';
+import type { SiteCtx } from './site-ctx.ts';
 import type { NormalSpec } from './spec.ts';
-import {
-  type BotWindowDef,
-  botWindowsOf,
-  laneCond,
-  localDaySql,
-  localHourSql,
-  NONE,
-  Params,
-  q,
-  rangeCond,
-  runSql,
-  tzParam,
-  whereConds,
-} from './sql.ts';
-
-/** What every query of one site needs. */
-export interface SiteCtx {
-  em: EntityManager;
-  siteId: string;
-  timezone: string;
-  windows: BotWindowDef[];
-  today: string;
-  rawStart: string;
-}
-
-/** A zone both Intl and PostgreSQL know (sites are checked on save; an unknown one falls back to UTC). */
-function validZone(tz: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-CA', { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-export function siteCtx(
-  em: EntityManager,
-  site: { id: string; timezone: string; settings: Record<string, unknown> | null },
-  now = new Date(),
-): SiteCtx {
-  const timezone = validZone(site.timezone) ? site.timezone : 'UTC';
-  const today = localToday(timezone, now);
-  return {
-    em,
-    siteId: site.id,
-    timezone,
-    windows: botWindowsOf(site.settings),
-    today,
-    rawStart: rawStartOf(today),
-  };
-}
+import { laneCond, localDaySql, localHourSql, NONE, Params, q, rangeCond, runSql, tzParam, whereConds } from './sql.ts';
 
 export type Source = 'raw' | 'rollups' | 'mixed';
 

@@ -4,7 +4,7 @@
 // come from rollups; a recent day comes from them only when the question fits the rollup format and
 // no bot window (applied when reading raw rows, not in rollups) touches the days.
 import { addDays, type DayRange, splitRange } from './range.ts';
-import type { SiteCtx } from './engine.ts';
+import type { SiteCtx } from './site-ctx.ts';
 import { Params, runSql } from './sql.ts';
 
 export interface Split {

@@ -4,6 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Lane, MetricSet } from '@us/shared';
 import { CATALOGUE } from './catalogue.ts';
 import type { DayRange } from './range.ts';
+import type { BotWindowDef } from './site-ctx.ts';
 
 /** Collects bind parameters and hands out their placeholders. */
 export class Params {
@@ -51,38 +52,6 @@ export function rangeCond(p: Params, tz: string, r: DayRange, col = 'at', dayCol
     `${dayCol} between ${from} - 1 and ${to} + 1` +
     ` and ${col} >= (${from}::timestamp at time zone ${tz}) and ${col} < ((${to} + 1)::timestamp at time zone ${tz})`
   );
-}
-
-export interface BotWindowDef {
-  from: Date;
-  to: Date;
-  country: string | null;
-  /** `AS<number>` → asn, else the network's name (case-insensitive). */
-  asn: number | null;
-  asOrg: string | null;
-}
-
-/** The site's bot windows, well-formed ones only. */
-export function botWindowsOf(settings: Record<string, unknown> | null | undefined): BotWindowDef[] {
-  const list = Array.isArray(settings?.botWindows) ? (settings.botWindows as unknown[]) : [];
-  const out: BotWindowDef[] = [];
-  for (const w of list) {
-    if (!w || typeof w !== 'object') continue;
-    const { from, to, country, network } = w as Record<string, unknown>;
-    const f = typeof from === 'string' ? new Date(from) : null;
-    const t = typeof to === 'string' ? new Date(to) : null;
-    if (!f || !t || Number.isNaN(f.getTime()) || Number.isNaN(t.getTime())) continue;
-    const net = typeof network === 'string' && network.trim() ? network.trim() : null;
-    const asMatch = net ? /^AS(\d+)$/i.exec(net) : null;
-    out.push({
-      from: f,
-      to: t,
-      country: typeof country === 'string' && country.trim() ? country.trim().toUpperCase() : null,
-      asn: asMatch ? Number(asMatch[1]) : null,
-      asOrg: net && !asMatch ? net : null,
-    });
-  }
-  return out;
 }
 
 /**

@@ -2,9 +2,10 @@
 import { SUMMARY_MEASURES, type Summary, type SummaryMeasure, type SummaryMeasureName, type SummaryQuery } from '@us/shared';
 import { badRequest } from '../../errors.ts';
 import { SEARCH_REFERRER_SQL } from './catalogue.ts';
-import { comparability, type SiteCtx, type Source } from './engine.ts';
+import { comparability, type Source } from './engine.ts';
 import { type DayRange, previousRange, resolveRange, splitRange } from './range.ts';
 import { splitForQuestion } from './rolled-days.ts';
+import type { SiteCtx } from './site-ctx.ts';
 import { checkWhere, whereFromParams } from './spec.ts';
 import { laneCond, Params, rangeCond, runSql, tzParam, whereConds } from './sql.ts';
 
