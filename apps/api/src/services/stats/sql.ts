@@ -2,6 +2,7 @@
 // everything a request or a site setting gave travels as a server-side bind parameter ($n).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Lane, MetricSet } from '@us/shared';
+import { CompiledQuery } from 'kysely';
 import { CATALOGUE } from './catalogue.ts';
 import type { DayRange } from './range.ts';
 import type { BotWindowDef } from './site-ctx.ts';
@@ -21,13 +22,7 @@ type Row = Record<string, unknown>;
 /** Runs one statement with server-side bind parameters, returning its rows. */
 export async function runSql<T extends Row = Row>(em: EntityManager, sql: string, params: Params): Promise<T[]> {
   const client = em.getConnection().getClient();
-  const compiled = {
-    sql,
-    parameters: params.values,
-    query: { kind: 'RawNode', sqlFragments: [sql], parameters: [] },
-    queryId: { queryId: 'stats' },
-  } as unknown as Parameters<typeof client.executeQuery>[0];
-  const res = await client.executeQuery<T>(compiled);
+  const res = await client.executeQuery<T>(CompiledQuery.raw(sql, params.values));
   return res.rows as T[];
 }
 
