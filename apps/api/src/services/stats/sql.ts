@@ -1,8 +1,6 @@
 // SQL building for the stats engine. Identifiers and expressions come only from the catalogue;
 // everything a request or a site setting gave travels as a server-side bind parameter ($n).
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Lane, MetricSet } from '@us/shared';
-import { CompiledQuery } from 'kysely';
 import { CATALOGUE } from './catalogue.ts';
 import type { DayRange } from './range.ts';
 import type { BotWindowDef } from './site-ctx.ts';
@@ -17,14 +15,24 @@ export class Params {
   }
 }
 
-type Row = Record<string, unknown>;
+declare const rowType: unique symbol;
 
-/** Runs one statement with server-side bind parameters, returning its rows. */
-export async function runSql<T extends Row = Row>(em: EntityManager, sql: string, params: Params): Promise<T[]> {
-  const client = em.getConnection().getClient();
-  const res = await client.executeQuery<T>(CompiledQuery.raw(sql, params.values));
-  return res.rows as T[];
+/**
+ * One statement ready to run: its text, its bind parameters, and (as a type only) the row it gives back,
+ * so the builder that writes the SQL also says what comes out of it.
+ */
+export interface Statement<Row> {
+  readonly sql: string;
+  readonly parameters: readonly unknown[];
+  readonly [rowType]?: Row;
 }
+
+export function statement<Row>(sql: string, params: Params): Statement<Row> {
+  return { sql, parameters: params.values };
+}
+
+/** A statement part counts per value (`groups`) or over every row (`totals`). */
+export type Grouping = 'groups' | 'totals';
 
 /** Site time zone as a parameter (bound once per statement). */
 export function tzParam(p: Params, timezone: string): string {
@@ -43,10 +51,9 @@ export const localHourSql = (tz: string, col = 'at') => `to_char(${col} at time 
 export function rangeCond(p: Params, tz: string, r: DayRange, col = 'at', dayCol = 'day'): string {
   const from = p.add(r.from, 'date');
   const to = p.add(r.to, 'date');
-  return (
-    `${dayCol} between ${from} - 1 and ${to} + 1` +
-    ` and ${col} >= (${from}::timestamp at time zone ${tz}) and ${col} < ((${to} + 1)::timestamp at time zone ${tz})`
-  );
+  return `${dayCol} between ${from} - 1 and ${to} + 1
+      and ${col} >= (${from}::timestamp at time zone ${tz})
+      and ${col} < ((${to} + 1)::timestamp at time zone ${tz})`;
 }
 
 /**
