@@ -3,7 +3,8 @@
 import { StatsSpec, type StatsBatchResult } from '@us/shared';
 import { AppError } from '../../errors.ts';
 import { toAppError } from '../../error-map.ts';
-import { answer, type SiteCtx } from './engine.ts';
+import { answer } from './engine.ts';
+import type { SiteCtx } from './site-ctx.ts';
 import { normalise } from './spec.ts';
 
 /** Specs run this many at a time, so one batch does not take every database connection. */

@@ -1,9 +1,9 @@
 // SQL building for the stats engine. Identifiers and expressions come only from the catalogue;
 // everything a request or a site setting gave travels as a server-side bind parameter ($n).
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Lane, MetricSet } from '@us/shared';
 import { CATALOGUE } from './catalogue.ts';
 import type { DayRange } from './range.ts';
+import type { BotWindowDef } from './site-ctx.ts';
 
 /** Collects bind parameters and hands out their placeholders. */
 export class Params {
@@ -15,20 +15,24 @@ export class Params {
   }
 }
 
-type Row = Record<string, unknown>;
+declare const rowType: unique symbol;
 
-/** Runs one statement with server-side bind parameters, returning its rows. */
-export async function runSql<T extends Row = Row>(em: EntityManager, sql: string, params: Params): Promise<T[]> {
-  const client = em.getConnection().getClient();
-  const compiled = {
-    sql,
-    parameters: params.values,
-    query: { kind: 'RawNode', sqlFragments: [sql], parameters: [] },
-    queryId: { queryId: 'stats' },
-  } as unknown as Parameters<typeof client.executeQuery>[0];
-  const res = await client.executeQuery<T>(compiled);
-  return res.rows as T[];
+/**
+ * One statement ready to run: its text, its bind parameters, and (as a type only) the row it gives back,
+ * so the builder that writes the SQL also says what comes out of it.
+ */
+export interface Statement<Row> {
+  readonly sql: string;
+  readonly parameters: readonly unknown[];
+  readonly [rowType]?: Row;
 }
+
+export function statement<Row>(sql: string, params: Params): Statement<Row> {
+  return { sql, parameters: params.values };
+}
+
+/** A statement part counts per value (`groups`) or over every row (`totals`). */
+export type Grouping = 'groups' | 'totals';
 
 /** Site time zone as a parameter (bound once per statement). */
 export function tzParam(p: Params, timezone: string): string {
@@ -47,42 +51,9 @@ export const localHourSql = (tz: string, col = 'at') => `to_char(${col} at time 
 export function rangeCond(p: Params, tz: string, r: DayRange, col = 'at', dayCol = 'day'): string {
   const from = p.add(r.from, 'date');
   const to = p.add(r.to, 'date');
-  return (
-    `${dayCol} between ${from} - 1 and ${to} + 1` +
-    ` and ${col} >= (${from}::timestamp at time zone ${tz}) and ${col} < ((${to} + 1)::timestamp at time zone ${tz})`
-  );
-}
-
-export interface BotWindowDef {
-  from: Date;
-  to: Date;
-  country: string | null;
-  /** `AS<number>` → asn, else the network's name (case-insensitive). */
-  asn: number | null;
-  asOrg: string | null;
-}
-
-/** The site's bot windows, well-formed ones only. */
-export function botWindowsOf(settings: Record<string, unknown> | null | undefined): BotWindowDef[] {
-  const list = Array.isArray(settings?.botWindows) ? (settings.botWindows as unknown[]) : [];
-  const out: BotWindowDef[] = [];
-  for (const w of list) {
-    if (!w || typeof w !== 'object') continue;
-    const { from, to, country, network } = w as Record<string, unknown>;
-    const f = typeof from === 'string' ? new Date(from) : null;
-    const t = typeof to === 'string' ? new Date(to) : null;
-    if (!f || !t || Number.isNaN(f.getTime()) || Number.isNaN(t.getTime())) continue;
-    const net = typeof network === 'string' && network.trim() ? network.trim() : null;
-    const asMatch = net ? /^AS(\d+)$/i.exec(net) : null;
-    out.push({
-      from: f,
-      to: t,
-      country: typeof country === 'string' && country.trim() ? country.trim().toUpperCase() : null,
-      asn: asMatch ? Number(asMatch[1]) : null,
-      asOrg: net && !asMatch ? net : null,
-    });
-  }
-  return out;
+  return `${dayCol} between ${from} - 1 and ${to} + 1
+      and ${col} >= (${from}::timestamp at time zone ${tz})
+      and ${col} < ((${to} + 1)::timestamp at time zone ${tz})`;
 }
 
 /**

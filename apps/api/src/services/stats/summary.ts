@@ -1,12 +1,14 @@
 // The summary (GET /v1/sites/{id}/summary): headline measures of People traffic, always compared.
 import { SUMMARY_MEASURES, type Summary, type SummaryMeasure, type SummaryMeasureName, type SummaryQuery } from '@us/shared';
 import { badRequest } from '../../errors.ts';
-import { SEARCH_REFERRER_SQL } from './catalogue.ts';
-import { comparability, type SiteCtx, type Source } from './engine.ts';
+import { comparability } from './comparability.ts';
+import { type Source, sourceOf } from './question.ts';
 import { type DayRange, previousRange, resolveRange, splitRange } from './range.ts';
 import { splitForQuestion } from './rolled-days.ts';
+import { run } from './runner.ts';
+import type { SiteCtx } from './site-ctx.ts';
 import { checkWhere, whereFromParams } from './spec.ts';
-import { laneCond, Params, rangeCond, runSql, tzParam, whereConds } from './sql.ts';
+import { rawSummaryStatement, rollupSummaryStatement, type SummaryRow } from './summary-statements.ts';
 
 const KNOWN = new Set(['id', 'days', 'from', 'to']);
 
@@ -20,55 +22,25 @@ interface Base {
 
 const ZERO: Base = { sessions: 0, pageviews: 0, fromSearch: 0, singlePage: 0, visibleMs: 0 };
 
-async function rawBase(ctx: SiteCtx, r: DayRange, where: Record<string, string>): Promise<Base> {
-  const p = new Params();
-  const tz = tzParam(p, ctx.timezone);
-  const site = p.add(ctx.siteId, 'uuid');
-  const conds = [
-    `site_id = ${site}`,
-    rangeCond(p, tz, r),
-    laneCond(p, 'pageviews', ctx.windows, 'human'),
-    ...whereConds(p, 'pageviews', where),
-  ];
-  const leavesFrom = p.add(r.from, 'date');
-  const leavesTo = p.add(r.to, 'date');
-  const sql = `with pv as (select pageview_id, visitor, session_start, referrer_host from pageviews where ${conds.join(' and ')})
-    select count(*) filter (where session_start)::float8 as sessions,
-           count(*)::float8 as pageviews,
-           count(*) filter (where session_start and ${SEARCH_REFERRER_SQL})::float8 as from_search,
-           (select count(*) from (select 1 from pv group by visitor having count(*) = 1) s)::float8 as single_page,
-           (select coalesce(sum(l.time_on_page_ms), 0) from page_leaves l join pv on pv.pageview_id = l.pageview_id
-             where l.site_id = ${site} and l.day between ${leavesFrom} - 1 and ${leavesTo} + 2)::float8 as visible_ms
-    from pv`;
-  const [row] = await runSql(ctx.em, sql, p);
-  return figuresOf(row);
-}
-
-/** The figures of one answer row (raw or rollup statement: same column names). */
-function figuresOf(row: Record<string, unknown> | undefined): Base {
-  const n = (k: string) => Number(row?.[k] ?? 0);
+/** The figures of one answer row (both statements give the same columns). */
+function baseOfRow(row: SummaryRow | undefined): Base {
   return {
-    sessions: n('sessions'),
-    pageviews: n('pageviews'),
-    fromSearch: n('from_search'),
-    singlePage: n('single_page'),
-    visibleMs: n('visible_ms'),
+    sessions: row?.sessions ?? 0,
+    pageviews: row?.pageviews ?? 0,
+    fromSearch: row?.from_search ?? 0,
+    singlePage: row?.single_page ?? 0,
+    visibleMs: row?.visible_ms ?? 0,
   };
 }
 
-async function rollupBase(ctx: SiteCtx, r: DayRange): Promise<Base> {
-  const p = new Params();
-  const sql = `select
-      coalesce(sum(count) filter (where metric_set = 'sessions' and dimension = ''), 0)::float8 as sessions,
-      coalesce(sum(count) filter (where metric_set = 'pageviews' and dimension = ''), 0)::float8 as pageviews,
-      coalesce(sum(count) filter (where metric_set = 'summary' and dimension = 'from_search'), 0)::float8 as from_search,
-      coalesce(sum(count) filter (where metric_set = 'summary' and dimension = 'single_page'), 0)::float8 as single_page,
-      coalesce(sum(count) filter (where metric_set = 'summary' and dimension = 'visible_ms'), 0)::float8 as visible_ms
-    from daily_rollups
-    where site_id = ${p.add(ctx.siteId, 'uuid')} and day between ${p.add(r.from, 'date')} and ${p.add(r.to, 'date')}
-      and lane = 'human' and value = '' and metric_set in ('sessions', 'pageviews', 'summary')`;
-  const [row] = await runSql(ctx.em, sql, p);
-  return figuresOf(row);
+async function rawBase(ctx: SiteCtx, days: DayRange, where: Record<string, string>): Promise<Base> {
+  const [row] = await run(ctx.em, rawSummaryStatement(ctx, days, where));
+  return baseOfRow(row);
+}
+
+async function rollupBase(ctx: SiteCtx, days: DayRange): Promise<Base> {
+  const [row] = await run(ctx.em, rollupSummaryStatement(ctx, days));
+  return baseOfRow(row);
 }
 
 async function baseOf(ctx: SiteCtx, r: DayRange, where: Record<string, string>): Promise<{ base: Base; source: Source }> {
@@ -91,7 +63,7 @@ async function baseOf(ctx: SiteCtx, r: DayRange, where: Record<string, string>):
     singlePage: raw.singlePage + rollup.singlePage,
     visibleMs: raw.visibleMs + rollup.visibleMs,
   };
-  return { base, source: split.raw && split.rollup ? 'mixed' : split.rollup ? 'rollups' : 'raw' };
+  return { base, source: sourceOf(split) };
 }
 
 const round = (n: number, digits: number) => {

@@ -2,7 +2,8 @@
 import { type MetricSet, STATS_LIMITS, TOP_DIMENSIONS, type TopDimension, type TopQuery, type TopTable } from '@us/shared';
 import { badRequest } from '../../errors.ts';
 import { CATALOGUE, NETWORK_ATTRIBUTION, primaryCount, TOP_SETS } from './catalogue.ts';
-import { figures, type SiteCtx } from './engine.ts';
+import { figures } from './engine.ts';
+import type { SiteCtx } from './site-ctx.ts';
 import { resolveRange } from './range.ts';
 import { checkWhere, whereFromParams } from './spec.ts';
 

@@ -1,0 +1,92 @@
+// Deciding before any SQL runs, like Plausible's table_decider: whether a question can be answered,
+// which counts it reads, and which sources may answer which days. Pure: every outcome is a value, a
+// refusal too (the engine turns it into the 400); which recent days are rolled up already is a fact of
+// the database, looked up afterwards (rolled-days.ts) and fed back to splitDays.
+import { CATALOGUE, LEAVE_COUNTS, TIME_DIMENSIONS } from './catalogue.ts';
+import { countNames, type Question } from './question.ts';
+import { addDays, type DayRange, splitRange } from './range.ts';
+
+/** A question the engine cannot answer: the spec field to change and what to do instead. */
+export interface Refusal {
+  ok: false;
+  field: string;
+  reason: string;
+}
+
+/** The dimension rows a rollup answer reads: `groups` for its rows, `totals` for its totals ('' = day totals). */
+export interface RollupShape {
+  groups: string;
+  totals: string;
+}
+
+export interface FiguresPlan {
+  ok: true;
+  /** The counts read, the sort first. */
+  counts: string[];
+  /** How rollup rows answer it; null when they cannot, and then every day lies in the raw window. */
+  rollups: RollupShape | null;
+  /** Recent days already rolled up may be read from rollups: the same figures, far fewer rows. */
+  recentFromRollups: boolean;
+  /** A ranked table of plain row counts: its grand totals ride along the grouped statement (one scan, not two). */
+  totalsFromGroups: boolean;
+}
+
+/** Which days come from rollups and which from raw rows. */
+export interface DaySplit {
+  rollup: DayRange | null;
+  raw: DayRange | null;
+}
+
+const refuse = (field: string, reason: string): Refusal => ({ ok: false, field, reason });
+
+/**
+ * A rollup row holds at most one dimension besides `day`: `by` (when not a time) and the `where` keys
+ * together may name one dimension at most. Gives it ('' for day totals), or the refusal naming the
+ * second dimension.
+ */
+export function rollupFit(by: string | null, where: Record<string, string>): { ok: true; dimension: string } | Refusal {
+  const seen: string[] = by && !TIME_DIMENSIONS.has(by) ? [by] : [];
+  for (const key of Object.keys(where)) {
+    if (seen.length && !seen.includes(key)) {
+      return refuse(
+        `where.${key}`,
+        `Data older than 90 days is kept per single dimension: ${[...seen, key].join(' with ')} together is only possible within the last 90 days; drop one or choose later days`,
+      );
+    }
+    if (!seen.includes(key)) seen.push(key);
+  }
+  return { ok: true, dimension: seen[0] ?? '' };
+}
+
+/** How to answer a question whose first raw day is `rawStart`, or why it cannot be answered. */
+export function planFigures(qn: Question, rawStart: string): FiguresPlan | Refusal {
+  const hasOldDays = splitRange(qn.range, rawStart).rollup !== null;
+  if (qn.by === 'hour' && hasOldDays) {
+    return refuse('by', `Hourly series exist only for the last 90 days: choose days from ${rawStart} on, or by=day`);
+  }
+  const fit = rollupFit(qn.by, qn.where);
+  if (!fit.ok && hasOldDays) return fit;
+  const counts = qn.counts ?? countNames(qn.metrics, qn.sort);
+  // Totals read the day-total rows, or the filtered dimension's: visitors do not add up across values.
+  const rollups = fit.ok ? { groups: fit.dimension, totals: Object.keys(qn.where)[0] ?? '' } : null;
+  // Rollups keep no hours and no leave reports, and know nothing of a caller's raw-only condition.
+  const recentFromRollups =
+    rollups !== null && qn.by !== 'hour' && !counts.some((c) => LEAVE_COUNTS.has(c)) && !qn.rawExtra?.length;
+  const setCounts = CATALOGUE[qn.metrics].counts;
+  const totalsFromGroups =
+    qn.by !== null && !TIME_DIMENSIONS.has(qn.by) && counts.every((c) => setCounts[c]?.startsWith('count(*)'));
+  return { ok: true, counts, rollups, recentFromRollups, totalsFromGroups };
+}
+
+/**
+ * The days of `range` split at the raw window, with the recent days up to `rolledUpTo` (the last of an
+ * unbroken run of rolled-up days from the window's start, or null) moved to the rollups.
+ */
+export function splitDays(range: DayRange, rawStart: string, rolledUpTo: string | null): DaySplit {
+  const base = splitRange(range, rawStart);
+  if (!rolledUpTo || !base.raw) return base;
+  return {
+    rollup: { from: base.rollup?.from ?? base.raw.from, to: rolledUpTo },
+    raw: rolledUpTo >= base.raw.to ? null : { from: addDays(rolledUpTo, 1), to: base.raw.to },
+  };
+}

@@ -1,0 +1,43 @@
+// What the engine is asked and what it answers, shared by the planner, the statement builders and the
+// entry points.
+import type { Lane, MetricSet, StatsRow } from '@us/shared';
+import { CATALOGUE } from './catalogue.ts';
+import type { DayRange } from './range.ts';
+
+/** Where the figures were read: raw rows, daily rollups, or both (older days from rollups). */
+export type Source = 'raw' | 'rollups' | 'mixed';
+
+/** One question to the engine (a spec without its presentation). */
+export interface Question {
+  metrics: MetricSet;
+  by: string | null;
+  lane: Lane;
+  range: DayRange;
+  where: Record<string, string>;
+  sort: string;
+  /** Rows returned for a non-time `by` (series by day/hour are never cut). */
+  limit: number;
+  /** Extra raw-row conditions fixed by the caller (catalogue SQL only, e.g. events of kind 'event'). */
+  rawExtra?: string[];
+  /** Only these counts (the sort first); default every count of the set. */
+  counts?: string[];
+}
+
+/** The answer of one period. */
+export interface Figures {
+  totals: Record<string, number>;
+  rows: StatsRow[];
+  truncated: boolean;
+  source: Source;
+}
+
+/** Counts of a set, the sort first. */
+export function countNames(set: MetricSet, sort: string): string[] {
+  return [sort, ...Object.keys(CATALOGUE[set].counts).filter((c) => c !== sort)];
+}
+
+/** The source named by which day ranges were read. */
+export function sourceOf(days: { raw: unknown; rollup: unknown }): Source {
+  if (days.raw && days.rollup) return 'mixed';
+  return days.rollup ? 'rollups' : 'raw';
+}

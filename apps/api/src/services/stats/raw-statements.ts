@@ -1,0 +1,60 @@
+// The raw-row part of a figures statement: the set's table over local days of the raw window, counted
+// per value (`groups`) or in total (`totals`). Identifiers and expressions come from the catalogue.
+import { CATALOGUE, LEAVE_COUNTS } from './catalogue.ts';
+import type { Question } from './question.ts';
+import type { DayRange } from './range.ts';
+import type { SiteCtx } from './site-ctx.ts';
+import { type Grouping, laneCond, localDaySql, localHourSql, type Params, q, rangeCond, whereConds } from './sql.ts';
+
+/** The value a raw row is counted under: its local day or hour, or the `by` dimension's expression. */
+function valueSql(qn: Question, tz: string, grouping: Grouping): string {
+  if (grouping === 'totals' || !qn.by) return 'null::text';
+  if (qn.by === 'day') return localDaySql(tz);
+  if (qn.by === 'hour') return localHourSql(tz);
+  return CATALOGUE[qn.metrics].dimensions[qn.by]?.sql as string;
+}
+
+/**
+ * The pageviews table with each pageview's leave report(s) beside it. A leave may be stored up to a day
+ * after its pageview, hence the wider day range; the output columns' names cannot clash with the
+ * catalogue's unqualified column names.
+ */
+function withLeaves(ctx: SiteCtx, p: Params, table: string, days: DayRange): string {
+  return `${table}
+      left join (
+        select pageview_id as leave_pageview_id, max(scroll_depth) as leave_scroll, sum(time_on_page_ms) as leave_ms
+        from page_leaves
+        where site_id = ${p.add(ctx.siteId, 'uuid')}
+          and day between ${p.add(days.from, 'date')} - 1 and ${p.add(days.to, 'date')} + 2
+        group by pageview_id
+      ) leaves on leaves.leave_pageview_id = ${table}.pageview_id`;
+}
+
+/** Columns `value` and one per count; `tz` is the site's time zone placeholder. */
+export function rawPart(
+  ctx: SiteCtx,
+  p: Params,
+  tz: string,
+  qn: Question,
+  days: DayRange,
+  counts: string[],
+  grouping: Grouping,
+): string {
+  const def = CATALOGUE[qn.metrics];
+  const aggregates = counts.map((c) => `${def.counts[c]} as ${q(c)}`);
+  // The leave reports are joined only when a leave count is asked: the join costs a second scan.
+  const from = counts.some((c) => LEAVE_COUNTS.has(c)) ? withLeaves(ctx, p, def.table, days) : def.table;
+  const conditions = [
+    `site_id = ${p.add(ctx.siteId, 'uuid')}`,
+    rangeCond(p, tz, days),
+    ...(def.rowFilter ? [def.rowFilter] : []),
+    laneCond(p, def.table, ctx.windows, qn.lane),
+    ...whereConds(p, qn.metrics, qn.where),
+    ...(qn.rawExtra ?? []),
+  ];
+  return `
+    select ${valueSql(qn, tz, grouping)} as value,
+      ${aggregates.join(',\n      ')}
+    from ${from}
+    where ${conditions.join('\n      and ')}${grouping === 'groups' ? '\n    group by 1' : ''}`;
+}

@@ -1,0 +1,72 @@
+// What every question of one site needs, resolved once per request: its time zone (an unknown one
+// falls back to UTC), today and the first raw day in that zone, and its bot windows.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { localToday, rawStartOf } from './range.ts';
+
+export interface SiteCtx {
+  em: EntityManager;
+  siteId: string;
+  timezone: string;
+  windows: BotWindowDef[];
+  today: string;
+  rawStart: string;
+}
+
+export interface BotWindowDef {
+  from: Date;
+  to: Date;
+  country: string | null;
+  /** `AS<number>` → asn, else the network's name (case-insensitive). */
+  asn: number | null;
+  asOrg: string | null;
+}
+
+/** The site's bot windows, well-formed ones only. */
+export function botWindowsOf(settings: Record<string, unknown> | null | undefined): BotWindowDef[] {
+  const list = Array.isArray(settings?.botWindows) ? (settings.botWindows as unknown[]) : [];
+  const out: BotWindowDef[] = [];
+  for (const w of list) {
+    if (!w || typeof w !== 'object') continue;
+    const { from, to, country, network } = w as Record<string, unknown>;
+    const f = typeof from === 'string' ? new Date(from) : null;
+    const t = typeof to === 'string' ? new Date(to) : null;
+    if (!f || !t || Number.isNaN(f.getTime()) || Number.isNaN(t.getTime())) continue;
+    const net = typeof network === 'string' && network.trim() ? network.trim() : null;
+    const asMatch = net ? /^AS(\d+)$/i.exec(net) : null;
+    out.push({
+      from: f,
+      to: t,
+      country: typeof country === 'string' && country.trim() ? country.trim().toUpperCase() : null,
+      asn: asMatch ? Number(asMatch[1]) : null,
+      asOrg: net && !asMatch ? net : null,
+    });
+  }
+  return out;
+}
+
+/** A zone both Intl and PostgreSQL know (sites are checked on save; an unknown one falls back to UTC). */
+function validZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-CA', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function siteCtx(
+  em: EntityManager,
+  site: { id: string; timezone: string; settings: Record<string, unknown> | null },
+  now = new Date(),
+): SiteCtx {
+  const timezone = validZone(site.timezone) ? site.timezone : 'UTC';
+  const today = localToday(timezone, now);
+  return {
+    em,
+    siteId: site.id,
+    timezone,
+    windows: botWindowsOf(site.settings),
+    today,
+    rawStart: rawStartOf(today),
+  };
+}
