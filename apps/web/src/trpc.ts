@@ -1,6 +1,5 @@
 import { createTRPCClient, httpBatchLink, httpLink, splitLink } from '@trpc/client';
-import type { inferRouterOutputs } from '@trpc/server';
-import type { AppRouter } from '@us/api';
+import type { AppRouter, RouterOutputs } from '@us/api';
 import { currentWorkspaceId } from './workspace.ts';
 
 const headers = () => {
@@ -22,7 +21,6 @@ export const api = createTRPCClient<AppRouter>({
   ],
 });
 
-type Outputs = inferRouterOutputs<AppRouter>;
-export type Me = Outputs['me']['get'];
-export type SessionInfo = Outputs['auth']['sessions']['sessions'][number];
-export type Enrolment = Outputs['auth']['twoFactorEnroll'];
+export type Me = RouterOutputs['me']['get'];
+export type SessionInfo = RouterOutputs['auth']['sessions']['sessions'][number];
+export type Enrolment = RouterOutputs['auth']['twoFactorEnroll'];
