@@ -1,4 +1,5 @@
 import { createTRPCClient, httpBatchLink, httpLink, splitLink } from '@trpc/client';
+import { createTRPCContext, type TRPCOptionsProxy } from '@trpc/tanstack-react-query';
 import type { AppRouter, RouterOutputs } from '@us/api';
 import { currentWorkspaceId } from './workspace.ts';
 
@@ -11,7 +12,7 @@ const headers = () => {
  * The typed client of the API's tRPC face; the session cookie rides along (same origin). The server
  * refuses auth procedures inside a batch and batches of more than 10 calls, so auth calls go alone.
  */
-export const api = createTRPCClient<AppRouter>({
+export const trpcClient = createTRPCClient<AppRouter>({
   links: [
     splitLink({
       condition: (op) => op.path.startsWith('auth.'),
@@ -20,6 +21,16 @@ export const api = createTRPCClient<AppRouter>({
     }),
   ],
 });
+
+/**
+ * Components reach the API through React Query: `useTRPC()` gives each procedure's `queryOptions`,
+ * `mutationOptions` and `queryFilter`; `useTRPCClient()` the client, for the rare direct call.
+ */
+export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
+export type TRPC = TRPCOptionsProxy<AppRouter>;
+
+/** @deprecated The old direct client, until every page goes through React Query. */
+export const api = trpcClient;
 
 export type Me = RouterOutputs['me']['get'];
 export type SessionInfo = RouterOutputs['auth']['sessions']['sessions'][number];

@@ -28,7 +28,7 @@ export function MembersPage() {
       {user && me.data && workspace.data && list.data && (
         <div className="stack">
           <div className="cards">
-            <WorkspaceCard workspace={workspace.data} canRename={canManage} onRenamed={workspace.reload} />
+            <WorkspaceCard workspace={workspace.data} canRename={canManage} />
             <UsageCard workspace={workspace.data} />
           </div>
           <MembersCard
