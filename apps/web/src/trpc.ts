@@ -28,6 +28,7 @@ export const trpcClient = createTRPCClient<AppRouter>({
  */
 export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
 export type TRPC = TRPCOptionsProxy<AppRouter>;
+export type TRPCClient = typeof trpcClient;
 
 /** @deprecated The old direct client, until every page goes through React Query. */
 export const api = trpcClient;
