@@ -1,7 +1,6 @@
 import { type QueryClient, useMutation, useQueryClient } from '@tanstack/react-query';
-import type { Problem } from './problem.ts';
 import { navigate } from './router.tsx';
-import { api, useTRPC } from './trpc.ts';
+import { useTRPC } from './trpc.ts';
 
 /**
  * The session is over (signed out here, or ended elsewhere): nothing loaded for this person stays
@@ -26,17 +25,4 @@ export function useEnterDashboard(): () => void {
     queryClient.clear();
     navigate('/account');
   };
-}
-
-/** @deprecated Until every page goes through React Query, whose cache sends a 401 to sign-in. */
-export async function signOut() {
-  await api.auth.logout.mutate();
-  navigate('/login', { flash: 'You are signed out.' });
-}
-
-/** @deprecated Until every page goes through React Query, whose cache sends a 401 to sign-in. */
-export function sendToSignInOn401(p: Problem): boolean {
-  if (p.status !== 401) return false;
-  navigate('/login', { flash: p.title });
-  return true;
 }

@@ -30,9 +30,5 @@ export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRou
 export type TRPC = TRPCOptionsProxy<AppRouter>;
 export type TRPCClient = typeof trpcClient;
 
-/** @deprecated The old direct client, until every page goes through React Query. */
-export const api = trpcClient;
-
 export type Me = RouterOutputs['me']['get'];
-export type SessionInfo = RouterOutputs['auth']['sessions']['sessions'][number];
 export type Enrolment = RouterOutputs['auth']['twoFactorEnroll'];
