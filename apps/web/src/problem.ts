@@ -8,8 +8,16 @@ export interface Problem {
   field?: string;
 }
 
+/** A problem the API answered inside a 200 (a refused entry of a stats batch), thrown like any other. */
+export class ProblemError extends Error {
+  constructor(readonly problem: Problem) {
+    super(problem.title);
+  }
+}
+
 /** Any thrown value as a problem; network failures and surprises get a readable title too. */
 export function toProblem(err: unknown): Problem {
+  if (err instanceof ProblemError) return err.problem;
   if (isTRPCClientError<AppRouter>(err)) {
     const problem = err.data?.problem;
     if (problem) return problem;

@@ -1,6 +1,6 @@
 import { createTRPCClient, httpBatchLink, httpLink, splitLink } from '@trpc/client';
-import type { inferRouterOutputs } from '@trpc/server';
-import type { AppRouter } from '@us/api';
+import { createTRPCContext, type TRPCOptionsProxy } from '@trpc/tanstack-react-query';
+import type { AppRouter, RouterOutputs } from '@us/api';
 import { currentWorkspaceId } from './workspace.ts';
 
 const headers = () => {
@@ -12,7 +12,7 @@ const headers = () => {
  * The typed client of the API's tRPC face; the session cookie rides along (same origin). The server
  * refuses auth procedures inside a batch and batches of more than 10 calls, so auth calls go alone.
  */
-export const api = createTRPCClient<AppRouter>({
+export const trpcClient = createTRPCClient<AppRouter>({
   links: [
     splitLink({
       condition: (op) => op.path.startsWith('auth.'),
@@ -22,7 +22,13 @@ export const api = createTRPCClient<AppRouter>({
   ],
 });
 
-type Outputs = inferRouterOutputs<AppRouter>;
-export type Me = Outputs['me']['get'];
-export type SessionInfo = Outputs['auth']['sessions']['sessions'][number];
-export type Enrolment = Outputs['auth']['twoFactorEnroll'];
+/**
+ * Components reach the API through React Query: `useTRPC()` gives each procedure's `queryOptions`,
+ * `mutationOptions` and `queryFilter`; `useTRPCClient()` the client, for the rare direct call.
+ */
+export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
+export type TRPC = TRPCOptionsProxy<AppRouter>;
+export type TRPCClient = typeof trpcClient;
+
+export type Me = RouterOutputs['me']['get'];
+export type Enrolment = RouterOutputs['auth']['twoFactorEnroll'];

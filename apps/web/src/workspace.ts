@@ -26,9 +26,14 @@ export function chooseWorkspace(id: string | null) {
   for (const l of listeners) l();
 }
 
+/** Calls `listener` after every choice; returns the way to stop. */
+export function onWorkspaceChange(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => {
+    listeners.delete(listener);
+  };
+}
+
 export function useWorkspaceId(): string | null {
-  return useSyncExternalStore((l) => {
-    listeners.add(l);
-    return () => listeners.delete(l);
-  }, currentWorkspaceId);
+  return useSyncExternalStore(onWorkspaceChange, currentWorkspaceId);
 }

@@ -1,18 +1,12 @@
 import { type ReactNode, useEffect } from 'react';
-import { useQuery } from '../data/useQuery.ts';
+import { useMe } from '../data/useMe.ts';
 import { SignOutButton } from '../pages/account/SignOutButton.tsx';
 import { takePendingInvite } from '../pages/workspace/pendingInvite.ts';
+import { toProblem } from '../problem.ts';
 import { Link, navigate, usePath } from '../router.tsx';
-import { api, type Me } from '../trpc.ts';
+import type { Me } from '../trpc.ts';
 import { chooseWorkspace, currentWorkspaceId } from '../workspace.ts';
 import { WorkspaceSwitcher } from './WorkspaceSwitcher.tsx';
-
-const headerListeners = new Set<() => void>();
-
-/** Asks the header to fetch the person's workspaces again (e.g. after one was renamed). */
-export function refreshHeader() {
-  for (const l of headerListeners) l();
-}
 
 const NAV: readonly (readonly [path: string, label: string])[] = [
   ['/sites', 'Sites'],
@@ -81,22 +75,15 @@ function DashboardNav() {
  * Brings a person who just signed in back to the invitation they opened while signed out.
  */
 function useSignedIn(): Me | null {
-  const me = useQuery(() => api.me.get.query());
+  const { data, error } = useMe();
   const path = usePath();
-  const { data, problem, reload } = me;
-
-  useEffect(() => {
-    headerListeners.add(reload);
-    return () => {
-      headerListeners.delete(reload);
-    };
-  }, [reload]);
+  const status = error ? toProblem(error).status : null;
 
   useEffect(() => {
     const stored = currentWorkspaceId();
     const stale =
       stored !== null &&
-      ((problem?.status === 404 && !data) || (data?.memberships && !data.memberships.some((m) => m.workspaceId === stored)));
+      ((status === 404 && !data) || (data?.memberships && !data.memberships.some((m) => m.workspaceId === stored)));
     if (stale) {
       chooseWorkspace(null);
       window.location.reload();
@@ -106,7 +93,7 @@ function useSignedIn(): Me | null {
       const invite = takePendingInvite();
       if (invite) navigate(invite, { replace: true, flash: 'You are signed in: join the workspace below.' });
     }
-  }, [data, problem, path]);
+  }, [data, status, path]);
 
   return data?.actor.type === 'user' ? data : null;
 }

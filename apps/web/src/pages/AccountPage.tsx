@@ -1,9 +1,11 @@
+import { useQuery } from '@tanstack/react-query';
 import { Layout } from '../components/Layout.tsx';
 import { Notice } from '../components/Notice.tsx';
 import { Page } from '../components/Page.tsx';
-import { useQuery } from '../data/useQuery.ts';
+import { useMe } from '../data/useMe.ts';
+import { isSignedOut, toProblem } from '../problem.ts';
 import { Redirect, useFlash } from '../router.tsx';
-import { api } from '../trpc.ts';
+import { useTRPC } from '../trpc.ts';
 import { ChangePasswordCard } from './account/ChangePasswordCard.tsx';
 import { ProfileCard } from './account/ProfileCard.tsx';
 import { SessionsCard } from './account/SessionsCard.tsx';
@@ -13,10 +15,12 @@ import { TwoFactorCard } from './account/TwoFactorCard.tsx';
 /** The signed-in person's page: who they are, two-factor, password and sessions. */
 export function AccountPage() {
   const flash = useFlash();
-  const me = useQuery(() => api.me.get.query());
-  const sessions = useQuery(() => api.auth.sessions.query());
+  const me = useMe();
+  // Loaded beside `me`, not after it, so the cards fill in together.
+  const sessions = useQuery(useTRPC().auth.sessions.queryOptions());
+  const problem = me.error ? toProblem(me.error) : null;
 
-  if (me.problem?.status === 401) return <Redirect to="/login" />;
+  if (problem && isSignedOut(problem)) return <Redirect to="/login" />;
   const user = me.data?.user;
 
   return (
@@ -32,13 +36,13 @@ export function AccountPage() {
     >
       <Page title="Your account" wide>
         {flash && <Notice tone="info">{flash}</Notice>}
-        {me.problem && <Notice tone="error">{me.problem.title}</Notice>}
-        {!user && !me.problem && <p className="loading">Loading…</p>}
+        {problem && <Notice tone="error">{problem.title}</Notice>}
+        {!user && !problem && <p className="loading">Loading…</p>}
         {user && (
           <div className="cards">
             <ProfileCard user={user} memberships={me.data?.memberships ?? []} />
-            <TwoFactorCard enabled={user.twoFactor} onChanged={me.reload} />
-            <ChangePasswordCard onChanged={sessions.reload} />
+            <TwoFactorCard enabled={user.twoFactor} />
+            <ChangePasswordCard />
             <SessionsCard query={sessions} />
           </div>
         )}

@@ -1,18 +1,19 @@
 import { GuestPage } from '../components/GuestPage.tsx';
 import { Notice } from '../components/Notice.tsx';
-import { useQuery } from '../data/useQuery.ts';
+import { useMe } from '../data/useMe.ts';
+import { isSignedOut, toProblem } from '../problem.ts';
 import { Redirect } from '../router.tsx';
-import { api } from '../trpc.ts';
 
 /** `/`: the account page when signed in, sign-in otherwise. */
 export function HomePage() {
-  const me = useQuery(() => api.me.get.query());
+  const me = useMe();
+  const problem = me.error ? toProblem(me.error) : null;
   if (me.data) return <Redirect to="/account" />;
-  if (me.problem?.status === 401) return <Redirect to="/login" />;
-  if (me.problem) {
+  if (problem && isSignedOut(problem)) return <Redirect to="/login" />;
+  if (problem) {
     return (
       <GuestPage title="Unseen Stats">
-        <Notice tone="error">{me.problem.title}</Notice>
+        <Notice tone="error">{problem.title}</Notice>
       </GuestPage>
     );
   }

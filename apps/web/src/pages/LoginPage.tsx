@@ -1,22 +1,27 @@
+import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Field } from '../components/Field.tsx';
 import { FormShell } from '../components/FormShell.tsx';
 import { GuestPage } from '../components/GuestPage.tsx';
+import { KEEP_401 } from '../data/queryClient.ts';
 import { useForm } from '../forms/useForm.ts';
-import { Link, navigate } from '../router.tsx';
-import { api } from '../trpc.ts';
+import { Link } from '../router.tsx';
+import { useEnterDashboard } from '../session.ts';
+import { useTRPC } from '../trpc.ts';
 import { TwoFactorStep } from './TwoFactorStep.tsx';
 
 /** Sign-in: e-mail and password, then the two-factor code when the account has it on. */
 export function LoginPage() {
   const [challenge, setChallenge] = useState<string | null>(null);
+  const login = useMutation(useTRPC().auth.login.mutationOptions(KEEP_401));
+  const enter = useEnterDashboard();
   const form = useForm({
     name: 'login',
     initial: { email: '', password: '' },
     submit: async (values) => {
-      const res = await api.auth.login.mutate(values);
+      const res = await login.mutateAsync(values);
       if ('twoFactorRequired' in res) setChallenge(res.challenge);
-      else navigate('/account');
+      else enter();
     },
   });
 

@@ -1,17 +1,20 @@
+import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Field } from '../components/Field.tsx';
 import { FormShell } from '../components/FormShell.tsx';
 import { GuestPage } from '../components/GuestPage.tsx';
 import { Notice } from '../components/Notice.tsx';
+import { KEEP_401 } from '../data/queryClient.ts';
 import { useForm } from '../forms/useForm.ts';
-import { api } from '../trpc.ts';
+import { useTRPC } from '../trpc.ts';
 
 export function ResendVerificationPage() {
   const [sent, setSent] = useState<string | null>(null);
+  const resend = useMutation(useTRPC().auth.resendVerification.mutationOptions(KEEP_401));
   const form = useForm({
     name: 'resendVerification',
     initial: { email: '' },
-    submit: async (values) => setSent((await api.auth.resendVerification.mutate(values)).message),
+    submit: async (values) => setSent((await resend.mutateAsync(values)).message),
   });
   return (
     <GuestPage

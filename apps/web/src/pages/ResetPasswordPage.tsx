@@ -1,19 +1,22 @@
+import { useMutation } from '@tanstack/react-query';
 import { Field } from '../components/Field.tsx';
 import { FormShell } from '../components/FormShell.tsx';
 import { GuestPage } from '../components/GuestPage.tsx';
 import { Notice } from '../components/Notice.tsx';
+import { KEEP_401 } from '../data/queryClient.ts';
 import { useForm } from '../forms/useForm.ts';
 import { Link, navigate, useQueryParam } from '../router.tsx';
-import { api } from '../trpc.ts';
+import { useTRPC } from '../trpc.ts';
 
 /** The reset link's page: a new password for the token in the address. */
 export function ResetPasswordPage() {
   const token = useQueryParam('token');
+  const reset = useMutation(useTRPC().auth.reset.mutationOptions(KEEP_401));
   const form = useForm({
     name: 'reset',
     initial: { password: '' },
     submit: async ({ password }) => {
-      await api.auth.reset.mutate({ token: token ?? '', password });
+      await reset.mutateAsync({ token: token ?? '', password });
       navigate('/login', { replace: true, flash: 'Your password is changed: sign in with the new one.' });
     },
   });

@@ -1,20 +1,23 @@
+import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Field } from '../components/Field.tsx';
 import { FormShell } from '../components/FormShell.tsx';
 import { GuestPage } from '../components/GuestPage.tsx';
 import { Notice } from '../components/Notice.tsx';
+import { KEEP_401 } from '../data/queryClient.ts';
 import { useForm } from '../forms/useForm.ts';
 import { Link } from '../router.tsx';
-import { api } from '../trpc.ts';
+import { useTRPC } from '../trpc.ts';
 
 export function SignupPage() {
   const [sent, setSent] = useState<string | null>(null);
+  const signup = useMutation(useTRPC().auth.signup.mutationOptions(KEEP_401));
   const form = useForm({
     name: 'signup',
     initial: { email: '', password: '', workspaceName: '' },
     submit: async ({ email, password, workspaceName }) => {
       const name = workspaceName.trim();
-      const res = await api.auth.signup.mutate({ email, password, ...(name ? { workspaceName: name } : {}) });
+      const res = await signup.mutateAsync({ email, password, ...(name ? { workspaceName: name } : {}) });
       setSent(res.message);
     },
   });

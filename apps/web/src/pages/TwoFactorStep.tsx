@@ -1,18 +1,22 @@
+import { useMutation } from '@tanstack/react-query';
 import { FormShell } from '../components/FormShell.tsx';
 import { GuestPage } from '../components/GuestPage.tsx';
+import { KEEP_401 } from '../data/queryClient.ts';
 import { useForm } from '../forms/useForm.ts';
-import { navigate } from '../router.tsx';
-import { api } from '../trpc.ts';
+import { useEnterDashboard } from '../session.ts';
+import { useTRPC } from '../trpc.ts';
 import { CodeField } from '../components/CodeField.tsx';
 
 /** Second sign-in step: the current code from the authenticator app, for the challenge of step one. */
 export function TwoFactorStep({ challenge, onRestart }: { challenge: string; onRestart: () => void }) {
+  const login = useMutation(useTRPC().auth.loginTwoFactor.mutationOptions(KEEP_401));
+  const enter = useEnterDashboard();
   const form = useForm({
     name: 'loginTwoFactor',
     initial: { code: '' },
     submit: async ({ code }) => {
-      await api.auth.loginTwoFactor.mutate({ challenge, code: code.replace(/\s/g, '') });
-      navigate('/account');
+      await login.mutateAsync({ challenge, code: code.replace(/\s/g, '') });
+      enter();
     },
   });
   return (

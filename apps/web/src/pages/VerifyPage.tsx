@@ -1,19 +1,22 @@
+import { useMutation } from '@tanstack/react-query';
 import { Field } from '../components/Field.tsx';
 import { FormShell } from '../components/FormShell.tsx';
 import { GuestPage } from '../components/GuestPage.tsx';
 import { Notice } from '../components/Notice.tsx';
+import { KEEP_401 } from '../data/queryClient.ts';
 import { useForm } from '../forms/useForm.ts';
 import { Link, navigate, useQueryParam } from '../router.tsx';
-import { api } from '../trpc.ts';
+import { useTRPC } from '../trpc.ts';
 
 /** The confirmation link's page: the token comes from the address, the password from the person. */
 export function VerifyPage() {
   const token = useQueryParam('token');
+  const verify = useMutation(useTRPC().auth.verify.mutationOptions(KEEP_401));
   const form = useForm({
     name: 'verify',
     initial: { password: '' },
     submit: async ({ password }) => {
-      await api.auth.verify.mutate({ token: token ?? '', password });
+      await verify.mutateAsync({ token: token ?? '', password });
       navigate('/login', { replace: true, flash: 'Your address is confirmed: sign in to continue.' });
     },
   });

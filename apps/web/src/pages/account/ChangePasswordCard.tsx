@@ -1,25 +1,30 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Card } from '../../components/Card.tsx';
 import { Field } from '../../components/Field.tsx';
 import { FormShell } from '../../components/FormShell.tsx';
 import { Notice } from '../../components/Notice.tsx';
 import { useForm } from '../../forms/useForm.ts';
-import { sendToSignInOn401 } from '../../session.ts';
-import { api } from '../../trpc.ts';
+import { useTRPC } from '../../trpc.ts';
 
-/** Password change: keeps this session and signs out the others (so the session list is reloaded). */
-export function ChangePasswordCard({ onChanged }: { onChanged: () => void }) {
+/** Password change: keeps this session and signs out the others (so the session list loads again). */
+export function ChangePasswordCard() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const change = useMutation(
+    trpc.auth.changePassword.mutationOptions({
+      onSuccess: () => queryClient.invalidateQueries(trpc.auth.sessions.queryFilter()),
+    }),
+  );
   const [done, setDone] = useState(false);
   const form = useForm({
     name: 'changePassword',
     initial: { currentPassword: '', newPassword: '' },
-    onProblem: sendToSignInOn401,
     submit: async (values) => {
       setDone(false);
-      await api.auth.changePassword.mutate(values);
+      await change.mutateAsync(values);
       form.reset();
       setDone(true);
-      onChanged();
     },
   });
   return (

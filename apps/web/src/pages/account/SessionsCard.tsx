@@ -1,42 +1,35 @@
-import { useState } from 'react';
+import { type UseQueryResult, useMutation, useQueryClient } from '@tanstack/react-query';
+import type { RouterOutputs } from '@us/api';
 import { Card } from '../../components/Card.tsx';
 import { Notice } from '../../components/Notice.tsx';
-import type { Query } from '../../data/useQuery.ts';
 import { formatDateTime } from '../../format.ts';
 import { toProblem } from '../../problem.ts';
-import { navigate } from '../../router.tsx';
-import { sendToSignInOn401 } from '../../session.ts';
-import { api, type SessionInfo } from '../../trpc.ts';
+import { endSession } from '../../session.ts';
+import { useTRPC } from '../../trpc.ts';
 
-type Sessions = { sessions: SessionInfo[] };
+type Sessions = UseQueryResult<RouterOutputs['auth']['sessions'], unknown>;
 
 /** Every live session of the person; each can be signed out, this browser's included. */
-export function SessionsCard({ query }: { query: Query<Sessions> }) {
-  const [ending, setEnding] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-
-  const end = async (s: SessionInfo) => {
-    setEnding(s.id);
-    setError(null);
-    try {
-      await api.auth.deleteSession.mutate({ id: s.id });
-      if (s.current) navigate('/login', { flash: 'You are signed out.' });
-      else query.reload();
-    } catch (err) {
-      const p = toProblem(err);
-      if (!sendToSignInOn401(p)) setError(p.title);
-    } finally {
-      setEnding(null);
-    }
-  };
-
+export function SessionsCard({ query }: { query: Sessions }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
   const list = query.data?.sessions ?? [];
+  const end = useMutation(
+    trpc.auth.deleteSession.mutationOptions({
+      onSuccess: (_answer, { id }) =>
+        list.find((s) => s.id === id)?.current
+          ? endSession(queryClient, 'You are signed out.')
+          : queryClient.invalidateQueries(trpc.auth.sessions.queryFilter()),
+    }),
+  );
+  const ending = end.isPending ? end.variables.id : null;
+
   return (
     <Card title="Sessions" aside={<span className="muted">{list.length > 0 && `${list.length} signed in`}</span>}>
       <p className="card-intro">Browsers signed in to your account. Sign out any you do not recognise.</p>
-      {error && <Notice tone="error">{error}</Notice>}
-      {query.problem && <Notice tone="error">{query.problem.title}</Notice>}
-      {query.loading && !query.data && <p className="loading">Loading…</p>}
+      {end.error && <Notice tone="error">{toProblem(end.error).title}</Notice>}
+      {query.isError && <Notice tone="error">{toProblem(query.error).title}</Notice>}
+      {query.isPending && <p className="loading">Loading…</p>}
       <ul className="sessions">
         {list.map((s) => (
           <li key={s.id} className={s.current ? 'session session-current' : 'session'} aria-current={s.current || undefined}>
@@ -51,7 +44,7 @@ export function SessionsCard({ query }: { query: Query<Sessions> }) {
             <button
               type="button"
               className="button button-secondary button-small"
-              onClick={() => void end(s)}
+              onClick={() => end.mutate({ id: s.id })}
               disabled={ending !== null}
               aria-label={s.current ? 'Sign out this browser' : `Sign out ${s.userAgent ?? 'unknown browser'} session`}
             >

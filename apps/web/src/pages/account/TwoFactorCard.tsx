@@ -6,7 +6,7 @@ import { TwoFactorDisable } from './TwoFactorDisable.tsx';
 import { TwoFactorEnroll } from './TwoFactorEnroll.tsx';
 
 /** Two-factor sign-in: off → enrol with the password → scan and confirm a first code → on → disable. */
-export function TwoFactorCard({ enabled, onChanged }: { enabled: boolean; onChanged: () => void }) {
+export function TwoFactorCard({ enabled }: { enabled: boolean }) {
   const [enrolment, setEnrolment] = useState<Enrolment | null>(null);
   const status = enabled ? (
     <span className="badge badge-ok" id="two-factor-status">
@@ -20,18 +20,9 @@ export function TwoFactorCard({ enabled, onChanged }: { enabled: boolean; onChan
 
   let body: ReactNode;
   if (enabled) {
-    body = <TwoFactorDisable onDisabled={onChanged} />;
+    body = <TwoFactorDisable />;
   } else if (enrolment) {
-    body = (
-      <TwoFactorConfirm
-        enrolment={enrolment}
-        onCancel={() => setEnrolment(null)}
-        onConfirmed={() => {
-          setEnrolment(null);
-          onChanged();
-        }}
-      />
-    );
+    body = <TwoFactorConfirm enrolment={enrolment} onCancel={() => setEnrolment(null)} onConfirmed={() => setEnrolment(null)} />;
   } else {
     body = <TwoFactorEnroll onEnrolled={setEnrolment} />;
   }

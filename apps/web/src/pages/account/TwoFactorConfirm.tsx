@@ -1,19 +1,26 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { FormShell } from '../../components/FormShell.tsx';
 import { QrCode } from '../../components/QrCode.tsx';
 import { useForm } from '../../forms/useForm.ts';
 import { groupSecret } from '../../format.ts';
-import { sendToSignInOn401 } from '../../session.ts';
-import { api, type Enrolment } from '../../trpc.ts';
+import { type Enrolment, useTRPC } from '../../trpc.ts';
 import { CodeField } from '../../components/CodeField.tsx';
 
 /** Step two of enrolment: scan the QR code (or type the secret), then prove it with a first code. */
 export function TwoFactorConfirm(props: { enrolment: Enrolment; onConfirmed: () => void; onCancel: () => void }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  // Two-factor is on once `me` says so: the card shows it when the code is accepted.
+  const confirm = useMutation(
+    trpc.auth.twoFactorConfirm.mutationOptions({
+      onSuccess: () => queryClient.invalidateQueries(trpc.me.get.queryFilter()),
+    }),
+  );
   const form = useForm({
     name: 'twoFactorConfirm',
     initial: { code: '' },
-    onProblem: sendToSignInOn401,
     submit: async ({ code }) => {
-      await api.auth.twoFactorConfirm.mutate({ code: code.replace(/\s/g, '') });
+      await confirm.mutateAsync({ code: code.replace(/\s/g, '') });
       props.onConfirmed();
     },
   });

@@ -1,19 +1,24 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Field } from '../../components/Field.tsx';
 import { FormShell } from '../../components/FormShell.tsx';
 import { useForm } from '../../forms/useForm.ts';
-import { sendToSignInOn401 } from '../../session.ts';
-import { api } from '../../trpc.ts';
+import { useTRPC } from '../../trpc.ts';
 import { CodeField } from '../../components/CodeField.tsx';
 
 /** Turning two-factor off takes both the password and a current code. */
-export function TwoFactorDisable({ onDisabled }: { onDisabled: () => void }) {
+export function TwoFactorDisable() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const disable = useMutation(
+    trpc.auth.twoFactorDisable.mutationOptions({
+      onSuccess: () => queryClient.invalidateQueries(trpc.me.get.queryFilter()),
+    }),
+  );
   const form = useForm({
     name: 'twoFactorDisable',
     initial: { password: '', code: '' },
-    onProblem: sendToSignInOn401,
     submit: async ({ password, code }) => {
-      await api.auth.twoFactorDisable.mutate({ password, code: code.replace(/\s/g, '') });
-      onDisabled();
+      await disable.mutateAsync({ password, code: code.replace(/\s/g, '') });
     },
   });
   return (

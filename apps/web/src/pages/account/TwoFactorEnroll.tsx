@@ -1,16 +1,16 @@
+import { useMutation } from '@tanstack/react-query';
 import { Field } from '../../components/Field.tsx';
 import { FormShell } from '../../components/FormShell.tsx';
 import { useForm } from '../../forms/useForm.ts';
-import { sendToSignInOn401 } from '../../session.ts';
-import { api, type Enrolment } from '../../trpc.ts';
+import { type Enrolment, useTRPC } from '../../trpc.ts';
 
 /** Step one of enrolment: the password, answered with a new secret. */
 export function TwoFactorEnroll({ onEnrolled }: { onEnrolled: (e: Enrolment) => void }) {
+  const enroll = useMutation(useTRPC().auth.twoFactorEnroll.mutationOptions());
   const form = useForm({
     name: 'twoFactorEnroll',
     initial: { password: '' },
-    onProblem: sendToSignInOn401,
-    submit: async (values) => onEnrolled(await api.auth.twoFactorEnroll.mutate(values)),
+    submit: async (values) => onEnrolled(await enroll.mutateAsync(values)),
   });
   return (
     <>

@@ -1,8 +1,8 @@
-import { useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
 import { Notice } from '../../components/Notice.tsx';
-import { useQuery } from '../../data/useQuery.ts';
+import { toProblem } from '../../problem.ts';
 import { usePath } from '../../router.tsx';
-import { api } from '../../trpc.ts';
+import { useTRPC } from '../../trpc.ts';
 import { SiteMissing } from './parts/SiteMissing.tsx';
 import { isMissingSite, siteIdOf } from './parts/siteId.ts';
 import { SitesFrame } from './parts/SitesFrame.tsx';
@@ -15,28 +15,27 @@ import { InternalTrafficCard } from './site/InternalTrafficCard.tsx';
 import { KeysCard } from './site/KeysCard.tsx';
 import { SiteHeader } from './site/SiteHeader.tsx';
 
-/** `/sites/<id>`: everything about one site, a card per concern. */
+/** `/sites/<id>`: everything about one site, a card per concern; each change loads the site again. */
 export function SitePage() {
   const id = siteIdOf(usePath());
-  const query = useQuery(() => api.sites.get.query({ id }));
-  // Rotating the public key changes the snippet: the install card is made again to fetch it.
-  const [publicKeyVersion, setPublicKeyVersion] = useState(0);
+  const query = useQuery(useTRPC().sites.get.queryOptions({ id }));
+  const problem = query.error ? toProblem(query.error) : null;
   const site = query.data?.site;
-  if (isMissingSite(query.problem)) return <SiteMissing />;
+  if (isMissingSite(problem)) return <SiteMissing />;
 
   return (
-    <SitesFrame title={site?.name ?? 'Site'} problem={query.problem}>
-      {query.problem && <Notice tone="error">{query.problem.title}</Notice>}
-      {!site && !query.problem && <p className="loading">Loading…</p>}
+    <SitesFrame title={site?.name ?? 'Site'}>
+      {problem && <Notice tone="error">{problem.title}</Notice>}
+      {!site && !problem && <p className="loading">Loading…</p>}
       {site && (
         <div className="site-stack">
-          <SiteHeader site={site} onChanged={query.reload} />
-          <InstallCard key={publicKeyVersion} siteId={site.id} />
-          <HostnamesCard site={site} onChanged={query.reload} />
-          <KeysCard siteId={site.id} onPublicKeyRotated={() => setPublicKeyVersion((v) => v + 1)} />
+          <SiteHeader site={site} />
+          <InstallCard siteId={site.id} />
+          <HostnamesCard site={site} />
+          <KeysCard siteId={site.id} />
           <InternalTrafficCard site={site} />
-          <GoalsCard site={site} onChanged={query.reload} />
-          <ExperimentsCard site={site} onChanged={query.reload} />
+          <GoalsCard site={site} />
+          <ExperimentsCard site={site} />
           <DangerZoneCard site={site} />
         </div>
       )}

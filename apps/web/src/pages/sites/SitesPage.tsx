@@ -1,19 +1,20 @@
+import { useQuery } from '@tanstack/react-query';
 import { Notice } from '../../components/Notice.tsx';
-import { useQuery } from '../../data/useQuery.ts';
-import { api } from '../../trpc.ts';
+import { toProblem } from '../../problem.ts';
+import { useTRPC } from '../../trpc.ts';
 import { CreateSiteCard } from './list/CreateSiteCard.tsx';
 import { SitesCard } from './list/SitesCard.tsx';
 import { SitesFrame } from './parts/SitesFrame.tsx';
 
 /** `/sites`: the workspace's sites, and a form to add one. */
 export function SitesPage() {
-  const sites = useQuery(() => api.sites.list.query());
+  const sites = useQuery(useTRPC().sites.list.queryOptions());
   const list = sites.data?.sites;
   return (
-    <SitesFrame title="Sites" problem={sites.problem}>
+    <SitesFrame title="Sites">
       <div className="site-stack">
-        {sites.problem && <Notice tone="error">{sites.problem.title}</Notice>}
-        {sites.loading && !list && <p className="loading">Loading…</p>}
+        {sites.isError && <Notice tone="error">{toProblem(sites.error).title}</Notice>}
+        {sites.isPending && <p className="loading">Loading…</p>}
         {list && <SitesCard sites={list} />}
         <CreateSiteCard first={list?.length === 0} />
       </div>

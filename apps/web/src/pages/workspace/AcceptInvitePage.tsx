@@ -1,9 +1,9 @@
 import { useEffect } from 'react';
 import { GuestPage } from '../../components/GuestPage.tsx';
 import { Notice } from '../../components/Notice.tsx';
-import { useQuery } from '../../data/useQuery.ts';
+import { useMe } from '../../data/useMe.ts';
+import { isSignedOut, toProblem } from '../../problem.ts';
 import { Link, useQueryParam } from '../../router.tsx';
-import { api } from '../../trpc.ts';
 import { JoinWorkspace } from './invite/JoinWorkspace.tsx';
 import { rememberPendingInvite } from './pendingInvite.ts';
 import { WorkspaceFrame } from './WorkspaceFrame.tsx';
@@ -16,8 +16,9 @@ const invitePath = (token: string) => `/accept-invite?token=${encodeURIComponent
  */
 export function AcceptInvitePage() {
   const token = useQueryParam('token');
-  const me = useQuery(() => api.me.get.query());
-  const signedOut = me.problem?.status === 401;
+  const me = useMe();
+  const problem = me.error ? toProblem(me.error) : null;
+  const signedOut = problem !== null && isSignedOut(problem);
 
   useEffect(() => {
     if (signedOut && token) rememberPendingInvite(invitePath(token));
@@ -57,9 +58,9 @@ export function AcceptInvitePage() {
 
   const user = me.data?.user;
   return (
-    <WorkspaceFrame title="Join a workspace" problem={me.problem}>
-      {me.problem && <Notice tone="error">{me.problem.title}</Notice>}
-      {!me.problem && !user && <p className="loading">Loading…</p>}
+    <WorkspaceFrame title="Join a workspace">
+      {problem && <Notice tone="error">{problem.title}</Notice>}
+      {!problem && !user && <p className="loading">Loading…</p>}
       {user && <JoinWorkspace token={token} email={user.email} path={invitePath(token)} />}
     </WorkspaceFrame>
   );

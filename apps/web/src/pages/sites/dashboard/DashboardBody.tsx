@@ -1,9 +1,10 @@
-import { useEffect } from 'react';
+import { useQuery } from '@tanstack/react-query';
 import { Notice } from '../../../components/Notice.tsx';
-import { sendToSignInOn401 } from '../../../session.ts';
+import { toProblem } from '../../../problem.ts';
+import { useTRPC, useTRPCClient } from '../../../trpc.ts';
 import { ChartCard } from './ChartCard.tsx';
-import { type Choices, choicesKey, laneOf, rangeFields } from './choices.ts';
-import { loadSeries, loadSummary } from './data.ts';
+import { type Choices, laneOf } from './choices.ts';
+import { seriesOptions, summaryOptions } from './data.ts';
 import { EmptyState } from './EmptyState.tsx';
 import { formatPeriod } from './format.ts';
 import { LANE_VIEWS } from './lanes.ts';
@@ -11,7 +12,6 @@ import { MeasureCards } from './MeasureCards.tsx';
 import { type MeasureItem, seriesMeasures, summaryMeasures } from './measures.ts';
 import { TopTables } from './TopTables.tsx';
 import type { Catalogue } from './types.ts';
-import { useLoad } from './useLoad.ts';
 
 /**
  * The figures for the current choices: headline cards, the daily chart and the top tables. The
@@ -28,21 +28,17 @@ export function DashboardBody({
 }) {
   const view = LANE_VIEWS[choices.lane];
   const people = choices.lane === 'people';
-  const series = useLoad(choicesKey(choices), () => loadSeries(siteId, choices));
-  const summary = useLoad(people ? JSON.stringify(rangeFields(choices)) : 'none', () =>
-    people ? loadSummary(siteId, choices) : Promise.resolve(null),
-  );
+  const trpc = useTRPC();
+  const series = useQuery(seriesOptions(trpc, useTRPCClient(), siteId, choices));
+  const summary = useQuery(summaryOptions(trpc, siteId, choices));
   // While another lane loads, the last answer belongs to the old lane: not shown.
   const answers = series.data;
   const current =
     answers && answers.series.lane === laneOf(choices.lane) && answers.series.metrics === view.metrics
       ? answers.series
       : undefined;
-  const problem = series.problem ?? (people ? summary.problem : null);
-  // The session ended while the page was open: on to sign-in, saying why.
-  useEffect(() => {
-    if (problem) sendToSignInOn401(problem);
-  }, [problem]);
+  const error = series.error ?? (people ? summary.error : null);
+  const problem = error ? toProblem(error) : null;
 
   let items: MeasureItem[] | null = null;
   let reason: string | null = null;
@@ -59,7 +55,7 @@ export function DashboardBody({
   const empty = current ? view.lines.every((l) => (current.totals[l.count] ?? 0) === 0) : false;
 
   return (
-    <div className="dash-body" aria-busy={series.loading || summary.loading}>
+    <div className="dash-body" aria-busy={series.isFetching || summary.isFetching}>
       {current && (
         <p className="dash-period muted">
           {formatPeriod(current.from, current.to)} · days in {current.timezone}

@@ -1,28 +1,30 @@
-import { useQuery } from '../../../data/useQuery.ts';
-import { Link, usePath } from '../../../router.tsx';
-import { api } from '../../../trpc.ts';
+import { useQuery } from '@tanstack/react-query';
 import { Notice } from '../../../components/Notice.tsx';
+import { toProblem } from '../../../problem.ts';
+import { Link, usePath } from '../../../router.tsx';
+import { useTRPC } from '../../../trpc.ts';
 import { SiteMissing } from '../parts/SiteMissing.tsx';
 import { isMissingSite, siteIdOf } from '../parts/siteId.ts';
 import { SitesFrame } from '../parts/SitesFrame.tsx';
 import { DashboardBody } from './DashboardBody.tsx';
 import { DashboardControls } from './DashboardControls.tsx';
-import { loadCatalogue } from './data.ts';
 import { useChoices } from './useChoices.ts';
 
 /** `/sites/<id>/dashboard`: a site's traffic — headline figures, a daily chart and top tables. */
 export function DashboardPage() {
   const id = siteIdOf(usePath());
-  const site = useQuery(() => api.sites.get.query({ id }));
-  const catalogue = useQuery(loadCatalogue);
+  const trpc = useTRPC();
+  const site = useQuery(trpc.sites.get.queryOptions({ id }));
+  const catalogue = useQuery(trpc.stats.catalogue.queryOptions());
   const [choices, change] = useChoices();
+  const problem = site.error ? toProblem(site.error) : null;
   const name = site.data?.site.name;
-  if (isMissingSite(site.problem)) return <SiteMissing />;
+  if (isMissingSite(problem)) return <SiteMissing />;
 
   return (
-    <SitesFrame title={name ? `${name} dashboard` : 'Dashboard'} problem={site.problem}>
-      {site.problem && <Notice tone="error">{site.problem.title}</Notice>}
-      {!site.data && !site.problem && <p className="loading">Loading…</p>}
+    <SitesFrame title={name ? `${name} dashboard` : 'Dashboard'}>
+      {problem && <Notice tone="error">{problem.title}</Notice>}
+      {!site.data && !problem && <p className="loading">Loading…</p>}
       {site.data && (
         <div className="site-stack dash">
           <p className="site-meta">

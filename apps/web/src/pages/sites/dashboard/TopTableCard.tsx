@@ -1,12 +1,13 @@
+import { useQuery } from '@tanstack/react-query';
 import { Card } from '../../../components/Card.tsx';
 import { Notice } from '../../../components/Notice.tsx';
+import { toProblem } from '../../../problem.ts';
+import { useTRPC } from '../../../trpc.ts';
 import type { Choices } from './choices.ts';
-import { choicesKey } from './choices.ts';
-import { loadTop } from './data.ts';
+import { topOptions } from './data.ts';
 import type { TableDef } from './lanes.ts';
 import { TopTableRows } from './TopTableRows.tsx';
 import { splitAttribution } from './topValues.ts';
-import { useLoad } from './useLoad.ts';
 
 /** One ranked table of the lane (sources, pages, crawlers…), loaded on its own so one failure stays local. */
 export function TopTableCard({
@@ -20,14 +21,14 @@ export function TopTableCard({
   table: TableDef;
   columnLabel: string;
 }) {
-  const top = useLoad(`${choicesKey(choices)}|${table.dimension}`, () => loadTop(siteId, choices, table));
+  const top = useQuery(topOptions(useTRPC(), siteId, choices, table));
   const data = top.data;
   const attribution = data?.attribution ? splitAttribution(data.attribution) : null;
   return (
-    <div className="dash-top-card" data-dimension={table.dimension} aria-busy={top.loading}>
+    <div className="dash-top-card" data-dimension={table.dimension} aria-busy={top.isFetching}>
       <Card title={table.title}>
-        {top.problem && <Notice tone="error">{top.problem.title}</Notice>}
-        {!data && !top.problem && <p className="loading">Loading…</p>}
+        {top.isError && <Notice tone="error">{toProblem(top.error).title}</Notice>}
+        {top.isPending && <p className="loading">Loading…</p>}
         {data && <TopTableRows table={data} title={table.title} columnLabel={columnLabel} />}
         {attribution && (
           <p className="dash-attribution">

@@ -75,6 +75,3 @@ export function rangeFields(c: Choices): RangeFields {
   if (c.range === 'custom' && c.from) return c.to ? { from: c.from, to: c.to } : { from: c.from };
   return { days: RANGE_CHOICES.find((r) => r.key === c.range)?.days ?? 7 };
 }
-
-/** A key that changes whenever the data to show changes (lane, range or compare). */
-export const choicesKey = (c: Choices) => JSON.stringify([c.lane, rangeFields(c), c.compare]);

@@ -1,15 +1,14 @@
-import type { Problem } from '../../../problem.ts';
-import { api } from '../../../trpc.ts';
+import { keepPreviousData, queryOptions, skipToken } from '@tanstack/react-query';
+import { ProblemError } from '../../../problem.ts';
+import type { TRPC, TRPCClient } from '../../../trpc.ts';
 import { type Choices, laneOf, rangeFields } from './choices.ts';
 import { LANE_VIEWS, type TableDef } from './lanes.ts';
-import type { BatchResult, Catalogue, StatsResult, Summary, TopTable } from './types.ts';
+import type { BatchResult, StatsResult } from './types.ts';
 
-/** A problem the API answered inside a 200 (a refused batch entry), thrown like any other. */
-export class ProblemError extends Error {
-  constructor(readonly problem: Problem) {
-    super(problem.title);
-  }
-}
+/*
+ * The dashboard's figures as queries keyed by their input. Each keeps the last answer on screen while
+ * the next loads (so switching a range does not blank the page); a failure shows no figures.
+ */
 
 /** The answers of the series batch: the lane's daily figures and, for Crawlers, the bots seen. */
 export interface SeriesAnswers {
@@ -26,24 +25,32 @@ function answerOf(answers: BatchResult, name: string): StatsResult {
 
 /**
  * The lane's daily series (with the previous period when comparing) in one batch call; for Crawlers
- * the same call counts requests by bot, for the number of crawlers seen.
+ * the same call counts requests by bot, for the number of crawlers seen. The batch is a read sent as
+ * a POST (a mutation to tRPC), so its query is made here, cached under the procedure's own key.
  */
-export async function loadSeries(siteId: string, c: Choices): Promise<SeriesAnswers> {
+export function seriesOptions(trpc: TRPC, client: TRPCClient, siteId: string, c: Choices) {
   const view = LANE_VIEWS[c.lane];
   const common = { lane: laneOf(c.lane), compare: c.compare, ...rangeFields(c) };
   const queries: Record<string, unknown> = { series: { metrics: view.metrics, by: 'day', ...common } };
   if (c.lane === 'crawlers') queries.bots = { metrics: 'requests', by: 'bot', limit: 1000, ...common };
-  const answers = await api.stats.batch.mutate({ id: siteId, queries });
-  return { series: answerOf(answers, 'series'), bots: queries.bots ? answerOf(answers, 'bots') : null };
+  const input = { id: siteId, queries };
+  return queryOptions({
+    queryKey: [...trpc.stats.batch.mutationKey(), { input }],
+    queryFn: async (): Promise<SeriesAnswers> => {
+      const answers = await client.stats.batch.mutate(input);
+      return { series: answerOf(answers, 'series'), bots: queries.bots ? answerOf(answers, 'bots') : null };
+    },
+    placeholderData: keepPreviousData,
+  });
 }
 
-/** The headline measures of People traffic (always with the previous period, when there is one). */
-export function loadSummary(siteId: string, c: Choices): Promise<Summary> {
-  const input = { id: siteId, ...rangeFields(c) };
-  return api.stats.summary.query(input);
+/** The headline measures of People traffic (always with the previous period, when there is one); other lanes skip it. */
+export function summaryOptions(trpc: TRPC, siteId: string, c: Choices) {
+  const input = c.lane === 'people' ? { id: siteId, ...rangeFields(c) } : skipToken;
+  return trpc.stats.summary.queryOptions(input, { placeholderData: keepPreviousData });
 }
 
-export function loadTop(siteId: string, c: Choices, table: TableDef): Promise<TopTable> {
+export function topOptions(trpc: TRPC, siteId: string, c: Choices, table: TableDef) {
   const input = {
     id: siteId,
     dimension: table.dimension,
@@ -52,9 +59,5 @@ export function loadTop(siteId: string, c: Choices, table: TableDef): Promise<To
     ...(table.count ? { count: table.count } : {}),
     ...rangeFields(c),
   };
-  return api.stats.top.query(input);
-}
-
-export function loadCatalogue(): Promise<Catalogue> {
-  return api.stats.catalogue.query();
+  return trpc.stats.top.queryOptions(input, { placeholderData: keepPreviousData });
 }

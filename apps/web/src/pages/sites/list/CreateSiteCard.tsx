@@ -1,11 +1,11 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
 import { Card } from '../../../components/Card.tsx';
 import { Field } from '../../../components/Field.tsx';
 import { FormShell } from '../../../components/FormShell.tsx';
 import { useForm } from '../../../forms/useForm.ts';
 import { navigate } from '../../../router.tsx';
-import { sendToSignInOn401 } from '../../../session.ts';
-import { api } from '../../../trpc.ts';
+import { useTRPC } from '../../../trpc.ts';
 import { TextAreaField } from '../parts/fields.tsx';
 import { aimAtList } from '../parts/listProblem.ts';
 import { TimezoneField } from '../parts/TimezoneField.tsx';
@@ -21,13 +21,24 @@ function hostnameLines(text: string): { hostname: string; line: number }[] {
 
 /** A new site: name, time zone (the browser's preselected) and hostnames one per line; then on to its page. */
 export function CreateSiteCard({ first }: { first: boolean }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  // A new site is in the list and counts against the plan's allowance.
+  const create = useMutation(
+    trpc.sites.create.mutationOptions({
+      onSuccess: () =>
+        Promise.all([
+          queryClient.invalidateQueries(trpc.sites.list.queryFilter()),
+          queryClient.invalidateQueries(trpc.workspace.get.queryFilter()),
+        ]),
+    }),
+  );
   const [limit, setLimit] = useState<string | null>(null);
   const sent = useRef<{ hostname: string; line: number }[]>([]);
   const form = useForm({
     name: 'createSite',
     initial: { name: '', timezone: browserTimeZone(), hostnames: '' },
     onProblem: (p) => {
-      if (sendToSignInOn401(p)) return true;
       if (p.status === 402) {
         setLimit(p.title);
         return true;
@@ -40,7 +51,7 @@ export function CreateSiteCard({ first }: { first: boolean }) {
     submit: async (values) => {
       setLimit(null);
       sent.current = hostnameLines(values.hostnames);
-      const { site } = await api.sites.create.mutate({
+      const { site } = await create.mutateAsync({
         name: values.name.trim(),
         timezone: values.timezone,
         hostnames: sent.current.map((l) => l.hostname),

@@ -4,7 +4,7 @@ import { SitesFrame } from './SitesFrame.tsx';
 /** A site page of an unknown (or another workspace's) site. */
 export function SiteMissing() {
   return (
-    <SitesFrame title="No such site" problem={null}>
+    <SitesFrame title="No such site">
       <div className="card site-missing">
         <p>
           <strong>No such site in this workspace.</strong> It may have been deleted, or it belongs to another workspace: switch

@@ -1,10 +1,11 @@
+import { useMutation } from '@tanstack/react-query';
 import { Field } from '../../../components/Field.tsx';
 import { FormShell } from '../../../components/FormShell.tsx';
 import { useForm } from '../../../forms/useForm.ts';
-import { sendToSignInOn401 } from '../../../session.ts';
-import { api } from '../../../trpc.ts';
+import { useTRPC } from '../../../trpc.ts';
 import { SelectField } from '../parts/fields.tsx';
 import { aimAtList } from '../parts/listProblem.ts';
+import { useRefreshSite } from '../parts/useRefreshSite.ts';
 import { EXPERIMENT_STATUSES, type ExperimentStatus } from '../types.ts';
 
 const variantsOf = (text: string) =>
@@ -14,15 +15,17 @@ const variantsOf = (text: string) =>
     .filter((v) => v !== '');
 
 /** A new experiment: key (as data-exp in the page), optional name, variants comma-separated, status. */
-export function AddExperimentForm({ siteId, onAdded }: { siteId: string; onAdded: () => void }) {
+export function AddExperimentForm({ siteId }: { siteId: string }) {
+  const refresh = useRefreshSite(siteId);
+  const create = useMutation(useTRPC().siteSettings.createExperiment.mutationOptions({ onSuccess: refresh }));
   const form = useForm({
     name: 'addExperiment',
     initial: { key: '', name: '', variants: 'control, new', status: 'draft' },
-    onProblem: (p) => sendToSignInOn401(p) || aimAtList(p, 'variants', (i) => `Variant ${i + 1}`),
+    onProblem: (p) => aimAtList(p, 'variants', (i) => `Variant ${i + 1}`),
     submit: async (values) => {
       const name = values.name.trim();
       const status = EXPERIMENT_STATUSES.find((s) => s === values.status) as ExperimentStatus;
-      await api.siteSettings.createExperiment.mutate({
+      await create.mutateAsync({
         id: siteId,
         key: values.key.trim(),
         ...(name ? { name } : {}),
@@ -30,7 +33,6 @@ export function AddExperimentForm({ siteId, onAdded }: { siteId: string; onAdded
         status,
       });
       form.reset();
-      onAdded();
     },
   });
   return (

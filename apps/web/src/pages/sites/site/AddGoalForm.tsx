@@ -1,25 +1,26 @@
+import { useMutation } from '@tanstack/react-query';
 import { Field } from '../../../components/Field.tsx';
 import { FormShell } from '../../../components/FormShell.tsx';
 import { useForm } from '../../../forms/useForm.ts';
-import { sendToSignInOn401 } from '../../../session.ts';
-import { api } from '../../../trpc.ts';
+import { useTRPC } from '../../../trpc.ts';
 import { SelectField } from '../parts/fields.tsx';
+import { useRefreshSite } from '../parts/useRefreshSite.ts';
 
 /** A new goal: its name (its id is derived from it), whether it matches an event or a path, and what. */
-export function AddGoalForm({ siteId, onAdded }: { siteId: string; onAdded: () => void }) {
+export function AddGoalForm({ siteId }: { siteId: string }) {
+  const refresh = useRefreshSite(siteId);
+  const create = useMutation(useTRPC().siteSettings.createGoal.mutationOptions({ onSuccess: refresh }));
   const form = useForm({
     name: 'addGoal',
     initial: { name: '', type: 'event', match: '' },
-    onProblem: sendToSignInOn401,
     submit: async (values) => {
-      await api.siteSettings.createGoal.mutate({
+      await create.mutateAsync({
         id: siteId,
         name: values.name.trim(),
         type: values.type === 'path' ? 'path' : 'event',
         match: values.match.trim(),
       });
       form.reset();
-      onAdded();
     },
   });
   const isPath = form.values.type === 'path';

@@ -1,9 +1,10 @@
+import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Field } from '../../../components/Field.tsx';
 import { FormShell } from '../../../components/FormShell.tsx';
 import { useForm } from '../../../forms/useForm.ts';
-import { sendToSignInOn401 } from '../../../session.ts';
-import { api } from '../../../trpc.ts';
+import { useTRPC } from '../../../trpc.ts';
+import { useRefreshSite } from '../parts/useRefreshSite.ts';
 import type { HostnameDetail } from '../types.ts';
 import { DnsRecordTable } from './DnsRecordTable.tsx';
 
@@ -11,16 +12,17 @@ import { DnsRecordTable } from './DnsRecordTable.tsx';
  * Adds a hostname. Proxy mode reveals the origin the proxy forwards to; its answer lists the DNS records
  * to set, shown until dismissed (an ordinary hostname shows its TXT record in the list above).
  */
-export function AddHostnameForm({ siteId, onAdded }: { siteId: string; onAdded: () => void }) {
+export function AddHostnameForm({ siteId }: { siteId: string }) {
+  const refresh = useRefreshSite(siteId);
+  const create = useMutation(useTRPC().hostnames.create.mutationOptions({ onSuccess: refresh }));
   const [proxy, setProxy] = useState(false);
   const [added, setAdded] = useState<HostnameDetail | null>(null);
   const form = useForm({
     name: 'addHostname',
     initial: { hostname: '', origin: '' },
-    onProblem: sendToSignInOn401,
     submit: async (values) => {
       setAdded(null);
-      const detail = await api.hostnames.create.mutate({
+      const detail = await create.mutateAsync({
         id: siteId,
         hostname: values.hostname.trim(),
         ...(proxy ? { proxy: true, origin: values.origin.trim() } : {}),
@@ -28,7 +30,6 @@ export function AddHostnameForm({ siteId, onAdded }: { siteId: string; onAdded: 
       form.reset();
       setProxy(false);
       if (detail.proxy) setAdded(detail);
-      onAdded();
     },
   });
 

@@ -1,37 +1,43 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Card } from '../../../components/Card.tsx';
 import { toProblem } from '../../../problem.ts';
 import { navigate } from '../../../router.tsx';
-import { sendToSignInOn401 } from '../../../session.ts';
-import { api } from '../../../trpc.ts';
+import { useTRPC } from '../../../trpc.ts';
 import type { Site } from '../types.ts';
 
 /** Deleting the site, once its name is typed: its keys stop at once, and its hostnames and settings go. */
 export function DangerZoneCard({ site }: { site: Site }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
   const [typed, setTyped] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const matches = typed.trim() === site.name.trim();
+  const remove = useMutation(
+    trpc.sites.delete.mutationOptions({
+      onSuccess: () => {
+        // Gone from the list at once (not shown while the list loads again), and from the plan's usage.
+        queryClient.setQueryData(
+          trpc.sites.list.queryKey(),
+          (old) => old && { sites: old.sites.filter((s) => s.id !== site.id) },
+        );
+        void queryClient.invalidateQueries(trpc.sites.list.queryFilter());
+        void queryClient.invalidateQueries(trpc.workspace.get.queryFilter());
+        navigate('/sites', { replace: true, flash: `${site.name} is deleted.` });
+      },
+    }),
+  );
+  const busy = remove.isPending || remove.isSuccess;
+  const error = remove.error ? toProblem(remove.error).title : null;
 
-  const submit = async (e: FormEvent<HTMLFormElement>) => {
+  const submit = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
-    if (!matches || busy) return;
-    setBusy(true);
-    setError(null);
-    try {
-      await api.sites.delete.mutate({ id: site.id });
-      navigate('/sites', { replace: true, flash: `${site.name} is deleted.` });
-    } catch (err) {
-      const p = toProblem(err);
-      if (!sendToSignInOn401(p)) setError(p.title);
-      setBusy(false);
-    }
+    if (matches && !busy) remove.mutate({ id: site.id });
   };
 
   return (
     <div className="site-danger-card">
       <Card title="Danger zone">
-        <form name="deleteSite" className="site-danger" onSubmit={(e) => void submit(e)} noValidate aria-label="Delete site">
+        <form name="deleteSite" className="site-danger" onSubmit={submit} noValidate aria-label="Delete site">
           <p className="card-intro">
             Deleting the site removes its hostnames, keys and settings; its keys stop working at once, so pages stop being
             counted. This cannot be undone.

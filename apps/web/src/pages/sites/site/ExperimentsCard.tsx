@@ -1,36 +1,34 @@
+import { useMutation } from '@tanstack/react-query';
 import { Card } from '../../../components/Card.tsx';
 import { Notice } from '../../../components/Notice.tsx';
-import { api } from '../../../trpc.ts';
 import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
-import { useAction } from '../../../data/useAction.ts';
+import { latestProblem } from '../../../data/latestProblem.ts';
+import { useTRPC } from '../../../trpc.ts';
+import { useRefreshSite } from '../parts/useRefreshSite.ts';
 import { EXPERIMENT_STATUSES, type Experiment, type ExperimentStatus, type Site } from '../types.ts';
 import { AddExperimentForm } from './AddExperimentForm.tsx';
 
 const isStatus = (v: string): v is ExperimentStatus => (EXPERIMENT_STATUSES as readonly string[]).includes(v);
 
 /** The site's A/B experiments: each with its variants and a status to change in place. */
-export function ExperimentsCard({ site, onChanged }: { site: Site; onChanged: () => void }) {
+export function ExperimentsCard({ site }: { site: Site }) {
   const experiments = site.settings.experiments;
-  const action = useAction();
+  const trpc = useTRPC();
+  const refresh = useRefreshSite(site.id);
+  const update = useMutation(trpc.siteSettings.updateExperiment.mutationOptions({ onSuccess: refresh }));
+  const remove = useMutation(trpc.siteSettings.deleteExperiment.mutationOptions({ onSuccess: refresh }));
+  const busy = [update, remove].find((m) => m.isPending)?.variables?.key ?? null;
+  const problem = latestProblem(update, remove);
   const setStatus = (e: Experiment, status: string) => {
-    if (!isStatus(status) || status === e.status) return;
-    void action.run(e.key, async () => {
-      await api.siteSettings.updateExperiment.mutate({ id: site.id, key: e.key, status });
-      onChanged();
-    });
+    if (isStatus(status) && status !== e.status) update.mutate({ id: site.id, key: e.key, status });
   };
-  const remove = (e: Experiment) =>
-    action.run(e.key, async () => {
-      await api.siteSettings.deleteExperiment.mutate({ id: site.id, key: e.key });
-      onChanged();
-    });
 
   return (
     <Card title="Experiments">
       <p className="card-intro">
         A/B experiments: the key is the <code>data-exp</code> name in your pages. Results count while an experiment is running.
       </p>
-      {action.error && <Notice tone="error">{action.error}</Notice>}
+      {problem && <Notice tone="error">{problem.title}</Notice>}
       {experiments.length === 0 ? (
         <p className="site-none">No experiments yet.</p>
       ) : (
@@ -68,7 +66,7 @@ export function ExperimentsCard({ site, onChanged }: { site: Site; onChanged: ()
                       className="site-select-small"
                       value={e.status}
                       onChange={(ev) => setStatus(e, ev.target.value)}
-                      disabled={action.busy !== null}
+                      disabled={busy !== null}
                       aria-label={`Status of ${e.key}`}
                     >
                       {EXPERIMENT_STATUSES.map((s) => (
@@ -84,10 +82,10 @@ export function ExperimentsCard({ site, onChanged }: { site: Site; onChanged: ()
                       name={`Delete experiment ${e.key}`}
                       question="Delete this experiment?"
                       confirmLabel="Delete experiment"
-                      busy={action.busy === e.key}
+                      busy={busy === e.key}
                       busyLabel="Working…"
-                      disabled={action.busy !== null}
-                      onConfirm={() => void remove(e)}
+                      disabled={busy !== null}
+                      onConfirm={() => remove.mutate({ id: site.id, key: e.key })}
                     />
                   </td>
                 </tr>
@@ -96,7 +94,7 @@ export function ExperimentsCard({ site, onChanged }: { site: Site; onChanged: ()
           </table>
         </div>
       )}
-      <AddExperimentForm siteId={site.id} onAdded={onChanged} />
+      <AddExperimentForm siteId={site.id} />
     </Card>
   );
 }

@@ -1,26 +1,25 @@
+import { useMutation } from '@tanstack/react-query';
 import { Card } from '../../../components/Card.tsx';
 import { Notice } from '../../../components/Notice.tsx';
-import { api } from '../../../trpc.ts';
 import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
-import { useAction } from '../../../data/useAction.ts';
-import type { Goal, Site } from '../types.ts';
+import { toProblem } from '../../../problem.ts';
+import { useTRPC } from '../../../trpc.ts';
+import { useRefreshSite } from '../parts/useRefreshSite.ts';
+import type { Site } from '../types.ts';
 import { AddGoalForm } from './AddGoalForm.tsx';
 
 /** The site's goals: an event name or a page path that counts as a conversion. */
-export function GoalsCard({ site, onChanged }: { site: Site; onChanged: () => void }) {
+export function GoalsCard({ site }: { site: Site }) {
   const goals = site.settings.goals;
-  const action = useAction();
-  const remove = (g: Goal) =>
-    action.run(g.id, async () => {
-      await api.siteSettings.deleteGoal.mutate({ id: site.id, goal: g.id });
-      onChanged();
-    });
+  const refresh = useRefreshSite(site.id);
+  const remove = useMutation(useTRPC().siteSettings.deleteGoal.mutationOptions({ onSuccess: refresh }));
+  const deleting = remove.isPending ? remove.variables.goal : null;
   return (
     <Card title="Goals">
       <p className="card-intro">
         A goal is reached when a visitor sends an event or views a page. Goals read stored events, so earlier visits count too.
       </p>
-      {action.error && <Notice tone="error">{action.error}</Notice>}
+      {remove.error && <Notice tone="error">{toProblem(remove.error).title}</Notice>}
       {goals.length === 0 ? (
         <p className="site-none">No goals yet.</p>
       ) : (
@@ -56,10 +55,10 @@ export function GoalsCard({ site, onChanged }: { site: Site; onChanged: () => vo
                       name={`Delete goal ${g.name}`}
                       question="Delete this goal?"
                       confirmLabel="Delete goal"
-                      busy={action.busy === g.id}
+                      busy={deleting === g.id}
                       busyLabel="Deleting…"
-                      disabled={action.busy !== null}
-                      onConfirm={() => void remove(g)}
+                      disabled={deleting !== null}
+                      onConfirm={() => remove.mutate({ id: site.id, goal: g.id })}
                     />
                   </td>
                 </tr>
@@ -68,7 +67,7 @@ export function GoalsCard({ site, onChanged }: { site: Site; onChanged: () => vo
           </table>
         </div>
       )}
-      <AddGoalForm siteId={site.id} onAdded={onChanged} />
+      <AddGoalForm siteId={site.id} />
     </Card>
   );
 }

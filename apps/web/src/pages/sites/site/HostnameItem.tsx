@@ -1,48 +1,48 @@
+import { skipToken, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api } from '../../../trpc.ts';
 import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
-import { useAction } from '../../../data/useAction.ts';
-import type { Hostname, ProxyRecord } from '../types.ts';
+import { latestProblem } from '../../../data/latestProblem.ts';
+import { toProblem } from '../../../problem.ts';
+import { useTRPC } from '../../../trpc.ts';
+import type { Hostname } from '../types.ts';
+import { useRefreshSite } from '../parts/useRefreshSite.ts';
 import { DnsRecordTable } from './DnsRecordTable.tsx';
 import { HostnameBadges } from './HostnameBadges.tsx';
 
-interface Props {
-  siteId: string;
-  host: Hostname;
-  onChanged: () => void;
-}
+/** What a verification that found nothing says, as a sentence. */
+const sentence = (text: string) => (/[.!?]$/.test(text) ? text : `${text}.`);
 
 /**
  * One hostname: its badges; while unverified the exact TXT record to add and a Verify button that says
  * what was found; for proxy mode the records to set, on request; delete after a confirmation.
  */
-export function HostnameItem({ siteId, host, onChanged }: Props) {
-  const action = useAction();
+export function HostnameItem({ siteId, host }: { siteId: string; host: Hostname }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const refresh = useRefreshSite(siteId);
   const [message, setMessage] = useState<string | null>(null);
-  const [proxyRecords, setProxyRecords] = useState<ProxyRecord[] | null>(null);
+  // Proxy mode: the edge's records are fetched once asked for, or once a verification found nothing.
+  const [wantRecords, setWantRecords] = useState(false);
   const name = host.hostname;
   const key = { id: siteId, hostname: name };
-
-  const verify = () =>
-    action.run('verify', async () => {
-      setMessage(null);
-      const answer = await api.hostnames.verify.mutate(key);
-      if (answer.verified) onChanged();
-      else {
-        const text = answer.message ?? 'Not verified yet: check the record, then try again in a few minutes';
-        setMessage(/[.!?]$/.test(text) ? text : `${text}.`);
-        if (host.proxy) await showProxyRecords();
-      }
-    });
-  const showProxyRecords = async () => {
-    const detail = await api.hostnames.get.query(key);
-    setProxyRecords(detail.proxy?.records ?? []);
-  };
-  const remove = () =>
-    action.run('delete', async () => {
-      await api.hostnames.delete.mutate(key);
-      onChanged();
-    });
+  const detail = useQuery(trpc.hostnames.get.queryOptions(wantRecords ? key : skipToken));
+  const verify = useMutation(
+    trpc.hostnames.verify.mutationOptions({
+      onMutate: () => setMessage(null),
+      onSuccess: (answer) => {
+        if (answer.verified) return refresh();
+        setMessage(sentence(answer.message ?? 'Not verified yet: check the record, then try again in a few minutes'));
+        if (!host.proxy) return;
+        // The edge's current view of the records.
+        setWantRecords(true);
+        return queryClient.invalidateQueries(trpc.hostnames.get.queryFilter(key));
+      },
+    }),
+  );
+  const remove = useMutation(trpc.hostnames.delete.mutationOptions({ onSuccess: refresh }));
+  const busy = verify.isPending || remove.isPending || detail.isFetching;
+  const problem = latestProblem(verify, remove) ?? (detail.isError ? toProblem(detail.error) : null);
+  const proxyRecords = detail.data ? (detail.data.proxy?.records ?? []) : null;
 
   return (
     <li className="site-host" aria-label={name}>
@@ -56,11 +56,11 @@ export function HostnameItem({ siteId, host, onChanged }: Props) {
             <button
               type="button"
               className="button button-primary button-small"
-              onClick={() => void verify()}
-              disabled={action.busy !== null}
+              onClick={() => verify.mutate(key)}
+              disabled={busy}
               aria-label={`Verify ${name}`}
             >
-              {action.busy === 'verify' ? 'Checking…' : 'Verify'}
+              {verify.isPending ? 'Checking…' : 'Verify'}
             </button>
           )}
           <ConfirmButton
@@ -68,10 +68,10 @@ export function HostnameItem({ siteId, host, onChanged }: Props) {
             name={`Delete ${name}`}
             question={`Remove ${name} from this site?`}
             confirmLabel="Delete hostname"
-            busy={action.busy === 'delete'}
+            busy={remove.isPending}
             busyLabel="Deleting…"
-            disabled={action.busy !== null}
-            onConfirm={() => void remove()}
+            disabled={busy}
+            onConfirm={() => remove.mutate(key)}
           />
         </span>
       </div>
@@ -91,13 +91,8 @@ export function HostnameItem({ siteId, host, onChanged }: Props) {
           {proxyRecords ? (
             proxyRecords.length > 0 && <DnsRecordTable records={proxyRecords} label={`DNS records for ${name} in proxy mode`} />
           ) : (
-            <button
-              type="button"
-              className="button button-link"
-              onClick={() => void action.run('records', showProxyRecords)}
-              disabled={action.busy !== null}
-            >
-              {action.busy === 'records' ? 'Loading…' : 'Show the DNS records to set'}
+            <button type="button" className="button button-link" onClick={() => setWantRecords(true)} disabled={busy}>
+              {detail.isFetching ? 'Loading…' : 'Show the DNS records to set'}
             </button>
           )}
         </div>
@@ -108,9 +103,9 @@ export function HostnameItem({ siteId, host, onChanged }: Props) {
           {message}
         </p>
       )}
-      {action.error && (
+      {problem && (
         <p className="alert alert-error" role="alert">
-          {action.error}
+          {problem.title}
         </p>
       )}
     </li>

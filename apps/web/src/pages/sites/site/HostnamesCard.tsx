@@ -4,7 +4,7 @@ import { AddHostnameForm } from './AddHostnameForm.tsx';
 import { HostnameItem } from './HostnameItem.tsx';
 
 /** The hostnames the site is served on: each to verify with a DNS record, or served in proxy mode. */
-export function HostnamesCard({ site, onChanged }: { site: Site; onChanged: () => void }) {
+export function HostnamesCard({ site }: { site: Site }) {
   const total = site.hostnames.length;
   const verified = site.hostnames.filter((h) => h.verifiedAt).length;
   return (
@@ -18,11 +18,11 @@ export function HostnamesCard({ site, onChanged }: { site: Site; onChanged: () =
       ) : (
         <ul className="site-hosts">
           {site.hostnames.map((h) => (
-            <HostnameItem key={h.hostname} siteId={site.id} host={h} onChanged={onChanged} />
+            <HostnameItem key={h.hostname} siteId={site.id} host={h} />
           ))}
         </ul>
       )}
-      <AddHostnameForm siteId={site.id} onAdded={onChanged} />
+      <AddHostnameForm siteId={site.id} />
     </Card>
   );
 }

@@ -1,15 +1,17 @@
+import { useQuery } from '@tanstack/react-query';
 import { Card } from '../../../components/Card.tsx';
 import { Notice } from '../../../components/Notice.tsx';
-import { useQuery } from '../../../data/useQuery.ts';
 import { formatDateTime } from '../../../format.ts';
-import { api } from '../../../trpc.ts';
+import { toProblem } from '../../../problem.ts';
+import { useTRPC } from '../../../trpc.ts';
 import { CopyButton } from '../parts/CopyButton.tsx';
 import { CollectHealthNote } from './CollectHealthNote.tsx';
 
 /** The snippet to paste into every page, whether a page with it has been viewed yet, and what was not stored. */
 export function InstallCard({ siteId }: { siteId: string }) {
-  const snippet = useQuery(() => api.sites.snippet.query({ id: siteId }));
-  const status = useQuery(() => api.sites.installStatus.query({ id: siteId }));
+  const trpc = useTRPC();
+  const snippet = useQuery(trpc.sites.snippet.queryOptions({ id: siteId }));
+  const status = useQuery(trpc.sites.installStatus.queryOptions({ id: siteId }));
   const installed = status.data?.installed === true;
 
   return (
@@ -28,7 +30,7 @@ export function InstallCard({ siteId }: { siteId: string }) {
         Paste this tag into the <code>&lt;head&gt;</code> of every page of the site. It sets no cookies and needs no consent
         banner.
       </p>
-      {snippet.problem && <Notice tone="error">{snippet.problem.title}</Notice>}
+      {snippet.isError && <Notice tone="error">{toProblem(snippet.error).title}</Notice>}
       {snippet.data && (
         <div className="site-snippet">
           <pre className="site-code">
@@ -37,7 +39,7 @@ export function InstallCard({ siteId }: { siteId: string }) {
           <CopyButton value={snippet.data.html} label="Copy snippet" />
         </div>
       )}
-      {snippet.loading && !snippet.data && <p className="loading">Loading…</p>}
+      {snippet.isPending && <p className="loading">Loading…</p>}
 
       <div className="site-install-status">
         <p id="install-status" role="status" aria-live="polite">
@@ -54,14 +56,19 @@ export function InstallCard({ siteId }: { siteId: string }) {
                 </span>
               </>
             )
-          ) : status.problem ? (
-            status.problem.title
+          ) : status.isError ? (
+            toProblem(status.error).title
           ) : (
             'Checking…'
           )}
         </p>
-        <button type="button" className="button button-secondary button-small" onClick={status.reload} disabled={status.loading}>
-          {status.loading ? 'Checking…' : 'Refresh'}
+        <button
+          type="button"
+          className="button button-secondary button-small"
+          onClick={() => void status.refetch()}
+          disabled={status.isFetching}
+        >
+          {status.isFetching ? 'Checking…' : 'Refresh'}
         </button>
       </div>
       {status.data && <CollectHealthNote collect={status.data.collect} />}

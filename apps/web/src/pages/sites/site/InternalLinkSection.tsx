@@ -1,9 +1,10 @@
+import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
+import { latestProblem } from '../../../data/latestProblem.ts';
 import { formatDateTime } from '../../../format.ts';
-import { api } from '../../../trpc.ts';
+import { useTRPC } from '../../../trpc.ts';
 import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
 import { CopyButton } from '../parts/CopyButton.tsx';
-import { useAction } from '../../../data/useAction.ts';
 import type { InternalLink, Site } from '../types.ts';
 
 /**
@@ -15,20 +16,19 @@ export function InternalLinkSection({ site }: { site: Site }) {
   const [hostname, setHostname] = useState(eligible[0] ?? '');
   const [link, setLink] = useState<InternalLink | null>(null);
   const [rotated, setRotated] = useState(false);
-  const action = useAction();
   const chosen = eligible.includes(hostname) ? hostname : (eligible[0] ?? '');
-
-  const create = () =>
-    action.run('create', async () => {
-      setRotated(false);
-      setLink(await api.internalLink.create.mutate({ id: site.id, hostname: chosen }));
-    });
-  const rotate = () =>
-    action.run('rotate', async () => {
-      await api.internalLink.rotate.mutate({ id: site.id });
-      setLink(null);
-      setRotated(true);
-    });
+  const trpc = useTRPC();
+  const create = useMutation(trpc.internalLink.create.mutationOptions({ onMutate: () => setRotated(false), onSuccess: setLink }));
+  const rotate = useMutation(
+    trpc.internalLink.rotate.mutationOptions({
+      onSuccess: () => {
+        setLink(null);
+        setRotated(true);
+      },
+    }),
+  );
+  const busy = create.isPending || rotate.isPending;
+  const problem = latestProblem(create, rotate);
 
   return (
     <section className="site-subsection" aria-labelledby="internal-link-title">
@@ -52,8 +52,13 @@ export function InternalLinkSection({ site }: { site: Site }) {
               ))}
             </select>
           </div>
-          <button type="button" className="button button-primary" onClick={() => void create()} disabled={action.busy !== null}>
-            {action.busy === 'create' ? 'Creating…' : 'Create link'}
+          <button
+            type="button"
+            className="button button-primary"
+            onClick={() => create.mutate({ id: site.id, hostname: chosen })}
+            disabled={busy}
+          >
+            {create.isPending ? 'Creating…' : 'Create link'}
           </button>
         </div>
       )}
@@ -73,9 +78,9 @@ export function InternalLinkSection({ site }: { site: Site }) {
           Rotated: browsers marked before no longer count as internal. Open a new link in each of them.
         </p>
       )}
-      {action.error && (
+      {problem && (
         <p className="alert alert-error" role="alert">
-          {action.error}
+          {problem.title}
         </p>
       )}
       <div className="site-actions-below">
@@ -83,10 +88,10 @@ export function InternalLinkSection({ site }: { site: Site }) {
           label="Rotate internal key"
           question="Every browser marked before stops counting as internal, and links not yet opened stop working."
           confirmLabel="Rotate"
-          busy={action.busy === 'rotate'}
+          busy={rotate.isPending}
           busyLabel="Rotating…"
-          disabled={action.busy !== null}
-          onConfirm={() => void rotate()}
+          disabled={busy}
+          onConfirm={() => rotate.mutate({ id: site.id })}
         />
       </div>
     </section>

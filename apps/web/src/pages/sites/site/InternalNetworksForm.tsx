@@ -1,7 +1,8 @@
+import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useRef, useState } from 'react';
 import { fieldMessage, toProblem } from '../../../problem.ts';
-import { sendToSignInOn401 } from '../../../session.ts';
-import { api } from '../../../trpc.ts';
+import { useTRPC } from '../../../trpc.ts';
+import { useRefreshSite } from '../parts/useRefreshSite.ts';
 
 interface Row {
   key: number;
@@ -15,13 +16,14 @@ const ROW_FIELD = /^internalNetworks\[(\d+)\]$/;
  * A refused network is shown under its own row (the API names it `internalNetworks[i]`).
  */
 export function InternalNetworksForm({ siteId, initial }: { siteId: string; initial: string[] }) {
+  const refresh = useRefreshSite(siteId);
+  const update = useMutation(useTRPC().siteSettings.update.mutationOptions({ onSuccess: refresh }));
   const nextKey = useRef(0);
   const toRows = (list: string[]): Row[] => list.map((value) => ({ key: nextKey.current++, value }));
   const [rows, setRows] = useState<Row[]>(() => toRows(initial));
   const [rowError, setRowError] = useState<{ key: number; message: string } | null>(null);
   const [formError, setFormError] = useState<string | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
 
   const edit = (key: number, value: string) => {
     setRows((rs) => rs.map((r) => (r.key === key ? { ...r, value } : r)));
@@ -42,15 +44,14 @@ export function InternalNetworksForm({ siteId, initial }: { siteId: string; init
 
   const save = async (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
-    if (busy) return;
+    if (update.isPending) return;
     // Empty rows are left out; `sent[i]` is the row the API's internalNetworks[i] is about.
     const sent = rows.filter((r) => r.value.trim() !== '');
-    setBusy(true);
     setRowError(null);
     setFormError(null);
     setSaved(null);
     try {
-      const { site } = await api.siteSettings.update.mutate({ id: siteId, internalNetworks: sent.map((r) => r.value.trim()) });
+      const { site } = await update.mutateAsync({ id: siteId, internalNetworks: sent.map((r) => r.value.trim()) });
       const list = site.settings.internalNetworks;
       setRows(toRows(list));
       setSaved(
@@ -62,15 +63,12 @@ export function InternalNetworksForm({ siteId, initial }: { siteId: string; init
       );
     } catch (err) {
       const p = toProblem(err);
-      if (sendToSignInOn401(p)) return;
       const index = p.field ? ROW_FIELD.exec(p.field)?.[1] : undefined;
       const row = index === undefined ? undefined : sent[Number(index)];
       if (row) {
         setRowError({ key: row.key, message: fieldMessage(p) });
         requestAnimationFrame(() => document.getElementById(`internal-network-${row.key}`)?.focus());
       } else setFormError(p.title);
-    } finally {
-      setBusy(false);
     }
   };
 
@@ -145,8 +143,8 @@ export function InternalNetworksForm({ siteId, initial }: { siteId: string; init
         <button type="button" className="button button-secondary button-small" onClick={add}>
           Add network
         </button>
-        <button type="submit" className="button button-primary button-small" disabled={busy}>
-          {busy ? 'Saving…' : 'Save networks'}
+        <button type="submit" className="button button-primary button-small" disabled={update.isPending}>
+          {update.isPending ? 'Saving…' : 'Save networks'}
         </button>
       </div>
     </form>

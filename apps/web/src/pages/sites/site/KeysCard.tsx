@@ -1,45 +1,28 @@
-import { useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
 import { Card } from '../../../components/Card.tsx';
 import { Notice } from '../../../components/Notice.tsx';
-import { useQuery } from '../../../data/useQuery.ts';
+import { latestProblem } from '../../../data/latestProblem.ts';
 import { formatDate } from '../../../format.ts';
-import { api } from '../../../trpc.ts';
+import { toProblem } from '../../../problem.ts';
+import { useTRPC } from '../../../trpc.ts';
 import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
 import { CopyButton } from '../parts/CopyButton.tsx';
-import { useAction } from '../../../data/useAction.ts';
-import type { SiteKey } from '../types.ts';
 import { NewSecret } from './NewSecret.tsx';
+import { useKeyActions } from './useKeyActions.ts';
 
 /**
  * The site's keys: the public key in full (it is in every page), server secrets by prefix only. A new or
  * rotated secret is shown once.
  */
-export function KeysCard({ siteId, onPublicKeyRotated }: { siteId: string; onPublicKeyRotated: () => void }) {
-  const keys = useQuery(() => api.siteKeys.list.query({ id: siteId }));
-  const action = useAction();
-  const [fresh, setFresh] = useState<SiteKey | null>(null);
+export function KeysCard({ siteId }: { siteId: string }) {
+  const keys = useQuery(useTRPC().siteKeys.list.queryOptions({ id: siteId }));
+  const { create, rotate, remove, fresh, dismissFresh } = useKeyActions(siteId);
+  const working = create.isPending || rotate.isPending || remove.isPending;
+  const rotating = rotate.isPending ? rotate.variables.keyId : null;
+  const problem = latestProblem(create, rotate, remove);
   const list = keys.data?.keys ?? [];
   const publicKeys = list.filter((k) => k.kind === 'public');
   const secrets = list.filter((k) => k.kind === 'secret');
-
-  const create = () =>
-    action.run('create', async () => {
-      setFresh((await api.siteKeys.create.mutate({ id: siteId, kind: 'secret' })).key);
-      keys.reload();
-    });
-  const rotate = (k: SiteKey) =>
-    action.run(k.id, async () => {
-      const { key } = await api.siteKeys.rotate.mutate({ id: siteId, keyId: k.id });
-      if (key.kind === 'secret') setFresh(key);
-      else onPublicKeyRotated();
-      keys.reload();
-    });
-  const remove = (k: SiteKey) =>
-    action.run(k.id, async () => {
-      await api.siteKeys.delete.mutate({ id: siteId, keyId: k.id });
-      if (fresh?.id === k.id) setFresh(null);
-      keys.reload();
-    });
 
   return (
     <Card title="Keys">
@@ -47,9 +30,9 @@ export function KeysCard({ siteId, onPublicKeyRotated }: { siteId: string; onPub
         The public key goes into your pages with the snippet. Server secrets are for the edge worker SDK (SVC_SECRET) and the
         first-party proxy: keep them on your servers.
       </p>
-      {keys.problem && <Notice tone="error">{keys.problem.title}</Notice>}
-      {action.error && <Notice tone="error">{action.error}</Notice>}
-      {keys.loading && !keys.data && <p className="loading">Loading…</p>}
+      {keys.isError && <Notice tone="error">{toProblem(keys.error).title}</Notice>}
+      {problem && <Notice tone="error">{problem.title}</Notice>}
+      {keys.isPending && <p className="loading">Loading…</p>}
 
       {publicKeys.map((k) => (
         <div key={k.id} className="site-key-public">
@@ -64,16 +47,16 @@ export function KeysCard({ siteId, onPublicKeyRotated }: { siteId: string; onPub
               name="Rotate public key"
               question="The old key stops at once: pages must get the new snippet, or their views are not counted."
               confirmLabel="Rotate public key"
-              busy={action.busy === k.id}
+              busy={rotating === k.id}
               busyLabel="Rotating…"
-              disabled={action.busy !== null}
-              onConfirm={() => void rotate(k)}
+              disabled={working}
+              onConfirm={() => rotate.mutate({ id: siteId, keyId: k.id })}
             />
           </span>
         </div>
       ))}
 
-      {fresh?.value && <NewSecret secret={fresh} onDone={() => setFresh(null)} />}
+      {fresh?.value && <NewSecret secret={fresh} onDone={dismissFresh} />}
 
       <h3 className="site-subheading">Server secrets</h3>
       {keys.data && secrets.length === 0 && <p className="site-none">No server secrets.</p>}
@@ -91,10 +74,10 @@ export function KeysCard({ siteId, onPublicKeyRotated }: { siteId: string; onPub
                   name={`Rotate secret ${k.prefix}`}
                   question="The old secret stops at once: put the new one on your servers straight away."
                   confirmLabel="Rotate secret"
-                  busy={action.busy === k.id}
+                  busy={rotating === k.id}
                   busyLabel="Working…"
-                  disabled={action.busy !== null}
-                  onConfirm={() => void rotate(k)}
+                  disabled={working}
+                  onConfirm={() => rotate.mutate({ id: siteId, keyId: k.id })}
                 />
                 <ConfirmButton
                   label="Delete"
@@ -102,8 +85,8 @@ export function KeysCard({ siteId, onPublicKeyRotated }: { siteId: string; onPub
                   question="It stops working at once."
                   confirmLabel="Delete secret"
                   busy={false}
-                  disabled={action.busy !== null}
-                  onConfirm={() => void remove(k)}
+                  disabled={working}
+                  onConfirm={() => remove.mutate({ id: siteId, keyId: k.id })}
                 />
               </span>
             </li>
@@ -111,8 +94,13 @@ export function KeysCard({ siteId, onPublicKeyRotated }: { siteId: string; onPub
         </ul>
       )}
       <div className="form-actions site-actions-below">
-        <button type="button" className="button button-secondary" onClick={() => void create()} disabled={action.busy !== null}>
-          {action.busy === 'create' ? 'Creating…' : 'Create server secret'}
+        <button
+          type="button"
+          className="button button-secondary"
+          onClick={() => create.mutate({ id: siteId, kind: 'secret' })}
+          disabled={working}
+        >
+          {create.isPending ? 'Creating…' : 'Create server secret'}
         </button>
       </div>
     </Card>

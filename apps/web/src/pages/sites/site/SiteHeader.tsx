@@ -1,27 +1,22 @@
+import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Field } from '../../../components/Field.tsx';
 import { FormShell } from '../../../components/FormShell.tsx';
 import { formatDate } from '../../../format.ts';
 import { useForm } from '../../../forms/useForm.ts';
 import { Link } from '../../../router.tsx';
-import { sendToSignInOn401 } from '../../../session.ts';
-import { api } from '../../../trpc.ts';
+import { useTRPC } from '../../../trpc.ts';
 import { TimezoneField } from '../parts/TimezoneField.tsx';
+import { useRefreshSite } from '../parts/useRefreshSite.ts';
 import type { Site } from '../types.ts';
 
 /** Under the site's name: its time zone and age, and an inline form to rename it or change its zone. */
-export function SiteHeader({ site, onChanged }: { site: Site; onChanged: () => void }) {
+export function SiteHeader({ site }: { site: Site }) {
   const [editing, setEditing] = useState(false);
   return (
     <div className="site-header">
       {editing ? (
-        <RenameForm
-          site={site}
-          onDone={(changed) => {
-            setEditing(false);
-            if (changed) onChanged();
-          }}
-        />
+        <RenameForm site={site} onDone={() => setEditing(false)} />
       ) : (
         <div className="site-header-row">
           <p className="site-meta">
@@ -50,14 +45,16 @@ export function SiteHeader({ site, onChanged }: { site: Site; onChanged: () => v
   );
 }
 
-function RenameForm({ site, onDone }: { site: Site; onDone: (changed: boolean) => void }) {
+/** Closes when saved, once the site has loaded again with its new name. */
+function RenameForm({ site, onDone }: { site: Site; onDone: () => void }) {
+  const refresh = useRefreshSite(site.id);
+  const rename = useMutation(useTRPC().sites.update.mutationOptions({ onSuccess: refresh }));
   const form = useForm({
     name: 'renameSite',
     initial: { name: site.name, timezone: site.timezone },
-    onProblem: sendToSignInOn401,
     submit: async (values) => {
-      await api.sites.update.mutate({ id: site.id, name: values.name.trim(), timezone: values.timezone });
-      onDone(true);
+      await rename.mutateAsync({ id: site.id, name: values.name.trim(), timezone: values.timezone });
+      onDone();
     },
   });
   return (
@@ -67,7 +64,7 @@ function RenameForm({ site, onDone }: { site: Site; onDone: (changed: boolean) =
       busyLabel="Saving…"
       label="Rename site"
       after={
-        <button type="button" className="button button-link" onClick={() => onDone(false)}>
+        <button type="button" className="button button-link" onClick={onDone}>
           Cancel
         </button>
       }

@@ -1,13 +1,14 @@
+import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Card } from '../../../components/Card.tsx';
 import { Field } from '../../../components/Field.tsx';
 import { FormShell } from '../../../components/FormShell.tsx';
 import { Notice } from '../../../components/Notice.tsx';
 import { useForm } from '../../../forms/useForm.ts';
-import { sendToSignInOn401 } from '../../../session.ts';
-import { api } from '../../../trpc.ts';
+import { useTRPC } from '../../../trpc.ts';
 import { SelectField } from '../SelectField.tsx';
 import { INVITE_ROLES, type InviteRole } from '../types.ts';
+import { useRefreshMembers } from './useRefreshMembers.ts';
 
 const ROLE_OPTIONS = INVITE_ROLES.map((r) => ({ value: r, label: r.charAt(0).toUpperCase() + r.slice(1) }));
 
@@ -15,18 +16,18 @@ const ROLE_OPTIONS = INVITE_ROLES.map((r) => ({ value: r, label: r.charAt(0).toU
  * Invite someone by e-mail. Refusals are the server's to explain: 402 (the plan's member allowance,
  * pending invitations included) and 409 (already a member, or already invited) show at the top.
  */
-export function InviteCard({ onInvited }: { onInvited: () => void }) {
+export function InviteCard() {
+  const refresh = useRefreshMembers();
+  const invite = useMutation(useTRPC().members.createInvite.mutationOptions({ onSuccess: refresh }));
   const [sent, setSent] = useState<string | null>(null);
   const form = useForm({
     name: 'invite',
     initial: { email: '', role: 'member' },
-    onProblem: sendToSignInOn401,
     submit: async ({ email, role }) => {
       setSent(null);
-      const { invite } = await api.members.createInvite.mutate({ email, role: role as InviteRole });
+      const answer = await invite.mutateAsync({ email, role: role as InviteRole });
       form.reset();
-      setSent(invite.email);
-      onInvited();
+      setSent(answer.invite.email);
     },
   });
 

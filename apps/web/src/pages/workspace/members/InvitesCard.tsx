@@ -1,23 +1,22 @@
+import { useMutation } from '@tanstack/react-query';
 import { Card } from '../../../components/Card.tsx';
 import { Notice } from '../../../components/Notice.tsx';
 import { formatDate } from '../../../format.ts';
-import { api } from '../../../trpc.ts';
+import { toProblem } from '../../../problem.ts';
+import { useTRPC } from '../../../trpc.ts';
 import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
 import type { Invite } from '../types.ts';
-import { useAction } from '../../../data/useAction.ts';
+import { useRefreshMembers } from './useRefreshMembers.ts';
 
 /** Pending invitations: who, as what, until when; managers may withdraw them. */
-export function InvitesCard({ invites, canManage, onChanged }: { invites: Invite[]; canManage: boolean; onChanged: () => void }) {
-  const action = useAction();
-  const withdraw = (i: Invite) =>
-    action.run(i.id, async () => {
-      await api.members.deleteInvite.mutate({ id: i.id });
-      onChanged();
-    });
+export function InvitesCard({ invites, canManage }: { invites: Invite[]; canManage: boolean }) {
+  const refresh = useRefreshMembers();
+  const withdraw = useMutation(useTRPC().members.deleteInvite.mutationOptions({ onSuccess: refresh }));
+  const busy = withdraw.isPending ? withdraw.variables.id : null;
 
   return (
     <Card title="Pending invitations">
-      {action.error && <Notice tone="error">{action.error}</Notice>}
+      {withdraw.error && <Notice tone="error">{toProblem(withdraw.error).title}</Notice>}
       {invites.length === 0 ? (
         <p className="muted">No pending invitations.</p>
       ) : (
@@ -52,8 +51,8 @@ export function InvitesCard({ invites, canManage, onChanged }: { invites: Invite
                         name={`Withdraw the invitation of ${i.email}`}
                         question={`Withdraw the invitation of ${i.email}? Its link stops working.`}
                         confirmLabel="Withdraw"
-                        busy={action.busy === i.id}
-                        onConfirm={() => void withdraw(i)}
+                        busy={busy === i.id}
+                        onConfirm={() => withdraw.mutate({ id: i.id })}
                       />
                     </td>
                   )}

@@ -1,44 +1,45 @@
+import { useMutation } from '@tanstack/react-query';
 import { Card } from '../../../components/Card.tsx';
 import { Notice } from '../../../components/Notice.tsx';
+import { latestProblem } from '../../../data/latestProblem.ts';
 import { navigate } from '../../../router.tsx';
-import { api } from '../../../trpc.ts';
+import { useTRPC } from '../../../trpc.ts';
 import { chooseWorkspace } from '../../../workspace.ts';
 import type { Member, Role } from '../types.ts';
-import { useAction } from '../../../data/useAction.ts';
 import { MemberRow } from './MemberRow.tsx';
+import { useRefreshMembers } from './useRefreshMembers.ts';
 
 interface MembersCardProps {
   members: Member[];
   me: { id: string; role: Role | null };
   canManage: boolean;
   workspaceName: string;
-  onChanged: () => void;
 }
 
 /** The members table: roles can be changed and members removed by those who may; anyone may leave. */
-export function MembersCard({ members, me, canManage, workspaceName, onChanged }: MembersCardProps) {
-  const action = useAction();
-
-  const changeRole = (m: Member, role: Role) =>
-    action.run(m.userId, async () => {
-      await api.members.update.mutate({ userId: m.userId, role });
-      onChanged();
-    });
-
-  const remove = (m: Member) =>
-    action.run(m.userId, async () => {
-      await api.members.remove.mutate({ userId: m.userId });
-      if (m.userId !== me.id) return onChanged();
-      chooseWorkspace(null);
-      navigate('/account', { flash: `You left the workspace ${workspaceName}.` });
-    });
+export function MembersCard({ members, me, canManage, workspaceName }: MembersCardProps) {
+  const trpc = useTRPC();
+  const refresh = useRefreshMembers();
+  const changeRole = useMutation(trpc.members.update.mutationOptions({ onSuccess: refresh }));
+  const remove = useMutation(
+    trpc.members.remove.mutationOptions({
+      onSuccess: (_answer, { userId }) => {
+        if (userId !== me.id) return refresh();
+        // Left: the workspace is no longer this person's to work in.
+        chooseWorkspace(null);
+        navigate('/account', { flash: `You left the workspace ${workspaceName}.` });
+      },
+    }),
+  );
+  const busy = [changeRole, remove].find((m) => m.isPending)?.variables?.userId ?? null;
+  const problem = latestProblem(changeRole, remove);
 
   return (
     <Card
       title="Members"
       aside={<span className="muted">{members.length === 1 ? '1 member' : `${members.length} members`}</span>}
     >
-      {action.error && <Notice tone="error">{action.error}</Notice>}
+      {problem && <Notice tone="error">{problem.title}</Notice>}
       <div className="table-wrap">
         <table className="table">
           <thead>
@@ -60,9 +61,9 @@ export function MembersCard({ members, me, canManage, workspaceName, onChanged }
                 isMe={m.userId === me.id}
                 myRole={me.role}
                 canManage={canManage}
-                busy={action.busy === m.userId}
-                onRole={(role) => void changeRole(m, role)}
-                onRemove={() => void remove(m)}
+                busy={busy === m.userId}
+                onRole={(role) => changeRole.mutate({ userId: m.userId, role })}
+                onRemove={() => remove.mutate({ userId: m.userId })}
               />
             ))}
           </tbody>

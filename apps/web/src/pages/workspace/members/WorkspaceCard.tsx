@@ -1,29 +1,37 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Card } from '../../../components/Card.tsx';
 import { Field } from '../../../components/Field.tsx';
 import { FormShell } from '../../../components/FormShell.tsx';
-import { refreshHeader } from '../../../components/Layout.tsx';
 import { Notice } from '../../../components/Notice.tsx';
 import { useForm } from '../../../forms/useForm.ts';
 import { formatDate } from '../../../format.ts';
-import { sendToSignInOn401 } from '../../../session.ts';
-import { api } from '../../../trpc.ts';
+import { useTRPC } from '../../../trpc.ts';
 import type { WorkspaceInfo } from '../types.ts';
 
 /** The workspace's name: a rename form for those who may (members:write), plain text for the others. */
-export function WorkspaceCard(props: { workspace: WorkspaceInfo; canRename: boolean; onRenamed: () => void }) {
+export function WorkspaceCard(props: { workspace: WorkspaceInfo; canRename: boolean }) {
   const { workspace } = props;
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  // The name shows on this page and in the header's workspace switcher.
+  const rename = useMutation(
+    trpc.workspace.update.mutationOptions({
+      onSuccess: () =>
+        Promise.all([
+          queryClient.invalidateQueries(trpc.workspace.get.queryFilter()),
+          queryClient.invalidateQueries(trpc.me.get.queryFilter()),
+        ]),
+    }),
+  );
   const [done, setDone] = useState(false);
   const form = useForm({
     name: 'workspaceName',
     initial: { name: workspace.name },
-    onProblem: sendToSignInOn401,
     submit: async ({ name }) => {
       setDone(false);
-      await api.workspace.update.mutate({ name });
+      await rename.mutateAsync({ name });
       setDone(true);
-      props.onRenamed();
-      refreshHeader();
     },
   });
 

@@ -1,10 +1,10 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Card } from '../../../components/Card.tsx';
 import { Field } from '../../../components/Field.tsx';
 import { FormShell } from '../../../components/FormShell.tsx';
 import { useForm } from '../../../forms/useForm.ts';
-import { sendToSignInOn401 } from '../../../session.ts';
-import { api } from '../../../trpc.ts';
+import { useTRPC } from '../../../trpc.ts';
 import { SCOPES, type Scope } from '../scopes.ts';
 import type { CreatedToken, SiteSummary } from '../types.ts';
 import { ScopePicker } from './ScopePicker.tsx';
@@ -27,15 +27,21 @@ interface CreateTokenCardProps {
 
 /** The new-token form: name, scopes, optional site restriction and expiry date. */
 export function CreateTokenCard({ allowed, sites, onCreated }: CreateTokenCardProps) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const create = useMutation(
+    trpc.tokens.create.mutationOptions({
+      onSuccess: () => queryClient.invalidateQueries(trpc.tokens.list.queryFilter()),
+    }),
+  );
   const [scopes, setScopes] = useState<Set<Scope>>(new Set());
   const [siteIds, setSiteIds] = useState<string[] | null>(null);
   // scopes and siteIds live outside useForm's strings; their keys are here so their problems show in place.
   const form = useForm({
     name: 'createToken',
     initial: { name: '', scopes: '', siteIds: '', expiresAt: '' },
-    onProblem: sendToSignInOn401,
     submit: async (values) => {
-      const created = await api.tokens.create.mutate({
+      const created = await create.mutateAsync({
         name: values.name,
         scopes: SCOPES.filter((s) => scopes.has(s)),
         siteIds,

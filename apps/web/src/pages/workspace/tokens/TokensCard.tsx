@@ -1,13 +1,14 @@
+import { type UseQueryResult, useMutation, useQueryClient } from '@tanstack/react-query';
+import type { RouterOutputs } from '@us/api';
 import { Card } from '../../../components/Card.tsx';
 import { Notice } from '../../../components/Notice.tsx';
-import type { Query } from '../../../data/useQuery.ts';
-import { api } from '../../../trpc.ts';
-import type { Member, SiteSummary, TokenEntry } from '../types.ts';
-import { useAction } from '../../../data/useAction.ts';
+import { toProblem } from '../../../problem.ts';
+import { useTRPC } from '../../../trpc.ts';
+import type { Member, SiteSummary } from '../types.ts';
 import { TokenRow } from './TokenRow.tsx';
 
 interface TokensCardProps {
-  query: Query<{ tokens: TokenEntry[] }>;
+  query: UseQueryResult<RouterOutputs['tokens']['list'], unknown>;
   myId: string;
   canRevoke: boolean;
   sites: SiteSummary[];
@@ -17,14 +18,19 @@ interface TokensCardProps {
 
 /** The workspace's live tokens (never their secrets), newest first, each revocable after a confirmation. */
 export function TokensCard({ query, myId, canRevoke, sites, members, onRevoked }: TokensCardProps) {
-  const action = useAction();
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const revoke = useMutation(
+    trpc.tokens.delete.mutationOptions({
+      onSuccess: (_answer, { id }) => {
+        onRevoked(id);
+        return queryClient.invalidateQueries(trpc.tokens.list.queryFilter());
+      },
+    }),
+  );
+  const busy = revoke.isPending ? revoke.variables.id : null;
   const siteName = (id: string) => sites.find((s) => s.id === id)?.name ?? id;
   const personName = (id: string) => (id === myId ? 'you' : (members.find((m) => m.userId === id)?.email ?? 'a former member'));
-  const revoke = (t: TokenEntry) =>
-    action.run(t.id, async () => {
-      await api.tokens.delete.mutate({ id: t.id });
-      onRevoked(t.id);
-    });
 
   const tokens = query.data?.tokens ?? [];
   return (
@@ -32,9 +38,9 @@ export function TokensCard({ query, myId, canRevoke, sites, members, onRevoked }
       title="Tokens"
       aside={query.data && <span className="muted">{tokens.length === 1 ? '1 token' : `${tokens.length} tokens`}</span>}
     >
-      {action.error && <Notice tone="error">{action.error}</Notice>}
-      {query.problem && <Notice tone="error">{query.problem.title}</Notice>}
-      {query.loading && !query.data && <p className="loading">Loading…</p>}
+      {revoke.error && <Notice tone="error">{toProblem(revoke.error).title}</Notice>}
+      {query.isError && <Notice tone="error">{toProblem(query.error).title}</Notice>}
+      {query.isPending && <p className="loading">Loading…</p>}
       {query.data && tokens.length === 0 && <p className="muted">No tokens yet.</p>}
       {tokens.length > 0 && (
         <div className="table-wrap">
@@ -63,8 +69,8 @@ export function TokensCard({ query, myId, canRevoke, sites, members, onRevoked }
                   siteName={siteName}
                   personName={personName}
                   canRevoke={canRevoke}
-                  busy={action.busy === t.id}
-                  onRevoke={() => void revoke(t)}
+                  busy={busy === t.id}
+                  onRevoke={() => revoke.mutate({ id: t.id })}
                 />
               ))}
             </tbody>
