@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../src/errors.ts';
-import { rollupDimension } from '../src/services/stats/engine.ts';
+import { rollupFit } from '../src/services/stats/planner.ts';
 import { hoursOf, isDay, localToday, previousRange, rawStartOf, resolveRange, splitRange } from '../src/services/stats/range.ts';
 
 const fieldOf = (fn: () => unknown) => {
@@ -67,11 +67,11 @@ describe('stats days', () => {
     expect(hours[47]).toBe('2026-03-11T23:00');
   });
 
-  it('allows one dimension besides day in a rollup answer', () => {
-    expect(rollupDimension(null, {})).toBe('');
-    expect(rollupDimension('day', { country: 'DE' })).toBe('country');
-    expect(rollupDimension('country', { country: 'DE' })).toBe('country');
-    expect(fieldOf(() => rollupDimension('page', { country: 'DE' }))).toBe('where.country');
-    expect(fieldOf(() => rollupDimension(null, { country: 'DE', device: 'mobile' }))).toBe('where.device');
+  it('allows one dimension besides day in a rollup answer, and says which filter is one too many', () => {
+    expect(rollupFit(null, {})).toEqual({ ok: true, dimension: '' });
+    expect(rollupFit('day', { country: 'DE' })).toEqual({ ok: true, dimension: 'country' });
+    expect(rollupFit('country', { country: 'DE' })).toEqual({ ok: true, dimension: 'country' });
+    expect(rollupFit('page', { country: 'DE' })).toMatchObject({ ok: false, field: 'where.country' });
+    expect(rollupFit(null, { country: 'DE', device: 'mobile' })).toMatchObject({ ok: false, field: 'where.device' });
   });
 });

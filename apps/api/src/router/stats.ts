@@ -11,7 +11,7 @@ import {
   TopTable,
   zEmpty,
 } from '@us/shared';
-import { publicCatalogue } from '../services/stats/catalogue.ts';
+import { publicCatalogue } from '../services/stats/public-catalogue.ts';
 import { siteStats, siteStatsBatch, siteSummary, siteTop } from '../services/stats/service.ts';
 import { router } from '../trpc/init.ts';
 import { actorProcedure } from '../trpc/procedures.ts';

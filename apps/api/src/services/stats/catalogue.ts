@@ -1,5 +1,4 @@
-import type { Lane, MetricSet, StatsCatalogue, TopDimension } from '@us/shared';
-import { LANES, STATS_LIMITS } from '@us/shared';
+import type { Lane, MetricSet } from '@us/shared';
 
 /**
  * The stats catalogue: the one allow-list of metric sets, dimensions, filters and counts. Every SQL
@@ -140,32 +139,8 @@ export const CATALOGUE: Record<MetricSet, MetricSetDef> = {
  */
 export const LEAVE_COUNTS = new Set(['scroll_depth', 'time_on_page']);
 
-/** Top-table dimension → the metric set it ranks (page dimensions: sessions, or pageviews with count=pageviews). */
-export const TOP_SETS: Record<TopDimension, MetricSet> = {
-  source: 'sessions',
-  medium: 'sessions',
-  referrer: 'sessions',
-  campaign: 'sessions',
-  page: 'sessions',
-  page_type: 'sessions',
-  country: 'sessions',
-  device: 'sessions',
-  bot: 'requests',
-  category: 'requests',
-  kind: 'requests',
-  network: 'requests',
-  path: 'requests',
-  status: 'requests',
-  cache: 'requests',
-  decision: 'requests',
-  event: 'events',
-};
-
 /** Figures of the summary kept in rollups under metric set `summary` (lane human). */
 export const SUMMARY_ROLLUP_MEASURES = ['from_search', 'single_page', 'visible_ms'] as const;
-
-/** Network figures come from DB-IP's ASN data (CC BY 4.0), which asks for this credit beside them. */
-export const NETWORK_ATTRIBUTION = 'IP Geolocation by DB-IP (https://db-ip.com)';
 
 /** The non-time dimensions of a set: those a rollup keeps. */
 export function rollupDimensions(set: MetricSet): string[] {
@@ -174,37 +149,4 @@ export function rollupDimensions(set: MetricSet): string[] {
 
 export function primaryCount(set: MetricSet): string {
   return Object.keys(CATALOGUE[set].counts)[0] as string;
-}
-
-/** The public catalogue (GET /v1/stats/catalogue). */
-export function publicCatalogue(): StatsCatalogue {
-  const labels: Record<string, string> = {};
-  const metricSets = Object.fromEntries(
-    (Object.entries(CATALOGUE) as [MetricSet, MetricSetDef][]).map(([name, def]) => {
-      for (const [d, dim] of Object.entries(def.dimensions)) labels[d] ??= dim.label;
-      return [
-        name,
-        {
-          description: def.description,
-          defaultLane: def.defaultLane,
-          lanes: [...LANES],
-          dimensions: Object.keys(def.dimensions),
-          filters: rollupDimensions(name),
-          counts: Object.keys(def.counts),
-          defaultSort: primaryCount(name),
-        },
-      ];
-    }),
-  ) as StatsCatalogue['metricSets'];
-  return {
-    metricSets,
-    topDimensions: { ...TOP_SETS },
-    dimensionLabels: labels,
-    limits: {
-      batch: STATS_LIMITS.batch,
-      defaultDays: STATS_LIMITS.defaultDays,
-      rawDays: STATS_LIMITS.rawDays,
-      maxRows: STATS_LIMITS.maxRows,
-    },
-  };
 }

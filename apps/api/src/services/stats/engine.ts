@@ -6,7 +6,7 @@ import { type AppError, badRequest } from '../../errors.ts';
 import { CATALOGUE } from './catalogue.ts';
 import { comparability } from './comparability.ts';
 import { type GroupRow, groupsStatement, type Sources, totalsStatement } from './figures-statement.ts';
-import { type FiguresPlan, planFigures, type Refusal, rollupFit } from './planner.ts';
+import { type FiguresPlan, planFigures, type Refusal } from './planner.ts';
 import { countNames, type Figures, type Question, sourceOf } from './question.ts';
 import { daysOf, hoursOf, previousRange } from './range.ts';
 import { splitForQuestion } from './rolled-days.ts';
@@ -15,13 +15,6 @@ import type { SiteCtx } from './site-ctx.ts';
 import type { NormalSpec } from './spec.ts';
 
 const refusalError = (refusal: Refusal): AppError => badRequest(refusal.field, refusal.reason);
-
-/** The one dimension besides `day` that a rollup answer of `by` and `where` reads; a 400 when they name two. */
-export function rollupDimension(by: string | null, where: Record<string, string>): string {
-  const fit = rollupFit(by, where);
-  if (!fit.ok) throw refusalError(fit);
-  return fit.dimension;
-}
 
 /** The days each source answers: rolled-up recent days move to the rollups when the plan lets them. */
 async function chooseSources(ctx: SiteCtx, qn: Question, plan: FiguresPlan): Promise<Sources> {

@@ -1,7 +1,8 @@
 // Top tables (GET /v1/sites/{id}/top/{dimension}): one dimension ranked by the count of its set.
 import { type MetricSet, STATS_LIMITS, TOP_DIMENSIONS, type TopDimension, type TopQuery, type TopTable } from '@us/shared';
 import { badRequest } from '../../errors.ts';
-import { CATALOGUE, NETWORK_ATTRIBUTION, primaryCount, TOP_SETS } from './catalogue.ts';
+import { CATALOGUE, primaryCount } from './catalogue.ts';
+import { NETWORK_ATTRIBUTION, TOP_SETS } from './top-dimensions.ts';
 import { figures } from './engine.ts';
 import type { SiteCtx } from './site-ctx.ts';
 import { resolveRange } from './range.ts';

@@ -1,0 +1,25 @@
+import type { MetricSet, TopDimension } from '@us/shared';
+
+/** Top-table dimension → the metric set it ranks (page dimensions: sessions, or pageviews with count=pageviews). */
+export const TOP_SETS: Record<TopDimension, MetricSet> = {
+  source: 'sessions',
+  medium: 'sessions',
+  referrer: 'sessions',
+  campaign: 'sessions',
+  page: 'sessions',
+  page_type: 'sessions',
+  country: 'sessions',
+  device: 'sessions',
+  bot: 'requests',
+  category: 'requests',
+  kind: 'requests',
+  network: 'requests',
+  path: 'requests',
+  status: 'requests',
+  cache: 'requests',
+  decision: 'requests',
+  event: 'events',
+};
+
+/** Network figures come from DB-IP's ASN data (CC BY 4.0), which asks for this credit beside them. */
+export const NETWORK_ATTRIBUTION = 'IP Geolocation by DB-IP (https://db-ip.com)';
