@@ -2,7 +2,7 @@
  * Micro-benchmark of collect enrichment: `node --expose-gc apps/api/bench/enrich.ts` (Node 24, from /work/main).
  * Prints table load time and memory, then lookups per second for each function.
  */
-import { classifyUserAgent } from '../src/collect/enrich/bots.ts';
+import { classifyUserAgent } from '@us/protection';
 import { deviceClassOf } from '../src/collect/enrich/device.ts';
 import { countryOf } from '../src/collect/enrich/geo.ts';
 import { enrich } from '../src/collect/enrich/index.ts';

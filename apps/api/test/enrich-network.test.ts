@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { countryOf } from '../src/collect/enrich/geo.ts';
-import { isHostingNetwork } from '../src/collect/enrich/hosting.ts';
+import { isHostingNetwork } from '@us/protection';
 import { enrich } from '../src/collect/enrich/index.ts';
 import { parseIp } from '../src/collect/enrich/ip.ts';
 import { networkOf } from '../src/collect/enrich/network.ts';
@@ -91,7 +91,8 @@ describe('enrich()', () => {
   });
   it('private address gives nulls', () => {
     const r = enrich({ ip: '10.0.0.1', ua: 'curl/8.4.0' });
-    expect(r).toMatchObject({ country: null, asn: null, asOrg: null, hosting: false, device: 'bot', kind: 'bot' });
+    expect(r).toMatchObject({ country: null, asn: null, asOrg: null, hosting: false, device: 'bot', kind: 'browser' });
+    expect(r.automation).toContain('no-script-client');
     expect(r.bot?.category).toBe('tool');
   });
   it('trusted edge values replace local lookups', () => {

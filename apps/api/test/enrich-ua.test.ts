@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyUserAgent } from '../src/collect/enrich/bots.ts';
+import { classifyUserAgent } from '@us/protection';
 import { deviceClassOf } from '../src/collect/enrich/device.ts';
 
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
@@ -70,11 +70,11 @@ describe('classifyUserAgent', () => {
     ];
     for (const [ua, name, category] of cases) expect(classifyUserAgent(ua).bot, ua).toMatchObject({ name, category });
   });
-  it('curl is a tool, not verifiable', () => {
+  it('curl is client software that never runs page scripts: a browser kind with that sign, named as a tool', () => {
     expect(classifyUserAgent('curl/8.4.0')).toEqual({
-      kind: 'bot',
+      kind: 'browser',
       bot: { name: 'curl', category: 'tool', ai: false, verifiable: false },
-      automation: [],
+      automation: ['no-script-client'],
     });
   });
   it('an unknown declared crawler is a bot of category other', () => {

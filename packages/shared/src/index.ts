@@ -15,3 +15,4 @@ export * from './hostname.ts';
 export * from './schemas/collect.ts';
 export * from './schemas/stats.ts';
 export * from './text.ts';
+export * from './schemas/bot.ts';

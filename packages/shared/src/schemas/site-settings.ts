@@ -1,6 +1,7 @@
 // Request and answer schemas of site settings, goals and experiments (spec §2 "Site settings", "Goal",
 // "Experiment", "Bot-protection settings"; §4 Sites and "Goals, experiments, behaviour").
 import { z } from 'zod';
+import { BotSettings } from './bot.ts';
 import { zId, zName } from './common.ts';
 
 /** Sizes the spec leaves open: how long each list and text may be. */
@@ -173,54 +174,6 @@ export const Experiment = z.object({
   status: z.enum(EXPERIMENT_STATUSES),
 });
 export type Experiment = z.infer<typeof Experiment>;
-
-// ---------- bot protection (the record's `settings.bot`; changed with PUT /v1/sites/{id}/bot) ----------
-
-export const BOT_MODES = ['off', 'log', 'challenge', 'block'] as const;
-export const BOT_DEFAULTS = ['allow', 'challenge', 'deny'] as const;
-export const BOT_ACTIONS = ['allow', 'challenge', 'deny'] as const;
-export const BOT_CATEGORIES = [
-  'search-engine',
-  'ai-search',
-  'ai-assistant',
-  'ai-training',
-  'preview',
-  'seo',
-  'monitor',
-  'archiver',
-  'tool',
-  'other',
-] as const;
-export const CLIENT_KINDS = ['browser', 'bot', 'verified-bot'] as const;
-
-const oneOrMany = <T extends z.ZodType>(item: T) => z.union([item, z.array(item)]);
-
-export const BotRuleMatch = z.object({
-  bot: oneOrMany(z.string()).optional(),
-  category: oneOrMany(z.enum(BOT_CATEGORIES)).optional(),
-  ai: z.boolean().optional(),
-  kind: z.enum(CLIENT_KINDS).optional(),
-  verified: z.boolean().optional(),
-  asn: oneOrMany(z.number()).optional(),
-  country: oneOrMany(z.string()).optional(),
-  path: oneOrMany(z.string()).optional(),
-});
-
-export const BotRule = z.object({
-  action: z.enum(BOT_ACTIONS),
-  label: z.string().optional(),
-  match: BotRuleMatch,
-});
-export type BotRule = z.infer<typeof BotRule>;
-
-export const BotSettings = z.object({
-  mode: z.enum(BOT_MODES),
-  bots: z.enum(BOT_DEFAULTS),
-  rules: z.array(BotRule),
-});
-export type BotSettings = z.infer<typeof BotSettings>;
-
-export const DEFAULT_BOT_SETTINGS: BotSettings = { mode: 'off', bots: 'allow', rules: [] };
 
 // ---------- the settings object and its routes ----------
 

@@ -1,7 +1,6 @@
-import { type BotInfo, classifyUserAgent } from './bots.ts';
+import { type BotInfo, classifyUserAgent, isHostingNetwork } from '@us/protection';
 import { type DeviceClass, deviceClassOf } from './device.ts';
 import { countryOf } from './geo.ts';
-import { isHostingNetwork } from './hosting.ts';
 import { networkOf } from './network.ts';
 
 /**
@@ -40,17 +39,17 @@ export function enrich({ ip, ua, width, known }: EnrichInput): Enrichment {
     asn: net?.asn ?? null,
     asOrg: net?.org || null,
     hosting: isHostingNetwork(net),
-    device: deviceClassOf(ua, width, cls.kind === 'bot'),
+    // Client software (curl and the like) is no device a person holds: it counts with the bots.
+    device: deviceClassOf(ua, width, cls.kind === 'bot' || cls.bot?.category === 'tool'),
     kind: cls.kind,
     bot: cls.bot ?? null,
     automation: cls.automation,
   };
 }
 
-export { type BotCategory, type BotInfo, classifyUserAgent, type UaClass } from './bots.ts';
+export { type BotCategory, type BotInfo, classifyUserAgent, HOSTING_ASNS, isHostingNetwork, type UaClass } from '@us/protection';
 export { type DeviceClass, deviceClassOf } from './device.ts';
 export { countryOf } from './geo.ts';
-export { HOSTING_ASNS, isHostingNetwork } from './hosting.ts';
 export { loadNetworks, type Network, networkOf } from './network.ts';
 export { referrerHost, type Utm, utmOf } from './url.ts';
 export { dailySalt, SALT_TTL_SECONDS, utcDay, visitorCode } from './visitor.ts';

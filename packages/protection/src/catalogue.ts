@@ -1,8 +1,9 @@
-import { createRequire } from 'node:module';
+import crawlerUserAgents from 'crawler-user-agents';
 import { isbot, isbotMatch } from 'isbot';
 
 /**
- * User-agent classification: declared bots (by name and category) and signs of browser automation.
+ * User-agent classification: declared bots (by name and category), client software that never runs page
+ * scripts, and signs of browser automation. Used by the collector and by the bot-protection gate.
  *
  * Order: (1) automation markers are noted and removed from the string, so a headless browser stays a browser with
  * an automation sign; (2) a curated table of well-known bots gives name, category and whether the operator
@@ -31,9 +32,24 @@ export interface BotInfo {
 }
 
 export interface UaClass {
+  /**
+   * `bot`: software that declares itself a crawler or bot. `browser`: everything else, including HTTP
+   * libraries and command-line tools (category `tool`), which are software that never runs page scripts.
+   */
   kind: 'browser' | 'bot';
+  /** The declared bot, or for a `tool` the software it is. */
   bot?: BotInfo;
+  /** Signs of automation in the string (`headless-chrome`, `no-script-client`, …). */
   automation: string[];
+}
+
+/** The sign a client gets when its software never runs page scripts (HTTP libraries, command-line tools). */
+export const NO_SCRIPT_CLIENT = 'no-script-client';
+
+/** A match of the catalogue as the classification says it: tools are browsers that never run page scripts. */
+function matched(bot: BotInfo, automation: string[]): UaClass {
+  if (bot.category === 'tool') return { kind: 'browser', bot, automation: [...automation, NO_SCRIPT_CLIENT] };
+  return { kind: 'bot', bot, automation };
 }
 
 type Known = [RegExp, string, BotCategory, boolean];
@@ -196,7 +212,7 @@ let crawlers: { re: RegExp; category: BotCategory }[] | null = null;
 
 function crawlerList() {
   if (!crawlers) {
-    const list = createRequire(import.meta.url)('crawler-user-agents') as Crawler[];
+    const list = crawlerUserAgents as Crawler[];
     crawlers = [];
     for (const c of list) {
       if (c.tags?.includes('browser-automation') && AUTOMATION.some(([re]) => re.test(c.pattern))) continue;
@@ -235,7 +251,7 @@ export function classifyUserAgent(ua: string | null | undefined): UaClass {
 
   if (KNOWN_ANY.test(rest)) {
     for (const [re, name, category, verifiable] of KNOWN) {
-      if (re.test(rest)) return { kind: 'bot', bot: info(name, category, verifiable), automation };
+      if (re.test(rest)) return matched(info(name, category, verifiable), automation);
     }
   }
   if (!isbot(rest)) {
@@ -245,7 +261,7 @@ export function classifyUserAgent(ua: string | null | undefined): UaClass {
   }
   for (const c of crawlerList()) {
     const m = c.re.exec(rest);
-    if (m) return { kind: 'bot', bot: info(cleanName(m[0]), c.category, false), automation };
+    if (m) return matched(info(cleanName(m[0]), c.category, false), automation);
   }
   return { kind: 'bot', bot: info(cleanName(isbotMatch(rest) ?? rest), 'other', false), automation };
 }

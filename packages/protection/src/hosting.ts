@@ -1,4 +1,8 @@
-import type { Network } from './network.ts';
+/** An autonomous system: its number and the operator's name. */
+export interface Network {
+  asn: number;
+  org: string;
+}
 
 /**
  * Is an autonomous system a hosting / cloud / data-centre network?

@@ -1,0 +1,103 @@
+// Bot protection (spec §2 "Bot-protection settings", "Decision"; §4 "Bot protection"): the site record's
+// `settings.bot`, changed with PUT /v1/sites/{id}/bot, and the decisions report. The gate itself
+// (`@us/protection`) takes the same shape as plain types; a test checks the two agree.
+import { z } from 'zod';
+import { zId } from './common.ts';
+
+export const BOT_MODES = ['off', 'log', 'challenge', 'block'] as const;
+export const BOT_DEFAULTS = ['allow', 'challenge', 'deny'] as const;
+export const BOT_ACTIONS = ['allow', 'challenge', 'deny'] as const;
+export const BOT_CATEGORIES = [
+  'search-engine',
+  'ai-search',
+  'ai-assistant',
+  'ai-training',
+  'preview',
+  'seo',
+  'monitor',
+  'archiver',
+  'tool',
+  'other',
+] as const;
+export const CLIENT_KINDS = ['browser', 'bot', 'verified-bot'] as const;
+
+export const BOT_LIMITS = { rules: 100, listItems: 50, label: 80, name: 64, path: 512 } as const;
+
+/** A value or a list of 1-50 of them. */
+const oneOrMany = <T extends z.ZodType>(item: T, what: string) =>
+  z.union([
+    item,
+    z.array(item).min(1, `Give at least one ${what}`).max(BOT_LIMITS.listItems, `List at most ${BOT_LIMITS.listItems}`),
+  ]);
+
+const zBotName = z
+  .string()
+  .trim()
+  .min(1, 'Give a bot name such as GPTBot (see the bot names in top/bot)')
+  .max(BOT_LIMITS.name, `Use at most ${BOT_LIMITS.name} characters`);
+const zCategory = z.enum(BOT_CATEGORIES, { error: `Use one of the categories ${BOT_CATEGORIES.join(', ')}` });
+const zAsn = z
+  .number({ error: 'Give the network as its AS number, such as 16509' })
+  .int('Give the AS number as a whole number, such as 16509')
+  .min(0, 'AS numbers are 0 to 4294967295')
+  .max(4_294_967_295, 'AS numbers are 0 to 4294967295');
+const zCountry = z.string().regex(/^[A-Za-z]{2}$/, 'Give a two-letter country code such as DE');
+const zPathPrefix = z
+  .string()
+  .max(BOT_LIMITS.path, `Use at most ${BOT_LIMITS.path} characters`)
+  .regex(/^\//, 'Give a path prefix starting with /, such as /admin');
+
+export const BotRuleMatch = z
+  .object({
+    bot: oneOrMany(zBotName, 'bot name').optional(),
+    category: oneOrMany(zCategory, 'category').optional(),
+    ai: z.boolean().optional(),
+    kind: z.enum(CLIENT_KINDS, { error: 'Use kind browser, bot or verified-bot' }).optional(),
+    verified: z.boolean().optional(),
+    asn: oneOrMany(zAsn, 'AS number').optional(),
+    country: oneOrMany(zCountry, 'country').optional(),
+    path: oneOrMany(zPathPrefix, 'path').optional(),
+  })
+  .strict()
+  .refine((m) => Object.values(m).some((v) => v !== undefined), {
+    message:
+      'Name at least one of bot, category, ai, kind, verified, asn, country or path: an empty match would match everything',
+  });
+export type BotRuleMatch = z.infer<typeof BotRuleMatch>;
+
+export const BotRule = z
+  .object({
+    action: z.enum(BOT_ACTIONS, { error: 'Use action allow, challenge or deny' }),
+    label: z
+      .string()
+      .trim()
+      .min(1, 'Give the rule a label, or leave label out')
+      .max(BOT_LIMITS.label, `Use at most ${BOT_LIMITS.label} characters`)
+      .optional(),
+    match: BotRuleMatch,
+  })
+  .strict();
+export type BotRule = z.infer<typeof BotRule>;
+
+export const BotSettings = z.object({
+  mode: z.enum(BOT_MODES, { error: 'Use mode off, log, challenge or block' }),
+  bots: z.enum(BOT_DEFAULTS, { error: 'Use bots allow, challenge or deny' }),
+  rules: z.array(BotRule).max(BOT_LIMITS.rules, `Use at most ${BOT_LIMITS.rules} rules`),
+});
+export type BotSettings = z.infer<typeof BotSettings>;
+
+export const DEFAULT_BOT_SETTINGS: BotSettings = { mode: 'off', bots: 'allow', rules: [] };
+
+export const SiteBotInput = z.object({ id: zId }).strict();
+export const UpdateSiteBotInput = BotSettings.safeExtend({ id: zId }).strict();
+export type UpdateSiteBotInput = z.infer<typeof UpdateSiteBotInput>;
+export const SiteBotOutput = BotSettings;
+
+/** Decision (spec §2): what the gate did with one request. */
+export const Decision = z.object({
+  action: z.enum(BOT_ACTIONS),
+  reason: z.string(),
+  risk: z.number().int().min(-1).max(100).describe('0-100 for a browser, -1 for a bot'),
+  signals: z.array(z.string()).describe('Behaviour signs seen'),
+});
+export type Decision = z.infer<typeof Decision>;
