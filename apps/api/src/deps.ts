@@ -21,7 +21,7 @@ export interface Deps {
   ingest: Ingest;
   mailer: Mailer;
   logger: Logger;
-  ciphers: { totp: Cipher; idempotency: Cipher };
+  ciphers: { totp: Cipher; idempotency: Cipher; passKey: Cipher };
   /** Throttles slow callers down with this; tests replace it to observe the delay. */
   sleep: (ms: number) => Promise<void>;
   /** Set when the process is shutting down: new requests are turned away (503) while in-flight ones finish. */
@@ -29,7 +29,11 @@ export interface Deps {
 }
 
 export function makeCiphers(appSecret: string): Deps['ciphers'] {
-  return { totp: new Cipher(appSecret, 'totp'), idempotency: new Cipher(appSecret, 'idempotency') };
+  return {
+    totp: new Cipher(appSecret, 'totp'),
+    idempotency: new Cipher(appSecret, 'idempotency'),
+    passKey: new Cipher(appSecret, 'pass-key'),
+  };
 }
 
 export const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

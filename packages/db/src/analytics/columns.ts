@@ -85,6 +85,7 @@ export const COLUMNS: { [T in AnalyticsTable]: readonly Column<AnalyticsRows[T]>
     ['tls', 'tls', text(32)],
     ['decision', 'decision', text(32)],
     ['reason', 'reason', text(256)],
+    ['risk', 'risk', int(-1, 100)],
   ],
   page_leaves: [
     ['at', 'at', { type: 'time' }],

@@ -65,8 +65,11 @@ export interface RequestRow {
   asn?: number | null;
   asOrg?: string | null;
   tls?: string | null;
+  /** The bot-protection action (allow, challenge, deny) and why. */
   decision?: string | null;
   reason?: string | null;
+  /** 0-100 for a browser, -1 for a bot. */
+  risk?: number | null;
 }
 
 /** The leave report of a pageview: joined to `pageviews` on (site_id, pageview_id). */

@@ -6,6 +6,8 @@ import { Workspace } from './workspace.ts';
  * A tracked site. `settings` holds the four lists of the spec (internalNetworks, botWindows, goals,
  * experiments) and the bot-protection settings, validated by the shared zod schemas before storage.
  * `internalKey` signs the first-party internal mark; rotating it ends every earlier mark.
+ * `passKeyEnc` (encrypted with the app secret) signs the site's `us_pass` cookies and the bot check's
+ * return tickets; the site's edges get it with their protection config. Made on first use.
  */
 export const Site = defineEntity({
   name: 'Site',
@@ -24,6 +26,7 @@ export const Site = defineEntity({
     lastSeenAt: p.datetime().nullable(),
     /** Days of analytics kept (raw rows and rollups); null = kept while the account exists. */
     retentionDays: p.integer().nullable(),
+    passKeyEnc: p.text().nullable(),
   },
 });
 export type Site = InferEntity<typeof Site>;
