@@ -101,3 +101,36 @@ export const Decision = z.object({
   signals: z.array(z.string()).describe('Behaviour signs seen'),
 });
 export type Decision = z.infer<typeof Decision>;
+
+/** GET /v1/sites/{id}/bot/decisions: what the gate did over `days` (every request except the team's own). */
+export const BotDecisionsQuery = z.object({ id: zId, days: z.number().int().min(1).max(90).default(7) }).strict();
+export type BotDecisionsQuery = z.infer<typeof BotDecisionsQuery>;
+
+const ActionCounts = {
+  allow: z.number().int(),
+  challenge: z.number().int(),
+  deny: z.number().int(),
+};
+
+export const BotDecisionsReport = z.object({
+  from: z.string().describe('First day (YYYY-MM-DD, site time zone)'),
+  to: z.string(),
+  totals: z.object({ ...ActionCounts, total: z.number().int() }).describe('Requests per action'),
+  series: z.array(z.object({ day: z.string(), ...ActionCounts })).describe('Per day, every day of the range'),
+  byCategory: z
+    .array(z.object({ category: z.string().nullable().describe('null: browsers and unknown clients'), ...ActionCounts }))
+    .describe('Per crawler category'),
+  rows: z
+    .array(
+      z.object({
+        action: z.enum(BOT_ACTIONS),
+        reason: z.string(),
+        kind: z.string().nullable(),
+        category: z.string().nullable(),
+        name: z.string().nullable().describe('Crawler or client software name; null for a browser'),
+        count: z.number().int(),
+      }),
+    )
+    .describe('Requests by action, reason and crawler, most first (at most 100)'),
+});
+export type BotDecisionsReport = z.infer<typeof BotDecisionsReport>;
