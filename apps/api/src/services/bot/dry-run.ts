@@ -151,8 +151,8 @@ function shapesStatement(siteId: string, since: Date, named: ReturnType<typeof n
   const always = p.add([...ALWAYS_SERVED], 'text[]');
   // Which named prefixes the path starts with: paths with the same answer decide alike.
   const prefixes = named.prefixes.length
-    ? `array(select u.i::int from unnest(${p.add(named.prefixes, 'text[]')}) with ordinality as u(p, i) where starts_with(r.path, u.p) order by u.i)`
-    : `'{}'::int[]`;
+    ? `array[${named.prefixes.map((x) => `starts_with(r.path, ${p.add(x, 'text')})`).join(', ')}]`
+    : `'{}'::boolean[]`;
   const country = named.countries.length
     ? `case when r.country = any(${p.add(named.countries, 'text[]')}) then r.country end`
     : 'null::text';
@@ -176,11 +176,16 @@ function shapesStatement(siteId: string, since: Date, named: ReturnType<typeof n
   return { sql, parameters: p.values };
 }
 
+/** Memory for the grouping of one read (PostgreSQL's work_mem, for this transaction only). */
+const WORK_MEM = '64MB';
+
 /** Runs the read inside its own time budget (PostgreSQL's statement_timeout for this transaction only). */
 async function readShapes(em: EntityManager, stmt: { sql: string; parameters: unknown[] }, ms: number): Promise<ShapeRow[]> {
   const db = em.getConnection().getClient();
   return db.transaction().execute(async (trx) => {
     await trx.executeQuery(CompiledQuery.raw(`set local statement_timeout = ${Math.max(1, Math.floor(ms))}`));
+    // Room to group in memory (a hash of the shapes) instead of sorting every row on disk.
+    await trx.executeQuery(CompiledQuery.raw(`set local work_mem = '${WORK_MEM}'`));
     return (await trx.executeQuery<ShapeRow>(CompiledQuery.raw(stmt.sql, stmt.parameters))).rows as ShapeRow[];
   });
 }
