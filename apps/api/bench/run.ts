@@ -1,11 +1,12 @@
 // `npm run bench`: throughput and latency of the API beside a bare Node http server on this machine,
 // the page script's size, sustained ingest into PostgreSQL, stats queries over a generated site, and a
-// soak of mixed traffic at a moderate rate (errors, latency drift, memory growth, nothing lost).
+// soak of mixed traffic at a moderate rate (errors, latency drift, memory growth, nothing lost), the
+// bot-protection decision on one core, and the edge worker SDK's added latency in workerd.
 //
 // Environment: BENCH_SECONDS (5), BENCH_CONCURRENCY (32), BENCH_INGEST_ROWS (200000),
 // BENCH_PAGEVIEWS (10000000: the stats site), BENCH_STATS_RUNS (20), BENCH_SOAK_SECONDS (600),
-// BENCH_DATA_DIR (.data/bench), BENCH_ONLY (comma-separated sections: size, http, collect, ingest,
-// stats, soak).
+// BENCH_EDGE_REQUESTS (4000 per worker), BENCH_DATA_DIR (.data/bench), BENCH_ONLY (comma-separated
+// sections: size, protection, edge, http, collect, ingest, stats, soak).
 import http from 'node:http';
 import path from 'node:path';
 import { createOrm } from '@us/db';
@@ -13,8 +14,10 @@ import { ensureSite } from '../src/seed/accounts.ts';
 import { deleteTraffic } from '../src/seed/generate.ts';
 import type { ApiInfo } from './api-server.ts';
 import { startChild, stopChild } from './child.ts';
+import { edgeBench, formatEdge, isolateCost } from './edge.ts';
 import { formatIngest, ingestPath, insertBatches } from './ingest.ts';
 import { formatRow, mcpToolCall, runLoad } from './load.ts';
+import { formatProtection, protectionBench } from './protection.ts';
 import { formatScriptSizes, scriptSizes } from './script-size.ts';
 import { runSoak } from './soak.ts';
 import { ensureStatsSite, formatLatency, getStatus, STATS_DAYS, timeRuns } from './stats.ts';
@@ -26,12 +29,21 @@ const ingestRows = Number(process.env.BENCH_INGEST_ROWS ?? 200_000);
 const statsPageviews = Number(process.env.BENCH_PAGEVIEWS ?? 10_000_000);
 const statsRuns = Number(process.env.BENCH_STATS_RUNS ?? 20);
 const soakSeconds = Number(process.env.BENCH_SOAK_SECONDS ?? 600);
-const only = new Set((process.env.BENCH_ONLY ?? 'size,http,collect,ingest,stats,soak').split(',').map((s) => s.trim()));
+const only = new Set(
+  (process.env.BENCH_ONLY ?? 'size,protection,edge,http,collect,ingest,stats,soak').split(',').map((s) => s.trim()),
+);
 const log = (s: string) => process.stderr.write(`${s}\n`);
 
 console.log(`Benchmarks: ${seconds} s each, ${concurrency} keep-alive connections, loopback only.\n`);
 
 if (only.has('size')) console.log(formatScriptSizes(scriptSizes()));
+if (only.has('protection')) console.log(formatProtection(protectionBench()));
+if (only.has('edge')) {
+  log('› edge: three workers in workerd (miniflare), sequential requests taking turns');
+  console.log(formatEdge(await edgeBench(), await isolateCost()));
+}
+// The remaining sections need the API; without any of them, stop here.
+if (!['http', 'collect', 'ingest', 'stats', 'soak'].some((s) => only.has(s))) process.exit(0);
 
 let baseline: Awaited<ReturnType<typeof runLoad>> | undefined;
 if (only.has('http') || only.has('collect')) {

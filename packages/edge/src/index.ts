@@ -1,15 +1,46 @@
 /**
- * Edge worker SDK: wraps a Workers fetch handler, records one request record per request after the response
- * and sends them in batches to `POST {collectUrl}/requests`. Zero runtime dependencies; fails open.
+ * Edge worker SDK: wraps a Workers fetch handler, decides per request whether to serve, challenge or refuse it
+ * (the bot-protection gate, `gate.ts`), records one request record per request after the response and sends
+ * them in batches to `POST {collectUrl}/requests`. No runtime dependency besides the bot catalogue; fails open.
  */
-import type { RequestBatch, RequestRecord } from '../../shared/src/schemas/collect.ts';
+import type { RequestBatch as SharedBatch, RequestRecord as SharedRecord } from '../../shared/src/schemas/collect.ts';
+import {
+  challengeLocation,
+  configFor,
+  decideRequest,
+  type GateOutcome,
+  type IncomingCf,
+  type LoadedConfig,
+  tlsClassOf,
+} from './gate.ts';
+import { ALWAYS_SERVED_PATHS, isNavigation, isServicePath, type RefusalKind, refusalPage } from './protect.ts';
 import { proxyHeaders } from './proxy-headers.ts';
 
+export type { GateOutcome, IncomingCf, LoadedConfig, ProtectionConfig } from './gate.ts';
+export { isModernBrowser, loadConfig, resetConfigCache, tlsClassOf, verificationOf } from './gate.ts';
+export type { DecideRequest, ProtectInput, ProtectVerdict, RefusalKind } from './protect.ts';
+export { isNavigation, passCookie, protect, refusalPage } from './protect.ts';
 export type { ProxyHeadersInput } from './proxy-headers.ts';
 export { proxyHeaders } from './proxy-headers.ts';
-export type { RequestBatch, RequestRecord };
+
+/**
+ * A request record with the gate's decision. The fields are optional in the service's schema (records from an
+ * older SDK carry none); until `@us/shared` has them they are declared here, with the same names.
+ */
+export type RequestRecord = SharedRecord & {
+  action?: 'allow' | 'challenge' | 'deny';
+  /** Why (`decide`'s reason, or `off: …` / `fail open: …`), at most 256 characters. */
+  reason?: string;
+  /** 0-100 for a browser, -1 for a declared bot; absent when nothing was judged. */
+  risk?: number;
+  /** Coarse TLS class (`tls1.3`, `tls1.2`, `tls1.2-legacy`, `tls-old`, `none`). */
+  tlsClass?: string;
+};
+export type RequestBatch = Omit<SharedBatch, 'records'> & { records: RequestRecord[] };
 
 export const DEFAULT_COLLECT_URL = 'https://collect.unseen.example/collect';
+/** How long a request that finds no protection config waits for it before it is served. */
+export const DEFAULT_CONFIG_BUDGET_MS = 50;
 
 /** Bindings the SDK reads. */
 export interface UnseenEnv {
@@ -47,20 +78,18 @@ export interface UnseenOptions {
   forwardServicePaths?: boolean;
   /** Return false to leave a request out of the records (default: record everything). */
   shouldRecord?: (request: Request) => boolean;
-}
-
-/** The Cloudflare `request.cf` fields the SDK reads. */
-interface IncomingCf {
-  country?: string;
-  asn?: number;
-  asOrganization?: string;
-  tlsVersion?: string;
-  verifiedBotCategory?: string;
-  botManagement?: { verifiedBot?: boolean; score?: number };
+  /** Decide per request with the site's protection config (default true); false: record only, decide nothing. */
+  protection?: boolean;
+  /**
+   * How long a request that finds no protection config in the isolate waits for it (default 50 ms, at most
+   * 1000); past it the request is served and the fetch finishes in the background.
+   */
+  configBudgetMs?: number;
+  /** How long a background config fetch may take before it is abandoned (default 5000 ms). */
+  configTimeoutMs?: number;
 }
 
 const MAX_BATCH = 500;
-const SERVICE_PREFIX = '/_us/';
 
 interface Queue {
   records: RequestRecord[];
@@ -77,7 +106,14 @@ function cut(value: string | null | undefined, max: number): string | undefined 
   return value.length > max ? value.slice(0, max) : value;
 }
 
-function buildRecord(request: Request, response: Response, at: number, ms: number): RequestRecord | undefined {
+function buildRecord(
+  request: Request,
+  response: Response,
+  at: number,
+  ms: number,
+  gate: GateOutcome,
+  tlsClass: string | undefined,
+): RequestRecord | undefined {
   const status = response.status;
   if (!Number.isInteger(status) || status < 100 || status > 599) return undefined;
   const url = new URL(request.url);
@@ -107,6 +143,10 @@ function buildRecord(request: Request, response: Response, at: number, ms: numbe
   }
   const tls = typeof cf.tlsVersion === 'string' ? cut(cf.tlsVersion, 32) : undefined;
   if (tls) record.tls = tls;
+  record.action = gate.action;
+  record.reason = gate.reason.slice(0, 256);
+  if (gate.risk !== undefined) record.risk = gate.risk;
+  if (tlsClass) record.tlsClass = tlsClass;
   return record;
 }
 
@@ -182,8 +222,10 @@ function forwardToService(request: Request, serviceOrigin: string, secret: strin
 }
 
 /**
- * Wraps a Workers fetch handler (or, without one, passes requests to the origin with `fetch(request)`), records
- * each request after the response and forwards `/_us/*` to the service.
+ * Wraps a Workers fetch handler (or, without one, passes requests to the origin with `fetch(request)`): forwards
+ * `/_us/*` to the service, decides every other request with the site's protection config before the origin is
+ * called (serve, send to the check page, or refuse; served whenever the gate cannot answer in time), and records
+ * each request with its decision after the response.
  */
 export function withUnseen<E extends UnseenEnv = UnseenEnv>(
   handler?: FetchHandler<E> | null,
@@ -192,6 +234,9 @@ export function withUnseen<E extends UnseenEnv = UnseenEnv>(
   const batchSize = Math.min(MAX_BATCH, Math.max(1, Math.floor(options.batchSize ?? 20)));
   const flushAfterMs = Math.max(0, options.flushAfterMs ?? 2000);
   const forwardServicePaths = options.forwardServicePaths ?? true;
+  const protection = options.protection ?? true;
+  const configBudgetMs = Math.min(1000, Math.max(0, options.configBudgetMs ?? DEFAULT_CONFIG_BUDGET_MS));
+  const configTimeoutMs = Math.min(30_000, Math.max(100, options.configTimeoutMs ?? 5000));
   const inner: FetchHandler<E> = handler ?? ((request) => fetch(request));
 
   return {
@@ -208,17 +253,18 @@ export function withUnseen<E extends UnseenEnv = UnseenEnv>(
 
       let collectUrl = DEFAULT_COLLECT_URL;
       let serviceOrigin: string | undefined;
-      let path = '/';
+      let url: URL;
       try {
         collectUrl = env.SVC_COLLECT_URL || options.collectUrl || DEFAULT_COLLECT_URL;
         serviceOrigin = options.serviceOrigin ? new URL(options.serviceOrigin).origin : new URL(collectUrl).origin;
-        path = new URL(request.url).pathname;
+        url = new URL(request.url);
       } catch {
         // a malformed URL option: pass through without recording
         return inner(request, env, ctx);
       }
+      const path = url.pathname;
 
-      if (forwardServicePaths && serviceOrigin && (path.startsWith(SERVICE_PREFIX) || path === '/_us')) {
+      if (forwardServicePaths && serviceOrigin && isServicePath(path)) {
         return forwardToService(request, serviceOrigin, secret);
       }
 
@@ -229,12 +275,48 @@ export function withUnseen<E extends UnseenEnv = UnseenEnv>(
       } catch {
         record = true;
       }
+
+      // The gate: decide before the origin. Anything going wrong here serves the request (fail open).
+      const cf = ((request as Request & { cf?: IncomingCf }).cf ?? {}) as IncomingCf;
+      let tlsClass: string | undefined;
+      let gate: GateOutcome = { action: 'allow', reason: 'off: protection disabled in the worker' };
+      let refusal: Response | undefined;
+      try {
+        tlsClass = tlsClassOf(cf.tlsVersion, cf.tlsCipher, url.protocol);
+        if (!protection) {
+          // decide nothing
+        } else if (ALWAYS_SERVED_PATHS.has(path)) {
+          gate = { action: 'allow', reason: `always served: ${path}` };
+        } else if (isServicePath(path)) {
+          gate = { action: 'allow', reason: 'the service’s own path' };
+        } else {
+          const got = await configFor(
+            { endpoint: joinUrl(collectUrl, '/protection'), secret, budgetMs: configBudgetMs, timeoutMs: configTimeoutMs },
+            ctx,
+          );
+          if ('problem' in got) gate = { action: 'allow', reason: `fail open: ${got.problem}` };
+          else if (got.config.mode === 'off') gate = { action: 'allow', reason: 'off: protection is off' };
+          else {
+            const decision = await decideRequest({ url, headers: request.headers, cf, tlsClass }, got.config);
+            gate = { action: decision.action, reason: decision.reason, risk: decision.risk };
+            if (decision.action !== 'allow') {
+              refusal = await act(request, url, got.config, decision.action, decision.risk);
+              if (!refusal)
+                gate = { ...gate, action: 'allow', reason: `fail open: cannot challenge (no check page): ${gate.reason}` };
+            }
+          }
+        }
+      } catch (e) {
+        gate = { action: 'allow', reason: `fail open: the gate failed (${e instanceof Error ? e.name : 'error'})` };
+        refusal = undefined;
+      }
+
       // Let the handler's own outcome (response or exception) reach the visitor unchanged.
-      const response = await inner(request, env, ctx);
+      const response = refusal ?? (await inner(request, env, ctx));
 
       if (record) {
         try {
-          const entry = buildRecord(request, response, at, Date.now() - at);
+          const entry = buildRecord(request, response, at, Date.now() - at, gate, tlsClass);
           if (entry) {
             const id = `${collectUrl}\n${key}\n${secret}`;
             let queue = queues.get(id);
@@ -262,6 +344,34 @@ export function withUnseen<E extends UnseenEnv = UnseenEnv>(
       return response;
     },
   };
+}
+
+/**
+ * The answer to a challenged or refused request: a challenged navigation goes to the check page with a signed
+ * return ticket (or gets a 403 page when its host is not one a challenge may return to); any other challenged
+ * request and every refused one gets our own small 403 page. Undefined when a challenge cannot be carried out
+ * (no check page or pass key in the config): the request is then served.
+ */
+async function act(
+  request: Request,
+  url: URL,
+  config: LoadedConfig,
+  action: 'challenge' | 'deny',
+  risk: number,
+): Promise<Response | undefined> {
+  const accept = request.headers.get('accept');
+  let kind: RefusalKind = 'deny';
+  if (action === 'challenge') {
+    if (!config.challengeUrl || !config.passKey) return undefined;
+    kind = 'challenge';
+    if (isNavigation(request.method, accept, request.headers.get('sec-fetch-mode'))) {
+      const location = await challengeLocation(config, url, risk);
+      if (location) return new Response(null, { status: 302, headers: { location, 'cache-control': 'no-store' } });
+      kind = 'no-return';
+    }
+  }
+  const page = refusalPage(kind, accept, request.headers.get('cf-ray'));
+  return new Response(request.method === 'HEAD' ? null : page.body, { status: page.status, headers: page.headers });
 }
 
 export default withUnseen;

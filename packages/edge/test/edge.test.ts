@@ -1,10 +1,14 @@
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { behaviourCode, issuePass, newKey, readTicket } from '../../protection/src/index.ts';
 import { RequestBatch } from '../../shared/src/schemas/collect.ts';
+import type { ProtectionConfig, RequestRecord } from '../src/index.ts';
+import { protect } from '../src/protect.ts';
 import { proxyHeaders } from '../src/proxy-headers.ts';
 
 const SECRET = 'sk_live_testsecret123';
@@ -16,6 +20,8 @@ interface Captured {
   url: string;
   headers: IncomingHttpHeaders;
   body: string;
+  /** The status the capture server answered. */
+  status?: number;
 }
 
 let server: Server;
@@ -23,15 +29,38 @@ let base = '';
 const captured: Captured[] = [];
 /** How many upcoming batch posts the capture server answers with 503. */
 let failNext = 0;
+/** What `GET /collect/protection` answers: the config (404 when null), after a delay, or a fixed status. */
+const service: {
+  config: ProtectionConfig | null;
+  configDelayMs: number;
+  configStatus?: number;
+  /** What `POST /collect/decide` answers (status, body), after a delay. */
+  decide: { status: number; body: unknown; delayMs: number };
+} = { config: null, configDelayMs: 0, decide: { status: 200, body: {}, delayMs: 0 } };
 
 async function bundle(options: string): Promise<string> {
   const out = await build({
     stdin: {
+      // Node's fetch (under dispatchFetch) always sends \`sec-fetch-mode: cors\`: the test client sends the
+      // Sec-Fetch-Mode it means as x-test-fetch-mode ('none' = none, as curl), put back in place before the SDK.
       contents: `import { withUnseen } from ${JSON.stringify(srcIndex)};
-export default withUnseen(async (req) => new Response('origin ' + new URL(req.url).pathname, {
+const worker = withUnseen(async (req) => new Response('origin ' + new URL(req.url).pathname, {
   status: new URL(req.url).pathname === '/missing' ? 404 : 200,
   headers: { 'cf-cache-status': 'HIT', 'x-origin': 'yes' },
-}), ${options});`,
+}), ${options});
+export default {
+  fetch(req, env, ctx) {
+    const mode = req.headers.get('x-test-fetch-mode');
+    if (mode !== null) {
+      const headers = new Headers(req.headers);
+      headers.delete('x-test-fetch-mode');
+      if (mode !== 'none') headers.set('sec-fetch-mode', mode);
+      else headers.delete('sec-fetch-mode');
+      req = new Request(req, { headers });
+    }
+    return worker.fetch(req, env, ctx);
+  },
+};`,
       resolveDir: process.cwd(),
       loader: 'ts',
     },
@@ -69,7 +98,40 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      captured.push({ method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString() });
+      const entry: Captured = {
+        method: req.method!,
+        url: req.url!,
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString(),
+      };
+      captured.push(entry);
+      if (req.url === '/collect/protection') {
+        const answer = () => {
+          if (req.headers['x-svc-proxy'] !== SECRET) entry.status = 401;
+          else if (service.configStatus) entry.status = service.configStatus;
+          else if (!service.config) entry.status = 404;
+          if (entry.status) {
+            res.writeHead(entry.status).end();
+            return;
+          }
+          const body = JSON.stringify(service.config);
+          const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 16)}"`;
+          entry.status = req.headers['if-none-match'] === etag ? 304 : 200;
+          if (entry.status === 304) res.writeHead(304, { etag }).end();
+          else res.writeHead(200, { 'content-type': 'application/json', etag }).end(body);
+        };
+        if (service.configDelayMs) setTimeout(answer, service.configDelayMs);
+        else answer();
+        return;
+      }
+      if (req.url === '/collect/decide') {
+        const { status, body, delayMs } = service.decide;
+        setTimeout(() => {
+          entry.status = status;
+          res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+        }, delayMs);
+        return;
+      }
       if (req.url?.startsWith('/_us/')) {
         res.writeHead(200, { 'content-type': 'text/plain', 'set-cookie': 'us_pass=abc; Path=/; HttpOnly' });
         res.end('service ' + req.url);
@@ -91,6 +153,10 @@ afterEach(async () => {
   while (instances.length) await instances.pop()!.dispose();
   captured.length = 0;
   failNext = 0;
+  service.config = null;
+  service.configDelayMs = 0;
+  service.configStatus = undefined;
+  service.decide = { status: 200, body: {}, delayMs: 0 };
 });
 
 afterAll(async () => {
@@ -240,6 +306,415 @@ describe('withUnseen (workerd via miniflare)', () => {
     // not recorded as a site request
     await new Promise((r) => setTimeout(r, 200));
     expect(batches()).toHaveLength(0);
+  });
+});
+
+const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+const CURL = 'curl/8.5.0';
+const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+const SITE = '0b9f1a52-8d0e-4a0c-9a56-3b0d6d3a1e11';
+const CHECK = 'https://check.unseen.example/c';
+const HOME_NET = { asn: 3320, asOrganization: 'Deutsche Telekom AG', country: 'DE' };
+const CLOUD_NET = { asn: 16509, asOrganization: 'Amazon.com, Inc.', country: 'US' };
+
+function config(over: Partial<ProtectionConfig> = {}): ProtectionConfig {
+  return {
+    site: SITE,
+    mode: 'challenge',
+    bots: 'allow',
+    rules: [],
+    passKey: newKey(),
+    challengeUrl: CHECK,
+    returnHosts: ['shop.example'],
+    behaviour: { day: new Date().toISOString().slice(0, 10), dayKey: newKey(), flagged: {} },
+    maxAgeSeconds: 60,
+    ...over,
+  };
+}
+
+const protectedEnv = () => ({ SVC_SECRET: SECRET, SVC_SITE_KEY: KEY, SVC_COLLECT_URL: `${base}/collect` });
+const configFetches = () => captured.filter((c) => c.url === '/collect/protection');
+const records = (): RequestRecord[] => batches().flatMap((b) => JSON.parse(b.body).records);
+
+/** A worker in front of the test origin with the gate on, one record per batch. */
+async function protectedWorker(options = '{ batchSize: 1 }'): Promise<Miniflare> {
+  return start(await bundle(options), protectedEnv());
+}
+
+interface Visit {
+  ua?: string;
+  ip?: string;
+  cf?: Record<string, unknown>;
+  accept?: string;
+  cookie?: string;
+  method?: string;
+  /** Sec-Fetch-Mode; default `navigate` for a browser, `none` (no header) for other software such as curl. */
+  fetchMode?: string;
+  headers?: Record<string, string>;
+}
+
+async function visit(mf: Miniflare, url: string, v: Visit = {}) {
+  const headers: Record<string, string> = {
+    'user-agent': v.ua ?? CHROME,
+    'cf-connecting-ip': v.ip ?? '203.0.113.9',
+    accept: v.accept ?? 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+    'x-test-fetch-mode': v.fetchMode ?? ((v.ua ?? CHROME).startsWith('Mozilla/') ? 'navigate' : 'none'),
+    ...v.headers,
+  };
+  if (v.cookie) headers.cookie = v.cookie;
+  const res = await mf.dispatchFetch(url, { method: v.method ?? 'GET', headers, cf: v.cf ?? HOME_NET, redirect: 'manual' });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, text };
+}
+
+/** The record of the n-th site request (`/_us/*` are not recorded), waiting for it to arrive. */
+const recordAt = (n: number) => waitFor(() => records()[n]);
+
+describe('the gate in withUnseen (workerd via miniflare)', () => {
+  it('challenge mode: a curl-like client is sent to the check page with a ticket for its host and path', async () => {
+    const cfg = config();
+    service.config = cfg;
+    const mf = await protectedWorker();
+    const nav = await visit(mf, 'https://shop.example/pricing?plan=pro', { ua: CURL, accept: 'text/html' });
+    expect(nav.status).toBe(302);
+    expect(nav.headers.get('cache-control')).toBe('no-store');
+    const location = new URL(nav.headers.get('location')!);
+    expect(`${location.origin}${location.pathname}`).toBe(CHECK);
+    const ticket = await readTicket(cfg.passKey, location.searchParams.get('t')!);
+    expect(ticket).toMatchObject({ s: SITE, h: 'shop.example', p: '/pricing?plan=pro', r: 50 });
+    expect(await readTicket(newKey(), location.searchParams.get('t')!)).toBeNull();
+
+    // An API call (not a navigation) cannot be sent to a page: a plain 403 saying the check is needed.
+    const api = await visit(mf, 'https://shop.example/api/cart', { ua: CURL, accept: 'application/json' });
+    expect(api.status).toBe(403);
+    expect(api.headers.get('content-type')).toContain('text/plain');
+    expect(api.text).toContain('check');
+    expect(api.text).not.toContain('origin');
+
+    // A host the challenge may not return to: a 403 page, never a redirect to a ticket for it.
+    const other = await visit(mf, 'https://not-verified.example/', { ua: CURL, accept: 'text/html' });
+    expect(other.status).toBe(403);
+    expect(other.headers.get('location')).toBeNull();
+    expect(other.text).toContain('cannot send you back');
+
+    await waitFor(() => (records().length >= 3 ? true : undefined));
+    const reason = 'client software never runs page scripts: curl';
+    expect(records()).toMatchObject([
+      { path: '/pricing', status: 302, action: 'challenge', reason, risk: 50, tlsClass: 'tls1.3' },
+      { path: '/api/cart', status: 403, action: 'challenge', reason, risk: 50 },
+      { path: '/', status: 403, action: 'challenge', reason },
+    ]);
+    for (const b of batches()) expect(RequestBatch.safeParse(JSON.parse(b.body)).success).toBe(true);
+    expect(configFetches()).toHaveLength(1);
+  });
+
+  it('block mode refuses it with our own small 403 page; robots.txt and security.txt are always served', async () => {
+    service.config = config({ mode: 'block' });
+    const mf = await protectedWorker();
+    const r = await visit(mf, 'https://shop.example/pricing', {
+      ua: CURL,
+      accept: 'text/html',
+      headers: { 'cf-ray': '8f1e2d3c4b5a6978-FRA' },
+    });
+    expect(r.status).toBe(403);
+    expect(r.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(r.headers.get('cache-control')).toBe('no-store');
+    expect(r.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(r.text).toContain('Access refused');
+    expect(r.text).toContain('8f1e2d3c4b5a6978-FRA');
+    expect(r.text).not.toMatch(/<script|<link|https?:\/\//);
+    expect(r.text.length).toBeLessThan(2048);
+
+    for (const path of ['/robots.txt', '/.well-known/security.txt']) {
+      const ok = await visit(mf, `https://shop.example${path}`, { ua: CURL });
+      expect(ok.status).toBe(200);
+      expect(ok.text).toBe(`origin ${path}`);
+    }
+    // The network alone never refuses anyone.
+    const cloud = await visit(mf, 'https://shop.example/pricing', { cf: CLOUD_NET });
+    expect(cloud.text).toBe('origin /pricing');
+
+    await waitFor(() => (records().length >= 4 ? true : undefined));
+    expect(records()).toMatchObject([
+      { status: 403, action: 'deny', reason: 'client software never runs page scripts: curl', risk: 50 },
+      { path: '/robots.txt', status: 200, action: 'allow', reason: 'always served: /robots.txt' },
+      { path: '/.well-known/security.txt', status: 200, action: 'allow', reason: 'always served: /.well-known/security.txt' },
+      { status: 200, action: 'allow', reason: 'hosting network: AS16509 (the network alone never refuses anyone)', risk: 35 },
+    ]);
+  });
+
+  it('refuses an unverified "Googlebot" and serves a verified one', async () => {
+    service.config = config();
+    const mf = await protectedWorker();
+    const fake = await visit(mf, 'https://shop.example/', {
+      ua: GOOGLEBOT,
+      cf: { ...CLOUD_NET, botManagement: { verifiedBot: false, score: 2 } },
+    });
+    expect(fake.status).toBe(403);
+    expect(fake.text).toContain('Access refused');
+    const real = await visit(mf, 'https://shop.example/', {
+      ua: GOOGLEBOT,
+      cf: { asn: 15169, asOrganization: 'Google LLC', country: 'US', botManagement: { verifiedBot: true, score: 1 } },
+    });
+    expect(real.text).toBe('origin /');
+    // No bot-management data on this zone: no way to verify, so it follows `bots` (allow here).
+    const unknown = await visit(mf, 'https://shop.example/', { ua: GOOGLEBOT, cf: { ...HOME_NET, botManagement: null } });
+    expect(unknown.text).toBe('origin /');
+    await waitFor(() => (records().length >= 3 ? true : undefined));
+    expect(records()).toMatchObject([
+      { status: 403, action: 'deny', reason: 'unverified claim to be Googlebot', risk: -1, verifiedBot: false },
+      { status: 200, action: 'allow', reason: 'verified search engine: Googlebot', risk: -1, verifiedBot: true },
+      { status: 200, action: 'allow', reason: 'declared bot: Googlebot (bots: allow)', risk: -1 },
+    ]);
+  });
+
+  it('a valid us_pass serves that browser on that network; the same cookie from another network is challenged', async () => {
+    const cfg = config();
+    service.config = cfg;
+    const mf = await protectedWorker();
+    const cookie = `a=1; us_pass=${await issuePass(cfg.passKey, SITE, CHROME, '198.51.100.20')}`;
+    const home = { ...CLOUD_NET }; // a browser on a hosting network is challenged unless it passed the check
+    expect((await visit(mf, 'https://shop.example/p', { ip: '198.51.100.20', cf: home })).status).toBe(302);
+    expect((await visit(mf, 'https://shop.example/p', { ip: '198.51.100.20', cf: home, cookie })).text).toBe('origin /p');
+    expect((await visit(mf, 'https://shop.example/p', { ip: '198.51.100.77', cf: home, cookie })).text).toBe('origin /p');
+    const elsewhere = await visit(mf, 'https://shop.example/p', { ip: '192.0.2.44', cf: home, cookie });
+    expect(elsewhere.status).toBe(302);
+    const otherBrowser = await visit(mf, 'https://shop.example/p', {
+      ip: '198.51.100.20',
+      cf: home,
+      cookie,
+      ua: CHROME.replace('131', '130'),
+    });
+    expect(otherBrowser.status).toBe(302);
+    await waitFor(() => (records().length >= 5 ? true : undefined));
+    expect(records().map((r) => [r.action, r.reason])).toEqual([
+      ['challenge', 'hosting network: AS16509'],
+      ['allow', 'check passed within the last day'],
+      ['allow', 'check passed within the last day'],
+      ['challenge', 'hosting network: AS16509'],
+      ['challenge', 'hosting network: AS16509'],
+    ]);
+  });
+
+  it('uses behaviour memory and the TLS sign: two automation signs challenge a browser', async () => {
+    const cfg = config();
+    const code = await behaviourCode(cfg.behaviour!.dayKey, '203.0.113.9', CHROME);
+    cfg.behaviour!.flagged = { [code]: ['burst'] };
+    service.config = cfg;
+    const mf = await protectedWorker();
+    // One sign (from memory) is not enough.
+    expect((await visit(mf, 'https://shop.example/a')).text).toBe('origin /a');
+    // A modern browser's user agent over TLS 1.0 is a second, independent sign.
+    const old = await visit(mf, 'https://shop.example/b', {
+      cf: { ...HOME_NET, tlsVersion: 'TLSv1', tlsCipher: 'ECDHE-RSA-AES128-SHA' },
+    });
+    expect(old.status).toBe(302);
+    // Another visitor over TLS 1.0 has only that one sign.
+    const other = await visit(mf, 'https://shop.example/c', {
+      ip: '192.0.2.1',
+      cf: { ...HOME_NET, tlsVersion: 'TLSv1', tlsCipher: 'ECDHE-RSA-AES128-SHA' },
+    });
+    expect(other.text).toBe('origin /c');
+    await waitFor(() => (records().length >= 3 ? true : undefined));
+    expect(records()).toMatchObject([
+      { action: 'allow', reason: 'browser: no sign of automation', risk: 25, tlsClass: 'tls1.3' },
+      { action: 'challenge', reason: 'automation signs: tls-mismatch, burst', risk: 50, tlsClass: 'tls-old' },
+      { action: 'allow', reason: 'browser: no sign of automation', risk: 25, tlsClass: 'tls-old' },
+    ]);
+  });
+
+  it('off and log modes serve everything and say so', async () => {
+    service.config = config({ mode: 'off' });
+    let mf = await protectedWorker();
+    expect((await visit(mf, 'https://shop.example/x', { ua: CURL })).text).toBe('origin /x');
+    const off = await recordAt(0);
+    expect(off).toMatchObject({ action: 'allow', reason: 'off: protection is off' });
+    expect(off.risk).toBeUndefined();
+    await mf.dispose();
+    instances.length = 0;
+    captured.length = 0;
+
+    service.config = config({ mode: 'log' });
+    mf = await start(await bundle('{ batchSize: 1, configBudgetMs: 200 }'), {
+      ...protectedEnv(),
+      SVC_COLLECT_URL: `${base}/collect/`,
+    });
+    expect((await visit(mf, 'https://shop.example/y', { ua: CURL })).text).toBe('origin /y');
+    expect(await recordAt(0)).toMatchObject({
+      action: 'allow',
+      reason: 'log: would challenge: client software never runs page scripts: curl',
+      risk: 50,
+    });
+  });
+
+  it('a rule change reaches the worker after the config age, through a conditional refresh', async () => {
+    service.config = config({ maxAgeSeconds: 1, rules: [{ action: 'deny', label: 'no secrets', match: { path: '/secret' } }] });
+    const mf = await protectedWorker();
+    expect((await visit(mf, 'https://shop.example/secret')).status).toBe(403);
+    expect((await visit(mf, 'https://shop.example/secret')).status).toBe(403);
+    expect(configFetches()).toHaveLength(1); // cached
+
+    service.config = { ...service.config, rules: [] };
+    await new Promise((r) => setTimeout(r, 1100));
+    // The stale copy decides this one while the refresh runs in the background…
+    expect((await visit(mf, 'https://shop.example/secret')).status).toBe(403);
+    await waitFor(() => (configFetches()[1]?.status ? true : undefined));
+    expect(configFetches()[1]!.headers['if-none-match']).toBeTruthy();
+    expect(configFetches()[1]!.status).toBe(200);
+    // …and the next one sees the new rules.
+    expect((await visit(mf, 'https://shop.example/secret')).text).toBe('origin /secret');
+
+    // Unchanged: the service answers 304 and the copy is kept.
+    await new Promise((r) => setTimeout(r, 1100));
+    expect((await visit(mf, 'https://shop.example/secret')).text).toBe('origin /secret');
+    await waitFor(() => (configFetches()[2]?.status ? true : undefined));
+    expect(configFetches()[2]!.status).toBe(304);
+    expect((await visit(mf, 'https://shop.example/secret')).text).toBe('origin /secret');
+    expect(configFetches()).toHaveLength(3);
+    await waitFor(() => (records().length >= 6 ? true : undefined));
+    expect(records().map((r) => r.reason)).toEqual([
+      'rule: no secrets',
+      'rule: no secrets',
+      'rule: no secrets',
+      'browser: no sign of automation',
+      'browser: no sign of automation',
+      'browser: no sign of automation',
+    ]);
+  });
+
+  it('fails open: a service slower than the budget, an error answer, a broken config, a service that is down', async () => {
+    // Slower than the budget: the first request is served without waiting for the config…
+    service.config = config({ mode: 'block' });
+    service.configDelayMs = 800;
+    let mf = await protectedWorker();
+    const t0 = Date.now();
+    expect((await visit(mf, 'https://shop.example/1', { ua: CURL })).text).toBe('origin /1');
+    expect(Date.now() - t0).toBeLessThan(600);
+    // …so is one arriving while the fetch is still under way…
+    expect((await visit(mf, 'https://shop.example/2', { ua: CURL })).text).toBe('origin /2');
+    // …and once the config has arrived in the background, requests are decided.
+    await waitFor(() => (configFetches()[0]?.status ? true : undefined));
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await visit(mf, 'https://shop.example/3', { ua: CURL })).status).toBe(403);
+    await waitFor(() => (records().length >= 3 ? true : undefined));
+    expect(records().map((r) => [r.action, r.reason])).toEqual([
+      ['allow', 'fail open: no protection config within 50 ms'],
+      ['allow', 'fail open: protection config still loading'],
+      ['deny', 'client software never runs page scripts: curl'],
+    ]);
+    expect(configFetches()).toHaveLength(1);
+    await mf.dispose();
+    instances.length = 0;
+    captured.length = 0;
+    service.configDelayMs = 0;
+
+    // An error answer: served, said so, and not asked again at once.
+    service.configStatus = 503;
+    mf = await protectedWorker();
+    expect((await visit(mf, 'https://shop.example/4', { ua: CURL })).text).toBe('origin /4');
+    expect((await visit(mf, 'https://shop.example/5', { ua: CURL })).text).toBe('origin /5');
+    await waitFor(() => (records().length >= 2 ? true : undefined));
+    expect(records().map((r) => r.reason)).toEqual([
+      'fail open: protection config unavailable (service answered 503)',
+      'fail open: protection config unavailable (service answered 503)',
+    ]);
+    expect(configFetches()).toHaveLength(1);
+    await mf.dispose();
+    instances.length = 0;
+    captured.length = 0;
+    service.configStatus = undefined;
+
+    // A config the gate trips over (a rule naming bots by something that is not a name): served.
+    service.config = config({ mode: 'block', rules: [{ action: 'deny', match: { bot: {} as string } }] });
+    mf = await protectedWorker();
+    expect((await visit(mf, 'https://shop.example/6', { ua: CURL })).text).toBe('origin /6');
+    expect(await recordAt(0)).toMatchObject({ action: 'allow', reason: 'fail open: the gate failed (TypeError)' });
+    await mf.dispose();
+    instances.length = 0;
+
+    // The service down altogether.
+    mf = await start(await bundle('{ batchSize: 1 }'), { ...protectedEnv(), SVC_COLLECT_URL: 'http://127.0.0.1:9/collect' });
+    for (let i = 0; i < 3; i++) expect((await visit(mf, `https://shop.example/d${i}`, { ua: CURL })).text).toBe(`origin /d${i}`);
+  });
+});
+
+describe('protect() for Node servers', () => {
+  const input = (over: Partial<Parameters<typeof protect>[0]> = {}): Parameters<typeof protect>[0] => ({
+    secret: SECRET,
+    collectUrl: `${base}/collect`,
+    ip: '203.0.113.9',
+    method: 'GET',
+    url: '/pricing?plan=pro',
+    host: 'shop.example:443',
+    headers: { 'user-agent': CURL, accept: 'text/html', cookie: 'a=1; us_pass=1767000000.abc' },
+    country: 'de',
+    asn: '3320',
+    ...over,
+  });
+
+  it('asks POST {collectUrl}/decide with the facts and the secret, and serves an allowed request', async () => {
+    service.decide = { status: 200, body: { action: 'allow', reason: 'browser: no sign of automation', risk: 0 }, delayMs: 0 };
+    expect(await protect(input({ verifiedBot: false, tls: 'TLSv1.3' }))).toEqual({
+      do: 'serve',
+      action: 'allow',
+      reason: 'browser: no sign of automation',
+      risk: 0,
+    });
+    const asked = captured.find((c) => c.url === '/collect/decide')!;
+    expect(asked.method).toBe('POST');
+    expect(asked.headers['x-svc-proxy']).toBe(SECRET);
+    expect(JSON.parse(asked.body)).toEqual({
+      ip: '203.0.113.9',
+      ua: CURL,
+      path: '/pricing?plan=pro',
+      host: 'shop.example',
+      pass: '1767000000.abc',
+      verifiedBot: false,
+      country: 'DE',
+      asn: 3320,
+      tls: 'TLSv1.3',
+    });
+  });
+
+  it('redirects a challenged navigation, refuses other challenged requests and denied ones with a 403 page', async () => {
+    const location = `${CHECK}?t=abc.def`;
+    service.decide = { status: 200, body: { action: 'challenge', reason: 'r', risk: 50, location }, delayMs: 0 };
+    expect(await protect(input())).toMatchObject({ do: 'redirect', status: 302, location, headers: { location } });
+    const api = await protect(input({ headers: { 'user-agent': CURL, accept: 'application/json' } }));
+    expect(api).toMatchObject({ do: 'refuse', status: 403, action: 'challenge' });
+    expect(api.do === 'refuse' && api.headers['content-type']).toContain('text/plain');
+    service.decide = { status: 200, body: { action: 'challenge', reason: 'r', risk: 50 }, delayMs: 0 };
+    const noReturn = await protect(input());
+    expect(noReturn.do === 'refuse' && noReturn.body).toContain('cannot send you back');
+    service.decide = { status: 200, body: { action: 'deny', reason: 'rule: no', risk: 10 }, delayMs: 0 };
+    const denied = await protect(input());
+    expect(denied).toMatchObject({ do: 'refuse', status: 403, action: 'deny', reason: 'rule: no' });
+    expect(denied.do === 'refuse' && denied.headers).toMatchObject({
+      'cache-control': 'no-store',
+      'content-type': 'text/html; charset=utf-8',
+    });
+  });
+
+  it('fails open: slower than the budget, an error answer, an unreadable one, the service down', async () => {
+    service.decide = { status: 200, body: { action: 'deny', reason: 'x', risk: 0 }, delayMs: 300 };
+    const t0 = performance.now();
+    expect(await protect(input())).toEqual({ do: 'serve', reason: 'fail open: no decision within 50 ms' });
+    expect(performance.now() - t0).toBeLessThan(250);
+    service.decide = { status: 500, body: {}, delayMs: 0 };
+    expect(await protect(input())).toEqual({ do: 'serve', reason: 'fail open: service answered 500' });
+    service.decide = { status: 200, body: { action: 'maybe' }, delayMs: 0 };
+    expect(await protect(input())).toEqual({ do: 'serve', reason: 'fail open: unreadable answer' });
+    expect(await protect(input({ collectUrl: 'http://127.0.0.1:9/collect' }))).toEqual({
+      do: 'serve',
+      reason: 'fail open: service unreachable',
+    });
+  });
+
+  it('serves robots.txt, security.txt and /_us/* without asking', async () => {
+    for (const url of ['/robots.txt', '/.well-known/security.txt?x', '/_us/pass?g=1']) {
+      expect((await protect(input({ url }))).do).toBe('serve');
+    }
+    expect(captured.filter((c) => c.url === '/collect/decide')).toHaveLength(0);
   });
 });
 

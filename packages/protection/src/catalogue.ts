@@ -1,4 +1,5 @@
-import crawlerUserAgents from 'crawler-user-agents';
+// The patterns and tags of crawler-user-agents (MIT), slimmed by scripts/slim-crawlers.mjs.
+import crawlerUserAgents from './crawlers.json' with { type: 'json' };
 import { isbot, isbotMatch } from 'isbot';
 
 /**

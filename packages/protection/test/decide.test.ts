@@ -317,3 +317,15 @@ describe('decide: risk and signals', () => {
     expect(d.signals).toEqual(['headless-chrome', 'tls-mismatch', 'burst']);
   });
 });
+
+describe('the slimmed crawler list', () => {
+  it('holds exactly the patterns and tags of the installed crawler-user-agents', async () => {
+    const { default: full } = await import('crawler-user-agents');
+    const { default: slim } = await import('../src/crawlers.json', { with: { type: 'json' } });
+    expect(slim).toEqual(
+      full.map((c: { pattern: string; tags?: string[] }) =>
+        c.tags?.length ? { pattern: c.pattern, tags: c.tags } : { pattern: c.pattern },
+      ),
+    );
+  });
+});

@@ -1,0 +1,234 @@
+/**
+ * Proxy mode's gate for Node servers (Express, Koa, `node:http`): ask the service what to do with one request
+ * (`POST {collectUrl}/decide`) within a small budget, and tell the caller: serve it, send it to the check page,
+ * or refuse it. Dependency-free (copy this file if you like); it fails open: no answer in time, an error or an
+ * answer it cannot read → serve.
+ *
+ * The refusal pages live here too, so the edge worker and proxy mode answer alike.
+ */
+
+export const DEFAULT_DECIDE_BUDGET_MS = 50;
+
+/** What the service is told about one request (the `POST {collectUrl}/decide` body). */
+export interface DecideRequest {
+  /** The visitor's address. */
+  ip: string;
+  /** The user-agent header ('' when none). */
+  ua: string;
+  /** Path and query string as requested (rules match the path part; a challenge returns to both). */
+  path: string;
+  /** The hostname the visitor asked for (no port). */
+  host: string;
+  /** The `us_pass` cookie's value, if any. */
+  pass?: string;
+  /** The platform's verdict on a declared crawler, when something in front of you gives one. */
+  verifiedBot?: boolean;
+  country?: string;
+  asn?: number;
+  /** TLS protocol, e.g. `TLSv1.3`, when your TLS terminator tells you. */
+  tls?: string;
+}
+
+export interface ProtectInput {
+  /** The site's server secret (`sk_live_…`). */
+  secret: string;
+  /** Collect URL, e.g. `https://collect.unseen.example/collect`; the decision is asked of `{collectUrl}/decide`. */
+  collectUrl: string;
+  /** The visitor's address (e.g. Express `req.ip` with `trust proxy` set). */
+  ip: string | null | undefined;
+  method: string;
+  /** Path and query string (Express `req.originalUrl`, node `req.url`). */
+  url: string;
+  /** `Host` header or hostname; a port is dropped. */
+  host: string | null | undefined;
+  /** Request headers; `user-agent`, `cookie`, `accept` and `sec-fetch-mode` are read. */
+  headers: Record<string, string | string[] | undefined>;
+  verifiedBot?: boolean;
+  country?: string | null;
+  asn?: number | string | null;
+  tls?: string | null;
+  /** How long to wait for the service (default 50 ms); past it the request is served. */
+  budgetMs?: number;
+  /** For tests: a fetch implementation. */
+  fetch?: typeof fetch;
+}
+
+/** What to do with the request. */
+export type ProtectVerdict =
+  | { do: 'serve'; reason: string; action?: 'allow' | 'challenge' | 'deny'; risk?: number }
+  | { do: 'redirect'; status: 302; location: string; headers: Record<string, string>; reason: string; risk?: number }
+  | {
+      do: 'refuse';
+      status: 403;
+      /** `content-type`, `cache-control: no-store`, … */
+      headers: Record<string, string>;
+      body: string;
+      reason: string;
+      action: 'challenge' | 'deny';
+      risk?: number;
+    };
+
+/** Paths every client may always fetch (the decision order's step 1). */
+export const ALWAYS_SERVED_PATHS: ReadonlySet<string> = new Set(['/robots.txt', '/.well-known/security.txt']);
+
+/** The service's own paths on the customer host (`/_us/pass` after the check) are never gated. */
+export const isServicePath = (path: string) => path === '/_us' || path.startsWith('/_us/');
+
+const header = (headers: ProtectInput['headers'], name: string): string => {
+  const v = headers[name];
+  return (Array.isArray(v) ? v.join(', ') : v) ?? '';
+};
+
+/** A top-level page load: GET/HEAD of a document (Sec-Fetch-Mode navigate, or an Accept that names HTML). */
+export function isNavigation(method: string, accept: string | null, secFetchMode: string | null): boolean {
+  if (method !== 'GET' && method !== 'HEAD') return false;
+  if (secFetchMode) return secFetchMode === 'navigate';
+  return (accept ?? '').toLowerCase().includes('text/html');
+}
+
+/** The `us_pass` value in a Cookie header, if any. */
+export function passCookie(cookie: string | null | undefined): string | undefined {
+  for (const part of (cookie ?? '').split(';')) {
+    const i = part.indexOf('=');
+    if (i > 0 && part.slice(0, i).trim() === 'us_pass') return part.slice(i + 1).trim() || undefined;
+  }
+  return undefined;
+}
+
+const escapeHtml = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+
+const PAGES = {
+  deny: {
+    title: 'Access refused',
+    text: 'This site’s protection refused this request. If you think this is a mistake, please contact the site’s owner.',
+  },
+  challenge: {
+    title: 'A quick check is needed',
+    text: 'This site checks that visitors are people before serving this request. Open the page in your browser to take the check, then try again.',
+  },
+  'no-return': {
+    title: 'A quick check is needed',
+    text: 'This site checks that visitors are people, but the check cannot send you back to this address. Please visit the site through its main address.',
+  },
+} as const;
+export type RefusalKind = keyof typeof PAGES;
+
+/**
+ * Our own small 403 page: no script, no third-party anything, never cached. Plain text when the client does not
+ * ask for HTML (API calls), HTML otherwise. `ref` (e.g. the `cf-ray`) helps the site's owner find the request.
+ */
+export function refusalPage(
+  kind: RefusalKind,
+  accept: string | null,
+  ref?: string | null,
+): { status: 403; headers: Record<string, string>; body: string } {
+  const page = PAGES[kind];
+  const reference = ref && /^[\w.:-]{1,64}$/.test(ref) ? ref : undefined;
+  const headers: Record<string, string> = {
+    'cache-control': 'no-store',
+    'x-robots-tag': 'noindex',
+    'x-content-type-options': 'nosniff',
+  };
+  if (!(accept ?? '').toLowerCase().includes('text/html')) {
+    headers['content-type'] = 'text/plain; charset=utf-8';
+    return { status: 403, headers, body: `${page.title}. ${page.text}${reference ? ` Reference: ${reference}` : ''}\n` };
+  }
+  headers['content-type'] = 'text/html; charset=utf-8';
+  headers['content-security-policy'] = "default-src 'none'; style-src 'unsafe-inline'";
+  const body =
+    '<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">' +
+    `<meta name="robots" content="noindex"><title>${page.title}</title>` +
+    '<style>body{font:1rem/1.5 system-ui,sans-serif;max-width:34rem;margin:4rem auto;padding:0 1rem;color:#1f2328;background:#fff}' +
+    'small{color:#59636e}@media(prefers-color-scheme:dark){body{color:#e6edf3;background:#0d1117}small{color:#9198a1}}</style>' +
+    `<main><h1>${page.title}</h1><p>${page.text}</p>` +
+    (reference ? `<p><small>Reference: ${escapeHtml(reference)}</small></p>` : '') +
+    '</main></html>\n';
+  return { status: 403, headers, body };
+}
+
+function serve(reason: string, extra: { action?: 'allow' | 'challenge' | 'deny'; risk?: number } = {}): ProtectVerdict {
+  return { do: 'serve', reason, ...extra };
+}
+
+/**
+ * Asks the service what to do with one request and says what the caller should do. Never throws, never waits
+ * longer than the budget: anything else is `serve` with a `fail open: …` reason.
+ *
+ * The service answers `{ action, reason, risk, location? }`; `location` (the check page with a signed return
+ * ticket) is there when a challenged request may return to its host.
+ */
+export async function protect(input: ProtectInput): Promise<ProtectVerdict> {
+  try {
+    const url = input.url || '/';
+    const path = url.split('?')[0] || '/';
+    if (ALWAYS_SERVED_PATHS.has(path)) return serve(`always served: ${path}`, { action: 'allow' });
+    if (isServicePath(path)) return serve('the service’s own path', { action: 'allow' });
+    const accept = header(input.headers, 'accept');
+    const body: DecideRequest = {
+      ip: String(input.ip ?? ''),
+      ua: header(input.headers, 'user-agent'),
+      path: url.slice(0, 4096),
+      host: String(input.host ?? '')
+        .toLowerCase()
+        .replace(/:\d+$/, ''),
+    };
+    const pass = passCookie(header(input.headers, 'cookie'));
+    if (pass) body.pass = pass;
+    if (typeof input.verifiedBot === 'boolean') body.verifiedBot = input.verifiedBot;
+    if (input.country && /^[A-Za-z0-9]{2}$/.test(input.country)) body.country = input.country.toUpperCase();
+    const asn = input.asn === null || input.asn === undefined || input.asn === '' ? Number.NaN : Number(input.asn);
+    if (Number.isInteger(asn) && asn >= 0) body.asn = asn;
+    if (input.tls) body.tls = String(input.tls).slice(0, 32);
+
+    const budget = Math.max(1, input.budgetMs ?? DEFAULT_DECIDE_BUDGET_MS);
+    let res: Response;
+    try {
+      res = await (input.fetch ?? fetch)(`${input.collectUrl.replace(/\/+$/, '')}/decide`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-svc-proxy': input.secret },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(budget),
+      });
+    } catch (e) {
+      const slow = e instanceof Error && (e.name === 'TimeoutError' || e.name === 'AbortError');
+      return serve(slow ? `fail open: no decision within ${budget} ms` : 'fail open: service unreachable');
+    }
+    if (!res.ok) {
+      res.body?.cancel().catch(() => undefined);
+      return serve(`fail open: service answered ${res.status}`);
+    }
+    let answer: { action?: unknown; reason?: unknown; risk?: unknown; location?: unknown };
+    try {
+      answer = (await res.json()) as typeof answer;
+    } catch (e) {
+      const slow = e instanceof Error && (e.name === 'TimeoutError' || e.name === 'AbortError');
+      return serve(slow ? `fail open: no decision within ${budget} ms` : 'fail open: unreadable answer');
+    }
+    const reason = typeof answer?.reason === 'string' ? answer.reason : '';
+    const risk = typeof answer?.risk === 'number' ? answer.risk : undefined;
+    const riskPart = risk === undefined ? {} : { risk };
+    if (answer?.action === 'allow') return serve(reason, { action: 'allow', ...riskPart });
+    if (answer?.action !== 'challenge' && answer?.action !== 'deny') return serve('fail open: unreadable answer');
+    const ref = header(input.headers, 'cf-ray') || header(input.headers, 'x-request-id');
+    if (answer.action === 'challenge') {
+      if (isNavigation(input.method.toUpperCase(), accept, header(input.headers, 'sec-fetch-mode') || null)) {
+        if (typeof answer.location === 'string' && /^https?:\/\//.test(answer.location)) {
+          return {
+            do: 'redirect',
+            status: 302,
+            location: answer.location,
+            headers: { location: answer.location, 'cache-control': 'no-store' },
+            reason,
+            ...riskPart,
+          };
+        }
+        return { do: 'refuse', action: 'challenge', reason, ...riskPart, ...refusalPage('no-return', accept, ref) };
+      }
+      return { do: 'refuse', action: 'challenge', reason, ...riskPart, ...refusalPage('challenge', accept, ref) };
+    }
+    return { do: 'refuse', action: 'deny', reason, ...riskPart, ...refusalPage('deny', accept, ref) };
+  } catch (e) {
+    return serve(`fail open: the gate failed (${e instanceof Error ? e.name : 'error'})`);
+  }
+}
