@@ -188,4 +188,3 @@ describe('bot check page in a real browser', () => {
     1_800_000,
   );
 });
-
