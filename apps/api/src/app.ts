@@ -4,6 +4,7 @@ import { collectHandler } from './collect/handler.ts';
 import { AppError } from './errors.ts';
 import { sendProblem } from './rest/problem-response.ts';
 import type { Deps } from './deps.ts';
+import { challengeHandler } from './http/challenge/handler.ts';
 import { firstPartyHandler } from './http/first-party.ts';
 import { scriptHandler } from './http/script.ts';
 import { spaStatic } from './http/static.ts';
@@ -28,6 +29,9 @@ export function createApp(deps: Deps, opts: { webDist?: string; scriptDist?: str
   const trpc = trpcHandler(deps);
   const mcp = mcpHandler(deps, ops, { callsPerMinute: deps.env.MCP_CALLS_PER_MINUTE });
   const firstParty = firstPartyHandler(deps);
+  const challenge = challengeHandler(deps);
+  // The check page answers on /challenge and on the path of CHALLENGE_URL when that names another one.
+  const challengePath = new URL(deps.urls.challenge).pathname.replace(/\/+$/, '') || '/challenge';
   const collect = collectHandler(deps);
   const script = scriptHandler(opts.scriptDist);
   const spa = spaStatic(opts.webDist ?? WEB_DIST);
@@ -59,6 +63,7 @@ export function createApp(deps: Deps, opts: { webDist?: string; scriptDist?: str
     if (p === '/mcp') return mcp(ctx);
     if (p === '/collect' || p === '/collect/requests') return collect(ctx);
     if (p.startsWith('/_us/')) return firstParty(ctx);
+    if (p === '/challenge' || p === challengePath) return challenge(ctx);
     if (p.startsWith('/script.')) return script(ctx, () => spa(ctx, next));
     return spa(ctx, next);
   });

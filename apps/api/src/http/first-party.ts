@@ -5,6 +5,7 @@ import { AppError } from '../errors.ts';
 import { sendProblem } from '../rest/problem-response.ts';
 import { followInternalLink, type LinkOutcome } from '../services/internal-link/links.ts';
 import { internalMarkCookie } from '../services/internal-link/mark.ts';
+import { passReturn } from './challenge/pass-return.ts';
 
 const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
@@ -46,10 +47,13 @@ const isLocalName = (host: string) => host === 'localhost' || host.endsWith('.lo
  * SDK and proxy mode forward them here). `GET /_us/internal?token=…` follows an internal link: it sets
  * the `us_internal` mark (90 days) and answers a small page. Refusals of the link itself are pages too
  * (a person opened it in a browser): 410 for an expired, unknown or already-used link, 404 for a link of
- * another site. A Host that is no site's hostname, and any other `/_us/` path, is a 404 problem.
+ * another site. `GET /_us/pass?g=…` is where a browser that passed the bot check comes back: it sets
+ * `us_pass` and returns to the page asked for (challenge/pass-return.ts). A Host that is no site's
+ * hostname, and any other `/_us/` path, is a 404 problem.
  */
 export function firstPartyHandler(deps: Deps) {
   return async (ctx: Context) => {
+    if (ctx.path === '/_us/pass' && ctx.method === 'GET') return passReturn(deps, ctx);
     if (ctx.path !== '/_us/internal' || ctx.method !== 'GET') {
       return sendProblem(ctx, new AppError(404, 'No such first-party path: check the address'));
     }
