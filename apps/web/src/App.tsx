@@ -8,6 +8,7 @@ import { ResendVerificationPage } from './pages/ResendVerificationPage.tsx';
 import { ResetPasswordPage } from './pages/ResetPasswordPage.tsx';
 import { SignupPage } from './pages/SignupPage.tsx';
 import { DashboardPage } from './pages/sites/dashboard/DashboardPage.tsx';
+import { ProtectionPage } from './pages/sites/protection/ProtectionPage.tsx';
 import { SitePage } from './pages/sites/SitePage.tsx';
 import { SitesPage } from './pages/sites/SitesPage.tsx';
 import { AcceptInvitePage } from './pages/workspace/AcceptInvitePage.tsx';
@@ -32,9 +33,10 @@ const ROUTES: Record<string, ComponentType> = {
   '/sites': SitesPage,
 };
 
-/** Pages whose path carries an id: `/sites/<id>/dashboard`, `/sites/<id>` (the page reads the id from the path). */
+/** Pages whose path carries an id: `/sites/<id>/dashboard`, `/sites/<id>/protection`, `/sites/<id>` (the page reads the id from the path). */
 const PATTERN_ROUTES: [pattern: RegExp, page: ComponentType][] = [
   [/^\/sites\/[^/]+\/dashboard$/, DashboardPage],
+  [/^\/sites\/[^/]+\/protection$/, ProtectionPage],
   [/^\/sites\//, SitePage],
 ];
 

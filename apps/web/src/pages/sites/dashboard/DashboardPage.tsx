@@ -31,6 +31,8 @@ export function DashboardPage() {
             <Link to="/sites">All sites</Link>
             <span aria-hidden="true"> · </span>
             <Link to={`/sites/${site.data.site.id}`}>Site settings and snippet</Link>
+            <span aria-hidden="true"> · </span>
+            <Link to={`/sites/${site.data.site.id}/protection`}>Protection</Link>
           </p>
           <DashboardControls choices={choices} onChange={change} />
           <DashboardBody siteId={site.data.site.id} choices={choices} catalogue={catalogue.data} />

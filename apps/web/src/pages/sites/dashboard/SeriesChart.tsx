@@ -7,7 +7,8 @@ import { useElementWidth } from './useElementWidth.ts';
 export interface ChartLine {
   key: string;
   label: string;
-  tone: 'primary' | 'secondary';
+  /** The line's colour: the dashboard's two, and the Protection page's challenge and deny. */
+  tone: 'primary' | 'secondary' | 'warn' | 'danger';
   values: number[];
   previous: number[] | null;
 }

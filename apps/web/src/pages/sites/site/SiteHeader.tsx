@@ -30,6 +30,9 @@ export function SiteHeader({ site }: { site: Site }) {
             <Link to={`/sites/${site.id}/dashboard`} className="button button-primary button-small">
               Dashboard
             </Link>
+            <Link to={`/sites/${site.id}/protection`} className="button button-secondary button-small">
+              Protection
+            </Link>
             <button
               type="button"
               className="button button-secondary button-small"
