@@ -98,8 +98,8 @@ export const RequestRecord = z.object({
   html: z.boolean().optional(),
   /** What the gate decided for this request (decision order of the protection config); without it, the record is stored as served and "not decided". */
   action: z.enum(['allow', 'challenge', 'deny']).optional(),
-  /** Why, as the decision function words it (`rule: Admin`, `log: would challenge: …`). */
-  reason: z.string().max(256).optional(),
+  /** Why, as the decision function words it (`rule: Admin`, `log: would challenge: …`); the first 256 characters are stored. */
+  reason: z.string().max(1024).optional(),
   /** 0-100 for a browser, -1 for a declared bot. */
   risk: z.number().int().min(-1).max(100).optional(),
 });
