@@ -73,7 +73,8 @@ async function lookup(servers: string[], ip: string, domains: readonly string[])
   try {
     let names: string[];
     try {
-      names = await resolver.reverse(parsed.v === 4 ? ipOf(parsed) : ip);
+      // A PTR question of our own: `reverse` reports a timeout or SERVFAIL as "not found".
+      names = await resolver.resolvePtr(reverseName(parsed));
     } catch (e) {
       return NO_SUCH.has((e as { code?: string }).code ?? '') ? 'failed' : 'unknown';
     }
@@ -95,9 +96,11 @@ async function lookup(servers: string[], ip: string, domains: readonly string[])
   }
 }
 
-/** The dotted form of an IPv4 address (an IPv4-mapped IPv6 one included). */
-function ipOf(p: { v: 4; n: number }): string {
-  return [p.n >>> 24, (p.n >>> 16) & 255, (p.n >>> 8) & 255, p.n & 255].join('.');
+/** The name a PTR question about an address asks for: `4.3.2.1.in-addr.arpa`, or IPv6 nibbles under `ip6.arpa`. */
+export function reverseName(p: ParsedIp): string {
+  if (p.v === 4) return `${[p.n & 255, (p.n >>> 8) & 255, (p.n >>> 16) & 255, p.n >>> 24].join('.')}.in-addr.arpa`;
+  const hex = `${p.hi.toString(16).padStart(16, '0')}${p.lo.toString(16).padStart(16, '0')}`;
+  return `${[...hex].reverse().join('.')}.ip6.arpa`;
 }
 
 /**
