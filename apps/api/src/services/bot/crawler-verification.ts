@@ -117,33 +117,37 @@ export async function verifyCrawler(
   const domains = RDNS_DOMAINS[bot.name];
   if (!domains) return 'unknown';
   const key = cacheKey(ip, domains.join(','));
-  const now = Date.now();
   const hit = local.get(key);
-  if (hit && hit.until > now) return hit.verdict;
+  if (hit && hit.until > Date.now()) return hit.verdict;
   const shared = await failOpen(deps.hot.get(key), 50, null);
   if (shared === 'verified' || shared === 'failed') {
-    remember(key, shared, now);
+    remember(key, shared, Date.now());
     return shared;
   }
   const inFlight = pending.get(key);
   if (inFlight) return inFlight;
+  // Taken and counted in one synchronous step: concurrent callers cannot all pass the check first.
   if (running >= VERIFICATION.inFlight) return 'unknown';
-  const count = await failOpen(deps.hot.incr(`fcrdns-budget:${siteId}`, 60), 50, 0);
-  if (count > VERIFICATION.perSitePerMinute) return 'unknown';
   running += 1;
-  const check = lookup(parseDnsServers(deps.env.DNS_SERVERS), ip, domains)
-    .catch((): Verification => 'unknown')
-    .finally(() => {
+  const check = (async (): Promise<Verification> => {
+    try {
+      const count = await failOpen(deps.hot.incr(`fcrdns-budget:${siteId}`, 60), 50, 0);
+      if (count > VERIFICATION.perSitePerMinute) return 'unknown';
+      const verdict = await lookup(parseDnsServers(deps.env.DNS_SERVERS), ip, domains);
+      if (verdict !== 'unknown') {
+        remember(key, verdict, Date.now());
+        deps.hot.set(key, verdict, VERIFICATION.cacheSeconds).catch(() => {});
+      }
+      return verdict;
+    } catch {
+      return 'unknown';
+    } finally {
       running -= 1;
       pending.delete(key);
-    });
+    }
+  })();
   pending.set(key, check);
-  const verdict = await check;
-  if (verdict !== 'unknown') {
-    remember(key, verdict, now);
-    deps.hot.set(key, verdict, VERIFICATION.cacheSeconds).catch(() => {});
-  }
-  return verdict;
+  return check;
 }
 
 function remember(key: string, verdict: Verification, now: number) {
