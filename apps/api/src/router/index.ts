@@ -1,5 +1,6 @@
 import { router } from '../trpc/init.ts';
 import { authRouter } from './auth.ts';
+import { botRouter } from './bot.ts';
 import { hostnamesRouter } from './hostnames.ts';
 import { internalLinkRouter } from './internal-link.ts';
 import { getMe } from './me.ts';
@@ -24,6 +25,7 @@ export const appRouter = router({
   hostnames: hostnamesRouter,
   internalLink: internalLinkRouter,
   stats: statsRouter,
+  bot: botRouter,
 });
 
 export type AppRouter = typeof appRouter;
