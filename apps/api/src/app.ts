@@ -61,7 +61,9 @@ export function createApp(deps: Deps, opts: { webDist?: string; scriptDist?: str
     if (p === '/v1' || p.startsWith('/v1/')) return rest(ctx);
     if (p === '/trpc' || p.startsWith('/trpc/')) return trpc(ctx);
     if (p === '/mcp') return mcp(ctx);
-    if (p === '/collect' || p === '/collect/requests') return collect(ctx);
+    if (p === '/collect' || p === '/collect/requests' || p === '/collect/protection' || p === '/collect/decide') {
+      return collect(ctx);
+    }
     if (p.startsWith('/_us/')) return firstParty(ctx);
     if (p === '/challenge' || p === challengePath) return challenge(ctx);
     if (p.startsWith('/script.')) return script(ctx, () => spa(ctx, next));

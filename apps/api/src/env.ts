@@ -35,7 +35,7 @@ const EnvSchema = z.object({
    * client's own claims.
    */
   TRUST_PROXY_HOPS: z.coerce.number().int().min(1).max(10).default(1),
-  /** Resolvers for hostname verification, `ip` or `ip:port`, comma-separated; unset → the system's. */
+  /** Resolvers for hostname and crawler verification, `ip` or `ip:port`, comma-separated; unset → the system's. */
   DNS_SERVERS: z
     .string()
     .regex(/^[0-9a-f.:[\]]+(\s*,\s*[0-9a-f.:[\]]+)*$/i, 'must be addresses such as 1.1.1.1 or 127.0.0.1:5353, comma-separated')

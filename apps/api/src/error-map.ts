@@ -19,8 +19,27 @@ export function fieldPath(path: readonly PropertyKey[]): string {
   }, '');
 }
 
+/**
+ * For a value no branch of a union accepted (`one value or a list of them`), the issue of the branch that
+ * got furthest: deepest in the value, then past the type check. `asn: [1, "x"]` is then `asn[1]` with the
+ * item's own message rather than the union's. Unions whose branches all refused the type keep their own.
+ */
+function innermost(issue: z.core.$ZodIssue): z.core.$ZodIssue {
+  if (issue.code !== 'invalid_union' || !issue.errors?.length) return issue;
+  const score = (i: z.core.$ZodIssue) => i.path.length * 2 + (i.code === 'invalid_type' ? 0 : 1);
+  let best: z.core.$ZodIssue | undefined;
+  for (const branch of issue.errors) {
+    const first = branch[0];
+    if (first && (!best || score(first) > score(best))) best = first;
+  }
+  if (!best || score(best) === 0) return issue;
+  // A branch's issues carry no input: the value was there (the union was reached), so it is no missing field.
+  return innermost({ input: null, ...best, path: [...issue.path, ...best.path] } as z.core.$ZodIssue);
+}
+
 /** The first zod issue as a 400 naming its field (`prefix` leads the field, e.g. `records[3]`). */
-export function issueToError(issue: z.core.$ZodIssue, prefix = ''): AppError {
+export function issueToError(first: z.core.$ZodIssue, prefix = ''): AppError {
+  const issue = innermost(first);
   const base = fieldPath([...(prefix ? [prefix] : []), ...issue.path]);
   if (issue.code === 'unrecognized_keys') {
     const key = issue.keys[0] || '(empty name)';

@@ -190,4 +190,67 @@ describe.each(hotKinds())('hot-state store contract (%s)', (kind) => {
     expect(await hot.hgetall(key('h-short'))).toEqual({});
     expect(await hot.hincrBy(key('h-short'), 'x', 1, 60)).toBe(1);
   });
+
+  it('hupdate adds and sets fields in one step, answers every field, and slides the expiry', async () => {
+    expect(await hot.hupdate(key('hu'), { add: { pages: 2 }, set: { seen: 7 } }, 20)).toEqual({ pages: 2, seen: 7 });
+    expect(await hot.hupdate(key('hu'), { add: { pages: 1, script: 1 } }, 20)).toEqual({ pages: 3, seen: 7, script: 1 });
+    expect(await hot.hupdate(key('hu'), { set: { seen: 9 } }, 3600)).toEqual({ pages: 3, seen: 9, script: 1 });
+    // Sliding: the last change set the expiry again.
+    expect(await hot.ttl(key('hu'))).toBeGreaterThan(3000);
+    expect(await hot.hgetall(key('hu'))).toEqual({ pages: '3', seen: '9', script: '1' });
+    expect(await hot.hupdate(key('hu-empty'), {}, 30)).toEqual({});
+  });
+
+  it('hupdate is atomic under concurrency', async () => {
+    const answers = await Promise.all(Array.from({ length: 40 }, () => hot.hupdate(key('hu-race'), { add: { n: 1 } }, 60)));
+    expect(answers.map((a) => a.n).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+  });
+
+  it('a hash kept by hupdate runs out ttl seconds after its last change', async () => {
+    await hot.hupdate(key('hu-short'), { add: { n: 1 } }, 1);
+    await pause(600);
+    await hot.hupdate(key('hu-short'), { add: { n: 1 } }, 1);
+    await pause(600);
+    expect(await hot.hgetall(key('hu-short'))).toEqual({ n: '2' });
+    await pause(600);
+    expect(await hot.hgetall(key('hu-short'))).toEqual({});
+  });
+
+  it('recentList answers the members of a recent list, most recently seen first, with their values', async () => {
+    expect(await hot.recentList(key('r-absent'), 10, 60)).toEqual([]);
+    await hot.recentPut(key('r'), 'a', 'burst', 10, 60);
+    await pause(5);
+    await hot.recentPut(key('r'), 'b', 'no-script', 10, 60);
+    await pause(5);
+    await hot.recentPut(key('r'), 'a', 'burst,failed-check', 10, 60);
+    const list = await hot.recentList(key('r'), 10, 60);
+    expect(list.map((e) => [e.member, e.value])).toEqual([
+      ['a', 'burst,failed-check'],
+      ['b', 'no-script'],
+    ]);
+    expect(list[0]?.at).toBeGreaterThanOrEqual(list[1]?.at ?? 0);
+    expect(Math.abs((list[0]?.at ?? 0) - Date.now())).toBeLessThan(5_000);
+    expect(await hot.recentList(key('r'), 1, 60)).toHaveLength(1);
+  });
+
+  it('a recent list keeps at most cap members: the longest unseen leave first', async () => {
+    for (let i = 0; i < 8; i++) {
+      await hot.recentPut(key('r-cap'), `m${i}`, String(i), 5, 60);
+      await pause(2);
+    }
+    expect((await hot.recentList(key('r-cap'), 100, 60)).map((e) => e.member)).toEqual(['m7', 'm6', 'm5', 'm4', 'm3']);
+  });
+
+  it('members unseen for maxAgeSeconds leave a recent list, and the whole list goes maxAgeSeconds after its last change', async () => {
+    await hot.recentPut(key('r-age'), 'old', 'x', 100, 1);
+    await pause(1100);
+    expect(await hot.recentList(key('r-age'), 100, 1)).toEqual([]);
+    await hot.recentPut(key('r-age2'), 'early', 'x', 100, 2);
+    await pause(1100);
+    await hot.recentPut(key('r-age2'), 'late', 'y', 100, 2);
+    expect((await hot.recentList(key('r-age2'), 100, 1)).map((e) => e.member)).toEqual(['late']);
+    expect((await hot.recentList(key('r-age2'), 100, 2)).map((e) => e.member)).toEqual(['late', 'early']);
+    await pause(2100);
+    expect(await hot.recentList(key('r-age2'), 100, 3600)).toEqual([]);
+  });
 });

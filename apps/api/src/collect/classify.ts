@@ -10,7 +10,10 @@ import {
 } from '@us/db';
 import type { Lane, PageReport, RequestRecord } from '@us/shared';
 import type { HotStore } from '../hot/store.ts';
+import { decisionOfRecord } from '../services/bot/record-decision.ts';
+import { tlsSummary, tlsText } from '../services/bot/tls.ts';
 import { verifyInternalMark } from '../services/internal-link/mark.ts';
+import { readSettings } from '../services/site-settings/settings-values.ts';
 import { inAnyNetwork } from './cidr.ts';
 import { dailySalt, type Enrichment, enrich, referrerHost, utmOf, visitorCode } from './enrich/index.ts';
 import type { Client } from './identify.ts';
@@ -25,6 +28,11 @@ function laneOf(e: Enrichment, internal: boolean): Lane {
   if (internal) return 'internal';
   if (e.kind === 'bot' || e.automation.length > 0 || e.hosting) return 'bot';
   return 'human';
+}
+
+/** The site's bot-protection mode as stored (off when unset). */
+export function protectionModeOf(site: Site) {
+  return readSettings(site.settings).bot.mode;
 }
 
 export function networksOf(site: Site): string[] {
@@ -86,6 +94,7 @@ export async function rowsOfReport(hot: HotStore, site: Site, r: PageReport, cli
     windowWidth: r.w,
     language: r.l || null,
     timezone: r.z || null,
+    tls: client.tls ? tlsText(client.tls) : null,
     botName: e.bot?.name ?? null,
     botCategory: e.bot?.category ?? null,
   };
@@ -95,8 +104,11 @@ export async function rowsOfReport(hot: HotStore, site: Site, r: PageReport, cli
   return [rowsOf('pageviews', [pageview]), ...(exposures.length ? [rowsOf('events', exposures)] : [])];
 }
 
-/** The stored row of one edge request record. */
-export function rowOfRecord(site: Site, networks: string[], rec: RequestRecord): RequestRow {
+/**
+ * The stored row of one edge request record, with the gate's decision (`decisionOfRecord`: a record without
+ * one, or from a site whose protection is off, is stored as served and says so) and the TLS summary.
+ */
+export function rowOfRecord(site: Site, networks: string[], rec: RequestRecord, mode = protectionModeOf(site)): RequestRow {
   const e = enrich({ ip: rec.ip, ua: rec.ua, known: { country: rec.country, asn: rec.asn, asOrg: rec.asOrg } });
   const kind: RequestRow['kind'] = rec.verifiedBot ? 'verified-bot' : e.kind === 'bot' ? 'bot' : 'browser';
   return cleanRow('requests', {
@@ -115,6 +127,7 @@ export function rowOfRecord(site: Site, networks: string[], rec: RequestRecord):
     country: e.country,
     asn: e.asn,
     asOrg: e.asOrg,
-    tls: rec.tls ?? null,
+    tls: tlsText(tlsSummary(rec.tls, rec.tlsClass)),
+    ...decisionOfRecord(mode, rec),
   });
 }

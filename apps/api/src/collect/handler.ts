@@ -2,11 +2,15 @@ import type { Context } from 'koa';
 import type { Deps } from '../deps.ts';
 import { logFailure, toAppError } from '../error-map.ts';
 import { sendProblem } from '../rest/problem-response.ts';
+import { notePageScript, noteRequests } from '../services/bot/behaviour.ts';
+import { visitorCodeOf } from '../services/bot/visitor-code.ts';
 import { requestLoggingPaused } from '../usage/pause.ts';
+import { seenOfBatch } from './behaviour-feed.ts';
 import { collectBudgets } from './budget.ts';
-import { rowOfRecord, rowsOfReport, networksOf } from './classify.ts';
+import { networksOf, protectionModeOf, rowOfRecord, rowsOfReport } from './classify.ts';
 import { clientOfReport, siteIdOfSecret, siteOfBatch, siteOfReport } from './identify.ts';
 import { batchAnswer, readPageReport, readRequestBatch } from './intake.ts';
+import { protectionRoutes } from './protection.ts';
 import { siteCache } from './site-cache.ts';
 
 const LAST_SEEN_EVERY_MS = 60_000;
@@ -17,7 +21,9 @@ const SECRET_LOOKUPS_PER_ADDRESS = 60;
  * `POST /collect`, `POST /collect/requests` and their OPTIONS: the public write path of the page script
  * and the edge SDK. Each request passes the same named stages: intake (read, parse within limits),
  * identify (site, key, hostname, secret), budget (per address and site), classify (enrichment, lane,
- * cleaned rows), enqueue (the write buffer; 202 only once the rows are queued).
+ * cleaned rows), enqueue (the write buffer; 202 only once the rows are queued). Behaviour memory is fed
+ * on the way (sites whose protection is not off), failing open. Beside them, the gate's routes for edges:
+ * `GET /collect/protection` and `POST /collect/decide` (`protection.ts`; no CORS: servers only).
  */
 export function collectHandler(deps: Deps) {
   const cache = siteCache(deps);
@@ -32,6 +38,7 @@ export function collectHandler(deps: Deps) {
     deps.logger,
   );
   const lastSeen = new Map<string, number>();
+  const protection = protectionRoutes(deps, cache, budgets);
 
   /** Stamps the site as installed, at most once a minute per node; never holds a report up. */
   function touch(siteId: string) {
@@ -61,6 +68,10 @@ export function collectHandler(deps: Deps) {
         await deps.ingest.enqueueMany(table, rows);
       }
       touch(site.id);
+      // A pageview proves its visitor runs page scripts (behaviour memory's `no-script` sign).
+      if (report.t === 'pv' && protectionModeOf(site) !== 'off') {
+        await notePageScript(deps, site.id, await visitorCodeOf(deps.hot, site.id, client.ip, client.ua));
+      }
     }
     ctx.status = 202;
     ctx.body = '';
@@ -83,15 +94,23 @@ export function collectHandler(deps: Deps) {
       return;
     }
     const networks = networksOf(site);
-    await deps.ingest.enqueueMany(
-      'requests',
-      batch.records.map((rec) => rowOfRecord(site, networks, rec)),
-    );
+    const mode = protectionModeOf(site);
+    const rows = batch.records.map((rec) => rowOfRecord(site, networks, rec, mode));
+    await deps.ingest.enqueueMany('requests', rows);
     touch(site.id);
+    if (mode !== 'off') await noteRequests(deps, site.id, await seenOfBatch(deps.hot, site.id, batch.records, rows));
     ctx.body = batchAnswer(batch.records.length, batch.refused);
   }
 
   return async (ctx: Context) => {
+    try {
+      if (await protection.handle(ctx)) return;
+    } catch (err) {
+      const app = toAppError(err);
+      logFailure(deps.logger, `${ctx.method} ${ctx.path}`, app);
+      sendProblem(ctx, app);
+      return;
+    }
     ctx.set('Access-Control-Allow-Origin', '*');
     ctx.set('Vary', 'Origin');
     try {

@@ -3,6 +3,7 @@ import type { PageReport } from '@us/shared';
 import type { Context } from 'koa';
 import { AppError, forbidden, tooMany } from '../errors.ts';
 import type { CollectBudgets } from './budget.ts';
+import { type TlsSummary, tlsOfHeader } from '../services/bot/tls.ts';
 import type { EnrichInput } from './enrich/index.ts';
 import type { SiteCache } from './site-cache.ts';
 
@@ -16,6 +17,8 @@ export interface Client {
   ua: string;
   /** Country and network the site's own proxy or edge already knows (only with its valid secret). */
   known?: EnrichInput['known'];
+  /** TLS summary from the site's own proxy (`x-svc-client-tls`, only with its valid secret). */
+  tls?: TlsSummary;
 }
 
 function hostOf(url: string | undefined): string | null {
@@ -40,7 +43,7 @@ export async function siteOfReport(cache: SiteCache, report: PageReport, origin:
 }
 
 /**
- * The client of a page report. Proxy headers (`x-svc-client-ip/-country/-asn/-as-org`) count only with
+ * The client of a page report. Proxy headers (`x-svc-client-ip/-country/-asn/-as-org/-tls`) count only with
  * this site's valid secret in `x-svc-proxy`; otherwise the connection's own address.
  */
 export async function clientOfReport(ctx: Context, cache: SiteCache, siteId: string): Promise<Client> {
@@ -56,6 +59,7 @@ export async function clientOfReport(ctx: Context, cache: SiteCache, siteId: str
       asn: Number.isInteger(asn) && asn > 0 ? asn : null,
       asOrg: ctx.get('x-svc-client-as-org') || null,
     },
+    tls: tlsOfHeader(ctx.get('x-svc-client-tls')),
   };
 }
 

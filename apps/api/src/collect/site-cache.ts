@@ -1,7 +1,8 @@
-import { type Site, SiteHostname } from '@us/db';
+import { Site, SiteHostname } from '@us/db';
 import type { Deps } from '../deps.ts';
 import type { HotStore } from '../hot/store.ts';
 import { sha256 } from '../security/tokens.ts';
+import { passKeyOf } from '../services/bot/pass-key.ts';
 import { findSiteByPublicKey, findSiteBySecret } from '../services/site-keys/key-lookup.ts';
 
 /**
@@ -27,14 +28,32 @@ export interface CachedSite {
   until: number;
 }
 
+/** What the gate needs of a site besides its settings: its pass key and the hostnames a check may return to. */
+export interface ProtectedSite {
+  site: Site;
+  passKey: string;
+  /** Verified hostnames, and proxy-mode hostnames the edge platform has validated (status active); sorted. */
+  returnHosts: string[];
+  /** Changes whenever the cache was dropped (a site changed somewhere): part of derived caches' keys. */
+  generation: number;
+  until: number;
+}
+
+/** A hostname a check may send a visitor back to (spec §2: only verified hostnames of the site). */
+export function isReturnHost(h: Pick<SiteHostname, 'proxy' | 'verifiedAt' | 'edgeStatus'>): boolean {
+  return h.proxy ? h.edgeStatus === 'active' : h.verifiedAt != null;
+}
+
 /**
  * The site behind a public key and its hostnames, and the site behind a server secret, cached per key
  * (secrets by their hash) and invalidated through the generation counter.
  */
-export function siteCache(deps: Pick<Deps, 'orm' | 'hot' | 'logger'>) {
+export function siteCache(deps: Pick<Deps, 'orm' | 'hot' | 'logger' | 'ciphers'>) {
   const byKey = new Map<string, CachedSite>();
   const bySecret = new Map<string, { siteId: string | null; until: number }>();
+  const byId = new Map<string, ProtectedSite>();
   let generation: string | null | undefined;
+  let drops = 0;
   let checkedAt = 0;
 
   async function checkGeneration(now: number) {
@@ -49,6 +68,8 @@ export function siteCache(deps: Pick<Deps, 'orm' | 'hot' | 'logger'>) {
       if (current !== generation) {
         byKey.clear();
         bySecret.clear();
+        byId.clear();
+        drops += 1;
         generation = current;
       }
     } catch (err) {
@@ -76,6 +97,29 @@ export function siteCache(deps: Pick<Deps, 'orm' | 'hot' | 'logger'>) {
       }
       const entry = { site, hostnames, until: now + CACHE_MS };
       remember(byKey, key, entry);
+      return entry;
+    },
+
+    /**
+     * The site behind a secret's id with what the gate needs (pass key, return hostnames), or null when it
+     * is gone. Cached like the rest: a change to the site, its hostnames or its bot settings is seen within
+     * about a second.
+     */
+    async protectedSite(siteId: string): Promise<ProtectedSite | null> {
+      const now = Date.now();
+      await checkGeneration(now);
+      const hit = byId.get(siteId);
+      if (hit && hit.until > now) return hit;
+      const em = deps.orm.em.fork();
+      const site = await em.findOne(Site, { id: siteId });
+      if (!site) return null;
+      const rows = await em.find(SiteHostname, { site: siteId });
+      const returnHosts = rows
+        .filter(isReturnHost)
+        .map((r) => r.hostname.toLowerCase())
+        .sort();
+      const entry = { site, passKey: await passKeyOf(deps, em, siteId), returnHosts, generation: drops, until: now + CACHE_MS };
+      remember(byId, siteId, entry);
       return entry;
     },
 

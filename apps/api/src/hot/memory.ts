@@ -1,4 +1,4 @@
-import type { HotStore } from './store.ts';
+import type { HotStore, RecentEntry } from './store.ts';
 
 interface Entry {
   value: string;
@@ -12,6 +12,8 @@ export class MemoryStore implements HotStore {
   readonly kind = 'memory' as const;
   private readonly map = new Map<string, Entry>();
   private readonly slots = new Map<string, Map<string, number>>();
+  /** Recent lists: member → value and when seen, in the order last seen (a Map keeps insertion order). */
+  private readonly recent = new Map<string, { expiresAt: number; members: Map<string, { value: string; at: number }> }>();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(private readonly now: () => number = Date.now) {
@@ -32,6 +34,7 @@ export class MemoryStore implements HotStore {
   private sweep() {
     const t = this.now();
     for (const [k, e] of this.map) if (e.expiresAt <= t) this.map.delete(k);
+    for (const [k, r] of this.recent) if (r.expiresAt <= t) this.recent.delete(k);
   }
 
   async get(key: string) {
@@ -67,6 +70,7 @@ export class MemoryStore implements HotStore {
     clearInterval(this.sweeper);
     this.map.clear();
     this.slots.clear();
+    this.recent.clear();
   }
   async acquireSlot(key: string, holder: string, limit: number, ttlSeconds: number) {
     const t = this.now();
@@ -102,5 +106,46 @@ export class MemoryStore implements HotStore {
   async hgetall(key: string) {
     const fields = this.live(key)?.fields;
     return fields ? Object.fromEntries([...fields].map(([f, n]) => [f, String(n)])) : {};
+  }
+  async hupdate(key: string, change: { add?: Record<string, number>; set?: Record<string, number> }, ttlSeconds: number) {
+    let e = this.live(key);
+    if (!e?.fields) {
+      e = { value: '', expiresAt: 0, fields: new Map() };
+      this.map.set(key, e);
+    }
+    const fields = e.fields as Map<string, number>;
+    for (const [f, by] of Object.entries(change.add ?? {})) fields.set(f, (fields.get(f) ?? 0) + Math.trunc(by));
+    for (const [f, v] of Object.entries(change.set ?? {})) fields.set(f, Math.trunc(v));
+    e.expiresAt = this.now() + ttlSeconds * 1000;
+    return Object.fromEntries(fields);
+  }
+  async recentPut(key: string, member: string, value: string, cap: number, maxAgeSeconds: number) {
+    const t = this.now();
+    let r = this.recent.get(key);
+    if (!r || r.expiresAt <= t) {
+      r = { expiresAt: 0, members: new Map() };
+      this.recent.set(key, r);
+    }
+    r.members.delete(member);
+    r.members.set(member, { value, at: t });
+    const cutoff = t - maxAgeSeconds * 1000;
+    // Oldest first: drop the stale ones, then the longest unseen past the cap.
+    for (const [m, v] of r.members) {
+      if (v.at > cutoff && r.members.size <= cap) break;
+      r.members.delete(m);
+    }
+    r.expiresAt = t + maxAgeSeconds * 1000;
+  }
+  async recentList(key: string, limit: number, maxAgeSeconds: number): Promise<RecentEntry[]> {
+    const t = this.now();
+    const r = this.recent.get(key);
+    if (!r || r.expiresAt <= t) return [];
+    const cutoff = t - maxAgeSeconds * 1000;
+    const out: RecentEntry[] = [];
+    for (const [member, v] of [...r.members].reverse()) {
+      if (out.length >= limit || v.at <= cutoff) break;
+      out.push({ member, value: v.value, at: v.at });
+    }
+    return out;
   }
 }

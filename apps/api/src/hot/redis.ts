@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { HotStore } from './store.ts';
+import type { HotStore, RecentEntry } from './store.ts';
 
 // INCR, and set the expiry only when the counter is new: a fixed window.
 const INCR_WITH_TTL = `local n = redis.call('INCR', KEYS[1])
@@ -24,6 +24,44 @@ return n`;
 const HINCR_WITH_TTL = `local n = redis.call('HINCRBY', KEYS[1], ARGV[1], ARGV[2])
 if redis.call('TTL', KEYS[1]) == -1 then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
 return n`;
+
+// Add to some fields, set others, slide the expiry, answer every field. ARGV: ttl, number of adds, then
+// field/value pairs (the adds first).
+const HUPDATE = `local adds = tonumber(ARGV[2])
+local i = 3
+for _ = 1, adds do
+  redis.call('HINCRBY', KEYS[1], ARGV[i], ARGV[i + 1])
+  i = i + 2
+end
+while i <= #ARGV do
+  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+  i = i + 2
+end
+redis.call('EXPIRE', KEYS[1], ARGV[1])
+return redis.call('HGETALL', KEYS[1])`;
+
+// A recent list: a sorted set of members scored by when seen (ms) and a hash of their values. Stale and
+// surplus members leave at most 1,000 at a time (the list never grows by more than one per call).
+// ARGV: now, member, value, cap, max age (ms).
+const RECENT_PUT = `local now = tonumber(ARGV[1])
+redis.call('ZADD', KEYS[1], now, ARGV[2])
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
+local stale = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[5]), 'LIMIT', 0, 1000)
+if #stale > 0 then
+  redis.call('ZREM', KEYS[1], unpack(stale))
+  redis.call('HDEL', KEYS[2], unpack(stale))
+end
+local over = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[4])
+if over > 0 then
+  local extra = redis.call('ZRANGE', KEYS[1], 0, math.min(over, 1000) - 1)
+  redis.call('ZREM', KEYS[1], unpack(extra))
+  redis.call('HDEL', KEYS[2], unpack(extra))
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+redis.call('PEXPIRE', KEYS[2], ARGV[5])
+return 1`;
+
+const recentValues = (key: string) => `${key}:v`;
 
 /** Hot state in Redis (or Valkey), shared by every API node. Keys are prefixed `us:`. */
 export class RedisStore implements HotStore {
@@ -77,5 +115,30 @@ export class RedisStore implements HotStore {
   }
   async hgetall(key: string) {
     return this.redis.hgetall(key);
+  }
+  async hupdate(key: string, change: { add?: Record<string, number>; set?: Record<string, number> }, ttlSeconds: number) {
+    const adds = Object.entries(change.add ?? {});
+    const sets = Object.entries(change.set ?? {});
+    const args = [...adds, ...sets].flatMap(([f, v]) => [f, Math.trunc(v)]);
+    const flat = (await this.redis.eval(HUPDATE, 1, key, Math.max(1, Math.ceil(ttlSeconds)), adds.length, ...args)) as string[];
+    const out: Record<string, number> = {};
+    for (let i = 0; i + 1 < flat.length; i += 2) out[flat[i] as string] = Number(flat[i + 1]);
+    return out;
+  }
+  async recentPut(key: string, member: string, value: string, cap: number, maxAgeSeconds: number) {
+    const maxAgeMs = Math.max(1, Math.ceil(maxAgeSeconds * 1000));
+    await this.redis.eval(RECENT_PUT, 2, key, recentValues(key), Date.now(), member, value, cap, maxAgeMs);
+  }
+  async recentList(key: string, limit: number, maxAgeSeconds: number): Promise<RecentEntry[]> {
+    if (limit < 1) return [];
+    const cutoff = Date.now() - maxAgeSeconds * 1000;
+    const flat = await this.redis.zrevrangebyscore(key, '+inf', `(${cutoff}`, 'WITHSCORES', 'LIMIT', 0, limit);
+    const seen: { member: string; at: number }[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) seen.push({ member: flat[i] as string, at: Number(flat[i + 1]) });
+    const values: (string | null)[] = [];
+    for (let i = 0; i < seen.length; i += 1000) {
+      values.push(...(await this.redis.hmget(recentValues(key), ...seen.slice(i, i + 1000).map((s) => s.member))));
+    }
+    return seen.flatMap((s, i) => (values[i] == null ? [] : [{ member: s.member, value: values[i] as string, at: s.at }]));
   }
 }

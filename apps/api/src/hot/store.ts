@@ -32,4 +32,29 @@ export interface HotStore {
   hincrBy(key: string, field: string, by: number, ttlSeconds: number): Promise<number>;
   /** Every field of a hash with its value, or an empty object when absent. */
   hgetall(key: string): Promise<Record<string, string>>;
+  /**
+   * Atomically adds `add` to fields of a hash and sets the fields of `set`, then sets the hash's expiry to
+   * `ttlSeconds` from now (a sliding window: it lives that long after its last change), and answers every
+   * field with its number. Values are integers. Behaviour memory keeps one visitor's signs in one call.
+   */
+  hupdate(
+    key: string,
+    change: { add?: Record<string, number>; set?: Record<string, number> },
+    ttlSeconds: number,
+  ): Promise<Record<string, number>>;
+  /**
+   * Files `member` with `value` under `key` as seen now, in a bounded list of recent members: members not
+   * seen for `maxAgeSeconds` leave it, and past `cap` members the longest unseen leave first. The list
+   * itself expires `maxAgeSeconds` after its last change.
+   */
+  recentPut(key: string, member: string, value: string, cap: number, maxAgeSeconds: number): Promise<void>;
+  /** The members of a recent list seen within `maxAgeSeconds`, most recently seen first, at most `limit`. */
+  recentList(key: string, limit: number, maxAgeSeconds: number): Promise<RecentEntry[]>;
+}
+
+/** One member of a recent list (`recentPut`), with when it was last seen (epoch milliseconds). */
+export interface RecentEntry {
+  member: string;
+  value: string;
+  at: number;
 }

@@ -1,6 +1,7 @@
 import { router } from '../trpc/init.ts';
 import { authRouter } from './auth.ts';
 import { botToolsRouter } from './bot-tools.ts';
+import { botRouter } from './bot.ts';
 import { hostnamesRouter } from './hostnames.ts';
 import { internalLinkRouter } from './internal-link.ts';
 import { getMe } from './me.ts';
@@ -26,6 +27,7 @@ export const appRouter = router({
   internalLink: internalLinkRouter,
   stats: statsRouter,
   botTools: botToolsRouter,
+  bot: botRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -51,8 +51,9 @@ const checked = baseProcedure.use(async ({ ctx, meta, next, getRawInput }) => {
   }
   const result = await next({ ctx: { auth } });
   if (!result.ok) throw asTrpcError(result.error);
-  // Collect nodes cache sites by public key; any site change tells them to look again.
-  if (meta.scope === 'sites:write') await bumpSitesGeneration(ctx.deps.hot);
+  // Collect nodes cache sites by public key (and the protection config they serve edges); any site or
+  // bot-protection change tells them to look again.
+  if (meta.scope === 'sites:write' || meta.scope === 'bot:write') await bumpSitesGeneration(ctx.deps.hot);
   return result;
 });
 

@@ -1,13 +1,34 @@
+import { isIPv4 } from 'node:net';
 import { createServer, Packet } from 'dns2';
 
+type RecordType = 'TXT' | 'PTR' | 'A' | 'AAAA';
+
+/** The name a PTR question about an address asks for (`4.3.2.1.in-addr.arpa`, IPv6 nibbles under ip6.arpa). */
+export function reverseName(ip: string): string {
+  if (isIPv4(ip)) return `${ip.split('.').reverse().join('.')}.in-addr.arpa`;
+  const [head = '', tail = ''] = ip.toLowerCase().split('::');
+  const h = head ? head.split(':') : [];
+  const t = tail ? tail.split(':') : [];
+  const groups = ip.includes('::') ? [...h, ...Array(8 - h.length - t.length).fill('0'), ...t] : h;
+  const nibbles = groups.map((g) => g.padStart(4, '0')).join('');
+  return `${[...nibbles].reverse().join('.')}.ip6.arpa`;
+}
+
 /**
- * A real DNS server on 127.0.0.1 (UDP, a free port) answering TXT questions from an in-memory table:
- * a known name gets its TXT records (an empty list: NOERROR without answers), anything else NXDOMAIN.
+ * A real DNS server on 127.0.0.1 (UDP, a free port) answering TXT, PTR, A and AAAA questions from an
+ * in-memory table: a known name gets its records of the asked type (none: NOERROR without answers), anything
+ * else NXDOMAIN. `slow` names are answered only after a delay; `failing` ones with SERVFAIL.
  * Point the service at it with DNS_SERVERS=<address>.
  */
 export async function startDnsServer() {
-  const txt = new Map<string, string[]>();
+  const table = new Map<string, Partial<Record<RecordType, string[]>>>();
+  const slow = new Map<string, number>();
+  const failing = new Set<string>();
   const queries: string[] = [];
+  const set = (name: string, type: RecordType, values: string[]) => {
+    const key = name.toLowerCase();
+    table.set(key, { ...table.get(key), [type]: values });
+  };
   const server = createServer({
     udp: true,
     handle: (request, send) => {
@@ -16,17 +37,33 @@ export async function startDnsServer() {
       if (!question) return void send(response);
       const name = question.name.toLowerCase().replace(/\.$/, '');
       queries.push(name);
-      const values = txt.get(name);
-      if (!values) {
-        response.header.rcode = Packet.RCODE.NXDOMAIN;
-      } else if (question.type === Packet.TYPE.TXT) {
-        for (const data of values) {
-          response.answers.push(
-            Packet.createResourceFromQuestion(question, { type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 1, data }),
-          );
+      const answer = () => {
+        const entry = table.get(name);
+        if (failing.has(name)) {
+          response.header.rcode = Packet.RCODE.SERVFAIL;
+        } else if (!entry) {
+          response.header.rcode = Packet.RCODE.NXDOMAIN;
+        } else {
+          const base = { type: question.type, class: Packet.CLASS.IN, ttl: 1 };
+          if (question.type === Packet.TYPE.TXT) {
+            for (const data of entry.TXT ?? [])
+              response.answers.push(Packet.createResourceFromQuestion(question, { ...base, data }));
+          } else if (question.type === Packet.TYPE.PTR) {
+            for (const domain of entry.PTR ?? []) response.answers.push({ name: question.name, ...base, domain } as never);
+          } else if (question.type === Packet.TYPE.A) {
+            for (const address of entry.A ?? []) response.answers.push({ name: question.name, ...base, address } as never);
+          } else if (question.type === Packet.TYPE.AAAA) {
+            for (const address of entry.AAAA ?? []) response.answers.push({ name: question.name, ...base, address } as never);
+          }
         }
-      }
-      void send(response);
+        // A slow answer may come after the server closed: nobody is listening for it then.
+        try {
+          Promise.resolve(send(response)).catch(() => {});
+        } catch {}
+      };
+      const delay = slow.get(name);
+      if (delay) setTimeout(answer, delay);
+      else answer();
     },
   });
   const addresses = await server.listen({ udp: { port: 0, address: '127.0.0.1' } });
@@ -38,10 +75,37 @@ export async function startDnsServer() {
     /** Names asked about, lower-cased, in order. */
     queries,
     setTxt(name: string, values: string[]) {
-      txt.set(name.toLowerCase(), values);
+      set(name, 'TXT', values);
+    },
+    /** The host names an address resolves back to. */
+    setPtr(ip: string, names: string[]) {
+      set(reverseName(ip), 'PTR', names);
+    },
+    /** The addresses a host name resolves to (IPv4 into A, IPv6 into AAAA records). */
+    setAddresses(name: string, ips: string[]) {
+      set(
+        name,
+        'A',
+        ips.filter((ip) => isIPv4(ip)),
+      );
+      set(
+        name,
+        'AAAA',
+        ips.filter((ip) => !isIPv4(ip)),
+      );
+    },
+    /** Answers questions about `name` (a host name, or `reverseName(ip)`) only after `ms`. */
+    slowDown(name: string, ms: number) {
+      slow.set(name.toLowerCase(), ms);
+    },
+    /** Answers questions about `name` with SERVFAIL. */
+    fail(name: string) {
+      failing.add(name.toLowerCase());
     },
     clear(name: string) {
-      txt.delete(name.toLowerCase());
+      table.delete(name.toLowerCase());
+      slow.delete(name.toLowerCase());
+      failing.delete(name.toLowerCase());
     },
     close: () => server.close(),
   };

@@ -25,10 +25,10 @@ export const BOT_LIMITS = { rules: 100, listItems: 50, label: 80, name: 64, path
 
 /** A value or a list of 1-50 of them. */
 const oneOrMany = <T extends z.ZodType>(item: T, what: string) =>
-  z.union([
-    item,
-    z.array(item).min(1, `Give at least one ${what}`).max(BOT_LIMITS.listItems, `List at most ${BOT_LIMITS.listItems}`),
-  ]);
+  z.union(
+    [item, z.array(item).min(1, `Give at least one ${what}`).max(BOT_LIMITS.listItems, `List at most ${BOT_LIMITS.listItems}`)],
+    { error: `Give one ${what} or a list of 1 to ${BOT_LIMITS.listItems}` },
+  );
 
 const zBotName = z
   .string()
@@ -134,3 +134,54 @@ export const BotDecisionsReport = z.object({
     .describe('Requests by action, reason and crawler, most first (at most 100)'),
 });
 export type BotDecisionsReport = z.infer<typeof BotDecisionsReport>;
+
+// ---------- the gate's wire between the service and its edges (packages/protection/README.md) ----------
+
+/** GET {COLLECT_URL}/protection (header `x-svc-proxy: <site secret>`): what an edge needs to decide alone. */
+export const ProtectionConfig = BotSettings.extend({
+  site: z.string().describe('Site id'),
+  passKey: z.string().describe('Signs and checks us_pass cookies and return tickets (keep it secret)'),
+  challengeUrl: z.string().describe('Where a challenged navigation goes: `302 {challengeUrl}?t=<ticket>`'),
+  returnHosts: z.array(z.string()).describe('Hostnames a check may return to: verified, or active in proxy mode'),
+  behaviour: z.object({
+    day: z.string().describe('UTC day the key belongs to (YYYY-MM-DD); codes change with it'),
+    dayKey: z.string().describe('behaviourCode(dayKey, ip, ua) files a visitor'),
+    flagged: z.record(z.string(), z.array(z.string())).describe('Visitors with signs in the last day: code → signs'),
+  }),
+  maxAgeSeconds: z.number().int().describe('Keep it at most this long, then ask again with If-None-Match'),
+});
+export type ProtectionConfig = z.infer<typeof ProtectionConfig>;
+
+export const DECIDE_LIMITS = { ua: 1024, path: 2048, host: 253, pass: 128, asOrg: 256 } as const;
+
+/** POST {COLLECT_URL}/decide (header `x-svc-proxy: <site secret>`): one request to decide, from proxy mode or another platform. */
+export const DecideRequest = z
+  .object({
+    ip: z.string().min(1, 'Give the client address').max(64, 'Give the client address (at most 64 characters)'),
+    ua: z.string().max(DECIDE_LIMITS.ua, `Send at most ${DECIDE_LIMITS.ua} characters of the user agent`),
+    path: z
+      .string()
+      .max(DECIDE_LIMITS.path, `Send at most ${DECIDE_LIMITS.path} characters of path and query`)
+      .regex(/^\//, 'Give the path (and query) the client asked for, starting with /'),
+    host: z
+      .string()
+      .min(1, 'Give the hostname the client asked for')
+      .max(DECIDE_LIMITS.host, 'Give a hostname of at most 253 characters'),
+    pass: z.string().max(DECIDE_LIMITS.pass, 'Send the us_pass cookie value as it is').optional(),
+    verifiedBot: z.boolean().optional().describe("The platform's own verdict on a declared bot; leave it out when it has none"),
+    country: z
+      .string()
+      .regex(/^[A-Za-z]{2}$/, 'Give a two-letter country code such as DE')
+      .optional(),
+    asn: z.number().int().min(0).max(4_294_967_295, 'AS numbers are 0 to 4294967295').optional(),
+    asOrg: z.string().max(DECIDE_LIMITS.asOrg).optional(),
+    tls: z.string().max(32).optional().describe('TLS version, e.g. TLSv1.3'),
+    tlsClass: z.string().max(32).optional().describe('modern, legacy, non-browser or unknown'),
+  })
+  .strict();
+export type DecideRequest = z.infer<typeof DecideRequest>;
+
+export const DecideAnswer = Decision.extend({
+  challengeUrl: z.string().optional().describe('For a challenge: where to send the browser (302), with its return ticket'),
+});
+export type DecideAnswer = z.infer<typeof DecideAnswer>;

@@ -86,10 +86,28 @@ export const RequestRecord = z.object({
   /** The edge platform's own signals (e.g. Cloudflare's cf.botManagement / verifiedBot). */
   verifiedBot: z.boolean().optional(),
   botScore: z.number().int().min(0).max(100).optional(),
-  /** TLS summary, e.g. "TLSv1.3". */
+  /** TLS protocol version, e.g. "TLSv1.3" (stored only as one of the known versions). */
   tls: z.string().max(32).optional(),
+  /**
+   * A coarse class of the TLS client hello (`modern`: like current browsers; `legacy`: old versions or
+   * ciphers only; `non-browser`: like an HTTP library; `unknown`), never a fingerprint. Any other text is
+   * taken as `unknown`.
+   */
+  tlsClass: z.string().max(32).optional(),
+  /** The response was an HTML document (a page a person would see). Without it, GET 200 of a path without a file extension (or .html, .htm, .php) counts as one. */
+  html: z.boolean().optional(),
+  /** What the gate decided for this request (decision order of the protection config); without it, the record is stored as served and "not decided". */
+  action: z.enum(['allow', 'challenge', 'deny']).optional(),
+  /** Why, as the decision function words it (`rule: Admin`, `log: would challenge: …`); the first 256 characters are stored. */
+  reason: z.string().max(1024).optional(),
+  /** 0-100 for a browser, -1 for a declared bot. */
+  risk: z.number().int().min(-1).max(100).optional(),
 });
 export type RequestRecord = z.infer<typeof RequestRecord>;
+
+/** Classes of a TLS client hello a sender may give (`tlsClass`, header `x-svc-client-tls`). */
+export const TLS_CLASSES = ['modern', 'legacy', 'non-browser', 'unknown'] as const;
+export type TlsClass = (typeof TLS_CLASSES)[number];
 
 /** A batch from the edge SDK: `POST {COLLECT_URL}/requests` with header `x-svc-proxy: <site secret>`. */
 export const RequestBatch = z.object({

@@ -122,7 +122,8 @@ export const CATALOGUE: Record<MetricSet, MetricSetDef> = {
       path: { sql: 'path', label: 'Path' },
       status: { sql: 'status::text', label: 'Status' },
       cache: { sql: 'cache', label: 'Cache' },
-      decision: { sql: 'decision', label: 'Decision' },
+      // Records stored before decisions were recorded were served: they count as allow.
+      decision: { sql: `coalesce(decision, 'allow')`, label: 'Decision' },
       bot: { sql: 'bot_name', label: 'Bot' },
       category: { sql: 'bot_category', label: 'Bot category' },
       kind: { sql: 'kind', label: 'Kind' },

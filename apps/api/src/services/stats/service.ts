@@ -25,7 +25,7 @@ import { normalise, specOf } from './spec.ts';
 import { summaryOf } from './summary.ts';
 import { topOf } from './top.ts';
 
-type StatsDeps = Pick<Deps, 'env' | 'hot' | 'statsOrm'>;
+export type StatsDeps = Pick<Deps, 'env' | 'hot' | 'statsOrm'>;
 
 /** A slot never given back (a process that died mid-question) frees itself after this long. */
 const SLOT_TTL_SECONDS = 300;
@@ -34,7 +34,13 @@ const SLOT_TTL_SECONDS = 300;
  * Runs one stats question of a site: 404 for a site the actor cannot see, 429 (Retry-After) when the
  * workspace already has its maximum of questions running, the question itself on the stats pool.
  */
-async function withSite<R>(deps: StatsDeps, em: EntityManager, actor: Actor, siteId: string, run: (ctx: SiteCtx) => Promise<R>) {
+export async function withSite<R>(
+  deps: StatsDeps,
+  em: EntityManager,
+  actor: Actor,
+  siteId: string,
+  run: (ctx: SiteCtx) => Promise<R>,
+) {
   const site = await loadSite(em, actor, siteId);
   const key = `stats-running:${site.workspace.id}`;
   const holder = randomUUID();
