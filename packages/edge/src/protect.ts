@@ -155,8 +155,8 @@ function serve(reason: string, extra: { action?: 'allow' | 'challenge' | 'deny';
  * Asks the service what to do with one request and says what the caller should do. Never throws, never waits
  * longer than the budget: anything else is `serve` with a `fail open: …` reason.
  *
- * The service answers `{ action, reason, risk, location? }`; `location` (the check page with a signed return
- * ticket) is there when a challenged request may return to its host.
+ * The service answers `{ action, reason, risk, signals, challengeUrl? }`; `challengeUrl` (the check page with a
+ * signed return ticket) is there when a challenged request may return to its host.
  */
 export async function protect(input: ProtectInput): Promise<ProtectVerdict> {
   try {
@@ -198,7 +198,7 @@ export async function protect(input: ProtectInput): Promise<ProtectVerdict> {
       res.body?.cancel().catch(() => undefined);
       return serve(`fail open: service answered ${res.status}`);
     }
-    let answer: { action?: unknown; reason?: unknown; risk?: unknown; location?: unknown };
+    let answer: { action?: unknown; reason?: unknown; risk?: unknown; challengeUrl?: unknown };
     try {
       answer = (await res.json()) as typeof answer;
     } catch (e) {
@@ -213,12 +213,13 @@ export async function protect(input: ProtectInput): Promise<ProtectVerdict> {
     const ref = header(input.headers, 'cf-ray') || header(input.headers, 'x-request-id');
     if (answer.action === 'challenge') {
       if (isNavigation(input.method.toUpperCase(), accept, header(input.headers, 'sec-fetch-mode') || null)) {
-        if (typeof answer.location === 'string' && /^https?:\/\//.test(answer.location)) {
+        const location = answer.challengeUrl;
+        if (typeof location === 'string' && /^https?:\/\//.test(location)) {
           return {
             do: 'redirect',
             status: 302,
-            location: answer.location,
-            headers: { location: answer.location, 'cache-control': 'no-store' },
+            location,
+            headers: { location, 'cache-control': 'no-store' },
             reason,
             ...riskPart,
           };

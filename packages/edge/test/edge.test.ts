@@ -678,7 +678,11 @@ describe('protect() for Node servers', () => {
 
   it('redirects a challenged navigation, refuses other challenged requests and denied ones with a 403 page', async () => {
     const location = `${CHECK}?t=abc.def`;
-    service.decide = { status: 200, body: { action: 'challenge', reason: 'r', risk: 50, location }, delayMs: 0 };
+    service.decide = {
+      status: 200,
+      body: { action: 'challenge', reason: 'r', risk: 50, signals: [], challengeUrl: location },
+      delayMs: 0,
+    };
     expect(await protect(input())).toMatchObject({ do: 'redirect', status: 302, location, headers: { location } });
     const api = await protect(input({ headers: { 'user-agent': CURL, accept: 'application/json' } }));
     expect(api).toMatchObject({ do: 'refuse', status: 403, action: 'challenge' });
