@@ -5,42 +5,23 @@
 // figure that matters is what the SDK adds over the baseline.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
 import { newKey } from '@us/protection';
+import { bundleWorker, SDK_ENTRY } from '../../../packages/edge/test/bundle.ts';
+import { SETTINGS } from './protection.ts';
 
-const sdk = path.resolve(import.meta.dirname, '../../../packages/edge/src/index.ts');
 const SECRET = 'sk_live_benchsecret0000000000';
 const KEY = 'pk_abcdefghijklmnopqrstuvwxyz';
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const ORIGIN = `async (req) => new Response('origin ' + new URL(req.url).pathname, { headers: { 'content-type': 'text/plain' } })`;
 
-async function bundle(contents: string): Promise<string> {
-  const out = await build({
-    stdin: { contents, resolveDir: path.dirname(sdk), loader: 'ts' },
-    bundle: true,
-    format: 'esm',
-    platform: 'neutral',
-    target: 'es2022',
-    minify: true,
-    write: false,
-  });
-  return out.outputFiles[0]!.text;
-}
+const bundle = (contents: string) => bundleWorker(contents, { minify: true });
 
 /** The protection config of the bench site: challenge mode, a few rules, one flagged visitor. */
 function benchConfig() {
   return {
     site: '0b9f1a52-8d0e-4a0c-9a56-3b0d6d3a1e11',
-    mode: 'challenge',
-    bots: 'challenge',
-    rules: [
-      { action: 'allow', label: 'uptime', match: { bot: ['UptimeRobot', 'Better Stack'] } },
-      { action: 'deny', label: 'no AI training', match: { category: 'ai-training' } },
-      { action: 'challenge', label: 'admin', match: { path: '/admin' } },
-      { action: 'deny', label: 'sanctioned', match: { country: ['KP', 'IR'] } },
-    ],
+    ...SETTINGS,
     passKey: newKey(),
     challengeUrl: 'https://check.unseen.example/c',
     returnHosts: ['shop.example'],
@@ -87,11 +68,11 @@ export async function edgeBench(requests = Number(process.env.BENCH_EDGE_REQUEST
     { name: 'passthrough worker (baseline)', script: `export default { fetch: ${ORIGIN} };` },
     {
       name: 'withUnseen, recording only',
-      script: `import { withUnseen } from ${JSON.stringify(sdk)}; export default withUnseen(${ORIGIN}, { protection: false });`,
+      script: `import { withUnseen } from ${JSON.stringify(SDK_ENTRY)}; export default withUnseen(${ORIGIN}, { protection: false });`,
     },
     {
       name: 'withUnseen, gate on (cached)',
-      script: `import { withUnseen } from ${JSON.stringify(sdk)}; export default withUnseen(${ORIGIN});`,
+      script: `import { withUnseen } from ${JSON.stringify(SDK_ENTRY)}; export default withUnseen(${ORIGIN});`,
     },
   ];
   const instances: Miniflare[] = [];
@@ -163,7 +144,7 @@ export async function edgeBench(requests = Number(process.env.BENCH_EDGE_REQUEST
  */
 export async function isolateCost(calls = 2000): Promise<{ recording: number; gate: number; baseline: number }> {
   const stub = await serviceStub();
-  const script = await bundle(`import { withUnseen } from ${JSON.stringify(sdk)};
+  const script = await bundle(`import { withUnseen } from ${JSON.stringify(SDK_ENTRY)};
 const origin = ${ORIGIN};
 const handlers = { base: { fetch: origin }, rec: withUnseen(origin, { protection: false }), gate: withUnseen(origin) };
 const pass = Math.floor(Date.now() / 1000) + 3600 + '.AAAAAAAAAAAAAAAAAAAAAA';

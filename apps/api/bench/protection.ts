@@ -31,8 +31,8 @@ const NETWORKS = [
 ];
 const PATHS = ['/', '/pricing', '/blog/how-we-count', '/api/cart', '/admin/login', '/robots.txt'];
 
-/** A site in challenge mode with a handful of rules, as a customer would set it. */
-const SETTINGS: ProtectionSettings = {
+/** A site in challenge mode with a handful of rules, as a customer would set it (the edge bench's too). */
+export const SETTINGS: ProtectionSettings = {
   mode: 'challenge',
   bots: 'challenge',
   rules: [

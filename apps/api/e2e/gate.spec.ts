@@ -1,14 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { SiteHostname } from '@us/db';
 import { PASS_COOKIE } from '@us/protection';
-import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../web/e2e/support/browser.ts';
 import { protect } from '../../../packages/edge/src/protect.ts';
+import { bundleWorker, SDK_ENTRY } from '../../../packages/edge/test/bundle.ts';
 import { type CollectSite, collectSite } from '../test/support/collect.ts';
 import { startTestServer, type TestServer } from '../test/support/server.ts';
 
@@ -19,27 +18,13 @@ import { startTestServer, type TestServer } from '../test/support/server.ts';
  * the check page's redirect to `https://<hostname>/_us/pass` reaches the worker, which forwards it to the
  * service, as on a real zone. Each browser's address is given as `CF-Connecting-IP`, as Cloudflare does.
  */
-const srcIndex = fileURLToPath(new URL('../../../packages/edge/src/index.ts', import.meta.url));
-
 /** The worker: the SDK around a plain fetch to the origin. */
-async function workerScript(originBase: string, options: string): Promise<string> {
-  const out = await build({
-    stdin: {
-      contents: `import { withUnseen } from ${JSON.stringify(srcIndex)};
+function workerScript(originBase: string, options: string): Promise<string> {
+  return bundleWorker(`import { withUnseen } from ${JSON.stringify(SDK_ENTRY)};
 export default withUnseen(async (req) => {
   const url = new URL(req.url);
   return fetch(${JSON.stringify(originBase)} + url.pathname + url.search, { headers: { 'user-agent': req.headers.get('user-agent') ?? '' } });
-}, ${options});`,
-      resolveDir: process.cwd(),
-      loader: 'ts',
-    },
-    bundle: true,
-    format: 'esm',
-    platform: 'neutral',
-    target: 'es2022',
-    write: false,
-  });
-  return out.outputFiles[0]?.text as string;
+}, ${options});`);
 }
 
 const CURL = 'curl/8.5.0';

@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { behaviourCode, issuePass, newKey, readTicket } from '../../protection/src/index.ts';
@@ -10,10 +8,10 @@ import { RequestBatch } from '../../shared/src/schemas/collect.ts';
 import type { ProtectionConfig, RequestRecord } from '../src/index.ts';
 import { protect } from '../src/protect.ts';
 import { proxyHeaders } from '../src/proxy-headers.ts';
+import { bundleWorker, SDK_ENTRY } from './bundle.ts';
 
 const SECRET = 'sk_live_testsecret123';
 const KEY = 'pk_abcdefghijklmnopqrstuvwxyz';
-const srcIndex = fileURLToPath(new URL('../src/index.ts', import.meta.url));
 
 interface Captured {
   method: string;
@@ -39,11 +37,10 @@ const service: {
 } = { config: null, configDelayMs: 0, decide: { status: 200, body: {}, delayMs: 0 } };
 
 async function bundle(options: string): Promise<string> {
-  const out = await build({
-    stdin: {
-      // Node's fetch (under dispatchFetch) always sends \`sec-fetch-mode: cors\`: the test client sends the
-      // Sec-Fetch-Mode it means as x-test-fetch-mode ('none' = none, as curl), put back in place before the SDK.
-      contents: `import { withUnseen } from ${JSON.stringify(srcIndex)};
+  // Node's fetch (under dispatchFetch) always sends `sec-fetch-mode: cors`: the test client sends the
+  // Sec-Fetch-Mode it means as x-test-fetch-mode ('none' = none, as curl), put back in place before the SDK.
+  return bundleWorker(
+    `import { withUnseen } from ${JSON.stringify(SDK_ENTRY)};
 const worker = withUnseen(async (req) => new Response('origin ' + new URL(req.url).pathname, {
   status: new URL(req.url).pathname === '/missing' ? 404 : 200,
   headers: { 'cf-cache-status': 'HIT', 'x-origin': 'yes' },
@@ -61,16 +58,7 @@ export default {
     return worker.fetch(req, env, ctx);
   },
 };`,
-      resolveDir: process.cwd(),
-      loader: 'ts',
-    },
-    bundle: true,
-    format: 'esm',
-    platform: 'neutral',
-    target: 'es2022',
-    write: false,
-  });
-  return out.outputFiles[0]!.text;
+  );
 }
 
 const instances: Miniflare[] = [];
