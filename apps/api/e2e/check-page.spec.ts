@@ -127,9 +127,18 @@ describe('bot check page in a real browser', () => {
   it('counts a browser that says it is automated (navigator.webdriver) as a failed check and never lets it through', async () => {
     const { page, context, url, toHost, ip } = await openCheck(automated);
     const ua = await page.evaluate(() => navigator.userAgent);
-    const answered = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/challenge'));
+    const answered = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/challenge'), {
+      timeout: 20_000,
+    });
     await page.goto(url, { waitUntil: 'commit' });
-    const res = await answered;
+    // Seen once in CI: no answer within the test's time. Say what the page showed if it happens again.
+    const res = await answered.catch(async (e) => {
+      const shown = await page
+        .locator('body')
+        .textContent()
+        .catch(() => '(no page)');
+      throw new Error(`no answer to the check within 20 s; the page shows: ${shown}`, { cause: e });
+    });
     expect(res.status()).toBe(403);
     await page.waitForLoadState('domcontentloaded');
     expect(await page.locator('.msg').first().textContent()).toBe(MESSAGES.en.failed);
