@@ -94,9 +94,10 @@ describe('POST /collect: element clicks and journeys=off', () => {
     await post(click(id, '  signup-cta  ')).expect(202);
     await post(click(id, 'out:\u0000docs.example\u0007')).expect(202);
     await post(click(id, `/${'a'.repeat(500)}`)).expect(202);
+    await post(click(id, 'button:\n    Buy\t\u00a0 now\n  ')).expect(202);
     await t.deps.ingest.flushNow();
     const names = (await clicksOf(id)).map((r) => r.name).sort();
-    expect(names).toEqual([`/${'a'.repeat(127)}`, 'out:docs.example', 'signup-cta']);
+    expect(names).toEqual([`/${'a'.repeat(127)}`, 'button: Buy now', 'out:docs.example', 'signup-cta']);
   });
 
   it('refuses a click without a usable label, an overlong one and an unknown report type, 400 with the field', async () => {

@@ -12,6 +12,9 @@
  *                      Keys match `[a-z0-9_-]{1,64}`, variants are 1–64 characters; invalid pairs are skipped.
  * - `data-api`         optional collect URL (default: the script's own origin + `/collect`).
  *
+ * Clicks: on links, buttons and elements marked `data-us="label"`, sent as `{ t: 'c', e: label }` (at most 20 per
+ * page, none with `data-journeys="off"`), for journeys at element zoom.
+ *
  * Events: `window.unseen('signup', { label: 'pro', value: 9 })`. Calls made before the script loaded are
  * queued with this snippet placed before the script tag, and replayed once the script runs:
  *
@@ -34,7 +37,7 @@ type Report = Record<string, unknown>;
 (() => {
   try {
     const doc = document;
-    const win = window as unknown as { unseen?: Unseen };
+    const win = window as Window & { unseen?: Unseen };
     const nav = navigator as Navigator & { globalPrivacyControl?: boolean };
     const loc = location;
     const tag = doc.currentScript as HTMLScriptElement | null;
@@ -64,8 +67,9 @@ type Report = Record<string, unknown>;
 
     // Small helpers.
     const now = () => Date.now();
-    const isVisible = () => doc.visibilityState === 'visible';
-    const listen = (target: EventTarget, type: string, handler: () => void) => target.addEventListener(type, handler, true);
+    const isVisible = () => !doc.hidden;
+    const listen = (target: EventTarget, type: string, handler: (event: Event) => void) =>
+      target.addEventListener(type, handler, true);
     const clipUrl = (url: string) => url.slice(0, 2048);
 
     // ── The current page: what its reports carry and what its leave report measures. ──
@@ -80,14 +84,15 @@ type Report = Record<string, unknown>;
     let scrollDepth = 0; // deepest scroll position, in percent
     let interacted: 0 | 1 = 0; // clicked, typed or scrolled
     let heldEvents: Report[] = []; // events waiting for the page's pageview
+    let clicksLeft = 0; // click reports this page may still send: 20 from its pageview, 0 with data-journeys="off"
 
     // ── The page counter: per tab in sessionStorage; 1 = where a visit began in this tab. ──
     const countPage = () => {
       let pageCount = 1;
       try {
         const storage = sessionStorage;
-        pageCount = +(storage.getItem('us_n') || 0) + 1;
-        storage.setItem('us_n', `${pageCount}`);
+        pageCount = +(storage.getItem('us_n') as string) + 1; // +null is 0
+        storage.setItem('us_n', pageCount as unknown as string); // stored as its text
       } catch {}
       return pageCount;
     };
@@ -98,17 +103,12 @@ type Report = Record<string, unknown>;
         report.k = siteKey;
         report.id = pageviewId;
         report.u = clipUrl(pageUrl);
-        if (internalMark) report.m = `${internalMark[1]}`.slice(0, 512);
+        if (internalMark) report.m = (internalMark[1] as string).slice(0, 512);
         const body = JSON.stringify(report);
+        // A string body goes as `text/plain;charset=UTF-8` either way: a simple request, no preflight.
         // biome-ignore lint/complexity/useOptionalChain: at es2017 `?.` compiles to a temporary and a .call(), 12 B more minified
-        if (!(nav.sendBeacon && nav.sendBeacon(collectUrl, new Blob([body], { type: 'text/plain' })))) {
-          fetch(collectUrl, {
-            method: 'POST',
-            body,
-            keepalive: true,
-            credentials: 'omit',
-            headers: { 'Content-Type': 'text/plain' },
-          }).catch(() => {});
+        if (!(nav.sendBeacon && nav.sendBeacon(collectUrl, body))) {
+          fetch(collectUrl, { method: 'POST', body, keepalive: true, credentials: 'omit' }).catch(() => {});
         }
       } catch {}
     };
@@ -125,6 +125,7 @@ type Report = Record<string, unknown>;
       pageviewSent = true;
       visibleSince = now();
       const pageCount = countPage();
+      clicksLeft = attr('journeys') === 'off' ? 0 : 20; // read at each pageview, unlike the other attributes
       measureScroll();
       sendReport({
         t: 'pv',
@@ -134,7 +135,7 @@ type Report = Record<string, unknown>;
         z: Intl.DateTimeFormat().resolvedOptions().timeZone || '',
         n: pageCount,
         p: pageType ? pageType.slice(0, 64) : undefined,
-        j: attr('journeys') === 'off' ? 1 : undefined, // read at each pageview, unlike the other attributes
+        j: clicksLeft ? undefined : 1, // data-journeys="off"
         x: experiments,
       });
       for (const event of heldEvents) sendReport(event);
@@ -148,7 +149,7 @@ type Report = Record<string, unknown>;
       pageUrl = loc.href;
       pagePath = loc.pathname;
       pageviewSent = leaveSent = false;
-      visibleSince = visibleMs = scrollDepth = interacted = 0;
+      visibleSince = visibleMs = scrollDepth = interacted = clicksLeft = 0;
       sendPageview();
     };
 
@@ -159,19 +160,41 @@ type Report = Record<string, unknown>;
       if (visibleSince) visibleMs += now() - visibleSince;
       visibleSince = 0;
       measureScroll();
-      sendReport({ t: 'leave', s: scrollDepth, d: Math.min(Math.round(visibleMs), 86_400_000), i: interacted });
+      sendReport({ t: 'leave', s: scrollDepth, d: Math.min(visibleMs, 86_400_000), i: interacted });
     };
     listen(doc, 'visibilitychange', () => {
       if (!isVisible()) sendLeave();
       else if (!pageviewSent) sendPageview();
       else if (!visibleSince && !leaveSent) visibleSince = now();
     });
-    listen(window, 'pagehide', sendLeave);
-    listen(window, 'scroll', () => {
+    listen(win, 'pagehide', sendLeave);
+    listen(win, 'scroll', () => {
       interacted = 1;
       measureScroll();
     });
-    listen(doc, 'click', () => (interacted = 1));
+    // ── Element clicks for journeys (not on data-journeys="off" pages; 20 per page), labelled without personal data:
+    // the closest [data-us] → its value; a[href] → its path (same origin) or `out:` + host; a button → `button:` + text. ──
+    listen(doc, 'click', (event) => {
+      interacted = 1;
+      const target = event.target as Element;
+      if (!clicksLeft || !target.closest) return;
+      // biome-ignore lint/suspicious/noExplicitAny: one of three kinds of element; typing each costs bytes for nothing
+      let el: any = target.closest('[data-us]');
+      const label = el
+        ? el.dataset.us.trim().slice(0, 64)
+        : // biome-ignore lint/suspicious/noAssignInExpressions: the compact form is the point here
+          (el = target.closest('a[href],button,[role=button],input[type=submit]')) &&
+          (el.href
+            ? el.host === loc.host
+              ? el.pathname
+              : `out:${el.host}`
+            : // biome-ignore lint/performance/useDomNodeTextContent: the rendered text has its spaces collapsed already (the collector collapses the rest); one read per click
+              `button:${(el.innerText || el.value || '').slice(0, 40)}`);
+      if (label) {
+        clicksLeft--;
+        sendReport({ t: 'c', e: label });
+      }
+    });
     listen(doc, 'keydown', () => (interacted = 1));
 
     // ── Client-side navigation: a new URL (ignoring the #hash; replaceState: a new path) leaves the page and starts the next. ──
@@ -192,7 +215,7 @@ type Report = Record<string, unknown>;
         } catch {}
       };
     }
-    listen(window, 'popstate', () => onNavigation());
+    listen(win, 'popstate', () => onNavigation());
 
     startPage();
 

@@ -8,7 +8,7 @@ import {
   type RequestRow,
   type Site,
 } from '@us/db';
-import { cleanText, type Lane, type PageReport, type RequestRecord } from '@us/shared';
+import { clickLabel, type Lane, type PageReport, type RequestRecord } from '@us/shared';
 import type { HotStore } from '../hot/store.ts';
 import { decisionOfRecord } from '../services/bot/record-decision.ts';
 import { tlsSummary, tlsText } from '../services/bot/tls.ts';
@@ -78,7 +78,7 @@ export async function rowsOfReport(hot: HotStore, site: Site, r: PageReport, cli
   }
   if (r.t === 'c') {
     // An element click: only for journeys at element zoom, never counted as an event (`kind = 'click'`).
-    const click: EventRow = { ...event, name: cleanText(r.e, 128).trim(), kind: 'click' };
+    const click: EventRow = { ...event, name: clickLabel(r.e), kind: 'click' };
     return [rowsOf('events', [click])];
   }
   const utm = utmOf(r.u);

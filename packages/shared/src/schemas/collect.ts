@@ -65,10 +65,15 @@ export const EventReport = PageBase.extend({
 /** Longest click label accepted; stored cut to the events' name column (128 characters). */
 export const CLICK_LABEL_MAX = 2048;
 
+/** A click label as stored: runs of white space (line breaks included) made one space, control characters removed, trimmed, cut to 128. */
+export function clickLabel(label: string): string {
+  return cleanText(label.replace(/\s+/g, ' '), 128).trim();
+}
+
 /**
  * An element click the page script recorded (`data-us` value, link path or `out:` + host, `button:` + text):
- * stored in `events` with kind `click` and the label as its name. A label with nothing left once control
- * characters and surrounding spaces are removed is refused.
+ * stored in `events` with kind `click` and the label as its name (`clickLabel`). A label with nothing left
+ * once cleaned is refused.
  */
 export const ClickReport = PageBase.extend({
   t: z.literal('c'),
@@ -76,7 +81,7 @@ export const ClickReport = PageBase.extend({
   e: z
     .string()
     .max(CLICK_LABEL_MAX)
-    .refine((label) => cleanText(label, 128).trim() !== '', 'Send a label with at least one visible character'),
+    .refine((label) => clickLabel(label) !== '', 'Send a label with at least one visible character'),
 });
 
 export const PageReport = z.discriminatedUnion('t', [PageviewReport, LeaveReport, EventReport, ClickReport]);
