@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { type EventRow, insertRows, SiteHostname } from '@us/db';
+import { type EventRow, insertRows, type PageviewRow, SiteHostname } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRollups } from '../src/jobs/rollup.ts';
 import { usageOf } from '../src/usage/counters.ts';
@@ -79,6 +79,28 @@ describe('POST /collect: element clicks and journeys=off', () => {
     expect(Object.fromEntries(rows.map((r) => [r.pageview_id, r.journeys]))).toEqual({ [off]: false, [on]: true });
     const after = (await get(`/v1/sites/${siteId}/summary?days=1`)).measures.pageviews.value as number;
     expect(after).toBe(before + 2);
+  });
+
+  it('a pageview row buffered without journeys (an older version) is stored with journeys = true', async () => {
+    const row = (pageviewId: string, journeys?: unknown): PageviewRow => ({
+      id: randomUUID(),
+      siteId,
+      at: new Date(),
+      pageviewId,
+      visitor: 'v',
+      sessionStart: true,
+      lane: 'human',
+      path: '/old',
+      device: 'desktop',
+      ...(journeys === undefined ? {} : { journeys: journeys as boolean }),
+    });
+    const [a, b, c] = [pvid(), pvid(), pvid()];
+    await insertRows(t.deps.orm, 'pageviews', [row(a), row(b, 'no'), row(c, false)]);
+    const rows = await query<{ pageview_id: string; journeys: boolean }>(
+      'select pageview_id, journeys from pageviews where site_id = ? and pageview_id in (?, ?, ?)',
+      [siteId, a, b, c],
+    );
+    expect(Object.fromEntries(rows.map((r) => [r.pageview_id, r.journeys]))).toEqual({ [a]: true, [b]: true, [c]: false });
   });
 
   it('refuses j other than 1 with 400 naming the field', async () => {
