@@ -236,7 +236,8 @@ describe('the gate end to end: workerd in front of an origin, the service, and C
         url: path,
         host: site.hostname,
         headers: { 'user-agent': ua, accept },
-        budgetMs: 2000,
+        // The answers are the point here, not the speed (the bench measures that): a loaded machine may be slow.
+        budgetMs: 15_000,
       });
     const curl = await ask(CURL, '/products');
     expect(curl).toMatchObject({
