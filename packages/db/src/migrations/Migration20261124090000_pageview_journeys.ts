@@ -1,18 +1,18 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * `pageviews.journeys`: false for a page whose script tag says `data-journeys="off"`; such pageviews
- * (and their events) are left out of journeys. `if not exists`, so a branch adding the same column in
- * its own migration leaves it defined once.
+ * Pageviews of pages with `data-journeys="off"` (the page script's `j: 1`) are kept out of journeys:
+ * `journeys` is false for them. A constant default on the partitioned parent is a catalog change only
+ * (no partition is rewritten); every existing pageview reads as true.
  */
 export class Migration20261124090000_pageview_journeys extends Migration {
   override name = 'Migration20261124090000_pageview_journeys';
 
   override up(): void | Promise<void> {
-    this.addSql(`alter table "pageviews" add column if not exists "journeys" boolean not null default true;`);
+    this.addSql(`alter table "pageviews" add column "journeys" boolean not null default true;`);
   }
 
   override down(): void | Promise<void> {
-    this.addSql(`alter table "pageviews" drop column if exists "journeys";`);
+    this.addSql(`alter table "pageviews" drop column "journeys";`);
   }
 }
