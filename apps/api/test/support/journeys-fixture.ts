@@ -1,7 +1,6 @@
 // Sessions for journeys tests: each session is one visitor code's pageviews from a session start, with
-// the clicks, events and A/B exposures made on each page. Rows go in through insertRows (partitions made
-// on demand); clicks are stored as events of kind 'click' (set after the insert, since the collector's
-// kinds are a closed list on this branch) and `data-journeys="off"` pages get journeys = false.
+// the clicks, events and A/B exposures made on each page, stored as the collector stores them: clicks as
+// events of kind 'click' named by their label, `data-journeys="off"` pages with journeys = false.
 import { randomUUID } from 'node:crypto';
 import type { EventRow, Orm, PageviewRow } from '@us/db';
 import type { Lane } from '@us/shared';
@@ -33,14 +32,12 @@ export interface SessionSpec {
 export interface JourneyRows {
   pageviews: PageviewRow[];
   events: EventRow[];
-  clickIds: string[];
-  offIds: string[];
 }
 
 let seq = 0;
 
 export function emptyRows(): JourneyRows {
-  return { pageviews: [], events: [], clickIds: [], offIds: [] };
+  return { pageviews: [], events: [] };
 }
 
 /** Adds `times` sessions of the same shape (each with its own visitor code unless one is given). */
@@ -65,8 +62,8 @@ export function addSessions(rows: JourneyRows, siteId: string, spec: SessionSpec
         path: page.path,
         device: 'desktop',
         country: 'DE',
+        journeys: !page.off,
       });
-      if (page.off) rows.offIds.push(id);
       const event = (k: number, extra: Partial<EventRow>): EventRow => ({
         id: randomUUID(),
         siteId,
@@ -81,11 +78,7 @@ export function addSessions(rows: JourneyRows, siteId: string, spec: SessionSpec
         ...extra,
       });
       let k = 0;
-      for (const label of page.clicks ?? []) {
-        const e = event(k++, { name: label });
-        rows.clickIds.push(e.id as string);
-        rows.events.push(e);
-      }
+      for (const label of page.clicks ?? []) rows.events.push(event(k++, { name: label, kind: 'click' }));
       for (const name of page.events ?? []) rows.events.push(event(k++, { name }));
       for (const [experiment, variant] of page.exposures ?? []) {
         rows.events.push(event(k++, { name: experiment, kind: 'exposure', experiment, variant }));
@@ -98,13 +91,4 @@ export function addSessions(rows: JourneyRows, siteId: string, spec: SessionSpec
 export async function insertJourneys(orm: Orm, rows: JourneyRows) {
   await insertRows(orm, 'pageviews', rows.pageviews);
   if (rows.events.length) await insertRows(orm, 'events', rows.events);
-  const conn = orm.em.getConnection();
-  if (rows.clickIds.length)
-    await conn.execute(`update events set kind = 'click' where id = any(string_to_array(?, ',')::uuid[])`, [
-      rows.clickIds.join(','),
-    ]);
-  if (rows.offIds.length)
-    await conn.execute("update pageviews set journeys = false where id = any(string_to_array(?, ',')::uuid[])", [
-      rows.offIds.join(','),
-    ]);
 }

@@ -42,12 +42,16 @@ export interface JourneyRow {
   converted: number | null;
 }
 
-/** The step a pageview is at zoom page and section; zoom element takes clicked labels from events. */
-const PAGE_STEP: Record<Exclude<JourneyZoom, 'element'>, string> = {
-  page: 'path',
+/** The step of a row of the stream (pageviews: `ord = 0`; their events: `ord = 1`) at each zoom. */
+const STEP: Record<JourneyZoom, string> = {
+  page: 'case when ord = 0 then path end',
   // '/blog/post-1' → '/blog', '/' → '/' (paths carry no query string).
-  section: `'/' || split_part(substr(path, 2), '/', 1)`,
+  section: `case when ord = 0 then '/' || split_part(substr(path, 2), '/', 1) end`,
+  element: `case when kind = 'click' then name end`,
 };
+
+/** Order of the stream within a visitor code's day: each event right after its own pageview. */
+const ORDER = 'pat, pid, ord, at, id';
 
 export function journeyStatement(ctx: SiteCtx, q: JourneyQuestion): Statement<JourneyRow> {
   const p = new Params();
@@ -55,99 +59,90 @@ export function journeyStatement(ctx: SiteCtx, q: JourneyQuestion): Statement<Jo
   const site = p.add(ctx.siteId, 'uuid');
   const from = p.add(q.range.from, 'date');
   const to = p.add(q.range.to, 'date');
-  const pvConds = [`site_id = ${site}`, rangeCond(p, tz, q.range), laneCond(p, 'pageviews', ctx.windows, q.who)];
-
-  const steps =
-    q.zoom === 'element'
-      ? `select day, visitor, sn, at, id, name as label from ev where kind = 'click'`
-      : `select day, visitor, sn, at, id, ${PAGE_STEP[q.zoom]} as label from k`;
-
-  const pathGoals = q.goals.map((g, i) =>
-    g.type !== 'path'
-      ? `false as g${i}`
-      : g.prefix
-        ? `bool_or(left(path, ${p.add(g.match.length, 'int')}) = ${p.add(g.match, 'text')}) as g${i}`
-        : `bool_or(path = ${p.add(g.match, 'text')}) as g${i}`,
+  const pvConds = [`site_id = ${site}`, rangeCond(p, tz, q.range), laneCond(p, 'pageviews', ctx.windows, q.who)].join(
+    '\n        and ',
   );
-  const eventGoals = q.goals.map((g, i) =>
-    g.type === 'event' ? `bool_or(name = ${p.add(g.match, 'text')}) as g${i}` : `false as g${i}`,
-  );
-  const flags = q.goals.length
-    ? `array[${q.goals.map((_, i) => `coalesce(pg.g${i}, false) or coalesce(eg.g${i}, false)`).join(', ')}]`
-    : 'array[]::boolean[]';
+
+  const goalFlags = q.goals.map((g) => {
+    if (g.type === 'event') return `bool_or(kind = 'event' and name = ${p.add(g.match, 'text')})`;
+    const match = g.prefix
+      ? `left(path, ${p.add(g.match.length, 'int')}) = ${p.add(g.match, 'text')}`
+      : `path = ${p.add(g.match, 'text')}`;
+    return `bool_or(ord = 0 and ${match})`;
+  });
+  const goals = goalFlags.length ? `array[${goalFlags.map((g) => `coalesce(${g}, false)`).join(', ')}]` : 'array[]::boolean[]';
 
   const anchor = q.anchor === null ? null : p.add(q.anchor, 'text');
+  const anchorStep = anchor === null ? 'null::bigint' : `min(i) filter (where step and label = ${anchor}) over s`;
   const windowCols =
     anchor === null
       ? 'null::text[] as win, null::int as pre'
-      : `array_agg(sq.label order by sq.i) filter (where sq.i between a.ai - 2 and a.ai + 2) as win,
-         least(min(a.ai) - 1, 2)::int as pre`;
-  const anchorJoin =
-    anchor === null
-      ? ''
-      : `left join (select day, visitor, sn, min(i) as ai from sq where label = ${anchor} group by 1, 2, 3) a
-           using (day, visitor, sn)`;
-  const converted = q.convertedGoal > 0 ? `count(*) filter (where ses.goals[${q.convertedGoal}])::int` : 'null::int';
+      : `array_agg(label order by i) filter (where step and i between ai - 2 and ai + 2) as win,
+             least(min(ai) - 1, 2)::int as pre`;
+  const converted = q.convertedGoal > 0 ? `count(*) filter (where goals[${q.convertedGoal}])::int` : 'null::int';
   const keys = p.add([...q.experimentKeys], 'text[]');
 
+  // Events reach their pageview through (day, pageview_id) (the pageviews index on site_id, pageview_id),
+  // and carry its visitor code, time and id, so one window over the stream cuts sessions for both.
   const sql = `
-    with pv as (
-      select day, visitor, pageview_id, at, id, path, journeys,
-             count(*) filter (where session_start) over (partition by day, visitor order by at, id) as sn
+    with stream as (
+      select day, visitor, at as pat, id as pid, 0 as ord, at, id, session_start, journeys, path,
+             null::text as kind, null::text as name, null::text as experiment, null::text as variant
       from pageviews
-      where ${pvConds.join('\n        and ')}
+      where ${pvConds}
+      union all
+      select pv.day, pv.visitor, pv.at, pv.id, 1, e.at, e.id, false, pv.journeys, pv.path,
+             e.kind, e.name, e.experiment, e.variant
+      from (
+        select day, pageview_id, at, id, kind, name, experiment, variant
+        from events
+        where site_id = ${site}
+          and day between ${from} - 1 and ${to} + 1
+          and kind in ('event', 'exposure', 'click')
+      ) e
+      join (
+        select day, pageview_id, visitor, at, id, journeys, path
+        from pageviews
+        where ${pvConds}
+      ) pv on pv.day = e.day and pv.pageview_id = e.pageview_id
     ),
-    k as (
-      select day, visitor, sn, pageview_id, at, id, path from pv where sn > 0 and journeys
+    cut as (
+      select *, count(*) filter (where session_start) over (partition by day, visitor order by ${ORDER}) as sn
+      from stream
     ),
-    ev as (
-      select k.day, k.visitor, k.sn, e.at, e.id, e.kind, e.name, e.experiment, e.variant
-      from events e
-      join k on e.day = k.day and e.pageview_id = k.pageview_id
-      where e.site_id = ${site}
-        and e.day between ${from} - 1 and ${to} + 1
-        and e.kind in ('event', 'exposure', 'click')
+    labelled as (
+      select *, ${STEP[q.zoom]} as label from cut where sn > 0 and journeys
     ),
-    st as (
-      select day, visitor, sn, at, id, label,
-             lag(label) over (partition by day, visitor, sn order by at, id) as prev
-      from (${steps}) x
+    marked as (
+      select *, label is not null
+                and label is distinct from lag(label) over (partition by day, visitor, sn, label is null order by ${ORDER}) as step
+      from labelled
     ),
-    sq as (
-      select day, visitor, sn, label, row_number() over (partition by day, visitor, sn order by at, id) as i
-      from st
-      where prev is distinct from label
+    numbered as (
+      select *, count(*) filter (where step) over (partition by day, visitor, sn order by ${ORDER}) as i
+      from marked
     ),
-    seqs as (
-      select day, visitor, sn,
-             array_agg(sq.label order by sq.i) filter (where sq.i <= 5) as steps,
-             ${windowCols}
-      from sq
-      ${anchorJoin}
-      group by day, visitor, sn
-    ),
-    pg as (
-      select day, visitor, sn${pathGoals.map((g) => `, ${g}`).join('')} from k group by day, visitor, sn
-    ),
-    eg as (
-      select day, visitor, sn${eventGoals.map((g) => `, ${g}`).join('')} from ev where kind = 'event' group by day, visitor, sn
+    anchored as (
+      select *, ${anchorStep} as ai
+      from numbered
+      window s as (partition by day, visitor, sn)
     ),
     ses as (
-      select pg.day, pg.visitor, pg.sn, ${flags} as goals
-      from pg left join eg using (day, visitor, sn)
-    ),
-    ex as (
-      select distinct day, visitor, sn, experiment, variant
-      from ev
-      where kind = 'exposure' and experiment = any(${keys})
+      select array_agg(label order by i) filter (where step and i <= 5) as steps,
+             ${windowCols},
+             ${goals} as goals,
+             array_agg(distinct experiment || chr(1) || variant)
+               filter (where kind = 'exposure' and experiment = any(${keys})) as exposures
+      from anchored
+      group by day, visitor, sn
     )
-    select 'p' as part, seqs.steps, seqs.win, seqs.pre, ses.goals, null::text as experiment, null::text as variant,
+    select 'p' as part, steps, win, pre, goals, null::text as experiment, null::text as variant,
            count(*)::int as sessions, null::int as converted
-    from ses left join seqs using (day, visitor, sn)
-    group by seqs.steps, seqs.win, seqs.pre, ses.goals
+    from ses
+    group by steps, win, pre, goals
     union all
-    select 'x', null, null, null, null, ex.experiment, ex.variant, count(*)::int, ${converted}
-    from ex join ses using (day, visitor, sn)
-    group by ex.experiment, ex.variant`;
+    select 'x', null, null, null, null, split_part(x, chr(1), 1), split_part(x, chr(1), 2), count(*)::int, ${converted}
+    from ses cross join lateral unnest(exposures) x
+    group by x`;
   return statement(sql, p);
 }
