@@ -42,12 +42,11 @@ export interface JourneyRow {
   converted: number | null;
 }
 
-/** The step of a row of the stream (pageviews: `ord = 0`; their events: `ord = 1`) at each zoom. */
-const STEP: Record<JourneyZoom, string> = {
-  page: 'case when ord = 0 then path end',
+/** The step label of a pageview at zoom page and section (its events carry their pageview's label). */
+const PAGE_STEP: Record<Exclude<JourneyZoom, 'element'>, (path: string) => string> = {
+  page: (path) => path,
   // '/blog/post-1' → '/blog', '/' → '/' (paths carry no query string).
-  section: `case when ord = 0 then '/' || split_part(substr(path, 2), '/', 1) end`,
-  element: `case when kind = 'click' then name end`,
+  section: (path) => `'/' || split_part(substr(${path}, 2), '/', 1)`,
 };
 
 /** Order of the stream within a visitor code's day: each event right after its own pageview. */
@@ -63,14 +62,28 @@ export function journeyStatement(ctx: SiteCtx, q: JourneyQuestion): Statement<Jo
     '\n        and ',
   );
 
-  const goalFlags = q.goals.map((g) => {
-    if (g.type === 'event') return `bool_or(kind = 'event' and name = ${p.add(g.match, 'text')})`;
+  // Rows are made narrow before the sort: a label, one flag per goal and an exposure, nothing else.
+  // Path goals are met on pageview rows, event goals on event rows.
+  const pvGoals = q.goals.map((g, i) => {
+    if (g.type === 'event') return `false as g${i}`;
     const match = g.prefix
       ? `left(path, ${p.add(g.match.length, 'int')}) = ${p.add(g.match, 'text')}`
       : `path = ${p.add(g.match, 'text')}`;
-    return `bool_or(ord = 0 and ${match})`;
+    return `${match} as g${i}`;
   });
-  const goals = goalFlags.length ? `array[${goalFlags.map((g) => `coalesce(${g}, false)`).join(', ')}]` : 'array[]::boolean[]';
+  const evGoals = q.goals.map((g, i) =>
+    g.type === 'event' ? `(e.kind = 'event' and e.name = ${p.add(g.match, 'text')}) as g${i}` : `false as g${i}`,
+  );
+  const cols = (list: string[]) => list.map((c) => `, ${c}`).join('');
+  const goals = q.goals.length
+    ? `array[${q.goals.map((_, i) => `coalesce(bool_or(g${i}), false)`).join(', ')}]`
+    : 'array[]::boolean[]';
+  const keys = p.add([...q.experimentKeys], 'text[]');
+  const pvLabel = q.zoom === 'element' ? 'null::text' : PAGE_STEP[q.zoom]('path');
+  const evLabel = q.zoom === 'element' ? `case when e.kind = 'click' then e.name end` : PAGE_STEP[q.zoom]('pv.path');
+  // Page and section labels sit on every row of a pageview, so repeats collapse over the session's rows;
+  // clicks are compared with the click before them only.
+  const collapse = q.zoom === 'element' ? 'day, visitor, sn, label is null' : 'day, visitor, sn';
 
   const anchor = q.anchor === null ? null : p.add(q.anchor, 'text');
   const anchorStep = anchor === null ? 'null::bigint' : `min(i) filter (where step and label = ${anchor}) over s`;
@@ -80,19 +93,20 @@ export function journeyStatement(ctx: SiteCtx, q: JourneyQuestion): Statement<Jo
       : `array_agg(label order by i) filter (where step and i between ai - 2 and ai + 2) as win,
              least(min(ai) - 1, 2)::int as pre`;
   const converted = q.convertedGoal > 0 ? `count(*) filter (where goals[${q.convertedGoal}])::int` : 'null::int';
-  const keys = p.add([...q.experimentKeys], 'text[]');
 
   // Events reach their pageview through (day, pageview_id) (the pageviews index on site_id, pageview_id),
   // and carry its visitor code, time and id, so one window over the stream cuts sessions for both.
   const sql = `
     with stream as (
-      select day, visitor, at as pat, id as pid, 0 as ord, at, id, session_start, journeys, path,
-             null::text as kind, null::text as name, null::text as experiment, null::text as variant
+      select day, visitor, at as pat, id as pid, 0 as ord, at, id, session_start, journeys,
+             ${pvLabel} as label, null::text as xp${cols(pvGoals)}
       from pageviews
       where ${pvConds}
       union all
-      select pv.day, pv.visitor, pv.at, pv.id, 1, e.at, e.id, false, pv.journeys, pv.path,
-             e.kind, e.name, e.experiment, e.variant
+      select pv.day, pv.visitor, pv.at, pv.id, 1, e.at, e.id, false, pv.journeys,
+             ${evLabel},
+             case when e.kind = 'exposure' and e.experiment = any(${keys}) then e.experiment || chr(1) || e.variant end
+             ${cols(evGoals)}
       from (
         select day, pageview_id, at, id, kind, name, experiment, variant
         from events
@@ -110,13 +124,11 @@ export function journeyStatement(ctx: SiteCtx, q: JourneyQuestion): Statement<Jo
       select *, count(*) filter (where session_start) over (partition by day, visitor order by ${ORDER}) as sn
       from stream
     ),
-    labelled as (
-      select *, ${STEP[q.zoom]} as label from cut where sn > 0 and journeys
-    ),
     marked as (
       select *, label is not null
-                and label is distinct from lag(label) over (partition by day, visitor, sn, label is null order by ${ORDER}) as step
-      from labelled
+                and label is distinct from lag(label) over (partition by ${collapse} order by ${ORDER}) as step
+      from cut
+      where sn > 0 and journeys
     ),
     numbered as (
       select *, count(*) filter (where step) over (partition by day, visitor, sn order by ${ORDER}) as i
@@ -131,8 +143,7 @@ export function journeyStatement(ctx: SiteCtx, q: JourneyQuestion): Statement<Jo
       select array_agg(label order by i) filter (where step and i <= 5) as steps,
              ${windowCols},
              ${goals} as goals,
-             array_agg(distinct experiment || chr(1) || variant)
-               filter (where kind = 'exposure' and experiment = any(${keys})) as exposures
+             array_agg(distinct xp) filter (where xp is not null) as exposures
       from anchored
       group by day, visitor, sn
     )
