@@ -20,7 +20,7 @@ import { formatRow, mcpToolCall, runLoad } from './load.ts';
 import { formatProtection, protectionBench } from './protection.ts';
 import { formatScriptSizes, scriptSizes } from './script-size.ts';
 import { runSoak } from './soak.ts';
-import { ensureStatsSite, formatLatency, getStatus, STATS_DAYS, timeRuns } from './stats.ts';
+import { ensureStatsSite, formatLatency, getStatus, JOURNEY_BENCH_SETTINGS, STATS_DAYS, timeRuns } from './stats.ts';
 
 const here = import.meta.dirname;
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -137,9 +137,16 @@ try {
         );
         console.log(formatLatency('  plain count(*) of those rows', count));
         const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+        // Journeys count the goals and experiments of the site's settings: give the bench site the demo's.
+        await conn.execute('update sites set settings = settings || ?::jsonb where id = ?', [
+          JSON.stringify(JOURNEY_BENCH_SETTINGS),
+          s.siteId,
+        ]);
         const routes: [string, string][] = [
           ['  GET summary?days=30', `/v1/sites/${s.siteId}/summary?days=${STATS_DAYS}`],
           ['  GET top/page?days=30&country=DE', `/v1/sites/${s.siteId}/top/page?days=${STATS_DAYS}&where.country=DE`],
+          ['  GET journeys?days=30', `/v1/sites/${s.siteId}/journeys?days=${STATS_DAYS}`],
+          ['  GET journeys?days=30&zoom=page', `/v1/sites/${s.siteId}/journeys?days=${STATS_DAYS}&zoom=page`],
         ];
         for (const [name, route] of routes) {
           const first = await getStatus(api.info.url, route, api.info.token, agent);

@@ -4,6 +4,7 @@ import { botToolsRouter } from './bot-tools.ts';
 import { botRouter } from './bot.ts';
 import { hostnamesRouter } from './hostnames.ts';
 import { internalLinkRouter } from './internal-link.ts';
+import { journeysRouter } from './journeys.ts';
 import { getMe } from './me.ts';
 import { membersRouter } from './members.ts';
 import { siteKeysRouter } from './site-keys.ts';
@@ -26,6 +27,7 @@ export const appRouter = router({
   hostnames: hostnamesRouter,
   internalLink: internalLinkRouter,
   stats: statsRouter,
+  journeys: journeysRouter,
   botTools: botToolsRouter,
   bot: botRouter,
 });

@@ -39,7 +39,7 @@ export async function withSite<R>(
   em: EntityManager,
   actor: Actor,
   siteId: string,
-  run: (ctx: SiteCtx) => Promise<R>,
+  run: (ctx: SiteCtx, settings: Record<string, unknown> | null) => Promise<R>,
 ) {
   const site = await loadSite(em, actor, siteId);
   const key = `stats-running:${site.workspace.id}`;
@@ -52,7 +52,10 @@ export async function withSite<R>(
     );
   }
   try {
-    return await run(siteCtx(deps.statsOrm.em.fork(), { id: site.id, timezone: site.timezone, settings: site.settings }));
+    return await run(
+      siteCtx(deps.statsOrm.em.fork(), { id: site.id, timezone: site.timezone, settings: site.settings }),
+      site.settings,
+    );
   } finally {
     await deps.hot.releaseSlot(key, holder).catch(() => {});
   }
