@@ -73,6 +73,10 @@ export const SPEC_SECTIONS = {
     ['GET', '/v1/sites/{id}/summary'],
     ['GET', '/v1/sites/{id}/top/{dimension}'],
   ],
+  results: [
+    ['GET', '/v1/sites/{id}/goals/results'],
+    ['GET', '/v1/sites/{id}/experiments/{key}/results'],
+  ],
   bot: [
     ['GET', '/v1/sites/{id}/bot'],
     ['PUT', '/v1/sites/{id}/bot'],
@@ -83,7 +87,17 @@ export const SPEC_SECTIONS = {
 export type SpecSection = keyof typeof SPEC_SECTIONS;
 
 /** Sections whose every route must be exposed. */
-export const BUILT_SECTIONS: SpecSection[] = ['auth', 'caller', 'tokens', 'workspace', 'sites', 'hostnames', 'analytics', 'bot'];
+export const BUILT_SECTIONS: SpecSection[] = [
+  'auth',
+  'caller',
+  'tokens',
+  'workspace',
+  'sites',
+  'hostnames',
+  'analytics',
+  'results',
+  'bot',
+];
 
 export const ALL_SPEC_ROUTES = Object.values(SPEC_SECTIONS).flat() as [string, string][];
 export const SPEC_ROUTES = BUILT_SECTIONS.flatMap((s) => SPEC_SECTIONS[s]) as [string, string][];

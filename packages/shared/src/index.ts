@@ -16,3 +16,4 @@ export * from './schemas/collect.ts';
 export * from './schemas/stats.ts';
 export * from './text.ts';
 export * from './schemas/bot.ts';
+export * from './schemas/results.ts';

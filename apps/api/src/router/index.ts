@@ -6,6 +6,7 @@ import { hostnamesRouter } from './hostnames.ts';
 import { internalLinkRouter } from './internal-link.ts';
 import { getMe } from './me.ts';
 import { membersRouter } from './members.ts';
+import { resultsRouter } from './results.ts';
 import { siteKeysRouter } from './site-keys.ts';
 import { siteSettingsRouter } from './site-settings.ts';
 import { sitesRouter } from './sites.ts';
@@ -26,6 +27,7 @@ export const appRouter = router({
   hostnames: hostnamesRouter,
   internalLink: internalLinkRouter,
   stats: statsRouter,
+  results: resultsRouter,
   botTools: botToolsRouter,
   bot: botRouter,
 });
