@@ -23,19 +23,19 @@ export function experimentStatement(ctx: SiteCtx, days: DayRange, key: string, g
   const keyParam = p.add(key, 'text');
   const sql = `
     with ${humanPageviewsCte(ctx, p, tz, days)},
-    exposures as (
+    exposures as materialized (
       select x.day, x.pageview_id, x.variant, p.visitor
       from ${humanEventsSql(ctx, p, tz, days, [`kind = 'exposure'`, `name = ${keyParam}`, `experiment = ${keyParam}`, 'variant is not null'])} x
       join pv p on p.day = x.day and p.pageview_id = x.pageview_id
     ),
     touched as (select distinct day, visitor from exposures),
     ${SESSIONS_CTE},
-    exposed as (
+    exposed as materialized (
       select distinct x.variant, s.day, s.visitor, s.sn
       from exposures x join s on s.day = x.day and s.pageview_id = x.pageview_id
       where s.sn > 0
     ),
-    session_events as (
+    session_events as materialized (
       select s.day, s.visitor, s.sn, count(*) as events,
         bool_or(${kind} = 'event' and e.name = ${value}) as reached
       from ${humanEventsSql(ctx, p, tz, days, [`kind = 'event'`])} e
@@ -43,7 +43,7 @@ export function experimentStatement(ctx: SiteCtx, days: DayRange, key: string, g
       where s.sn > 0
       group by s.day, s.visitor, s.sn
     ),
-    path_sessions as (
+    path_sessions as materialized (
       select distinct day, visitor, sn from s
       where sn > 0 and ${kind} <> 'event' and ${pathMatchSql('path', kind, value)}
     )

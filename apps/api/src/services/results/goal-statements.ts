@@ -36,7 +36,7 @@ export function rawGoalStatement(ctx: SiteCtx, days: DayRange, matchers: GoalMat
   const sql = `
     with ${goalsCte(p, matchers)},
     ${humanPageviewsCte(ctx, p, tz, days)},
-    hits as (
+    hits as materialized (
       select g.i, p.day, p.pageview_id, p.visitor, ${localDaySql(tz, 'p.at')} as lday
       from pv p join goals g on g.kind <> 'event' and ${pathMatchSql('p.path', 'g.kind', 'g.value')}
       union all
@@ -47,7 +47,7 @@ export function rawGoalStatement(ctx: SiteCtx, days: DayRange, matchers: GoalMat
     ),
     touched as (select distinct day, visitor from hits where visitor is not null),
     ${SESSIONS_CTE},
-    goal_sessions as (
+    goal_sessions as materialized (
       select i, count(*) as sessions
       from (select distinct h.i, s.day, s.visitor, s.sn
             from hits h join s on s.day = h.day and s.pageview_id = h.pageview_id

@@ -44,7 +44,7 @@ export function humanEventsSql(ctx: SiteCtx, p: Params, tz: string, days: DayRan
  * its session number `sn` (0: before the first session start). A session start sorts first among
  * pageviews of the same instant.
  */
-export const SESSIONS_CTE = `s as (
+export const SESSIONS_CTE = `s as materialized (
       select p.day, p.pageview_id, p.visitor, p.path,
         sum(case when p.session_start then 1 else 0 end) over (
           partition by p.day, p.visitor order by p.at, p.session_start desc, p.pageview_id
