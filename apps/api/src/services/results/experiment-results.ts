@@ -34,7 +34,7 @@ export function pickTargets(
   if (goalId === undefined) return { experiment, goal: lists.goals.find((g) => g.type === 'event') ?? null };
   const goal = lists.goals.find((g) => g.id === goalId);
   if (!goal)
-    throw badRequest('goal', `No goal ${goalId} on this site: give a goal id from GET /v1/sites/{id}/goals, or leave goal out`);
+    throw badRequest('goal', 'No such goal on this site: give a goal id from GET /v1/sites/{id}/goals, or leave goal out');
   return { experiment, goal };
 }
 
