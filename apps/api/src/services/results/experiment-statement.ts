@@ -35,10 +35,13 @@ export function experimentStatement(ctx: SiteCtx, days: DayRange, key: string, g
       from exposures x join s on s.day = x.day and s.pageview_id = x.pageview_id
       where s.sn > 0
     ),
+    site_events as materialized (
+      select day, pageview_id, name from ${humanEventsSql(ctx, p, tz, days, [`kind = 'event'`])} e
+    ),
     session_events as materialized (
       select s.day, s.visitor, s.sn, count(*) as events,
         bool_or(${kind} = 'event' and e.name = ${value}) as reached
-      from ${humanEventsSql(ctx, p, tz, days, [`kind = 'event'`])} e
+      from site_events e
       join s on s.day = e.day and s.pageview_id = e.pageview_id
       where s.sn > 0
       group by s.day, s.visitor, s.sn
@@ -46,14 +49,26 @@ export function experimentStatement(ctx: SiteCtx, days: DayRange, key: string, g
     path_sessions as materialized (
       select distinct day, visitor, sn from s
       where sn > 0 and ${kind} <> 'event' and ${pathMatchSql('path', kind, value)}
+    ),
+    -- One row per session, then one per variant it was shown: a union and groupings instead of joins,
+    -- so no plan can pair every exposed session with every session's events.
+    per_session as (
+      select array_agg(distinct variant) filter (where variant is not null) as variants,
+        coalesce(sum(events), 0) as events, coalesce(bool_or(reached), false) as reached
+      from (
+        select day, visitor, sn, variant, 0::bigint as events, false as reached from exposed
+        union all
+        select day, visitor, sn, null, events, reached from session_events
+        union all
+        select day, visitor, sn, null, 0, true from path_sessions
+      ) u
+      group by day, visitor, sn
     )
-    select x.variant,
+    select v.variant,
       count(*)::float8 as sessions,
-      count(*) filter (where coalesce(se.reached, false) or ps.sn is not null)::float8 as converted,
-      coalesce(sum(se.events), 0)::float8 as events
-    from exposed x
-    left join session_events se on se.day = x.day and se.visitor = x.visitor and se.sn = x.sn
-    left join path_sessions ps on ps.day = x.day and ps.visitor = x.visitor and ps.sn = x.sn
-    group by x.variant`;
+      count(*) filter (where ps.reached)::float8 as converted,
+      sum(ps.events)::float8 as events
+    from per_session ps cross join lateral unnest(ps.variants) as v(variant)
+    group by v.variant`;
   return statement(sql, p);
 }
