@@ -6,7 +6,7 @@
 // Environment: BENCH_SECONDS (5), BENCH_CONCURRENCY (32), BENCH_INGEST_ROWS (200000),
 // BENCH_PAGEVIEWS (10000000: the stats site), BENCH_STATS_RUNS (20), BENCH_SOAK_SECONDS (600),
 // BENCH_EDGE_REQUESTS (4000 per worker), BENCH_DATA_DIR (.data/bench), BENCH_ONLY (comma-separated
-// sections: size, protection, edge, http, collect, ingest, stats, soak).
+// sections: size, protection, edge, http, collect, ingest, stats, results, soak).
 import http from 'node:http';
 import path from 'node:path';
 import { createOrm } from '@us/db';
@@ -19,8 +19,9 @@ import { formatIngest, ingestPath, insertBatches } from './ingest.ts';
 import { formatRow, mcpToolCall, runLoad } from './load.ts';
 import { formatProtection, protectionBench } from './protection.ts';
 import { formatScriptSizes, scriptSizes } from './script-size.ts';
+import { prepareResultsSite, resultsRoutes } from './results.ts';
 import { runSoak } from './soak.ts';
-import { ensureStatsSite, formatLatency, getStatus, JOURNEY_BENCH_SETTINGS, STATS_DAYS, timeRuns } from './stats.ts';
+import { ensureStatsSite, formatLatency, getStatus, STATS_DAYS, timeRuns } from './stats.ts';
 
 const here = import.meta.dirname;
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -30,7 +31,7 @@ const statsPageviews = Number(process.env.BENCH_PAGEVIEWS ?? 10_000_000);
 const statsRuns = Number(process.env.BENCH_STATS_RUNS ?? 20);
 const soakSeconds = Number(process.env.BENCH_SOAK_SECONDS ?? 600);
 const only = new Set(
-  (process.env.BENCH_ONLY ?? 'size,protection,edge,http,collect,ingest,stats,soak').split(',').map((s) => s.trim()),
+  (process.env.BENCH_ONLY ?? 'size,protection,edge,http,collect,ingest,stats,results,soak').split(',').map((s) => s.trim()),
 );
 const log = (s: string) => process.stderr.write(`${s}\n`);
 
@@ -43,7 +44,7 @@ if (only.has('edge')) {
   console.log(formatEdge(await edgeBench(), await isolateCost()));
 }
 // The remaining sections need the API; without any of them, stop here.
-if (!['http', 'collect', 'ingest', 'stats', 'soak'].some((s) => only.has(s))) process.exit(0);
+if (!['http', 'collect', 'ingest', 'stats', 'results', 'soak'].some((s) => only.has(s))) process.exit(0);
 
 let baseline: Awaited<ReturnType<typeof runLoad>> | undefined;
 if (only.has('http') || only.has('collect')) {
@@ -98,7 +99,7 @@ try {
     );
   }
 
-  if (only.has('ingest') || only.has('stats')) {
+  if (only.has('ingest') || only.has('stats') || only.has('results')) {
     const orm = await createOrm(api.info.dbUrl, { poolMax: 6 });
     try {
       if (only.has('ingest')) {
@@ -120,45 +121,54 @@ try {
         await deleteTraffic(orm, site.id);
       }
 
-      if (only.has('stats')) {
+      if (only.has('stats') || only.has('results')) {
         log(`› stats over ${statsPageviews.toLocaleString('en')} pageviews in ${STATS_DAYS} days`);
         const s = await ensureStatsSite(orm, api.info.workspaceId, statsPageviews, log);
         const conn = orm.em.getConnection();
         const size =
           s.pageviews >= 1e6 ? `${(s.pageviews / 1e6).toFixed(s.pageviews < 1e7 ? 1 : 0)}M` : s.pageviews.toLocaleString('en');
         const label = `${size} pageviews / ${STATS_DAYS} days`;
-        console.log(`stats over ${label}:`);
-        const count = await timeRuns(statsRuns, () =>
-          conn.execute(
-            'select count(*) from pageviews where site_id = ? and day between ? and ?',
-            [s.siteId, s.from, s.to],
-            'all',
-          ),
-        );
-        console.log(formatLatency('  plain count(*) of those rows', count));
         const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-        // Journeys count the goals and experiments of the site's settings: give the bench site the demo's.
-        await conn.execute('update sites set settings = settings || ?::jsonb where id = ?', [
-          JSON.stringify(JOURNEY_BENCH_SETTINGS),
-          s.siteId,
-        ]);
-        const routes: [string, string][] = [
-          ['  GET summary?days=30', `/v1/sites/${s.siteId}/summary?days=${STATS_DAYS}`],
-          ['  GET top/page?days=30&country=DE', `/v1/sites/${s.siteId}/top/page?days=${STATS_DAYS}&where.country=DE`],
-          ['  GET journeys?days=30', `/v1/sites/${s.siteId}/journeys?days=${STATS_DAYS}`],
-          ['  GET journeys?days=30&zoom=page', `/v1/sites/${s.siteId}/journeys?days=${STATS_DAYS}&zoom=page`],
-        ];
-        for (const [name, route] of routes) {
-          const first = await getStatus(api.info.url, route, api.info.token, agent);
-          if (first.status !== 200) {
-            console.log(`${name.padEnd(34)} not measured: HTTP ${first.status} ${first.body.slice(0, 160)}`);
-            continue;
+        /** Times GET routes sequentially, one line each; a route that does not answer 200 is named, not timed. */
+        const timeRoutes = async (routes: [string, string][]) => {
+          for (const [name, route] of routes) {
+            const first = await getStatus(api.info.url, route, api.info.token, agent);
+            if (first.status !== 200) {
+              console.log(`${name.padEnd(34)} not measured: HTTP ${first.status} ${first.body.slice(0, 160)}`);
+              continue;
+            }
+            let bad = 0;
+            const l = await timeRuns(statsRuns, async () => {
+              if ((await getStatus(api.info.url, route, api.info.token, agent)).status !== 200) bad++;
+            });
+            console.log(formatLatency(name, l, bad ? `   ${bad} answers not 200!` : ''));
           }
-          let bad = 0;
-          const l = await timeRuns(statsRuns, async () => {
-            if ((await getStatus(api.info.url, route, api.info.token, agent)).status !== 200) bad++;
-          });
-          console.log(formatLatency(name, l, bad ? `   ${bad} answers not 200!` : ''));
+        };
+        if (only.has('stats')) {
+          console.log(`stats over ${label}:`);
+          const count = await timeRuns(statsRuns, () =>
+            conn.execute(
+              'select count(*) from pageviews where site_id = ? and day between ? and ?',
+              [s.siteId, s.from, s.to],
+              'all',
+            ),
+          );
+          console.log(formatLatency('  plain count(*) of those rows', count));
+          await timeRoutes([
+            ['  GET summary?days=30', `/v1/sites/${s.siteId}/summary?days=${STATS_DAYS}`],
+            ['  GET top/page?days=30&country=DE', `/v1/sites/${s.siteId}/top/page?days=${STATS_DAYS}&where.country=DE`],
+          ]);
+          // Journeys count the goals and experiments of the site's settings: the results bench's.
+          await prepareResultsSite(orm, s.siteId);
+          await timeRoutes([
+            ['  GET journeys?days=30', `/v1/sites/${s.siteId}/journeys?days=${STATS_DAYS}`],
+            ['  GET journeys?days=30&zoom=page', `/v1/sites/${s.siteId}/journeys?days=${STATS_DAYS}&zoom=page`],
+          ]);
+        }
+        if (only.has('results')) {
+          await prepareResultsSite(orm, s.siteId);
+          console.log(`results over ${label} (3 goals, experiment pricing a/b):`);
+          await timeRoutes(resultsRoutes(s.siteId, STATS_DAYS));
         }
         agent.destroy();
       }

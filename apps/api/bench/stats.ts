@@ -9,15 +9,6 @@ import { progressReporter } from '../src/seed/progress.ts';
 
 export const STATS_DAYS = 30;
 
-/** Goals and the experiment of the generated traffic (signups, pricing pages, the pricing a/b test). */
-export const JOURNEY_BENCH_SETTINGS = {
-  goals: [
-    { id: 'signup', name: 'Signup', type: 'event', match: 'signup' },
-    { id: 'pricing', name: 'Pricing', type: 'path', match: '/pricing*' },
-  ],
-  experiments: [{ key: 'pricing', name: 'Pricing page', variants: ['a', 'b'], status: 'running' }],
-};
-
 export interface Latency {
   runs: number;
   p50: number;

@@ -384,8 +384,10 @@ const STATS_OP = /\/(stats|summary|top)(\/|$)/;
 /** The metric set an operation's spec is about, when its route fixes one. */
 function setOf(op: Op, path: string): string | undefined {
   if (op.path.endsWith('/summary')) return 'pageviews';
-  const dim = /\/top\/([^/?]+)/.exec(path)?.[1];
-  return dim ? catalogue.topDimensions[decodeURIComponent(dim)] : undefined;
+  const raw = /\/top\/([^/?]+)/.exec(path)?.[1];
+  const dim = raw === undefined ? undefined : decodeURIComponent(raw);
+  // Own keys only: a generated dimension such as `constructor` must not find Object's members.
+  return dim !== undefined && Object.hasOwn(catalogue.topDimensions, dim) ? catalogue.topDimensions[dim] : undefined;
 }
 
 /** The generated value with realistic values in some named fields (each with probability one half). */

@@ -43,6 +43,16 @@ describe('OpenAPI document', () => {
     expect(enroll.parameters.map((p) => p.name)).toContain('Idempotency-Key');
   });
 
+  it.each([
+    ['/v1/sites/{id}/goals/results', ['id'], ['days']],
+    ['/v1/sites/{id}/experiments/{key}/results', ['id', 'key'], ['days', 'goal']],
+  ])('documents %s with its path and query parameters', (path, inPath, inQuery) => {
+    const op = doc.paths[path]?.get as { parameters: { name: string; in: string }[] };
+    const named = (where: string) => op.parameters.filter((p) => p.in === where).map((p) => p.name);
+    expect(named('path').sort()).toEqual([...inPath].sort());
+    expect(named('query')).toEqual(expect.arrayContaining(inQuery));
+  });
+
   it('exposes nothing over REST that the spec does not list', () => {
     const exposed = listOperations(appRouter)
       .filter((op) => op.meta.openapi)

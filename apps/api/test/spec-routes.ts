@@ -74,6 +74,10 @@ export const SPEC_SECTIONS = {
     ['GET', '/v1/sites/{id}/top/{dimension}'],
   ],
   behaviour: [['GET', '/v1/sites/{id}/journeys']],
+  results: [
+    ['GET', '/v1/sites/{id}/goals/results'],
+    ['GET', '/v1/sites/{id}/experiments/{key}/results'],
+  ],
   bot: [
     ['GET', '/v1/sites/{id}/bot'],
     ['PUT', '/v1/sites/{id}/bot'],
@@ -93,6 +97,7 @@ export const BUILT_SECTIONS: SpecSection[] = [
   'hostnames',
   'analytics',
   'behaviour',
+  'results',
   'bot',
 ];
 

@@ -17,3 +17,4 @@ export * from './schemas/stats.ts';
 export * from './schemas/journeys.ts';
 export * from './text.ts';
 export * from './schemas/bot.ts';
+export * from './schemas/results.ts';

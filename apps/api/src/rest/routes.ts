@@ -5,11 +5,34 @@ export interface RestRoute {
   method: string;
   pattern: RegExp;
   params: string[];
+  /** The OpenAPI path, `{name}` for parameters. */
+  path: string;
 }
 
-/** REST routes from the operations' `openapi` meta: `/v1/sites/{id}` → a pattern capturing `id`. */
+const isParam = (seg: string) => /^\{\w+\}$/.test(seg);
+
+/**
+ * Orders two route paths so that a literal segment wins over a parameter at the first segment where
+ * they differ in kind: `/goals/results` is tried before `/goals/{goal}`, whatever the router's order.
+ */
+export function bySpecificity(a: string, b: string): number {
+  const sa = a.split('/');
+  const sb = b.split('/');
+  for (let i = 0; i < Math.min(sa.length, sb.length); i++) {
+    const pa = isParam(sa[i] as string);
+    const pb = isParam(sb[i] as string);
+    if (pa !== pb) return pa ? 1 : -1;
+  }
+  // Paths of different lengths never match the same URL: any consistent order will do.
+  return sa.length - sb.length;
+}
+
+/**
+ * REST routes from the operations' `openapi` meta: `/v1/sites/{id}` → a pattern capturing `id`; the
+ * most specific first (bySpecificity), so a literal path is never taken by a parameter beside it.
+ */
 export function compileRoutes(ops: Operation[]): RestRoute[] {
-  return ops.flatMap((op) => {
+  const routes = ops.flatMap((op) => {
     const oa = op.meta.openapi;
     if (!oa || oa.enabled === false) return [];
     const params: string[] = [];
@@ -22,8 +45,9 @@ export function compileRoutes(ops: Operation[]): RestRoute[] {
         return '([^/]+)';
       })
       .join('/');
-    return [{ op, method: oa.method, pattern: new RegExp(`^${source}/?$`), params }];
+    return [{ op, method: oa.method, pattern: new RegExp(`^${source}/?$`), params, path: oa.path }];
   });
+  return routes.sort((x, y) => bySpecificity(x.path, y.path));
 }
 
 /** A path segment, percent-decoded; a malformed escape stays as sent (validation then refuses it, never a 500). */

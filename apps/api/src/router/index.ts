@@ -7,6 +7,7 @@ import { internalLinkRouter } from './internal-link.ts';
 import { journeysRouter } from './journeys.ts';
 import { getMe } from './me.ts';
 import { membersRouter } from './members.ts';
+import { resultsRouter } from './results.ts';
 import { siteKeysRouter } from './site-keys.ts';
 import { siteSettingsRouter } from './site-settings.ts';
 import { sitesRouter } from './sites.ts';
@@ -28,6 +29,7 @@ export const appRouter = router({
   internalLink: internalLinkRouter,
   stats: statsRouter,
   journeys: journeysRouter,
+  results: resultsRouter,
   botTools: botToolsRouter,
   bot: botRouter,
 });

@@ -73,17 +73,24 @@ export type BotWindow = z.infer<typeof BotWindow>;
 export const GOAL_TYPES = ['event', 'path'] as const;
 
 /**
+ * Ids a goal never gets because they name a route beside `/goals/{goal}` (`GET /v1/sites/{id}/goals/results`):
+ * a goal whose name folds to one of them gets `-1` appended (`Results` → `results-1`).
+ */
+export const RESERVED_GOAL_IDS: ReadonlySet<string> = new Set(['results']);
+
+/**
  * The id of a goal, derived from its name: lower-case ASCII letters and digits, every other run of
- * characters one hyphen, no hyphen at either end (`Signed up!` → `signed-up`). Empty when the name has
- * no letter or digit.
+ * characters one hyphen, no hyphen at either end (`Signed up!` → `signed-up`); a reserved id gets `-1`
+ * appended. Empty when the name has no letter or digit.
  */
 export function goalIdOf(name: string): string {
-  return name
+  const id = name
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '');
+  return RESERVED_GOAL_IDS.has(id) ? `${id}-1` : id;
 }
 
 export const GoalInput = z

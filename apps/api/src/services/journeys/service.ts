@@ -40,7 +40,8 @@ export function siteJourneys(deps: StatsDeps, em: EntityManager, actor: Actor, i
   const zoom = input.zoom ?? 'section';
   const who = input.who ?? 'human';
   const anchor = checkAnchor(zoom, input.anchor);
-  return withSite(deps, em, actor, input.id, async (ctx, stored) => {
+  return withSite(deps, em, actor, input.id, async (ctx, site) => {
+    const stored = site.settings;
     const range = resolveRange(input, ctx.today);
     if (range.from < ctx.rawStart) {
       throw badRequest(

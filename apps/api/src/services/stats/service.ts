@@ -3,6 +3,7 @@
 // on the stats pool (PostgreSQL's statement_timeout) inside one of the workspace's concurrency slots.
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Site } from '@us/db';
 import type {
   SiteStatsInput,
   SiteStatsQuery,
@@ -32,14 +33,15 @@ const SLOT_TTL_SECONDS = 300;
 
 /**
  * Runs one stats question of a site: 404 for a site the actor cannot see, 429 (Retry-After) when the
- * workspace already has its maximum of questions running, the question itself on the stats pool.
+ * workspace already has its maximum of questions running, the question itself on the stats pool (given
+ * the site's context and the site itself, for its settings).
  */
 export async function withSite<R>(
   deps: StatsDeps,
   em: EntityManager,
   actor: Actor,
   siteId: string,
-  run: (ctx: SiteCtx, settings: Record<string, unknown> | null) => Promise<R>,
+  run: (ctx: SiteCtx, site: Site) => Promise<R>,
 ) {
   const site = await loadSite(em, actor, siteId);
   const key = `stats-running:${site.workspace.id}`;
@@ -52,10 +54,7 @@ export async function withSite<R>(
     );
   }
   try {
-    return await run(
-      siteCtx(deps.statsOrm.em.fork(), { id: site.id, timezone: site.timezone, settings: site.settings }),
-      site.settings,
-    );
+    return await run(siteCtx(deps.statsOrm.em.fork(), { id: site.id, timezone: site.timezone, settings: site.settings }), site);
   } finally {
     await deps.hot.releaseSlot(key, holder).catch(() => {});
   }

@@ -1,0 +1,31 @@
+// Goal and experiment results over the stats bench site: the generator's traffic already carries what
+// they read (signup and purchase events, /blog/* articles, pricing exposures a/b where b signs up more),
+// so the bench gives the site goals and the experiment matching it, then times both routes over 30 days.
+import type { Orm } from '@us/db';
+
+export const RESULTS_GOALS = [
+  { id: 'signed-up', name: 'Signed up', type: 'event', match: 'signup' },
+  { id: 'purchase', name: 'Purchase', type: 'event', match: 'purchase' },
+  { id: 'blog', name: 'Blog', type: 'path', match: '/blog/*' },
+];
+
+export const RESULTS_EXPERIMENTS = [{ key: 'pricing', name: 'Pricing page', variants: ['a', 'b'], status: 'running' }];
+
+/** Sets the bench site's goals and experiments (the generated rows are untouched). */
+export async function prepareResultsSite(orm: Orm, siteId: string): Promise<void> {
+  await orm.em
+    .getConnection()
+    .execute(
+      `update sites set settings = coalesce(settings, '{}'::jsonb) || jsonb_build_object('goals', ?::jsonb, 'experiments', ?::jsonb) where id = ?`,
+      [JSON.stringify(RESULTS_GOALS), JSON.stringify(RESULTS_EXPERIMENTS), siteId],
+      'run',
+    );
+}
+
+/** The timed routes: name and path. */
+export function resultsRoutes(siteId: string, days: number): [string, string][] {
+  return [
+    [`  GET goals/results?days=${days}`, `/v1/sites/${siteId}/goals/results?days=${days}`],
+    [`  GET experiments/pricing/results`, `/v1/sites/${siteId}/experiments/pricing/results?days=${days}`],
+  ];
+}

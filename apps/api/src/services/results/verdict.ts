@@ -1,0 +1,34 @@
+// The experiment verdict in plain words (significance level RESULTS_LIMITS.alpha).
+import { RESULTS_LIMITS } from '@us/shared';
+
+export interface Compared {
+  a: string;
+  b: string;
+  rateA: number;
+  rateB: number;
+  p: number;
+}
+
+const percent = (r: number) => `${(r * 100).toFixed(1)} %`;
+
+/** p as people read it: two significant digits, and "< 0.001" below that. */
+export function formatP(p: number): string {
+  if (p < 0.001) return '< 0.001';
+  return `= ${Number(p.toPrecision(2))}`;
+}
+
+export function verdictOf(opts: { goal: boolean; compared: Compared | null }): string {
+  if (!opts.goal) {
+    return 'No event goal to measure: add an event goal (POST /v1/sites/{id}/goals with type event) or name a goal with goal=<id>, then ask again';
+  }
+  const min = RESULTS_LIMITS.minSessions;
+  if (!opts.compared) {
+    return `not enough sessions yet: the two largest variants need at least ${min} sessions each`;
+  }
+  const { a, b, rateA, rateB, p } = opts.compared;
+  if (p < RESULTS_LIMITS.alpha && rateA !== rateB) {
+    const [win, lose, rw, rl] = rateB > rateA ? [b, a, rateB, rateA] : [a, b, rateA, rateB];
+    return `${win} converts better than ${lose} (${percent(rw)} vs ${percent(rl)}), p ${formatP(p)}`;
+  }
+  return `no clear difference yet between ${a} and ${b} (p ${formatP(p)}): keep the experiment running`;
+}
