@@ -77,6 +77,7 @@ export const SPEC_SECTIONS = {
     ['GET', '/v1/sites/{id}/goals/results'],
     ['GET', '/v1/sites/{id}/experiments/{key}/results'],
   ],
+  behaviour: [['GET', '/v1/sites/{id}/journeys']],
   bot: [
     ['GET', '/v1/sites/{id}/bot'],
     ['PUT', '/v1/sites/{id}/bot'],
@@ -96,6 +97,7 @@ export const BUILT_SECTIONS: SpecSection[] = [
   'hostnames',
   'analytics',
   'results',
+  'behaviour',
   'bot',
 ];
 

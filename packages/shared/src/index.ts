@@ -14,6 +14,7 @@ export * from './schemas/workspace.ts';
 export * from './hostname.ts';
 export * from './schemas/collect.ts';
 export * from './schemas/stats.ts';
+export * from './schemas/journeys.ts';
 export * from './text.ts';
 export * from './schemas/bot.ts';
 export * from './schemas/results.ts';

@@ -8,7 +8,7 @@ import {
   type RequestRow,
   type Site,
 } from '@us/db';
-import type { Lane, PageReport, RequestRecord } from '@us/shared';
+import { cleanText, type Lane, type PageReport, type RequestRecord } from '@us/shared';
 import type { HotStore } from '../hot/store.ts';
 import { decisionOfRecord } from '../services/bot/record-decision.ts';
 import { tlsSummary, tlsText } from '../services/bot/tls.ts';
@@ -59,7 +59,7 @@ const rowsOf = <T extends AnalyticsTable>(table: T, rows: AnalyticsRows[T][]): T
   rows: rows.map((r) => cleanRow(table, r)),
 });
 
-/** The rows one page report adds: a pageview and its A/B exposures, an event, or a leave report. */
+/** The rows one page report adds: a pageview and its A/B exposures, an event, a click, or a leave report. */
 export async function rowsOfReport(hot: HotStore, site: Site, r: PageReport, client: Client, at: Date): Promise<TableRows[]> {
   const e = enrich({ ip: client.ip, ua: client.ua, width: r.t === 'pv' ? r.w : null, known: client.known });
   const internal = inAnyNetwork(networksOf(site), client.ip) || (r.m ? verifyInternalMark(site, r.m) : false);
@@ -75,6 +75,11 @@ export async function rowsOfReport(hot: HotStore, site: Site, r: PageReport, cli
   if (r.t === 'ev') {
     const ev: EventRow = { ...event, name: r.e, label: r.el ?? null, value: r.ev ?? null, kind: 'event' };
     return [rowsOf('events', [ev])];
+  }
+  if (r.t === 'c') {
+    // An element click: only for journeys at element zoom, never counted as an event (`kind = 'click'`).
+    const click: EventRow = { ...event, name: cleanText(r.e, 128).trim(), kind: 'click' };
+    return [rowsOf('events', [click])];
   }
   const utm = utmOf(r.u);
   const pageview: PageviewRow = {
@@ -97,6 +102,7 @@ export async function rowsOfReport(hot: HotStore, site: Site, r: PageReport, cli
     tls: client.tls ? tlsText(client.tls) : null,
     botName: e.bot?.name ?? null,
     botCategory: e.bot?.category ?? null,
+    journeys: r.j !== 1,
   };
   const exposures = Object.entries(r.x ?? {}).map(
     ([experiment, variant]): EventRow => ({ ...event, name: experiment, kind: 'exposure', experiment, variant }),

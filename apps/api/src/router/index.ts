@@ -4,6 +4,7 @@ import { botToolsRouter } from './bot-tools.ts';
 import { botRouter } from './bot.ts';
 import { hostnamesRouter } from './hostnames.ts';
 import { internalLinkRouter } from './internal-link.ts';
+import { journeysRouter } from './journeys.ts';
 import { getMe } from './me.ts';
 import { membersRouter } from './members.ts';
 import { resultsRouter } from './results.ts';
@@ -28,6 +29,7 @@ export const appRouter = router({
   internalLink: internalLinkRouter,
   stats: statsRouter,
   results: resultsRouter,
+  journeys: journeysRouter,
   botTools: botToolsRouter,
   bot: botRouter,
 });

@@ -14,7 +14,8 @@ export type ColumnKind =
   | { type: 'country' }
   | { type: 'int'; min: number; max: number; required?: true; outside?: 'clamp' | 'null' }
   | { type: 'double' }
-  | { type: 'bool' }
+  /** `absent`: the value of a row without one (a row buffered before the column existed); default false. */
+  | { type: 'bool'; absent?: boolean }
   | { type: 'time' };
 
 const INT4_MAX = 2_147_483_647;
@@ -25,6 +26,8 @@ const count = (max: number): ColumnKind => ({ type: 'int', min: 0, max, required
 /** An identifier (not a measure): a value outside the column's range means nothing, so it is dropped. */
 const ident = (max: number): ColumnKind => ({ type: 'int', min: 0, max, outside: 'null' });
 const LANE = { type: 'enum', values: LANES } as const;
+/** Kinds of `events` rows: site events, A/B exposures, element clicks of the page script (never counted as events). */
+export const EVENT_KINDS = ['event', 'exposure', 'click'] as const;
 
 export type Column<R> = readonly [column: string, prop: keyof R & string, kind: ColumnKind];
 
@@ -51,6 +54,8 @@ export const COLUMNS: { [T in AnalyticsTable]: readonly Column<AnalyticsRows[T]>
     ['tls', 'tls', text(32)],
     ['bot_name', 'botName', text(128)],
     ['bot_category', 'botCategory', text(64)],
+    // false: the page had data-journeys="off" (left out of journeys only; counted everywhere else).
+    ['journeys', 'journeys', { type: 'bool', absent: true }],
   ],
   events: [
     ['at', 'at', { type: 'time' }],
@@ -61,7 +66,7 @@ export const COLUMNS: { [T in AnalyticsTable]: readonly Column<AnalyticsRows[T]>
     ['name', 'name', required(128)],
     ['label', 'label', text(256)],
     ['value', 'value', { type: 'double' }],
-    ['kind', 'kind', { type: 'enum', values: ['event', 'exposure'] }],
+    ['kind', 'kind', { type: 'enum', values: EVENT_KINDS }],
     ['experiment', 'experiment', text(64)],
     ['variant', 'variant', text(64)],
     ['country', 'country', { type: 'country' }],
@@ -137,7 +142,7 @@ export function cleanValue(column: string, kind: ColumnKind, value: unknown): un
     case 'time':
       return timeValue(column, value);
     case 'bool':
-      return value === true;
+      return typeof value === 'boolean' ? value : (kind.absent ?? false);
     case 'enum':
       if (typeof value === 'string' && kind.values.includes(value)) return value;
       throw new RowRefused(column, `not one of ${kind.values.join(', ')}`);

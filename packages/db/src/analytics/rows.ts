@@ -27,6 +27,8 @@ export interface PageviewRow {
   tls?: string | null;
   botName?: string | null;
   botCategory?: string | null;
+  /** false when the page had data-journeys="off"; absent = true. */
+  journeys?: boolean;
 }
 
 export interface EventRow {
@@ -40,7 +42,8 @@ export interface EventRow {
   name: string;
   label?: string | null;
   value?: number | null;
-  kind: 'event' | 'exposure';
+  /** `click`: an element click of the page script (`name` is its label); see `EVENT_KINDS`. */
+  kind: 'event' | 'exposure' | 'click';
   experiment?: string | null;
   variant?: string | null;
   country?: string | null;

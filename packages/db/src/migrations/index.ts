@@ -4,6 +4,7 @@ import { Migration20261122080000_analytics } from './Migration20261122080000_ana
 import { Migration20261123013000_leaves_usage_rollups } from './Migration20261123013000_leaves_usage_rollups.ts';
 import { Migration20261123140000_ingest_dead_letters } from './Migration20261123140000_ingest_dead_letters.ts';
 import { Migration20261123170000_protection } from './Migration20261123170000_protection.ts';
+import { Migration20261124090000_pageview_journeys } from './Migration20261124090000_pageview_journeys.ts';
 
 /** The committed migrations, in order. New ones: `npm run -w @us/db migration:create -- <name>`, then list it here. */
 export const migrationsList = [
@@ -13,4 +14,5 @@ export const migrationsList = [
   { name: 'Migration20261123013000_leaves_usage_rollups', class: Migration20261123013000_leaves_usage_rollups },
   { name: 'Migration20261123140000_ingest_dead_letters', class: Migration20261123140000_ingest_dead_letters },
   { name: 'Migration20261123170000_protection', class: Migration20261123170000_protection },
+  { name: 'Migration20261124090000_pageview_journeys', class: Migration20261124090000_pageview_journeys },
 ];

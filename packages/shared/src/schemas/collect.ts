@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cleanText } from '../text.ts';
 
 /**
  * The wire format between the page script / edge SDK / proxy mode and the collect endpoint
@@ -61,7 +62,24 @@ export const EventReport = PageBase.extend({
   ev: z.number().finite().optional(),
 });
 
-export const PageReport = z.discriminatedUnion('t', [PageviewReport, LeaveReport, EventReport]);
+/** Longest click label accepted; stored cut to the events' name column (128 characters). */
+export const CLICK_LABEL_MAX = 2048;
+
+/**
+ * An element click the page script recorded (`data-us` value, link path or `out:` + host, `button:` + text):
+ * stored in `events` with kind `click` and the label as its name. A label with nothing left once control
+ * characters and surrounding spaces are removed is refused.
+ */
+export const ClickReport = PageBase.extend({
+  t: z.literal('c'),
+  /** The element's label. */
+  e: z
+    .string()
+    .max(CLICK_LABEL_MAX)
+    .refine((label) => cleanText(label, 128).trim() !== '', 'Send a label with at least one visible character'),
+});
+
+export const PageReport = z.discriminatedUnion('t', [PageviewReport, LeaveReport, EventReport, ClickReport]);
 export type PageReport = z.infer<typeof PageReport>;
 
 /** One server request recorded by the edge worker SDK (sent in batches after the response). */

@@ -5,7 +5,8 @@ import type { Lane, MetricSet } from '@us/shared';
  * identifier or expression the stats engine and the rollup job put into a statement comes from here,
  * looked up by a name the request gave; request text itself only ever travels as a bind parameter.
  *
- * Raw tables: `pageviews` (sessions are its rows with `session_start`), `events`, `requests`.
+ * Raw tables: `pageviews` (sessions are its rows with `session_start`), `events` (without the page
+ * script's element clicks, kind `click`), `requests`.
  *
  * Daily rollups (`daily_rollups`, one row per site, site-local day, metric set, dimension, value, lane):
  * - `count`: the set's primary count (pageviews, sessions, events, requests) for that value that day;
@@ -40,6 +41,9 @@ const TIME: Record<string, DimensionDef> = {
 };
 
 export const TIME_DIMENSIONS = new Set(['day', 'hour']);
+
+/** The condition keeping element clicks (journeys only) out of every events figure, raw or rolled up. */
+export const CLICKS_EXCLUDED = `kind <> 'click'`;
 
 /** Search engines by referrer hostname, for "from search" (sessions whose referrer is one of these). */
 export const SEARCH_REFERRER_SQL = `(referrer_host ~ '(^|\\.)(google|bing|duckduckgo|yahoo|ecosia|baidu|yandex|qwant|startpage|naver|seznam)\\.' or referrer_host = 'search.brave.com')`;
@@ -90,7 +94,8 @@ export const CATALOGUE: Record<MetricSet, MetricSetDef> = {
   },
   events: {
     table: 'events',
-    rowFilter: null,
+    // Element clicks of the page script (kind `click`) are for journeys only: no figure counts them.
+    rowFilter: CLICKS_EXCLUDED,
     description: 'Events from site code and A/B exposures (kind event or exposure)',
     defaultLane: 'human',
     counts: {

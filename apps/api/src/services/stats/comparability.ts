@@ -1,5 +1,6 @@
 // Whether a previous period can be shown: comparing with days before the site recorded anything would
 // show zeros as if traffic had collapsed, so the answer says since when the site has data instead.
+import { CLICKS_EXCLUDED } from './catalogue.ts';
 import { run } from './runner.ts';
 import type { SiteCtx } from './site-ctx.ts';
 import { Params, type Statement, statement, tzParam } from './sql.ts';
@@ -16,9 +17,10 @@ function firstDaysStatement(ctx: SiteCtx, table: 'pageviews' | 'events' | 'reque
   const p = new Params();
   const tz = tzParam(p, ctx.timezone);
   const site = p.add(ctx.siteId, 'uuid');
+  const clicks = table === 'events' ? ` and ${CLICKS_EXCLUDED}` : '';
   const sql = `
     select
-      (select to_char((min(at) at time zone ${tz})::date, 'YYYY-MM-DD') from ${table} where site_id = ${site}) as raw_first,
+      (select to_char((min(at) at time zone ${tz})::date, 'YYYY-MM-DD') from ${table} where site_id = ${site}${clicks}) as raw_first,
       (select to_char(min(day), 'YYYY-MM-DD') from daily_rollups where site_id = ${site}) as rollup_first`;
   return statement(sql, p);
 }
