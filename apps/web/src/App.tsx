@@ -8,6 +8,7 @@ import { ResendVerificationPage } from './pages/ResendVerificationPage.tsx';
 import { ResetPasswordPage } from './pages/ResetPasswordPage.tsx';
 import { SignupPage } from './pages/SignupPage.tsx';
 import { DashboardPage } from './pages/sites/dashboard/DashboardPage.tsx';
+import { GoalsPage } from './pages/sites/goals/GoalsPage.tsx';
 import { ProtectionPage } from './pages/sites/protection/ProtectionPage.tsx';
 import { SitePage } from './pages/sites/SitePage.tsx';
 import { SitesPage } from './pages/sites/SitesPage.tsx';
@@ -33,10 +34,14 @@ const ROUTES: Record<string, ComponentType> = {
   '/sites': SitesPage,
 };
 
-/** Pages whose path carries an id: `/sites/<id>/dashboard`, `/sites/<id>/protection`, `/sites/<id>` (the page reads the id from the path). */
+/**
+ * Pages whose path carries an id: `/sites/<id>/dashboard`, `/protection`, `/goals`, `/journeys`,
+ * `/experiments/<key>`, `/sites/<id>` (the page reads the id, and the key, from the path).
+ */
 const PATTERN_ROUTES: [pattern: RegExp, page: ComponentType][] = [
   [/^\/sites\/[^/]+\/dashboard$/, DashboardPage],
   [/^\/sites\/[^/]+\/protection$/, ProtectionPage],
+  [/^\/sites\/[^/]+\/goals$/, GoalsPage],
   [/^\/sites\//, SitePage],
 ];
 
