@@ -8,6 +8,7 @@ import { ResendVerificationPage } from './pages/ResendVerificationPage.tsx';
 import { ResetPasswordPage } from './pages/ResetPasswordPage.tsx';
 import { SignupPage } from './pages/SignupPage.tsx';
 import { DashboardPage } from './pages/sites/dashboard/DashboardPage.tsx';
+import { ExperimentPage } from './pages/sites/experiment/ExperimentPage.tsx';
 import { GoalsPage } from './pages/sites/goals/GoalsPage.tsx';
 import { ProtectionPage } from './pages/sites/protection/ProtectionPage.tsx';
 import { SitePage } from './pages/sites/SitePage.tsx';
@@ -42,6 +43,7 @@ const PATTERN_ROUTES: [pattern: RegExp, page: ComponentType][] = [
   [/^\/sites\/[^/]+\/dashboard$/, DashboardPage],
   [/^\/sites\/[^/]+\/protection$/, ProtectionPage],
   [/^\/sites\/[^/]+\/goals$/, GoalsPage],
+  [/^\/sites\/[^/]+\/experiments\/[^/]+$/, ExperimentPage],
   [/^\/sites\//, SitePage],
 ];
 
