@@ -10,6 +10,7 @@ import { SignupPage } from './pages/SignupPage.tsx';
 import { DashboardPage } from './pages/sites/dashboard/DashboardPage.tsx';
 import { ExperimentPage } from './pages/sites/experiment/ExperimentPage.tsx';
 import { GoalsPage } from './pages/sites/goals/GoalsPage.tsx';
+import { JourneysPage } from './pages/sites/journeys/JourneysPage.tsx';
 import { ProtectionPage } from './pages/sites/protection/ProtectionPage.tsx';
 import { SitePage } from './pages/sites/SitePage.tsx';
 import { SitesPage } from './pages/sites/SitesPage.tsx';
@@ -43,6 +44,7 @@ const PATTERN_ROUTES: [pattern: RegExp, page: ComponentType][] = [
   [/^\/sites\/[^/]+\/dashboard$/, DashboardPage],
   [/^\/sites\/[^/]+\/protection$/, ProtectionPage],
   [/^\/sites\/[^/]+\/goals$/, GoalsPage],
+  [/^\/sites\/[^/]+\/journeys$/, JourneysPage],
   [/^\/sites\/[^/]+\/experiments\/[^/]+$/, ExperimentPage],
   [/^\/sites\//, SitePage],
 ];
