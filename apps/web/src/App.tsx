@@ -8,6 +8,9 @@ import { ResendVerificationPage } from './pages/ResendVerificationPage.tsx';
 import { ResetPasswordPage } from './pages/ResetPasswordPage.tsx';
 import { SignupPage } from './pages/SignupPage.tsx';
 import { DashboardPage } from './pages/sites/dashboard/DashboardPage.tsx';
+import { ExperimentPage } from './pages/sites/experiment/ExperimentPage.tsx';
+import { GoalsPage } from './pages/sites/goals/GoalsPage.tsx';
+import { JourneysPage } from './pages/sites/journeys/JourneysPage.tsx';
 import { ProtectionPage } from './pages/sites/protection/ProtectionPage.tsx';
 import { SitePage } from './pages/sites/SitePage.tsx';
 import { SitesPage } from './pages/sites/SitesPage.tsx';
@@ -33,10 +36,16 @@ const ROUTES: Record<string, ComponentType> = {
   '/sites': SitesPage,
 };
 
-/** Pages whose path carries an id: `/sites/<id>/dashboard`, `/sites/<id>/protection`, `/sites/<id>` (the page reads the id from the path). */
+/**
+ * Pages whose path carries an id: `/sites/<id>/dashboard`, `/protection`, `/goals`, `/journeys`,
+ * `/experiments/<key>`, `/sites/<id>` (the page reads the id, and the key, from the path).
+ */
 const PATTERN_ROUTES: [pattern: RegExp, page: ComponentType][] = [
   [/^\/sites\/[^/]+\/dashboard$/, DashboardPage],
   [/^\/sites\/[^/]+\/protection$/, ProtectionPage],
+  [/^\/sites\/[^/]+\/goals$/, GoalsPage],
+  [/^\/sites\/[^/]+\/journeys$/, JourneysPage],
+  [/^\/sites\/[^/]+\/experiments\/[^/]+$/, ExperimentPage],
   [/^\/sites\//, SitePage],
 ];
 

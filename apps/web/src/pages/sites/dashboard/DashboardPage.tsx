@@ -1,8 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { Notice } from '../../../components/Notice.tsx';
 import { toProblem } from '../../../problem.ts';
-import { Link, usePath } from '../../../router.tsx';
+import { usePath } from '../../../router.tsx';
 import { useTRPC } from '../../../trpc.ts';
+import { SiteLinks } from '../parts/SiteLinks.tsx';
 import { SiteMissing } from '../parts/SiteMissing.tsx';
 import { isMissingSite, siteIdOf } from '../parts/siteId.ts';
 import { SitesFrame } from '../parts/SitesFrame.tsx';
@@ -27,13 +28,7 @@ export function DashboardPage() {
       {!site.data && !problem && <p className="loading">Loading…</p>}
       {site.data && (
         <div className="site-stack dash">
-          <p className="site-meta">
-            <Link to="/sites">All sites</Link>
-            <span aria-hidden="true"> · </span>
-            <Link to={`/sites/${site.data.site.id}`}>Site settings and snippet</Link>
-            <span aria-hidden="true"> · </span>
-            <Link to={`/sites/${site.data.site.id}/protection`}>Protection</Link>
-          </p>
+          <SiteLinks siteId={site.data.site.id} current="dashboard" />
           <DashboardControls choices={choices} onChange={change} />
           <DashboardBody siteId={site.data.site.id} choices={choices} catalogue={catalogue.data} />
         </div>

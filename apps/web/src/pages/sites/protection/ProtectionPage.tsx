@@ -2,8 +2,9 @@ import { useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { Notice } from '../../../components/Notice.tsx';
 import { type Problem, toProblem } from '../../../problem.ts';
-import { Link, usePath } from '../../../router.tsx';
+import { usePath } from '../../../router.tsx';
 import { useTRPC } from '../../../trpc.ts';
+import { SiteLinks } from '../parts/SiteLinks.tsx';
 import { SiteMissing } from '../parts/SiteMissing.tsx';
 import { isMissingSite, siteIdOf } from '../parts/siteId.ts';
 import { SitesFrame } from '../parts/SitesFrame.tsx';
@@ -32,15 +33,7 @@ export function ProtectionPage() {
     <SitesFrame title={name ? `${name} protection` : 'Protection'}>
       {problem && <Notice tone="error">{problem.title}</Notice>}
       {!saved.data && !problem && <p className="loading">Loading…</p>}
-      {site.data && (
-        <p className="site-meta">
-          <Link to="/sites">All sites</Link>
-          <span aria-hidden="true"> · </span>
-          <Link to={`/sites/${id}`}>Site settings and snippet</Link>
-          <span aria-hidden="true"> · </span>
-          <Link to={`/sites/${id}/dashboard`}>Dashboard</Link>
-        </p>
-      )}
+      {site.data && <SiteLinks siteId={id} current="protection" />}
       {saved.data && (
         <div className="site-stack protection">
           <ProtectionEditor siteId={id} saved={saved.data} />

@@ -3,6 +3,7 @@ import { Card } from '../../../components/Card.tsx';
 import { Notice } from '../../../components/Notice.tsx';
 import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
 import { latestProblem } from '../../../data/latestProblem.ts';
+import { Link } from '../../../router.tsx';
 import { useTRPC } from '../../../trpc.ts';
 import { useRefreshSite } from '../parts/useRefreshSite.ts';
 import { EXPERIMENT_STATUSES, type Experiment, type ExperimentStatus, type Site } from '../types.ts';
@@ -51,7 +52,16 @@ export function ExperimentsCard({ site }: { site: Site }) {
                   <th scope="row" className="site-cell-main">
                     <code>{e.key}</code>
                   </th>
-                  <td>{e.name ?? <span className="muted">—</span>}</td>
+                  <td>
+                    {e.name ?? <span className="muted">—</span>}
+                    <br />
+                    <Link
+                      to={`/sites/${encodeURIComponent(site.id)}/experiments/${encodeURIComponent(e.key)}`}
+                      aria-label={`Results of ${e.key}`}
+                    >
+                      Results
+                    </Link>
+                  </td>
                   <td>
                     <ul className="site-chips" aria-label={`Variants of ${e.key}`}>
                       {e.variants.map((v) => (

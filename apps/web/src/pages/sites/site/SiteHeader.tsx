@@ -33,6 +33,12 @@ export function SiteHeader({ site }: { site: Site }) {
             <Link to={`/sites/${site.id}/protection`} className="button button-secondary button-small">
               Protection
             </Link>
+            <Link to={`/sites/${site.id}/goals`} className="button button-secondary button-small">
+              Goals
+            </Link>
+            <Link to={`/sites/${site.id}/journeys`} className="button button-secondary button-small">
+              Journeys
+            </Link>
             <button
               type="button"
               className="button button-secondary button-small"

@@ -1,0 +1,149 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createToken, createUser, startTestServer, type TestServer } from '../../api/test/support/server.ts';
+import { launchChromium } from './support/browser.ts';
+
+/**
+ * The real page script on a customer's pages (shop.test, mapped to loopback in Chromium): landing pages
+ * carry `data-exp`, the pricing page sends the goal's event through `window.unseen`, and what the
+ * visitors did is read back as goal and experiment results and journeys through the API.
+ */
+const HOST = 'shop.test';
+/** Each visitor its own browser build, so each is its own daily visitor code. */
+const ua = (n: number) =>
+  `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.${n}.0 Safari/537.36`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('page script → results and journeys (real Chromium)', () => {
+  let t: TestServer;
+  let shop: Server;
+  let shopBase: string;
+  let browser: Browser;
+  let siteId = '';
+  let auth = '';
+  let pk = '';
+
+  /** /landing-a and /landing-b show a variant of `pricing`; /pricing has a button that signs up. */
+  function page(pathname: string): string {
+    const variant = /^\/landing-(a|b)$/.exec(pathname)?.[1];
+    const exp = variant ? ` data-exp="pricing:${variant}"` : '';
+    const button = pathname === '/pricing' ? `<button id="signup" onclick="unseen('signup')">Sign up</button>` : '';
+    return `<!doctype html><html><head><title>${pathname}</title>
+<script>window.unseen = window.unseen || function () { (unseen.q = unseen.q || []).push(arguments) }</script>
+<script defer data-site="${pk}"${exp} src="${t.url}/script.js"></script></head>
+<body>${button}<p>content</p></body></html>`;
+  }
+
+  beforeAll(async () => {
+    t = await startTestServer();
+    const { user, workspace } = await createUser(t.deps);
+    const { token } = await createToken(t.deps, {
+      userId: user.id,
+      workspaceId: workspace.id,
+      scopes: ['sites:read', 'sites:write', 'analytics:read'],
+    });
+    auth = `Bearer ${token}`;
+    const created = await t.request
+      .post('/v1/sites')
+      .set('Authorization', auth)
+      .send({ name: 'Shop', hostnames: [HOST] })
+      .expect(201);
+    siteId = created.body.site.id;
+    pk = (await t.request.get(`/v1/sites/${siteId}/snippet`).set('Authorization', auth).expect(200)).body.siteKey;
+    await t.request
+      .post(`/v1/sites/${siteId}/goals`)
+      .set('Authorization', auth)
+      .send({ name: 'Signed up', type: 'event', match: 'signup' })
+      .expect(201);
+    await t.request
+      .post(`/v1/sites/${siteId}/experiments`)
+      .set('Authorization', auth)
+      .send({ key: 'pricing', name: 'Pricing test', variants: ['a', 'b'], status: 'running' })
+      .expect(201);
+
+    shop = createServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      res.writeHead(200, { 'content-type': 'text/html' }).end(page(url.pathname));
+    });
+    await new Promise<void>((r) => shop.listen(0, '127.0.0.1', () => r()));
+    shopBase = `http://${HOST}:${(shop.address() as AddressInfo).port}`;
+    browser = await launchChromium([`--host-resolver-rules=MAP ${HOST} 127.0.0.1`]);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((r) => shop?.close(r));
+    await t?.close();
+  });
+
+  /** One visitor: the landing page of `variant`, then /pricing, signing up there when `signs`. */
+  async function visitor(n: number, variant: 'a' | 'b', signs: boolean) {
+    const context = await browser.newContext({ userAgent: ua(n) });
+    const p = await context.newPage();
+    await p.goto(`${shopBase}/landing-${variant}`);
+    await p.waitForLoadState('load');
+    await sleep(200);
+    await p.goto(`${shopBase}/pricing`);
+    await p.waitForLoadState('load');
+    await sleep(200);
+    if (signs) await p.click('#signup');
+    await sleep(200);
+    await context.close();
+  }
+
+  const get = async (path: string) => (await t.request.get(path).set('Authorization', auth).expect(200)).body;
+
+  /** Reports travel by sendBeacon: flush until the answer shows them (or give up). */
+  async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
+    let last = await read();
+    for (let i = 0; i < 40 && !ok(last); i++) {
+      await sleep(150);
+      await t.deps.ingest.flushNow();
+      last = await read();
+    }
+    return last;
+  }
+
+  it('counts the variants, the goal and the flow of what visitors did', { timeout: 120_000 }, async () => {
+    // a: 6 visitors, 1 signs up; b: 6 visitors, 5 sign up.
+    for (let i = 0; i < 6; i++) await visitor(i, 'a', i === 0);
+    for (let i = 0; i < 6; i++) await visitor(100 + i, 'b', i !== 0);
+
+    const goals = await until(
+      () => get(`/v1/sites/${siteId}/goals/results?days=1`),
+      (b: { goals: { completions: number }[]; visits: number | null }) => b.goals[0]?.completions === 6 && b.visits === 12,
+    );
+    expect(goals.goals[0]).toMatchObject({ id: 'signed-up', completions: 6, sessions: 6, visits: 12, rate: 0.5 });
+
+    const experiment = await get(`/v1/sites/${siteId}/experiments/pricing/results?days=1`);
+    const variants = Object.fromEntries(
+      experiment.variants.map((v: { variant: string; sessions: number; converted: number }) => [
+        v.variant,
+        [v.sessions, v.converted],
+      ]),
+    );
+    expect(variants).toEqual({ a: [6, 1], b: [6, 5] });
+    expect(experiment.comparison).toMatchObject({ a: 'a', b: 'b', test: 'pooled two-sided z-test' });
+    expect(experiment.verdict).toMatch(/^b converts better than a \(83\.3 % vs 16\.7 %\), p [=<] 0\.\d+$/);
+
+    const journeys = await get(`/v1/sites/${siteId}/journeys?days=1&zoom=page`);
+    expect(journeys.visits).toBe(12);
+    const links = Object.fromEntries(
+      journeys.flow.links.map((l: { source: string; target: string; sessions: number }) => [
+        `${l.source}>${l.target}`,
+        l.sessions,
+      ]),
+    );
+    expect(links).toEqual({ '0:/landing-a>1:/pricing': 6, '0:/landing-b>1:/pricing': 6 });
+    expect(journeys.goals[0]).toMatchObject({ id: 'signed-up', sessions: 6, rate: 50 });
+    expect(journeys.experiments[0].variants).toEqual([
+      { variant: 'a', sessions: 6, converted: 1, rate: expect.closeTo(16.7, 1) },
+      { variant: 'b', sessions: 6, converted: 5, rate: expect.closeTo(83.3, 1) },
+    ]);
+    // Anchored on /pricing: the landing pages come one step before it.
+    const anchored = await get(`/v1/sites/${siteId}/journeys?days=1&zoom=page&anchor=%2Fpricing`);
+    expect(anchored.flow.nodes.map((n: { id: string }) => n.id).sort()).toEqual(['-1:/landing-a', '-1:/landing-b', '0:/pricing']);
+  });
+});
