@@ -112,7 +112,11 @@ describe('attacks on the collect path', () => {
       });
       const res = await t.deps.ingest.flushNow();
       expect(res.error).toBeUndefined();
-      expect(res.deadLettered).toBe(1);
+      // The background flush may have taken the rows first (seen on a loaded machine): count what was set aside.
+      const setAside = (await t.deps.orm.em
+        .fork()
+        .execute(`select count(*)::int as n from ingest_dead_letters where site_id = ?`, [victim.siteId])) as { n: number }[];
+      expect(setAside[0]?.n).toBe(1);
       const ids = (await stored('pageviews', victim.siteId)).map((r) => r.pageview_id);
       for (const g of good) expect(ids).toContain(g.pageviewId);
       expect(ids).not.toContain('bad');
