@@ -2,13 +2,15 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createToken, createUser, startTestServer, type TestServer } from '../../api/test/support/server.ts';
-import { launchChromium } from './support/browser.ts';
+import { createToken, createUser, GOOD_PASSWORD, startTestServer, type TestServer } from '../../api/test/support/server.ts';
+import { launchChromium, requireBuiltDashboard } from './support/browser.ts';
 
 /**
  * The real page script on a customer's pages (shop.test, mapped to loopback in Chromium): landing pages
  * carry `data-exp`, the pricing page sends the goal's event through `window.unseen`, and what the
- * visitors did is read back as goal and experiment results and journeys through the API.
+ * visitors did is read back as goal and experiment results and journeys through the API, then seen on the
+ * dashboard. Visitors reach /pricing through a link and sign up with a button: the script's clicks make
+ * the element zoom.
  */
 const HOST = 'shop.test';
 /** Each visitor its own browser build, so each is its own daily visitor code. */
@@ -24,12 +26,16 @@ describe('page script → results and journeys (real Chromium)', () => {
   let siteId = '';
   let auth = '';
   let pk = '';
+  let ownerEmail = '';
 
-  /** /landing-a and /landing-b show a variant of `pricing`; /pricing has a button that signs up. */
+  /** /landing-a and /landing-b show a variant of `pricing` and link to /pricing, which has a button that signs up. */
   function page(pathname: string): string {
     const variant = /^\/landing-(a|b)$/.exec(pathname)?.[1];
     const exp = variant ? ` data-exp="pricing:${variant}"` : '';
-    const button = pathname === '/pricing' ? `<button id="signup" onclick="unseen('signup')">Sign up</button>` : '';
+    const button =
+      pathname === '/pricing'
+        ? `<button id="signup" onclick="unseen('signup')">Sign up</button>`
+        : '<a id="to-pricing" href="/pricing">See pricing</a>';
     return `<!doctype html><html><head><title>${pathname}</title>
 <script>window.unseen = window.unseen || function () { (unseen.q = unseen.q || []).push(arguments) }</script>
 <script defer data-site="${pk}"${exp} src="${t.url}/script.js"></script></head>
@@ -37,8 +43,10 @@ describe('page script → results and journeys (real Chromium)', () => {
   }
 
   beforeAll(async () => {
+    requireBuiltDashboard();
     t = await startTestServer();
-    const { user, workspace } = await createUser(t.deps);
+    const { user, workspace, email } = await createUser(t.deps);
+    ownerEmail = email;
     const { token } = await createToken(t.deps, {
       userId: user.id,
       workspaceId: workspace.id,
@@ -85,7 +93,8 @@ describe('page script → results and journeys (real Chromium)', () => {
     await p.goto(`${shopBase}/landing-${variant}`);
     await p.waitForLoadState('load');
     await sleep(200);
-    await p.goto(`${shopBase}/pricing`);
+    await p.click('#to-pricing');
+    await p.waitForURL(`${shopBase}/pricing`);
     await p.waitForLoadState('load');
     await sleep(200);
     if (signs) await p.click('#signup');
@@ -145,5 +154,32 @@ describe('page script → results and journeys (real Chromium)', () => {
     // Anchored on /pricing: the landing pages come one step before it.
     const anchored = await get(`/v1/sites/${siteId}/journeys?days=1&zoom=page&anchor=%2Fpricing`);
     expect(anchored.flow.nodes.map((n: { id: string }) => n.id).sort()).toEqual(['-1:/landing-a', '-1:/landing-b', '0:/pricing']);
+
+    // Element zoom, from the script's own click reports: the link, then the button for those who signed up.
+    const elements = await until(
+      () => get(`/v1/sites/${siteId}/journeys?days=1&zoom=element`),
+      (b: { flow: { links: unknown[] } }) => b.flow.links.length === 1,
+    );
+    expect(elements.flow.nodes.map((n: { id: string; sessions: number }) => [n.id, n.sessions])).toEqual([
+      ['0:/pricing', 12],
+      ['1:button:Sign up', 6],
+    ]);
+
+    // And on the dashboard: the owner signs in and sees the same flow and verdict.
+    const context = await browser.newContext();
+    const dash = await context.newPage();
+    await dash.goto(`${t.url}/login`);
+    const form = dash.locator('form[name="login"]');
+    await form.locator('input[name="email"]').fill(ownerEmail);
+    await form.locator('input[name="password"]').fill(GOOD_PASSWORD);
+    await form.locator('button[type="submit"]').click();
+    await dash.waitForURL((u) => !u.pathname.startsWith('/login'));
+    await dash.goto(`${t.url}/sites/${siteId}/journeys?days=7&zoom=element`);
+    const labels = () =>
+      dash.getByTestId('sankey').locator('a.sankey-node, g.sankey-node').locator('text.sankey-label').allTextContents();
+    await expect.poll(async () => (await labels()).sort()).toEqual(['/pricing 12', 'button:Sign up 6']);
+    await dash.goto(`${t.url}/sites/${siteId}/experiments/pricing?days=7`);
+    await expect.poll(() => dash.getByTestId('verdict').textContent()).toMatch(/^B converts better than a/);
+    await context.close();
   });
 });
