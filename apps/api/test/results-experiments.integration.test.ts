@@ -79,13 +79,13 @@ describe('GET /v1/sites/{id}/experiments/{key}/results', () => {
       goal: { id: 'signed-up', name: 'Signed up', type: 'event', match: 'signup' },
     });
     expect(res.body.variants).toEqual([
-      { variant: 'control', sessions: 21, converted: 4, rate: 0.1905, events: 24, enough: true },
-      { variant: 'new', sessions: 25, converted: 10, rate: 0.4, events: 35, enough: true },
+      { variant: 'control', sessions: 21, converted: 4, rate: 19.05, events: 24, enough: true },
+      { variant: 'new', sessions: 25, converted: 10, rate: 40, events: 35, enough: true },
       { variant: 'tiny', sessions: null, converted: null, rate: null, events: null, enough: false },
       { variant: 'rogue', sessions: null, converted: null, rate: null, events: null, enough: false },
     ]);
     const p = pearsonP(10, 25, 4, 21);
-    expect(res.body.comparison).toMatchObject({ a: 'new', b: 'control', difference: -0.2095, test: 'pooled two-sided z-test' });
+    expect(res.body.comparison).toMatchObject({ a: 'new', b: 'control', difference: -20.95, test: 'pooled two-sided z-test' });
     expect(Math.abs(res.body.comparison.p - p)).toBeLessThan(1e-6);
     expect(res.body.verdict).toBe(
       `no clear difference yet between new and control (p = ${Number(p.toPrecision(2))}): keep the experiment running`,
@@ -98,20 +98,20 @@ describe('GET /v1/sites/{id}/experiments/{key}/results', () => {
     ['t3', 80, 48, 70, 56],
   ])('%s: p equals the chi-square test of the same table to 1e-6', async (key, na, xa, nb, xb) => {
     const { body } = await results(key).expect(200);
-    expect(body.comparison).toMatchObject({ difference: Math.round((xb / nb - xa / na) * 1e4) / 1e4 });
+    expect(body.comparison).toMatchObject({ difference: Math.round((xb / nb - xa / na) * 1e4) / 100 });
     expect(Math.abs(body.comparison.p - pearsonP(xa, na, xb, nb))).toBeLessThan(1e-6);
   });
 
   it("the interval of t3 (48/80 vs 56/70) is Newcombe's 0.0524 to 0.3339, and b converts better", async () => {
     const { body } = await results('t3').expect(200);
-    expect(body.comparison).toMatchObject({ a: 'a', b: 'b', difference: 0.2, interval: { low: 0.0524, high: 0.3339 } });
+    expect(body.comparison).toMatchObject({ a: 'a', b: 'b', difference: 20, interval: { low: 5.24, high: 33.39 } });
     expect(body.verdict).toMatch(/^b converts better than a \(80\.0 % vs 60\.0 %\), p = 0\.0\d+$/);
   });
 
   it('no comparison while one of the two largest variants has under 5 sessions, and its counts show nowhere', async () => {
     const { body } = await results('small').expect(200);
     expect(body.variants).toEqual([
-      { variant: 'a', sessions: 9, converted: 3, rate: 0.3333, events: 12, enough: true },
+      { variant: 'a', sessions: 9, converted: 3, rate: 33.33, events: 12, enough: true },
       { variant: 'b', sessions: null, converted: null, rate: null, events: null, enough: false },
     ]);
     expect(body.comparison).toBeNull();

@@ -56,11 +56,11 @@ describe('GET /v1/sites/{id}/goals/results', () => {
       completions: 4,
       sessions: 3,
       visits: 6,
-      rate: 0.5,
+      rate: 50,
     });
-    expect(byId.blog).toMatchObject({ completions: 4, sessions: 3, rate: 0.5 });
-    expect(byId.deal).toMatchObject({ completions: 1, sessions: 1, rate: 0.1667 });
-    expect(byId['deal-pages']).toMatchObject({ completions: 1, sessions: 1, rate: 0.1667 });
+    expect(byId.blog).toMatchObject({ completions: 4, sessions: 3, rate: 50 });
+    expect(byId.deal).toMatchObject({ completions: 1, sessions: 1, rate: 16.67 });
+    expect(byId['deal-pages']).toMatchObject({ completions: 1, sessions: 1, rate: 16.67 });
     expect(byId.never).toMatchObject({ completions: 0, sessions: 0, rate: 0 });
     expect(res.body.goals.map((g: { id: string }) => g.id)).toEqual(GOALS.map((g) => g.id));
   });
@@ -107,7 +107,7 @@ describe('GET /v1/sites/{id}/goals/results', () => {
     const res = await f.get(`/v1/sites/${other}/goals/results`, { days: 30 }).expect(200);
     expect(res.body.visits).toBe(2);
     expect(res.body.goals).toEqual([
-      expect.objectContaining({ id: 'newsletter', completions: 1, sessions: 1, visits: 2, rate: 0.5 }),
+      expect.objectContaining({ id: 'newsletter', completions: 1, sessions: 1, visits: 2, rate: 50 }),
     ]);
   });
 
@@ -129,8 +129,8 @@ describe('GET /v1/sites/{id}/goals/results', () => {
     ]);
     expect(res.body.visits).toBe(1);
     expect(summary.body.measures.sessions.value).toBe(1);
-    expect(res.body.goals[0]).toMatchObject({ completions: 1, sessions: 1, rate: 1 });
-    expect(res.body.goals[1]).toMatchObject({ completions: 1, sessions: 1, rate: 1 });
+    expect(res.body.goals[0]).toMatchObject({ completions: 1, sessions: 1, rate: 100 });
+    expect(res.body.goals[1]).toMatchObject({ completions: 1, sessions: 1, rate: 100 });
   });
 
   it('older than 90 days: completions from the rollups, sessions only from raw days, and the note says so', async () => {
@@ -155,7 +155,7 @@ describe('GET /v1/sites/{id}/goals/results', () => {
     expect(res.body.coverage.note).toContain('completions of signed-up also count A/B exposures');
     expect(res.body.visits).toBe(6);
     const [signup, blog, deal, dealPages] = res.body.goals;
-    expect(signup).toMatchObject({ completions: 11, sessions: 3, visits: 6, rate: 0.5 });
+    expect(signup).toMatchObject({ completions: 11, sessions: 3, visits: 6, rate: 50 });
     expect(blog).toMatchObject({ completions: 9, sessions: 3 });
     expect(deal).toMatchObject({ completions: 1 });
     expect(dealPages).toMatchObject({ completions: 1 });

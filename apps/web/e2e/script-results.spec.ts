@@ -124,7 +124,7 @@ describe('page script → results and journeys (real Chromium)', () => {
       () => get(`/v1/sites/${siteId}/goals/results?days=1`),
       (b: { goals: { completions: number }[]; visits: number | null }) => b.goals[0]?.completions === 6 && b.visits === 12,
     );
-    expect(goals.goals[0]).toMatchObject({ id: 'signed-up', completions: 6, sessions: 6, visits: 12, rate: 0.5 });
+    expect(goals.goals[0]).toMatchObject({ id: 'signed-up', completions: 6, sessions: 6, visits: 12, rate: 50 });
 
     const experiment = await get(`/v1/sites/${siteId}/experiments/pricing/results?days=1`);
     const variants = Object.fromEntries(

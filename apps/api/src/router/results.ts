@@ -20,7 +20,7 @@ export const resultsRouter = router({
         path: '/v1/sites/{id}/goals/results',
         summary: 'Completions, sessions reaching each goal and the rate out of all People visits',
         description:
-          'A session is a People visit: one visitor code from a session start to the next, within one UTC day. rate = sessions / visits (4 decimals). Days older than 90 are answered from daily rollups: completions only, and coverage says what was not answered.',
+          'A session is a People visit: one visitor code from a session start to the next, within one UTC day. rate = sessions / visits in percent (two decimals). Days older than 90 are answered from daily rollups: completions only, and coverage says what was not answered.',
         tags,
       },
     })
@@ -40,7 +40,8 @@ export const resultsRouter = router({
       openapi: {
         method: 'GET',
         path: '/v1/sites/{id}/experiments/{key}/results',
-        summary: 'Per variant: sessions shown, sessions reaching the goal, rate and events; p between the two largest',
+        summary:
+          'Per variant: sessions shown, sessions reaching the goal, rate (percent) and events; p between the two largest (difference and interval in percentage points)',
         description:
           'Variants with fewer than 5 sessions are listed without figures; comparison (p, difference of rates b − a with Newcombe’s 95 % interval) appears only when the two largest variants have at least 5 sessions each. An unknown goal id is 400 with field goal; an unknown key is 404.',
         tags,

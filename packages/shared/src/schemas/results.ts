@@ -46,7 +46,10 @@ export const ExperimentResultsQuery = z
   .strict();
 export type ExperimentResultsQuery = z.infer<typeof ExperimentResultsQuery>;
 
-const zRate = z.number().nullable().describe('sessions reaching the goal / sessions, 4 decimals; null when not known');
+const zRate = z
+  .number()
+  .nullable()
+  .describe('Percent of sessions reaching the goal (two decimals; 12.5 = 12.5 %); null when not known');
 
 export const GoalResult = z.object({
   id: z.string(),
@@ -102,9 +105,9 @@ export const ExperimentComparison = z.object({
   b: z.string(),
   /** Two-sided p-value (at most 6 significant digits). */
   p: z.number(),
-  /** rate(b) − rate(a), 4 decimals. */
+  /** rate(b) − rate(a), in percentage points (two decimals). */
   difference: z.number(),
-  /** 95 % interval of the difference (Newcombe's hybrid score method), 4 decimals. */
+  /** 95 % interval of the difference (Newcombe's hybrid score method), in percentage points (two decimals). */
   interval: z.object({ low: z.number(), high: z.number() }),
   test: z.literal('pooled two-sided z-test'),
 });

@@ -17,7 +17,7 @@ import type { SiteCtx } from '../stats/site-ctx.ts';
 import { experimentStatement, type VariantRow } from './experiment-statement.ts';
 import { matcherOf } from './goal-match.ts';
 import type { SiteLists } from './goal-results.ts';
-import { decimals, newcombeInterval, pooledZTest, significant } from './two-proportions.ts';
+import { asPercent, newcombeInterval, pooledZTest, significant } from './two-proportions.ts';
 import { type Compared, verdictOf } from './verdict.ts';
 
 export const NO_EXPERIMENT = () =>
@@ -68,8 +68,8 @@ export function compareLargest(
       a: first.variant,
       b: second.variant,
       p: significant(p),
-      difference: decimals(rateB - rateA),
-      interval: { low: decimals(interval.low), high: decimals(interval.high) },
+      difference: asPercent(rateB - rateA),
+      interval: { low: asPercent(interval.low), high: asPercent(interval.high) },
       test: 'pooled two-sided z-test',
     },
     compared: { a: first.variant, b: second.variant, rateA, rateB, p },
@@ -84,7 +84,7 @@ function shown(row: VariantRow, withGoal: boolean): ExperimentVariantResult {
     variant: row.variant,
     sessions: row.sessions,
     converted: withGoal ? row.converted : null,
-    rate: withGoal ? decimals(row.converted / row.sessions) : null,
+    rate: withGoal ? asPercent(row.converted / row.sessions) : null,
     events: row.events,
     enough: true,
   };

@@ -7,7 +7,7 @@ import { run } from '../stats/runner.ts';
 import type { SiteCtx } from '../stats/site-ctx.ts';
 import { matcherOf } from './goal-match.ts';
 import { rawGoalStatement, rollupGoalStatement } from './goal-statements.ts';
-import { decimals } from './two-proportions.ts';
+import { asPercent } from './two-proportions.ts';
 
 export interface SiteLists {
   goals: Goal[];
@@ -70,7 +70,7 @@ export async function goalResultsOf(ctx: SiteCtx, lists: SiteLists, input: GoalR
       completions: g.completions,
       sessions,
       visits,
-      rate: visits && sessions !== null ? decimals(sessions / visits) : null,
+      rate: visits && sessions !== null ? asPercent(sessions / visits) : null,
       series: days.map((day) => ({ day, completions: g.byDay.get(day) ?? 0 })),
     };
   });

@@ -135,6 +135,9 @@ export function significant(n: number, digits = 6): number {
 }
 
 /** Rounded to `digits` decimals. */
+/** A proportion as the API states every rate: a percent (stats and journeys alike), two decimals here. */
+export const asPercent = (fraction: number) => decimals(fraction * 100, 2);
+
 export function decimals(n: number, digits = 4): number {
   const f = 10 ** digits;
   return Math.round(n * f) / f;

@@ -3,7 +3,7 @@ import { useElementWidth } from '../dashboard/useElementWidth.ts';
 const HEIGHT = 64;
 const M = { left: 16, right: 16 };
 
-const points = (x: number) => `${x > 0 ? '+' : x < 0 ? '−' : ''}${Math.abs(x * 100).toFixed(1)} points`;
+const points = (x: number) => `${x > 0 ? '+' : x < 0 ? '−' : ''}${Math.abs(x).toFixed(1)} points`;
 
 /**
  * The difference of rates (b − a) with its 95 % interval as a bar from low to high on an axis around
@@ -23,7 +23,7 @@ export function IntervalBar({
   high: number;
 }) {
   const [wrap, width] = useElementWidth<HTMLDivElement>(480);
-  const reach = Math.max(0.01, Math.abs(low), Math.abs(high), Math.abs(difference)) * 1.15;
+  const reach = Math.max(1, Math.abs(low), Math.abs(high), Math.abs(difference)) * 1.15;
   const plotW = width - M.left - M.right;
   const x = (v: number) => M.left + ((v + reach) / (2 * reach)) * plotW;
   const crossesZero = low <= 0 && high >= 0;

@@ -18,7 +18,7 @@ export function VariantCards({ variants, goalName }: { variants: VariantResult[]
               <dt>{goalName ? `Reached ${goalName}` : 'Converted'}</dt>
               <dd>{v.converted === null ? '—' : formatCount(v.converted)}</dd>
               <dt>Rate</dt>
-              <dd className="variant-rate">{v.rate === null ? '—' : formatPercent(v.rate * 100)}</dd>
+              <dd className="variant-rate">{v.rate === null ? '—' : formatPercent(v.rate)}</dd>
               <dt>Events sent</dt>
               <dd>{v.events === null ? '—' : formatCount(v.events)}</dd>
             </dl>

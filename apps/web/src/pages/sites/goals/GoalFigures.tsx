@@ -3,7 +3,7 @@ import type { GoalResult } from './data.ts';
 
 /** Completions, sessions reaching the goal and the conversion rate, as a list of labelled figures. */
 export function GoalFigures({ goal }: { goal: GoalResult }) {
-  const rate = goal.rate === null ? null : formatPercent(goal.rate * 100);
+  const rate = goal.rate === null ? null : formatPercent(goal.rate);
   return (
     <ul className="goal-figures" aria-label={`Figures of ${goal.name}`}>
       <li aria-label="Completions">
