@@ -158,7 +158,7 @@ describe('page script → results and journeys (real Chromium)', () => {
     // Element zoom, from the script's own click reports: the link, then the button for those who signed up.
     const elements = await until(
       () => get(`/v1/sites/${siteId}/journeys?days=1&zoom=element`),
-      (b: { flow: { links: unknown[] } }) => b.flow.links.length === 1,
+      (b: { flow: { nodes: { id: string; sessions: number }[]; links: unknown[] } }) => b.flow.links.length === 1,
     );
     expect(elements.flow.nodes.map((n: { id: string; sessions: number }) => [n.id, n.sessions])).toEqual([
       ['0:/pricing', 12],
