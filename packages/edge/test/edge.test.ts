@@ -637,6 +637,8 @@ describe('protect() for Node servers', () => {
     headers: { 'user-agent': CURL, accept: 'text/html', cookie: 'a=1; us_pass=1767000000.abc' },
     country: 'de',
     asn: '3320',
+    // What the service answers is the point of most cases: a loaded machine may take longer than the real 50 ms.
+    budgetMs: 5000,
     ...over,
   });
 
@@ -690,7 +692,7 @@ describe('protect() for Node servers', () => {
   it('fails open: slower than the budget, an error answer, an unreadable one, the service down', async () => {
     service.decide = { status: 200, body: { action: 'deny', reason: 'x', risk: 0 }, delayMs: 300 };
     const t0 = performance.now();
-    expect(await protect(input())).toEqual({ do: 'serve', reason: 'fail open: no decision within 50 ms' });
+    expect(await protect(input({ budgetMs: undefined }))).toEqual({ do: 'serve', reason: 'fail open: no decision within 50 ms' });
     expect(performance.now() - t0).toBeLessThan(250);
     service.decide = { status: 500, body: {}, delayMs: 0 };
     expect(await protect(input())).toEqual({ do: 'serve', reason: 'fail open: service answered 500' });
