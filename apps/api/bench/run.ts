@@ -19,7 +19,7 @@ import { formatIngest, ingestPath, insertBatches } from './ingest.ts';
 import { formatRow, mcpToolCall, runLoad } from './load.ts';
 import { formatProtection, protectionBench } from './protection.ts';
 import { formatScriptSizes, scriptSizes } from './script-size.ts';
-import { prepareResultsSite, resultsRoutes } from './results.ts';
+import { fillResultDays, prepareResultsSite, resultsRoutes } from './results.ts';
 import { runSoak } from './soak.ts';
 import { ensureStatsSite, formatLatency, getStatus, STATS_DAYS, timeRuns } from './stats.ts';
 
@@ -160,6 +160,7 @@ try {
           ]);
           // Journeys count the goals and experiments of the site's settings: the results bench's.
           await prepareResultsSite(orm, s.siteId);
+          await fillResultDays(orm, s.siteId);
           await timeRoutes([
             ['  GET journeys?days=30', `/v1/sites/${s.siteId}/journeys?days=${STATS_DAYS}`],
             ['  GET journeys?days=30&zoom=page', `/v1/sites/${s.siteId}/journeys?days=${STATS_DAYS}&zoom=page`],
@@ -167,6 +168,7 @@ try {
         }
         if (only.has('results')) {
           await prepareResultsSite(orm, s.siteId);
+          await fillResultDays(orm, s.siteId);
           console.log(`results over ${label} (3 goals, experiment pricing a/b):`);
           await timeRoutes(resultsRoutes(s.siteId, STATS_DAYS));
         }

@@ -2,3 +2,4 @@ export * from './lock.ts';
 export * from './retention.ts';
 export * from './rollup.ts';
 export * from './scheduler.ts';
+export * from './result-days.ts';

@@ -1,6 +1,7 @@
 import type { Orm } from '@us/db';
 import type { Logger } from '../logger.ts';
 import { applySiteRetention } from './retention.ts';
+import { runResultDays } from './result-days.ts';
 import { runRollups } from './rollup.ts';
 
 export interface JobsOptions {
@@ -23,7 +24,7 @@ export interface Jobs {
 }
 
 /**
- * Starts the background jobs on this node: rollups at start-up and hourly, per-site retention at
+ * Starts the background jobs on this node: rollups (then the results' per-day store) at start-up and hourly, per-site retention at
  * start-up and daily. Each run takes its job's advisory lock, so across nodes one run does the work.
  * Timers are unref'd; a failed run is logged and retried at the next period.
  * (Raw partition drops run with the ingest partition upkeep: `maintainPartitions`.)
@@ -55,6 +56,11 @@ export function startJobs(opts: JobsOptions): Jobs {
       if (run.more && !run.failed) next = catchUp;
     } catch (e) {
       opts.logger?.error('jobs: rollups failed', e);
+    }
+    try {
+      await runResultDays(opts.orm, { logger: opts.logger, siteIds: opts.siteIds, now: opts.now?.() });
+    } catch (e) {
+      opts.logger?.error('jobs: result days failed', e);
     }
     later(next, rollups);
   }

@@ -6,11 +6,11 @@ import type { Actor } from '../../actor/actor.ts';
 import { badRequest } from '../../errors.ts';
 import { readSettings } from '../site-settings/settings-values.ts';
 import { resolveRange } from '../stats/range.ts';
-import { run } from '../stats/runner.ts';
 import { type StatsDeps, withSite } from '../stats/service.ts';
+import type { SiteCtx } from '../stats/site-ctx.ts';
 import { journeyAnswer } from './answer.ts';
 import { firstEventGoal, goalDefs } from './goals.ts';
-import { journeyStatement } from './statement.ts';
+import { journeyRows } from './days.ts';
 
 /** Element labels are event names, stored with at most 128 characters. */
 const ELEMENT_LABEL_MAX = 128;
@@ -38,39 +38,49 @@ export function checkAnchor(zoom: JourneyZoom, anchor: string | undefined): stri
 
 export function siteJourneys(deps: StatsDeps, em: EntityManager, actor: Actor, input: JourneysQuery): Promise<Journeys> {
   const zoom = input.zoom ?? 'section';
+  checkAnchor(zoom, input.anchor);
+  return withSite(deps, em, actor, input.id, (ctx, site) => journeysOf(ctx, site.settings, input));
+}
+
+/** The answer for a site context; `store: false` reads every day raw (the reference the tests compare with). */
+export async function journeysOf(
+  ctx: SiteCtx,
+  stored: Record<string, unknown> | null,
+  input: JourneysQuery,
+  opts: { store?: boolean; now?: Date; budgetMs?: number } = {},
+): Promise<Journeys> {
+  const zoom = input.zoom ?? 'section';
   const who = input.who ?? 'human';
   const anchor = checkAnchor(zoom, input.anchor);
-  return withSite(deps, em, actor, input.id, async (ctx, site) => {
-    const stored = site.settings;
-    const range = resolveRange(input, ctx.today);
-    if (range.from < ctx.rawStart) {
-      throw badRequest(
-        input.from !== undefined ? 'from' : 'days',
-        `Journeys read the last 90 days only: choose days from ${ctx.rawStart} on`,
-      );
-    }
-    const settings = readSettings(stored);
-    const goals = goalDefs(settings.goals);
-    const rows = await run(
-      ctx.em,
-      journeyStatement(ctx, {
-        range,
-        zoom,
-        who,
-        anchor,
-        goals,
-        convertedGoal: firstEventGoal(goals) + 1,
-        experimentKeys: settings.experiments.map((e) => e.key),
-      }),
+  const range = resolveRange(input, ctx.today);
+  if (range.from < ctx.rawStart) {
+    throw badRequest(
+      input.from !== undefined ? 'from' : 'days',
+      `Journeys read the last 90 days only: choose days from ${ctx.rawStart} on`,
     );
-    return {
-      timezone: ctx.timezone,
-      from: range.from,
-      to: range.to,
+  }
+  const settings = readSettings(stored);
+  const goals = goalDefs(settings.goals);
+  const rows = await journeyRows(
+    ctx,
+    {
+      range,
       zoom,
       who,
       anchor,
-      ...journeyAnswer(rows, { goals, experiments: settings.experiments, anchor }),
-    };
-  });
+      goals,
+      convertedGoal: firstEventGoal(goals) + 1,
+      experimentKeys: settings.experiments.map((e) => e.key),
+    },
+    opts,
+  );
+  return {
+    timezone: ctx.timezone,
+    from: range.from,
+    to: range.to,
+    zoom,
+    who,
+    anchor,
+    ...journeyAnswer(rows, { goals, experiments: settings.experiments, anchor }),
+  };
 }

@@ -10,7 +10,7 @@
 import type { JourneyLane, JourneyZoom } from '@us/shared';
 import type { DayRange } from '../stats/range.ts';
 import type { SiteCtx } from '../stats/site-ctx.ts';
-import { laneCond, Params, rangeCond, type Statement, statement, tzParam } from '../stats/sql.ts';
+import { laneCond, Params, rangeCond, type Statement, statement, tzParam, utcDaysCond } from '../stats/sql.ts';
 import type { GoalDef } from './goals.ts';
 
 export interface JourneyQuestion {
@@ -58,9 +58,11 @@ export function journeyStatement(ctx: SiteCtx, q: JourneyQuestion): Statement<Jo
   const site = p.add(ctx.siteId, 'uuid');
   const from = p.add(q.range.from, 'date');
   const to = p.add(q.range.to, 'date');
-  const pvConds = [`site_id = ${site}`, rangeCond(p, tz, q.range), laneCond(p, 'pageviews', ctx.windows, q.who)].join(
-    '\n        and ',
-  );
+  const pvConds = [
+    `site_id = ${site}`,
+    rangeCond(p, tz, q.range) + utcDaysCond(p, ctx.utcDays),
+    laneCond(p, 'pageviews', ctx.windows, q.who),
+  ].join('\n        and ');
 
   // Rows are made narrow before the sort: a label, one flag per goal and an exposure, nothing else.
   // Path goals are met on pageview rows, event goals on event rows.
@@ -111,7 +113,7 @@ export function journeyStatement(ctx: SiteCtx, q: JourneyQuestion): Statement<Jo
         select day, pageview_id, at, id, kind, name, experiment, variant
         from events
         where site_id = ${site}
-          and day between ${from} - 1 and ${to} + 1
+          and day between ${from} - 1 and ${to} + 1${utcDaysCond(p, ctx.utcDays)}
           and kind in ('event', 'exposure', 'click')
       ) e
       join (

@@ -12,11 +12,11 @@ import {
 } from '@us/shared';
 import { AppError, badRequest } from '../../errors.ts';
 import { resolveRange } from '../stats/range.ts';
-import { run } from '../stats/runner.ts';
 import type { SiteCtx } from '../stats/site-ctx.ts';
-import { experimentStatement, type VariantRow } from './experiment-statement.ts';
+import { experimentRows } from './experiment-days.ts';
+import type { VariantRow } from './experiment-statement.ts';
 import { matcherOf } from './goal-match.ts';
-import type { SiteLists } from './goal-results.ts';
+import type { ReadOptions, SiteLists } from './goal-results.ts';
 import { asPercent, newcombeInterval, pooledZTest, significant } from './two-proportions.ts';
 import { type Compared, verdictOf } from './verdict.ts';
 
@@ -94,10 +94,11 @@ export async function experimentResultsOf(
   ctx: SiteCtx,
   lists: SiteLists,
   input: ExperimentResultsQuery,
+  opts: ReadOptions = {},
 ): Promise<ExperimentResults> {
   const { experiment, goal } = pickTargets(lists, input.key, input.goal);
   const range = resolveRange({ days: input.days }, ctx.today);
-  const rows = await run(ctx.em, experimentStatement(ctx, range, experiment.key, goal ? matcherOf(goal) : null));
+  const rows = await experimentRows(ctx, range, experiment.key, goal ? matcherOf(goal) : null, opts);
   const ordered = orderVariants(experiment.variants, rows);
   const withGoal = goal !== null;
   const { comparison, compared } = compareLargest(ordered, withGoal);

@@ -5,8 +5,10 @@ import type { Experiment, Goal, GoalResult, GoalResults, GoalResultsQuery } from
 import { type DayRange, daysOf, resolveRange, splitRange } from '../stats/range.ts';
 import { run } from '../stats/runner.ts';
 import type { SiteCtx } from '../stats/site-ctx.ts';
-import { matcherOf } from './goal-match.ts';
-import { rawGoalStatement, rollupGoalStatement } from './goal-statements.ts';
+import { splitUtcDays } from '../day-store/days.ts';
+import { storedGoalRows } from './goal-days.ts';
+import { type GoalMatcher, matcherOf } from './goal-match.ts';
+import { type RawGoalRow, rawGoalStatement, rollupGoalStatement } from './goal-statements.ts';
 import { asPercent } from './two-proportions.ts';
 
 export interface SiteLists {
@@ -36,7 +38,34 @@ export function coverageNote(range: DayRange, rawStart: string, goals: Goal[], e
   return head + exposures;
 }
 
-export async function goalResultsOf(ctx: SiteCtx, lists: SiteLists, input: GoalResultsQuery): Promise<GoalResults> {
+/** How to read raw days: `store` (default) answers settled UTC days from the per-day store. */
+export interface ReadOptions {
+  store?: boolean;
+  now?: Date;
+  /** Time for computing missing stored days (default day-store FILL_BUDGET_MS). */
+  budgetMs?: number;
+}
+
+/** The raw statement's rows over the raw days: settled days from the store, the rest raw. */
+async function rawDayRows(
+  ctx: SiteCtx,
+  range: DayRange,
+  matchers: GoalMatcher[],
+  opts: ReadOptions,
+): Promise<readonly RawGoalRow[]> {
+  if (opts.store === false) return run(ctx.em, rawGoalStatement(ctx, range, matchers));
+  const days = splitUtcDays(range, ctx.timezone, opts.now ?? new Date());
+  const stored = await storedGoalRows(ctx, days.stored, matchers, opts);
+  const rest = await run(ctx.em, rawGoalStatement({ ...ctx, utcDays: days.raw }, range, matchers));
+  return [...stored, ...rest];
+}
+
+export async function goalResultsOf(
+  ctx: SiteCtx,
+  lists: SiteLists,
+  input: GoalResultsQuery,
+  opts: ReadOptions = {},
+): Promise<GoalResults> {
   const range = resolveRange({ days: input.days }, ctx.today);
   const split = splitRange(range, ctx.rawStart);
   const matchers = lists.goals.map(matcherOf);
@@ -49,13 +78,13 @@ export async function goalResultsOf(ctx: SiteCtx, lists: SiteLists, input: GoalR
   };
   let visits: number | null = null;
   const [raw, rolled] = await Promise.all([
-    split.raw ? run(ctx.em, rawGoalStatement(ctx, split.raw, matchers)) : [],
+    split.raw ? rawDayRows(ctx, split.raw, matchers, opts) : [],
     split.rollup && matchers.length ? run(ctx.em, rollupGoalStatement(ctx, split.rollup, matchers)) : [],
   ]);
   for (const row of raw) {
-    if (row.part === 'visits') visits = row.n;
+    if (row.part === 'visits') visits = (visits ?? 0) + row.n;
     else if (row.part === 'day') add(row.i, row.day, row.n);
-    else if (row.i !== null && per[row.i]) (per[row.i] as PerGoal).sessions = row.sessions ?? 0;
+    else if (row.i !== null && per[row.i]) (per[row.i] as PerGoal).sessions += row.sessions ?? 0;
   }
   for (const row of rolled) add(row.i, row.day, row.n);
   const days = daysOf(range);

@@ -5,7 +5,7 @@
 // start of the day (n = 0, e.g. a visit that crossed midnight) belongs to no session.
 import type { DayRange } from '../stats/range.ts';
 import type { SiteCtx } from '../stats/site-ctx.ts';
-import { laneCond, type Params, rangeCond } from '../stats/sql.ts';
+import { laneCond, type Params, rangeCond, utcDaysCond } from '../stats/sql.ts';
 
 /**
  * The CTE `pv`: human pageviews (bot windows applied, as the summary reads them) of the local days, not
@@ -16,7 +16,7 @@ export function humanPageviewsCte(ctx: SiteCtx, p: Params, tz: string, days: Day
       select day, pageview_id, visitor, at, session_start, path
       from pageviews
       where site_id = ${p.add(ctx.siteId, 'uuid')}
-        and ${rangeCond(p, tz, days)}
+        and ${rangeCond(p, tz, days)}${utcDaysCond(p, ctx.utcDays)}
         and ${laneCond(p, 'pageviews', ctx.windows, 'human')}
     )`;
 }
@@ -28,7 +28,7 @@ export function humanPageviewsCte(ctx: SiteCtx, p: Params, tz: string, days: Day
 export function humanEventsSql(ctx: SiteCtx, p: Params, tz: string, days: DayRange, extra: string[]): string {
   const conds = [
     `site_id = ${p.add(ctx.siteId, 'uuid')}`,
-    rangeCond(p, tz, days),
+    rangeCond(p, tz, days) + utcDaysCond(p, ctx.utcDays),
     laneCond(p, 'events', ctx.windows, 'human'),
     ...extra,
   ];

@@ -10,6 +10,8 @@ export interface SiteCtx {
   windows: BotWindowDef[];
   today: string;
   rawStart: string;
+  /** Only these UTC `day` partitions (results and journeys statements; day-store/). */
+  utcDays?: readonly string[];
 }
 
 export interface BotWindowDef {

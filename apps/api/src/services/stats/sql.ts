@@ -57,6 +57,14 @@ export function rangeCond(p: Params, tz: string, r: DayRange, col = 'at', dayCol
 }
 
 /**
+ * ` and <day> = any(...)` when a statement is narrowed to some UTC `day` partitions (the per-day store
+ * of the results and journeys routes, day-store/), else nothing.
+ */
+export function utcDaysCond(p: Params, days: readonly string[] | undefined, dayCol = 'day'): string {
+  return days ? `\n      and ${dayCol} = any(${p.add([...days], 'date[]')})` : '';
+}
+
+/**
  * The lane a row counts in: its stored lane, except a human row inside a bot window counts as bot.
  * Events have no network columns, so a window naming a network does not apply to them.
  */

@@ -1,0 +1,118 @@
+// The per-day store's job (services/day-store/): after each rollup run, for every site with pageviews in
+// the last 31 days, stores each settled UTC day of the last 30 local days for the site's current goals
+// (and visits), each experiment with its default goal, and journeys at every zoom (human lane, no
+// anchor). Days already stored are read, not recomputed. Late data: stored days of the last 7 UTC days
+// whose pageview + event count differs from the count when they were computed are deleted (and
+// recomputed at once), so late rows never leave a day wrong for longer than one run (hourly).
+import type { Orm } from '@us/db';
+import type { Logger } from '../logger.ts';
+import { splitUtcDays } from '../services/day-store/days.ts';
+import { storedJourneyRows } from '../services/journeys/days.ts';
+import { firstEventGoal, goalDefs } from '../services/journeys/goals.ts';
+import { storedExperimentRows } from '../services/results/experiment-days.ts';
+import { storedGoalRows } from '../services/results/goal-days.ts';
+import { matcherOf } from '../services/results/goal-match.ts';
+import { readSettings } from '../services/site-settings/settings-values.ts';
+import { addDays } from '../services/stats/range.ts';
+import { siteCtx } from '../services/stats/site-ctx.ts';
+import { withJobLock } from './lock.ts';
+
+export interface ResultDaysOptions {
+  now?: Date;
+  siteIds?: string[];
+  /** Local days back from yesterday to keep stored. Default 30. */
+  days?: number;
+  wait?: boolean;
+  logger?: Pick<Logger, 'info' | 'warn' | 'error'>;
+}
+
+export interface ResultDaysRun {
+  ran: boolean;
+  sites: number;
+  /** Stored days deleted because their row count changed (late data). */
+  stale: number;
+  failed: number;
+}
+
+export async function runResultDays(orm: Orm, opts: ResultDaysOptions = {}): Promise<ResultDaysRun> {
+  const res = await withJobLock(orm, 'resultDays', () => fill(orm, opts), { wait: opts.wait });
+  return res.ran ? res.result : { ran: false, sites: 0, stale: 0, failed: 0 };
+}
+
+/** Deletes stored days of the site whose pageview + event count changed since they were computed. */
+async function dropStale(orm: Orm, siteId: string, now: Date): Promise<number> {
+  const since = addDays(now.toISOString().slice(0, 10), -7);
+  const rows = await orm.em
+    .fork()
+    .getConnection()
+    .execute<{ n: string }[]>(
+      `with counts as (
+       select d.day, (select count(*) from pageviews p where p.site_id = ?::uuid and p.day = d.day)
+                   + (select count(*) from events e where e.site_id = ?::uuid and e.day = d.day) as n
+         from (select distinct day from result_days where site_id = ?::uuid and day >= ?::date) d
+     ), gone as (
+       delete from result_days r using counts c
+        where r.site_id = ?::uuid and r.day = c.day and r.seen <> c.n
+        returning 1
+     )
+     select count(*) as n from gone`,
+      [siteId, siteId, siteId, since, siteId],
+      'all',
+    );
+  return Number(rows[0]?.n ?? 0);
+}
+
+async function fill(orm: Orm, opts: ResultDaysOptions): Promise<ResultDaysRun> {
+  const now = opts.now ?? new Date();
+  const span = opts.days ?? 30;
+  const ids = opts.siteIds ?? [];
+  const siteCond = opts.siteIds ? `and s.id in (${ids.map(() => '?::uuid').join(', ') || 'null'})` : '';
+  const sites = await orm.em
+    .fork()
+    .getConnection()
+    .execute<{ id: string; timezone: string; settings: Record<string, unknown> | null }[]>(
+      `select s.id, s.timezone, s.settings from sites s
+      where exists (select 1 from pageviews p where p.site_id = s.id and p.day >= ?::date) ${siteCond}`,
+      [addDays(now.toISOString().slice(0, 10), -31), ...ids],
+      'all',
+    );
+  const out: ResultDaysRun = { ran: true, sites: 0, stale: 0, failed: 0 };
+  for (const site of sites) {
+    try {
+      out.stale += await dropStale(orm, site.id, now);
+      const ctx = siteCtx(orm.em.fork(), site, now);
+      const range = { from: addDays(ctx.today, -span), to: addDays(ctx.today, -1) };
+      const days = splitUtcDays(range, ctx.timezone, now, addDays(ctx.rawStart, 1)).stored;
+      const settings = readSettings(site.settings);
+      const all = { budgetMs: Number.POSITIVE_INFINITY };
+      await storedGoalRows(ctx, days, settings.goals.map(matcherOf), all);
+      const eventGoal = settings.goals.find((g) => g.type === 'event');
+      for (const e of settings.experiments) {
+        await storedExperimentRows(ctx, days, e.key, eventGoal ? matcherOf(eventGoal) : null, all);
+      }
+      const goals = goalDefs(settings.goals);
+      for (const zoom of ['section', 'page', 'element'] as const) {
+        await storedJourneyRows(
+          ctx,
+          {
+            range,
+            zoom,
+            who: 'human',
+            anchor: null,
+            goals,
+            convertedGoal: firstEventGoal(goals) + 1,
+            experimentKeys: settings.experiments.map((x) => x.key),
+          },
+          days,
+          all,
+        );
+      }
+      out.sites++;
+    } catch (e) {
+      out.failed++;
+      opts.logger?.error(`result days: site ${site.id} failed`, e);
+    }
+  }
+  if (out.stale) opts.logger?.info(`result days: ${out.stale} stored days recomputed after late rows`);
+  return out;
+}

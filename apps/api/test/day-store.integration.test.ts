@@ -1,0 +1,135 @@
+// The per-day store of the results and journeys routes gives exactly what the raw statements give:
+// traffic over many days (a site in Tokyo, so local days cut UTC days), bot windows, clicks, exposures,
+// off pages, small groups; every route asked with the store and raw-only, then a goal added after the
+// traffic, then late rows for a stored day.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runResultDays } from '../src/jobs/result-days.ts';
+import { journeysOf } from '../src/services/journeys/service.ts';
+import { experimentResultsOf } from '../src/services/results/experiment-results.ts';
+import { goalResultsOf } from '../src/services/results/goal-results.ts';
+import { readSettings } from '../src/services/site-settings/settings-values.ts';
+import { addDays } from '../src/services/stats/range.ts';
+import { siteCtx } from '../src/services/stats/site-ctx.ts';
+import { addSessions, emptyRows, insertJourneys } from './support/journeys-fixture.ts';
+import { type StatsFixture, statsFixture } from './support/stats-fixture.ts';
+
+const TZ = 'Asia/Tokyo';
+const GOALS = [
+  { id: 'signed-up', name: 'Signed up', type: 'event', match: 'signup' },
+  { id: 'blog', name: 'Blog', type: 'path', match: '/blog/*' },
+];
+const EXPERIMENTS = [{ key: 'pricing', name: 'Pricing', variants: ['a', 'b'], status: 'running' }];
+
+/** A small deterministic generator (mulberry32). */
+function rng(seed: number) {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const utcToday = () => new Date().toISOString().slice(0, 10);
+
+describe('the per-day store answers as the raw rows', () => {
+  let f: StatsFixture;
+  let siteId: string;
+  // A bot window over one afternoon ten days ago (Germany): human rows there count as bot.
+  const windowDay = addDays(utcToday(), -10);
+  const settings = () => ({
+    goals: GOALS,
+    experiments: EXPERIMENTS,
+    botWindows: [{ from: `${windowDay}T10:00:00Z`, to: `${windowDay}T16:00:00Z`, country: 'DE' }],
+  });
+
+  beforeAll(async () => {
+    f = await statsFixture();
+    siteId = await f.site({ timezone: TZ, settings: settings() });
+    const r = rng(7);
+    const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)] as T;
+    const paths = ['/', '/blog/a', '/blog/b', '/pricing', '/docs/x', '/shop', `/rare-${Math.floor(r() * 1000)}`];
+    const rows = emptyRows();
+    for (let back = 0; back <= 20; back++) {
+      const day = addDays(utcToday(), -back);
+      for (let s = 0; s < 40; s++) {
+        const pages = Array.from({ length: 1 + Math.floor(r() * 4) }, () => ({
+          path: r() < 0.05 ? `/rare-${Math.floor(r() * 1e6)}` : pick(paths),
+          off: r() < 0.05,
+          clicks: r() < 0.4 ? [pick(['/pricing', 'button:Buy', 'out:docs.example'])] : [],
+          events: r() < 0.2 ? ['signup'] : [],
+          exposures: r() < 0.3 ? ([['pricing', pick(['a', 'b', 'c'])]] as [string, string][]) : [],
+        }));
+        // Offsets from noon UTC: -11.9 h to +11.9 h, so sessions cross Tokyo's midnight (15:00 UTC).
+        const offset = Math.floor((r() * 2 - 1) * 42_800);
+        const visitor = r() < 0.2 ? `again-${back}-${s % 3}` : undefined;
+        addSessions(rows, siteId, { day, pages, offset, ...(visitor ? { visitor } : {}) });
+      }
+    }
+    await insertJourneys(f.t.deps.orm, rows);
+  });
+  afterAll(() => f.close());
+
+  async function both<T>(ask: (ctx: ReturnType<typeof siteCtx>, s: Record<string, unknown>, store: boolean) => Promise<T>) {
+    const em = f.t.deps.orm.em.fork();
+    const [site] = await em
+      .getConnection()
+      .execute<{ settings: Record<string, unknown> }[]>('select settings from sites where id = ?', [siteId]);
+    const s = site?.settings ?? {};
+    const ctx = () => siteCtx(f.t.deps.statsOrm.em.fork(), { id: siteId, timezone: TZ, settings: s });
+    const raw = await ask(ctx(), s, false);
+    const first = await ask(ctx(), s, true); // computes and stores the missing days
+    const again = await ask(ctx(), s, true); // reads them
+    return { raw, first, again };
+  }
+
+  async function expectSame() {
+    for (const days of [1, 5, 14, 21]) {
+      const g = await both((ctx, s, store) => goalResultsOf(ctx, readSettings(s), { id: siteId, days }, { store }));
+      expect(g.first).toEqual(g.raw);
+      expect(g.again).toEqual(g.raw);
+      for (const goal of [undefined, 'blog']) {
+        const e = await both((ctx, s, store) =>
+          experimentResultsOf(ctx, readSettings(s), { id: siteId, key: 'pricing', days, ...(goal ? { goal } : {}) }, { store }),
+        );
+        expect(e.first).toEqual(e.raw);
+        expect(e.again).toEqual(e.raw);
+      }
+      for (const zoom of ['section', 'page', 'element'] as const) {
+        const j = await both((ctx, s, store) => journeysOf(ctx, s, { id: siteId, days, zoom }, { store }));
+        expect(j.first).toEqual(j.raw);
+        expect(j.again).toEqual(j.raw);
+      }
+    }
+  }
+
+  it('gives the same goal, experiment and journeys answers from stored days as from raw rows', async () => {
+    await expectSame();
+    const [row] = await f.t.deps.orm.em
+      .getConnection()
+      .execute<{ n: string }[]>('select count(*) as n from result_days where site_id = ?', [siteId]);
+    expect(Number(row?.n)).toBeGreaterThan(0);
+  });
+
+  it('counts old sessions for a goal added after the traffic', async () => {
+    const next = { ...settings(), goals: [...GOALS, { id: 'pricing', name: 'Pricing', type: 'path', match: '/pricing' }] };
+    await f.t.deps.orm.em
+      .getConnection()
+      .execute('update sites set settings = ?::jsonb where id = ?', [JSON.stringify(next), siteId]);
+    await expectSame();
+  });
+
+  it('the job fills the store, and recomputes a stored day that got late rows', async () => {
+    const run = await runResultDays(f.t.deps.orm, { siteIds: [siteId], wait: true });
+    expect(run).toMatchObject({ ran: true, sites: 1, failed: 0 });
+    const late = addDays(utcToday(), -4);
+    await insertJourneys(
+      f.t.deps.orm,
+      addSessions(emptyRows(), siteId, { day: late, pages: [{ path: '/blog/late', events: ['signup'] }] }, 6),
+    );
+    const again = await runResultDays(f.t.deps.orm, { siteIds: [siteId], wait: true });
+    expect(again.stale).toBeGreaterThan(0);
+    await expectSame();
+  });
+});
