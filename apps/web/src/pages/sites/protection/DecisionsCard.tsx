@@ -5,7 +5,7 @@ import { ChartTable } from '../dashboard/ChartTable.tsx';
 import { formatCount, formatPeriod } from '../dashboard/format.ts';
 import { type ChartLine, SeriesChart } from '../dashboard/SeriesChart.tsx';
 import { useDecisions } from './data.ts';
-import { ActionBadge, ActionCounts } from './parts.tsx';
+import { ActionCounts, ReasonsTable } from './parts.tsx';
 import { DaysPicker } from './DaysPicker.tsx';
 import { ACTIONS, type Action, CATEGORIES, type Decisions } from './types.ts';
 
@@ -81,34 +81,15 @@ function DecisionsBody({ report, busy }: { report: Decisions; busy: boolean }) {
                 </tbody>
               </table>
             </div>
-            <div className="site-table-wrap">
-              <table className="site-table" aria-label="Decisions by reason">
-                <thead>
-                  <tr>
-                    <th scope="col">Reason</th>
-                    <th scope="col">Action</th>
-                    <th scope="col">Client</th>
-                    <th scope="col" className="num">
-                      Requests
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {report.rows.map((r) => (
-                    <tr key={`${r.action}|${r.reason}|${r.kind}|${r.category}|${r.name}`}>
-                      <th scope="row" className="reason">
-                        {r.reason}
-                      </th>
-                      <td>
-                        <ActionBadge action={r.action} />
-                      </td>
-                      <td>{r.name ?? (r.kind === 'browser' || r.kind === null ? 'browser' : r.kind)}</td>
-                      <td className="num">{formatCount(r.count)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <ReasonsTable
+              label="Decisions by reason"
+              rows={report.rows.map((r) => ({
+                action: r.action,
+                reason: r.reason,
+                count: r.count,
+                client: r.name ?? (r.kind === 'browser' || r.kind === null ? 'browser' : r.kind),
+              }))}
+            />
           </div>
         </>
       )}

@@ -1,7 +1,7 @@
 import { Card } from '../../../components/Card.tsx';
 import { Notice } from '../../../components/Notice.tsx';
 import { formatCount } from '../dashboard/format.ts';
-import { ActionBadge, ActionCounts } from './parts.tsx';
+import { ActionBadge, ActionCounts, ReasonsTable } from './parts.tsx';
 import { ACTIONS, type DryRun } from './types.ts';
 
 interface DryRunCardProps {
@@ -118,32 +118,7 @@ export function DryRunCard({ result, fresh, running, problem, onRun }: DryRunCar
               </div>
 
               <h3 className="site-subheading">Top reasons</h3>
-              <div className="site-table-wrap">
-                <table className="site-table" aria-label="Dry run reasons">
-                  <thead>
-                    <tr>
-                      <th scope="col">Reason</th>
-                      <th scope="col">Action</th>
-                      <th scope="col" className="num">
-                        Requests
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {result.reasons.map((r) => (
-                      <tr key={`${r.action}|${r.reason}`}>
-                        <th scope="row" className="reason">
-                          {r.reason}
-                        </th>
-                        <td>
-                          <ActionBadge action={r.action} />
-                        </td>
-                        <td className="num">{formatCount(r.count)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <ReasonsTable label="Dry run reasons" rows={result.reasons} />
             </>
           )}
           <details className="disclosure">

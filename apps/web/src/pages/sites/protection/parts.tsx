@@ -19,3 +19,45 @@ export function ActionCounts({ counts }: { counts: Record<Action, number> }) {
     </>
   );
 }
+
+/** Requests by reason and action, most first; with `client`, a column naming the client software too. */
+export function ReasonsTable({
+  label,
+  rows,
+}: {
+  label: string;
+  rows: { action: Action; reason: string; count: number; client?: string }[];
+}) {
+  const withClient = rows.some((r) => r.client !== undefined);
+  return (
+    <div className="site-table-wrap">
+      <table className="site-table" aria-label={label}>
+        <thead>
+          <tr>
+            <th scope="col">Reason</th>
+            <th scope="col">Action</th>
+            {withClient && <th scope="col">Client</th>}
+            <th scope="col" className="num">
+              Requests
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r, i) => (
+            // Rows are one answer's groups, in its order; two may share action, reason and client.
+            <tr key={`${i}|${r.action}|${r.reason}`}>
+              <th scope="row" className="reason">
+                {r.reason}
+              </th>
+              <td>
+                <ActionBadge action={r.action} />
+              </td>
+              {withClient && <td>{r.client}</td>}
+              <td className="num">{formatCount(r.count)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
