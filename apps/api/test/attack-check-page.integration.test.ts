@@ -248,6 +248,20 @@ describe('attack: the bot check page', () => {
     it.each([
       ['navigator.webdriver set', { wd: '1' }],
       ['timers that never ran', { tm: '0' }],
+    ])(
+      'counts a right nonce from a browser saying it is automated (%s) as a failed check, and offers no new work (403)',
+      async (_label, over) => {
+        const ip = nextIp();
+        const res = await post(answerTo((await show(await s.ticket(), ip)).text, over), ip);
+        expectPage(res, 403, /controlled by automation software/);
+        // No form and no script: the browser is not sent round the check again (it would fail again at once).
+        expect(res.text).not.toContain('<form');
+        expect(res.text).not.toContain('<script');
+        expect(await failedChecks(t.deps, s.siteId, await visitorCodeOf(t.deps, s.siteId, ip, UA))).toBe(1);
+      },
+    );
+
+    it.each([
       ['no signals', { wd: '', tm: '' }],
       ['an easier difficulty than asked', { b: '4' }],
       ['a page time in the future', { i: String(Math.floor(Date.now() / 1000) + 3600) }],

@@ -10,8 +10,13 @@ export type AnswerOutcome =
   | { kind: 'noScript' }
   /** The page is older than the answer may be: it runs again, nothing counted. */
   | { kind: 'stale' }
-  /** A wrong or too-easy answer, or a browser that says it is automated: a failed check. */
+  /** A wrong or too-easy answer: a failed check; the page runs again, harder. */
   | { kind: 'failed' }
+  /**
+   * A browser that says it is automated (navigator.webdriver set, or timers that never ran): a failed
+   * check too, but running the work again cannot change the answer, so the page is not offered again.
+   */
+  | { kind: 'automated' }
   | { kind: 'passed' };
 
 const int = (v: string | null, min: number, max: number): number | undefined => {
@@ -37,6 +42,7 @@ export async function judgeAnswer(
   if (issuedAt === undefined || issuedAt > nowSeconds + WORK.skewSeconds) return { kind: 'failed' };
   if (nowSeconds - issuedAt > WORK.freshSeconds) return { kind: 'stale' };
   if (bits === undefined || bits < bitsFor(ctx.risk, ctx.failedChecks)) return { kind: 'failed' };
+  if (form.get('wd') === '1' || form.get('tm') === '0') return { kind: 'automated' };
   if (!NONCES.test(nonce) || form.get('wd') !== '0' || form.get('tm') !== '1') return { kind: 'failed' };
   const challenge = await challengeOf(ctx.passKey, ctx.token, bits, issuedAt);
   return solves(challenge, nonce, bits) ? { kind: 'passed' } : { kind: 'failed' };

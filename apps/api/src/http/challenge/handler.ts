@@ -88,13 +88,15 @@ export function challengeHandler(deps: Deps) {
     });
     if (outcome.kind === 'noScript') return sendRefusal(ctx, lang, 400, 'needsScript');
     if (outcome.kind === 'stale') return page(ctx, lang, check, 200, failed, 'stale');
-    if (outcome.kind === 'failed') {
+    if (outcome.kind === 'failed' || outcome.kind === 'automated') {
       let count = failed + 1;
       try {
         count = await noteFailedCheck(deps, check.siteId, ip, ua);
       } catch (err) {
         deps.logger.warn(`check page: failed check not counted (${String(err)})`);
       }
+      // An automated browser would fail again at once, page after page: it gets a page without the work.
+      if (outcome.kind === 'automated') return sendRefusal(ctx, lang, 403, 'automated');
       return page(ctx, lang, check, 403, count, 'failed');
     }
     // Single use: the first passing answer of a ticket wins. When the hot store cannot say, the visitor

@@ -12,6 +12,7 @@ export type RefusalKind =
   | 'tooMany'
   | 'unavailable'
   | 'needsScript'
+  | 'automated'
   | 'passGone'
   | 'passBad';
 
@@ -69,6 +70,10 @@ const en: Messages = {
       title: 'This check needs JavaScript',
       text: 'Turn JavaScript on for this page and load the page you wanted again. If you cannot, ask the site’s owner for another way in.',
     },
+    automated: {
+      title: 'This browser is run by software',
+      text: 'Your browser says it is controlled by automation software, so this check cannot let it through. Open the page you wanted in an ordinary browser window.',
+    },
     passGone: {
       title: 'This link has expired',
       text: 'It worked for two minutes, and only once. Load the page you wanted again.',
@@ -114,6 +119,10 @@ const de: Messages = {
     needsScript: {
       title: 'Diese Prüfung braucht JavaScript',
       text: 'Schalten Sie JavaScript für diese Seite ein und laden Sie die gewünschte Seite neu. Wenn das nicht geht, bitten Sie die Betreiber der Website um einen anderen Zugang.',
+    },
+    automated: {
+      title: 'Dieser Browser wird von Software gesteuert',
+      text: 'Ihr Browser meldet, dass er von Automatisierungssoftware gesteuert wird. Deshalb kann diese Prüfung ihn nicht durchlassen. Öffnen Sie die gewünschte Seite in einem gewöhnlichen Browserfenster.',
     },
     passGone: {
       title: 'Dieser Link ist abgelaufen',
@@ -161,6 +170,10 @@ const fr: Messages = {
       title: 'Cette vérification a besoin de JavaScript',
       text: 'Activez JavaScript pour cette page, puis rechargez la page souhaitée. Si vous ne le pouvez pas, demandez aux responsables du site un autre moyen d’accès.',
     },
+    automated: {
+      title: 'Ce navigateur est piloté par un logiciel',
+      text: 'Votre navigateur indique qu’il est piloté par un logiciel d’automatisation : cette vérification ne peut donc pas le laisser passer. Ouvrez la page souhaitée dans une fenêtre de navigateur ordinaire.',
+    },
     passGone: {
       title: 'Ce lien a expiré',
       text: 'Il était valable deux minutes et une seule fois. Rechargez la page souhaitée.',
@@ -206,6 +219,10 @@ const es: Messages = {
     needsScript: {
       title: 'Esta comprobación necesita JavaScript',
       text: 'Active JavaScript para esta página y vuelva a cargar la página que quería. Si no puede, pida a los responsables del sitio otra forma de acceso.',
+    },
+    automated: {
+      title: 'Este navegador está controlado por software',
+      text: 'Su navegador indica que lo controla un software de automatización, así que esta comprobación no puede dejarlo pasar. Abra la página que quería en una ventana normal del navegador.',
     },
     passGone: {
       title: 'Este enlace ha caducado',
