@@ -1,7 +1,8 @@
 // Goal and experiment results over the stats bench site: the generator's traffic already carries what
 // they read (signup and purchase events, /blog/* articles, pricing exposures a/b where b signs up more),
 // so the bench gives the site goals and the experiment matching it, then times both routes over 30 days.
-import type { Orm } from '@us/db';
+import { randomUUID } from 'node:crypto';
+import { type EventRow, insertRows, type Orm, type PageviewRow } from '@us/db';
 import { runResultDays } from '../src/jobs/index.ts';
 
 export const RESULTS_GOALS = [
@@ -41,4 +42,51 @@ export async function fillResultDays(orm: Orm, siteId: string): Promise<void> {
   const run = await runResultDays(orm, { siteIds: [siteId], wait: true });
   const s = ((Date.now() - started) / 1000).toFixed(1);
   console.log(`  (result-days job: ${s} s to store the settled days${run.failed ? `, ${run.failed} sites failed!` : ''})`);
+}
+
+/**
+ * Traffic arriving while the results and journeys routes are timed, at the bench site's own pace (about
+ * 330,000 pageviews a day, so 4 a second, with a signup now and then): today's figures keep changing, as
+ * on a live site, and the per-day store has to tell current days from outdated ones. Returns a stop.
+ */
+export function startLiveTraffic(orm: Orm, siteId: string): () => Promise<number> {
+  const paths = ['/', '/pricing', '/blog/live-post', '/docs/start', '/products'];
+  let inserted = 0;
+  let n = 0;
+  const tick = async () => {
+    const pageviews: PageviewRow[] = [];
+    const events: EventRow[] = [];
+    for (let k = 0; k < 4; k++) {
+      n++;
+      const at = new Date();
+      const pageviewId = `live-${randomUUID()}`;
+      const visitor = `live-${n >> 2}`;
+      const path = paths[n % paths.length] as string;
+      pageviews.push({
+        siteId,
+        at,
+        pageviewId,
+        visitor,
+        sessionStart: n % 4 === 0,
+        lane: 'human',
+        path,
+        device: 'desktop',
+        country: 'DE',
+      });
+      if (n % 20 === 0) {
+        events.push({ siteId, at, pageviewId, visitor, lane: 'human', path, name: 'signup', kind: 'event', device: 'desktop' });
+      }
+    }
+    inserted += await insertRows(orm, 'pageviews', pageviews);
+    if (events.length) inserted += await insertRows(orm, 'events', events);
+  };
+  let running: Promise<void> = Promise.resolve();
+  const timer = setInterval(() => {
+    running = running.then(tick).catch(() => {});
+  }, 1000);
+  return async () => {
+    clearInterval(timer);
+    await running;
+    return inserted;
+  };
 }

@@ -74,7 +74,11 @@ export async function ensureStatsSite(orm: Orm, workspaceId: string, pageviews: 
     // The bench database holds bench data only: emptying the analytics tables is instant, where deleting
     // millions of rows would take minutes (other bench sites are regenerated when next asked for).
     log(`  the stats bench site has ${n.toLocaleString('en')} pageviews in the last ${STATS_DAYS} days: regenerating it`);
-    await conn.execute('truncate pageviews, page_leaves, events, requests, daily_rollups, rollup_days', [], 'run');
+    await conn.execute(
+      'truncate pageviews, page_leaves, events, requests, daily_rollups, rollup_days, result_days, day_arrivals',
+      [],
+      'run',
+    );
   }
   log(`  generating ${pageviews.toLocaleString('en')} pageviews over ${STATS_DAYS} days (once; kept in the bench database)`);
   const progress = progressReporter('  generate');

@@ -1,9 +1,12 @@
 // The per-day store of the results and journeys routes gives exactly what the raw statements give:
 // traffic over many days (a site in Tokyo, so local days cut UTC days), bot windows, clicks, exposures,
 // off pages, small groups; every route asked with the store and raw-only, then a goal added after the
-// traffic, then late rows for a stored day.
+// traffic, then late rows for a stored day, then today's rows as they keep arriving.
+import { insertRows } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runResultDays } from '../src/jobs/result-days.ts';
+import { LIVE_LAG_SECONDS } from '../src/services/day-store/gather.ts';
+import { arrivalsOf } from '../src/services/day-store/store.ts';
 import { journeysOf } from '../src/services/journeys/service.ts';
 import { experimentResultsOf } from '../src/services/results/experiment-results.ts';
 import { goalResultsOf } from '../src/services/results/goal-results.ts';
@@ -131,5 +134,56 @@ describe('the per-day store answers as the raw rows', () => {
     const again = await runResultDays(f.t.deps.orm, { siteIds: [siteId], wait: true });
     expect(again.stale).toBeGreaterThan(0);
     await expectSame();
+  });
+
+  it('counts each inserted row once in the day’s arrivals version, a retried batch adding nothing', async () => {
+    const em = f.t.deps.orm.em.fork();
+    const day = utcToday();
+    const before = (await arrivalsOf(em, siteId, [day])).get(day) ?? 0;
+    const rows = addSessions(emptyRows(), siteId, { day, pages: [{ path: '/counted', events: ['signup'] }] }, 2);
+    await insertJourneys(f.t.deps.orm, rows);
+    const added = rows.pageviews.length + rows.events.length;
+    expect((await arrivalsOf(em, siteId, [day])).get(day)).toBe(before + added);
+    // The same rows again (a flusher's retry): the conflict clause skips them, the version stays.
+    await insertRows(f.t.deps.orm, 'pageviews', rows.pageviews);
+    expect((await arrivalsOf(em, siteId, [day])).get(day)).toBe(before + added);
+  });
+
+  it('answers today from the store, with rows that arrive after it was stored', async () => {
+    await expectSame();
+    await insertJourneys(
+      f.t.deps.orm,
+      addSessions(emptyRows(), siteId, { day: utcToday(), pages: [{ path: '/blog/now', events: ['signup'] }] }, 7),
+    );
+    await expectSame();
+  });
+
+  it('uses a large live day’s stored figures for a minute, then counts the rows that arrived since', async () => {
+    const em = f.t.deps.orm.em.fork();
+    const [site] = await em
+      .getConnection()
+      .execute<{ settings: Record<string, unknown> }[]>('select settings from sites where id = ?', [siteId]);
+    const s = readSettings(site?.settings ?? {});
+    const ctx = () => siteCtx(f.t.deps.statsOrm.em.fork(), { id: siteId, timezone: TZ, settings: site?.settings ?? {} });
+    // Every day counts as large here (a real one has 50,000 rows or more). Yesterday (UTC) lies wholly
+    // inside Tokyo's last three days at any hour, so it is a stored day.
+    const ask = (store: boolean) => goalResultsOf(ctx(), s, { id: siteId, days: 3 }, { store, liveDayRows: 1 });
+    const stored = await ask(true);
+    await insertJourneys(
+      f.t.deps.orm,
+      addSessions(emptyRows(), siteId, { day: addDays(utcToday(), -1), pages: [{ path: '/blog/live', events: ['signup'] }] }, 5),
+    );
+    const raw = await ask(false);
+    expect(raw.visits).toBeGreaterThan(stored.visits ?? 0);
+    // Within the minute: the stored figures, without the new sessions.
+    expect(await ask(true)).toEqual(stored);
+    // A minute later the day is computed again and has them.
+    await em
+      .getConnection()
+      .execute(`update result_days set computed_at = now() - make_interval(secs => ?) where site_id = ?`, [
+        LIVE_LAG_SECONDS + 1,
+        siteId,
+      ]);
+    expect(await ask(true)).toEqual(raw);
   });
 });

@@ -1,9 +1,9 @@
 // The per-day store's job (services/day-store/): after each rollup run, for every site with pageviews in
-// the last 31 days, stores each settled UTC day of the last 30 local days for the site's current goals
-// (and visits), each experiment with its default goal, and journeys at every zoom (human lane, no
-// anchor). Days already stored are read, not recomputed. Late data: stored days of the last 7 UTC days
-// whose pageview + event count differs from the count when they were computed are deleted (and
-// recomputed at once), so late rows never leave a day wrong for longer than one run (hourly).
+// the last 31 days, stores each UTC day of the last 30 local days (up to yesterday) for the site's current
+// goals (and visits), each experiment with its default goal, and journeys at every zoom (human lane, no
+// anchor). Days already stored and current are read, not recomputed. Late data: stored days whose
+// arrivals version (day_arrivals) moved since they were computed are deleted first (counted as `stale`)
+// and computed again at once, so late rows never wait for an ask to be counted.
 import type { Orm } from '@us/db';
 import type { Logger } from '../logger.ts';
 import { splitUtcDays } from '../services/day-store/days.ts';
@@ -29,7 +29,7 @@ export interface ResultDaysOptions {
 export interface ResultDaysRun {
   ran: boolean;
   sites: number;
-  /** Stored days deleted because their row count changed (late data). */
+  /** Stored days deleted because rows arrived for them since (late data). */
   stale: number;
   failed: number;
 }
@@ -39,24 +39,19 @@ export async function runResultDays(orm: Orm, opts: ResultDaysOptions = {}): Pro
   return res.ran ? res.result : { ran: false, sites: 0, stale: 0, failed: 0 };
 }
 
-/** Deletes stored days of the site whose pageview + event count changed since they were computed. */
-async function dropStale(orm: Orm, siteId: string, now: Date): Promise<number> {
-  const since = addDays(now.toISOString().slice(0, 10), -7);
+/** Deletes stored days of the site that got rows since they were computed. */
+async function dropStale(orm: Orm, siteId: string): Promise<number> {
   const rows = await orm.em
     .fork()
     .getConnection()
     .execute<{ n: string }[]>(
-      `with counts as (
-       select d.day, (select count(*) from pageviews p where p.site_id = ?::uuid and p.day = d.day)
-                   + (select count(*) from events e where e.site_id = ?::uuid and e.day = d.day) as n
-         from (select distinct day from result_days where site_id = ?::uuid and day >= ?::date) d
-     ), gone as (
-       delete from result_days r using counts c
-        where r.site_id = ?::uuid and r.day = c.day and r.seen <> c.n
+      `with gone as (
+       delete from result_days r using day_arrivals a
+        where r.site_id = ?::uuid and a.site_id = r.site_id and a.day = r.day and r.seen <> a.rows
         returning 1
      )
      select count(*) as n from gone`,
-      [siteId, siteId, siteId, since, siteId],
+      [siteId],
       'all',
     );
   return Number(rows[0]?.n ?? 0);
@@ -79,10 +74,10 @@ async function fill(orm: Orm, opts: ResultDaysOptions): Promise<ResultDaysRun> {
   const out: ResultDaysRun = { ran: true, sites: 0, stale: 0, failed: 0 };
   for (const site of sites) {
     try {
-      out.stale += await dropStale(orm, site.id, now);
+      out.stale += await dropStale(orm, site.id);
       const ctx = siteCtx(orm.em.fork(), site, now);
       const range = { from: addDays(ctx.today, -span), to: addDays(ctx.today, -1) };
-      const days = splitUtcDays(range, ctx.timezone, now, addDays(ctx.rawStart, 1)).stored;
+      const days = splitUtcDays(range, ctx.timezone, addDays(ctx.rawStart, 1)).stored;
       const settings = readSettings(site.settings);
       const all = { budgetMs: Number.POSITIVE_INFINITY };
       await storedGoalRows(ctx, days, settings.goals.map(matcherOf), all);

@@ -122,13 +122,15 @@ export async function applySiteRetention(
               );
               rawRows += r.affectedRows ?? 0;
             }
-            // Stored result days hold figures of deleted rows: drop every UTC day touched.
-            await conn.execute(
-              'delete from result_days where site_id = ?::uuid and day <= ?::date',
-              [s.id, s.last_utc],
-              'run',
-              trx,
-            );
+            // Stored result days hold figures of deleted rows: drop every UTC day touched, and their versions.
+            for (const table of ['result_days', 'day_arrivals']) {
+              await conn.execute(
+                `delete from ${table} where site_id = ?::uuid and day <= ?::date`,
+                [s.id, s.last_utc],
+                'run',
+                trx,
+              );
+            }
             const r = await conn.execute<{ affectedRows: number }>(
               'delete from daily_rollups where site_id = ?::uuid and day < ?::date',
               [s.id, s.cutoff],

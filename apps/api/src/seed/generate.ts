@@ -467,7 +467,17 @@ from (
 export async function deleteTraffic(db: AnalyticsDb, siteId: string): Promise<number> {
   const conn = connectionOf(db);
   let n = 0;
-  for (const table of ['pageviews', 'page_leaves', 'events', 'requests', 'daily_rollups', 'rollup_days']) {
+  // The per-day store's figures and versions go too: they describe rows that no longer exist.
+  for (const table of [
+    'pageviews',
+    'page_leaves',
+    'events',
+    'requests',
+    'daily_rollups',
+    'rollup_days',
+    'result_days',
+    'day_arrivals',
+  ]) {
     const r = await conn.execute<{ affectedRows: number }>(`delete from ${table} where site_id = ${uuid(siteId)}`, [], 'run');
     n += r.affectedRows ?? 0;
   }
@@ -553,6 +563,21 @@ export async function generateTraffic(db: AnalyticsDb, opts: GenerateOptions): P
         );
         rows.daily_rollups += rolled;
       } else {
+        // What insertRows does for every batch: the per-day store sees the day got rows.
+        const from = `(${dayLit(plan.day)}::timestamp at time zone ${lit(opts.timezone)})`;
+        const to = `((${dayLit(plan.day)}::date + 1)::timestamp at time zone ${lit(opts.timezone)})`;
+        const mine = `site_id = ${uuid(opts.siteId)} and at >= ${from} and at < ${to}`;
+        await conn.execute(
+          `insert into day_arrivals (site_id, day, rows)
+           select site_id, day, count(*) from (
+             select site_id, day from ${t.pageviews} where ${mine}
+             union all select site_id, day from ${t.events} where ${mine}
+           ) x group by 1, 2 order by 1, 2
+           on conflict (site_id, day) do update set rows = day_arrivals.rows + excluded.rows`,
+          [],
+          'run',
+          trx,
+        );
         rows.pageviews += Number(counts?.pageviews ?? 0);
         rows.page_leaves += Number(counts?.page_leaves ?? 0);
         rows.events += Number(counts?.events ?? 0);

@@ -79,6 +79,28 @@ export async function insertRowsTallied<T extends AnalyticsTable>(
   }
 }
 
+/** The tables whose rows the results routes read: their arrivals are counted per site and day. */
+const ARRIVAL_TABLES: ReadonlySet<AnalyticsTable> = new Set(['pageviews', 'events']);
+
+/**
+ * Adds the batch's rows to `day_arrivals` (see its migration): one statement at the end of the insert's
+ * transaction, in (site, day) order, so two batches counting the same days never wait on each other in
+ * opposite orders (no deadlock), and each holds the counters' row locks only until its commit.
+ */
+async function countArrivals(conn: SqlConnection, trx: InsertTransaction, perDay: ReadonlyMap<string, number>) {
+  const entries = [...perDay.entries()].filter(([, n]) => n > 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  if (!entries.length) return;
+  await conn.execute(
+    `insert into day_arrivals (site_id, day, rows)
+     select site_id, day, rows from jsonb_to_recordset(?::jsonb) a(site_id uuid, day date, rows bigint)
+      order by site_id, day
+     on conflict (site_id, day) do update set rows = day_arrivals.rows + excluded.rows`,
+    [JSON.stringify(entries.map(([k, rows]) => ({ site_id: k.slice(0, 36), day: k.slice(37), rows })))],
+    'run',
+    trx,
+  );
+}
+
 /** Forgets which partitions were ensured (after `dropPartitionsBefore`, or in tests). */
 export function forgetEnsuredPartitions(): void {
   ensuredDays.clear();
@@ -97,6 +119,8 @@ async function insertChunks<T extends AnalyticsTable>(
   const tuple = `(${Array.from({ length: width }, () => '?').join(', ')})`;
   let inserted = 0;
   const tally = new Map<string, InsertTally>();
+  /** Rows inserted per `siteId|day`. */
+  const perDay = new Map<string, number>();
   await conn.transactional(async (trx) => {
     for (let i = 0; i < rows.length; i += perChunk) {
       const chunk = rows.slice(i, i + perChunk);
@@ -113,11 +137,17 @@ async function insertChunks<T extends AnalyticsTable>(
         for (const [column, prop, kind] of cols) params.push(cleanValue(column, kind, values[prop]));
       }
       // `returning` lists only the rows the conflict clause did not skip.
-      const sql = `with ins as (${head}${chunk.map(() => tuple).join(', ')} on conflict ("site_id", "day", "id") do nothing returning "site_id", "lane", "at")
-        select site_id::text as site_id, to_char(date_trunc('month', at at time zone 'UTC'), 'YYYY-MM-DD') as month,
+      const sql = `with ins as (${head}${chunk.map(() => tuple).join(', ')} on conflict ("site_id", "day", "id") do nothing returning "site_id", "day", "lane", "at")
+        select site_id::text as site_id, to_char(day, 'YYYY-MM-DD') as day,
+               to_char(date_trunc('month', at at time zone 'UTC'), 'YYYY-MM-DD') as month,
                count(*) filter (where lane = 'human')::int as human, count(*)::int as total
-          from ins group by 1, 2`;
-      const res = await conn.execute<{ site_id: string; month: string; human: number; total: number }[]>(sql, params, 'all', trx);
+          from ins group by 1, 2, 3`;
+      const res = await conn.execute<{ site_id: string; day: string; month: string; human: number; total: number }[]>(
+        sql,
+        params,
+        'all',
+        trx,
+      );
       for (const row of res) {
         const key = `${row.site_id}|${row.month}`;
         const t = tally.get(key) ?? { siteId: row.site_id, month: row.month, human: 0, total: 0 };
@@ -125,8 +155,11 @@ async function insertChunks<T extends AnalyticsTable>(
         t.total += Number(row.total);
         tally.set(key, t);
         inserted += Number(row.total);
+        const dayKey = `${row.site_id}|${row.day}`;
+        perDay.set(dayKey, (perDay.get(dayKey) ?? 0) + Number(row.total));
       }
     }
+    if (ARRIVAL_TABLES.has(table)) await countArrivals(conn, trx, perDay);
     if (opts.afterInsert) await opts.afterInsert([...tally.values()], trx, conn);
   });
   return { inserted, tally: [...tally.values()] };

@@ -6,6 +6,7 @@ import { Migration20261123140000_ingest_dead_letters } from './Migration20261123
 import { Migration20261123170000_protection } from './Migration20261123170000_protection.ts';
 import { Migration20261124090000_pageview_journeys } from './Migration20261124090000_pageview_journeys.ts';
 import { Migration20261125090000_result_days } from './Migration20261125090000_result_days.ts';
+import { Migration20261126090000_day_arrivals } from './Migration20261126090000_day_arrivals.ts';
 
 /** The committed migrations, in order. New ones: `npm run -w @us/db migration:create -- <name>`, then list it here. */
 export const migrationsList = [
@@ -17,4 +18,5 @@ export const migrationsList = [
   { name: 'Migration20261123170000_protection', class: Migration20261123170000_protection },
   { name: 'Migration20261124090000_pageview_journeys', class: Migration20261124090000_pageview_journeys },
   { name: 'Migration20261125090000_result_days', class: Migration20261125090000_result_days },
+  { name: 'Migration20261126090000_day_arrivals', class: Migration20261126090000_day_arrivals },
 ];

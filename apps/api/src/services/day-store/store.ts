@@ -1,5 +1,6 @@
 // Reading and writing `result_days` (migration 20261125090000): one row per site, kind, spec and UTC day
-// holding the raw statement's rows for that day. Written with upserts, so two nodes filling the same
+// holding the raw statement's rows for that day, with `seen`, the day's arrivals version (`day_arrivals`,
+// migration 20261126090000) when they were computed. Written with upserts, so two nodes filling the same
 // day at once both write the same figures.
 import type { EntityManager } from '@mikro-orm/postgresql';
 
@@ -11,22 +12,30 @@ export interface StoredDay<Row> {
   rows: Row[];
 }
 
+export interface ReadDay<Row> extends StoredDay<Row> {
+  seen: number;
+  /** Seconds since the figures were computed. */
+  age: number;
+}
+
 /** The stored entries among (spec, day) pairs of one kind. */
 export async function readStored<Row>(
   em: EntityManager,
   siteId: string,
   kind: StoreKind,
   wanted: readonly { spec: string; day: string }[],
-): Promise<StoredDay<Row>[]> {
+): Promise<ReadDay<Row>[]> {
   if (!wanted.length) return [];
-  return em.getConnection().execute<StoredDay<Row>[]>(
-    `select r.spec, to_char(r.day, 'YYYY-MM-DD') as day, r.rows
+  const rows = await em.getConnection().execute<(StoredDay<Row> & { seen: string; age: number })[]>(
+    `select r.spec, to_char(r.day, 'YYYY-MM-DD') as day, r.rows, r.seen,
+            extract(epoch from now() - r.computed_at)::float8 as age
        from result_days r
        join jsonb_to_recordset(?::jsonb) w(spec text, day date) on r.spec = w.spec and r.day = w.day
       where r.site_id = ?::uuid and r.kind = ?`,
     [JSON.stringify(wanted.map((w) => ({ spec: w.spec, day: w.day }))), siteId, kind],
     'all',
   );
+  return rows.map((r) => ({ ...r, seen: Number(r.seen), age: Number(r.age) }));
 }
 
 export async function writeStored(
@@ -48,13 +57,20 @@ export async function writeStored(
   );
 }
 
-/** Pageview and event rows of the site's UTC day (late rows change it; see jobs/result-days.ts). */
-export async function seenOf(em: EntityManager, siteId: string, day: string): Promise<number> {
-  const [row] = await em.getConnection().execute<{ n: string }[]>(
-    `select (select count(*) from pageviews where site_id = ?::uuid and day = ?::date)
-          + (select count(*) from events where site_id = ?::uuid and day = ?::date) as n`,
-    [siteId, day, siteId, day],
-    'all',
-  );
-  return Number(row?.n ?? 0);
+/**
+ * The arrivals version of each UTC day: pageview and event rows ever inserted for it (0 when none).
+ * One index lookup per day, however many rows the day has.
+ */
+export async function arrivalsOf(em: EntityManager, siteId: string, days: readonly string[]): Promise<Map<string, number>> {
+  const out = new Map(days.map((d) => [d, 0]));
+  if (!days.length) return out;
+  const rows = await em
+    .getConnection()
+    .execute<{ day: string; rows: string }[]>(
+      `select to_char(day, 'YYYY-MM-DD') as day, rows from day_arrivals where site_id = ?::uuid and day = any(?::date[])`,
+      [siteId, `{${days.join(',')}}`],
+      'all',
+    );
+  for (const r of rows) out.set(r.day, Number(r.rows));
+  return out;
 }

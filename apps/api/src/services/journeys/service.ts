@@ -1,5 +1,6 @@
 // GET /v1/sites/{id}/journeys: on the stats pool, inside one of the workspace's stats slots, like every
 // stats question. The anchor is checked for the zoom; journeys read raw days only (the last 90).
+import type { GatherOptions } from '../day-store/gather.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Journeys, JourneysQuery, JourneyZoom } from '@us/shared';
 import type { Actor } from '../../actor/actor.ts';
@@ -47,7 +48,7 @@ export async function journeysOf(
   ctx: SiteCtx,
   stored: Record<string, unknown> | null,
   input: JourneysQuery,
-  opts: { store?: boolean; now?: Date; budgetMs?: number } = {},
+  opts: GatherOptions & { store?: boolean } = {},
 ): Promise<Journeys> {
   const zoom = input.zoom ?? 'section';
   const who = input.who ?? 'human';

@@ -1,4 +1,4 @@
-// Experiment results over settled UTC days from the per-day store (day-store/): per day one entry per
+// Experiment results over UTC days from the per-day store (day-store/): per day one entry per
 // experiment key and goal definition, the raw statement's variant rows for that day alone, summed here
 // per variant (sessions never cross a UTC day, so the sums are those of one statement over all days).
 import { splitUtcDays } from '../day-store/days.ts';
@@ -49,7 +49,7 @@ export async function experimentRows(
   opts: ReadOptions,
 ): Promise<VariantRow[]> {
   if (opts.store === false) return [...(await run(ctx.em, experimentStatement(ctx, range, key, goal)))];
-  const days = splitUtcDays(range, ctx.timezone, opts.now ?? new Date());
+  const days = splitUtcDays(range, ctx.timezone);
   const stored = await storedExperimentRows(ctx, days.stored, key, goal, opts);
   const rest = await run(ctx.em, experimentStatement({ ...ctx, utcDays: days.raw }, range, key, goal));
   return sumVariants([...stored, ...rest]);

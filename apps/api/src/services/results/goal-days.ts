@@ -1,4 +1,4 @@
-// Goal results over settled UTC days from the per-day store (day-store/): per day one `visits` entry
+// Goal results over UTC days from the per-day store (day-store/): per day one `visits` entry
 // (the People session starts) and one entry per goal definition (its completions, sessions and
 // completions per local day), each the raw goal statement's rows for that day alone.
 import { type ComputeDay, type GatherOptions, gatherDays, type Part } from '../day-store/gather.ts';

@@ -6,6 +6,7 @@ import { type DayRange, daysOf, resolveRange, splitRange } from '../stats/range.
 import { run } from '../stats/runner.ts';
 import type { SiteCtx } from '../stats/site-ctx.ts';
 import { splitUtcDays } from '../day-store/days.ts';
+import type { GatherOptions } from '../day-store/gather.ts';
 import { storedGoalRows } from './goal-days.ts';
 import { type GoalMatcher, matcherOf } from './goal-match.ts';
 import { type RawGoalRow, rawGoalStatement, rollupGoalStatement } from './goal-statements.ts';
@@ -38,15 +39,12 @@ export function coverageNote(range: DayRange, rawStart: string, goals: Goal[], e
   return head + exposures;
 }
 
-/** How to read raw days: `store` (default) answers settled UTC days from the per-day store. */
-export interface ReadOptions {
+/** How to read raw days: `store` (default) answers UTC days inside the range from the per-day store. */
+export interface ReadOptions extends GatherOptions {
   store?: boolean;
-  now?: Date;
-  /** Time for computing missing stored days (default day-store FILL_BUDGET_MS). */
-  budgetMs?: number;
 }
 
-/** The raw statement's rows over the raw days: settled days from the store, the rest raw. */
+/** The raw statement's rows over the raw days: days inside the range from the store, the rest raw. */
 async function rawDayRows(
   ctx: SiteCtx,
   range: DayRange,
@@ -54,7 +52,7 @@ async function rawDayRows(
   opts: ReadOptions,
 ): Promise<readonly RawGoalRow[]> {
   if (opts.store === false) return run(ctx.em, rawGoalStatement(ctx, range, matchers));
-  const days = splitUtcDays(range, ctx.timezone, opts.now ?? new Date());
+  const days = splitUtcDays(range, ctx.timezone);
   const stored = await storedGoalRows(ctx, days.stored, matchers, opts);
   const rest = await run(ctx.em, rawGoalStatement({ ...ctx, utcDays: days.raw }, range, matchers));
   return [...stored, ...rest];
