@@ -33,46 +33,65 @@ export interface Flow {
 }
 
 const nodeId = (step: number, label: string) => `${step}:${label}`;
-const SEP = '\u0000';
-
-function bump(m: Map<string, number>, key: string, n: number) {
-  m.set(key, (m.get(key) ?? 0) + n);
-}
 
 /**
  * Folds the sequences around step `centre` (0 from the first step; 0 at the anchor): the centre step
  * by its own label, each later step by (folded step before, label), each earlier step by (label,
- * folded step after).
+ * folded step after). Labels are counted as small numbers (a month of a large site has ~10^5
+ * sequences): a pair is the number `neighbour * L + label`, L being the count of distinct labels.
  */
 export function foldFlow(sequences: readonly Sequence[], centre = 0): Flow {
   const seqs = sequences.filter((s) => s.labels.length > 0 && s.sessions > 0);
-  const at = (s: Sequence, step: number) => s.labels[step - s.first];
-  const folded = seqs.map(() => new Map<number, string>());
+  const names: string[] = [];
+  const idOf = new Map<string, number>();
+  const intern = (label: string) => {
+    let id = idOf.get(label);
+    if (id === undefined) {
+      id = names.length;
+      names.push(label);
+      idOf.set(label, id);
+    }
+    return id;
+  };
+  const other = intern(JOURNEY_OTHER);
   let min = centre;
   let max = centre;
   for (const s of seqs) {
     min = Math.min(min, s.first);
     max = Math.max(max, s.first + s.labels.length - 1);
   }
+  const width = max - min + 1;
+  // Per sequence and step (from `min`): its label's number, then its folded label's (-1: no step).
+  const raw = seqs.map((s) => {
+    const row = new Int32Array(width).fill(-1);
+    s.labels.forEach((label, j) => {
+      row[s.first + j - min] = intern(label);
+    });
+    return row;
+  });
+  const folded = seqs.map(() => new Int32Array(width).fill(-1));
+  const L = names.length;
   let otherSteps = 0;
 
   const foldStep = (step: number, neighbour: number | null) => {
-    const keyOf = (i: number, s: Sequence) => {
-      const label = at(s, step) as string;
-      if (neighbour === null) return label;
-      const n = folded[i]?.get(neighbour) as string;
-      return step > neighbour ? `${n}${SEP}${label}` : `${label}${SEP}${n}`;
+    const at = step - min;
+    const by = neighbour === null ? -1 : neighbour - min;
+    const keyOf = (i: number) => {
+      const label = (raw[i] as Int32Array)[at] as number;
+      return by < 0 ? label : ((folded[i] as Int32Array)[by] as number) * L + label;
     };
-    const counts = new Map<string, number>();
+    const counts = new Map<number, number>();
     seqs.forEach((s, i) => {
-      if (at(s, step) !== undefined) bump(counts, keyOf(i, s), s.sessions);
+      if ((raw[i] as Int32Array)[at] === -1) return;
+      const key = keyOf(i);
+      counts.set(key, (counts.get(key) ?? 0) + s.sessions);
     });
     seqs.forEach((s, i) => {
-      const label = at(s, step);
-      if (label === undefined) return;
-      const named = (counts.get(keyOf(i, s)) ?? 0) >= MIN;
+      const label = (raw[i] as Int32Array)[at] as number;
+      if (label === -1) return;
+      const named = (counts.get(keyOf(i)) ?? 0) >= MIN;
       if (!named) otherSteps += s.sessions;
-      folded[i]?.set(step, named ? label : JOURNEY_OTHER);
+      (folded[i] as Int32Array)[at] = named ? label : other;
     });
   };
 
@@ -80,28 +99,32 @@ export function foldFlow(sequences: readonly Sequence[], centre = 0): Flow {
   for (let step = centre + 1; step <= max; step++) foldStep(step, step - 1);
   for (let step = centre - 1; step >= min; step--) foldStep(step, step + 1);
 
-  const nodes = new Map<string, FlowNode>();
-  const links = new Map<string, number>();
+  // Nodes by (step, folded label), links by (step, folded label, next folded label), as numbers.
+  const nodeSessions = new Map<number, number>();
+  const linkSessions = new Map<number, number>();
   seqs.forEach((s, i) => {
-    const f = folded[i] as Map<number, string>;
-    for (let step = s.first; step < s.first + s.labels.length; step++) {
-      const label = f.get(step) as string;
-      const id = nodeId(step, label);
-      const node = nodes.get(id) ?? { id, step, label, sessions: 0 };
-      node.sessions += s.sessions;
-      nodes.set(id, node);
-      const next = f.get(step + 1);
-      if (next !== undefined) bump(links, `${id}${SEP}${nodeId(step + 1, next)}`, s.sessions);
+    const f = folded[i] as Int32Array;
+    for (let at = s.first - min; at < s.first - min + s.labels.length; at++) {
+      const node = at * L + (f[at] as number);
+      nodeSessions.set(node, (nodeSessions.get(node) ?? 0) + s.sessions);
+      const next = at + 1 < width ? (f[at + 1] as number) : -1;
+      if (next !== -1) linkSessions.set(node * L + next, (linkSessions.get(node * L + next) ?? 0) + s.sessions);
     }
   });
+  const nodeOf = (node: number): FlowNode => {
+    const step = Math.floor(node / L) + min;
+    const label = names[node % L] as string;
+    return { id: nodeId(step, label), step, label, sessions: nodeSessions.get(node) ?? 0 };
+  };
   const byStepThenSize = (a: FlowNode, b: FlowNode) =>
     a.step - b.step || b.sessions - a.sessions || a.label.localeCompare(b.label);
   return {
-    nodes: [...nodes.values()].sort(byStepThenSize),
-    links: [...links.entries()]
+    nodes: [...nodeSessions.keys()].map(nodeOf).sort(byStepThenSize),
+    links: [...linkSessions.entries()]
       .map(([key, sessions]) => {
-        const [source, target] = key.split(SEP) as [string, string];
-        return { source, target, sessions };
+        const from = Math.floor(key / L);
+        const to = (Math.floor(from / L) + 1) * L + (key % L);
+        return { source: nodeOf(from).id, target: nodeOf(to).id, sessions };
       })
       .sort((a, b) => b.sessions - a.sessions || a.source.localeCompare(b.source) || a.target.localeCompare(b.target)),
     folded: otherSteps,

@@ -28,7 +28,7 @@ export function commonPaths(
   for (const g of groups) {
     if (!g.steps.length) continue;
     const steps = g.steps.slice(0, JOURNEY_LIMITS.pathSteps);
-    const key = JSON.stringify(steps);
+    const key = steps.join('\u0001');
     const p = byPath.get(key) ?? { steps, sessions: 0, reached: goals.map(() => 0) };
     p.sessions += g.sessions;
     g.reached.forEach((n, i) => {
@@ -37,10 +37,15 @@ export function commonPaths(
     byPath.set(key, p);
   }
   const all = [...byPath.values()];
-  const kept = all
-    .filter((p) => p.sessions >= JOURNEY_LIMITS.minSessions)
-    .sort((a, b) => b.sessions - a.sessions || JSON.stringify(a.steps).localeCompare(JSON.stringify(b.steps)));
-  const listed = kept.slice(0, JOURNEY_LIMITS.paths);
+  const kept = all.filter((p) => p.sessions >= JOURNEY_LIMITS.minSessions);
+  // Only the top few are listed: the full order (with its slow text tie-break) is needed only among the
+  // paths at least as large as the last one listed.
+  const sizes = kept.map((p) => p.sessions).sort((a, b) => b - a);
+  const floor = sizes[JOURNEY_LIMITS.paths - 1] ?? 0;
+  const listed = kept
+    .filter((p) => p.sessions >= floor)
+    .sort((a, b) => b.sessions - a.sessions || JSON.stringify(a.steps).localeCompare(JSON.stringify(b.steps)))
+    .slice(0, JOURNEY_LIMITS.paths);
   const unlisted = all.reduce((n, p) => n + p.sessions, 0) - listed.reduce((n, p) => n + p.sessions, 0);
   return {
     paths: listed.map((p) => ({
