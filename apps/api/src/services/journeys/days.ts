@@ -8,43 +8,6 @@ import { run } from '../stats/runner.ts';
 import type { SiteCtx } from '../stats/site-ctx.ts';
 import { type JourneyQuestion, type JourneyRow, journeyStatement } from './statement.ts';
 
-const SEP = '\u0001';
-const listKey = (xs: readonly unknown[] | null) => (xs === null ? '\u0003' : `[${xs.join('\u0002')}`);
-
-/**
- * One row per group: sessions (and converted) of equal groups added up. The answer does not depend on
- * the order of the groups, so none is imposed (sorting ~10^5 keys cost more than the sum).
- */
-export function sumGroups(rows: readonly JourneyRow[]): JourneyRow[] {
-  const by = new Map<string, JourneyRow>();
-  for (const r of rows) {
-    // Labels never hold \u0001 to \u0003 (control characters are stripped at the door).
-    const key =
-      r.part === 'x'
-        ? `x${SEP}${r.experiment}${SEP}${r.variant}`
-        : `p${SEP}${listKey(r.steps)}${SEP}${listKey(r.win)}${SEP}${r.pre}${SEP}${listKey(r.goals)}`;
-    const had = by.get(key);
-    if (!had) by.set(key, { ...r });
-    else {
-      had.sessions += r.sessions;
-      if (r.converted !== null) had.converted = (had.converted ?? 0) + r.converted;
-    }
-  }
-  return [...by.values()];
-}
-
-export async function journeyRows(
-  ctx: SiteCtx,
-  q: JourneyQuestion,
-  opts: GatherOptions & { store?: boolean } = {},
-): Promise<JourneyRow[]> {
-  if (opts.store === false || q.anchor !== null) return [...(await run(ctx.em, journeyStatement(ctx, q)))];
-  const days = splitUtcDays(q.range, ctx.timezone);
-  const stored = await storedJourneyRows(ctx, q, days.stored, opts);
-  const rest = await run(ctx.em, journeyStatement({ ...ctx, utcDays: days.raw }, q));
-  return sumGroups([...stored, ...rest]);
-}
-
 /**
  * A group as stored: a short array rather than an object with nine keys, since a large site stores ~10^4
  * groups a day and reading them back is mostly parsing. Stored days have no anchor (win, pre null);
@@ -82,13 +45,46 @@ const fromStored = (g: StoredGroup): JourneyRow =>
         converted: null,
       };
 
+/**
+ * One row per group: sessions (and converted) of equal groups added up, made into rows only once summed
+ * (a month of a large site has ~10^5 groups a zoom, over ~10^4 a day). The answer does not depend on the
+ * order of the groups, so none is imposed.
+ */
+export function sumGroups(groups: readonly StoredGroup[]): JourneyRow[] {
+  const by = new Map<string, StoredGroup>();
+  for (const g of groups) {
+    // Labels never hold \u0001 or \u0002 (control characters are stripped at the door).
+    const key =
+      g[0] === 'x' ? `x\u0001${g[1]}\u0001${g[2]}` : `p${g[1] === null ? '' : `\u0001${g[1].join('\u0002')}`}\u0001${g[2]}`;
+    const had = by.get(key);
+    if (!had) by.set(key, [...g] as StoredGroup);
+    else {
+      had[3] += g[3];
+      if (had[0] === 'x' && g[0] === 'x' && g[4] !== null) had[4] = (had[4] ?? 0) + g[4];
+    }
+  }
+  return [...by.values()].map(fromStored);
+}
+
+export async function journeyRows(
+  ctx: SiteCtx,
+  q: JourneyQuestion,
+  opts: GatherOptions & { store?: boolean } = {},
+): Promise<JourneyRow[]> {
+  if (opts.store === false || q.anchor !== null) return [...(await run(ctx.em, journeyStatement(ctx, q)))];
+  const days = splitUtcDays(q.range, ctx.timezone);
+  const stored = await storedJourneyRows(ctx, q, days.stored, opts);
+  const rest = await run(ctx.em, journeyStatement({ ...ctx, utcDays: days.raw }, q));
+  return sumGroups([...stored, ...rest.map(toStored)]);
+}
+
 /** The groups of the stored days, unsummed (the question's anchor is ignored: stored days have none). */
 export async function storedJourneyRows(
   ctx: SiteCtx,
   q: JourneyQuestion,
   days: readonly string[],
   opts: GatherOptions = {},
-): Promise<JourneyRow[]> {
+): Promise<StoredGroup[]> {
   // 'groups-v2': the stored form (entries of the first form, objects, are not read).
   const definition = [
     'groups-v2',
@@ -105,5 +101,5 @@ export async function storedJourneyRows(
     async (dayCtx, range) => [(await run(dayCtx.em, journeyStatement(dayCtx, { ...q, range, anchor: null }))).map(toStored)],
     opts,
   );
-  return (stored ?? []).map(fromStored);
+  return stored ?? [];
 }
