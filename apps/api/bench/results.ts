@@ -34,14 +34,16 @@ export function resultsRoutes(siteId: string, days: number): [string, string][] 
 
 /**
  * Runs the per-day store's job (what the API's scheduler does after each rollup run) for the bench site,
- * so the settled days of its goals, experiment and journeys zooms are stored before anything is timed,
+ * so the days up to yesterday of its goals, experiment and journeys zooms are stored before anything is timed,
  * and prints how long that took (long only on the first run after the settings or the data changed).
  */
 export async function fillResultDays(orm: Orm, siteId: string): Promise<void> {
   const started = Date.now();
   const run = await runResultDays(orm, { siteIds: [siteId], wait: true });
   const s = ((Date.now() - started) / 1000).toFixed(1);
-  console.log(`  (result-days job: ${s} s to store the settled days${run.failed ? `, ${run.failed} sites failed!` : ''})`);
+  console.log(
+    `  (result-days job: ${s} s to store the days up to yesterday${run.failed ? `, ${run.failed} sites failed!` : ''})`,
+  );
 }
 
 /**
