@@ -1,12 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createToken, createUser, startTestServer, type TestServer } from '../../api/test/support/server.ts';
-import { launchChromium } from '../../web/e2e/support/browser.ts';
+import { startTestServer, type TestServer } from '../../api/test/support/server.ts';
+import { type Shop, siteOnHost, startShop } from '../../web/e2e/support/shop.ts';
 
 /**
  * Element clicks for journeys, end to end: Chromium clicks on a customer's page (shop.test, mapped to
@@ -33,7 +31,7 @@ const BODY = `
 
 describe('page script clicks → collect → events of kind click (real Chromium)', () => {
   let t: TestServer;
-  let shop: Server;
+  let shop: Shop;
   let shopBase: string;
   let browser: Browser;
   let siteId: string;
@@ -50,31 +48,16 @@ describe('page script clicks → collect → events of kind click (real Chromium
   beforeAll(async () => {
     if (!existsSync(SCRIPT)) execFileSync(process.execPath, ['build.mjs'], { cwd: ROOT, stdio: 'inherit' });
     t = await startTestServer();
-    const { user, workspace } = await createUser(t.deps);
-    const { token } = await createToken(t.deps, {
-      userId: user.id,
-      workspaceId: workspace.id,
-      scopes: ['sites:read', 'sites:write'],
-    });
-    const auth = `Bearer ${token}`;
-    const created = await t.request
-      .post('/v1/sites')
-      .set('Authorization', auth)
-      .send({ name: 'Shop', hostnames: [HOST] });
-    siteId = created.body.site.id;
-    pk = (await t.request.get(`/v1/sites/${siteId}/snippet`).set('Authorization', auth).expect(200)).body.siteKey;
-    shop = createServer((req, res) => {
-      const url = new URL(req.url ?? '/', 'http://x');
-      res.writeHead(200, { 'content-type': 'text/html' }).end(page(url.pathname));
-    });
-    await new Promise<void>((r) => shop.listen(0, '127.0.0.1', () => r()));
-    shopBase = `http://${HOST}:${(shop.address() as AddressInfo).port}`;
-    browser = await launchChromium([`--host-resolver-rules=MAP ${HOST} 127.0.0.1`]);
+    const site = await siteOnHost(t, HOST, ['sites:read', 'sites:write']);
+    siteId = site.siteId;
+    pk = site.pk;
+    shop = await startShop(HOST, page);
+    shopBase = shop.base;
+    browser = shop.browser;
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await new Promise((r) => shop?.close(r));
+    await shop?.close();
     await t?.close();
   });
 

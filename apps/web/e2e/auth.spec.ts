@@ -1,9 +1,9 @@
 import { Secret, TOTP } from 'otpauth';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GOOD_PASSWORD, startTestServer, type TestServer, uniqueEmail } from '../../api/test/support/server.ts';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { GOOD_PASSWORD, uniqueEmail } from '../../api/test/support/server.ts';
 import { linkToken } from '../../api/test/support/smtp.ts';
-import { launchChromium, requireBuiltDashboard } from './support/browser.ts';
+import { dashboardSuite } from './support/dashboard.ts';
 
 const SCREENSHOT = '/tmp/e2e-account.png';
 const UI_TIMEOUT = 15_000;
@@ -24,21 +24,10 @@ async function submitForm(page: Page, form: string, values: Record<string, strin
 }
 
 describe('dashboard: sign-up to two-factor sign-in in a real browser', () => {
-  let t: TestServer;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    requireBuiltDashboard();
-    t = await startTestServer();
-    browser = await launchChromium();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  const suite = dashboardSuite();
 
   it('signs up, confirms, signs in, turns two-factor on and signs in with a code', { timeout: 120_000 }, async () => {
+    const { t, browser } = suite;
     const email = uniqueEmail('e2e');
     const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
     const page = await context.newPage();

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { insertRows, type PageviewRow, type RequestRow } from '@us/db';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser, GOOD_PASSWORD, startTestServer, type TestServer } from '../../api/test/support/server.ts';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { createUser } from '../../api/test/support/server.ts';
 import { createSite } from '../../api/test/support/sites.ts';
-import { launchChromium, requireBuiltDashboard } from './support/browser.ts';
+import { dashboardSuite, signInThroughUi } from './support/dashboard.ts';
 
 const SCREENSHOT = '/tmp/e2e-dashboard.png';
 const CRAWLERS_SCREENSHOT = '/tmp/e2e-dashboard-crawlers.png';
@@ -14,13 +14,6 @@ const UI_TIMEOUT = 15_000;
 /** A UTC day `n` days before today (the test sites keep UTC, so these are their report days). */
 const dayAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
 const at = (n: number, minute = 0) => new Date(`${dayAgo(n)}T12:${String(minute).padStart(2, '0')}:00Z`);
-
-async function signInThroughUi(page: Page, email: string) {
-  const form = page.locator('form[name="login"]');
-  await form.locator('input[name="email"]').fill(email);
-  await form.locator('input[name="password"]').fill(GOOD_PASSWORD);
-  await form.locator('button[type="submit"]').click();
-}
 
 /**
  * One visit: its first pageview starts the session, the others follow a minute apart. Source, country
@@ -74,23 +67,12 @@ const measure = (page: Page, label: string) =>
   page.getByRole('list', { name: 'Headline figures' }).getByRole('listitem', { name: label, exact: true });
 
 describe('dashboard: a site’s figures in a real browser', () => {
-  let t: TestServer;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    requireBuiltDashboard();
-    t = await startTestServer();
-    browser = await launchChromium();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  const suite = dashboardSuite();
 
   it('shows the summary, the daily chart and top tables; lanes, range and compare live in the address', {
     timeout: 180_000,
   }, async () => {
+    const { t, browser } = suite;
     const owner = await createUser(t.deps, { workspaceName: 'Stats workspace' });
     const { siteId } = await createSite(t.deps.orm.em.fork(), { workspace: owner.workspace.id, name: 'Stats shop' });
     const { siteId: emptyId } = await createSite(t.deps.orm.em.fork(), { workspace: owner.workspace.id, name: 'Quiet blog' });
@@ -250,6 +232,7 @@ describe('dashboard: a site’s figures in a real browser', () => {
   });
 
   it('shows a friendly page for an unknown site', { timeout: 60_000 }, async () => {
+    const { t, browser } = suite;
     const owner = await createUser(t.deps);
     const context = await browser.newContext();
     const page = await context.newPage();

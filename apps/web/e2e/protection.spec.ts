@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { insertRows, type PageviewRow, type RequestRow, Site } from '@us/db';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser, GOOD_PASSWORD, startTestServer, type TestServer } from '../../api/test/support/server.ts';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { createUser } from '../../api/test/support/server.ts';
 import { createSite } from '../../api/test/support/sites.ts';
-import { launchChromium, requireBuiltDashboard } from './support/browser.ts';
+import { dashboardSuite, signInThroughUi } from './support/dashboard.ts';
 
 const SCREENSHOT = '/tmp/e2e-protection.png';
 /** Screenshots of single cards, to look at each part closely. */
@@ -14,13 +14,6 @@ const UI_TIMEOUT = 15_000;
 const dayAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
 /** Noon UTC `n` days ago, but never in the future (today's noon may be ahead). */
 const at = (n: number) => new Date(Math.min(Date.parse(`${dayAgo(n)}T12:00:00Z`), Date.now() - 60_000));
-
-async function signInThroughUi(page: Page, email: string) {
-  const form = page.locator('form[name="login"]');
-  await form.locator('input[name="email"]').fill(email);
-  await form.locator('input[name="password"]').fill(GOOD_PASSWORD);
-  await form.locator('button[type="submit"]').click();
-}
 
 function requests(siteId: string, n: number, daysAgo: number, extra: Partial<RequestRow>): RequestRow[] {
   return Array.from({ length: n }, () => ({
@@ -55,23 +48,12 @@ function referred(siteId: string, path: string, referrerHost: string): PageviewR
 const rule = (page: Page, n: number) => page.locator('li.rule').nth(n);
 
 describe('protection page: rules, dry run, try a request, decisions and AI traffic in a real browser', () => {
-  let t: TestServer;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    requireBuiltDashboard();
-    t = await startTestServer();
-    browser = await launchChromium();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  const suite = dashboardSuite();
 
   it('edits and saves rules with the server’s message under the refused field, and shows what they would do', {
     timeout: 180_000,
   }, async () => {
+    const { t, browser } = suite;
     const owner = await createUser(t.deps, { workspaceName: 'Gate workspace' });
     const { siteId } = await createSite(t.deps.orm.em.fork(), { workspace: owner.workspace.id, name: 'Gate shop' });
     // Stored traffic of the last days, as the edge records it (with what the gate decided).

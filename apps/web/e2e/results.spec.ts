@@ -1,9 +1,9 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { addSessions, emptyRows, insertJourneys } from '../../api/test/support/journeys-fixture.ts';
-import { createUser, GOOD_PASSWORD, startTestServer, type TestServer } from '../../api/test/support/server.ts';
+import { createUser } from '../../api/test/support/server.ts';
 import { createSite } from '../../api/test/support/sites.ts';
-import { launchChromium, requireBuiltDashboard } from './support/browser.ts';
+import { dashboardSuite, signInThroughUi } from './support/dashboard.ts';
 
 const SCREENSHOT = (name: string) => `/tmp/e2e-results-${name}.png`;
 const UI_TIMEOUT = 15_000;
@@ -16,13 +16,6 @@ const GOALS = [
   { id: 'pricing-page', name: 'Pricing page', type: 'path' as const, match: '/pricing' },
   { id: 'checkout', name: 'Checkout', type: 'path' as const, match: '/checkout' },
 ];
-
-async function signInThroughUi(page: Page, email: string) {
-  const form = page.locator('form[name="login"]');
-  await form.locator('input[name="email"]').fill(email);
-  await form.locator('input[name="password"]').fill(GOOD_PASSWORD);
-  await form.locator('button[type="submit"]').click();
-}
 
 /**
  * 31 People sessions yesterday: 12 shown variant a of `pricing` (3 sign up), 10 shown b (8 sign up),
@@ -55,23 +48,12 @@ const sankeyLabels = (page: Page) =>
   page.getByTestId('sankey').locator('a.sankey-node, g.sankey-node').locator('text.sankey-label').allTextContents();
 
 describe('goals, experiment and journeys pages in a real browser', () => {
-  let t: TestServer;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    requireBuiltDashboard();
-    t = await startTestServer();
-    browser = await launchChromium();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  const suite = dashboardSuite();
 
   it('shows goal rates, the experiment’s variants and verdict, and a Sankey whose steps set the anchor', {
     timeout: 180_000,
   }, async () => {
+    const { t, browser } = suite;
     const owner = await createUser(t.deps, { workspaceName: 'Results workspace' });
     const { siteId } = await createSite(t.deps.orm.em.fork(), {
       workspace: owner.workspace.id,

@@ -1,9 +1,8 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createToken, createUser, GOOD_PASSWORD, startTestServer, type TestServer } from '../../api/test/support/server.ts';
-import { launchChromium, requireBuiltDashboard } from './support/browser.ts';
+import { GOOD_PASSWORD, startTestServer, type TestServer } from '../../api/test/support/server.ts';
+import { requireBuiltDashboard } from './support/browser.ts';
+import { type Shop, siteOnHost, startShop } from './support/shop.ts';
 
 /**
  * The real page script on a customer's pages (shop.test, mapped to loopback in Chromium): landing pages
@@ -20,7 +19,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('page script → results and journeys (real Chromium)', () => {
   let t: TestServer;
-  let shop: Server;
+  let shop: Shop;
   let shopBase: string;
   let browser: Browser;
   let siteId = '';
@@ -45,21 +44,11 @@ describe('page script → results and journeys (real Chromium)', () => {
   beforeAll(async () => {
     requireBuiltDashboard();
     t = await startTestServer();
-    const { user, workspace, email } = await createUser(t.deps);
-    ownerEmail = email;
-    const { token } = await createToken(t.deps, {
-      userId: user.id,
-      workspaceId: workspace.id,
-      scopes: ['sites:read', 'sites:write', 'analytics:read'],
-    });
-    auth = `Bearer ${token}`;
-    const created = await t.request
-      .post('/v1/sites')
-      .set('Authorization', auth)
-      .send({ name: 'Shop', hostnames: [HOST] })
-      .expect(201);
-    siteId = created.body.site.id;
-    pk = (await t.request.get(`/v1/sites/${siteId}/snippet`).set('Authorization', auth).expect(200)).body.siteKey;
+    const site = await siteOnHost(t, HOST, ['sites:read', 'sites:write', 'analytics:read']);
+    siteId = site.siteId;
+    pk = site.pk;
+    auth = site.auth;
+    ownerEmail = site.email;
     await t.request
       .post(`/v1/sites/${siteId}/goals`)
       .set('Authorization', auth)
@@ -71,18 +60,13 @@ describe('page script → results and journeys (real Chromium)', () => {
       .send({ key: 'pricing', name: 'Pricing test', variants: ['a', 'b'], status: 'running' })
       .expect(201);
 
-    shop = createServer((req, res) => {
-      const url = new URL(req.url ?? '/', 'http://x');
-      res.writeHead(200, { 'content-type': 'text/html' }).end(page(url.pathname));
-    });
-    await new Promise<void>((r) => shop.listen(0, '127.0.0.1', () => r()));
-    shopBase = `http://${HOST}:${(shop.address() as AddressInfo).port}`;
-    browser = await launchChromium([`--host-resolver-rules=MAP ${HOST} 127.0.0.1`]);
+    shop = await startShop(HOST, page);
+    shopBase = shop.base;
+    browser = shop.browser;
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await new Promise((r) => shop?.close(r));
+    await shop?.close();
     await t?.close();
   });
 

@@ -2,19 +2,13 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DnsStandIn, startDnsServer } from '../../api/test/support/dns-server.ts';
 import { collectSite, postReport } from '../../api/test/support/collect.ts';
-import { createUser, GOOD_PASSWORD, startTestServer, type TestServer } from '../../api/test/support/server.ts';
+import { createUser, startTestServer, type TestServer } from '../../api/test/support/server.ts';
 import { launchChromium, requireBuiltDashboard } from './support/browser.ts';
+import { signInThroughUi } from './support/dashboard.ts';
 
 const SITE_SCREENSHOT = '/tmp/e2e-site.png';
 const SITES_SCREENSHOT = '/tmp/e2e-sites.png';
 const UI_TIMEOUT = 15_000;
-
-async function signInThroughUi(page: Page, email: string) {
-  const form = page.locator('form[name="login"]');
-  await form.locator('input[name="email"]').fill(email);
-  await form.locator('input[name="password"]').fill(GOOD_PASSWORD);
-  await form.locator('button[type="submit"]').click();
-}
 
 /** The internal-network input showing `value`, and the text of the error tied to it (if any). */
 async function networkError(page: Page, value: string): Promise<string | null> {

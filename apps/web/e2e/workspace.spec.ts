@@ -1,7 +1,8 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser, GOOD_PASSWORD, startTestServer, type TestServer } from '../../api/test/support/server.ts';
+import { createUser, startTestServer, type TestServer } from '../../api/test/support/server.ts';
 import { launchChromium, requireBuiltDashboard } from './support/browser.ts';
+import { signInThroughUi } from './support/dashboard.ts';
 
 const UI_TIMEOUT = 15_000;
 const INVITEE = 'someone@example.test';
@@ -12,13 +13,6 @@ function linkPath(text: string, page: string): string {
   if (!link) throw new Error(`no /${page} link in the e-mail`);
   const url = new URL(link);
   return `${url.pathname}${url.search}`;
-}
-
-async function signInThroughUi(page: Page, email: string) {
-  const form = page.locator('form[name="login"]');
-  await form.locator('input[name="email"]').fill(email);
-  await form.locator('input[name="password"]').fill(GOOD_PASSWORD);
-  await form.locator('button[type="submit"]').click();
 }
 
 describe('dashboard: workspace pages in a real browser', () => {

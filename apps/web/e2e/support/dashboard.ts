@@ -1,0 +1,35 @@
+// What every dashboard test in a real browser starts from: the service (API and built dashboard) and one
+// Chromium for the file, and signing in through the dashboard's own form.
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
+import { GOOD_PASSWORD, startTestServer, type TestServer } from '../../../api/test/support/server.ts';
+import { launchChromium, requireBuiltDashboard } from './browser.ts';
+
+export interface DashboardSuite {
+  /** Set in beforeAll: read them inside tests, not at the top of the describe. */
+  t: TestServer;
+  browser: Browser;
+}
+
+/** Starts the service and a Chromium before the file's tests and stops both after. */
+export function dashboardSuite(): DashboardSuite {
+  const suite = {} as DashboardSuite;
+  beforeAll(async () => {
+    requireBuiltDashboard();
+    suite.t = await startTestServer();
+    suite.browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await suite.browser?.close();
+    await suite.t?.close();
+  });
+  return suite;
+}
+
+/** Fills and sends the sign-in form on the page shown (the test password of every test user). */
+export async function signInThroughUi(page: Page, email: string): Promise<void> {
+  const form = page.locator('form[name="login"]');
+  await form.locator('input[name="email"]').fill(email);
+  await form.locator('input[name="password"]').fill(GOOD_PASSWORD);
+  await form.locator('button[type="submit"]').click();
+}
