@@ -5,7 +5,7 @@ import { ChartTable } from '../dashboard/ChartTable.tsx';
 import { formatCount, formatPeriod } from '../dashboard/format.ts';
 import { type ChartLine, SeriesChart } from '../dashboard/SeriesChart.tsx';
 import { useDecisions } from './data.ts';
-import { ActionCounts, ReasonsTable } from './parts.tsx';
+import { ActionCounts, ActionHeads, ReasonsTable } from './parts.tsx';
 import { DaysPicker } from './DaysPicker.tsx';
 import { ACTIONS, type Action, CATEGORIES, type Decisions } from './types.ts';
 
@@ -64,11 +64,7 @@ function DecisionsBody({ report, busy }: { report: Decisions; busy: boolean }) {
                 <thead>
                   <tr>
                     <th scope="col">Category</th>
-                    {ACTIONS.map((a) => (
-                      <th key={a.value} scope="col" className="num">
-                        {a.label}
-                      </th>
-                    ))}
+                    <ActionHeads />
                   </tr>
                 </thead>
                 <tbody>

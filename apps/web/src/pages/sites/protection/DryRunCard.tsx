@@ -1,8 +1,8 @@
 import { Card } from '../../../components/Card.tsx';
 import { Notice } from '../../../components/Notice.tsx';
 import { formatCount } from '../dashboard/format.ts';
-import { ActionBadge, ActionCounts, ReasonsTable } from './parts.tsx';
-import { ACTIONS, type DryRun } from './types.ts';
+import { ActionBadge, ActionCounts, ActionHeads, ReasonsTable } from './parts.tsx';
+import type { DryRun } from './types.ts';
 
 interface DryRunCardProps {
   result: DryRun | null;
@@ -46,11 +46,7 @@ export function DryRunCard({ result, fresh, running, problem, onRun }: DryRunCar
                 <thead>
                   <tr>
                     <th scope="col">Settings</th>
-                    {ACTIONS.map((a) => (
-                      <th key={a.value} scope="col" className="num">
-                        {a.label}
-                      </th>
-                    ))}
+                    <ActionHeads />
                   </tr>
                 </thead>
                 <tbody>
@@ -81,11 +77,7 @@ export function DryRunCard({ result, fresh, running, problem, onRun }: DryRunCar
                       <th scope="col" className="num">
                         First match
                       </th>
-                      {ACTIONS.map((a) => (
-                        <th key={a.value} scope="col" className="num">
-                          {a.label}
-                        </th>
-                      ))}
+                      <ActionHeads />
                       <th scope="col">Most matched</th>
                     </tr>
                   </thead>

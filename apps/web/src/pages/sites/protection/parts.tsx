@@ -20,6 +20,19 @@ export function ActionCounts({ counts }: { counts: Record<Action, number> }) {
   );
 }
 
+/** Three column heads matching ActionCounts. */
+export function ActionHeads() {
+  return (
+    <>
+      {ACTIONS.map((a) => (
+        <th key={a.value} scope="col" className="num">
+          {a.label}
+        </th>
+      ))}
+    </>
+  );
+}
+
 /** Requests by reason and action, most first; with `client`, a column naming the client software too. */
 export function ReasonsTable({
   label,
