@@ -113,6 +113,14 @@ describe('the per-day store answers as the raw rows', () => {
       .getConnection()
       .execute<{ n: string }[]>('select count(*) as n from result_days where site_id = ?', [siteId]);
     expect(Number(row?.n)).toBeGreaterThan(0);
+    // The ranges of 14 and 21 days read their older days of journeys as one summed span: one per zoom and range.
+    const spans = await f.t.deps.orm.em
+      .getConnection()
+      .execute<{ n: string }[]>(
+        `select count(distinct spec) as n from result_days where site_id = ? and kind = 'journeys-span'`,
+        [siteId],
+      );
+    expect(Number(spans[0]?.n)).toBe(6);
   });
 
   it('counts old sessions for a goal added after the traffic', async () => {

@@ -39,7 +39,7 @@ export async function runResultDays(orm: Orm, opts: ResultDaysOptions = {}): Pro
   return res.ran ? res.result : { ran: false, sites: 0, stale: 0, failed: 0 };
 }
 
-/** Deletes stored days of the site that got rows since they were computed. */
+/** Deletes stored days of the site that got rows since they were computed (spans check their own days). */
 async function dropStale(orm: Orm, siteId: string): Promise<number> {
   const rows = await orm.em
     .fork()
@@ -48,6 +48,7 @@ async function dropStale(orm: Orm, siteId: string): Promise<number> {
       `with gone as (
        delete from result_days r using day_arrivals a
         where r.site_id = ?::uuid and a.site_id = r.site_id and a.day = r.day and r.seen <> a.rows
+          and r.kind not like '%-span'
         returning 1
      )
      select count(*) as n from gone`,

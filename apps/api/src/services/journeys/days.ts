@@ -4,6 +4,7 @@
 // k-anonymity is applied afterwards by the answer, on the summed groups only. Anchored questions read raw.
 import { splitUtcDays } from '../day-store/days.ts';
 import { type GatherOptions, gatherDays } from '../day-store/gather.ts';
+import { spanRows } from '../day-store/span.ts';
 import { run } from '../stats/runner.ts';
 import type { SiteCtx } from '../stats/site-ctx.ts';
 import { type JourneyQuestion, type JourneyRow, journeyStatement } from './statement.ts';
@@ -51,6 +52,11 @@ const fromStored = (g: StoredGroup): JourneyRow =>
  * order of the groups, so none is imposed.
  */
 export function sumGroups(groups: readonly StoredGroup[]): JourneyRow[] {
+  return sumStored(groups).map(fromStored);
+}
+
+/** Equal groups added up, still in the stored form. */
+function sumStored(groups: readonly StoredGroup[]): StoredGroup[] {
   const by = new Map<string, StoredGroup>();
   for (const g of groups) {
     // Labels never hold \u0001 or \u0002 (control characters are stripped at the door).
@@ -63,7 +69,7 @@ export function sumGroups(groups: readonly StoredGroup[]): JourneyRow[] {
       if (had[0] === 'x' && g[0] === 'x' && g[4] !== null) had[4] = (had[4] ?? 0) + g[4];
     }
   }
-  return [...by.values()].map(fromStored);
+  return [...by.values()];
 }
 
 export async function journeyRows(
@@ -73,17 +79,25 @@ export async function journeyRows(
 ): Promise<JourneyRow[]> {
   if (opts.store === false || q.anchor !== null) return [...(await run(ctx.em, journeyStatement(ctx, q)))];
   const days = splitUtcDays(q.range, ctx.timezone);
-  const stored = await storedJourneyRows(ctx, q, days.stored, opts);
+  const stored = await storedJourneyRows(ctx, q, days.stored, { ...opts, span: true });
   const rest = await run(ctx.em, journeyStatement({ ...ctx, utcDays: days.raw }, q));
   return sumGroups([...stored, ...rest.map(toStored)]);
 }
 
-/** The groups of the stored days, unsummed (the question's anchor is ignored: stored days have none). */
+/** With `span`, at least this many older days are read as one summed span (day-store/span.ts). */
+const SPAN_MIN_DAYS = 7;
+/** The newest stored days, which change most (today, yesterday), stay out of the span. */
+const SPAN_FRESH_DAYS = 2;
+
+/**
+ * The groups of the stored days, not all summed (the question's anchor is ignored: stored days have
+ * none). With `span` (the asks, not the job), the older days come as one summed span.
+ */
 export async function storedJourneyRows(
   ctx: SiteCtx,
   q: JourneyQuestion,
   days: readonly string[],
-  opts: GatherOptions = {},
+  opts: GatherOptions & { span?: boolean } = {},
 ): Promise<StoredGroup[]> {
   // 'groups-v2': the stored form (entries of the first form, objects, are not read).
   const definition = [
@@ -94,12 +108,19 @@ export async function storedJourneyRows(
     q.convertedGoal,
     q.experimentKeys,
   ];
-  const [stored] = await gatherDays<StoredGroup>(
-    ctx,
-    [{ kind: 'journeys', definition }],
-    days,
-    async (dayCtx, range) => [(await run(dayCtx.em, journeyStatement(dayCtx, { ...q, range, anchor: null }))).map(toStored)],
-    opts,
-  );
-  return stored ?? [];
+  const gather = async (some: readonly string[], o: GatherOptions) => {
+    const [stored] = await gatherDays<StoredGroup>(
+      ctx,
+      [{ kind: 'journeys', definition }],
+      some,
+      async (dayCtx, range) => [(await run(dayCtx.em, journeyStatement(dayCtx, { ...q, range, anchor: null }))).map(toStored)],
+      o,
+    );
+    return stored ?? [];
+  };
+  const sorted = [...days].sort();
+  if (!opts.span || sorted.length < SPAN_MIN_DAYS + SPAN_FRESH_DAYS) return gather(sorted, opts);
+  const older = sorted.slice(0, -SPAN_FRESH_DAYS);
+  const span = await spanRows(ctx, 'journeys', definition, older, (o) => gather(older, { ...opts, ...o }), sumStored);
+  return [...span, ...(await gather(sorted.slice(-SPAN_FRESH_DAYS), opts))];
 }
