@@ -61,15 +61,15 @@ export function foldFlow(sequences: readonly Sequence[], centre = 0): Flow {
     max = Math.max(max, s.first + s.labels.length - 1);
   }
   const width = max - min + 1;
-  // Per sequence and step (from `min`): its label's number, then its folded label's (-1: no step).
-  const raw = seqs.map((s) => {
-    const row = new Int32Array(width).fill(-1);
+  // Per sequence i and step (from `min`), at i * width + step: its label's number, and its folded
+  // label's (-1: no step). Two flat arrays rather than two small ones per sequence (~10^6 of them).
+  const raw = new Int32Array(seqs.length * width).fill(-1);
+  const folded = new Int32Array(seqs.length * width).fill(-1);
+  seqs.forEach((s, i) => {
     s.labels.forEach((label, j) => {
-      row[s.first + j - min] = intern(label);
+      raw[i * width + s.first + j - min] = intern(label);
     });
-    return row;
   });
-  const folded = seqs.map(() => new Int32Array(width).fill(-1));
   const L = names.length;
   let otherSteps = 0;
 
@@ -77,21 +77,21 @@ export function foldFlow(sequences: readonly Sequence[], centre = 0): Flow {
     const at = step - min;
     const by = neighbour === null ? -1 : neighbour - min;
     const keyOf = (i: number) => {
-      const label = (raw[i] as Int32Array)[at] as number;
-      return by < 0 ? label : ((folded[i] as Int32Array)[by] as number) * L + label;
+      const label = raw[i * width + at] as number;
+      return by < 0 ? label : (folded[i * width + by] as number) * L + label;
     };
     const counts = new Map<number, number>();
     seqs.forEach((s, i) => {
-      if ((raw[i] as Int32Array)[at] === -1) return;
+      if (raw[i * width + at] === -1) return;
       const key = keyOf(i);
       counts.set(key, (counts.get(key) ?? 0) + s.sessions);
     });
     seqs.forEach((s, i) => {
-      const label = (raw[i] as Int32Array)[at] as number;
+      const label = raw[i * width + at] as number;
       if (label === -1) return;
       const named = (counts.get(keyOf(i)) ?? 0) >= MIN;
       if (!named) otherSteps += s.sessions;
-      (folded[i] as Int32Array)[at] = named ? label : other;
+      folded[i * width + at] = named ? label : other;
     });
   };
 
@@ -103,11 +103,11 @@ export function foldFlow(sequences: readonly Sequence[], centre = 0): Flow {
   const nodeSessions = new Map<number, number>();
   const linkSessions = new Map<number, number>();
   seqs.forEach((s, i) => {
-    const f = folded[i] as Int32Array;
+    const row = i * width;
     for (let at = s.first - min; at < s.first - min + s.labels.length; at++) {
-      const node = at * L + (f[at] as number);
+      const node = at * L + (folded[row + at] as number);
       nodeSessions.set(node, (nodeSessions.get(node) ?? 0) + s.sessions);
-      const next = at + 1 < width ? (f[at + 1] as number) : -1;
+      const next = at + 1 < width ? (folded[row + at + 1] as number) : -1;
       if (next !== -1) linkSessions.set(node * L + next, (linkSessions.get(node * L + next) ?? 0) + s.sessions);
     }
   });
