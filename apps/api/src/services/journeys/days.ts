@@ -1,12 +1,15 @@
 // Journeys over UTC days from the per-day store (day-store/): per day one entry per zoom, lane,
 // goal definitions and experiment keys, holding the statement's groups for that day alone (session step
-// sequences with goal flags and counts, exposures per variant). Groups are summed here over the days;
-// k-anonymity is applied afterwards by the answer, on the summed groups only. Anchored questions read raw.
+// sequences with goal flags and counts, exposures per variant). The days' groups are put side by side in
+// columns (groups.ts), the older days of a long range read as one packed span; k-anonymity is applied
+// afterwards by the answer, on the sums over all days only. Anchored questions read raw.
 import { splitUtcDays } from '../day-store/days.ts';
 import { type GatherOptions, gatherDays } from '../day-store/gather.ts';
-import { spanRows } from '../day-store/span.ts';
+import { type SpanCodec, spanOf } from '../day-store/span.ts';
 import { run } from '../stats/runner.ts';
 import type { SiteCtx } from '../stats/site-ctx.ts';
+import { GroupColumns } from './groups.ts';
+import { type PackedHeader, packGroups, unpackGroups } from './packing.ts';
 import { type JourneyQuestion, type JourneyRow, journeyStatement } from './statement.ts';
 
 /**
@@ -21,106 +24,86 @@ const toStored = (r: JourneyRow): StoredGroup =>
     ? ['x', r.experiment as string, r.variant as string, r.sessions, r.converted]
     : ['p', r.steps, (r.goals ?? []).map((g) => (g ? '1' : '0')).join(''), r.sessions];
 
-const fromStored = (g: StoredGroup): JourneyRow =>
-  g[0] === 'x'
-    ? {
-        part: 'x',
-        steps: null,
-        win: null,
-        pre: null,
-        goals: null,
-        experiment: g[1],
-        variant: g[2],
-        sessions: g[3],
-        converted: g[4],
-      }
-    : {
-        part: 'p',
-        steps: g[1],
-        win: null,
-        pre: null,
-        goals: [...g[2]].map((c) => c === '1'),
-        experiment: null,
-        variant: null,
-        sessions: g[3],
-        converted: null,
-      };
-
-/**
- * One row per group: sessions (and converted) of equal groups added up, made into rows only once summed
- * (a month of a large site has ~10^5 groups a zoom, over ~10^4 a day). The answer does not depend on the
- * order of the groups, so none is imposed.
- */
-export function sumGroups(groups: readonly StoredGroup[]): JourneyRow[] {
-  return sumStored(groups).map(fromStored);
-}
-
-/** Equal groups added up, still in the stored form. */
-function sumStored(groups: readonly StoredGroup[]): StoredGroup[] {
-  const by = new Map<string, StoredGroup>();
+/** Stored groups into columns (unsummed: see groups.ts). */
+function addStored(cols: GroupColumns, groups: readonly StoredGroup[]): GroupColumns {
   for (const g of groups) {
-    // Labels never hold \u0001 or \u0002 (control characters are stripped at the door).
-    const key =
-      g[0] === 'x' ? `x\u0001${g[1]}\u0001${g[2]}` : `p${g[1] === null ? '' : `\u0001${g[1].join('\u0002')}`}\u0001${g[2]}`;
-    const had = by.get(key);
-    if (!had) by.set(key, [...g] as StoredGroup);
-    else {
-      had[3] += g[3];
-      if (had[0] === 'x' && g[0] === 'x' && g[4] !== null) had[4] = (had[4] ?? 0) + g[4];
-    }
+    if (g[0] === 'x') cols.addExposure({ experiment: g[1], variant: g[2], sessions: g[3], converted: g[4] });
+    else cols.add(g[1], g[2], g[3]);
   }
-  return [...by.values()];
+  return cols;
 }
 
-export async function journeyRows(
+/** The session groups of a question: stored days (and a span of the older ones) plus raw rest. */
+export async function journeyGroups(
   ctx: SiteCtx,
   q: JourneyQuestion,
   opts: GatherOptions & { store?: boolean } = {},
-): Promise<JourneyRow[]> {
-  if (opts.store === false || q.anchor !== null) return [...(await run(ctx.em, journeyStatement(ctx, q)))];
+): Promise<GroupColumns> {
+  if (opts.store === false || q.anchor !== null) {
+    const cols = new GroupColumns(q.anchor !== null);
+    for (const r of await run(ctx.em, journeyStatement(ctx, q))) cols.addRow(r);
+    return cols;
+  }
   const days = splitUtcDays(q.range, ctx.timezone);
-  const stored = await storedJourneyRows(ctx, q, days.stored, { ...opts, span: true });
-  const rest = await run(ctx.em, journeyStatement({ ...ctx, utcDays: days.raw }, q));
-  return sumGroups([...stored, ...rest.map(toStored)]);
+  const cols = await storedGroups(ctx, q, days.stored, opts);
+  for (const r of await run(ctx.em, journeyStatement({ ...ctx, utcDays: days.raw }, q))) cols.addRow(r);
+  return cols;
 }
 
-/** With `span`, at least this many older days are read as one summed span (day-store/span.ts). */
+/** From this many older days on, they are read as one packed span (day-store/span.ts). */
 const SPAN_MIN_DAYS = 7;
 /** The newest stored days, which change most (today, yesterday), stay out of the span. */
 const SPAN_FRESH_DAYS = 2;
 
+const definitionOf = (q: JourneyQuestion) => [
+  // 'groups-v2': the stored form (entries of the first form, objects, are not read).
+  'groups-v2',
+  q.zoom,
+  q.who,
+  q.goals.map((g) => [g.type, g.match, g.prefix]),
+  q.convertedGoal,
+  q.experimentKeys,
+];
+
 /**
- * The groups of the stored days, not all summed (the question's anchor is ignored: stored days have
- * none). With `span` (the asks, not the job), the older days come as one summed span.
+ * The groups of the stored days, computing and storing missing ones (the question's anchor is ignored:
+ * stored days have none). The hourly job calls this to keep days stored.
  */
 export async function storedJourneyRows(
   ctx: SiteCtx,
   q: JourneyQuestion,
   days: readonly string[],
-  opts: GatherOptions & { span?: boolean } = {},
+  opts: GatherOptions = {},
 ): Promise<StoredGroup[]> {
-  // 'groups-v2': the stored form (entries of the first form, objects, are not read).
-  const definition = [
-    'groups-v2',
-    q.zoom,
-    q.who,
-    q.goals.map((g) => [g.type, g.match, g.prefix]),
-    q.convertedGoal,
-    q.experimentKeys,
-  ];
-  const gather = async (some: readonly string[], o: GatherOptions) => {
-    const [stored] = await gatherDays<StoredGroup>(
-      ctx,
-      [{ kind: 'journeys', definition }],
-      some,
-      async (dayCtx, range) => [(await run(dayCtx.em, journeyStatement(dayCtx, { ...q, range, anchor: null }))).map(toStored)],
-      o,
-    );
-    return stored ?? [];
-  };
+  const [stored] = await gatherDays<StoredGroup>(
+    ctx,
+    [{ kind: 'journeys', definition: definitionOf(q) }],
+    days,
+    async (dayCtx, range) => [(await run(dayCtx.em, journeyStatement(dayCtx, { ...q, range, anchor: null }))).map(toStored)],
+    opts,
+  );
+  return stored ?? [];
+}
+
+const packedGroups: SpanCodec<GroupColumns, PackedHeader> = {
+  pack: (cols) => packGroups(cols.summed()),
+  unpack: unpackGroups,
+};
+
+/** The stored days as columns; from SPAN_MIN_DAYS + SPAN_FRESH_DAYS days on, the older ones as one span. */
+async function storedGroups(ctx: SiteCtx, q: JourneyQuestion, days: readonly string[], opts: GatherOptions) {
   const sorted = [...days].sort();
-  if (!opts.span || sorted.length < SPAN_MIN_DAYS + SPAN_FRESH_DAYS) return gather(sorted, opts);
+  if (sorted.length < SPAN_MIN_DAYS + SPAN_FRESH_DAYS) {
+    return addStored(new GroupColumns(), await storedJourneyRows(ctx, q, sorted, opts));
+  }
   const older = sorted.slice(0, -SPAN_FRESH_DAYS);
-  const span = await spanRows(ctx, 'journeys', definition, older, (o) => gather(older, { ...opts, ...o }), sumStored);
-  return [...span, ...(await gather(sorted.slice(-SPAN_FRESH_DAYS), opts))];
+  const cols = await spanOf(
+    ctx,
+    'journeys',
+    definitionOf(q),
+    older,
+    async (o) => addStored(new GroupColumns(), await storedJourneyRows(ctx, q, older, { ...opts, ...o })),
+    packedGroups,
+  );
+  return addStored(cols, await storedJourneyRows(ctx, q, sorted.slice(-SPAN_FRESH_DAYS), opts));
 }

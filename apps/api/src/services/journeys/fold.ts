@@ -1,18 +1,13 @@
 // The flow (a Sankey of steps) with k-anonymity: a step is named only where at least MIN sessions share
 // it *and* the step next to it towards the centre, so every named node and every link between named
-// nodes carries at least MIN sessions. Steps below that are relabelled `(other)` session by session, and
-// nodes and links are then counted from the relabelled sessions, so a node's figure is exactly the sum of
+// nodes carries at least MIN sessions. Steps below that are relabelled `(other)` group by group, and
+// nodes and links are then counted from the relabelled groups, so a node's figure is exactly the sum of
 // its links towards the centre: no named group hides in a difference between two shown figures.
 import { JOURNEY_LIMITS, JOURNEY_OTHER } from '@us/shared';
+import { NONE, WIDTH } from './groups.ts';
+import { PairIndex } from './pair-index.ts';
 
 const MIN = JOURNEY_LIMITS.minSessions;
-
-/** Sessions sharing one sequence of steps; `labels[j]` is at step `first + j`. */
-export interface Sequence {
-  labels: readonly string[];
-  first: number;
-  sessions: number;
-}
 
 export interface FlowNode {
   id: string;
@@ -32,99 +27,93 @@ export interface Flow {
   folded: number;
 }
 
+/** Groups as the fold reads them: per group WIDTH label numbers (`slots`) and its sessions. */
+export interface FlowGroups {
+  names: readonly string[];
+  count: number;
+  slots: Int32Array;
+  sessions: Int32Array;
+}
+
 const nodeId = (step: number, label: string) => `${step}:${label}`;
 
 /**
- * Folds the sequences around step `centre` (0 from the first step; 0 at the anchor): the centre step
- * by its own label, each later step by (folded step before, label), each earlier step by (label,
- * folded step after). Labels are counted as small numbers (a month of a large site has ~10^5
- * sequences): a pair is the number `neighbour * L + label`, L being the count of distinct labels.
+ * Folds the groups around slot `centre` (step 0): the centre by its own label, each later slot by
+ * (folded slot before, label), each earlier slot by (label, folded slot after). Nodes are numbered
+ * `slot * L + label`, L being the count of names.
  */
-export function foldFlow(sequences: readonly Sequence[], centre = 0): Flow {
-  const seqs = sequences.filter((s) => s.labels.length > 0 && s.sessions > 0);
-  const names: string[] = [];
-  const idOf = new Map<string, number>();
-  const intern = (label: string) => {
-    let id = idOf.get(label);
-    if (id === undefined) {
-      id = names.length;
-      names.push(label);
-      idOf.set(label, id);
-    }
-    return id;
-  };
-  const other = intern(JOURNEY_OTHER);
-  let min = centre;
-  let max = centre;
-  for (const s of seqs) {
-    min = Math.min(min, s.first);
-    max = Math.max(max, s.first + s.labels.length - 1);
-  }
-  const width = max - min + 1;
-  // Per sequence i and step (from `min`), at i * width + step: its label's number, and its folded
-  // label's (-1: no step). Two flat arrays rather than two small ones per sequence (~10^6 of them).
-  const raw = new Int32Array(seqs.length * width).fill(-1);
-  const folded = new Int32Array(seqs.length * width).fill(-1);
-  seqs.forEach((s, i) => {
-    s.labels.forEach((label, j) => {
-      raw[i * width + s.first + j - min] = intern(label);
-    });
-  });
+export function foldFlow(groups: FlowGroups, centre: number): Flow {
+  const { count, slots, sessions } = groups;
+  const names = [...groups.names];
+  let other = names.indexOf(JOURNEY_OTHER);
+  if (other === -1) other = names.push(JOURNEY_OTHER) - 1;
   const L = names.length;
+  const folded = new Int32Array(count * WIDTH).fill(NONE);
+  const keyIndex = new Int32Array(count);
   let otherSteps = 0;
 
-  const foldStep = (step: number, neighbour: number | null) => {
-    const at = step - min;
-    const by = neighbour === null ? -1 : neighbour - min;
-    const keyOf = (i: number) => {
-      const label = raw[i * width + at] as number;
-      return by < 0 ? label : (folded[i * width + by] as number) * L + label;
-    };
-    const counts = new Map<number, number>();
-    seqs.forEach((s, i) => {
-      if (raw[i * width + at] === -1) return;
-      const key = keyOf(i);
-      counts.set(key, (counts.get(key) ?? 0) + s.sessions);
-    });
-    seqs.forEach((s, i) => {
-      const label = raw[i * width + at] as number;
-      if (label === -1) return;
-      const named = (counts.get(keyOf(i)) ?? 0) >= MIN;
-      if (!named) otherSteps += s.sessions;
-      folded[i * width + at] = named ? label : other;
-    });
-  };
-
-  foldStep(centre, null);
-  for (let step = centre + 1; step <= max; step++) foldStep(step, step - 1);
-  for (let step = centre - 1; step >= min; step--) foldStep(step, step + 1);
-
-  // Nodes by (step, folded label), links by (step, folded label, next folded label), as numbers.
-  const nodeSessions = new Map<number, number>();
-  const linkSessions = new Map<number, number>();
-  seqs.forEach((s, i) => {
-    const row = i * width;
-    for (let at = s.first - min; at < s.first - min + s.labels.length; at++) {
-      const node = at * L + (folded[row + at] as number);
-      nodeSessions.set(node, (nodeSessions.get(node) ?? 0) + s.sessions);
-      const next = at + 1 < width ? (folded[row + at + 1] as number) : -1;
-      if (next !== -1) linkSessions.set(node * L + next, (linkSessions.get(node * L + next) ?? 0) + s.sessions);
+  const foldSlot = (at: number, by: number | null) => {
+    // Each group's pair numbered once (first pass), then named by its pair's total (second pass).
+    const index = new PairIndex();
+    const totals: number[] = [];
+    for (let g = 0; g < count; g++) {
+      const label = slots[g * WIDTH + at] as number;
+      if (label === NONE) continue;
+      const k = index.id(by === null ? NONE : (folded[g * WIDTH + by] as number), label);
+      totals[k] = (totals[k] ?? 0) + (sessions[g] as number);
+      keyIndex[g] = k;
     }
-  });
-  const nodeOf = (node: number): FlowNode => {
-    const step = Math.floor(node / L) + min;
-    const label = names[node % L] as string;
-    return { id: nodeId(step, label), step, label, sessions: nodeSessions.get(node) ?? 0 };
+    for (let g = 0; g < count; g++) {
+      const label = slots[g * WIDTH + at] as number;
+      if (label === NONE) continue;
+      const named = (totals[keyIndex[g] as number] as number) >= MIN;
+      if (!named) otherSteps += sessions[g] as number;
+      folded[g * WIDTH + at] = named ? label : other;
+    }
   };
+
+  foldSlot(centre, null);
+  for (let at = centre + 1; at < WIDTH; at++) foldSlot(at, at - 1);
+  for (let at = centre - 1; at >= 0; at--) foldSlot(at, at + 1);
+
+  // Nodes by (slot, folded label), links by (slot, folded label, next folded label), as numbers.
+  const nodeSessions = new Float64Array(WIDTH * L);
+  const links = new PairIndex();
+  const linkSessions: number[] = [];
+  /** Per link number: its source node and the target's folded label. */
+  const linkEnds: [number, number][] = [];
+  for (let g = 0; g < count; g++) {
+    const row = g * WIDTH;
+    const s = sessions[g] as number;
+    for (let at = 0; at < WIDTH; at++) {
+      const label = folded[row + at] as number;
+      if (label === NONE) continue;
+      const node = at * L + label;
+      nodeSessions[node] = (nodeSessions[node] as number) + s;
+      const next = at + 1 < WIDTH ? (folded[row + at + 1] as number) : NONE;
+      if (next === NONE) continue;
+      const link = links.id(node, next);
+      if (link === linkEnds.length) linkEnds.push([node, next]);
+      linkSessions[link] = (linkSessions[link] ?? 0) + s;
+    }
+  }
+  const nodeOf = (node: number): FlowNode => {
+    const step = Math.floor(node / L) - centre;
+    const label = names[node % L] as string;
+    return { id: nodeId(step, label), step, label, sessions: nodeSessions[node] as number };
+  };
+  const nodes: FlowNode[] = [];
+  nodeSessions.forEach((n, node) => {
+    if (n > 0) nodes.push(nodeOf(node));
+  });
   const byStepThenSize = (a: FlowNode, b: FlowNode) =>
     a.step - b.step || b.sessions - a.sessions || a.label.localeCompare(b.label);
   return {
-    nodes: [...nodeSessions.keys()].map(nodeOf).sort(byStepThenSize),
-    links: [...linkSessions.entries()]
-      .map(([key, sessions]) => {
-        const from = Math.floor(key / L);
-        const to = (Math.floor(from / L) + 1) * L + (key % L);
-        return { source: nodeOf(from).id, target: nodeOf(to).id, sessions };
+    nodes: nodes.sort(byStepThenSize),
+    links: linkEnds
+      .map(([from, next], link) => {
+        const to = (Math.floor(from / L) + 1) * L + next;
+        return { source: nodeOf(from).id, target: nodeOf(to).id, sessions: linkSessions[link] as number };
       })
       .sort((a, b) => b.sessions - a.sessions || a.source.localeCompare(b.source) || a.target.localeCompare(b.target)),
     folded: otherSteps,

@@ -2,13 +2,8 @@
 // sessions, each with its goal rates and lift over the overall rate. Smaller paths are never listed.
 import { JOURNEY_LIMITS } from '@us/shared';
 import type { GoalDef } from './goals.ts';
-
-export interface GoalCounts {
-  steps: readonly string[];
-  sessions: number;
-  /** Sessions of the group that reached each goal, in goal order. */
-  reached: readonly number[];
-}
+import { type GroupColumns, NONE, WIDTH } from './groups.ts';
+import { PairIndex } from './pair-index.ts';
 
 export interface PathAnswer {
   steps: string[];
@@ -19,46 +14,77 @@ export interface PathAnswer {
 /** Percent with one decimal. */
 export const percent = (part: number, whole: number) => (whole > 0 ? Math.round((part / whole) * 1000) / 10 : 0);
 
+/**
+ * A path is the pair (number of its first two steps, number of its next two): two lookups in a small
+ * index of step pairs and one in the index of paths, instead of joining labels into text keys.
+ */
+function pathsOf(cols: GroupColumns) {
+  if (JOURNEY_LIMITS.pathSteps !== 4) throw new Error('paths are numbered as two pairs of steps');
+  const pairs = new PairIndex();
+  const paths = new PairIndex();
+  const pathOf = new Int32Array(cols.count).fill(NONE);
+  /** Per path number, a group that follows it. */
+  const example: number[] = [];
+  for (let g = 0; g < cols.count; g++) {
+    const at = g * WIDTH;
+    if (cols.steps[at] === NONE) continue;
+    const first = pairs.id(cols.steps[at] as number, cols.steps[at + 1] as number);
+    const p = paths.id(first, pairs.id(cols.steps[at + 2] as number, cols.steps[at + 3] as number));
+    if (p === example.length) example.push(g);
+    pathOf[g] = p;
+  }
+  const stepsOf = (p: number) => {
+    const at = (example[p] as number) * WIDTH;
+    const ids = [...cols.steps.subarray(at, at + JOURNEY_LIMITS.pathSteps)].filter((id) => id !== NONE);
+    return ids.map((id) => cols.names[id] as string);
+  };
+  return { pathOf, count: example.length, stepsOf };
+}
+
 export function commonPaths(
-  groups: readonly GoalCounts[],
+  cols: GroupColumns,
   goals: readonly GoalDef[],
   overall: { sessions: number; reached: readonly number[] },
 ): { paths: PathAnswer[]; unlisted: number } {
-  const byPath = new Map<string, { steps: string[]; sessions: number; reached: number[] }>();
-  for (const g of groups) {
-    if (!g.steps.length) continue;
-    const steps = g.steps.slice(0, JOURNEY_LIMITS.pathSteps);
-    const key = steps.join('\u0001');
-    const p = byPath.get(key) ?? { steps, sessions: 0, reached: goals.map(() => 0) };
-    p.sessions += g.sessions;
-    g.reached.forEach((n, i) => {
-      p.reached[i] = (p.reached[i] ?? 0) + n;
-    });
-    byPath.set(key, p);
+  const { pathOf, count, stepsOf } = pathsOf(cols);
+  const G = goals.length;
+  const sessions = new Float64Array(count);
+  const reached = new Float64Array(count * G);
+  const goalsOfFlag = cols.reachedGoals();
+  let withSteps = 0;
+  for (let g = 0; g < cols.count; g++) {
+    const p = pathOf[g] as number;
+    if (p === NONE) continue;
+    const s = cols.sessions[g] as number;
+    sessions[p] = (sessions[p] as number) + s;
+    withSteps += s;
+    const hit = goalsOfFlag[cols.flags[g] as number] as number[];
+    for (let k = 0; k < hit.length; k++)
+      reached[p * G + (hit[k] as number)] = (reached[p * G + (hit[k] as number)] as number) + s;
   }
-  const all = [...byPath.values()];
-  const kept = all.filter((p) => p.sessions >= JOURNEY_LIMITS.minSessions);
+  const kept: number[] = [];
+  sessions.forEach((s, p) => {
+    if (s >= JOURNEY_LIMITS.minSessions) kept.push(p);
+  });
   // Only the top few are listed: the full order (with its slow text tie-break) is needed only among the
   // paths at least as large as the last one listed.
-  const sizes = kept.map((p) => p.sessions).sort((a, b) => b - a);
+  const sizes = kept.map((p) => sessions[p] as number).sort((a, b) => b - a);
   const floor = sizes[JOURNEY_LIMITS.paths - 1] ?? 0;
   const listed = kept
-    .filter((p) => p.sessions >= floor)
+    .filter((p) => (sessions[p] as number) >= floor)
+    .map((p) => ({ p, steps: stepsOf(p), sessions: sessions[p] as number }))
     .sort((a, b) => b.sessions - a.sessions || JSON.stringify(a.steps).localeCompare(JSON.stringify(b.steps)))
     .slice(0, JOURNEY_LIMITS.paths);
-  const unlisted = all.reduce((n, p) => n + p.sessions, 0) - listed.reduce((n, p) => n + p.sessions, 0);
+  const unlisted = withSteps - listed.reduce((n, p) => n + p.sessions, 0);
   return {
-    paths: listed.map((p) => ({
-      steps: p.steps,
-      sessions: p.sessions,
+    paths: listed.map(({ p, steps, sessions: n }) => ({
+      steps,
+      sessions: n,
       goals: goals.map((g, i) => {
-        const rate = p.sessions > 0 ? (p.reached[i] ?? 0) / p.sessions : 0;
+        const hit = reached[p * G + i] as number;
+        const rate = n > 0 ? hit / n : 0;
         const base = overall.sessions > 0 ? (overall.reached[i] ?? 0) / overall.sessions : 0;
-        return {
-          id: g.id,
-          rate: percent(p.reached[i] ?? 0, p.sessions),
-          lift: base > 0 ? Math.round((rate / base) * 100) / 100 : null,
-        };
+        return { id: g.id, rate: percent(hit, n), lift: base > 0 ? Math.round((rate / base) * 100) / 100 : null };
       }),
     })),
     unlisted,

@@ -11,7 +11,7 @@ import { type StatsDeps, withSite } from '../stats/service.ts';
 import type { SiteCtx } from '../stats/site-ctx.ts';
 import { journeyAnswer } from './answer.ts';
 import { firstEventGoal, goalDefs } from './goals.ts';
-import { journeyRows } from './days.ts';
+import { journeyGroups } from './days.ts';
 
 /** Element labels are event names, stored with at most 128 characters. */
 const ELEMENT_LABEL_MAX = 128;
@@ -62,7 +62,7 @@ export async function journeysOf(
   }
   const settings = readSettings(stored);
   const goals = goalDefs(settings.goals);
-  const rows = await journeyRows(
+  const groups = await journeyGroups(
     ctx,
     {
       range,
@@ -82,6 +82,6 @@ export async function journeysOf(
     zoom,
     who,
     anchor,
-    ...journeyAnswer(rows, { goals, experiments: settings.experiments, anchor }),
+    ...journeyAnswer(groups, { goals, experiments: settings.experiments, anchor }),
   };
 }
