@@ -13,6 +13,7 @@ import { startIngest } from './ingest/index.ts';
 import { RAW_PARTITION_DAYS, startJobs } from './jobs/index.ts';
 import { createLogger } from './logger.ts';
 import { createMailer } from './mail/mailer.ts';
+import { recountsSettled } from './services/day-store/gather.ts';
 import { loadAppSecret } from './security/app-secret.ts';
 
 export interface Running {
@@ -125,7 +126,7 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
       await closeServer(server, SHUTDOWN_DEADLINES.requestsMs);
       const last = await ingest.stop(SHUTDOWN_DEADLINES.flushMs);
       if (last.error) logger.warn(`shutdown: the last flush did not finish (${String(last.error)})`);
-      await within(jobs.stop(), SHUTDOWN_DEADLINES.jobsMs);
+      await within(Promise.all([jobs.stop(), recountsSettled()]), SHUTDOWN_DEADLINES.jobsMs);
       // Everything is stored or saved by now: a connection that will not close (a query stuck on a
       // vanished database) must not keep the process from exiting.
       const closed = Promise.all([statsOrm.close(), orm.close(), hot.close()]).catch((e) =>

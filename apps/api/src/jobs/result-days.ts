@@ -1,21 +1,24 @@
 // The per-day store's job (services/day-store/): after each rollup run, for every site with pageviews in
 // the last 31 days, stores each UTC day of the last 30 local days (up to yesterday) for the site's current
 // goals (and visits), each experiment with its default goal, and journeys at every zoom (human lane, no
-// anchor). Days already stored and current are read, not recomputed. Late data: stored days whose
+// anchor) with the span of older days a 30-day journeys ask reads. Days already stored and current are read, not recomputed. Late data: stored days whose
 // arrivals version (day_arrivals) moved since they were computed are deleted first (counted as `stale`)
 // and computed again at once, so late rows never wait for an ask to be counted.
 import type { Orm } from '@us/db';
 import type { Logger } from '../logger.ts';
 import { splitUtcDays } from '../services/day-store/days.ts';
-import { storedJourneyRows } from '../services/journeys/days.ts';
+import { storedJourneyRows, warmJourneySpan } from '../services/journeys/days.ts';
 import { firstEventGoal, goalDefs } from '../services/journeys/goals.ts';
 import { storedExperimentRows } from '../services/results/experiment-days.ts';
 import { storedGoalRows } from '../services/results/goal-days.ts';
 import { matcherOf } from '../services/results/goal-match.ts';
 import { readSettings } from '../services/site-settings/settings-values.ts';
-import { addDays } from '../services/stats/range.ts';
+import { addDays, resolveRange } from '../services/stats/range.ts';
 import { siteCtx } from '../services/stats/site-ctx.ts';
 import { withJobLock } from './lock.ts';
+
+/** The journeys range whose span the job keeps built: the dashboard's 30 days. */
+const SPAN_WARM_DAYS = 30;
 
 export interface ResultDaysOptions {
   now?: Date;
@@ -88,20 +91,18 @@ async function fill(orm: Orm, opts: ResultDaysOptions): Promise<ResultDaysRun> {
       }
       const goals = goalDefs(settings.goals);
       for (const zoom of ['section', 'page', 'element'] as const) {
-        await storedJourneyRows(
-          ctx,
-          {
-            range,
-            zoom,
-            who: 'human',
-            anchor: null,
-            goals,
-            convertedGoal: firstEventGoal(goals) + 1,
-            experimentKeys: settings.experiments.map((x) => x.key),
-          },
-          days,
-          all,
-        );
+        const q = {
+          range,
+          zoom,
+          who: 'human' as const,
+          anchor: null,
+          goals,
+          convertedGoal: firstEventGoal(goals) + 1,
+          experimentKeys: settings.experiments.map((x) => x.key),
+        };
+        await storedJourneyRows(ctx, q, days, all);
+        // The span the dashboard's 30-day journeys read, so its first ask of the day finds it built.
+        await warmJourneySpan(ctx, { ...q, range: resolveRange({ days: SPAN_WARM_DAYS }, ctx.today) }, all);
       }
       out.sites++;
     } catch (e) {

@@ -2,15 +2,16 @@
 // each UTC day, the stored rows, computing and storing the missing or outdated days first, one day at a
 // time within a time budget. When the budget runs out before every day is stored, the answer is refused
 // with 503 and the days done so far stay stored, so every new ask gets further (never a partial total).
-// A stored day is current while no row arrived for it since (its arrivals version, store.ts); a live day
-// of a large site is also used for a minute after it was computed (LIVE_LAG_SECONDS), since computing it
-// again takes longer than an answer may.
+// A stored day is current while no row arrived for it since (its arrivals version, store.ts). A live day
+// of a large site is used as stored however many rows arrived: for a minute after it was computed
+// (LIVE_LAG_SECONDS), then while it is counted again in the background, since counting it takes longer
+// than an answer may.
 import { AppError } from '../../errors.ts';
 import type { DayRange } from '../stats/range.ts';
 import type { SiteCtx } from '../stats/site-ctx.ts';
 import { localRangeOf } from './days.ts';
 import { specOf } from './spec.ts';
-import { arrivalsOf, readStored, type StoreKind, writeStored } from './store.ts';
+import { arrivalsOf, type ReadDay, readStored, type StoreKind, writeStored } from './store.ts';
 
 /** How long one answer may spend computing missing days (the stats statement timeout is 15 s). */
 export const FILL_BUDGET_MS = 8000;
@@ -25,9 +26,10 @@ export interface Part {
 export type ComputeDay<Row> = (dayCtx: SiteCtx, range: DayRange, parts: readonly Part[]) => Promise<Row[][]>;
 
 /**
- * From how many rows (pageviews and events) a day counts as large: its stored figures are used for up to
- * LIVE_LAG_SECONDS after they were computed even when rows arrived since (a day this size takes a few
- * hundred milliseconds to compute; a smaller one is computed again on every ask that follows new rows).
+ * From how many rows (pageviews and events) a day counts as large: its stored figures are used even when
+ * rows arrived since, and counted again in the background once they are LIVE_LAG_SECONDS old (a day this
+ * size takes a few hundred milliseconds to compute; a smaller one is computed again on every ask that
+ * follows new rows).
  */
 export const LIVE_DAY_ROWS = 50_000;
 export const LIVE_LAG_SECONDS = 60;
@@ -60,19 +62,22 @@ export async function gatherDays<Row>(
   }
   const arrivals = await arrivalsOf(ctx.em, ctx.siteId, days);
   const liveDayRows = opts.liveDayRows ?? LIVE_DAY_ROWS;
+  /** Large live days served as stored while they are counted again in the background. */
+  const recount = new Map<string, number[]>();
   for (const [kind, wanted] of byKind) {
     const stored = await readStored<Row>(ctx.em, ctx.siteId, kind, wanted);
-    const current = stored.filter((s) => {
-      const now = arrivals.get(s.day) ?? 0;
-      return s.seen === now || (now >= liveDayRows && s.age <= LIVE_LAG_SECONDS);
-    });
-    const found = new Map(current.map((s) => [`${s.spec} ${s.day}`, s.rows]));
+    const found = new Map<string, ReadDay<Row>>(stored.map((s) => [`${s.spec} ${s.day}`, s]));
     for (const w of wanted) {
-      const rows = found.get(`${w.spec} ${w.day}`);
-      if (rows) (out[w.i] as Row[]).push(...rows);
+      const s = found.get(`${w.spec} ${w.day}`);
+      const now = arrivals.get(w.day) ?? 0;
+      if (s && s.seen !== now && now >= liveDayRows && s.age > LIVE_LAG_SECONDS) {
+        recount.set(w.day, [...(recount.get(w.day) ?? []), w.i]);
+      }
+      if (s && (s.seen === now || now >= liveDayRows)) (out[w.i] as Row[]).push(...s.rows);
       else missing.set(w.day, [...(missing.get(w.day) ?? []), w.i]);
     }
   }
+  for (const [day, idx] of recount) recountLater(ctx, parts, day, idx, arrivals.get(day) ?? 0, compute);
   const todo = [...missing.keys()].sort();
   let done = 0;
   for (const day of todo) {
@@ -80,26 +85,69 @@ export async function gatherDays<Row>(
       throw preparing(days.length - todo.length + done, days.length);
     }
     const idx = missing.get(day) ?? [];
-    // Read before computing: rows arriving meanwhile make the stored day outdated, never wrongly current.
-    const seen = arrivals.get(day) ?? 0;
-    const rows = await compute(
-      { ...ctx, utcDays: [day] },
-      localRangeOf(day, ctx.timezone),
-      idx.map((i) => parts[i] as Part),
-    );
-    const perKind = new Map<StoreKind, { spec: string; day: string; rows: unknown[] }[]>();
+    const rows = await computeDay(ctx, parts, day, idx, arrivals.get(day) ?? 0, compute);
     idx.forEach((i, k) => {
-      const part = parts[i] as Part;
-      const dayRows = rows[k] ?? [];
-      (out[i] as Row[]).push(...dayRows);
-      const list = perKind.get(part.kind) ?? [];
-      list.push({ spec: specOf([part.kind, part.definition], ctx.windows, day), day, rows: dayRows });
-      perKind.set(part.kind, list);
+      (out[i] as Row[]).push(...(rows[k] ?? []));
     });
-    for (const [kind, entries] of perKind) await writeStored(ctx.em, ctx.siteId, kind, entries, seen);
     done++;
   }
   return out;
+}
+
+/**
+ * Computes one UTC day of the parts `idx` and stores it as of version `seen`, read before computing: rows
+ * arriving meanwhile make the stored day outdated, never wrongly current.
+ */
+async function computeDay<Row>(
+  ctx: SiteCtx,
+  parts: readonly Part[],
+  day: string,
+  idx: readonly number[],
+  seen: number,
+  compute: ComputeDay<Row>,
+): Promise<Row[][]> {
+  const rows = await compute(
+    { ...ctx, utcDays: [day] },
+    localRangeOf(day, ctx.timezone),
+    idx.map((i) => parts[i] as Part),
+  );
+  const perKind = new Map<StoreKind, { spec: string; day: string; rows: unknown[] }[]>();
+  idx.forEach((i, k) => {
+    const part = parts[i] as Part;
+    const list = perKind.get(part.kind) ?? [];
+    list.push({ spec: specOf([part.kind, part.definition], ctx.windows, day), day, rows: rows[k] ?? [] });
+    perKind.set(part.kind, list);
+  });
+  for (const [kind, entries] of perKind) await writeStored(ctx.em, ctx.siteId, kind, entries, seen);
+  return rows;
+}
+
+/** Recounts of large live days under way in this process, one per site, day and set of parts. */
+const recounts = new Map<string, Promise<unknown>>();
+
+/**
+ * Counts a large live day again after the answer, so no ask waits for it (a busy site's today takes
+ * about a second). A failed recount is left: the stored figures stay, and the next ask tries again.
+ */
+function recountLater<Row>(
+  ctx: SiteCtx,
+  parts: readonly Part[],
+  day: string,
+  idx: readonly number[],
+  seen: number,
+  compute: ComputeDay<Row>,
+): void {
+  const key = JSON.stringify([ctx.siteId, day, idx.map((i) => specOf([parts[i]?.kind, parts[i]?.definition], ctx.windows, day))]);
+  if (recounts.has(key)) return;
+  const job = computeDay(ctx, parts, day, idx, seen, compute)
+    .catch(() => undefined)
+    .finally(() => recounts.delete(key));
+  recounts.set(key, job);
+}
+
+/** Resolves once the recounts under way have ended (tests; an orderly stop). */
+export async function recountsSettled(): Promise<void> {
+  while (recounts.size) await Promise.all([...recounts.values()]);
 }
 
 function preparing(ready: number, total: number): AppError {

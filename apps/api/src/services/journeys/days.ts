@@ -90,14 +90,15 @@ const packedGroups: SpanCodec<GroupColumns, PackedHeader> = {
   unpack: unpackGroups,
 };
 
-/** The stored days as columns; from SPAN_MIN_DAYS + SPAN_FRESH_DAYS days on, the older ones as one span. */
-async function storedGroups(ctx: SiteCtx, q: JourneyQuestion, days: readonly string[], opts: GatherOptions) {
+/** The older days of a range's stored days (all but the newest SPAN_FRESH_DAYS), when they make a span. */
+function spanDays(days: readonly string[]): { older: string[]; fresh: string[] } | null {
   const sorted = [...days].sort();
-  if (sorted.length < SPAN_MIN_DAYS + SPAN_FRESH_DAYS) {
-    return addStored(new GroupColumns(), await storedJourneyRows(ctx, q, sorted, opts));
-  }
-  const older = sorted.slice(0, -SPAN_FRESH_DAYS);
-  const cols = await spanOf(
+  if (sorted.length < SPAN_MIN_DAYS + SPAN_FRESH_DAYS) return null;
+  return { older: sorted.slice(0, -SPAN_FRESH_DAYS), fresh: sorted.slice(-SPAN_FRESH_DAYS) };
+}
+
+const spanGroups = (ctx: SiteCtx, q: JourneyQuestion, older: readonly string[], opts: GatherOptions) =>
+  spanOf(
     ctx,
     'journeys',
     definitionOf(q),
@@ -105,5 +106,20 @@ async function storedGroups(ctx: SiteCtx, q: JourneyQuestion, days: readonly str
     async (o) => addStored(new GroupColumns(), await storedJourneyRows(ctx, q, older, { ...opts, ...o })),
     packedGroups,
   );
-  return addStored(cols, await storedJourneyRows(ctx, q, sorted.slice(-SPAN_FRESH_DAYS), opts));
+
+/** The stored days as columns; from SPAN_MIN_DAYS + SPAN_FRESH_DAYS days on, the older ones as one span. */
+async function storedGroups(ctx: SiteCtx, q: JourneyQuestion, days: readonly string[], opts: GatherOptions) {
+  const split = spanDays(days);
+  if (!split) return addStored(new GroupColumns(), await storedJourneyRows(ctx, q, days, opts));
+  const cols = await spanGroups(ctx, q, split.older, opts);
+  return addStored(cols, await storedJourneyRows(ctx, q, split.fresh, opts));
+}
+
+/**
+ * Builds the span an ask over `q.range` reads, unless it is current (the job, so that the first ask of
+ * a day does not wait for a month of groups to be summed).
+ */
+export async function warmJourneySpan(ctx: SiteCtx, q: JourneyQuestion, opts: GatherOptions = {}): Promise<void> {
+  const split = spanDays(splitUtcDays(q.range, ctx.timezone).stored);
+  if (split) await spanGroups(ctx, q, split.older, opts);
 }
