@@ -14,6 +14,7 @@ import { readSettings } from '../src/services/site-settings/settings-values.ts';
 import { addDays } from '../src/services/stats/range.ts';
 import { siteCtx } from '../src/services/stats/site-ctx.ts';
 import { addSessions, emptyRows, insertJourneys } from './support/journeys-fixture.ts';
+import { mulberry32 as rng } from '../src/seed/random.ts';
 import { type StatsFixture, statsFixture } from './support/stats-fixture.ts';
 
 const TZ = 'Asia/Tokyo';
@@ -22,17 +23,6 @@ const GOALS = [
   { id: 'blog', name: 'Blog', type: 'path', match: '/blog/*' },
 ];
 const EXPERIMENTS = [{ key: 'pricing', name: 'Pricing', variants: ['a', 'b'], status: 'running' }];
-
-/** A small deterministic generator (mulberry32). */
-function rng(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const utcToday = () => new Date().toISOString().slice(0, 10);
 

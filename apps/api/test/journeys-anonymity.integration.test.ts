@@ -4,6 +4,7 @@
 import { JOURNEY_OTHER } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addSessions, emptyRows, insertJourneys, type PageSpec } from './support/journeys-fixture.ts';
+import { mulberry32 as rng } from '../src/seed/random.ts';
 import { dayAgo, type StatsFixture, statsFixture } from './support/stats-fixture.ts';
 
 type Node = { id: string; step: number; label: string; sessions: number };
@@ -14,18 +15,6 @@ type Answer = {
   paths: { steps: string[]; sessions: number }[];
   experiments: { variants: { variant: string; sessions: number | null; rate: number | null }[] }[];
 };
-
-/** mulberry32: a small seeded generator, so a failing dataset can be made again. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const COMMON_PAGES = ['/', '/s0/a', '/s0/b', '/s1/a', '/s1/b', '/s2', '/pricing'];
 const COMMON_CLICKS = ['button:Sign up', '/pricing', 'out:github.com', 'cta-hero'];

@@ -5,18 +5,8 @@ import { journeyAnswer } from '../src/services/journeys/answer.ts';
 import type { GoalDef } from '../src/services/journeys/goals.ts';
 import { GroupColumns } from '../src/services/journeys/groups.ts';
 import { packGroups, unpackGroups } from '../src/services/journeys/packing.ts';
+import { mulberry32 as rng } from '../src/seed/random.ts';
 import { PairIndex } from '../src/services/journeys/pair-index.ts';
-
-/** A small deterministic generator (mulberry32). */
-function rng(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const GOALS: GoalDef[] = [
   { id: 'signup', name: 'Signup', type: 'event', match: 'signup', prefix: false },

@@ -17,6 +17,7 @@ import { type AnalyticsDb, connectionOf, ensurePartitionsForDays } from '@us/db'
 import { METRIC_SETS, STATS_LIMITS } from '@us/shared';
 import { CATALOGUE } from '../services/stats/catalogue.ts';
 import { setRollupSql, summaryRollupSql } from '../jobs/rollup.ts';
+import { mulberry32 } from './random.ts';
 import {
   CACHE,
   CLIENTS,
@@ -171,16 +172,6 @@ function hashString(s: string): number {
   let h = 2166136261;
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
   return h >>> 0;
-}
-
-function mulberry32(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const WEEKDAY = [0.82, 1.0, 1.04, 1.02, 1.0, 0.95, 0.78]; // Sunday first

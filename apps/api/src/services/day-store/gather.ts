@@ -77,7 +77,7 @@ export async function gatherDays<Row>(
       else missing.set(w.day, [...(missing.get(w.day) ?? []), w.i]);
     }
   }
-  for (const [day, idx] of recount) recountLater(ctx, parts, day, idx, arrivals.get(day) ?? 0, compute);
+  for (const [day, idx] of recount) recountLater({ ctx, parts, day, idx, seen: arrivals.get(day) ?? 0, compute });
   const todo = [...missing.keys()].sort();
   let done = 0;
   for (const day of todo) {
@@ -85,7 +85,7 @@ export async function gatherDays<Row>(
       throw preparing(days.length - todo.length + done, days.length);
     }
     const idx = missing.get(day) ?? [];
-    const rows = await computeDay(ctx, parts, day, idx, arrivals.get(day) ?? 0, compute);
+    const rows = await computeDay({ ctx, parts, day, idx, seen: arrivals.get(day) ?? 0, compute });
     idx.forEach((i, k) => {
       (out[i] as Row[]).push(...(rows[k] ?? []));
     });
@@ -94,18 +94,18 @@ export async function gatherDays<Row>(
   return out;
 }
 
-/**
- * Computes one UTC day of the parts `idx` and stores it as of version `seen`, read before computing: rows
- * arriving meanwhile make the stored day outdated, never wrongly current.
- */
-async function computeDay<Row>(
-  ctx: SiteCtx,
-  parts: readonly Part[],
-  day: string,
-  idx: readonly number[],
-  seen: number,
-  compute: ComputeDay<Row>,
-): Promise<Row[][]> {
+/** One UTC day of the parts `idx`, to be stored as of version `seen`. */
+interface DayWork<Row> {
+  ctx: SiteCtx;
+  parts: readonly Part[];
+  day: string;
+  idx: readonly number[];
+  /** Read before computing: rows arriving meanwhile make the stored day outdated, never wrongly current. */
+  seen: number;
+  compute: ComputeDay<Row>;
+}
+
+async function computeDay<Row>({ ctx, parts, day, idx, seen, compute }: DayWork<Row>): Promise<Row[][]> {
   const rows = await compute(
     { ...ctx, utcDays: [day] },
     localRangeOf(day, ctx.timezone),
@@ -129,17 +129,11 @@ const recounts = new Map<string, Promise<unknown>>();
  * Counts a large live day again after the answer, so no ask waits for it (a busy site's today takes
  * about a second). A failed recount is left: the stored figures stay, and the next ask tries again.
  */
-function recountLater<Row>(
-  ctx: SiteCtx,
-  parts: readonly Part[],
-  day: string,
-  idx: readonly number[],
-  seen: number,
-  compute: ComputeDay<Row>,
-): void {
+function recountLater<Row>(work: DayWork<Row>): void {
+  const { ctx, parts, day, idx } = work;
   const key = JSON.stringify([ctx.siteId, day, idx.map((i) => specOf([parts[i]?.kind, parts[i]?.definition], ctx.windows, day))]);
   if (recounts.has(key)) return;
-  const job = computeDay(ctx, parts, day, idx, seen, compute)
+  const job = computeDay(work)
     .catch(() => undefined)
     .finally(() => recounts.delete(key));
   recounts.set(key, job);

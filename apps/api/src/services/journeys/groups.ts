@@ -22,10 +22,22 @@ export interface Exposure {
   converted: number | null;
 }
 
+/** Numbers for strings, in order of first sight. */
+class Numbering {
+  readonly list: string[] = [];
+  private readonly ids = new Map<string, number>();
+
+  id(text: string): number {
+    let id = this.ids.get(text);
+    if (id === undefined) {
+      id = this.list.push(text) - 1;
+      this.ids.set(text, id);
+    }
+    return id;
+  }
+}
+
 export class GroupColumns {
-  readonly names: string[] = [];
-  /** Goal flags as stored: one character per goal, '1' when the group reached it. */
-  readonly flagNames: string[] = [];
   count = 0;
   /** Per group WIDTH label numbers from its first step, NONE after its last. */
   steps = new Int32Array(0);
@@ -34,31 +46,29 @@ export class GroupColumns {
   flags = new Int32Array(0);
   sessions = new Int32Array(0);
   readonly exposures = new Map<string, Exposure>();
-  private readonly labelIds = new Map<string, number>();
-  private readonly flagIds = new Map<string, number>();
+  private readonly labelIds = new Numbering();
+  private readonly flagIds = new Numbering();
+
+  /** Step labels by number. */
+  get names(): readonly string[] {
+    return this.labelIds.list;
+  }
+
+  /** Goal flags as stored, by number: one character per goal, '1' when the group reached it. */
+  get flagNames(): readonly string[] {
+    return this.flagIds.list;
+  }
 
   constructor(anchored = false) {
     this.win = anchored ? new Int32Array(0) : null;
   }
 
   label(name: string): number {
-    let id = this.labelIds.get(name);
-    if (id === undefined) {
-      id = this.names.length;
-      this.names.push(name);
-      this.labelIds.set(name, id);
-    }
-    return id;
+    return this.labelIds.id(name);
   }
 
   private flag(flags: string): number {
-    let id = this.flagIds.get(flags);
-    if (id === undefined) {
-      id = this.flagNames.length;
-      this.flagNames.push(flags);
-      this.flagIds.set(flags, id);
-    }
-    return id;
+    return this.flagIds.id(flags);
   }
 
   private reserve(more: number): void {

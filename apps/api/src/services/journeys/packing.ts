@@ -44,7 +44,7 @@ export function packGroups(cols: GroupColumns): { header: PackedHeader; bytes: B
   const columns = [cols.steps.subarray(0, n * WIDTH), cols.flags.subarray(0, n), cols.sessions.subarray(0, n)];
   const widths = columns.map(widthFor) as PackedHeader['widths'];
   return {
-    header: { names: cols.names, flagNames: cols.flagNames, count: n, exposures: [...cols.exposures.values()], widths },
+    header: { names: [...cols.names], flagNames: [...cols.flagNames], count: n, exposures: [...cols.exposures.values()], widths },
     bytes: Buffer.concat(columns.map((c, i) => narrow(c, widths[i] as Width))),
   };
 }
