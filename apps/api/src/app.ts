@@ -5,6 +5,7 @@ import { AppError } from './errors.ts';
 import { sendProblem } from './rest/problem-response.ts';
 import type { Deps } from './deps.ts';
 import { challengeHandler } from './http/challenge/handler.ts';
+import { downloadsHandler } from './http/downloads.ts';
 import { firstPartyHandler } from './http/first-party.ts';
 import { scriptHandler } from './http/script.ts';
 import { spaStatic } from './http/static.ts';
@@ -33,6 +34,7 @@ export function createApp(deps: Deps, opts: { webDist?: string; scriptDist?: str
   // The check page answers on /challenge and on the path of CHALLENGE_URL when that names another one.
   const challengePath = new URL(deps.urls.challenge).pathname.replace(/\/+$/, '') || '/challenge';
   const collect = collectHandler(deps);
+  const downloads = downloadsHandler(deps);
   const script = scriptHandler(opts.scriptDist);
   const spa = spaStatic(opts.webDist ?? WEB_DIST);
 
@@ -58,6 +60,8 @@ export function createApp(deps: Deps, opts: { webDist?: string; scriptDist?: str
       ctx.body = openapi;
       return;
     }
+    // Export files: the link is the credential, and the body a stream rather than JSON.
+    if (p.startsWith('/v1/downloads/')) return downloads(ctx);
     if (p === '/v1' || p.startsWith('/v1/')) return rest(ctx);
     if (p === '/trpc' || p.startsWith('/trpc/')) return trpc(ctx);
     if (p === '/mcp') return mcp(ctx);

@@ -83,6 +83,9 @@ export const SPEC_SECTIONS = {
     ['PUT', '/v1/sites/{id}/bot'],
     ['GET', '/v1/sites/{id}/bot/decisions'],
   ],
+  export: [['POST', '/v1/sites/{id}/export']],
+  /** Served outside the router (a file stream; the link is the credential): tested in export.integration. */
+  downloads: [['GET', '/v1/downloads/{token}']],
 } satisfies Record<string, [string, string][]>;
 
 export type SpecSection = keyof typeof SPEC_SECTIONS;
@@ -99,6 +102,7 @@ export const BUILT_SECTIONS: SpecSection[] = [
   'behaviour',
   'results',
   'bot',
+  'export',
 ];
 
 export const ALL_SPEC_ROUTES = Object.values(SPEC_SECTIONS).flat() as [string, string][];

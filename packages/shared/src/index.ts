@@ -18,3 +18,4 @@ export * from './schemas/journeys.ts';
 export * from './text.ts';
 export * from './schemas/bot.ts';
 export * from './schemas/results.ts';
+export * from './schemas/export.ts';

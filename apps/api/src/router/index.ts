@@ -2,6 +2,7 @@ import { router } from '../trpc/init.ts';
 import { authRouter } from './auth.ts';
 import { botToolsRouter } from './bot-tools.ts';
 import { botRouter } from './bot.ts';
+import { exportRouter } from './export.ts';
 import { hostnamesRouter } from './hostnames.ts';
 import { internalLinkRouter } from './internal-link.ts';
 import { journeysRouter } from './journeys.ts';
@@ -32,6 +33,7 @@ export const appRouter = router({
   results: resultsRouter,
   botTools: botToolsRouter,
   bot: botRouter,
+  export: exportRouter,
 });
 
 export type AppRouter = typeof appRouter;

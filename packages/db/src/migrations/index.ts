@@ -8,6 +8,7 @@ import { Migration20261124090000_pageview_journeys } from './Migration2026112409
 import { Migration20261125090000_result_days } from './Migration20261125090000_result_days.ts';
 import { Migration20261126090000_day_arrivals } from './Migration20261126090000_day_arrivals.ts';
 import { Migration20261127090000_result_packed } from './Migration20261127090000_result_packed.ts';
+import { Migration20261128090000_exports } from './Migration20261128090000_exports.ts';
 
 /** The committed migrations, in order. New ones: `npm run -w @us/db migration:create -- <name>`, then list it here. */
 export const migrationsList = [
@@ -21,4 +22,5 @@ export const migrationsList = [
   { name: 'Migration20261125090000_result_days', class: Migration20261125090000_result_days },
   { name: 'Migration20261126090000_day_arrivals', class: Migration20261126090000_day_arrivals },
   { name: 'Migration20261127090000_result_packed', class: Migration20261127090000_result_packed },
+  { name: 'Migration20261128090000_exports', class: Migration20261128090000_exports },
 ];

@@ -1,0 +1,124 @@
+// GET /v1/downloads/{token}: the files of an export (services/export/). The link is the credential: a
+// token this service did not sign, or whose export is gone, is 404; one past its hour is 410. Each file
+// is written as it is sent, from the stats pool in pages; raw-record files are gzipped NDJSON.
+import { Readable } from 'node:stream';
+import { createGzip } from 'node:zlib';
+import { EXPORT_LIMITS } from '@us/shared';
+import type { Context } from 'koa';
+import type { Deps } from '../deps.ts';
+import { AppError } from '../errors.ts';
+import { sendProblem } from '../rest/problem-response.ts';
+import { downloadUrl } from '../services/export/export.ts';
+import { archiveFile, RAW_KINDS, type RawKind, rollupsFile, settingsFile, siteStoreFile } from '../services/export/files.ts';
+import { makeLink, readLink } from '../services/export/links.ts';
+
+interface ExportRow {
+  id: string;
+  site_id: string;
+  created_at: Date;
+  range_from: string | null;
+  range_to: string;
+  archive: { kind: RawKind; hour: string; records: number }[];
+}
+
+const notMade = () =>
+  new AppError(404, 'This download link was not made by an export (or its files are gone): make a new export');
+
+export const archiveName = (kind: string, hour: string) => `archive/${kind}/${hour.slice(0, 13)}.ndjson.gz`;
+
+export function downloadsHandler(deps: Deps) {
+  return async (ctx: Context) => {
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
+      return sendProblem(ctx, new AppError(404, 'Downloads are fetched with GET'));
+    }
+    const link = readLink(deps.ciphers.downloads, decodeURIComponent(ctx.path.slice('/v1/downloads/'.length)));
+    if (!link) return sendProblem(ctx, notMade());
+    if (link.expires * 1000 <= Date.now()) {
+      return sendProblem(ctx, new AppError(410, 'This download link has expired (links work for one hour): make a new export'));
+    }
+    const em = deps.statsOrm.em.fork();
+    const [row] = await em.getConnection().execute<ExportRow[]>(
+      `select id, site_id, created_at, to_char(range_from, 'YYYY-MM-DD') as range_from, to_char(range_to, 'YYYY-MM-DD') as range_to, archive
+           from exports where id = ?::uuid and created_at > now() - make_interval(secs => ?)`,
+      [/^[0-9a-f-]{36}$/.test(link.exportId) ? link.exportId : '00000000-0000-0000-0000-000000000000', EXPORT_LIMITS.keptSeconds],
+      'all',
+    );
+    if (!row) return sendProblem(ctx, notMade());
+    // Links made from this one expire with it.
+    const linkTo = (file: string) =>
+      downloadUrl(deps, makeLink(deps.ciphers.downloads, row.id, file, (link.expires - EXPORT_LIMITS.linkSeconds) * 1000).token);
+    const send = (name: string, type: string, body: AsyncIterable<string> | string, gzip = false) => {
+      ctx.set('Content-Disposition', `attachment; filename="${name.replaceAll('/', '-')}"`);
+      ctx.set('Cache-Control', 'private, no-store');
+      ctx.type = gzip ? 'application/gzip' : type;
+      const stream = typeof body === 'string' ? Readable.from([body]) : Readable.from(body);
+      ctx.body = gzip ? stream.pipe(createGzip()) : stream;
+    };
+    const file = link.file;
+    switch (file) {
+      case 'settings.json':
+        return send(file, 'application/json', settingsFile(em, row.site_id));
+      case 'site-store.ndjson':
+        return send(file, 'application/x-ndjson', siteStoreFile(em, row.site_id));
+      case 'rollups.ndjson':
+        return send(file, 'application/x-ndjson', rollupsFile(em, row.site_id));
+      case 'archive.json':
+        return send(
+          file,
+          'application/json',
+          JSON.stringify(
+            {
+              from: row.range_from,
+              to: row.range_to,
+              files: row.archive.map((f) => ({
+                ...f,
+                name: archiveName(f.kind, f.hour),
+                url: linkTo(archiveName(f.kind, f.hour)),
+              })),
+            },
+            null,
+            1,
+          ),
+        );
+      case 'manifest.json':
+        return send(file, 'application/json', JSON.stringify(await manifest(em, row, linkTo), null, 2));
+    }
+    const hit = row.archive.find((f) => archiveName(f.kind, f.hour) === file);
+    if (!hit) return sendProblem(ctx, notMade());
+    const { kind, hour } = hit;
+    return send(file, '', archiveFile(em, row.site_id, kind, new Date(hour)), true);
+  };
+}
+
+async function manifest(em: ReturnType<Deps['statsOrm']['em']['fork']>, row: ExportRow, linkTo: (file: string) => string) {
+  const count = async (sql: string) =>
+    Number((await em.getConnection().execute<{ n: string }[]>(sql, [row.site_id], 'all'))[0]?.n ?? 0);
+  const rollups = await count('select count(*) as n from daily_rollups where site_id = ?');
+  const totals = await count(`select count(*) as n from daily_rollups where site_id = ? and dimension = ''`);
+  const stored = await count(`select count(*) as n from result_days where site_id = ? and kind not like '%-span'`);
+  const perKind = Object.fromEntries(
+    RAW_KINDS.map((k) => [k, row.archive.filter((f) => f.kind === k).reduce((n, f) => n + f.records, 0)]),
+  );
+  return {
+    export: row.id,
+    site: row.site_id,
+    createdAt: new Date(row.created_at).toISOString(),
+    range: { from: row.range_from, to: row.range_to },
+    files: [
+      { name: 'settings.json', url: linkTo('settings.json'), holds: 'the site: name, time zone, retention, hostnames, settings' },
+      {
+        name: 'site-store.ndjson',
+        url: linkTo('site-store.ndjson'),
+        holds: 'one JSON object per line: settings, daily totals, stored results per day',
+        counts: { settings: 1, 'daily-totals': totals, 'stored-day': stored },
+      },
+      { name: 'rollups.ndjson', url: linkTo('rollups.ndjson'), holds: 'every daily rollup row', counts: { rows: rollups } },
+      {
+        name: 'archive.json',
+        url: linkTo('archive.json'),
+        holds: 'raw records: one gzipped NDJSON file per kind and UTC hour, each with its own link',
+        counts: { files: row.archive.length, ...perKind },
+      },
+    ],
+  };
+}

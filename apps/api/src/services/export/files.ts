@@ -1,0 +1,121 @@
+// What each file of an export holds, written as it is read: every file is an async sequence of text
+// chunks, rows fetched in pages of PAGE by key (never a day in memory). No file holds an address, a user
+// agent, a credential or a secret: the tables keep none of the first two, and site keys, the internal
+// key and the pass key are left out here.
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+const PAGE = 5000;
+
+export const RAW_KINDS = ['pageviews', 'events', 'requests'] as const;
+export type RawKind = (typeof RAW_KINDS)[number];
+
+type Row = Record<string, unknown>;
+
+/** Pages of a keyed statement: `page(after)` gives the statement for the rows after the last one (null: the first). */
+async function* pages(em: EntityManager, page: (after: Row | null) => [string, unknown[]]): AsyncGenerator<Row[]> {
+  let after: Row | null = null;
+  for (;;) {
+    const [sql, params] = page(after);
+    const rows = await em.getConnection().execute<Row[]>(`${sql} limit ${PAGE}`, params, 'all');
+    if (rows.length) yield rows;
+    if (rows.length < PAGE) return;
+    after = rows.at(-1) as Row;
+  }
+}
+
+const lines = (rows: readonly Row[], extra: Row = {}) => rows.map((r) => `${JSON.stringify({ ...extra, ...r })}\n`).join('');
+
+async function siteSettings(em: EntityManager, siteId: string): Promise<Row> {
+  const [site] = await em
+    .getConnection()
+    .execute<Row[]>(
+      `select id, name, timezone, settings, retention_days as "retentionDays", created_at as "createdAt" from sites where id = ?`,
+      [siteId],
+      'all',
+    );
+  const hostnames = await em
+    .getConnection()
+    .execute<Row[]>(
+      `select hostname, proxy, origin, verified_at as "verifiedAt" from site_hostnames where site_id = ? order by hostname`,
+      [siteId],
+      'all',
+    );
+  return { ...site, hostnames };
+}
+
+/** The site as configured: name, time zone, retention, hostnames, settings (goals, experiments, bot settings…). */
+export async function* settingsFile(em: EntityManager, siteId: string): AsyncGenerator<string> {
+  yield `${JSON.stringify(await siteSettings(em, siteId), null, 2)}\n`;
+}
+
+/** One JSON object per line: the settings, each day's totals (rollups' dimension ''), stored results per day. */
+export async function* siteStoreFile(em: EntityManager, siteId: string): AsyncGenerator<string> {
+  yield lines([await siteSettings(em, siteId)], { type: 'settings' });
+  for await (const rows of pages(em, (a) => [
+    `select to_char(day, 'YYYY-MM-DD') as day, metric_set as "metricSet", lane, count, visitors from daily_rollups
+      where site_id = ? and dimension = '' ${a ? 'and (day, metric_set, lane) > (?::date, ?, ?)' : ''}
+      order by day, metric_set, lane`,
+    a ? [siteId, a.day, a.metricSet, a.lane] : [siteId],
+  ])) {
+    yield lines(rows, { type: 'daily-totals' });
+  }
+  for await (const rows of pages(em, (a) => [
+    `select kind, spec, to_char(day, 'YYYY-MM-DD') as day, rows from result_days
+      where site_id = ? and kind not like '%-span' ${a ? 'and (kind, spec, day) > (?, ?, ?::date)' : ''}
+      order by kind, spec, day`,
+    a ? [siteId, a.kind, a.spec, a.day] : [siteId],
+  ])) {
+    yield lines(rows, { type: 'stored-day' });
+  }
+}
+
+/** Every rollup row: per local day, metric set, dimension, value and lane, its count and visitors. */
+export async function* rollupsFile(em: EntityManager, siteId: string): AsyncGenerator<string> {
+  for await (const rows of pages(em, (a) => [
+    `select to_char(day, 'YYYY-MM-DD') as day, metric_set as "metricSet", dimension, value, lane, count, visitors
+      from daily_rollups where site_id = ?
+      ${a ? 'and (day, metric_set, dimension, value, lane) > (?::date, ?, ?, ?, ?)' : ''}
+      order by day, metric_set, dimension, value, lane`,
+    a ? [siteId, a.day, a.metricSet, a.dimension, a.value, a.lane] : [siteId],
+  ])) {
+    yield lines(rows);
+  }
+}
+
+/** The raw records of one kind and UTC hour, one JSON object per line, in time order. */
+export async function* archiveFile(em: EntityManager, siteId: string, kind: RawKind, hour: Date): AsyncGenerator<string> {
+  const day = hour.toISOString().slice(0, 10);
+  const end = new Date(hour.getTime() + 3600_000);
+  // Keyed by (at, id) on the (site_id, at) index, within the hour's one `day` partition.
+  for await (const rows of pages(em, (a) => [
+    // The key's time as text: a Date would drop the microseconds and read the last row again.
+    `select (to_jsonb(t) - 'site_id')::text as line, t.at::text as at, t.id from ${kind} t
+      where site_id = ? and day = ?::date and at >= ? and at < ? ${a ? 'and (at, id) > (?::timestamptz, ?::uuid)' : ''}
+      order by at, id`,
+    a ? [siteId, day, hour, end, a.at, a.id] : [siteId, day, hour, end],
+  ])) {
+    yield rows.map((r) => `${r.line as string}\n`).join('');
+  }
+}
+
+/** Per kind and UTC hour of the range, how many raw records there are (only hours that have some). */
+export async function archiveHours(
+  em: EntityManager,
+  siteId: string,
+  range: { from: string | null; to: string },
+  cap: number,
+): Promise<{ kind: RawKind; hour: string; records: number }[]> {
+  const out: { kind: RawKind; hour: string; records: number }[] = [];
+  for (const kind of RAW_KINDS) {
+    const rows = await em.getConnection().execute<{ hour: string; records: string }[]>(
+      `select to_char(date_trunc('hour', at at time zone 'UTC'), 'YYYY-MM-DD"T"HH24:00:00.000"Z"') as hour,
+              count(*) as records from ${kind}
+        where site_id = ? and day <= ?::date ${range.from ? 'and day >= ?::date' : ''}
+        group by 1 order by 1 limit ?`,
+      range.from ? [siteId, range.to, range.from, cap + 1] : [siteId, range.to, cap + 1],
+      'all',
+    );
+    for (const r of rows) out.push({ kind, hour: r.hour, records: Number(r.records) });
+  }
+  return out.sort((a, b) => a.hour.localeCompare(b.hour) || a.kind.localeCompare(b.kind));
+}
