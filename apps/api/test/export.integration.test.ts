@@ -147,6 +147,8 @@ describe('site export', () => {
     const cipher = f.t.deps.ciphers.downloads;
     const noExport = makeLink(cipher, '00000000-0000-4000-8000-000000000000', 'settings.json');
     await f.t.request.get(`/v1/downloads/${noExport.token}`).expect(404);
+    await f.t.request.get('/v1/downloads/%E0%A4%A').expect(404);
+    await f.t.request.get('/v1/downloads/').expect(404);
     const old = makeLink(cipher, body.id, 'settings.json', Date.now() - 3601_000);
     const r410 = await f.t.request.get(`/v1/downloads/${old.token}`).expect(410);
     expect(r410.body.title).toMatch(/expired/);

@@ -31,7 +31,8 @@ export function downloadsHandler(deps: Deps) {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       return sendProblem(ctx, new AppError(404, 'Downloads are fetched with GET'));
     }
-    const link = readLink(deps.ciphers.downloads, decodeURIComponent(ctx.path.slice('/v1/downloads/'.length)));
+    // Tokens are URL-safe: no decoding is needed (and a malformed %-escape must not throw).
+    const link = readLink(deps.ciphers.downloads, ctx.path.slice('/v1/downloads/'.length));
     if (!link) return sendProblem(ctx, notMade());
     if (link.expires * 1000 <= Date.now()) {
       return sendProblem(ctx, new AppError(410, 'This download link has expired (links work for one hour): make a new export'));
