@@ -2,8 +2,14 @@
 // files they list, read back through their links without credentials; what no file may hold; links that
 // are forged (404), made by no export (404) or past their hour (410); the budgets per site and workspace.
 import { gunzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { existsSync } from 'node:fs';
+import { utimes } from 'node:fs/promises';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { sweepExports } from '../src/jobs/export-sweep.ts';
 import { makeLink } from '../src/services/export/links.ts';
+import { ExportCopies, exportsDirOf } from '../src/services/export/storage.ts';
 import { createToken } from './support/server.ts';
 import { insertRows, pv, type StatsFixture, statsFixture } from './support/stats-fixture.ts';
 
@@ -170,6 +176,49 @@ describe('site export', () => {
     expect(forbidden.body.title).toMatch(/export:read/);
   });
 
+  it('keeps a copy of each data file as first sent: later downloads get the same bytes, for a day', async () => {
+    const siteId = await f.site();
+    await insertRows(f.t.deps.orm, 'pageviews', [pv(siteId, at(16, 5), { path: '/first' })]);
+    const body = (await exportOf(siteId)).body as ExportAnswer;
+    const archive = JSON.parse((await fetchLink(body.files[3]?.url as string)).body.toString());
+    const url = archive.files.find((x: { kind: string }) => x.kind === 'pageviews').url as string;
+    const first = (await fetchLink(url).expect(200)).body as Buffer;
+    const dir = path.join(exportsDirOf(f.t.deps.env.DATA_DIR), body.id);
+    await vi.waitFor(() => expect(existsSync(path.join(dir, `archive/pageviews/${day}T16.ndjson.gz`))).toBe(true));
+    // A record arriving later for that hour is not in the copy: the file stays what was first sent.
+    await insertRows(f.t.deps.orm, 'pageviews', [pv(siteId, at(16, 40), { path: '/later' })]);
+    const again = (await fetchLink(url).expect(200)).body as Buffer;
+    expect(gunzipSync(again).toString()).toBe(gunzipSync(first).toString());
+    expect(gunzipSync(again).toString()).not.toContain('/later');
+
+    // A day later the export is swept: its row (its links are then 404) and this node's copies.
+    const swept = await sweepExports(f.t.deps.orm, exportsDirOf(f.t.deps.env.DATA_DIR), new Date(Date.now() + 86_401_000));
+    expect(swept.rows).toBeGreaterThan(0);
+    expect(swept.copies).toBeGreaterThan(0);
+    expect(existsSync(dir)).toBe(false);
+    await fetchLink(body.files[0]?.url as string).expect(404);
+  });
+
+  it('keeps no copy of a file whose writing failed half-way', async () => {
+    const copies = new ExportCopies(path.join(f.t.deps.env.DATA_DIR, 'copies-test'));
+    const tee = await copies.tee('e1', 'rollups.ndjson');
+    async function* failing() {
+      yield 'one line\n';
+      throw new Error('the database went away');
+    }
+    const out = tee(Readable.from(failing()));
+    await new Promise((resolve) => out.on('error', resolve).on('close', resolve).resume());
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await copies.read('e1', 'rollups.ndjson')).toBeNull();
+    // Folders older than the cut are swept; newer ones stay.
+    const okTee = await copies.tee('e2', 'settings.json');
+    const ok = okTee(Readable.from(['{}\n']));
+    await new Promise((resolve) => ok.on('end', resolve).resume());
+    await vi.waitFor(async () => expect(await copies.read('e2', 'settings.json')).not.toBeNull());
+    await utimes(path.join(copies.root, 'e1'), new Date(0), new Date(0));
+    expect(await copies.sweep(new Date(Date.now() - 60_000))).toBe(1);
+    expect(await copies.read('e2', 'settings.json')).not.toBeNull();
+  });
   it('allows 5 exports an hour per site and 20 per workspace, then 429 with Retry-After', async () => {
     const first = await f.site();
     for (let i = 0; i < 5; i++) expect((await exportOf(first)).status).toBe(200);

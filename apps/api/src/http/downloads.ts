@@ -11,6 +11,7 @@ import { sendProblem } from '../rest/problem-response.ts';
 import { downloadUrl } from '../services/export/export.ts';
 import { archiveFile, RAW_KINDS, type RawKind, rollupsFile, settingsFile, siteStoreFile } from '../services/export/files.ts';
 import { makeLink, readLink } from '../services/export/links.ts';
+import { ExportCopies, exportsDirOf } from '../services/export/storage.ts';
 
 interface ExportRow {
   id: string;
@@ -27,6 +28,7 @@ const notMade = () =>
 export const archiveName = (kind: string, hour: string) => `archive/${kind}/${hour.slice(0, 13)}.ndjson.gz`;
 
 export function downloadsHandler(deps: Deps) {
+  const copies = new ExportCopies(exportsDirOf(deps.env.DATA_DIR));
   return async (ctx: Context) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       return sendProblem(ctx, new AppError(404, 'Downloads are fetched with GET'));
@@ -48,46 +50,68 @@ export function downloadsHandler(deps: Deps) {
     // Links made from this one expire with it.
     const linkTo = (file: string) =>
       downloadUrl(deps, makeLink(deps.ciphers.downloads, row.id, file, (link.expires - EXPORT_LIMITS.linkSeconds) * 1000).token);
-    const send = (name: string, type: string, body: AsyncIterable<string> | string, gzip = false) => {
-      ctx.set('Content-Disposition', `attachment; filename="${name.replaceAll('/', '-')}"`);
-      ctx.set('Cache-Control', 'private, no-store');
-      ctx.type = gzip ? 'application/gzip' : type;
-      const stream = typeof body === 'string' ? Readable.from([body]) : Readable.from(body);
-      ctx.body = gzip ? stream.pipe(createGzip()) : stream;
-    };
     const file = link.file;
+    const kept = await copies.read(row.id, file).catch(() => null);
+    const headers = (type: string) => {
+      ctx.set('Content-Disposition', `attachment; filename="${file.replaceAll('/', '-')}"`);
+      ctx.set('Cache-Control', 'private, no-store');
+      ctx.type = type;
+    };
+    /**
+     * Sends a data file as it is written, keeping a copy (storage.ts), or its kept copy as it was. The
+     * listings (archive.json, manifest.json) are made from the export's row each time, never kept.
+     */
+    const send = async (
+      type: string,
+      body: () => AsyncIterable<string> | Promise<string>,
+      opts: { gzip?: boolean; keep?: boolean } = {},
+    ) => {
+      const keep = opts.keep ?? true;
+      headers(opts.gzip ? 'application/gzip' : type);
+      if (keep && kept) {
+        ctx.body = kept;
+        return;
+      }
+      const made = body();
+      const stream = made instanceof Promise ? Readable.from([await made]) : Readable.from(made);
+      const out = opts.gzip ? stream.pipe(createGzip()) : stream;
+      ctx.body = keep ? (await copies.tee(row.id, file))(out) : out;
+    };
     switch (file) {
       case 'settings.json':
-        return send(file, 'application/json', settingsFile(em, row.site_id));
+        return send('application/json', () => settingsFile(em, row.site_id));
       case 'site-store.ndjson':
-        return send(file, 'application/x-ndjson', siteStoreFile(em, row.site_id));
+        return send('application/x-ndjson', () => siteStoreFile(em, row.site_id));
       case 'rollups.ndjson':
-        return send(file, 'application/x-ndjson', rollupsFile(em, row.site_id));
+        return send('application/x-ndjson', () => rollupsFile(em, row.site_id));
       case 'archive.json':
         return send(
-          file,
           'application/json',
-          JSON.stringify(
-            {
-              from: row.range_from,
-              to: row.range_to,
-              files: row.archive.map((f) => ({
-                ...f,
-                name: archiveName(f.kind, f.hour),
-                url: linkTo(archiveName(f.kind, f.hour)),
-              })),
-            },
-            null,
-            1,
-          ),
+          async () =>
+            JSON.stringify(
+              {
+                from: row.range_from,
+                to: row.range_to,
+                files: row.archive.map((f) => ({
+                  ...f,
+                  name: archiveName(f.kind, f.hour),
+                  url: linkTo(archiveName(f.kind, f.hour)),
+                })),
+              },
+              null,
+              1,
+            ),
+          { keep: false },
         );
       case 'manifest.json':
-        return send(file, 'application/json', JSON.stringify(await manifest(em, row, linkTo), null, 2));
+        return send('application/json', async () => JSON.stringify(await manifest(em, row, linkTo), null, 2), {
+          keep: false,
+        });
     }
     const hit = row.archive.find((f) => archiveName(f.kind, f.hour) === file);
     if (!hit) return sendProblem(ctx, notMade());
     const { kind, hour } = hit;
-    return send(file, '', archiveFile(em, row.site_id, kind, new Date(hour)), true);
+    return send('', () => archiveFile(em, row.site_id, kind, new Date(hour)), { gzip: true });
   };
 }
 

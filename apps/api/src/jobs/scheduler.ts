@@ -1,5 +1,6 @@
 import type { Orm } from '@us/db';
 import type { Logger } from '../logger.ts';
+import { sweepExports } from './export-sweep.ts';
 import { applySiteRetention } from './retention.ts';
 import { runResultDays } from './result-days.ts';
 import { runRollups } from './rollup.ts';
@@ -16,6 +17,8 @@ export interface JobsOptions {
   siteIds?: string[];
   /** The clock (tests). */
   now?: () => Date;
+  /** Where this node keeps export copies (services/export/storage.ts); swept hourly. */
+  exportsDir?: string;
 }
 
 export interface Jobs {
@@ -25,7 +28,7 @@ export interface Jobs {
 
 /**
  * Starts the background jobs on this node: rollups (then the results' per-day store) at start-up and hourly, per-site retention at
- * start-up and daily. Each run takes its job's advisory lock, so across nodes one run does the work.
+ * start-up and daily, and the sweep of day-old exports hourly. Each run takes its job's advisory lock, so across nodes one run does the work.
  * Timers are unref'd; a failed run is logged and retried at the next period.
  * (Raw partition drops run with the ingest partition upkeep: `maintainPartitions`.)
  */
@@ -74,8 +77,18 @@ export function startJobs(opts: JobsOptions): Jobs {
     later(retentionEvery, retention);
   }
 
+  async function exports() {
+    try {
+      await sweepExports(opts.orm, opts.exportsDir, opts.now?.() ?? new Date());
+    } catch (e) {
+      opts.logger?.error('jobs: export sweep failed', e);
+    }
+    later(3600_000, exports);
+  }
+
   later(0, rollups);
   later(0, retention);
+  later(0, exports);
 
   return {
     async stop() {
