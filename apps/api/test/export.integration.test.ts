@@ -163,6 +163,14 @@ describe('site export', () => {
     await f.t.request.get(`/v1/downloads/${unlisted.token}`).expect(404);
   });
 
+  it('lists the download route in the OpenAPI document, without credentials, with its 404 and 410', async () => {
+    const doc = (await f.t.request.get('/v1/openapi.json').expect(200)).body;
+    const get = doc.paths['/v1/downloads/{token}']?.get;
+    expect(get.security).toEqual([]);
+    expect(Object.keys(get.responses).sort()).toEqual(['200', '404', '410']);
+    expect(doc.paths['/v1/sites/{id}/export']?.post['x-mcp-tool']).toBe('export_site');
+  });
+
   it('refuses bad ranges with the field, other workspaces’ sites with 404 and tokens without export:read with 403', async () => {
     const siteId = await f.site();
     const bad = await exportOf(siteId, { from: '2026-02-30' });

@@ -84,7 +84,7 @@ export const SPEC_SECTIONS = {
     ['GET', '/v1/sites/{id}/bot/decisions'],
   ],
   export: [['POST', '/v1/sites/{id}/export']],
-  /** Served outside the router (a file stream; the link is the credential): tested in export.integration. */
+  /** Served outside the router (a file stream; the link is the credential): export.integration checks it and its OpenAPI entry. */
   downloads: [['GET', '/v1/downloads/{token}']],
 } satisfies Record<string, [string, string][]>;
 

@@ -95,5 +95,36 @@ export function buildOpenApi(ops: Operation[], baseUrl: string): OpenAPIObject {
     if (op.meta.scope) (operation as Record<string, unknown>)['x-scope'] = op.meta.scope;
     if (op.meta.mcp) (operation as Record<string, unknown>)['x-mcp-tool'] = op.meta.mcp.tool;
   }
+  doc.paths = { ...doc.paths, '/v1/downloads/{token}': downloadsPath as never };
   return doc;
 }
+
+const problem = (description: string) => ({
+  description,
+  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+});
+
+/** GET /v1/downloads/{token} is served outside the router (a file stream; http/downloads.ts). */
+const downloadsPath = {
+  get: {
+    operationId: 'downloads-get',
+    summary: 'Download a file of an export (the link is the credential)',
+    description:
+      'The link comes from POST /v1/sites/{id}/export (or from archive.json / manifest.json read through such a link) and works for one hour. JSON files are application/json, line files application/x-ndjson, raw-record files application/gzip (gzipped NDJSON).',
+    tags: ['Export'],
+    security: [],
+    parameters: [{ name: 'token', in: 'path', required: true, schema: { type: 'string' } }],
+    responses: {
+      '200': {
+        description: 'The file',
+        content: {
+          'application/json': { schema: {} },
+          'application/x-ndjson': { schema: { type: 'string' } },
+          'application/gzip': { schema: { type: 'string', format: 'binary' } },
+        },
+      },
+      '404': problem('Not a link an export made, or the export is more than a day old'),
+      '410': problem('The link is more than an hour old: make a new export'),
+    },
+  },
+};
