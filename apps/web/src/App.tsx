@@ -11,6 +11,7 @@ import { DashboardPage } from './pages/sites/dashboard/DashboardPage.tsx';
 import { ExperimentPage } from './pages/sites/experiment/ExperimentPage.tsx';
 import { GoalsPage } from './pages/sites/goals/GoalsPage.tsx';
 import { JourneysPage } from './pages/sites/journeys/JourneysPage.tsx';
+import { ExportPage } from './pages/sites/export/ExportPage.tsx';
 import { ProtectionPage } from './pages/sites/protection/ProtectionPage.tsx';
 import { SitePage } from './pages/sites/SitePage.tsx';
 import { SitesPage } from './pages/sites/SitesPage.tsx';
@@ -37,7 +38,7 @@ const ROUTES: Record<string, ComponentType> = {
 };
 
 /**
- * Pages whose path carries an id: `/sites/<id>/dashboard`, `/protection`, `/goals`, `/journeys`,
+ * Pages whose path carries an id: `/sites/<id>/dashboard`, `/protection`, `/goals`, `/journeys`, `/export`,
  * `/experiments/<key>`, `/sites/<id>` (the page reads the id, and the key, from the path).
  */
 const PATTERN_ROUTES: [pattern: RegExp, page: ComponentType][] = [
@@ -45,6 +46,7 @@ const PATTERN_ROUTES: [pattern: RegExp, page: ComponentType][] = [
   [/^\/sites\/[^/]+\/protection$/, ProtectionPage],
   [/^\/sites\/[^/]+\/goals$/, GoalsPage],
   [/^\/sites\/[^/]+\/journeys$/, JourneysPage],
+  [/^\/sites\/[^/]+\/export$/, ExportPage],
   [/^\/sites\/[^/]+\/experiments\/[^/]+$/, ExperimentPage],
   [/^\/sites\//, SitePage],
 ];

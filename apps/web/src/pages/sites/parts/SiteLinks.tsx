@@ -1,7 +1,7 @@
 import { Fragment } from 'react';
 import { Link } from '../../../router.tsx';
 
-export type SitePageKey = 'settings' | 'dashboard' | 'protection' | 'goals' | 'journeys';
+export type SitePageKey = 'settings' | 'dashboard' | 'protection' | 'goals' | 'journeys' | 'export';
 
 const PAGES: { key: SitePageKey; label: string; path: string }[] = [
   { key: 'settings', label: 'Site settings and snippet', path: '' },
@@ -9,6 +9,7 @@ const PAGES: { key: SitePageKey; label: string; path: string }[] = [
   { key: 'protection', label: 'Protection', path: '/protection' },
   { key: 'goals', label: 'Goals', path: '/goals' },
   { key: 'journeys', label: 'Journeys', path: '/journeys' },
+  { key: 'export', label: 'Export', path: '/export' },
 ];
 
 /** The line of links between a site's pages, under the page heading; the page shown is not linked. */

@@ -39,6 +39,9 @@ export function SiteHeader({ site }: { site: Site }) {
             <Link to={`/sites/${site.id}/journeys`} className="button button-secondary button-small">
               Journeys
             </Link>
+            <Link to={`/sites/${site.id}/export`} className="button button-secondary button-small">
+              Export
+            </Link>
             <button
               type="button"
               className="button button-secondary button-small"
