@@ -6,7 +6,7 @@
 // Environment: BENCH_SECONDS (5), BENCH_CONCURRENCY (32), BENCH_INGEST_ROWS (200000),
 // BENCH_PAGEVIEWS (10000000: the stats site), BENCH_STATS_RUNS (20), BENCH_SOAK_SECONDS (600),
 // BENCH_EDGE_REQUESTS (4000 per worker), BENCH_DATA_DIR (.data/bench), BENCH_ONLY (comma-separated
-// sections: size, protection, edge, http, collect, ingest, stats, results, soak).
+// sections: size, protection, edge, http, collect, ingest, stats, results, export, soak).
 import http from 'node:http';
 import path from 'node:path';
 import { createOrm } from '@us/db';
@@ -19,6 +19,7 @@ import { formatIngest, ingestPath, insertBatches } from './ingest.ts';
 import { formatRow, mcpToolCall, runLoad } from './load.ts';
 import { formatProtection, protectionBench } from './protection.ts';
 import { formatScriptSizes, scriptSizes } from './script-size.ts';
+import { benchExport, collectRequest } from './export.ts';
 import { fillResultDays, prepareResultsSite, resultsRoutes, startLiveTraffic } from './results.ts';
 import { runSoak } from './soak.ts';
 import { ensureStatsSite, formatLatency, getStatus, STATS_DAYS, timeRuns } from './stats.ts';
@@ -31,7 +32,9 @@ const statsPageviews = Number(process.env.BENCH_PAGEVIEWS ?? 10_000_000);
 const statsRuns = Number(process.env.BENCH_STATS_RUNS ?? 20);
 const soakSeconds = Number(process.env.BENCH_SOAK_SECONDS ?? 600);
 const only = new Set(
-  (process.env.BENCH_ONLY ?? 'size,protection,edge,http,collect,ingest,stats,results,soak').split(',').map((s) => s.trim()),
+  (process.env.BENCH_ONLY ?? 'size,protection,edge,http,collect,ingest,stats,results,export,soak')
+    .split(',')
+    .map((s) => s.trim()),
 );
 const log = (s: string) => process.stderr.write(`${s}\n`);
 
@@ -44,7 +47,7 @@ if (only.has('edge')) {
   console.log(formatEdge(await edgeBench(), await isolateCost()));
 }
 // The remaining sections need the API; without any of them, stop here.
-if (!['http', 'collect', 'ingest', 'stats', 'results', 'soak'].some((s) => only.has(s))) process.exit(0);
+if (!['http', 'collect', 'ingest', 'stats', 'results', 'export', 'soak'].some((s) => only.has(s))) process.exit(0);
 
 let baseline: Awaited<ReturnType<typeof runLoad>> | undefined;
 if (only.has('http') || only.has('collect')) {
@@ -72,34 +75,14 @@ try {
 
   if (only.has('collect')) {
     const { publicKey, hostname } = api.info.collect;
-    const collect = {
-      method: 'POST',
-      path: '/collect',
-      headers: {
-        'content-type': 'text/plain',
-        origin: `https://${hostname}`,
-        'user-agent':
-          'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
-      },
-      body: JSON.stringify({
-        t: 'pv',
-        k: publicKey,
-        u: `https://${hostname}/pricing?utm_source=bench&utm_medium=load`,
-        id: 'benchpageview0001',
-        r: 'https://www.google.com/',
-        w: 1440,
-        l: 'en-US',
-        z: 'Europe/Berlin',
-        n: 1,
-      }),
-    };
+    const collect = collectRequest(publicKey, hostname);
     await runLoad(api.info.url, collect, { seconds: 1, concurrency });
     console.log(
       formatRow('POST /collect pageview (202)', await runLoad(api.info.url, collect, { seconds, concurrency }), baseline),
     );
   }
 
-  if (only.has('ingest') || only.has('stats') || only.has('results')) {
+  if (only.has('ingest') || only.has('stats') || only.has('results') || only.has('export')) {
     const orm = await createOrm(api.info.dbUrl, { poolMax: 6 });
     try {
       if (only.has('ingest')) {
@@ -121,7 +104,7 @@ try {
         await deleteTraffic(orm, site.id);
       }
 
-      if (only.has('stats') || only.has('results')) {
+      if (only.has('stats') || only.has('results') || only.has('export')) {
         log(`› stats over ${statsPageviews.toLocaleString('en')} pageviews in ${STATS_DAYS} days`);
         const s = await ensureStatsSite(orm, api.info.workspaceId, statsPageviews, log);
         const conn = orm.em.getConnection();
@@ -180,6 +163,12 @@ try {
           const stop = startLiveTraffic(orm, s.siteId);
           await timeRoutes(resultsRoutes(s.siteId, STATS_DAYS));
           console.log(`  (live traffic meanwhile: ${await stop()} rows inserted for today)`);
+        }
+        if (only.has('export')) {
+          // A whole UTC day of the site: the day before its last.
+          const day = new Date(Date.parse(`${s.to}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+          log(`› export: one day (${day}) of ${label}, downloaded through its links`);
+          console.log((await benchExport({ ...api.info, proc: api.proc }, s.siteId, day, concurrency)).join('\n'));
         }
         agent.destroy();
       }

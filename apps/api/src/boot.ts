@@ -14,7 +14,7 @@ import { RAW_PARTITION_DAYS, startJobs } from './jobs/index.ts';
 import { createLogger } from './logger.ts';
 import { createMailer } from './mail/mailer.ts';
 import { recountsSettled } from './services/day-store/gather.ts';
-import { exportsDirOf } from './services/export/storage.ts';
+import { copyStoreOf } from './services/export/copies.ts';
 import { loadAppSecret } from './security/app-secret.ts';
 
 export interface Running {
@@ -111,7 +111,7 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
   deps.urls = deriveUrls(env, { host: env.HOST, port });
   urls = deps.urls;
   // Rollups (start-up, hourly) and per-site retention (start-up, daily); once across nodes.
-  const jobs = startJobs({ orm, logger, exportsDir: exportsDirOf(env.DATA_DIR) });
+  const jobs = startJobs({ orm, logger, exportCopies: copyStoreOf(env) });
   const url = `http://${env.HOST}:${port}`;
   logger.info(`listening on ${url} (hot state: ${hot.kind}; dashboard ${deps.urls.app})`);
   return {

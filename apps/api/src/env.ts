@@ -57,6 +57,13 @@ const EnvSchema = z.object({
   STATS_CONCURRENT_PER_WORKSPACE: z.coerce.number().int().min(1).default(8),
   /** Rows the write buffer holds at most (in-process: all tables; Redis: per table) before answering 503. */
   INGEST_BUFFER_MAX_ROWS: z.coerce.number().int().min(1000).default(200_000),
+  /** Export copies in S3-compatible storage (README "Export"); unset → DATA_DIR/exports on each node. */
+  EXPORT_S3_BUCKET: z.string().min(3).optional(),
+  EXPORT_S3_ENDPOINT: z.url().optional(),
+  EXPORT_S3_REGION: z.string().default('us-east-1'),
+  EXPORT_S3_PREFIX: z.string().default('exports/'),
+  EXPORT_S3_ACCESS_KEY_ID: z.string().optional(),
+  EXPORT_S3_SECRET_ACCESS_KEY: z.string().optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 });
 

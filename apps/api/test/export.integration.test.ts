@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { sweepExports } from '../src/jobs/export-sweep.ts';
 import { makeLink } from '../src/services/export/links.ts';
-import { ExportCopies, exportsDirOf } from '../src/services/export/storage.ts';
+import { DataDirCopies, exportsDirOf } from '../src/services/export/storage.ts';
 import { createToken } from './support/server.ts';
 import { insertRows, pv, type StatsFixture, statsFixture } from './support/stats-fixture.ts';
 
@@ -200,7 +200,11 @@ describe('site export', () => {
     expect(gunzipSync(again).toString()).not.toContain('/later');
 
     // A day later the export is swept: its row (its links are then 404) and this node's copies.
-    const swept = await sweepExports(f.t.deps.orm, exportsDirOf(f.t.deps.env.DATA_DIR), new Date(Date.now() + 86_401_000));
+    const swept = await sweepExports(
+      f.t.deps.orm,
+      new DataDirCopies(exportsDirOf(f.t.deps.env.DATA_DIR)),
+      new Date(Date.now() + 86_401_000),
+    );
     expect(swept.rows).toBeGreaterThan(0);
     expect(swept.copies).toBeGreaterThan(0);
     expect(existsSync(dir)).toBe(false);
@@ -208,7 +212,7 @@ describe('site export', () => {
   });
 
   it('keeps no copy of a file whose writing failed half-way', async () => {
-    const copies = new ExportCopies(path.join(f.t.deps.env.DATA_DIR, 'copies-test'));
+    const copies = new DataDirCopies(path.join(f.t.deps.env.DATA_DIR, 'copies-test'));
     const tee = await copies.tee('e1', 'rollups.ndjson');
     async function* failing() {
       yield 'one line\n';

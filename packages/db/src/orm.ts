@@ -15,12 +15,43 @@ export interface OrmOptions {
   waitForConnectionMs?: number;
 }
 
+/** What of a `pg` pool's client a COPY stream needs (structural, so `pg`'s types are not needed here). */
+export interface PgClient {
+  query<T>(query: T): T;
+  escapeLiteral(value: string): string;
+  release(err?: Error | boolean): void;
+}
+export interface PgPool {
+  connect(): Promise<PgClient>;
+}
+
+const pgPools = new WeakMap<Orm, () => PgPool | null>();
+
+/**
+ * The `pg` pool under an ORM, for what the ORM cannot do (a COPY streamed to a download). The pool is
+ * made with the ORM's first query, so one is run when there was none yet.
+ */
+export async function pgPoolOf(orm: Orm): Promise<PgPool> {
+  const get = pgPools.get(orm);
+  if (!get) throw new Error('this ORM was not made by createOrm');
+  if (!get()) await orm.em.fork().getConnection().execute('select 1');
+  const pool = get();
+  if (!pool) throw new Error('the ORM has no pg pool');
+  return pool;
+}
+
 /** Connects to PostgreSQL with every entity and the committed migrations. */
 export async function createOrm(url: string, opts: OrmOptions = {}): Promise<Orm> {
-  const driverOptions: Record<string, unknown> = { onPoolCreated: releaseEndedConnections };
+  let pool: PgPool | null = null;
+  const driverOptions: Record<string, unknown> = {
+    onPoolCreated: (created: PgPool & Parameters<typeof releaseEndedConnections>[0]) => {
+      pool = created;
+      releaseEndedConnections(created);
+    },
+  };
   if (opts.statementTimeoutMs) driverOptions.statement_timeout = opts.statementTimeoutMs;
   if (opts.waitForConnectionMs) driverOptions.connectionTimeoutMillis = opts.waitForConnectionMs;
-  return MikroORM.init({
+  const orm = await MikroORM.init({
     clientUrl: url,
     entities,
     extensions: [Migrator],
@@ -31,6 +62,8 @@ export async function createOrm(url: string, opts: OrmOptions = {}): Promise<Orm
     // A request without a request context must not silently share the global identity map.
     allowGlobalContext: false,
   });
+  pgPools.set(orm, () => pool);
+  return orm;
 }
 
 /** Runs every committed migration that has not run yet (at start-up). */

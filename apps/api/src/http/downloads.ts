@@ -4,6 +4,7 @@
 import { Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import { EXPORT_LIMITS } from '@us/shared';
+import { pgPoolOf } from '@us/db';
 import type { Context } from 'koa';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
@@ -11,7 +12,7 @@ import { sendProblem } from '../rest/problem-response.ts';
 import { downloadUrl } from '../services/export/export.ts';
 import { archiveFile, RAW_KINDS, type RawKind, rollupsFile, settingsFile, siteStoreFile } from '../services/export/files.ts';
 import { makeLink, readLink } from '../services/export/links.ts';
-import { ExportCopies, exportsDirOf } from '../services/export/storage.ts';
+import { copyStoreOf } from '../services/export/copies.ts';
 
 interface ExportRow {
   id: string;
@@ -28,7 +29,7 @@ const notMade = () =>
 export const archiveName = (kind: string, hour: string) => `archive/${kind}/${hour.slice(0, 13)}.ndjson.gz`;
 
 export function downloadsHandler(deps: Deps) {
-  const copies = new ExportCopies(exportsDirOf(deps.env.DATA_DIR));
+  const copies = copyStoreOf(deps.env);
   return async (ctx: Context) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       return sendProblem(ctx, new AppError(404, 'Downloads are fetched with GET'));
@@ -51,7 +52,8 @@ export function downloadsHandler(deps: Deps) {
     const linkTo = (file: string) =>
       downloadUrl(deps, makeLink(deps.ciphers.downloads, row.id, file, (link.expires - EXPORT_LIMITS.linkSeconds) * 1000).token);
     const file = link.file;
-    const kept = await copies.read(row.id, file).catch(() => null);
+    // A store that cannot be read is no copy: the file is written again.
+    const kept = await copies.find(row.id, file, new Date(link.expires * 1000)).catch(() => null);
     const headers = (type: string) => {
       ctx.set('Content-Disposition', `attachment; filename="${file.replaceAll('/', '-')}"`);
       ctx.set('Cache-Control', 'private, no-store');
@@ -63,17 +65,21 @@ export function downloadsHandler(deps: Deps) {
      */
     const send = async (
       type: string,
-      body: () => AsyncIterable<string> | Promise<string>,
+      body: () => AsyncIterable<string> | Promise<string | Readable>,
       opts: { gzip?: boolean; keep?: boolean } = {},
     ) => {
       const keep = opts.keep ?? true;
       headers(opts.gzip ? 'application/gzip' : type);
       if (keep && kept) {
-        ctx.body = kept;
+        if ('redirect' in kept) {
+          ctx.status = 302;
+          ctx.redirect(kept.redirect);
+        } else ctx.body = kept.stream;
         return;
       }
       const made = body();
-      const stream = made instanceof Promise ? Readable.from([await made]) : Readable.from(made);
+      const value = made instanceof Promise ? await made : made;
+      const stream = value instanceof Readable ? value : Readable.from(typeof value === 'string' ? [value] : value);
       const out = opts.gzip ? stream.pipe(createGzip()) : stream;
       ctx.body = keep ? (await copies.tee(row.id, file))(out) : out;
     };
@@ -111,7 +117,7 @@ export function downloadsHandler(deps: Deps) {
     const hit = row.archive.find((f) => archiveName(f.kind, f.hour) === file);
     if (!hit) return sendProblem(ctx, notMade());
     const { kind, hour } = hit;
-    return send('', () => archiveFile(em, row.site_id, kind, new Date(hour)), { gzip: true });
+    return send('', async () => archiveFile(await pgPoolOf(deps.statsOrm), row.site_id, kind, new Date(hour)), { gzip: true });
   };
 }
 

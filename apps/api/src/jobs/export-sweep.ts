@@ -1,13 +1,13 @@
 // Exports are kept one day (spec §8): their rows (so their links are 404 like links no export made)
-// and this node's copies of their files. Every node sweeps its own DATA_DIR; deleting rows twice is
-// harmless, so no lock is taken.
+// and the copies of their files. Every node sweeps (its own DATA_DIR, or the shared bucket); deleting
+// twice is harmless, so no lock is taken.
 import { EXPORT_LIMITS } from '@us/shared';
 import type { Orm } from '@us/db';
-import { ExportCopies } from '../services/export/storage.ts';
+import type { CopyStore } from '../services/export/storage.ts';
 
 export async function sweepExports(
   orm: Orm,
-  exportsDir: string | undefined,
+  copies: CopyStore | undefined,
   now: Date,
 ): Promise<{ rows: number; copies: number }> {
   const before = new Date(now.getTime() - EXPORT_LIMITS.keptSeconds * 1000);
@@ -15,6 +15,5 @@ export async function sweepExports(
     .fork()
     .getConnection()
     .execute<{ id: string }[]>('delete from exports where created_at < ? returning id', [before], 'all');
-  const copies = exportsDir ? await new ExportCopies(exportsDir).sweep(before) : 0;
-  return { rows: rows.length, copies };
+  return { rows: rows.length, copies: copies ? await copies.sweep(before) : 0 };
 }

@@ -1,5 +1,6 @@
 import type { Orm } from '@us/db';
 import type { Logger } from '../logger.ts';
+import type { CopyStore } from '../services/export/storage.ts';
 import { sweepExports } from './export-sweep.ts';
 import { applySiteRetention } from './retention.ts';
 import { runResultDays } from './result-days.ts';
@@ -17,8 +18,8 @@ export interface JobsOptions {
   siteIds?: string[];
   /** The clock (tests). */
   now?: () => Date;
-  /** Where this node keeps export copies (services/export/storage.ts); swept hourly. */
-  exportsDir?: string;
+  /** Where export copies are kept (services/export/copies.ts); swept hourly. */
+  exportCopies?: CopyStore;
 }
 
 export interface Jobs {
@@ -79,7 +80,7 @@ export function startJobs(opts: JobsOptions): Jobs {
 
   async function exports() {
     try {
-      await sweepExports(opts.orm, opts.exportsDir, opts.now?.() ?? new Date());
+      await sweepExports(opts.orm, opts.exportCopies, opts.now?.() ?? new Date());
     } catch (e) {
       opts.logger?.error('jobs: export sweep failed', e);
     }

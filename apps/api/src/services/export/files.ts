@@ -1,10 +1,13 @@
-// What each file of an export holds, written as it is read: every file is an async sequence of text
-// chunks, rows fetched in pages of PAGE by key (never a day in memory). No file holds an address, a user
-// agent, a credential or a secret: the tables keep none of the first two, and site keys, the internal
-// key and the pass key are left out here.
+// What each file of an export holds, written as it is read: raw records as a COPY stream (copy-out.ts),
+// the smaller files as text chunks of rows fetched in pages of PAGE by key (never a day in memory). No
+// file holds an address, a user agent, a credential or a secret: the tables keep none of the first two,
+// and site keys, the internal key and the pass key are left out here.
+import type { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { PgPool } from '@us/db';
+import { copyLines } from './copy-out.ts';
 
-const PAGE = 5000;
+const PAGE = 2000;
 
 export const RAW_KINDS = ['pageviews', 'events', 'requests'] as const;
 export type RawKind = (typeof RAW_KINDS)[number];
@@ -23,7 +26,18 @@ async function* pages(em: EntityManager, page: (after: Row | null) => [string, u
   }
 }
 
-const lines = (rows: readonly Row[], extra: Row = {}) => rows.map((r) => `${JSON.stringify({ ...extra, ...r })}\n`).join('');
+/**
+ * Text chunks of at most CHUNK lines: a page joined into one string of megabytes would be allocated
+ * outside the young generation and kept until a full collection (the process grew by hundreds of MB
+ * over a day of raw files); small chunks die young.
+ */
+const CHUNK = 100;
+
+function* chunks(lines: readonly string[]): Generator<string> {
+  for (let i = 0; i < lines.length; i += CHUNK) yield lines.slice(i, i + CHUNK).join('');
+}
+
+const lines = (rows: readonly Row[], extra: Row = {}) => chunks(rows.map((r) => `${JSON.stringify({ ...extra, ...r })}\n`));
 
 async function siteSettings(em: EntityManager, siteId: string): Promise<Row> {
   const [site] = await em
@@ -50,14 +64,14 @@ export async function* settingsFile(em: EntityManager, siteId: string): AsyncGen
 
 /** One JSON object per line: the settings, each day's totals (rollups' dimension ''), stored results per day. */
 export async function* siteStoreFile(em: EntityManager, siteId: string): AsyncGenerator<string> {
-  yield lines([await siteSettings(em, siteId)], { type: 'settings' });
+  yield* lines([await siteSettings(em, siteId)], { type: 'settings' });
   for await (const rows of pages(em, (a) => [
     `select to_char(day, 'YYYY-MM-DD') as day, metric_set as "metricSet", lane, count, visitors from daily_rollups
       where site_id = ? and dimension = '' ${a ? 'and (day, metric_set, lane) > (?::date, ?, ?)' : ''}
       order by day, metric_set, lane`,
     a ? [siteId, a.day, a.metricSet, a.lane] : [siteId],
   ])) {
-    yield lines(rows, { type: 'daily-totals' });
+    yield* lines(rows, { type: 'daily-totals' });
   }
   for await (const rows of pages(em, (a) => [
     `select kind, spec, to_char(day, 'YYYY-MM-DD') as day, rows from result_days
@@ -65,7 +79,7 @@ export async function* siteStoreFile(em: EntityManager, siteId: string): AsyncGe
       order by kind, spec, day`,
     a ? [siteId, a.kind, a.spec, a.day] : [siteId],
   ])) {
-    yield lines(rows, { type: 'stored-day' });
+    yield* lines(rows, { type: 'stored-day' });
   }
 }
 
@@ -78,24 +92,22 @@ export async function* rollupsFile(em: EntityManager, siteId: string): AsyncGene
       order by day, metric_set, dimension, value, lane`,
     a ? [siteId, a.day, a.metricSet, a.dimension, a.value, a.lane] : [siteId],
   ])) {
-    yield lines(rows);
+    yield* lines(rows);
   }
 }
 
-/** The raw records of one kind and UTC hour, one JSON object per line, in time order. */
-export async function* archiveFile(em: EntityManager, siteId: string, kind: RawKind, hour: Date): AsyncGenerator<string> {
+/** The raw records of one kind and UTC hour, one JSON object per line, in time order (a COPY stream). */
+export function archiveFile(pool: PgPool, siteId: string, kind: RawKind, hour: Date): Promise<Readable> {
   const day = hour.toISOString().slice(0, 10);
-  const end = new Date(hour.getTime() + 3600_000);
-  // Keyed by (at, id) on the (site_id, at) index, within the hour's one `day` partition.
-  for await (const rows of pages(em, (a) => [
-    // The key's time as text: a Date would drop the microseconds and read the last row again.
-    `select (to_jsonb(t) - 'site_id')::text as line, t.at::text as at, t.id from ${kind} t
-      where site_id = ? and day = ?::date and at >= ? and at < ? ${a ? 'and (at, id) > (?::timestamptz, ?::uuid)' : ''}
+  const end = new Date(hour.getTime() + 3600_000).toISOString();
+  // Within the hour's one `day` partition, on the (site_id, at) index.
+  return copyLines(
+    pool,
+    (lit) => `select (to_jsonb(t) - 'site_id')::text from ${kind} t
+      where site_id = ${lit(siteId)}::uuid and day = ${lit(day)}::date
+        and at >= ${lit(hour.toISOString())}::timestamptz and at < ${lit(end)}::timestamptz
       order by at, id`,
-    a ? [siteId, day, hour, end, a.at, a.id] : [siteId, day, hour, end],
-  ])) {
-    yield rows.map((r) => `${r.line as string}\n`).join('');
-  }
+  );
 }
 
 /** Per kind and UTC hour of the range, how many raw records there are (only hours that have some). */

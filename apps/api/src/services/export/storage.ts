@@ -1,8 +1,9 @@
-// Copies of export files under DATA_DIR/exports/<export>/<file>: a file is written as it is first sent
-// (services/export/files.ts), and a copy is kept when the whole file went out, so later downloads within
-// the day read the same bytes (a snapshot as of the first download) instead of the records as they are
-// then. A download cut short leaves no copy: it is written to a `.part` file renamed only at the end.
-// Copies older than a day are swept hourly on each node (jobs/scheduler.ts).
+// Copies of export files: a file is written as it is first sent (services/export/files.ts), and a copy
+// is kept when the whole file was written, so later downloads within the day get the same bytes (a
+// snapshot as of the first download) instead of the records as they are then. Two stores: this node's
+// DATA_DIR/exports/<export>/<file> (here; a `.part` file renamed only at the end, so a failed one leaves
+// nothing) or S3-compatible storage shared by every node (s3-copies.ts). Copies older than a day are
+// swept hourly (jobs/export-sweep.ts).
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
@@ -12,8 +13,29 @@ import { PassThrough, type Readable } from 'node:stream';
 /** Where a node keeps its export copies. */
 export const exportsDirOf = (dataDir: string) => path.resolve(dataDir, 'exports');
 
-export class ExportCopies {
+/** A kept copy: its bytes, or a signed address to send the client to. */
+export type KeptCopy = { stream: Readable } | { redirect: string };
+
+export interface CopyStore {
+  /** The kept copy of a file, or null; a redirect is valid until `until` (the download link's expiry). */
+  find(exportId: string, file: string, until: Date): Promise<KeptCopy | null>;
+  /**
+   * A tee for one file: given the file's stream, it answers the stream to send, and keeps a copy once
+   * the source has ended. Both ends are attached in one step, so neither misses a chunk; a client that
+   * goes away does not stop the copy (the next download reads it).
+   */
+  tee(exportId: string, file: string): Promise<(source: Readable) => Readable>;
+  /** Deletes copies older than `before`; answers how many exports (folders) or objects went. */
+  sweep(before: Date): Promise<number>;
+}
+
+export class DataDirCopies implements CopyStore {
   constructor(readonly root: string) {}
+
+  async find(exportId: string, file: string): Promise<KeptCopy | null> {
+    const stream = await this.read(exportId, file);
+    return stream ? { stream } : null;
+  }
 
   private pathOf(exportId: string, file: string): string {
     // Both come from a signed link; still, nothing may leave the export's own folder.
@@ -33,11 +55,6 @@ export class ExportCopies {
     return createReadStream(full);
   }
 
-  /**
-   * A tee for one file: given the file's stream, it answers the stream to send, and keeps a copy once
-   * the source has ended. Both ends are attached in one step, so neither misses a chunk; a client that
-   * goes away does not stop the copy (the next download reads it).
-   */
   async tee(exportId: string, file: string): Promise<(source: Readable) => Readable> {
     const full = this.pathOf(exportId, file);
     const part = `${full}.${randomUUID()}.part`;
@@ -68,7 +85,6 @@ export class ExportCopies {
     };
   }
 
-  /** Deletes the copies of exports whose folder is older than `before`; answers how many exports. */
   async sweep(before: Date): Promise<number> {
     let names: string[];
     try {

@@ -1,0 +1,111 @@
+// Export copies in S3-compatible storage (EXPORT_S3_BUCKET), shared by every node: a file is uploaded
+// as it is first sent (a multipart upload that completes only when the whole file went through, so a
+// failed one leaves no object), and a later download is sent to a presigned GET of the object, valid
+// until the download link's own expiry. Objects live under EXPORT_S3_PREFIX<export>/<file>.
+import { DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { PassThrough, type Readable } from 'node:stream';
+import type { CopyStore, KeptCopy } from './storage.ts';
+
+export interface S3Settings {
+  bucket: string;
+  prefix: string;
+  region: string;
+  /** An S3-compatible endpoint (path-style addressing); unset: AWS. */
+  endpoint?: string | undefined;
+  /** Unset: the SDK's own credential chain (environment, shared files, instance roles). */
+  credentials?: { accessKeyId: string; secretAccessKey: string } | undefined;
+}
+
+export class S3Copies implements CopyStore {
+  private readonly s3: S3Client;
+
+  constructor(private readonly settings: S3Settings) {
+    this.s3 = new S3Client({
+      region: settings.region,
+      ...(settings.endpoint ? { endpoint: settings.endpoint, forcePathStyle: true } : {}),
+      ...(settings.credentials ? { credentials: settings.credentials } : {}),
+    });
+  }
+
+  private keyOf(exportId: string, file: string): string {
+    return `${this.settings.prefix}${exportId}/${file}`;
+  }
+
+  async find(exportId: string, file: string, until: Date): Promise<KeptCopy | null> {
+    const Key = this.keyOf(exportId, file);
+    try {
+      await this.s3.send(new HeadObjectCommand({ Bucket: this.settings.bucket, Key }));
+    } catch (e) {
+      if ((e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return null;
+      throw e;
+    }
+    const expiresIn = Math.max(1, Math.floor((until.getTime() - Date.now()) / 1000));
+    const name = file.replaceAll('/', '-');
+    const redirect = await getSignedUrl(
+      this.s3,
+      new GetObjectCommand({
+        Bucket: this.settings.bucket,
+        Key,
+        ResponseContentDisposition: `attachment; filename="${name}"`,
+        ResponseCacheControl: 'private, no-store',
+      }),
+      { expiresIn },
+    );
+    return { redirect };
+  }
+
+  async tee(exportId: string, file: string): Promise<(source: Readable) => Readable> {
+    const Key = this.keyOf(exportId, file);
+    return (source) => {
+      const toClient = new PassThrough();
+      const toStore = new PassThrough();
+      const upload = new Upload({
+        client: this.s3,
+        params: {
+          Bucket: this.settings.bucket,
+          Key,
+          Body: toStore,
+          ContentType: file.endsWith('.gz') ? 'application/gzip' : 'application/octet-stream',
+        },
+      });
+      // A failed upload only means no copy: the next download writes the file again.
+      upload.done().catch(() => undefined);
+      source.once('error', (e) => {
+        upload.abort().catch(() => undefined);
+        toStore.destroy();
+        toClient.destroy(e);
+      });
+      source.pipe(toStore);
+      source.pipe(toClient);
+      return toClient;
+    };
+  }
+
+  async sweep(before: Date): Promise<number> {
+    let swept = 0;
+    let token: string | undefined;
+    do {
+      const page = await this.s3.send(
+        new ListObjectsV2Command({ Bucket: this.settings.bucket, Prefix: this.settings.prefix, ContinuationToken: token }),
+      );
+      const old = (page.Contents ?? []).filter((o) => o.Key && o.LastModified && o.LastModified < before);
+      if (old.length) {
+        await this.s3.send(
+          new DeleteObjectsCommand({
+            Bucket: this.settings.bucket,
+            Delete: { Objects: old.map((o) => ({ Key: o.Key as string })) },
+          }),
+        );
+        swept += old.length;
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+    return swept;
+  }
+
+  close(): void {
+    this.s3.destroy();
+  }
+}
