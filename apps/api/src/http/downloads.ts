@@ -13,6 +13,8 @@ import { downloadUrl } from '../services/export/export.ts';
 import { archiveFile, RAW_KINDS, type RawKind, rollupsFile, settingsFile, siteStoreFile } from '../services/export/files.ts';
 import { makeLink, readLink } from '../services/export/links.ts';
 import { copyStoreOf } from '../services/export/copies.ts';
+import type { CopyStore } from '../services/export/storage.ts';
+import { logFailure, toAppError } from '../error-map.ts';
 
 interface ExportRow {
   id: string;
@@ -30,6 +32,20 @@ export const archiveName = (kind: string, hour: string) => `archive/${kind}/${ho
 
 export function downloadsHandler(deps: Deps) {
   const copies = copyStoreOf(deps.env);
+  const serve = fileServer(deps, copies);
+  return async (ctx: Context) => {
+    try {
+      await serve(ctx);
+    } catch (err) {
+      // The path is the credential: it stays out of the log.
+      const app = toAppError(err);
+      logFailure(deps.logger, `${ctx.method} /v1/downloads/…`, app);
+      sendProblem(ctx, app);
+    }
+  };
+}
+
+function fileServer(deps: Deps, copies: CopyStore) {
   return async (ctx: Context) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       return sendProblem(ctx, new AppError(404, 'Downloads are fetched with GET'));
