@@ -21,7 +21,7 @@ export interface Deps {
   ingest: Ingest;
   mailer: Mailer;
   logger: Logger;
-  ciphers: { totp: Cipher; idempotency: Cipher; passKey: Cipher; downloads: Cipher };
+  ciphers: { totp: Cipher; idempotency: Cipher; passKey: Cipher; downloads: Cipher; search: Cipher };
   /** Throttles slow callers down with this; tests replace it to observe the delay. */
   sleep: (ms: number) => Promise<void>;
   /** Set when the process is shutting down: new requests are turned away (503) while in-flight ones finish. */
@@ -34,6 +34,7 @@ export function makeCiphers(appSecret: string): Deps['ciphers'] {
     idempotency: new Cipher(appSecret, 'idempotency'),
     passKey: new Cipher(appSecret, 'pass-key'),
     downloads: new Cipher(appSecret, 'downloads'),
+    search: new Cipher(appSecret, 'search'),
   };
 }
 

@@ -57,6 +57,11 @@ const EnvSchema = z.object({
   STATS_CONCURRENT_PER_WORKSPACE: z.coerce.number().int().min(1).default(8),
   /** Rows the write buffer holds at most (in-process: all tables; Redis: per table) before answering 503. */
   INGEST_BUFFER_MAX_ROWS: z.coerce.number().int().min(1000).default(200_000),
+  /** Search providers' APIs (README "Search connections"); tests point them at local stand-ins. */
+  SEARCH_GOOGLE_API_URL: z.url().default('https://searchconsole.googleapis.com'),
+  SEARCH_BING_API_URL: z.url().default('https://ssl.bing.com/webmaster/api.svc/json'),
+  /** This service's own Google service-account key file (JSON text) for delegated mode; unset → not offered. */
+  SEARCH_SERVICE_ACCOUNT_KEY: z.string().optional(),
   /** Export copies in S3-compatible storage (README "Export"); unset → DATA_DIR/exports on each node. */
   EXPORT_S3_BUCKET: z.string().min(3).optional(),
   EXPORT_S3_ENDPOINT: z.url().optional(),

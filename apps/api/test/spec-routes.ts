@@ -84,6 +84,15 @@ export const SPEC_SECTIONS = {
     ['GET', '/v1/sites/{id}/bot/decisions'],
   ],
   export: [['POST', '/v1/sites/{id}/export']],
+  search: [
+    ['GET', '/v1/sites/{id}/search'],
+    ['PUT', '/v1/sites/{id}/search/primary'],
+    ['PUT', '/v1/sites/{id}/search/secondary'],
+    ['DELETE', '/v1/sites/{id}/search/primary'],
+    ['DELETE', '/v1/sites/{id}/search/secondary'],
+  ],
+  /** Not built yet: the weekly figures need the daily pull. */
+  searchWeeks: [['GET', '/v1/sites/{id}/search/weeks']],
   /** Served outside the router (a file stream; the link is the credential): export.integration checks it and its OpenAPI entry. */
   downloads: [['GET', '/v1/downloads/{token}']],
 } satisfies Record<string, [string, string][]>;
@@ -103,6 +112,7 @@ export const BUILT_SECTIONS: SpecSection[] = [
   'results',
   'bot',
   'export',
+  'search',
 ];
 
 export const ALL_SPEC_ROUTES = Object.values(SPEC_SECTIONS).flat() as [string, string][];
@@ -131,6 +141,8 @@ export const SPEC_STATUS: Record<string, number> = {
   'DELETE /v1/sites/{id}/experiments/{key}': 204,
   'POST /v1/sites/{id}/hostnames': 201,
   'DELETE /v1/sites/{id}/hostnames/{hostname}': 204,
+  'DELETE /v1/sites/{id}/search/primary': 204,
+  'DELETE /v1/sites/{id}/search/secondary': 204,
 };
 
 /** Routes marked (person) in the spec: they must refuse API tokens. */

@@ -19,3 +19,4 @@ export * from './text.ts';
 export * from './schemas/bot.ts';
 export * from './schemas/results.ts';
 export * from './schemas/export.ts';
+export * from './schemas/search.ts';

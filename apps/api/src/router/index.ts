@@ -9,6 +9,7 @@ import { journeysRouter } from './journeys.ts';
 import { getMe } from './me.ts';
 import { membersRouter } from './members.ts';
 import { resultsRouter } from './results.ts';
+import { searchRouter } from './search.ts';
 import { siteKeysRouter } from './site-keys.ts';
 import { siteSettingsRouter } from './site-settings.ts';
 import { sitesRouter } from './sites.ts';
@@ -34,6 +35,7 @@ export const appRouter = router({
   botTools: botToolsRouter,
   bot: botRouter,
   export: exportRouter,
+  search: searchRouter,
 });
 
 export type AppRouter = typeof appRouter;

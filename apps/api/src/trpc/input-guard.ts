@@ -2,7 +2,7 @@ import { hasControlCharacters, hasLoneSurrogates } from '@us/shared';
 import { AppError } from '../errors.ts';
 import { fieldPath } from '../error-map.ts';
 
-type Check = (text: string) => boolean;
+type Check = (text: string, path: readonly (string | number)[]) => boolean;
 
 /** Nesting no input of this API needs (the deepest, a stats batch with filters, is four levels). */
 export const MAX_INPUT_DEPTH = 32;
@@ -42,10 +42,13 @@ export function refuseDeepInput(input: unknown, whole = '(body)'): void {
   });
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
+const CONTROL_BUT_LINE_BREAKS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+
 /** The path of the first string (value or object key) failing `bad`, or undefined. */
 function badPath(value: unknown, bad: Check, path: (string | number)[], depth = 0): (string | number)[] | undefined {
   if (depth > 32) return undefined;
-  if (typeof value === 'string') return bad(value) ? path : undefined;
+  if (typeof value === 'string') return bad(value, path) ? path : undefined;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       const found = badPath(value[i], bad, [...path, i], depth + 1);
@@ -55,7 +58,7 @@ function badPath(value: unknown, bad: Check, path: (string | number)[], depth = 
   }
   if (value && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {
-      if (bad(k)) return [...path, k];
+      if (bad(k, path)) return [...path, k];
       const found = badPath(v, bad, [...path, k], depth + 1);
       if (found) return found;
     }
@@ -66,16 +69,24 @@ function badPath(value: unknown, bad: Check, path: (string | number)[], depth = 
 /**
  * Refuses input nested too deep, or carrying control characters or lone surrogates, with 400 naming the
  * field, on every face, before any procedure sees it: PostgreSQL cannot store NUL in text nor a lone surrogate in jsonb,
- * and no field of this API needs either.
+ * and no field of this API needs either. Under the fields of `textBlocks` (a pasted key file) line
+ * breaks and tabs are text.
  */
-export function refuseUnsafeText(input: unknown): void {
+export function refuseUnsafeText(input: unknown, textBlocks: readonly string[] = []): void {
   refuseDeepInput(input);
-  const control = badPath(input, hasControlCharacters, []);
+  const control = badPath(
+    input,
+    (text, path) =>
+      typeof path[0] === 'string' && textBlocks.includes(path[0])
+        ? CONTROL_BUT_LINE_BREAKS.test(text)
+        : hasControlCharacters(text),
+    [],
+  );
   if (control) {
     const field = fieldPath(control) || '(body)';
     throw new AppError(400, `Remove the control characters (such as NUL or line breaks) from ${field}`, { field });
   }
-  const surrogate = badPath(input, hasLoneSurrogates, []);
+  const surrogate = badPath(input, (text) => hasLoneSurrogates(text), []);
   if (surrogate) {
     const field = fieldPath(surrogate) || '(body)';
     throw new AppError(400, `Send ${field} as valid Unicode text: it holds half of a surrogate pair (an unpaired \\u escape)`, {

@@ -16,6 +16,8 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
  * - `destructive`: a change that ends something beyond the request's own record (a rotation ends the
  *   old key at once); DELETE routes are destructive without saying so.
  * - `external`: the operation reaches outside this service (DNS lookups, the edge platform's API).
+ * - `textBlocks`: top-level input fields whose strings may hold line breaks and tabs (a pasted key
+ *   file); every other control character is still refused there.
  * - `builder`: written by the builder the procedure was made from (`procedures.ts`), never by hand.
  */
 export type Meta = OpenApiMeta<{
@@ -28,5 +30,6 @@ export type Meta = OpenApiMeta<{
   readOnly?: boolean;
   destructive?: boolean;
   external?: boolean;
+  textBlocks?: string[];
   builder?: 'public' | 'actor' | 'person';
 }>;

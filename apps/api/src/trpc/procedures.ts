@@ -45,7 +45,7 @@ const checked = baseProcedure.use(async ({ ctx, meta, next, getRawInput }) => {
   let auth: Actor | null;
   try {
     auth = await authorize(ctx, meta);
-    refuseUnsafeText(await getRawInput());
+    refuseUnsafeText(await getRawInput(), meta.textBlocks);
   } catch (err) {
     throw asTrpcError(err);
   }

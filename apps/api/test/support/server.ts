@@ -63,7 +63,16 @@ export async function startTestServer(
   const dataDir = mkdtempSync(path.join(tmpdir(), 'us-api-'));
   // `mail: 'outbox'` runs as a server without SMTP_URL: mail goes to the log and DATA_DIR/outbox.ndjson.
   const smtpUrl = opts.mail === 'outbox' ? undefined : smtp.url;
-  const env = parseEnv({ NODE_ENV: 'test', LOG_LEVEL: 'error', DATA_DIR: dataDir, SMTP_URL: smtpUrl, ...opts.env });
+  const env = parseEnv({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'error',
+    DATA_DIR: dataDir,
+    SMTP_URL: smtpUrl,
+    // Third parties only through the stand-ins a test starts: by default nothing answers (port 9, discard).
+    SEARCH_GOOGLE_API_URL: 'http://127.0.0.1:9/google',
+    SEARCH_BING_API_URL: 'http://127.0.0.1:9/bing',
+    ...opts.env,
+  });
   const databaseUrl = opts.databaseUrl ?? inject('databaseUrl');
   const orm = await createOrm(databaseUrl, { poolMax: 4 });
   const statsOrm = await createOrm(databaseUrl, {

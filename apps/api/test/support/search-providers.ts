@@ -1,0 +1,152 @@
+// Local stand-ins for the two search providers, speaking their documented request and answer shapes on
+// 127.0.0.1: Google's OAuth 2.0 token endpoint (the JWT bearer grant: the assertion's RS256 signature is
+// checked against the public key of the service account it names, its audience against this endpoint,
+// its expiry and scope), the Search Console API's sites.get, and Bing Webmaster Tools' JSON API
+// (GetUserSites, answers wrapped in `d`). Tests say which account may read which property and which API
+// key owns which sites.
+import { createPublicKey, generateKeyPairSync, type KeyObject, randomUUID, verify } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface SearchProviders {
+  url: string;
+  googleUrl: string;
+  bingUrl: string;
+  tokenUri: string;
+  /** A service account the token endpoint knows; its key file as Google gives it. */
+  serviceAccount(name: string): { email: string; keyFile: Record<string, string> };
+  grant(email: string, property: string, level?: string): void;
+  bingKey(apiKey: string, sites: { url: string; verified: boolean }[]): void;
+  /** Every request's method and path (no query), in order. */
+  seen: string[];
+  close(): Promise<void>;
+}
+
+export async function startSearchProviders(): Promise<SearchProviders> {
+  const publicKeys = new Map<string, KeyObject>();
+  const tokens = new Map<string, string>();
+  const grants = new Map<string, Map<string, string>>();
+  const bing = new Map<string, { url: string; verified: boolean }[]>();
+  const seen: string[] = [];
+  let base = '';
+
+  const json = (res: http.ServerResponse, status: number, body: unknown) => {
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+    res.end(JSON.stringify(body));
+  };
+  const readBody = (req: http.IncomingMessage) =>
+    new Promise<string>((resolve) => {
+      let s = '';
+      req.on('data', (c) => {
+        s += c;
+      });
+      req.on('end', () => resolve(s));
+    });
+
+  function grantToken(assertion: string): string | { error: string; error_description: string } {
+    const [h, c, sig] = assertion.split('.');
+    if (!h || !c || !sig) return { error: 'invalid_grant', error_description: 'Invalid JWT: Token must be a short-lived token' };
+    const header = JSON.parse(Buffer.from(h, 'base64url').toString());
+    const claims = JSON.parse(Buffer.from(c, 'base64url').toString());
+    const key = publicKeys.get(claims.iss);
+    if (header.alg !== 'RS256' || !key) return { error: 'invalid_grant', error_description: 'Invalid grant: account not found' };
+    if (!verify('RSA-SHA256', Buffer.from(`${h}.${c}`), key, Buffer.from(sig, 'base64url'))) {
+      return { error: 'invalid_grant', error_description: 'Invalid JWT Signature.' };
+    }
+    const now = Date.now() / 1000;
+    if (claims.aud !== `${base}/token`) return { error: 'invalid_grant', error_description: 'Invalid JWT: audience' };
+    if (!(claims.exp > now && claims.iat <= now + 60 && claims.exp - claims.iat <= 3600)) {
+      return {
+        error: 'invalid_grant',
+        error_description: 'Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe.',
+      };
+    }
+    if (!String(claims.scope).includes('https://www.googleapis.com/auth/webmasters')) {
+      return { error: 'invalid_scope', error_description: 'Invalid OAuth scope or ID token audience provided.' };
+    }
+    const token = `ya29.${randomUUID()}`;
+    tokens.set(token, claims.iss);
+    return token;
+  }
+
+  const server = http.createServer(async (req, res) => {
+    const url = new URL(req.url ?? '/', base);
+    seen.push(`${req.method} ${url.pathname}`);
+    if (req.method === 'POST' && url.pathname === '/token') {
+      const form = new URLSearchParams(await readBody(req));
+      if (form.get('grant_type') !== 'urn:ietf:params:oauth:grant-type:jwt-bearer') {
+        return json(res, 400, { error: 'unsupported_grant_type', error_description: 'Invalid grant_type' });
+      }
+      const got = grantToken(form.get('assertion') ?? '');
+      if (typeof got !== 'string') return json(res, 400, got);
+      return json(res, 200, { access_token: got, expires_in: 3599, token_type: 'Bearer' });
+    }
+    const site = /^\/google\/webmasters\/v3\/sites\/([^/]+)$/.exec(url.pathname);
+    if (req.method === 'GET' && site) {
+      const email = tokens.get((req.headers.authorization ?? '').replace(/^Bearer /, ''));
+      if (!email) {
+        return json(res, 401, {
+          error: { code: 401, message: 'Request had invalid authentication credentials.', status: 'UNAUTHENTICATED' },
+        });
+      }
+      const property = decodeURIComponent(site[1] as string);
+      const level = grants.get(property)?.get(email);
+      if (!level) {
+        return json(res, 403, {
+          error: {
+            code: 403,
+            message: `User does not have sufficient permission for site '${property}'.`,
+            status: 'PERMISSION_DENIED',
+          },
+        });
+      }
+      return json(res, 200, { siteUrl: property, permissionLevel: level });
+    }
+    if (req.method === 'GET' && url.pathname === '/bing/GetUserSites') {
+      const sites = bing.get(url.searchParams.get('apikey') ?? '');
+      if (!sites) return json(res, 400, { ErrorCode: 3, Message: 'InvalidApiKey' });
+      return json(res, 200, {
+        d: sites.map((s) => ({ __type: 'Site:#Microsoft.Bing.Webmaster.Api', Url: s.url, IsVerified: s.verified })),
+      });
+    }
+    json(res, 404, { error: { code: 404, message: 'Not found' } });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    url: base,
+    googleUrl: `${base}/google`,
+    bingUrl: `${base}/bing`,
+    tokenUri: `${base}/token`,
+    serviceAccount(name) {
+      const email = `${name}@unseen-test.iam.gserviceaccount.com`;
+      const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+      const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+      publicKeys.set(email, createPublicKey(privateKey));
+      return {
+        email,
+        keyFile: {
+          type: 'service_account',
+          project_id: 'unseen-test',
+          private_key_id: randomUUID().replaceAll('-', ''),
+          private_key: pem,
+          client_email: email,
+          client_id: '1234567890',
+          auth_uri: 'https://accounts.google.com/o/oauth2/auth',
+          token_uri: `${base}/token`,
+        },
+      };
+    },
+    grant(email, property, level = 'siteFullUser') {
+      const m = grants.get(property) ?? new Map<string, string>();
+      m.set(email, level);
+      grants.set(property, m);
+    },
+    bingKey(apiKey, sites) {
+      bing.set(apiKey, sites);
+    },
+    seen,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}

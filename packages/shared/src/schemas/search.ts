@@ -1,0 +1,85 @@
+// Request and answer schemas of search connections (spec §2 "Search connection and weekly figures",
+// §4 "Search connections"): the primary provider (Google Search Console) and the secondary (Bing
+// Webmaster Tools). Credentials go in and never come out.
+import { z } from 'zod';
+import { zId } from './common.ts';
+
+export const SEARCH_LIMITS = {
+  /** A key file as text. */
+  keyChars: 20_000,
+  apiKeyChars: 200,
+  urlChars: 2048,
+  defaultWeeks: 12,
+  maxWeeks: 104,
+} as const;
+
+export const SearchInput = z.object({ id: zId }).strict();
+export type SearchInput = z.infer<typeof SearchInput>;
+
+const LastPull = z
+  .object({
+    at: z.string(),
+    ok: z.boolean(),
+    message: z.string().nullable().describe('Why the last pull failed (null when it worked)'),
+  })
+  .nullable();
+
+export const SearchOutput = z.object({
+  serviceAccount: z
+    .string()
+    .nullable()
+    .describe('The address to grant access to in Search Console for delegated mode (null: delegated mode not offered here)'),
+  primary: z
+    .object({
+      mode: z.enum(['delegated', 'service_account']),
+      property: z.string(),
+      /** service_account mode: the key's client address (the key itself is never shown). */
+      account: z.string(),
+      connectedAt: z.string(),
+      lastPull: LastPull,
+    })
+    .nullable(),
+  secondary: z
+    .object({
+      siteUrl: z.string(),
+      connectedAt: z.string(),
+      lastPull: LastPull,
+    })
+    .nullable(),
+});
+export type SearchOutput = z.infer<typeof SearchOutput>;
+
+export const UpdatePrimarySearchInput = z
+  .object({
+    id: zId,
+    mode: z.enum(['delegated', 'service_account'], { error: 'Use mode delegated or service_account' }),
+    property: z
+      .string()
+      .min(1, 'Give the Search Console property, such as https://example.com/ or sc-domain:example.com')
+      .max(SEARCH_LIMITS.urlChars)
+      .describe('The Search Console property: a URL prefix (https://example.com/) or a domain (sc-domain:example.com)'),
+    key: z
+      .union([
+        z.string().max(SEARCH_LIMITS.keyChars, 'Give a key file of at most 20,000 characters'),
+        z.record(z.string(), z.unknown()),
+      ])
+      .optional()
+      .describe('service_account mode: the service account key file (JSON), as text or as an object'),
+  })
+  .strict();
+export type UpdatePrimarySearchInput = z.infer<typeof UpdatePrimarySearchInput>;
+
+export const UpdateSecondarySearchInput = z
+  .object({
+    id: zId,
+    apiKey: z
+      .string()
+      .min(1, 'Give the Bing Webmaster Tools API key')
+      .max(SEARCH_LIMITS.apiKeyChars, 'Give an API key of at most 200 characters'),
+    siteUrl: z
+      .string()
+      .min(1, 'Give the site as registered in Bing Webmaster Tools, such as https://example.com/')
+      .max(SEARCH_LIMITS.urlChars),
+  })
+  .strict();
+export type UpdateSecondarySearchInput = z.infer<typeof UpdateSecondarySearchInput>;
