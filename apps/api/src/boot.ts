@@ -15,6 +15,7 @@ import { createLogger } from './logger.ts';
 import { createMailer } from './mail/mailer.ts';
 import { recountsSettled } from './services/day-store/gather.ts';
 import { copyStoreOf } from './services/export/copies.ts';
+import { ownServiceAccount } from './services/search/connections.ts';
 import { loadAppSecret } from './security/app-secret.ts';
 
 export interface Running {
@@ -111,7 +112,17 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
   deps.urls = deriveUrls(env, { host: env.HOST, port });
   urls = deps.urls;
   // Rollups (start-up, hourly) and per-site retention (start-up, daily); once across nodes.
-  const jobs = startJobs({ orm, logger, exportCopies: copyStoreOf(env) });
+  const jobs = startJobs({
+    orm,
+    logger,
+    exportCopies: copyStoreOf(env),
+    searchPull: {
+      googleApi: env.SEARCH_GOOGLE_API_URL,
+      bingApi: env.SEARCH_BING_API_URL,
+      cipher: deps.ciphers.search,
+      ownKey: ownServiceAccount(deps),
+    },
+  });
   const url = `http://${env.HOST}:${port}`;
   logger.info(`listening on ${url} (hot state: ${hot.kind}; dashboard ${deps.urls.app})`);
   return {

@@ -59,6 +59,9 @@ describe('site export', () => {
       pv(siteId, at(14, 30), { path: '/c' }),
     ];
     await insertRows(f.t.deps.orm, 'pageviews', rows);
+    await f.t.deps.orm.em
+      .getConnection()
+      .execute(`insert into search_weeks (site_id, source, week, clicks) values (?, 'secondary', '2026-11-16', 31)`, [siteId]);
     const res = await exportOf(siteId);
     expect(res.status).toBe(200);
     const body = res.body as ExportAnswer;
@@ -78,6 +81,9 @@ describe('site export', () => {
 
     const store = (await fetchLink(link('site-store.ndjson')).expect(200)).body.toString().trim().split('\n');
     expect(JSON.parse(store[0] as string)).toMatchObject({ type: 'settings', id: siteId });
+    expect(store.map((l: string) => JSON.parse(l))).toContainEqual(
+      expect.objectContaining({ type: 'search-week', source: 'secondary', week: '2026-11-16', clicks: 31, links: null }),
+    );
 
     const archive = JSON.parse((await fetchLink(link('archive.json')).expect(200)).body.toString());
     expect(archive.files.map((x: { name: string; records: number }) => [x.name, x.records])).toEqual([

@@ -90,9 +90,8 @@ export const SPEC_SECTIONS = {
     ['PUT', '/v1/sites/{id}/search/secondary'],
     ['DELETE', '/v1/sites/{id}/search/primary'],
     ['DELETE', '/v1/sites/{id}/search/secondary'],
+    ['GET', '/v1/sites/{id}/search/weeks'],
   ],
-  /** Not built yet: the weekly figures need the daily pull. */
-  searchWeeks: [['GET', '/v1/sites/{id}/search/weeks']],
   /** Served outside the router (a file stream; the link is the credential): export.integration checks it and its OpenAPI entry. */
   downloads: [['GET', '/v1/downloads/{token}']],
 } satisfies Record<string, [string, string][]>;

@@ -143,6 +143,7 @@ async function manifest(em: ReturnType<Deps['statsOrm']['em']['fork']>, row: Exp
   const rollups = await count('select count(*) as n from daily_rollups where site_id = ?');
   const totals = await count(`select count(*) as n from daily_rollups where site_id = ? and dimension = ''`);
   const stored = await count(`select count(*) as n from result_days where site_id = ? and kind not like '%-span'`);
+  const searchWeeks = await count('select count(*) as n from search_weeks where site_id = ?');
   const perKind = Object.fromEntries(
     RAW_KINDS.map((k) => [k, row.archive.filter((f) => f.kind === k).reduce((n, f) => n + f.records, 0)]),
   );
@@ -156,8 +157,8 @@ async function manifest(em: ReturnType<Deps['statsOrm']['em']['fork']>, row: Exp
       {
         name: 'site-store.ndjson',
         url: linkTo('site-store.ndjson'),
-        holds: 'one JSON object per line: settings, daily totals, stored results per day',
-        counts: { settings: 1, 'daily-totals': totals, 'stored-day': stored },
+        holds: 'one JSON object per line: settings, daily totals, search weeks, stored results per day',
+        counts: { settings: 1, 'daily-totals': totals, 'search-week': searchWeeks, 'stored-day': stored },
       },
       { name: 'rollups.ndjson', url: linkTo('rollups.ndjson'), holds: 'every daily rollup row', counts: { rows: rollups } },
       {

@@ -3,3 +3,4 @@ export * from './retention.ts';
 export * from './rollup.ts';
 export * from './scheduler.ts';
 export * from './result-days.ts';
+export * from './search-pull.ts';

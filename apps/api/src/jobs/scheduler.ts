@@ -2,6 +2,8 @@ import type { Orm } from '@us/db';
 import type { Logger } from '../logger.ts';
 import type { CopyStore } from '../services/export/storage.ts';
 import { sweepExports } from './export-sweep.ts';
+import type { PullSetup } from '../services/search/pull.ts';
+import { runSearchPull } from './search-pull.ts';
 import { applySiteRetention } from './retention.ts';
 import { runResultDays } from './result-days.ts';
 import { runRollups } from './rollup.ts';
@@ -20,6 +22,8 @@ export interface JobsOptions {
   now?: () => Date;
   /** Where export copies are kept (services/export/copies.ts); swept hourly. */
   exportCopies?: CopyStore;
+  /** The search providers and credentials' cipher: connections due are pulled hourly. */
+  searchPull?: PullSetup;
 }
 
 export interface Jobs {
@@ -29,7 +33,7 @@ export interface Jobs {
 
 /**
  * Starts the background jobs on this node: rollups (then the results' per-day store) at start-up and hourly, per-site retention at
- * start-up and daily, and the sweep of day-old exports hourly. Each run takes its job's advisory lock, so across nodes one run does the work.
+ * start-up and daily, the sweep of day-old exports and the search pull (connections due) hourly. Each run takes its job's advisory lock, so across nodes one run does the work.
  * Timers are unref'd; a failed run is logged and retried at the next period.
  * (Raw partition drops run with the ingest partition upkeep: `maintainPartitions`.)
  */
@@ -87,9 +91,21 @@ export function startJobs(opts: JobsOptions): Jobs {
     later(3600_000, exports);
   }
 
+  async function search() {
+    const setup = opts.searchPull;
+    if (!setup) return;
+    try {
+      await runSearchPull(opts.orm, setup, { logger: opts.logger, siteIds: opts.siteIds, now: opts.now?.() });
+    } catch (e) {
+      opts.logger?.error('jobs: search pull failed', e);
+    }
+    later(3600_000, search);
+  }
+
   later(0, rollups);
   later(0, retention);
   later(0, exports);
+  later(0, search);
 
   return {
     async stop() {

@@ -1,6 +1,14 @@
 import { z } from 'zod';
-import { SearchInput, SearchOutput, UpdatePrimarySearchInput, UpdateSecondarySearchInput } from '@us/shared';
+import {
+  SearchInput,
+  SearchOutput,
+  SearchWeeksOutput,
+  SearchWeeksQuery,
+  UpdatePrimarySearchInput,
+  UpdateSecondarySearchInput,
+} from '@us/shared';
 import { deleteSource, getSearch, updatePrimary, updateSecondary } from '../services/search/connections.ts';
+import { searchWeeks } from '../services/search/weeks.ts';
 import { router } from '../trpc/init.ts';
 import { actorProcedure } from '../trpc/procedures.ts';
 
@@ -120,4 +128,19 @@ export const searchRouter = router({
     .input(SearchInput)
     .output(z.void())
     .mutation(({ ctx, input }) => deleteSource(ctx.em, ctx.actor, input.id, 'secondary')),
+
+  weeks: actorProcedure
+    .meta({
+      auth: 'any',
+      scope: 'search:read',
+      mcp: {
+        tool: 'get_site_search_weeks',
+        description:
+          'Weekly search figures (weeks start Monday, UTC), one row per week and source (primary: Google Search Console, secondary: Bing Webmaster Tools): clicks, impressions, ctr (0–1), average position, pages and queries shown, inbound links (secondary only). null means not collected; 0 is a measurement. The current week fills in daily. `weeks`: how many weeks back, default 12, at most 104.',
+      },
+      openapi: { method: 'GET', path: '/v1/sites/{id}/search/weeks', summary: 'Weekly search figures per source', tags },
+    })
+    .input(SearchWeeksQuery)
+    .output(SearchWeeksOutput)
+    .query(({ ctx, input }) => searchWeeks(ctx.em, ctx.actor, input)),
 });

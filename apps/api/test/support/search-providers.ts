@@ -8,6 +8,16 @@ import { createPublicKey, generateKeyPairSync, type KeyObject, randomUUID, verif
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/** One day of search traffic for a page and query, as both stand-ins report it. */
+export interface SearchDay {
+  day: string;
+  page: string;
+  query: string;
+  clicks: number;
+  impressions: number;
+  position: number;
+}
+
 export interface SearchProviders {
   url: string;
   googleUrl: string;
@@ -17,6 +27,12 @@ export interface SearchProviders {
   serviceAccount(name: string): { email: string; keyFile: Record<string, string> };
   grant(email: string, property: string, level?: string): void;
   bingKey(apiKey: string, sites: { url: string; verified: boolean }[]): void;
+  /** Traffic Search Console reports for a property. */
+  googleData(property: string, days: SearchDay[]): void;
+  /** Traffic and inbound links Bing reports for a site URL. */
+  bingData(siteUrl: string, days: SearchDay[], links: number[]): void;
+  /** The next Search Analytics query answers this error (a quota, an outage). */
+  failNextGoogle(status: number, message: string): void;
   /** Every request's method and path (no query), in order. */
   seen: string[];
   close(): Promise<void>;
@@ -28,6 +44,9 @@ export async function startSearchProviders(): Promise<SearchProviders> {
   const grants = new Map<string, Map<string, string>>();
   const bing = new Map<string, { url: string; verified: boolean }[]>();
   const seen: string[] = [];
+  const googleDays = new Map<string, SearchDay[]>();
+  const bingDays = new Map<string, { days: SearchDay[]; links: number[] }>();
+  let googleFailure: { status: number; message: string } | null = null;
   let base = '';
 
   const json = (res: http.ServerResponse, status: number, body: unknown) => {
@@ -81,6 +100,38 @@ export async function startSearchProviders(): Promise<SearchProviders> {
       if (typeof got !== 'string') return json(res, 400, got);
       return json(res, 200, { access_token: got, expires_in: 3599, token_type: 'Bearer' });
     }
+    const analytics = /^\/google\/webmasters\/v3\/sites\/([^/]+)\/searchAnalytics\/query$/.exec(url.pathname);
+    if (req.method === 'POST' && analytics) {
+      const email = tokens.get((req.headers.authorization ?? '').replace(/^Bearer /, ''));
+      const property = decodeURIComponent(analytics[1] as string);
+      if (!email || !grants.get(property)?.get(email)) {
+        return json(res, 403, {
+          error: { code: 403, message: 'User does not have sufficient permission', status: 'PERMISSION_DENIED' },
+        });
+      }
+      if (googleFailure) {
+        const f = googleFailure;
+        googleFailure = null;
+        return json(res, f.status, { error: { code: f.status, message: f.message, status: 'RESOURCE_EXHAUSTED' } });
+      }
+      const q = JSON.parse(await readBody(req)) as { startDate: string; endDate: string; dimensions?: string[] };
+      const days = (googleDays.get(property) ?? []).filter((d) => d.day >= q.startDate && d.day <= q.endDate);
+      const dim = q.dimensions?.[0] as 'page' | 'query' | undefined;
+      const groups = new Map<string, SearchDay[]>();
+      for (const d of days) groups.set(dim ? d[dim] : '', [...(groups.get(dim ? d[dim] : '') ?? []), d]);
+      const rows = [...groups.entries()].map(([k, ds]) => {
+        const clicks = ds.reduce((n, d) => n + d.clicks, 0);
+        const impressions = ds.reduce((n, d) => n + d.impressions, 0);
+        const position = ds.reduce((n, d) => n + d.position * d.impressions, 0) / impressions;
+        return { ...(dim ? { keys: [k] } : {}), clicks, impressions, ctr: clicks / impressions, position };
+      });
+      // Search Console leaves `rows` out when there is nothing.
+      return json(
+        res,
+        200,
+        rows.length ? { rows, responseAggregationType: 'byProperty' } : { responseAggregationType: 'byProperty' },
+      );
+    }
     const site = /^\/google\/webmasters\/v3\/sites\/([^/]+)$/.exec(url.pathname);
     if (req.method === 'GET' && site) {
       const email = tokens.get((req.headers.authorization ?? '').replace(/^Bearer /, ''));
@@ -107,6 +158,38 @@ export async function startSearchProviders(): Promise<SearchProviders> {
       if (!sites) return json(res, 400, { ErrorCode: 3, Message: 'InvalidApiKey' });
       return json(res, 200, {
         d: sites.map((s) => ({ __type: 'Site:#Microsoft.Bing.Webmaster.Api', Url: s.url, IsVerified: s.verified })),
+      });
+    }
+    const bingMethod = /^\/bing\/(GetRankAndTrafficStats|GetQueryStats|GetPageStats|GetLinkCounts)$/.exec(url.pathname)?.[1];
+    if (req.method === 'GET' && bingMethod) {
+      const sites = bing.get(url.searchParams.get('apikey') ?? '');
+      if (!sites) return json(res, 400, { ErrorCode: 3, Message: 'InvalidApiKey' });
+      const data = bingDays.get(url.searchParams.get('siteUrl') ?? '') ?? { days: [], links: [] };
+      const date = (day: string) => `/Date(${Date.parse(`${day}T00:00:00Z`)})/`;
+      // Query and page stats come bucketed by week: the bucket's date is the week's Monday.
+      const monday = (day: string) => {
+        const d = new Date(`${day}T00:00:00Z`);
+        d.setUTCDate(d.getUTCDate() - ((d.getUTCDay() + 6) % 7));
+        return d.toISOString().slice(0, 10);
+      };
+      if (bingMethod === 'GetLinkCounts') {
+        return json(res, 200, {
+          d: { Links: data.links.map((Count, i) => ({ Count, Url: `https://linker${i}.example/` })), TotalPages: 1 },
+        });
+      }
+      if (bingMethod === 'GetRankAndTrafficStats') {
+        return json(res, 200, { d: data.days.map((d) => ({ Date: date(d.day), Clicks: d.clicks, Impressions: d.impressions })) });
+      }
+      const key = bingMethod === 'GetQueryStats' ? 'query' : 'page';
+      return json(res, 200, {
+        d: data.days.map((d) => ({
+          Date: date(monday(d.day)),
+          Query: d[key],
+          Clicks: d.clicks,
+          Impressions: d.impressions,
+          AvgImpressionPosition: d.position,
+          AvgClickPosition: d.position,
+        })),
       });
     }
     json(res, 404, { error: { code: 404, message: 'Not found' } });
@@ -145,6 +228,15 @@ export async function startSearchProviders(): Promise<SearchProviders> {
     },
     bingKey(apiKey, sites) {
       bing.set(apiKey, sites);
+    },
+    googleData(property, days) {
+      googleDays.set(property, days);
+    },
+    bingData(siteUrl, days, links) {
+      bingDays.set(siteUrl, { days, links });
+    },
+    failNextGoogle(status, message) {
+      googleFailure = { status, message };
     },
     seen,
     close: () => new Promise<void>((r) => server.close(() => r())),

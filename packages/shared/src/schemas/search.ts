@@ -83,3 +83,36 @@ export const UpdateSecondarySearchInput = z
   })
   .strict();
 export type UpdateSecondarySearchInput = z.infer<typeof UpdateSecondarySearchInput>;
+
+export const SearchWeeksQuery = z
+  .object({
+    id: zId,
+    weeks: z
+      .number()
+      .int()
+      .min(1, 'Give weeks of 1 or more')
+      .max(SEARCH_LIMITS.maxWeeks, `Give weeks of at most ${SEARCH_LIMITS.maxWeeks}`)
+      .optional()
+      .describe(`Weeks ending with the current one (weeks start Monday, UTC). Default ${SEARCH_LIMITS.defaultWeeks}`),
+  })
+  .strict();
+export type SearchWeeksQuery = z.infer<typeof SearchWeeksQuery>;
+
+export const SearchWeek = z.object({
+  week: z.string().describe('The Monday the week starts on (YYYY-MM-DD)'),
+  source: z.enum(['primary', 'secondary']),
+  clicks: z.number().nullable(),
+  impressions: z.number().nullable(),
+  ctr: z.number().nullable().describe('Clicks per impression, 0–1'),
+  position: z.number().nullable().describe('Average position'),
+  pages: z.number().nullable().describe('Pages shown in results'),
+  queries: z.number().nullable().describe('Queries the site was shown for'),
+  links: z.number().nullable().describe('Inbound links (secondary source only)'),
+});
+
+export const SearchWeeksOutput = z.object({
+  from: z.string(),
+  to: z.string(),
+  weeks: z.array(SearchWeek).describe('One row per week and source that has figures, oldest first; null: not collected'),
+});
+export type SearchWeeksOutput = z.infer<typeof SearchWeeksOutput>;

@@ -62,16 +62,28 @@ export async function* settingsFile(em: EntityManager, siteId: string): AsyncGen
   yield `${JSON.stringify(await siteSettings(em, siteId), null, 2)}\n`;
 }
 
-/** One JSON object per line: the settings, each day's totals (rollups' dimension ''), stored results per day. */
+/**
+ * One JSON object per line: the settings, each day's totals (rollups' dimension ''), the search weeks
+ * (figures only: connections' credentials are never exported), stored results per day.
+ */
 export async function* siteStoreFile(em: EntityManager, siteId: string): AsyncGenerator<string> {
   yield* lines([await siteSettings(em, siteId)], { type: 'settings' });
   for await (const rows of pages(em, (a) => [
-    `select to_char(day, 'YYYY-MM-DD') as day, metric_set as "metricSet", lane, count, visitors from daily_rollups
+    `select to_char(day, 'YYYY-MM-DD') as day, metric_set as "metricSet", lane, count::float8 as count,
+            visitors::float8 as visitors from daily_rollups
       where site_id = ? and dimension = '' ${a ? 'and (day, metric_set, lane) > (?::date, ?, ?)' : ''}
       order by day, metric_set, lane`,
     a ? [siteId, a.day, a.metricSet, a.lane] : [siteId],
   ])) {
     yield* lines(rows, { type: 'daily-totals' });
+  }
+  for await (const rows of pages(em, (a) => [
+    `select source, to_char(week, 'YYYY-MM-DD') as week, clicks::float8 as clicks, impressions::float8 as impressions,
+            ctr, position, pages, queries, links::float8 as links
+       from search_weeks where site_id = ? ${a ? 'and (source, week) > (?, ?::date)' : ''} order by source, week`,
+    a ? [siteId, a.source, a.week] : [siteId],
+  ])) {
+    yield* lines(rows, { type: 'search-week' });
   }
   for await (const rows of pages(em, (a) => [
     `select kind, spec, to_char(day, 'YYYY-MM-DD') as day, rows from result_days
@@ -86,7 +98,8 @@ export async function* siteStoreFile(em: EntityManager, siteId: string): AsyncGe
 /** Every rollup row: per local day, metric set, dimension, value and lane, its count and visitors. */
 export async function* rollupsFile(em: EntityManager, siteId: string): AsyncGenerator<string> {
   for await (const rows of pages(em, (a) => [
-    `select to_char(day, 'YYYY-MM-DD') as day, metric_set as "metricSet", dimension, value, lane, count, visitors
+    `select to_char(day, 'YYYY-MM-DD') as day, metric_set as "metricSet", dimension, value, lane, count::float8 as count,
+            visitors::float8 as visitors
       from daily_rollups where site_id = ?
       ${a ? 'and (day, metric_set, dimension, value, lane) > (?::date, ?, ?, ?, ?)' : ''}
       order by day, metric_set, dimension, value, lane`,
