@@ -12,6 +12,7 @@ import { ExperimentPage } from './pages/sites/experiment/ExperimentPage.tsx';
 import { GoalsPage } from './pages/sites/goals/GoalsPage.tsx';
 import { JourneysPage } from './pages/sites/journeys/JourneysPage.tsx';
 import { ExportPage } from './pages/sites/export/ExportPage.tsx';
+import { SearchPage } from './pages/sites/search/SearchPage.tsx';
 import { ProtectionPage } from './pages/sites/protection/ProtectionPage.tsx';
 import { SitePage } from './pages/sites/SitePage.tsx';
 import { SitesPage } from './pages/sites/SitesPage.tsx';
@@ -38,7 +39,7 @@ const ROUTES: Record<string, ComponentType> = {
 };
 
 /**
- * Pages whose path carries an id: `/sites/<id>/dashboard`, `/protection`, `/goals`, `/journeys`, `/export`,
+ * Pages whose path carries an id: `/sites/<id>/dashboard`, `/protection`, `/goals`, `/journeys`, `/search`, `/export`,
  * `/experiments/<key>`, `/sites/<id>` (the page reads the id, and the key, from the path).
  */
 const PATTERN_ROUTES: [pattern: RegExp, page: ComponentType][] = [
@@ -47,6 +48,7 @@ const PATTERN_ROUTES: [pattern: RegExp, page: ComponentType][] = [
   [/^\/sites\/[^/]+\/goals$/, GoalsPage],
   [/^\/sites\/[^/]+\/journeys$/, JourneysPage],
   [/^\/sites\/[^/]+\/export$/, ExportPage],
+  [/^\/sites\/[^/]+\/search$/, SearchPage],
   [/^\/sites\/[^/]+\/experiments\/[^/]+$/, ExperimentPage],
   [/^\/sites\//, SitePage],
 ];

@@ -11,12 +11,15 @@ export interface DashboardSuite {
   browser: Browser;
 }
 
-/** Starts the service and a Chromium before the file's tests and stops both after. */
-export function dashboardSuite(): DashboardSuite {
+/**
+ * Starts the service and a Chromium before the file's tests and stops both after. `env` is read when
+ * the service starts (after the file's own beforeAll, which may start stand-ins it points at).
+ */
+export function dashboardSuite(opts: { env?: () => Record<string, string> } = {}): DashboardSuite {
   const suite = {} as DashboardSuite;
   beforeAll(async () => {
     requireBuiltDashboard();
-    suite.t = await startTestServer();
+    suite.t = await startTestServer({ env: opts.env?.() ?? {} });
     suite.browser = await launchChromium();
   });
   afterAll(async () => {

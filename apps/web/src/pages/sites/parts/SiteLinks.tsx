@@ -1,7 +1,7 @@
 import { Fragment } from 'react';
 import { Link } from '../../../router.tsx';
 
-export type SitePageKey = 'settings' | 'dashboard' | 'protection' | 'goals' | 'journeys' | 'export';
+export type SitePageKey = 'settings' | 'dashboard' | 'protection' | 'goals' | 'journeys' | 'search' | 'export';
 
 const PAGES: { key: SitePageKey; label: string; path: string }[] = [
   { key: 'settings', label: 'Site settings and snippet', path: '' },
@@ -9,6 +9,7 @@ const PAGES: { key: SitePageKey; label: string; path: string }[] = [
   { key: 'protection', label: 'Protection', path: '/protection' },
   { key: 'goals', label: 'Goals', path: '/goals' },
   { key: 'journeys', label: 'Journeys', path: '/journeys' },
+  { key: 'search', label: 'Search', path: '/search' },
   { key: 'export', label: 'Export', path: '/export' },
 ];
 

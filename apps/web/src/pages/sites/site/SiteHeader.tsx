@@ -39,6 +39,9 @@ export function SiteHeader({ site }: { site: Site }) {
             <Link to={`/sites/${site.id}/journeys`} className="button button-secondary button-small">
               Journeys
             </Link>
+            <Link to={`/sites/${site.id}/search`} className="button button-secondary button-small">
+              Search
+            </Link>
             <Link to={`/sites/${site.id}/export`} className="button button-secondary button-small">
               Export
             </Link>

@@ -1,0 +1,37 @@
+import { useQuery } from '@tanstack/react-query';
+import { Notice } from '../../../components/Notice.tsx';
+import { toProblem } from '../../../problem.ts';
+import { usePath } from '../../../router.tsx';
+import { useTRPC } from '../../../trpc.ts';
+import { SiteLinks } from '../parts/SiteLinks.tsx';
+import { SiteMissing } from '../parts/SiteMissing.tsx';
+import { SitesFrame } from '../parts/SitesFrame.tsx';
+import { isMissingSite, siteIdOf } from '../parts/siteId.ts';
+import { ConnectionsCard } from './ConnectionsCard.tsx';
+import { useSearch, useSearchWeeks } from './data.ts';
+import { WeeksCard } from './WeeksCard.tsx';
+
+/** `/sites/<id>/search`: the two search sources, their connection state, and the weekly figures. */
+export function SearchPage() {
+  const id = siteIdOf(usePath());
+  const site = useQuery(useTRPC().sites.get.queryOptions({ id }));
+  const search = useSearch(id);
+  const weeks = useSearchWeeks(id);
+  const error = site.error ?? search.error ?? weeks.error;
+  const problem = error ? toProblem(error) : null;
+  if (isMissingSite(problem)) return <SiteMissing />;
+  const name = site.data?.site.name;
+  return (
+    <SitesFrame title={name ? `${name} search` : 'Search'}>
+      {problem && <Notice tone="error">{problem.title}</Notice>}
+      {!search.data && !problem && <p className="loading">Loading…</p>}
+      {site.data && search.data && (
+        <div className="site-stack">
+          <SiteLinks siteId={id} current="search" />
+          <ConnectionsCard siteId={id} search={search.data} />
+          {weeks.data && <WeeksCard data={weeks.data} />}
+        </div>
+      )}
+    </SitesFrame>
+  );
+}
