@@ -92,6 +92,13 @@ export const SPEC_SECTIONS = {
     ['DELETE', '/v1/sites/{id}/search/secondary'],
     ['GET', '/v1/sites/{id}/search/weeks'],
   ],
+  /** The spec leaves billing paths to us (§4); not every one is built yet. */
+  billing: [
+    ['GET', '/v1/billing'],
+    ['POST', '/v1/billing/plan'],
+    ['POST', '/v1/billing/checkout'],
+    ['POST', '/v1/billing/portal'],
+  ],
   /** Served outside the router (a file stream; the link is the credential): export.integration checks it and its OpenAPI entry. */
   downloads: [['GET', '/v1/downloads/{token}']],
 } satisfies Record<string, [string, string][]>;

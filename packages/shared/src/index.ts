@@ -20,3 +20,4 @@ export * from './schemas/bot.ts';
 export * from './schemas/results.ts';
 export * from './schemas/export.ts';
 export * from './schemas/search.ts';
+export * from './schemas/billing.ts';

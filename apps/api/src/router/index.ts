@@ -1,5 +1,6 @@
 import { router } from '../trpc/init.ts';
 import { authRouter } from './auth.ts';
+import { billingRouter } from './billing.ts';
 import { botToolsRouter } from './bot-tools.ts';
 import { botRouter } from './bot.ts';
 import { exportRouter } from './export.ts';
@@ -36,6 +37,7 @@ export const appRouter = router({
   bot: botRouter,
   export: exportRouter,
   search: searchRouter,
+  billing: billingRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -149,7 +149,7 @@ export async function sendDueNotices(deps: NoticeDeps, rows: UsageRow[]): Promis
         used: row[allowance],
         limit,
         month: row.month.slice(0, 7),
-        link: deps.appUrl?.() ? `${deps.appUrl()}/settings/billing` : undefined,
+        link: deps.appUrl?.() ? `${deps.appUrl()}/billing` : undefined,
       });
       try {
         await deps.mailer.send(mail);
