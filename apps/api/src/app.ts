@@ -38,6 +38,14 @@ export function createApp(deps: Deps, opts: { webDist?: string; scriptDist?: str
   const script = scriptHandler(opts.scriptDist);
   const spa = spaStatic(opts.webDist ?? WEB_DIST);
 
+  // Errors Koa itself meets while sending (a stream body failing): logged here rather than printed, and a
+  // client that went away mid-download is no error of ours. Download paths are credentials: left out.
+  app.on('error', (err: Error & { code?: string }, ctx?: { method: string; path: string }) => {
+    if (err.code === 'ERR_STREAM_PREMATURE_CLOSE' || err.code === 'ECONNRESET' || err.code === 'EPIPE') return;
+    const where = ctx ? `${ctx.method} ${ctx.path.startsWith('/v1/downloads/') ? '/v1/downloads/…' : ctx.path}` : 'a response';
+    deps.logger.error(`${where} failed while sending`, err);
+  });
+
   app.use(async (ctx, next) => {
     const p = ctx.path;
     if (deps.lifecycle.draining && p !== '/healthz') {

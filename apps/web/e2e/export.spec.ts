@@ -7,7 +7,7 @@ import { dashboardSuite, signInThroughUi } from './support/dashboard.ts';
 const UI_TIMEOUT = 15_000;
 const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
 
-describe('export page in a real browser', () => {
+describe('export and billing pages in a real browser', () => {
   const suite = dashboardSuite();
 
   it('exports the site: five links that download without signing in, a range refused by field, then the hourly limit', {
@@ -75,6 +75,15 @@ describe('export page in a real browser', () => {
     }
     await page.getByRole('button', { name: 'Export' }).click();
     await page.getByText(/One site allows 5 exports an hour: try again in \d+ minutes/).waitFor();
+
+    // The billing page the allowance notices link to: plan, usage against allowances, the plans.
+    await page.getByRole('link', { name: 'Billing', exact: true }).click();
+    await page.waitForURL(/\/billing$/);
+    await page.getByRole('heading', { name: 'Plan: Free' }).waitFor();
+    await page.getByText('No payment provider is set up on this server').waitFor();
+    expect(await page.getByTestId('billing-usage').textContent()).toContain('Sites1 of 5');
+    expect(await page.getByRole('table', { name: 'Plans' }).locator('tbody tr').count()).toBe(4);
+    await page.screenshot({ path: '/tmp/e2e-billing.png', fullPage: true });
     await context.close();
   });
 });

@@ -12,6 +12,7 @@ import { ExperimentPage } from './pages/sites/experiment/ExperimentPage.tsx';
 import { GoalsPage } from './pages/sites/goals/GoalsPage.tsx';
 import { JourneysPage } from './pages/sites/journeys/JourneysPage.tsx';
 import { ExportPage } from './pages/sites/export/ExportPage.tsx';
+import { BillingPage } from './pages/workspace/BillingPage.tsx';
 import { SearchPage } from './pages/sites/search/SearchPage.tsx';
 import { ProtectionPage } from './pages/sites/protection/ProtectionPage.tsx';
 import { SitePage } from './pages/sites/SitePage.tsx';
@@ -35,6 +36,7 @@ const ROUTES: Record<string, ComponentType> = {
   '/accept-invite': AcceptInvitePage,
   '/members': MembersPage,
   '/tokens': TokensPage,
+  '/billing': BillingPage,
   '/sites': SitesPage,
 };
 

@@ -12,6 +12,7 @@ const NAV: readonly (readonly [path: string, label: string])[] = [
   ['/sites', 'Sites'],
   ['/members', 'Members'],
   ['/tokens', 'Tokens'],
+  ['/billing', 'Billing'],
   ['/account', 'Account'],
 ];
 

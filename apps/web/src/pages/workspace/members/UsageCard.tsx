@@ -1,10 +1,22 @@
 import { Card } from '../../../components/Card.tsx';
 import type { WorkspaceInfo } from '../types.ts';
 
-function Allowance({ label, used, limit, note }: { label: string; used: number | null; limit: number | null; note?: string }) {
+/** One allowance as a bar: used of limit (null limit: unlimited), with an optional note under it. */
+export function Allowance({
+  label,
+  used,
+  limit,
+  note,
+}: {
+  label: string;
+  used: number | null;
+  limit: number | null;
+  note?: string;
+}) {
   const full = limit !== null && used !== null && used >= limit;
   const share = limit && used !== null ? Math.min(100, Math.round((used / limit) * 100)) : 0;
-  const text = used === null ? 'not shown' : limit === null ? `${used} (unlimited)` : `${used} of ${limit}`;
+  const n = (v: number) => v.toLocaleString('en');
+  const text = used === null ? 'not shown' : limit === null ? `${n(used)} (unlimited)` : `${n(used)} of ${n(limit)}`;
   return (
     <div className="allowance">
       <div className="allowance-head">
