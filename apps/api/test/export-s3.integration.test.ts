@@ -12,6 +12,7 @@ import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sweepExports } from '../src/jobs/export-sweep.ts';
 import { copyStoreOf } from '../src/services/export/copies.ts';
+import { fetchBytes } from './support/download.ts';
 import { createToken, createUser, startTestServer, type TestServer } from './support/server.ts';
 import { createSite } from './support/sites.ts';
 import { insertRows, pv } from './support/stats-fixture.ts';
@@ -88,15 +89,7 @@ describe('export copies in S3-compatible storage', () => {
     const archive = (await t.request.get(new URL(archiveUrl).pathname).expect(200)).body;
     return { siteId, exportId: made.body.id as string, rawUrl: archive.files[0].url as string };
   }
-  const raw = (url: string) =>
-    t.request
-      .get(new URL(url).pathname)
-      .buffer(true)
-      .parse((res, done) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => done(null, Buffer.concat(chunks)));
-      });
+  const raw = (url: string) => fetchBytes(t, url);
 
   /** The export of the first test, whose copy the sweep must delete. */
   let firstExport = '';

@@ -10,6 +10,7 @@ import { Readable } from 'node:stream';
 import { sweepExports } from '../src/jobs/export-sweep.ts';
 import { makeLink } from '../src/services/export/links.ts';
 import { DataDirCopies, exportsDirOf } from '../src/services/export/storage.ts';
+import { fetchBytes } from './support/download.ts';
 import { createToken } from './support/server.ts';
 import { insertRows, pv, type StatsFixture, statsFixture } from './support/stats-fixture.ts';
 
@@ -41,15 +42,7 @@ describe('site export', () => {
     return res;
   };
   /** A download as anyone would fetch it: the link alone, no credentials. */
-  const fetchLink = (url: string) =>
-    f.t.request
-      .get(new URL(url).pathname)
-      .buffer(true)
-      .parse((res, done) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => done(null, Buffer.concat(chunks)));
-      });
+  const fetchLink = (url: string) => fetchBytes(f.t, url);
 
   it('answers five files whose links give the site, its rollups and every raw record of each hour', async () => {
     const siteId = await f.site({ settings: { goals: [{ id: 'signup', name: 'Signup', type: 'event', match: 'signup' }] } });

@@ -14,6 +14,31 @@ import { actorProcedure } from '../trpc/procedures.ts';
 
 const tags = ['Search'];
 
+/** DELETE …/search/primary and …/secondary: one shape, two sources. */
+function disconnect(source: 'primary' | 'secondary', tool: string, provider: string, what: string) {
+  return actorProcedure
+    .meta({
+      auth: 'any',
+      scope: 'search:write',
+      status: 204,
+      idempotent: true,
+      destructive: true,
+      mcp: {
+        tool,
+        description: `Disconnect ${provider}: ${what} deleted; weeks already collected stay. 404 when not connected.`,
+      },
+      openapi: {
+        method: 'DELETE',
+        path: `/v1/sites/{id}/search/${source}`,
+        summary: `Disconnect ${provider} (weeks stay)`,
+        tags,
+      },
+    })
+    .input(SearchInput)
+    .output(z.void())
+    .mutation(({ ctx, input }) => deleteSource(ctx.em, ctx.actor, input.id, source));
+}
+
 export const searchRouter = router({
   get: actorProcedure
     .meta({
@@ -83,51 +108,8 @@ export const searchRouter = router({
     .output(SearchOutput)
     .mutation(({ ctx, input }) => updateSecondary(ctx.deps, ctx.em, ctx.actor, input)),
 
-  deletePrimary: actorProcedure
-    .meta({
-      auth: 'any',
-      scope: 'search:write',
-      status: 204,
-      idempotent: true,
-      destructive: true,
-      mcp: {
-        tool: 'delete_site_search_google',
-        description:
-          'Disconnect Google Search Console: its credentials are deleted; weeks already collected stay. 404 when not connected.',
-      },
-      openapi: {
-        method: 'DELETE',
-        path: '/v1/sites/{id}/search/primary',
-        summary: 'Disconnect Google Search Console (weeks stay)',
-        tags,
-      },
-    })
-    .input(SearchInput)
-    .output(z.void())
-    .mutation(({ ctx, input }) => deleteSource(ctx.em, ctx.actor, input.id, 'primary')),
-
-  deleteSecondary: actorProcedure
-    .meta({
-      auth: 'any',
-      scope: 'search:write',
-      status: 204,
-      idempotent: true,
-      destructive: true,
-      mcp: {
-        tool: 'delete_site_search_bing',
-        description:
-          'Disconnect Bing Webmaster Tools: its API key is deleted; weeks already collected stay. 404 when not connected.',
-      },
-      openapi: {
-        method: 'DELETE',
-        path: '/v1/sites/{id}/search/secondary',
-        summary: 'Disconnect Bing Webmaster Tools (weeks stay)',
-        tags,
-      },
-    })
-    .input(SearchInput)
-    .output(z.void())
-    .mutation(({ ctx, input }) => deleteSource(ctx.em, ctx.actor, input.id, 'secondary')),
+  deletePrimary: disconnect('primary', 'delete_site_search_google', 'Google Search Console', 'its credentials are'),
+  deleteSecondary: disconnect('secondary', 'delete_site_search_bing', 'Bing Webmaster Tools', 'its API key is'),
 
   weeks: actorProcedure
     .meta({
