@@ -210,6 +210,30 @@ describe('site export', () => {
     await fetchLink(body.files[0]?.url as string).expect(404);
   });
 
+  it('writes at most two data files of a workspace at once (429 with Retry-After); kept copies and listings still come', async () => {
+    const siteId = await f.site();
+    await insertRows(f.t.deps.orm, 'pageviews', [pv(siteId, at(5)), pv(siteId, at(6))]);
+    const body = (await exportOf(siteId)).body as ExportAnswer;
+    const archive = JSON.parse((await fetchLink(body.files[3]?.url as string).expect(200)).body.toString());
+    const [five, six] = archive.files.map((x: { url: string }) => x.url) as [string, string];
+    await fetchLink(five).expect(200);
+    // Two downloads of this workspace under way elsewhere.
+    const key = `downloads-running:${f.workspaceId}`;
+    expect(await f.t.deps.hot.acquireSlot(key, 'elsewhere-1', 2, 60)).toBe(true);
+    expect(await f.t.deps.hot.acquireSlot(key, 'elsewhere-2', 2, 60)).toBe(true);
+    try {
+      const busy = await fetchLink(six).expect(429);
+      expect(busy.headers['retry-after']).toBe('5');
+      expect(JSON.parse(busy.body.toString()).title).toMatch(/2 export files being written/);
+      await fetchLink(five).expect(200);
+      await fetchLink(body.files[4]?.url as string).expect(200);
+    } finally {
+      await f.t.deps.hot.releaseSlot(key, 'elsewhere-1');
+      await f.t.deps.hot.releaseSlot(key, 'elsewhere-2');
+    }
+    await fetchLink(six).expect(200);
+  });
+
   it('keeps no copy of a file whose writing failed half-way', async () => {
     const copies = new DataDirCopies(path.join(f.t.deps.env.DATA_DIR, 'copies-test'));
     const tee = await copies.tee('e1', 'rollups.ndjson');

@@ -152,4 +152,19 @@ describe('search pull', () => {
     const again = (await t.request.get(`/v1/sites/${siteId}/search`).set('Authorization', auth).expect(200)).body;
     expect(again.primary.lastPull).toMatchObject({ ok: true, message: null });
   });
+
+  it('goes on with the other connections when one fails unexpectedly (a credential that no longer opens)', async () => {
+    const conn = t.deps.orm.em.getConnection();
+    await conn.execute(
+      `update search_connections set credentials_enc = 'not-sealed', next_pull_at = now() where site_id = ? and source = 'secondary'`,
+      [siteId],
+    );
+    await conn.execute(`update search_connections set next_pull_at = now() where site_id = ? and source = 'primary'`, [siteId]);
+    expect(await pull(new Date(Date.now() + 1000))).toMatchObject({ pulled: 1, failed: 1 });
+    const search = (await t.request.get(`/v1/sites/${siteId}/search`).set('Authorization', auth).expect(200)).body;
+    expect(search.primary.lastPull).toMatchObject({ ok: true });
+    expect(search.secondary.lastPull).toEqual(
+      expect.objectContaining({ ok: false, message: 'last pull failed: an unexpected error (see the server log)' }),
+    );
+  });
 });

@@ -1,6 +1,7 @@
 // GET /v1/downloads/{token}: the files of an export (services/export/). The link is the credential: a
 // token this service did not sign, or whose export is gone, is 404; one past its hour is 410. Each file
 // is written as it is sent, from the stats pool in pages; raw-record files are gzipped NDJSON.
+import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import { EXPORT_LIMITS } from '@us/shared';
@@ -19,6 +20,7 @@ import { logFailure, toAppError } from '../error-map.ts';
 interface ExportRow {
   id: string;
   site_id: string;
+  workspace_id: string;
   created_at: Date;
   range_from: string | null;
   range_to: string;
@@ -27,6 +29,28 @@ interface ExportRow {
 
 const notMade = () =>
   new AppError(404, 'This download link was not made by an export (or its files are gone): make a new export');
+
+/** Data files of one workspace produced at once (each holds a stats-pool connection while it is sent). */
+export const DOWNLOADS_AT_ONCE = 2;
+
+async function takeDownloadSlot(deps: Deps, workspaceId: string): Promise<() => void> {
+  const key = `downloads-running:${workspaceId}`;
+  const holder = randomUUID();
+  // A slot never given back (a process gone mid-download) frees itself after 15 minutes.
+  if (!(await deps.hot.acquireSlot(key, holder, DOWNLOADS_AT_ONCE, 900))) {
+    throw new AppError(
+      429,
+      `This workspace already has ${DOWNLOADS_AT_ONCE} export files being written: download them one or two at a time (files already sent are kept and come at once)`,
+      { retryAfter: 5 },
+    );
+  }
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    deps.hot.releaseSlot(key, holder).catch(() => undefined);
+  };
+}
 
 export const archiveName = (kind: string, hour: string) => `archive/${kind}/${hour.slice(0, 13)}.ndjson.gz`;
 
@@ -58,7 +82,7 @@ function fileServer(deps: Deps, copies: CopyStore) {
     }
     const em = deps.statsOrm.em.fork();
     const [row] = await em.getConnection().execute<ExportRow[]>(
-      `select id, site_id, created_at, to_char(range_from, 'YYYY-MM-DD') as range_from, to_char(range_to, 'YYYY-MM-DD') as range_to, archive
+      `select id, site_id, workspace_id, created_at, to_char(range_from, 'YYYY-MM-DD') as range_from, to_char(range_to, 'YYYY-MM-DD') as range_to, archive
            from exports where id = ?::uuid and created_at > now() - make_interval(secs => ?)`,
       [/^[0-9a-f-]{36}$/.test(link.exportId) ? link.exportId : '00000000-0000-0000-0000-000000000000', EXPORT_LIMITS.keptSeconds],
       'all',
@@ -93,11 +117,21 @@ function fileServer(deps: Deps, copies: CopyStore) {
         } else ctx.body = kept.stream;
         return;
       }
-      const made = body();
-      const value = made instanceof Promise ? await made : made;
-      const stream = value instanceof Readable ? value : Readable.from(typeof value === 'string' ? [value] : value);
-      const out = opts.gzip ? stream.pipe(createGzip()) : stream;
-      ctx.body = keep ? (await copies.tee(row.id, file))(out) : out;
+      // A data file is read from the database while it is sent, on the stats pool: a workspace gets
+      // DOWNLOADS_AT_ONCE of those at a time, so one client downloading in parallel cannot hold the pool.
+      const release = keep ? await takeDownloadSlot(deps, row.workspace_id) : () => undefined;
+      try {
+        const made = body();
+        const value = made instanceof Promise ? await made : made;
+        const stream = value instanceof Readable ? value : Readable.from(typeof value === 'string' ? [value] : value);
+        const out = opts.gzip ? stream.pipe(createGzip()) : stream;
+        const sent = keep ? (await copies.tee(row.id, file))(out) : out;
+        sent.once('close', release);
+        ctx.body = sent;
+      } catch (e) {
+        release();
+        throw e;
+      }
     };
     switch (file) {
       case 'settings.json':

@@ -9,12 +9,14 @@ import { withJobLock } from './lock.ts';
 export async function runSearchPull(
   orm: Orm,
   setup: PullSetup,
-  opts: { now?: Date; siteIds?: string[]; wait?: boolean; logger?: Pick<Logger, 'info' | 'warn'> } = {},
+  opts: { now?: Date; siteIds?: string[]; wait?: boolean; logger?: Pick<Logger, 'info' | 'warn' | 'error'> } = {},
 ): Promise<{ ran: boolean; pulled: number; failed: number }> {
   const res = await withJobLock(orm, 'searchPull', () => pullDue(orm.em.fork(), setup, opts.now ?? new Date(), opts.siteIds), {
     wait: opts.wait,
   });
   if (!res.ran) return { ran: false, pulled: 0, failed: 0 };
-  if (res.result.failed) opts.logger?.warn(`search pull: ${res.result.failed} connections failed (shown on each)`);
-  return { ran: true, ...res.result };
+  const { pulled, failed, unexpected } = res.result;
+  if (failed) opts.logger?.warn(`search pull: ${failed} connections failed (shown on each)`);
+  for (const e of unexpected) opts.logger?.error('search pull: a connection failed unexpectedly', e);
+  return { ran: true, pulled, failed };
 }

@@ -70,13 +70,17 @@ async function figuresOf(setup: PullSetup, c: Due, today: string): Promise<WeekF
   return bingWeeks(setup.bingApi, setup.cipher.decrypt(c.credentials_enc ?? ''), c.property, weeks, today);
 }
 
-/** Pulls every connection due at `now`; answers how many pulled and how many failed. */
+/**
+ * Pulls every connection due at `now`; answers how many pulled and failed, and the unexpected errors
+ * (not a provider's refusal: a credential that no longer opens, a database failure) for the log. One
+ * connection's failure never stops the others.
+ */
 export async function pullDue(
   em: EntityManager,
   setup: PullSetup,
   now: Date,
   siteIds?: string[],
-): Promise<{ pulled: number; failed: number }> {
+): Promise<{ pulled: number; failed: number; unexpected: unknown[] }> {
   const conn = em.getConnection();
   const due = await conn.execute<Due[]>(
     `select site_id, source, mode, property, credentials_enc, last_pull_ok, failures from search_connections
@@ -87,6 +91,7 @@ export async function pullDue(
   );
   const today = now.toISOString().slice(0, 10);
   let failed = 0;
+  const unexpected: unknown[] = [];
   for (const c of due) {
     try {
       const figures = await figuresOf(setup, c, today);
@@ -117,8 +122,8 @@ export async function pullDue(
         [now, `last pull failed: ${message}`.slice(0, 500), new Date(now.getTime() + hours * 3600_000), c.site_id, c.source],
         'run',
       );
-      if (!(e instanceof ProviderError)) throw e;
+      if (!(e instanceof ProviderError)) unexpected.push(e);
     }
   }
-  return { pulled: due.length - failed, failed };
+  return { pulled: due.length - failed, failed, unexpected };
 }
