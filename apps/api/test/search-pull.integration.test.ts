@@ -97,6 +97,16 @@ describe('search pull', () => {
       pages: 2,
       queries: 2,
       links: null,
+      top: {
+        pages: [
+          { key: `${property}a`, clicks: 6, impressions: 100 },
+          { key: `${property}b`, clicks: 4, impressions: 300 },
+        ],
+        queries: [
+          { key: 'cookie-free analytics', clicks: 6, impressions: 100 },
+          { key: 'bot protection', clicks: 4, impressions: 300 },
+        ],
+      },
     });
     expect(row(lastWeek, 'primary')).toMatchObject({ clicks: 2, impressions: 50, pages: 1, queries: 1 });
     // Shown but never clicked: zero clicks is a measurement, and the rate is zero too.
@@ -119,6 +129,16 @@ describe('search pull', () => {
       pages: 2,
       queries: 2,
       links: 12,
+      top: {
+        pages: [
+          { key: `${property}a`, clicks: 12, impressions: 100 },
+          { key: `${property}b`, clicks: 8, impressions: 300 },
+        ],
+        queries: [
+          { key: 'cookie-free analytics', clicks: 12, impressions: 100 },
+          { key: 'bot protection', clicks: 8, impressions: 300 },
+        ],
+      },
     });
     // Links are a count as of now: only the current week has them.
     expect(row(lastWeek, 'secondary')).toMatchObject({ clicks: 4, links: null });

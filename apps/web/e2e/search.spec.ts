@@ -82,6 +82,9 @@ describe('search page in a real browser', () => {
     const first = weeks.locator('tbody tr').first();
     expect(await first.locator('td').allTextContents()).toEqual(['Bing', '9', '120', '7.5%', '4.0', '1', '1', '3']);
     expect(await page.getByRole('img').count()).toBeGreaterThan(0);
+    const topPages = page.getByRole('table', { name: 'Google top pages' });
+    expect(await topPages.locator('tbody tr').first().textContent()).toBe(`${property}a9120`);
+    expect(await page.getByRole('table', { name: 'Bing top queries' }).locator('tbody th').allTextContents()).toEqual(['shop']);
     await page.screenshot({ path: '/tmp/e2e-search.png', fullPage: true });
 
     await page

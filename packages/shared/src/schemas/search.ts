@@ -98,6 +98,8 @@ export const SearchWeeksQuery = z
   .strict();
 export type SearchWeeksQuery = z.infer<typeof SearchWeeksQuery>;
 
+const TopRow = z.object({ key: z.string(), clicks: z.number(), impressions: z.number() });
+
 export const SearchWeek = z.object({
   week: z.string().describe('The Monday the week starts on (YYYY-MM-DD)'),
   source: z.enum(['primary', 'secondary']),
@@ -108,6 +110,10 @@ export const SearchWeek = z.object({
   pages: z.number().nullable().describe('Pages shown in results'),
   queries: z.number().nullable().describe('Queries the site was shown for'),
   links: z.number().nullable().describe('Inbound links (secondary source only)'),
+  top: z
+    .object({ pages: z.array(TopRow), queries: z.array(TopRow) })
+    .nullable()
+    .describe('The ten pages and ten queries with the most clicks that week (null: not collected)'),
 });
 
 export const SearchWeeksOutput = z.object({

@@ -79,7 +79,7 @@ export async function* siteStoreFile(em: EntityManager, siteId: string): AsyncGe
   }
   for await (const rows of pages(em, (a) => [
     `select source, to_char(week, 'YYYY-MM-DD') as week, clicks::float8 as clicks, impressions::float8 as impressions,
-            ctr, position, pages, queries, links::float8 as links
+            ctr, position, pages, queries, links::float8 as links, top
        from search_weeks where site_id = ? ${a ? 'and (source, week) > (?, ?::date)' : ''} order by source, week`,
     a ? [siteId, a.source, a.week] : [siteId],
   ])) {

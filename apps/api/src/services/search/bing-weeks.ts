@@ -3,7 +3,7 @@
 // position from GetQueryStats and GetPageStats (Bing buckets them by week); inbound links from
 // GetLinkCounts, a count as of now, so only the current week gets it.
 import { mondayOf } from './weeks.ts';
-import type { WeekFigures } from './pull.ts';
+import { topOf, type TopRow, type WeekFigures } from './pull.ts';
 import { bingCall as call } from './bing.ts';
 
 /** Bing's dates: `/Date(1700000000000)/` or `/Date(1700000000000-0800)/`, as a UTC day. */
@@ -18,6 +18,19 @@ interface Stat {
   Clicks?: number;
   Impressions?: number;
   AvgImpressionPosition?: number;
+}
+
+/** Rows of one week summed per page or query (Bing may list one several times). */
+function summed(rows: readonly Stat[]): TopRow[] {
+  const by = new Map<string, TopRow>();
+  for (const r of rows) {
+    const key = String(r.Query ?? '');
+    const t = by.get(key) ?? { key, clicks: 0, impressions: 0 };
+    t.clicks += r.Clicks ?? 0;
+    t.impressions += r.Impressions ?? 0;
+    by.set(key, t);
+  }
+  return [...by.values()];
 }
 
 export async function bingWeeks(
@@ -41,6 +54,7 @@ export async function bingWeeks(
     const clicks = days.reduce((n, s) => n + (s.Clicks ?? 0), 0);
     const impressions = days.reduce((n, s) => n + (s.Impressions ?? 0), 0);
     const inWeek = queries.filter((s) => weekOf(s) === week);
+    const pagesInWeek = pages.filter((s) => weekOf(s) === week);
     const seen = inWeek.reduce((n, s) => n + (s.Impressions ?? 0), 0);
     const weighted = inWeek.reduce((n, s) => n + (s.Impressions ?? 0) * (s.AvgImpressionPosition ?? 0), 0);
     return {
@@ -49,9 +63,10 @@ export async function bingWeeks(
       impressions,
       ctr: impressions > 0 ? clicks / impressions : null,
       position: seen > 0 ? weighted / seen : null,
-      pages: new Set(pages.filter((s) => weekOf(s) === week).map((s) => String(s.Query))).size,
+      pages: new Set(pagesInWeek.map((s) => String(s.Query))).size,
       queries: new Set(inWeek.map((s) => String(s.Query))).size,
       links: week === current ? (linkPage.Links ?? []).reduce((n, l) => n + (l.Count ?? 0), 0) : null,
+      top: { pages: topOf(summed(pagesInWeek)), queries: topOf(summed(inWeek)) },
     };
   });
 }

@@ -1,10 +1,11 @@
 // Weekly figures from Search Console's Search Analytics API (searchAnalytics.query): totals for the
 // week (clicks, impressions, ctr, position), and how many pages and queries were shown (rows of the
 // `page` and `query` dimensions, up to the API's 25,000 rows a request).
-import type { WeekFigures } from './pull.ts';
+import { topOf, type TopRow, type WeekFigures } from './pull.ts';
 import { ProviderError, providerFetch, providerMessage } from './provider-error.ts';
 
 interface AnalyticsRow {
+  keys?: string[];
   clicks?: number;
   impressions?: number;
   ctr?: number;
@@ -25,6 +26,12 @@ async function query(apiUrl: string, token: string, property: string, body: Reco
   const answer = (await res.json().catch(() => ({}))) as { rows?: AnalyticsRow[] };
   return Array.isArray(answer.rows) ? answer.rows : [];
 }
+
+const asTop = (r: AnalyticsRow): TopRow => ({
+  key: String(r.keys?.[0] ?? ''),
+  clicks: r.clicks ?? 0,
+  impressions: r.impressions ?? 0,
+});
 
 export async function googleWeeks(
   apiUrl: string,
@@ -49,6 +56,7 @@ export async function googleWeeks(
       pages: pages.length,
       queries: queries.length,
       links: null,
+      top: { pages: topOf(pages.map(asTop)), queries: topOf(queries.map(asTop)) },
     });
   }
   return out;

@@ -11,6 +11,22 @@ import { bingWeeks } from './bing-weeks.ts';
 import { googleWeeks } from './google-weeks.ts';
 import { ProviderError } from './provider-error.ts';
 
+/** A page or query of a week with its clicks and impressions. */
+export interface TopRow {
+  key: string;
+  clicks: number;
+  impressions: number;
+}
+
+export const TOP_ROWS = 10;
+
+/** The rows with the most clicks (then impressions), at most TOP_ROWS. */
+export function topOf(rows: readonly TopRow[]): TopRow[] {
+  return [...rows]
+    .sort((a, b) => b.clicks - a.clicks || b.impressions - a.impressions || a.key.localeCompare(b.key))
+    .slice(0, TOP_ROWS);
+}
+
 export interface WeekFigures {
   week: string;
   clicks: number | null;
@@ -20,6 +36,7 @@ export interface WeekFigures {
   pages: number | null;
   queries: number | null;
   links: number | null;
+  top: { pages: TopRow[]; queries: TopRow[] } | null;
 }
 
 export interface PullSetup {
@@ -96,13 +113,13 @@ export async function pullDue(
     try {
       const figures = await figuresOf(setup, c, today);
       await conn.execute(
-        `insert into search_weeks (site_id, source, week, clicks, impressions, ctr, position, pages, queries, links)
-         select ?::uuid, ?, w.week, w.clicks, w.impressions, w.ctr, w.position, w.pages, w.queries, w.links
+        `insert into search_weeks (site_id, source, week, clicks, impressions, ctr, position, pages, queries, links, top)
+         select ?::uuid, ?, w.week, w.clicks, w.impressions, w.ctr, w.position, w.pages, w.queries, w.links, w.top
            from jsonb_to_recordset(?::jsonb) w(week date, clicks bigint, impressions bigint, ctr float8, position float8,
-                                               pages int, queries int, links bigint)
+                                               pages int, queries int, links bigint, top jsonb)
          on conflict (site_id, source, week) do update set clicks = excluded.clicks, impressions = excluded.impressions,
            ctr = excluded.ctr, position = excluded.position, pages = excluded.pages, queries = excluded.queries,
-           links = coalesce(excluded.links, search_weeks.links), updated_at = now()`,
+           links = coalesce(excluded.links, search_weeks.links), top = excluded.top, updated_at = now()`,
         [c.site_id, c.source, JSON.stringify(figures)],
         'run',
       );

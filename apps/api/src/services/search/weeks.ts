@@ -25,6 +25,7 @@ interface WeekRow {
   pages: number | null;
   queries: number | null;
   links: string | null;
+  top: SearchWeeksOutput['weeks'][number]['top'];
 }
 
 const num = (v: string | number | null) => (v === null ? null : Number(v));
@@ -39,7 +40,7 @@ export async function searchWeeks(
   const to = mondayOf(now.toISOString().slice(0, 10));
   const from = addWeeks(to, -((input.weeks ?? SEARCH_LIMITS.defaultWeeks) - 1));
   const rows = await em.getConnection().execute<WeekRow[]>(
-    `select to_char(week, 'YYYY-MM-DD') as week, source, clicks, impressions, ctr, position, pages, queries, links
+    `select to_char(week, 'YYYY-MM-DD') as week, source, clicks, impressions, ctr, position, pages, queries, links, top
        from search_weeks where site_id = ? and week between ?::date and ?::date order by week, source`,
     [site.id, from, to],
     'all',
@@ -57,6 +58,7 @@ export async function searchWeeks(
       pages: r.pages,
       queries: r.queries,
       links: num(r.links),
+      top: r.top,
     })),
   };
 }

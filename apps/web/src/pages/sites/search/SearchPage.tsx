@@ -9,6 +9,7 @@ import { SitesFrame } from '../parts/SitesFrame.tsx';
 import { isMissingSite, siteIdOf } from '../parts/siteId.ts';
 import { ConnectionsCard } from './ConnectionsCard.tsx';
 import { useSearch, useSearchWeeks } from './data.ts';
+import { TopCard } from './TopCard.tsx';
 import { WeeksCard } from './WeeksCard.tsx';
 
 /** `/sites/<id>/search`: the two search sources, their connection state, and the weekly figures. */
@@ -30,6 +31,7 @@ export function SearchPage() {
           <SiteLinks siteId={id} current="search" />
           <ConnectionsCard siteId={id} search={search.data} />
           {weeks.data && <WeeksCard data={weeks.data} />}
+          {weeks.data && <TopCard data={weeks.data} />}
         </div>
       )}
     </SitesFrame>
