@@ -232,6 +232,10 @@ describe('site export', () => {
       await f.t.deps.hot.releaseSlot(key, 'elsewhere-2');
     }
     await fetchLink(six).expect(200);
+    // HEAD answers the headers without writing the file, so it takes no slot.
+    for (let i = 0; i < 3; i++) await f.t.request.head(new URL(six).pathname).expect(200).expect('content-type', /gzip/);
+    expect(await f.t.deps.hot.acquireSlot(key, 'after-heads', 2, 60)).toBe(true);
+    await f.t.deps.hot.releaseSlot(key, 'after-heads');
   });
 
   it('keeps no copy of a file whose writing failed half-way', async () => {

@@ -1,6 +1,6 @@
 // GET /v1/downloads/{token}: the files of an export (services/export/). The link is the credential: a
-// token this service did not sign, or whose export is gone, is 404; one past its hour is 410. Each file
-// is written as it is sent, from the stats pool in pages; raw-record files are gzipped NDJSON.
+// token this service did not sign, or whose export is gone, is 404; one past its hour is 410. Each data
+// file is written as it is sent (raw records as a COPY stream, gzipped NDJSON) and kept (storage.ts).
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
@@ -110,6 +110,11 @@ function fileServer(deps: Deps, copies: CopyStore) {
     ) => {
       const keep = opts.keep ?? true;
       headers(opts.gzip ? 'application/gzip' : type);
+      // HEAD: the headers only. A body made and never read would hold its connection and slot.
+      if (ctx.method === 'HEAD') {
+        ctx.status = 200;
+        return;
+      }
       if (keep && kept) {
         if ('redirect' in kept) {
           ctx.status = 302;
