@@ -1,7 +1,7 @@
 // Weekly figures from Search Console's Search Analytics API (searchAnalytics.query): totals for the
 // week (clicks, impressions, ctr, position), and how many pages and queries were shown (rows of the
 // `page` and `query` dimensions, up to the API's 25,000 rows a request).
-import { topOf, type TopRow, type WeekFigures } from './pull.ts';
+import { topOf, type TopRow, type WeekFigures } from './week-figures.ts';
 import { ProviderError, providerFetch, providerMessage } from './provider-error.ts';
 
 interface AnalyticsRow {

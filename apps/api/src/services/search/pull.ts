@@ -10,34 +10,7 @@ import { accessToken, type ServiceAccountKey } from './google.ts';
 import { bingWeeks } from './bing-weeks.ts';
 import { googleWeeks } from './google-weeks.ts';
 import { ProviderError } from './provider-error.ts';
-
-/** A page or query of a week with its clicks and impressions. */
-export interface TopRow {
-  key: string;
-  clicks: number;
-  impressions: number;
-}
-
-export const TOP_ROWS = 10;
-
-/** The rows with the most clicks (then impressions), at most TOP_ROWS. */
-export function topOf(rows: readonly TopRow[]): TopRow[] {
-  return [...rows]
-    .sort((a, b) => b.clicks - a.clicks || b.impressions - a.impressions || a.key.localeCompare(b.key))
-    .slice(0, TOP_ROWS);
-}
-
-export interface WeekFigures {
-  week: string;
-  clicks: number | null;
-  impressions: number | null;
-  ctr: number | null;
-  position: number | null;
-  pages: number | null;
-  queries: number | null;
-  links: number | null;
-  top: { pages: TopRow[]; queries: TopRow[] } | null;
-}
+import type { WeekFigures } from './week-figures.ts';
 
 export interface PullSetup {
   googleApi: string;
