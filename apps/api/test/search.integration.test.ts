@@ -104,6 +104,19 @@ describe('search connections', () => {
     await refuse({ ...customer.keyFile, token_uri: 'http://169.254.169.254/latest/meta-data/' }, /token_uri/);
     expect(providers.seen.length).toBe(before);
     await put(s.id, 'primary', { mode: 'service_account', property }).expect(400);
+    // At the door: line breaks are text in a key file, other control characters are not; size is bounded.
+    const nul = await put(s.id, 'primary', {
+      mode: 'service_account',
+      property,
+      key: { ...customer.keyFile, client_id: 'a\u0000b' },
+    });
+    expect(nul.status).toBe(400);
+    expect(nul.body.field).toBe('key.client_id');
+    const huge = await put(s.id, 'primary', { mode: 'service_account', property, key: 'x'.repeat(20_001) }).expect(400);
+    expect(huge.body.field).toBe('key');
+    const longKey = await put(s.id, 'secondary', { apiKey: 'k'.repeat(201), siteUrl: property }).expect(400);
+    expect(longKey.body.field).toBe('apiKey');
+    expect(providers.seen.length).toBe(before);
   });
 
   it('refuses a property the account cannot read (400 property) and keeps nothing', async () => {

@@ -76,11 +76,15 @@ export async function getSearch(deps: Deps, em: EntityManager, actor: Actor, sit
   };
 }
 
-/** A provider that refused or failed while credentials were checked: 400 on the field at fault, else 503. */
-function refused(e: unknown, field: string, what: string): never {
-  if (!(e instanceof ProviderError)) throw e;
-  if (e.status === 400 || e.status === 401 || e.status === 403) throw badRequest(field, `${what}: ${e.message}`);
-  throw new AppError(503, `Could not check the connection now (${e.message}): try again in a minute`, { retryAfter: 60 });
+/** A provider call while credentials are checked: a refusal is 400 on the field at fault, a failure 503. */
+async function asked<T>(call: () => Promise<T>, field: string, what: string): Promise<T> {
+  try {
+    return await call();
+  } catch (e) {
+    if (!(e instanceof ProviderError)) throw e;
+    if (e.status === 400 || e.status === 401 || e.status === 403) throw badRequest(field, `${what}: ${e.message}`);
+    throw new AppError(503, `Could not check the connection now (${e.message}): try again in a minute`, { retryAfter: 60 });
+  }
 }
 
 export async function updatePrimary(
@@ -113,18 +117,12 @@ export async function updatePrimary(
     if (input.key === undefined) throw badRequest('key', 'Give the service account key file (JSON) for mode service_account');
     key = readKey(input.key, deps.env.SEARCH_GOOGLE_API_URL);
   }
-  let token: string;
-  try {
-    token = await accessToken(key);
-  } catch (e) {
-    refused(e, input.mode === 'delegated' ? 'mode' : 'key', 'Google refused the key');
-  }
-  let readable: boolean;
-  try {
-    readable = await canReadProperty(deps.env.SEARCH_GOOGLE_API_URL, token, property);
-  } catch (e) {
-    refused(e, 'property', 'Google refused the property');
-  }
+  const token = await asked(() => accessToken(key), input.mode === 'delegated' ? 'mode' : 'key', 'Google refused the key');
+  const readable = await asked(
+    () => canReadProperty(deps.env.SEARCH_GOOGLE_API_URL, token, property),
+    'property',
+    'Google refused the property',
+  );
   if (!readable) {
     throw badRequest(
       'property',
@@ -150,12 +148,7 @@ export async function updateSecondary(
   } catch {
     throw badRequest('siteUrl', 'Give the site as a URL, such as https://example.com/');
   }
-  let sites: { url: string; verified: boolean }[];
-  try {
-    sites = await userSites(deps.env.SEARCH_BING_API_URL, input.apiKey);
-  } catch (e) {
-    refused(e, 'apiKey', 'Bing refused the API key');
-  }
+  const sites = await asked(() => userSites(deps.env.SEARCH_BING_API_URL, input.apiKey), 'apiKey', 'Bing refused the API key');
   const listed = sites.find((s) => sameSite(s.url, siteUrl));
   if (!listed)
     throw badRequest('siteUrl', `${siteUrl} is not a site of this API key's Bing Webmaster Tools account: add it there first`);
