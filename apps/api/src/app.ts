@@ -5,6 +5,7 @@ import { AppError } from './errors.ts';
 import { sendProblem } from './rest/problem-response.ts';
 import type { Deps } from './deps.ts';
 import { challengeHandler } from './http/challenge/handler.ts';
+import { billingWebhookHandler } from './http/billing-webhook.ts';
 import { downloadsHandler } from './http/downloads.ts';
 import { firstPartyHandler } from './http/first-party.ts';
 import { scriptHandler } from './http/script.ts';
@@ -35,6 +36,7 @@ export function createApp(deps: Deps, opts: { webDist?: string; scriptDist?: str
   const challengePath = new URL(deps.urls.challenge).pathname.replace(/\/+$/, '') || '/challenge';
   const collect = collectHandler(deps);
   const downloads = downloadsHandler(deps);
+  const billingWebhook = billingWebhookHandler(deps);
   const script = scriptHandler(opts.scriptDist);
   const spa = spaStatic(opts.webDist ?? WEB_DIST);
 
@@ -70,6 +72,8 @@ export function createApp(deps: Deps, opts: { webDist?: string; scriptDist?: str
     }
     // Export files: the link is the credential, and the body a stream rather than JSON.
     if (p.startsWith('/v1/downloads/')) return downloads(ctx);
+    // Payment provider events: the signature over the raw body is the credential.
+    if (p === '/v1/billing/webhook') return billingWebhook(ctx);
     if (p === '/v1' || p.startsWith('/v1/')) return rest(ctx);
     if (p === '/trpc' || p.startsWith('/trpc/')) return trpc(ctx);
     if (p === '/mcp') return mcp(ctx);

@@ -1,3 +1,4 @@
+import { billingProviderOf } from './services/billing/provider.ts';
 import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -93,6 +94,7 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
     ingest,
     logger,
     mailer,
+    billing: billingProviderOf(env),
     ciphers: makeCiphers(loadAppSecret(env.APP_SECRET, env.DATA_DIR)),
     sleep: realSleep,
     lifecycle: { draining: false },
@@ -122,6 +124,7 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
       cipher: deps.ciphers.search,
       ownKey: ownServiceAccount(deps),
     },
+    billing: { provider: deps.billing },
   });
   const url = `http://${env.HOST}:${port}`;
   logger.info(`listening on ${url} (hot state: ${hot.kind}; dashboard ${deps.urls.app})`);

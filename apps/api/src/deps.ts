@@ -5,6 +5,7 @@ import type { Ingest } from './ingest/index.ts';
 import type { Logger } from './logger.ts';
 import type { Mailer } from './mail/mailer.ts';
 import { Cipher } from './security/cipher.ts';
+import type { BillingProvider } from './services/billing/provider.ts';
 
 /** Everything long-lived a request may use. Built once at start-up (or per test). */
 export interface Deps {
@@ -21,6 +22,8 @@ export interface Deps {
   ingest: Ingest;
   mailer: Mailer;
   logger: Logger;
+  /** The payment provider (Stripe); null when not configured (billing changes answer 503, all on Free). */
+  billing: BillingProvider | null;
   ciphers: { totp: Cipher; idempotency: Cipher; passKey: Cipher; downloads: Cipher; search: Cipher };
   /** Throttles slow callers down with this; tests replace it to observe the delay. */
   sleep: (ms: number) => Promise<void>;

@@ -69,6 +69,14 @@ const EnvSchema = z.object({
   EXPORT_S3_PREFIX: z.string().default('exports/'),
   EXPORT_S3_ACCESS_KEY_ID: z.string().optional(),
   EXPORT_S3_SECRET_ACCESS_KEY: z.string().optional(),
+  /** Payment provider (README "Billing"): both set → billing works; neither → "not configured", everyone on Free. */
+  STRIPE_SECRET_KEY: z.string().min(8).optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().min(8).optional(),
+  /** Stripe's API address, scheme://host[:port] only (the client adds /v1/…); tests point it at a stand-in. */
+  STRIPE_API_URL: z
+    .url()
+    .refine((u) => new URL(u).pathname === '/', 'must be scheme://host[:port] with no path')
+    .default('https://api.stripe.com'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 });
 
@@ -82,6 +90,11 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  if (!parsed.data.STRIPE_SECRET_KEY !== !parsed.data.STRIPE_WEBHOOK_SECRET) {
+    throw new Error(
+      'Invalid configuration:\n  STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET: set both (billing works) or neither (billing not configured)',
+    );
   }
   return parsed.data;
 }

@@ -33,6 +33,7 @@ import {
   validBody,
 } from './support/authz-fixtures.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
+import { type StripeStandIn, startStripeStandIn, stripeEnv } from './support/stripe-standin.ts';
 
 const allOps = listOperations(appRouter);
 const OPS = matrixOps(allOps);
@@ -175,12 +176,16 @@ function check(c: MatrixCase, r: Result) {
 describe('authorization matrix (generated from the router meta)', () => {
   let t: TestServer;
   let fx: MatrixFixtures;
+  let stripe: StripeStandIn;
   beforeAll(async () => {
-    t = await startTestServer();
+    // Billing changes reach the Stripe stand-in, so an allowed caller gets a real answer, not "not configured".
+    stripe = await startStripeStandIn();
+    t = await startTestServer({ env: stripeEnv(stripe) });
     fx = await createMatrixFixtures(t);
   });
   afterAll(async () => {
     await t?.close();
+    await stripe?.close();
   });
 
   it(`finds authenticated REST operations to cover (${OPS.length})`, () => {

@@ -1,7 +1,7 @@
 // get_billing over HTTP and its projection and overage arithmetic: usage so far against the plan's
 // allowances, every plan with its prices, Free never billed, paid plans priced per started million.
 import { describe, expect, it } from 'vitest';
-import { monthPeriod, overageOf } from '../src/services/billing/overview.ts';
+import { monthPeriod, overageOf } from '../src/services/billing/pricing.ts';
 import { monthOf } from '../src/usage/counters.ts';
 import { createToken, createUser, startTestServer } from './support/server.ts';
 import { createSite } from './support/sites.ts';

@@ -23,6 +23,7 @@ import { startDnsServer } from './support/dns-server.ts';
 import { startEdgeStandIn } from './support/edge-standin.ts';
 import { envelope } from './support/mcp-http.ts';
 import { createToken, GOOD_PASSWORD, startTestServer, uniqueEmail } from './support/server.ts';
+import { startStripeStandIn, stripeEnv } from './support/stripe-standin.ts';
 
 /**
  * Fuzzing every operation of /v1/openapi.json (and every MCP tool) with requests generated from its
@@ -608,7 +609,12 @@ function report(op: string, req: Request | { body: string }, answer: Answer, why
 // The edge platform and DNS stand in locally, so proxy hostnames and verification run their real code.
 const edge = await startEdgeStandIn();
 const dns = await startDnsServer();
-const t = await startTestServer({ env: { ...edge.env, DNS_SERVERS: dns.address, PROXY_CNAME_TARGET: 'proxy.unseen.test' } });
+// Billing runs its real code against the Stripe stand-in (checkout, portal, plan changes, webhooks).
+const stripe = await startStripeStandIn();
+const t = await startTestServer({
+  env: { ...edge.env, ...stripeEnv(stripe), DNS_SERVERS: dns.address, PROXY_CNAME_TARGET: 'proxy.unseen.test' },
+});
+stripe.webhookUrl = `${t.url}/v1/billing/webhook`;
 const docRes = await fetch(`${t.url}/v1/openapi.json`);
 const doc = (await docRes.json()) as { paths: Record<string, Record<string, Js>> };
 const passwordHash = await hashPassword(GOOD_PASSWORD);
@@ -627,6 +633,7 @@ const TOP_DIMENSIONS = Object.keys(catalogue.topDimensions);
 
 afterAll(async () => {
   await t.close();
+  await stripe.close();
   await edge.close();
   await dns.close();
 });

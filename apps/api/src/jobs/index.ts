@@ -4,3 +4,4 @@ export * from './rollup.ts';
 export * from './scheduler.ts';
 export * from './result-days.ts';
 export * from './search-pull.ts';
+export * from './billing.ts';

@@ -4,6 +4,8 @@ import type { CopyStore } from '../services/export/storage.ts';
 import { sweepExports } from './export-sweep.ts';
 import type { PullSetup } from '../services/search/pull.ts';
 import { runSearchPull } from './search-pull.ts';
+import type { BillingProvider } from '../services/billing/provider.ts';
+import { runBilling } from './billing.ts';
 import { applySiteRetention } from './retention.ts';
 import { runResultDays } from './result-days.ts';
 import { runRollups } from './rollup.ts';
@@ -24,6 +26,8 @@ export interface JobsOptions {
   exportCopies?: CopyStore;
   /** The search providers and credentials' cipher: connections due are pulled hourly. */
   searchPull?: PullSetup;
+  /** Month closing and overage reports run hourly; with no provider, months are still closed. */
+  billing?: { provider: BillingProvider | null };
 }
 
 export interface Jobs {
@@ -33,7 +37,7 @@ export interface Jobs {
 
 /**
  * Starts the background jobs on this node: rollups (then the results' per-day store) at start-up and hourly, per-site retention at
- * start-up and daily, the sweep of day-old exports and the search pull (connections due) hourly. Each run takes its job's advisory lock, so across nodes one run does the work.
+ * start-up and daily, the sweep of day-old exports, the search pull (connections due) and billing (months closed, overage reported) hourly. Each run takes its job's advisory lock, so across nodes one run does the work.
  * Timers are unref'd; a failed run is logged and retried at the next period.
  * (Raw partition drops run with the ingest partition upkeep: `maintainPartitions`.)
  */
@@ -102,10 +106,21 @@ export function startJobs(opts: JobsOptions): Jobs {
     later(3600_000, search);
   }
 
+  async function billing() {
+    if (!opts.billing) return;
+    try {
+      await runBilling(opts.orm, opts.billing.provider, { logger: opts.logger, now: opts.now?.() });
+    } catch (e) {
+      opts.logger?.error('jobs: billing failed', e);
+    }
+    later(3600_000, billing);
+  }
+
   later(0, rollups);
   later(0, retention);
   later(0, exports);
   later(0, search);
+  later(0, billing);
 
   return {
     async stop() {

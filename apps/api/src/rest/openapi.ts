@@ -95,7 +95,7 @@ export function buildOpenApi(ops: Operation[], baseUrl: string): OpenAPIObject {
     if (op.meta.scope) (operation as Record<string, unknown>)['x-scope'] = op.meta.scope;
     if (op.meta.mcp) (operation as Record<string, unknown>)['x-mcp-tool'] = op.meta.mcp.tool;
   }
-  doc.paths = { ...doc.paths, '/v1/downloads/{token}': downloadsPath as never };
+  doc.paths = { ...doc.paths, '/v1/downloads/{token}': downloadsPath as never, '/v1/billing/webhook': webhookPath as never };
   return doc;
 }
 
@@ -125,6 +125,40 @@ const downloadsPath = {
       },
       '404': problem('Not a link an export made, or the export is more than a day old'),
       '410': problem('The link is more than an hour old: make a new export'),
+    },
+  },
+};
+
+/** POST /v1/billing/webhook is served outside the router (the raw body is signed; http/billing-webhook.ts). */
+const webhookPath = {
+  post: {
+    operationId: 'billing-webhook',
+    summary: 'Payment provider events (Stripe webhooks; the signature is the credential)',
+    description:
+      'Point the Stripe webhook endpoint here with the events checkout.session.completed and customer.subscription.created, .updated, .deleted. Each event is applied once (redeliveries answer outcome duplicate); events older than the last one applied are recorded and skipped (stale); other events are ignored.',
+    tags: ['Billing'],
+    security: [],
+    parameters: [{ name: 'Stripe-Signature', in: 'header', required: true, schema: { type: 'string' } }],
+    requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
+    responses: {
+      '200': {
+        description: 'Received',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              properties: {
+                received: { type: 'boolean' },
+                outcome: { type: 'string', enum: ['applied', 'duplicate', 'stale', 'ignored'] },
+              },
+            },
+          },
+        },
+      },
+      '400': problem('No Stripe-Signature, or it does not match the body and the signing secret'),
+      '413': problem('Body over 512 KB'),
+      '429': problem('More than 600 requests a minute from one address'),
+      '503': problem('Billing is not configured here, or the database or provider is unreachable (the provider redelivers)'),
     },
   },
 };

@@ -17,6 +17,7 @@ import { hashPassword } from '../../src/security/passwords.ts';
 import { randomToken } from '../../src/security/tokens.ts';
 import { issueToken } from '../../src/services/tokens/issue.ts';
 import { startSmtpCapture } from './smtp.ts';
+import { billingProviderOf } from '../../src/services/billing/provider.ts';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -71,6 +72,7 @@ export async function startTestServer(
     // Third parties only through the stand-ins a test starts: by default nothing answers (port 9, discard).
     SEARCH_GOOGLE_API_URL: 'http://127.0.0.1:9/google',
     SEARCH_BING_API_URL: 'http://127.0.0.1:9/bing',
+    STRIPE_API_URL: 'http://127.0.0.1:9',
     ...opts.env,
   });
   const databaseUrl = opts.databaseUrl ?? inject('databaseUrl');
@@ -112,6 +114,7 @@ export async function startTestServer(
     ingest,
     logger,
     mailer,
+    billing: billingProviderOf(env),
     ciphers: makeCiphers(randomToken(48)),
     sleep: async (ms) => {
       sleeps.push(ms);

@@ -11,6 +11,7 @@ import { Migration20261127090000_result_packed } from './Migration20261127090000
 import { Migration20261128090000_exports } from './Migration20261128090000_exports.ts';
 import { Migration20261129090000_search } from './Migration20261129090000_search.ts';
 import { Migration20261130090000_search_top } from './Migration20261130090000_search_top.ts';
+import { Migration20261201090000_billing } from './Migration20261201090000_billing.ts';
 
 /** The committed migrations, in order. New ones: `npm run -w @us/db migration:create -- <name>`, then list it here. */
 export const migrationsList = [
@@ -27,4 +28,5 @@ export const migrationsList = [
   { name: 'Migration20261128090000_exports', class: Migration20261128090000_exports },
   { name: 'Migration20261129090000_search', class: Migration20261129090000_search },
   { name: 'Migration20261130090000_search_top', class: Migration20261130090000_search_top },
+  { name: 'Migration20261201090000_billing', class: Migration20261201090000_billing },
 ];

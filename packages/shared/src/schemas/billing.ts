@@ -3,6 +3,12 @@
 import { z } from 'zod';
 import { PLANS } from '../plans.ts';
 
+/** Paid plans: the ones a checkout can choose. */
+export const PAID_PLANS = ['Starter', 'Growth', 'Business'] as const;
+export type PaidPlan = (typeof PAID_PLANS)[number];
+export const BILLING_INTERVALS = ['month', 'year'] as const;
+export type BillingInterval = (typeof BILLING_INTERVALS)[number];
+
 /** Spec §8 prices (USD) and overage rates. */
 export const PLAN_PRICES = {
   Free: { monthly: 0, yearly: 0 },
@@ -48,6 +54,24 @@ export const BillingOutput = z.object({
     proxyHostnamesUsd: z.number(),
     totalUsd: z.number().describe('Projected overage at the month’s end, billed then on paid plans'),
   }),
+  subscription: z
+    .object({
+      status: z.string().describe('The payment provider’s word: active, trialing, past_due, canceled, …'),
+      interval: z.enum(BILLING_INTERVALS).nullable(),
+      periodEnd: z.string().nullable().describe('When the paid period ends (ISO time), when the provider says'),
+    })
+    .nullable()
+    .describe('null: never checked out'),
+  months: z
+    .array(
+      z.object({
+        month: z.string().describe('First day of the closed UTC month'),
+        plan: z.enum(PLANS),
+        overageUsd: z.number(),
+        reported: z.boolean().describe('The overage is on an invoice at the payment provider (always true when 0)'),
+      }),
+    )
+    .describe('The last twelve closed months, newest first: the plan each ended on and its overage'),
   plans: z.array(
     z.object({
       plan: z.enum(PLANS),
@@ -62,3 +86,35 @@ export const BillingOutput = z.object({
   ),
 });
 export type BillingOutput = z.infer<typeof BillingOutput>;
+
+/** plan_billing, POST /v1/billing/plan: move a subscribed workspace to another plan (or back to Free). */
+export const PlanChangeInput = z
+  .object({
+    plan: z.enum(PLANS),
+    interval: z
+      .enum(BILLING_INTERVALS)
+      .optional()
+      .describe('month or year; unset keeps the subscription’s own (month for a new one)'),
+  })
+  .strict();
+export type PlanChangeInput = z.infer<typeof PlanChangeInput>;
+
+/** checkout_billing, POST /v1/billing/checkout: a payment page for a first paid plan. */
+export const CheckoutInput = z
+  .object({
+    plan: z.enum(PAID_PLANS),
+    interval: z.enum(BILLING_INTERVALS).default('month'),
+  })
+  .strict();
+export type CheckoutInput = z.infer<typeof CheckoutInput>;
+
+export const CheckoutOutput = z.object({
+  url: z.string().describe('The payment provider’s checkout page: open it in a browser'),
+  expiresAt: z.string().nullable().describe('When the page stops working (ISO time)'),
+});
+export type CheckoutOutput = z.infer<typeof CheckoutOutput>;
+
+export const PortalOutput = z.object({
+  url: z.string().describe('The payment provider’s portal: invoices, payment method, cancelling'),
+});
+export type PortalOutput = z.infer<typeof PortalOutput>;

@@ -11,6 +11,8 @@ export const CHECK_BUDGETS = {
   check: 60,
   /** `/_us/pass`, per connecting address (an edge, or a visitor in proxy mode). */
   pass: 1200,
+  /** The payment provider's webhooks, per sending address (it redelivers what a 429 turned away). */
+  billingWebhook: 600,
 } as const;
 
 /**

@@ -3,83 +3,54 @@
 // projection to the month's end, and the overage that projection would cost on a paid plan.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Site, SiteHostname } from '@us/db';
-import { type BillingOutput, OVERAGE_USD, PLAN_LIMITS, PLAN_PRICES, PLANS, type Plan } from '@us/shared';
+import { type BillingOutput, PLAN_LIMITS, PLAN_PRICES, PLANS } from '@us/shared';
 import type { Actor } from '../../actor/actor.ts';
 import { loadWorkspace } from '../../actor/access.ts';
 import { usageOf } from '../../usage/counters.ts';
 import { seatsTaken } from '../members/seats.ts';
+import { accountOf } from './accounts.ts';
+import { closedMonths } from './months.ts';
+import { monthPeriod, overageOf } from './pricing.ts';
 
-/** The UTC month holding `now`: first day, last day, and the share of it gone. */
-export function monthPeriod(now: Date): { from: string; to: string; elapsed: number } {
-  const start = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
-  const end = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
-  return {
-    from: new Date(start).toISOString().slice(0, 10),
-    to: new Date(end - 86_400_000).toISOString().slice(0, 10),
-    elapsed: Math.min(1, Math.max(0, (now.getTime() - start) / (end - start))),
-  };
-}
-
-/** Started millions past the allowance, at a price per million: 1 pageview over is the first million. */
-const perMillion = (used: number, allowance: number, usd: number) => Math.ceil(Math.max(0, used - allowance) / 1e6) * usd;
-
-/**
- * The month's projection and its overage: counters projected from the rate so far once a tenth of the
- * month is gone (earlier, the count so far), priced per started million past the allowance and per
- * extra proxy hostname; Free never bills.
- */
-export function overageOf(
-  plan: Plan,
-  used: { pageviews: number; requests: number; proxies: number },
-  elapsed: number,
-): { projected: { pageviews: number | null; requests: number | null }; overage: BillingOutput['overage'] } {
-  const limits = PLAN_LIMITS[plan];
-  const project = (n: number) => (elapsed >= 0.1 ? Math.round(n / elapsed) : null);
-  const projected = { pageviews: project(used.pageviews), requests: project(used.requests) };
-  const billed = plan !== 'Free';
-  const pageviewsUsd = billed
-    ? perMillion(projected.pageviews ?? used.pageviews, limits.humanPageviewsPerMonth, OVERAGE_USD.perMillionPageviews)
-    : 0;
-  const requestsUsd = billed
-    ? perMillion(projected.requests ?? used.requests, limits.serverRequestsPerMonth, OVERAGE_USD.perMillionRequests)
-    : 0;
-  const proxyHostnamesUsd =
-    billed && limits.proxyHostnames !== null
-      ? Math.max(0, used.proxies - limits.proxyHostnames) * OVERAGE_USD.perProxyHostname
-      : 0;
-  return {
-    projected,
-    overage: { billed, pageviewsUsd, requestsUsd, proxyHostnamesUsd, totalUsd: pageviewsUsd + requestsUsd + proxyHostnamesUsd },
-  };
+/** What the workspace uses now: this month's counters and the countable things it holds. */
+export async function usageNow(em: EntityManager, workspaceId: string, now: Date) {
+  const usage = await usageOf(em, workspaceId, now);
+  const sites = await em.count(Site, { workspace: workspaceId });
+  const seats = await seatsTaken(em, workspaceId);
+  const proxies = await em.count(SiteHostname, { proxy: true, site: { workspace: workspaceId } });
+  return { plan: usage.plan, pageviews: usage.pageviews, requests: usage.requests, sites, seats, proxies };
 }
 
 export async function billingOverview(
   em: EntityManager,
   actor: Actor,
-  now = new Date(),
-  configured = false,
+  opts: { configured: boolean; now?: Date },
 ): Promise<BillingOutput> {
+  const now = opts.now ?? new Date();
   const ws = await loadWorkspace(em, actor);
-  const usage = await usageOf(em, ws.id, now);
-  const limits = PLAN_LIMITS[usage.plan];
+  const used = await usageNow(em, ws.id, now);
+  const limits = PLAN_LIMITS[used.plan];
   const period = monthPeriod(now);
-  const sites = await em.count(Site, { workspace: ws.id });
-  const seats = await seatsTaken(em, ws.id);
-  const proxies = await em.count(SiteHostname, { proxy: true, site: { workspace: ws.id } });
-  const o = overageOf(usage.plan, { pageviews: usage.pageviews, requests: usage.requests, proxies }, period.elapsed);
+  const o = overageOf(used.plan, used, period.elapsed);
+  const account = await accountOf(em.getConnection(), ws.id);
   return {
-    plan: usage.plan,
+    plan: used.plan,
     status: ws.status,
-    configured,
+    configured: opts.configured,
     period,
     usage: {
-      humanPageviews: { used: usage.pageviews, allowance: limits.humanPageviewsPerMonth, projected: o.projected.pageviews },
-      serverRequests: { used: usage.requests, allowance: limits.serverRequestsPerMonth, projected: o.projected.requests },
-      sites: { used: sites, allowance: limits.sites, projected: null },
-      members: { used: seats, allowance: limits.members, projected: null },
-      proxyHostnames: { used: proxies, allowance: limits.proxyHostnames, projected: null },
+      humanPageviews: { used: used.pageviews, allowance: limits.humanPageviewsPerMonth, projected: o.projected.pageviews },
+      serverRequests: { used: used.requests, allowance: limits.serverRequestsPerMonth, projected: o.projected.requests },
+      sites: { used: used.sites, allowance: limits.sites, projected: null },
+      members: { used: used.seats, allowance: limits.members, projected: null },
+      proxyHostnames: { used: used.proxies, allowance: limits.proxyHostnames, projected: null },
     },
     overage: o.overage,
+    subscription:
+      account?.subscriptionId && account.status
+        ? { status: account.status, interval: account.interval, periodEnd: account.periodEnd?.toISOString() ?? null }
+        : null,
+    months: await closedMonths(em.getConnection(), ws.id),
     plans: PLANS.map((plan) => ({
       plan,
       monthlyUsd: PLAN_PRICES[plan].monthly,

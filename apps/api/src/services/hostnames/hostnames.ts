@@ -15,6 +15,7 @@ import {
   type EdgeHostname,
   getCustomHostname,
 } from './edge-platform.ts';
+import { sampleProxyPeaks } from '../billing/months.ts';
 import { lookupTxt, parseDnsServers } from './dns.ts';
 import { hostnameDetail, newVerifyToken, proxyStatusOf, verificationName, verificationValue } from './view.ts';
 
@@ -198,6 +199,8 @@ export async function addHostname(
     }
     throw err;
   }
+  // A proxy hostname added and removed within the hour still counts in the month's peak (billing).
+  if (proxy) await sampleProxyPeaks(em.getConnection(), new Date(), workspaceId);
   return hostnameDetail(row, proxy ? proxyStatusOf(deps, row, edge, true) : null);
 }
 
