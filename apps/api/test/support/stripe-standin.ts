@@ -285,6 +285,33 @@ export async function startStripeStandIn(opts: { secretKey?: string; webhookSecr
         res.writeHead(status, { 'content-type': 'application/json', 'request-id': newId('req') });
         res.end(JSON.stringify(body));
       };
+      // The hosted pages a browser is sent to: checkout (a Pay button that completes it and goes back to
+      // success_url) and the portal (a link back to return_url).
+      const page = (html: string) => {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        res.end(`<!doctype html><html lang="en"><head><title>Stand-in</title></head><body>${html}</body></html>`);
+      };
+      const hosted = /^\/(c\/pay|p\/session)\/([\w-]+)$/.exec(url.pathname);
+      if (hosted) {
+        const [, kind, id] = hosted as unknown as [string, string, string];
+        if (kind === 'p/session') {
+          const p = portals.get(id);
+          return p ? page(`<h1>Billing portal</h1><a href="${p.return_url}">Return</a>`) : answer(404, {});
+        }
+        const session = sessions.get(id);
+        if (!session) return answer(404, {});
+        if (req.method === 'POST') {
+          void self.completeCheckout(id).then(
+            () => {
+              res.writeHead(303, { location: session.success_url as string });
+              res.end();
+            },
+            (e: Error) => answer(500, { error: { message: e.message } }),
+          );
+          return;
+        }
+        return page(`<h1>Pay for your subscription</h1><form method="post"><button type="submit">Pay</button></form>`);
+      }
       if (req.headers.authorization !== `Bearer ${secretKey}`) {
         return answer(401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided.' } });
       }

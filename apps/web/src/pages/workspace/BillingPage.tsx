@@ -1,17 +1,31 @@
 import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
 import { Card } from '../../components/Card.tsx';
 import { Notice } from '../../components/Notice.tsx';
+import { useMe } from '../../data/useMe.ts';
 import { toProblem } from '../../problem.ts';
 import { useTRPC } from '../../trpc.ts';
 import { Allowance } from './members/UsageCard.tsx';
+import { InvoicesCard } from './billing/InvoicesCard.tsx';
+import { PlansCard } from './billing/PlansCard.tsx';
 import { WorkspaceFrame } from './WorkspaceFrame.tsx';
 
 const usd = (n: number) => `${n.toLocaleString('en')} USD`;
-const count = (n: number | null) => (n === null ? 'unlimited' : n.toLocaleString('en'));
 
-/** `/billing`: the plan, this month's usage against each allowance with its projection, and the plans. */
+/**
+ * `/billing`: the plan, this month's usage against each allowance with its projection, the subscription
+ * and closed months (invoices through the provider's portal), and the plans to change to.
+ */
 export function BillingPage() {
-  const billing = useQuery(useTRPC().billing.get.queryOptions());
+  const me = useMe();
+  // Back from the payment page: the plan changes when the provider confirms, so look again for a minute.
+  const [returned] = useState(() => new URLSearchParams(window.location.search).get('checkout'));
+  const [since] = useState(() => Date.now());
+  const billing = useQuery({
+    ...useTRPC().billing.get.queryOptions(),
+    refetchInterval: (q) => (returned === 'done' && q.state.data?.plan === 'Free' && Date.now() - since < 60_000 ? 2000 : false),
+  });
+  const canChange = me.data?.scopes.includes('billing:write') ?? false;
   const problem = billing.error ? toProblem(billing.error) : null;
   const b = billing.data;
   const projected = (p: number | null) => (p === null ? undefined : `Heading for ${p.toLocaleString('en')} by the month's end.`);
@@ -21,6 +35,16 @@ export function BillingPage() {
       {!b && !problem && <p className="loading">Loading…</p>}
       {b && (
         <div className="stack">
+          {returned === 'done' && (
+            <Notice tone={b.plan === 'Free' ? 'info' : 'success'}>
+              {b.plan === 'Free'
+                ? 'Payment sent: the plan changes as soon as the payment provider confirms it (usually within seconds).'
+                : `Thank you: the workspace is on ${b.plan}.`}
+            </Notice>
+          )}
+          {returned === 'cancelled' && (
+            <Notice tone="info">Checkout cancelled: nothing was charged and the plan is unchanged.</Notice>
+          )}
           <Card title={`Plan: ${b.plan}`} aside={<span className="muted">{`${b.period.from} to ${b.period.to}`}</span>}>
             {!b.configured && (
               <Notice tone="info">
@@ -60,43 +84,8 @@ export function BillingPage() {
                 : 'Free never bills: past an allowance the owners get a notice at 80 % and 100 %, and at 150 % of server requests their logging pauses until the month turns. Pageviews keep counting.'}
             </p>
           </Card>
-          <Card title="Plans">
-            <div className="table-wrap">
-              <table className="table" aria-label="Plans">
-                <thead>
-                  <tr>
-                    <th scope="col">Plan</th>
-                    <th scope="col">Monthly / yearly</th>
-                    <th scope="col">Human pageviews</th>
-                    <th scope="col">Server requests</th>
-                    <th scope="col">Sites</th>
-                    <th scope="col">Members</th>
-                    <th scope="col">Proxy hostnames</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {b.plans.map((p) => (
-                    <tr key={p.plan} aria-current={p.plan === b.plan ? 'true' : undefined}>
-                      <th scope="row">
-                        {p.plan}
-                        {p.plan === b.plan ? ' (yours)' : ''}
-                      </th>
-                      <td>{p.monthlyUsd === 0 ? 'free' : `${p.monthlyUsd} / ${p.yearlyUsd} USD`}</td>
-                      <td>{count(p.humanPageviews)}</td>
-                      <td>{count(p.serverRequests)}</td>
-                      <td>{count(p.sites)}</td>
-                      <td>{count(p.members)}</td>
-                      <td>{count(p.proxyHostnames)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-            <p className="muted">
-              Every feature is on every plan. Overage on paid plans: 10 USD per started extra million pageviews, 1 USD per million
-              server requests, 1 USD per extra proxy hostname, billed at the month's end; nothing is dropped.
-            </p>
-          </Card>
+          <InvoicesCard billing={b} canChange={canChange} />
+          <PlansCard billing={b} canChange={canChange} />
         </div>
       )}
     </WorkspaceFrame>
