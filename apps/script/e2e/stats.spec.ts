@@ -92,7 +92,11 @@ describe('page script → collect → stats API (real Chromium)', () => {
       await p.waitForLoadState('load');
       await p.mouse.wheel(0, 3000);
       await sleep(1200);
-      await p.click('#next'); // leaves /pricing: its leave report carries scroll depth and time on page
+      // Leaves /pricing: its leave report carries scroll depth and time on page. /elsewhere must load
+      // (and its script report) before the next navigation, or that pageview is never sent.
+      await Promise.all([p.waitForURL(/\/elsewhere$/), p.click('#next')]);
+      await p.waitForLoadState('load');
+      await sleep(200);
       await p.goto(`${shopBase}/signup`);
       await p.waitForLoadState('load');
       await p.click('#go');
