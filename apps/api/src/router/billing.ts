@@ -6,6 +6,8 @@ import { router } from '../trpc/init.ts';
 import { actorProcedure } from '../trpc/procedures.ts';
 
 const tags = ['Billing'];
+/** Every billing change: the owner's scope, the whole workspace, and a call to the payment provider. */
+const change = { auth: 'any', scope: 'billing:write', noRestricted: true, external: true } as const;
 const notConfigured = '503 when no payment provider is set up on this server (everyone stays on Free) or it cannot be reached.';
 
 export const billingRouter = router({
@@ -32,11 +34,8 @@ export const billingRouter = router({
 
   plan: actorProcedure
     .meta({
-      auth: 'any',
-      scope: 'billing:write',
-      noRestricted: true,
+      ...change,
       idempotent: true,
-      external: true,
       mcp: {
         tool: 'plan_billing',
         description:
@@ -56,11 +55,8 @@ export const billingRouter = router({
 
   checkout: actorProcedure
     .meta({
-      auth: 'any',
-      scope: 'billing:write',
-      noRestricted: true,
+      ...change,
       idempotent: true,
-      external: true,
       mcp: {
         tool: 'checkout_billing',
         description:
@@ -80,11 +76,8 @@ export const billingRouter = router({
 
   portal: actorProcedure
     .meta({
-      auth: 'any',
-      scope: 'billing:write',
-      noRestricted: true,
+      ...change,
       readOnly: true,
-      external: true,
       mcp: {
         tool: 'portal_billing',
         description:
