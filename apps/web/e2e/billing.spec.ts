@@ -66,8 +66,8 @@ describe('billing page with a payment provider, in a real browser', () => {
     expect(await months.locator('tbody tr').first().textContent()).toBe(`${lastMonth.slice(0, 7)}Free0 USD—`);
     const sub = [...stripe.subscriptions.values()].find(
       (s) => (s.metadata as { workspaceId?: string }).workspaceId === owner.workspace.id,
-    );
-    expect((sub?.items as { data: { price: { lookup_key: string } }[] }).data[0]?.price.lookup_key).toBe('unseen_starter_year');
+    ) as { items: { data: { price: { lookup_key: string } }[] } };
+    expect(sub.items.data[0]?.price.lookup_key).toBe('unseen_starter_year');
     await page.screenshot({ path: '/tmp/e2e-billing-paid.png', fullPage: true });
 
     // Invoices: the provider's portal, and back.
