@@ -19,7 +19,9 @@ describe('stats cannot starve the service', () => {
   const lockedDay = new Date(Date.now() - 85 * 86_400_000);
 
   beforeAll(async () => {
-    t = await startTestServer({ env: { STATS_TIMEOUT_MS: '400', STATS_CONCURRENT_PER_WORKSPACE: '2' } });
+    // The timeout must outlast the five questions' arrival on a loaded machine: at 400 ms one timed out
+    // (freeing its slot) before the fifth arrived, which then ran instead of being refused.
+    t = await startTestServer({ env: { STATS_TIMEOUT_MS: '1500', STATS_CONCURRENT_PER_WORKSPACE: '2' } });
     site = await collectSite(t, 'heavy.example', ['analytics:read']);
     await ensurePartitionsForDays(t.deps.orm, [lockedDay]);
     locker = await createOrm(inject('databaseUrl'), { poolMax: 1 });
