@@ -36,6 +36,7 @@ case "$task" in
   test)  exec node scripts/test.mjs "$@" ;;
   build) exec turbo run build --output-logs=errors-only "$@" ;;
   bench) exec node --import tsx apps/api/bench/run.ts "$@" ;;
+  bench-profile) exec node --import tsx apps/api/bench/profile.ts "$@" ;;
   exec)  exec "$@" ;;
-  *) echo "usage: with-node.sh start|test|build|bench|exec CMD..." >&2; exit 2 ;;
+  *) echo "usage: with-node.sh start|test|build|bench|bench-profile|exec CMD..." >&2; exit 2 ;;
 esac

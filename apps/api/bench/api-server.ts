@@ -2,6 +2,8 @@
 // in-process hot state) plus a signed-up user, an API token and a site for collect reports, announced
 // on stdout for the benchmark driver together with the database URL. Over the IPC channel the driver
 // opens (child.ts) it answers two bench-only controls, `memory` and `flush`: no route of the product.
+import { writeFileSync } from 'node:fs';
+import inspector from 'node:inspector';
 import path from 'node:path';
 import { scopesOfRole } from '@us/shared';
 import { start } from '../src/boot.ts';
@@ -73,6 +75,9 @@ const info: ApiInfo = {
 };
 process.stdout.write(`${JSON.stringify(info)}\n`);
 
+let profiler: inspector.Session | undefined;
+const post = (method: string) =>
+  new Promise<unknown>((resolve, reject) => profiler?.post(method, (err, res) => (err ? reject(err) : resolve(res))));
 const controls: Record<string, () => Promise<unknown>> = {
   // After a full GC when the driver started us with --expose-gc, so growth means retained memory.
   memory: async () => {
@@ -81,6 +86,22 @@ const controls: Record<string, () => Promise<unknown>> = {
   },
   // Without a GC: what the process holds right now (sampled while an export streams).
   rss: async () => process.memoryUsage(),
+  // A CPU profile of what the process does from now until `profile-stop` (written to BENCH_PROFILE_DIR
+  // or /tmp), for finding where a face's time goes under load: `apps/api/bench/profile.ts`.
+  'profile-start': async () => {
+    profiler ??= new inspector.Session();
+    profiler.connect();
+    await post('Profiler.enable');
+    await post('Profiler.start');
+    return {};
+  },
+  'profile-stop': async () => {
+    const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+    profiler?.disconnect();
+    const file = path.join(process.env.BENCH_PROFILE_DIR ?? '/tmp', `api-${Date.now()}.cpuprofile`);
+    writeFileSync(file, JSON.stringify(profile));
+    return { file };
+  },
   // Everything acknowledged so far committed to PostgreSQL, so the driver can count it.
   flush: async () => {
     const r = await running.deps.ingest.flushNow();

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { bumpCredentialsGeneration } from '../src/actor/token-cache.ts';
 import { ApiToken, Membership, User, Workspace } from '@us/db';
 import { ROLE_SCOPES, SCOPES } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -169,6 +170,8 @@ describe('GET /v1/me and credentials', () => {
       const revoked = await createToken(t.deps, { userId: user.id, workspaceId: workspace.id, scopes: ['sites:read'] });
       await t.request.get('/v1/me').set('Authorization', `Bearer ${revoked.token}`).expect(200);
       await t.deps.orm.em.fork().nativeUpdate(ApiToken, { id: revoked.id }, { revokedAt: new Date() });
+      // Revoked outside the service (by SQL): that change tells the nodes' token caches itself.
+      await bumpCredentialsGeneration(t.deps.hot);
       const expired = await createToken(t.deps, {
         userId: user.id,
         workspaceId: workspace.id,

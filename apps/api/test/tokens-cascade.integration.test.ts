@@ -1,4 +1,5 @@
 import { ApiToken, Membership } from '@us/db';
+import { bumpCredentialsGeneration, watchTokenEnds } from '../src/actor/token-cache.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeMemberTokens, revokeTokensBeyondRole } from '../src/services/tokens/revocation.ts';
 import { issueToken } from '../src/services/tokens/issue.ts';
@@ -6,6 +7,13 @@ import { expectProblem } from './support/auth-helpers.ts';
 import { createToken, createUser, signIn, startTestServer, type TestServer } from './support/server.ts';
 
 describe('API token revocation cascades', () => {
+  /** As an operation runs it: the revocation, then (having revoked any) every node's token cache told. */
+  async function asOperation<T>(fn: () => Promise<T>): Promise<T> {
+    const { result, ended } = await watchTokenEnds(fn);
+    if (ended) await bumpCredentialsGeneration(t.deps.hot);
+    return result;
+  }
+
   let t: TestServer;
   beforeAll(async () => {
     t = await startTestServer();
@@ -108,12 +116,12 @@ describe('API token revocation cascades', () => {
       const already = await createToken(t.deps, { userId: member.user.id, workspaceId: ws, scopes: ['sites:read'] });
       await t.request.delete(`/v1/tokens/${already.id}`).set('Authorization', bearer(m2.token)).expect(204);
 
-      const n = await revokeMemberTokens(t.deps.orm.em.fork(), ws, member.user.id);
+      const n = await asOperation(() => revokeMemberTokens(t.deps.orm.em.fork(), ws, member.user.id));
       expect(n).toBe(3);
       for (const x of [m1.token, m2.token, child.secret]) await dead(x);
       await live(ownersToken.token);
       await live(elsewhere.token);
-      expect(await revokeMemberTokens(t.deps.orm.em.fork(), ws, member.user.id)).toBe(0);
+      expect(await asOperation(() => revokeMemberTokens(t.deps.orm.em.fork(), ws, member.user.id))).toBe(0);
     });
 
     it('revokeTokensBeyondRole revokes only the tokens holding a scope the new role lacks (and what they made)', async () => {
@@ -140,7 +148,7 @@ describe('API token revocation cascades', () => {
       const ownersToken = await createToken(t.deps, { userId: o.user.id, workspaceId: ws, scopes: ['members:write'] });
 
       // Demoted to member: members:write and tokens:write are beyond it; sites:write and bot:write are not.
-      const n = await revokeTokensBeyondRole(t.deps.orm.em.fork(), ws, person.user.id, 'member');
+      const n = await asOperation(() => revokeTokensBeyondRole(t.deps.orm.em.fork(), ws, person.user.id, 'member'));
       expect(n).toBe(2);
       await dead(admin.token);
       await dead(child.token);
@@ -149,7 +157,7 @@ describe('API token revocation cascades', () => {
       await live(ownersToken.token);
 
       // Further down to viewer: the writer goes too, the reader stays.
-      expect(await revokeTokensBeyondRole(t.deps.orm.em.fork(), ws, person.user.id, 'viewer')).toBe(1);
+      expect(await asOperation(() => revokeTokensBeyondRole(t.deps.orm.em.fork(), ws, person.user.id, 'viewer'))).toBe(1);
       await dead(writer.token);
       await live(reader.token);
     });

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { bumpCredentialsGeneration } from '../src/actor/token-cache.ts';
 import { ApiToken, Membership, Workspace } from '@us/db';
 import { SCOPES, type Scope } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -292,6 +293,8 @@ describe('API tokens: list, create, delete', () => {
         .expect(201);
       await t.request.get('/v1/me').set('Authorization', bearer(res.body.token)).expect(200);
       await t.deps.orm.em.fork().nativeUpdate(ApiToken, { id: res.body.id }, { expiresAt: new Date(Date.now() - 1000) });
+      // Time passing, written into the row: a change outside the service tells the nodes' token caches itself.
+      await bumpCredentialsGeneration(t.deps.hot);
       const gone = expectProblem(await t.request.get('/v1/me').set('Authorization', bearer(res.body.token)), 401);
       expect(gone.title).toMatch(/expired/);
     });

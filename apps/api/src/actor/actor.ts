@@ -1,5 +1,6 @@
-import type { ApiToken, Session, User } from '@us/db';
+import type { Session, User } from '@us/db';
 import type { Role, Scope } from '@us/shared';
+import type { CallerToken } from './token-cache.ts';
 
 /**
  * Who is calling: a signed-in person (the `us_session` cookie) or an API token, with the workspace they
@@ -18,7 +19,7 @@ export type PersonActor = {
 
 export type TokenActor = {
   type: 'token';
-  token: ApiToken;
+  token: CallerToken;
   workspaceId: string;
   role: null;
   scopes: Scope[];

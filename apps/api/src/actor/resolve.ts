@@ -5,6 +5,8 @@ import { ApiToken, Membership, Session, type User } from '@us/db';
 import type { RequestInfo } from '../context.ts';
 import { AppError, unauthorized } from '../errors.ts';
 import { sha256 } from '../security/tokens.ts';
+import type { HotStore } from '../hot/store.ts';
+import { type CallerToken, tokenCacheOf } from './token-cache.ts';
 
 const TOUCH_EVERY_MS = 60_000;
 
@@ -12,23 +14,24 @@ const TOUCH_EVERY_MS = 60_000;
  * Turns the request's credential into an actor, or null when it carries none.
  * A credential that is present but unknown, revoked or expired is a 401, never anonymous.
  */
-export async function resolveActor(em: EntityManager, req: RequestInfo): Promise<Actor | null> {
+export async function resolveActor(em: EntityManager, hot: HotStore, req: RequestInfo): Promise<Actor | null> {
   const now = new Date();
   if (req.bearer !== undefined) {
-    const token = await em.findOne(ApiToken, { tokenHash: sha256(req.bearer) });
+    const hash = sha256(req.bearer);
+    const token = await tokenCacheOf(hot).lookup(hash, () => loadToken(em, hash));
     if (!token || token.revokedAt) throw unauthorized('This API token is unknown or revoked: create a new one');
     if (token.expiresAt && token.expiresAt <= now) throw unauthorized('This API token has expired: create a new one');
     if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() > TOUCH_EVERY_MS) {
-      await em.nativeUpdate(ApiToken, { id: token.id }, { lastUsedAt: now });
       token.lastUsedAt = now;
+      await em.nativeUpdate(ApiToken, { id: token.id }, { lastUsedAt: now });
     }
     return {
       type: 'token',
       token,
-      workspaceId: token.workspace.id,
+      workspaceId: token.workspaceId,
       role: null,
       scopes: token.scopes as Scope[],
-      siteIds: token.siteIds ?? null,
+      siteIds: token.siteIds,
     };
   }
   if (req.sessionCookie === undefined || req.face === 'mcp') return null;
@@ -48,6 +51,23 @@ export async function resolveActor(em: EntityManager, req: RequestInfo): Promise
     role: (membership?.role as Role | undefined) ?? null,
     scopes: membership ? scopesOfRole(membership.role as Role) : [],
     siteIds: null,
+  };
+}
+
+/** A token's row as the cache keeps it, or null when no token has this hash. */
+async function loadToken(em: EntityManager, hash: string): Promise<CallerToken | null> {
+  const t = await em.findOne(ApiToken, { tokenHash: hash });
+  if (!t) return null;
+  return {
+    id: t.id,
+    name: t.name,
+    workspaceId: t.workspace.id,
+    scopes: [...t.scopes],
+    siteIds: t.siteIds ? [...t.siteIds] : null,
+    createdBy: { id: t.createdBy.id },
+    expiresAt: t.expiresAt ?? null,
+    revokedAt: t.revokedAt ?? null,
+    lastUsedAt: t.lastUsedAt ?? null,
   };
 }
 

@@ -69,7 +69,7 @@ export function createCtx(deps: Deps, info: RequestInfo): Ctx {
     req: info,
     out: { headers: {}, cookies: [] },
     resolveActor: () => {
-      actor ??= resolveActor(em, info);
+      actor ??= resolveActor(em, deps.hot, info);
       return actor;
     },
   };

@@ -1,5 +1,6 @@
 import { TRPCError, type TRPC_ERROR_CODE_KEY } from '@trpc/server';
 import type { Actor } from '../actor/actor.ts';
+import { bumpCredentialsGeneration, watchTokenEnds } from '../actor/token-cache.ts';
 import { bumpSitesGeneration } from '../collect/site-cache.ts';
 import { toAppError } from '../error-map.ts';
 import { forbidden, unauthorized } from '../errors.ts';
@@ -49,11 +50,18 @@ const checked = baseProcedure.use(async ({ ctx, meta, next, getRawInput }) => {
   } catch (err) {
     throw asTrpcError(err);
   }
-  const result = await next({ ctx: { auth } });
+  const { result, ended } = await watchTokenEnds(() => next({ ctx: { auth } }));
   if (!result.ok) throw asTrpcError(result.error);
   // Collect nodes cache sites by public key (and the protection config they serve edges); any site or
   // bot-protection change tells them to look again.
   if (meta.scope === 'sites:write' || meta.scope === 'bot:write') await bumpSitesGeneration(ctx.deps.hot);
+  // Nodes cache API tokens (actor/token-cache.ts): an operation that revoked any, committed by now, tells
+  // them to look again before the answer leaves, so a revoked token is refused at once everywhere.
+  if (ended) {
+    await bumpCredentialsGeneration(ctx.deps.hot).catch((e) =>
+      ctx.deps.logger.error('credentials: the revocation counter could not be bumped; cached tokens expire within a minute', e),
+    );
+  }
   return result;
 });
 

@@ -58,6 +58,8 @@ export async function startTestServer(
     ingest?: Partial<StartIngestArgs>;
     databaseUrl?: string;
     redisUrl?: string;
+    /** Hot-state key prefix: two servers given the same one act as two nodes of one deployment. */
+    hotPrefix?: string;
   } = {},
 ) {
   const smtp = await startSmtpCapture();
@@ -85,7 +87,7 @@ export async function startTestServer(
   const hotKind = opts.redisUrl ? 'redis' : (opts.hot ?? defaultHotKind());
   // Its own keys in the shared redis-server too: budgets, throttles and caches of other suites' servers
   // (the same client address, 127.0.0.1, everywhere) must not count against this one's.
-  const hot = makeHotStore(hotKind, opts.redisUrl, `us:test-${randomUUID()}:`);
+  const hot = makeHotStore(hotKind, opts.redisUrl, opts.hotPrefix ?? `us:test-${randomUUID()}:`);
   const production = env.NODE_ENV === 'production';
   const logger = createLogger(env.LOG_LEVEL, { redact: production });
   const mailer = createMailer({ smtpUrl, from: env.MAIL_FROM, dataDir, logger, production });

@@ -1,3 +1,4 @@
+import { noteTokensEnded } from '../../actor/token-cache.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LIMITS } from '@us/shared';
 import { ApiToken, User } from '@us/db';
@@ -28,6 +29,7 @@ export async function requestReset(deps: Deps, em: EntityManager, input: { email
 
 /** Revokes every live API token the person made, in every workspace. */
 export async function revokeTokensMadeBy(em: EntityManager, userId: string) {
+  noteTokensEnded();
   await em.nativeUpdate(ApiToken, { createdBy: userId, revokedAt: null }, { revokedAt: new Date() });
 }
 

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { type Role, scopesOfRole } from '@us/shared';
 import { ApiToken } from '@us/db';
+import { noteTokensEnded } from '../../actor/token-cache.ts';
 
 /**
  * Revokes the given tokens and, at once, every token made by them, and theirs (the whole subtree
@@ -8,6 +9,7 @@ import { ApiToken } from '@us/db';
  */
 export async function revokeTokenTrees(em: EntityManager, rootIds: string[]): Promise<number> {
   if (rootIds.length === 0) return 0;
+  noteTokensEnded();
   const rows = await em.execute<{ id: string }[]>(
     `with recursive tree(id) as (
        select id from api_tokens where id = any(?::uuid[])
