@@ -96,9 +96,12 @@ export function mcpHandler(deps: Deps, ops: Operation[], opts: { callsPerMinute?
         return c;
       },
     };
-    // Aborts the exchange (and any stream the SDK holds open) when the client goes away.
+    // Aborts the exchange (and any stream the SDK holds open) when the client goes away before the answer
+    // was written; after it, there is nothing to abort (and an abort costs an exception per request).
     const abort = new AbortController();
-    ctx.res.once('close', () => abort.abort());
+    ctx.res.once('close', () => {
+      if (!ctx.res.writableFinished) abort.abort();
+    });
     let response: Response;
     try {
       const request = await toWebRequest(ctx.req, body, { signal: abort.signal });

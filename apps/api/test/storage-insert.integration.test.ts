@@ -1,0 +1,76 @@
+// The raw-table insert sends each column as one bound array (`insert … select from unnest(…)`): values
+// that are special inside PostgreSQL array literals (quotes, backslashes, braces, commas, the word NULL,
+// spaces) must come back exactly, nulls stay null, a retried batch inserts nothing, and a batch larger
+// than one statement is stored whole.
+import { randomUUID } from 'node:crypto';
+import { insertRowsTallied } from '@us/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUser, startTestServer, type TestServer } from './support/server.ts';
+import { createSite } from './support/sites.ts';
+import { pv } from './support/stats-fixture.ts';
+
+describe('raw-table insert', () => {
+  let t: TestServer;
+  let siteId: string;
+  beforeAll(async () => {
+    t = await startTestServer();
+    const { workspace } = await createUser(t.deps);
+    siteId = (await createSite(t.deps.orm.em.fork(), { workspace: workspace.id, name: 'Insert' })).siteId;
+  });
+  afterAll(() => t?.close());
+
+  it('stores text that array literals treat specially exactly as given, and nulls as null', async () => {
+    const tricky = ['/a"b', '/back\\slash', '/{braces}', '/a,b', 'NULL', '/ spaced ', '/ünï-😀', `/${'x'.repeat(2000)}`];
+    const at = new Date();
+    const rows = tricky.map((path, i) =>
+      pv(siteId, at, {
+        id: randomUUID(),
+        path,
+        utmSource: i % 2 ? path.slice(0, 200) : undefined,
+        referrerHost: i === 0 ? null : 'ref.example',
+        windowWidth: i === 1 ? null : 1000 + i,
+        asn: i === 2 ? 4_000_000_000 : 64_500 + i,
+      }),
+    );
+    const first = await insertRowsTallied(t.deps.orm, 'pageviews', rows);
+    expect(first.inserted).toBe(tricky.length);
+    expect(first.tally).toEqual([
+      { siteId, month: `${at.toISOString().slice(0, 7)}-01`, human: tricky.length, total: tricky.length },
+    ]);
+
+    const stored = await t.deps.orm.em.getConnection().execute<
+      {
+        pageview_id: string;
+        path: string;
+        utm_source: string | null;
+        referrer_host: string | null;
+        window_width: number | null;
+        asn: number | null;
+      }[]
+    >('select pageview_id, path, utm_source, referrer_host, window_width, asn from pageviews where site_id = ?', [siteId]);
+    const byId = new Map(stored.map((r) => [r.pageview_id, r]));
+    rows.forEach((r, i) => {
+      const s = byId.get(r.pageviewId);
+      expect(s?.path, `row ${i}`).toBe(tricky[i]);
+      expect(s?.utm_source).toBe(i % 2 ? (tricky[i] as string).slice(0, 200) : null);
+      expect(s?.referrer_host).toBe(i === 0 ? null : 'ref.example');
+      expect(s?.window_width).toBe(i === 1 ? null : 1000 + i);
+      // Outside int4: an identifier that means nothing is dropped, not refused.
+      expect(s?.asn).toBe(i === 2 ? null : 64_500 + i);
+    });
+
+    // The same batch again (a retried flush): nothing new.
+    expect((await insertRowsTallied(t.deps.orm, 'pageviews', rows)).inserted).toBe(0);
+  });
+
+  it('stores a batch larger than one statement whole, counting each row once', async () => {
+    const at = new Date();
+    const rows = Array.from({ length: 12_345 }, (_, i) => pv(siteId, at, { id: randomUUID(), path: `/bulk/${i}` }));
+    const res = await insertRowsTallied(t.deps.orm, 'pageviews', rows);
+    expect(res.inserted).toBe(12_345);
+    const [row] = await t.deps.orm.em
+      .getConnection()
+      .execute<{ n: string }[]>("select count(*)::text as n from pageviews where site_id = ? and path like '/bulk/%'", [siteId]);
+    expect(row?.n).toBe('12345');
+  });
+});
