@@ -83,7 +83,7 @@ function rate(fn: (i: number) => number, ms = 700): Rate {
   return { perSecond: best, nsPerOp: 1e9 / best };
 }
 
-export function protectionBench(): { baseline: Rate; decide: Rate; classifyAndDecide: Rate } {
+export function protectionBench(): { baseline: Rate; decide: Rate; classifyAndDecide: Rate; classifyNew: Rate } {
   const facts = Array.from({ length: 1000 }, (_, i) => factsOf(i));
   const uaIdx = Array.from({ length: 1000 }, (_, i) => i);
   return {
@@ -93,6 +93,12 @@ export function protectionBench(): { baseline: Rate; decide: Rate; classifyAndDe
       const k = uaIdx[i % 1000]!;
       return decide(SETTINGS, factsOf(k, classifyUserAgent(UAS[k % UAS.length]))).risk;
     }),
+    // Every string one never seen before (a version number that differs), so the classification's
+    // memory of recent strings never answers: its regular expressions run each time.
+    classifyNew: rate((i) => {
+      const k = uaIdx[i % 1000]!;
+      return decide(SETTINGS, factsOf(k, classifyUserAgent(`${UAS[k % UAS.length]} r/${i}`))).risk;
+    }, 300),
   };
 }
 
@@ -104,6 +110,7 @@ export function formatProtection(r: ReturnType<typeof protectionBench>): string 
     row('protection: Set lookup (baseline)', r.baseline),
     row('protection: decide()', r.decide, r.baseline),
     row('protection: classifyUserAgent+decide', r.classifyAndDecide, r.baseline),
+    row('protection: same, every UA string new', r.classifyNew, r.baseline),
   ].join('\n');
 }
 

@@ -242,8 +242,32 @@ function info(name: string, category: BotCategory, verifiable: boolean): BotInfo
   return { name, category, ai: category.startsWith('ai-'), verifiable };
 }
 
+/**
+ * Classifications of user agents seen lately: real traffic repeats a few thousand strings, and the
+ * regular-expression passes below cost more than the lookup. Answers are frozen (shared between
+ * callers); the map starts over when full.
+ */
+const seen = new Map<string, UaClass>();
+const SEEN_MAX = 5_000;
+/** Longer strings are classified each time rather than kept (a stranger's 8 KB header is not memory we hold). */
+const SEEN_LONGEST = 512;
+
 export function classifyUserAgent(ua: string | null | undefined): UaClass {
-  const s = (ua ?? '').trim();
+  const key = ua ?? '';
+  const hit = seen.get(key);
+  if (hit) return hit;
+  const cls = classifyFresh(key);
+  if (key.length <= SEEN_LONGEST) {
+    if (seen.size >= SEEN_MAX) seen.clear();
+    Object.freeze(cls.automation);
+    if (cls.bot) Object.freeze(cls.bot);
+    seen.set(key, Object.freeze(cls));
+  }
+  return cls;
+}
+
+function classifyFresh(ua: string): UaClass {
+  const s = ua.trim();
   if (!s) return { kind: 'browser', automation: ['no-user-agent'] };
   const automation: string[] = [];
   for (const [re, sign] of AUTOMATION)
