@@ -3,7 +3,7 @@ import { type StripeStandIn, startStripeStandIn, stripeEnv } from '../../api/tes
 import { createUser } from '../../api/test/support/server.ts';
 import { createSite } from '../../api/test/support/sites.ts';
 import { monthOf } from '../../api/src/usage/counters.ts';
-import { dashboardSuite, signInThroughUi } from './support/dashboard.ts';
+import { dashboardSuite, signedInPage } from './support/dashboard.ts';
 
 const UI_TIMEOUT = 15_000;
 
@@ -18,7 +18,7 @@ describe('billing page with a payment provider, in a real browser', () => {
   it('checks out yearly Growth on the provider’s page, is refused a plan it does not fit, switches, opens the portal', {
     timeout: 120_000,
   }, async () => {
-    const { t, browser } = suite;
+    const { t } = suite;
     stripe.webhookUrl = `${t.url}/v1/billing/webhook`;
     const owner = await createUser(t.deps, { workspaceName: 'Billing workspace' });
     for (let i = 0; i < 21; i++) await createSite(t.deps.orm.em.fork(), { workspace: owner.workspace.id, name: `Site ${i}` });
@@ -32,12 +32,7 @@ describe('billing page with a payment provider, in a real browser', () => {
         1_500_000,
       ]);
 
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, timezoneId: 'UTC' });
-    const page = await context.newPage();
-    page.setDefaultTimeout(UI_TIMEOUT);
-    await page.goto(`${t.url}/login`);
-    await signInThroughUi(page, owner.email);
-    await page.waitForURL(/\/account$/);
+    const { context, page } = await signedInPage(suite, owner.email, UI_TIMEOUT);
     await page.goto(`${t.url}/billing`);
     await page.getByRole('heading', { name: 'Plan: Free' }).waitFor();
 

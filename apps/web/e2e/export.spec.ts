@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createUser } from '../../api/test/support/server.ts';
 import { createSite } from '../../api/test/support/sites.ts';
 import { insertRows, pv } from '../../api/test/support/stats-fixture.ts';
-import { dashboardSuite, signInThroughUi } from './support/dashboard.ts';
+import { dashboardSuite, signedInPage } from './support/dashboard.ts';
 
 const UI_TIMEOUT = 15_000;
 const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
@@ -22,12 +22,7 @@ describe('export and billing pages in a real browser', () => {
       pv(siteId, new Date(`${yesterday}T13:05:00Z`), { path: '/c' }),
     ]);
 
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, timezoneId: 'UTC' });
-    const page = await context.newPage();
-    page.setDefaultTimeout(UI_TIMEOUT);
-    await page.goto(`${t.url}/login`);
-    await signInThroughUi(page, owner.email);
-    await page.waitForURL(/\/account$/);
+    const { context, page } = await signedInPage(suite, owner.email, UI_TIMEOUT);
 
     await page.goto(`${t.url}/sites/${siteId}`);
     await page.getByRole('link', { name: 'Export', exact: true }).click();

@@ -36,3 +36,17 @@ export async function signInThroughUi(page: Page, email: string): Promise<void> 
   await form.locator('input[name="password"]').fill(GOOD_PASSWORD);
   await form.locator('button[type="submit"]').click();
 }
+
+/**
+ * A new browser context (1280×900, UTC) signed in as `email` through the dashboard's form, on /account.
+ * Close the context when done.
+ */
+export async function signedInPage(suite: DashboardSuite, email: string, timeoutMs = 15_000) {
+  const context = await suite.browser.newContext({ viewport: { width: 1280, height: 900 }, timezoneId: 'UTC' });
+  const page = await context.newPage();
+  page.setDefaultTimeout(timeoutMs);
+  await page.goto(`${suite.t.url}/login`);
+  await signInThroughUi(page, email);
+  await page.waitForURL(/\/account$/);
+  return { context, page };
+}
