@@ -1,6 +1,6 @@
 // Sustained ingest: rows through the real path (buffer → flusher → insertRows, as the server runs it)
 // until committed, and raw insertRows batches, into the bench database.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { insertRows, type Orm, type PageviewRow } from '@us/db';
 import { startIngest } from '../src/ingest/index.ts';
 
@@ -9,8 +9,8 @@ const COUNTRIES = ['DE', 'US', 'GB', 'FR', 'NL'];
 
 export function pageviewRows(siteId: string, n: number): PageviewRow[] {
   const at = new Date();
+  // No id: the buffer (or insertRows) gives each row one, as for collected rows.
   return Array.from({ length: n }, (_, i) => ({
-    id: randomUUID(),
     siteId,
     at,
     pageviewId: randomBytes(8).toString('hex'),

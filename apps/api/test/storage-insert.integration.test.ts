@@ -3,7 +3,7 @@
 // spaces) must come back exactly, nulls stay null, a retried batch inserts nothing, and a batch larger
 // than one statement is stored whole.
 import { randomUUID } from 'node:crypto';
-import { insertRowsTallied } from '@us/db';
+import { insertRowsTallied, timeOrderedUuid } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, startTestServer, type TestServer } from './support/server.ts';
 import { createSite } from './support/sites.ts';
@@ -72,5 +72,18 @@ describe('raw-table insert', () => {
       .getConnection()
       .execute<{ n: string }[]>("select count(*)::text as n from pageviews where site_id = ? and path like '/bulk/%'", [siteId]);
     expect(row?.n).toBe('12345');
+  });
+
+  it('gives rows without one a time-ordered id (UUID version 7), growing with time and never repeating', () => {
+    const ids = Array.from({ length: 20_000 }, () => timeOrderedUuid());
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+    // In order within a process, however many in one millisecond.
+    expect([...ids].sort()).toEqual(ids);
+    // The first 48 bits are the time the id was made (or just after, when many were made at once).
+    const before = Date.now();
+    const ms = Number.parseInt(timeOrderedUuid().replace(/-/g, '').slice(0, 12), 16);
+    expect(ms).toBeGreaterThanOrEqual(before);
+    expect(ms).toBeLessThan(before + 1000);
   });
 });

@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import type { AnalyticsRows, AnalyticsTable } from '@us/db';
+import { type AnalyticsRows, type AnalyticsTable, timeOrderedUuid } from '@us/db';
 
 export type { AnalyticsRows, AnalyticsTable };
 export const INGEST_TABLES: readonly AnalyticsTable[] = ['pageviews', 'page_leaves', 'events', 'requests'];
@@ -59,5 +58,6 @@ export interface IngestBuffer {
 }
 
 export function withId<R extends { id?: string }>(row: R): R {
-  return row.id ? row : { ...row, id: randomUUID() };
+  // Time-ordered: see timeOrderedUuid (inserts land at the right edge of the primary key).
+  return row.id ? row : { ...row, id: timeOrderedUuid() };
 }

@@ -3,3 +3,4 @@ export * from './insert.ts';
 export * from './partitions.ts';
 export * from './columns.ts';
 export * from './dead-letters.ts';
+export * from './ids.ts';

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { CompiledQuery } from 'kysely';
 import { type Column, type ColumnKind, COLUMNS, cleanValue, timeValue, uuidValue } from './columns.ts';
+import { timeOrderedUuid } from './ids.ts';
 import { type AnalyticsDb, type AnalyticsTable, connectionOf, ensuredDays, type SqlConnection, utcDay } from './db.ts';
 import { ensurePartitionsForDays } from './partitions.ts';
 import type { AnalyticsRows } from './rows.ts';
@@ -156,7 +156,7 @@ async function insertChunks<T extends AnalyticsTable>(
         // intake, must never make PostgreSQL refuse the batch.
         (arrays[0] as unknown[])[n] = uuidValue('site_id', r.siteId);
         (arrays[1] as unknown[])[n] = utcDay(timeValue('at', r.at));
-        (arrays[2] as unknown[])[n] = r.id == null ? randomUUID() : uuidValue('id', r.id);
+        (arrays[2] as unknown[])[n] = r.id == null ? timeOrderedUuid() : uuidValue('id', r.id);
         const values = r as unknown as Record<string, unknown>;
         cols.forEach(([column, prop, kind], c) => {
           (arrays[c + 3] as unknown[])[n] = cleanValue(column, kind, values[prop]);
