@@ -1,8 +1,8 @@
 // API tokens a node has already looked up, kept in memory so a token's request skips the database: the
 // credential lookup was most of `GET /v1/me`'s cost (README "Benchmarks"). "Revoked means refused at
 // once" still holds on every node: every operation that ended a token bumps one counter in the hot
-// store after it committed (trpc/procedures.ts, told by `noteTokensEnded`), and a cached token is used only while the counter
-// reads what it read before the token was loaded. Each request costs one hot-store read instead (none
+// store after it committed (trpc/procedures.ts, told by `noteTokensEnded`), and a cached token is used
+// only while the counter reads what it read before the token was loaded. Each request costs one hot-store read instead (none
 // with in-process hot state); if the hot store cannot answer, the database is asked as before.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { HotStore } from '../hot/store.ts';

@@ -51,17 +51,18 @@ const checked = baseProcedure.use(async ({ ctx, meta, next, getRawInput }) => {
     throw asTrpcError(err);
   }
   const { result, ended } = await watchTokenEnds(() => next({ ctx: { auth } }));
-  if (!result.ok) throw asTrpcError(result.error);
-  // Collect nodes cache sites by public key (and the protection config they serve edges); any site or
-  // bot-protection change tells them to look again.
-  if (meta.scope === 'sites:write' || meta.scope === 'bot:write') await bumpSitesGeneration(ctx.deps.hot);
   // Nodes cache API tokens (actor/token-cache.ts): an operation that revoked any, committed by now, tells
-  // them to look again before the answer leaves, so a revoked token is refused at once everywhere.
+  // them to look again before the answer leaves, so a revoked token is refused at once everywhere. Also
+  // when it failed after revoking (what committed stays revoked; a bump too many costs one lookup).
   if (ended) {
     await bumpCredentialsGeneration(ctx.deps.hot).catch((e) =>
       ctx.deps.logger.error('credentials: the revocation counter could not be bumped; cached tokens expire within a minute', e),
     );
   }
+  if (!result.ok) throw asTrpcError(result.error);
+  // Collect nodes cache sites by public key (and the protection config they serve edges); any site or
+  // bot-protection change tells them to look again.
+  if (meta.scope === 'sites:write' || meta.scope === 'bot:write') await bumpSitesGeneration(ctx.deps.hot);
   return result;
 });
 
