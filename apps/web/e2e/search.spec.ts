@@ -5,7 +5,7 @@ import { runSearchPull } from '../../api/src/jobs/search-pull.ts';
 import { type SearchProviders, startSearchProviders } from '../../api/test/support/search-providers.ts';
 import { createUser } from '../../api/test/support/server.ts';
 import { createSite } from '../../api/test/support/sites.ts';
-import { dashboardSuite, signInThroughUi } from './support/dashboard.ts';
+import { dashboardSuite, signedInPage } from './support/dashboard.ts';
 
 const UI_TIMEOUT = 15_000;
 const today = new Date().toISOString().slice(0, 10);
@@ -23,7 +23,7 @@ describe('search page in a real browser', () => {
   it('connects Google with a key (the refusal under its field first), connects Bing, shows the pulled weeks, disconnects', {
     timeout: 120_000,
   }, async () => {
-    const { t, browser } = suite;
+    const { t } = suite;
     const owner = await createUser(t.deps, { workspaceName: 'Search workspace' });
     const em = t.deps.orm.em.fork();
     const { site } = await createSite(em, { workspace: owner.workspace.id, name: 'Shop' });
@@ -39,12 +39,7 @@ describe('search page in a real browser', () => {
     providers.googleData(property, traffic);
     providers.bingData(property, traffic, [3]);
 
-    const context = await browser.newContext({ viewport: { width: 1280, height: 1000 }, timezoneId: 'UTC' });
-    const page = await context.newPage();
-    page.setDefaultTimeout(UI_TIMEOUT);
-    await page.goto(`${t.url}/login`);
-    await signInThroughUi(page, owner.email);
-    await page.waitForURL(/\/account$/);
+    const { context, page } = await signedInPage(suite, owner.email, UI_TIMEOUT, 1000);
     await page.goto(`${t.url}/sites/${site.id}`);
     await page.getByRole('link', { name: 'Search', exact: true }).click();
     await page.waitForURL(new RegExp(`/sites/${site.id}/search$`));

@@ -38,11 +38,11 @@ export async function signInThroughUi(page: Page, email: string): Promise<void> 
 }
 
 /**
- * A new browser context (1280×900, UTC) signed in as `email` through the dashboard's form, on /account.
+ * A new browser context (1280 wide, 900 high unless told, UTC) signed in as `email` through the dashboard's form, on /account.
  * Close the context when done.
  */
-export async function signedInPage(suite: DashboardSuite, email: string, timeoutMs = 15_000) {
-  const context = await suite.browser.newContext({ viewport: { width: 1280, height: 900 }, timezoneId: 'UTC' });
+export async function signedInPage(suite: DashboardSuite, email: string, timeoutMs = 15_000, height = 900) {
+  const context = await suite.browser.newContext({ viewport: { width: 1280, height }, timezoneId: 'UTC' });
   const page = await context.newPage();
   page.setDefaultTimeout(timeoutMs);
   await page.goto(`${suite.t.url}/login`);

@@ -75,9 +75,10 @@ export async function applyEvent(
               event_at = ?, updated_at = now()
         where workspace_id = ?`,
       [
-        sub.id,
+        // Signed by the provider, still bounded: a status word and an id are short.
+        sub.id.slice(0, 255),
         priced?.interval ?? null,
-        sub.status,
+        String(sub.status).slice(0, 32),
         item?.current_period_end ? new Date(item.current_period_end * 1000) : null,
         eventAt,
         account.workspaceId,

@@ -2,7 +2,7 @@
 // answer; the provider's webhook later says the same). A downgrade is refused while the workspace uses
 // more than the smaller plan allows; a first paid plan goes through checkout (a payment method is needed).
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { type BillingOutput, PLAN_LIMITS, PLANS, type Plan, type PlanChangeInput } from '@us/shared';
+import { type BillingOutput, PLAN_LIMITS, PLANS, type Plan, type PlanChangeInput, planOf } from '@us/shared';
 import type { Actor } from '../../actor/actor.ts';
 import { loadWorkspace } from '../../actor/access.ts';
 import { AppError } from '../../errors.ts';
@@ -52,7 +52,7 @@ export async function changePlan(
   const p = requireProvider(provider);
   const ws = await loadWorkspace(em, actor);
   const conn = em.getConnection();
-  const current = (await usageNow(em, ws.id, now)).plan;
+  const current = planOf(ws.plan);
   const account = await accountOf(conn, ws.id);
   const target = input.plan;
   const interval = input.interval ?? account?.interval ?? 'month';
