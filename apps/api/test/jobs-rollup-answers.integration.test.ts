@@ -106,6 +106,13 @@ describe('rollup job: rollups answer like the raw rows', () => {
     [{ metrics: 'requests', by: 'status' }],
     [{ metrics: 'requests', lane: 'human' }],
     [{ metrics: 'pageviews', 'where.country': 'DE' }],
+    // Dimension pairs kept in rollups: a table filtered by the other side, both sides filtered, (none).
+    [{ metrics: 'pageviews', by: 'page', 'where.country': 'DE' }],
+    [{ metrics: 'sessions', by: 'country', 'where.page': '/pricing' }],
+    [{ metrics: 'pageviews', 'where.country': 'DE', 'where.device': 'desktop' }],
+    [{ metrics: 'pageviews', by: 'source', 'where.device': 'desktop' }],
+    [{ metrics: 'pageviews', by: 'page', 'where.country': '(none)' }],
+    [{ metrics: 'sessions', 'where.page': '/', 'where.device': 'mobile' }],
   ])('%j', async (q) => {
     const raw = await stats(recent, q).expect(200);
     const rolled = await stats(old, q).expect(200);

@@ -68,10 +68,20 @@ describe('stats days', () => {
   });
 
   it('allows one dimension besides day in a rollup answer, and says which filter is one too many', () => {
-    expect(rollupFit(null, {})).toEqual({ ok: true, dimension: '' });
-    expect(rollupFit('day', { country: 'DE' })).toEqual({ ok: true, dimension: 'country' });
-    expect(rollupFit('country', { country: 'DE' })).toEqual({ ok: true, dimension: 'country' });
-    expect(rollupFit('page', { country: 'DE' })).toMatchObject({ ok: false, field: 'where.country' });
-    expect(rollupFit(null, { country: 'DE', device: 'mobile' })).toMatchObject({ ok: false, field: 'where.device' });
+    expect(rollupFit('pageviews', null, {})).toEqual({ ok: true, dimension: '' });
+    expect(rollupFit('pageviews', 'day', { country: 'DE' })).toEqual({ ok: true, dimension: 'country' });
+    expect(rollupFit('pageviews', 'country', { country: 'DE' })).toEqual({ ok: true, dimension: 'country' });
+    // Pairs kept in rollups, named in alphabetical order whichever side is asked.
+    expect(rollupFit('pageviews', 'page', { country: 'DE' })).toEqual({ ok: true, dimension: 'country|page' });
+    expect(rollupFit('sessions', 'country', { page: '/' })).toEqual({ ok: true, dimension: 'country|page' });
+    expect(rollupFit('pageviews', null, { country: 'DE', device: 'mobile' })).toEqual({ ok: true, dimension: 'country|device' });
+    expect(rollupFit('pageviews', 'page', { country: 'DE', page: '/' })).toEqual({ ok: true, dimension: 'country|page' });
+    // Not kept: a pair outside ROLLUP_PAIRS, a third dimension, or any pair of events.
+    expect(rollupFit('pageviews', 'language', { country: 'DE' })).toMatchObject({ ok: false, field: 'where.country' });
+    expect(rollupFit('pageviews', 'page', { country: 'DE', device: 'mobile' })).toMatchObject({
+      ok: false,
+      field: 'where.device',
+    });
+    expect(rollupFit('events', 'event', { country: 'DE' })).toMatchObject({ ok: false, field: 'where.country' });
   });
 });

@@ -1,8 +1,8 @@
-import type { MetricSet } from '@us/shared';
+import { CompiledQuery, type Kysely } from 'kysely';
 import type { Orm } from '@us/db';
 import type { Logger } from '../logger.ts';
-import { CATALOGUE, primaryCount, rollupDimensions, SEARCH_REFERRER_SQL } from '../services/stats/catalogue.ts';
 import { withJobLock } from './lock.ts';
+import { type RollupRow, type RollupSelect, rollupSelects } from './rollup-selects.ts';
 
 /**
  * The daily rollup job: writes `daily_rollups` (format: the header of stats/catalogue.ts) for every
@@ -21,7 +21,6 @@ import { withJobLock } from './lock.ts';
 const DEFAULT_MAX_DAYS = 500;
 const DEFAULT_GRACE_MS = 3600_000;
 const TABLES = ['pageviews', 'events', 'requests'] as const;
-const SETS = Object.keys(CATALOGUE) as MetricSet[];
 
 export interface RunRollupsOptions {
   now?: Date;
@@ -155,8 +154,9 @@ async function boundsOf(orm: Orm, sd: SiteDay): Promise<Bounds> {
 }
 
 /**
- * Rolls up one site-local day: deletes its rollup rows, writes them again from the raw tables and
- * records the day in `rollup_days`, in one transaction. Answers whether the day had raw rows.
+ * Rolls up one site-local day: computes its rollup rows with the selects of rollup-selects.ts, side by
+ * side on up to `ROLLUP_CONNECTIONS` connections, then deletes the day's rollup rows, writes the new ones
+ * and records the day in `rollup_days`, in one short transaction. Answers whether the day had raw rows.
  */
 export async function rollupSiteDay(orm: Orm, sd: SiteDay): Promise<boolean> {
   const conn = orm.em.getConnection();
@@ -170,88 +170,93 @@ export async function rollupSiteDay(orm: Orm, sd: SiteDay): Promise<boolean> {
     'all',
   );
   const hasRows = probe?.any === true;
-  await conn.transactional(async (trx) => {
-    await conn.execute('delete from daily_rollups where site_id = ?::uuid and day = ?::date', [sd.siteId, sd.day], 'run', trx);
-    if (hasRows) {
-      for (const set of SETS) {
-        const { sql, params } = setRollupSql(set, CATALOGUE[set].table, where);
-        await conn.execute(sql, params(sd.siteId, sd.day, whereParams), 'run', trx);
-      }
-      const leavesWhere = 'l.site_id = ?::uuid and l.day between ?::date and ?::date + 2';
-      await conn.execute(
-        summaryRollupSql('pageviews', 'page_leaves', where, leavesWhere),
-        summaryParams(sd, whereParams, b),
-        'run',
-        trx,
-      );
-    }
-    await conn.execute(
-      `insert into rollup_days (site_id, day) values (?::uuid, ?::date)
-       on conflict (site_id, day) do update set rolled_at = now()`,
-      [sd.siteId, sd.day],
-      'run',
-      trx,
+  const db = conn.getClient();
+  let rows: RollupRow[] = [];
+  if (hasRows) {
+    const selects = rollupSelects(
+      {
+        tables: { pageviews: 'pageviews', events: 'events', requests: 'requests', page_leaves: 'page_leaves' },
+        where,
+        whereParams,
+        leavesWhere: 'l.site_id = ?::uuid and l.day between ?::date and ?::date + 2',
+        leavesParams: [sd.siteId, b.firstUtc, b.lastUtc],
+      },
+      ROLLUP_CONNECTIONS,
+    );
+    rows = (await inParallel(selects, ROLLUP_CONNECTIONS, (s) => db.transaction().execute((trx) => runSelect(trx, s)))).flat();
+  }
+  await db.transaction().execute(async (trx) => {
+    await trx.executeQuery(
+      CompiledQuery.raw('delete from daily_rollups where site_id = $1::uuid and day = $2::date', [sd.siteId, sd.day]),
+    );
+    await writeRollupRows(trx, sd.siteId, sd.day, rows);
+    await trx.executeQuery(
+      CompiledQuery.raw(
+        `insert into rollup_days (site_id, day) values ($1::uuid, $2::date)
+         on conflict (site_id, day) do update set rolled_at = now()`,
+        [sd.siteId, sd.day],
+      ),
     );
   });
   return hasRows;
 }
 
-const INSERT_HEAD = 'insert into daily_rollups (site_id, day, metric_set, dimension, value, lane, count, visitors)';
-const ON_CONFLICT =
-  'on conflict (site_id, day, metric_set, dimension, value, lane) do update set count = excluded.count, visitors = excluded.visitors';
+/** Connections one site-day's rollup uses at once (its pageviews groupings are split over them). */
+const ROLLUP_CONNECTIONS = 2;
 
-/**
- * One site-day's rollup rows of a metric set from the rows of `source` matching `where`: the day total
- * (dimension '') and one `group by` per dimension, by the stored form of the value (null and '' are one
- * value in rollups). One pass per dimension measured faster than one pass expanding every row per
- * dimension (count(distinct) then sorts 13× the rows). Also used by the demo generator on its staging
- * tables. `params` gives the bind values: site id, day and those of `where`, for each branch.
- */
-export function setRollupSql(set: MetricSet, source: string, where: string) {
-  const def = CATALOGUE[set];
-  const count = def.counts[primaryCount(set)] as string;
-  const visitors = set === 'requests' ? '0' : 'count(distinct visitor)';
-  const filter = def.rowFilter ? ` and (${def.rowFilter})` : '';
-  const dims = ['', ...rollupDimensions(set)];
-  const branches = dims.map((d) => {
-    const dimSql = d ? (def.dimensions[d]?.sql as string) : null;
-    const value = dimSql ? `coalesce((${dimSql})::text, '')` : `''`;
-    return `select ?::uuid, ?::date, '${set}', '${d}', ${value}, lane, ${count}, ${visitors}
-              from ${source} where ${where}${filter}
-             group by lane${dimSql ? ', 5' : ''}`;
-  });
-  return {
-    sql: `${INSERT_HEAD} ${branches.join(' union all ')} ${ON_CONFLICT}`,
-    params: (siteId: string, day: string, whereParams: readonly unknown[] = []) =>
-      dims.flatMap(() => [siteId, day, ...whereParams]),
+/** `fn` over `items`, at most `limit` at a time; results in the order of `items`. */
+async function inParallel<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i] as T);
+    }
   };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
 }
+
+/** `?` placeholders as PostgreSQL's `$n` (the selects hold no other question marks). */
+const numbered = (sql: string) => {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+};
 
 /**
- * Metric set `summary` (lane human, value ''): from_search (human sessions from a search engine),
- * single_page (human visitors with exactly one pageview that day), visible_ms (visible time of the
- * leave reports of that day's human pageviews, joined on pageview_id). Bind parameters: those of
- * `where`, then site id and day three times, then those of `leavesWhere`. Also used by the demo generator.
+ * Runs one rollup select inside its transaction: hash groupings in memory (a sort per dimension of the
+ * day's rows measured several times slower), with room for them.
  */
-export function summaryRollupSql(pageviews: string, leaves: string, where: string, leavesWhere: string): string {
-  const head = `?::uuid, ?::date, 'summary'::text`;
-  return `with pv as (select pageview_id, visitor, session_start, referrer_host from ${pageviews} where ${where} and lane = 'human')
-    ${INSERT_HEAD}
-    select ${head}, 'from_search', '', 'human',
-           count(*) filter (where session_start and ${SEARCH_REFERRER_SQL}),
-           count(distinct visitor) filter (where session_start and ${SEARCH_REFERRER_SQL})
-      from pv
-    union all
-    select ${head}, 'single_page', '', 'human', count(*), count(*)
-      from (select 1 from pv group by visitor having count(*) = 1) s
-    union all
-    select ${head}, 'visible_ms', '', 'human', coalesce(sum(l.time_on_page_ms), 0), 0
-      from ${leaves} l join (select distinct pageview_id from pv) v on v.pageview_id = l.pageview_id
-     where ${leavesWhere}
-    ${ON_CONFLICT}`;
+export async function runSelect(trx: QueryRunner, s: RollupSelect): Promise<RollupRow[]> {
+  await trx.executeQuery(CompiledQuery.raw(`set local work_mem = '${WORK_MEM}'`));
+  await trx.executeQuery(CompiledQuery.raw('set local enable_sort = off'));
+  return (await trx.executeQuery<RollupRow>(CompiledQuery.raw(numbered(s.sql), s.params))).rows as RollupRow[];
 }
 
-function summaryParams(sd: SiteDay, whereParams: unknown[], b: Bounds): unknown[] {
-  const head = [sd.siteId, sd.day];
-  return [...whereParams, ...head, ...head, ...head, sd.siteId, b.firstUtc, b.lastUtc];
+const WORK_MEM = '128MB';
+
+/** A transaction to run statements in (Kysely's, or MikroORM's, which is one). */
+// biome-ignore lint/suspicious/noExplicitAny: any database shape: the statements are raw SQL
+export type QueryRunner = Pick<Kysely<any>, 'executeQuery'>;
+
+/** Inserts one site-day's rollup rows (one bound array per column). */
+export async function writeRollupRows(trx: QueryRunner, siteId: string, day: string, rows: RollupRow[]) {
+  if (!rows.length) return;
+  await trx.executeQuery(
+    CompiledQuery.raw(
+      `insert into daily_rollups (site_id, day, metric_set, dimension, value, lane, count, visitors)
+       select $1::uuid, $2::date, * from unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[])`,
+      [
+        siteId,
+        day,
+        rows.map((r) => r.metric_set),
+        rows.map((r) => r.dimension),
+        rows.map((r) => r.value),
+        rows.map((r) => r.lane),
+        rows.map((r) => String(r.count)),
+        rows.map((r) => String(r.visitors)),
+      ],
+    ),
+  );
 }

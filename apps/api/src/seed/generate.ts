@@ -14,9 +14,9 @@
  * apps/api/src/services/stats/catalogue.ts), as if the raw days had been rolled up and dropped.
  */
 import { type AnalyticsDb, connectionOf, ensurePartitionsForDays } from '@us/db';
-import { METRIC_SETS, STATS_LIMITS } from '@us/shared';
-import { CATALOGUE } from '../services/stats/catalogue.ts';
-import { setRollupSql, summaryRollupSql } from '../jobs/rollup.ts';
+import { STATS_LIMITS } from '@us/shared';
+import { runSelect, writeRollupRows } from '../jobs/rollup.ts';
+import { type RollupRow, rollupSelects } from '../jobs/rollup-selects.ts';
 import { mulberry32 } from './random.ts';
 import {
   CACHE,
@@ -532,20 +532,11 @@ export async function generateTraffic(db: AnalyticsDb, opts: GenerateOptions): P
       let rolled = 0;
       if (!plan.raw) {
         // The rollup job's own statements, over the staging tables (the day's rows only).
-        for (const set of METRIC_SETS) {
-          const source = t[CATALOGUE[set].table];
-          const { sql, params } = setRollupSql(set, source, 'true');
-          const r = await conn.execute<{ affectedRows: number }>(sql, params(opts.siteId, plan.day), 'run', trx);
-          rolled += r.affectedRows ?? 0;
-        }
-        const head = [opts.siteId, plan.day];
-        const s = await conn.execute<{ affectedRows: number }>(
-          summaryRollupSql(t.pageviews, t.page_leaves, 'true', 'true'),
-          [...head, ...head, ...head],
-          'run',
-          trx,
-        );
-        rolled += s.affectedRows ?? 0;
+        const selects = rollupSelects({ tables: t, where: 'true', whereParams: [], leavesWhere: 'true', leavesParams: [] }, 1);
+        const rollupRows: RollupRow[] = [];
+        for (const s of selects) rollupRows.push(...(await runSelect(trx, s)));
+        await writeRollupRows(trx, opts.siteId, plan.day, rollupRows);
+        rolled = rollupRows.length;
         await conn.execute(
           `insert into rollup_days (site_id, day) values (${uuid(opts.siteId)}, ${dayLit(plan.day)}) on conflict do nothing`,
           [],

@@ -2,7 +2,8 @@
 // which counts it reads, and which sources may answer which days. Pure: every outcome is a value, a
 // refusal too (the engine turns it into the 400); which recent days are rolled up already is a fact of
 // the database, looked up afterwards (rolled-days.ts) and fed back to splitDays.
-import { CATALOGUE, LEAVE_COUNTS, TIME_DIMENSIONS } from './catalogue.ts';
+import type { MetricSet } from '@us/shared';
+import { CATALOGUE, LEAVE_COUNTS, pairDimension, ROLLUP_PAIRS, TIME_DIMENSIONS } from './catalogue.ts';
 import { countNames, type Question } from './question.ts';
 import { addDays, type DayRange, splitRange } from './range.ts';
 
@@ -13,7 +14,10 @@ export interface Refusal {
   reason: string;
 }
 
-/** The dimension rows a rollup answer reads: `groups` for its rows, `totals` for its totals ('' = day totals). */
+/**
+ * The dimension rows a rollup answer reads: `groups` for its rows, `totals` for its totals ('' = day
+ * totals, `a|b` = a pair's rows).
+ */
 export interface RollupShape {
   groups: string;
   totals: string;
@@ -40,22 +44,38 @@ export interface DaySplit {
 const refuse = (field: string, reason: string): Refusal => ({ ok: false, field, reason });
 
 /**
- * A rollup row holds at most one dimension besides `day`: `by` (when not a time) and the `where` keys
- * together may name one dimension at most. Gives it ('' for day totals), or the refusal naming the
- * second dimension.
+ * A rollup row holds one dimension besides `day`, or one of the set's dimension pairs (ROLLUP_PAIRS):
+ * `by` (when not a time) and the `where` keys together may name one dimension, or the two of a pair.
+ * Gives the rollup dimension ('' for day totals, `a|b` for a pair), or the refusal naming the dimension
+ * too many.
  */
-export function rollupFit(by: string | null, where: Record<string, string>): { ok: true; dimension: string } | Refusal {
+export function rollupFit(
+  set: MetricSet,
+  by: string | null,
+  where: Record<string, string>,
+): { ok: true; dimension: string } | Refusal {
   const seen: string[] = by && !TIME_DIMENSIONS.has(by) ? [by] : [];
   for (const key of Object.keys(where)) {
-    if (seen.length && !seen.includes(key)) {
+    if (seen.includes(key)) continue;
+    const pair = seen.length === 1 ? pairDimension(set, seen[0] as string, key) : null;
+    if (seen.length && !pair) {
+      const pairs = (ROLLUP_PAIRS[set] ?? []).map(([a, b]) => `${a} with ${b}`);
       return refuse(
         `where.${key}`,
-        `Data older than 90 days is kept per single dimension: ${[...seen, key].join(' with ')} together is only possible within the last 90 days; drop one or choose later days`,
+        `Data older than 90 days is kept per single dimension${pairs.length ? ` and for ${pairs.join(', ')}` : ''}: ${[...seen, key].join(' with ')} together is only possible within the last 90 days; drop one or choose later days`,
       );
     }
-    if (!seen.includes(key)) seen.push(key);
+    seen.push(key);
   }
+  if (seen.length === 2) return { ok: true, dimension: pairDimension(set, seen[0] as string, seen[1] as string) as string };
   return { ok: true, dimension: seen[0] ?? '' };
+}
+
+/** The rollup dimension holding a question's totals: its `where` keys ('' none, a dimension, a pair). */
+function totalsDimension(qn: Question): string {
+  const [a, b] = Object.keys(qn.where);
+  if (a === undefined) return '';
+  return b === undefined ? a : (pairDimension(qn.metrics, a, b) as string);
 }
 
 /** How to answer a question whose first raw day is `rawStart`, or why it cannot be answered. */
@@ -64,11 +84,12 @@ export function planFigures(qn: Question, rawStart: string): FiguresPlan | Refus
   if (qn.by === 'hour' && hasOldDays) {
     return refuse('by', `Hourly series exist only for the last 90 days: choose days from ${rawStart} on, or by=day`);
   }
-  const fit = rollupFit(qn.by, qn.where);
+  const fit = rollupFit(qn.metrics, qn.by, qn.where);
   if (!fit.ok && hasOldDays) return fit;
   const counts = qn.counts ?? countNames(qn.metrics, qn.sort);
-  // Totals read the day-total rows, or the filtered dimension's: visitors do not add up across values.
-  const rollups = fit.ok ? { groups: fit.dimension, totals: Object.keys(qn.where)[0] ?? '' } : null;
+  // Totals read the day-total rows, or the filtered dimension's (or pair's): visitors do not add up
+  // across values.
+  const rollups = fit.ok ? { groups: fit.dimension, totals: totalsDimension(qn) } : null;
   // Rollups keep no hours and no leave reports, and know nothing of a caller's raw-only condition.
   const recentFromRollups =
     rollups !== null && qn.by !== 'hour' && !counts.some((c) => LEAVE_COUNTS.has(c)) && !qn.rawExtra?.length;

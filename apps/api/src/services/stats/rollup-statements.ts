@@ -1,7 +1,8 @@
 // The rollup part of a figures statement: `daily_rollups` rows of one dimension (see catalogue.ts for
-// the format), counted per value (`groups`) or in total (`totals`), with the raw part's columns.
+// the format), counted per value (`groups`) or in total (`totals`), with the raw part's columns. A pair's
+// rows (`a|b`) are read by the side each condition or grouping names.
 import type { MetricSet } from '@us/shared';
-import { CATALOGUE } from './catalogue.ts';
+import { CATALOGUE, PAIR_SEPARATOR } from './catalogue.ts';
 import type { RollupShape } from './planner.ts';
 import type { Question } from './question.ts';
 import type { DayRange } from './range.ts';
@@ -17,10 +18,19 @@ function rollupColumn(set: MetricSet, count: string): { metricSet: string; colum
   return null;
 }
 
-function valueSql(qn: Question, grouping: Grouping): string {
+/**
+ * The stored value's part holding a dimension: the whole value, or one side of a pair's `a\x1fb`
+ * (dimension `a|b`). A null dimension value is stored as ''.
+ */
+function partSql(dimension: string, name: string): string {
+  const names = dimension.split('|');
+  if (names.length === 1) return 'value';
+  return `split_part(value, E'${PAIR_SEPARATOR}', ${names.indexOf(name) + 1})`;
+}
+
+function valueSql(qn: Question, grouping: Grouping, dimension: string): string {
   if (grouping === 'totals' || !qn.by) return 'null::text';
-  // A null dimension value is stored as ''.
-  return qn.by === 'day' ? `to_char(day, 'YYYY-MM-DD')` : `nullif(value, '')`;
+  return qn.by === 'day' ? `to_char(day, 'YYYY-MM-DD')` : `nullif(${partSql(dimension, qn.by)}, '')`;
 }
 
 export function rollupPart(
@@ -47,11 +57,14 @@ export function rollupPart(
     `metric_set = any(${p.add([...metricSets], 'text[]')})`,
     `dimension = ${p.add(dimension, 'text')}`,
   ];
-  const filtered = qn.where[dimension];
   if (dimension === '') conditions.push(`value = ''`);
-  else if (filtered !== undefined) conditions.push(`value = ${p.add(filtered === NONE ? '' : filtered, 'text')}`);
+  for (const name of dimension ? dimension.split('|') : []) {
+    const filtered = qn.where[name];
+    if (filtered !== undefined)
+      conditions.push(`${partSql(dimension, name)} = ${p.add(filtered === NONE ? '' : filtered, 'text')}`);
+  }
   return `
-    select ${valueSql(qn, grouping)} as value,
+    select ${valueSql(qn, grouping, dimension)} as value,
       ${aggregates.join(',\n      ')}
     from daily_rollups
     where ${conditions.join('\n      and ')}${grouping === 'groups' && qn.by ? '\n    group by 1' : ''}`;
