@@ -215,6 +215,9 @@ describe('rollup job', () => {
     expect(again).toMatchObject({ ran: true, rolled: 0, failed: 0 });
     expect(await rollupSiteDay(orm, { siteId: site, timezone: 'UTC', day })).toBe(true);
     expect(await rollups(site, day)).toEqual(before);
+    // A day rolled up in an older format (before pairs were kept) is a candidate again while its raw rows exist.
+    await q(`update rollup_days set version = 1 where site_id = ? and day = ?::date`, [site, day]);
+    expect((await pendingSiteDays(orm, { now, siteIds: [site] }, 50)).map((d) => d.day)).toContain(day);
     // Even when rollup_days lost the day (e.g. a crash), the job redoes it without duplicates.
     await q(`delete from rollup_days where site_id = ? and day = ?::date`, [site, day]);
     expect((await runRollups(orm, { now, siteIds: [site], wait: true })).rolled).toBe(1);

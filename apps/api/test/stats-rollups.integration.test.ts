@@ -76,6 +76,23 @@ describe('stats: days older than 90 come from daily rollups', () => {
     await stats({ metrics: 'pageviews', by: 'language', 'where.country': 'DE', from: inside, to: inside }).expect(200);
   });
 
+  it('refuses a pair over old days rolled up before pairs were kept (format 1), naming the days', async () => {
+    const em = f.t.deps.orm.em.fork();
+    await em.execute('insert into rollup_days (site_id, day, version) values (?, ?, 1)', [siteId, old]);
+    try {
+      const q = { metrics: 'pageviews', by: 'page', 'where.country': 'DE', from: old, to: edge };
+      const res = await stats(q).expect(400);
+      expect(res.body.field).toBe('where.country');
+      expect(res.body.title).toContain(`Days from ${old} to ${edge} were rolled up before two dimensions together were kept`);
+      // One dimension is in every format.
+      await stats({ metrics: 'pageviews', by: 'country', from: old, to: edge }).expect(200);
+      await em.execute('update rollup_days set version = 2 where site_id = ? and day = ?', [siteId, old]);
+      await stats(q).expect(200);
+    } finally {
+      await em.execute('delete from rollup_days where site_id = ? and day = ?', [siteId, old]);
+    }
+  });
+
   it('a range across the 90-day line merges raw rows and rollups', async () => {
     const res = await stats({ metrics: 'pageviews', by: 'country', from: edge, to: inside }).expect(200);
     expect(res.body.source).toBe('mixed');

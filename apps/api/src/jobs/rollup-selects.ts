@@ -13,6 +13,12 @@ import {
   SEARCH_REFERRER_SQL,
 } from '../services/stats/catalogue.ts';
 
+/**
+ * The rollup format the selects write (`rollup_days.version`): 2 adds the dimension pairs. Days of an
+ * older version are rolled up again while their raw rows exist.
+ */
+export const ROLLUP_VERSION = 2;
+
 /** One rollup row as the selects give it. */
 export interface RollupRow {
   metric_set: string;

@@ -2,7 +2,7 @@ import { CompiledQuery, type Kysely } from 'kysely';
 import type { Orm } from '@us/db';
 import type { Logger } from '../logger.ts';
 import { withJobLock } from './lock.ts';
-import { type RollupRow, type RollupSelect, rollupSelects } from './rollup-selects.ts';
+import { ROLLUP_VERSION, type RollupRow, type RollupSelect, rollupSelects } from './rollup-selects.ts';
 
 /**
  * The daily rollup job: writes `daily_rollups` (format: the header of stats/catalogue.ts) for every
@@ -11,9 +11,9 @@ import { type RollupRow, type RollupSelect, rollupSelects } from './rollup-selec
  *
  * - A local day is complete once the site's local midnight after it is `graceMs` (default 1 h) past,
  *   so rows the buffers and the edge SDK deliver late still land in it.
- * - Candidates are the local days overlapping an existing raw partition (catalog, no table scan),
- *   oldest first, at most `maxDays` per run. A candidate with no raw rows gets only its `rollup_days`
- *   row (nothing to roll up), so it is not probed again.
+ * - Candidates are the local days overlapping an existing raw partition (catalog, no table scan) that
+ *   are not rolled up in the current format (ROLLUP_VERSION), oldest first, at most `maxDays` per run.
+ *   A candidate with no raw rows gets only its `rollup_days` row (nothing to roll up), so it is not probed again.
  * - Lanes are the stored `lane` column: a site's bot windows are not applied in rollups.
  * - Rows arriving for a day after it was rolled up are not added to its rollups.
  */
@@ -121,7 +121,8 @@ export async function pendingSiteDays(orm: Orm, opts: RunRollupsOptions, limit: 
      select c.site_id::text as site_id, c.timezone, to_char(c.local_day, 'YYYY-MM-DD') as day
        from c
       where c.local_day < (?::timestamptz at time zone c.timezone)::date
-        and not exists (select 1 from rollup_days rd where rd.site_id = c.site_id and rd.day = c.local_day)
+        and not exists (select 1 from rollup_days rd
+                         where rd.site_id = c.site_id and rd.day = c.local_day and rd.version >= ${ROLLUP_VERSION})
       order by c.local_day, c.site_id
       limit ?`,
     params,
@@ -192,9 +193,9 @@ export async function rollupSiteDay(orm: Orm, sd: SiteDay): Promise<boolean> {
     await writeRollupRows(trx, sd.siteId, sd.day, rows);
     await trx.executeQuery(
       CompiledQuery.raw(
-        `insert into rollup_days (site_id, day) values ($1::uuid, $2::date)
-         on conflict (site_id, day) do update set rolled_at = now()`,
-        [sd.siteId, sd.day],
+        `insert into rollup_days (site_id, day, version) values ($1::uuid, $2::date, $3::smallint)
+         on conflict (site_id, day) do update set rolled_at = now(), version = excluded.version`,
+        [sd.siteId, sd.day, ROLLUP_VERSION],
       ),
     );
   });

@@ -16,7 +16,7 @@
 import { type AnalyticsDb, connectionOf, ensurePartitionsForDays } from '@us/db';
 import { STATS_LIMITS } from '@us/shared';
 import { runSelect, writeRollupRows } from '../jobs/rollup.ts';
-import { type RollupRow, rollupSelects } from '../jobs/rollup-selects.ts';
+import { ROLLUP_VERSION, type RollupRow, rollupSelects } from '../jobs/rollup-selects.ts';
 import { mulberry32 } from './random.ts';
 import {
   CACHE,
@@ -538,7 +538,7 @@ export async function generateTraffic(db: AnalyticsDb, opts: GenerateOptions): P
         await writeRollupRows(trx, opts.siteId, plan.day, rollupRows);
         rolled = rollupRows.length;
         await conn.execute(
-          `insert into rollup_days (site_id, day) values (${uuid(opts.siteId)}, ${dayLit(plan.day)}) on conflict do nothing`,
+          `insert into rollup_days (site_id, day, version) values (${uuid(opts.siteId)}, ${dayLit(plan.day)}, ${ROLLUP_VERSION}) on conflict do nothing`,
           [],
           'run',
           trx,

@@ -12,6 +12,7 @@ import { Migration20261128090000_exports } from './Migration20261128090000_expor
 import { Migration20261129090000_search } from './Migration20261129090000_search.ts';
 import { Migration20261130090000_search_top } from './Migration20261130090000_search_top.ts';
 import { Migration20261201090000_billing } from './Migration20261201090000_billing.ts';
+import { Migration20261202090000_rollup_pairs } from './Migration20261202090000_rollup_pairs.ts';
 
 /** The committed migrations, in order. New ones: `npm run -w @us/db migration:create -- <name>`, then list it here. */
 export const migrationsList = [
@@ -29,4 +30,5 @@ export const migrationsList = [
   { name: 'Migration20261129090000_search', class: Migration20261129090000_search },
   { name: 'Migration20261130090000_search_top', class: Migration20261130090000_search_top },
   { name: 'Migration20261201090000_billing', class: Migration20261201090000_billing },
+  { name: 'Migration20261202090000_rollup_pairs', class: Migration20261202090000_rollup_pairs },
 ];

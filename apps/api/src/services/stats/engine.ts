@@ -6,21 +6,37 @@ import { type AppError, badRequest } from '../../errors.ts';
 import { CATALOGUE } from './catalogue.ts';
 import { comparability } from './comparability.ts';
 import { type GroupRow, groupsStatement, type Sources, totalsStatement } from './figures-statement.ts';
-import { type FiguresPlan, planFigures, type Refusal } from './planner.ts';
+import { type FiguresPlan, planFigures, type Refusal, type RollupShape } from './planner.ts';
 import { countNames, type Figures, type Question, sourceOf } from './question.ts';
-import { daysOf, hoursOf, previousRange } from './range.ts';
-import { splitForQuestion } from './rolled-days.ts';
+import { addDays, daysOf, hoursOf, previousRange, splitRange } from './range.ts';
+import { firstOlderFormat, splitForQuestion } from './rolled-days.ts';
 import { run } from './runner.ts';
 import type { SiteCtx } from './site-ctx.ts';
 import type { NormalSpec } from './spec.ts';
 
 const refusalError = (refusal: Refusal): AppError => badRequest(refusal.field, refusal.reason);
 
-/** The days each source answers: rolled-up recent days move to the rollups when the plan lets them. */
+/** The rollup format a shape needs: pairs exist from version 2 on. */
+const versionFor = (shape: RollupShape) => (shape.groups.includes('|') || shape.totals.includes('|') ? 2 : 1);
+
+/**
+ * The days each source answers: rolled-up recent days move to the rollups when the plan lets them. Days
+ * older than the raw window rolled up before pairs were kept cannot answer a pair: refused, naming them.
+ */
 async function chooseSources(ctx: SiteCtx, qn: Question, plan: FiguresPlan): Promise<Sources> {
   // No rollup shape: the planner has refused any day older than the raw window.
   if (!plan.rollups) return { raw: qn.range, rollup: null };
-  const split = await splitForQuestion(ctx, qn.range, plan.recentFromRollups);
+  const version = versionFor(plan.rollups);
+  const old = splitRange(qn.range, ctx.rawStart).rollup;
+  const stale = version > 1 && old ? await firstOlderFormat(ctx, old, version) : null;
+  if (stale) {
+    const [field] = Object.keys(qn.where);
+    throw badRequest(
+      `where.${field}`,
+      `Days from ${stale} to ${old?.to} were rolled up before two dimensions together were kept: choose days from ${addDays(old?.to as string, 1)} on, or drop one dimension`,
+    );
+  }
+  const split = await splitForQuestion(ctx, qn.range, plan.recentFromRollups, version);
   return { raw: split.raw, rollup: split.rollup && { days: split.rollup, shape: plan.rollups } };
 }
 

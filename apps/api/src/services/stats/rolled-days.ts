@@ -18,23 +18,25 @@ function botWindowTouches(ctx: SiteCtx, r: DayRange): boolean {
   );
 }
 
-function rolledDaysStatement(ctx: SiteCtx, r: DayRange): Statement<{ day: string }> {
+/** Days of `r` rolled up in format `version` or later. */
+function rolledDaysStatement(ctx: SiteCtx, r: DayRange, version: number): Statement<{ day: string }> {
   const p = new Params();
   const sql = `
     select to_char(day, 'YYYY-MM-DD') as day
     from rollup_days
     where site_id = ${p.add(ctx.siteId, 'uuid')}
       and day between ${p.add(r.from, 'date')} and ${p.add(r.to, 'date')}
+      and version >= ${p.add(version, 'int')}
     order by day`;
   return statement(sql, p);
 }
 
-/** The last day E of `r` such that every day from r.from to E is rolled up, or null. */
-async function rolledUpEnd(ctx: SiteCtx, r: DayRange): Promise<string | null> {
+/** The last day E of `r` such that every day from r.from to E is rolled up (format `version`+), or null. */
+async function rolledUpEnd(ctx: SiteCtx, r: DayRange, version: number): Promise<string | null> {
   if (botWindowTouches(ctx, r)) return null;
   let end: string | null = null;
   let next = r.from;
-  for (const { day } of await run(ctx.em, rolledDaysStatement(ctx, r))) {
+  for (const { day } of await run(ctx.em, rolledDaysStatement(ctx, r, version))) {
     if (day !== next) break;
     end = day;
     next = addDays(day, 1);
@@ -44,10 +46,24 @@ async function rolledUpEnd(ctx: SiteCtx, r: DayRange): Promise<string | null> {
 
 /**
  * Which days of `r` come from rollups and which from raw rows. `eligible`: the question can be answered
- * from rollups at all (no hourly series, no leave counts, at most one dimension, no raw-only condition).
+ * from rollups at all (no hourly series, no leave counts, one dimension or a kept pair, no raw-only
+ * condition); `version`: the rollup format it needs (2 for a pair).
  */
-export async function splitForQuestion(ctx: SiteCtx, r: DayRange, eligible: boolean): Promise<DaySplit> {
+export async function splitForQuestion(ctx: SiteCtx, r: DayRange, eligible: boolean, version: number): Promise<DaySplit> {
   const recent = splitRange(r, ctx.rawStart).raw;
-  const rolledUpTo = eligible && recent ? await rolledUpEnd(ctx, recent) : null;
+  const rolledUpTo = eligible && recent ? await rolledUpEnd(ctx, recent, version) : null;
   return splitDays(r, ctx.rawStart, rolledUpTo);
+}
+
+/** The first day of `r` rolled up in a format older than `version` (its rollups lack what is asked), or null. */
+export async function firstOlderFormat(ctx: SiteCtx, r: DayRange, version: number): Promise<string | null> {
+  const p = new Params();
+  const sql = `
+    select to_char(min(day), 'YYYY-MM-DD') as day
+    from rollup_days
+    where site_id = ${p.add(ctx.siteId, 'uuid')}
+      and day between ${p.add(r.from, 'date')} and ${p.add(r.to, 'date')}
+      and version < ${p.add(version, 'int')}`;
+  const [row] = await run(ctx.em, statement<{ day: string | null }>(sql, p));
+  return row?.day ?? null;
 }

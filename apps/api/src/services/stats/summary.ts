@@ -51,7 +51,7 @@ async function baseOf(ctx: SiteCtx, r: DayRange, where: Record<string, string>):
       `Filtered summaries exist only for the last 90 days: choose days from ${ctx.rawStart} on, or drop the filter`,
     );
   }
-  const split = await splitForQuestion(ctx, r, first === undefined);
+  const split = await splitForQuestion(ctx, r, first === undefined, 1);
   const [raw, rollup] = await Promise.all([
     split.raw ? rawBase(ctx, split.raw, where) : ZERO,
     split.rollup ? rollupBase(ctx, split.rollup) : ZERO,
