@@ -22,6 +22,7 @@ import { formatScriptSizes, scriptSizes } from './script-size.ts';
 import { benchExport, collectRequest } from './export.ts';
 import { fillResultDays, prepareResultsSite, resultsRoutes, startLiveTraffic } from './results.ts';
 import { runSoak } from './soak.ts';
+import { rollUpSite, timeDashboard, timeSiteDayRollup } from './dashboard.ts';
 import { ensureStatsSite, formatLatency, getStatus, STATS_DAYS, timeRuns } from './stats.ts';
 
 const here = import.meta.dirname;
@@ -142,10 +143,35 @@ try {
             ),
           );
           console.log(formatLatency('  plain count(*) of those rows', count));
+          // Complete days are rolled up, as the job does an hour after each ends (only what is pending).
+          const rolled = await rollUpSite(orm, s.siteId);
+          if (rolled.days) {
+            log(`  rolled up ${rolled.days} site-days in ${(rolled.ms / 1000).toFixed(1)} s (${rolled.failed} failed)`);
+          }
+          const yesterday = new Date(Date.parse(`${s.to}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+          const r = await timeSiteDayRollup(orm, s.siteId, yesterday);
+          console.log(
+            formatLatency(
+              `  rollup of one site-day`,
+              r.latency,
+              `   ${r.pageviews.toLocaleString('en')} pageviews, ${Math.round((r.pageviews * 1000) / r.latency.p50).toLocaleString('en')} pageviews/s`,
+            ),
+          );
           await timeRoutes([
             ['  GET summary?days=30', `/v1/sites/${s.siteId}/summary?days=${STATS_DAYS}`],
             ['  GET top/page?days=30&country=DE', `/v1/sites/${s.siteId}/top/page?days=${STATS_DAYS}&where.country=DE`],
+            ['  GET top/country?days=30&page=/', `/v1/sites/${s.siteId}/top/country?days=${STATS_DAYS}&where.page=%2F`],
+            ['  GET top/referrer?days=30&country=DE', `/v1/sites/${s.siteId}/top/referrer?days=${STATS_DAYS}&where.country=DE`],
           ]);
+          for (const [name, where] of [
+            ['  dashboard view (6 reads at once)', {}],
+            ['  dashboard view, country=DE', { country: 'DE' }],
+          ] as const) {
+            const l = await timeDashboard(api.info.url, api.info.token, s.siteId, statsRuns, where);
+            console.log(
+              formatLatency(name, l, l.bad.length ? `   ${l.bad.length} answers not 200: ${[...new Set(l.bad)].join(', ')}` : ''),
+            );
+          }
           // Journeys count the goals and experiments of the site's settings: the results bench's.
           await prepareResultsSite(orm, s.siteId);
           await fillResultDays(orm, s.siteId);

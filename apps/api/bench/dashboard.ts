@@ -1,0 +1,90 @@
+// The stats site's rollups and its dashboard as the browser loads it: rolls up the site-days not rolled
+// up yet (timed, once), times the rollup of one whole site-day again, and times the dashboard's six reads
+// sent at once (summary, the daily series batch, four top tables), unfiltered and with a country filter.
+import http from 'node:http';
+import type { Orm } from '@us/db';
+import { rollupSiteDay, runRollups } from '../src/jobs/rollup.ts';
+import { type Latency, STATS_DAYS, timeRuns } from './stats.ts';
+
+/** Rolls up every pending site-day of the site; the time it took and how many days. */
+export async function rollUpSite(orm: Orm, siteId: string) {
+  const t = performance.now();
+  const run = await runRollups(orm, { siteIds: [siteId], wait: true, maxDays: 1000 });
+  return { days: run.rolled + run.empty, failed: run.failed, ms: performance.now() - t };
+}
+
+/** Times rolling up one complete site-day again (each run rewrites the same rows), with its pageviews. */
+export async function timeSiteDayRollup(orm: Orm, siteId: string, day: string, runs = 3) {
+  const [row] = await orm.em
+    .getConnection()
+    .execute<{ n: string }[]>('select count(*) as n from pageviews where site_id = ? and day = ?', [siteId, day], 'all');
+  const pageviews = Number(row?.n ?? 0);
+  const latency = await timeRuns(runs, () => rollupSiteDay(orm, { siteId, timezone: 'UTC', day }));
+  return { pageviews, latency };
+}
+
+function request(baseUrl: string, token: string, agent: http.Agent, path: string, body?: unknown): Promise<number> {
+  const url = new URL(path, baseUrl);
+  const data = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      {
+        agent,
+        method: data ? 'POST' : 'GET',
+        headers: { authorization: `Bearer ${token}`, ...(data ? { 'content-type': 'application/json' } : {}) },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', reject);
+    req.end(data);
+  });
+}
+
+/**
+ * The People dashboard's reads for the last 30 days (with the previous period, as the page asks), sent
+ * together; resolves with the statuses. `where`: a filter as the page adds it when a row is clicked.
+ */
+export function dashboardReads(baseUrl: string, token: string, siteId: string, where: Record<string, string> = {}) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 6 });
+  const filter = Object.entries(where)
+    .map(([k, v]) => `&where.${k}=${encodeURIComponent(v)}`)
+    .join('');
+  const site = `/v1/sites/${siteId}`;
+  const days = `days=${STATS_DAYS}`;
+  const tables = ['source', 'page', 'country', 'device'];
+  const read = () =>
+    Promise.all([
+      request(baseUrl, token, agent, `${site}/summary?${days}${filter}`),
+      request(baseUrl, token, agent, `${site}/stats/batch`, {
+        queries: { series: { metrics: 'pageviews', by: 'day', compare: true, days: STATS_DAYS, where } },
+      }),
+      ...tables.map((t) =>
+        request(baseUrl, token, agent, `${site}/top/${t}?${days}&limit=10${t === 'page' ? '&count=pageviews' : ''}${filter}`),
+      ),
+    ]);
+  return { read, close: () => agent.destroy() };
+}
+
+/** Times the dashboard's reads; answers that are not 200 are counted. */
+export async function timeDashboard(
+  baseUrl: string,
+  token: string,
+  siteId: string,
+  runs: number,
+  where: Record<string, string> = {},
+): Promise<Latency & { bad: number[] }> {
+  const d = dashboardReads(baseUrl, token, siteId, where);
+  const bad: number[] = [];
+  try {
+    const l = await timeRuns(runs, async () => {
+      for (const status of await d.read()) if (status !== 200) bad.push(status);
+    });
+    return { ...l, bad };
+  } finally {
+    d.close();
+  }
+}
