@@ -8,7 +8,7 @@ import { dayAgo, insertRows, noonUtc, type StatsFixture, statsFixture } from './
  * The same traffic on a day inside the raw window and on a day older than 90 days (answered from the
  * rollups the job wrote): the stats API answers both alike, so the rollups follow the catalogue format.
  */
-const ROLLUP_COUNTS = new Set(['pageviews', 'sessions', 'visitors', 'events', 'requests']);
+const ROLLUP_COUNTS = new Set(['pageviews', 'sessions', 'visitors', 'events', 'requests', 'scroll_depth', 'time_on_page']);
 
 describe('rollup job: rollups answer like the raw rows', () => {
   let f: StatsFixture;
@@ -112,13 +112,14 @@ describe('rollup job: rollups answer like the raw rows', () => {
     [{ metrics: 'pageviews', 'where.country': 'DE', 'where.device': 'desktop' }],
     [{ metrics: 'pageviews', by: 'source', 'where.device': 'desktop' }],
     [{ metrics: 'pageviews', by: 'page', 'where.country': '(none)' }],
+    [{ metrics: 'pageviews', by: 'page', sort: 'time_on_page' }],
     [{ metrics: 'sessions', 'where.page': '/', 'where.device': 'mobile' }],
   ])('%j', async (q) => {
     const raw = await stats(recent, q).expect(200);
     const rolled = await stats(old, q).expect(200);
     expect(raw.body.source).toBe('raw');
     expect(rolled.body.source).toBe('rollups');
-    // The counts rollups keep (leave averages such as scroll depth are raw-only).
+    // The counts rollups keep: every one, leave averages (scroll depth, time on page) included.
     const kept = (counts: Record<string, number>, visitors = true) =>
       Object.fromEntries(Object.entries(counts).filter(([k]) => ROLLUP_COUNTS.has(k) && (visitors || k !== 'visitors')));
     const rows = (b: { rows: { value: unknown; counts: Record<string, number> }[] }) =>

@@ -14,10 +14,11 @@ import {
 } from '../services/stats/catalogue.ts';
 
 /**
- * The rollup format the selects write (`rollup_days.version`): 2 adds the dimension pairs. Days of an
- * older version are rolled up again while their raw rows exist.
+ * The rollup format the selects write (`rollup_days.version`): 2 adds the dimension pairs, 3 the leave
+ * averages (metric sets leave_scroll, leave_ms). Days of an older version are rolled up again while
+ * their raw rows exist.
  */
-export const ROLLUP_VERSION = 2;
+export const ROLLUP_VERSION = 3;
 
 /** One rollup row as the selects give it. */
 export interface RollupRow {
@@ -83,9 +84,22 @@ function tableSelects(table: (typeof TABLES)[number], src: RollupSource, parts: 
   const groupings = groupingsOf(table, column);
   const filters = sets.map((s, i) => `${CATALOGUE[s].rowFilter ?? 'true'} as f${i}`);
   const visitor = table === 'requests' ? 'null::text' : 'visitor';
-  const copy = `select lane, ${visitor} as visitor, ${filters.join(', ')}, ${exprs.map((e, i) => `${e} as c${i}`).join(', ')}
-      from ${src.tables[table]} where ${src.where}`;
-  const perSet = sets.map((s, i) => `('${s}', n${i}, v${i})`).join(', ');
+  // Pageviews carry their leave reports' deepest scroll and visible ms (a leave may be stored up to a
+  // day after its pageview): per value, their sums and counts are kept as sets leave_scroll, leave_ms.
+  const leaves = table === 'pageviews';
+  const copy = `select lane, ${visitor} as visitor, ${filters.join(', ')}, ${exprs.map((e, i) => `${e} as c${i}`).join(', ')}${leaves ? ', leave_scroll, leave_ms' : ''}
+      from ${src.tables[table]}${
+        leaves
+          ? `
+      left join (
+        select l.pageview_id as leave_pageview_id, max(l.scroll_depth) as leave_scroll, sum(l.time_on_page_ms) as leave_ms
+          from ${src.tables.page_leaves} l where ${src.leavesWhere} group by 1
+      ) leaves on leaves.leave_pageview_id = pageview_id`
+          : ''
+      }
+      where ${src.where}`;
+  const sums = leaves ? ['leave_scroll', 'leave_ms'] : [];
+  const perSet = [...sets.map((s, i) => `('${s}', n${i}, v${i})`), ...sums.map((c) => `('${c}', ${c}_sum, ${c}_n)`)].join(', ');
   // Visitors: one row per (value, lane, visitor) first, then counted per value. Two hash groupings
   // measured 2-4x faster than count(distinct visitor), which sorts every row of the day per dimension.
   const branch =
@@ -94,9 +108,15 @@ function tableSelects(table: (typeof TABLES)[number], src: RollupSource, parts: 
           `select '${g.dimension}'::text as dimension, ${g.value} as value, lane, ${sets.map((_, i) => `count(*) filter (where f${i}) as n${i}, 0::bigint as v${i}`).join(', ')}
            from t group by lane, 2`
       : (g: Grouping) =>
-          `select dimension, value, lane, ${sets.map((_, i) => `sum(n${i}) as n${i}, count(*) filter (where n${i} > 0) as v${i}`).join(', ')}
+          `select dimension, value, lane, ${[
+            ...sets.map((_, i) => `sum(n${i}) as n${i}, count(*) filter (where n${i} > 0) as v${i}`),
+            ...sums.map((c) => `sum(${c}_sum) as ${c}_sum, sum(${c}_n) as ${c}_n`),
+          ].join(', ')}
            from (select '${g.dimension}'::text as dimension, ${g.value} as value, lane, visitor,
-                        ${sets.map((_, i) => `count(*) filter (where f${i}) as n${i}`).join(', ')}
+                        ${[
+                          ...sets.map((_, i) => `count(*) filter (where f${i}) as n${i}`),
+                          ...sums.map((c) => `sum(${c}) as ${c}_sum, count(${c}) as ${c}_n`),
+                        ].join(', ')}
                    from t group by lane, 2, visitor) per_visitor
           group by 1, 2, 3`;
   const selects: RollupSelect[] = [];
@@ -107,8 +127,8 @@ function tableSelects(table: (typeof TABLES)[number], src: RollupSource, parts: 
         g as (${mine.map(branch).join('\n        union all ')})
         select x.metric_set, g.dimension, g.value, g.lane, x.count, x.visitors
           from g cross join lateral (values ${perSet}) x(metric_set, count, visitors)
-         where x.count > 0`,
-      params: [...src.whereParams],
+         where x.count > 0 or x.visitors > 0`,
+      params: [...(leaves ? src.leavesParams : []), ...src.whereParams],
     });
   }
   return selects;

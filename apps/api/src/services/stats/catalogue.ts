@@ -17,6 +17,9 @@ import type { Lane, MetricSet } from '@us/shared';
  * - pairs of ROLLUP_PAIRS (pageviews and sessions): dimension `a|b` (names in alphabetical order), value
  *   `<a value>\x1f<b value>`, so a ranked table filtered by one dimension of a pair (pages where country
  *   = DE) is read from rollups too, not from millions of raw rows;
+ * - metric sets `leave_scroll` and `leave_ms` (pageviews' dimensions and pairs): per value, the sum of
+ *   the pageviews' deepest scroll / visible ms (`count`) and how many pageviews sent one (`visitors`),
+ *   so scroll depth and time on page average over rolled-up days too (LEAVE_AVERAGES);
  * - metric set `summary` (lane human, dimension = a SUMMARY_ROLLUP_MEASURES name, value ''): the day's
  *   figures behind the summary that are not plain counts.
  */
@@ -78,7 +81,7 @@ export const CATALOGUE: Record<MetricSet, MetricSetDef> = {
       sessions: 'count(*) filter (where session_start)',
       visitors: 'count(distinct visitor)',
       // From the pageviews' leave reports (LEAVE_COUNTS): average deepest scroll (percent) and visible
-      // seconds per pageview that sent one. Raw days only; 0 from rollups.
+      // seconds per pageview that sent one (summed and averaged across sources by LEAVE_AVERAGES).
       scroll_depth: 'coalesce(round(avg(leave_scroll)), 0)',
       time_on_page: 'coalesce(round(avg(leave_ms) / 1000.0, 1), 0)',
     },
@@ -147,6 +150,20 @@ export const CATALOGUE: Record<MetricSet, MetricSetDef> = {
  * pageview into `leave_scroll` (deepest scroll) and `leave_ms` (visible time), only when one is asked for.
  */
 export const LEAVE_COUNTS = new Set(['scroll_depth', 'time_on_page']);
+
+/**
+ * How a leave count adds up across days and sources: each part of a statement gives the sum of its
+ * per-pageview column and the number of pageviews that have one (`<count>__sum`, `<count>__n`); the
+ * average is taken once over every part. Rollups keep both per value as metric set `column` (`count`
+ * = the sum, `visitors` = the number of pageviews), from format 3 on.
+ */
+export const LEAVE_AVERAGES: Record<
+  string,
+  { column: 'leave_scroll' | 'leave_ms'; average: (sum: string, n: string) => string }
+> = {
+  scroll_depth: { column: 'leave_scroll', average: (sum, n) => `round(${sum} / nullif(${n}, 0))` },
+  time_on_page: { column: 'leave_ms', average: (sum, n) => `round(${sum} / nullif(${n}, 0) / 1000.0, 1)` },
+};
 
 /** Figures of the summary kept in rollups under metric set `summary` (lane human). */
 export const SUMMARY_ROLLUP_MEASURES = ['from_search', 'single_page', 'visible_ms'] as const;

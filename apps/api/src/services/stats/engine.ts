@@ -3,7 +3,7 @@
 // rows. A refusal of the planner becomes the 400 here, and only here.
 import type { StatsResult, StatsRow } from '@us/shared';
 import { type AppError, badRequest } from '../../errors.ts';
-import { CATALOGUE } from './catalogue.ts';
+import { CATALOGUE, LEAVE_COUNTS } from './catalogue.ts';
 import { comparability } from './comparability.ts';
 import { type GroupRow, groupsStatement, type Sources, totalsStatement } from './figures-statement.ts';
 import { type FiguresPlan, planFigures, type Refusal, type RollupShape } from './planner.ts';
@@ -16,19 +16,25 @@ import type { NormalSpec } from './spec.ts';
 
 const refusalError = (refusal: Refusal): AppError => badRequest(refusal.field, refusal.reason);
 
-/** The rollup format a shape needs: pairs exist from version 2 on. */
-const versionFor = (shape: RollupShape) => (shape.groups.includes('|') || shape.totals.includes('|') ? 2 : 1);
+/** The rollup format a plan needs: pairs from version 2 on, leave averages from 3 on. */
+function versionFor(plan: FiguresPlan & { rollups: RollupShape }): number {
+  if (plan.counts.some((c) => LEAVE_COUNTS.has(c))) return 3;
+  return usesPair(plan.rollups) ? 2 : 1;
+}
+
+const usesPair = (shape: RollupShape) => shape.groups.includes('|') || shape.totals.includes('|');
 
 /**
  * The days each source answers: rolled-up recent days move to the rollups when the plan lets them. Days
  * older than the raw window rolled up before pairs were kept cannot answer a pair: refused, naming them.
+ * (Leave averages of such days are simply not there: the averages are over the days that keep them.)
  */
 async function chooseSources(ctx: SiteCtx, qn: Question, plan: FiguresPlan): Promise<Sources> {
   // No rollup shape: the planner has refused any day older than the raw window.
   if (!plan.rollups) return { raw: qn.range, rollup: null };
-  const version = versionFor(plan.rollups);
+  const version = versionFor({ ...plan, rollups: plan.rollups });
   const old = splitRange(qn.range, ctx.rawStart).rollup;
-  const stale = version > 1 && old ? await firstOlderFormat(ctx, old, version) : null;
+  const stale = usesPair(plan.rollups) && old ? await firstOlderFormat(ctx, old, 2) : null;
   if (stale) {
     const [field] = Object.keys(qn.where);
     throw badRequest(

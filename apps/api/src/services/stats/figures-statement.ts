@@ -1,6 +1,6 @@
 // The one statement per answer: the raw part and/or the rollup part, unioned and summed by value in SQL,
 // so a mixed period merges its days without a round trip per source.
-import { TIME_DIMENSIONS } from './catalogue.ts';
+import { LEAVE_AVERAGES, TIME_DIMENSIONS } from './catalogue.ts';
 import type { RollupShape } from './planner.ts';
 import type { Question } from './question.ts';
 import type { DayRange } from './range.ts';
@@ -28,7 +28,15 @@ function unionOfParts(ctx: SiteCtx, p: Params, qn: Question, counts: string[], s
   return parts.join('\n    union all');
 }
 
-const sums = (counts: string[]) => counts.map((c) => `coalesce(sum(${q(c)}), 0)::float8 as ${q(c)}`).join(',\n      ');
+/** Each count summed over the parts; a leave count averaged once over the parts' sums (LEAVE_AVERAGES). */
+const sums = (counts: string[]) =>
+  counts
+    .map((c) => {
+      const leave = LEAVE_AVERAGES[c];
+      const sum = leave ? leave.average(`sum(${q(`${c}__sum`)})`, `sum(${q(`${c}__n`)})`) : `sum(${q(c)})`;
+      return `coalesce(${sum}, 0)::float8 as ${q(c)}`;
+    })
+    .join(',\n      ');
 
 /** The totals of the period: one row. */
 export function totalsStatement(ctx: SiteCtx, qn: Question, counts: string[], sources: Sources): Statement<TotalsRow> {

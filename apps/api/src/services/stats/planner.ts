@@ -3,7 +3,7 @@
 // refusal too (the engine turns it into the 400); which recent days are rolled up already is a fact of
 // the database, looked up afterwards (rolled-days.ts) and fed back to splitDays.
 import type { MetricSet } from '@us/shared';
-import { CATALOGUE, LEAVE_COUNTS, pairDimension, ROLLUP_PAIRS, TIME_DIMENSIONS } from './catalogue.ts';
+import { CATALOGUE, pairDimension, ROLLUP_PAIRS, TIME_DIMENSIONS } from './catalogue.ts';
 import { countNames, type Question } from './question.ts';
 import { addDays, type DayRange, splitRange } from './range.ts';
 
@@ -90,9 +90,8 @@ export function planFigures(qn: Question, rawStart: string): FiguresPlan | Refus
   // Totals read the day-total rows, or the filtered dimension's (or pair's): visitors do not add up
   // across values.
   const rollups = fit.ok ? { groups: fit.dimension, totals: totalsDimension(qn) } : null;
-  // Rollups keep no hours and no leave reports, and know nothing of a caller's raw-only condition.
-  const recentFromRollups =
-    rollups !== null && qn.by !== 'hour' && !counts.some((c) => LEAVE_COUNTS.has(c)) && !qn.rawExtra?.length;
+  // Rollups keep no hours, and know nothing of a caller's raw-only condition.
+  const recentFromRollups = rollups !== null && qn.by !== 'hour' && !qn.rawExtra?.length;
   const setCounts = CATALOGUE[qn.metrics].counts;
   const totalsFromGroups =
     qn.by !== null && !TIME_DIMENSIONS.has(qn.by) && counts.every((c) => setCounts[c]?.startsWith('count(*)'));

@@ -1,6 +1,6 @@
 // The raw-row part of a figures statement: the set's table over local days of the raw window, counted
 // per value (`groups`) or in total (`totals`). Identifiers and expressions come from the catalogue.
-import { CATALOGUE, LEAVE_COUNTS } from './catalogue.ts';
+import { CATALOGUE, LEAVE_AVERAGES, LEAVE_COUNTS } from './catalogue.ts';
 import type { Question } from './question.ts';
 import type { DayRange } from './range.ts';
 import type { SiteCtx } from './site-ctx.ts';
@@ -41,7 +41,11 @@ export function rawPart(
   grouping: Grouping,
 ): string {
   const def = CATALOGUE[qn.metrics];
-  const aggregates = counts.map((c) => `${def.counts[c]} as ${q(c)}`);
+  const aggregates = counts.map((c) => {
+    const leave = LEAVE_AVERAGES[c];
+    if (leave) return `sum(${leave.column})::numeric as ${q(`${c}__sum`)}, count(${leave.column}) as ${q(`${c}__n`)}`;
+    return `${def.counts[c]} as ${q(c)}`;
+  });
   // The leave reports are joined only when a leave count is asked: the join costs a second scan.
   const from = counts.some((c) => LEAVE_COUNTS.has(c)) ? withLeaves(ctx, p, def.table, days) : def.table;
   const conditions = [
