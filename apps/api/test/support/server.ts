@@ -60,6 +60,10 @@ export async function startTestServer(
     redisUrl?: string;
     /** Hot-state key prefix: two servers given the same one act as two nodes of one deployment. */
     hotPrefix?: string;
+    /** Redis key of the write buffer: two servers given the same one share it, as nodes of one deployment do. */
+    ingestKey?: string;
+    /** APP_SECRET (default: a new one): nodes of one deployment share it to read each other's sealed records. */
+    appSecret?: string;
   } = {},
 ) {
   const smtp = await startSmtpCapture();
@@ -96,7 +100,11 @@ export async function startTestServer(
   const maxRows = opts.ingest?.maxBufferRows ?? env.INGEST_BUFFER_MAX_ROWS;
   const buffer =
     hotKind === 'redis'
-      ? new RedisIngestBuffer(opts.redisUrl ?? (inject('redisUrl') as string), `ingest-${randomUUID()}`, maxRows)
+      ? new RedisIngestBuffer(
+          opts.redisUrl ?? (inject('redisUrl') as string),
+          opts.ingestKey ?? `ingest-${randomUUID()}`,
+          maxRows,
+        )
       : new MemoryIngestBuffer(maxRows);
   const ingest = await startIngest({
     orm,
@@ -117,7 +125,7 @@ export async function startTestServer(
     logger,
     mailer,
     billing: billingProviderOf(env),
-    ciphers: makeCiphers(randomToken(48)),
+    ciphers: makeCiphers(opts.appSecret ?? randomToken(48)),
     sleep: async (ms) => {
       sleeps.push(ms);
     },
