@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../src/errors.ts';
-import { rollupFit } from '../src/services/stats/planner.ts';
+import { rollupFit, splitDays } from '../src/services/stats/planner.ts';
 import { hoursOf, isDay, localToday, previousRange, rawStartOf, resolveRange, splitRange } from '../src/services/stats/range.ts';
 
 const fieldOf = (fn: () => unknown) => {
@@ -83,5 +83,22 @@ describe('stats days', () => {
       field: 'where.device',
     });
     expect(rollupFit('events', 'event', { country: 'DE' })).toMatchObject({ ok: false, field: 'where.country' });
+  });
+  it('moves rolled-up recent days to rollups; a partly rolled-up day is read from both', () => {
+    const rawStart = '2026-01-01';
+    const range = { from: '2026-03-01', to: '2026-03-10' };
+    expect(splitDays(range, rawStart, { complete: null, partial: null })).toEqual({ rollup: null, raw: range });
+    expect(splitDays(range, rawStart, { complete: '2026-03-04', partial: null })).toEqual({
+      rollup: { from: '2026-03-01', to: '2026-03-04' },
+      raw: { from: '2026-03-05', to: '2026-03-10' },
+    });
+    expect(
+      splitDays(range, rawStart, { complete: '2026-03-09', partial: { day: '2026-03-10', until: '2026-03-10T14:00:00Z' } }),
+    ).toEqual({
+      rollup: { from: '2026-03-01', to: '2026-03-10' },
+      raw: { from: '2026-03-10', to: '2026-03-10', after: '2026-03-10T14:00:00Z' },
+    });
+    // Every day rolled up completely: nothing raw.
+    expect(splitDays(range, rawStart, { complete: '2026-03-10', partial: null }).raw).toBeNull();
   });
 });

@@ -2,7 +2,15 @@ import type { Orm } from '@us/db';
 
 /** Advisory lock keys of the background jobs (first int of the two-int form: this service). */
 const LOCK_SPACE = 0x7573;
-export const JOB_LOCKS = { rollups: 1, siteRetention: 2, rawRetention: 3, resultDays: 4, searchPull: 5, billing: 6 } as const;
+export const JOB_LOCKS = {
+  rollups: 1,
+  siteRetention: 2,
+  rawRetention: 3,
+  resultDays: 4,
+  searchPull: 5,
+  billing: 6,
+  todayRollups: 7,
+} as const;
 
 /**
  * Runs `fn` only when this node gets the job's session-level advisory lock (`pg_try_advisory_lock`),

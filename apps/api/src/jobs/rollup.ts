@@ -122,7 +122,8 @@ export async function pendingSiteDays(orm: Orm, opts: RunRollupsOptions, limit: 
        from c
       where c.local_day < (?::timestamptz at time zone c.timezone)::date
         and not exists (select 1 from rollup_days rd
-                         where rd.site_id = c.site_id and rd.day = c.local_day and rd.version >= ${ROLLUP_VERSION})
+                         where rd.site_id = c.site_id and rd.day = c.local_day and rd.version >= ${ROLLUP_VERSION}
+                           and rd.rolled_until is null)
       order by c.local_day, c.site_id
       limit ?`,
     params,
@@ -158,13 +159,15 @@ async function boundsOf(orm: Orm, sd: SiteDay): Promise<Bounds> {
  * Rolls up one site-local day: computes its rollup rows with the selects of rollup-selects.ts, side by
  * side on up to `ROLLUP_CONNECTIONS` connections, then deletes the day's rollup rows, writes the new ones
  * and records the day in `rollup_days`, in one short transaction. Answers whether the day had raw rows.
+ * `until` (an instant within the day): only rows before it, recorded as the day's `rolled_until` (the
+ * current day, rollup-today.ts); without it the day is complete.
  */
-export async function rollupSiteDay(orm: Orm, sd: SiteDay): Promise<boolean> {
+export async function rollupSiteDay(orm: Orm, sd: SiteDay, until?: string): Promise<boolean> {
   const conn = orm.em.getConnection();
   const b = await boundsOf(orm, sd);
   // The same four values open every statement's row condition.
   const where = `site_id = ?::uuid and day between ?::date and ?::date and at >= ?::timestamptz and at < ?::timestamptz`;
-  const whereParams = [sd.siteId, b.firstUtc, b.lastUtc, b.lo, b.hi];
+  const whereParams = [sd.siteId, b.firstUtc, b.lastUtc, b.lo, until ?? b.hi];
   const [probe] = await conn.execute<{ any: boolean }[]>(
     `select ${TABLES.map((t) => `exists (select 1 from ${t} where ${where})`).join(' or ')} as any`,
     TABLES.flatMap(() => whereParams),
@@ -193,9 +196,9 @@ export async function rollupSiteDay(orm: Orm, sd: SiteDay): Promise<boolean> {
     await writeRollupRows(trx, sd.siteId, sd.day, rows);
     await trx.executeQuery(
       CompiledQuery.raw(
-        `insert into rollup_days (site_id, day, version) values ($1::uuid, $2::date, $3::smallint)
-         on conflict (site_id, day) do update set rolled_at = now(), version = excluded.version`,
-        [sd.siteId, sd.day, ROLLUP_VERSION],
+        `insert into rollup_days (site_id, day, version, rolled_until) values ($1::uuid, $2::date, $3::smallint, $4::timestamptz)
+         on conflict (site_id, day) do update set rolled_at = now(), version = excluded.version, rolled_until = excluded.rolled_until`,
+        [sd.siteId, sd.day, ROLLUP_VERSION, until ?? null],
       ),
     );
   });

@@ -9,6 +9,7 @@ import { runBilling } from './billing.ts';
 import { applySiteRetention } from './retention.ts';
 import { runResultDays } from './result-days.ts';
 import { runRollups } from './rollup.ts';
+import { runTodayRollups } from './rollup-today.ts';
 
 export interface JobsOptions {
   orm: Orm;
@@ -16,6 +17,8 @@ export interface JobsOptions {
   /** Rollup period. Default 1 hour; a run that stopped at its bound is followed after `catchUpMs`. */
   rollupEveryMs?: number;
   catchUpMs?: number;
+  /** How often the current day's rollups are checked for a newer hour boundary. Default 5 minutes. */
+  todayEveryMs?: number;
   /** Per-site retention period. Default 24 hours. */
   retentionEveryMs?: number;
   /** Only these sites (tests on a shared database). */
@@ -36,7 +39,8 @@ export interface Jobs {
 }
 
 /**
- * Starts the background jobs on this node: rollups (then the results' per-day store) at start-up and hourly, per-site retention at
+ * Starts the background jobs on this node: rollups (then the results' per-day store) at start-up and hourly, the current
+ * day's rollups up to the last hour boundary (checked every 5 minutes), per-site retention at
  * start-up and daily, the sweep of day-old exports, the search pull (connections due) and billing (months closed, overage reported) hourly. Each run takes its job's advisory lock, so across nodes one run does the work.
  * Timers are unref'd; a failed run is logged and retried at the next period.
  * (Raw partition drops run with the ingest partition upkeep: `maintainPartitions`.)
@@ -45,6 +49,7 @@ export function startJobs(opts: JobsOptions): Jobs {
   const rollupEvery = opts.rollupEveryMs ?? 3600_000;
   const catchUp = opts.catchUpMs ?? 60_000;
   const retentionEvery = opts.retentionEveryMs ?? 86_400_000;
+  const todayEvery = opts.todayEveryMs ?? 300_000;
   let stopped = false;
   const running = new Set<Promise<unknown>>();
   const timers = new Set<NodeJS.Timeout>();
@@ -75,6 +80,15 @@ export function startJobs(opts: JobsOptions): Jobs {
       opts.logger?.error('jobs: result days failed', e);
     }
     later(next, rollups);
+  }
+
+  async function today() {
+    try {
+      await runTodayRollups(opts.orm, { logger: opts.logger, siteIds: opts.siteIds, now: opts.now?.() });
+    } catch (e) {
+      opts.logger?.error("jobs: today's rollups failed", e);
+    }
+    later(todayEvery, today);
   }
 
   async function retention() {
@@ -117,6 +131,7 @@ export function startJobs(opts: JobsOptions): Jobs {
   }
 
   later(0, rollups);
+  later(0, today);
   later(0, retention);
   later(0, exports);
   later(0, search);

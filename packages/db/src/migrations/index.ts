@@ -13,6 +13,7 @@ import { Migration20261129090000_search } from './Migration20261129090000_search
 import { Migration20261130090000_search_top } from './Migration20261130090000_search_top.ts';
 import { Migration20261201090000_billing } from './Migration20261201090000_billing.ts';
 import { Migration20261202090000_rollup_pairs } from './Migration20261202090000_rollup_pairs.ts';
+import { Migration20261203090000_rollup_today } from './Migration20261203090000_rollup_today.ts';
 
 /** The committed migrations, in order. New ones: `npm run -w @us/db migration:create -- <name>`, then list it here. */
 export const migrationsList = [
@@ -31,4 +32,5 @@ export const migrationsList = [
   { name: 'Migration20261130090000_search_top', class: Migration20261130090000_search_top },
   { name: 'Migration20261201090000_billing', class: Migration20261201090000_billing },
   { name: 'Migration20261202090000_rollup_pairs', class: Migration20261202090000_rollup_pairs },
+  { name: 'Migration20261203090000_rollup_today', class: Migration20261203090000_rollup_today },
 ];

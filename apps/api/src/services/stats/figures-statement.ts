@@ -3,7 +3,7 @@
 import { LEAVE_AVERAGES, TIME_DIMENSIONS } from './catalogue.ts';
 import type { RollupShape } from './planner.ts';
 import type { Question } from './question.ts';
-import type { DayRange } from './range.ts';
+import type { DayRange, RawRange } from './range.ts';
 import { rawPart } from './raw-statements.ts';
 import { rollupPart } from './rollup-statements.ts';
 import type { SiteCtx } from './site-ctx.ts';
@@ -11,7 +11,7 @@ import { type Grouping, Params, q, type Statement, statement, tzParam } from './
 
 /** The day ranges each source answers; rollup days with the shape of rollup rows they are read from. */
 export interface Sources {
-  raw: DayRange | null;
+  raw: RawRange | null;
   rollup: { days: DayRange; shape: RollupShape } | null;
 }
 

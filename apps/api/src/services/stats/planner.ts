@@ -5,7 +5,7 @@
 import type { MetricSet } from '@us/shared';
 import { CATALOGUE, pairDimension, ROLLUP_PAIRS, TIME_DIMENSIONS } from './catalogue.ts';
 import { countNames, type Question } from './question.ts';
-import { addDays, type DayRange, splitRange } from './range.ts';
+import { addDays, type DayRange, type RawRange, splitRange } from './range.ts';
 
 /** A question the engine cannot answer: the spec field to change and what to do instead. */
 export interface Refusal {
@@ -35,10 +35,16 @@ export interface FiguresPlan {
   totalsFromGroups: boolean;
 }
 
-/** Which days come from rollups and which from raw rows. */
+/** Which days come from rollups and which from raw rows (`raw.after`: the current day's rows from then on). */
 export interface DaySplit {
   rollup: DayRange | null;
-  raw: DayRange | null;
+  raw: RawRange | null;
+}
+
+/** Recent days already rolled up: complete up to `complete` (or none), then maybe the current day `partial` up to an instant. */
+export interface RolledUp {
+  complete: string | null;
+  partial: { day: string; until: string } | null;
 }
 
 const refuse = (field: string, reason: string): Refusal => ({ ok: false, field, reason });
@@ -99,14 +105,18 @@ export function planFigures(qn: Question, rawStart: string): FiguresPlan | Refus
 }
 
 /**
- * The days of `range` split at the raw window, with the recent days up to `rolledUpTo` (the last of an
- * unbroken run of rolled-up days from the window's start, or null) moved to the rollups.
+ * The days of `range` split at the raw window, with the recent days rolled up (an unbroken run from the
+ * window's start, maybe ending with the current day's rollup up to an instant) moved to the rollups; a
+ * partly rolled-up day is read from both: its rollup rows, and its raw rows from that instant on.
  */
-export function splitDays(range: DayRange, rawStart: string, rolledUpTo: string | null): DaySplit {
+export function splitDays(range: DayRange, rawStart: string, rolled: RolledUp): DaySplit {
   const base = splitRange(range, rawStart);
-  if (!rolledUpTo || !base.raw) return base;
-  return {
-    rollup: { from: base.rollup?.from ?? base.raw.from, to: rolledUpTo },
-    raw: rolledUpTo >= base.raw.to ? null : { from: addDays(rolledUpTo, 1), to: base.raw.to },
-  };
+  if (!base.raw) return base;
+  const { complete, partial } = rolled;
+  const usable = partial && partial.day <= base.raw.to ? partial : null;
+  const lastRolled = usable?.day ?? complete;
+  if (!lastRolled) return base;
+  const rollup = { from: base.rollup?.from ?? base.raw.from, to: lastRolled };
+  if (usable) return { rollup, raw: { from: usable.day, to: base.raw.to, after: usable.until } };
+  return { rollup, raw: lastRolled >= base.raw.to ? null : { from: addDays(lastRolled, 1), to: base.raw.to } };
 }

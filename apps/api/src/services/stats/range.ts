@@ -8,6 +8,14 @@ export interface DayRange {
   to: string;
 }
 
+/**
+ * Days whose raw rows are read: with `after` (an instant in the first day), only rows from then on (the
+ * current day's rollup covers the rows before it).
+ */
+export interface RawRange extends DayRange {
+  after?: string;
+}
+
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 const MS_PER_DAY = 86_400_000;
 

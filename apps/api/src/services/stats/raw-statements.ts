@@ -2,7 +2,7 @@
 // per value (`groups`) or in total (`totals`). Identifiers and expressions come from the catalogue.
 import { CATALOGUE, LEAVE_AVERAGES, LEAVE_COUNTS } from './catalogue.ts';
 import type { Question } from './question.ts';
-import type { DayRange } from './range.ts';
+import type { DayRange, RawRange } from './range.ts';
 import type { SiteCtx } from './site-ctx.ts';
 import { type Grouping, laneCond, localDaySql, localHourSql, type Params, q, rangeCond, whereConds } from './sql.ts';
 
@@ -36,7 +36,7 @@ export function rawPart(
   p: Params,
   tz: string,
   qn: Question,
-  days: DayRange,
+  days: RawRange,
   counts: string[],
   grouping: Grouping,
 ): string {

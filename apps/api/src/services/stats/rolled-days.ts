@@ -3,7 +3,7 @@
 // instead of millions of raw rows is what keeps a 30-day dashboard fast. Days older than 90 always
 // come from rollups; a recent day comes from them only when the question fits the rollup format and
 // no bot window (applied when reading raw rows, not in rollups) touches the days.
-import { type DaySplit, splitDays } from './planner.ts';
+import { type DaySplit, type RolledUp, splitDays } from './planner.ts';
 import { addDays, type DayRange, splitRange } from './range.ts';
 import { run } from './runner.ts';
 import type { SiteCtx } from './site-ctx.ts';
@@ -18,11 +18,12 @@ function botWindowTouches(ctx: SiteCtx, r: DayRange): boolean {
   );
 }
 
-/** Days of `r` rolled up in format `version` or later. */
-function rolledDaysStatement(ctx: SiteCtx, r: DayRange, version: number): Statement<{ day: string }> {
+/** Days of `r` rolled up in format `version` or later; `until`: where a partly rolled-up day's rollup ends. */
+function rolledDaysStatement(ctx: SiteCtx, r: DayRange, version: number): Statement<{ day: string; until: string | null }> {
   const p = new Params();
   const sql = `
-    select to_char(day, 'YYYY-MM-DD') as day
+    select to_char(day, 'YYYY-MM-DD') as day,
+      to_char(rolled_until at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as until
     from rollup_days
     where site_id = ${p.add(ctx.siteId, 'uuid')}
       and day between ${p.add(r.from, 'date')} and ${p.add(r.to, 'date')}
@@ -31,17 +32,22 @@ function rolledDaysStatement(ctx: SiteCtx, r: DayRange, version: number): Statem
   return statement(sql, p);
 }
 
-/** The last day E of `r` such that every day from r.from to E is rolled up (format `version`+), or null. */
-async function rolledUpEnd(ctx: SiteCtx, r: DayRange, version: number): Promise<string | null> {
-  if (botWindowTouches(ctx, r)) return null;
-  let end: string | null = null;
+/**
+ * The last day E of `r` such that every day from r.from to E is rolled up (format `version`+), and the
+ * day after E when its rollup reaches only part of it (the current day).
+ */
+async function rolledUp(ctx: SiteCtx, r: DayRange, version: number): Promise<RolledUp> {
+  const none: RolledUp = { complete: null, partial: null };
+  if (botWindowTouches(ctx, r)) return none;
+  let complete: string | null = null;
   let next = r.from;
-  for (const { day } of await run(ctx.em, rolledDaysStatement(ctx, r, version))) {
+  for (const { day, until } of await run(ctx.em, rolledDaysStatement(ctx, r, version))) {
     if (day !== next) break;
-    end = day;
+    if (until) return { complete, partial: { day, until } };
+    complete = day;
     next = addDays(day, 1);
   }
-  return end;
+  return { complete, partial: null };
 }
 
 /**
@@ -51,8 +57,8 @@ async function rolledUpEnd(ctx: SiteCtx, r: DayRange, version: number): Promise<
  */
 export async function splitForQuestion(ctx: SiteCtx, r: DayRange, eligible: boolean, version: number): Promise<DaySplit> {
   const recent = splitRange(r, ctx.rawStart).raw;
-  const rolledUpTo = eligible && recent ? await rolledUpEnd(ctx, recent, version) : null;
-  return splitDays(r, ctx.rawStart, rolledUpTo);
+  const rolled = eligible && recent ? await rolledUp(ctx, recent, version) : { complete: null, partial: null };
+  return splitDays(r, ctx.rawStart, rolled);
 }
 
 /** The first day of `r` rolled up in a format older than `version` (its rollups lack what is asked), or null. */

@@ -2,7 +2,7 @@
 // everything a request or a site setting gave travels as a server-side bind parameter ($n).
 import type { Lane, MetricSet } from '@us/shared';
 import { CATALOGUE } from './catalogue.ts';
-import type { DayRange } from './range.ts';
+import type { RawRange } from './range.ts';
 import type { BotWindowDef } from './site-ctx.ts';
 
 /** Collects bind parameters and hands out their placeholders. */
@@ -45,15 +45,16 @@ export const localDaySql = (tz: string, col = 'at') => `to_char((${col} at time 
 export const localHourSql = (tz: string, col = 'at') => `to_char(${col} at time zone ${tz}, 'YYYY-MM-DD"T"HH24:00')`;
 
 /**
- * Rows of local days [from, to]: `at` from local midnight of `from` to local midnight after `to`, and
- * the UTC `day` partitions that can hold them (zones are within a day of UTC).
+ * Rows of local days [from, to]: `at` from local midnight of `from` (or from `after`) to local midnight
+ * after `to`, and the UTC `day` partitions that can hold them (zones are within a day of UTC).
  */
-export function rangeCond(p: Params, tz: string, r: DayRange, col = 'at', dayCol = 'day'): string {
+export function rangeCond(p: Params, tz: string, r: RawRange, col = 'at', dayCol = 'day'): string {
   const from = p.add(r.from, 'date');
   const to = p.add(r.to, 'date');
+  const after = r.after ? `\n      and ${col} >= ${p.add(r.after, 'timestamptz')}` : '';
   return `${dayCol} between ${from} - 1 and ${to} + 1
       and ${col} >= (${from}::timestamp at time zone ${tz})
-      and ${col} < ((${to} + 1)::timestamp at time zone ${tz})`;
+      and ${col} < ((${to} + 1)::timestamp at time zone ${tz})${after}`;
 }
 
 /**

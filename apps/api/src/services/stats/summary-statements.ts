@@ -1,7 +1,7 @@
 // The summary's two statements, one per source, giving the same columns so their figures add up:
 // raw pageviews (with the leave reports' visible time) and the rollups' day totals and summary measures.
 import { SEARCH_REFERRER_SQL } from './catalogue.ts';
-import type { DayRange } from './range.ts';
+import type { DayRange, RawRange } from './range.ts';
 import type { SiteCtx } from './site-ctx.ts';
 import { laneCond, Params, rangeCond, type Statement, statement, tzParam, whereConds } from './sql.ts';
 
@@ -15,7 +15,7 @@ export interface SummaryRow {
 }
 
 /** People traffic of raw days, filtered by `where`; single-page visits are visitor codes with one pageview. */
-export function rawSummaryStatement(ctx: SiteCtx, days: DayRange, where: Record<string, string>): Statement<SummaryRow> {
+export function rawSummaryStatement(ctx: SiteCtx, days: RawRange, where: Record<string, string>): Statement<SummaryRow> {
   const p = new Params();
   const tz = tzParam(p, ctx.timezone);
   const site = p.add(ctx.siteId, 'uuid');

@@ -3,7 +3,7 @@ import { SUMMARY_MEASURES, type Summary, type SummaryMeasure, type SummaryMeasur
 import { badRequest } from '../../errors.ts';
 import { comparability } from './comparability.ts';
 import { type Source, sourceOf } from './question.ts';
-import { type DayRange, previousRange, resolveRange, splitRange } from './range.ts';
+import { type DayRange, previousRange, type RawRange, resolveRange, splitRange } from './range.ts';
 import { splitForQuestion } from './rolled-days.ts';
 import { run } from './runner.ts';
 import type { SiteCtx } from './site-ctx.ts';
@@ -33,7 +33,7 @@ function baseOfRow(row: SummaryRow | undefined): Base {
   };
 }
 
-async function rawBase(ctx: SiteCtx, days: DayRange, where: Record<string, string>): Promise<Base> {
+async function rawBase(ctx: SiteCtx, days: RawRange, where: Record<string, string>): Promise<Base> {
   const [row] = await run(ctx.em, rawSummaryStatement(ctx, days, where));
   return baseOfRow(row);
 }
