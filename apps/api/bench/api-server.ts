@@ -8,7 +8,7 @@ import path from 'node:path';
 import { scopesOfRole } from '@us/shared';
 import { start } from '../src/boot.ts';
 import { parseEnv } from '../src/env.ts';
-import { runResultDays, runRollups } from '../src/jobs/index.ts';
+import { runResultDays, runRollups, runTodayRollups } from '../src/jobs/index.ts';
 import { ensureAccount, ensureSite } from '../src/seed/accounts.ts';
 import { issueToken } from '../src/services/tokens/issue.ts';
 import type { ChildReply } from './child.ts';
@@ -47,9 +47,11 @@ for (;;) {
 // The scheduler's start-up run goes on with the per-day store of results and journeys: wait for it too
 // (taking its lock after it), so its work does not land inside a measurement.
 await runResultDays(running.deps.orm, { wait: true }).catch(() => null);
+// And for today's rollup up to the last hour boundary (the scheduler's start-up run, or this one).
+await runTodayRollups(running.deps.orm, { wait: true }).catch(() => null);
 if (Date.now() - rollupStart > 2000) {
   process.stderr.write(
-    `  (waited ${((Date.now() - rollupStart) / 1000).toFixed(1)} s for the start-up rollup and result-days jobs)\n`,
+    `  (waited ${((Date.now() - rollupStart) / 1000).toFixed(1)} s for the start-up rollup, today's rollup and result-days jobs)\n`,
   );
 }
 const em = running.deps.orm.em.fork();

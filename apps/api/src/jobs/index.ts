@@ -5,3 +5,4 @@ export * from './scheduler.ts';
 export * from './result-days.ts';
 export * from './search-pull.ts';
 export * from './billing.ts';
+export * from './rollup-today.ts';

@@ -2,7 +2,7 @@
 // per value (`groups`) or in total (`totals`). Identifiers and expressions come from the catalogue.
 import { CATALOGUE, LEAVE_AVERAGES, LEAVE_COUNTS } from './catalogue.ts';
 import type { Question } from './question.ts';
-import type { DayRange, RawRange } from './range.ts';
+import type { RawRange } from './range.ts';
 import type { SiteCtx } from './site-ctx.ts';
 import { type Grouping, laneCond, localDaySql, localHourSql, type Params, q, rangeCond, whereConds } from './sql.ts';
 
@@ -16,16 +16,18 @@ function valueSql(qn: Question, tz: string, grouping: Grouping): string {
 
 /**
  * The pageviews table with each pageview's leave report(s) beside it. A leave may be stored up to a day
- * after its pageview, hence the wider day range; the output columns' names cannot clash with the
- * catalogue's unqualified column names.
+ * after its pageview, hence the wider day range; it comes after its pageview, so rows read from `after`
+ * on (today after its rollup) need only the leaves from then on. The output columns' names cannot clash
+ * with the catalogue's unqualified column names.
  */
-function withLeaves(ctx: SiteCtx, p: Params, table: string, days: DayRange): string {
+function withLeaves(ctx: SiteCtx, p: Params, table: string, days: RawRange): string {
+  const after = days.after ? `\n          and at >= ${p.add(days.after, 'timestamptz')}` : '';
   return `${table}
       left join (
         select pageview_id as leave_pageview_id, max(scroll_depth) as leave_scroll, sum(time_on_page_ms) as leave_ms
         from page_leaves
         where site_id = ${p.add(ctx.siteId, 'uuid')}
-          and day between ${p.add(days.from, 'date')} - 1 and ${p.add(days.to, 'date')} + 2
+          and day between ${p.add(days.from, 'date')} - 1 and ${p.add(days.to, 'date')} + 2${after}
         group by pageview_id
       ) leaves on leaves.leave_pageview_id = ${table}.pageview_id`;
 }

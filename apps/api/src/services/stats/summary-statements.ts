@@ -40,7 +40,10 @@ export function rawSummaryStatement(ctx: SiteCtx, days: RawRange, where: Record<
       (select coalesce(sum(l.time_on_page_ms), 0)
          from page_leaves l join pv on pv.pageview_id = l.pageview_id
          where l.site_id = ${site}
-           and l.day between ${p.add(days.from, 'date')} - 1 and ${p.add(days.to, 'date')} + 2)::float8 as visible_ms
+           and l.day between ${p.add(days.from, 'date')} - 1 and ${p.add(days.to, 'date')} + 2${
+             // A leave comes after its pageview: rows from `after` on need only the leaves from then on.
+             days.after ? ` and l.at >= ${p.add(days.after, 'timestamptz')}` : ''
+           })::float8 as visible_ms
     from pv`;
   return statement(sql, p);
 }
