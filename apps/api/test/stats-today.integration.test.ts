@@ -30,11 +30,15 @@ describe("stats: today's rollups up to an hour boundary, raw rows after it", () 
     { metrics: 'pageviews', lane: 'bot', by: 'bot' },
   ];
   const ask = (q: Record<string, string>) => f.get(`/v1/sites/${siteId}/stats`, { ...q, from: today, to: today }).expect(200);
-  const summary = () => f.get(`/v1/sites/${siteId}/summary`, { from: today, to: today }).expect(200);
+  const summary = (where: Record<string, string> = {}) =>
+    f.get(`/v1/sites/${siteId}/summary`, { ...where, from: today, to: today }).expect(200);
+  // Filtered summaries: one dimension, and a kept pair.
+  const filters = [{ 'where.country': 'DE' }, { 'where.country': 'FR', 'where.device': 'mobile' }, { 'where.page': '/docs' }];
   const measures = (b: { measures: Record<string, { value: number }> }) =>
     Object.fromEntries(Object.entries(b.measures).map(([k, m]) => [k, m.value]));
   let rawAnswers: { body: Record<string, unknown> }[];
   let rawSummary: Record<string, number>;
+  let rawFiltered: Record<string, number>[];
 
   beforeAll(async () => {
     f = await statsFixture();
@@ -55,6 +59,7 @@ describe("stats: today's rollups up to an hour boundary, raw rows after it", () 
     await insertRows(f.t.deps.orm, 'page_leaves', leaves);
     rawAnswers = await Promise.all(questions.map(ask));
     rawSummary = measures((await summary()).body);
+    rawFiltered = await Promise.all(filters.map(async (w) => measures((await summary(w)).body)));
   });
   afterAll(() => f?.close());
 
@@ -82,6 +87,12 @@ describe("stats: today's rollups up to an hour boundary, raw rows after it", () 
   it('the summary too (sessions, search, single-page visits, visible time)', async () => {
     expect(measures((await summary()).body)).toEqual(rawSummary);
     expect(rawSummary).toMatchObject({ sessions: 4, pageviews: 6, fromSearch: 1, singlePageVisits: 2 });
+    for (const [i, w] of filters.entries()) {
+      const res = await summary(w);
+      expect(res.body.source, JSON.stringify(w)).toBe('mixed');
+      expect(measures(res.body), JSON.stringify(w)).toEqual(rawFiltered[i]);
+    }
+    expect(rawFiltered[0]).toMatchObject({ sessions: 2, pageviews: 4, fromSearch: 1 });
   });
 
   it("the complete day's rollup replaces it and is not redone by today's job", async () => {

@@ -20,6 +20,9 @@ import type { Lane, MetricSet } from '@us/shared';
  * - metric sets `leave_scroll` and `leave_ms` (pageviews' dimensions and pairs): per value, the sum of
  *   the pageviews' deepest scroll / visible ms (`count`) and how many pageviews sent one (`visitors`),
  *   so scroll depth and time on page average over rolled-up days too (LEAVE_AVERAGES);
+ * - metric sets `search_sessions` (sessions from a search engine; visitors) and `single_page` (visitors
+ *   with exactly one pageview of the value) per pageviews dimension, value and pair: with `sessions`,
+ *   `pageviews` and `leave_ms`, a filtered summary's figures;
  * - metric set `summary` (lane human, dimension = a SUMMARY_ROLLUP_MEASURES name, value ''): the day's
  *   figures behind the summary that are not plain counts.
  */

@@ -28,6 +28,20 @@ function partSql(dimension: string, name: string): string {
   return `split_part(value, E'${PAIR_SEPARATOR}', ${names.indexOf(name) + 1})`;
 }
 
+/**
+ * The rows of one rollup dimension ('' = day totals, `a|b` = a pair) whose value (or side of a pair)
+ * is the `where` value of each dimension it names.
+ */
+export function dimensionConds(p: Params, dimension: string, where: Record<string, string>): string[] {
+  const conds = [`dimension = ${p.add(dimension, 'text')}`];
+  if (dimension === '') conds.push(`value = ''`);
+  for (const name of dimension ? dimension.split('|') : []) {
+    const filtered = where[name];
+    if (filtered !== undefined) conds.push(`${partSql(dimension, name)} = ${p.add(filtered === NONE ? '' : filtered, 'text')}`);
+  }
+  return conds;
+}
+
 function valueSql(qn: Question, grouping: Grouping, dimension: string): string {
   if (grouping === 'totals' || !qn.by) return 'null::text';
   return qn.by === 'day' ? `to_char(day, 'YYYY-MM-DD')` : `nullif(${partSql(dimension, qn.by)}, '')`;
@@ -61,14 +75,8 @@ export function rollupPart(
     `day between ${p.add(days.from, 'date')} and ${p.add(days.to, 'date')}`,
     `lane = ${p.add(qn.lane, 'text')}`,
     `metric_set = any(${p.add([...metricSets], 'text[]')})`,
-    `dimension = ${p.add(dimension, 'text')}`,
+    ...dimensionConds(p, dimension, qn.where),
   ];
-  if (dimension === '') conditions.push(`value = ''`);
-  for (const name of dimension ? dimension.split('|') : []) {
-    const filtered = qn.where[name];
-    if (filtered !== undefined)
-      conditions.push(`${partSql(dimension, name)} = ${p.add(filtered === NONE ? '' : filtered, 'text')}`);
-  }
   return `
     select ${valueSql(qn, grouping, dimension)} as value,
       ${aggregates.join(',\n      ')}

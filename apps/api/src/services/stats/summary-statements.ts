@@ -3,6 +3,7 @@
 import { SEARCH_REFERRER_SQL } from './catalogue.ts';
 import type { DayRange, RawRange } from './range.ts';
 import type { SiteCtx } from './site-ctx.ts';
+import { dimensionConds } from './rollup-statements.ts';
 import { laneCond, Params, rangeCond, type Statement, statement, tzParam, whereConds } from './sql.ts';
 
 /** Every column a float8. */
@@ -48,9 +49,31 @@ export function rawSummaryStatement(ctx: SiteCtx, days: RawRange, where: Record<
   return statement(sql, p);
 }
 
-/** People traffic of rolled-up days: the day-total rows, and the `summary` measures kept beside them. */
-export function rollupSummaryStatement(ctx: SiteCtx, days: DayRange): Statement<SummaryRow> {
+/**
+ * People traffic of rolled-up days: the day-total rows and the `summary` measures kept beside them; with
+ * a filter (one dimension or a kept pair: `dimension`), that dimension's rows of the filtered value, where
+ * search sessions, single-page visitors and visible ms are kept per value (format 4).
+ */
+export function rollupSummaryStatement(
+  ctx: SiteCtx,
+  days: DayRange,
+  filter?: { dimension: string; where: Record<string, string> },
+): Statement<SummaryRow> {
   const p = new Params();
+  const range = `site_id = ${p.add(ctx.siteId, 'uuid')}
+      and day between ${p.add(days.from, 'date')} and ${p.add(days.to, 'date')}
+      and lane = 'human'`;
+  if (filter) {
+    const sum = (set: string) => `coalesce(sum(count) filter (where metric_set = '${set}'), 0)::float8`;
+    const sql = `
+    select ${sum('sessions')} as sessions, ${sum('pageviews')} as pageviews, ${sum('search_sessions')} as from_search,
+      ${sum('single_page')} as single_page, ${sum('leave_ms')} as visible_ms
+    from daily_rollups
+    where ${range}
+      and metric_set in ('sessions', 'pageviews', 'search_sessions', 'single_page', 'leave_ms')
+      and ${dimensionConds(p, filter.dimension, filter.where).join('\n      and ')}`;
+    return statement(sql, p);
+  }
   const sql = `
     select
       coalesce(sum(count) filter (where metric_set = 'sessions' and dimension = ''), 0)::float8 as sessions,
@@ -59,9 +82,7 @@ export function rollupSummaryStatement(ctx: SiteCtx, days: DayRange): Statement<
       coalesce(sum(count) filter (where metric_set = 'summary' and dimension = 'single_page'), 0)::float8 as single_page,
       coalesce(sum(count) filter (where metric_set = 'summary' and dimension = 'visible_ms'), 0)::float8 as visible_ms
     from daily_rollups
-    where site_id = ${p.add(ctx.siteId, 'uuid')}
-      and day between ${p.add(days.from, 'date')} and ${p.add(days.to, 'date')}
-      and lane = 'human'
+    where ${range}
       and value = ''
       and metric_set in ('sessions', 'pageviews', 'summary')`;
   return statement(sql, p);

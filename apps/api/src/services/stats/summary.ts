@@ -4,6 +4,7 @@ import { badRequest } from '../../errors.ts';
 import { comparability } from './comparability.ts';
 import { type Source, sourceOf } from './question.ts';
 import { type DayRange, previousRange, type RawRange, resolveRange, splitRange } from './range.ts';
+import { rollupFit } from './planner.ts';
 import { splitForQuestion } from './rolled-days.ts';
 import { run } from './runner.ts';
 import type { SiteCtx } from './site-ctx.ts';
@@ -38,8 +39,8 @@ async function rawBase(ctx: SiteCtx, days: RawRange, where: Record<string, strin
   return baseOfRow(row);
 }
 
-async function rollupBase(ctx: SiteCtx, days: DayRange): Promise<Base> {
-  const [row] = await run(ctx.em, rollupSummaryStatement(ctx, days));
+async function rollupBase(ctx: SiteCtx, days: DayRange, filter?: { dimension: string; where: Record<string, string> }) {
+  const [row] = await run(ctx.em, rollupSummaryStatement(ctx, days, filter));
   return baseOfRow(row);
 }
 
@@ -51,10 +52,13 @@ async function baseOf(ctx: SiteCtx, r: DayRange, where: Record<string, string>):
       `Filtered summaries exist only for the last 90 days: choose days from ${ctx.rawStart} on, or drop the filter`,
     );
   }
-  const split = await splitForQuestion(ctx, r, first === undefined, 1);
+  // A filter on one dimension or a kept pair is answered from rolled-up days too (rollup format 4).
+  const fit = first === undefined ? null : rollupFit('pageviews', null, where);
+  const filter = fit?.ok ? { dimension: fit.dimension, where } : undefined;
+  const split = await splitForQuestion(ctx, r, first === undefined || filter !== undefined, filter ? 4 : 1);
   const [raw, rollup] = await Promise.all([
     split.raw ? rawBase(ctx, split.raw, where) : ZERO,
-    split.rollup ? rollupBase(ctx, split.rollup) : ZERO,
+    split.rollup ? rollupBase(ctx, split.rollup, filter) : ZERO,
   ]);
   const base: Base = {
     sessions: raw.sessions + rollup.sessions,
