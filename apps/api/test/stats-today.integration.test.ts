@@ -73,8 +73,10 @@ describe("stats: today's rollups up to an hour boundary, raw rows after it", () 
         [siteId, today],
       );
     expect(day?.until).toBe('02:00');
-    // Nothing new until the next boundary is 10 minutes past.
+    // Nothing new until the next boundary is 10 minutes past, unless the rollup is of an older format.
     expect((await runTodayRollups(f.t.deps.orm, { siteIds: [siteId], now: at(3, 5), wait: true })).refreshed).toBe(0);
+    await f.t.deps.orm.em.fork().execute('update rollup_days set version = 1 where site_id = ? and day = ?', [siteId, today]);
+    expect((await runTodayRollups(f.t.deps.orm, { siteIds: [siteId], now: at(2, 10), wait: true })).refreshed).toBe(1);
   });
 
   it.each(questions.map((q, i) => [JSON.stringify(q), i] as const))('%s answers as from raw rows alone', async (_, i) => {

@@ -2,6 +2,7 @@ import type { Orm } from '@us/db';
 import type { Logger } from '../logger.ts';
 import { withJobLock } from './lock.ts';
 import { rollupSiteDay } from './rollup.ts';
+import { ROLLUP_VERSION } from './rollup-selects.ts';
 
 /**
  * Today's rollups, kept current: each site's current local day is rolled up to the last hour boundary
@@ -61,7 +62,8 @@ async function refreshToday(orm: Orm, opts: TodayRollupOptions): Promise<TodayRo
 
 /**
  * Sites whose local day holding `until` began before it, that have rows around that day, and whose
- * rollup of that day is missing or reaches an earlier boundary (a complete day is never redone here).
+ * rollup of that day is missing, reaches an earlier boundary or is of an older format (a complete day
+ * is never redone here).
  */
 async function dueSiteDays(orm: Orm, until: string, siteIds?: string[]) {
   if (siteIds && siteIds.length === 0) return [];
@@ -81,7 +83,7 @@ async function dueSiteDays(orm: Orm, until: string, siteIds?: string[]) {
         ${siteCond}
         and exists (select 1 from day_arrivals a where a.site_id = s.id and a.day between t.day - 1 and t.day + 1)
         and not exists (select 1 from rollup_days rd where rd.site_id = s.id and rd.day = t.day
-                          and (rd.rolled_until is null or rd.rolled_until >= ?::timestamptz))
+                          and (rd.rolled_until is null or (rd.rolled_until >= ?::timestamptz and rd.version >= ${ROLLUP_VERSION})))
       order by s.id`,
     params,
     'all',
