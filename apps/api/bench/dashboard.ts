@@ -4,13 +4,18 @@
 import http from 'node:http';
 import type { Orm } from '@us/db';
 import { rollupSiteDay, runRollups } from '../src/jobs/rollup.ts';
+import { runTodayRollups } from '../src/jobs/rollup-today.ts';
 import { type Latency, STATS_DAYS, timeRuns } from './stats.ts';
 
-/** Rolls up every pending site-day of the site; the time it took and how many days. */
+/**
+ * Rolls up every pending site-day of the site, and today up to the last hour boundary (as the jobs do
+ * within minutes of new data); the time it took and how many days.
+ */
 export async function rollUpSite(orm: Orm, siteId: string) {
   const t = performance.now();
   const run = await runRollups(orm, { siteIds: [siteId], wait: true, maxDays: 1000 });
-  return { days: run.rolled + run.empty, failed: run.failed, ms: performance.now() - t };
+  const today = await runTodayRollups(orm, { siteIds: [siteId], wait: true });
+  return { days: run.rolled + run.empty + today.refreshed, failed: run.failed + today.failed, ms: performance.now() - t };
 }
 
 /** Times rolling up one complete site-day again (each run rewrites the same rows), with its pageviews. */
