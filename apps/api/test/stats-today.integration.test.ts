@@ -33,7 +33,11 @@ describe("stats: today's rollups up to an hour boundary, raw rows after it", () 
   const summary = (where: Record<string, string> = {}) =>
     f.get(`/v1/sites/${siteId}/summary`, { ...where, from: today, to: today }).expect(200);
   // Filtered summaries: one dimension, and a kept pair.
-  const filters = [{ 'where.country': 'DE' }, { 'where.country': 'FR', 'where.device': 'mobile' }, { 'where.page': '/docs' }];
+  const filters: Record<string, string>[] = [
+    { 'where.country': 'DE' },
+    { 'where.country': 'FR', 'where.device': 'mobile' },
+    { 'where.page': '/docs' },
+  ];
   const measures = (b: { measures: Record<string, { value: number }> }) =>
     Object.fromEntries(Object.entries(b.measures).map(([k, m]) => [k, m.value]));
   let rawAnswers: { body: Record<string, unknown> }[];
