@@ -18,17 +18,38 @@ function botWindowTouches(ctx: SiteCtx, r: DayRange): boolean {
   );
 }
 
-/** Days of `r` rolled up in format `version` or later; `until`: where a partly rolled-up day's rollup ends. */
-function rolledDaysStatement(ctx: SiteCtx, r: DayRange, version: number): Statement<{ day: string; until: string | null }> {
+/**
+ * Days of `r` rolled up in format `version` or later (`until`: where a partly rolled-up day's rollup
+ * ends), and local days no raw partition can hold rows of (none of the UTC days they overlap has one,
+ * e.g. before the first data): nothing to read raw, so they count as rolled up (their rollups are empty).
+ */
+function rolledDaysStatement(
+  ctx: SiteCtx,
+  r: DayRange,
+  version: number,
+): Statement<{ day: string; until: string | null; rolled: boolean }> {
   const p = new Params();
+  const from = p.add(r.from, 'date');
+  const to = p.add(r.to, 'date');
+  const tz = p.add(ctx.timezone, 'text');
   const sql = `
     select to_char(day, 'YYYY-MM-DD') as day,
-      to_char(rolled_until at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as until
+      to_char(rolled_until at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as until, true as rolled
     from rollup_days
     where site_id = ${p.add(ctx.siteId, 'uuid')}
-      and day between ${p.add(r.from, 'date')} and ${p.add(r.to, 'date')}
+      and day between ${from} and ${to}
       and version >= ${p.add(version, 'int')}
-    order by day`;
+    union
+    select to_char(d, 'YYYY-MM-DD'), null, false
+    from generate_series(${from}, ${to}, interval '1 day') d
+    where not exists (
+      select 1
+      from unnest(array['pageviews', 'events', 'requests']) t,
+        generate_series(((d::timestamp at time zone ${tz}) at time zone 'UTC')::date,
+                        ((((d + interval '1 day')::timestamp at time zone ${tz}) - interval '1 microsecond') at time zone 'UTC')::date,
+                        interval '1 day') u
+      where to_regclass(t || '_p' || to_char(u, 'YYYYMMDD')) is not null)
+    order by day, rolled desc`;
   return statement(sql, p);
 }
 
@@ -41,13 +62,17 @@ async function rolledUp(ctx: SiteCtx, r: DayRange, version: number): Promise<Rol
   if (botWindowTouches(ctx, r)) return none;
   let complete: string | null = null;
   let next = r.from;
-  for (const { day, until } of await run(ctx.em, rolledDaysStatement(ctx, r, version))) {
+  // Days without partitions alone are no reason to read rollups (the answer's source stays raw).
+  let real = false;
+  for (const { day, until, rolled } of await run(ctx.em, rolledDaysStatement(ctx, r, version))) {
+    if (day === complete) continue;
     if (day !== next) break;
     if (until) return { complete, partial: { day, until } };
+    real ||= rolled;
     complete = day;
     next = addDays(day, 1);
   }
-  return { complete, partial: null };
+  return real ? { complete, partial: null } : none;
 }
 
 /**
