@@ -88,11 +88,11 @@ function tableSelects(table: (typeof TABLES)[number], src: RollupSource, parts: 
   // Pageviews carry their leave reports' deepest scroll and visible ms (a leave may be stored up to a
   // day after its pageview): per value, their sums and counts are kept as sets leave_scroll, leave_ms;
   // and whether they began a session from a search engine (set search_sessions).
-  const leaves = table === 'pageviews';
+  const isPageviews = table === 'pageviews';
   const searched = `coalesce(session_start and ${SEARCH_REFERRER_SQL}, false) as searched`;
-  const copy = `select lane, ${visitor} as visitor, ${filters.join(', ')}, ${exprs.map((e, i) => `${e} as c${i}`).join(', ')}${leaves ? `, leave_scroll, leave_ms, ${searched}` : ''}
+  const copy = `select lane, ${visitor} as visitor, ${filters.join(', ')}, ${exprs.map((e, i) => `${e} as c${i}`).join(', ')}${isPageviews ? `, leave_scroll, leave_ms, ${searched}` : ''}
       from ${src.tables[table]}${
-        leaves
+        isPageviews
           ? `
       left join (
         select l.pageview_id as leave_pageview_id, max(l.scroll_depth) as leave_scroll, sum(l.time_on_page_ms) as leave_ms
@@ -101,11 +101,11 @@ function tableSelects(table: (typeof TABLES)[number], src: RollupSource, parts: 
           : ''
       }
       where ${src.where}`;
-  const sums = leaves ? ['leave_scroll', 'leave_ms'] : [];
+  const sums = isPageviews ? ['leave_scroll', 'leave_ms'] : [];
   // The filtered summary's measures per value (pageviews): sessions from a search engine, and visitors
   // with exactly one pageview of the value (n<pageviews> = 1 in their per-visitor row).
   const pv = sets.indexOf('pageviews');
-  const summaryOuter = leaves
+  const summaryOuter = isPageviews
     ? [
         `sum(searched) as searched_sum, count(*) filter (where searched > 0) as searched_v`,
         `count(*) filter (where n${pv} = 1) as single`,
@@ -114,7 +114,7 @@ function tableSelects(table: (typeof TABLES)[number], src: RollupSource, parts: 
   const perSet = [
     ...sets.map((s, i) => `('${s}', n${i}, v${i})`),
     ...sums.map((c) => `('${c}', ${c}_sum, ${c}_n)`),
-    ...(leaves ? [`('search_sessions', searched_sum, searched_v)`, `('single_page', single, single)`] : []),
+    ...(isPageviews ? [`('search_sessions', searched_sum, searched_v)`, `('single_page', single, single)`] : []),
   ].join(', ');
   // Visitors: one row per (value, lane, visitor) first, then counted per value. Two hash groupings
   // measured 2-4x faster than count(distinct visitor), which sorts every row of the day per dimension.
@@ -133,7 +133,7 @@ function tableSelects(table: (typeof TABLES)[number], src: RollupSource, parts: 
                         ${[
                           ...sets.map((_, i) => `count(*) filter (where f${i}) as n${i}`),
                           ...sums.map((c) => `sum(${c}) as ${c}_sum, count(${c}) as ${c}_n`),
-                          ...(leaves ? ['count(*) filter (where searched) as searched'] : []),
+                          ...(isPageviews ? ['count(*) filter (where searched) as searched'] : []),
                         ].join(', ')}
                    from t group by lane, 2, visitor) per_visitor
           group by 1, 2, 3`;
@@ -146,7 +146,7 @@ function tableSelects(table: (typeof TABLES)[number], src: RollupSource, parts: 
         select x.metric_set, g.dimension, g.value, g.lane, x.count, x.visitors
           from g cross join lateral (values ${perSet}) x(metric_set, count, visitors)
          where x.count > 0 or x.visitors > 0`,
-      params: [...(leaves ? src.leavesParams : []), ...src.whereParams],
+      params: [...(isPageviews ? src.leavesParams : []), ...src.whereParams],
     });
   }
   return selects;
