@@ -10,6 +10,8 @@ import { createCtx, requestInfo } from '../http/request-context.ts';
 import { sendProblem } from '../rest/problem-response.ts';
 import { toAppError } from '../error-map.ts';
 import type { Operation } from '../trpc/registry.ts';
+import { callTool } from './call.ts';
+import { directAnswer, directCallOf } from './direct-call.ts';
 import { createDispatcher } from './dispatch.ts';
 import { batchRefusal, jsonRpcError, readBody } from './jsonrpc.ts';
 import { checkRateLimit, MCP_CALLS_PER_MINUTE } from './rate-limit.ts';
@@ -39,9 +41,11 @@ async function writeResponse(ctx: Context, response: Response) {
 
 /**
  * The MCP face, `POST /mcp`. In front of the SDK: the bearer token (401 problem+json), the body, the
- * batch rules and the rate limit (429 problem+json); then the SDK speaks the protocol.
+ * batch rules and the rate limit (429 problem+json); then the SDK speaks the protocol, except for a plain
+ * 2026-07-28 tool call, answered directly as the SDK would (`direct-call.ts`; `sdkOnly` turns that off
+ * for the test that compares both).
  */
-export function mcpHandler(deps: Deps, ops: Operation[], opts: { callsPerMinute?: number } = {}) {
+export function mcpHandler(deps: Deps, ops: Operation[], opts: { callsPerMinute?: number; sdkOnly?: boolean } = {}) {
   const tools = buildTools(ops);
   const limit = opts.callsPerMinute ?? MCP_CALLS_PER_MINUTE;
   const dispatch = createDispatcher(tools, deps.logger);
@@ -85,6 +89,15 @@ export function mcpHandler(deps: Deps, ops: Operation[], opts: { callsPerMinute?
     if (limited) return sendProblem(ctx, limited);
     if (!parsed.ok) return writeResponse(ctx, parsed.response);
     if (refusal) return writeResponse(ctx, jsonRpcError(400, ProtocolErrorCode.InvalidRequest, refusal));
+
+    const direct = opts.sdkOnly ? undefined : directCallOf(ctx.req.headers, body, tools);
+    if (direct) {
+      const result = await callTool(direct.tool, first, direct.args, deps.logger);
+      ctx.respond = false;
+      ctx.res.writeHead(200, { 'content-type': 'application/json' });
+      ctx.res.end(directAnswer(direct.id, result));
+      return;
+    }
 
     // The first call reuses the context that resolved the token; later ones (batches) get their own
     // EntityManager, since calls in a batch run concurrently.

@@ -9,6 +9,9 @@ export const MODERN_VERSION = '2026-07-28';
 export const LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'];
 export const SUPPORTED_VERSIONS = [MODERN_VERSION, ...LEGACY_VERSIONS];
 
+/** Who answers: stamped by the SDK into every 2026-07-28 result's `_meta`. */
+export const SERVER_INFO = { name: 'unseen-stats', version: '1.0.0' };
+
 /** What one HTTP request lends its tool calls: a request context per call, all from its bearer token. */
 export interface CallScope {
   nextCtx(): Ctx;
@@ -29,14 +32,11 @@ export function scopeOf(authInfo: AuthInfo | undefined): CallScope {
 
 /** A fresh low-level server for one HTTP request: tools/list and tools/call over the generated tools. */
 export function buildServer(tools: Map<string, McpTool>, scope: CallScope, logger: Logger): Server {
-  const server = new Server(
-    { name: 'unseen-stats', version: '1.0.0' },
-    {
-      capabilities: { tools: {} },
-      supportedProtocolVersions: SUPPORTED_VERSIONS,
-      instructions: 'Unseen Stats: each tool is one operation of the /v1 REST API, with the same scopes and answers.',
-    },
-  );
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: {} },
+    supportedProtocolVersions: SUPPORTED_VERSIONS,
+    instructions: 'Unseen Stats: each tool is one operation of the /v1 REST API, with the same scopes and answers.',
+  });
   const definitions = [...tools.values()].map((t) => t.definition);
   server.setRequestHandler('tools/list', () => ({ tools: definitions }));
   server.setRequestHandler('tools/call', (request) => {
