@@ -3,11 +3,11 @@ import { AppError } from '../errors.ts';
 import { LIMITS } from '@us/shared';
 import { appRouter } from '../router/index.ts';
 import { authorize } from './authorize.ts';
-import { createCallerFactory } from './init.ts';
+import { procedureCaller } from './call-procedure.ts';
 import { refuseDeepInput } from './input-guard.ts';
 import type { Operation } from './registry.ts';
 
-const createCaller = createCallerFactory(appRouter);
+const callProcedure = procedureCaller(appRouter);
 
 export interface Invocation {
   data: unknown;
@@ -34,10 +34,8 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** Calls the operation in-process with every middleware (what the REST and MCP faces do). */
-async function call(op: Operation, ctx: Ctx, input: unknown): Promise<unknown> {
-  const caller = createCaller(ctx) as unknown as Record<string, unknown>;
-  const fn = op.path.split('.').reduce<unknown>((node, part) => (node as Record<string, unknown>)[part], caller);
-  return (fn as (i: unknown) => Promise<unknown>)(input);
+function call(op: Operation, ctx: Ctx, input: unknown): Promise<unknown> {
+  return callProcedure(op.path, ctx, input);
 }
 
 export function checkIdempotencyKey(key: string, field: string) {

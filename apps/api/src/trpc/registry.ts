@@ -21,8 +21,8 @@ interface ProcedureDef {
 
 /**
  * Every procedure of the router, flattened, in declaration order. tRPC offers no public listing, so this
- * is the one place that reads `router._def` (tested in `registry.test.ts`, so an upgrade that changes
- * it fails there first).
+ * reads `router._def` (as `call-procedure.ts` does; both tested in `registry.test.ts`, so an upgrade that
+ * changes it fails there first).
  */
 export function listOperations(router: AnyRouter): Operation[] {
   const procedures = router._def.procedures as Record<string, { _def: ProcedureDef }>;
