@@ -1,4 +1,19 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
+
+/** Random bytes for 512 ids, filled at once: a `randomBytes(16)` per id was 5 % of the collect path's time. */
+const POOL_IDS = 512;
+const pool = Buffer.alloc(16 * POOL_IDS);
+let used = POOL_IDS;
+
+/** The next 16 unused random bytes (a view into the pool: each id overwrites its own part). */
+function randomSixteen(): Buffer {
+  if (used === POOL_IDS) {
+    randomFillSync(pool);
+    used = 0;
+  }
+  used += 1;
+  return pool.subarray(16 * (used - 1), 16 * used);
+}
 
 let lastMs = 0;
 let counter = 0;
@@ -19,7 +34,7 @@ export function timeOrderedUuid(now = Date.now()): string {
     lastMs += 1;
     counter = 0;
   }
-  const b = randomBytes(16);
+  const b = randomSixteen();
   b.writeUIntBE(lastMs, 0, 6);
   b[6] = 0x70 | (counter >> 8);
   b[7] = counter & 0xff;
