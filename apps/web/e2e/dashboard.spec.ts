@@ -1,44 +1,14 @@
-import { randomUUID } from 'node:crypto';
-import { insertRows, type PageviewRow, type RequestRow } from '@us/db';
-import type { Page } from 'playwright-core';
+import { insertRows, type RequestRow } from '@us/db';
 import { describe, expect, it } from 'vitest';
 import { createUser } from '../../api/test/support/server.ts';
 import { createSite } from '../../api/test/support/sites.ts';
 import { dashboardSuite, signInThroughUi } from './support/dashboard.ts';
+import { at, dayAgo, measure, rowLabels, visit } from './support/visits.ts';
 
 const SCREENSHOT = '/tmp/e2e-dashboard.png';
 const CRAWLERS_SCREENSHOT = '/tmp/e2e-dashboard-crawlers.png';
 const PHONE_SCREENSHOT = '/tmp/e2e-dashboard-phone.png';
 const UI_TIMEOUT = 15_000;
-
-/** A UTC day `n` days before today (the test sites keep UTC, so these are their report days). */
-const dayAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
-const at = (n: number, minute = 0) => new Date(`${dayAgo(n)}T12:${String(minute).padStart(2, '0')}:00Z`);
-
-/**
- * One visit: its first pageview starts the session, the others follow a minute apart. Source, country
- * and device belong to the visit.
- */
-function visit(
-  siteId: string,
-  daysAgo: number,
-  paths: string[],
-  extra: Pick<PageviewRow, 'referrerHost' | 'country' | 'device'> & { lane?: PageviewRow['lane'] },
-): PageviewRow[] {
-  const visitor = `v-${randomUUID()}`;
-  return paths.map((path, i) => ({
-    siteId,
-    at: at(daysAgo, i),
-    pageviewId: `pv-${randomUUID()}`,
-    visitor,
-    sessionStart: i === 0,
-    lane: extra.lane ?? 'human',
-    path,
-    referrerHost: extra.referrerHost ?? null,
-    country: extra.country ?? null,
-    device: extra.device,
-  }));
-}
 
 function crawl(siteId: string, daysAgo: number, botName: string, botCategory: string, path: string, status = 200): RequestRow {
   return {
@@ -58,13 +28,6 @@ function crawl(siteId: string, daysAgo: number, botName: string, botCategory: st
     asOrg: botName === 'GPTBot' ? 'Microsoft Corporation' : 'Google LLC',
   };
 }
-
-/** The texts of a table's row headers, top to bottom. */
-const rowLabels = (page: Page, table: string) =>
-  page.getByRole('table', { name: table, exact: true }).locator('tbody th').allTextContents();
-
-const measure = (page: Page, label: string) =>
-  page.getByRole('list', { name: 'Headline figures' }).getByRole('listitem', { name: label, exact: true });
 
 describe('dashboard: a site’s figures in a real browser', () => {
   const suite = dashboardSuite();

@@ -21,10 +21,12 @@ export function DashboardBody({
   siteId,
   choices,
   catalogue,
+  onFilter,
 }: {
   siteId: string;
   choices: Choices;
   catalogue: Catalogue | undefined;
+  onFilter: (dimension: string, value: string | null) => void;
 }) {
   const view = LANE_VIEWS[choices.lane];
   const people = choices.lane === 'people';
@@ -64,11 +66,13 @@ export function DashboardBody({
       {problem && <Notice tone="error">{problem.title}</Notice>}
       {!problem && !current && <p className="loading">Loading…</p>}
       {items && <MeasureCards items={items} compare={choices.compare} previous={previous} reason={reason} />}
-      {current && empty && <EmptyState siteId={siteId} crawlers={choices.lane === 'crawlers'} />}
+      {current && empty && (
+        <EmptyState siteId={siteId} crawlers={choices.lane === 'crawlers'} filtered={Object.keys(choices.filters).length > 0} />
+      )}
       {current && !empty && (
         <>
           <ChartCard view={view} series={current} />
-          <TopTables siteId={siteId} choices={choices} view={view} catalogue={catalogue} />
+          <TopTables siteId={siteId} choices={choices} view={view} catalogue={catalogue} onFilter={onFilter} />
         </>
       )}
     </div>

@@ -8,7 +8,9 @@ import { SiteMissing } from '../parts/SiteMissing.tsx';
 import { isMissingSite, siteIdOf } from '../parts/siteId.ts';
 import { SitesFrame } from '../parts/SitesFrame.tsx';
 import { DashboardBody } from './DashboardBody.tsx';
+import { NO_VALUE } from './choices.ts';
 import { DashboardControls } from './DashboardControls.tsx';
+import { FilterChips } from './FilterChips.tsx';
 import { useChoices } from './useChoices.ts';
 
 /** `/sites/<id>/dashboard`: a site's traffic — headline figures, a daily chart and top tables. */
@@ -20,6 +22,9 @@ export function DashboardPage() {
   const [choices, change] = useChoices();
   const problem = site.error ? toProblem(site.error) : null;
   const name = site.data?.site.name;
+  // A clicked row adds its filter to the others (a new history entry, so Back removes it again).
+  const addFilter = (dimension: string, value: string | null) =>
+    change({ filters: { ...choices.filters, [dimension]: value === null || value === '' ? NO_VALUE : value } });
   if (isMissingSite(problem)) return <SiteMissing />;
 
   return (
@@ -30,7 +35,12 @@ export function DashboardPage() {
         <div className="site-stack dash">
           <SiteLinks siteId={site.data.site.id} current="dashboard" />
           <DashboardControls choices={choices} onChange={change} />
-          <DashboardBody siteId={site.data.site.id} choices={choices} catalogue={catalogue.data} />
+          <FilterChips
+            filters={choices.filters}
+            labels={catalogue.data?.dimensionLabels}
+            onChange={(filters) => change({ filters })}
+          />
+          <DashboardBody siteId={site.data.site.id} choices={choices} catalogue={catalogue.data} onFilter={addFilter} />
         </div>
       )}
     </SitesFrame>

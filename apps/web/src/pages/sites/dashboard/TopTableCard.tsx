@@ -15,11 +15,13 @@ export function TopTableCard({
   choices,
   table,
   columnLabel,
+  onFilter,
 }: {
   siteId: string;
   choices: Choices;
   table: TableDef;
   columnLabel: string;
+  onFilter: ((dimension: string, value: string | null) => void) | undefined;
 }) {
   const top = useQuery(topOptions(useTRPC(), siteId, choices, table));
   const data = top.data;
@@ -29,7 +31,14 @@ export function TopTableCard({
       <Card title={table.title}>
         {top.isError && <Notice tone="error">{toProblem(top.error).title}</Notice>}
         {top.isPending && <p className="loading">Loading…</p>}
-        {data && <TopTableRows table={data} title={table.title} columnLabel={columnLabel} />}
+        {data && (
+          <TopTableRows
+            table={data}
+            title={table.title}
+            columnLabel={columnLabel}
+            onFilter={table.dimension in choices.filters ? undefined : onFilter}
+          />
+        )}
         {attribution && (
           <p className="dash-attribution">
             {attribution.href ? (

@@ -9,8 +9,22 @@ const COUNT_LABELS: Record<string, string> = {
   events: 'Events',
 };
 
-/** The rows of a top table, each with a bar as long as its count against the first row's. */
-export function TopTableRows({ table, title, columnLabel }: { table: TopTable; title: string; columnLabel: string }) {
+/**
+ * The rows of a top table, each with a bar as long as its count against the first row's. A row's label
+ * is a button that filters the whole dashboard by its value (`onFilter`), unless the table is already
+ * filtered by its own dimension.
+ */
+export function TopTableRows({
+  table,
+  title,
+  columnLabel,
+  onFilter,
+}: {
+  table: TopTable;
+  title: string;
+  columnLabel: string;
+  onFilter?: (dimension: string, value: string | null) => void;
+}) {
   if (table.rows.length === 0) return <p className="dash-top-empty muted">Nothing in this range.</p>;
   const most = Math.max(1, ...table.rows.map((r) => r.count));
   return (
@@ -34,9 +48,20 @@ export function TopTableRows({ table, title, columnLabel }: { table: TopTable; t
               <tr key={row.value ?? '(none)'}>
                 <th scope="row" className="dash-top-label">
                   <span className="dash-top-bar" style={{ width: `${(row.count / most) * 100}%` }} aria-hidden="true" />
-                  <span className="dash-top-text" title={label}>
-                    {label}
-                  </span>
+                  {onFilter ? (
+                    <button
+                      type="button"
+                      className="dash-top-text dash-top-filter"
+                      title={`Filter by ${label}`}
+                      onClick={() => onFilter(table.dimension, row.value)}
+                    >
+                      {label}
+                    </button>
+                  ) : (
+                    <span className="dash-top-text" title={label}>
+                      {label}
+                    </span>
+                  )}
                 </th>
                 <td className="dash-top-num">{formatCount(row.count)}</td>
                 <td className="dash-top-num muted">{formatPercent(row.share)}</td>

@@ -26,9 +26,21 @@ export interface Choices {
   from: string | null;
   to: string | null;
   compare: boolean;
+  /**
+   * Filters from clicked rows, dimension → value (`(none)`: no value), in the order they were added;
+   * in the address as `where.<dimension>=<value>`, the stats API's own parameters.
+   */
+  filters: Filters;
 }
 
-export const DEFAULT_CHOICES: Choices = { lane: 'people', range: '7d', from: null, to: null, compare: true };
+export type Filters = Readonly<Record<string, string>>;
+
+export const DEFAULT_CHOICES: Choices = { lane: 'people', range: '7d', from: null, to: null, compare: true, filters: {} };
+
+/** The value a filter gives a row without a value: the API matches it to an empty value. */
+export const NO_VALUE = '(none)';
+const FILTER_PARAM = /^where\.([a-z_]{1,40})$/;
+const MAX_FILTERS = 6;
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const isDay = (s: string | null): s is string => s !== null && DAY.test(s);
@@ -49,18 +61,33 @@ export function parseChoices(search: string): Choices {
     from: custom ? from : null,
     to: custom && isDay(to) ? to : null,
     compare: q.get('compare') !== '0',
+    filters: filtersOf(q),
   };
+}
+
+/** The `where.<dimension>` parameters of a query string (the first value of each; at most six). */
+function filtersOf(q: URLSearchParams): Filters {
+  const filters: Record<string, string> = {};
+  for (const [key, value] of q) {
+    const name = FILTER_PARAM.exec(key)?.[1];
+    if (!name || name in filters || !value || value.length > 2048) continue;
+    if (Object.keys(filters).length === MAX_FILTERS) break;
+    filters[name] = value;
+  }
+  return filters;
 }
 
 /** The query string of some choices, leaving out the defaults (and keeping unrelated parameters). */
 export function choicesToParams(c: Choices, base = new URLSearchParams()): URLSearchParams {
   const q = new URLSearchParams(base);
   for (const k of ['lane', 'range', 'from', 'to', 'compare']) q.delete(k);
+  for (const k of [...q.keys()]) if (FILTER_PARAM.test(k)) q.delete(k);
   if (c.lane !== DEFAULT_CHOICES.lane) q.set('lane', c.lane);
   if (c.range !== DEFAULT_CHOICES.range) q.set('range', c.range);
   if (c.range === 'custom' && c.from) q.set('from', c.from);
   if (c.range === 'custom' && c.to) q.set('to', c.to);
   if (!c.compare) q.set('compare', '0');
+  for (const [name, value] of Object.entries(c.filters)) q.set(`where.${name}`, value);
   return q;
 }
 
@@ -74,4 +101,9 @@ export type RangeFields = { days: number } | { from: string; to?: string };
 export function rangeFields(c: Choices): RangeFields {
   if (c.range === 'custom' && c.from) return c.to ? { from: c.from, to: c.to } : { from: c.from };
   return { days: RANGE_CHOICES.find((r) => r.key === c.range)?.days ?? 7 };
+}
+
+/** A stats request's filters as the query-string routes take them (`where.<name>`). */
+export function whereParams(filters: Filters): Record<string, string> {
+  return Object.fromEntries(Object.entries(filters).map(([name, value]) => [`where.${name}`, value]));
 }

@@ -1,7 +1,7 @@
 import { keepPreviousData, queryOptions, skipToken } from '@tanstack/react-query';
 import { ProblemError } from '../../../problem.ts';
 import type { TRPC, TRPCClient } from '../../../trpc.ts';
-import { type Choices, laneOf, rangeFields } from './choices.ts';
+import { type Choices, laneOf, rangeFields, whereParams } from './choices.ts';
 import { LANE_VIEWS, type TableDef } from './lanes.ts';
 import type { BatchResult, StatsResult } from './types.ts';
 
@@ -30,7 +30,8 @@ function answerOf(answers: BatchResult, name: string): StatsResult {
  */
 export function seriesOptions(trpc: TRPC, client: TRPCClient, siteId: string, c: Choices) {
   const view = LANE_VIEWS[c.lane];
-  const common = { lane: laneOf(c.lane), compare: c.compare, ...rangeFields(c) };
+  const where = Object.keys(c.filters).length ? { where: { ...c.filters } } : {};
+  const common = { lane: laneOf(c.lane), compare: c.compare, ...rangeFields(c), ...where };
   const queries: Record<string, unknown> = { series: { metrics: view.metrics, by: 'day', ...common } };
   if (c.lane === 'crawlers') queries.bots = { metrics: 'requests', by: 'bot', limit: 1000, ...common };
   const input = { id: siteId, queries };
@@ -46,7 +47,7 @@ export function seriesOptions(trpc: TRPC, client: TRPCClient, siteId: string, c:
 
 /** The headline measures of People traffic (always with the previous period, when there is one); other lanes skip it. */
 export function summaryOptions(trpc: TRPC, siteId: string, c: Choices) {
-  const input = c.lane === 'people' ? { id: siteId, ...rangeFields(c) } : skipToken;
+  const input = c.lane === 'people' ? { id: siteId, ...rangeFields(c), ...whereParams(c.filters) } : skipToken;
   return trpc.stats.summary.queryOptions(input, { placeholderData: keepPreviousData });
 }
 
@@ -58,6 +59,7 @@ export function topOptions(trpc: TRPC, siteId: string, c: Choices, table: TableD
     limit: 10,
     ...(table.count ? { count: table.count } : {}),
     ...rangeFields(c),
+    ...whereParams(c.filters),
   };
   return trpc.stats.top.queryOptions(input, { placeholderData: keepPreviousData });
 }

@@ -8,6 +8,8 @@ export function useChoices(): [Choices, (change: Partial<Choices>) => void] {
   const choices = useMemo(() => parseChoices(search), [search]);
   const change = (patch: Partial<Choices>) => {
     const next = { ...choices, ...patch };
+    // Each lane has its own dimensions (crawlers: bots, paths…): filters do not carry over.
+    if (patch.lane && patch.lane !== choices.lane && !patch.filters) next.filters = {};
     if (next.range !== 'custom') {
       next.from = null;
       next.to = null;

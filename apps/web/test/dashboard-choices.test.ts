@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { choicesToParams, DEFAULT_CHOICES, parseChoices, whereParams } from '../src/pages/sites/dashboard/choices.ts';
+import { filterText } from '../src/pages/sites/dashboard/FilterChips.tsx';
+
+describe('dashboard filters in the address', () => {
+  it('reads where.<dimension> parameters in order, the first of each, at most six, ignoring odd names', () => {
+    const c = parseChoices(
+      '?where.country=DE&where.source=(none)&where.country=US&where.Bad=x&where.=y&where.page=&wherex=1&lane=crawlers',
+    );
+    expect(c.filters).toEqual({ country: 'DE', source: '(none)' });
+    expect(Object.keys(c.filters)).toEqual(['country', 'source']);
+    expect(c.lane).toBe('crawlers');
+    const many = parseChoices(`?${Array.from({ length: 8 }, (_, i) => `where.d${'x'.repeat(i)}=${i}`).join('&')}`);
+    expect(Object.keys(many.filters)).toHaveLength(6);
+    expect(parseChoices('').filters).toEqual({});
+  });
+
+  it('writes them back beside the other choices and keeps unrelated parameters', () => {
+    const q = choicesToParams(
+      { ...DEFAULT_CHOICES, range: '30d', filters: { country: 'DE', page: '/a b' } },
+      new URLSearchParams('?where.device=mobile&keep=1'),
+    );
+    expect(q.toString()).toBe('keep=1&range=30d&where.country=DE&where.page=%2Fa+b');
+    expect(parseChoices(`?${q}`).filters).toEqual({ country: 'DE', page: '/a b' });
+  });
+
+  it('sends them as the API names them, and reads them as people do', () => {
+    expect(whereParams({ country: 'DE', source: '(none)' })).toEqual({ 'where.country': 'DE', 'where.source': '(none)' });
+    expect(filterText('source', '(none)', { source: 'Source' })).toBe('Source is Direct / none');
+    expect(filterText('device', 'mobile', { device: 'Device' })).toBe('Device is Mobile');
+    expect(filterText('page_type', 'article', undefined)).toBe('page type is article');
+  });
+});
