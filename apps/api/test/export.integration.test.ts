@@ -217,6 +217,10 @@ describe('site export', () => {
     const archive = JSON.parse((await fetchLink(body.files[3]?.url as string).expect(200)).body.toString());
     const [five, six] = archive.files.map((x: { url: string }) => x.url) as [string, string];
     await fetchLink(five).expect(200);
+    // The copy is written as the file streams out and lands just after: wait for it, so the next
+    // download of this file is served from it (no slot needed) even on a busy machine.
+    const kept = path.join(exportsDirOf(f.t.deps.env.DATA_DIR), body.id, `archive/pageviews/${day}T05.ndjson.gz`);
+    await vi.waitFor(() => expect(existsSync(kept)).toBe(true));
     // Two downloads of this workspace under way elsewhere.
     const key = `downloads-running:${f.workspaceId}`;
     expect(await f.t.deps.hot.acquireSlot(key, 'elsewhere-1', 2, 60)).toBe(true);
