@@ -16,6 +16,7 @@ export const STATS_LIMITS = {
   rawDays: 90,
   defaultRows: 100,
   maxRows: 1000,
+  maxOffset: 100_000,
   defaultTopRows: 10,
   maxTopRows: 100,
 } as const;
@@ -50,6 +51,18 @@ export const StatsSpecFields = {
     .max(STATS_LIMITS.maxRows)
     .optional()
     .describe(`Most rows returned (default ${STATS_LIMITS.defaultRows}); series by day/hour are never cut`),
+  offset: z
+    .number()
+    .int()
+    .min(0, 'Give offset of 0 or more')
+    .max(STATS_LIMITS.maxOffset, `Give offset of at most ${STATS_LIMITS.maxOffset}`)
+    .optional()
+    .describe('Ranked rows to skip before the first returned, for paging through a table (with limit); default 0'),
+  search: z
+    .string()
+    .max(200, 'Search for at most 200 characters')
+    .optional()
+    .describe('Only values of `by` containing this text, in any case (totals stay those of every value)'),
 };
 
 export const StatsSpec = z.object(StatsSpecFields).strict();

@@ -49,10 +49,14 @@ export function totalsStatement(ctx: SiteCtx, qn: Question, counts: string[], so
   return statement(sql, p);
 }
 
+/** Text matched literally by `ilike`: its wildcards and the escape character escaped. */
+const likeEscaped = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
 /**
- * One row per value of `by`; a ranked dimension (not a time) comes sorted and cut one row past the
- * limit, so the caller sees whether rows were left out. `withGrandTotals`: plain row counts add up
- * across values, so the totals are summed over every group (before the limit) in the same scan.
+ * One row per value of `by`; a ranked dimension (not a time) comes sorted (after `offset` rows, only
+ * values containing `search`) and cut one row past the limit, so the caller sees whether rows were left
+ * out. `withGrandTotals`: plain row counts add up across values, so the totals are summed over every
+ * group (before searching and the limit) in the same scan.
  */
 export function groupsStatement(
   ctx: SiteCtx,
@@ -66,11 +70,19 @@ export function groupsStatement(
     ? counts.map((c) => `,\n      sum(coalesce(sum(${q(c)}), 0)) over ()::float8 as ${q(`total_${c}`)}`).join('')
     : '';
   const ranked = qn.by !== null && !TIME_DIMENSIONS.has(qn.by);
-  const sql = `
+  const grouped = `
     select value,
       ${sums(counts)}${grandTotals}
     from (${unionOfParts(ctx, p, qn, counts, sources, 'groups')}
     ) parts
-    group by value${ranked ? `\n    order by ${q(qn.sort)} desc, value asc nulls last\n    limit ${p.add(qn.limit + 1, 'int')}` : ''}`;
+    group by value`;
+  if (!ranked) return statement(grouped, p);
+  // Searching and paging apply to the ranked groups, after the grand totals were summed over all of them.
+  const search = qn.search ? `\n    where value::text ilike ${p.add(`%${likeEscaped(qn.search)}%`, 'text')}` : '';
+  const offset = qn.offset ? ` offset ${p.add(qn.offset, 'int')}` : '';
+  const sql = `
+    select * from (${grouped}) ranked${search}
+    order by ${q(qn.sort)} desc, value asc nulls last
+    limit ${p.add(qn.limit + 1, 'int')}${offset}`;
   return statement(sql, p);
 }

@@ -17,6 +17,10 @@ export interface Question {
   sort: string;
   /** Rows returned for a non-time `by` (series by day/hour are never cut). */
   limit: number;
+  /** Ranked rows skipped first (paging); default 0. */
+  offset?: number;
+  /** Only values containing this text, any case (ranked tables); totals stay those of every value. */
+  search?: string | null;
   /** Extra raw-row conditions fixed by the caller (catalogue SQL only, e.g. events of kind 'event'). */
   rawExtra?: string[];
   /** Only these counts (the sort first); default every count of the set. */

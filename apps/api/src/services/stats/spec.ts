@@ -2,7 +2,7 @@
 // (`by`, `sort`, `where.<name>`, `lane`, `days`, `from`, `to`) with a title saying what to do.
 import { type Lane, METRIC_SETS, type MetricSet, STATS_LIMITS, type StatsSpec } from '@us/shared';
 import { badRequest } from '../../errors.ts';
-import { CATALOGUE, primaryCount, rollupDimensions } from './catalogue.ts';
+import { CATALOGUE, primaryCount, rollupDimensions, TIME_DIMENSIONS } from './catalogue.ts';
 import { type DayRange, resolveRange } from './range.ts';
 
 /** A checked spec, ready to run. */
@@ -15,9 +15,27 @@ export interface NormalSpec {
   where: Record<string, string>;
   sort: string;
   limit: number;
+  /** Ranked rows skipped before the first returned. */
+  offset: number;
+  /** Only values containing this text (any case); null: every value. */
+  search: string | null;
 }
 
-const QUERY_FIELDS = new Set(['id', 'metrics', 'by', 'lane', 'days', 'from', 'to', 'compare', 'sort', 'limit', 'where']);
+const QUERY_FIELDS = new Set([
+  'id',
+  'metrics',
+  'by',
+  'lane',
+  'days',
+  'from',
+  'to',
+  'compare',
+  'sort',
+  'limit',
+  'offset',
+  'search',
+  'where',
+]);
 const WHERE_PREFIX = 'where.';
 
 /**
@@ -83,6 +101,19 @@ export function normalise(spec: StatsSpec, today: string): NormalSpec {
   }
   const where = checkWhere(metrics, spec.where);
   const range = resolveRange(spec, today);
+  const ranked = spec.by !== undefined && !TIME_DIMENSIONS.has(spec.by);
+  const offset = spec.offset ?? 0;
+  const search = spec.search?.trim() || null;
+  if (!ranked && (offset > 0 || search !== null)) {
+    const field = offset > 0 ? 'offset' : 'search';
+    throw badRequest(
+      field,
+      `Leave out ${field}: it pages or searches the values of a ranked table (by a dimension other than day or hour)`,
+    );
+  }
+  if (spec.compare && offset > 0) {
+    throw badRequest('compare', 'Leave out compare when paging with offset: ask for the previous period as a range of its own');
+  }
   return {
     metrics,
     by: spec.by ?? null,
@@ -92,5 +123,7 @@ export function normalise(spec: StatsSpec, today: string): NormalSpec {
     where,
     sort: spec.sort ?? primaryCount(metrics),
     limit: spec.limit ?? STATS_LIMITS.defaultRows,
+    offset,
+    search,
   };
 }
