@@ -8,6 +8,7 @@ import { ResendVerificationPage } from './pages/ResendVerificationPage.tsx';
 import { ResetPasswordPage } from './pages/ResetPasswordPage.tsx';
 import { SignupPage } from './pages/SignupPage.tsx';
 import { DashboardPage } from './pages/sites/dashboard/DashboardPage.tsx';
+import { FullTablePage } from './pages/sites/dashboard/full/FullTablePage.tsx';
 import { ExperimentPage } from './pages/sites/experiment/ExperimentPage.tsx';
 import { GoalsPage } from './pages/sites/goals/GoalsPage.tsx';
 import { JourneysPage } from './pages/sites/journeys/JourneysPage.tsx';
@@ -41,11 +42,12 @@ const ROUTES: Record<string, ComponentType> = {
 };
 
 /**
- * Pages whose path carries an id: `/sites/<id>/dashboard`, `/protection`, `/goals`, `/journeys`, `/search`, `/export`,
+ * Pages whose path carries an id: `/sites/<id>/dashboard` (and `/dashboard/<dimension>`, a table in full), `/protection`, `/goals`, `/journeys`, `/search`, `/export`,
  * `/experiments/<key>`, `/sites/<id>` (the page reads the id, and the key, from the path).
  */
 const PATTERN_ROUTES: [pattern: RegExp, page: ComponentType][] = [
   [/^\/sites\/[^/]+\/dashboard$/, DashboardPage],
+  [/^\/sites\/[^/]+\/dashboard\/[^/]+$/, FullTablePage],
   [/^\/sites\/[^/]+\/protection$/, ProtectionPage],
   [/^\/sites\/[^/]+\/goals$/, GoalsPage],
   [/^\/sites\/[^/]+\/journeys$/, JourneysPage],

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { choicesToParams, DEFAULT_CHOICES, parseChoices, whereParams } from '../src/pages/sites/dashboard/choices.ts';
 import { filterText } from '../src/pages/sites/dashboard/FilterChips.tsx';
+import { toCsv } from '../src/pages/sites/dashboard/full/counts.ts';
+import { parseTableChoices, tableChoicesToParams } from '../src/pages/sites/dashboard/full/tableChoices.ts';
 
 describe('dashboard filters in the address', () => {
   it('reads where.<dimension> parameters in order, the first of each, at most six, ignoring odd names', () => {
@@ -29,5 +31,27 @@ describe('dashboard filters in the address', () => {
     expect(filterText('source', '(none)', { source: 'Source' })).toBe('Source is Direct / none');
     expect(filterText('device', 'mobile', { device: 'Device' })).toBe('Device is Mobile');
     expect(filterText('page_type', 'article', undefined)).toBe('page type is article');
+  });
+});
+
+describe('full tables: choices and CSV', () => {
+  it('reads q, sort and page, falling back to the defaults, and writes them back beside the dashboard’s', () => {
+    expect(parseTableChoices('?q=blog&sort=visitors&page=3')).toEqual({ q: 'blog', sort: 'visitors', page: 3 });
+    expect(parseTableChoices('?sort=DROP%20TABLE&page=0')).toEqual({ q: '', sort: null, page: 1 });
+    expect(parseTableChoices('?page=2.5').page).toBe(1);
+    const q = tableChoicesToParams({ q: 'a b', sort: null, page: 2 }, new URLSearchParams('range=30d&where.country=DE&page=9'));
+    expect(q.toString()).toBe('range=30d&where.country=DE&q=a+b&page=2');
+  });
+
+  it('writes the rows shown as CSV: quoted where needed, formulas defused, figures as numbers', () => {
+    const csv = toCsv(
+      'Page',
+      ['pageviews', 'time_on_page'],
+      [
+        { value: '/a,b', counts: { pageviews: 3, time_on_page: 12.5 } },
+        { value: '=HYPERLINK("x")', counts: { pageviews: 1 } },
+      ],
+    );
+    expect(csv).toBe('Page,Pageviews,Time on page\r\n"/a,b",3,12.5\r\n"\'=HYPERLINK(""x"")",1,0\r\n');
   });
 });

@@ -47,7 +47,7 @@ export const statsRouter = router({
       mcp: {
         tool: 'get_site_stats',
         description:
-          'Answer one stats question with flat arguments: `id` (site), `metrics` (pageviews, sessions, events or requests), `by` (a dimension such as day, hour, page, source, country), `lane` (human, bot, internal), `days` (1 = today so far, default 7) or `from`/`to` (YYYY-MM-DD, site time zone), filters as `where.<dimension>`, `sort`, `limit`, `compare` for the previous period.',
+          'Answer one stats question with flat arguments: `id` (site), `metrics` (pageviews, sessions, events or requests), `by` (a dimension such as day, hour, page, source, country), `lane` (human, bot, internal), `days` (1 = today so far, default 7) or `from`/`to` (YYYY-MM-DD, site time zone), filters as `where.<dimension>`, `sort`, `limit`, `offset` and `search` to page through or search a ranked table, `compare` for the previous period.',
       },
       openapi: {
         method: 'GET',

@@ -3,11 +3,17 @@ import { Card } from '../../../components/Card.tsx';
 import { Notice } from '../../../components/Notice.tsx';
 import { toProblem } from '../../../problem.ts';
 import { useTRPC } from '../../../trpc.ts';
-import type { Choices } from './choices.ts';
+import { type Choices, choicesToParams } from './choices.ts';
 import { topOptions } from './data.ts';
 import type { TableDef } from './lanes.ts';
 import { TopTableRows } from './TopTableRows.tsx';
 import { splitAttribution } from './topValues.ts';
+
+/** The table in full, under the same lane, range and filters. */
+function fullTableHref(siteId: string, dimension: string, choices: Choices): string {
+  const q = choicesToParams(choices).toString();
+  return `/sites/${encodeURIComponent(siteId)}/dashboard/${encodeURIComponent(dimension)}${q ? `?${q}` : ''}`;
+}
 
 /** One ranked table of the lane (sources, pages, crawlers…), loaded on its own so one failure stays local. */
 export function TopTableCard({
@@ -37,6 +43,7 @@ export function TopTableCard({
             title={table.title}
             columnLabel={columnLabel}
             onFilter={table.dimension in choices.filters ? undefined : onFilter}
+            fullHref={fullTableHref(siteId, table.dimension, choices)}
           />
         )}
         {attribution && (

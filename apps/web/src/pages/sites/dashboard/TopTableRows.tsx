@@ -1,3 +1,4 @@
+import { Link } from '../../../router.tsx';
 import { formatCount, formatPercent } from './format.ts';
 import { valueLabel } from './topValues.ts';
 import type { TopTable } from './types.ts';
@@ -19,11 +20,14 @@ export function TopTableRows({
   title,
   columnLabel,
   onFilter,
+  fullHref,
 }: {
   table: TopTable;
   title: string;
   columnLabel: string;
   onFilter?: (dimension: string, value: string | null) => void;
+  /** The table in full (every count, search, paging, CSV). */
+  fullHref: string;
 }) {
   if (table.rows.length === 0) return <p className="dash-top-empty muted">Nothing in this range.</p>;
   const most = Math.max(1, ...table.rows.map((r) => r.count));
@@ -70,7 +74,10 @@ export function TopTableRows({
           })}
         </tbody>
       </table>
-      {table.truncated && <p className="dash-top-more muted">The top {table.rows.length} of more.</p>}
+      <p className="dash-top-more muted">
+        {table.truncated ? `The top ${table.rows.length} of more: ` : ''}
+        <Link to={fullHref}>{table.truncated ? `see all ${title.toLowerCase()}` : `Every count of ${title.toLowerCase()}`}</Link>
+      </p>
     </>
   );
 }
