@@ -7,6 +7,7 @@ import { exportRouter } from './export.ts';
 import { hostnamesRouter } from './hostnames.ts';
 import { internalLinkRouter } from './internal-link.ts';
 import { journeysRouter } from './journeys.ts';
+import { liveRouter } from './live.ts';
 import { getMe } from './me.ts';
 import { membersRouter } from './members.ts';
 import { resultsRouter } from './results.ts';
@@ -31,6 +32,7 @@ export const appRouter = router({
   hostnames: hostnamesRouter,
   internalLink: internalLinkRouter,
   stats: statsRouter,
+  live: liveRouter,
   journeys: journeysRouter,
   results: resultsRouter,
   botTools: botToolsRouter,

@@ -270,3 +270,43 @@ export const TopTable = z.object({
   attribution: z.string().nullable(),
 });
 export type TopTable = z.infer<typeof TopTable>;
+
+// ---------- now (the dashboard's live figures; tRPC only) ----------
+
+export const NOW = {
+  /** Visitors "now": people with a pageview in this many last minutes. */
+  minutes: 5,
+  /** The last pageviews shown: at most this many, of at most this many last minutes. */
+  recent: 20,
+  recentMinutes: 30,
+  /** An answer is reused for this long by every caller on the node. */
+  shareMs: 3_000,
+} as const;
+
+export const NowInput = z.object({ id: zId }).strict();
+export type NowInput = z.infer<typeof NowInput>;
+
+const RecentPageview = z.object({
+  at: z.string().describe('When, ISO 8601'),
+  path: z.string(),
+  source: z.string().nullable().describe('Referrer host, or null (direct / none)'),
+  country: z.string().nullable(),
+  device: z.string(),
+  lane: z.enum(['human', 'bot', 'internal']),
+});
+
+export const NowOutput = z.object({
+  asOf: z.string(),
+  minutes: z.number().int(),
+  visitors: z.number().int().describe(`People with a pageview in the last ${NOW.minutes} minutes`),
+  pageviews: z.number().int().describe(`Their pageviews in the last ${NOW.minutes} minutes`),
+  recent: z.array(RecentPageview).describe(`The last pageviews of any lane, newest first (last ${NOW.recentMinutes} minutes)`),
+});
+export type NowOutput = z.infer<typeof NowOutput>;
+
+export const SitesNowOutput = z.object({
+  asOf: z.string(),
+  minutes: z.number().int(),
+  sites: z.array(z.object({ id: z.string(), visitors: z.number().int() })),
+});
+export type SitesNowOutput = z.infer<typeof SitesNowOutput>;

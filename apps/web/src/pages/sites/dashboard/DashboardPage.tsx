@@ -11,6 +11,7 @@ import { DashboardBody } from './DashboardBody.tsx';
 import { NO_VALUE } from './choices.ts';
 import { DashboardControls } from './DashboardControls.tsx';
 import { FilterChips } from './FilterChips.tsx';
+import { LiveParts } from '../live/LiveParts.tsx';
 import { useChoices } from './useChoices.ts';
 
 /** `/sites/<id>/dashboard`: a site's traffic — headline figures, a daily chart and top tables. */
@@ -35,12 +36,14 @@ export function DashboardPage() {
         <div className="site-stack dash">
           <SiteLinks siteId={site.data.site.id} current="dashboard" />
           <DashboardControls choices={choices} onChange={change} />
+          <LiveParts siteId={site.data.site.id} part="figure" />
           <FilterChips
             filters={choices.filters}
             labels={catalogue.data?.dimensionLabels}
             onChange={(filters) => change({ filters })}
           />
           <DashboardBody siteId={site.data.site.id} choices={choices} catalogue={catalogue.data} onFilter={addFilter} />
+          <LiveParts siteId={site.data.site.id} part="list" />
         </div>
       )}
     </SitesFrame>

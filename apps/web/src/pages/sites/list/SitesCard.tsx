@@ -1,6 +1,7 @@
 import { Card } from '../../../components/Card.tsx';
 import { formatDateTime } from '../../../format.ts';
 import { Link } from '../../../router.tsx';
+import { useSitesNow } from '../live/useLive.ts';
 import type { Site } from '../types.ts';
 
 /** The workspace's sites, each linking to its own page; when there are none, what a site is. */
@@ -19,6 +20,13 @@ export function SitesCard({ sites }: { sites: Site[] }) {
       </Card>
     );
   }
+  return <SitesTable sites={sites} />;
+}
+
+/** The sites as a table, with each site's visitors now (kept current while the page is open). */
+function SitesTable({ sites }: { sites: Site[] }) {
+  const now = useSitesNow();
+  const visitors = new Map(now.data?.sites.map((s) => [s.id, s.visitors]) ?? []);
   return (
     <Card title="Your sites" aside={<span className="muted">{sites.length === 1 ? '1 site' : `${sites.length} sites`}</span>}>
       <div className="site-table-wrap">
@@ -26,6 +34,9 @@ export function SitesCard({ sites }: { sites: Site[] }) {
           <thead>
             <tr>
               <th scope="col">Site</th>
+              <th scope="col" title="People with a pageview in the last 5 minutes">
+                Now
+              </th>
               <th scope="col">Time zone</th>
               <th scope="col">Hostnames</th>
               <th scope="col">Snippet</th>
@@ -36,7 +47,7 @@ export function SitesCard({ sites }: { sites: Site[] }) {
           </thead>
           <tbody>
             {sites.map((site) => (
-              <SiteRow key={site.id} site={site} />
+              <SiteRow key={site.id} site={site} now={now.isError ? null : visitors.get(site.id)} />
             ))}
           </tbody>
         </table>
@@ -45,7 +56,8 @@ export function SitesCard({ sites }: { sites: Site[] }) {
   );
 }
 
-function SiteRow({ site }: { site: Site }) {
+/** `now`: visitors now; undefined while loading, null when the caller may not read analytics. */
+function SiteRow({ site, now }: { site: Site; now: number | null | undefined }) {
   const total = site.hostnames.length;
   const verified = site.hostnames.filter((h) => h.verifiedAt).length;
   return (
@@ -62,6 +74,9 @@ function SiteRow({ site }: { site: Site }) {
           </span>
         )}
       </th>
+      <td className="site-cell-now" data-testid="site-now">
+        {now === null ? <span className="muted">—</span> : now === undefined ? '…' : `${now} now`}
+      </td>
       <td>{site.timezone}</td>
       <td>
         {total === 0 ? (

@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import { insertRows, type PageviewRow } from '@us/db';
+import { describe, expect, it } from 'vitest';
+import { createUser } from '../../api/test/support/server.ts';
+import { createSite } from '../../api/test/support/sites.ts';
+import { dashboardSuite, signedInPage } from './support/dashboard.ts';
+
+const SCREENSHOT = '/tmp/e2e-dashboard-live.png';
+
+const secondsAgo = (s: number) => new Date(Date.now() - s * 1000);
+const view = (siteId: string, at: Date, path: string, extra: Partial<PageviewRow> = {}): PageviewRow => ({
+  siteId,
+  at,
+  pageviewId: `pv-${randomUUID()}`,
+  visitor: `v-${randomUUID()}`,
+  sessionStart: true,
+  lane: 'human',
+  path,
+  device: 'desktop',
+  ...extra,
+});
+
+describe('dashboard: who is here now', () => {
+  const suite = dashboardSuite();
+
+  it('shows visitors now and the last pageviews, and both follow new pageviews without a reload', {
+    timeout: 120_000,
+  }, async () => {
+    const { t } = suite;
+    const owner = await createUser(t.deps, { workspaceName: 'Live workspace' });
+    const { siteId } = await createSite(t.deps.orm.em.fork(), { workspace: owner.workspace.id, name: 'Launch site' });
+    await createSite(t.deps.orm.em.fork(), { workspace: owner.workspace.id, name: 'Other site' });
+    await insertRows(t.deps.orm, 'pageviews', [
+      view(siteId, secondsAgo(90), '/pricing', { referrerHost: 'news.ycombinator.com', country: 'DE' }),
+      view(siteId, secondsAgo(60), '/', { device: 'mobile' }),
+      view(siteId, secondsAgo(20 * 60), '/blog/earlier'),
+    ]);
+
+    const { context, page } = await signedInPage(suite, owner.email, 15_000, 1000);
+    await page.goto(`${t.url}/sites/${siteId}/dashboard`);
+    const now = page.getByTestId('visitors-now');
+    await expect.poll(() => now.textContent()).toBe('2 visitors now');
+    const list = page.getByRole('table', { name: 'Last pageviews' });
+    const paths = () => list.locator('tbody th').allTextContents();
+    await expect.poll(paths).toEqual(['/', '/pricing', '/blog/earlier']);
+    expect(await list.locator('tbody tr').nth(1).locator('td').allTextContents()).toEqual(
+      expect.arrayContaining(['news.ycombinator.com', 'Germany (DE)', 'Desktop', 'People']),
+    );
+
+    // A launch: a new visitor arrives. No reload: the same document updates within a few seconds.
+    await page.evaluate(() => {
+      (window as unknown as { sameDocument: boolean }).sameDocument = true;
+    });
+    await insertRows(t.deps.orm, 'pageviews', [view(siteId, new Date(), '/launch', { country: 'FR' })]);
+    await expect.poll(() => now.textContent(), { timeout: 20_000 }).toBe('3 visitors now');
+    await expect.poll(paths, { timeout: 20_000 }).toEqual(['/launch', '/', '/pricing', '/blog/earlier']);
+    expect(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument)).toBe(true);
+    await page.screenshot({ path: SCREENSHOT, fullPage: true });
+
+    // The sites list: each site's visitors now.
+    await page.goto(`${t.url}/sites`);
+    const row = (name: string) => page.getByRole('table', { name: 'Sites' }).getByRole('row').filter({ hasText: name });
+    await expect.poll(() => row('Launch site').getByTestId('site-now').textContent()).toBe('3 now');
+    expect(await row('Other site').getByTestId('site-now').textContent()).toBe('0 now');
+    await context.close();
+  });
+});
