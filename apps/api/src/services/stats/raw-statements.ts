@@ -46,6 +46,9 @@ export function rawPart(
   const aggregates = counts.map((c) => {
     const leave = LEAVE_AVERAGES[c];
     if (leave) return `sum(${leave.column})::numeric as ${q(`${c}__sum`)}, count(${leave.column}) as ${q(`${c}__n`)}`;
+    // Visitors are counted per local day and summed over the days, as the daily rollups keep them: a
+    // visitor code seen on both sides of local midnight counts on each day, whichever source answers.
+    if (c === 'visitors') return `count(distinct (${localDaySql(tz)}, visitor)) as ${q(c)}`;
     return `${def.counts[c]} as ${q(c)}`;
   });
   // The leave reports are joined only when a leave count is asked: the join costs a second scan.

@@ -4,7 +4,7 @@ import { SEARCH_REFERRER_SQL } from './catalogue.ts';
 import type { DayRange, RawRange } from './range.ts';
 import type { SiteCtx } from './site-ctx.ts';
 import { dimensionConds } from './rollup-statements.ts';
-import { laneCond, Params, rangeCond, type Statement, statement, tzParam, whereConds } from './sql.ts';
+import { laneCond, localDaySql, Params, rangeCond, type Statement, statement, tzParam, whereConds } from './sql.ts';
 
 /** Every column a float8. */
 export interface SummaryRow {
@@ -15,7 +15,10 @@ export interface SummaryRow {
   visible_ms: number;
 }
 
-/** People traffic of raw days, filtered by `where`; single-page visits are visitor codes with one pageview. */
+/**
+ * People traffic of raw days, filtered by `where`; single-page visits are visitor codes with one pageview
+ * in a local day (per day, as the daily rollups count them).
+ */
 export function rawSummaryStatement(ctx: SiteCtx, days: RawRange, where: Record<string, string>): Statement<SummaryRow> {
   const p = new Params();
   const tz = tzParam(p, ctx.timezone);
@@ -29,7 +32,7 @@ export function rawSummaryStatement(ctx: SiteCtx, days: RawRange, where: Record<
   // A leave may be stored up to a day after its pageview, hence the wider day range of page_leaves.
   const sql = `
     with pv as (
-      select pageview_id, visitor, session_start, referrer_host
+      select pageview_id, visitor, ${localDaySql(tz)} as local_day, session_start, referrer_host
       from pageviews
       where ${conditions.join('\n        and ')}
     )
@@ -37,7 +40,7 @@ export function rawSummaryStatement(ctx: SiteCtx, days: RawRange, where: Record<
       count(*) filter (where session_start)::float8 as sessions,
       count(*)::float8 as pageviews,
       count(*) filter (where session_start and ${SEARCH_REFERRER_SQL})::float8 as from_search,
-      (select count(*) from (select 1 from pv group by visitor having count(*) = 1) s)::float8 as single_page,
+      (select count(*) from (select 1 from pv group by local_day, visitor having count(*) = 1) s)::float8 as single_page,
       (select coalesce(sum(l.time_on_page_ms), 0)
          from page_leaves l join pv on pv.pageview_id = l.pageview_id
          where l.site_id = ${site}
