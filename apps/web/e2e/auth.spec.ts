@@ -56,7 +56,9 @@ describe('dashboard: sign-up to two-factor sign-in in a real browser', () => {
     await page.waitForURL(/\/login$/);
     await page.getByText('Your address is confirmed').waitFor();
     await submitForm(page, 'login', { email, password: GOOD_PASSWORD });
-    await page.waitForURL(/\/account$/);
+    // Signing in lands on the sites (no dashboard opened yet); the account is a click away.
+    await page.waitForURL(/\/sites$/);
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Account' }).click();
     await page.getByRole('heading', { name: 'Your account' }).waitFor();
     await page.getByText(email, { exact: true }).first().waitFor();
     expect(await page.locator('#two-factor-status').textContent()).toBe('Off');
@@ -81,7 +83,8 @@ describe('dashboard: sign-up to two-factor sign-in in a real browser', () => {
     // A code is accepted once: the next step's code is fresh and within the server's ±1 step window.
     await submitForm(page, 'loginTwoFactor', { code: totp.generate({ timestamp: Date.now() + 30_000 }) });
 
-    await page.waitForURL(/\/account$/);
+    await page.waitForURL(/\/sites$/);
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Account' }).click();
     await expect.poll(() => page.locator('#two-factor-status').textContent(), { timeout: UI_TIMEOUT }).toBe('On');
     await page.getByText('Two-factor sign-in is on').waitFor();
     await page.screenshot({ path: SCREENSHOT, fullPage: true });

@@ -3,7 +3,7 @@ import { insertRows, type PageviewRow } from '@us/db';
 import { describe, expect, it } from 'vitest';
 import { createUser } from '../../api/test/support/server.ts';
 import { createSite } from '../../api/test/support/sites.ts';
-import { dashboardSuite, signedInPage } from './support/dashboard.ts';
+import { dashboardSuite, signedInPage, signInThroughUi } from './support/dashboard.ts';
 
 const SCREENSHOT = '/tmp/e2e-dashboard-live.png';
 
@@ -49,12 +49,12 @@ describe('dashboard: who is here now', () => {
 
     // A launch: a new visitor arrives. No reload: the same document updates within a few seconds.
     await page.evaluate(() => {
-      (window as unknown as { sameDocument: boolean }).sameDocument = true;
+      (globalThis as unknown as { sameDocument: boolean }).sameDocument = true;
     });
     await insertRows(t.deps.orm, 'pageviews', [view(siteId, new Date(), '/launch', { country: 'FR' })]);
     await expect.poll(() => now.textContent(), { timeout: 20_000 }).toBe('3 visitors now');
     await expect.poll(paths, { timeout: 20_000 }).toEqual(['/launch', '/', '/pricing', '/blog/earlier']);
-    expect(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument)).toBe(true);
+    expect(await page.evaluate(() => (globalThis as unknown as { sameDocument?: boolean }).sameDocument)).toBe(true);
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
 
     // The sites list: each site's visitors now.
@@ -62,6 +62,13 @@ describe('dashboard: who is here now', () => {
     const row = (name: string) => page.getByRole('table', { name: 'Sites' }).getByRole('row').filter({ hasText: name });
     await expect.poll(() => row('Launch site').getByTestId('site-now').textContent()).toBe('3 now');
     expect(await row('Other site').getByTestId('site-now').textContent()).toBe('0 now');
+
+    // Signing in again lands on the last dashboard this person opened here, not the account page.
+    await page.getByRole('banner').getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(/\/login$/);
+    await signInThroughUi(page, owner.email);
+    await page.waitForURL(new RegExp(`/sites/${siteId}/dashboard$`));
+    await page.getByRole('heading', { name: 'Launch site dashboard', level: 1 }).waitFor();
     await context.close();
   });
 });

@@ -76,7 +76,7 @@ describe('dashboard: a site’s figures in a real browser', () => {
     page.setDefaultTimeout(UI_TIMEOUT);
     await page.goto(`${t.url}/login`);
     await signInThroughUi(page, owner.email);
-    await page.waitForURL(/\/account$/);
+    await page.waitForURL(/\/sites$/);
 
     // From the site list to the dashboard.
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Sites' }).click();
@@ -202,7 +202,7 @@ describe('dashboard: a site’s figures in a real browser', () => {
     page.setDefaultTimeout(UI_TIMEOUT);
     await page.goto(`${t.url}/login`);
     await signInThroughUi(page, owner.email);
-    await page.waitForURL(/\/account$/);
+    await page.waitForURL(/\/sites$/);
     await page.goto(`${t.url}/sites/00000000-0000-4000-8000-000000000000/dashboard`);
     await page.getByText('No such site in this workspace.').waitFor();
     await context.close();

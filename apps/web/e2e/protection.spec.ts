@@ -127,7 +127,7 @@ describe('protection page: rules, dry run, try a request, decisions and AI traff
     });
     await page.goto(`${t.url}/login`);
     await signInThroughUi(page, owner.email);
-    await page.waitForURL(/\/account$/);
+    await page.waitForURL(/\/sites$/);
 
     // From the site's page to its Protection page.
     await page.goto(`${t.url}/sites/${siteId}`);

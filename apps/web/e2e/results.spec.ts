@@ -75,7 +75,7 @@ describe('goals, experiment and journeys pages in a real browser', () => {
     });
     await page.goto(`${t.url}/login`);
     await signInThroughUi(page, owner.email);
-    await page.waitForURL(/\/account$/);
+    await page.waitForURL(/\/sites$/);
 
     // Goals, from the site's header.
     await page.goto(`${t.url}/sites/${siteId}`);

@@ -59,7 +59,7 @@ describe('dashboard: site pages in a real browser', () => {
     page.setDefaultTimeout(UI_TIMEOUT);
     await page.goto(`${t.url}/login`);
     await signInThroughUi(page, site.ownerEmail);
-    await page.waitForURL(/\/account$/);
+    await page.waitForURL(/\/sites$/);
     await page.goto(`${t.url}/sites/${site.siteId}`);
     await expect
       .poll(() => page.locator('#collect-health').textContent(), { timeout: UI_TIMEOUT })
@@ -77,7 +77,7 @@ describe('dashboard: site pages in a real browser', () => {
 
     await page.goto(`${t.url}/login`);
     await signInThroughUi(page, owner.email);
-    await page.waitForURL(/\/account$/);
+    await page.waitForURL(/\/sites$/);
 
     // The site list: empty, saying what a site is; the create form has the browser's zone preselected.
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Sites' }).click();

@@ -33,7 +33,7 @@ describe('dashboard: workspace pages in a real browser', () => {
     ownerPage.setDefaultTimeout(UI_TIMEOUT);
     await ownerPage.goto(`${t.url}/login`);
     await signInThroughUi(ownerPage, owner.email);
-    await ownerPage.waitForURL(/\/account$/);
+    await ownerPage.waitForURL(/\/sites$/);
   });
 
   afterAll(async () => {

@@ -1,4 +1,5 @@
 import { type QueryClient, useMutation, useQueryClient } from '@tanstack/react-query';
+import { landingFor } from './data/landing.ts';
 import { navigate } from './router.tsx';
 import { useTRPC } from './trpc.ts';
 
@@ -18,11 +19,14 @@ export function useSignOut() {
   return useMutation(trpc.auth.logout.mutationOptions({ onSuccess: () => endSession(queryClient, 'You are signed out.') }));
 }
 
-/** After signing in: nothing loaded for whoever was here before stays cached; on to the account page. */
-export function useEnterDashboard(): () => void {
+/**
+ * After signing in: nothing loaded for whoever was here before stays cached; on to where the work is (the
+ * last dashboard this person opened in this browser, else their sites).
+ */
+export function useEnterDashboard(): (userId?: string) => void {
   const queryClient = useQueryClient();
-  return () => {
+  return (userId) => {
     queryClient.clear();
-    navigate('/account');
+    navigate(landingFor(userId));
   };
 }

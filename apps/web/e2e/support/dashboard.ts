@@ -38,7 +38,7 @@ export async function signInThroughUi(page: Page, email: string): Promise<void> 
 }
 
 /**
- * A new browser context (1280 wide, 900 high unless told, UTC) signed in as `email` through the dashboard's form, on /account.
+ * A new browser context (1280 wide, 900 high unless told, UTC) signed in as `email` through the dashboard's form, on /sites (where a first sign-in lands).
  * Close the context when done.
  */
 export async function signedInPage(suite: DashboardSuite, email: string, timeoutMs = 15_000, height = 900) {
@@ -47,6 +47,6 @@ export async function signedInPage(suite: DashboardSuite, email: string, timeout
   page.setDefaultTimeout(timeoutMs);
   await page.goto(`${suite.t.url}/login`);
   await signInThroughUi(page, email);
-  await page.waitForURL(/\/account$/);
+  await page.waitForURL(/\/sites$/);
   return { context, page };
 }

@@ -1,14 +1,15 @@
 import { GuestPage } from '../components/GuestPage.tsx';
 import { Notice } from '../components/Notice.tsx';
+import { landingFor } from '../data/landing.ts';
 import { useMe } from '../data/useMe.ts';
 import { isSignedOut, toProblem } from '../problem.ts';
 import { Redirect } from '../router.tsx';
 
-/** `/`: the account page when signed in, sign-in otherwise. */
+/** `/`: where the work is when signed in (the last dashboard opened, else the sites), sign-in otherwise. */
 export function HomePage() {
   const me = useMe();
   const problem = me.error ? toProblem(me.error) : null;
-  if (me.data) return <Redirect to="/account" />;
+  if (me.data) return <Redirect to={landingFor(me.data.user?.id)} />;
   if (problem && isSignedOut(problem)) return <Redirect to="/login" />;
   if (problem) {
     return (

@@ -21,7 +21,7 @@ export function LoginPage() {
     submit: async (values) => {
       const res = await login.mutateAsync(values);
       if ('twoFactorRequired' in res) setChallenge(res.challenge);
-      else enter();
+      else enter(res.user.id);
     },
   });
 

@@ -15,8 +15,8 @@ export function TwoFactorStep({ challenge, onRestart }: { challenge: string; onR
     name: 'loginTwoFactor',
     initial: { code: '' },
     submit: async ({ code }) => {
-      await login.mutateAsync({ challenge, code: code.replace(/\s/g, '') });
-      enter();
+      const res = await login.mutateAsync({ challenge, code: code.replace(/\s/g, '') });
+      enter(res.user.id);
     },
   });
   return (

@@ -1,4 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
+import { useEffect } from 'react';
+import { rememberDashboard } from '../../../data/landing.ts';
+import { useMe } from '../../../data/useMe.ts';
 import { Notice } from '../../../components/Notice.tsx';
 import { toProblem } from '../../../problem.ts';
 import { usePath } from '../../../router.tsx';
@@ -22,6 +25,12 @@ export function DashboardPage() {
   const catalogue = useQuery(trpc.stats.catalogue.queryOptions());
   const [choices, change] = useChoices();
   const problem = site.error ? toProblem(site.error) : null;
+  const userId = useMe().data?.user?.id;
+  const loadedId = site.data?.site.id;
+  // The next sign-in lands here again (data/landing.ts).
+  useEffect(() => {
+    if (userId && loadedId) rememberDashboard(userId, `/sites/${encodeURIComponent(loadedId)}/dashboard`);
+  }, [userId, loadedId]);
   const name = site.data?.site.name;
   // A clicked row adds its filter to the others (a new history entry, so Back removes it again).
   const addFilter = (dimension: string, value: string | null) =>
