@@ -108,6 +108,22 @@ describe('live figures', () => {
     expect((await restricted.live.sites()).sites).toEqual([{ id: quiet, visitors: 0 }]);
   });
 
+  it('sparklines: people and pageviews per day of the last week, each site in its own days', async () => {
+    const { sites } = await owner.live.sparklines();
+    expect(sites.map((s) => s.id)).toEqual([busy, quiet, windowed]);
+    const busyLine = sites[0];
+    expect(busyLine?.days).toHaveLength(7);
+    expect(busyLine?.days.at(-1)).toBe(new Date().toISOString().slice(0, 10));
+    // People a, b, c, d, e (the internal visit and the bot are not people), 6 pageviews, all within the
+    // last hour: today, or yesterday for the oldest just after midnight.
+    const sum = (xs: number[] | undefined) => (xs ?? []).reduce((a, b) => a + b, 0);
+    expect(sum(busyLine?.visitors)).toBe(5);
+    expect(sum(busyLine?.pageviews)).toBe(6);
+    expect(sum(busyLine?.visitors.slice(0, 5))).toBe(0);
+    expect((await restricted.live.sparklines()).sites.map((s) => s.id)).toEqual([quiet]);
+    expect((await problemOf(noAnalytics.live.sparklines())).status).toBe(403);
+  });
+
   it('refuses a site of another workspace or outside the token (404) and a token without analytics:read (403)', async () => {
     expect((await problemOf(foreign.live.site({ id: busy }))).status).toBe(404);
     expect((await problemOf(restricted.live.site({ id: busy }))).status).toBe(404);

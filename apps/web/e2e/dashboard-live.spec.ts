@@ -62,6 +62,11 @@ describe('dashboard: who is here now', () => {
     const row = (name: string) => page.getByRole('table', { name: 'Sites' }).getByRole('row').filter({ hasText: name });
     await expect.poll(() => row('Launch site').getByTestId('site-now').textContent()).toBe('3 now');
     expect(await row('Other site').getByTestId('site-now').textContent()).toBe('0 now');
+    // Each site's last week as a sparkline, its figures as its accessible name (4 people in all).
+    const line = row('Launch site').getByRole('img', { name: /^People per day on Launch site: / });
+    const figures = ((await line.getAttribute('aria-label')) ?? '').split(': ')[1]?.split(', ') ?? [];
+    expect(figures).toHaveLength(7);
+    expect(figures.reduce((n, f) => n + Number(f.split(' ')[1]), 0)).toBe(4);
 
     // Signing in again lands on the last dashboard this person opened here, not the account page.
     await page.getByRole('banner').getByRole('button', { name: 'Sign out' }).click();

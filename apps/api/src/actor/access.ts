@@ -32,3 +32,14 @@ export async function loadSite(em: EntityManager, actor: Actor, siteId: string):
   if (!site) throw notFound('site');
   return site;
 }
+
+/** The sites of the caller's workspace it may see (a site-restricted token: its own), oldest first. */
+export async function visibleSites(em: EntityManager, actor: Actor): Promise<{ workspaceId: string; sites: Site[] }> {
+  const workspaceId = workspaceIdOf(actor);
+  const where =
+    actor.siteIds === null
+      ? { workspace: workspaceId }
+      : { workspace: workspaceId, id: { $in: actor.siteIds.filter(isUuid).map((s) => s.toLowerCase()) } };
+  const sites = await em.find(Site, where, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  return { workspaceId, sites };
+}

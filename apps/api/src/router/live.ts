@@ -1,5 +1,6 @@
-import { NowInput, NowOutput, SitesNowOutput, zEmpty } from '@us/shared';
+import { NowInput, NowOutput, SitesNowOutput, SitesSparklinesOutput, zEmpty } from '@us/shared';
 import { siteNow, sitesNow } from '../services/stats/now.ts';
+import { sitesSparklines } from '../services/stats/sparklines.ts';
 import { router } from '../trpc/init.ts';
 import { actorProcedure } from '../trpc/procedures.ts';
 
@@ -22,4 +23,11 @@ export const liveRouter = router({
     .input(zEmpty.optional())
     .output(SitesNowOutput)
     .query(({ ctx }) => sitesNow(ctx.deps, ctx.em, ctx.actor)),
+
+  /** People and pageviews per day of the last 7 days of each site the caller sees (shared a minute). */
+  sparklines: actorProcedure
+    .meta({ auth: 'any', scope: 'analytics:read', readOnly: true })
+    .input(zEmpty.optional())
+    .output(SitesSparklinesOutput)
+    .query(({ ctx }) => sitesSparklines(ctx.deps, ctx.em, ctx.actor)),
 });

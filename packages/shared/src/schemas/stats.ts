@@ -310,3 +310,19 @@ export const SitesNowOutput = z.object({
   sites: z.array(z.object({ id: z.string(), visitors: z.number().int() })),
 });
 export type SitesNowOutput = z.infer<typeof SitesNowOutput>;
+
+// ---------- sparklines (the sites list; tRPC only) ----------
+
+export const SPARKLINE_DAYS = 7;
+
+export const SitesSparklinesOutput = z.object({
+  sites: z.array(
+    z.object({
+      id: z.string(),
+      days: z.array(z.string()).describe(`The last ${SPARKLINE_DAYS} days in the site's time zone, oldest first`),
+      visitors: z.array(z.number().int()).describe('People per day, oldest first'),
+      pageviews: z.array(z.number().int()),
+    }),
+  ),
+});
+export type SitesSparklinesOutput = z.infer<typeof SitesSparklinesOutput>;

@@ -17,7 +17,7 @@ import {
 import type { Deps } from '../../deps.ts';
 import { AppError, badRequest } from '../../errors.ts';
 import { newInternalKey } from '../internal-link/mark.ts';
-import { isUuid, loadSite, workspaceIdOf } from '../../actor/access.ts';
+import { loadSite, visibleSites, workspaceIdOf } from '../../actor/access.ts';
 import { releaseEdgeHostnames } from '../hostnames/hostnames.ts';
 import { newVerifyToken } from '../hostnames/view.ts';
 import type { Actor } from '../../actor/actor.ts';
@@ -48,12 +48,7 @@ function hostnamesOf(given: readonly string[]): string[] {
 
 /** The workspace's sites, oldest first; a site-restricted token sees only its own. */
 export async function listSites(em: EntityManager, actor: Actor): Promise<SiteList> {
-  const workspaceId = workspaceIdOf(actor);
-  const where =
-    actor.siteIds === null
-      ? { workspace: workspaceId }
-      : { workspace: workspaceId, id: { $in: actor.siteIds.filter(isUuid).map((s) => s.toLowerCase()) } };
-  const sites = await em.find(Site, where, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  const { sites } = await visibleSites(em, actor);
   return { sites: await siteRecords(em, sites) };
 }
 

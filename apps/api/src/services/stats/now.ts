@@ -2,12 +2,12 @@
 // while a tab is visible). Two small statements on the (site_id, at) index of today's partitions, shared
 // for a few seconds by every tab and every caller on this node.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Site } from '@us/db';
 import { NOW, type NowOutput, type SitesNowOutput } from '@us/shared';
-import { isUuid, loadSite, workspaceIdOf } from '../../actor/access.ts';
+import { loadSite, visibleSites } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
 import type { Deps } from '../../deps.ts';
 import { run } from './runner.ts';
+import { sharedFor } from './shared-answers.ts';
 import { type SiteCtx, siteCtx } from './site-ctx.ts';
 import { laneCond, laneSql, Params, statement } from './sql.ts';
 
@@ -36,26 +36,12 @@ function lastPageviews(ctx: SiteCtx, since: Date) {
   );
 }
 
-/** Answers reused for a few seconds, so many open tabs cost one question per site and node. */
-const shared = new Map<string, { until: number; answer: Promise<unknown> }>();
-
-function sharedFor<T>(key: string, make: () => Promise<T>): Promise<T> {
-  const now = Date.now();
-  const hit = shared.get(key);
-  if (hit && hit.until > now) return hit.answer as Promise<T>;
-  if (shared.size > 5_000) shared.clear();
-  const answer = make();
-  shared.set(key, { until: now + NOW.shareMs, answer });
-  answer.catch(() => shared.delete(key));
-  return answer;
-}
-
 const minutesAgo = (now: Date, minutes: number) => new Date(now.getTime() - minutes * 60_000);
 
 /** Visitors now and the last pageviews of one site. */
 export async function siteNow(deps: Pick<Deps, 'statsOrm'>, em: EntityManager, actor: Actor, siteId: string): Promise<NowOutput> {
   const site = await loadSite(em, actor, siteId);
-  return sharedFor(`site:${site.id}`, async () => {
+  return sharedFor(`site:${site.id}`, NOW.shareMs, async () => {
     const now = new Date();
     const ctx = siteCtx(deps.statsOrm.em.fork(), site, now);
     const [[counts], recent] = await Promise.all([
@@ -78,14 +64,9 @@ export async function siteNow(deps: Pick<Deps, 'statsOrm'>, em: EntityManager, a
 
 /** Visitors now of every site the caller sees (the sites list), in one statement. */
 export async function sitesNow(deps: Pick<Deps, 'statsOrm'>, em: EntityManager, actor: Actor): Promise<SitesNowOutput> {
-  const workspaceId = workspaceIdOf(actor);
-  const where =
-    actor.siteIds === null
-      ? { workspace: workspaceId }
-      : { workspace: workspaceId, id: { $in: actor.siteIds.filter(isUuid).map((s) => s.toLowerCase()) } };
-  const sites = await em.find(Site, where, { fields: ['id', 'timezone', 'settings'], orderBy: { createdAt: 'asc', id: 'asc' } });
+  const { workspaceId, sites } = await visibleSites(em, actor);
   const ids = sites.map((s) => s.id);
-  return sharedFor(`sites:${workspaceId}:${ids.join(',')}`, async () => {
+  return sharedFor(`sites:${workspaceId}:${ids.join(',')}`, NOW.shareMs, async () => {
     const now = new Date();
     const since = minutesAgo(now, NOW.minutes);
     const counts = new Map<string, number>();

@@ -44,7 +44,14 @@ export async function withSite<R>(
   run: (ctx: SiteCtx, site: Site) => Promise<R>,
 ) {
   const site = await loadSite(em, actor, siteId);
-  const key = `stats-running:${site.workspace.id}`;
+  return inWorkspaceSlot(deps, site.workspace.id, () =>
+    run(siteCtx(deps.statsOrm.em.fork(), { id: site.id, timezone: site.timezone, settings: site.settings }), site),
+  );
+}
+
+/** Runs `fn` inside one of the workspace's stats slots: 429 (Retry-After) when they are all taken. */
+export async function inWorkspaceSlot<R>(deps: StatsDeps, workspaceId: string, fn: () => Promise<R>): Promise<R> {
+  const key = `stats-running:${workspaceId}`;
   const holder = randomUUID();
   const limit = deps.env.STATS_CONCURRENT_PER_WORKSPACE;
   if (!(await deps.hot.acquireSlot(key, holder, limit, SLOT_TTL_SECONDS))) {
@@ -54,7 +61,7 @@ export async function withSite<R>(
     );
   }
   try {
-    return await run(siteCtx(deps.statsOrm.em.fork(), { id: site.id, timezone: site.timezone, settings: site.settings }), site);
+    return await fn();
   } finally {
     await deps.hot.releaseSlot(key, holder).catch(() => {});
   }

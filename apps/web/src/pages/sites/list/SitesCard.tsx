@@ -1,7 +1,8 @@
 import { Card } from '../../../components/Card.tsx';
 import { formatDateTime } from '../../../format.ts';
 import { Link } from '../../../router.tsx';
-import { useSitesNow } from '../live/useLive.ts';
+import { useSitesNow, useSparklines } from '../live/useLive.ts';
+import { Sparkline } from './Sparkline.tsx';
 import type { Site } from '../types.ts';
 
 /** The workspace's sites, each linking to its own page; when there are none, what a site is. */
@@ -27,6 +28,7 @@ export function SitesCard({ sites }: { sites: Site[] }) {
 function SitesTable({ sites }: { sites: Site[] }) {
   const now = useSitesNow();
   const visitors = new Map(now.data?.sites.map((s) => [s.id, s.visitors]) ?? []);
+  const lines = new Map(useSparklines().data?.sites.map((s) => [s.id, s]) ?? []);
   return (
     <Card title="Your sites" aside={<span className="muted">{sites.length === 1 ? '1 site' : `${sites.length} sites`}</span>}>
       <div className="site-table-wrap">
@@ -34,6 +36,7 @@ function SitesTable({ sites }: { sites: Site[] }) {
           <thead>
             <tr>
               <th scope="col">Site</th>
+              <th scope="col">Last 7 days</th>
               <th scope="col" title="People with a pageview in the last 5 minutes">
                 Now
               </th>
@@ -47,7 +50,7 @@ function SitesTable({ sites }: { sites: Site[] }) {
           </thead>
           <tbody>
             {sites.map((site) => (
-              <SiteRow key={site.id} site={site} now={now.isError ? null : visitors.get(site.id)} />
+              <SiteRow key={site.id} site={site} now={now.isError ? null : visitors.get(site.id)} line={lines.get(site.id)} />
             ))}
           </tbody>
         </table>
@@ -57,7 +60,15 @@ function SitesTable({ sites }: { sites: Site[] }) {
 }
 
 /** `now`: visitors now; undefined while loading, null when the caller may not read analytics. */
-function SiteRow({ site, now }: { site: Site; now: number | null | undefined }) {
+function SiteRow({
+  site,
+  now,
+  line,
+}: {
+  site: Site;
+  now: number | null | undefined;
+  line: { days: string[]; visitors: number[] } | undefined;
+}) {
   const total = site.hostnames.length;
   const verified = site.hostnames.filter((h) => h.verifiedAt).length;
   return (
@@ -74,6 +85,9 @@ function SiteRow({ site, now }: { site: Site; now: number | null | undefined }) 
           </span>
         )}
       </th>
+      <td className="site-cell-spark">
+        {line ? <Sparkline days={line.days} values={line.visitors} label={`People per day on ${site.name}`} /> : null}
+      </td>
       <td className="site-cell-now" data-testid="site-now">
         {now === null ? <span className="muted">—</span> : now === undefined ? '…' : `${now} now`}
       </td>

@@ -18,3 +18,8 @@ export function useSiteNow(siteId: string) {
 export function useSitesNow() {
   return useQuery({ ...useTRPC().live.sites.queryOptions(), ...live });
 }
+
+/** People per day of the last week of each site of the list (the server shares it for a minute). */
+export function useSparklines() {
+  return useQuery({ ...useTRPC().live.sparklines.queryOptions(), staleTime: 60_000, retry: false });
+}
