@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { insertRows, type PageviewRow } from '@us/db';
 import { describe, expect, it } from 'vitest';
+import { collectSite, postReport } from '../../api/test/support/collect.ts';
 import { createUser } from '../../api/test/support/server.ts';
 import { createSite } from '../../api/test/support/sites.ts';
 import { dashboardSuite, signedInPage, signInThroughUi } from './support/dashboard.ts';
@@ -74,6 +75,36 @@ describe('dashboard: who is here now', () => {
     await signInThroughUi(page, owner.email);
     await page.waitForURL(new RegExp(`/sites/${siteId}/dashboard$`));
     await page.getByRole('heading', { name: 'Launch site dashboard', level: 1 }).waitFor();
+    await context.close();
+  });
+
+  it('a new site waits live for its first pageview, says when it arrived and shows its figures', {
+    timeout: 120_000,
+  }, async () => {
+    const { t } = suite;
+    const site = await collectSite(t, `first-${Math.random().toString(36).slice(2, 10)}.example`);
+    const { context, page } = await signedInPage(suite, site.ownerEmail, 15_000, 1000);
+    await page.goto(`${t.url}/sites/${site.siteId}/dashboard`);
+    const status = page.locator('#install-status');
+    await expect.poll(() => status.textContent()).toContain('Waiting for the first pageview…');
+    expect(await page.locator('#site-snippet').textContent()).toContain(site.publicKey);
+
+    // The snippet's first report, through the real collect path: the page sees it by itself.
+    await postReport(t, site).expect(202);
+    await expect.poll(() => status.textContent(), { timeout: 20_000 }).toContain('Received: the first page report arrived');
+    await expect
+      .poll(
+        () =>
+          page
+            .getByRole('list', { name: 'Headline figures' })
+            .getByRole('listitem', { name: 'Pageviews', exact: true })
+            .locator('.dash-measure-value')
+            .textContent(),
+        {
+          timeout: 20_000,
+        },
+      )
+      .toBe('1');
     await context.close();
   });
 });

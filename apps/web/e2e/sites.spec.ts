@@ -130,7 +130,7 @@ describe('dashboard: site pages in a real browser', () => {
     const snippet = (await page.locator('#site-snippet').textContent()) ?? '';
     expect(snippet).toContain('data-site="pk_');
     expect(snippet).toContain((await page.locator('#site-public-key').textContent()) ?? 'no public key shown');
-    await page.getByText('Waiting for the first pageview.').waitFor();
+    await page.getByText('Waiting for the first pageview…').waitFor();
 
     // A server secret is shown once, then only by its prefix.
     await page.getByRole('button', { name: 'Create server secret' }).click();

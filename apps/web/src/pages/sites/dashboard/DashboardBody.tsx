@@ -22,11 +22,14 @@ export function DashboardBody({
   choices,
   catalogue,
   onFilter,
+  installed,
 }: {
   siteId: string;
   choices: Choices;
   catalogue: Catalogue | undefined;
   onFilter: (dimension: string, value: string | null) => void;
+  /** Whether any page report has reached the site yet (if not, an empty preset range shows the install steps). */
+  installed: boolean;
 }) {
   const view = LANE_VIEWS[choices.lane];
   const people = choices.lane === 'people';
@@ -67,7 +70,12 @@ export function DashboardBody({
       {!problem && !current && <p className="loading">Loading…</p>}
       {items && <MeasureCards items={items} compare={choices.compare} previous={previous} reason={reason} />}
       {current && empty && (
-        <EmptyState siteId={siteId} crawlers={choices.lane === 'crawlers'} filtered={Object.keys(choices.filters).length > 0} />
+        <EmptyState
+          siteId={siteId}
+          crawlers={choices.lane === 'crawlers'}
+          filtered={Object.keys(choices.filters).length > 0}
+          installed={installed || choices.range === 'custom'}
+        />
       )}
       {current && !empty && (
         <>

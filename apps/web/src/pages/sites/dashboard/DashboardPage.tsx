@@ -51,7 +51,13 @@ export function DashboardPage() {
             labels={catalogue.data?.dimensionLabels}
             onChange={(filters) => change({ filters })}
           />
-          <DashboardBody siteId={site.data.site.id} choices={choices} catalogue={catalogue.data} onFilter={addFilter} />
+          <DashboardBody
+            siteId={site.data.site.id}
+            choices={choices}
+            catalogue={catalogue.data}
+            onFilter={addFilter}
+            installed={site.data.site.lastSeenAt !== null}
+          />
           <LiveParts siteId={site.data.site.id} part="list" />
         </div>
       )}

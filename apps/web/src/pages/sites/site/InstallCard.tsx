@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
 import { Card } from '../../../components/Card.tsx';
 import { Notice } from '../../../components/Notice.tsx';
 import { formatDateTime } from '../../../format.ts';
@@ -7,12 +8,28 @@ import { useTRPC } from '../../../trpc.ts';
 import { CopyButton } from '../parts/CopyButton.tsx';
 import { CollectHealthNote } from './CollectHealthNote.tsx';
 
-/** The snippet to paste into every page, whether a page with it has been viewed yet, and what was not stored. */
-export function InstallCard({ siteId }: { siteId: string }) {
+/** How often a visible tab asks whether the first page report has arrived, until it has. */
+const WAITING_EVERY_MS = 4_000;
+
+/**
+ * The snippet to paste into every page, whether a page with it has been viewed yet, and what was not
+ * stored. While nothing has arrived it asks again every few seconds, so "received" shows by itself;
+ * `onReceived` runs once when it does (the dashboard then loads its figures).
+ */
+export function InstallCard({ siteId, onReceived }: { siteId: string; onReceived?: () => void }) {
   const trpc = useTRPC();
   const snippet = useQuery(trpc.sites.snippet.queryOptions({ id: siteId }));
-  const status = useQuery(trpc.sites.installStatus.queryOptions({ id: siteId }));
+  const status = useQuery({
+    ...trpc.sites.installStatus.queryOptions({ id: siteId }),
+    refetchInterval: (query) => (query.state.data?.installed ? false : WAITING_EVERY_MS),
+    refetchIntervalInBackground: false,
+  });
   const installed = status.data?.installed === true;
+  const [waited, setWaited] = useState(false);
+  useEffect(() => {
+    if (status.data && !status.data.installed) setWaited(true);
+    if (status.data?.installed && waited) onReceived?.();
+  }, [status.data, waited, onReceived]);
 
   return (
     <Card
@@ -45,15 +62,19 @@ export function InstallCard({ siteId }: { siteId: string }) {
         <p id="install-status" role="status" aria-live="polite">
           {status.data ? (
             installed ? (
-              <>
-                <strong>Installed</strong>, last seen {formatDateTime(status.data.lastSeenAt)}.
-              </>
+              waited ? (
+                <>
+                  <strong>Received:</strong> the first page report arrived at {formatDateTime(status.data.lastSeenAt)}.
+                </>
+              ) : (
+                <>
+                  <strong>Installed</strong>, last seen {formatDateTime(status.data.lastSeenAt)}.
+                </>
+              )
             ) : (
               <>
-                <strong>Waiting for the first pageview.</strong>{' '}
-                <span className="muted">
-                  Open a page with the snippet in a browser, then refresh (it updates within a minute).
-                </span>
+                <span className="live-dot live-dot-wait" aria-hidden="true" /> <strong>Waiting for the first pageview…</strong>{' '}
+                <span className="muted">Open a page with the snippet in a browser: it shows here within seconds.</span>
               </>
             )
           ) : status.isError ? (
