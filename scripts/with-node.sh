@@ -37,6 +37,7 @@ case "$task" in
   build) exec turbo run build --output-logs=errors-only "$@" ;;
   bench) exec node --import tsx apps/api/bench/run.ts "$@" ;;
   bench-profile) exec node --import tsx apps/api/bench/profile.ts "$@" ;;
+  screenshots) turbo run build --output-logs=errors-only --filter=@us/web && exec vitest run --config vitest.shots.config.ts "$@" ;;
   exec)  exec "$@" ;;
-  *) echo "usage: with-node.sh start|test|build|bench|bench-profile|exec CMD..." >&2; exit 2 ;;
+  *) echo "usage: with-node.sh start|test|build|bench|bench-profile|screenshots|exec CMD..." >&2; exit 2 ;;
 esac

@@ -1,0 +1,80 @@
+// The README's pictures: a site with 30 days of generated traffic (the demo generator), signed in through
+// the dashboard, each main view written to docs/screenshots/<name>.png at 1280 pixels wide.
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { insertRows } from '@us/db';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { generateTraffic } from '../../api/src/seed/generate.ts';
+import { createUser } from '../../api/test/support/server.ts';
+import { createSite } from '../../api/test/support/sites.ts';
+import { dashboardSuite, signedInPage } from '../e2e/support/dashboard.ts';
+
+const OUT = path.resolve(import.meta.dirname, '../../../docs/screenshots');
+
+/** Waits until nothing on the page is loading, then writes the picture (the whole page unless `fold`). */
+async function shoot(page: Page, name: string, fold = false) {
+  await expect.poll(() => page.locator('.loading, [aria-busy="true"]').count(), { timeout: 30_000 }).toBe(0);
+  await page.screenshot({ path: path.join(OUT, `${name}.png`), fullPage: !fold });
+}
+
+describe('screenshots', () => {
+  const suite = dashboardSuite();
+
+  it('writes the pictures of the main views', async () => {
+    const { t } = suite;
+    mkdirSync(OUT, { recursive: true });
+    const owner = await createUser(t.deps, { workspaceName: 'Trail Co.', email: 'ana@trailshop.example' });
+    const em = () => t.deps.orm.em.fork();
+    const { siteId } = await createSite(em(), { workspace: owner.workspace.id, name: 'trailshop.example' });
+    await createSite(em(), { workspace: owner.workspace.id, name: 'blog.trailshop.example' });
+    await em().getConnection().execute(`update sites set last_seen_at = now() where id = ?`, [siteId]);
+    await generateTraffic(t.deps.orm, { siteId, timezone: 'UTC', days: 30, pageviews: 24_000, jobs: 1, seed: 'screenshots' });
+    // A few people on the site right now, for the live figures.
+    const now = Date.now();
+    await insertRows(
+      t.deps.orm,
+      'pageviews',
+      ['/', '/products/trail-runner-2', '/pricing', '/blog/marathon-training-plan'].map((p, i) => ({
+        siteId,
+        at: new Date(now - i * 40_000),
+        pageviewId: `pv-${randomUUID()}`,
+        visitor: `now-${i}`,
+        sessionStart: true,
+        lane: 'human' as const,
+        path: p,
+        referrerHost: i % 2 ? 'www.google.com' : null,
+        country: ['DE', 'US', 'FR', 'GB'][i] ?? null,
+        device: i % 2 ? 'mobile' : 'desktop',
+      })),
+    );
+
+    const { context, page } = await signedInPage(suite, owner.email, 30_000, 900);
+    const dashboard = `${t.url}/sites/${siteId}/dashboard`;
+    await page.goto(`${dashboard}?range=30d`);
+    await page.getByRole('img', { name: /^Sessions and pageviews per day/ }).waitFor();
+    await shoot(page, 'dashboard');
+
+    await page.getByRole('table', { name: 'Top countries' }).getByRole('button').first().click();
+    await page.getByRole('list', { name: 'Filters' }).waitFor();
+    await shoot(page, 'dashboard-filtered');
+
+    await page.goto(`${dashboard}/page?range=30d`);
+    await page.getByRole('table', { name: 'All pages' }).waitFor();
+    await shoot(page, 'full-table');
+
+    await page.goto(`${dashboard}?range=30d&lane=crawlers`);
+    await page.getByRole('img', { name: /^Crawler requests per day/ }).waitFor();
+    await shoot(page, 'crawlers');
+
+    await page.goto(`${t.url}/sites`);
+    await page.getByRole('table', { name: 'Sites' }).getByRole('img').first().waitFor();
+    await shoot(page, 'sites');
+
+    await page.goto(`${t.url}/sites/${siteId}/journeys`);
+    await page.waitForLoadState('networkidle');
+    await shoot(page, 'journeys', true);
+    await context.close();
+  });
+});
