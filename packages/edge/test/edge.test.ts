@@ -549,8 +549,15 @@ describe('the gate in withUnseen (workerd via miniflare)', () => {
     await waitFor(() => (configFetches()[1]?.status ? true : undefined));
     expect(configFetches()[1]!.headers['if-none-match']).toBeTruthy();
     expect(configFetches()[1]!.status).toBe(200);
-    // …and the next one sees the new rules.
-    expect((await visit(mf, 'https://shop.example/secret')).text).toBe('origin /secret');
+    // …and a request soon after sees the new rules (the isolate stores the answer just after the service
+    // sent it: on a busy machine the very next request may still meet the old copy).
+    let denied = 3;
+    for (let i = 0; ; i++) {
+      if ((await visit(mf, 'https://shop.example/secret')).text === 'origin /secret') break;
+      denied += 1;
+      if (i === 40) throw new Error('the new rules never reached the worker');
+      await new Promise((r) => setTimeout(r, 50));
+    }
 
     // Unchanged: the service answers 304 and the copy is kept.
     await new Promise((r) => setTimeout(r, 1100));
@@ -559,11 +566,9 @@ describe('the gate in withUnseen (workerd via miniflare)', () => {
     expect(configFetches()[2]!.status).toBe(304);
     expect((await visit(mf, 'https://shop.example/secret')).text).toBe('origin /secret');
     expect(configFetches()).toHaveLength(3);
-    await waitFor(() => (records().length >= 6 ? true : undefined));
+    await waitFor(() => (records().length >= denied + 3 ? true : undefined));
     expect(records().map((r) => r.reason)).toEqual([
-      'rule: no secrets',
-      'rule: no secrets',
-      'rule: no secrets',
+      ...Array.from({ length: denied }, () => 'rule: no secrets'),
       'browser: no sign of automation',
       'browser: no sign of automation',
       'browser: no sign of automation',
