@@ -11,7 +11,7 @@ describe('top tables', () => {
     siteId = await f.site();
     const at = noonUtc(dayAgo('UTC', 1));
     await insertRows(f.t.deps.orm, 'pageviews', [
-      pv(siteId, at, { path: '/a', visitor: 'v1' }),
+      pv(siteId, at, { path: '/a', visitor: 'v1', language: 'de-DE' }),
       pv(siteId, at, { path: '/b', visitor: 'v1', sessionStart: false }),
       pv(siteId, at, { path: '/b', visitor: 'v1', sessionStart: false }),
       pv(siteId, at, { path: '/b', visitor: 'v2', sessionStart: false }),
@@ -47,7 +47,12 @@ describe('top tables', () => {
       kind,
       device: 'desktop',
     });
-    await insertRows(f.t.deps.orm, 'events', [ev('signup'), ev('signup'), ev('click'), ev('exp-hero', 'exposure')]);
+    await insertRows(f.t.deps.orm, 'events', [
+      { ...ev('signup'), label: 'hero' },
+      { ...ev('signup'), label: 'hero' },
+      { ...ev('click'), label: 'footer' },
+      { ...ev('exp-hero', 'exposure'), label: 'hero' },
+    ]);
   });
   afterAll(() => f.close());
 
@@ -89,6 +94,21 @@ describe('top tables', () => {
     expect(res.body.rows).toEqual([
       { value: 'signup', count: 2, share: 66.7 },
       { value: 'click', count: 1, share: 33.3 },
+    ]);
+  });
+
+  it('label ranks the labels of events (not of exposures); language ranks sessions by the browser’s language', async () => {
+    const labels = await top('label').expect(200);
+    expect(labels.body).toMatchObject({ metrics: 'events', count: 'events', total: 3 });
+    expect(labels.body.rows).toEqual([
+      { value: 'hero', count: 2, share: 66.7 },
+      { value: 'footer', count: 1, share: 33.3 },
+    ]);
+    const languages = await top('language').expect(200);
+    expect(languages.body).toMatchObject({ metrics: 'sessions', total: 3 });
+    expect(languages.body.rows).toEqual([
+      { value: null, count: 2, share: 66.7 },
+      { value: 'de-DE', count: 1, share: 33.3 },
     ]);
   });
 

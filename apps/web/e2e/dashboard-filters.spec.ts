@@ -38,6 +38,17 @@ describe('dashboard: filter by clicking', () => {
     await expect.poll(() => figure(page, 'Sessions')).toBe('5');
     const chart = page.getByRole('img', { name: /^Sessions and pageviews per day/ });
 
+    // Tabs: the Sources card also ranks referrers, the Pages card entry pages (sessions that began there).
+    await page.getByRole('tab', { name: 'Referrers' }).click();
+    await expect
+      .poll(() => rowLabels(page, 'Top referrers'))
+      .toEqual(['www.google.com', 'Direct / none', 'news.ycombinator.com']);
+    await page.getByRole('tab', { name: 'Entry pages' }).click();
+    await expect.poll(() => rowLabels(page, 'Top entry pages')).toEqual(['/', '/pricing', '/blog/hello']);
+    expect(await page.getByRole('tab', { name: 'Entry pages' }).getAttribute('aria-selected')).toBe('true');
+    await page.getByRole('tab', { name: 'Sources', exact: true }).click();
+    await page.getByRole('tab', { name: 'Pages', exact: true }).click();
+
     // Germany: every card, the chart and every table follow; the country table itself is no longer clickable.
     await page.getByRole('table', { name: 'Top countries' }).getByRole('button', { name: 'Germany (DE)' }).click();
     await page.waitForURL(/[?&]where\.country=DE/);

@@ -230,6 +230,8 @@ export const TOP_DIMENSIONS = [
   'cache',
   'decision',
   'event',
+  'label',
+  'language',
 ] as const;
 export type TopDimension = (typeof TOP_DIMENSIONS)[number];
 

@@ -19,6 +19,8 @@ export const TOP_SETS: Record<TopDimension, MetricSet> = {
   cache: 'requests',
   decision: 'requests',
   event: 'events',
+  label: 'events',
+  language: 'sessions',
 };
 
 /** Network figures come from DB-IP's ASN data (CC BY 4.0), which asks for this credit beside them. */

@@ -41,8 +41,9 @@ export async function topOf(ctx: SiteCtx, input: TopQuery): Promise<TopTable> {
     sort: count,
     counts: [count],
     limit,
-    // `event` ranks events sent by site code, not A/B exposures (raw rows; rollups keep all kinds together).
-    rawExtra: dimension === 'event' ? [`kind = 'event'`] : [],
+    // `event` and `label` rank events sent by site code, not A/B exposures (raw rows; rollups keep all
+    // kinds together).
+    rawExtra: dimension === 'event' || dimension === 'label' ? [`kind = 'event'`] : [],
   });
   const total = fig.totals[count] ?? 0;
   return {

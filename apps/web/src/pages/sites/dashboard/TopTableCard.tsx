@@ -1,50 +1,88 @@
 import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
 import { Card } from '../../../components/Card.tsx';
 import { Notice } from '../../../components/Notice.tsx';
 import { toProblem } from '../../../problem.ts';
 import { useTRPC } from '../../../trpc.ts';
-import { type Choices, choicesToParams } from './choices.ts';
+import { type Choices, choicesToParams, type Filters } from './choices.ts';
 import { topOptions } from './data.ts';
 import type { TableDef } from './lanes.ts';
 import { TopTableRows } from './TopTableRows.tsx';
 import { splitAttribution } from './topValues.ts';
 
-/** The table in full, under the same lane, range and filters. */
-function fullTableHref(siteId: string, dimension: string, choices: Choices): string {
-  const q = choicesToParams(choices).toString();
-  return `/sites/${encodeURIComponent(siteId)}/dashboard/${encodeURIComponent(dimension)}${q ? `?${q}` : ''}`;
+type OnFilter = (dimension: string, value: string | null) => void;
+
+/** The table in full, under the same lane, range and filters (entry pages ranked by sessions). */
+function fullTableHref(siteId: string, table: TableDef, choices: Choices): string {
+  const q = choicesToParams(choices);
+  if (table.count === 'sessions') q.set('sort', 'sessions');
+  const search = q.toString();
+  return `/sites/${encodeURIComponent(siteId)}/dashboard/${encodeURIComponent(table.dimension)}${search ? `?${search}` : ''}`;
 }
 
-/** One ranked table of the lane (sources, pages, crawlers…), loaded on its own so one failure stays local. */
+/**
+ * One card of ranked tables (sources, pages, crawlers…), loaded on its own so one failure stays local;
+ * with several tables, tabs choose which is shown. Filters the table's figures cannot take (events have
+ * no source) are left out and named under it.
+ */
 export function TopTableCard({
   siteId,
   choices,
-  table,
+  tabs,
   columnLabel,
+  filtersOf,
   onFilter,
 }: {
   siteId: string;
   choices: Choices;
-  table: TableDef;
-  columnLabel: string;
-  onFilter: ((dimension: string, value: string | null) => void) | undefined;
+  tabs: TableDef[];
+  columnLabel: (t: TableDef) => string;
+  filtersOf: (t: TableDef) => string[] | undefined;
+  onFilter: (t: TableDef) => OnFilter | undefined;
 }) {
-  const top = useQuery(topOptions(useTRPC(), siteId, choices, table));
+  const [selected, setSelected] = useState(0);
+  const table = tabs[selected] ?? (tabs[0] as TableDef);
+  const takes = filtersOf(table);
+  const applied: Filters = takes
+    ? Object.fromEntries(Object.entries(choices.filters).filter(([d]) => takes.includes(d)))
+    : choices.filters;
+  const skipped = Object.keys(choices.filters).filter((d) => !(d in applied));
+  const top = useQuery(topOptions(useTRPC(), siteId, { ...choices, filters: applied }, table));
   const data = top.data;
   const attribution = data?.attribution ? splitAttribution(data.attribution) : null;
+  const tabList = tabs.length > 1 && (
+    <div className="dash-tabs" role="tablist" aria-label={`${tabs[0]?.title} tables`}>
+      {tabs.map((t, i) => (
+        <button
+          key={t.title}
+          type="button"
+          role="tab"
+          aria-selected={i === selected}
+          className={`dash-tab${i === selected ? ' dash-tab-on' : ''}`}
+          onClick={() => setSelected(i)}
+        >
+          {t.title}
+        </button>
+      ))}
+    </div>
+  );
+  const filter = table.dimension in choices.filters ? undefined : onFilter(table);
   return (
     <div className="dash-top-card" data-dimension={table.dimension} aria-busy={top.isFetching}>
-      <Card title={table.title}>
+      <Card title={table.title} aside={tabList}>
         {top.isError && <Notice tone="error">{toProblem(top.error).title}</Notice>}
         {top.isPending && <p className="loading">Loading…</p>}
         {data && (
           <TopTableRows
             table={data}
             title={table.title}
-            columnLabel={columnLabel}
-            onFilter={table.dimension in choices.filters ? undefined : onFilter}
-            fullHref={fullTableHref(siteId, table.dimension, choices)}
+            columnLabel={columnLabel(table)}
+            onFilter={filter}
+            fullHref={fullTableHref(siteId, table, choices)}
           />
+        )}
+        {skipped.length > 0 && (
+          <p className="dash-top-more muted">Not filtered by {skipped.join(', ')}: these figures do not have it.</p>
         )}
         {attribution && (
           <p className="dash-attribution">

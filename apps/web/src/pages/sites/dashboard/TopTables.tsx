@@ -1,12 +1,13 @@
 import type { Choices } from './choices.ts';
-import type { LaneView } from './lanes.ts';
+import type { LaneView, TableDef } from './lanes.ts';
 import { TopTableCard } from './TopTableCard.tsx';
 import type { Catalogue } from './types.ts';
 
 /**
- * The lane's top tables. The catalogue says which top dimensions the API offers and how it names
- * them; until it answers (or if it cannot), the lane's own list stands. It also says which tables' rows
- * may filter the lane's figures.
+ * The lane's top tables, a card each, some with tabs (Sources · Referrers · Mediums · Campaigns…). The
+ * catalogue says which top dimensions the API offers, how it names them, which filters each table's
+ * figures take, and which tables' rows may filter the lane's figures; until it answers (or if it
+ * cannot), the lane's own lists stand.
  */
 export function TopTables({
   siteId,
@@ -21,19 +22,26 @@ export function TopTables({
   catalogue: Catalogue | undefined;
   onFilter: (dimension: string, value: string | null) => void;
 }) {
-  const tables = catalogue ? view.tables.filter((t) => t.dimension in catalogue.topDimensions) : view.tables;
+  const offered = (t: TableDef) => !catalogue || t.dimension in catalogue.topDimensions;
+  const cards = view.cards.map((card) => card.filter(offered)).filter((card) => card.length > 0);
   // A row filters the dashboard when the lane's figures can be filtered by its dimension.
   const filterable = new Set(catalogue?.metricSets[view.metrics]?.filters ?? []);
+  /** The filters a table's own metric set takes (events have no source, for one); undefined: all. */
+  const filtersOf = (t: TableDef) => {
+    const set = catalogue?.topDimensions[t.dimension as keyof Catalogue['topDimensions']];
+    return set ? catalogue?.metricSets[set]?.filters : undefined;
+  };
   return (
     <div className="dash-tops">
-      {tables.map((t) => (
+      {cards.map((card) => (
         <TopTableCard
-          key={t.dimension}
+          key={card[0]?.title}
           siteId={siteId}
           choices={choices}
-          table={t}
-          columnLabel={catalogue?.dimensionLabels[t.dimension] ?? t.title}
-          onFilter={filterable.has(t.dimension) ? onFilter : undefined}
+          tabs={card}
+          columnLabel={(t) => catalogue?.dimensionLabels[t.dimension] ?? t.title}
+          filtersOf={filtersOf}
+          onFilter={(t) => (filterable.has(t.dimension) ? onFilter : undefined)}
         />
       ))}
     </div>

@@ -19,16 +19,43 @@ export interface TableDef {
 export interface LaneView {
   metrics: 'pageviews' | 'requests';
   lines: LineDef[];
+  /** Every table of the lane (each card's tabs, in order). */
   tables: TableDef[];
+  /** The cards: each a list of tables shown one at a time as tabs (the first by default). */
+  cards: TableDef[][];
   /** The noun of the chart's accessible name: "Sessions and pageviews per day". */
   chartName: string;
 }
 
-const PAGE_TABLES: TableDef[] = [
-  { dimension: 'source', title: 'Sources' },
-  { dimension: 'page', title: 'Pages', count: 'pageviews' },
-  { dimension: 'country', title: 'Countries' },
-  { dimension: 'device', title: 'Devices' },
+const PAGE_CARDS: TableDef[][] = [
+  [
+    { dimension: 'source', title: 'Sources' },
+    { dimension: 'referrer', title: 'Referrers' },
+    { dimension: 'medium', title: 'Mediums' },
+    { dimension: 'campaign', title: 'Campaigns' },
+  ],
+  [
+    { dimension: 'page', title: 'Pages', count: 'pageviews' },
+    { dimension: 'page', title: 'Entry pages', count: 'sessions' },
+    { dimension: 'page_type', title: 'Page types' },
+  ],
+  [
+    { dimension: 'country', title: 'Countries' },
+    { dimension: 'language', title: 'Languages' },
+  ],
+  [{ dimension: 'device', title: 'Devices' }],
+  [
+    { dimension: 'event', title: 'Events' },
+    { dimension: 'label', title: 'Event labels' },
+  ],
+];
+
+const CRAWLER_CARDS: TableDef[][] = [
+  [{ dimension: 'bot', title: 'Bots' }],
+  [{ dimension: 'category', title: 'Categories' }],
+  [{ dimension: 'path', title: 'Paths' }],
+  [{ dimension: 'network', title: 'Networks' }],
+  [{ dimension: 'status', title: 'Status codes' }],
 ];
 
 const PAGE_LINES: LineDef[] = [
@@ -37,18 +64,25 @@ const PAGE_LINES: LineDef[] = [
 ];
 
 export const LANE_VIEWS: Record<LaneKey, LaneView> = {
-  people: { metrics: 'pageviews', lines: PAGE_LINES, tables: PAGE_TABLES, chartName: 'Sessions and pageviews per day' },
-  internal: { metrics: 'pageviews', lines: PAGE_LINES, tables: PAGE_TABLES, chartName: 'Sessions and pageviews per day' },
+  people: {
+    metrics: 'pageviews',
+    lines: PAGE_LINES,
+    cards: PAGE_CARDS,
+    tables: PAGE_CARDS.flat(),
+    chartName: 'Sessions and pageviews per day',
+  },
+  internal: {
+    metrics: 'pageviews',
+    lines: PAGE_LINES,
+    cards: PAGE_CARDS,
+    tables: PAGE_CARDS.flat(),
+    chartName: 'Sessions and pageviews per day',
+  },
   crawlers: {
     metrics: 'requests',
     lines: [{ count: 'requests', label: 'Requests', tone: 'primary' }],
-    tables: [
-      { dimension: 'bot', title: 'Bots' },
-      { dimension: 'category', title: 'Categories' },
-      { dimension: 'path', title: 'Paths' },
-      { dimension: 'network', title: 'Networks' },
-      { dimension: 'status', title: 'Status codes' },
-    ],
+    cards: CRAWLER_CARDS,
+    tables: CRAWLER_CARDS.flat(),
     chartName: 'Crawler requests per day',
   },
 };

@@ -9,6 +9,8 @@ const regions = (() => {
 
 const NONE: Record<string, string> = {
   source: 'Direct / none',
+  referrer: 'Direct / none',
+  language: 'Unknown',
   country: 'Unknown',
   device: 'Unknown',
   bot: 'Unnamed',

@@ -37,7 +37,14 @@ export function FullTablePage() {
   const catalogue = useQuery(trpc.stats.catalogue.queryOptions());
   const view = LANE_VIEWS[choices.lane];
   const def = view.tables.find((t) => t.dimension === dimension);
-  const metrics = view.metrics;
+  // Events tables count events (site events only, as the card); the others every count of the lane's set.
+  const events =
+    catalogue.data?.topDimensions[dimension as keyof NonNullable<typeof catalogue.data>['topDimensions']] === 'events';
+  const metrics: 'events' | 'pageviews' | 'requests' = events ? 'events' : view.metrics;
+  const takes = catalogue.data?.metricSets[metrics]?.filters;
+  const filters = takes
+    ? Object.fromEntries(Object.entries(choices.filters).filter(([d]) => takes.includes(d)))
+    : choices.filters;
   const defaultSort = def?.count ?? (metrics === 'pageviews' ? 'sessions' : metrics);
   const sort = table.sort ?? defaultSort;
   // The total under the table: of the sort count, unless that is an average (then the default count's).
@@ -52,9 +59,13 @@ export function FullTablePage() {
     offset: (table.page - 1) * PAGE_ROWS,
     ...(table.q ? { search: table.q } : {}),
     ...rangeFields(choices),
-    ...whereParams(choices.filters),
+    ...whereParams(events ? { ...filters, kind: 'event' } : filters),
   };
-  const rows = useQuery({ ...trpc.stats.get.queryOptions(input), enabled: def !== undefined, placeholderData: keepPreviousData });
+  const rows = useQuery({
+    ...trpc.stats.get.queryOptions(input),
+    enabled: def !== undefined && catalogue.data !== undefined,
+    placeholderData: keepPreviousData,
+  });
 
   const problem = site.error ? toProblem(site.error) : null;
   if (isMissingSite(problem)) return <SiteMissing />;
