@@ -24,6 +24,9 @@ const NAV: readonly (readonly [path: string, label: string])[] = [
 export function Layout({ actions, children }: { actions?: ReactNode; children: ReactNode }) {
   const me = useSignedIn();
   const user = me?.user;
+  // While it is not known yet who is here, the navigation's room is kept (hidden), so the page below
+  // does not jump down when it appears.
+  const pending = useMe().isPending;
   return (
     <div className="shell">
       <header className="header">
@@ -44,7 +47,13 @@ export function Layout({ actions, children }: { actions?: ReactNode; children: R
             ))}
         </nav>
       </header>
-      {user && <DashboardNav />}
+      {user ? (
+        <DashboardNav />
+      ) : pending ? (
+        <div className="dashboard-nav-pending" aria-hidden="true">
+          <DashboardNav />
+        </div>
+      ) : null}
       <main className="main">{children}</main>
     </div>
   );

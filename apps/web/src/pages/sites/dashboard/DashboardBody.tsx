@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
 import { Notice } from '../../../components/Notice.tsx';
 import { toProblem } from '../../../problem.ts';
 import { useTRPC, useTRPCClient } from '../../../trpc.ts';
@@ -23,6 +24,7 @@ export function DashboardBody({
   catalogue,
   onFilter,
   installed,
+  footer,
 }: {
   siteId: string;
   choices: Choices;
@@ -30,6 +32,8 @@ export function DashboardBody({
   onFilter: (dimension: string, value: string | null) => void;
   /** Whether any page report has reached the site yet (if not, an empty preset range shows the install steps). */
   installed: boolean;
+  /** Shown under the figures once they are there (so it never jumps down as they arrive). */
+  footer?: ReactNode;
 }) {
   const view = LANE_VIEWS[choices.lane];
   const people = choices.lane === 'people';
@@ -61,14 +65,22 @@ export function DashboardBody({
 
   return (
     <div className="dash-body" aria-busy={series.isFetching || summary.isFetching}>
-      {current && (
-        <p className="dash-period muted">
-          {formatPeriod(current.from, current.to)} · days in {current.timezone}
-        </p>
-      )}
+      <p className="dash-period muted">
+        {current ? `${formatPeriod(current.from, current.to)} · days in ${current.timezone}` : '\u00a0'}
+      </p>
       {problem && <Notice tone="error">{problem.title}</Notice>}
-      {!problem && !current && <p className="loading">Loading…</p>}
+      {!problem && !current && (
+        // The room the figures will take, so nothing below moves as they arrive.
+        <div className="dash-placeholder loading" role="status">
+          <span className="site-visually-hidden">Loading…</span>
+          <div className="dash-placeholder-measures" />
+          <div className="dash-placeholder-chart" />
+        </div>
+      )}
       {items && <MeasureCards items={items} compare={choices.compare} previous={previous} reason={reason} />}
+      {!items && current && !problem && (
+        <div className="dash-placeholder-measures loading" role="status" aria-label="Loading the headline figures" />
+      )}
       {current && empty && (
         <EmptyState
           siteId={siteId}
@@ -83,6 +95,7 @@ export function DashboardBody({
           <TopTables siteId={siteId} choices={choices} view={view} catalogue={catalogue} onFilter={onFilter} />
         </>
       )}
+      {current && footer}
     </div>
   );
 }

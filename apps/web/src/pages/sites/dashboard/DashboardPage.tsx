@@ -57,8 +57,8 @@ export function DashboardPage() {
             catalogue={catalogue.data}
             onFilter={addFilter}
             installed={site.data.site.lastSeenAt !== null}
+            footer={<LiveParts siteId={site.data.site.id} part="list" />}
           />
-          <LiveParts siteId={site.data.site.id} part="list" />
         </div>
       )}
     </SitesFrame>
