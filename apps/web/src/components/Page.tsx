@@ -6,7 +6,16 @@ let firstPage = true;
  * A page body: sets the document title and, after a client-side navigation, moves focus to the
  * heading so screen readers announce the new page.
  */
-export function Page({ title, wide, children }: { title: string; wide?: boolean; children: ReactNode }) {
+export function Page({
+  title,
+  wide,
+  children,
+}: {
+  title: string;
+  /** true: room for tables; 'dash': the figure pages' full width, from the first paint (no shift when they load). */
+  wide?: boolean | 'dash';
+  children: ReactNode;
+}) {
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
     document.title = `${title} · Unseen Stats`;
@@ -14,7 +23,7 @@ export function Page({ title, wide, children }: { title: string; wide?: boolean;
     else heading.current?.focus();
   }, [title]);
   return (
-    <section className={wide ? 'page page-wide' : 'page'}>
+    <section className={wide === 'dash' ? 'page page-wide page-dash' : wide ? 'page page-wide' : 'page'}>
       <h1 ref={heading} tabIndex={-1}>
         {title}
       </h1>

@@ -69,18 +69,14 @@ export function DashboardBody({
         {current ? `${formatPeriod(current.from, current.to)} · days in ${current.timezone}` : '\u00a0'}
       </p>
       {problem && <Notice tone="error">{problem.title}</Notice>}
-      {!problem && !current && (
-        // The room the figures will take, so nothing below moves as they arrive.
-        <div className="dash-placeholder loading" role="status">
+      {/* The room the figures will take, whichever answer comes first, so nothing moves as they arrive. */}
+      {items && <MeasureCards items={items} compare={choices.compare} previous={previous} reason={reason} />}
+      {!items && !problem && (
+        <div className="dash-placeholder-measures loading" role="status">
           <span className="site-visually-hidden">Loading…</span>
-          <div className="dash-placeholder-measures" />
-          <div className="dash-placeholder-chart" />
         </div>
       )}
-      {items && <MeasureCards items={items} compare={choices.compare} previous={previous} reason={reason} />}
-      {!items && current && !problem && (
-        <div className="dash-placeholder-measures loading" role="status" aria-label="Loading the headline figures" />
-      )}
+      {!current && !problem && <div className="dash-placeholder-chart loading" aria-hidden="true" />}
       {current && empty && (
         <EmptyState
           siteId={siteId}

@@ -38,7 +38,7 @@ export function DashboardPage() {
   if (isMissingSite(problem)) return <SiteMissing />;
 
   return (
-    <SitesFrame title={name ? `${name} dashboard` : 'Dashboard'}>
+    <SitesFrame figures title={name ? `${name} dashboard` : 'Dashboard'}>
       {problem && <Notice tone="error">{problem.title}</Notice>}
       {!site.data && !problem && <p className="loading">Loading…</p>}
       {site.data && (

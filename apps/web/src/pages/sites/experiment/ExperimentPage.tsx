@@ -31,7 +31,7 @@ export function ExperimentPage() {
   const name = results.data?.name ?? key;
 
   return (
-    <SitesFrame title={`Experiment ${name}`}>
+    <SitesFrame figures title={`Experiment ${name}`}>
       {problem && (
         <Notice tone="error">
           {problem.title}

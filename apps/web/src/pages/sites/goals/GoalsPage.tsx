@@ -26,7 +26,7 @@ export function GoalsPage() {
   if (isMissingSite(problem)) return <SiteMissing />;
 
   return (
-    <SitesFrame title={name ? `${name} goals` : 'Goals'}>
+    <SitesFrame figures title={name ? `${name} goals` : 'Goals'}>
       {problem && <Notice tone="error">{problem.title}</Notice>}
       {!results.data && !problem && <p className="loading">Loading…</p>}
       {site.data && (

@@ -33,7 +33,7 @@ export function JourneysPage() {
   const change = (c: Partial<JourneyChoices>) => patchSearch(journeyParams(c));
 
   return (
-    <SitesFrame title={name ? `${name} journeys` : 'Journeys'}>
+    <SitesFrame figures title={name ? `${name} journeys` : 'Journeys'}>
       {problem && <Notice tone="error">{problem.title}</Notice>}
       {!journeys.data && !problem && <p className="loading">Loading…</p>}
       {site.data && (

@@ -81,7 +81,7 @@ export function FullTablePage() {
   const answer = rows.data;
 
   return (
-    <SitesFrame title={title}>
+    <SitesFrame figures title={title}>
       {problem && <Notice tone="error">{problem.title}</Notice>}
       <div className="site-stack dash">
         <SiteLinks siteId={id} current={null} />
