@@ -8,5 +8,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     maxWorkers: 2,
+    // expect.poll waits up to 10 s (vitest's default is 1 s): a browser on a loaded CI machine can take
+    // longer than that to show a dashboard's first figures, and a poll only waits as long as it must.
+    expect: { poll: { timeout: 10_000 } },
   },
 });
