@@ -13,6 +13,8 @@ export interface RequestInfo {
   /** Value of the us_session cookie (never on /mcp). */
   sessionCookie: string | undefined;
   bearer: string | undefined;
+  /** X-Share-View header: a view opened from a shared link (tRPC face only). */
+  shareView?: string | undefined;
   /** X-Workspace header or ?workspace= query. */
   workspaceHint: string | undefined;
   origin: string | undefined;

@@ -6,6 +6,7 @@ import { LoginPage } from './pages/LoginPage.tsx';
 import { NotFoundPage } from './pages/NotFoundPage.tsx';
 import { ResendVerificationPage } from './pages/ResendVerificationPage.tsx';
 import { ResetPasswordPage } from './pages/ResetPasswordPage.tsx';
+import { SharePage } from './pages/share/SharePage.tsx';
 import { SignupPage } from './pages/SignupPage.tsx';
 import { DashboardPage } from './pages/sites/dashboard/DashboardPage.tsx';
 import { FullTablePage } from './pages/sites/dashboard/full/FullTablePage.tsx';
@@ -43,9 +44,11 @@ const ROUTES: Record<string, ComponentType> = {
 
 /**
  * Pages whose path carries an id: `/sites/<id>/dashboard` (and `/dashboard/<dimension>`, a table in full), `/protection`, `/goals`, `/journeys`, `/search`, `/export`,
- * `/experiments/<key>`, `/sites/<id>` (the page reads the id, and the key, from the path).
+ * `/experiments/<key>`, `/sites/<id>` (the page reads the id, and the key, from the path); `/share/<token>`
+ * (and `/share/<token>/<dimension>`): a shared link's read-only dashboard.
  */
 const PATTERN_ROUTES: [pattern: RegExp, page: ComponentType][] = [
+  [/^\/share\/[^/]+(\/[^/]+)?$/, SharePage],
   [/^\/sites\/[^/]+\/dashboard$/, DashboardPage],
   [/^\/sites\/[^/]+\/dashboard\/[^/]+$/, FullTablePage],
   [/^\/sites\/[^/]+\/protection$/, ProtectionPage],

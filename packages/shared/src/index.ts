@@ -21,3 +21,4 @@ export * from './schemas/results.ts';
 export * from './schemas/export.ts';
 export * from './schemas/search.ts';
 export * from './schemas/billing.ts';
+export * from './schemas/shares.ts';

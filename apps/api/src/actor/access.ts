@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Site, Workspace } from '@us/db';
-import { AppError, notFound } from '../errors.ts';
+import { AppError, forbidden, notFound } from '../errors.ts';
 import type { Actor } from './actor.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -14,6 +14,15 @@ export function workspaceIdOf(actor: Actor): string {
 
 export async function loadWorkspace(em: EntityManager, actor: Actor): Promise<Workspace> {
   return em.findOneOrFail(Workspace, { id: workspaceIdOf(actor) });
+}
+
+/**
+ * The person a change is made in the name of: the signed-in person, or the person who made the token.
+ * A shared link's viewer has none; authorize() keeps it out of every operation that asks.
+ */
+export function responsibleUserId(actor: Actor): string {
+  if (actor.type === 'share') throw forbidden('A shared link shows the dashboard only');
+  return actor.type === 'user' ? actor.user.id : actor.token.createdBy.id;
 }
 
 /** True when a site-restricted token may see this site (unrestricted callers see every site). */

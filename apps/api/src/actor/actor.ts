@@ -3,8 +3,9 @@ import type { Role, Scope } from '@us/shared';
 import type { CallerToken } from './token-cache.ts';
 
 /**
- * Who is calling: a signed-in person (the `us_session` cookie) or an API token, with the workspace they
- * act in, the scopes they hold there and, for a site-restricted token, the sites they may see.
+ * Who is calling: a signed-in person (the `us_session` cookie), an API token or a shared link's viewer,
+ * with the workspace they act in, the scopes they hold there and, for a site-restricted token (or a
+ * shared link), the sites they may see.
  */
 export type PersonActor = {
   type: 'user';
@@ -27,4 +28,17 @@ export type TokenActor = {
   siteIds: string[] | null;
 };
 
-export type Actor = PersonActor | TokenActor;
+/**
+ * Whoever opened a shared link (`X-Share-View`, tRPC face only): reads one site's dashboard figures and
+ * nothing else. Only procedures whose meta says `shareable` let it in (trpc/authorize.ts).
+ */
+export type ShareActor = {
+  type: 'share';
+  shareId: string;
+  workspaceId: string;
+  role: null;
+  scopes: Scope[];
+  siteIds: string[];
+};
+
+export type Actor = PersonActor | TokenActor | ShareActor;

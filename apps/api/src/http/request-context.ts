@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Ctx, Face, RequestInfo } from '../context.ts';
 import type { Deps } from '../deps.ts';
 import { resolveActor } from '../actor/resolve.ts';
+import { resolveShareView } from '../actor/share-view.ts';
 import type { Actor } from '../actor/actor.ts';
 import { SESSION_COOKIE } from '../services/auth/sessions.ts';
 
@@ -51,6 +52,7 @@ export function requestInfo(
     userAgent: header('user-agent'),
     sessionCookie: readCookie(header('cookie'), SESSION_COOKIE),
     bearer: readBearer(header('authorization')),
+    shareView: face === 'trpc' ? header('x-share-view') : undefined,
     workspaceHint: header('x-workspace') ?? workspaceQuery,
     origin: header('origin'),
     secFetchSite: header('sec-fetch-site'),
@@ -69,7 +71,8 @@ export function createCtx(deps: Deps, info: RequestInfo): Ctx {
     req: info,
     out: { headers: {}, cookies: [] },
     resolveActor: () => {
-      actor ??= resolveActor(em, deps.hot, info);
+      // A shared view is its own caller, whatever cookie the browser also holds.
+      actor ??= info.shareView !== undefined ? resolveShareView(deps, em, info.shareView) : resolveActor(em, deps.hot, info);
       return actor;
     },
   };

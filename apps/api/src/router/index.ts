@@ -8,6 +8,7 @@ import { hostnamesRouter } from './hostnames.ts';
 import { internalLinkRouter } from './internal-link.ts';
 import { journeysRouter } from './journeys.ts';
 import { liveRouter } from './live.ts';
+import { sharesRouter } from './shares.ts';
 import { getMe } from './me.ts';
 import { membersRouter } from './members.ts';
 import { resultsRouter } from './results.ts';
@@ -33,6 +34,7 @@ export const appRouter = router({
   internalLink: internalLinkRouter,
   stats: statsRouter,
   live: liveRouter,
+  shares: sharesRouter,
   journeys: journeysRouter,
   results: resultsRouter,
   botTools: botToolsRouter,

@@ -12,7 +12,7 @@ import { actorProcedure } from '../trpc/procedures.ts';
 export const liveRouter = router({
   /** People on the site in the last 5 minutes, and its last pageviews (any lane). */
   site: actorProcedure
-    .meta({ auth: 'any', scope: 'analytics:read', readOnly: true })
+    .meta({ auth: 'any', scope: 'analytics:read', readOnly: true, shareable: true })
     .input(NowInput)
     .output(NowOutput)
     .query(({ ctx, input }) => siteNow(ctx.deps, ctx.em, ctx.actor, input.id)),

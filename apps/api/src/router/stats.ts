@@ -24,6 +24,7 @@ export const statsRouter = router({
     .meta({
       auth: 'any',
       scope: 'analytics:read',
+      shareable: true,
       mcp: {
         tool: 'get_stats_catalogue',
         description:
@@ -44,6 +45,7 @@ export const statsRouter = router({
     .meta({
       auth: 'any',
       scope: 'analytics:read',
+      shareable: true,
       mcp: {
         tool: 'get_site_stats',
         description:
@@ -65,6 +67,7 @@ export const statsRouter = router({
     .meta({
       auth: 'any',
       scope: 'analytics:read',
+      shareable: true,
       readOnly: true,
       mcp: {
         tool: 'query_site_stats',
@@ -86,6 +89,7 @@ export const statsRouter = router({
     .meta({
       auth: 'any',
       scope: 'analytics:read',
+      shareable: true,
       readOnly: true,
       mcp: {
         tool: 'batch_site_stats',
@@ -108,6 +112,7 @@ export const statsRouter = router({
     .meta({
       auth: 'any',
       scope: 'analytics:read',
+      shareable: true,
       mcp: {
         tool: 'get_site_summary',
         description:
@@ -128,6 +133,7 @@ export const statsRouter = router({
     .meta({
       auth: 'any',
       scope: 'analytics:read',
+      shareable: true,
       mcp: {
         tool: 'get_site_top',
         description:

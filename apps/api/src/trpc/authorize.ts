@@ -34,10 +34,13 @@ export async function authorize(ctx: Ctx, meta: Meta): Promise<Actor | null> {
     // A dead credential is no credential here (logout must still answer and clear the cookie).
     const actor = await ctx.resolveActor().catch(() => null);
     if (actor?.type === 'user') checkSameSite(ctx);
-    return actor;
+    return actor?.type === 'share' ? null : actor;
   }
   const actor = await ctx.resolveActor();
   if (!actor) throw ctx.req.face === 'trpc' ? unauthorized('Sign in to continue') : unauthorized();
+  if (actor.type === 'share' && !meta.shareable) {
+    throw forbidden('A shared link shows the dashboard only: sign in to the account that owns the site for more');
+  }
   if (meta.auth === 'person' && actor.type !== 'user') {
     throw forbidden('Only a signed-in person can do this: API tokens cannot; sign in to the dashboard');
   }

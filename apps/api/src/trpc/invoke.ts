@@ -65,7 +65,8 @@ export async function invoke(
   if (!actor) return { data: await call(op, ctx, input), replayed: false };
   const { hot, ciphers } = ctx.deps;
   // One record per caller and workspace: a person in several workspaces never gets one's answer in another.
-  const owner = actor.type === 'user' ? `u:${actor.user.id}` : `t:${actor.token.id}`;
+  const owner =
+    actor.type === 'user' ? `u:${actor.user.id}` : actor.type === 'token' ? `t:${actor.token.id}` : `s:${actor.shareId}`;
   const scope = `${owner}:w:${actor.workspaceId ?? '-'}`;
   // Keyed fingerprints: the input may hold passwords, and a plain hash of it could be tested against guesses.
   const key = `idem:${scope}:${ciphers.idempotency.mac(idempotencyKey)}`;

@@ -18,6 +18,8 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
  * - `external`: the operation reaches outside this service (DNS lookups, the edge platform's API).
  * - `textBlocks`: top-level input fields whose strings may hold line breaks and tabs (a pasted key
  *   file); every other control character is still refused there.
+ * - `shareable`: a shared link's viewer may call it (the dashboard's figures of its one site); nothing
+ *   else lets such a viewer in.
  * - `builder`: written by the builder the procedure was made from (`procedures.ts`), never by hand.
  */
 export type Meta = OpenApiMeta<{
@@ -31,5 +33,6 @@ export type Meta = OpenApiMeta<{
   destructive?: boolean;
   external?: boolean;
   textBlocks?: string[];
+  shareable?: boolean;
   builder?: 'public' | 'actor' | 'person';
 }>;

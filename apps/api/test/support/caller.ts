@@ -7,10 +7,14 @@ const createCaller = createCallerFactory(appRouter);
 
 /**
  * The service-level test layer: the router called in-process with every middleware (builders, scopes,
- * site restriction, unsafe-text refusal), as the REST and MCP faces call it, without HTTP. A call takes
+ * site restriction, unsafe-text refusal), as the REST and MCP faces call it, without HTTP. A `shareView`
+ * credential calls as the dashboard's tRPC face does for a shared link's viewer (X-Share-View). A call takes
  * milliseconds; the HTTP suites keep what only HTTP shows (statuses, headers, bodies on the wire).
  */
-export function callerFor(deps: Deps, credential: { token: string } | { sessionCookie: string }) {
+export function callerFor(
+  deps: Deps,
+  credential: { token: string } | { sessionCookie: string } | { shareView: string } | { anonymous: true },
+) {
   const ctx = createCtx(deps, {
     face: 'rest',
     method: 'POST',
@@ -18,6 +22,7 @@ export function callerFor(deps: Deps, credential: { token: string } | { sessionC
     userAgent: 'caller-test',
     sessionCookie: 'sessionCookie' in credential ? credential.sessionCookie : undefined,
     bearer: 'token' in credential ? credential.token : undefined,
+    shareView: 'shareView' in credential ? credential.shareView : undefined,
     workspaceHint: undefined,
     origin: undefined,
     secFetchSite: undefined,

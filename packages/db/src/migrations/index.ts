@@ -14,6 +14,7 @@ import { Migration20261130090000_search_top } from './Migration20261130090000_se
 import { Migration20261201090000_billing } from './Migration20261201090000_billing.ts';
 import { Migration20261202090000_rollup_pairs } from './Migration20261202090000_rollup_pairs.ts';
 import { Migration20261203090000_rollup_today } from './Migration20261203090000_rollup_today.ts';
+import { Migration20261204090000_share_links } from './Migration20261204090000_share_links.ts';
 
 /** The committed migrations, in order. New ones: `npm run -w @us/db migration:create -- <name>`, then list it here. */
 export const migrationsList = [
@@ -33,4 +34,5 @@ export const migrationsList = [
   { name: 'Migration20261201090000_billing', class: Migration20261201090000_billing },
   { name: 'Migration20261202090000_rollup_pairs', class: Migration20261202090000_rollup_pairs },
   { name: 'Migration20261203090000_rollup_today', class: Migration20261203090000_rollup_today },
+  { name: 'Migration20261204090000_share_links', class: Migration20261204090000_share_links },
 ];

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { MeOutput } from '@us/shared';
 import type { Actor } from '../../actor/actor.ts';
+import { forbidden } from '../../errors.ts';
 import { listMemberships } from './memberships.ts';
 
 /** Who is calling, in which workspace, with which scopes. */
@@ -16,6 +17,7 @@ export async function describeCaller(em: EntityManager, actor: Actor): Promise<M
       token: { id: t.id, name: t.name, expiresAt: t.expiresAt?.toISOString() ?? null },
     };
   }
+  if (actor.type === 'share') throw forbidden('A shared link shows the dashboard only');
   const u = actor.user;
   return {
     actor: { type: 'user', id: u.id },

@@ -6,7 +6,7 @@ import { AppError } from '../../errors.ts';
 import { requireInvitationBudget, requireMailBudget } from '../../mail/budget.ts';
 import { inviteMail } from '../../mail/invite-mail.ts';
 import { randomToken, sha256 } from '../../security/tokens.ts';
-import { isUuid, workspaceIdOf } from '../../actor/access.ts';
+import { isUuid, responsibleUserId, workspaceIdOf } from '../../actor/access.ts';
 import { normaliseEmail } from '../auth/accounts.ts';
 import { emailLink } from '../auth/email-tokens.ts';
 import type { Actor, PersonActor } from '../../actor/actor.ts';
@@ -27,7 +27,7 @@ export function inviteView(row: Invite): InviteOut {
 
 /** The person an invitation is sent in the name of: the signed-in person, or the maker of the token. */
 function inviterOf(actor: Actor): string {
-  return actor.type === 'user' ? actor.user.id : actor.token.createdBy.id;
+  return responsibleUserId(actor);
 }
 
 const STALE_INVITE = () =>

@@ -36,7 +36,7 @@ export async function lockWorkspace(tx: EntityManager, workspaceId: string): Pro
  */
 export async function canManageOwners(em: EntityManager, actor: Actor): Promise<boolean> {
   if (actor.type === 'user') return actor.role === 'owner';
-  if (!actor.scopes.includes('account:admin')) return false;
+  if (actor.type === 'share' || !actor.scopes.includes('account:admin')) return false;
   const maker = await em.findOne(Membership, { workspace: actor.workspaceId, user: actor.token.createdBy.id });
   return maker?.role === 'owner';
 }

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CreateTokenInput, CreateTokenOutput, Scope } from '@us/shared';
 import { Site } from '@us/db';
 import { badRequest, forbidden } from '../../errors.ts';
-import { isUuid, workspaceIdOf } from '../../actor/access.ts';
+import { isUuid, responsibleUserId, workspaceIdOf } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
 import { issueToken } from './issue.ts';
 import { firstMissingScope, toEntry } from './entry.ts';
@@ -31,7 +31,7 @@ export async function createToken(em: EntityManager, actor: Actor, input: Create
   const siteIds = await resolveSites(em, actor, workspaceId, input.siteIds ?? null);
   const { secret, row } = await issueToken(em, {
     workspaceId,
-    createdBy: actor.type === 'user' ? actor.user.id : actor.token.createdBy.id,
+    createdBy: responsibleUserId(actor),
     parentToken: actor.type === 'token' ? actor.token.id : null,
     name: input.name,
     scopes: input.scopes as Scope[],

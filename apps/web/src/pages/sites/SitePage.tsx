@@ -13,6 +13,7 @@ import { HostnamesCard } from './site/HostnamesCard.tsx';
 import { InstallCard } from './site/InstallCard.tsx';
 import { InternalTrafficCard } from './site/InternalTrafficCard.tsx';
 import { KeysCard } from './site/KeysCard.tsx';
+import { ShareLinksCard } from './site/ShareLinksCard.tsx';
 import { SiteHeader } from './site/SiteHeader.tsx';
 
 /** `/sites/<id>`: everything about one site, a card per concern; each change loads the site again. */
@@ -36,6 +37,7 @@ export function SitePage() {
           <InternalTrafficCard site={site} />
           <GoalsCard site={site} />
           <ExperimentsCard site={site} />
+          <ShareLinksCard siteId={site.id} />
           <DangerZoneCard site={site} />
         </div>
       )}

@@ -1,6 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { Link } from '../../../router.tsx';
 import { InstallCard } from '../site/InstallCard.tsx';
+import { useDashboardBase } from './base.tsx';
 
 const RELOAD_AFTER_STORE_MS = 2_500;
 
@@ -20,10 +21,11 @@ export function EmptyState({
   installed: boolean;
 }) {
   const queryClient = useQueryClient();
+  const { shared } = useDashboardBase(siteId);
   // A site nothing has reached yet: the install steps, waiting live for the first pageview; once it
   // arrives, the figures load by themselves: now, and again once the write buffer (flushed every second)
   // has surely stored the report's rows.
-  if (!installed && !crawlers && !filtered) {
+  if (!installed && !crawlers && !filtered && !shared) {
     const reload = () => {
       void queryClient.invalidateQueries();
       setTimeout(() => void queryClient.invalidateQueries(), RELOAD_AFTER_STORE_MS);
@@ -42,8 +44,15 @@ export function EmptyState({
   return (
     <div className="card dash-empty">
       <p>
-        <strong>No data in this range yet</strong> — <Link to={`/sites/${siteId}`}>install the snippet</Link>
-        {crawlers ? ' (crawler requests come from the edge worker or proxy mode)' : ''}, or choose a longer range.
+        <strong>No data in this range yet</strong> —{' '}
+        {shared ? (
+          'choose a longer range.'
+        ) : (
+          <>
+            <Link to={`/sites/${siteId}`}>install the snippet</Link>
+            {crawlers ? ' (crawler requests come from the edge worker or proxy mode)' : ''}, or choose a longer range.
+          </>
+        )}
       </p>
     </div>
   );

@@ -4,6 +4,7 @@ import { Card } from '../../../components/Card.tsx';
 import { Notice } from '../../../components/Notice.tsx';
 import { toProblem } from '../../../problem.ts';
 import { useTRPC } from '../../../trpc.ts';
+import { useDashboardBase } from './base.tsx';
 import { type Choices, choicesToParams, type Filters } from './choices.ts';
 import { topOptions } from './data.ts';
 import type { TableDef } from './lanes.ts';
@@ -13,11 +14,11 @@ import { splitAttribution } from './topValues.ts';
 type OnFilter = (dimension: string, value: string | null) => void;
 
 /** The table in full, under the same lane, range and filters (entry pages ranked by sessions). */
-function fullTableHref(siteId: string, table: TableDef, choices: Choices): string {
+function fullTableHref(dashboard: string, table: TableDef, choices: Choices): string {
   const q = choicesToParams(choices);
   if (table.count === 'sessions') q.set('sort', 'sessions');
   const search = q.toString();
-  return `/sites/${encodeURIComponent(siteId)}/dashboard/${encodeURIComponent(table.dimension)}${search ? `?${search}` : ''}`;
+  return `${dashboard}/${encodeURIComponent(table.dimension)}${search ? `?${search}` : ''}`;
 }
 
 /**
@@ -40,6 +41,7 @@ export function TopTableCard({
   filtersOf: (t: TableDef) => string[] | undefined;
   onFilter: (t: TableDef) => OnFilter | undefined;
 }) {
+  const dashboard = useDashboardBase(siteId).path;
   const [selected, setSelected] = useState(0);
   const table = tabs[selected] ?? (tabs[0] as TableDef);
   const takes = filtersOf(table);
@@ -78,7 +80,7 @@ export function TopTableCard({
             title={table.title}
             columnLabel={columnLabel(table)}
             onFilter={filter}
-            fullHref={fullTableHref(siteId, table, choices)}
+            fullHref={fullTableHref(dashboard, table, choices)}
           />
         )}
         {skipped.length > 0 && (

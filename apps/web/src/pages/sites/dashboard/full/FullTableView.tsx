@@ -1,14 +1,11 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useMemo } from 'react';
+import { type ReactNode, useMemo } from 'react';
 import { Card } from '../../../../components/Card.tsx';
 import { Notice } from '../../../../components/Notice.tsx';
 import { toProblem } from '../../../../problem.ts';
-import { Link, setSearch, usePath, useSearch } from '../../../../router.tsx';
+import { Link, setSearch, useSearch } from '../../../../router.tsx';
 import { useTRPC } from '../../../../trpc.ts';
-import { SiteLinks } from '../../parts/SiteLinks.tsx';
-import { SiteMissing } from '../../parts/SiteMissing.tsx';
-import { isMissingSite, siteIdOf } from '../../parts/siteId.ts';
-import { SitesFrame } from '../../parts/SitesFrame.tsx';
+import { useDashboardBase } from '../base.tsx';
 import { choicesToParams, type Filters, laneLabel, laneOf, parseChoices, rangeFields, whereParams } from '../choices.ts';
 import { FilterChips } from '../FilterChips.tsx';
 import { formatCount, formatPeriod } from '../format.ts';
@@ -21,19 +18,25 @@ import { TableSearch } from './TableSearch.tsx';
 const AVERAGES = new Set(['scroll_depth', 'time_on_page']);
 
 /**
- * `/sites/<id>/dashboard/<dimension>`: one of the dashboard's tables in full, under the same lane, range
- * and filters: every count of the lane's metric set, sorting by any of them, search, paging and a CSV of
- * the rows shown. Everything it shows is in the address.
+ * One of the dashboard's tables in full, under the same lane, range and filters: every count of the
+ * lane's metric set, sorting by any of them, search, paging and a CSV of the rows shown. Everything it
+ * shows is in the address. `frame` puts it in its page (the owner's, or a shared view's).
  */
-export function FullTablePage() {
-  const path = usePath();
-  const id = siteIdOf(path);
-  const dimension = decodeURIComponent(path.split('/')[4] ?? '');
+export function FullTableView({
+  siteId: id,
+  siteName: name,
+  dimension,
+  frame,
+}: {
+  siteId: string;
+  siteName: string | undefined;
+  dimension: string;
+  frame: (title: string, body: ReactNode) => ReactNode;
+}) {
   const search = useSearch();
   const choices = useMemo(() => parseChoices(search), [search]);
   const table = useMemo(() => parseTableChoices(search), [search]);
   const trpc = useTRPC();
-  const site = useQuery(trpc.sites.get.queryOptions({ id }));
   const catalogue = useQuery(trpc.stats.catalogue.queryOptions());
   const view = LANE_VIEWS[choices.lane];
   const def = view.tables.find((t) => t.dimension === dimension);
@@ -67,71 +70,65 @@ export function FullTablePage() {
     placeholderData: keepPreviousData,
   });
 
-  const problem = site.error ? toProblem(site.error) : null;
-  if (isMissingSite(problem)) return <SiteMissing />;
-  const name = site.data?.site.name;
   const title = def ? `${def.title}${name ? ` of ${name}` : ''}` : 'No such table';
   const label = catalogue.data?.dimensionLabels[dimension] ?? def?.title ?? dimension;
   const change = (patch: Partial<TableChoices>) =>
     setSearch(tableChoicesToParams({ ...table, page: 1, ...patch }, new URLSearchParams(window.location.search)));
   const setFilters = (filters: Filters) =>
     setSearch(tableChoicesToParams({ ...table, page: 1 }, choicesToParams({ ...choices, filters }, new URLSearchParams(search))));
-  const dashboard = `/sites/${encodeURIComponent(id)}/dashboard`;
+  const dashboard = useDashboardBase(id).path;
   const back = choicesToParams(choices).toString();
   const answer = rows.data;
 
-  return (
-    <SitesFrame figures title={title}>
-      {problem && <Notice tone="error">{problem.title}</Notice>}
-      <div className="site-stack dash">
-        <SiteLinks siteId={id} current={null} />
-        <p>
-          <Link to={`${dashboard}${back ? `?${back}` : ''}`}>← Back to the dashboard</Link>
-        </p>
-        {!def && (
-          <Notice tone="error">
-            {laneLabel(choices.lane)} has no {dimension} table: choose one of {view.tables.map((t) => t.title).join(', ')} on the
-            dashboard.
-          </Notice>
-        )}
-        <FilterChips filters={choices.filters} labels={catalogue.data?.dimensionLabels} onChange={setFilters} />
-        {def && (
-          <Card
-            title={`All ${def.title.toLowerCase()}`}
-            aside={
-              answer && (
-                <span className="muted">
-                  {formatPeriod(answer.from, answer.to)} · {laneLabel(choices.lane)}
-                </span>
-              )
-            }
-          >
-            <TableSearch label={`Search ${def.title.toLowerCase()}`} value={table.q} onSearch={(q) => change({ q })} />
-            {rows.error && <Notice tone="error">{toProblem(rows.error).title}</Notice>}
-            {rows.isPending && !rows.error && <p className="loading">Loading…</p>}
-            {answer && (
-              <FullTable
-                title={def.title}
-                dimension={dimension}
-                valueLabel={label}
-                answer={answer}
-                sort={sort}
-                offset={input.offset}
-                busy={rows.isFetching}
-                onSort={(s) => change({ sort: s })}
-                onPage={(page) => change({ page })}
-                page={table.page}
-              />
-            )}
-            {answer && (
-              <p className="muted dash-full-total">
-                {formatCount(answer.totals[totalOf] ?? 0)} {countLabel(totalOf).toLowerCase()} in all
-                {table.q ? ` (every value, not only those matching “${table.q}”)` : ''}.
-              </p>
-            )}
-          </Card>
-        )}
-      </div>
-    </SitesFrame>
+  return frame(
+    title,
+    <>
+      <p>
+        <Link to={`${dashboard}${back ? `?${back}` : ''}`}>← Back to the dashboard</Link>
+      </p>
+      {!def && (
+        <Notice tone="error">
+          {laneLabel(choices.lane)} has no {dimension} table: choose one of {view.tables.map((t) => t.title).join(', ')} on the
+          dashboard.
+        </Notice>
+      )}
+      <FilterChips filters={choices.filters} labels={catalogue.data?.dimensionLabels} onChange={setFilters} />
+      {def && (
+        <Card
+          title={`All ${def.title.toLowerCase()}`}
+          aside={
+            answer && (
+              <span className="muted">
+                {formatPeriod(answer.from, answer.to)} · {laneLabel(choices.lane)}
+              </span>
+            )
+          }
+        >
+          <TableSearch label={`Search ${def.title.toLowerCase()}`} value={table.q} onSearch={(q) => change({ q })} />
+          {rows.error && <Notice tone="error">{toProblem(rows.error).title}</Notice>}
+          {rows.isPending && !rows.error && <p className="loading">Loading…</p>}
+          {answer && (
+            <FullTable
+              title={def.title}
+              dimension={dimension}
+              valueLabel={label}
+              answer={answer}
+              sort={sort}
+              offset={input.offset}
+              busy={rows.isFetching}
+              onSort={(s) => change({ sort: s })}
+              onPage={(page) => change({ page })}
+              page={table.page}
+            />
+          )}
+          {answer && (
+            <p className="muted dash-full-total">
+              {formatCount(answer.totals[totalOf] ?? 0)} {countLabel(totalOf).toLowerCase()} in all
+              {table.q ? ` (every value, not only those matching “${table.q}”)` : ''}.
+            </p>
+          )}
+        </Card>
+      )}
+    </>,
   );
 }

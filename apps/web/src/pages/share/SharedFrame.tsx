@@ -1,0 +1,27 @@
+import type { ReactNode } from 'react';
+import { Page } from '../../components/Page.tsx';
+
+/**
+ * The page around a shared dashboard: the product's name (no account, workspace or navigation: the
+ * viewer may have none), the heading and, for the figures, the dashboard's full width.
+ */
+export function SharedFrame({ title, figures, children }: { title: string; figures?: boolean; children: ReactNode }) {
+  return (
+    <div className="shell">
+      <header className="header">
+        <div className="header-start">
+          <a href="/" className="brand">
+            <span className="brand-mark" aria-hidden="true" />
+            Unseen Stats
+          </a>
+        </div>
+        <p className="header-actions muted">Shared dashboard · read-only</p>
+      </header>
+      <main className="main">
+        <Page title={title} wide={figures ? 'dash' : undefined}>
+          {children}
+        </Page>
+      </main>
+    </div>
+  );
+}

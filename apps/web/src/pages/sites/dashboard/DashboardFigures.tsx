@@ -1,0 +1,39 @@
+import { useQuery } from '@tanstack/react-query';
+import { useTRPC } from '../../../trpc.ts';
+import { LiveParts } from '../live/LiveParts.tsx';
+import { NO_VALUE } from './choices.ts';
+import { DashboardBody } from './DashboardBody.tsx';
+import { DashboardControls } from './DashboardControls.tsx';
+import { FilterChips } from './FilterChips.tsx';
+import { useChoices } from './useChoices.ts';
+
+/**
+ * A site's dashboard under its links: the choices (lane, range, compare), visitors now, the filters, the
+ * figures and the last pageviews. The same for the site's owners and for a shared link's viewers.
+ */
+export function DashboardFigures({ siteId, installed }: { siteId: string; installed: boolean }) {
+  const catalogue = useQuery(useTRPC().stats.catalogue.queryOptions());
+  const [choices, change] = useChoices();
+  // A clicked row adds its filter to the others (a new history entry, so Back removes it again).
+  const addFilter = (dimension: string, value: string | null) =>
+    change({ filters: { ...choices.filters, [dimension]: value === null || value === '' ? NO_VALUE : value } });
+  return (
+    <>
+      <DashboardControls choices={choices} onChange={change} />
+      <LiveParts siteId={siteId} part="figure" />
+      <FilterChips
+        filters={choices.filters}
+        labels={catalogue.data?.dimensionLabels}
+        onChange={(filters) => change({ filters })}
+      />
+      <DashboardBody
+        siteId={siteId}
+        choices={choices}
+        catalogue={catalogue.data}
+        onFilter={addFilter}
+        installed={installed}
+        footer={<LiveParts siteId={siteId} part="list" />}
+      />
+    </>
+  );
+}

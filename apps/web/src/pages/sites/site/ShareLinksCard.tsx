@@ -1,0 +1,75 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Card } from '../../../components/Card.tsx';
+import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
+import { Notice } from '../../../components/Notice.tsx';
+import { toProblem } from '../../../problem.ts';
+import { useTRPC } from '../../../trpc.ts';
+import { formatDateTime } from '../../../format.ts';
+import { CopyButton } from '../parts/CopyButton.tsx';
+import { AddShareLinkForm } from './AddShareLinkForm.tsx';
+
+/** Read-only links to the site's dashboard: whoever holds one sees the figures, never settings or keys. */
+export function ShareLinksCard({ siteId }: { siteId: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const links = useQuery(trpc.shares.list.queryOptions({ id: siteId }));
+  const refresh = () => queryClient.invalidateQueries(trpc.shares.list.queryFilter({ id: siteId }));
+  const revoke = useMutation(trpc.shares.revoke.mutationOptions({ onSuccess: refresh }));
+  const revoking = revoke.isPending ? revoke.variables.linkId : null;
+  const list = links.data?.links ?? [];
+  return (
+    <Card title="Shared links">
+      <p className="card-intro">
+        A shared link opens this site's dashboard read-only, with its filters and tables, for anyone who has it (and its password,
+        if you set one). Revoke it and it stops working at once.
+      </p>
+      {links.error && <Notice tone="error">{toProblem(links.error).title}</Notice>}
+      {revoke.error && <Notice tone="error">{toProblem(revoke.error).title}</Notice>}
+      {links.data && list.length === 0 && <p className="site-none">No shared links yet.</p>}
+      {list.length > 0 && (
+        <div className="site-table-wrap">
+          <table className="site-table" aria-label="Shared links">
+            <thead>
+              <tr>
+                <th scope="col">Label</th>
+                <th scope="col">Link</th>
+                <th scope="col">Password</th>
+                <th scope="col">Last opened</th>
+                <th scope="col">
+                  <span className="site-visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((l) => (
+                <tr key={l.id}>
+                  <th scope="row" className="site-cell-main">
+                    {l.label}
+                  </th>
+                  <td>
+                    <code className="share-url">{l.url}</code> <CopyButton value={l.url} label={`Copy the link ${l.label}`} />
+                  </td>
+                  <td>{l.hasPassword ? 'Yes' : 'No'}</td>
+                  <td>{formatDateTime(l.lastOpenedAt)}</td>
+                  <td className="site-cell-actions">
+                    <ConfirmButton
+                      label="Revoke"
+                      name={`Revoke the link ${l.label}`}
+                      question="Revoke this link? Whoever has it loses the dashboard at once."
+                      confirmLabel="Revoke link"
+                      busy={revoking === l.id}
+                      busyLabel="Revoking…"
+                      disabled={revoking !== null}
+                      onConfirm={() => revoke.mutate({ id: siteId, linkId: l.id })}
+                    />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <AddShareLinkForm siteId={siteId} onCreated={refresh} />
+    </Card>
+  );
+}
