@@ -22,7 +22,13 @@ export function AddShareLinkForm({ siteId, onCreated }: { siteId: string; onCrea
   return (
     <div className="site-subsection">
       <h3 className="site-subheading">Create a shared link</h3>
-      <FormShell form={form} submitLabel="Create shared link" busyLabel="Creating…" variant="secondary" label="Create a shared link">
+      <FormShell
+        form={form}
+        submitLabel="Create shared link"
+        busyLabel="Creating…"
+        variant="secondary"
+        label="Create a shared link"
+      >
         <div className="site-form-row">
           <Field label="Label" bind={form.field('label')} maxLength={80} placeholder="Board report" required />
           <Field
