@@ -125,6 +125,7 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
       ownKey: ownServiceAccount(deps),
     },
     billing: { provider: deps.billing },
+    emailReports: deps,
   });
   const url = `http://${env.HOST}:${port}`;
   logger.info(`listening on ${url} (hot state: ${hot.kind}; dashboard ${deps.urls.app})`);

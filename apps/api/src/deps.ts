@@ -24,7 +24,15 @@ export interface Deps {
   logger: Logger;
   /** The payment provider (Stripe); null when not configured (billing changes answer 503, all on Free). */
   billing: BillingProvider | null;
-  ciphers: { totp: Cipher; idempotency: Cipher; passKey: Cipher; downloads: Cipher; search: Cipher; share: Cipher };
+  ciphers: {
+    totp: Cipher;
+    idempotency: Cipher;
+    passKey: Cipher;
+    downloads: Cipher;
+    search: Cipher;
+    share: Cipher;
+    reports: Cipher;
+  };
   /** Throttles slow callers down with this; tests replace it to observe the delay. */
   sleep: (ms: number) => Promise<void>;
   /** Set when the process is shutting down: new requests are turned away (503) while in-flight ones finish. */
@@ -39,6 +47,7 @@ export function makeCiphers(appSecret: string): Deps['ciphers'] {
     downloads: new Cipher(appSecret, 'downloads'),
     search: new Cipher(appSecret, 'search'),
     share: new Cipher(appSecret, 'share'),
+    reports: new Cipher(appSecret, 'reports'),
   };
 }
 

@@ -8,6 +8,7 @@ import { ResendVerificationPage } from './pages/ResendVerificationPage.tsx';
 import { ResetPasswordPage } from './pages/ResetPasswordPage.tsx';
 import { SharePage } from './pages/share/SharePage.tsx';
 import { SignupPage } from './pages/SignupPage.tsx';
+import { UnsubscribeReportPage } from './pages/UnsubscribeReportPage.tsx';
 import { DashboardPage } from './pages/sites/dashboard/DashboardPage.tsx';
 import { FullTablePage } from './pages/sites/dashboard/full/FullTablePage.tsx';
 import { ExperimentPage } from './pages/sites/experiment/ExperimentPage.tsx';
@@ -40,6 +41,7 @@ const ROUTES: Record<string, ComponentType> = {
   '/tokens': TokensPage,
   '/billing': BillingPage,
   '/sites': SitesPage,
+  '/unsubscribe-report': UnsubscribeReportPage,
 };
 
 /**

@@ -22,3 +22,4 @@ export * from './schemas/export.ts';
 export * from './schemas/search.ts';
 export * from './schemas/billing.ts';
 export * from './schemas/shares.ts';
+export * from './schemas/reports.ts';

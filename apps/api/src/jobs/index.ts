@@ -6,3 +6,4 @@ export * from './result-days.ts';
 export * from './search-pull.ts';
 export * from './billing.ts';
 export * from './rollup-today.ts';
+export * from './email-reports.ts';

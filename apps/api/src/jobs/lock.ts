@@ -10,6 +10,7 @@ export const JOB_LOCKS = {
   searchPull: 5,
   billing: 6,
   todayRollups: 7,
+  emailReports: 8,
 } as const;
 
 /**

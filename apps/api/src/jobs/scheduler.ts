@@ -6,6 +6,8 @@ import type { PullSetup } from '../services/search/pull.ts';
 import { runSearchPull } from './search-pull.ts';
 import type { BillingProvider } from '../services/billing/provider.ts';
 import { runBilling } from './billing.ts';
+import type { ReportDeps } from '../services/reports/send.ts';
+import { runEmailReports } from './email-reports.ts';
 import { applySiteRetention } from './retention.ts';
 import { runResultDays } from './result-days.ts';
 import { runRollups } from './rollup.ts';
@@ -31,6 +33,8 @@ export interface JobsOptions {
   searchPull?: PullSetup;
   /** Month closing and overage reports run hourly; with no provider, months are still closed. */
   billing?: { provider: BillingProvider | null };
+  /** What e-mail reports need (stats, mailer, links): reports due are sent hourly. */
+  emailReports?: ReportDeps;
 }
 
 export interface Jobs {
@@ -41,7 +45,7 @@ export interface Jobs {
 /**
  * Starts the background jobs on this node: rollups (then the results' per-day store) at start-up and hourly, the current
  * day's rollups up to the last hour boundary (checked every 5 minutes), per-site retention at
- * start-up and daily, the sweep of day-old exports, the search pull (connections due) and billing (months closed, overage reported) hourly. Each run takes its job's advisory lock, so across nodes one run does the work.
+ * start-up and daily, the sweep of day-old exports, the search pull (connections due), billing (months closed, overage reported) and the e-mail reports due hourly. Each run takes its job's advisory lock, so across nodes one run does the work.
  * Timers are unref'd; a failed run is logged and retried at the next period.
  * (Raw partition drops run with the ingest partition upkeep: `maintainPartitions`.)
  */
@@ -130,12 +134,24 @@ export function startJobs(opts: JobsOptions): Jobs {
     later(3600_000, billing);
   }
 
+  async function reports() {
+    const deps = opts.emailReports;
+    if (!deps) return;
+    try {
+      await runEmailReports(opts.orm, deps, { logger: opts.logger, siteIds: opts.siteIds, now: opts.now?.() });
+    } catch (e) {
+      opts.logger?.error('jobs: e-mail reports failed', e);
+    }
+    later(3600_000, reports);
+  }
+
   later(0, rollups);
   later(0, today);
   later(0, retention);
   later(0, exports);
   later(0, search);
   later(0, billing);
+  later(0, reports);
 
   return {
     async stop() {

@@ -9,6 +9,7 @@ import { internalLinkRouter } from './internal-link.ts';
 import { journeysRouter } from './journeys.ts';
 import { liveRouter } from './live.ts';
 import { sharesRouter } from './shares.ts';
+import { reportsRouter } from './reports.ts';
 import { getMe } from './me.ts';
 import { membersRouter } from './members.ts';
 import { resultsRouter } from './results.ts';
@@ -35,6 +36,7 @@ export const appRouter = router({
   stats: statsRouter,
   live: liveRouter,
   shares: sharesRouter,
+  reports: reportsRouter,
   journeys: journeysRouter,
   results: resultsRouter,
   botTools: botToolsRouter,

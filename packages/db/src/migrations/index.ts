@@ -15,6 +15,7 @@ import { Migration20261201090000_billing } from './Migration20261201090000_billi
 import { Migration20261202090000_rollup_pairs } from './Migration20261202090000_rollup_pairs.ts';
 import { Migration20261203090000_rollup_today } from './Migration20261203090000_rollup_today.ts';
 import { Migration20261204090000_share_links } from './Migration20261204090000_share_links.ts';
+import { Migration20261205090000_email_reports } from './Migration20261205090000_email_reports.ts';
 
 /** The committed migrations, in order. New ones: `npm run -w @us/db migration:create -- <name>`, then list it here. */
 export const migrationsList = [
@@ -35,4 +36,5 @@ export const migrationsList = [
   { name: 'Migration20261202090000_rollup_pairs', class: Migration20261202090000_rollup_pairs },
   { name: 'Migration20261203090000_rollup_today', class: Migration20261203090000_rollup_today },
   { name: 'Migration20261204090000_share_links', class: Migration20261204090000_share_links },
+  { name: 'Migration20261205090000_email_reports', class: Migration20261205090000_email_reports },
 ];

@@ -7,6 +7,7 @@ import { SiteMissing } from './parts/SiteMissing.tsx';
 import { isMissingSite, siteIdOf } from './parts/siteId.ts';
 import { SitesFrame } from './parts/SitesFrame.tsx';
 import { DangerZoneCard } from './site/DangerZoneCard.tsx';
+import { EmailReportsCard } from './site/EmailReportsCard.tsx';
 import { ExperimentsCard } from './site/ExperimentsCard.tsx';
 import { GoalsCard } from './site/GoalsCard.tsx';
 import { HostnamesCard } from './site/HostnamesCard.tsx';
@@ -38,6 +39,7 @@ export function SitePage() {
           <GoalsCard site={site} />
           <ExperimentsCard site={site} />
           <ShareLinksCard siteId={site.id} />
+          <EmailReportsCard siteId={site.id} />
           <DangerZoneCard site={site} />
         </div>
       )}

@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import { REPORTS_PER_SITE } from '@us/shared';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callerFor, problemOf } from './support/caller.ts';
+import { createToken, createUser, startTestServer, type TestServer } from './support/server.ts';
+import { createSite } from './support/sites.ts';
+
+/** E-mail report addresses (reports.*): who may set them, what is checked, and "Send now". */
+describe('e-mail report addresses', () => {
+  let t: TestServer;
+  let owner: ReturnType<typeof callerFor>;
+  let reader: ReturnType<typeof callerFor>;
+  let foreign: ReturnType<typeof callerFor>;
+  let siteId: string;
+  let workspaceId: string;
+
+  beforeAll(async () => {
+    t = await startTestServer();
+    const { user, workspace } = await createUser(t.deps);
+    workspaceId = workspace.id;
+    siteId = (await createSite(t.deps.orm.em.fork(), { workspace: workspace.id, name: 'Mailed' })).siteId;
+    const token = (scopes: Parameters<typeof createToken>[1]['scopes']) =>
+      createToken(t.deps, { userId: user.id, workspaceId: workspace.id, scopes }).then((r) => callerFor(t.deps, r));
+    owner = await token(['sites:read', 'sites:write', 'analytics:read']);
+    reader = await token(['sites:read']);
+    const other = await createUser(t.deps);
+    foreign = callerFor(
+      t.deps,
+      await createToken(t.deps, {
+        userId: other.user.id,
+        workspaceId: other.workspace.id,
+        scopes: ['sites:write', 'sites:read'],
+      }),
+    );
+  });
+  afterAll(() => t.close());
+
+  it('adds, lists and removes addresses; one address once per frequency', async () => {
+    const { report } = await owner.reports.add({ id: siteId, address: 'Team@Example.com', frequency: 'weekly' });
+    expect(report).toMatchObject({ address: 'team@example.com', frequency: 'weekly', lastSentAt: null });
+    await owner.reports.add({ id: siteId, address: 'team@example.com', frequency: 'monthly' });
+    expect(await problemOf(owner.reports.add({ id: siteId, address: 'TEAM@example.com', frequency: 'weekly' }))).toMatchObject({
+      status: 409,
+      title: 'team@example.com already gets the weekly report of this site',
+    });
+    expect((await reader.reports.list({ id: siteId })).reports.map((r) => `${r.address} ${r.frequency}`)).toEqual([
+      'team@example.com weekly',
+      'team@example.com monthly',
+    ]);
+    expect(await owner.reports.remove({ id: siteId, reportId: report.id })).toEqual({ removed: true });
+    expect((await problemOf(owner.reports.remove({ id: siteId, reportId: report.id }))).status).toBe(404);
+  });
+
+  it('checks what it is given and who asks', async () => {
+    expect(await problemOf(owner.reports.add({ id: siteId, address: 'not an address', frequency: 'weekly' }))).toMatchObject({
+      status: 400,
+      field: 'address',
+      title: 'Fix address: Give one e-mail address, such as team@example.com',
+    });
+    expect(
+      await problemOf(owner.reports.add({ id: siteId, address: 'a@example.com', frequency: 'daily' as 'weekly' })),
+    ).toMatchObject({ status: 400, field: 'frequency' });
+    expect((await problemOf(reader.reports.add({ id: siteId, address: 'a@example.com', frequency: 'weekly' }))).status).toBe(403);
+    expect((await problemOf(foreign.reports.add({ id: siteId, address: 'a@example.com', frequency: 'weekly' }))).status).toBe(
+      404,
+    );
+    expect((await problemOf(foreign.reports.list({ id: siteId }))).status).toBe(404);
+    expect((await problemOf(owner.reports.sendNow({ id: siteId, reportId: randomUUID() }))).status).toBe(404);
+    expect((await problemOf(callerFor(t.deps, { anonymous: true }).reports.list({ id: siteId }))).status).toBe(401);
+  });
+
+  it(`keeps at most ${REPORTS_PER_SITE} addresses per site, even when they are added at once`, async () => {
+    const { siteId: busy } = await createSite(t.deps.orm.em.fork(), { workspace: workspaceId, name: 'Many' });
+    const added = await Promise.allSettled(
+      Array.from({ length: REPORTS_PER_SITE + 3 }, (_, i) =>
+        owner.reports.add({ id: busy, address: `r${i}@example.com`, frequency: 'weekly' }),
+      ),
+    );
+    expect(added.filter((a) => a.status === 'fulfilled').length).toBe(REPORTS_PER_SITE);
+    expect((await owner.reports.list({ id: busy })).reports).toHaveLength(REPORTS_PER_SITE);
+  });
+
+  it('sends the last closed period now, at most once a minute per report', async () => {
+    const { report } = await owner.reports.add({ id: siteId, address: 'now@example.com', frequency: 'monthly' });
+    const sent = await owner.reports.sendNow({ id: siteId, reportId: report.id });
+    expect(sent.sent).toBe(true);
+    expect(sent.from).toMatch(/^\d{4}-\d{2}-01$/);
+    const mail = await t.smtp.waitFor('now@example.com', /^Monthly report for Mailed: 0 sessions/);
+    expect(mail.text).toContain(`range=custom&from=${sent.from}&to=${sent.to}`);
+    expect(await problemOf(owner.reports.sendNow({ id: siteId, reportId: report.id }))).toMatchObject({ status: 429 });
+  });
+});

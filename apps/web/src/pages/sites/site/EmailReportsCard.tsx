@@ -1,0 +1,87 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { REPORTS_PER_SITE } from '@us/shared';
+import { Card } from '../../../components/Card.tsx';
+import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
+import { Notice } from '../../../components/Notice.tsx';
+import { formatDateTime } from '../../../format.ts';
+import { toProblem } from '../../../problem.ts';
+import { useTRPC } from '../../../trpc.ts';
+import { AddEmailReportForm } from './AddEmailReportForm.tsx';
+
+/** Addresses that get the site's figures by e-mail every week or month; each can be sent at once. */
+export function EmailReportsCard({ siteId }: { siteId: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const reports = useQuery(trpc.reports.list.queryOptions({ id: siteId }));
+  const refresh = () => queryClient.invalidateQueries(trpc.reports.list.queryFilter({ id: siteId }));
+  const remove = useMutation(trpc.reports.remove.mutationOptions({ onSuccess: refresh }));
+  const send = useMutation(trpc.reports.sendNow.mutationOptions());
+  const list = reports.data?.reports ?? [];
+  return (
+    <Card title="E-mail reports">
+      <p className="card-intro">
+        Sessions, pageviews, bounce rate and the biggest changes among sources and pages, for the last full week (on Mondays) or
+        month (on the 1st), in the site's time zone. Up to {REPORTS_PER_SITE} addresses; each e-mail has an unsubscribe link.
+      </p>
+      {reports.error && <Notice tone="error">{toProblem(reports.error).title}</Notice>}
+      {remove.error && <Notice tone="error">{toProblem(remove.error).title}</Notice>}
+      {send.error && <Notice tone="error">{toProblem(send.error).title}</Notice>}
+      {send.data && (
+        <Notice tone="info">
+          Sent the report of {send.data.from} – {send.data.to} to{' '}
+          {list.find((r) => r.id === send.variables?.reportId)?.address ?? 'its address'}.
+        </Notice>
+      )}
+      {reports.data && list.length === 0 && <p className="site-none">No e-mail reports yet.</p>}
+      {list.length > 0 && (
+        <div className="site-table-wrap">
+          <table className="site-table" aria-label="E-mail reports">
+            <thead>
+              <tr>
+                <th scope="col">Address</th>
+                <th scope="col">Every</th>
+                <th scope="col">Last sent</th>
+                <th scope="col">
+                  <span className="site-visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((r) => (
+                <tr key={r.id}>
+                  <th scope="row" className="site-cell-main">
+                    {r.address}
+                  </th>
+                  <td>{r.frequency === 'weekly' ? 'Week' : 'Month'}</td>
+                  <td>{formatDateTime(r.lastSentAt)}</td>
+                  <td className="site-cell-actions">
+                    <button
+                      type="button"
+                      className="button button-secondary button-small"
+                      aria-label={`Send the ${r.frequency} report to ${r.address} now`}
+                      disabled={send.isPending}
+                      onClick={() => send.mutate({ id: siteId, reportId: r.id })}
+                    >
+                      Send now
+                    </button>{' '}
+                    <ConfirmButton
+                      label="Remove"
+                      name={`Remove the ${r.frequency} report to ${r.address}`}
+                      question="Stop this report?"
+                      confirmLabel="Remove report"
+                      busy={remove.isPending && remove.variables.reportId === r.id}
+                      busyLabel="Removing…"
+                      disabled={remove.isPending}
+                      onConfirm={() => remove.mutate({ id: siteId, reportId: r.id })}
+                    />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <AddEmailReportForm siteId={siteId} onAdded={refresh} />
+    </Card>
+  );
+}
