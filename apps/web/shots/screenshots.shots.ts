@@ -75,6 +75,37 @@ describe('screenshots', () => {
     await page.goto(`${t.url}/sites/${siteId}/journeys`);
     await page.waitForLoadState('networkidle');
     await shoot(page, 'journeys', true);
+
+    // Sharing: a password-protected link and a weekly report on the site page, then what the link opens.
+    await page.goto(`${t.url}/sites/${siteId}`);
+    const share = page.getByRole('form', { name: 'Create a shared link' });
+    await share.getByLabel('Label').fill('Board');
+    await share.getByLabel('Password (optional)').fill('plum-harbour-lantern-7');
+    await share.getByRole('button', { name: 'Create shared link' }).click();
+    const links = page.getByRole('table', { name: 'Shared links' });
+    await links.getByRole('rowheader', { name: 'Board' }).waitFor();
+    const report = page.getByRole('form', { name: 'Add an e-mail report' });
+    await report.getByLabel('E-mail address').fill('board@trailshop.example');
+    await report.getByRole('button', { name: 'Add report' }).click();
+    await page.getByRole('table', { name: 'E-mail reports' }).getByRole('rowheader').first().waitFor();
+    // The two cards, one above the other, as one picture.
+    const card = (name: string) => page.locator('.card').filter({ has: page.getByRole('heading', { name, exact: true }) });
+    const top = await card('Shared links').boundingBox();
+    const bottom = await card('E-mail reports').boundingBox();
+    if (!top || !bottom) throw new Error('the sharing cards are not on the page');
+    // Bounding boxes are in the viewport; a full-page clip is in the page.
+    const scrolled = await page.evaluate(() => (globalThis as unknown as { scrollY: number }).scrollY);
+    const clip = { x: top.x, y: top.y + scrolled, width: top.width, height: bottom.y + bottom.height - top.y };
+    await page.screenshot({ path: path.join(OUT, 'sharing.png'), fullPage: true, clip });
+    const url = (await links.locator('code.share-url').first().textContent()) ?? '';
+    const guest = await suite.browser.newContext({ viewport: { width: 1280, height: 900 }, timezoneId: 'UTC' });
+    const viewer = await guest.newPage();
+    await viewer.goto(url);
+    await viewer.getByLabel('Password', { exact: true }).fill('plum-harbour-lantern-7');
+    await viewer.getByRole('button', { name: 'Open the dashboard' }).click();
+    await viewer.getByRole('img', { name: /^Sessions and pageviews per day/ }).waitFor();
+    await shoot(viewer, 'shared', true);
+    await guest.close();
     await context.close();
   });
 });

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { type EmailReport, REPORTS_PER_SITE } from '@us/shared';
 import type { Actor } from '../../actor/actor.ts';
-import { loadSite, responsibleUserId } from '../../actor/access.ts';
+import { isUuid, loadSite, responsibleUserId } from '../../actor/access.ts';
 import { AppError } from '../../errors.ts';
 import { normaliseEmail } from '../../mail/address.ts';
 import { localToday } from '../stats/range.ts';
@@ -67,7 +67,7 @@ export async function addReport(em: EntityManager, actor: Actor, input: { id: st
 
 export async function removeReport(em: EntityManager, actor: Actor, input: { id: string; reportId: string }) {
   const site = await loadSite(em, actor, input.id);
-  const gone = /^[0-9a-f-]{36}$/i.test(input.reportId)
+  const gone = isUuid(input.reportId)
     ? await em.execute('delete from email_reports where id = ? and site_id = ? returning id', [input.reportId, site.id])
     : [];
   if (gone.length === 0) throw new AppError(404, 'No such report on this site: reload the list');

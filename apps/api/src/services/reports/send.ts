@@ -2,7 +2,7 @@
 // the period was sent.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../actor/actor.ts';
-import { loadSite } from '../../actor/access.ts';
+import { isUuid, loadSite } from '../../actor/access.ts';
 import type { Deps } from '../../deps.ts';
 import { AppError, tooMany } from '../../errors.ts';
 import { mayMail } from '../../mail/budget.ts';
@@ -47,7 +47,7 @@ const SEND_NOW_SECONDS = 60;
  */
 export async function sendNow(deps: ReportDeps, em: EntityManager, actor: Actor, input: { id: string; reportId: string }) {
   const site = await loadSite(em, actor, input.id);
-  const rows = /^[0-9a-f-]{36}$/i.test(input.reportId)
+  const rows = isUuid(input.reportId)
     ? await em.execute<{ id: string; address: string; frequency: Frequency }[]>(
         'select id, address, frequency from email_reports where id = ? and site_id = ?',
         [input.reportId, site.id],

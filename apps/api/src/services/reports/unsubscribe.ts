@@ -1,6 +1,7 @@
 // One-click unsubscribe from a report e-mail (public `reports.unsubscribe`): the link carries the report's
 // id and an HMAC of it with the app secret, so it cannot be made up for another report.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { isUuid } from '../../actor/access.ts';
 import type { Deps } from '../../deps.ts';
 import { AppError } from '../../errors.ts';
 import type { Cipher } from '../../security/cipher.ts';
@@ -18,7 +19,7 @@ const invalid = () =>
 
 export async function unsubscribe(deps: Pick<Deps, 'ciphers'>, em: EntityManager, token: string) {
   const [id = '', given = ''] = token.split('_');
-  if (!/^[0-9a-f-]{36}$/i.test(id) || !safeEqual(given, mac(deps.ciphers.reports, id))) throw invalid();
+  if (!isUuid(id) || !safeEqual(given, mac(deps.ciphers.reports, id))) throw invalid();
   const rows = await em.execute<{ address: string; frequency: string; name: string }[]>(
     `delete from email_reports r using sites s where r.id = ? and s.id = r.site_id
        returning r.address, r.frequency, s.name`,

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SHARE_LINKS_PER_SITE, type ShareLink } from '@us/shared';
 import type { Actor } from '../../actor/actor.ts';
-import { loadSite, responsibleUserId } from '../../actor/access.ts';
+import { isUuid, loadSite, responsibleUserId } from '../../actor/access.ts';
 import type { Deps } from '../../deps.ts';
 import { AppError } from '../../errors.ts';
 import { hashPassword } from '../../security/passwords.ts';
@@ -86,7 +86,7 @@ export async function createShareLink(
 /** Deletes the link: views opened with it are refused from their next call. */
 export async function revokeShareLink(em: EntityManager, actor: Actor, input: { id: string; linkId: string }) {
   const site = await loadSite(em, actor, input.id);
-  const gone = /^[0-9a-f-]{36}$/i.test(input.linkId)
+  const gone = isUuid(input.linkId)
     ? await em.execute<{ id: string }[]>('delete from share_links where id = ? and site_id = ? returning id', [
         input.linkId,
         site.id,

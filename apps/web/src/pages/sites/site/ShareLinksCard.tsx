@@ -43,7 +43,7 @@ export function ShareLinksCard({ siteId }: { siteId: string }) {
             <tbody>
               {list.map((l) => (
                 <tr key={l.id}>
-                  <th scope="row" className="site-cell-main">
+                  <th scope="row" className="site-cell-main share-label">
                     {l.label}
                   </th>
                   <td>
