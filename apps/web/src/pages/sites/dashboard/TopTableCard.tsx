@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { Card } from '../../../components/Card.tsx';
 import { Notice } from '../../../components/Notice.tsx';
 import { toProblem } from '../../../problem.ts';
@@ -12,6 +12,9 @@ import { TopTableRows } from './TopTableRows.tsx';
 import { splitAttribution } from './topValues.ts';
 
 type OnFilter = (dimension: string, value: string | null) => void;
+
+// The map and its world shapes load only when its tab is chosen (a chunk of their own).
+const WorldMap = lazy(() => import('./map/WorldMap.tsx').then((m) => ({ default: m.WorldMap })));
 
 /** The table in full, under the same lane, range and filters (entry pages ranked by sessions). */
 function fullTableHref(dashboard: string, table: TableDef, choices: Choices): string {
@@ -74,7 +77,12 @@ export function TopTableCard({
       <Card title={table.title} aside={tabList}>
         {top.isError && <Notice tone="error">{toProblem(top.error).title}</Notice>}
         {top.isPending && <p className="loading">Loading…</p>}
-        {data && (
+        {data && table.view === 'map' && (
+          <Suspense fallback={<p className="loading">Loading the map…</p>}>
+            <WorldMap table={data} onFilter={filter} />
+          </Suspense>
+        )}
+        {data && table.view !== 'map' && (
           <TopTableRows
             table={data}
             title={table.title}

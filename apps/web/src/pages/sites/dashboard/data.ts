@@ -1,4 +1,5 @@
 import { keepPreviousData, queryOptions, skipToken } from '@tanstack/react-query';
+import { STATS_LIMITS } from '@us/shared';
 import { ProblemError } from '../../../problem.ts';
 import type { TRPC, TRPCClient } from '../../../trpc.ts';
 import { type Choices, laneOf, rangeFields, whereParams } from './choices.ts';
@@ -56,7 +57,8 @@ export function topOptions(trpc: TRPC, siteId: string, c: Choices, table: TableD
     id: siteId,
     dimension: table.dimension,
     lane: laneOf(c.lane),
-    limit: 10,
+    // A map colours every country it has; a table shows the top 10.
+    limit: table.view === 'map' ? STATS_LIMITS.maxTopRows : 10,
     ...(table.count ? { count: table.count } : {}),
     ...rangeFields(c),
     ...whereParams(c.filters),

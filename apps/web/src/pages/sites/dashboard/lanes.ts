@@ -13,6 +13,8 @@ export interface TableDef {
   dimension: string;
   title: string;
   count?: 'sessions' | 'pageviews';
+  /** 'map': the same table drawn as a world map (countries). */
+  view?: 'map';
 }
 
 /** What each lane shows: the metric set of its daily series, the lines drawn, and its top tables. */
@@ -41,6 +43,7 @@ const PAGE_CARDS: TableDef[][] = [
   ],
   [
     { dimension: 'country', title: 'Countries' },
+    { dimension: 'country', title: 'Map', view: 'map' },
     { dimension: 'language', title: 'Languages' },
   ],
   [{ dimension: 'device', title: 'Devices' }],
