@@ -60,6 +60,12 @@ describe('screenshots', () => {
     await page.getByRole('list', { name: 'Filters' }).waitFor();
     await shoot(page, 'dashboard-filtered');
 
+    await page.goto(`${dashboard}?range=30d`);
+    await page.getByRole('tab', { name: 'Map' }).click();
+    const map = page.getByRole('group', { name: /^Sessions by country on a world map/ });
+    await map.waitFor();
+    await page.locator('.dash-top-card').filter({ has: map }).screenshot({ path: path.join(OUT, 'map.png') });
+
     await page.goto(`${dashboard}/page?range=30d`);
     await page.getByRole('table', { name: 'All pages' }).waitFor();
     await shoot(page, 'full-table');
