@@ -64,7 +64,10 @@ describe('screenshots', () => {
     await page.getByRole('tab', { name: 'Map' }).click();
     const map = page.getByRole('group', { name: /^Sessions by country on a world map/ });
     await map.waitFor();
-    await page.locator('.dash-top-card').filter({ has: map }).screenshot({ path: path.join(OUT, 'map.png') });
+    await page
+      .locator('.dash-top-card')
+      .filter({ has: map })
+      .screenshot({ path: path.join(OUT, 'map.png') });
 
     await page.goto(`${dashboard}/page?range=30d`);
     await page.getByRole('table', { name: 'All pages' }).waitFor();
