@@ -78,6 +78,26 @@ describe('e-mail report addresses', () => {
     );
     expect(added.filter((a) => a.status === 'fulfilled').length).toBe(REPORTS_PER_SITE);
     expect((await owner.reports.list({ id: busy })).reports).toHaveLength(REPORTS_PER_SITE);
+    // One more, later, is refused too, saying what to do; a removed one makes room again.
+    expect(await problemOf(owner.reports.add({ id: busy, address: 'eleventh@example.com', frequency: 'monthly' }))).toEqual({
+      status: 409,
+      title: `A site sends at most ${REPORTS_PER_SITE} reports: remove one, then add this address`,
+      field: undefined,
+    });
+    const [first] = (await owner.reports.list({ id: busy })).reports;
+    await owner.reports.remove({ id: busy, reportId: first?.id ?? '' });
+    await owner.reports.add({ id: busy, address: 'eleventh@example.com', frequency: 'monthly' });
+  });
+
+  it('refuses an unsubscribe token that was not made by this service (404), to anyone', async () => {
+    const anonymous = callerFor(t.deps, { anonymous: true });
+    for (const token of ['nonsense', `${randomUUID()}_${'f'.repeat(64)}`]) {
+      expect(await problemOf(anonymous.reports.unsubscribe({ token }))).toMatchObject({
+        status: 404,
+        title: 'This unsubscribe link is not valid, or the report was already removed: nothing more will be sent with it',
+      });
+    }
+    expect((await problemOf(anonymous.reports.unsubscribe({ token: 'x'.repeat(201) }))).status).toBe(400);
   });
 
   it('sends the last closed period now, at most once a minute per report', async () => {
@@ -85,8 +105,14 @@ describe('e-mail report addresses', () => {
     const sent = await owner.reports.sendNow({ id: siteId, reportId: report.id });
     expect(sent.sent).toBe(true);
     expect(sent.from).toMatch(/^\d{4}-\d{2}-01$/);
-    const mail = await t.smtp.waitFor('now@example.com', /^Monthly report for Mailed: 0 sessions/);
+    const mail = await t.smtp.waitFor('now@example.com', /^Monthly report for Mailed: 0 visitors$/);
     expect(mail.text).toContain(`range=custom&from=${sent.from}&to=${sent.to}`);
-    expect(await problemOf(owner.reports.sendNow({ id: siteId, reportId: report.id }))).toMatchObject({ status: 429 });
+    expect(await problemOf(owner.reports.sendNow({ id: siteId, reportId: report.id }))).toMatchObject({
+      status: 429,
+      title: expect.stringMatching(/^This report was just sent: wait \d+ seconds, then send it again$/),
+    });
+    // "Send now" leaves the schedule alone: the report has still not been sent by the job.
+    expect((await owner.reports.list({ id: siteId })).reports.find((r) => r.id === report.id)?.lastSentAt).toBeNull();
+    expect((await problemOf(reader.reports.sendNow({ id: siteId, reportId: report.id }))).status).toBe(403);
   });
 });

@@ -1,3 +1,5 @@
+import type { SummaryMeasure } from '@us/shared';
+import type { Change, Move } from '../services/reports/changes.ts';
 import type { ReportFigures } from '../services/reports/figures.ts';
 import type { Mail } from './mailer.ts';
 
@@ -5,27 +7,39 @@ const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 /** Names typed by people go into a header: no line breaks or other control characters there. */
 const oneLine = (s: string) => s.replace(/[\p{Cc}\u2028\u2029]+/gu, ' ').trim();
 const count = (n: number) => new Intl.NumberFormat('en').format(Math.round(n * 100) / 100);
-const change = (c: number | null) => (c === null ? '' : ` (${c > 0 ? '+' : ''}${count(c)}%)`);
+const signed = (n: number) => `${n >= 0 ? '+' : ''}${count(n)}`;
 const seconds = (s: number) => (s >= 60 ? `${Math.floor(s / 60)}m ${Math.round(s % 60)}s` : `${Math.round(s)}s`);
+const percent = (n: number) => `${count(n)}%`;
 
-/** The headline lines of the report, as text: label, value, change. */
+/** "1,234 (previous period 1,100, +12.2%)": the figure, the previous period's and the API's change. */
+function withPrevious(m: SummaryMeasure, format: (n: number) => string): string {
+  if (m.previous === null) return format(m.value);
+  const change = m.change === null ? '' : `, ${signed(m.change)}%`;
+  return `${format(m.value)} (previous period ${format(m.previous)}${change})`;
+}
+
+/** The headline lines: label and text. */
 function headline(f: ReportFigures): [string, string][] {
   const m = f.summary.measures;
   return [
-    ['Sessions', `${count(m.sessions.value)}${change(m.sessions.change)}`],
-    ['Pageviews', `${count(m.pageviews.value)}${change(m.pageviews.change)}`],
-    ['From search', `${count(m.fromSearch.value)}${change(m.fromSearch.change)}`],
-    ['Bounce rate', `${count(m.bounceRate.value)}%${change(m.bounceRate.change)}`],
-    ['Average session', `${seconds(m.averageSession.value)}${change(m.averageSession.change)}`],
+    ['Visitors', withPrevious(f.visitors, count)],
+    ['Sessions', withPrevious(m.sessions, count)],
+    ['Pageviews', withPrevious(m.pageviews, count)],
+    ['From search', withPrevious(m.fromSearch, count)],
+    ['Bounce rate', withPrevious(m.bounceRate, percent)],
+    ['Average visit', withPrevious(m.averageSession, seconds)],
   ];
 }
 
-const delta = (now: number, before: number) => `${now - before >= 0 ? '+' : ''}${count(now - before)}`;
+const moveLine = (word: string, m: Move) =>
+  `${word}: ${m.dimension} ${m.value}, ${count(m.before)} → ${count(m.now)} visitors (${signed(m.now - m.before)})`;
+const rowText = (r: Change) =>
+  r.before === null ? count(r.now) : `${count(r.now)} (was ${count(r.before)}, ${signed(r.now - r.before)})`;
 
 /**
- * The weekly or monthly report: headline figures with their change against the previous period, the
- * biggest rise and fall among sources and pages, the top five of each, the dashboard for the period and
- * a one-click unsubscribe link.
+ * The weekly or monthly report: People visitors and the summary's measures beside the previous period,
+ * the biggest rise and fall among sources and pages, the top five of each by visitors, the dashboard for
+ * the period and a one-click unsubscribe link. Text and HTML say the same; the HTML escapes every value.
  */
 export function reportMail(opts: {
   to: string;
@@ -39,55 +53,54 @@ export function reportMail(opts: {
   const site = oneLine(opts.siteName);
   const f = opts.figures;
   const kind = opts.frequency === 'weekly' ? 'Weekly' : 'Monthly';
-  const sessions = f.summary.measures.sessions;
+  const title = `${kind} report for ${site}, ${opts.periodName}`;
+  const zone = `People, days in ${f.summary.timezone}`;
   const compared = f.summary.comparison.available
-    ? `Compared with ${f.summary.previousFrom} – ${f.summary.previousTo}.`
+    ? `Compared with the previous period, ${f.summary.previousFrom} – ${f.summary.previousTo}.`
     : `No comparison: ${f.summary.comparison.reason ?? 'no earlier period'}.`;
-  const moves = [
-    f.rose && `Biggest rise: ${f.rose.dimension} ${f.rose.value}, ${delta(f.rose.now, f.rose.before)} sessions`,
-    f.fell && `Biggest fall: ${f.fell.dimension} ${f.fell.value}, ${delta(f.fell.now, f.fell.before)} sessions`,
-  ].filter((x): x is string => Boolean(x));
-  const table = (title: string, rows: ReportFigures['sources']) =>
-    rows.length === 0 ? [] : [title, ...rows.map((r) => `  ${r.value}: ${count(r.now)} (${delta(r.now, r.before)})`)];
-  const lines = [
-    `${kind} report for ${site}, ${opts.periodName} (People, days in ${f.summary.timezone}).`,
+  const moves = [f.rose && moveLine('Biggest rise', f.rose), f.fell && moveLine('Biggest fall', f.fell)].filter(
+    (x): x is string => Boolean(x),
+  );
+  const tables = [
+    { title: 'Top sources by visitors', rows: f.sources },
+    { title: 'Top pages by visitors', rows: f.pages },
+  ].filter((t) => t.rows.length > 0);
+  const why = `You get this ${opts.frequency} report because a member of the site's workspace added ${opts.to}.`;
+
+  const text = [
+    `${title} (${zone}).`,
     compared,
     '',
     ...headline(f).map(([k, v]) => `${k}: ${v}`),
     '',
-    ...moves,
-    ...(moves.length ? [''] : []),
-    ...table('Top sources (sessions, change)', f.sources),
-    ...table('Top pages (sessions begun there, change)', f.pages),
-    '',
+    ...(moves.length ? [...moves, ''] : []),
+    ...tables.flatMap((t) => [t.title, ...t.rows.map((r) => `  ${r.value}: ${rowText(r)}`), '']),
     `The dashboard for this period: ${opts.dashboardLink}`,
     '',
-    `You get this ${opts.frequency} because a member of the site's workspace added ${opts.to}. Unsubscribe: ${opts.unsubscribeLink}`,
+    `${why} Unsubscribe: ${opts.unsubscribeLink}`,
   ];
-  const htmlTable = (title: string, rows: ReportFigures['sources']) =>
-    rows.length === 0
-      ? ''
-      : `<h3>${esc(title)}</h3><table>${rows
-          .map(
-            (r) =>
-              `<tr><td>${esc(r.value)}</td><td align="right">${count(r.now)}</td><td align="right">${delta(r.now, r.before)}</td></tr>`,
-          )
-          .join('')}</table>`;
-  const html =
-    `<p>${esc(`${kind} report for ${site}, ${opts.periodName}`)} <span style="color:#666">(People, days in ${esc(f.summary.timezone)})</span></p>` +
+  const html = [
+    `<p>${esc(title)} <span style="color:#666">(${esc(zone)})</span></p>`,
     `<table>${headline(f)
       .map(([k, v]) => `<tr><td>${esc(k)}</td><td><strong>${esc(v)}</strong></td></tr>`)
-      .join('')}</table><p style="color:#666">${esc(compared)}</p>` +
-    moves.map((m) => `<p>${esc(m)}</p>`).join('') +
-    htmlTable('Top sources', f.sources) +
-    htmlTable('Top pages', f.pages) +
-    `<p><a href="${esc(opts.dashboardLink)}">Open the dashboard for this period</a></p>` +
-    `<p style="color:#666">You get this ${opts.frequency} because a member of the site's workspace added ${esc(opts.to)}. ` +
-    `<a href="${esc(opts.unsubscribeLink)}">Unsubscribe</a></p>`;
+      .join('')}</table>`,
+    `<p style="color:#666">${esc(compared)}</p>`,
+    ...moves.map((m) => `<p>${esc(m)}</p>`),
+    ...tables.map(
+      (t) =>
+        `<h3>${esc(t.title)}</h3><table>${t.rows
+          .map((r) => `<tr><td>${esc(r.value)}</td><td align="right">${esc(rowText(r))}</td></tr>`)
+          .join('')}</table>`,
+    ),
+    `<p><a href="${esc(opts.dashboardLink)}">Open the dashboard for this period</a></p>`,
+    `<p style="color:#666">${esc(why)} <a href="${esc(opts.unsubscribeLink)}">Unsubscribe</a></p>`,
+  ];
+  const visitors = f.visitors;
+  const change = visitors.change === null ? '' : ` (${signed(visitors.change)}%)`;
   return {
     to: opts.to,
-    subject: `${kind} report for ${site}: ${count(sessions.value)} sessions${change(sessions.change)}`,
-    text: `${lines.join('\n')}\n`,
-    html,
+    subject: `${kind} report for ${site}: ${count(visitors.value)} ${visitors.value === 1 ? 'visitor' : 'visitors'}${change}`,
+    text: `${text.join('\n')}\n`,
+    html: html.join(''),
   };
 }

@@ -17,10 +17,17 @@ function decodeQuotedPrintable(s: string) {
 export async function startSmtpCapture() {
   const mails: CapturedMail[] = [];
   const waiters: (() => void)[] = [];
+  /** Recipients this server turns away (451, "try again later"), as a busy or failing mail server does. */
+  const refused = new Set<string>();
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    onRcptTo(address, _session, callback) {
+      if (!refused.has(address.address.toLowerCase())) return callback();
+      const err = Object.assign(new Error('Mailbox busy, try again later'), { responseCode: 451 });
+      callback(err);
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
@@ -43,6 +50,7 @@ export async function startSmtpCapture() {
   return {
     url: `smtp://127.0.0.1:${port}`,
     mails,
+    refused,
     /** Waits for the next message to `to` whose subject matches, and returns it. */
     async waitFor(to: string, subject: RegExp, timeoutMs = 5000): Promise<CapturedMail> {
       const deadline = Date.now() + timeoutMs;

@@ -1,11 +1,15 @@
-// What a report says: the People headline figures of the period with the previous period, and the
-// sources and pages whose sessions changed the most. The same engine answers as the stats API.
-import type { Summary, TopTable } from '@us/shared';
+// What a report says: the People headline figures of the period with the previous period alongside,
+// and the top sources and pages by visitors with their change. Asked of the stats engine with the very
+// questions the stats API answers (`stats.summary`, and `stats.get` of the pageviews and sessions sets),
+// so the e-mail's numbers are the API's for the same range.
+import type { StatsResult, StatsSpec, Summary, SummaryMeasure } from '@us/shared';
+import { answer } from '../stats/engine.ts';
 import type { StatsDeps } from '../stats/service.ts';
 import { inWorkspaceSlot } from '../stats/service.ts';
 import { siteCtx } from '../stats/site-ctx.ts';
-import { summaryOf } from '../stats/summary.ts';
-import { topOf } from '../stats/top.ts';
+import { normalise } from '../stats/spec.ts';
+import { measure, summaryOf } from '../stats/summary.ts';
+import { biggestMoves, type Change, changesOf, type Move, topOf } from './changes.ts';
 import type { Period } from './periods.ts';
 
 export interface ReportSite {
@@ -16,66 +20,49 @@ export interface ReportSite {
   settings: Record<string, unknown>;
 }
 
-/** One value of a table in both periods. */
-export interface Change {
-  value: string;
-  now: number;
-  before: number;
-}
-
 export interface ReportFigures {
+  /** People visitors of the period (the pageviews set's `visitors`), with the previous period. */
+  visitors: SummaryMeasure;
+  /** The summary's measures (sessions, pageviews, bounce rate, …) and the previous period's days. */
   summary: Summary;
-  /** Top 5 of the period, with the previous period's count. */
+  /** The top 5 of the period by visitors, with the previous period's. */
   sources: Change[];
   pages: Change[];
-  /** The value (source or page) whose sessions rose, and fell, the most; null when none did. */
-  rose: (Change & { dimension: string }) | null;
-  fell: (Change & { dimension: string }) | null;
+  /** The source or page whose visitors rose, and fell, the most; null when none did. */
+  rose: Move | null;
+  fell: Move | null;
 }
 
-const TOP_ROWS = 100;
-const label = (dimension: string, value: string | null) =>
-  value === null || value === '' ? (dimension === 'source' ? 'Direct / none' : '(none)') : value;
+export const TOP_SHOWN = 5;
+/** Rows ranked per table and period: changes are looked for among these. */
+const RANKED_ROWS = 100;
 
-function changes(dimension: string, now: TopTable, before: TopTable): Change[] {
-  const previous = new Map(before.rows.map((r) => [r.value, r.count]));
-  const rows = now.rows.map((r) => ({ value: label(dimension, r.value), now: r.count, before: previous.get(r.value) ?? 0 }));
-  // Values seen only before the period fell to nothing: they count among the changes.
-  const seen = new Set(now.rows.map((r) => r.value));
-  for (const r of before.rows) if (!seen.has(r.value)) rows.push({ value: label(dimension, r.value), now: 0, before: r.count });
-  return rows;
-}
-
+/** The period's figures of a site, inside one of its workspace's stats slots (429 when all are taken). */
 export async function reportFigures(deps: StatsDeps, site: ReportSite, period: Period): Promise<ReportFigures> {
   return inWorkspaceSlot(deps, site.workspaceId, async () => {
     const ctx = siteCtx(deps.statsOrm.em.fork(), { id: site.id, timezone: site.timezone, settings: site.settings });
-    const summary = await summaryOf(ctx, { id: site.id, from: period.from, to: period.to });
-    const previous = { from: summary.previousFrom, to: summary.previousTo };
-    const table = (dimension: string, range: Period) =>
-      topOf(ctx, { id: site.id, dimension, limit: TOP_ROWS, from: range.from, to: range.to });
-    const [sourcesNow, sourcesBefore, pagesNow, pagesBefore] = await Promise.all([
-      table('source', period),
-      table('source', previous),
-      table('page', period),
-      table('page', previous),
+    const ask = (spec: Omit<StatsSpec, 'from' | 'to' | 'lane' | 'compare'>): Promise<StatsResult> =>
+      answer(ctx, normalise({ ...spec, lane: 'human', compare: true, from: period.from, to: period.to }, ctx.today));
+    const ranked = { sort: 'visitors', limit: RANKED_ROWS } as const;
+    const [summary, totals, sourcesAnswer, pagesAnswer] = await Promise.all([
+      summaryOf(ctx, { id: site.id, from: period.from, to: period.to }),
+      ask({ metrics: 'pageviews' }),
+      ask({ metrics: 'sessions', by: 'source', ...ranked }),
+      ask({ metrics: 'pageviews', by: 'page', ...ranked }),
     ]);
-    const all = [
-      ...changes('source', sourcesNow, sourcesBefore).map((c) => ({ ...c, dimension: 'source' })),
-      ...changes('page', pagesNow, pagesBefore).map((c) => ({ ...c, dimension: 'page' })),
-    ];
-    const byDelta = [...all].sort((a, b) => b.now - b.before - (a.now - a.before));
-    const first = byDelta[0];
-    const last = byDelta[byDelta.length - 1];
+    const sources = changesOf('source', sourcesAnswer);
+    const pages = changesOf('page', pagesAnswer);
+    const previousVisitors = totals.previous ? (totals.previous.totals.visitors ?? 0) : null;
     return {
+      // Visitors are read like sessions: up is good (the summary's rule for the change and its tone).
+      visitors: measure('sessions', totals.totals.visitors ?? 0, previousVisitors),
       summary,
-      sources: changes('source', sourcesNow, sourcesBefore)
-        .filter((c) => c.now > 0)
-        .slice(0, 5),
-      pages: changes('page', pagesNow, pagesBefore)
-        .filter((c) => c.now > 0)
-        .slice(0, 5),
-      rose: first && first.now > first.before ? first : null,
-      fell: last && last.now < last.before ? last : null,
+      sources: topOf(sources, TOP_SHOWN),
+      pages: topOf(pages, TOP_SHOWN),
+      ...biggestMoves([
+        { dimension: 'source', changes: sources },
+        { dimension: 'page', changes: pages },
+      ]),
     };
   });
 }

@@ -1,6 +1,7 @@
 // The site owner's side of e-mail reports (dashboard-only `reports.list`, `reports.add`, `reports.remove`).
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { EmailReport as EmailReportEntity } from '@us/db';
 import { type EmailReport, REPORTS_PER_SITE } from '@us/shared';
 import type { Actor } from '../../actor/actor.ts';
 import { isUuid, loadSite, responsibleUserId } from '../../actor/access.ts';
@@ -29,11 +30,18 @@ export const toReport = (r: ReportRow): EmailReport => ({
 
 export async function listReports(em: EntityManager, actor: Actor, siteId: string) {
   const site = await loadSite(em, actor, siteId);
-  const rows = await em.execute<ReportRow[]>(
-    `select ${REPORT_COLUMNS} from email_reports where site_id = ? order by created_at, id`,
-    [site.id],
-  );
-  return { reports: rows.map(toReport) };
+  const rows = await em.find(EmailReportEntity, { site: site.id }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  return {
+    reports: rows.map((r) =>
+      toReport({
+        id: r.id,
+        address: r.address,
+        frequency: r.frequency as Frequency,
+        created_at: r.createdAt,
+        last_sent_at: r.lastSentAt ?? null,
+      }),
+    ),
+  };
 }
 
 /**

@@ -26,9 +26,9 @@ export function AddEmailReportForm({ siteId, onAdded }: { siteId: string; onAdde
       <FormShell form={form} submitLabel="Add report" busyLabel="Adding…" variant="secondary" label="Add an e-mail report">
         <div className="site-form-row">
           <Field label="E-mail address" type="email" bind={form.field('address')} placeholder="team@example.com" required />
-          <SelectField label="Every" bind={form.field('frequency')}>
-            <option value="weekly">Week</option>
-            <option value="monthly">Month</option>
+          <SelectField label="Frequency" bind={form.field('frequency')}>
+            <option value="weekly">Weekly</option>
+            <option value="monthly">Monthly</option>
           </SelectField>
         </div>
       </FormShell>

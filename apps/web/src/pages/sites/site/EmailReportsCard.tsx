@@ -20,8 +20,10 @@ export function EmailReportsCard({ siteId }: { siteId: string }) {
   return (
     <Card title="E-mail reports">
       <p className="card-intro">
-        Sessions, pageviews, bounce rate and the biggest changes among sources and pages, for the last full week (on Mondays) or
-        month (on the 1st), in the site's time zone. Up to {REPORTS_PER_SITE} addresses; each e-mail has an unsubscribe link.
+        Visitors and the other headline figures beside the previous period, the top sources and pages and their biggest changes,
+        for the last full week (sent on Mondays) or month (on the 1st), in the site's time zone. The first e-mail covers the first
+        full period after an address is added; "Send now" sends the last one at once. Up to {REPORTS_PER_SITE} addresses; each
+        e-mail has an unsubscribe link.
       </p>
       {reports.error && <Notice tone="error">{toProblem(reports.error).title}</Notice>}
       {remove.error && <Notice tone="error">{toProblem(remove.error).title}</Notice>}
@@ -39,7 +41,7 @@ export function EmailReportsCard({ siteId }: { siteId: string }) {
             <thead>
               <tr>
                 <th scope="col">Address</th>
-                <th scope="col">Every</th>
+                <th scope="col">Frequency</th>
                 <th scope="col">Last sent</th>
                 <th scope="col">
                   <span className="site-visually-hidden">Actions</span>
@@ -52,13 +54,13 @@ export function EmailReportsCard({ siteId }: { siteId: string }) {
                   <th scope="row" className="site-cell-main">
                     {r.address}
                   </th>
-                  <td>{r.frequency === 'weekly' ? 'Week' : 'Month'}</td>
+                  <td>{r.frequency === 'weekly' ? 'Weekly' : 'Monthly'}</td>
                   <td>{formatDateTime(r.lastSentAt)}</td>
                   <td className="site-cell-actions">
                     <button
                       type="button"
                       className="button button-secondary button-small"
-                      aria-label={`Send the ${r.frequency} report to ${r.address} now`}
+                      aria-label={`Send now: the ${r.frequency} report to ${r.address}`}
                       disabled={send.isPending}
                       onClick={() => send.mutate({ id: siteId, reportId: r.id })}
                     >
