@@ -115,4 +115,28 @@ describe('e-mail report addresses', () => {
     expect((await owner.reports.list({ id: siteId })).reports.find((r) => r.id === report.id)?.lastSentAt).toBeNull();
     expect((await problemOf(reader.reports.sendNow({ id: siteId, reportId: report.id }))).status).toBe(403);
   });
+
+  it('cannot be used to flood an address: Send now spends the address’s 5 e-mails an hour, over every site', async () => {
+    const sites = await Promise.all(
+      ['Flood 1', 'Flood 2', 'Flood 3'].map((name) => createSite(t.deps.orm.em.fork(), { workspace: workspaceId, name })),
+    );
+    const reports = [];
+    for (const { siteId: id } of sites) {
+      for (const frequency of ['weekly', 'monthly'] as const) {
+        reports.push({ id, reportId: (await owner.reports.add({ id, address: 'victim@example.com', frequency })).report.id });
+      }
+    }
+    const answers = [];
+    for (const r of reports)
+      answers.push(
+        await owner.reports.sendNow(r).then(
+          () => 200,
+          (e) => problemOf(Promise.reject(e)).then((p) => p.status),
+        ),
+      );
+    expect(answers).toEqual([200, 200, 200, 200, 200, 429]);
+    await t.smtp.waitFor('victim@example.com', /report for Flood/);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(t.smtp.mails.filter((m) => m.to.includes('victim@example.com'))).toHaveLength(5);
+  });
 });

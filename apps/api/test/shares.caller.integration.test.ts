@@ -144,7 +144,9 @@ describe('shared links', () => {
     const { view } = await anonymous.shares.open({ token: tokenOf(link.url) });
     const [id, expires, mac] = view.split('.') as [string, string, string];
     const later = `${id}.${Number(expires) + 86_400}.${mac}`;
-    for (const bad of [later, `${id}.${expires}.${'0'.repeat(64)}`, 'not-a-view', `${randomUUID()}.${expires}.${mac}`]) {
+    // An attacker's own views: altered, forged, made up, oversized (cut off before any work).
+    const made = [later, `${id}.${expires}.${'0'.repeat(64)}`, 'not-a-view', `${randomUUID()}.${expires}.${mac}`];
+    for (const bad of [...made, `${id}.${expires}.${'f'.repeat(100_000)}`, `${'a.'.repeat(5000)}`]) {
       expect(await problemOf(callerFor(t.deps, { shareView: bad }).stats.summary({ id: siteId, days: 7 }))).toMatchObject({
         status: 401,
         title: expect.stringMatching(/ended/),

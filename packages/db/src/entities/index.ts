@@ -1,5 +1,4 @@
 import { ApiToken } from './api-token.ts';
-import { EmailReport } from './email-report.ts';
 import { EmailToken } from './email-token.ts';
 import { Invite } from './invite.ts';
 import { Membership } from './membership.ts';
@@ -10,17 +9,5 @@ import { SiteKey } from './site-key.ts';
 import { User } from './user.ts';
 import { Workspace } from './workspace.ts';
 
-export { ApiToken, EmailReport, EmailToken, Invite, Membership, Session, Site, SiteHostname, SiteKey, User, Workspace };
-export const entities = [
-  User,
-  Workspace,
-  Membership,
-  Session,
-  ApiToken,
-  EmailToken,
-  Invite,
-  Site,
-  SiteHostname,
-  SiteKey,
-  EmailReport,
-];
+export { ApiToken, EmailToken, Invite, Membership, Session, Site, SiteHostname, SiteKey, User, Workspace };
+export const entities = [User, Workspace, Membership, Session, ApiToken, EmailToken, Invite, Site, SiteHostname, SiteKey];

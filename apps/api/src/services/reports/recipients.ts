@@ -1,12 +1,12 @@
 // The site owner's side of e-mail reports (dashboard-only `reports.list`, `reports.add`, `reports.remove`).
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { EmailReport as EmailReportEntity } from '@us/db';
 import { type EmailReport, REPORTS_PER_SITE } from '@us/shared';
 import type { Actor } from '../../actor/actor.ts';
 import { isUuid, loadSite, responsibleUserId } from '../../actor/access.ts';
 import { AppError } from '../../errors.ts';
 import { normaliseEmail } from '../../mail/address.ts';
+import { checkSiteLimit } from '../sites/site-limit.ts';
 import { localToday } from '../stats/range.ts';
 import { type Frequency, lastClosedPeriod } from './periods.ts';
 
@@ -30,18 +30,11 @@ export const toReport = (r: ReportRow): EmailReport => ({
 
 export async function listReports(em: EntityManager, actor: Actor, siteId: string) {
   const site = await loadSite(em, actor, siteId);
-  const rows = await em.find(EmailReportEntity, { site: site.id }, { orderBy: { createdAt: 'asc', id: 'asc' } });
-  return {
-    reports: rows.map((r) =>
-      toReport({
-        id: r.id,
-        address: r.address,
-        frequency: r.frequency as Frequency,
-        created_at: r.createdAt,
-        last_sent_at: r.lastSentAt ?? null,
-      }),
-    ),
-  };
+  const rows = await em.execute<ReportRow[]>(
+    `select ${REPORT_COLUMNS} from email_reports where site_id = ? order by created_at, id`,
+    [site.id],
+  );
+  return { reports: rows.map(toReport) };
 }
 
 /**
@@ -53,15 +46,13 @@ export async function addReport(em: EntityManager, actor: Actor, input: { id: st
   const address = normaliseEmail(input.address);
   const start = lastClosedPeriod(input.frequency, localToday(site.timezone)).from;
   const row = await em.transactional(async (tx) => {
-    // The site row stays locked until the insert commits, so reports added at once all count.
-    await tx.execute('select id from sites where id = ? for update', [site.id]);
-    const [{ n } = { n: 0 }] = await tx.execute<{ n: number }[]>(
-      'select count(*)::int as n from email_reports where site_id = ?',
-      [site.id],
+    await checkSiteLimit(
+      tx,
+      site.id,
+      'email_reports',
+      REPORTS_PER_SITE,
+      `A site sends at most ${REPORTS_PER_SITE} reports: remove one, then add this address`,
     );
-    if (n >= REPORTS_PER_SITE) {
-      throw new AppError(409, `A site sends at most ${REPORTS_PER_SITE} reports: remove one, then add this address`);
-    }
     const rows = await tx.execute<ReportRow[]>(
       `insert into email_reports (id, site_id, workspace_id, address, frequency, created_by, last_period_start)
          values (?, ?, ?, ?, ?, ?, ?) on conflict (site_id, address, frequency) do nothing returning ${REPORT_COLUMNS}`,

@@ -8,6 +8,7 @@ import { isUuid, loadSite, responsibleUserId } from '../../actor/access.ts';
 import type { Deps } from '../../deps.ts';
 import { AppError } from '../../errors.ts';
 import { hashPassword } from '../../security/passwords.ts';
+import { checkSiteLimit } from '../sites/site-limit.ts';
 import { randomToken, sha256 } from '../../security/tokens.ts';
 
 interface LinkRow {
@@ -53,17 +54,13 @@ export async function createShareLink(
   const token = `shr_${randomToken(24)}`;
   const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
   const row = await em.transactional(async (tx) => {
-    // The site row stays locked until the insert commits, so links made at once all count.
-    await tx.execute('select id from sites where id = ? for update', [site.id]);
-    const [{ n } = { n: 0 }] = await tx.execute<{ n: number }[]>('select count(*)::int as n from share_links where site_id = ?', [
+    await checkSiteLimit(
+      tx,
       site.id,
-    ]);
-    if (n >= SHARE_LINKS_PER_SITE) {
-      throw new AppError(
-        409,
-        `A site has at most ${SHARE_LINKS_PER_SITE} shared links: revoke one you no longer hand out, then try again`,
-      );
-    }
+      'share_links',
+      SHARE_LINKS_PER_SITE,
+      `A site has at most ${SHARE_LINKS_PER_SITE} shared links: revoke one you no longer hand out, then try again`,
+    );
     const rows = await tx.execute<LinkRow[]>(
       `insert into share_links (id, site_id, workspace_id, label, token_hash, token_enc, password_hash, created_by)
          values (?, ?, ?, ?, ?, ?, ?, ?) returning ${COLUMNS}`,

@@ -7,6 +7,7 @@ import { formatDateTime } from '../../../format.ts';
 import { toProblem } from '../../../problem.ts';
 import { useTRPC } from '../../../trpc.ts';
 import { AddEmailReportForm } from './AddEmailReportForm.tsx';
+import { ActionsTable } from '../parts/ActionsTable.tsx';
 
 /** Addresses that get the site's figures by e-mail every week or month; each can be sent at once. */
 export function EmailReportsCard({ siteId }: { siteId: string }) {
@@ -36,52 +37,38 @@ export function EmailReportsCard({ siteId }: { siteId: string }) {
       )}
       {reports.data && list.length === 0 && <p className="site-none">No e-mail reports yet.</p>}
       {list.length > 0 && (
-        <div className="site-table-wrap">
-          <table className="site-table" aria-label="E-mail reports">
-            <thead>
-              <tr>
-                <th scope="col">Address</th>
-                <th scope="col">Frequency</th>
-                <th scope="col">Last sent</th>
-                <th scope="col">
-                  <span className="site-visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((r) => (
-                <tr key={r.id}>
-                  <th scope="row" className="site-cell-main">
-                    {r.address}
-                  </th>
-                  <td>{r.frequency === 'weekly' ? 'Weekly' : 'Monthly'}</td>
-                  <td>{formatDateTime(r.lastSentAt)}</td>
-                  <td className="site-cell-actions">
-                    <button
-                      type="button"
-                      className="button button-secondary button-small"
-                      aria-label={`Send now: the ${r.frequency} report to ${r.address}`}
-                      disabled={send.isPending}
-                      onClick={() => send.mutate({ id: siteId, reportId: r.id })}
-                    >
-                      Send now
-                    </button>{' '}
-                    <ConfirmButton
-                      label="Remove"
-                      name={`Remove the ${r.frequency} report to ${r.address}`}
-                      question="Stop this report?"
-                      confirmLabel="Remove report"
-                      busy={remove.isPending && remove.variables.reportId === r.id}
-                      busyLabel="Removing…"
-                      disabled={remove.isPending}
-                      onConfirm={() => remove.mutate({ id: siteId, reportId: r.id })}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ActionsTable label="E-mail reports" columns={['Address', 'Frequency', 'Last sent']}>
+          {list.map((r) => (
+            <tr key={r.id}>
+              <th scope="row" className="site-cell-main">
+                {r.address}
+              </th>
+              <td>{r.frequency === 'weekly' ? 'Weekly' : 'Monthly'}</td>
+              <td>{formatDateTime(r.lastSentAt)}</td>
+              <td className="site-cell-actions">
+                <button
+                  type="button"
+                  className="button button-secondary button-small"
+                  aria-label={`Send now: the ${r.frequency} report to ${r.address}`}
+                  disabled={send.isPending}
+                  onClick={() => send.mutate({ id: siteId, reportId: r.id })}
+                >
+                  Send now
+                </button>{' '}
+                <ConfirmButton
+                  label="Remove"
+                  name={`Remove the ${r.frequency} report to ${r.address}`}
+                  question="Stop this report?"
+                  confirmLabel="Remove report"
+                  busy={remove.isPending && remove.variables.reportId === r.id}
+                  busyLabel="Removing…"
+                  disabled={remove.isPending}
+                  onConfirm={() => remove.mutate({ id: siteId, reportId: r.id })}
+                />
+              </td>
+            </tr>
+          ))}
+        </ActionsTable>
       )}
       <AddEmailReportForm siteId={siteId} onAdded={refresh} />
     </Card>

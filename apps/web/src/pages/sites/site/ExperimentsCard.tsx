@@ -8,6 +8,7 @@ import { useTRPC } from '../../../trpc.ts';
 import { useRefreshSite } from '../parts/useRefreshSite.ts';
 import { EXPERIMENT_STATUSES, type Experiment, type ExperimentStatus, type Site } from '../types.ts';
 import { AddExperimentForm } from './AddExperimentForm.tsx';
+import { ActionsTable } from '../parts/ActionsTable.tsx';
 
 const isStatus = (v: string): v is ExperimentStatus => (EXPERIMENT_STATUSES as readonly string[]).includes(v);
 
@@ -33,76 +34,61 @@ export function ExperimentsCard({ site }: { site: Site }) {
       {experiments.length === 0 ? (
         <p className="site-none">No experiments yet.</p>
       ) : (
-        <div className="site-table-wrap">
-          <table className="site-table" aria-label="Experiments">
-            <thead>
-              <tr>
-                <th scope="col">Key</th>
-                <th scope="col">Name</th>
-                <th scope="col">Variants</th>
-                <th scope="col">Status</th>
-                <th scope="col">
-                  <span className="site-visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {experiments.map((e) => (
-                <tr key={e.key}>
-                  <th scope="row" className="site-cell-main">
-                    <code>{e.key}</code>
-                  </th>
-                  <td>
-                    {e.name ?? <span className="muted">—</span>}
-                    <br />
-                    <Link
-                      to={`/sites/${encodeURIComponent(site.id)}/experiments/${encodeURIComponent(e.key)}`}
-                      aria-label={`Results of ${e.key}`}
-                    >
-                      Results
-                    </Link>
-                  </td>
-                  <td>
-                    <ul className="site-chips" aria-label={`Variants of ${e.key}`}>
-                      {e.variants.map((v) => (
-                        <li key={v} className="site-chip">
-                          {v}
-                        </li>
-                      ))}
-                    </ul>
-                  </td>
-                  <td>
-                    <select
-                      className="site-select-small"
-                      value={e.status}
-                      onChange={(ev) => setStatus(e, ev.target.value)}
-                      disabled={busy !== null}
-                      aria-label={`Status of ${e.key}`}
-                    >
-                      {EXPERIMENT_STATUSES.map((s) => (
-                        <option key={s} value={s}>
-                          {s.charAt(0).toUpperCase() + s.slice(1)}
-                        </option>
-                      ))}
-                    </select>
-                  </td>
-                  <td className="site-cell-actions">
-                    <ConfirmButton
-                      label="Delete"
-                      name={`Delete experiment ${e.key}`}
-                      question="Delete this experiment?"
-                      confirmLabel="Delete experiment"
-                      busy={busy === e.key}
-                      busyLabel="Working…"
-                      disabled={busy !== null}
-                      onConfirm={() => remove.mutate({ id: site.id, key: e.key })}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ActionsTable label="Experiments" columns={['Key', 'Name', 'Variants', 'Status']}>
+          {experiments.map((e) => (
+            <tr key={e.key}>
+              <th scope="row" className="site-cell-main">
+                <code>{e.key}</code>
+              </th>
+              <td>
+                {e.name ?? <span className="muted">—</span>}
+                <br />
+                <Link
+                  to={`/sites/${encodeURIComponent(site.id)}/experiments/${encodeURIComponent(e.key)}`}
+                  aria-label={`Results of ${e.key}`}
+                >
+                  Results
+                </Link>
+              </td>
+              <td>
+                <ul className="site-chips" aria-label={`Variants of ${e.key}`}>
+                  {e.variants.map((v) => (
+                    <li key={v} className="site-chip">
+                      {v}
+                    </li>
+                  ))}
+                </ul>
+              </td>
+              <td>
+                <select
+                  className="site-select-small"
+                  value={e.status}
+                  onChange={(ev) => setStatus(e, ev.target.value)}
+                  disabled={busy !== null}
+                  aria-label={`Status of ${e.key}`}
+                >
+                  {EXPERIMENT_STATUSES.map((s) => (
+                    <option key={s} value={s}>
+                      {s.charAt(0).toUpperCase() + s.slice(1)}
+                    </option>
+                  ))}
+                </select>
+              </td>
+              <td className="site-cell-actions">
+                <ConfirmButton
+                  label="Delete"
+                  name={`Delete experiment ${e.key}`}
+                  question="Delete this experiment?"
+                  confirmLabel="Delete experiment"
+                  busy={busy === e.key}
+                  busyLabel="Working…"
+                  disabled={busy !== null}
+                  onConfirm={() => remove.mutate({ id: site.id, key: e.key })}
+                />
+              </td>
+            </tr>
+          ))}
+        </ActionsTable>
       )}
       <AddExperimentForm siteId={site.id} />
     </Card>

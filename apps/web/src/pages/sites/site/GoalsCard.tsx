@@ -7,6 +7,7 @@ import { useTRPC } from '../../../trpc.ts';
 import { useRefreshSite } from '../parts/useRefreshSite.ts';
 import type { Site } from '../types.ts';
 import { AddGoalForm } from './AddGoalForm.tsx';
+import { ActionsTable } from '../parts/ActionsTable.tsx';
 
 /** The site's goals: an event name or a page path that counts as a conversion. */
 export function GoalsCard({ site }: { site: Site }) {
@@ -23,49 +24,34 @@ export function GoalsCard({ site }: { site: Site }) {
       {goals.length === 0 ? (
         <p className="site-none">No goals yet.</p>
       ) : (
-        <div className="site-table-wrap">
-          <table className="site-table" aria-label="Goals">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Type</th>
-                <th scope="col">Match</th>
-                <th scope="col">Id</th>
-                <th scope="col">
-                  <span className="site-visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {goals.map((g) => (
-                <tr key={g.id}>
-                  <th scope="row" className="site-cell-main">
-                    {g.name}
-                  </th>
-                  <td>{g.type === 'event' ? 'Event' : 'Page path'}</td>
-                  <td>
-                    <code>{g.match}</code>
-                  </td>
-                  <td>
-                    <code className="muted">{g.id}</code>
-                  </td>
-                  <td className="site-cell-actions">
-                    <ConfirmButton
-                      label="Delete"
-                      name={`Delete goal ${g.name}`}
-                      question="Delete this goal?"
-                      confirmLabel="Delete goal"
-                      busy={deleting === g.id}
-                      busyLabel="Deleting…"
-                      disabled={deleting !== null}
-                      onConfirm={() => remove.mutate({ id: site.id, goal: g.id })}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ActionsTable label="Goals" columns={['Name', 'Type', 'Match', 'Id']}>
+          {goals.map((g) => (
+            <tr key={g.id}>
+              <th scope="row" className="site-cell-main">
+                {g.name}
+              </th>
+              <td>{g.type === 'event' ? 'Event' : 'Page path'}</td>
+              <td>
+                <code>{g.match}</code>
+              </td>
+              <td>
+                <code className="muted">{g.id}</code>
+              </td>
+              <td className="site-cell-actions">
+                <ConfirmButton
+                  label="Delete"
+                  name={`Delete goal ${g.name}`}
+                  question="Delete this goal?"
+                  confirmLabel="Delete goal"
+                  busy={deleting === g.id}
+                  busyLabel="Deleting…"
+                  disabled={deleting !== null}
+                  onConfirm={() => remove.mutate({ id: site.id, goal: g.id })}
+                />
+              </td>
+            </tr>
+          ))}
+        </ActionsTable>
       )}
       <AddGoalForm siteId={site.id} />
     </Card>

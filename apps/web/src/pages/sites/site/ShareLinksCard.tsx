@@ -7,6 +7,7 @@ import { useTRPC } from '../../../trpc.ts';
 import { formatDateTime } from '../../../format.ts';
 import { CopyButton } from '../parts/CopyButton.tsx';
 import { AddShareLinkForm } from './AddShareLinkForm.tsx';
+import { ActionsTable } from '../parts/ActionsTable.tsx';
 
 /** Read-only links to the site's dashboard: whoever holds one sees the figures, never settings or keys. */
 export function ShareLinksCard({ siteId }: { siteId: string }) {
@@ -27,47 +28,32 @@ export function ShareLinksCard({ siteId }: { siteId: string }) {
       {revoke.error && <Notice tone="error">{toProblem(revoke.error).title}</Notice>}
       {links.data && list.length === 0 && <p className="site-none">No shared links yet.</p>}
       {list.length > 0 && (
-        <div className="site-table-wrap">
-          <table className="site-table" aria-label="Shared links">
-            <thead>
-              <tr>
-                <th scope="col">Label</th>
-                <th scope="col">Link</th>
-                <th scope="col">Password</th>
-                <th scope="col">Last opened</th>
-                <th scope="col">
-                  <span className="site-visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((l) => (
-                <tr key={l.id}>
-                  <th scope="row" className="site-cell-main share-label">
-                    {l.label}
-                  </th>
-                  <td>
-                    <code className="share-url">{l.url}</code> <CopyButton value={l.url} label={`Copy the link ${l.label}`} />
-                  </td>
-                  <td>{l.hasPassword ? 'Yes' : 'No'}</td>
-                  <td>{formatDateTime(l.lastOpenedAt)}</td>
-                  <td className="site-cell-actions">
-                    <ConfirmButton
-                      label="Revoke"
-                      name={`Revoke the link ${l.label}`}
-                      question="Revoke this link? Whoever has it loses the dashboard at once."
-                      confirmLabel="Revoke link"
-                      busy={revoking === l.id}
-                      busyLabel="Revoking…"
-                      disabled={revoking !== null}
-                      onConfirm={() => revoke.mutate({ id: siteId, linkId: l.id })}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ActionsTable label="Shared links" columns={['Label', 'Link', 'Password', 'Last opened']}>
+          {list.map((l) => (
+            <tr key={l.id}>
+              <th scope="row" className="site-cell-main share-label">
+                {l.label}
+              </th>
+              <td>
+                <code className="share-url">{l.url}</code> <CopyButton value={l.url} label={`Copy the link ${l.label}`} />
+              </td>
+              <td>{l.hasPassword ? 'Yes' : 'No'}</td>
+              <td>{formatDateTime(l.lastOpenedAt)}</td>
+              <td className="site-cell-actions">
+                <ConfirmButton
+                  label="Revoke"
+                  name={`Revoke the link ${l.label}`}
+                  question="Revoke this link? Whoever has it loses the dashboard at once."
+                  confirmLabel="Revoke link"
+                  busy={revoking === l.id}
+                  busyLabel="Revoking…"
+                  disabled={revoking !== null}
+                  onConfirm={() => revoke.mutate({ id: siteId, linkId: l.id })}
+                />
+              </td>
+            </tr>
+          ))}
+        </ActionsTable>
       )}
       <AddShareLinkForm siteId={siteId} onCreated={refresh} />
     </Card>
