@@ -93,6 +93,24 @@ describe('stats: days older than 90 come from daily rollups', () => {
     }
   });
 
+  it('refuses a dimension kept later (screen sizes, time zones) over old days rolled up before it, naming them', async () => {
+    const em = f.t.deps.orm.em.fork();
+    await em.execute('insert into rollup_days (site_id, day, version) values (?, ?, 4)', [siteId, old]);
+    try {
+      const by = await stats({ metrics: 'sessions', by: 'screen', from: old, to: edge }).expect(400);
+      expect(by.body.field).toBe('by');
+      expect(by.body.title).toContain(`Days from ${old} to ${edge} were rolled up before the screen size was kept`);
+      const where = await stats({ metrics: 'sessions', 'where.timezone': 'Europe/Berlin', from: old, to: edge }).expect(400);
+      expect(where.body.field).toBe('where.timezone');
+      expect(where.body.title).toContain('before the time zone was kept: choose days from');
+      // Days of the current format answer.
+      await em.execute('update rollup_days set version = 5 where site_id = ? and day = ?', [siteId, old]);
+      await stats({ metrics: 'sessions', by: 'screen', from: old, to: edge }).expect(200);
+    } finally {
+      await em.execute('delete from rollup_days where site_id = ? and day = ?', [siteId, old]);
+    }
+  });
+
   it('a range across the 90-day line merges raw rows and rollups', async () => {
     const res = await stats({ metrics: 'pageviews', by: 'country', from: edge, to: inside }).expect(200);
     expect(res.body.source).toBe('mixed');

@@ -11,12 +11,12 @@ describe('top tables', () => {
     siteId = await f.site();
     const at = noonUtc(dayAgo('UTC', 1));
     await insertRows(f.t.deps.orm, 'pageviews', [
-      pv(siteId, at, { path: '/a', visitor: 'v1', language: 'de-DE' }),
-      pv(siteId, at, { path: '/b', visitor: 'v1', sessionStart: false }),
+      pv(siteId, at, { path: '/a', visitor: 'v1', language: 'de-DE', windowWidth: 375, timezone: 'Europe/Berlin' }),
+      pv(siteId, at, { path: '/b', visitor: 'v1', sessionStart: false, windowWidth: 375 }),
       pv(siteId, at, { path: '/b', visitor: 'v1', sessionStart: false }),
       pv(siteId, at, { path: '/b', visitor: 'v2', sessionStart: false }),
-      pv(siteId, at, { path: '/a', visitor: 'v3' }),
-      pv(siteId, at, { path: '/c', visitor: 'v4' }),
+      pv(siteId, at, { path: '/a', visitor: 'v3', windowWidth: 1440, timezone: 'America/New_York' }),
+      pv(siteId, at, { path: '/c', visitor: 'v4', windowWidth: 991, timezone: 'Europe/Berlin' }),
     ]);
     const req = (extra: Partial<RequestRow>): RequestRow => ({
       siteId,
@@ -109,6 +109,29 @@ describe('top tables', () => {
     expect(languages.body.rows).toEqual([
       { value: null, count: 2, share: 66.7 },
       { value: 'de-DE', count: 1, share: 33.3 },
+    ]);
+  });
+
+  it('screen ranks sessions by the window width’s class; timezone by the browser’s time zone', async () => {
+    const screens = await top('screen').expect(200);
+    expect(screens.body).toMatchObject({ metrics: 'sessions', total: 3 });
+    // 375 px: mobile, 991 px: tablet, 1440 px: desktop (laptop ends at 1439).
+    expect(screens.body.rows).toEqual([
+      { value: 'desktop', count: 1, share: 33.3 },
+      { value: 'mobile', count: 1, share: 33.3 },
+      { value: 'tablet', count: 1, share: 33.3 },
+    ]);
+    const pageviews = await top('screen', { count: 'pageviews' }).expect(200);
+    expect(pageviews.body.rows).toEqual([
+      { value: 'mobile', count: 2, share: 33.3 },
+      { value: null, count: 2, share: 33.3 },
+      { value: 'desktop', count: 1, share: 16.7 },
+      { value: 'tablet', count: 1, share: 16.7 },
+    ]);
+    const zones = await top('timezone').expect(200);
+    expect(zones.body.rows).toEqual([
+      { value: 'Europe/Berlin', count: 2, share: 66.7 },
+      { value: 'America/New_York', count: 1, share: 33.3 },
     ]);
   });
 

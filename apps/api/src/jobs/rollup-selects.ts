@@ -16,10 +16,10 @@ import {
 /**
  * The rollup format the selects write (`rollup_days.version`): 2 adds the dimension pairs, 3 the leave
  * averages (metric sets leave_scroll, leave_ms), 4 the filtered summary's measures per value (search_sessions,
- * single_page). Days of an older version are rolled up again while
- * their raw rows exist.
+ * single_page), 5 the dimensions timezone and screen (DIMENSION_SINCE). Days of an older version are
+ * rolled up again while their raw rows exist.
  */
-export const ROLLUP_VERSION = 4;
+export const ROLLUP_VERSION = 5;
 
 /** One rollup row as the selects give it. */
 export interface RollupRow {

@@ -232,6 +232,8 @@ export const TOP_DIMENSIONS = [
   'event',
   'label',
   'language',
+  'timezone',
+  'screen',
 ] as const;
 export type TopDimension = (typeof TOP_DIMENSIONS)[number];
 

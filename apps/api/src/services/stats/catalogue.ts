@@ -57,6 +57,14 @@ export const CLICKS_EXCLUDED = `kind <> 'click'`;
 /** Search engines by referrer hostname, for "from search" (sessions whose referrer is one of these). */
 export const SEARCH_REFERRER_SQL = `(referrer_host ~ '(^|\\.)(google|bing|duckduckgo|yahoo|ecosia|baidu|yandex|qwant|startpage|naver|seznam)\\.' or referrer_host = 'search.brave.com')`;
 
+/**
+ * Screen size classes by the window's width in CSS pixels when the pageview was sent (Plausible's
+ * breakpoints): mobile < 576, tablet < 992, laptop < 1440, desktop from 1440 on; no width, no class.
+ */
+export const SCREEN_CLASS_SQL = `case when window_width is null or window_width <= 0 then null
+  when window_width < 576 then 'mobile' when window_width < 992 then 'tablet'
+  when window_width < 1440 then 'laptop' else 'desktop' end`;
+
 const PAGE_DIMENSIONS: Record<string, DimensionDef> = {
   ...TIME,
   page: { sql: 'path', label: 'Page' },
@@ -69,6 +77,8 @@ const PAGE_DIMENSIONS: Record<string, DimensionDef> = {
   device: { sql: 'device', label: 'Device' },
   network: { sql: 'as_org', label: 'Network' },
   language: { sql: 'language', label: 'Language' },
+  timezone: { sql: 'timezone', label: 'Time zone' },
+  screen: { sql: SCREEN_CLASS_SQL, label: 'Screen size' },
   bot: { sql: 'bot_name', label: 'Bot' },
   category: { sql: 'bot_category', label: 'Bot category' },
 };
@@ -197,6 +207,18 @@ export const PAIR_SEPARATOR = '\x1f';
 export function pairDimension(set: MetricSet, a: string, b: string): string | null {
   const [x, y] = a < b ? [a, b] : [b, a];
   return ROLLUP_PAIRS[set]?.some(([p, q]) => p === x && q === y) ? `${x}|${y}` : null;
+}
+
+/**
+ * Dimensions added to the rollups after their first format: the format (`rollup_days.version`) from
+ * which a rolled-up day keeps them. Days rolled up earlier and older than the raw window cannot
+ * answer them (the engine says so); recent days are rolled up again.
+ */
+export const DIMENSION_SINCE: Record<string, number> = { timezone: 5, screen: 5 };
+
+/** The rollup format a question's dimensions (its `by` and `where` names) need; 1 for the first ones. */
+export function formatForDimensions(names: readonly string[]): number {
+  return Math.max(1, ...names.map((n) => DIMENSION_SINCE[n] ?? 1));
 }
 
 /** The non-time dimensions of a set: those a rollup keeps. */

@@ -3,7 +3,7 @@
 // rows. A refusal of the planner becomes the 400 here, and only here.
 import type { StatsResult, StatsRow } from '@us/shared';
 import { type AppError, badRequest } from '../../errors.ts';
-import { CATALOGUE, LEAVE_COUNTS } from './catalogue.ts';
+import { CATALOGUE, formatForDimensions, LEAVE_COUNTS, TIME_DIMENSIONS } from './catalogue.ts';
 import { comparability } from './comparability.ts';
 import { type GroupRow, groupsStatement, type Sources, totalsStatement } from './figures-statement.ts';
 import { type FiguresPlan, planFigures, type Refusal, type RollupShape } from './planner.ts';
@@ -16,32 +16,53 @@ import type { NormalSpec } from './spec.ts';
 
 const refusalError = (refusal: Refusal): AppError => badRequest(refusal.field, refusal.reason);
 
-/** The rollup format a plan needs: pairs from version 2 on, leave averages from 3 on. */
-function versionFor(plan: FiguresPlan & { rollups: RollupShape }): number {
-  if (plan.counts.some((c) => LEAVE_COUNTS.has(c))) return 3;
-  return usesPair(plan.rollups) ? 2 : 1;
+/** The non-time dimensions a question names (its `by`, then its `where` keys). */
+const dimensionsOf = (qn: Question) => [...(qn.by && !TIME_DIMENSIONS.has(qn.by) ? [qn.by] : []), ...Object.keys(qn.where)];
+
+/**
+ * The rollup format a plan needs: pairs from version 2 on, leave averages from 3 on, later dimensions
+ * from the version that added them (DIMENSION_SINCE).
+ */
+function versionFor(qn: Question, plan: FiguresPlan & { rollups: RollupShape }): number {
+  const leaves = plan.counts.some((c) => LEAVE_COUNTS.has(c)) ? 3 : 1;
+  return Math.max(leaves, usesPair(plan.rollups) ? 2 : 1, formatForDimensions(dimensionsOf(qn)));
 }
 
 const usesPair = (shape: RollupShape) => shape.groups.includes('|') || shape.totals.includes('|');
 
 /**
- * The days each source answers: rolled-up recent days move to the rollups when the plan lets them. Days
- * older than the raw window rolled up before pairs were kept cannot answer a pair: refused, naming them.
- * (Leave averages of such days are simply not there: the averages are over the days that keep them.)
+ * Days older than the raw window rolled up in a format that lacks what the question names (a pair, or a
+ * dimension kept later): refused, naming them and the field. (Leave averages of such days are simply not
+ * there: the averages are over the days that keep them.)
  */
+async function refuseOlderFormats(ctx: SiteCtx, qn: Question, shape: RollupShape): Promise<void> {
+  const old = splitRange(qn.range, ctx.rawStart).rollup;
+  const later = dimensionsOf(qn).find((d) => formatForDimensions([d]) > 1);
+  const needed = Math.max(usesPair(shape) ? 2 : 1, formatForDimensions(dimensionsOf(qn)));
+  if (!old || needed === 1) return;
+  const stale = await firstOlderFormat(ctx, old, needed);
+  if (!stale) return;
+  const after = `choose days from ${addDays(old.to, 1)} on`;
+  if (later) {
+    const label = CATALOGUE[qn.metrics].dimensions[later]?.label.toLowerCase();
+    throw badRequest(
+      later === qn.by ? 'by' : `where.${later}`,
+      `Days from ${stale} to ${old.to} were rolled up before the ${label} was kept: ${after}`,
+    );
+  }
+  const [field] = Object.keys(qn.where);
+  throw badRequest(
+    `where.${field}`,
+    `Days from ${stale} to ${old.to} were rolled up before two dimensions together were kept: ${after}, or drop one dimension`,
+  );
+}
+
+/** The days each source answers: rolled-up recent days move to the rollups when the plan lets them. */
 async function chooseSources(ctx: SiteCtx, qn: Question, plan: FiguresPlan): Promise<Sources> {
   // No rollup shape: the planner has refused any day older than the raw window.
   if (!plan.rollups) return { raw: qn.range, rollup: null };
-  const version = versionFor({ ...plan, rollups: plan.rollups });
-  const old = splitRange(qn.range, ctx.rawStart).rollup;
-  const stale = usesPair(plan.rollups) && old ? await firstOlderFormat(ctx, old, 2) : null;
-  if (stale) {
-    const [field] = Object.keys(qn.where);
-    throw badRequest(
-      `where.${field}`,
-      `Days from ${stale} to ${old?.to} were rolled up before two dimensions together were kept: choose days from ${addDays(old?.to as string, 1)} on, or drop one dimension`,
-    );
-  }
+  await refuseOlderFormats(ctx, qn, plan.rollups);
+  const version = versionFor(qn, { ...plan, rollups: plan.rollups });
   const split = await splitForQuestion(ctx, qn.range, plan.recentFromRollups, version);
   return { raw: split.raw, rollup: split.rollup && { days: split.rollup, shape: plan.rollups } };
 }

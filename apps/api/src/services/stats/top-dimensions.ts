@@ -21,6 +21,8 @@ export const TOP_SETS: Record<TopDimension, MetricSet> = {
   event: 'events',
   label: 'events',
   language: 'sessions',
+  timezone: 'sessions',
+  screen: 'sessions',
 };
 
 /** Network figures come from DB-IP's ASN data (CC BY 4.0), which asks for this credit beside them. */

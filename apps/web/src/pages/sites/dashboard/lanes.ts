@@ -45,8 +45,12 @@ const PAGE_CARDS: TableDef[][] = [
     { dimension: 'country', title: 'Countries' },
     { dimension: 'country', title: 'Map', view: 'map' },
     { dimension: 'language', title: 'Languages' },
+    { dimension: 'timezone', title: 'Time zones' },
   ],
-  [{ dimension: 'device', title: 'Devices' }],
+  [
+    { dimension: 'device', title: 'Devices' },
+    { dimension: 'screen', title: 'Screen sizes' },
+  ],
   [
     { dimension: 'event', title: 'Events' },
     { dimension: 'label', title: 'Event labels' },

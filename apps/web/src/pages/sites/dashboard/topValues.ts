@@ -11,11 +11,21 @@ const NONE: Record<string, string> = {
   source: 'Direct / none',
   referrer: 'Direct / none',
   language: 'Unknown',
+  timezone: 'Unknown',
+  screen: 'Unknown',
   country: 'Unknown',
   device: 'Unknown',
   bot: 'Unnamed',
   category: 'Uncategorised',
   network: 'Unknown network',
+};
+
+/** Screen size classes (the API's `screen` values) with the window widths they stand for. */
+const SCREENS: Record<string, string> = {
+  mobile: 'Mobile (under 576 px)',
+  tablet: 'Tablet (576–991 px)',
+  laptop: 'Laptop (992–1439 px)',
+  desktop: 'Desktop (1440 px and wider)',
 };
 
 export function valueLabel(dimension: string, value: string | null): string {
@@ -25,6 +35,7 @@ export function valueLabel(dimension: string, value: string | null): string {
     return name && name !== value ? `${name} (${value})` : value;
   }
   if (dimension === 'device') return value.charAt(0).toUpperCase() + value.slice(1);
+  if (dimension === 'screen') return SCREENS[value] ?? value;
   return value;
 }
 
