@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import { listPartitions, type PageviewRow } from '@us/db';
+import { type EventRow, listPartitions, type PageviewRow } from '@us/db';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { AnalyticsRows, AnalyticsTable, RedisIngestBuffer } from '../src/ingest/index.ts';
 import { RECORD_WINDOW } from '../src/collect/intake.ts';
@@ -68,6 +68,21 @@ describe('attacks on the collect path', () => {
       const events = (await stored('events', victim.siteId)).filter((r) => r.pageview_id === id);
       expect(events.find((e) => e.kind === 'exposure')).toMatchObject({ experiment: 'hero', variant: 'b' });
       expect(events.find((e) => e.kind === 'event')).toMatchObject({ name: 'signup', label: 'top' });
+    });
+
+    it('an event value past a billion is refused at the door; one already buffered is stored without its value', async () => {
+      const id = pvid();
+      await report(victim, { id }).expect(202);
+      const refused = await report(victim, { t: 'ev', id, e: 'purchase', ev: 1e300 }).expect(400);
+      expect(JSON.parse(refused.text)).toMatchObject({ status: 400, field: 'ev' });
+      await report(victim, { t: 'ev', id, e: 'purchase', ev: 12.5 }).expect(202);
+      // A row that skipped the door (buffered by an older version): its value would overflow the sums.
+      const at = new Date();
+      const row = { siteId: victim.siteId, at, pageviewId: id, visitor: 'v', lane: 'human', path: '/', device: 'desktop' };
+      await t.deps.ingest.enqueue('events', { ...row, name: 'purchase', kind: 'event', value: -1e300 } as EventRow);
+      await bystanderStillCounted();
+      const values = (await stored('events', victim.siteId)).filter((r) => r.name === 'purchase').map((r) => r.value);
+      expect(values.sort()).toEqual([12.5, null]);
     });
 
     it('proxy headers with an ASN past int and a three-letter country are dropped, not fatal', async () => {

@@ -39,6 +39,7 @@ describe('stats: answers before and after rollups, on generated traffic', () => 
     { metrics: 'sessions', 'where.screen': 'laptop' },
     { metrics: 'pageviews', lane: 'bot', by: 'bot' },
     { metrics: 'events', by: 'event' },
+    { metrics: 'events', by: 'label', sort: 'value_sum' },
     { metrics: 'requests', by: 'status' },
     { metrics: 'requests', lane: 'human', by: 'path' },
   ];

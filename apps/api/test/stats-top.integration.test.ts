@@ -51,6 +51,9 @@ describe('top tables', () => {
       { ...ev('signup'), label: 'hero' },
       { ...ev('signup'), label: 'hero' },
       { ...ev('click'), label: 'footer' },
+      { ...ev('purchase'), label: 'basket', value: 19.99 },
+      { ...ev('purchase'), label: 'basket', value: 5.006 },
+      { ...ev('purchase'), label: 'upsell', value: -2 },
       { ...ev('exp-hero', 'exposure'), label: 'hero' },
     ]);
   });
@@ -90,19 +93,52 @@ describe('top tables', () => {
 
   it('event counts events, not exposures', async () => {
     const res = await top('event').expect(200);
-    expect(res.body).toMatchObject({ metrics: 'events', count: 'events', total: 3 });
+    expect(res.body).toMatchObject({ metrics: 'events', count: 'events', total: 6 });
     expect(res.body.rows).toEqual([
-      { value: 'signup', count: 2, share: 66.7 },
-      { value: 'click', count: 1, share: 33.3 },
+      { value: 'purchase', count: 3, share: 50 },
+      { value: 'signup', count: 2, share: 33.3 },
+      { value: 'click', count: 1, share: 16.7 },
     ]);
+  });
+
+  it('event and label rank by the summed values with count=value_sum (to the hundredth, each value rounded)', async () => {
+    const res = await top('event', { count: 'value_sum' }).expect(200);
+    // 19.99 + 5.01 (5.006 rounded) - 2: events without a value add nothing.
+    expect(res.body).toMatchObject({ metrics: 'events', count: 'value_sum', total: 23 });
+    expect(res.body.rows).toEqual([{ value: 'purchase', count: 23, share: 100 }]);
+    const labels = await top('label', { count: 'value_sum' }).expect(200);
+    // Only events that carry a value are ranked by it; a refund makes a share below zero.
+    expect(labels.body.rows).toEqual([
+      { value: 'basket', count: 25, share: 108.7 },
+      { value: 'upsell', count: -2, share: -8.7 },
+    ]);
+    const stats = await f.get(`/v1/sites/${siteId}/stats`, {
+      metrics: 'events',
+      by: 'label',
+      'where.event': 'purchase',
+      sort: 'value_sum',
+    });
+    expect(stats.status).toBe(200);
+    expect(stats.body.totals).toEqual({ events: 3, visitors: 1, value_sum: 23, value_average: 7.67 });
+    expect(stats.body.rows).toEqual([
+      { value: 'basket', counts: { events: 2, visitors: 1, value_sum: 25, value_average: 12.5 } },
+      { value: 'upsell', counts: { events: 1, visitors: 1, value_sum: -2, value_average: -2 } },
+    ]);
+    const wrong = await top('event', { count: 'pageviews' }).expect(400);
+    expect(wrong.body).toMatchObject({ field: 'count', title: expect.stringContaining('Use count value_sum for event') });
+    expect((await top('page', { count: 'value_sum' }).expect(400)).body.title).toContain(
+      'Use count sessions or pageviews for page',
+    );
   });
 
   it('label ranks the labels of events (not of exposures); language ranks sessions by the browser’s language', async () => {
     const labels = await top('label').expect(200);
-    expect(labels.body).toMatchObject({ metrics: 'events', count: 'events', total: 3 });
+    expect(labels.body).toMatchObject({ metrics: 'events', count: 'events', total: 6 });
     expect(labels.body.rows).toEqual([
-      { value: 'hero', count: 2, share: 66.7 },
-      { value: 'footer', count: 1, share: 33.3 },
+      { value: 'basket', count: 2, share: 33.3 },
+      { value: 'hero', count: 2, share: 33.3 },
+      { value: 'footer', count: 1, share: 16.7 },
+      { value: 'upsell', count: 1, share: 16.7 },
     ]);
     const languages = await top('language').expect(200);
     expect(languages.body).toMatchObject({ metrics: 'sessions', total: 3 });

@@ -1,4 +1,4 @@
-import { cleanText, LANES } from '@us/shared';
+import { cleanText, EVENT_VALUE_MAX, LANES } from '@us/shared';
 import type { AnalyticsTable } from './db.ts';
 import type { AnalyticsRows } from './rows.ts';
 
@@ -13,7 +13,8 @@ export type ColumnKind =
   | { type: 'enum'; values: readonly string[] }
   | { type: 'country' }
   | { type: 'int'; min: number; max: number; required?: true; outside?: 'clamp' | 'null' }
-  | { type: 'double' }
+  /** A measure: outside [min, max] (or not finite) it is dropped. */
+  | { type: 'double'; min: number; max: number }
   /** `absent`: the value of a row without one (a row buffered before the column existed); default false. */
   | { type: 'bool'; absent?: boolean }
   | { type: 'time' };
@@ -65,7 +66,7 @@ export const COLUMNS: { [T in AnalyticsTable]: readonly Column<AnalyticsRows[T]>
     ['path', 'path', required(2048)],
     ['name', 'name', required(128)],
     ['label', 'label', text(256)],
-    ['value', 'value', { type: 'double' }],
+    ['value', 'value', { type: 'double', min: -EVENT_VALUE_MAX, max: EVENT_VALUE_MAX }],
     ['kind', 'kind', { type: 'enum', values: EVENT_KINDS }],
     ['experiment', 'experiment', text(64)],
     ['variant', 'variant', text(64)],
@@ -149,7 +150,7 @@ export function cleanValue(column: string, kind: ColumnKind, value: unknown): un
     case 'country':
       return typeof value === 'string' && /^[A-Za-z0-9]{2}$/.test(value) ? value.toUpperCase() : null;
     case 'double':
-      return typeof value === 'number' && Number.isFinite(value) ? value : null;
+      return typeof value === 'number' && Number.isFinite(value) && value >= kind.min && value <= kind.max ? value : null;
     case 'int': {
       const n = typeof value === 'number' ? Math.trunc(value) : Number.NaN;
       if (Number.isFinite(n) && kind.outside === 'null' && (n < kind.min || n > kind.max)) return null;

@@ -51,6 +51,9 @@ export const LeaveReport = PageBase.extend({
   i: z.union([z.literal(0), z.literal(1)]),
 });
 
+/** Largest event value (either sign): sums of a day's values in hundredths stay exact in 64-bit integers. */
+export const EVENT_VALUE_MAX = 1_000_000_000;
+
 /** An event from site code (`window.unseen('signup', { label, value })`). */
 export const EventReport = PageBase.extend({
   t: z.literal('ev'),
@@ -58,8 +61,8 @@ export const EventReport = PageBase.extend({
   e: z.string().min(1).max(128),
   /** Optional label. */
   el: z.string().max(256).optional(),
-  /** Optional numeric value. */
-  ev: z.number().finite().optional(),
+  /** Optional numeric value (an amount, a score): figures keep it to the hundredth. */
+  ev: z.number().finite().min(-EVENT_VALUE_MAX).max(EVENT_VALUE_MAX).optional(),
 });
 
 /** Longest click label accepted; stored cut to the events' name column (128 characters). */

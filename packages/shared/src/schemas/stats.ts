@@ -243,9 +243,11 @@ export const TopQuery = z
     dimension: zName.describe('A top-table dimension (see GET /v1/stats/catalogue, topDimensions)'),
     ...rangeFields,
     count: z
-      .enum(['sessions', 'pageviews'])
+      .enum(['sessions', 'pageviews', 'value_sum'])
       .optional()
-      .describe('For page dimensions: count sessions where each began (default) or pageviews'),
+      .describe(
+        "For page dimensions: count sessions where each began (default) or pageviews; for event and label: rank by the events' summed values (value_sum) instead of their number",
+      ),
     lane: StatsSpecFields.lane,
     limit: z
       .number()

@@ -19,7 +19,9 @@ import type { Lane, MetricSet } from '@us/shared';
  *   = DE) is read from rollups too, not from millions of raw rows;
  * - metric sets `leave_scroll` and `leave_ms` (pageviews' dimensions and pairs): per value, the sum of
  *   the pageviews' deepest scroll / visible ms (`count`) and how many pageviews sent one (`visitors`),
- *   so scroll depth and time on page average over rolled-up days too (LEAVE_AVERAGES);
+ *   so scroll depth and time on page average over rolled-up days too (SUMMED_COUNTS);
+ * - metric set `event_value` (events' dimensions): per value, the sum of the events' values in hundredths
+ *   (`count`) and how many events carry one (`visitors`), from format 6 on (SUMMED_COUNTS);
  * - metric sets `search_sessions` (sessions from a search engine; visitors) and `single_page` (visitors
  *   with exactly one pageview of the value) per pageviews dimension, value and pair: with `sessions`,
  *   `pageviews` and `leave_ms`, a filtered summary's figures;
@@ -83,6 +85,9 @@ const PAGE_DIMENSIONS: Record<string, DimensionDef> = {
   category: { sql: 'bot_category', label: 'Bot category' },
 };
 
+/** Event values as the figures keep them: each rounded to hundredths and counted as a whole number. */
+export const EVENT_CENTS_SQL = 'round(value * 100)::bigint';
+
 export const CATALOGUE: Record<MetricSet, MetricSetDef> = {
   pageviews: {
     table: 'pageviews',
@@ -94,7 +99,7 @@ export const CATALOGUE: Record<MetricSet, MetricSetDef> = {
       sessions: 'count(*) filter (where session_start)',
       visitors: 'count(distinct visitor)',
       // From the pageviews' leave reports (LEAVE_COUNTS): average deepest scroll (percent) and visible
-      // seconds per pageview that sent one (summed and averaged across sources by LEAVE_AVERAGES).
+      // seconds per pageview that sent one (summed and averaged across sources by SUMMED_COUNTS).
       scroll_depth: 'coalesce(round(avg(leave_scroll)), 0)',
       time_on_page: 'coalesce(round(avg(leave_ms) / 1000.0, 1), 0)',
     },
@@ -120,6 +125,10 @@ export const CATALOGUE: Record<MetricSet, MetricSetDef> = {
     counts: {
       events: 'count(*)',
       visitors: 'count(distinct visitor)',
+      // The values sent with the events (`value`), to the hundredth (SUMMED_COUNTS): their sum, and their
+      // average over the events that carry one.
+      value_sum: `coalesce(sum(${EVENT_CENTS_SQL}) / 100.0, 0)`,
+      value_average: `coalesce(round(avg(${EVENT_CENTS_SQL})) / 100.0, 0)`,
     },
     dimensions: {
       ...TIME,
@@ -165,17 +174,38 @@ export const CATALOGUE: Record<MetricSet, MetricSetDef> = {
 export const LEAVE_COUNTS = new Set(['scroll_depth', 'time_on_page']);
 
 /**
- * How a leave count adds up across days and sources: each part of a statement gives the sum of its
- * per-pageview column and the number of pageviews that have one (`<count>__sum`, `<count>__n`); the
- * average is taken once over every part. Rollups keep both per value as metric set `column` (`count`
- * = the sum, `visitors` = the number of pageviews), from format 3 on.
+ * Counts that add up as a sum and a number across days and sources: each part of a statement gives the
+ * sum of its per-row `column` and how many rows have one (`<count>__sum`, `<count>__n`); the figure is
+ * taken once from the sums of every part (`final`). Rollups keep both per value as metric set
+ * `metricSet` (`count` = the sum, `visitors` = the number of rows), from format `since` on: days rolled up
+ * earlier (and older than the raw window) add nothing to these figures.
+ * - scroll_depth, time_on_page: averages over the pageviews that sent a leave report (LEAVE_COUNTS);
+ * - value_sum, value_average: the events' values (hundredths) summed, and averaged over the events that
+ *   carry one.
  */
-export const LEAVE_AVERAGES: Record<
+export const SUMMED_COUNTS: Record<
   string,
-  { column: 'leave_scroll' | 'leave_ms'; average: (sum: string, n: string) => string }
+  { column: string; metricSet: string; since: number; final: (sum: string, n: string) => string }
 > = {
-  scroll_depth: { column: 'leave_scroll', average: (sum, n) => `round(${sum} / nullif(${n}, 0))` },
-  time_on_page: { column: 'leave_ms', average: (sum, n) => `round(${sum} / nullif(${n}, 0) / 1000.0, 1)` },
+  scroll_depth: {
+    column: 'leave_scroll',
+    metricSet: 'leave_scroll',
+    since: 3,
+    final: (sum, n) => `round(${sum} / nullif(${n}, 0))`,
+  },
+  time_on_page: {
+    column: 'leave_ms',
+    metricSet: 'leave_ms',
+    since: 3,
+    final: (sum, n) => `round(${sum} / nullif(${n}, 0) / 1000.0, 1)`,
+  },
+  value_sum: { column: EVENT_CENTS_SQL, metricSet: 'event_value', since: 6, final: (sum) => `${sum} / 100.0` },
+  value_average: {
+    column: EVENT_CENTS_SQL,
+    metricSet: 'event_value',
+    since: 6,
+    final: (sum, n) => `round(${sum} / nullif(${n}, 0)) / 100.0`,
+  },
 };
 
 /** Figures of the summary kept in rollups under metric set `summary` (lane human). */

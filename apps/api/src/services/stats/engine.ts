@@ -3,7 +3,7 @@
 // rows. A refusal of the planner becomes the 400 here, and only here.
 import type { StatsResult, StatsRow } from '@us/shared';
 import { type AppError, badRequest } from '../../errors.ts';
-import { CATALOGUE, formatForDimensions, LEAVE_COUNTS, TIME_DIMENSIONS } from './catalogue.ts';
+import { CATALOGUE, formatForDimensions, SUMMED_COUNTS, TIME_DIMENSIONS } from './catalogue.ts';
 import { comparability } from './comparability.ts';
 import { type GroupRow, groupsStatement, type Sources, totalsStatement } from './figures-statement.ts';
 import { type FiguresPlan, planFigures, type Refusal, type RollupShape } from './planner.ts';
@@ -20,20 +20,20 @@ const refusalError = (refusal: Refusal): AppError => badRequest(refusal.field, r
 const dimensionsOf = (qn: Question) => [...(qn.by && !TIME_DIMENSIONS.has(qn.by) ? [qn.by] : []), ...Object.keys(qn.where)];
 
 /**
- * The rollup format a plan needs: pairs from version 2 on, leave averages from 3 on, later dimensions
- * from the version that added them (DIMENSION_SINCE).
+ * The rollup format a plan needs: pairs from version 2 on, summed counts (leave averages, event values)
+ * and later dimensions from the version that added them (SUMMED_COUNTS, DIMENSION_SINCE).
  */
 function versionFor(qn: Question, plan: FiguresPlan & { rollups: RollupShape }): number {
-  const leaves = plan.counts.some((c) => LEAVE_COUNTS.has(c)) ? 3 : 1;
-  return Math.max(leaves, usesPair(plan.rollups) ? 2 : 1, formatForDimensions(dimensionsOf(qn)));
+  const summed = plan.counts.map((c) => SUMMED_COUNTS[c]?.since ?? 1);
+  return Math.max(...summed, usesPair(plan.rollups) ? 2 : 1, formatForDimensions(dimensionsOf(qn)));
 }
 
 const usesPair = (shape: RollupShape) => shape.groups.includes('|') || shape.totals.includes('|');
 
 /**
  * Days older than the raw window rolled up in a format that lacks what the question names (a pair, or a
- * dimension kept later): refused, naming them and the field. (Leave averages of such days are simply not
- * there: the averages are over the days that keep them.)
+ * dimension kept later): refused, naming them and the field. (Summed counts of such days are simply not
+ * there: leave averages and event values are over the days that keep them.)
  */
 async function refuseOlderFormats(ctx: SiteCtx, qn: Question, shape: RollupShape): Promise<void> {
   const old = splitRange(qn.range, ctx.rawStart).rollup;

@@ -1,6 +1,6 @@
 // The one statement per answer: the raw part and/or the rollup part, unioned and summed by value in SQL,
 // so a mixed period merges its days without a round trip per source.
-import { LEAVE_AVERAGES, TIME_DIMENSIONS } from './catalogue.ts';
+import { SUMMED_COUNTS, TIME_DIMENSIONS } from './catalogue.ts';
 import type { RollupShape } from './planner.ts';
 import type { Question } from './question.ts';
 import type { DayRange, RawRange } from './range.ts';
@@ -28,12 +28,12 @@ function unionOfParts(ctx: SiteCtx, p: Params, qn: Question, counts: string[], s
   return parts.join('\n    union all');
 }
 
-/** Each count summed over the parts; a leave count averaged once over the parts' sums (LEAVE_AVERAGES). */
+/** Each count summed over the parts; a summed count (SUMMED_COUNTS) taken once from the parts' sums. */
 const sums = (counts: string[]) =>
   counts
     .map((c) => {
-      const leave = LEAVE_AVERAGES[c];
-      const sum = leave ? leave.average(`sum(${q(`${c}__sum`)})`, `sum(${q(`${c}__n`)})`) : `sum(${q(c)})`;
+      const summed = SUMMED_COUNTS[c];
+      const sum = summed ? summed.final(`sum(${q(`${c}__sum`)})`, `sum(${q(`${c}__n`)})`) : `sum(${q(c)})`;
       return `coalesce(${sum}, 0)::float8 as ${q(c)}`;
     })
     .join(',\n      ');

@@ -1,6 +1,6 @@
 // The raw-row part of a figures statement: the set's table over local days of the raw window, counted
 // per value (`groups`) or in total (`totals`). Identifiers and expressions come from the catalogue.
-import { CATALOGUE, LEAVE_AVERAGES, LEAVE_COUNTS } from './catalogue.ts';
+import { CATALOGUE, LEAVE_COUNTS, SUMMED_COUNTS } from './catalogue.ts';
 import type { Question } from './question.ts';
 import type { RawRange } from './range.ts';
 import type { SiteCtx } from './site-ctx.ts';
@@ -44,8 +44,8 @@ export function rawPart(
 ): string {
   const def = CATALOGUE[qn.metrics];
   const aggregates = counts.map((c) => {
-    const leave = LEAVE_AVERAGES[c];
-    if (leave) return `sum(${leave.column})::numeric as ${q(`${c}__sum`)}, count(${leave.column}) as ${q(`${c}__n`)}`;
+    const summed = SUMMED_COUNTS[c];
+    if (summed) return `sum(${summed.column})::numeric as ${q(`${c}__sum`)}, count(${summed.column}) as ${q(`${c}__n`)}`;
     // Visitors are counted per local day and summed over the days, as the daily rollups keep them: a
     // visitor code seen on both sides of local midnight counts on each day, whichever source answers.
     if (c === 'visitors') return `count(distinct (${localDaySql(tz)}, visitor)) as ${q(c)}`;

@@ -2,7 +2,7 @@
 // the format), counted per value (`groups`) or in total (`totals`), with the raw part's columns. A pair's
 // rows (`a|b`) are read by the side each condition or grouping names.
 import type { MetricSet } from '@us/shared';
-import { CATALOGUE, LEAVE_AVERAGES, PAIR_SEPARATOR } from './catalogue.ts';
+import { CATALOGUE, PAIR_SEPARATOR, SUMMED_COUNTS } from './catalogue.ts';
 import type { RollupShape } from './planner.ts';
 import type { Question } from './question.ts';
 import type { DayRange } from './range.ts';
@@ -59,10 +59,10 @@ export function rollupPart(
   const dimension = grouping === 'totals' ? shape.totals : shape.groups;
   const metricSets = new Set<string>();
   const aggregates = counts.map((c) => {
-    const leave = qn.metrics === 'pageviews' ? LEAVE_AVERAGES[c] : undefined;
-    if (leave) {
-      metricSets.add(leave.column);
-      const only = `filter (where metric_set = ${p.add(leave.column, 'text')})`;
+    const summed = SUMMED_COUNTS[c];
+    if (summed) {
+      metricSets.add(summed.metricSet);
+      const only = `filter (where metric_set = ${p.add(summed.metricSet, 'text')})`;
       return `sum(count) ${only}::numeric as ${q(`${c}__sum`)}, sum(visitors) ${only} as ${q(`${c}__n`)}`;
     }
     const kept = rollupColumn(qn.metrics, c);

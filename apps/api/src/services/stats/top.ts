@@ -17,17 +17,28 @@ export function checkTopDimension(name: string): TopDimension {
   return name as TopDimension;
 }
 
+/**
+ * The metric set and count a top table ranks by: its set's primary count, or what `count` chose: pageviews
+ * for a dimension pageviews have too, the events' summed values for an events dimension.
+ */
+function rankedBy(dimension: TopDimension, chosen: TopQuery['count']): { metrics: MetricSet; count: string } {
+  const ranked = TOP_SETS[dimension];
+  if (chosen === undefined) return { metrics: ranked, count: primaryCount(ranked) };
+  if (chosen === 'value_sum' && ranked === 'events') return { metrics: ranked, count: chosen };
+  const pageDimension = ranked === 'sessions' && Object.hasOwn(CATALOGUE.pageviews.dimensions, dimension);
+  if (chosen !== 'value_sum' && pageDimension) return { metrics: chosen, count: chosen };
+  const choices = ranked === 'events' ? 'value_sum' : pageDimension ? 'sessions or pageviews' : null;
+  throw badRequest(
+    'count',
+    choices
+      ? `Use count ${choices} for ${dimension}, or leave it out`
+      : `Leave out count: ${dimension} always counts ${primaryCount(ranked)} (count applies to page and event dimensions)`,
+  );
+}
+
 export async function topOf(ctx: SiteCtx, input: TopQuery): Promise<TopTable> {
   const dimension = checkTopDimension(input.dimension);
-  const ranked = TOP_SETS[dimension];
-  if (input.count !== undefined && ranked !== 'sessions') {
-    throw badRequest(
-      'count',
-      `Leave out count: ${dimension} always counts ${primaryCount(ranked)} (count applies to page dimensions)`,
-    );
-  }
-  const metrics: MetricSet = ranked === 'sessions' && input.count === 'pageviews' ? 'pageviews' : ranked;
-  const count = primaryCount(metrics);
+  const { metrics, count } = rankedBy(dimension, input.count);
   const where = checkWhere(metrics, whereFromParams(input, KNOWN));
   const range = resolveRange(input, ctx.today);
   const lane = input.lane ?? CATALOGUE[metrics].defaultLane;
@@ -43,7 +54,11 @@ export async function topOf(ctx: SiteCtx, input: TopQuery): Promise<TopTable> {
     limit,
     // `event` and `label` rank events sent by site code, not A/B exposures (raw rows; rollups keep all
     // kinds together).
-    rawExtra: dimension === 'event' || dimension === 'label' ? [`kind = 'event'`] : [],
+    // Ranked by their values, only events that carry one (as the rollups keep values: metric set event_value).
+    rawExtra: [
+      ...(dimension === 'event' || dimension === 'label' ? [`kind = 'event'`] : []),
+      ...(count === 'value_sum' ? ['value is not null'] : []),
+    ],
   });
   const total = fig.totals[count] ?? 0;
   return {

@@ -16,10 +16,10 @@ type OnFilter = (dimension: string, value: string | null) => void;
 // The map and its world shapes load only when its tab is chosen (a chunk of their own).
 const WorldMap = lazy(() => import('./map/WorldMap.tsx').then((m) => ({ default: m.WorldMap })));
 
-/** The table in full, under the same lane, range and filters (entry pages ranked by sessions). */
+/** The table in full, under the same lane, range and filters (entry pages ranked by sessions, event values by value). */
 function fullTableHref(dashboard: string, table: TableDef, choices: Choices): string {
   const q = choicesToParams(choices);
-  if (table.count === 'sessions') q.set('sort', 'sessions');
+  if (table.count === 'sessions' || table.count === 'value_sum') q.set('sort', table.count);
   const search = q.toString();
   return `${dashboard}/${encodeURIComponent(table.dimension)}${search ? `?${search}` : ''}`;
 }

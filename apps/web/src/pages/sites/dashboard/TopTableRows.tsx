@@ -1,14 +1,8 @@
 import { Link } from '../../../router.tsx';
-import { formatCount, formatPercent } from './format.ts';
+import { countLabel, formatCountOf } from './full/counts.ts';
+import { formatPercent } from './format.ts';
 import { valueLabel } from './topValues.ts';
 import type { TopTable } from './types.ts';
-
-const COUNT_LABELS: Record<string, string> = {
-  sessions: 'Sessions',
-  pageviews: 'Pageviews',
-  requests: 'Requests',
-  events: 'Events',
-};
 
 /**
  * The rows of a top table, each with a bar as long as its count against the first row's. A row's label
@@ -30,7 +24,7 @@ export function TopTableRows({
   fullHref: string;
 }) {
   if (table.rows.length === 0) return <p className="dash-top-empty muted">Nothing in this range.</p>;
-  const most = Math.max(1, ...table.rows.map((r) => r.count));
+  const most = Math.max(0, ...table.rows.map((r) => r.count)) || 1;
   return (
     <>
       <table className="dash-top" aria-label={`Top ${title.toLowerCase()}`}>
@@ -38,7 +32,7 @@ export function TopTableRows({
           <tr>
             <th scope="col">{columnLabel}</th>
             <th scope="col" className="dash-top-num">
-              {COUNT_LABELS[table.count] ?? table.count}
+              {countLabel(table.count)}
             </th>
             <th scope="col" className="dash-top-num">
               Share
@@ -51,7 +45,11 @@ export function TopTableRows({
             return (
               <tr key={row.value ?? '(none)'}>
                 <th scope="row" className="dash-top-label">
-                  <span className="dash-top-bar" style={{ width: `${(row.count / most) * 100}%` }} aria-hidden="true" />
+                  <span
+                    className="dash-top-bar"
+                    style={{ width: `${(Math.max(0, row.count) / most) * 100}%` }}
+                    aria-hidden="true"
+                  />
                   {onFilter ? (
                     <button
                       type="button"
@@ -67,7 +65,7 @@ export function TopTableRows({
                     </span>
                   )}
                 </th>
-                <td className="dash-top-num">{formatCount(row.count)}</td>
+                <td className="dash-top-num">{formatCountOf(table.count, row.count)}</td>
                 <td className="dash-top-num muted">{formatPercent(row.share)}</td>
               </tr>
             );

@@ -3,12 +3,15 @@ const whole = new Intl.NumberFormat(undefined, { maximumFractionDigits: 0 });
 const compact = new Intl.NumberFormat(undefined, { notation: 'compact', maximumFractionDigits: 1 });
 const twoPlaces = new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 const onePlace = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });
+const toHundredths = new Intl.NumberFormat(undefined, { maximumFractionDigits: 2 });
 
 export const formatCount = (n: number) => whole.format(n);
 /** Short axis labels: 1.2K, 3M. */
 export const formatCompact = (n: number) => compact.format(n);
 export const formatPercent = (n: number) => `${onePlace.format(n)}%`;
 export const formatRatio = (n: number) => twoPlaces.format(n);
+/** Event values as the API keeps them: to the hundredth, no trailing zeros (19.9, 1,250). */
+export const formatValue = (n: number) => toHundredths.format(n);
 
 /** Seconds as "1m 05s" (or "42s", "1h 02m"). */
 export function formatDuration(seconds: number): string {

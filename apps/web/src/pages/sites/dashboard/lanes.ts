@@ -12,7 +12,7 @@ export interface LineDef {
 export interface TableDef {
   dimension: string;
   title: string;
-  count?: 'sessions' | 'pageviews';
+  count?: 'sessions' | 'pageviews' | 'value_sum';
   /** 'map': the same table drawn as a world map (countries). */
   view?: 'map';
 }
@@ -54,6 +54,7 @@ const PAGE_CARDS: TableDef[][] = [
   [
     { dimension: 'event', title: 'Events' },
     { dimension: 'label', title: 'Event labels' },
+    { dimension: 'event', title: 'Event values', count: 'value_sum' },
   ],
 ];
 

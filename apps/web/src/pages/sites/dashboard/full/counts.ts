@@ -1,4 +1,4 @@
-import { formatCount, formatDuration } from '../format.ts';
+import { formatCount, formatDuration, formatValue } from '../format.ts';
 
 /** How the counts of a metric set read as column headings. */
 const LABELS: Record<string, string> = {
@@ -9,14 +9,17 @@ const LABELS: Record<string, string> = {
   time_on_page: 'Time on page',
   requests: 'Requests',
   events: 'Events',
+  value_sum: 'Value',
+  value_average: 'Average value',
 };
 
 export const countLabel = (count: string) => LABELS[count] ?? count.replace(/_/g, ' ');
 
-/** A count as the table shows it: scroll depth in percent, time on page as a duration. */
+/** A count as the table shows it: scroll depth in percent, time on page as a duration, values to the hundredth. */
 export function formatCountOf(count: string, n: number): string {
   if (count === 'scroll_depth') return `${formatCount(n)}%`;
   if (count === 'time_on_page') return formatDuration(n);
+  if (count === 'value_sum' || count === 'value_average') return formatValue(n);
   return formatCount(n);
 }
 
