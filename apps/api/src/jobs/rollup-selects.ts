@@ -13,14 +13,16 @@ import {
   rollupDimensions,
   SEARCH_REFERRER_SQL,
 } from '../services/stats/catalogue.ts';
+import { namesExit, withExitPaths } from '../services/stats/exit-paths.ts';
 
 /**
  * The rollup format the selects write (`rollup_days.version`): 2 adds the dimension pairs, 3 the leave
  * averages (metric sets leave_scroll, leave_ms), 4 the filtered summary's measures per value (search_sessions,
  * single_page), 5 the dimensions timezone and screen (DIMENSION_SINCE), 6 the events' values (metric set
- * event_value). Days of an older version are rolled up again while their raw rows exist.
+ * event_value), 7 sessions by exit page and its pairs. Days of an older version are rolled up again
+ * while their raw rows exist.
  */
-export const ROLLUP_VERSION = 6;
+export const ROLLUP_VERSION = 7;
 
 /** One rollup row as the selects give it. */
 export interface RollupRow {
@@ -57,17 +59,24 @@ interface Grouping {
   value: string;
 }
 
-/** The groupings of a table, with their value expressions over the narrow copy's columns `c<n>`. */
-function groupingsOf(table: (typeof TABLES)[number], column: (sql: string) => string): Grouping[] {
-  const set = (Object.keys(CATALOGUE) as MetricSet[]).find((s) => CATALOGUE[s].table === table) as MetricSet;
+/** The first metric set of a table: its dimensions are those of the table's one pass (pageviews for sessions too). */
+const firstSetOf = (table: (typeof TABLES)[number]) =>
+  (Object.keys(CATALOGUE) as MetricSet[]).find((s) => CATALOGUE[s].table === table) as MetricSet;
+
+/**
+ * The groupings of a metric set whose dimension names (one, or the two of a pair) `keep` takes, with
+ * their value expressions over the narrow copy's columns `c<n>`; the day total is the grouping of no name.
+ */
+function groupingsOf(set: MetricSet, column: (sql: string) => string, keep: (names: string[]) => boolean): Grouping[] {
   const dims = CATALOGUE[set].dimensions;
   const text = (d: string) => `coalesce((${column(dims[d]?.sql as string)})::text, '')`;
-  const singles = rollupDimensions(set).map((d) => ({ dimension: d, value: text(d) }));
-  const pairs = (ROLLUP_PAIRS[set] ?? []).map(([a, b]) => ({
-    dimension: `${a}|${b}`,
-    value: `${text(a)} || E'${PAIR_SEPARATOR}' || ${text(b)}`,
-  }));
-  return [{ dimension: '', value: `''` }, ...singles, ...pairs];
+  const singles = rollupDimensions(set)
+    .filter((d) => keep([d]))
+    .map((d) => ({ dimension: d, value: text(d) }));
+  const pairs = (ROLLUP_PAIRS[set] ?? [])
+    .filter(([a, b]) => keep([a, b]))
+    .map(([a, b]) => ({ dimension: `${a}|${b}`, value: `${text(a)} || E'${PAIR_SEPARATOR}' || ${text(b)}` }));
+  return [...(keep([]) ? [{ dimension: '', value: `''` }] : []), ...singles, ...pairs];
 }
 
 /** The narrow copy of one table's rows of the day, with the expressions its groupings name (`c<n>`). */
@@ -76,14 +85,14 @@ function narrowCopy(table: (typeof TABLES)[number], src: RollupSource, columns: 
       from ${src.tables[table]} where ${src.where}`;
 }
 
-/** Each grouping's expressions, collected once (`c<n>`) for the narrow copy. */
-function groupingsWithColumns(table: (typeof TABLES)[number]) {
+/** The groupings `keep` takes (default: every one but the exit pages'), their expressions collected once (`c<n>`). */
+function groupingsWithColumns(set: MetricSet, keep: (names: string[]) => boolean = (names) => !namesExit(names)) {
   const exprs: string[] = [];
   const column = (sql: string) => {
     if (!exprs.includes(sql)) exprs.push(sql);
     return `c${exprs.indexOf(sql)}`;
   };
-  return { groupings: groupingsOf(table, column), exprs };
+  return { groupings: groupingsOf(set, column, keep), exprs };
 }
 
 /** The groupings dealt round-robin over `parts` lists. */
@@ -102,7 +111,7 @@ const unpivot = (perSet: string[]) => `select x.metric_set, g.dimension, g.value
  */
 function tableSelects(table: (typeof TABLES)[number], src: RollupSource, parts: number): RollupSelect[] {
   const sets = (Object.keys(CATALOGUE) as MetricSet[]).filter((s) => CATALOGUE[s].table === table);
-  const { groupings, exprs } = groupingsWithColumns(table);
+  const { groupings, exprs } = groupingsWithColumns(firstSetOf(table));
   const filters = sets.map((s, i) => `${CATALOGUE[s].rowFilter ?? 'true'} as f${i}`);
   const n = (i: number) => `count(*) filter (where f${i}) as n${i}`;
   if (table === 'requests') {
@@ -158,7 +167,7 @@ function tableSelects(table: (typeof TABLES)[number], src: RollupSource, parts: 
         ${unpivot(perSet)}`,
     params: [...src.whereParams],
   }));
-  return isPageviews ? [...selects, leaveSelect(src)] : selects;
+  return isPageviews ? [...selects, leaveSelect(src), exitSelect(src)] : selects;
 }
 
 /**
@@ -185,6 +194,26 @@ function leaveSelect(src: RollupSource): RollupSelect {
     sql: `with t as materialized (${copy}), g as (${groupings.map(branch).join('\n        union all ')})
         ${unpivot([`('leave_scroll', scroll_sum, scroll_n)`, `('leave_ms', ms_sum, ms_n)`])}`,
     params: [...src.leavesParams, ...src.whereParams],
+  };
+}
+
+/**
+ * Sessions by exit page, and by the pairs naming it: each visit counted at the path of its last pageview
+ * (exit-paths.ts; the day's rows are one local day, so a visit is held together by UTC day and visitor).
+ */
+function exitSelect(src: RollupSource): RollupSelect {
+  const { groupings, exprs } = groupingsWithColumns('sessions', namesExit);
+  const rows = withExitPaths(src.tables.pageviews, src.where, ['day'], 'v');
+  const copy = `select lane, visitor, ${exprs.map((e, i) => `${e} as c${i}`).join(', ')} from ${rows} where session_start`;
+  const branch = (g: Grouping) =>
+    `select dimension, value, lane, sum(n) as n, count(*) as v
+       from (select '${g.dimension}'::text as dimension, ${g.value} as value, lane, visitor, count(*) as n
+               from t group by lane, 2, visitor) per_visitor
+      group by 1, 2, 3`;
+  return {
+    sql: `with t as materialized (${copy}), g as (${groupings.map(branch).join('\n        union all ')})
+        ${unpivot([`('sessions', n, v)`])}`,
+    params: [...src.whereParams],
   };
 }
 

@@ -234,6 +234,7 @@ export const TOP_DIMENSIONS = [
   'language',
   'timezone',
   'screen',
+  'exit_page',
 ] as const;
 export type TopDimension = (typeof TOP_DIMENSIONS)[number];
 

@@ -14,6 +14,8 @@ import type { Lane, MetricSet } from '@us/shared';
  * - dimension `''`, value `''`: the day's total; a null dimension value is stored as `''`;
  * - every dimension of `rollupDimensions(set)`: one dimension per row, so a rollup answer can group or
  *   filter by at most one dimension (besides `day`);
+ * - sessions by `exit_page` (the path of each visit's last pageview, exit-paths.ts) and its pairs, from
+ *   format 7 on;
  * - pairs of ROLLUP_PAIRS (pageviews and sessions): dimension `a|b` (names in alphabetical order), value
  *   `<a value>\x1f<b value>`, so a ranked table filtered by one dimension of a pair (pages where country
  *   = DE) is read from rollups too, not from millions of raw rows;
@@ -114,7 +116,8 @@ export const CATALOGUE: Record<MetricSet, MetricSetDef> = {
       sessions: 'count(*)',
       visitors: 'count(distinct visitor)',
     },
-    dimensions: PAGE_DIMENSIONS,
+    // Each visit also counts at its exit page: the path of its last pageview (exit-paths.ts).
+    dimensions: { ...PAGE_DIMENSIONS, exit_page: { sql: 'exit_path', label: 'Exit page' } },
   },
   events: {
     table: 'events',
@@ -225,9 +228,17 @@ const PAGE_PAIRS: readonly (readonly [string, string])[] = [
   ['device', 'source'],
 ];
 
+/** Exit pages beside what a dashboard is filtered by (sessions only: pageviews have no exit page). */
+const EXIT_PAIRS: readonly (readonly [string, string])[] = [
+  ['country', 'exit_page'],
+  ['device', 'exit_page'],
+  ['exit_page', 'page'],
+  ['exit_page', 'source'],
+];
+
 export const ROLLUP_PAIRS: Partial<Record<MetricSet, readonly (readonly [string, string])[]>> = {
   pageviews: PAGE_PAIRS,
-  sessions: PAGE_PAIRS,
+  sessions: [...PAGE_PAIRS, ...EXIT_PAIRS],
 };
 
 /** Separates the two values of a pair's rollup row (control characters never reach stored values). */
@@ -244,7 +255,7 @@ export function pairDimension(set: MetricSet, a: string, b: string): string | nu
  * which a rolled-up day keeps them. Days rolled up earlier and older than the raw window cannot
  * answer them (the engine says so); recent days are rolled up again.
  */
-export const DIMENSION_SINCE: Record<string, number> = { timezone: 5, screen: 5 };
+export const DIMENSION_SINCE: Record<string, number> = { timezone: 5, screen: 5, exit_page: 7 };
 
 /** The rollup format a question's dimensions (its `by` and `where` names) need; 1 for the first ones. */
 export function formatForDimensions(names: readonly string[]): number {

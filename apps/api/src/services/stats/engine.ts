@@ -10,6 +10,7 @@ import { type FiguresPlan, planFigures, type Refusal, type RollupShape } from '.
 import { countNames, type Figures, type Question, sourceOf } from './question.ts';
 import { addDays, daysOf, hoursOf, previousRange, splitRange } from './range.ts';
 import { firstOlderFormat, splitForQuestion } from './rolled-days.ts';
+import { namesExit } from './exit-paths.ts';
 import { run } from './runner.ts';
 import type { SiteCtx } from './site-ctx.ts';
 import type { NormalSpec } from './spec.ts';
@@ -63,7 +64,7 @@ async function chooseSources(ctx: SiteCtx, qn: Question, plan: FiguresPlan): Pro
   if (!plan.rollups) return { raw: qn.range, rollup: null };
   await refuseOlderFormats(ctx, qn, plan.rollups);
   const version = versionFor(qn, { ...plan, rollups: plan.rollups });
-  const split = await splitForQuestion(ctx, qn.range, plan.recentFromRollups, version);
+  const split = await splitForQuestion(ctx, qn.range, plan.recentFromRollups, version, !namesExit(dimensionsOf(qn)));
   return { raw: split.raw, rollup: split.rollup && { days: split.rollup, shape: plan.rollups } };
 }
 

@@ -77,13 +77,20 @@ async function rolledUp(ctx: SiteCtx, r: DayRange, version: number): Promise<Rol
 
 /**
  * Which days of `r` come from rollups and which from raw rows. `eligible`: the question can be answered
- * from rollups at all (no hourly series, no leave counts, one dimension or a kept pair, no raw-only
- * condition); `version`: the rollup format it needs (2 for a pair).
+ * from rollups at all (no hourly series, one dimension or a kept pair, no raw-only condition); `version`:
+ * the rollup format it needs (2 for a pair); `partial`: whether the current day's rollup up to an hour may
+ * answer (not for exit pages: a visit going on past that hour has a later exit than the rollup kept).
  */
-export async function splitForQuestion(ctx: SiteCtx, r: DayRange, eligible: boolean, version: number): Promise<DaySplit> {
+export async function splitForQuestion(
+  ctx: SiteCtx,
+  r: DayRange,
+  eligible: boolean,
+  version: number,
+  partial = true,
+): Promise<DaySplit> {
   const recent = splitRange(r, ctx.rawStart).raw;
   const rolled = eligible && recent ? await rolledUp(ctx, recent, version) : { complete: null, partial: null };
-  return splitDays(r, ctx.rawStart, rolled);
+  return splitDays(r, ctx.rawStart, partial ? rolled : { ...rolled, partial: null });
 }
 
 /** The first day of `r` rolled up in a format older than `version` (its rollups lack what is asked), or null. */

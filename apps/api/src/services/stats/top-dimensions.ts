@@ -23,6 +23,7 @@ export const TOP_SETS: Record<TopDimension, MetricSet> = {
   language: 'sessions',
   timezone: 'sessions',
   screen: 'sessions',
+  exit_page: 'sessions',
 };
 
 /** Network figures come from DB-IP's ASN data (CC BY 4.0), which asks for this credit beside them. */
