@@ -102,3 +102,28 @@ describe('stats: answers before and after rollups, on generated traffic', () => 
     expect(counts(res.body)).toEqual(counts(beforeToday[i] as { rows: StatsRow[]; totals: Counts }));
   });
 });
+
+describe('stats: days the generator writes as rollups (older than the raw days) keep the later dimensions', () => {
+  let f: StatsFixture;
+  beforeAll(() => statsFixture().then((x) => (f = x)));
+  afterAll(() => f?.close());
+
+  it('exit pages, screen sizes, time zones and event values come from the generated rollups', async () => {
+    const siteId = await f.site({ timezone: TZ });
+    await generateTraffic(f.t.deps.orm, { siteId, timezone: TZ, days: 3, rawDays: 1, pageviews: 3000, jobs: 1, seed: 'staged' });
+    const range = { from: dayAgo(TZ, 2), to: dayAgo(TZ, 1) };
+    const ask = (q: Record<string, string>) => f.get(`/v1/sites/${siteId}/stats`, { ...q, ...range }).expect(200);
+    for (const by of ['exit_page', 'screen', 'timezone']) {
+      const res = await ask({ metrics: 'sessions', by });
+      expect(res.body.source, by).toBe('rollups');
+      expect(res.body.rows.filter((r: StatsRow) => r.value !== null).length, by).toBeGreaterThan(1);
+      expect(res.body.rows.reduce((n: number, r: StatsRow) => n + (r.counts.sessions ?? 0), 0)).toBe(res.body.totals.sessions);
+    }
+    // The generator gives add_to_cart, begin_checkout and purchase values; other events none.
+    const values = await ask({ metrics: 'events', by: 'event', sort: 'value_sum' });
+    const valued = values.body.rows.filter((r: StatsRow) => (r.counts.value_sum ?? 0) > 0).map((r: StatsRow) => r.value);
+    expect(valued).toContain('add_to_cart');
+    expect(valued.filter((v: string) => !['add_to_cart', 'begin_checkout', 'purchase'].includes(v))).toEqual([]);
+    expect(values.body.totals.value_sum).toBeGreaterThan(0);
+  });
+});

@@ -514,7 +514,7 @@ export async function generateTraffic(db: AnalyticsDb, opts: GenerateOptions): P
       await conn.execute('set local synchronous_commit = off', [], 'run', trx);
       if (!plan.raw) {
         for (const [table, temp] of Object.entries(STAGED)) {
-          await conn.execute(`create temp table ${temp} (like ${table}) on commit drop`, [], 'run', trx);
+          await conn.execute(`create temp table ${temp} (like ${table} including defaults) on commit drop`, [], 'run', trx);
         }
       }
       const [counts] = await conn.execute<{ pageviews: number; page_leaves: number; events: number }[]>(

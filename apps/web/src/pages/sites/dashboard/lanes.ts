@@ -39,6 +39,7 @@ const PAGE_CARDS: TableDef[][] = [
   [
     { dimension: 'page', title: 'Pages', count: 'pageviews' },
     { dimension: 'page', title: 'Entry pages', count: 'sessions' },
+    { dimension: 'exit_page', title: 'Exit pages' },
     { dimension: 'page_type', title: 'Page types' },
   ],
   [

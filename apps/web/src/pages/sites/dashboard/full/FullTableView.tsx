@@ -8,14 +8,14 @@ import { useTRPC } from '../../../../trpc.ts';
 import { useDashboardBase } from '../base.tsx';
 import { choicesToParams, type Filters, laneLabel, laneOf, parseChoices, rangeFields, whereParams } from '../choices.ts';
 import { FilterChips } from '../FilterChips.tsx';
-import { formatCount, formatPeriod } from '../format.ts';
+import { formatPeriod } from '../format.ts';
 import { LANE_VIEWS } from '../lanes.ts';
-import { countLabel } from './counts.ts';
+import { countLabel, formatCountOf } from './counts.ts';
 import { FullTable } from './FullTable.tsx';
 import { PAGE_ROWS, parseTableChoices, type TableChoices, tableChoicesToParams } from './tableChoices.ts';
 import { TableSearch } from './TableSearch.tsx';
 
-const AVERAGES = new Set(['scroll_depth', 'time_on_page']);
+const AVERAGES = new Set(['scroll_depth', 'time_on_page', 'value_average']);
 
 /**
  * One of the dashboard's tables in full, under the same lane, range and filters: every count of the
@@ -40,10 +40,16 @@ export function FullTableView({
   const catalogue = useQuery(trpc.stats.catalogue.queryOptions());
   const view = LANE_VIEWS[choices.lane];
   const def = view.tables.find((t) => t.dimension === dimension);
-  // Events tables count events (site events only, as the card); the others every count of the lane's set.
-  const events =
-    catalogue.data?.topDimensions[dimension as keyof NonNullable<typeof catalogue.data>['topDimensions']] === 'events';
-  const metrics: 'events' | 'pageviews' | 'requests' = events ? 'events' : view.metrics;
+  // Events tables count events (site events only, as the card); exit pages the visits ending there; the
+  // others every count of the lane's set.
+  const ranked = catalogue.data?.topDimensions[dimension as keyof NonNullable<typeof catalogue.data>['topDimensions']];
+  const events = ranked === 'events';
+  const laneHasIt = catalogue.data?.metricSets[view.metrics]?.dimensions.includes(dimension) ?? true;
+  const metrics: 'events' | 'pageviews' | 'requests' | 'sessions' = events
+    ? 'events'
+    : !laneHasIt && ranked === 'sessions'
+      ? 'sessions'
+      : view.metrics;
   const takes = catalogue.data?.metricSets[metrics]?.filters;
   const filters = takes
     ? Object.fromEntries(Object.entries(choices.filters).filter(([d]) => takes.includes(d)))
@@ -123,7 +129,7 @@ export function FullTableView({
           )}
           {answer && (
             <p className="muted dash-full-total">
-              {formatCount(answer.totals[totalOf] ?? 0)} {countLabel(totalOf).toLowerCase()} in all
+              {formatCountOf(totalOf, answer.totals[totalOf] ?? 0)} {countLabel(totalOf).toLowerCase()} in all
               {table.q ? ` (every value, not only those matching “${table.q}”)` : ''}.
             </p>
           )}
