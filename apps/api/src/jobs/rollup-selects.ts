@@ -13,7 +13,7 @@ import {
   rollupDimensions,
   SEARCH_REFERRER_SQL,
 } from '../services/stats/catalogue.ts';
-import { namesExit, withExitPaths } from '../services/stats/exit-paths.ts';
+import { namesExit, visitsWithExits } from '../services/stats/exit-paths.ts';
 
 /**
  * The rollup format the selects write (`rollup_days.version`): 2 adds the dimension pairs, 3 the leave
@@ -200,11 +200,14 @@ function leaveSelect(src: RollupSource): RollupSelect {
 /**
  * Sessions by exit page, and by the pairs naming it: each visit counted at the path of its last pageview
  * (exit-paths.ts; the day's rows are one local day, so a visit is held together by UTC day and visitor).
+ * The visits keep only the columns the groupings name (`c<n>`), besides their exit.
  */
 function exitSelect(src: RollupSource): RollupSelect {
   const { groupings, exprs } = groupingsWithColumns('sessions', namesExit);
-  const rows = withExitPaths(src.tables.pageviews, src.where, ['day'], 'v');
-  const copy = `select lane, visitor, ${exprs.map((e, i) => `${e} as c${i}`).join(', ')} from ${rows} where session_start`;
+  const kept = exprs.map((e, i) => (e === EXIT_PATH ? null : `${e} as c${i}`)).filter((c) => c !== null);
+  const visits = visitsWithExits(src.tables.pageviews, src.where, ['day'], ['lane', ...kept].join(', '), 'v');
+  const columns = exprs.map((e, i) => (e === EXIT_PATH ? `exit_path as c${i}` : `c${i}`));
+  const copy = `select lane, visit_visitor as visitor, ${columns.join(', ')} from ${visits}`;
   const branch = (g: Grouping) =>
     `select dimension, value, lane, sum(n) as n, count(*) as v
        from (select '${g.dimension}'::text as dimension, ${g.value} as value, lane, visitor, count(*) as n
@@ -216,6 +219,9 @@ function exitSelect(src: RollupSource): RollupSelect {
     params: [...src.whereParams],
   };
 }
+
+/** The exit page's expression in the catalogue: the column visitsWithExits adds. */
+const EXIT_PATH = CATALOGUE.sessions.dimensions.exit_page?.sql as string;
 
 /**
  * Metric set `summary` (lane human, value ''): from_search (human sessions from a search engine),

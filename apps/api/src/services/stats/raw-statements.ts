@@ -1,7 +1,7 @@
 // The raw-row part of a figures statement: the set's table over local days of the raw window, counted
 // per value (`groups`) or in total (`totals`). Identifiers and expressions come from the catalogue.
 import { CATALOGUE, LEAVE_COUNTS, SUMMED_COUNTS } from './catalogue.ts';
-import { namesExit, withExitPaths } from './exit-paths.ts';
+import { namesExit, visitsWithExits } from './exit-paths.ts';
 import type { Question } from './question.ts';
 import type { RawRange } from './range.ts';
 import type { SiteCtx } from './site-ctx.ts';
@@ -53,12 +53,13 @@ export function rawPart(
     return `${def.counts[c]} as ${q(c)}`;
   });
   // The leave reports are joined only when a leave count is asked: the join costs a second scan. Exit
-  // pages are derived over the range's rows of every lane, a visit's pageviews held together per local day.
+  // pages are derived over the range's rows of every lane (sessions: only visits' first rows are counted),
+  // a visit's pageviews held together per local day.
   const names = [...(qn.by ? [qn.by] : []), ...Object.keys(qn.where)];
   let from = counts.some((c) => LEAVE_COUNTS.has(c)) ? withLeaves(ctx, p, def.table, days) : def.table;
   if (namesExit(names)) {
     const rows = `site_id = ${p.add(ctx.siteId, 'uuid')} and ${rangeCond(p, tz, days)}`;
-    from = withExitPaths(def.table, rows, [localDaySql(tz), 'day'], def.table);
+    from = visitsWithExits(def.table, rows, [localDaySql(tz), 'day'], '*', def.table);
   }
   const conditions = [
     `site_id = ${p.add(ctx.siteId, 'uuid')}`,
