@@ -129,7 +129,9 @@ export function FullTableView({
           )}
           {answer && (
             <p className="muted dash-full-total">
-              {formatCountOf(totalOf, answer.totals[totalOf] ?? 0)} {countLabel(totalOf).toLowerCase()} in all
+              {totalOf === 'value_sum'
+                ? `Values add up to ${formatCountOf(totalOf, answer.totals[totalOf] ?? 0)}`
+                : `${formatCountOf(totalOf, answer.totals[totalOf] ?? 0)} ${countLabel(totalOf).toLowerCase()} in all`}
               {table.q ? ` (every value, not only those matching “${table.q}”)` : ''}.
             </p>
           )}
