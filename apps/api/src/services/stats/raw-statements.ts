@@ -1,7 +1,7 @@
 // The raw-row part of a figures statement: the set's table over local days of the raw window, counted
 // per value (`groups`) or in total (`totals`). Identifiers and expressions come from the catalogue.
 import { CATALOGUE, LEAVE_COUNTS, SUMMED_COUNTS } from './catalogue.ts';
-import { namesExit, visitsWithExits } from './exit-paths.ts';
+import { EXIT_DIMENSIONS, namesExit, visitsWithExits } from './exit-paths.ts';
 import type { Question } from './question.ts';
 import type { RawRange } from './range.ts';
 import type { SiteCtx } from './site-ctx.ts';
@@ -33,6 +33,23 @@ function withLeaves(ctx: SiteCtx, p: Params, table: string, days: RawRange): str
       ) leaves on leaves.leave_pageview_id = ${table}.pageview_id`;
 }
 
+/**
+ * The visits of the range with their exits (exit-paths.ts), derived over the range's rows of every lane,
+ * a visit's pageviews held together per local day. Filtered by other dimensions (which apply to a visit's
+ * first pageview), only the visitor-days with a start the question counts are read: the sort then covers
+ * their rows alone (at 10M pageviews in 30 days, language = de-DE: 41 s unfiltered, 20–30 s so).
+ */
+function exitVisits(ctx: SiteCtx, p: Params, tz: string, qn: Question, days: RawRange): string {
+  const table = CATALOGUE[qn.metrics].table;
+  const rows = `site_id = ${p.add(ctx.siteId, 'uuid')} and ${rangeCond(p, tz, days)}`;
+  const others = Object.fromEntries(Object.entries(qn.where).filter(([d]) => !EXIT_DIMENSIONS.has(d)));
+  if (!Object.keys(others).length) return visitsWithExits(table, rows, [localDaySql(tz), 'day'], '*', table);
+  // (Built only here: a parameter added and never used has no type PostgreSQL can tell.)
+  const starts = [rows, 'session_start', laneCond(p, table, ctx.windows, qn.lane), ...whereConds(p, qn.metrics, others)];
+  const narrowed = `${rows} and (day, visitor) in (select day, visitor from ${table} where ${starts.join(' and ')})`;
+  return visitsWithExits(table, narrowed, [localDaySql(tz), 'day'], '*', table);
+}
+
 /** Columns `value` and one per count; `tz` is the site's time zone placeholder. */
 export function rawPart(
   ctx: SiteCtx,
@@ -52,15 +69,10 @@ export function rawPart(
     if (c === 'visitors') return `count(distinct (${localDaySql(tz)}, visitor)) as ${q(c)}`;
     return `${def.counts[c]} as ${q(c)}`;
   });
-  // The leave reports are joined only when a leave count is asked: the join costs a second scan. Exit
-  // pages are derived over the range's rows of every lane (sessions: only visits' first rows are counted),
-  // a visit's pageviews held together per local day.
+  // The leave reports are joined only when a leave count is asked: the join costs a second scan.
   const names = [...(qn.by ? [qn.by] : []), ...Object.keys(qn.where)];
   let from = counts.some((c) => LEAVE_COUNTS.has(c)) ? withLeaves(ctx, p, def.table, days) : def.table;
-  if (namesExit(names)) {
-    const rows = `site_id = ${p.add(ctx.siteId, 'uuid')} and ${rangeCond(p, tz, days)}`;
-    from = visitsWithExits(def.table, rows, [localDaySql(tz), 'day'], '*', def.table);
-  }
+  if (namesExit(names)) from = exitVisits(ctx, p, tz, qn, days);
   const conditions = [
     `site_id = ${p.add(ctx.siteId, 'uuid')}`,
     rangeCond(p, tz, days),
