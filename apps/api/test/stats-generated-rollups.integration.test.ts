@@ -40,6 +40,8 @@ describe('stats: answers before and after rollups, on generated traffic', () => 
     { metrics: 'sessions', by: 'exit_page' },
     { metrics: 'sessions', by: 'exit_page', 'where.country': 'DE' },
     { metrics: 'sessions', by: 'source', 'where.exit_page': '/' },
+    { metrics: 'sessions', by: 'exit_page', 'where.language': 'de-DE' },
+    { metrics: 'sessions', by: 'exit_page', 'where.screen': 'mobile' },
     { metrics: 'pageviews', lane: 'bot', by: 'bot' },
     { metrics: 'events', by: 'event' },
     { metrics: 'events', by: 'label', sort: 'value_sum' },

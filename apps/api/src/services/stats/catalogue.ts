@@ -228,12 +228,22 @@ const PAGE_PAIRS: readonly (readonly [string, string])[] = [
   ['device', 'source'],
 ];
 
-/** Exit pages beside what a dashboard is filtered by (sessions only: pageviews have no exit page). */
+/**
+ * Exit pages beside every dimension a dashboard click filters by, so the Exit pages tab reads rollups
+ * under any one filter (sessions only: pageviews have no exit page). About 0.1 s each per 344k-pageview day.
+ */
 const EXIT_PAIRS: readonly (readonly [string, string])[] = [
   ['country', 'exit_page'],
   ['device', 'exit_page'],
   ['exit_page', 'page'],
   ['exit_page', 'source'],
+  ['campaign', 'exit_page'],
+  ['exit_page', 'language'],
+  ['exit_page', 'medium'],
+  ['exit_page', 'page_type'],
+  ['exit_page', 'referrer'],
+  ['exit_page', 'screen'],
+  ['exit_page', 'timezone'],
 ];
 
 export const ROLLUP_PAIRS: Partial<Record<MetricSet, readonly (readonly [string, string])[]>> = {
