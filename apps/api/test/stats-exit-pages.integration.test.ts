@@ -56,9 +56,16 @@ describe('stats: exit pages', () => {
     ]);
     const top = await f.get(`/v1/sites/${siteId}/top/exit_page`, { from: yesterday, to: yesterday }).expect(200);
     expect(top.body).toMatchObject({ metrics: 'sessions', count: 'sessions', total: 4 });
+    // Exit rate: /a had 3 pageviews (2 ended a visit), /c 2 (both did).
     expect(top.body.rows).toEqual([
-      { value: '/a', count: 2, share: 50 },
-      { value: '/c', count: 2, share: 50 },
+      { value: '/a', count: 2, share: 50, exitRate: 66.7 },
+      { value: '/c', count: 2, share: 50, exitRate: 100 },
+    ]);
+    // Under a filter, the pageviews are the filtered ones: France's are /b and /a (b's visit) and /c.
+    const france = await f.get(`/v1/sites/${siteId}/top/exit_page`, { from: yesterday, to: yesterday, 'where.country': 'FR' });
+    expect(france.body.rows).toEqual([
+      { value: '/a', count: 1, share: 50, exitRate: 100 },
+      { value: '/c', count: 1, share: 50, exitRate: 100 },
     ]);
     const bots = await stats({ metrics: 'sessions', by: 'exit_page', lane: 'bot' }).expect(200);
     expect(bots.body.rows).toEqual([{ value: '/robots', counts: { sessions: 1, visitors: 1 } }]);
@@ -88,6 +95,7 @@ describe('stats: exit pages', () => {
     for (const q of questions) before.push((await stats(q).expect(200)).body);
     const run = await runRollups(f.t.deps.orm, { siteIds: [siteId], wait: true });
     expect(run.failed).toBe(0);
+    const topBefore = (await f.get(`/v1/sites/${siteId}/top/exit_page`, { from: yesterday, to: yesterday }).expect(200)).body;
     for (const [i, q] of questions.entries()) {
       const after = (await stats(q).expect(200)).body;
       expect(after.source, JSON.stringify(q)).toBe('rollups');
@@ -96,6 +104,8 @@ describe('stats: exit pages', () => {
         totals: before[i].totals,
       });
     }
+    const topAfter = (await f.get(`/v1/sites/${siteId}/top/exit_page`, { from: yesterday, to: yesterday }).expect(200)).body;
+    expect(topAfter.rows).toEqual(topBefore.rows);
     expect(before[1].rows).toEqual([
       { value: '/a', counts: { sessions: 1, visitors: 1 } },
       { value: '/c', counts: { sessions: 1, visitors: 1 } },

@@ -60,6 +60,16 @@ describe('dashboard: more dimensions', () => {
     // Exit pages: each visit at its last page; not a filter of the whole dashboard (pageviews have none).
     await page.getByRole('tab', { name: 'Exit pages' }).click();
     await expect.poll(() => rowLabels(page, 'Top exit pages')).toEqual(['/blog', '/checkout']);
+    // Each ended every visit that reached it: an exit rate of 100 % of its pageviews.
+    expect(await cells(page, 'Top exit pages')).toEqual([
+      ['/blog', '1', '100%'],
+      ['/checkout', '1', '100%'],
+    ]);
+    expect(await page.getByRole('table', { name: 'Top exit pages' }).locator('thead th').allTextContents()).toEqual([
+      'Exit page',
+      'Sessions',
+      'Exit rate',
+    ]);
     expect(await page.getByRole('table', { name: 'Top exit pages' }).getByRole('button').count()).toBe(0);
 
     // Time zones and screen sizes, the widths named.

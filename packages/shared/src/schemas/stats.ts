@@ -271,7 +271,18 @@ export const TopTable = z.object({
   from: z.string(),
   to: z.string(),
   total: z.number(),
-  rows: z.array(z.object({ value: z.string().nullable(), count: z.number(), share: z.number() })),
+  rows: z.array(
+    z.object({
+      value: z.string().nullable(),
+      count: z.number(),
+      share: z.number(),
+      exitRate: z
+        .number()
+        .nullable()
+        .optional()
+        .describe("exit_page only: percent of the page's pageviews that ended a visit (null without pageviews)"),
+    }),
+  ),
   truncated: z.boolean(),
   /** Credit to show beside the figures (network data comes from DB-IP, CC BY 4.0). */
   attribution: z.string().nullable(),

@@ -25,6 +25,11 @@ export interface Question {
   rawExtra?: string[];
   /** Only these counts (the sort first); default every count of the set. */
   counts?: string[];
+  /**
+   * Only rows of these values of `by` ('' for no value), e.g. the pages of another table's rows; the
+   * totals are not narrowed (unless they ride along the rows: read only the rows then).
+   */
+  values?: readonly string[];
 }
 
 /** The answer of one period. */

@@ -80,6 +80,9 @@ export function rawPart(
     laneCond(p, def.table, ctx.windows, qn.lane),
     ...whereConds(p, qn.metrics, qn.where),
     ...(qn.rawExtra ?? []),
+    ...(qn.values && grouping === 'groups'
+      ? [`coalesce((${valueSql(qn, tz, grouping)})::text, '') = any(${p.add(qn.values, 'text[]')})`]
+      : []),
   ];
   return `
     select ${valueSql(qn, tz, grouping)} as value,

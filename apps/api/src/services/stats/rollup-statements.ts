@@ -76,6 +76,7 @@ export function rollupPart(
     `lane = ${p.add(qn.lane, 'text')}`,
     `metric_set = any(${p.add([...metricSets], 'text[]')})`,
     ...dimensionConds(p, dimension, qn.where),
+    ...(qn.values && qn.by && grouping === 'groups' ? [`${partSql(dimension, qn.by)} = any(${p.add(qn.values, 'text[]')})`] : []),
   ];
   return `
     select ${valueSql(qn, grouping, dimension)} as value,

@@ -1,11 +1,20 @@
 // Top tables (GET /v1/sites/{id}/top/{dimension}): one dimension ranked by the count of its set.
-import { type MetricSet, STATS_LIMITS, TOP_DIMENSIONS, type TopDimension, type TopQuery, type TopTable } from '@us/shared';
+import {
+  type Lane,
+  type MetricSet,
+  STATS_LIMITS,
+  type StatsRow,
+  TOP_DIMENSIONS,
+  type TopDimension,
+  type TopQuery,
+  type TopTable,
+} from '@us/shared';
 import { badRequest } from '../../errors.ts';
 import { CATALOGUE, primaryCount } from './catalogue.ts';
 import { NETWORK_ATTRIBUTION, TOP_SETS } from './top-dimensions.ts';
 import { figures } from './engine.ts';
 import type { SiteCtx } from './site-ctx.ts';
-import { resolveRange } from './range.ts';
+import { type DayRange, resolveRange } from './range.ts';
 import { checkWhere, whereFromParams } from './spec.ts';
 
 const KNOWN = new Set(['id', 'dimension', 'days', 'from', 'to', 'count', 'lane', 'limit']);
@@ -36,6 +45,40 @@ function rankedBy(dimension: TopDimension, chosen: TopQuery['count']): { metrics
   );
 }
 
+/**
+ * Each exit page's exit rate: the percent of its pageviews (same lane, range and filters; exit_page
+ * itself filters the exits only) that ended a visit, read for just the pages shown. Null without
+ * pageviews (a page without a value).
+ */
+async function exitRates(
+  ctx: SiteCtx,
+  rows: readonly StatsRow[],
+  q: { lane: Lane; range: DayRange; where: Record<string, string> },
+): Promise<Map<string, number | null>> {
+  const pages = rows.flatMap((r) => (r.value === null ? [] : [r.value]));
+  if (!pages.length) return new Map();
+  const where = Object.fromEntries(Object.entries(q.where).filter(([d]) => d !== 'exit_page'));
+  const views = await figures(ctx, {
+    metrics: 'pageviews',
+    by: 'page',
+    lane: q.lane,
+    range: q.range,
+    where,
+    sort: 'pageviews',
+    counts: ['pageviews'],
+    limit: pages.length,
+    values: pages,
+  });
+  const pageviews = new Map(views.rows.map((r) => [r.value ?? '', r.counts.pageviews ?? 0]));
+  return new Map(
+    rows.map((r) => {
+      const seen = r.value === null ? 0 : (pageviews.get(r.value) ?? 0);
+      const exits = r.counts.sessions ?? 0;
+      return [r.value ?? '', seen > 0 ? Math.round((exits / seen) * 1000) / 10 : null];
+    }),
+  );
+}
+
 export async function topOf(ctx: SiteCtx, input: TopQuery): Promise<TopTable> {
   const dimension = checkTopDimension(input.dimension);
   const { metrics, count } = rankedBy(dimension, input.count);
@@ -61,6 +104,7 @@ export async function topOf(ctx: SiteCtx, input: TopQuery): Promise<TopTable> {
     ],
   });
   const total = fig.totals[count] ?? 0;
+  const rates = dimension === 'exit_page' ? await exitRates(ctx, fig.rows, { lane, range, where }) : null;
   return {
     dimension,
     metrics,
@@ -72,7 +116,8 @@ export async function topOf(ctx: SiteCtx, input: TopQuery): Promise<TopTable> {
     total,
     rows: fig.rows.map((r) => {
       const n = r.counts[count] ?? 0;
-      return { value: r.value, count: n, share: total > 0 ? Math.round((n / total) * 1000) / 10 : 0 };
+      const share = total > 0 ? Math.round((n / total) * 1000) / 10 : 0;
+      return { value: r.value, count: n, share, ...(rates ? { exitRate: rates.get(r.value ?? '') ?? null } : {}) };
     }),
     truncated: fig.truncated,
     attribution: dimension === 'network' ? NETWORK_ATTRIBUTION : null,

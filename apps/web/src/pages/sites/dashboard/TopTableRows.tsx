@@ -25,6 +25,8 @@ export function TopTableRows({
 }) {
   if (table.rows.length === 0) return <p className="dash-top-empty muted">Nothing in this range.</p>;
   const most = Math.max(0, ...table.rows.map((r) => r.count)) || 1;
+  // Exit pages show how often a page ended a visit (of its pageviews) rather than its share of exits.
+  const exitRates = table.rows.some((r) => r.exitRate !== undefined);
   return (
     <>
       <table className="dash-top" aria-label={`Top ${title.toLowerCase()}`}>
@@ -35,7 +37,7 @@ export function TopTableRows({
               {countLabel(table.count)}
             </th>
             <th scope="col" className="dash-top-num">
-              Share
+              {exitRates ? 'Exit rate' : 'Share'}
             </th>
           </tr>
         </thead>
@@ -66,7 +68,9 @@ export function TopTableRows({
                   )}
                 </th>
                 <td className="dash-top-num">{formatCountOf(table.count, row.count)}</td>
-                <td className="dash-top-num muted">{formatPercent(row.share)}</td>
+                <td className="dash-top-num muted">
+                  {exitRates ? (row.exitRate == null ? '–' : formatPercent(row.exitRate)) : formatPercent(row.share)}
+                </td>
               </tr>
             );
           })}
