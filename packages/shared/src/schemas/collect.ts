@@ -61,8 +61,11 @@ export const EventReport = PageBase.extend({
   e: z.string().min(1).max(128),
   /** Optional label. */
   el: z.string().max(256).optional(),
-  /** Optional numeric value (an amount, a score): figures keep it to the hundredth. */
-  ev: z.number().finite().min(-EVENT_VALUE_MAX).max(EVENT_VALUE_MAX).optional(),
+  /**
+   * Optional numeric value (an amount, a score): figures keep it to the hundredth. One beyond
+   * ±EVENT_VALUE_MAX is dropped when the row is stored (the event still counts).
+   */
+  ev: z.number().finite().optional(),
 });
 
 /** Longest click label accepted; stored cut to the events' name column (128 characters). */
