@@ -382,13 +382,22 @@ function coherentSpec(value: Record<string, unknown>, rng: Rng, style: 'body' | 
 
 const STATS_OP = /\/(stats|summary|top)(\/|$)/;
 
+/** A path segment decoded, or null when its percent escapes are malformed (a generated `%E0%A4%A`). */
+function decodedOrNull(segment: string): string | null {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
+}
+
 /** The metric set an operation's spec is about, when its route fixes one. */
 function setOf(op: Op, path: string): string | undefined {
   if (op.path.endsWith('/summary')) return 'pageviews';
   const raw = /\/top\/([^/?]+)/.exec(path)?.[1];
-  const dim = raw === undefined ? undefined : decodeURIComponent(raw);
+  const dim = raw === undefined ? undefined : decodedOrNull(raw);
   // Own keys only: a generated dimension such as `constructor` must not find Object's members.
-  return dim !== undefined && Object.hasOwn(catalogue.topDimensions, dim) ? catalogue.topDimensions[dim] : undefined;
+  return dim != null && Object.hasOwn(catalogue.topDimensions, dim) ? catalogue.topDimensions[dim] : undefined;
 }
 
 /** The generated value with realistic values in some named fields (each with probability one half). */
