@@ -2,7 +2,7 @@ import type { Orm } from '@us/db';
 import type { Logger } from '../logger.ts';
 import { withJobLock } from './lock.ts';
 import { rollupSiteDay } from './rollup.ts';
-import { ROLLUP_VERSION } from './rollup-selects.ts';
+import { ROLLUP_VERSION } from './rollup-format.ts';
 
 /**
  * Today's rollups, kept current: each site's current local day is rolled up to the last hour boundary

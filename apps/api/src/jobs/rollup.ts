@@ -1,8 +1,10 @@
-import { CompiledQuery, type Kysely } from 'kysely';
-import type { Orm } from '@us/db';
+import { CompiledQuery } from 'kysely';
+import { type Orm, pgPoolOf } from '@us/db';
 import type { Logger } from '../logger.ts';
+import { pooledCopyOut } from './copy-connections.ts';
 import { withJobLock } from './lock.ts';
-import { ROLLUP_VERSION, type RollupRow, type RollupSelect, rollupSelects } from './rollup-selects.ts';
+import { ROLLUP_VERSION, type RollupRow, type RollupSource } from './rollup-format.ts';
+import { tallySiteDay } from './rollup-streams.ts';
 
 /**
  * The daily rollup job: writes `daily_rollups` (format: the header of stats/catalogue.ts) for every
@@ -155,45 +157,42 @@ async function boundsOf(orm: Orm, sd: SiteDay): Promise<Bounds> {
   return b;
 }
 
+/** Where a site-day's raw rows are (before `until`, when given): its local day's instants within its UTC day partitions. */
+export async function siteDaySource(orm: Orm, sd: SiteDay, until?: string): Promise<RollupSource> {
+  const b = await boundsOf(orm, sd);
+  return {
+    tables: { pageviews: 'pageviews', events: 'events', requests: 'requests', page_leaves: 'page_leaves' },
+    where: `site_id = ?::uuid and day between ?::date and ?::date and at >= ?::timestamptz and at < ?::timestamptz`,
+    whereParams: [sd.siteId, b.firstUtc, b.lastUtc, b.lo, until ?? b.hi],
+    // A leave report may be stored up to a day after its pageview.
+    leavesWhere: 'l.site_id = ?::uuid and l.day between ?::date and ?::date + 2',
+    leavesParams: [sd.siteId, b.firstUtc, b.lastUtc],
+  };
+}
+
 /**
- * Rolls up one site-local day: computes its rollup rows with the selects of rollup-selects.ts, side by
- * side on up to `ROLLUP_CONNECTIONS` connections, then deletes the day's rollup rows, writes the new ones
- * and records the day in `rollup_days`, in one short transaction. Answers whether the day had raw rows.
- * `until` (an instant within the day): only rows before it, recorded as the day's `rolled_until` (the
- * current day, rollup-today.ts); without it the day is complete.
+ * Rolls up one site-local day: counts its rollup rows from COPY streams of the day's rows
+ * (rollup-streams.ts) on up to `ROLLUP_CONNECTIONS` connections, then deletes the day's rollup rows,
+ * writes the new ones and records the day in `rollup_days`, in one short transaction. Answers whether
+ * the day had raw rows. `until` (an instant within the day): only rows before it, recorded as the day's
+ * `rolled_until` (the current day, rollup-today.ts); without it the day is complete.
  */
 export async function rollupSiteDay(orm: Orm, sd: SiteDay, until?: string): Promise<boolean> {
   const conn = orm.em.getConnection();
-  const b = await boundsOf(orm, sd);
-  // The same four values open every statement's row condition.
-  const where = `site_id = ?::uuid and day between ?::date and ?::date and at >= ?::timestamptz and at < ?::timestamptz`;
-  const whereParams = [sd.siteId, b.firstUtc, b.lastUtc, b.lo, until ?? b.hi];
+  const src = await siteDaySource(orm, sd, until);
   const [probe] = await conn.execute<{ any: boolean }[]>(
-    `select ${TABLES.map((t) => `exists (select 1 from ${t} where ${where})`).join(' or ')} as any`,
-    TABLES.flatMap(() => whereParams),
+    `select ${TABLES.map((t) => `exists (select 1 from ${t} where ${src.where})`).join(' or ')} as any`,
+    TABLES.flatMap(() => src.whereParams),
     'all',
   );
   const hasRows = probe?.any === true;
   const db = conn.getClient();
-  let rows: RollupRow[] = [];
-  if (hasRows) {
-    const selects = rollupSelects(
-      {
-        tables: { pageviews: 'pageviews', events: 'events', requests: 'requests', page_leaves: 'page_leaves' },
-        where,
-        whereParams,
-        leavesWhere: 'l.site_id = ?::uuid and l.day between ?::date and ?::date + 2',
-        leavesParams: [sd.siteId, b.firstUtc, b.lastUtc],
-      },
-      ROLLUP_CONNECTIONS,
-    );
-    rows = (await inParallel(selects, ROLLUP_CONNECTIONS, (s) => db.transaction().execute((trx) => runSelect(trx, s)))).flat();
-  }
+  const rows = hasRows ? await tallySiteDay(src, pooledCopyOut(await pgPoolOf(orm)), ROLLUP_CONNECTIONS) : [];
   await db.transaction().execute(async (trx) => {
     await trx.executeQuery(
       CompiledQuery.raw('delete from daily_rollups where site_id = $1::uuid and day = $2::date', [sd.siteId, sd.day]),
     );
-    await writeRollupRows(trx, sd.siteId, sd.day, rows);
+    await writeRollupRows((sql, params) => trx.executeQuery(CompiledQuery.raw(sql, params)), sd.siteId, sd.day, rows);
     await trx.executeQuery(
       CompiledQuery.raw(
         `insert into rollup_days (site_id, day, version, rolled_until) values ($1::uuid, $2::date, $3::smallint, $4::timestamptz)
@@ -205,62 +204,27 @@ export async function rollupSiteDay(orm: Orm, sd: SiteDay, until?: string): Prom
   return hasRows;
 }
 
-/** Connections one site-day's rollup uses at once (its pageviews groupings are split over them). */
+/** Connections one site-day's rollup reads on at once (its pageviews are split over them by visitor). */
 const ROLLUP_CONNECTIONS = 2;
 
-/** `fn` over `items`, at most `limit` at a time; results in the order of `items`. */
-async function inParallel<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
-}
-
-/** `?` placeholders as PostgreSQL's `$n` (the selects hold no other question marks). */
-const numbered = (sql: string) => {
-  let n = 0;
-  return sql.replace(/\?/g, () => `$${++n}`);
-};
-
-/**
- * Runs one rollup select inside its transaction: hash groupings in memory (a sort per dimension of the
- * day's rows measured several times slower), with room for them.
- */
-export async function runSelect(trx: QueryRunner, s: RollupSelect): Promise<RollupRow[]> {
-  await trx.executeQuery(CompiledQuery.raw(`set local work_mem = '${WORK_MEM}'`));
-  await trx.executeQuery(CompiledQuery.raw('set local enable_sort = off'));
-  return (await trx.executeQuery<RollupRow>(CompiledQuery.raw(numbered(s.sql), s.params))).rows as RollupRow[];
-}
-
-const WORK_MEM = '128MB';
-
-/** A transaction to run statements in (Kysely's, or MikroORM's, which is one). */
-// biome-ignore lint/suspicious/noExplicitAny: any database shape: the statements are raw SQL
-export type QueryRunner = Pick<Kysely<any>, 'executeQuery'>;
+/** Runs one statement with `$n` parameters inside the caller's transaction. */
+export type RunStatement = (sql: string, params: unknown[]) => Promise<unknown>;
 
 /** Inserts one site-day's rollup rows (one bound array per column). */
-export async function writeRollupRows(trx: QueryRunner, siteId: string, day: string, rows: RollupRow[]) {
+export async function writeRollupRows(run: RunStatement, siteId: string, day: string, rows: RollupRow[]) {
   if (!rows.length) return;
-  await trx.executeQuery(
-    CompiledQuery.raw(
-      `insert into daily_rollups (site_id, day, metric_set, dimension, value, lane, count, visitors)
+  await run(
+    `insert into daily_rollups (site_id, day, metric_set, dimension, value, lane, count, visitors)
        select $1::uuid, $2::date, * from unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[])`,
-      [
-        siteId,
-        day,
-        rows.map((r) => r.metric_set),
-        rows.map((r) => r.dimension),
-        rows.map((r) => r.value),
-        rows.map((r) => r.lane),
-        rows.map((r) => String(r.count)),
-        rows.map((r) => String(r.visitors)),
-      ],
-    ),
+    [
+      siteId,
+      day,
+      rows.map((r) => r.metric_set),
+      rows.map((r) => r.dimension),
+      rows.map((r) => r.value),
+      rows.map((r) => r.lane),
+      rows.map((r) => String(r.count)),
+      rows.map((r) => String(r.visitors)),
+    ],
   );
 }

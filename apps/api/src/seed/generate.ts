@@ -13,10 +13,12 @@
  * temporary tables and only their daily rollups are kept (`daily_rollups` + `rollup_days`, format of
  * apps/api/src/services/stats/catalogue.ts), as if the raw days had been rolled up and dropped.
  */
-import { type AnalyticsDb, connectionOf, ensurePartitionsForDays } from '@us/db';
+import { type AnalyticsDb, connectionOf, ensurePartitionsForDays, type Orm, type PgClient, pgPoolOf } from '@us/db';
 import { STATS_LIMITS } from '@us/shared';
-import { runSelect, writeRollupRows } from '../jobs/rollup.ts';
-import { ROLLUP_VERSION, type RollupRow, rollupSelects } from '../jobs/rollup-selects.ts';
+import { copyOutOn, WORK_MEM } from '../jobs/copy-connections.ts';
+import { writeRollupRows } from '../jobs/rollup.ts';
+import { ROLLUP_VERSION } from '../jobs/rollup-format.ts';
+import { tallySiteDay } from '../jobs/rollup-streams.ts';
 import { mulberry32 } from './random.ts';
 import {
   CACHE,
@@ -475,8 +477,8 @@ export async function deleteTraffic(db: AnalyticsDb, siteId: string): Promise<nu
   return n;
 }
 
-export async function generateTraffic(db: AnalyticsDb, opts: GenerateOptions): Promise<GenerateResult> {
-  const conn = connectionOf(db);
+export async function generateTraffic(orm: Orm, opts: GenerateOptions): Promise<GenerateResult> {
+  const conn = connectionOf(orm);
   const plans = planDays(opts);
   const shares = { botShare: opts.botShare ?? 0.04, internalShare: opts.internalShare ?? 0.004 };
   const perPageview = opts.requestsPerPageview ?? 0.9;
@@ -508,64 +510,74 @@ export async function generateTraffic(db: AnalyticsDb, opts: GenerateOptions): P
   };
   report();
 
-  const runDay = async (plan: DayPlan) => {
-    const t = plan.raw ? RAW : STAGED;
+  // A raw day: its rows go into the raw tables, as the collector's would.
+  const rawDay = async (plan: DayPlan) => {
     await conn.transactional(async (trx) => {
       await conn.execute('set local synchronous_commit = off', [], 'run', trx);
-      if (!plan.raw) {
-        for (const [table, temp] of Object.entries(STAGED)) {
-          await conn.execute(`create temp table ${temp} (like ${table} including defaults) on commit drop`, [], 'run', trx);
-        }
-      }
       const [counts] = await conn.execute<{ pageviews: number; page_leaves: number; events: number }[]>(
-        pageSql(opts.siteId, opts.timezone, plan, t, shares),
+        pageSql(opts.siteId, opts.timezone, plan, RAW, shares),
         [],
         'all',
         trx,
       );
       const req = await conn.execute<{ affectedRows: number }>(
-        requestSql(opts.siteId, opts.timezone, plan, t, perPageview),
+        requestSql(opts.siteId, opts.timezone, plan, RAW, perPageview),
         [],
         'run',
         trx,
       );
-      let rolled = 0;
-      if (!plan.raw) {
-        // The rollup job's own statements, over the staging tables (the day's rows only).
-        const selects = rollupSelects({ tables: t, where: 'true', whereParams: [], leavesWhere: 'true', leavesParams: [] }, 1);
-        const rollupRows: RollupRow[] = [];
-        for (const s of selects) rollupRows.push(...(await runSelect(trx, s)));
-        await writeRollupRows(trx, opts.siteId, plan.day, rollupRows);
-        rolled = rollupRows.length;
-        await conn.execute(
-          `insert into rollup_days (site_id, day, version) values (${uuid(opts.siteId)}, ${dayLit(plan.day)}, ${ROLLUP_VERSION}) on conflict do nothing`,
-          [],
-          'run',
-          trx,
-        );
-        rows.daily_rollups += rolled;
-      } else {
-        // What insertRows does for every batch: the per-day store sees the day got rows.
-        const from = `(${dayLit(plan.day)}::timestamp at time zone ${lit(opts.timezone)})`;
-        const to = `((${dayLit(plan.day)}::date + 1)::timestamp at time zone ${lit(opts.timezone)})`;
-        const mine = `site_id = ${uuid(opts.siteId)} and at >= ${from} and at < ${to}`;
-        await conn.execute(
-          `insert into day_arrivals (site_id, day, rows)
-           select site_id, day, count(*) from (
-             select site_id, day from ${t.pageviews} where ${mine}
-             union all select site_id, day from ${t.events} where ${mine}
-           ) x group by 1, 2 order by 1, 2
-           on conflict (site_id, day) do update set rows = day_arrivals.rows + excluded.rows`,
-          [],
-          'run',
-          trx,
-        );
-        rows.pageviews += Number(counts?.pageviews ?? 0);
-        rows.page_leaves += Number(counts?.page_leaves ?? 0);
-        rows.events += Number(counts?.events ?? 0);
-        rows.requests += req.affectedRows ?? 0;
-      }
+      // What insertRows does for every batch: the per-day store sees the day got rows.
+      const from = `(${dayLit(plan.day)}::timestamp at time zone ${lit(opts.timezone)})`;
+      const to = `((${dayLit(plan.day)}::date + 1)::timestamp at time zone ${lit(opts.timezone)})`;
+      const mine = `site_id = ${uuid(opts.siteId)} and at >= ${from} and at < ${to}`;
+      await conn.execute(
+        `insert into day_arrivals (site_id, day, rows)
+         select site_id, day, count(*) from (
+           select site_id, day from ${RAW.pageviews} where ${mine}
+           union all select site_id, day from ${RAW.events} where ${mine}
+         ) x group by 1, 2 order by 1, 2
+         on conflict (site_id, day) do update set rows = day_arrivals.rows + excluded.rows`,
+        [],
+        'run',
+        trx,
+      );
+      rows.pageviews += Number(counts?.pageviews ?? 0);
+      rows.page_leaves += Number(counts?.page_leaves ?? 0);
+      rows.events += Number(counts?.events ?? 0);
+      rows.requests += req.affectedRows ?? 0;
     });
+  };
+
+  // An older day: its rows go into temporary tables of one connection, the rollup job's tallies read
+  // them there (COPY), and only the day's rollup rows are kept.
+  const stagedDay = async (plan: DayPlan) => {
+    const client = (await (await pgPoolOf(orm)).connect()) as PgClient & {
+      query(sql: string, params?: unknown[]): Promise<unknown>;
+    };
+    try {
+      await client.query(`begin; set local synchronous_commit = off; set local work_mem = '${WORK_MEM}'`);
+      for (const [table, temp] of Object.entries(STAGED)) {
+        await client.query(`create temp table ${temp} (like ${table} including defaults) on commit drop`);
+      }
+      await client.query(pageSql(opts.siteId, opts.timezone, plan, STAGED, shares));
+      await client.query(requestSql(opts.siteId, opts.timezone, plan, STAGED, perPageview));
+      const src = { tables: STAGED, where: 'true', whereParams: [], leavesWhere: 'true', leavesParams: [] };
+      const rollupRows = await tallySiteDay(src, copyOutOn(client));
+      await writeRollupRows((sql, params) => client.query(sql, params), opts.siteId, plan.day, rollupRows);
+      await client.query(
+        `insert into rollup_days (site_id, day, version) values (${uuid(opts.siteId)}, ${dayLit(plan.day)}, ${ROLLUP_VERSION}) on conflict do nothing`,
+      );
+      await client.query('commit');
+      client.release();
+      rows.daily_rollups += rollupRows.length;
+    } catch (e) {
+      client.release(e instanceof Error ? e : new Error(String(e)));
+      throw e;
+    }
+  };
+
+  const runDay = async (plan: DayPlan) => {
+    await (plan.raw ? rawDay(plan) : stagedDay(plan));
     daysDone += 1;
     plannedDone += plan.pageviews;
     report();

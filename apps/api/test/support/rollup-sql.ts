@@ -1,54 +1,24 @@
-// The statements computing one site-day's rollup rows (format: the header of stats/catalogue.ts) as plain
-// selects: each reads the day's rows of one raw table once into a narrow in-memory copy and groups it by
-// several dimensions, so the job can run them side by side on separate connections and write the
-// result (a few thousand rows) in one short transaction. Also used by the demo generator on its staging
-// tables.
+// The rollup rows of one site-day as the job computed them in PostgreSQL until the day's rows were
+// tallied in the process (jobs/rollup-streams.ts): plain selects, each reading the day's rows once and
+// grouping them by several dimensions. Kept as the tests' second opinion: both must give the same rows.
+import type { Orm } from '@us/db';
 import type { MetricSet } from '@us/shared';
+import { CompiledQuery } from 'kysely';
 import {
   CATALOGUE,
   EVENT_CENTS_SQL,
   PAIR_SEPARATOR,
-  primaryCount,
   ROLLUP_PAIRS,
   rollupDimensions,
   SEARCH_REFERRER_SQL,
-} from '../services/stats/catalogue.ts';
-import { namesExit, visitsWithExits } from '../services/stats/exit-paths.ts';
-
-/**
- * The rollup format the selects write (`rollup_days.version`): 2 adds the dimension pairs, 3 the leave
- * averages (metric sets leave_scroll, leave_ms), 4 the filtered summary's measures per value (search_sessions,
- * single_page), 5 the dimensions timezone and screen (DIMENSION_SINCE), 6 the events' values (metric set
- * event_value), 7 sessions by exit page and its pairs. Days of an older version are rolled up again
- * while their raw rows exist.
- */
-export const ROLLUP_VERSION = 7;
-
-/** One rollup row as the selects give it. */
-export interface RollupRow {
-  metric_set: string;
-  dimension: string;
-  value: string;
-  lane: string;
-  count: string | number;
-  visitors: string | number;
-}
+} from '../../src/services/stats/catalogue.ts';
+import { namesExit, visitsWithExits } from '../../src/services/stats/exit-paths.ts';
+import type { RollupRow, RollupSource } from '../../src/jobs/rollup-format.ts';
 
 /** A select giving RollupRows; `?` placeholders are bound in order from `params`. */
 export interface RollupSelect {
   sql: string;
   params: unknown[];
-}
-
-/** Where the day's rows are: table names (raw tables or the generator's staging tables) and their conditions. */
-export interface RollupSource {
-  tables: Record<'pageviews' | 'events' | 'requests' | 'page_leaves', string>;
-  /** Condition on a raw table's rows of the day (no alias), and its bind values. */
-  where: string;
-  whereParams: unknown[];
-  /** Condition on `page_leaves l` rows that may belong to the day's pageviews, and its bind values. */
-  leavesWhere: string;
-  leavesParams: unknown[];
 }
 
 const TABLES = ['pageviews', 'events', 'requests'] as const;
@@ -263,8 +233,26 @@ export function rollupSelects(src: RollupSource, parts = 2): RollupSelect[] {
   ];
 }
 
-/** Checks that a set's primary count is the plain row count the selects compute (catalogue changes). */
-for (const set of Object.keys(CATALOGUE) as MetricSet[]) {
-  const count = CATALOGUE[set].counts[primaryCount(set)];
-  if (count !== 'count(*)') throw new Error(`rollups count rows: ${set}'s primary count is ${count}`);
+/** The rollup rows of `src` as the SQL selects give them, one select after another. */
+export async function sqlRollupRows(orm: Orm, src: RollupSource): Promise<RollupRow[]> {
+  const db = orm.em.getConnection().getClient();
+  const out: RollupRow[] = [];
+  for (const s of rollupSelects(src, 2)) {
+    const rows = await db.transaction().execute(async (trx) => {
+      // Hash groupings in memory, as the job ran them.
+      await trx.executeQuery(CompiledQuery.raw(`set local work_mem = '128MB'`));
+      await trx.executeQuery(CompiledQuery.raw('set local enable_sort = off'));
+      let n = 0;
+      return (
+        await trx.executeQuery<RollupRow>(
+          CompiledQuery.raw(
+            s.sql.replace(/\?/g, () => `$${++n}`),
+            s.params,
+          ),
+        )
+      ).rows;
+    });
+    out.push(...rows);
+  }
+  return out;
 }

@@ -1,0 +1,31 @@
+// What one site-day's rollup is made of: the format version, its rows, and where the day's raw rows are.
+
+/**
+ * The rollup format written (`rollup_days.version`): 2 adds the dimension pairs, 3 the leave averages
+ * (metric sets leave_scroll, leave_ms), 4 the filtered summary's measures per value (search_sessions,
+ * single_page), 5 the dimensions timezone and screen (DIMENSION_SINCE), 6 the events' values (metric set
+ * event_value), 7 sessions by exit page and its pairs. Days of an older version are rolled up again
+ * while their raw rows exist.
+ */
+export const ROLLUP_VERSION = 7;
+
+/** One rollup row (format: the header of stats/catalogue.ts). */
+export interface RollupRow {
+  metric_set: string;
+  dimension: string;
+  value: string;
+  lane: string;
+  count: string | number;
+  visitors: string | number;
+}
+
+/** Where the day's rows are: table names (raw tables or the generator's staging tables) and their conditions. */
+export interface RollupSource {
+  tables: Record<'pageviews' | 'events' | 'requests' | 'page_leaves', string>;
+  /** Condition on a raw table's rows of the day (no alias), and its bind values (`?`). */
+  where: string;
+  whereParams: unknown[];
+  /** Condition on `page_leaves l` rows that may belong to the day's pageviews, and its bind values. */
+  leavesWhere: string;
+  leavesParams: unknown[];
+}

@@ -1,0 +1,375 @@
+// One site-day's rollup rows (format: the header of stats/catalogue.ts), counted in this process from
+// COPY streams of the day's narrow rows: PostgreSQL evaluates the catalogue's expressions, joins the
+// leave reports and numbers each visit (one sort by visitor), and rollup-tally.ts groups the rows.
+// The pageviews are split into `parts` streams by a hash of the visitor code (disjoint visitors, so
+// their counts add up), each on a connection of its own. Also used by the demo generator on its staging tables.
+import type { MetricSet } from '@us/shared';
+import {
+  CATALOGUE,
+  EVENT_CENTS_SQL,
+  ROLLUP_PAIRS,
+  rollupDimensions,
+  SEARCH_REFERRER_SQL,
+  SUMMARY_ROLLUP_MEASURES,
+} from '../services/stats/catalogue.ts';
+import { EXIT_DIMENSIONS, namesExit } from '../services/stats/exit-paths.ts';
+import { type CopyOut, sqlLiteral } from './copy-connections.ts';
+import { type CopyFields, forEachCopyRow } from './copy-rows.ts';
+import type { RollupRow, RollupSource } from './rollup-format.ts';
+import {
+  EVENT_ROWS,
+  EXIT_COLUMN,
+  type Emit,
+  Interner,
+  PAGEVIEW_ROWS,
+  REQUEST_ROWS,
+  StreamTally,
+  type TallyGrouping,
+  type TallyRow,
+} from './rollup-tally.ts';
+
+type Table = 'pageviews' | 'events' | 'requests';
+
+/** The metric sets counted from a table's rows (at most two: tallies have two row counts). */
+const setsOf = (table: Table) => (Object.keys(CATALOGUE) as MetricSet[]).filter((s) => CATALOGUE[s].table === table);
+for (const table of ['pageviews', 'events', 'requests'] as const) {
+  if (setsOf(table).length > 2) throw new Error(`rollup tallies count two metric sets per table: ${table} has more`);
+}
+
+/** The row filters of a table's metric sets, as columns ('t' or 'f'). */
+const filtersOf = (table: Table) => setsOf(table).map((s) => `coalesce(${CATALOGUE[s].rowFilter ?? 'true'}, false)`);
+
+/**
+ * The dimension columns a stream needs for the groupings of `set` that `keep` takes (each distinct
+ * expression once, as the text the SQL rollup grouped by), and those groupings as column indexes.
+ */
+function groupingsOf(set: MetricSet, keep: (names: string[]) => boolean, exprs: string[] = []) {
+  const dims = CATALOGUE[set].dimensions;
+  const column = (dimension: string): number => {
+    if (EXIT_DIMENSIONS.has(dimension)) return EXIT_COLUMN;
+    const sql = `coalesce((${dims[dimension]?.sql as string})::text, '')`;
+    if (!exprs.includes(sql)) exprs.push(sql);
+    return exprs.indexOf(sql);
+  };
+  const singles = rollupDimensions(set)
+    .filter((d) => keep([d]))
+    .map((d) => ({ dimension: d, columns: [column(d)] }));
+  const pairs = (ROLLUP_PAIRS[set] ?? [])
+    .filter(([a, b]) => keep([a, b]))
+    .map(([a, b]) => ({ dimension: `${a}|${b}`, columns: [column(a), column(b)] }));
+  const groupings: TallyGrouping[] = [...(keep([]) ? [{ dimension: '', columns: [] }] : []), ...singles, ...pairs];
+  return { groupings, exprs };
+}
+
+/** `?` placeholders of a condition with their values written in as literals (COPY takes no parameters). */
+function inline(sql: string, params: unknown[]): string {
+  let i = 0;
+  return sql.replace(/\?/g, () => sqlLiteral(String(params[i++])));
+}
+
+/** The visitors of part `k` of `parts` (by a hash of the code), or every row. */
+const partOf = (k: number, parts: number) => (parts > 1 ? ` and (hashtext(visitor) & 2147483647) % ${parts} = ${k}` : '');
+
+/** The order that numbers a visitor-day's visits (exit-paths.ts), visitors grouped together. */
+const VISIT_ORDER = 'at, session_start desc, pageview_id';
+const BY_VISITOR = 'visitor collate "C"';
+
+/** Where a stream's columns are (-1: it has no such column); its dimensions follow the last one. */
+interface Layout {
+  lane: number;
+  visitor: number;
+  filters: readonly number[];
+  searched: number;
+  scroll: number;
+  ms: number;
+  cents: number;
+  /** Pageviews only: the pageview's id when its visible time counts in the summary, the UTC day, whether the row began a visit, the visit's number, whether the row ends it. */
+  summaryId: number;
+  day: number;
+  start: number;
+  visitNo: number;
+  visitEnds: number;
+}
+const NONE: Layout = {
+  lane: 0,
+  visitor: -1,
+  filters: [],
+  searched: -1,
+  scroll: -1,
+  ms: -1,
+  cents: -1,
+  summaryId: -1,
+  day: -1,
+  start: -1,
+  visitNo: -1,
+  visitEnds: -1,
+};
+
+/** A stream's statement shape: fixed columns (their layout), then dimension columns, and its groupings. */
+interface StreamShape {
+  table: Table;
+  fixed: string[];
+  layout: Layout;
+  exprs: string[];
+  groupings: TallyGrouping[];
+  exits: TallyGrouping[];
+  emits: readonly Emit[];
+}
+
+// Pageviews: lane, visitor, UTC day, session start, from search, leave sums, the summary's pageview id,
+// the visit's number and whether the row ends it, then the two sets' row filters.
+const PAGEVIEWS: StreamShape = (() => {
+  const fixed = [
+    'lane',
+    'visitor',
+    'day',
+    'session_start',
+    `coalesce(session_start and ${SEARCH_REFERRER_SQL}, false)`,
+    'leave_scroll',
+    'leave_ms',
+    `case when lane = 'human' and leave_ms is not null then pageview_id end`,
+    'sum(case when session_start then 1 else 0 end) over visits',
+    'coalesce(lead(session_start) over visits, true)',
+    ...filtersOf('pageviews'),
+  ];
+  const { groupings, exprs } = groupingsOf('pageviews', (names) => !namesExit(names));
+  // Exit groupings name pageviews dimensions besides the exit page: the same columns.
+  const exits = groupingsOf('sessions', namesExit, exprs).groupings;
+  return {
+    table: 'pageviews',
+    fixed,
+    layout: {
+      ...NONE,
+      visitor: 1,
+      day: 2,
+      start: 3,
+      searched: 4,
+      scroll: 5,
+      ms: 6,
+      summaryId: 7,
+      visitNo: 8,
+      visitEnds: 9,
+      filters: [10, 11].slice(0, filtersOf('pageviews').length),
+    },
+    exprs,
+    groupings,
+    exits,
+    emits: PAGEVIEW_ROWS,
+  };
+})();
+/** The path's column among the pageviews' dimensions: a visit's exit page is its last pageview's path. */
+const PATH_COLUMN = PAGEVIEWS.exprs.indexOf(`coalesce((path)::text, '')`);
+if (PATH_COLUMN < 0) throw new Error('the pageviews stream lacks the path');
+
+const EVENTS: StreamShape = {
+  table: 'events',
+  fixed: ['lane', 'visitor', ...filtersOf('events'), `case when ${CATALOGUE.events.rowFilter} then ${EVENT_CENTS_SQL} end`],
+  layout: { ...NONE, visitor: 1, filters: [2], cents: 3 },
+  ...groupingsOf('events', () => true),
+  exits: [],
+  emits: EVENT_ROWS,
+};
+const REQUESTS: StreamShape = {
+  table: 'requests',
+  fixed: ['lane', ...filtersOf('requests')],
+  layout: { ...NONE, filters: [1] },
+  ...groupingsOf('requests', () => true),
+  exits: [],
+  emits: REQUEST_ROWS,
+};
+
+const copy = (select: string) => `copy (${select}) to stdout`;
+
+/** The COPY statement of a stream over the day's rows (`part`: the pageviews of some visitors). */
+function statementOf(shape: StreamShape, src: RollupSource, part = ''): string {
+  const select = [...shape.fixed, ...shape.exprs].join(', ');
+  const where = inline(src.where, src.whereParams) + part;
+  if (shape.table !== 'pageviews') {
+    const order = shape.layout.visitor >= 0 ? ` order by ${BY_VISITOR}` : '';
+    return copy(`select ${select} from ${src.tables[shape.table]} where ${where}${order}`);
+  }
+  return copy(`select ${select}
+      from ${src.tables.pageviews}
+      left join (
+        select l.pageview_id as leave_pageview_id, max(l.scroll_depth) as leave_scroll, sum(l.time_on_page_ms) as leave_ms
+          from ${src.tables.page_leaves} l where ${inline(src.leavesWhere, src.leavesParams)} group by 1
+      ) leaves on leaves.leave_pageview_id = pageview_id
+      where ${where}
+      window visits as (partition by ${BY_VISITOR}, day order by ${VISIT_ORDER})
+      order by ${BY_VISITOR}, day, ${VISIT_ORDER}`);
+}
+
+const numberOr = (v: string | null | undefined) => (v === null || v === undefined ? Number.NaN : Number(v));
+
+/** Reads one stream's rows into a tally of its own; resolves with its rollup rows. */
+async function readStream(shape: StreamShape, stream: AsyncIterable<Buffer>, summary: SummaryTally): Promise<RollupRow[]> {
+  const L = shape.layout;
+  const base = shape.fixed.length;
+  const dims = shape.exprs.length;
+  const lanes = new Interner();
+  const columns = Array.from({ length: dims }, () => new Interner());
+  const tally = new StreamTally(lanes, columns, shape.groupings, shape.emits, L.visitor >= 0, shape.exits, PATH_COLUMN);
+  const visits = L.visitNo >= 0 ? new VisitExits(tally, dims) : null;
+  const row: TallyRow = {
+    lane: 0,
+    ids: new Int32Array(dims),
+    in0: 0,
+    in1: 0,
+    searched: 0,
+    scroll: Number.NaN,
+    ms: Number.NaN,
+    cents: Number.NaN,
+  };
+  const [f0 = -1, f1 = -1] = L.filters;
+  let started = false;
+  let visitor: string | null = null;
+  await forEachCopyRow(stream, (f) => {
+    if (visits) visits.next(f);
+    if (L.visitor >= 0 && (!started || f[L.visitor] !== visitor)) {
+      if (started) tally.endVisitor();
+      started = true;
+      visitor = f[L.visitor] as string | null;
+    }
+    row.lane = lanes.id(f[L.lane] as string);
+    for (let c = 0; c < dims; c++) row.ids[c] = (columns[c] as Interner).id(f[base + c] as string);
+    row.in0 = f0 >= 0 && f[f0] === 't' ? 1 : 0;
+    row.in1 = f1 >= 0 && f[f1] === 't' ? 1 : 0;
+    row.searched = L.searched >= 0 && f[L.searched] === 't' ? 1 : 0;
+    row.scroll = L.scroll >= 0 ? numberOr(f[L.scroll]) : Number.NaN;
+    row.ms = L.ms >= 0 ? numberOr(f[L.ms]) : Number.NaN;
+    row.cents = L.cents >= 0 ? numberOr(f[L.cents]) : Number.NaN;
+    tally.add(row);
+    if (visits) visits.take(f, row);
+    if (L.summaryId >= 0) summary.add(f[L.summaryId], row.ms);
+  });
+  visits?.flush();
+  return tally.rows();
+}
+
+/**
+ * A visitor-day's visits, its rows in the order that numbers them: each session-start row meets the rows
+ * that end its visit (the next row starts another visit, or none follows), as the exit-paths join does.
+ */
+class VisitExits {
+  private visitor: string | null = null;
+  private day: string | null = null;
+  private no: string | null = null;
+  private readonly startLanes: number[] = [];
+  private readonly startIds: Int32Array[] = [];
+  private starts = 0;
+  private ends: number[] = [];
+  constructor(
+    private readonly tally: StreamTally,
+    private readonly dims: number,
+  ) {}
+
+  /** Called with each row before the tally sees it: a new visit (or visitor) ends the last one's. */
+  next(f: CopyFields) {
+    const L = PAGEVIEWS.layout;
+    if (f[L.visitor] === this.visitor && f[L.day] === this.day && f[L.visitNo] === this.no) return;
+    this.flush();
+    this.visitor = f[L.visitor] as string;
+    this.day = f[L.day] as string;
+    this.no = f[L.visitNo] as string;
+  }
+
+  /** Keeps what the visit needs of the row: its ids when it began the visit, its path when it ends it. */
+  take(f: CopyFields, row: TallyRow) {
+    const L = PAGEVIEWS.layout;
+    if (f[L.start] === 't') {
+      if (this.starts === this.startIds.length) this.startIds.push(new Int32Array(this.dims));
+      (this.startIds[this.starts] as Int32Array).set(row.ids);
+      this.startLanes[this.starts++] = row.lane;
+    }
+    if (f[L.visitEnds] === 't') this.ends.push(row.ids[PATH_COLUMN] as number);
+  }
+
+  flush() {
+    for (let s = 0; s < this.starts; s++) {
+      for (const exit of this.ends) this.tally.addVisit(this.startLanes[s] as number, this.startIds[s] as Int32Array, exit);
+    }
+    this.starts = 0;
+    this.ends = [];
+  }
+}
+
+/** The summary's visible time: the leave reports of the day's distinct human pageviews, over every part. */
+class SummaryTally {
+  visibleMs = 0;
+  private readonly seen = new Set<string>();
+  add(id: string | null | undefined, ms: number) {
+    if (id === null || id === undefined || this.seen.has(id)) return;
+    this.seen.add(id);
+    this.visibleMs += ms;
+  }
+}
+
+/** Rows of several streams of one day as one set: counts of the same row added (parts have disjoint visitors). */
+function merged(parts: RollupRow[][]): RollupRow[] {
+  const out = new Map<string, RollupRow>();
+  for (const rows of parts) {
+    for (const r of rows) {
+      const key = `${r.metric_set}\x00${r.dimension}\x00${r.value}\x00${r.lane}`;
+      const had = out.get(key);
+      if (!had) out.set(key, r);
+      else {
+        had.count = (BigInt(had.count) + BigInt(r.count)).toString();
+        had.visitors = Number(had.visitors) + Number(r.visitors);
+      }
+    }
+  }
+  return [...out.values()];
+}
+
+/** Metric set `summary` (lane human, value ''): from the day totals' human rows and the visible time. */
+function summaryRows(rows: RollupRow[], summary: SummaryTally): RollupRow[] {
+  const total = (set: string) => rows.find((r) => r.metric_set === set && r.dimension === '' && r.lane === 'human');
+  const search = total('search_sessions');
+  const single = total('single_page');
+  const values: Record<(typeof SUMMARY_ROLLUP_MEASURES)[number], [string | number, number]> = {
+    from_search: [search?.count ?? 0, Number(search?.visitors ?? 0)],
+    single_page: [single?.count ?? 0, Number(single?.visitors ?? 0)],
+    visible_ms: [summary.visibleMs, 0],
+  };
+  return SUMMARY_ROLLUP_MEASURES.map((m) => ({
+    metric_set: 'summary',
+    dimension: m,
+    value: '',
+    lane: 'human',
+    count: String(values[m][0]),
+    visitors: values[m][1],
+  }));
+}
+
+/**
+ * Every rollup row of one site-day: the pageviews in `parts` streams (split by visitor), then events and
+ * requests, read through `copyOut` up to `atOnce` at a time. Every stream started is read to its end,
+ * or the first failure is thrown once all have stopped.
+ */
+export async function tallySiteDay(src: RollupSource, copyOut: CopyOut, atOnce = 1, parts = atOnce): Promise<RollupRow[]> {
+  const summary = new SummaryTally();
+  const streams = [
+    ...Array.from({ length: parts }, (_, k) => ({ shape: PAGEVIEWS, sql: statementOf(PAGEVIEWS, src, partOf(k, parts)) })),
+    { shape: EVENTS, sql: statementOf(EVENTS, src) },
+    { shape: REQUESTS, sql: statementOf(REQUESTS, src) },
+  ];
+  const results: RollupRow[][] = new Array(streams.length);
+  let next = 0;
+  let failure: unknown = null;
+  await Promise.all(
+    Array.from({ length: Math.min(atOnce, streams.length) }, async () => {
+      while (next < streams.length && failure === null) {
+        const i = next++;
+        const s = streams[i] as (typeof streams)[number];
+        try {
+          results[i] = await readStream(s.shape, await copyOut(s.sql), summary);
+        } catch (e) {
+          failure ??= e;
+        }
+      }
+    }),
+  );
+  if (failure !== null) throw failure;
+  const rows = merged(results);
+  return [...rows, ...summaryRows(rows, summary)];
+}
