@@ -27,7 +27,7 @@ export const pooledCopyOut =
   async (sql) => {
     const client = (await pool.connect()) as Client;
     try {
-      await client.query(`begin; set local work_mem = '${WORK_MEM}'`);
+      await client.query(`begin; set local work_mem = '${WORK_MEM}'; set local max_parallel_workers_per_gather = 0`);
     } catch (e) {
       client.release(asError(e));
       throw e;
