@@ -15,9 +15,10 @@ import {
   SEARCH_REFERRER_SQL,
   SUMMARY_ROLLUP_MEASURES,
 } from '../services/stats/catalogue.ts';
-import { EXIT_DIMENSIONS, namesExit } from '../services/stats/exit-paths.ts';
+import { EXIT_DIMENSIONS, namesExit, VISIT_ORDER } from '../services/stats/exit-paths.ts';
 import { type CopyOut, sqlLiteral } from './copy-connections.ts';
-import { type CopyFields, forEachCopyRow } from './copy-rows.ts';
+import { forEachCopyRow } from './copy-rows.ts';
+import { LeaveSums } from './rollup-leaves.ts';
 import type { RollupRow, RollupSource } from './rollup-format.ts';
 import {
   EVENT_ROWS,
@@ -30,6 +31,7 @@ import {
   type TallyGrouping,
   type TallyRow,
 } from './rollup-tally.ts';
+import { VisitExits } from './rollup-visits.ts';
 
 type Table = 'pageviews' | 'events' | 'requests';
 
@@ -73,8 +75,7 @@ function inline(sql: string, params: unknown[]): string {
 /** The visitors of part `k` of `parts` (by a hash of the code), or every row. */
 const partOf = (k: number, parts: number) => (parts > 1 ? ` and (hashtext(visitor) & 2147483647) % ${parts} = ${k}` : '');
 
-/** The order that numbers a visitor-day's visits (exit-paths.ts), visitors grouped together. */
-const VISIT_ORDER = 'at, session_start desc, pageview_id';
+/** Visitors grouped together (their order does not matter: C is the cheapest to sort by). */
 const BY_VISITOR = 'visitor collate "C"';
 
 /** Where a stream's columns are (-1: it has no such column); its dimensions follow the last one. */
@@ -195,7 +196,7 @@ async function readStream(shape: StreamShape, stream: AsyncIterable<Buffer>, lea
   const lanes = new Interner();
   const columns = Array.from({ length: dims }, () => new Interner());
   const tally = new StreamTally(lanes, columns, shape.groupings, shape.emits, L.visitor >= 0, shape.exits, PATH_COLUMN);
-  const visits = L.start >= 0 ? new VisitExits(tally, dims) : null;
+  const visits = L.start >= 0 ? new VisitExits(tally, PATH_COLUMN) : null;
   const row: TallyRow = {
     lane: 0,
     ids: new Int32Array(dims),
@@ -211,7 +212,7 @@ async function readStream(shape: StreamShape, stream: AsyncIterable<Buffer>, lea
   let started = false;
   let visitor: string | null = null;
   await forEachCopyRow(stream, (f) => {
-    if (visits) visits.next(f);
+    if (visits) visits.next(f[L.visitor] as string, f[L.day] as string);
     if (L.visitor >= 0 && (!started || f[L.visitor] !== visitor)) {
       if (started) tally.endVisitor();
       started = true;
@@ -230,143 +231,10 @@ async function readStream(shape: StreamShape, stream: AsyncIterable<Buffer>, lea
       if (leave && f[L.lane] === 'human') leaves.countVisible(leave);
     }
     tally.add(row);
-    if (visits) visits.take(f, row);
+    if (visits) visits.take(row, f[L.at] as string, f[L.pageviewId] as string, f[L.start] === 't');
   });
   visits?.flush();
   return tally.rows();
-}
-
-/**
- * A visitor-day's visits, from its rows in the order that numbers them (exit-paths.ts): the rows up to
- * and including each session start (and its peers: rows of the same instant, start and pageview id)
- * number the visits, a row ends its visit when the next row starts one or none follows, and each
- * session-start row meets the rows ending its visit, as the exit-paths join does.
- */
-class VisitExits {
-  private visitor: string | null = null;
-  private day: string | null = null;
-  /** The visitor-day's rows so far: lane, dimension ids, instant, pageview id, whether it starts a visit. */
-  private n = 0;
-  private readonly lanes: number[] = [];
-  private readonly ids: Int32Array[] = [];
-  private readonly ats: string[] = [];
-  private readonly pageviews: string[] = [];
-  private readonly starts: boolean[] = [];
-  private readonly numbers: number[] = [];
-  constructor(
-    private readonly tally: StreamTally,
-    private readonly dims: number,
-  ) {}
-
-  /** Called with each row before the tally sees it: a new visitor-day ends the last one's visits. */
-  next(f: CopyFields) {
-    const L = PAGEVIEWS.layout;
-    if (f[L.visitor] === this.visitor && f[L.day] === this.day) return;
-    this.flush();
-    this.visitor = f[L.visitor] as string;
-    this.day = f[L.day] as string;
-  }
-
-  /** Keeps what the visits need of the row. */
-  take(f: CopyFields, row: TallyRow) {
-    const L = PAGEVIEWS.layout;
-    const i = this.n++;
-    if (i === this.ids.length) this.ids.push(new Int32Array(this.dims));
-    (this.ids[i] as Int32Array).set(row.ids);
-    this.lanes[i] = row.lane;
-    this.ats[i] = f[L.at] as string;
-    this.pageviews[i] = f[L.pageviewId] as string;
-    this.starts[i] = f[L.start] === 't';
-  }
-
-  private peers(i: number, j: number) {
-    return this.ats[i] === this.ats[j] && this.starts[i] === this.starts[j] && this.pageviews[i] === this.pageviews[j];
-  }
-
-  flush() {
-    const n = this.n;
-    // Visit numbers: session starts counted up to each row's last peer (the window's default frame).
-    let count = 0;
-    for (let i = 0; i < n; ) {
-      let j = i;
-      while (j + 1 < n && this.peers(j + 1, i)) j++;
-      for (let k = i; k <= j; k++) if (this.starts[k]) count++;
-      for (let k = i; k <= j; k++) this.numbers[k] = count;
-      i = j + 1;
-    }
-    // Rows of one visit number follow one another: each start meets every row of its number that ends a visit.
-    for (let i = 0; i < n; ) {
-      let j = i;
-      while (j + 1 < n && this.numbers[j + 1] === this.numbers[i]) j++;
-      for (let st = i; st <= j; st++) {
-        if (!this.starts[st]) continue;
-        for (let e = i; e <= j; e++) {
-          if (e + 1 < n && !this.starts[e + 1]) continue;
-          const exit = (this.ids[e] as Int32Array)[PATH_COLUMN] as number;
-          this.tally.addVisit(this.lanes[st] as number, this.ids[st] as Int32Array, exit);
-        }
-      }
-      i = j + 1;
-    }
-    this.n = 0;
-  }
-}
-
-/** What a pageview's leave reports add up to; `counted`: its visible time is in the summary already. */
-interface Leave {
-  scroll: number;
-  ms: number;
-  counted: boolean;
-}
-
-/**
- * The leave reports that may belong to the day's pageviews, summed per pageview id (deepest scroll,
- * visible time), as the SQL rollup joined them to every pageview row with that id. The summary's
- * visible time counts each human pageview id once, however many rows carry it.
- */
-class LeaveSums {
-  visibleMs = 0;
-  private readonly byPageview = new Map<string, Leave>();
-  private settle!: (ok: boolean, e?: unknown) => void;
-  /** Resolves once the leave reports are read (pageview rows wait for it). */
-  readonly done = new Promise<void>((resolve, reject) => {
-    this.settle = (ok, e) => (ok ? resolve() : reject(e));
-  });
-
-  /** Ends the wait of pageview rows with `e` (a stream failed before the leave reports were read). */
-  fail(e: unknown) {
-    this.settle(false, e);
-  }
-
-  async read(stream: AsyncIterable<Buffer>) {
-    try {
-      await forEachCopyRow(stream, (f) => {
-        const id = f[0] as string;
-        const scroll = Number(f[1]);
-        const ms = Number(f[2]);
-        const had = this.byPageview.get(id);
-        if (!had) this.byPageview.set(id, { scroll, ms, counted: false });
-        else {
-          had.scroll = Math.max(had.scroll, scroll);
-          had.ms += ms;
-        }
-      });
-      this.settle(true);
-    } catch (e) {
-      this.settle(false, e);
-      throw e;
-    }
-  }
-
-  of(pageviewId: string): Leave | undefined {
-    return this.byPageview.get(pageviewId);
-  }
-
-  countVisible(leave: Leave) {
-    if (leave.counted) return;
-    leave.counted = true;
-    this.visibleMs += leave.ms;
-  }
 }
 
 /** Rows of several streams of one day as one set: counts of the same row added (parts have disjoint visitors). */

@@ -5,6 +5,9 @@
 // session start or by nothing. A visit that crosses the site's local midnight ends there for these
 // figures (visitors are counted per local day too), so raw rows and the day's rollup derive the same exits.
 
+/** The order of a visitor code's pageviews that numbers its visits (a session start first among pageviews of the same instant). */
+export const VISIT_ORDER = 'at, session_start desc, pageview_id';
+
 /** Dimensions read from `exit_path` (the `sessions` set: each visit counted at its exit page). */
 export const EXIT_DIMENSIONS = new Set(['exit_page']);
 
@@ -30,7 +33,7 @@ export function visitsWithExits(table: string, where: string, visit: string[], c
           coalesce(lead(session_start) over visit_order, true) as visit_ends
         from ${table}
         where ${where}
-        window visit_order as (partition by ${partition} order by at, session_start desc, pageview_id)
+        window visit_order as (partition by ${partition} order by ${VISIT_ORDER})
       )
       select s.*, e.visit_path as exit_path
       from numbered s
