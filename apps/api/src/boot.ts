@@ -11,7 +11,7 @@ import { type Deps, makeCiphers, realSleep } from './deps.ts';
 import { deriveUrls, type Env, parseEnv } from './env.ts';
 import { createHotStore } from './hot/index.ts';
 import { startIngest } from './ingest/index.ts';
-import { RAW_PARTITION_DAYS, startJobs } from './jobs/index.ts';
+import { RAW_PARTITION_DAYS, startJobs, stopRollupThreads } from './jobs/index.ts';
 import { createLogger } from './logger.ts';
 import { createMailer } from './mail/mailer.ts';
 import { recountsSettled } from './services/day-store/gather.ts';
@@ -143,6 +143,8 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
       const last = await ingest.stop(SHUTDOWN_DEADLINES.flushMs);
       if (last.error) logger.warn(`shutdown: the last flush did not finish (${String(last.error)})`);
       await within(Promise.all([jobs.stop(), recountsSettled()]), SHUTDOWN_DEADLINES.jobsMs);
+      // A site-day still counting (past the deadline) is left unwritten: the next start rolls it up.
+      await stopRollupThreads();
       // Everything is stored or saved by now: a connection that will not close (a query stuck on a
       // vanished database) must not keep the process from exiting.
       const closed = Promise.all([statsOrm.close(), orm.close(), hot.close()]).catch((e) =>

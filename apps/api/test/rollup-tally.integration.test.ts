@@ -8,7 +8,8 @@ import { createOrm, insertRows, type Orm, type PageviewRow, pgPoolOf, Workspace 
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { pooledCopyOut } from '../src/jobs/copy-connections.ts';
 import type { RollupRow, RollupSource } from '../src/jobs/rollup-format.ts';
-import { type SiteDay, siteDaySource } from '../src/jobs/rollup.ts';
+import { rollupSiteDay, type SiteDay, siteDaySource } from '../src/jobs/rollup.ts';
+import { stopRollupThreads } from '../src/jobs/rollup-thread.ts';
 import { tallySiteDay } from '../src/jobs/rollup-streams.ts';
 import { generateTraffic } from '../src/seed/generate.ts';
 import { dayAgo } from './support/stats-fixture.ts';
@@ -205,5 +206,25 @@ describe('rollup tallies', () => {
     for await (const _ of stream) break;
     const again = normal(await tallySiteDay(src, pooledCopyOut(pool), 2));
     expect(again).toEqual(normal(await sqlRollupRows(orm, src)));
+  });
+
+  it('are counted and written in the rollup thread; a thread stopped mid-way writes nothing, the next one rolls the day up', async () => {
+    const stored = async () =>
+      normal(
+        await orm.em
+          .getConnection()
+          .execute<RollupRow[]>(
+            'select metric_set, dimension, value, lane, count, visitors from daily_rollups where site_id = ? and day = ?',
+            [sd.siteId, sd.day],
+            'all',
+          ),
+      );
+    const running = rollupSiteDay(orm, sd);
+    await new Promise((r) => setTimeout(r, 50));
+    await stopRollupThreads();
+    await expect(running).rejects.toThrow(/rollup thread/);
+    expect(await stored()).toEqual([]);
+    expect(await rollupSiteDay(orm, sd)).toBe(true);
+    expect(await stored()).toEqual(normal(await sqlRollupRows(orm, src)));
   });
 });

@@ -6,4 +6,5 @@ export * from './result-days.ts';
 export * from './search-pull.ts';
 export * from './billing.ts';
 export * from './rollup-today.ts';
+export { stopRollupThreads } from './rollup-thread.ts';
 export * from './email-reports.ts';

@@ -1,10 +1,10 @@
 import { CompiledQuery } from 'kysely';
-import { type Orm, pgPoolOf } from '@us/db';
+import type { Orm } from '@us/db';
 import type { Logger } from '../logger.ts';
-import { pooledCopyOut } from './copy-connections.ts';
 import { withJobLock } from './lock.ts';
-import { ROLLUP_VERSION, type RollupRow, type RollupSource } from './rollup-format.ts';
-import { tallySiteDay } from './rollup-streams.ts';
+import { ROLLUP_VERSION, type RollupSource } from './rollup-format.ts';
+import { rollupInThread } from './rollup-thread.ts';
+import { replaceSiteDayRollup } from './rollup-write.ts';
 
 /**
  * The daily rollup job: writes `daily_rollups` (format: the header of stats/catalogue.ts) for every
@@ -172,7 +172,7 @@ export async function siteDaySource(orm: Orm, sd: SiteDay, until?: string): Prom
 
 /**
  * Rolls up one site-local day: counts its rollup rows from COPY streams of the day's rows
- * (rollup-streams.ts) on up to `ROLLUP_CONNECTIONS` connections, then deletes the day's rollup rows,
+ * (rollup-streams.ts) in the rollup thread (rollup-thread.ts) on up to `ROLLUP_CONNECTIONS` connections, then deletes the day's rollup rows,
  * writes the new ones and records the day in `rollup_days`, in one short transaction. Answers whether
  * the day had raw rows. `until` (an instant within the day): only rows before it, recorded as the day's
  * `rolled_until` (the current day, rollup-today.ts); without it the day is complete.
@@ -186,45 +186,25 @@ export async function rollupSiteDay(orm: Orm, sd: SiteDay, until?: string): Prom
     'all',
   );
   const hasRows = probe?.any === true;
-  const db = conn.getClient();
-  const rows = hasRows ? await tallySiteDay(src, pooledCopyOut(await pgPoolOf(orm)), ROLLUP_CONNECTIONS) : [];
-  await db.transaction().execute(async (trx) => {
-    await trx.executeQuery(
-      CompiledQuery.raw('delete from daily_rollups where site_id = $1::uuid and day = $2::date', [sd.siteId, sd.day]),
-    );
-    await writeRollupRows((sql, params) => trx.executeQuery(CompiledQuery.raw(sql, params)), sd.siteId, sd.day, rows);
-    await trx.executeQuery(
-      CompiledQuery.raw(
-        `insert into rollup_days (site_id, day, version, rolled_until) values ($1::uuid, $2::date, $3::smallint, $4::timestamptz)
-         on conflict (site_id, day) do update set rolled_at = now(), version = excluded.version, rolled_until = excluded.rolled_until`,
-        [sd.siteId, sd.day, ROLLUP_VERSION, until ?? null],
-      ),
-    );
-  });
+  if (hasRows) {
+    // Counted and written in the rollup thread: the API's event loop neither counts nor encodes the rows.
+    await rollupInThread(orm, { src, atOnce: ROLLUP_CONNECTIONS, siteId: sd.siteId, day: sd.day, until: until ?? null });
+  } else {
+    await conn
+      .getClient()
+      .transaction()
+      .execute((trx) =>
+        replaceSiteDayRollup(
+          (sql, params) => trx.executeQuery(CompiledQuery.raw(sql, params)),
+          sd.siteId,
+          sd.day,
+          [],
+          until ?? null,
+        ),
+      );
+  }
   return hasRows;
 }
 
 /** Connections one site-day's rollup reads on at once (its pageviews are split over them by visitor). */
 const ROLLUP_CONNECTIONS = 2;
-
-/** Runs one statement with `$n` parameters inside the caller's transaction. */
-export type RunStatement = (sql: string, params: unknown[]) => Promise<unknown>;
-
-/** Inserts one site-day's rollup rows (one bound array per column). */
-export async function writeRollupRows(run: RunStatement, siteId: string, day: string, rows: RollupRow[]) {
-  if (!rows.length) return;
-  await run(
-    `insert into daily_rollups (site_id, day, metric_set, dimension, value, lane, count, visitors)
-       select $1::uuid, $2::date, * from unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[])`,
-    [
-      siteId,
-      day,
-      rows.map((r) => r.metric_set),
-      rows.map((r) => r.dimension),
-      rows.map((r) => r.value),
-      rows.map((r) => r.lane),
-      rows.map((r) => String(r.count)),
-      rows.map((r) => String(r.visitors)),
-    ],
-  );
-}

@@ -16,9 +16,8 @@
 import { type AnalyticsDb, connectionOf, ensurePartitionsForDays, type Orm, type PgClient, pgPoolOf } from '@us/db';
 import { STATS_LIMITS } from '@us/shared';
 import { copyOutOn, WORK_MEM } from '../jobs/copy-connections.ts';
-import { writeRollupRows } from '../jobs/rollup.ts';
-import { ROLLUP_VERSION } from '../jobs/rollup-format.ts';
 import { tallySiteDay } from '../jobs/rollup-streams.ts';
+import { replaceSiteDayRollup } from '../jobs/rollup-write.ts';
 import { mulberry32 } from './random.ts';
 import {
   CACHE,
@@ -563,10 +562,7 @@ export async function generateTraffic(orm: Orm, opts: GenerateOptions): Promise<
       await client.query(requestSql(opts.siteId, opts.timezone, plan, STAGED, perPageview));
       const src = { tables: STAGED, where: 'true', whereParams: [], leavesWhere: 'true', leavesParams: [] };
       const rollupRows = await tallySiteDay(src, copyOutOn(client));
-      await writeRollupRows((sql, params) => client.query(sql, params), opts.siteId, plan.day, rollupRows);
-      await client.query(
-        `insert into rollup_days (site_id, day, version) values (${uuid(opts.siteId)}, ${dayLit(plan.day)}, ${ROLLUP_VERSION}) on conflict do nothing`,
-      );
+      await replaceSiteDayRollup((sql, params) => client.query(sql, params), opts.siteId, plan.day, rollupRows, null);
       await client.query('commit');
       client.release();
       rows.daily_rollups += rollupRows.length;

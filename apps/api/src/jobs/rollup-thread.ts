@@ -1,0 +1,77 @@
+// Runs the rollup tallies in a worker thread (rollup-worker.ts), one per database, started on first use
+// and kept (unreferenced: it never holds the process open). A thread that dies fails the site-days it
+// was counting, and the next one starts a new thread.
+import { Worker } from 'node:worker_threads';
+import type { Orm } from '@us/db';
+import type { RollupTask } from './rollup-worker.ts';
+
+type Answer = { id: number; rows: number } | { id: number; error: { message: string; code?: string } };
+
+class RollupThread {
+  private readonly worker: Worker;
+  private readonly pending = new Map<number, { resolve: (rows: number) => void; reject: (e: Error) => void }>();
+  private next = 1;
+  dead = false;
+
+  constructor(url: string, connections: number) {
+    // The thread loads TypeScript as the process does (`--import tsx`), whatever runs the process.
+    const execArgv = process.execArgv.some((a) => a.includes('tsx'))
+      ? process.execArgv
+      : [...process.execArgv, '--import', 'tsx'];
+    this.worker = new Worker(new URL('./rollup-worker.ts', import.meta.url), { workerData: { url, connections }, execArgv });
+    this.worker.unref();
+    this.worker.on('message', (a: Answer) => {
+      const p = this.pending.get(a.id);
+      if (!p) return;
+      this.pending.delete(a.id);
+      if ('rows' in a) p.resolve(a.rows);
+      else p.reject(Object.assign(new Error(a.error.message), { code: a.error.code }));
+    });
+    const fail = (e: Error) => {
+      this.dead = true;
+      for (const p of this.pending.values()) p.reject(e);
+      this.pending.clear();
+    };
+    this.worker.on('error', fail);
+    this.worker.on('exit', (code) => fail(new Error(`the rollup thread exited (${code})`)));
+  }
+
+  run(task: Omit<RollupTask, 'id'>): Promise<number> {
+    const id = this.next++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.worker.postMessage({ ...task, id } satisfies RollupTask);
+    });
+  }
+
+  terminate() {
+    this.dead = true;
+    return this.worker.terminate();
+  }
+}
+
+const threads = new Map<string, RollupThread>();
+
+/** The database URL of an ORM's connections. */
+const urlOf = (orm: Orm) => orm.config.get('clientUrl') as string;
+
+/**
+ * Rolls up one site-day in the rollup thread of `orm`'s database (counted on up to `task.atOnce`
+ * connections, written in one transaction); resolves with the number of rollup rows written.
+ */
+export function rollupInThread(orm: Orm, task: Omit<RollupTask, 'id'>): Promise<number> {
+  const url = urlOf(orm);
+  let thread = threads.get(url);
+  if (!thread || thread.dead) {
+    thread = new RollupThread(url, task.atOnce + 1);
+    threads.set(url, thread);
+  }
+  return thread.run(task);
+}
+
+/** Ends every rollup thread (shutdown): their site-days in progress fail, nothing was written for them. */
+export async function stopRollupThreads() {
+  const all = [...threads.values()];
+  threads.clear();
+  await Promise.all(all.map((t) => t.terminate()));
+}

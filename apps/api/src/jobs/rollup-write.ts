@@ -1,0 +1,44 @@
+// Writing one site-day's rollup: its rows and its `rollup_days` record, inside the caller's transaction.
+import { ROLLUP_VERSION, type RollupRow } from './rollup-format.ts';
+
+/** Runs one statement with `$n` parameters inside the caller's transaction. */
+export type RunStatement = (sql: string, params: unknown[]) => Promise<unknown>;
+
+/** Inserts one site-day's rollup rows (one bound array per column). */
+export async function writeRollupRows(run: RunStatement, siteId: string, day: string, rows: RollupRow[]) {
+  if (!rows.length) return;
+  await run(
+    `insert into daily_rollups (site_id, day, metric_set, dimension, value, lane, count, visitors)
+       select $1::uuid, $2::date, * from unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[])`,
+    [
+      siteId,
+      day,
+      rows.map((r) => r.metric_set),
+      rows.map((r) => r.dimension),
+      rows.map((r) => r.value),
+      rows.map((r) => r.lane),
+      rows.map((r) => String(r.count)),
+      rows.map((r) => String(r.visitors)),
+    ],
+  );
+}
+
+/**
+ * Replaces a site-day's rollup rows with `rows` and records the day in `rollup_days` in the current
+ * format; `until`: the instant the rows reach (the current day), null for a complete day.
+ */
+export async function replaceSiteDayRollup(
+  run: RunStatement,
+  siteId: string,
+  day: string,
+  rows: RollupRow[],
+  until: string | null,
+) {
+  await run('delete from daily_rollups where site_id = $1::uuid and day = $2::date', [siteId, day]);
+  await writeRollupRows(run, siteId, day, rows);
+  await run(
+    `insert into rollup_days (site_id, day, version, rolled_until) values ($1::uuid, $2::date, $3::smallint, $4::timestamptz)
+     on conflict (site_id, day) do update set rolled_at = now(), version = excluded.version, rolled_until = excluded.rolled_until`,
+    [siteId, day, ROLLUP_VERSION, until],
+  );
+}
