@@ -199,8 +199,16 @@ describe('rollup tallies', () => {
 
   it('fail as a whole when a stream fails, and leave the pool as it was', async () => {
     const pool = await pgPoolOf(orm);
+    const inUse = () => {
+      const p = pool as unknown as { totalCount: number; idleCount: number };
+      return p.totalCount - p.idleCount;
+    };
     const broken = { ...src, tables: { ...src.tables, requests: 'no_such_table' } };
     await expect(tallySiteDay(broken, pooledCopyOut(pool), 2)).rejects.toThrow(/no_such_table/);
+    // The leave reports failing while the pageview streams wait for them (their statements already sent).
+    const noLeaves = { ...src, tables: { ...src.tables, page_leaves: 'no_such_leaves' } };
+    await expect(tallySiteDay(noLeaves, pooledCopyOut(pool), 3)).rejects.toThrow(/no_such_leaves/);
+    expect(inUse()).toBe(0);
     // A stream dropped half-way (its reader failed) discards its connection rather than returning it mid-COPY.
     const stream = await pooledCopyOut(pool)(`copy (select g from generate_series(1, 1000000) g) to stdout`);
     for await (const _ of stream) break;

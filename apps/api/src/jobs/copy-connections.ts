@@ -2,46 +2,70 @@
 import type { PgClient, PgPool } from '@us/db';
 import { to as copyTo } from 'pg-copy-streams';
 
-/** Runs a `COPY (…) TO STDOUT`; resolves with its bytes, to be read to the end (or dropped on failure). */
-export type CopyOut = (sql: string) => Promise<AsyncIterable<Buffer>>;
+/** A COPY's bytes, to be read to the end, or abandoned (its connection is then discarded). */
+export type CopyStream = AsyncIterable<Buffer> & { abandon(): void };
+
+/** Starts a `COPY (…) TO STDOUT`; resolves once it is sent, with its bytes. */
+export type CopyOut = (sql: string) => Promise<CopyStream>;
 
 type Client = PgClient & { query(sql: string): Promise<unknown> };
 
 /** Sort memory of a rollup stream: a day's narrow rows sorted by visitor stay in memory. */
 export const WORK_MEM = '128MB';
 
-/** COPY streams on a client, in the transaction the caller opened. */
+/** COPY streams on a client, in the transaction the caller opened (abandoning one breaks that transaction). */
 export const copyOutOn =
   (client: PgClient): CopyOut =>
-  async (sql) =>
-    client.query(copyTo(sql));
+  async (sql) => {
+    const stream = client.query(copyTo(sql));
+    stream.on('error', () => {});
+    return Object.assign(stream, { abandon: () => stream.destroy() });
+  };
 
 /**
  * COPY streams each on a connection of `pool` taken for the stream's length, in a transaction of its
- * own with room to sort a day's rows in memory. A stream not read to its end discards its connection
- * (it is in the middle of a COPY). Streams take connections one at a time, so they never wait for one
- * another's: a nearly full pool makes them run one after another.
+ * own with room to sort a day's rows in memory, without parallel workers (two streams at once already
+ * use the cores; workers measured slower). The statement starts at once, so PostgreSQL sorts while the
+ * caller does something else. A stream not read to its end discards its connection (it is in the
+ * middle of a COPY). Streams take connections one at a time, so they never wait for one another's:
+ * a nearly full pool makes them run one after another.
  */
 export const pooledCopyOut =
   (pool: PgPool): CopyOut =>
   async (sql) => {
     const client = (await pool.connect()) as Client;
+    let released = false;
+    const release = (e?: Error) => {
+      if (released) return;
+      released = true;
+      client.release(e ?? false);
+    };
     try {
       await client.query(`begin; set local work_mem = '${WORK_MEM}'; set local max_parallel_workers_per_gather = 0`);
     } catch (e) {
-      client.release(asError(e));
+      release(asError(e));
       throw e;
     }
-    return (async function* () {
+    const copy = client.query(copyTo(sql));
+    // Errors reach the reader through the iteration; one before it starts (or after an abandon) is kept
+    // by the stream for it rather than thrown as an unhandled event.
+    copy.on('error', () => {});
+    async function* read() {
       let ended = false;
       try {
-        yield* client.query(copyTo(sql)) as AsyncIterable<Buffer>;
+        yield* copy as AsyncIterable<Buffer>;
         await client.query('commit');
         ended = true;
       } finally {
-        client.release(ended ? undefined : new Error('a rollup stream stopped before its end'));
+        release(ended ? undefined : new Error('a rollup stream stopped before its end'));
       }
-    })();
+    }
+    return Object.assign(read(), {
+      abandon: () => {
+        copy.destroy();
+        release(new Error('a rollup stream was abandoned'));
+      },
+    });
   };
 
 const asError = (e: unknown) => (e instanceof Error ? e : new Error(String(e)));

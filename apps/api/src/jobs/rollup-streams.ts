@@ -16,7 +16,7 @@ import {
   SUMMARY_ROLLUP_MEASURES,
 } from '../services/stats/catalogue.ts';
 import { EXIT_DIMENSIONS, namesExit, VISIT_ORDER } from '../services/stats/exit-paths.ts';
-import { type CopyOut, sqlLiteral } from './copy-connections.ts';
+import { type CopyOut, type CopyStream, sqlLiteral } from './copy-connections.ts';
 import { forEachCopyRow } from './copy-rows.ts';
 import { LeaveSums } from './rollup-leaves.ts';
 import type { RollupRow, RollupSource } from './rollup-format.ts';
@@ -310,9 +310,12 @@ export async function tallySiteDay(src: RollupSource, copyOut: CopyOut, atOnce =
       while (next < streams.length && failure === null) {
         const i = next++;
         const s = streams[i] as (typeof streams)[number];
+        let stream: CopyStream | null = null;
         try {
-          results[i] = await s.read(await copyOut(s.sql));
+          stream = await copyOut(s.sql);
+          results[i] = await s.read(stream);
         } catch (e) {
+          stream?.abandon();
           failure ??= e;
           leaves.fail(e);
         }
