@@ -1,10 +1,11 @@
 // The day's leave reports summed per pageview, for the rollup tallies (rollup-streams.ts).
 import { forEachCopyRow } from './copy-rows.ts';
+import { addExact } from './rollup-tally.ts';
 
 /** What a pageview's leave reports add up to; `counted`: its visible time is in the summary already. */
 export interface Leave {
   scroll: number;
-  ms: number;
+  ms: number | bigint;
   counted: boolean;
 }
 
@@ -14,7 +15,7 @@ export interface Leave {
  * visible time counts each human pageview id once, however many rows carry it.
  */
 export class LeaveSums {
-  visibleMs = 0;
+  visibleMs: number | bigint = 0;
   private readonly byPageview = new Map<string, Leave>();
   private settle!: (ok: boolean, e?: unknown) => void;
   /** Resolves once the leave reports are read (pageview rows wait for it). */
@@ -37,7 +38,7 @@ export class LeaveSums {
         if (!had) this.byPageview.set(id, { scroll, ms, counted: false });
         else {
           had.scroll = Math.max(had.scroll, scroll);
-          had.ms += ms;
+          had.ms = addExact(had.ms, ms);
         }
       });
       this.settle(true);
@@ -54,6 +55,6 @@ export class LeaveSums {
   countVisible(leave: Leave) {
     if (leave.counted) return;
     leave.counted = true;
-    this.visibleMs += leave.ms;
+    this.visibleMs = addExact(this.visibleMs, leave.ms);
   }
 }

@@ -259,7 +259,7 @@ function summaryRows(rows: RollupRow[], leaves: LeaveSums): RollupRow[] {
   const total = (set: string) => rows.find((r) => r.metric_set === set && r.dimension === '' && r.lane === 'human');
   const search = total('search_sessions');
   const single = total('single_page');
-  const values: Record<(typeof SUMMARY_ROLLUP_MEASURES)[number], [string | number, number]> = {
+  const values: Record<(typeof SUMMARY_ROLLUP_MEASURES)[number], [string | number | bigint, number]> = {
     from_search: [search?.count ?? 0, Number(search?.visitors ?? 0)],
     single_page: [single?.count ?? 0, Number(single?.visitors ?? 0)],
     visible_ms: [leaves.visibleMs, 0],

@@ -55,7 +55,7 @@ export class Tally {
   single = 0;
   scrollSum = 0;
   scrollN = 0;
-  msSum = 0;
+  msSum: number | bigint = 0;
   msN = 0;
   centsSum: number | bigint = 0;
   centsN = 0;
@@ -148,9 +148,9 @@ export const EVENT_ROWS: readonly Emit[] = [
 ];
 export const REQUEST_ROWS: readonly Emit[] = [['requests', (t) => t.n0, () => 0]];
 
-/** A sum that stays exact past 2^53 (event values in hundredths can add up that far). */
-function addExact(sum: number | bigint, x: number): number | bigint {
-  if (typeof sum === 'bigint') return sum + BigInt(x);
+/** A sum that stays exact past 2^53 (event values in hundredths, visible milliseconds can add up that far). */
+export function addExact(sum: number | bigint, x: number | bigint): number | bigint {
+  if (typeof sum === 'bigint' || typeof x === 'bigint') return BigInt(sum) + BigInt(x);
   const s = sum + x;
   return Number.isSafeInteger(s) ? s : BigInt(sum) + BigInt(x);
 }
@@ -164,7 +164,7 @@ export interface TallyRow {
   in1: number;
   searched: number;
   scroll: number;
-  ms: number;
+  ms: number | bigint;
   cents: number;
 }
 
@@ -202,8 +202,8 @@ export class StreamTally {
         t.scrollSum += r.scroll;
         t.scrollN++;
       }
-      if (!Number.isNaN(r.ms)) {
-        t.msSum += r.ms;
+      if (typeof r.ms === 'bigint' || !Number.isNaN(r.ms)) {
+        t.msSum = addExact(t.msSum, r.ms);
         t.msN++;
       }
       if (!Number.isNaN(r.cents)) {
