@@ -25,6 +25,16 @@ export interface PgPool {
   connect(): Promise<PgClient>;
 }
 
+/** Gives `client` back to its pool once, however many paths end its use; with an error it is discarded. */
+export function releaseOnce(client: PgClient): (err?: Error) => void {
+  let released = false;
+  return (err) => {
+    if (released) return;
+    released = true;
+    client.release(err ?? false);
+  };
+}
+
 const pgPools = new WeakMap<Orm, () => PgPool | null>();
 
 /**

@@ -1,5 +1,5 @@
 // COPY streams read on pooled connections (the rollup's day streams).
-import type { PgClient, PgPool } from '@us/db';
+import { type PgClient, type PgPool, releaseOnce } from '@us/db';
 import { to as copyTo } from 'pg-copy-streams';
 
 /** A COPY's bytes, to be read to the end, or abandoned (its connection is then discarded). */
@@ -34,12 +34,7 @@ export const pooledCopyOut =
   (pool: PgPool): CopyOut =>
   async (sql) => {
     const client = (await pool.connect()) as Client;
-    let released = false;
-    const release = (e?: Error) => {
-      if (released) return;
-      released = true;
-      client.release(e ?? false);
-    };
+    const release = releaseOnce(client);
     try {
       await client.query(`begin; set local work_mem = '${WORK_MEM}'; set local max_parallel_workers_per_gather = 0`);
     } catch (e) {

@@ -1,7 +1,7 @@
 // Raw records leave PostgreSQL as a COPY stream: bytes straight from the server's socket, one JSON
 // object per line, with no row object made in this process (a day of a large site as pages of rows
 // grew the process by hundreds of MB of garbage; COPY keeps it to the streams' buffers).
-import type { PgClient, PgPool } from '@us/db';
+import { type PgClient, type PgPool, releaseOnce } from '@us/db';
 import { to as copyTo } from 'pg-copy-streams';
 import type { Readable } from 'node:stream';
 
@@ -13,12 +13,7 @@ import type { Readable } from 'node:stream';
  */
 export async function copyLines(pool: PgPool, build: (literal: (v: string) => string) => string): Promise<Readable> {
   const client: PgClient = await pool.connect();
-  let released = false;
-  const release = (err?: Error) => {
-    if (released) return;
-    released = true;
-    client.release(err ?? false);
-  };
+  const release = releaseOnce(client);
   try {
     // The stream lasts as long as the client reads: no statement timeout for it (reset when done).
     await (client as unknown as { query(sql: string): Promise<unknown> }).query('set statement_timeout = 0');
