@@ -171,10 +171,10 @@ export async function siteDaySource(orm: Orm, sd: SiteDay, until?: string): Prom
 }
 
 /**
- * Rolls up one site-local day: counts its rollup rows from COPY streams of the day's rows
- * (rollup-streams.ts) in the rollup thread (rollup-thread.ts) on up to `ROLLUP_CONNECTIONS` connections, then deletes the day's rollup rows,
- * writes the new ones and records the day in `rollup_days`, in one short transaction. Answers whether
- * the day had raw rows. `until` (an instant within the day): only rows before it, recorded as the day's
+ * Rolls up one site-local day: the rollup thread (rollup-thread.ts) counts its rollup rows from COPY
+ * streams of the day's rows (rollup-streams.ts) on up to `ROLLUP_CONNECTIONS` connections, then deletes
+ * the day's rollup rows, writes the new ones and records the day in `rollup_days`, in one short
+ * transaction (a day without rows gets only that record). Answers whether the day had raw rows. `until` (an instant within the day): only rows before it, recorded as the day's
  * `rolled_until` (the current day, rollup-today.ts); without it the day is complete.
  */
 export async function rollupSiteDay(orm: Orm, sd: SiteDay, until?: string): Promise<boolean> {
