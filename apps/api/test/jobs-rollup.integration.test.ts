@@ -213,7 +213,7 @@ describe('rollup job', () => {
     // Nothing of this site is redone. (`empty` can count days of partitions other suites create meanwhile
     // on the shared database: this site has no rows there.)
     expect(again).toMatchObject({ ran: true, rolled: 0, failed: 0 });
-    expect(await rollupSiteDay(orm, { siteId: site, timezone: 'UTC', day })).toBe(true);
+    expect(await rollupSiteDay(orm, { siteId: site, timezone: 'UTC', day })).not.toBeNull();
     expect(await rollups(site, day)).toEqual(before);
     // A day rolled up in an older format (before pairs were kept) is a candidate again while its raw rows exist.
     await q(`update rollup_days set version = 1 where site_id = ? and day = ?::date`, [site, day]);

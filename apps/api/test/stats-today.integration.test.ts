@@ -102,7 +102,7 @@ describe("stats: today's rollups up to an hour boundary, raw rows after it", () 
   });
 
   it("the complete day's rollup replaces it and is not redone by today's job", async () => {
-    expect(await rollupSiteDay(f.t.deps.orm, { siteId, timezone: 'UTC', day: today })).toBe(true);
+    expect(await rollupSiteDay(f.t.deps.orm, { siteId, timezone: 'UTC', day: today })).not.toBeNull();
     expect((await runTodayRollups(f.t.deps.orm, { siteIds: [siteId], now: at(5, 30), wait: true })).refreshed).toBe(0);
     const res = await ask({ metrics: 'pageviews', by: 'page' });
     expect(res.body.source).toBe('rollups');

@@ -70,3 +70,9 @@ export function sqlLiteral(v: string): string {
   const quoted = v.replace(/'/g, "''");
   return v.includes('\\') ? ` E'${quoted.replace(/\\/g, '\\\\')}'` : `'${quoted}'`;
 }
+
+/** `?` placeholders of a condition with their values written in as literals (COPY takes no parameters). */
+export function inline(sql: string, params: readonly unknown[]): string {
+  let i = 0;
+  return sql.replace(/\?/g, () => sqlLiteral(String(params[i++])));
+}

@@ -25,6 +25,8 @@ export interface RollupSource {
   /** Condition on a raw table's rows of the day (no alias), and its bind values (`?`). */
   where: string;
   whereParams: unknown[];
+  /** The requests' condition instead, when it differs (written out, no bind values; incremental rollups, rollup-delta.ts). */
+  requestsWhere?: string;
   /** Condition on `page_leaves l` rows that may belong to the day's pageviews, and its bind values. */
   leavesWhere: string;
   leavesParams: unknown[];

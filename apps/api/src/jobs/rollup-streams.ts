@@ -16,7 +16,7 @@ import {
   SUMMARY_ROLLUP_MEASURES,
 } from '../services/stats/catalogue.ts';
 import { EXIT_DIMENSIONS, namesExit, VISIT_ORDER } from '../services/stats/exit-paths.ts';
-import { type CopyOut, type CopyStream, sqlLiteral } from './copy-connections.ts';
+import { type CopyOut, type CopyStream, inline } from './copy-connections.ts';
 import { forEachCopyRow } from './copy-rows.ts';
 import { LeaveSums } from './rollup-leaves.ts';
 import type { RollupRow, RollupSource } from './rollup-format.ts';
@@ -64,12 +64,6 @@ function groupingsOf(set: MetricSet, keep: (names: string[]) => boolean, exprs: 
     .map(([a, b]) => ({ dimension: `${a}|${b}`, columns: [column(a), column(b)] }));
   const groupings: TallyGrouping[] = [...(keep([]) ? [{ dimension: '', columns: [] }] : []), ...singles, ...pairs];
   return { groupings, exprs };
-}
-
-/** `?` placeholders of a condition with their values written in as literals (COPY takes no parameters). */
-function inline(sql: string, params: unknown[]): string {
-  let i = 0;
-  return sql.replace(/\?/g, () => sqlLiteral(String(params[i++])));
 }
 
 /** The visitors of part `k` of `parts` (by a hash of the code), or every row. */
@@ -175,7 +169,8 @@ const copy = (select: string) => `copy (${select}) to stdout`;
 /** The COPY statement of a stream over the day's rows (`part`: the pageviews of some visitors). */
 function statementOf(shape: StreamShape, src: RollupSource, part = ''): string {
   const select = [...shape.fixed, ...shape.exprs].join(', ');
-  const where = inline(src.where, src.whereParams) + part;
+  const where =
+    shape.table === 'requests' && src.requestsWhere !== undefined ? src.requestsWhere : inline(src.where, src.whereParams) + part;
   if (shape.table !== 'pageviews') {
     const order = shape.layout.visitor >= 0 ? ` order by ${BY_VISITOR}` : '';
     return copy(`select ${select} from ${src.tables[shape.table]} where ${where}${order}`);

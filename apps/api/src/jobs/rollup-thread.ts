@@ -3,13 +3,13 @@
 // was counting, and the next one starts a new thread.
 import { Worker } from 'node:worker_threads';
 import type { Orm } from '@us/db';
-import type { RollupTask } from './rollup-worker.ts';
+import type { RollupDone, RollupTask } from './rollup-worker.ts';
 
-type Answer = { id: number; rows: number } | { id: number; error: { message: string; code?: string } };
+type Answer = ({ id: number } & RollupDone) | { id: number; error: { message: string; code?: string } };
 
 class RollupThread {
   private readonly worker: Worker;
-  private readonly pending = new Map<number, { resolve: (rows: number) => void; reject: (e: Error) => void }>();
+  private readonly pending = new Map<number, { resolve: (done: RollupDone) => void; reject: (e: Error) => void }>();
   private next = 1;
   dead = false;
 
@@ -24,7 +24,7 @@ class RollupThread {
       const p = this.pending.get(a.id);
       if (!p) return;
       this.pending.delete(a.id);
-      if ('rows' in a) p.resolve(a.rows);
+      if ('rows' in a) p.resolve({ rows: a.rows, recounted: a.recounted });
       else p.reject(Object.assign(new Error(a.error.message), { code: a.error.code }));
     });
     const fail = (e: Error) => {
@@ -36,7 +36,7 @@ class RollupThread {
     this.worker.on('exit', (code) => fail(new Error(`the rollup thread exited (${code})`)));
   }
 
-  run(task: Omit<RollupTask, 'id'>): Promise<number> {
+  run(task: Omit<RollupTask, 'id'>): Promise<RollupDone> {
     const id = this.next++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
@@ -57,9 +57,9 @@ const urlOf = (orm: Orm) => orm.config.get('clientUrl') as string;
 
 /**
  * Rolls up one site-day in the rollup thread of `orm`'s database (counted on up to `task.atOnce`
- * connections, written in one transaction); resolves with the number of rollup rows written.
+ * connections, written in one transaction); resolves with the rollup rows written and the visitors recounted.
  */
-export function rollupInThread(orm: Orm, task: Omit<RollupTask, 'id'>): Promise<number> {
+export function rollupInThread(orm: Orm, task: Omit<RollupTask, 'id'>): Promise<RollupDone> {
   const url = urlOf(orm);
   let thread = threads.get(url);
   if (!thread || thread.dead) {

@@ -4,7 +4,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
 import { pooledCopyOut } from './copy-connections.ts';
-import type { RollupSource } from './rollup-format.ts';
+import { applyDelta, deltaSources, type RolledState, seenSource, unseenVisitorsSql } from './rollup-delta.ts';
+import type { RollupRow, RollupSource } from './rollup-format.ts';
 import { tallySiteDay } from './rollup-streams.ts';
 import { type RunStatement, replaceSiteDayRollup } from './rollup-write.ts';
 
@@ -17,7 +18,18 @@ export interface RollupTask {
   day: string;
   /** The instant the rows reach (the current day), null for a complete day. */
   until: string | null;
+  /** The day's last rollup, when it can be brought up to date (rollup-delta.ts); else the whole day is counted. */
+  last: RolledState | null;
 }
+
+/** What a task did: rollup rows written, and the visitors recounted (null: the whole day was counted). */
+export interface RollupDone {
+  rows: number;
+  recounted: number | null;
+}
+
+/** Recounting more than this share of the visitors the last rollup counted costs more than counting the day once. */
+const MAX_RECOUNTED_SHARE = 0.5;
 
 const { url, connections } = workerData as { url: string; connections: number };
 // Idle connections close soon: the thread lives as long as the process, a rollup runs now and then.
@@ -26,12 +38,14 @@ const pool = new pg.Pool({ connectionString: url, max: connections, idleTimeoutM
 pool.on('error', () => {});
 const copyOut = pooledCopyOut(pool);
 
+type Query = <R>(sql: string, params?: unknown[]) => Promise<R[]>;
+
 /** `fn` in a transaction on a connection of the pool (discarded if anything fails). */
-async function inTransaction(fn: (run: RunStatement) => Promise<void>) {
+async function inTransaction(fn: (run: RunStatement & Query) => Promise<void>) {
   const client = await pool.connect();
   try {
     await client.query('begin');
-    await fn((sql, params) => client.query(sql, params));
+    await fn((async (sql: string, params?: unknown[]) => (await client.query(sql, params)).rows) as RunStatement & Query);
     await client.query('commit');
     client.release();
   } catch (e) {
@@ -40,11 +54,60 @@ async function inTransaction(fn: (run: RunStatement) => Promise<void>) {
   }
 }
 
+const query: Query = async (sql, params) => (await pool.query(sql, params)).rows;
+
+/** Counts the whole day as `snapshot` sees it and replaces its rollup. */
+async function rollUpWholeDay(task: RollupTask, snapshot: string): Promise<RollupDone> {
+  const rows = await tallySiteDay(seenSource(task.src, snapshot), copyOut, task.atOnce);
+  await inTransaction((run) => replaceSiteDayRollup(run, task.siteId, task.day, rows, task.until, snapshot));
+  return { rows: rows.length, recounted: null };
+}
+
+/**
+ * Brings the day's last rollup up to date (rollup-delta.ts), or answers null when too many of its
+ * visitors have unseen rows. Fails if another rollup of the day was written meanwhile.
+ */
+async function rollUpDelta(task: RollupTask, last: RolledState, snapshot: string): Promise<RollupDone | null> {
+  const visitors = (await query<{ visitor: string }>(unseenVisitorsSql(task.src, last, snapshot))).map((r) => r.visitor);
+  const [day] = await query<{ visitors: string | null }>(
+    `select sum(visitors)::text as visitors from daily_rollups
+      where site_id = $1::uuid and day = $2::date and metric_set = 'pageviews' and dimension = ''`,
+    [task.siteId, task.day],
+  );
+  if (visitors.length > MAX_RECOUNTED_SHARE * Number(day?.visitors ?? 0)) return null;
+  const sources = deltaSources(task.src, last, snapshot, visitors);
+  const atOnce = Math.max(1, Math.floor(task.atOnce / 2));
+  const [before, after] = await Promise.all([
+    tallySiteDay(sources.before, copyOut, atOnce),
+    tallySiteDay(sources.after, copyOut, atOnce),
+  ]);
+  let written = 0;
+  await inTransaction(async (run) => {
+    const [state] = await run<{ same: boolean }>(
+      `select rolled_until = $3::timestamptz and snapshot::text = $4 as same from rollup_days
+        where site_id = $1::uuid and day = $2::date for update`,
+      [task.siteId, task.day, last.until, last.snapshot],
+    );
+    if (state?.same !== true) throw new Error('the site-day was rolled up by another run meanwhile');
+    const lastRows = await run<RollupRow>(
+      `select metric_set, dimension, value, lane, count::text as count, visitors::text as visitors
+         from daily_rollups where site_id = $1::uuid and day = $2::date`,
+      [task.siteId, task.day],
+    );
+    const rows = applyDelta(lastRows, before, after);
+    written = rows.length;
+    await replaceSiteDayRollup(run, task.siteId, task.day, rows, task.until, snapshot);
+  });
+  return { rows: written, recounted: visitors.length };
+}
+
 parentPort?.on('message', async (task: RollupTask) => {
   try {
-    const rows = await tallySiteDay(task.src, copyOut, task.atOnce);
-    await inTransaction((run) => replaceSiteDayRollup(run, task.siteId, task.day, rows, task.until));
-    parentPort?.postMessage({ id: task.id, rows: rows.length });
+    // Rows committed after this snapshot are left to the next rollup, which will find them unseen.
+    const [now] = await query<{ snapshot: string }>('select pg_current_snapshot()::text as snapshot');
+    const snapshot = (now as { snapshot: string }).snapshot;
+    const done = (task.last && (await rollUpDelta(task, task.last, snapshot))) ?? (await rollUpWholeDay(task, snapshot));
+    parentPort?.postMessage({ id: task.id, ...done });
   } catch (e) {
     const error = e instanceof Error ? { message: e.message, code: (e as { code?: string }).code } : { message: String(e) };
     parentPort?.postMessage({ id: task.id, error });

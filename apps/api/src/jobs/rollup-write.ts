@@ -25,7 +25,8 @@ export async function writeRollupRows(run: RunStatement, siteId: string, day: st
 
 /**
  * Replaces a site-day's rollup rows with `rows` and records the day in `rollup_days` in the current
- * format; `until`: the instant the rows reach (the current day), null for a complete day.
+ * format; `until`: the instant the rows reach (the current day), null for a complete day; `snapshot`:
+ * which rows the count saw (rollup-delta.ts), null when unknown (the next rollup then counts the whole day).
  */
 export async function replaceSiteDayRollup(
   run: RunStatement,
@@ -33,12 +34,15 @@ export async function replaceSiteDayRollup(
   day: string,
   rows: RollupRow[],
   until: string | null,
+  snapshot: string | null = null,
 ) {
   await run('delete from daily_rollups where site_id = $1::uuid and day = $2::date', [siteId, day]);
   await writeRollupRows(run, siteId, day, rows);
   await run(
-    `insert into rollup_days (site_id, day, version, rolled_until) values ($1::uuid, $2::date, $3::smallint, $4::timestamptz)
-     on conflict (site_id, day) do update set rolled_at = now(), version = excluded.version, rolled_until = excluded.rolled_until`,
-    [siteId, day, ROLLUP_VERSION, until],
+    `insert into rollup_days (site_id, day, version, rolled_until, snapshot)
+     values ($1::uuid, $2::date, $3::smallint, $4::timestamptz, $5::pg_snapshot)
+     on conflict (site_id, day) do update set rolled_at = now(), version = excluded.version,
+       rolled_until = excluded.rolled_until, snapshot = excluded.snapshot`,
+    [siteId, day, ROLLUP_VERSION, until, snapshot],
   );
 }

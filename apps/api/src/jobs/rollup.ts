@@ -2,6 +2,7 @@ import { CompiledQuery } from 'kysely';
 import type { Orm } from '@us/db';
 import type { Logger } from '../logger.ts';
 import { withJobLock } from './lock.ts';
+import type { RolledState } from './rollup-delta.ts';
 import { ROLLUP_VERSION, type RollupSource } from './rollup-format.ts';
 import { rollupInThread } from './rollup-thread.ts';
 import { replaceSiteDayRollup } from './rollup-write.ts';
@@ -170,14 +171,40 @@ export async function siteDaySource(orm: Orm, sd: SiteDay, until?: string): Prom
   };
 }
 
+/** What rolling up a site-day did: rollup rows written, visitors recounted (null: the whole day was counted). */
+export interface SiteDayRolled {
+  rows: number;
+  recounted: number | null;
+}
+
+/**
+ * The day's last rollup, when the next one can start from it (rollup-delta.ts): a rollup of the current
+ * day in this format that recorded its snapshot, reaching no further than `until` (null: the day's end).
+ */
+async function lastRollup(orm: Orm, sd: SiteDay, until: string | null): Promise<RolledState | null> {
+  const [last] = await orm.em.getConnection().execute<{ until: string | null; snapshot: string | null; version: number }[]>(
+    `select to_char(rolled_until at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as until,
+            snapshot::text as snapshot, version
+       from rollup_days where site_id = ? and day = ?`,
+    [sd.siteId, sd.day],
+    'all',
+  );
+  if (!last?.until || !last.snapshot || last.version !== ROLLUP_VERSION) return null;
+  if (until !== null && Date.parse(until) < Date.parse(last.until)) return null;
+  return { until: last.until, snapshot: last.snapshot };
+}
+
 /**
  * Rolls up one site-local day: the rollup thread (rollup-thread.ts) counts its rollup rows from COPY
  * streams of the day's rows (rollup-streams.ts) on up to `ROLLUP_CONNECTIONS` connections, then deletes
  * the day's rollup rows, writes the new ones and records the day in `rollup_days`, in one short
- * transaction (a day without rows gets only that record). Answers whether the day had raw rows. `until` (an instant within the day): only rows before it, recorded as the day's
- * `rolled_until` (the current day, rollup-today.ts); without it the day is complete.
+ * transaction (a day without rows gets only that record). A day rolled up before up to an hour
+ * (rollup-today.ts) is brought up to date by recounting only the visitors with rows that rollup did
+ * not see (rollup-delta.ts). Answers null when the day has no raw rows. `until` (an instant within the
+ * day): only rows before it, recorded as the day's `rolled_until` (the current day); without it the
+ * day is complete.
  */
-export async function rollupSiteDay(orm: Orm, sd: SiteDay, until?: string): Promise<boolean> {
+export async function rollupSiteDay(orm: Orm, sd: SiteDay, until?: string): Promise<SiteDayRolled | null> {
   const conn = orm.em.getConnection();
   const src = await siteDaySource(orm, sd, until);
   const [probe] = await conn.execute<{ any: boolean }[]>(
@@ -185,25 +212,24 @@ export async function rollupSiteDay(orm: Orm, sd: SiteDay, until?: string): Prom
     TABLES.flatMap(() => src.whereParams),
     'all',
   );
-  const hasRows = probe?.any === true;
-  if (hasRows) {
+  if (probe?.any === true) {
     // Counted and written in the rollup thread: the API's event loop neither counts nor encodes the rows.
-    await rollupInThread(orm, { src, atOnce: ROLLUP_CONNECTIONS, siteId: sd.siteId, day: sd.day, until: until ?? null });
-  } else {
-    await conn
-      .getClient()
-      .transaction()
-      .execute((trx) =>
-        replaceSiteDayRollup(
-          (sql, params) => trx.executeQuery(CompiledQuery.raw(sql, params)),
-          sd.siteId,
-          sd.day,
-          [],
-          until ?? null,
-        ),
-      );
+    const last = await lastRollup(orm, sd, until ?? null);
+    return rollupInThread(orm, { src, atOnce: ROLLUP_CONNECTIONS, siteId: sd.siteId, day: sd.day, until: until ?? null, last });
   }
-  return hasRows;
+  await conn
+    .getClient()
+    .transaction()
+    .execute((trx) =>
+      replaceSiteDayRollup(
+        (sql, params) => trx.executeQuery(CompiledQuery.raw(sql, params)),
+        sd.siteId,
+        sd.day,
+        [],
+        until ?? null,
+      ),
+    );
+  return null;
 }
 
 /** Connections one site-day's rollup reads on at once (its pageviews are split over them by visitor). */

@@ -1,0 +1,118 @@
+// Incremental rollups: a site-day rolled up before is brought up to date by recounting only the
+// visitors with rows its last rollup did not see, instead of the whole day.
+//
+// Each raw row records the transaction that inserted it (`arrival`), and each rollup the snapshot it
+// counted (`rollup_days.snapshot`): the last rollup saw exactly the rows before its `until` that its
+// snapshot sees. Rollup rows add up over disjoint sets of visitors (rows, distinct visitors, visits,
+// exits and sums are all per visitor; the pageviews' parts rely on it already), so with V the visitors
+// who have a row the last rollup did not see:
+//
+//   day now = last rollup − (V's rows the last rollup saw) + (V's rows now)
+//
+// A pageview's leave reports count with every row carrying its id, and the summary's visible time once
+// per id: so V also takes every visitor with a row carrying the id of an unseen row or leave report.
+// Requests have no visitor: their unseen rows are simply added.
+import { inline, sqlLiteral } from './copy-connections.ts';
+import type { RollupRow, RollupSource } from './rollup-format.ts';
+
+/** What a site-day's last rollup counted: its rows before `until` that `snapshot` sees. */
+export interface RolledState {
+  until: string;
+  snapshot: string;
+}
+
+/** A row's arrival seen by `snapshot` (rows stored before arrivals were recorded: seen by all). */
+export const seenBy = (snapshot: string, alias = '') =>
+  `(${alias}arrival is null or pg_visible_in_snapshot(${alias}arrival, ${sqlLiteral(snapshot)}::pg_snapshot))`;
+
+/** The rows of `src` (and its leave reports) that `snapshot` sees. */
+export function seenSource(src: RollupSource, snapshot: string): RollupSource {
+  return {
+    ...src,
+    where: `${src.where} and ${seenBy(snapshot)}`,
+    requestsWhere: src.requestsWhere === undefined ? undefined : `${src.requestsWhere} and ${seenBy(snapshot)}`,
+    leavesWhere: `${src.leavesWhere} and ${seenBy(snapshot, 'l.')}`,
+  };
+}
+
+/** Conditions of one day written out: its rows up to the new `until`, and those the last rollup counted. */
+function conditions(src: RollupSource, last: RolledState, now: string) {
+  const rows = `${inline(src.where, src.whereParams)} and ${seenBy(now)}`;
+  const counted = `(at < ${sqlLiteral(last.until)}::timestamptz and ${seenBy(last.snapshot)})`;
+  return {
+    rows,
+    counted,
+    unseen: `${rows} and not ${counted}`,
+    leaves: `${inline(src.leavesWhere, src.leavesParams)} and ${seenBy(now, 'l.')}`,
+  };
+}
+
+/** The statement answering V: visitors with a row or a leave report the last rollup did not see, or sharing a pageview id with one. */
+export function unseenVisitorsSql(src: RollupSource, last: RolledState, now: string): string {
+  const c = conditions(src, last, now);
+  const t = src.tables;
+  return `with unseen as (select visitor, pageview_id from ${t.pageviews} where ${c.unseen}),
+      ids as (
+        select pageview_id from unseen
+        union select l.pageview_id from ${t.page_leaves} l where ${c.leaves} and not ${seenBy(last.snapshot, 'l.')}
+      )
+    select visitor from unseen
+    union select visitor from ${t.events} where ${c.unseen}
+    union select visitor from ${t.pageviews} where ${c.rows} and pageview_id in (select pageview_id from ids)`;
+}
+
+/** `visitors` as a SQL array (COPY takes no parameters). */
+const textArray = (visitors: readonly string[]) =>
+  visitors.length ? `array[${visitors.map(sqlLiteral).join(',')}]` : `'{}'::text[]`;
+
+/**
+ * The two sources the day is recounted from: `before`, the rows of `visitors` the last rollup counted
+ * (no requests), and `after`, their rows now with the requests it did not see.
+ */
+export function deltaSources(src: RollupSource, last: RolledState, now: string, visitors: readonly string[]) {
+  const c = conditions(src, last, now);
+  const ofVisitors = `visitor = any(${textArray(visitors)})`;
+  const source = (where: string, requestsWhere: string, leavesSeen: string): RollupSource => ({
+    tables: src.tables,
+    where,
+    whereParams: [],
+    requestsWhere,
+    // Only the leave reports of these pageviews: the tallies look nothing else up.
+    leavesWhere: `${inline(src.leavesWhere, src.leavesParams)} and ${leavesSeen}
+      and l.pageview_id in (select pageview_id from ${src.tables.pageviews} where ${where})`,
+    leavesParams: [],
+  });
+  return {
+    before: source(`${c.rows} and ${c.counted} and ${ofVisitors}`, 'false', seenBy(last.snapshot, 'l.')),
+    after: source(`${c.rows} and ${ofVisitors}`, c.unseen, seenBy(now, 'l.')),
+  };
+}
+
+const key = (r: RollupRow) => `${r.metric_set}\x00${r.dimension}\x00${r.value}\x00${r.lane}`;
+
+/**
+ * The day's rows from the last rollup's (`last`), minus `before`, plus `after`. A row left with nothing
+ * counted is dropped, as the whole day's tally leaves it out (the summary's three rows always stay).
+ */
+export function applyDelta(last: RollupRow[], before: RollupRow[], after: RollupRow[]): RollupRow[] {
+  const rows = new Map<string, { row: RollupRow; count: bigint; visitors: number }>();
+  const add = (r: RollupRow, sign: 1 | -1) => {
+    const k = key(r);
+    let had = rows.get(k);
+    if (!had) {
+      had = { row: r, count: 0n, visitors: 0 };
+      rows.set(k, had);
+    }
+    had.count += BigInt(sign) * BigInt(r.count);
+    had.visitors += sign * Number(r.visitors);
+  };
+  for (const r of last) add(r, 1);
+  for (const r of before) add(r, -1);
+  for (const r of after) add(r, 1);
+  const out: RollupRow[] = [];
+  for (const { row, count, visitors } of rows.values()) {
+    if (count === 0n && visitors === 0 && row.metric_set !== 'summary') continue;
+    out.push({ ...row, count: count.toString(), visitors });
+  }
+  return out;
+}
