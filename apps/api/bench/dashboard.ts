@@ -5,7 +5,7 @@ import http from 'node:http';
 import type { Orm } from '@us/db';
 import { rollupSiteDay, runRollups } from '../src/jobs/rollup.ts';
 import { runTodayRollups } from '../src/jobs/rollup-today.ts';
-import { type Latency, STATS_DAYS, timeRuns } from './stats.ts';
+import { type Latency, percentile, STATS_DAYS, timeRuns } from './stats.ts';
 
 /**
  * Rolls up every pending site-day of the site, and today up to the last hour boundary (as the jobs do
@@ -26,6 +26,35 @@ export async function timeSiteDayRollup(orm: Orm, siteId: string, day: string, r
   const pageviews = Number(row?.n ?? 0);
   const latency = await timeRuns(runs, () => rollupSiteDay(orm, { siteId, timezone: 'UTC', day }));
   return { pageviews, latency };
+}
+
+/**
+ * Times bringing one site-day kept hourly up to date (rollup-delta.ts): before each run the day is
+ * rolled up whole to `fromHour` (untimed, as the hourly refresh left it), then timed to `toHour`, or to
+ * its end (null: the complete day's rollup an hour after midnight). Also answers the visitors recounted.
+ */
+export async function timeIncrementalRollup(
+  orm: Orm,
+  siteId: string,
+  day: string,
+  fromHour: number,
+  toHour: number | null,
+  runs = 3,
+) {
+  const sd = { siteId, timezone: 'UTC', day };
+  const at = (h: number) => new Date(Date.parse(`${day}T00:00:00Z`) + h * 3600_000).toISOString();
+  const ms: number[] = [];
+  let recounted: number | null = null;
+  for (let i = 0; i <= runs; i++) {
+    await rollupSiteDay(orm, sd, at(fromHour));
+    const t = performance.now();
+    const done = await rollupSiteDay(orm, sd, toHour === null ? undefined : at(toHour));
+    // The first run warms up (not counted).
+    if (i > 0) ms.push(performance.now() - t);
+    recounted = done?.recounted ?? null;
+  }
+  ms.sort((a, b) => a - b);
+  return { latency: { runs, p50: percentile(ms, 50), p99: percentile(ms, 99) } satisfies Latency, recounted };
 }
 
 function request(baseUrl: string, token: string, agent: http.Agent, path: string, body?: unknown): Promise<number> {

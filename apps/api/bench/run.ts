@@ -22,7 +22,7 @@ import { formatScriptSizes, scriptSizes } from './script-size.ts';
 import { benchExport, collectRequest } from './export.ts';
 import { fillResultDays, prepareResultsSite, resultsRoutes, startLiveTraffic } from './results.ts';
 import { runSoak } from './soak.ts';
-import { rollUpSite, timeDashboard, timeSiteDayRollup } from './dashboard.ts';
+import { rollUpSite, timeDashboard, timeIncrementalRollup, timeSiteDayRollup } from './dashboard.ts';
 import { ensureStatsSite, formatLatency, getStatus, STATS_DAYS, timeRuns } from './stats.ts';
 
 const here = import.meta.dirname;
@@ -157,6 +157,20 @@ try {
               `   ${r.pageviews.toLocaleString('en')} pageviews, ${Math.round((r.pageviews * 1000) / r.latency.p50).toLocaleString('en')} pageviews/s`,
             ),
           );
+          // The same day kept hourly, as the jobs keep it: its last hour's refresh, and its closing rollup.
+          for (const [name, from, to] of [
+            ['  rollup refresh 20:00 → 21:00', 20, 21],
+            ['  rollup closing the day at 23:00', 23, null],
+          ] as const) {
+            const d = await timeIncrementalRollup(orm, s.siteId, yesterday, from, to);
+            console.log(
+              formatLatency(
+                name,
+                d.latency,
+                `   ${d.recounted === null ? 'whole day counted' : `${d.recounted.toLocaleString('en')} visitors recounted`}, ${((d.latency.p50 * 100) / r.latency.p50).toFixed(1)}% of the whole day's rollup`,
+              ),
+            );
+          }
           await timeRoutes([
             ['  GET summary?days=30', `/v1/sites/${s.siteId}/summary?days=${STATS_DAYS}`],
             ['  GET top/page?days=30&country=DE', `/v1/sites/${s.siteId}/top/page?days=${STATS_DAYS}&where.country=DE`],

@@ -16,7 +16,7 @@ export interface Latency {
   status?: number;
 }
 
-function percentile(sorted: number[], p: number) {
+export function percentile(sorted: number[], p: number) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
 

@@ -7,6 +7,23 @@ import type { RollupDone, RollupTask } from './rollup-worker.ts';
 
 type Answer = ({ id: number } & RollupDone) | { id: number; error: { message: string; code?: string } };
 
+/**
+ * The process's flags a worker thread accepts: the module loaders (`--import`, `--require`, `--loader`,
+ * `--conditions`), with `--import tsx` so the thread loads TypeScript as the process does. Per-process
+ * flags (`--expose-gc`, `--max-old-space-size`…) make `new Worker` throw, so they are left out.
+ */
+export function workerExecArgv(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  const loaders = /^--(import|require|loader|experimental-loader|conditions)$/;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string;
+    if (loaders.test(a) && i + 1 < argv.length) out.push(a, argv[++i] as string);
+    else if (loaders.test(a.split('=')[0] as string) && a.includes('=')) out.push(a);
+    else if (a === '-r') out.push(a, argv[++i] as string);
+  }
+  return out.some((a) => a.includes('tsx')) ? out : [...out, '--import', 'tsx'];
+}
+
 class RollupThread {
   private readonly worker: Worker;
   private readonly pending = new Map<number, { resolve: (done: RollupDone) => void; reject: (e: Error) => void }>();
@@ -14,11 +31,10 @@ class RollupThread {
   dead = false;
 
   constructor(url: string, connections: number) {
-    // The thread loads TypeScript as the process does (`--import tsx`), whatever runs the process.
-    const execArgv = process.execArgv.some((a) => a.includes('tsx'))
-      ? process.execArgv
-      : [...process.execArgv, '--import', 'tsx'];
-    this.worker = new Worker(new URL('./rollup-worker.ts', import.meta.url), { workerData: { url, connections }, execArgv });
+    this.worker = new Worker(new URL('./rollup-worker.ts', import.meta.url), {
+      workerData: { url, connections },
+      execArgv: workerExecArgv(process.execArgv),
+    });
     this.worker.unref();
     this.worker.on('message', (a: Answer) => {
       const p = this.pending.get(a.id);
