@@ -9,6 +9,7 @@ import { createOrm, insertRows, type Orm, type PageviewRow, pgPoolOf, Workspace 
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import type { RollupRow } from '../src/jobs/rollup-format.ts';
 import { rollupSiteDay, type SiteDay, siteDaySource } from '../src/jobs/rollup.ts';
+import { rollupInThread } from '../src/jobs/rollup-thread.ts';
 import { generateTraffic } from '../src/seed/generate.ts';
 import { sqlRollupRows } from './support/rollup-sql.ts';
 import { dayAgo } from './support/stats-fixture.ts';
@@ -209,5 +210,31 @@ describe('incremental rollups', () => {
     // From 01:00 to the day's end almost every visitor has unseen rows: cheaper to count the day once.
     expect((await rollupSiteDay(orm, sd))?.recounted).toBeNull();
     expect(await stored()).toEqual(await expected());
+  });
+
+  it('refuse to add to a rollup another run replaced meanwhile, and write nothing', async () => {
+    await rollupSiteDay(orm, sd, until(22));
+    const [stale] = await orm.em.getConnection().execute<{ until: string; snapshot: string }[]>(
+      `select to_char(rolled_until at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as until, snapshot::text as snapshot
+           from rollup_days where site_id = ? and day = ?`,
+      [sd.siteId, sd.day],
+      'all',
+    );
+    await insertRows(orm, 'pageviews', [pv('delta-race', 22.5, { sessionStart: true, path: '/race' })]);
+    expect((await rollupSiteDay(orm, sd, until(23)))?.recounted).not.toBeNull();
+    const rows = await stored();
+    const src = await siteDaySource(orm, sd);
+    await expect(
+      rollupInThread(orm, {
+        src,
+        atOnce: 2,
+        siteId: sd.siteId,
+        day: sd.day,
+        until: null,
+        last: stale as { until: string; snapshot: string },
+      }),
+    ).rejects.toThrow(/another run/);
+    expect(await stored()).toEqual(rows);
+    expect(rows).toEqual(await expected(23));
   });
 });

@@ -47,6 +47,12 @@ function conditions(src: RollupSource, last: RolledState, now: string) {
   };
 }
 
+/**
+ * Rows whose pageview id is among those `select` answers, found through the (site_id, pageview_id)
+ * index: as an array, a few thousand ids are looked up instead of hashing the day's rows.
+ */
+const idIn = (select: string, alias = '') => `${alias}pageview_id = any(array(${select}))`;
+
 /** The statement answering V: visitors with a row or a leave report the last rollup did not see, or sharing a pageview id with one. */
 export function unseenVisitorsSql(src: RollupSource, last: RolledState, now: string): string {
   const c = conditions(src, last, now);
@@ -58,7 +64,7 @@ export function unseenVisitorsSql(src: RollupSource, last: RolledState, now: str
       )
     select visitor from unseen
     union select visitor from ${t.events} where ${c.unseen}
-    union select visitor from ${t.pageviews} where ${c.rows} and pageview_id in (select pageview_id from ids)`;
+    union select visitor from ${t.pageviews} where ${c.rows} and ${idIn('select pageview_id from ids')}`;
 }
 
 /** `visitors` as a SQL array (COPY takes no parameters). */
@@ -79,7 +85,7 @@ export function deltaSources(src: RollupSource, last: RolledState, now: string, 
     requestsWhere,
     // Only the leave reports of these pageviews: the tallies look nothing else up.
     leavesWhere: `${inline(src.leavesWhere, src.leavesParams)} and ${leavesSeen}
-      and l.pageview_id in (select pageview_id from ${src.tables.pageviews} where ${where})`,
+      and ${idIn(`select pageview_id from ${src.tables.pageviews} where ${where}`, 'l.')}`,
     leavesParams: [],
   });
   return {
@@ -90,29 +96,40 @@ export function deltaSources(src: RollupSource, last: RolledState, now: string, 
 
 const key = (r: RollupRow) => `${r.metric_set}\x00${r.dimension}\x00${r.value}\x00${r.lane}`;
 
+/** A count as a number while it is exact, else a BigInt (event values in hundredths can pass 2^53). */
+const amount = (v: string | number): number | bigint => {
+  const n = Number(v);
+  return Number.isSafeInteger(n) ? n : BigInt(v);
+};
+const plus = (a: number | bigint, b: number | bigint, sign: 1 | -1): number | bigint => {
+  if (typeof a === 'number' && typeof b === 'number') {
+    const s = a + sign * b;
+    if (Number.isSafeInteger(s)) return s;
+  }
+  return BigInt(a) + BigInt(sign) * BigInt(b);
+};
+
 /**
- * The day's rows from the last rollup's (`last`), minus `before`, plus `after`. A row left with nothing
- * counted is dropped, as the whole day's tally leaves it out (the summary's three rows always stay).
+ * What the recounted visitors' rows change: `after` minus `before`, per rollup row (rows they leave as
+ * they were are left out). Added to the day's rows by `addToSiteDayRollup` (rollup-write.ts).
  */
-export function applyDelta(last: RollupRow[], before: RollupRow[], after: RollupRow[]): RollupRow[] {
-  const rows = new Map<string, { row: RollupRow; count: bigint; visitors: number }>();
+export function deltaRows(before: RollupRow[], after: RollupRow[]): RollupRow[] {
+  const rows = new Map<string, { row: RollupRow; count: number | bigint; visitors: number }>();
   const add = (r: RollupRow, sign: 1 | -1) => {
     const k = key(r);
     let had = rows.get(k);
     if (!had) {
-      had = { row: r, count: 0n, visitors: 0 };
+      had = { row: r, count: 0, visitors: 0 };
       rows.set(k, had);
     }
-    had.count += BigInt(sign) * BigInt(r.count);
+    had.count = plus(had.count, amount(r.count), sign);
     had.visitors += sign * Number(r.visitors);
   };
-  for (const r of last) add(r, 1);
   for (const r of before) add(r, -1);
   for (const r of after) add(r, 1);
   const out: RollupRow[] = [];
   for (const { row, count, visitors } of rows.values()) {
-    if (count === 0n && visitors === 0 && row.metric_set !== 'summary') continue;
-    out.push({ ...row, count: count.toString(), visitors });
+    if (count !== 0 || visitors !== 0) out.push({ ...row, count: count.toString(), visitors });
   }
   return out;
 }

@@ -4,10 +4,10 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
 import { pooledCopyOut } from './copy-connections.ts';
-import { applyDelta, deltaSources, type RolledState, seenSource, unseenVisitorsSql } from './rollup-delta.ts';
-import type { RollupRow, RollupSource } from './rollup-format.ts';
+import { deltaRows, deltaSources, type RolledState, seenSource, unseenVisitorsSql } from './rollup-delta.ts';
+import type { RollupSource } from './rollup-format.ts';
 import { tallySiteDay } from './rollup-streams.ts';
-import { type RunStatement, replaceSiteDayRollup } from './rollup-write.ts';
+import { addToSiteDayRollup, type RunStatement, replaceSiteDayRollup } from './rollup-write.ts';
 
 /** Roll up one site-day: its rows are where `src` says, counted on `atOnce` connections. */
 export interface RollupTask {
@@ -22,7 +22,7 @@ export interface RollupTask {
   last: RolledState | null;
 }
 
-/** What a task did: rollup rows written, and the visitors recounted (null: the whole day was counted). */
+/** What a task did: rollup rows written (or changed), and the visitors recounted (null: the whole day was counted). */
 export interface RollupDone {
   rows: number;
   recounted: number | null;
@@ -44,7 +44,8 @@ type Query = <R>(sql: string, params?: unknown[]) => Promise<R[]>;
 async function inTransaction(fn: (run: RunStatement & Query) => Promise<void>) {
   const client = await pool.connect();
   try {
-    await client.query('begin');
+    // A rollup is derived data: a crash that loses its commit loses its rollup_days record too, so the day is counted again.
+    await client.query('begin; set local synchronous_commit = off');
     await fn((async (sql: string, params?: unknown[]) => (await client.query(sql, params)).rows) as RunStatement & Query);
     await client.query('commit');
     client.release();
@@ -68,12 +69,15 @@ async function rollUpWholeDay(task: RollupTask, snapshot: string): Promise<Rollu
  * visitors have unseen rows. Fails if another rollup of the day was written meanwhile.
  */
 async function rollUpDelta(task: RollupTask, last: RolledState, snapshot: string): Promise<RollupDone | null> {
-  const visitors = (await query<{ visitor: string }>(unseenVisitorsSql(task.src, last, snapshot))).map((r) => r.visitor);
-  const [day] = await query<{ visitors: string | null }>(
-    `select sum(visitors)::text as visitors from daily_rollups
-      where site_id = $1::uuid and day = $2::date and metric_set = 'pageviews' and dimension = ''`,
-    [task.siteId, task.day],
-  );
+  const [unseen, [day]] = await Promise.all([
+    query<{ visitor: string }>(unseenVisitorsSql(task.src, last, snapshot)),
+    query<{ visitors: string | null }>(
+      `select sum(visitors)::text as visitors from daily_rollups
+        where site_id = $1::uuid and day = $2::date and metric_set = 'pageviews' and dimension = ''`,
+      [task.siteId, task.day],
+    ),
+  ]);
+  const visitors = unseen.map((r) => r.visitor);
   if (visitors.length > MAX_RECOUNTED_SHARE * Number(day?.visitors ?? 0)) return null;
   const sources = deltaSources(task.src, last, snapshot, visitors);
   const atOnce = Math.max(1, Math.floor(task.atOnce / 2));
@@ -81,7 +85,7 @@ async function rollUpDelta(task: RollupTask, last: RolledState, snapshot: string
     tallySiteDay(sources.before, copyOut, atOnce),
     tallySiteDay(sources.after, copyOut, atOnce),
   ]);
-  let written = 0;
+  const deltas = deltaRows(before, after);
   await inTransaction(async (run) => {
     const [state] = await run<{ same: boolean }>(
       `select rolled_until = $3::timestamptz and snapshot::text = $4 as same from rollup_days
@@ -89,16 +93,9 @@ async function rollUpDelta(task: RollupTask, last: RolledState, snapshot: string
       [task.siteId, task.day, last.until, last.snapshot],
     );
     if (state?.same !== true) throw new Error('the site-day was rolled up by another run meanwhile');
-    const lastRows = await run<RollupRow>(
-      `select metric_set, dimension, value, lane, count::text as count, visitors::text as visitors
-         from daily_rollups where site_id = $1::uuid and day = $2::date`,
-      [task.siteId, task.day],
-    );
-    const rows = applyDelta(lastRows, before, after);
-    written = rows.length;
-    await replaceSiteDayRollup(run, task.siteId, task.day, rows, task.until, snapshot);
+    await addToSiteDayRollup(run, task.siteId, task.day, deltas, task.until, snapshot);
   });
-  return { rows: written, recounted: visitors.length };
+  return { rows: deltas.length, recounted: visitors.length };
 }
 
 parentPort?.on('message', async (task: RollupTask) => {

@@ -4,12 +4,13 @@ import { ROLLUP_VERSION, type RollupRow } from './rollup-format.ts';
 /** Runs one statement with `$n` parameters inside the caller's transaction. */
 export type RunStatement = (sql: string, params: unknown[]) => Promise<unknown>;
 
-/** Inserts one site-day's rollup rows (one bound array per column). */
-export async function writeRollupRows(run: RunStatement, siteId: string, day: string, rows: RollupRow[]) {
+/** Inserts one site-day's rollup rows (one bound array per column); `conflict`: what a row already there does. */
+export async function writeRollupRows(run: RunStatement, siteId: string, day: string, rows: RollupRow[], conflict = '') {
   if (!rows.length) return;
   await run(
     `insert into daily_rollups (site_id, day, metric_set, dimension, value, lane, count, visitors)
-       select $1::uuid, $2::date, * from unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[])`,
+       select $1::uuid, $2::date, * from unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[])
+       ${conflict}`,
     [
       siteId,
       day,
@@ -38,6 +39,38 @@ export async function replaceSiteDayRollup(
 ) {
   await run('delete from daily_rollups where site_id = $1::uuid and day = $2::date', [siteId, day]);
   await writeRollupRows(run, siteId, day, rows);
+  await recordSiteDay(run, siteId, day, until, snapshot);
+}
+
+/**
+ * Adds `deltas` (rollup-delta.ts: what recounted visitors change) to a site-day's rollup rows, drops the
+ * rows left with nothing counted (as a whole day's count leaves them out; the summary's rows stay),
+ * and records the day as `replaceSiteDayRollup` does.
+ */
+export async function addToSiteDayRollup(
+  run: RunStatement,
+  siteId: string,
+  day: string,
+  deltas: RollupRow[],
+  until: string | null,
+  snapshot: string,
+) {
+  await writeRollupRows(
+    run,
+    siteId,
+    day,
+    deltas,
+    `on conflict (site_id, day, metric_set, dimension, value, lane)
+       do update set count = daily_rollups.count + excluded.count, visitors = daily_rollups.visitors + excluded.visitors`,
+  );
+  await run(
+    `delete from daily_rollups where site_id = $1::uuid and day = $2::date and count = 0 and visitors = 0 and metric_set <> 'summary'`,
+    [siteId, day],
+  );
+  await recordSiteDay(run, siteId, day, until, snapshot);
+}
+
+async function recordSiteDay(run: RunStatement, siteId: string, day: string, until: string | null, snapshot: string | null) {
   await run(
     `insert into rollup_days (site_id, day, version, rolled_until, snapshot)
      values ($1::uuid, $2::date, $3::smallint, $4::timestamptz, $5::pg_snapshot)

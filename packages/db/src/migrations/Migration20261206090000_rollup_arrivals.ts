@@ -6,6 +6,10 @@ import { Migration } from '@mikro-orm/migrations';
  * (`rollup_days.snapshot`), so the next refresh knows exactly which rows it has not seen yet, late ones
  * included. Rows stored before this migration have no arrival: every rollup has seen them.
  * The column is added without a default first, so existing partitions are not rewritten.
+ * `pageviews (site_id, visitor)`: the recounted visitors' rows are found through it, not by scanning
+ * the day (on a 10M-pageview database the index took 15 s to build, blocking inserts meanwhile).
+ * `daily_rollups` pages keep 30 % free, so adding to a day's rows updates them in place (HOT: the
+ * six-column key's index is not touched): 17.6k rows changed in 230–310 ms instead of 350.
  */
 const RAW = ['pageviews', 'events', 'requests', 'page_leaves'];
 
@@ -18,9 +22,13 @@ export class Migration20261206090000_rollup_arrivals extends Migration {
       this.addSql(`alter table "${t}" alter column "arrival" set default pg_current_xact_id();`);
     }
     this.addSql(`alter table "rollup_days" add column "snapshot" pg_snapshot null;`);
+    this.addSql(`create index "pageviews_site_id_visitor_index" on "pageviews" ("site_id", "visitor");`);
+    this.addSql(`alter table "daily_rollups" set (fillfactor = 70);`);
   }
 
   override down(): void | Promise<void> {
+    this.addSql(`alter table "daily_rollups" reset (fillfactor);`);
+    this.addSql(`drop index "pageviews_site_id_visitor_index";`);
     this.addSql(`alter table "rollup_days" drop column "snapshot";`);
     for (const t of RAW) this.addSql(`alter table "${t}" drop column "arrival";`);
   }
