@@ -5,15 +5,12 @@
 // old pageview, a new visitor's pageview carrying an old pageview's id, a late event and request, a
 // row inserted by a transaction still open while the rollup ran.
 import { randomUUID } from 'node:crypto';
-import { createOrm, insertRows, type Orm, type PageviewRow, pgPoolOf, Workspace } from '@us/db';
+import { createOrm, insertRows, type Orm, type PageviewRow, pgPoolOf } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import type { RollupRow } from '../src/jobs/rollup-format.ts';
 import { rollupSiteDay, type SiteDay, siteDaySource } from '../src/jobs/rollup.ts';
 import { rollupInThread } from '../src/jobs/rollup-thread.ts';
-import { generateTraffic } from '../src/seed/generate.ts';
+import { generatedSiteDay, normalRows, pageview, storedRollupRows } from './support/rollup-day.ts';
 import { sqlRollupRows } from './support/rollup-sql.ts';
-import { dayAgo } from './support/stats-fixture.ts';
-import { createSite } from './support/sites.ts';
 
 const TZ = 'Europe/Berlin';
 const MIN = 60_000;
@@ -23,43 +20,18 @@ let sd: SiteDay;
 /** The local midnight starting the day. */
 let lo: number;
 
-const normal = (rows: RollupRow[]) =>
-  rows.map((r) => `${r.metric_set}|${r.dimension}|${r.value}|${r.lane} = ${BigInt(r.count)}/${Number(r.visitors)}`).sort();
-
 const hour = (h: number) => new Date(lo + h * HOUR);
 const until = (h: number) => hour(h).toISOString();
 
-async function stored() {
-  return normal(
-    await orm.em
-      .getConnection()
-      .execute<RollupRow[]>(
-        'select metric_set, dimension, value, lane, count, visitors from daily_rollups where site_id = ? and day = ?',
-        [sd.siteId, sd.day],
-        'all',
-      ),
-  );
-}
+const stored = () => storedRollupRows(orm, sd);
 
 /** What the SQL rollup counts for the day up to `h` (or the whole day). */
 async function expected(h?: number) {
-  return normal(await sqlRollupRows(orm, await siteDaySource(orm, sd, h === undefined ? undefined : until(h))));
+  return normalRows(await sqlRollupRows(orm, await siteDaySource(orm, sd, h === undefined ? undefined : until(h))));
 }
 
-function pv(visitor: string, h: number, extra: Partial<PageviewRow> = {}): PageviewRow {
-  return {
-    id: randomUUID(),
-    siteId: sd.siteId,
-    at: hour(h),
-    pageviewId: randomUUID(),
-    visitor,
-    sessionStart: false,
-    lane: 'human',
-    path: '/late',
-    device: 'desktop',
-    ...extra,
-  };
-}
+const pv = (visitor: string, h: number, extra: Partial<PageviewRow> = {}) =>
+  pageview(sd.siteId, visitor, hour(h), { path: '/late', ...extra });
 
 /** Human pageviews stored between two hours of the day, with their visitor and id. */
 async function someOf(from: number, to: number, n: number) {
@@ -73,12 +45,7 @@ async function someOf(from: number, to: number, n: number) {
 
 beforeAll(async () => {
   orm = await createOrm(inject('databaseUrl'), { poolMax: 6 });
-  const em = orm.em.fork();
-  const workspace = em.create(Workspace, { name: 'Deltas' });
-  const { site } = await createSite(em, { workspace, name: 'Delta site', timezone: TZ });
-  await em.flush();
-  await generateTraffic(orm, { siteId: site.id, timezone: TZ, days: 2, pageviews: 4000, jobs: 1, seed: 'deltas' });
-  sd = { siteId: site.id, timezone: TZ, day: dayAgo(TZ, 1) };
+  sd = await generatedSiteDay(orm, 'Deltas', TZ, 4000);
   lo = Date.parse((await siteDaySource(orm, sd)).whereParams[3] as string);
 }, 120_000);
 

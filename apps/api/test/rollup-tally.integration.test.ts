@@ -4,54 +4,33 @@
 // code on both UTC days, duplicate pageviews at the same instant, pageviews before a visit's start,
 // values with escapes, nulls and non-ASCII text, events of every kind with values whose sum passes 2^53.
 import { randomUUID } from 'node:crypto';
-import { createOrm, insertRows, type Orm, type PageviewRow, pgPoolOf, Workspace } from '@us/db';
+import { createOrm, insertRows, type Orm, type PageviewRow, pgPoolOf } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { pooledCopyOut } from '../src/jobs/copy-connections.ts';
-import type { RollupRow, RollupSource } from '../src/jobs/rollup-format.ts';
+import type { RollupSource } from '../src/jobs/rollup-format.ts';
 import { rollupSiteDay, type SiteDay, siteDaySource } from '../src/jobs/rollup.ts';
 import { stopRollupThreads } from '../src/jobs/rollup-thread.ts';
 import { tallySiteDay } from '../src/jobs/rollup-streams.ts';
-import { generateTraffic } from '../src/seed/generate.ts';
-import { dayAgo } from './support/stats-fixture.ts';
+import { generatedSiteDay, normalRows, pageview, storedRollupRows } from './support/rollup-day.ts';
 import { sqlRollupRows } from './support/rollup-sql.ts';
-import { createSite } from './support/sites.ts';
+import { dayAgo } from './support/stats-fixture.ts';
 
 const TZ = 'Europe/Berlin';
 let orm: Orm;
 let sd: SiteDay;
 let src: RollupSource;
 
-/** Rows as comparable text, in one order. */
-const normal = (rows: RollupRow[]) =>
-  rows.map((r) => `${r.metric_set}|${r.dimension}|${r.value}|${r.lane} = ${BigInt(r.count)}/${Number(r.visitors)}`).sort();
+const normal = normalRows;
 
 const at = (ms: number) => new Date(Date.parse(src.whereParams[3] as string) + ms);
 const MIN = 60_000;
 const HOUR = 60 * MIN;
 
-function pv(visitor: string, ms: number, extra: Partial<PageviewRow> = {}): PageviewRow {
-  return {
-    id: randomUUID(),
-    siteId: sd.siteId,
-    at: at(ms),
-    pageviewId: randomUUID(),
-    visitor,
-    sessionStart: false,
-    lane: 'human',
-    path: '/',
-    device: 'desktop',
-    ...extra,
-  };
-}
+const pv = (visitor: string, ms: number, extra: Partial<PageviewRow> = {}) => pageview(sd.siteId, visitor, at(ms), extra);
 
 beforeAll(async () => {
   orm = await createOrm(inject('databaseUrl'), { poolMax: 6 });
-  const em = orm.em.fork();
-  const workspace = em.create(Workspace, { name: 'Tallies' });
-  const { site } = await createSite(em, { workspace, name: 'Tally site', timezone: TZ });
-  await em.flush();
-  await generateTraffic(orm, { siteId: site.id, timezone: TZ, days: 2, pageviews: 5000, jobs: 1, seed: 'tallies' });
-  sd = { siteId: site.id, timezone: TZ, day: dayAgo(TZ, 1) };
+  sd = await generatedSiteDay(orm, 'Tallies', TZ, 5000);
   src = await siteDaySource(orm, sd);
 
   const dup = randomUUID();
@@ -217,16 +196,7 @@ describe('rollup tallies', () => {
   });
 
   it('are counted and written in the rollup thread; a thread stopped mid-way writes nothing, the next one rolls the day up', async () => {
-    const stored = async () =>
-      normal(
-        await orm.em
-          .getConnection()
-          .execute<RollupRow[]>(
-            'select metric_set, dimension, value, lane, count, visitors from daily_rollups where site_id = ? and day = ?',
-            [sd.siteId, sd.day],
-            'all',
-          ),
-      );
+    const stored = () => storedRollupRows(orm, sd);
     const running = rollupSiteDay(orm, sd);
     await new Promise((r) => setTimeout(r, 50));
     await stopRollupThreads();

@@ -8,9 +8,10 @@ import { ROLLUP_VERSION } from './rollup-format.ts';
  * Today's rollups, kept current: each site's current local day is rolled up to the last hour boundary
  * that is `lagMs` (default 10 minutes) past, and recorded with `rolled_until` = that boundary. The
  * stats engine then reads the day's rollup rows plus only the raw rows after the boundary, so no
- * question reads more than the last hour or so of raw rows. Each refresh rolls the day up again from
- * its start (rows that arrived late for earlier hours are picked up then), and the complete day's
- * rollup (rollup.ts, an hour after the day ends) replaces it.
+ * question reads more than the last hour or so of raw rows. Each refresh adds to the day's last rollup
+ * what the visitors with rows it did not see change (rollup-delta.ts: rows of the new hour, and rows
+ * that arrived late for earlier hours), and the complete day's rollup (rollup.ts, an hour after the day
+ * ends) does the same for the day's last hour.
  *
  * Sites: those with rows arriving for the UTC days around their local today (`day_arrivals`).
  */

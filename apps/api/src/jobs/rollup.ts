@@ -18,7 +18,9 @@ import { replaceSiteDayRollup } from './rollup-write.ts';
  *   are not rolled up in the current format (ROLLUP_VERSION), oldest first, at most `maxDays` per run.
  *   A candidate with no raw rows gets only its `rollup_days` row (nothing to roll up), so it is not probed again.
  * - Lanes are the stored `lane` column: a site's bot windows are not applied in rollups.
- * - Rows arriving for a day after it was rolled up are not added to its rollups.
+ * - Rows arriving for a day after its complete rollup are not added to its rollups.
+ * - A day whose current-day rollup (rollup-today.ts) recorded its snapshot is completed incrementally
+ *   (rollup-delta.ts).
  */
 
 const DEFAULT_MAX_DAYS = 500;
