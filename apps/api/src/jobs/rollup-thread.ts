@@ -35,7 +35,6 @@ class RollupThread {
       workerData: { url, connections },
       execArgv: workerExecArgv(process.execArgv),
     });
-    this.worker.unref();
     this.worker.on('message', (a: Answer) => {
       const p = this.pending.get(a.id);
       if (!p) return;
@@ -50,6 +49,8 @@ class RollupThread {
     };
     this.worker.on('error', fail);
     this.worker.on('exit', (code) => fail(new Error(`the rollup thread exited (${code})`)));
+    // After the listeners: adding a 'message' listener refs the thread again, and the process never ended.
+    this.worker.unref();
   }
 
   run(task: Omit<RollupTask, 'id'>): Promise<RollupDone> {
