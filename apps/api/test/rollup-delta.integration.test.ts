@@ -146,6 +146,9 @@ describe('incremental rollups', () => {
          values ('${sd.siteId}', ('${hour(6).toISOString()}'::timestamptz at time zone 'UTC')::date, gen_random_uuid(),
                  '${hour(6).toISOString()}', 'held-pv', 'delta-held', true, 'human', '/held', 'desktop')`,
       );
+      // Traffic goes on meanwhile: a later transaction commits, so the rollup's snapshot lists the held
+      // one as running below its xmax (not merely at it).
+      await insertRows(orm, 'pageviews', [pv('delta-meanwhile', 19.5, { sessionStart: true })]);
       const meanwhile = await rollupSiteDay(orm, sd, until(20));
       expect(meanwhile?.recounted).not.toBeNull();
       expect(await stored()).toEqual(await expected(20));

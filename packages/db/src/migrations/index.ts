@@ -17,6 +17,7 @@ import { Migration20261203090000_rollup_today } from './Migration20261203090000_
 import { Migration20261204090000_share_links } from './Migration20261204090000_share_links.ts';
 import { Migration20261205090000_email_reports } from './Migration20261205090000_email_reports.ts';
 import { Migration20261206090000_rollup_arrivals } from './Migration20261206090000_rollup_arrivals.ts';
+import { Migration20261207090000_arrival_indexes } from './Migration20261207090000_arrival_indexes.ts';
 
 /** The committed migrations, in order. New ones: `npm run -w @us/db migration:create -- <name>`, then list it here. */
 export const migrationsList = [
@@ -39,4 +40,5 @@ export const migrationsList = [
   { name: 'Migration20261204090000_share_links', class: Migration20261204090000_share_links },
   { name: 'Migration20261205090000_email_reports', class: Migration20261205090000_email_reports },
   { name: 'Migration20261206090000_rollup_arrivals', class: Migration20261206090000_rollup_arrivals },
+  { name: 'Migration20261207090000_arrival_indexes', class: Migration20261207090000_arrival_indexes },
 ];
