@@ -112,14 +112,14 @@ describe('stats: exit pages', () => {
     ]);
   });
 
-  it('today: a visit going on past the hourly rollup counts at its later exit', async () => {
+  it('today: a visit going on past the current rollup counts at its later exit', async () => {
     const today = dayAgo('UTC', 0);
     const todayAt = (hour: number, minute: number) => new Date(noonUtc(today, hour).getTime() + minute * 60_000);
     await insertRows(f.t.deps.orm, 'pageviews', [
       pv(siteId, todayAt(1, 55), { visitor: 'e', path: '/start' }),
       pv(siteId, todayAt(2, 20), { visitor: 'e', path: '/end', sessionStart: false }),
     ]);
-    // Rolled up to 02:00: the rollup saw only /start.
+    // Rolled up to 02:15: the rollup saw only /start.
     const run = await runTodayRollups(f.t.deps.orm, { siteIds: [siteId], now: todayAt(2, 30), wait: true });
     expect(run.refreshed).toBe(1);
     const res = await f.get(`/v1/sites/${siteId}/stats`, { metrics: 'sessions', by: 'exit_page', from: today, to: today });

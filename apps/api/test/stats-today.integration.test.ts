@@ -67,7 +67,7 @@ describe("stats: today's rollups up to an hour boundary, raw rows after it", () 
   });
   afterAll(() => f?.close());
 
-  it('rolls the day up to the last hour boundary 10 minutes past, once per boundary', async () => {
+  it('rolls the day up to the last quarter-hour boundary 5 minutes past, once per boundary', async () => {
     const run = await runTodayRollups(f.t.deps.orm, { siteIds: [siteId], now: at(2, 10), wait: true });
     expect(run).toMatchObject({ ran: true, refreshed: 1, failed: 0 });
     const [day] = await f.t.deps.orm.em
@@ -77,8 +77,8 @@ describe("stats: today's rollups up to an hour boundary, raw rows after it", () 
         [siteId, today],
       );
     expect(day?.until).toBe('02:00');
-    // Nothing new until the next boundary is 10 minutes past, unless the rollup is of an older format.
-    expect((await runTodayRollups(f.t.deps.orm, { siteIds: [siteId], now: at(3, 5), wait: true })).refreshed).toBe(0);
+    // Nothing new until the next boundary (02:15) is 5 minutes past, unless the rollup is of an older format.
+    expect((await runTodayRollups(f.t.deps.orm, { siteIds: [siteId], now: at(2, 19), wait: true })).refreshed).toBe(0);
     await f.t.deps.orm.em.fork().execute('update rollup_days set version = 1 where site_id = ? and day = ?', [siteId, today]);
     expect((await runTodayRollups(f.t.deps.orm, { siteIds: [siteId], now: at(2, 10), wait: true })).refreshed).toBe(1);
   });

@@ -19,7 +19,7 @@ export interface JobsOptions {
   /** Rollup period. Default 1 hour; a run that stopped at its bound is followed after `catchUpMs`. */
   rollupEveryMs?: number;
   catchUpMs?: number;
-  /** How often the current day's rollups are checked for a newer hour boundary. Default 5 minutes. */
+  /** How often the current day's rollups are checked for a newer quarter-hour boundary. Default 5 minutes. */
   todayEveryMs?: number;
   /** Per-site retention period. Default 24 hours. */
   retentionEveryMs?: number;
@@ -44,7 +44,7 @@ export interface Jobs {
 
 /**
  * Starts the background jobs on this node: rollups (then the results' per-day store) at start-up and hourly, the current
- * day's rollups up to the last hour boundary (checked every 5 minutes), per-site retention at
+ * day's rollups up to the last quarter-hour boundary (checked every 5 minutes), per-site retention at
  * start-up and daily, the sweep of day-old exports, the search pull (connections due), billing (months closed, overage reported) and the e-mail reports due hourly. Each run takes its job's advisory lock, so across nodes one run does the work.
  * Timers are unref'd; a failed run is logged and retried at the next period.
  * (Raw partition drops run with the ingest partition upkeep: `maintainPartitions`.)
