@@ -29,9 +29,10 @@ export async function timeSiteDayRollup(orm: Orm, siteId: string, day: string, r
 }
 
 /**
- * Times bringing one site-day kept hourly up to date (rollup-delta.ts): before each run the day is
- * rolled up whole to `fromHour` (untimed, as the hourly refresh left it), then timed to `toHour`, or to
- * its end (null: the complete day's rollup an hour after midnight). Also answers the visitors recounted.
+ * Times bringing one site-day kept current up to date (rollup-delta.ts): before each run the day is
+ * rolled up whole to `fromHour` (untimed, as today's last step left it; hours may be fractional: 20.75 is
+ * 20:45), then timed to `toHour`, or to its end (null: the complete day's rollup an hour after midnight).
+ * Also answers the visitors recounted.
  */
 export async function timeIncrementalRollup(
   orm: Orm,

@@ -157,10 +157,13 @@ try {
               `   ${r.pageviews.toLocaleString('en')} pageviews, ${Math.round((r.pageviews * 1000) / r.latency.p50).toLocaleString('en')} pageviews/s`,
             ),
           );
-          // The same day kept hourly, as the jobs keep it: its last hour's refresh, and its closing rollup.
+          // The same day kept by quarter-hours, as today's job keeps it: a step of its busiest hour, an hour's
+          // step (what the job took before quarter-hours) for comparison, and its closing rollup (last: it
+          // leaves the day complete, as the stats below expect).
           for (const [name, from, to] of [
-            ['  rollup refresh 20:00 → 21:00', 20, 21],
-            ['  rollup closing the day at 23:00', 23, null],
+            ['  rollup step 20:45 → 21:00', 20.75, 21],
+            ['  rollup step 20:00 → 21:00 (an hour)', 20, 21],
+            ['  rollup closing the day at 23:45', 23.75, null],
           ] as const) {
             const d = await timeIncrementalRollup(orm, s.siteId, yesterday, from, to);
             console.log(
