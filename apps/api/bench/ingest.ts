@@ -2,6 +2,7 @@
 // until committed, and raw insertRows batches, into the bench database.
 import { randomBytes } from 'node:crypto';
 import { insertRows, type Orm, type PageviewRow } from '@us/db';
+import pg from 'pg';
 import { startIngest } from '../src/ingest/index.ts';
 
 const PATHS = ['/', '/pricing', '/products/trail-runner-2', '/blog/marathon-training-plan', '/cart', '/checkout'];
@@ -65,8 +66,36 @@ export async function insertBatches(orm: Orm, siteId: string, n: number, batch: 
   return { rows: n - 1, ms: performance.now() - t0, committed: committed - 1 };
 }
 
-export function formatIngest(name: string, f: IngestFigures): string {
+/**
+ * The baseline: PostgreSQL inserting rows of the same shape that it makes itself (`insert … select` from
+ * generate_series, `batch` rows per statement, time-ordered ids), one statement after another, so no
+ * client encodes or sends anything. Measured in the same run, it carries the machine's speed of the day.
+ */
+export async function postgresAlone(orm: Orm, dbUrl: string, siteId: string, n: number, batch = 5000): Promise<IngestFigures> {
+  const client = new pg.Client({ connectionString: dbUrl });
+  await client.connect();
+  await insertRows(orm, 'pageviews', pageviewRows(siteId, 1)); // partition ensured outside the timing
+  const sql = `insert into pageviews (site_id, day, id, at, pageview_id, visitor, session_start, lane, path,
+      referrer_host, country, asn, as_org, device, window_width, language, timezone)
+    select $1::uuid, (now() at time zone 'UTC')::date, uuidv7(), now(), left(md5(random()::text), 16),
+      left(md5(random()::text), 22), i % 5 < 2, 'human', (array${JSON.stringify(PATHS).replace(/"/g, "'")})[1 + i % ${PATHS.length}],
+      case when i % 3 = 0 then 'www.google.com' end, (array${JSON.stringify(COUNTRIES).replace(/"/g, "'")})[1 + i % ${COUNTRIES.length}],
+      3320, 'Deutsche Telekom AG', case when i % 2 = 1 then 'mobile' else 'desktop' end,
+      case when i % 2 = 1 then 390 else 1440 end, 'en-US', 'Europe/Berlin'
+    from generate_series(1, $2::int) i`;
+  const t0 = performance.now();
+  let committed = 0;
+  for (let done = 0; done < n; done += batch) {
+    committed += (await client.query(sql, [siteId, Math.min(batch, n - done)])).rowCount ?? 0;
+  }
+  const ms = performance.now() - t0;
+  await client.end();
+  return { rows: n, ms, committed };
+}
+
+export function formatIngest(name: string, f: IngestFigures, baseline?: IngestFigures): string {
   const rate = (f.rows * 1000) / f.ms;
   const lost = f.committed === f.rows ? '' : `   committed ${f.committed} of ${f.rows}!`;
-  return `${name.padEnd(34)} ${rate.toFixed(0).padStart(7)} rows/s  ${f.rows.toLocaleString('en')} rows in ${(f.ms / 1000).toFixed(2)} s${lost}`;
+  const ratio = baseline ? `  ${((rate * 100 * baseline.ms) / (baseline.rows * 1000)).toFixed(1)}% of PostgreSQL alone` : '';
+  return `${name.padEnd(34)} ${rate.toFixed(0).padStart(7)} rows/s  ${f.rows.toLocaleString('en')} rows in ${(f.ms / 1000).toFixed(2)} s${lost}${ratio}`;
 }

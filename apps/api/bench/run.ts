@@ -15,7 +15,7 @@ import { deleteTraffic } from '../src/seed/generate.ts';
 import type { ApiInfo } from './api-server.ts';
 import { startChild, stopChild } from './child.ts';
 import { edgeBench, formatEdge, isolateCost } from './edge.ts';
-import { formatIngest, ingestPath, insertBatches } from './ingest.ts';
+import { formatIngest, ingestPath, insertBatches, postgresAlone } from './ingest.ts';
 import { formatRow, mcpToolCall, runLoad } from './load.ts';
 import { formatProtection, protectionBench } from './protection.ts';
 import { formatScriptSizes, scriptSizes } from './script-size.ts';
@@ -96,12 +96,15 @@ try {
         });
         await deleteTraffic(orm, site.id);
         log(`› ingest: ${ingestRows.toLocaleString('en')} pageview rows through buffer → flusher → insertRows`);
-        console.log(formatIngest('ingest path (memory buffer, 500/batch)', await ingestPath(orm, site.id, ingestRows)));
-        await deleteTraffic(orm, site.id);
         const n = Math.min(ingestRows, 100_000);
-        console.log(formatIngest('insertRows, 500 rows per call', await insertBatches(orm, site.id, n, 500)));
+        const alone = await postgresAlone(orm, api.info.dbUrl, site.id, n);
+        console.log(formatIngest('PostgreSQL alone (insert…select)', alone));
         await deleteTraffic(orm, site.id);
-        console.log(formatIngest('insertRows, 5000 rows per call', await insertBatches(orm, site.id, n, 5000)));
+        console.log(formatIngest('ingest path (memory buffer, 500/batch)', await ingestPath(orm, site.id, ingestRows), alone));
+        await deleteTraffic(orm, site.id);
+        console.log(formatIngest('insertRows, 500 rows per call', await insertBatches(orm, site.id, n, 500), alone));
+        await deleteTraffic(orm, site.id);
+        console.log(formatIngest('insertRows, 5000 rows per call', await insertBatches(orm, site.id, n, 5000), alone));
         await deleteTraffic(orm, site.id);
       }
 
