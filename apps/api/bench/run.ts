@@ -23,7 +23,7 @@ import { benchExport, collectRequest } from './export.ts';
 import { fillResultDays, prepareResultsSite, resultsRoutes, startLiveTraffic } from './results.ts';
 import { runSoak } from './soak.ts';
 import { rollUpSite, timeDashboard, timeIncrementalRollup, timeSiteDayRollup } from './dashboard.ts';
-import { ensureStatsSite, formatLatency, getStatus, STATS_DAYS, timeRuns } from './stats.ts';
+import { ensureStatsSite, formatLatency, getStatus, type Latency, STATS_DAYS, timeRuns } from './stats.ts';
 
 const here = import.meta.dirname;
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -116,6 +116,19 @@ try {
           s.pageviews >= 1e6 ? `${(s.pageviews / 1e6).toFixed(s.pageviews < 1e7 ? 1 : 0)}M` : s.pageviews.toLocaleString('en');
         const label = `${size} pageviews / ${STATS_DAYS} days`;
         const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+        /** The baseline of the stats and results lines: PostgreSQL counting the 30 days' raw rows, in this run. */
+        let count: Latency | null = null;
+        const timeCount = async () => {
+          count = await timeRuns(statsRuns, () =>
+            conn.execute(
+              'select count(*) from pageviews where site_id = ? and day between ? and ?',
+              [s.siteId, s.from, s.to],
+              'all',
+            ),
+          );
+          console.log(formatLatency('  plain count(*) of those rows', count));
+        };
+        const ofCount = (l: Latency) => (count ? `   ${((l.p50 * 100) / count.p50).toFixed(1)}% of plain count(*)` : '');
         /** Times GET routes sequentially, one line each; a route that does not answer 200 is named, not timed. */
         const timeRoutes = async (routes: [string, string][]) => {
           for (const [name, route] of routes) {
@@ -132,20 +145,17 @@ try {
               if ((await getStatus(api.info.url, route, api.info.token, agent)).status !== 200) bad++;
             });
             console.log(
-              formatLatency(name, l, `   first ask ${firstMs.toFixed(0)} ms${bad ? `   ${bad} answers not 200!` : ''}`),
+              formatLatency(
+                name,
+                l,
+                `${ofCount(l)}   first ask ${firstMs.toFixed(0)} ms${bad ? `   ${bad} answers not 200!` : ''}`,
+              ),
             );
           }
         };
         if (only.has('stats')) {
           console.log(`stats over ${label}:`);
-          const count = await timeRuns(statsRuns, () =>
-            conn.execute(
-              'select count(*) from pageviews where site_id = ? and day between ? and ?',
-              [s.siteId, s.from, s.to],
-              'all',
-            ),
-          );
-          console.log(formatLatency('  plain count(*) of those rows', count));
+          await timeCount();
           // Complete days are rolled up, as the job does an hour after each ends (only what is pending).
           const rolled = await rollUpSite(orm, s.siteId);
           if (rolled.days) {
@@ -189,7 +199,11 @@ try {
           ] as const) {
             const l = await timeDashboard(api.info.url, api.info.token, s.siteId, statsRuns, where);
             console.log(
-              formatLatency(name, l, l.bad.length ? `   ${l.bad.length} answers not 200: ${[...new Set(l.bad)].join(', ')}` : ''),
+              formatLatency(
+                name,
+                l,
+                `${ofCount(l)}${l.bad.length ? `   ${l.bad.length} answers not 200: ${[...new Set(l.bad)].join(', ')}` : ''}`,
+              ),
             );
           }
           // Journeys count the goals and experiments of the site's settings: the results bench's.
@@ -206,6 +220,7 @@ try {
           await prepareResultsSite(orm, s.siteId);
           await fillResultDays(orm, s.siteId);
           console.log(`results over ${label} (3 goals, experiment pricing a/b), with live traffic:`);
+          if (!count) await timeCount();
           const stop = startLiveTraffic(orm, s.siteId);
           await timeRoutes(resultsRoutes(s.siteId, STATS_DAYS));
           console.log(`  (live traffic meanwhile: ${await stop()} rows inserted for today)`);
