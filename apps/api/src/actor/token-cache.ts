@@ -6,6 +6,7 @@
 // with in-process hot state); if the hot store cannot answer, the database is asked as before.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { HotStore } from '../hot/store.ts';
+import { answerWithin } from '../hot/within.ts';
 
 const GENERATION_KEY = 'credentials:generation';
 const GENERATION_TTL_SECONDS = 30 * 86_400;
@@ -53,13 +54,8 @@ export async function bumpCredentialsGeneration(hot: HotStore): Promise<void> {
   await hot.incr(GENERATION_KEY, GENERATION_TTL_SECONDS);
 }
 
-async function readGeneration(hot: HotStore): Promise<string | null | undefined> {
-  const read = hot.get(GENERATION_KEY);
-  read.catch(() => {});
-  return Promise.race([
-    read.catch(() => undefined),
-    new Promise<undefined>((r) => setTimeout(() => r(undefined), GENERATION_WAIT_MS).unref()),
-  ]);
+function readGeneration(hot: HotStore): Promise<string | null | undefined> {
+  return answerWithin<string | null | undefined>(hot.get(GENERATION_KEY), GENERATION_WAIT_MS, undefined);
 }
 
 export interface TokenCache {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { HotStore } from '../hot/store.ts';
+import { answerWithin } from '../hot/within.ts';
 import type { Logger } from '../logger.ts';
 
 /**
@@ -23,18 +24,13 @@ export type DropReason = 'address' | 'site';
 const DROP_REASONS: DropReason[] = ['address', 'site'];
 const DROP_DAYS = 7;
 
-/** A hot-store call that must not hold a report up: past `ms` (or on failure) the budget lets it through. */
-function failOpen<T>(p: Promise<T>, ms: number, fallback: T): Promise<T> {
-  p.catch(() => {});
-  return Promise.race([p.catch(() => fallback), new Promise<T>((r) => setTimeout(() => r(fallback), ms).unref())]);
-}
-
 const addressKey = (ip: string) => createHash('sha256').update(ip).digest('base64url').slice(0, 16);
 const dayOf = (at: Date) => at.toISOString().slice(0, 10);
 const dropKey = (siteId: string, day: string, reason: DropReason) => `collect:dropped:${siteId}:${day}:${reason}`;
 
 export function collectBudgets(hot: HotStore, limits: CollectLimits, logger: Logger) {
-  const over = async (key: string, limit: number) => (await failOpen(hot.incr(key, 60), 100, 0)) > limit;
+  // A count that does not answer within 100 ms (or fails) lets the report through: it must not hold it up.
+  const over = async (key: string, limit: number) => (await answerWithin(hot.incr(key, 60), 100, 0)) > limit;
 
   function dropped(siteId: string, reason: DropReason) {
     hot.incr(dropKey(siteId, dayOf(new Date()), reason), DROP_DAYS * 86_400 + 86_400).catch((e) => {

@@ -1,6 +1,7 @@
 import { utcDay } from '../../collect/enrich/visitor.ts';
 import type { Deps } from '../../deps.ts';
 import type { HotStore } from '../../hot/store.ts';
+import { answerWithin } from '../../hot/within.ts';
 import { failedChecks } from './failed-checks.ts';
 import { TLS_MISMATCH } from './tls.ts';
 
@@ -44,12 +45,6 @@ const memoryKey = (siteId: string, code: string) => `bm:${siteId}:${code}`;
 const rateKey = (siteId: string, code: string, minute: number) => `bm-rate:${siteId}:${code}:${minute}`;
 const flaggedKey = (siteId: string, day: string) => `bm-flagged:${siteId}:${day}`;
 const scriptKey = (siteId: string) => `bm-script:${siteId}`;
-
-/** A hot-store call that must not hold anything up: past `ms`, or on failure, `fallback`. */
-export function failOpen<T>(p: Promise<T>, ms: number, fallback: T): Promise<T> {
-  p.catch(() => {});
-  return Promise.race([p.catch(() => fallback), new Promise<T>((r) => setTimeout(() => r(fallback), ms).unref())]);
-}
 
 // ---------- does the site's page script report? ----------
 
@@ -101,7 +96,7 @@ export function visitorSigns(deps: Pick<Deps, 'hot'>, siteId: string, code: stri
     siteRunsScript(deps.hot, siteId, now),
     failedChecks(deps, siteId, code),
   ]).then(([fields, runs, failed]) => signsOf(fields, runs, failed));
-  return failOpen(read, budgetMs, []);
+  return answerWithin(read, budgetMs, []);
 }
 
 // ---------- feeding ----------
@@ -158,7 +153,7 @@ export async function noteRequests(deps: Pick<Deps, 'hot' | 'logger'>, siteId: s
     const runsScript = await siteRunsScript(deps.hot, siteId, now);
     await Promise.all(seen.map((s) => noteVisitor(deps.hot, deps, siteId, s, runsScript, now)));
   })();
-  await failOpen(
+  await answerWithin(
     work.catch((e) => deps.logger.debug(`behaviour memory not updated (${String(e)})`)),
     BEHAVIOUR.budgetMs,
     undefined,
@@ -171,7 +166,7 @@ export async function notePageScript(deps: Pick<Deps, 'hot' | 'logger'>, siteId:
     deps.hot.hupdate(memoryKey(siteId, code), { add: { script: 1 } }, BEHAVIOUR.memorySeconds),
     markScript(deps.hot, siteId, now),
   ]);
-  await failOpen(
+  await answerWithin(
     work.catch((e) => deps.logger.debug(`behaviour memory not updated (${String(e)})`)),
     BEHAVIOUR.budgetMs,
     undefined,

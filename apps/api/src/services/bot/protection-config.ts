@@ -3,7 +3,8 @@ import type { ProtectionConfig } from '@us/shared';
 import type { ProtectedSite } from '../../collect/site-cache.ts';
 import type { Deps } from '../../deps.ts';
 import { readSettings } from '../site-settings/settings-values.ts';
-import { failOpen, flaggedVisitors } from './behaviour.ts';
+import { answerWithin } from '../../hot/within.ts';
+import { flaggedVisitors } from './behaviour.ts';
 import { dayKeyFor } from './visitor-code.ts';
 
 /** How long an edge keeps the config before asking again (with If-None-Match). */
@@ -31,7 +32,7 @@ export async function buildProtectionConfig(
   const { mode, bots, rules } = readSettings(p.site.settings).bot;
   const [{ day, dayKey }, flagged] = await Promise.all([
     dayKeyFor(deps.hot, p.site.id, now),
-    mode === 'off' ? {} : failOpen(flaggedVisitors(deps.hot, p.site.id, now), 200, {}),
+    mode === 'off' ? {} : answerWithin(flaggedVisitors(deps.hot, p.site.id, now), 200, {}),
   ]);
   const config: ProtectionConfig = {
     site: p.site.id,
