@@ -40,7 +40,7 @@ export function seenSource(src: RollupSource, snapshot: string): RollupSource {
  * it was taken, so such a row arrived at or after it: the range lets an index on (site_id, arrival)
  * find the few unseen rows instead of testing each row of the day.
  */
-export const unseenBy = (snapshot: string, alias = '') =>
+const unseenBy = (snapshot: string, alias = '') =>
   `(${alias}arrival >= ${sqlLiteral(snapshot.slice(0, snapshot.indexOf(':')))}::xid8
     and not pg_visible_in_snapshot(${alias}arrival, ${sqlLiteral(snapshot)}::pg_snapshot))`;
 
