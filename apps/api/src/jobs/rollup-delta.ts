@@ -40,9 +40,11 @@ export function seenSource(src: RollupSource, snapshot: string): RollupSource {
  * it was taken, so such a row arrived at or after it: the range lets an index on (site_id, arrival)
  * find the few unseen rows instead of testing each row of the day.
  */
-const unseenBy = (snapshot: string, alias = '') =>
-  `(${alias}arrival >= ${sqlLiteral(snapshot.slice(0, snapshot.indexOf(':')))}::xid8
-    and not pg_visible_in_snapshot(${alias}arrival, ${sqlLiteral(snapshot)}::pg_snapshot))`;
+const unseenBy = (snapshot: string, alias = '') => {
+  const snap = `${sqlLiteral(snapshot)}::pg_snapshot`;
+  // pg_snapshot_xmin is immutable: the planner folds it to a constant the index range can use.
+  return `(${alias}arrival >= pg_snapshot_xmin(${snap}) and not pg_visible_in_snapshot(${alias}arrival, ${snap}))`;
+};
 
 /** Conditions of one day written out: its rows up to the new `until`, and those the last rollup counted. */
 function conditions(src: RollupSource, last: RolledState, now: string) {

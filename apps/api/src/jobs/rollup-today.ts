@@ -37,7 +37,7 @@ export interface TodayRollupRun {
 
 const DEFAULT_LAG_MS = 300_000;
 /** The steps today's rollup advances by. */
-export const TODAY_STEP_MS = 900_000;
+const TODAY_STEP_MS = 900_000;
 
 /** Refreshes the current day's rollups of every site whose rollup is older than the last step's boundary. */
 export async function runTodayRollups(orm: Orm, opts: TodayRollupOptions = {}): Promise<TodayRollupRun> {
