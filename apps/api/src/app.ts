@@ -1,10 +1,13 @@
+import { createServer as createHttpServer, type Server } from 'node:http';
 import path from 'node:path';
 import Koa from 'koa';
 import { collectHandler } from './collect/handler.ts';
+import { collectLane } from './collect/lane.ts';
 import { AppError } from './errors.ts';
 import { sendProblem } from './rest/problem-response.ts';
 import type { Deps } from './deps.ts';
 import { challengeHandler } from './http/challenge/handler.ts';
+import { answerClientErrors } from './http/client-error.ts';
 import { billingWebhookHandler } from './http/billing-webhook.ts';
 import { downloadsHandler } from './http/downloads.ts';
 import { firstPartyHandler } from './http/first-party.ts';
@@ -19,8 +22,25 @@ import { listOperations } from './trpc/registry.ts';
 
 export const WEB_DIST = path.resolve(import.meta.dirname, '../../web/dist');
 
-/** The whole server on one Koa app: health, REST, OpenAPI, tRPC, MCP and the dashboard. */
-export function createApp(deps: Deps, opts: { webDist?: string; scriptDist?: string } = {}) {
+type AppOptions = { webDist?: string; scriptDist?: string };
+
+/**
+ * The service's HTTP server, not listening yet: the collect lane first (page reports and edge batches,
+ * answered without Koa: `collect/lane.ts`), then the Koa app for everything else.
+ */
+export function createServer(deps: Deps, opts: AppOptions = {}): Server {
+  const collect = collectHandler(deps);
+  const koa = createApp(deps, collect, opts).callback();
+  const lane = collectLane(deps, collect.answer);
+  return answerClientErrors(
+    createHttpServer((req, res) => {
+      if (!lane(req, res)) koa(req, res);
+    }),
+  );
+}
+
+/** The Koa app: health, REST, OpenAPI, tRPC, MCP, the gate's routes and the dashboard. */
+function createApp(deps: Deps, collect: ReturnType<typeof collectHandler>, opts: AppOptions) {
   const app = new Koa();
   app.proxy = deps.env.TRUST_PROXY;
   // Only the entries our own proxies appended: the left of X-Forwarded-For is whatever the client sent.
@@ -34,7 +54,6 @@ export function createApp(deps: Deps, opts: { webDist?: string; scriptDist?: str
   const challenge = challengeHandler(deps);
   // The check page answers on /challenge and on the path of CHALLENGE_URL when that names another one.
   const challengePath = new URL(deps.urls.challenge).pathname.replace(/\/+$/, '') || '/challenge';
-  const collect = collectHandler(deps);
   const downloads = downloadsHandler(deps);
   const billingWebhook = billingWebhookHandler(deps);
   const script = scriptHandler(opts.scriptDist);
@@ -78,7 +97,7 @@ export function createApp(deps: Deps, opts: { webDist?: string; scriptDist?: str
     if (p === '/trpc' || p.startsWith('/trpc/')) return trpc(ctx);
     if (p === '/mcp') return mcp(ctx);
     if (p === '/collect' || p === '/collect/requests' || p === '/collect/protection' || p === '/collect/decide') {
-      return collect(ctx);
+      return collect.koa(ctx);
     }
     if (p.startsWith('/_us/')) return firstParty(ctx);
     if (p === '/challenge' || p === challengePath) return challenge(ctx);

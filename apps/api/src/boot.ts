@@ -4,9 +4,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createOrm, migrate, startEmbeddedPostgres, type EmbeddedDatabase } from '@us/db';
-import { createApp } from './app.ts';
+import { createServer } from './app.ts';
 import { countryOf, loadNetworks } from './collect/enrich/index.ts';
-import { answerClientErrors } from './http/client-error.ts';
 import { type Deps, makeCiphers, realSleep } from './deps.ts';
 import { deriveUrls, type Env, parseEnv } from './env.ts';
 import { createHotStore } from './hot/index.ts';
@@ -103,8 +102,7 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
   // page report (which would hold every request of that moment up).
   loadNetworks();
   countryOf('127.0.0.1');
-  const app = createApp(deps);
-  const server = answerClientErrors(app.listen(env.PORT, env.HOST));
+  const server = createServer(deps).listen(env.PORT, env.HOST);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);

@@ -8,6 +8,7 @@ import { requestLoggingPaused } from '../usage/pause.ts';
 import { seenOfBatch } from './behaviour-feed.ts';
 import { collectBudgets } from './budget.ts';
 import { networksOf, protectionModeOf, rowOfRecord, rowsOfReport } from './classify.ts';
+import type { CollectExchange } from './exchange.ts';
 import { clientOfReport, siteIdOfSecret, siteOfBatch, siteOfReport } from './identify.ts';
 import { batchAnswer, readPageReport, readRequestBatch } from './intake.ts';
 import { protectionRoutes } from './protection.ts';
@@ -55,7 +56,7 @@ export function collectHandler(deps: Deps) {
       .catch((e) => deps.logger.debug(`collect: install stamp not written (${String(e)})`));
   }
 
-  async function page(ctx: Context) {
+  async function page(ctx: CollectExchange) {
     if (ctx.get('sec-gpc').trim() === '1') {
       ctx.status = 204; // Global Privacy Control: nothing is read, nothing recorded.
       return;
@@ -77,7 +78,7 @@ export function collectHandler(deps: Deps) {
     ctx.body = '';
   }
 
-  async function requests(ctx: Context) {
+  async function requests(ctx: CollectExchange) {
     const siteId = await siteIdOfSecret(ctx, cache, budgets);
     const batch = await readRequestBatch(ctx);
     const site = await siteOfBatch(cache, batch.k, siteId);
@@ -102,15 +103,8 @@ export function collectHandler(deps: Deps) {
     ctx.body = batchAnswer(batch.records.length, batch.refused);
   }
 
-  return async (ctx: Context) => {
-    try {
-      if (await protection.handle(ctx)) return;
-    } catch (err) {
-      const app = toAppError(err);
-      logFailure(deps.logger, `${ctx.method} ${ctx.path}`, app);
-      sendProblem(ctx, app);
-      return;
-    }
+  /** The collect routes on any exchange: Koa's context, or the lane's own (`lane.ts`). */
+  async function answer(ctx: CollectExchange) {
     ctx.set('Access-Control-Allow-Origin', '*');
     ctx.set('Vary', 'Origin');
     try {
@@ -133,5 +127,21 @@ export function collectHandler(deps: Deps) {
       logFailure(deps.logger, `${ctx.method} ${ctx.path}`, app);
       sendProblem(ctx, app);
     }
+  }
+
+  return {
+    answer,
+    /** Koa's door: the gate's routes, and the collect routes when the lane left them to Koa. */
+    async koa(ctx: Context) {
+      try {
+        if (await protection.handle(ctx)) return;
+      } catch (err) {
+        const app = toAppError(err);
+        logFailure(deps.logger, `${ctx.method} ${ctx.path}`, app);
+        sendProblem(ctx, app);
+        return;
+      }
+      await answer(ctx);
+    },
   };
 }

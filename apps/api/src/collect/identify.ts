@@ -1,8 +1,8 @@
 import type { Site } from '@us/db';
 import type { PageReport } from '@us/shared';
-import type { Context } from 'koa';
 import { AppError, forbidden, tooMany } from '../errors.ts';
 import type { CollectBudgets } from './budget.ts';
+import type { CollectExchange } from './exchange.ts';
 import { type TlsSummary, tlsOfHeader } from '../services/bot/tls.ts';
 import type { EnrichInput } from './enrich/index.ts';
 import type { SiteCache } from './site-cache.ts';
@@ -46,7 +46,7 @@ export async function siteOfReport(cache: SiteCache, report: PageReport, origin:
  * The client of a page report. Proxy headers (`x-svc-client-ip/-country/-asn/-as-org/-tls`) count only with
  * this site's valid secret in `x-svc-proxy`; otherwise the connection's own address.
  */
-export async function clientOfReport(ctx: Context, cache: SiteCache, siteId: string): Promise<Client> {
+export async function clientOfReport(ctx: CollectExchange, cache: SiteCache, siteId: string): Promise<Client> {
   const ua = ctx.get('user-agent');
   const secret = ctx.get('x-svc-proxy');
   if (!secret || (await cache.siteIdForSecret(secret)) !== siteId) return { ip: ctx.ip, ua };
@@ -69,7 +69,7 @@ const NO_SECRET = () => new AppError(401, "Send the site's secret key in the x-s
  * The site of an edge batch from its secret alone, checked before the body is read (401 otherwise).
  * A secret this node does not know yet costs a lookup, counted per address first (429 past the budget).
  */
-export async function siteIdOfSecret(ctx: Context, cache: SiteCache, budgets: CollectBudgets): Promise<string> {
+export async function siteIdOfSecret(ctx: CollectExchange, cache: SiteCache, budgets: CollectBudgets): Promise<string> {
   const secret = ctx.get('x-svc-proxy');
   if (!secret) throw NO_SECRET();
   if (!cache.knowsSecret(secret) && !(await budgets.mayLookUpSecret(ctx.ip))) {

@@ -1,9 +1,9 @@
 import { PageReport, RequestRecord } from '@us/shared';
-import type { Context } from 'koa';
 import { z } from 'zod';
 import { badRequest } from '../errors.ts';
 import { fieldPath, issueToError } from '../error-map.ts';
 import { BODY_LIMITS, readBody } from '../http/body.ts';
+import type { CollectExchange } from './exchange.ts';
 
 /**
  * Intake: the first stage of the collect path. Reads a body within its limit, parses it and checks its
@@ -29,7 +29,7 @@ function parseJson(text: string): unknown {
 }
 
 /** One page report (pageview, leave report or event), or a 400 naming the field. */
-export async function readPageReport(ctx: Context): Promise<PageReport> {
+export async function readPageReport(ctx: Pick<CollectExchange, 'req'>): Promise<PageReport> {
   const parsed = PageReport.safeParse(parseJson((await readBody(ctx.req, BODY_LIMITS.pageReport)).toString('utf8')));
   if (!parsed.success) throw issueToError(parsed.error.issues[0] as z.core.$ZodIssue);
   const report = parsed.data;
@@ -68,7 +68,7 @@ function inWindow(rec: RequestRecord, index: number, now: number): RefusedRecord
 }
 
 /** An edge SDK batch: the envelope (400 when unreadable), then each record judged on its own. */
-export async function readRequestBatch(ctx: Context, now = Date.now()): Promise<RequestBatchIntake> {
+export async function readRequestBatch(ctx: Pick<CollectExchange, 'req'>, now = Date.now()): Promise<RequestBatchIntake> {
   const parsed = BatchEnvelope.safeParse(parseJson((await readBody(ctx.req, BODY_LIMITS.requestBatch)).toString('utf8')));
   if (!parsed.success) throw issueToError(parsed.error.issues[0] as z.core.$ZodIssue);
   const records: RequestRecord[] = [];

@@ -3,9 +3,8 @@ import { createOrm } from '@us/db';
 import type { Role, Scope } from '@us/shared';
 import supertest from 'supertest';
 import { inject } from 'vitest';
-import { createApp } from '../../src/app.ts';
+import { createServer } from '../../src/app.ts';
 import { type Deps, makeCiphers } from '../../src/deps.ts';
-import { answerClientErrors } from '../../src/http/client-error.ts';
 import { deriveUrls, parseEnv } from '../../src/env.ts';
 import { MemoryStore, RedisStore } from '../../src/hot/index.ts';
 import { MemoryIngestBuffer, RedisIngestBuffer, type StartIngestArgs, startIngest } from '../../src/ingest/index.ts';
@@ -131,7 +130,7 @@ export async function startTestServer(
     },
     lifecycle: { draining: false },
   };
-  const server = answerClientErrors(createApp(deps).listen(0, '127.0.0.1'));
+  const server = createServer(deps).listen(0, '127.0.0.1');
   await new Promise<void>((r) => server.once('listening', () => r()));
   const port = (server.address() as AddressInfo).port;
   deps.urls = deriveUrls(env, { host: '127.0.0.1', port });
