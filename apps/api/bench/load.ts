@@ -74,6 +74,66 @@ export async function runLoad(
   };
 }
 
+/**
+ * Open-loop load: `rate` requests a second for `seconds`, each sent on schedule whether or not earlier ones
+ * were answered (as independent visitors arrive), and timed from its scheduled start, so a server that
+ * falls behind shows in the latencies instead of slowing the load down. At most `maxSockets` at a time.
+ */
+export async function runPaced(
+  baseUrl: string,
+  req: LoadRequest,
+  opts: { rate: number; seconds: number; maxSockets?: number },
+): Promise<LoadResult> {
+  const url = new URL(baseUrl);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: opts.maxSockets ?? 256 });
+  const latencies: number[] = [];
+  let errors = 0;
+  const total = Math.round(opts.rate * opts.seconds);
+  const started = performance.now();
+  const pending: Promise<void>[] = [];
+  const send = (due: number) =>
+    new Promise<void>((resolve) => {
+      const r = http.request(
+        { host: url.hostname, port: url.port, method: req.method, path: req.path, headers: req.headers, agent },
+        (res) => {
+          res.resume();
+          res.on('end', () => {
+            if ((res.statusCode ?? 500) >= 400) errors++;
+            latencies.push(performance.now() - due);
+            resolve();
+          });
+        },
+      );
+      r.on('error', () => {
+        errors++;
+        resolve();
+      });
+      if (req.body) r.write(req.body);
+      r.end();
+    });
+  let sent = 0;
+  while (sent < total) {
+    // Every request due by now goes out; then a short wait (timers are ~1 ms apart at best).
+    const now = performance.now();
+    while (sent < total && started + (sent * 1000) / opts.rate <= now) {
+      pending.push(send(started + (sent * 1000) / opts.rate));
+      sent++;
+    }
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  await Promise.all(pending);
+  const elapsed = (performance.now() - started) / 1000;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  return {
+    requests: latencies.length,
+    errors,
+    rps: latencies.length / elapsed,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+  };
+}
+
 export function formatRow(name: string, r: LoadResult, baseline?: LoadResult) {
   const ratio = baseline ? `  ${((r.rps / baseline.rps) * 100).toFixed(1)}% of bare http` : '';
   return `${name.padEnd(34)} ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   errors ${r.errors}${ratio}`;

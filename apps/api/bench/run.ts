@@ -16,7 +16,7 @@ import type { ApiInfo } from './api-server.ts';
 import { startChild, stopChild } from './child.ts';
 import { edgeBench, formatEdge, isolateCost } from './edge.ts';
 import { formatIngest, ingestPath, insertBatches, postgresAlone } from './ingest.ts';
-import { formatRow, mcpToolCall, runLoad } from './load.ts';
+import { formatRow, mcpToolCall, runLoad, runPaced } from './load.ts';
 import { formatProtection, protectionBench } from './protection.ts';
 import { formatScriptSizes, scriptSizes } from './script-size.ts';
 import { benchExport, collectRequest } from './export.ts';
@@ -78,9 +78,15 @@ try {
     const { publicKey, hostname } = api.info.collect;
     const collect = collectRequest(publicKey, hostname);
     await runLoad(api.info.url, collect, { seconds: 1, concurrency });
-    console.log(
-      formatRow('POST /collect pageview (202)', await runLoad(api.info.url, collect, { seconds, concurrency }), baseline),
-    );
+    const full = await runLoad(api.info.url, collect, { seconds, concurrency });
+    console.log(formatRow('POST /collect pageview (202)', full, baseline));
+    // Latency at a steady arrival rate: half of what it just sustained, and the "half of 60 %".
+    const half = await runPaced(api.info.url, collect, { rate: full.rps / 2, seconds });
+    console.log(formatRow('  paced at half its throughput', half, baseline));
+    if (baseline) {
+      const goal = await runPaced(api.info.url, collect, { rate: baseline.rps * 0.3, seconds });
+      console.log(formatRow('  paced at 30% of bare http', goal, baseline));
+    }
   }
 
   if (only.has('ingest') || only.has('stats') || only.has('results') || only.has('export')) {
