@@ -21,6 +21,41 @@ function percentile(sorted: number[], p: number) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
 
+/** Throughput and latency percentiles of a load that began at `started`. */
+function resultOf(latencies: number[], errors: number, started: number): LoadResult {
+  const elapsed = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return {
+    requests: latencies.length,
+    errors,
+    rps: latencies.length / elapsed,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+  };
+}
+
+/**
+ * Sends one request and, once its answer has ended, records the time since `from`; answers whether
+ * it was no error (a status under 400).
+ */
+function send(url: URL, req: LoadRequest, agent: http.Agent, from: number, latencies: number[]): Promise<boolean> {
+  return new Promise((resolve) => {
+    const r = http.request(
+      { host: url.hostname, port: url.port, method: req.method, path: req.path, headers: req.headers, agent },
+      (res) => {
+        res.resume();
+        res.on('end', () => {
+          latencies.push(performance.now() - from);
+          resolve((res.statusCode ?? 500) < 400);
+        });
+      },
+    );
+    r.on('error', () => resolve(false));
+    if (req.body) r.write(req.body);
+    r.end();
+  });
+}
+
 /**
  * Closed-loop load on 127.0.0.1: `concurrency` keep-alive connections each sending the next request
  * as soon as the previous answer ends, for `seconds`. Bounded in time; traffic stays on loopback.
@@ -36,25 +71,8 @@ export async function runLoad(
   let errors = 0;
   const end = performance.now() + opts.seconds * 1000;
   const one = () =>
-    new Promise<void>((resolve) => {
-      const t0 = performance.now();
-      const r = http.request(
-        { host: url.hostname, port: url.port, method: req.method, path: req.path, headers: req.headers, agent },
-        (res) => {
-          res.resume();
-          res.on('end', () => {
-            if ((res.statusCode ?? 500) >= 400) errors++;
-            latencies.push(performance.now() - t0);
-            resolve();
-          });
-        },
-      );
-      r.on('error', () => {
-        errors++;
-        resolve();
-      });
-      if (req.body) r.write(req.body);
-      r.end();
+    send(url, req, agent, performance.now(), latencies).then((ok) => {
+      if (!ok) errors++;
     });
   const started = performance.now();
   await Promise.all(
@@ -62,16 +80,8 @@ export async function runLoad(
       while (performance.now() < end) await one();
     }),
   );
-  const elapsed = (performance.now() - started) / 1000;
   agent.destroy();
-  latencies.sort((a, b) => a - b);
-  return {
-    requests: latencies.length,
-    errors,
-    rps: latencies.length / elapsed,
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-  };
+  return resultOf(latencies, errors, started);
 }
 
 /**
@@ -91,47 +101,23 @@ export async function runPaced(
   const total = Math.round(opts.rate * opts.seconds);
   const started = performance.now();
   const pending: Promise<void>[] = [];
-  const send = (due: number) =>
-    new Promise<void>((resolve) => {
-      const r = http.request(
-        { host: url.hostname, port: url.port, method: req.method, path: req.path, headers: req.headers, agent },
-        (res) => {
-          res.resume();
-          res.on('end', () => {
-            if ((res.statusCode ?? 500) >= 400) errors++;
-            latencies.push(performance.now() - due);
-            resolve();
-          });
-        },
-      );
-      r.on('error', () => {
-        errors++;
-        resolve();
-      });
-      if (req.body) r.write(req.body);
-      r.end();
-    });
   let sent = 0;
   while (sent < total) {
     // Every request due by now goes out; then a short wait (timers are ~1 ms apart at best).
     const now = performance.now();
     while (sent < total && started + (sent * 1000) / opts.rate <= now) {
-      pending.push(send(started + (sent * 1000) / opts.rate));
+      pending.push(
+        send(url, req, agent, started + (sent * 1000) / opts.rate, latencies).then((ok) => {
+          if (!ok) errors++;
+        }),
+      );
       sent++;
     }
     await new Promise((r) => setTimeout(r, 1));
   }
   await Promise.all(pending);
-  const elapsed = (performance.now() - started) / 1000;
   agent.destroy();
-  latencies.sort((a, b) => a - b);
-  return {
-    requests: latencies.length,
-    errors,
-    rps: latencies.length / elapsed,
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-  };
+  return resultOf(latencies, errors, started);
 }
 
 export function formatRow(name: string, r: LoadResult, baseline?: LoadResult) {

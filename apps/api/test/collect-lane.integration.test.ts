@@ -1,10 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
-import { SiteHostname } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKeyRow } from '../src/services/site-keys/keys.ts';
-import { createUser, startTestServer, type TestServer } from './support/server.ts';
-import { createSite } from './support/sites.ts';
+import { type CollectSite, collectSite, pageReport } from './support/collect.ts';
+import { startTestServer, type TestServer } from './support/server.ts';
 
 const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 lane-test';
 
@@ -47,43 +44,20 @@ function exchange(port: number, method: string, target: string, headers: Record<
 describe('collect lane: page reports and edge batches answered before Koa', () => {
   let t: TestServer;
   let port: number;
-  let pk: string;
-  let sk: string;
-  let siteId: string;
-  const host = 'lane.example';
+  let site: CollectSite;
 
   beforeAll(async () => {
     t = await startTestServer();
     port = Number(new URL(t.url).port);
-    const { workspace } = await createUser(t.deps);
-    const em = t.deps.orm.em.fork();
-    const { site, publicKey } = await createSite(em, { workspace: workspace.id, name: 'Lane' });
-    em.create(SiteHostname, { site, hostname: host, verifyToken: 'b'.repeat(32) });
-    await em.flush();
-    siteId = site.id;
-    pk = publicKey;
-    sk = createKeyRow(em, site.id, 'secret').value;
-    await em.flush();
+    site = await collectSite(t, 'lane.example');
   });
   afterAll(() => t.close());
 
-  const report = (extra: Record<string, unknown> = {}) =>
-    JSON.stringify({
-      t: 'pv',
-      k: pk,
-      u: `https://${host}/lane`,
-      id: randomBytes(8).toString('hex'),
-      r: '',
-      w: 1280,
-      l: 'en',
-      z: 'UTC',
-      n: 1,
-      ...extra,
-    });
-  const page = { 'Content-Type': 'text/plain', Origin: `https://${host}`, 'User-Agent': UA };
+  const report = (extra: Record<string, unknown> = {}) => JSON.stringify(pageReport(site, extra));
+  const page = () => ({ 'Content-Type': 'text/plain', Origin: `https://${site.hostname}`, 'User-Agent': UA });
   const batch = () =>
     JSON.stringify({
-      k: pk,
+      k: site.publicKey,
       records: [
         { at: Date.now(), method: 'GET', path: '/lane-edge', status: 200, ms: 3, ip: '198.51.100.7', ua: UA },
         { at: 'yesterday', method: 'GET', path: '/x', status: 200, ms: 3, ip: '198.51.100.7', ua: UA },
@@ -92,21 +66,21 @@ describe('collect lane: page reports and edge batches answered before Koa', () =
 
   /** The requests a page and an edge send, the good and the refused: [name, method, path, headers, body]. */
   const requests = (): [string, string, string, Record<string, string>, string][] => [
-    ['a pageview', 'POST', '/collect', page, report()],
-    ['a pageview with a query string on the path', 'POST', '/collect?v=1', page, report()],
-    ['a preflight', 'OPTIONS', '/collect', { Origin: `https://${host}`, 'Access-Control-Request-Method': 'POST' }, ''],
+    ['a pageview', 'POST', '/collect', page(), report()],
+    ['a pageview with a query string on the path', 'POST', '/collect?v=1', page(), report()],
+    ['a preflight', 'OPTIONS', '/collect', { Origin: `https://${site.hostname}`, 'Access-Control-Request-Method': 'POST' }, ''],
     ['a GET', 'GET', '/collect', {}, ''],
-    ['a report under Global Privacy Control', 'POST', '/collect', { ...page, 'Sec-GPC': '1' }, report()],
-    ['a body that is not JSON', 'POST', '/collect', page, '{"t":'],
-    ['a report missing its page', 'POST', '/collect', page, JSON.stringify({ t: 'pv', k: pk, id: 'x1' })],
-    ['an unknown site key', 'POST', '/collect', page, report({ k: `pk_${'z'.repeat(26)}` })],
-    ['a page of another hostname', 'POST', '/collect', { ...page, Origin: 'https://elsewhere.example' }, report()],
+    ['a report under Global Privacy Control', 'POST', '/collect', { ...page(), 'Sec-GPC': '1' }, report()],
+    ['a body that is not JSON', 'POST', '/collect', page(), '{"t":'],
+    ['a report missing its page', 'POST', '/collect', page(), JSON.stringify({ t: 'pv', k: site.publicKey, id: 'x1' })],
+    ['an unknown site key', 'POST', '/collect', page(), report({ k: `pk_${'z'.repeat(26)}` })],
+    ['a page of another hostname', 'POST', '/collect', { ...page(), Origin: 'https://elsewhere.example' }, report()],
     ['a batch without a secret', 'POST', '/collect/requests', { 'Content-Type': 'application/json' }, batch()],
     [
       'a batch with one bad record',
       'POST',
       '/collect/requests',
-      { 'Content-Type': 'application/json', 'x-svc-proxy': sk },
+      { 'Content-Type': 'application/json', 'x-svc-proxy': site.secret },
       batch(),
     ],
   ];
@@ -127,7 +101,7 @@ describe('collect lane: page reports and edge batches answered before Koa', () =
   });
 
   it('answers a page and an edge as they expect, and stores what it accepted', async () => {
-    const accepted = await exchange(port, 'POST', '/collect', page, report({ u: `https://${host}/lane-stored` }));
+    const accepted = await exchange(port, 'POST', '/collect', page(), report({ u: `https://${site.hostname}/lane-stored` }));
     expect(accepted).toMatchObject({ status: 202, body: '' });
     expect(accepted.headers).toMatchObject({
       'access-control-allow-origin': '*',
@@ -135,7 +109,7 @@ describe('collect lane: page reports and edge batches answered before Koa', () =
       'content-type': 'text/plain; charset=utf-8',
       'content-length': '0',
     });
-    const refused = await exchange(port, 'POST', '/collect', page, '{"t":');
+    const refused = await exchange(port, 'POST', '/collect', page(), '{"t":');
     expect(refused.status).toBe(400);
     expect(refused.headers['content-type']).toBe('application/problem+json');
     expect(JSON.parse(refused.body)).toMatchObject({ status: 400, field: '(body)' });
@@ -146,7 +120,7 @@ describe('collect lane: page reports and edge batches answered before Koa', () =
       port,
       'POST',
       '/collect/requests',
-      { 'Content-Type': 'application/json', 'x-svc-proxy': sk },
+      { 'Content-Type': 'application/json', 'x-svc-proxy': site.secret },
       batch(),
     );
     expect(edge.status).toBe(202);
@@ -156,18 +130,18 @@ describe('collect lane: page reports and edge batches answered before Koa', () =
     await t.deps.ingest.flushNow();
     const stored = (await t.deps.orm.em
       .fork()
-      .execute(`select path from pageviews where site_id = ? and path = '/lane-stored'`, [siteId])) as unknown[];
+      .execute(`select path from pageviews where site_id = ? and path = '/lane-stored'`, [site.siteId])) as unknown[];
     expect(stored).toHaveLength(1);
     const edgeRows = (await t.deps.orm.em
       .fork()
-      .execute(`select path from requests where site_id = ? and path = '/lane-edge'`, [siteId])) as unknown[];
+      .execute(`select path from requests where site_id = ? and path = '/lane-edge'`, [site.siteId])) as unknown[];
     expect(edgeRows.length).toBeGreaterThanOrEqual(1);
   });
 
   it('leaves the collect routes to Koa while the node drains: 503, and the connection closes', async () => {
     t.deps.lifecycle.draining = true;
     try {
-      const answer = await exchange(port, 'POST', '/collect', page, report());
+      const answer = await exchange(port, 'POST', '/collect', page(), report());
       expect(answer.status).toBe(503);
       expect(answer.headers['content-type']).toBe('application/problem+json');
       expect(answer.headers.connection).toBe('close');
