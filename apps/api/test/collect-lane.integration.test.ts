@@ -138,6 +138,19 @@ describe('collect lane: page reports and edge batches answered before Koa', () =
     expect(edgeRows.length).toBeGreaterThanOrEqual(1);
   });
 
+  it('survives a client that leaves in the middle of its body, and answers the next one', async () => {
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        const head = `POST /collect HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\nContent-Length: 900\r\n\r\n`;
+        socket.write(`${head}{"t":"pv","k":"`, () => setTimeout(() => socket.destroy(), 20));
+      });
+      socket.on('close', () => resolve());
+      socket.on('error', reject);
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await exchange(port, 'POST', '/collect', page(), report())).status).toBe(202);
+  });
+
   it('leaves the collect routes to Koa while the node drains: 503, and the connection closes', async () => {
     t.deps.lifecycle.draining = true;
     try {

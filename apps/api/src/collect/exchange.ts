@@ -79,8 +79,9 @@ export class LaneExchange implements CollectExchange {
     this.headers[header] = value;
   }
 
-  /** Writes the answer the way Koa would for the same status, headers and body. */
+  /** Writes the answer the way Koa would for the same status, headers and body (not to a client that left). */
   send() {
+    if (this.res.writableEnded || this.res.socket?.writable === false) return;
     if (EMPTY.has(this.status)) {
       this.res.writeHead(this.status, this.headers);
       this.res.end();
