@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { HotStore } from '../src/hot/store.ts';
 import { describe, expect, it } from 'vitest';
 import { referrerHost, utmOf } from '../src/collect/enrich/url.ts';
@@ -62,6 +63,14 @@ describe('visitorCode', () => {
     expect(Buffer.from(a, 'base64url')).toHaveLength(16);
     expect(a).not.toContain(IP);
     expect(a).not.toContain('203');
+  });
+
+  it('keeps its format: the first 16 bytes of sha256(salt|site|ip|ua), so codes made before a deploy still match after it', () => {
+    // Computed once by hand (sha256 of the joined string); a change of format would split each visitor of the day in two.
+    expect(visitorCode('salt', 'site_a', IP, 'UA')).toBe(
+      createHash('sha256').update(`salt|site_a|${IP}|UA`).digest().subarray(0, 16).toString('base64url'),
+    );
+    expect(visitorCode('salt', 'site_a', IP, 'UA')).toBe('528b5eqhSQQhKBS_q1hGtw');
   });
 });
 

@@ -63,6 +63,42 @@ describe('raw-table insert', () => {
     expect((await insertRowsTallied(t.deps.orm, 'pageviews', rows)).inserted).toBe(0);
   });
 
+  it('stores times to the millisecond, booleans and fractional numbers exactly', async () => {
+    const times = [new Date(Date.now() - 3_600_000 + 1), new Date(Date.now() - 999), new Date()];
+    const pageviews = times.map((at, i) => pv(siteId, at, { id: randomUUID(), path: `/times-${i}`, sessionStart: i !== 1 }));
+    expect(await insertRowsTallied(t.deps.orm, 'pageviews', pageviews)).toMatchObject({ inserted: 3 });
+    const values = [12.5, -0.25, 1e-7, 123_456_789.125, null];
+    const events = values.map((value, i) => ({
+      siteId,
+      at: times[0] as Date,
+      pageviewId: `ev-${i}`,
+      visitor: 'v-ev',
+      lane: 'human' as const,
+      path: '/e',
+      name: `n"${i}\\`,
+      value,
+      kind: 'event' as const,
+      device: 'desktop',
+    }));
+    expect(await insertRowsTallied(t.deps.orm, 'events', events)).toMatchObject({ inserted: values.length });
+
+    const conn = t.deps.orm.em.getConnection();
+    const storedPageviews = await conn.execute<{ path: string; at: Date; session_start: boolean }[]>(
+      `select path, at, session_start from pageviews where site_id = ? and path like '/times-%' order by path`,
+      [siteId],
+    );
+    expect(storedPageviews.map((r) => [r.path, new Date(r.at).getTime(), r.session_start])).toEqual(
+      times.map((at, i) => [`/times-${i}`, at.getTime(), i !== 1]),
+    );
+    const storedEvents = await conn.execute<{ name: string; value: number | null }[]>(
+      `select name, value from events where site_id = ? and pageview_id like 'ev-%' order by pageview_id`,
+      [siteId],
+    );
+    expect(storedEvents.map((r) => [r.name, r.value === null ? null : Number(r.value)])).toEqual(
+      values.map((v, i) => [`n"${i}\\`, v]),
+    );
+  });
+
   it('stores a batch larger than one statement whole, counting each row once', async () => {
     const at = new Date();
     const rows = Array.from({ length: 12_345 }, (_, i) => pv(siteId, at, { id: randomUUID(), path: `/bulk/${i}` }));

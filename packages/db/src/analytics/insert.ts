@@ -120,6 +120,29 @@ function arrayType(kind: ColumnKind): string {
   }
 }
 
+const ESCAPED = /["\\]/;
+const ESCAPE_ALL = /["\\]/g;
+
+/**
+ * A column's values as a PostgreSQL array literal (`{"a","b",NULL}`), from cleaned values only: text, uuid
+ * and date strings, finite numbers, booleans, times. Every string is quoted with `"` and `\` escaped, so
+ * commas, braces, spaces and the word NULL stay text. Built here rather than by pg's generic array
+ * encoding, which cost ~4 KB of intermediate strings and ~4 µs per row on the collect path.
+ */
+export function arrayLiteral(values: readonly unknown[]): string {
+  let out = '{';
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (i > 0) out += ',';
+    if (v === null || v === undefined) out += 'NULL';
+    else if (typeof v === 'string') out += `"${ESCAPED.test(v) ? v.replace(ESCAPE_ALL, '\\$&') : v}"`;
+    else if (v instanceof Date) out += `"${v.toISOString()}"`;
+    else if (typeof v === 'boolean') out += v ? 't' : 'f';
+    else out += String(v);
+  }
+  return `${out}}`;
+}
+
 /** Rows per statement: one array per column whatever the count, so only the statement's size bounds it. */
 const ROWS_PER_STATEMENT = 10_000;
 
@@ -163,7 +186,7 @@ async function insertChunks<T extends AnalyticsTable>(
         });
       });
       const res = await trx.executeQuery<{ site_id: string; day: string; month: string; human: number; total: number }>(
-        CompiledQuery.raw(sql, arrays),
+        CompiledQuery.raw(sql, arrays.map(arrayLiteral)),
       );
       for (const row of res.rows) {
         const key = `${row.site_id}|${row.month}`;

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { HotStore } from '../../hot/store.ts';
 
 /**
@@ -43,5 +43,6 @@ export async function dailySalt(hot: HotStore, now: Date | number = Date.now()):
 }
 
 export function visitorCode(salt: string, siteId: string, ip: string, ua: string): string {
-  return createHash('sha256').update(`${salt}|${siteId}|${ip}|${ua}`).digest().subarray(0, 16).toString('base64url');
+  // One-shot `hash` (no Hash object): the same digest, cheaper on the busiest route.
+  return hash('sha256', `${salt}|${siteId}|${ip}|${ua}`, 'buffer').subarray(0, 16).toString('base64url');
 }
