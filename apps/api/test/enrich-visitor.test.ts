@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { HotStore } from '../src/hot/store.ts';
 import { describe, expect, it } from 'vitest';
-import { referrerHost, utmOf } from '../src/collect/enrich/url.ts';
+import { pageOf, referrerHost, utmOf } from '../src/collect/enrich/url.ts';
 import { dailySalt, SALT_TTL_SECONDS, visitorCode } from '../src/collect/enrich/visitor.ts';
 import { MemoryStore } from '../src/hot/memory.ts';
 
@@ -74,7 +74,7 @@ describe('visitorCode', () => {
   });
 });
 
-describe('referrerHost and utmOf', () => {
+describe('referrerHost, utmOf and pageOf', () => {
   it('keeps only the referrer hostname', () => {
     expect(referrerHost('https://News.Example.com/a/b?q=secret#x')).toBe('news.example.com');
     expect(referrerHost('')).toBeNull();
@@ -91,5 +91,18 @@ describe('referrerHost and utmOf', () => {
     expect(utmOf(`https://x.test/?utm_source=${'a'.repeat(300)}&utm_medium=%20`).source).toHaveLength(128);
     expect(utmOf('https://x.test/?utm_medium=%20').medium).toBeNull();
     expect(utmOf('garbage')).toEqual({ source: null, medium: null, campaign: null });
+  });
+  it('reads a page URL once for its path and utm parameters, as pathname and utmOf would', () => {
+    expect(pageOf('https://x.test/pricing/a%20b?utm_source=ads&x=1#top')).toEqual({
+      path: '/pricing/a%20b',
+      utm: { source: 'ads', medium: null, campaign: null },
+    });
+    expect(pageOf('https://x.test')).toEqual({ path: '/', utm: { source: null, medium: null, campaign: null } });
+    // Another scheme: its path, never its parameters; no URL at all: the root.
+    expect(pageOf('ftp://x.test/files?utm_source=ads')).toEqual({
+      path: '/files',
+      utm: { source: null, medium: null, campaign: null },
+    });
+    expect(pageOf('not a url')).toEqual({ path: '/', utm: { source: null, medium: null, campaign: null } });
   });
 });

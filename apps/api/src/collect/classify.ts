@@ -15,7 +15,7 @@ import { tlsSummary, tlsText } from '../services/bot/tls.ts';
 import { verifyInternalMark } from '../services/internal-link/mark.ts';
 import { readSettings } from '../services/site-settings/settings-values.ts';
 import { inAnyNetwork } from './cidr.ts';
-import { dailySalt, type Enrichment, enrich, referrerHost, utmOf, visitorCode } from './enrich/index.ts';
+import { dailySalt, type Enrichment, enrich, pageOf, referrerHost, visitorCode } from './enrich/index.ts';
 import type { Client } from './identify.ts';
 
 /**
@@ -40,14 +40,6 @@ export function networksOf(site: Site): string[] {
   return Array.isArray(n) ? n.filter((x): x is string => typeof x === 'string') : [];
 }
 
-function pathOf(url: string): string {
-  try {
-    return new URL(url).pathname || '/';
-  } catch {
-    return '/';
-  }
-}
-
 /** Rows of one table, ready to queue. */
 export interface TableRows<T extends AnalyticsTable = AnalyticsTable> {
   table: T;
@@ -64,7 +56,7 @@ export async function rowsOfReport(hot: HotStore, site: Site, r: PageReport, cli
   const e = enrich({ ip: client.ip, ua: client.ua, width: r.t === 'pv' ? r.w : null, known: client.known });
   const internal = inAnyNetwork(networksOf(site), client.ip) || (r.m ? verifyInternalMark(site, r.m) : false);
   const lane = laneOf(e, internal);
-  const path = pathOf(r.u);
+  const { path, utm } = pageOf(r.u);
   const common = { siteId: site.id, at, pageviewId: r.id, lane };
   if (r.t === 'leave') {
     const leave: PageLeaveRow = { ...common, scrollDepth: r.s, timeOnPageMs: r.d, interacted: r.i === 1 };
@@ -81,7 +73,6 @@ export async function rowsOfReport(hot: HotStore, site: Site, r: PageReport, cli
     const click: EventRow = { ...event, name: clickLabel(r.e), kind: 'click' };
     return [rowsOf('events', [click])];
   }
-  const utm = utmOf(r.u);
   const pageview: PageviewRow = {
     ...common,
     visitor,

@@ -30,9 +30,26 @@ function param(u: URL, name: string): string | null {
   return v ? v.slice(0, MAX_UTM) : null;
 }
 
+const NO_UTM: Utm = Object.freeze({ source: null, medium: null, campaign: null });
+
+function utmOfUrl(u: URL | null): Utm {
+  // No query string, no parameters to read (and no URLSearchParams to build).
+  if (!u?.search) return NO_UTM;
+  return { source: param(u, 'utm_source'), medium: param(u, 'utm_medium'), campaign: param(u, 'utm_campaign') };
+}
+
 /** utm_source / utm_medium / utm_campaign of a page URL, each trimmed and at most 128 characters. */
 export function utmOf(url: string | null | undefined): Utm {
-  const u = parse(url);
-  if (!u) return { source: null, medium: null, campaign: null };
-  return { source: param(u, 'utm_source'), medium: param(u, 'utm_medium'), campaign: param(u, 'utm_campaign') };
+  return utmOfUrl(parse(url));
+}
+
+/** The path ('/' when the URL cannot be read) and the utm parameters of a page URL, from one parse. */
+export function pageOf(url: string): { path: string; utm: Utm } {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return { path: '/', utm: NO_UTM };
+  }
+  return { path: u.pathname || '/', utm: utmOfUrl(u.protocol === 'http:' || u.protocol === 'https:' ? u : null) };
 }
