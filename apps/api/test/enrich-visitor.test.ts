@@ -25,6 +25,15 @@ describe('dailySalt', () => {
     expect(c).not.toBe(a);
     expect(a).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
+  it('turns to the next day at midnight UTC exactly, not a millisecond earlier or later', async () => {
+    const hot = new MemoryStore(() => DAY1);
+    const midnight = Date.parse('2026-03-02T00:00:00.000Z');
+    const day1 = await dailySalt(hot, midnight - 1);
+    const day2 = await dailySalt(hot, midnight);
+    expect(day2).not.toBe(day1);
+    expect(await hot.get('salt:2026-03-02')).toBe(day2);
+    expect(await dailySalt(hot, new Date(midnight - 1))).toBe(day1);
+  });
   it('concurrent first calls agree on one salt', async () => {
     const hot = new MemoryStore();
     const salts = await Promise.all([dailySalt(hot, DAY1), dailySalt(hot, DAY1), dailySalt(hot, DAY1)]);
