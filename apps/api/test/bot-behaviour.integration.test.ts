@@ -4,7 +4,7 @@ import { failedChecks, noteFailedCheck } from '../src/services/bot/failed-checks
 import { visitorCodeOf } from '../src/services/bot/visitor-code.ts';
 import { BROWSER_UA, postReport } from './support/collect.ts';
 import { type GateSite, gateSite, postRecords } from './support/gate.ts';
-import { startTestServer, type TestServer } from './support/server.ts';
+import { hotKinds, startTestServer, type TestServer } from './support/server.ts';
 
 const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0';
 const GPTBOT = 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.1; +https://openai.com/gptbot)';
@@ -139,8 +139,27 @@ describe('behaviour memory', () => {
     expect(await signsOf(off, quiet)).toEqual([]);
     expect(await flaggedVisitors(t.deps.hot, s.siteId)).toEqual({});
   });
+});
 
-  it('fails open: a hot store that never answers holds no batch or report up, and every record is stored', async () => {
+/**
+ * Only a store over the network can stop answering (the in-process one answers at once, so its calls race
+ * no deadline: `hotAnswer`). So this runs on Redis, whose answers to the behaviour calls never come.
+ */
+describe.runIf(hotKinds().includes('redis'))('behaviour memory on a shared store', () => {
+  let t: TestServer;
+  let n = 0;
+  const nextIp = () => `198.51.101.${++n}`;
+  const pages = (count: number, ip: string) =>
+    Array.from({ length: count }, (_, i) => ({ path: `/page-${i}`, ip, ua: BROWSER_UA }));
+  const signsOf = async (s: GateSite, ip: string) =>
+    visitorSigns(t.deps, s.siteId, await visitorCodeOf(t.deps.hot, s.siteId, ip, BROWSER_UA), 1000);
+
+  beforeAll(async () => {
+    t = await startTestServer({ hot: 'redis', env: { TRUST_PROXY: 'true' } });
+  });
+  afterAll(() => t.close());
+
+  it('fails open: a Redis that never answers holds no batch or report up, and every record is stored', async () => {
     const s = await gateSite(t, 'bm-stuck.example');
     const hot = t.deps.hot;
     const original = { hupdate: hot.hupdate, hgetall: hot.hgetall };

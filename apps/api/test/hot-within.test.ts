@@ -2,7 +2,7 @@
 // it or when it fails, however many are pending at once; one shared timer checks the deadlines.
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { answerWithin } from '../src/hot/within.ts';
+import { answerWithin, hotAnswer } from '../src/hot/within.ts';
 
 const never = <T>() => new Promise<T>(() => {});
 const after = <T>(ms: number, v: T) => new Promise<T>((r) => setTimeout(() => r(v), ms));
@@ -53,5 +53,19 @@ describe('answerWithin', () => {
     });
     expect(run.stdout.trim()).toBe('started');
     expect(run.status).toBe(0);
+  });
+});
+
+describe('hotAnswer', () => {
+  it('gives the in-process store’s answer as it is, and its failure as the fallback', async () => {
+    const memory = { kind: 'memory' as const };
+    await expect(hotAnswer(memory, Promise.resolve(3), 10, 0)).resolves.toBe(3);
+    await expect(hotAnswer(memory, Promise.reject(new Error('x')), 10, 0)).resolves.toBe(0);
+  });
+
+  it('holds a network store to its deadline: the fallback when it never answers', async () => {
+    const started = Date.now();
+    await expect(hotAnswer({ kind: 'redis' }, never<number>(), 30, -1)).resolves.toBe(-1);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(25);
   });
 });

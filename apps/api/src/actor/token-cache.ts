@@ -6,7 +6,7 @@
 // with in-process hot state); if the hot store cannot answer, the database is asked as before.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { HotStore } from '../hot/store.ts';
-import { answerWithin } from '../hot/within.ts';
+import { hotAnswer } from '../hot/within.ts';
 
 const GENERATION_KEY = 'credentials:generation';
 const GENERATION_TTL_SECONDS = 30 * 86_400;
@@ -55,7 +55,7 @@ export async function bumpCredentialsGeneration(hot: HotStore): Promise<void> {
 }
 
 function readGeneration(hot: HotStore): Promise<string | null | undefined> {
-  return answerWithin<string | null | undefined>(hot.get(GENERATION_KEY), GENERATION_WAIT_MS, undefined);
+  return hotAnswer<string | null | undefined>(hot, hot.get(GENERATION_KEY), GENERATION_WAIT_MS, undefined);
 }
 
 export interface TokenCache {

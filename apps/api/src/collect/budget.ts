@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import type { HotStore } from '../hot/store.ts';
-import { answerWithin } from '../hot/within.ts';
+import { hotAnswer } from '../hot/within.ts';
 import type { Logger } from '../logger.ts';
 
 /**
@@ -30,12 +30,7 @@ const dropKey = (siteId: string, day: string, reason: DropReason) => `collect:dr
 
 export function collectBudgets(hot: HotStore, limits: CollectLimits, logger: Logger) {
   // A count that does not answer within 100 ms (or fails) lets the report through: it must not hold it up.
-  // The in-process store answers at once and cannot hang: no deadline to race (two fewer promises and
-  // waiters per report on the busiest route).
-  const over =
-    hot.kind === 'memory'
-      ? async (key: string, limit: number) => (await hot.incr(key, 60).catch(() => 0)) > limit
-      : async (key: string, limit: number) => (await answerWithin(hot.incr(key, 60), 100, 0)) > limit;
+  const over = async (key: string, limit: number) => (await hotAnswer(hot, hot.incr(key, 60), 100, 0)) > limit;
 
   function dropped(siteId: string, reason: DropReason) {
     hot.incr(dropKey(siteId, dayOf(new Date()), reason), DROP_DAYS * 86_400 + 86_400).catch((e) => {

@@ -1,6 +1,6 @@
 import { sha256 } from '../../security/tokens.ts';
 import type { HotStore } from '../../hot/store.ts';
-import { answerWithin } from '../../hot/within.ts';
+import { hotAnswer } from '../../hot/within.ts';
 
 /**
  * Requests one address may make per minute, counted before anything is checked (a signature, a
@@ -21,6 +21,6 @@ export const CHECK_BUDGETS = {
  * up: when the hot store is slow (100 ms) or down, the request goes through uncounted.
  */
 export async function overBudget(hot: HotStore, face: keyof typeof CHECK_BUDGETS, ip: string): Promise<boolean> {
-  const n = await answerWithin(hot.incr(`check-budget:${face}:${sha256(ip).slice(0, 22)}`, 60), 100, 0);
+  const n = await hotAnswer(hot, hot.incr(`check-budget:${face}:${sha256(ip).slice(0, 22)}`, 60), 100, 0);
   return n > CHECK_BUDGETS[face];
 }

@@ -1,7 +1,7 @@
 import { utcDay } from '../../collect/enrich/visitor.ts';
 import type { Deps } from '../../deps.ts';
 import type { HotStore } from '../../hot/store.ts';
-import { answerWithin } from '../../hot/within.ts';
+import { hotAnswer } from '../../hot/within.ts';
 import { failedChecks } from './failed-checks.ts';
 import { TLS_MISMATCH } from './tls.ts';
 
@@ -96,7 +96,7 @@ export function visitorSigns(deps: Pick<Deps, 'hot'>, siteId: string, code: stri
     siteRunsScript(deps.hot, siteId, now),
     failedChecks(deps, siteId, code),
   ]).then(([fields, runs, failed]) => signsOf(fields, runs, failed));
-  return answerWithin(read, budgetMs, []);
+  return hotAnswer(deps.hot, read, budgetMs, []);
 }
 
 // ---------- feeding ----------
@@ -153,7 +153,8 @@ export async function noteRequests(deps: Pick<Deps, 'hot' | 'logger'>, siteId: s
     const runsScript = await siteRunsScript(deps.hot, siteId, now);
     await Promise.all(seen.map((s) => noteVisitor(deps.hot, deps, siteId, s, runsScript, now)));
   })();
-  await answerWithin(
+  await hotAnswer(
+    deps.hot,
     work.catch((e) => deps.logger.debug(`behaviour memory not updated (${String(e)})`)),
     BEHAVIOUR.budgetMs,
     undefined,
@@ -166,7 +167,8 @@ export async function notePageScript(deps: Pick<Deps, 'hot' | 'logger'>, siteId:
     deps.hot.hupdate(memoryKey(siteId, code), { add: { script: 1 } }, BEHAVIOUR.memorySeconds),
     markScript(deps.hot, siteId, now),
   ]);
-  await answerWithin(
+  await hotAnswer(
+    deps.hot,
     work.catch((e) => deps.logger.debug(`behaviour memory not updated (${String(e)})`)),
     BEHAVIOUR.budgetMs,
     undefined,

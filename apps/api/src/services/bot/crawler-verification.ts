@@ -4,7 +4,7 @@ import type { BotInfo, Verification } from '@us/protection';
 import { type ParsedIp, parseIp } from '../../collect/enrich/ip.ts';
 import type { Deps } from '../../deps.ts';
 import { parseDnsServers } from '../hostnames/dns.ts';
-import { answerWithin } from '../../hot/within.ts';
+import { hotAnswer } from '../../hot/within.ts';
 
 /**
  * Forward-confirmed reverse DNS for crawlers whose operators publish the host names their crawlers'
@@ -119,7 +119,7 @@ export async function verifyCrawler(
   const key = cacheKey(ip, domains.join(','));
   const hit = local.get(key);
   if (hit && hit.until > Date.now()) return hit.verdict;
-  const shared = await answerWithin(deps.hot.get(key), 50, null);
+  const shared = await hotAnswer(deps.hot, deps.hot.get(key), 50, null);
   if (shared === 'verified' || shared === 'failed') {
     remember(key, shared, Date.now());
     return shared;
@@ -131,7 +131,7 @@ export async function verifyCrawler(
   running += 1;
   const check = (async (): Promise<Verification> => {
     try {
-      const count = await answerWithin(deps.hot.incr(`fcrdns-budget:${siteId}`, 60), 50, 0);
+      const count = await hotAnswer(deps.hot, deps.hot.incr(`fcrdns-budget:${siteId}`, 60), 50, 0);
       if (count > VERIFICATION.perSitePerMinute) return 'unknown';
       const verdict = await lookup(parseDnsServers(deps.env.DNS_SERVERS), ip, domains);
       if (verdict !== 'unknown') {

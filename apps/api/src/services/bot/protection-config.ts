@@ -3,7 +3,7 @@ import type { ProtectionConfig } from '@us/shared';
 import type { ProtectedSite } from '../../collect/site-cache.ts';
 import type { Deps } from '../../deps.ts';
 import { readSettings } from '../site-settings/settings-values.ts';
-import { answerWithin } from '../../hot/within.ts';
+import { hotAnswer } from '../../hot/within.ts';
 import { flaggedVisitors } from './behaviour.ts';
 import { dayKeyFor } from './visitor-code.ts';
 
@@ -32,7 +32,7 @@ export async function buildProtectionConfig(
   const { mode, bots, rules } = readSettings(p.site.settings).bot;
   const [{ day, dayKey }, flagged] = await Promise.all([
     dayKeyFor(deps.hot, p.site.id, now),
-    mode === 'off' ? {} : answerWithin(flaggedVisitors(deps.hot, p.site.id, now), 200, {}),
+    mode === 'off' ? {} : hotAnswer(deps.hot, flaggedVisitors(deps.hot, p.site.id, now), 200, {}),
   ]);
   const config: ProtectionConfig = {
     site: p.site.id,
