@@ -129,7 +129,7 @@ const ESCAPE_ALL = /["\\]/g;
  * commas, braces, spaces and the word NULL stay text. Built here rather than by pg's generic array
  * encoding, which cost ~4 KB of intermediate strings and ~4 µs per row on the collect path.
  */
-export function arrayLiteral(values: readonly unknown[]): string {
+function arrayLiteral(values: readonly unknown[]): string {
   let out = '{';
   for (let i = 0; i < values.length; i++) {
     const v = values[i];
