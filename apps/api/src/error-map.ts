@@ -58,7 +58,7 @@ const internal = (cause: unknown) => new AppError(500, 'Something went wrong on 
 const isRedisDown = (e: unknown) =>
   e instanceof Error &&
   (e.name === 'MaxRetriesPerRequestError' ||
-    /^(Connection is closed|Stream isn't writeable|Reached the max retries)/.test(e.message));
+    /^(Connection is closed|Stream isn't writeable|Reached the max retries|Command timed out)/.test(e.message));
 
 type Rule = [matches: (err: unknown) => boolean, answer: (err: unknown) => AppError];
 

@@ -70,7 +70,15 @@ export class RedisStore implements HotStore {
 
   /** `prefix` leads every key (`us:`); another prefix keeps several stores apart in one Redis (tests). */
   constructor(url: string, prefix = 'us:') {
-    this.redis = new Redis(url, { keyPrefix: prefix, maxRetriesPerRequest: 2, lazyConnect: false, protocol: 2 });
+    // commandTimeout: a Redis that stops answering with its connection open sends no error of its own;
+    // past it a command fails as if Redis were gone (routes that need it answer 503, budgets fail open).
+    this.redis = new Redis(url, {
+      keyPrefix: prefix,
+      maxRetriesPerRequest: 2,
+      lazyConnect: false,
+      protocol: 2,
+      commandTimeout: 1000,
+    });
     // Errors surface on the commands that fail; this stops unhandled 'error' events from crashing.
     this.redis.on('error', () => {});
   }

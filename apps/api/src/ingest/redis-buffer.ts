@@ -61,6 +61,9 @@ function revive(json: string): { row: unknown } | null {
   }
 }
 
+/** How long a command waits for Redis's answer before it fails (and a push goes to the fallback). */
+const COMMAND_TIMEOUT_MS = 500;
+
 /**
  * Redis buffer: a list per table (`us:ingest:<table>`, LPUSH) and a processing list
  * (`us:ingest:<table>:processing`) holding the batches a flusher has taken and not yet committed,
@@ -84,7 +87,15 @@ export class RedisIngestBuffer implements IngestBuffer {
     private readonly maxRows = DEFAULT_MAX_BUFFER_ROWS,
     private readonly onFallback: (err: unknown) => void = () => {},
   ) {
-    this.redis = new Redis(url, { keyPrefix: 'us:', maxRetriesPerRequest: 1, enableOfflineQueue: false, protocol: 2 });
+    this.redis = new Redis(url, {
+      keyPrefix: 'us:',
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: false,
+      protocol: 2,
+      // A Redis that stops answering with its connection open (paused, partitioned) sends no error of its
+      // own: a command gets one after this long (see `enqueue`).
+      commandTimeout: COMMAND_TIMEOUT_MS,
+    });
     this.redis.on('error', () => {});
     this.local = new MemoryIngestBuffer(maxRows);
     this.ready = new Promise<void>((resolve) =>
@@ -117,6 +128,9 @@ export class RedisIngestBuffer implements IngestBuffer {
       if (this.redis.status !== 'ready' && !this.everReady) await this.connected(1000);
       pushed = Number(await this.redis.eval(ENQUEUE, 1, this.keys(table)[0], this.maxRows, ...values));
     } catch (err) {
+      // A hung connection is dropped (and made again): until Redis answers its ready check, every push
+      // fails at once and goes to the fallback, instead of each report waiting out the timeout.
+      if (err instanceof Error && err.message === 'Command timed out') this.redis.disconnect(true);
       this.onFallback(err);
       await this.local.enqueue(table, identified);
       return;

@@ -99,6 +99,10 @@ export interface OwnRedis {
   url: string;
   /** Sends a signal and waits for the process to be gone. */
   kill(signal?: NodeJS.Signals): Promise<void>;
+  /** Stops the process without ending it (SIGSTOP): its connections stay open and nothing is answered. */
+  pause(): void;
+  /** Lets a paused process go on (SIGCONT). */
+  resume(): void;
   /** Starts it again on the same port and folder (its append-only file brings the data back). */
   start(): Promise<void>;
   /** Stops it and removes its folder. */
@@ -143,6 +147,8 @@ export async function startOwnRedis(): Promise<OwnRedis> {
   return {
     url,
     kill,
+    pause: () => proc?.kill('SIGSTOP'),
+    resume: () => proc?.kill('SIGCONT'),
     start: launch,
     async remove() {
       await kill('SIGTERM');
