@@ -10,11 +10,13 @@ import { createUser, startTestServer, type TestServer } from './support/server.t
  * buffer is killed (SIGKILL) while page reports stream in, then started again on its append-only file.
  * Reports keep being answered 202 (the buffer falls back to the process), a route that needs the hot
  * store answers 503 with Retry-After (never 500), and every acknowledged report is stored exactly once.
+ * The same holds when it stops answering with its connections open (SIGSTOP: a paused process, a network
+ * partition without resets), where no error ever comes back on its own.
  */
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const NO_BUDGETS = { COLLECT_REPORTS_PER_ADDRESS_PER_MINUTE: '10000000', COLLECT_REPORTS_PER_SITE_PER_MINUTE: '10000000' };
 
-describe('fault: Redis is killed during ingest', () => {
+describe('fault: Redis is killed, or hangs, during ingest', () => {
   let redis: OwnRedis;
   let t: TestServer;
   let site: CollectSite;
@@ -32,6 +34,7 @@ describe('fault: Redis is killed during ingest', () => {
     site = await collectSite(t, 'fault-redis.example');
   });
   afterAll(async () => {
+    redis?.resume();
     await t?.close();
     await redis?.remove();
   });
@@ -98,5 +101,43 @@ describe('fault: Redis is killed during ingest', () => {
     expect((await storedCounts(t.deps.orm, site.siteId)).get(row.pageviewId)).toBe(1);
     await ingest.stop();
     await buffer.close();
+  });
+
+  it('answers reports 202 and sign-in 503 while Redis hangs, and stores every acknowledged report once', async () => {
+    // A site of its own: the first test's reports are stored under the other one.
+    const hangSite = await collectSite(t, 'fault-redis-hang.example');
+    const { email, password } = await createUser(t.deps);
+    await t.request.post('/v1/auth/login').send({ email, password }).expect(200);
+
+    const stream = streamReports({ baseUrl: () => t.url, site: hangSite, loops: 4 });
+    await sleep(1500);
+    redis.pause();
+    const paused = Date.now();
+    // A route that needs the hot store (sign-in counts attempts there first) says so instead of waiting.
+    const loginStarted = Date.now();
+    const login = await t.request.post('/v1/auth/login').send({ email, password });
+    expect(login.status).toBe(503);
+    expect(Number(login.headers['retry-after'])).toBeGreaterThan(0);
+    expect(Date.now() - loginStarted).toBeLessThan(5000);
+    await sleep(Math.max(0, 4000 - (Date.now() - paused)));
+    const resumed = Date.now();
+    redis.resume();
+    await sleep(1500);
+    const log = await stream.stop();
+
+    expect(log.violations).toEqual([]);
+    // The second half of the pause: past any first timeout, reports flow at their usual pace.
+    const hanging = tally(log, paused + 2000, resumed);
+    expect(Object.keys(hanging)).toEqual(['202']);
+    expect(hanging['202']).toBeGreaterThan(50);
+    expect(Object.keys(tally(log))).toEqual(['202']);
+
+    const missing = await waitUntilStored(t.deps.orm, hangSite.siteId, log.acked, 30_000);
+    expect(missing).toEqual([]);
+    const counts = await storedCounts(t.deps.orm, hangSite.siteId);
+    expect([...counts].filter(([, n]) => n !== 1)).toEqual([]);
+    expect(counts.size).toBe(log.acked.length);
+
+    await t.request.post('/v1/auth/login').send({ email, password }).expect(200);
   });
 });
