@@ -71,4 +71,23 @@ describe('collector site cache', () => {
     await settle();
     await report(rotated.body.key.value, 'd.cache.example').expect(404);
   });
+
+  it('keeps taking reports for cached sites while the change counter cannot be read, and sees changes once it can', async () => {
+    const site = await newSite(['d.cache.example', 'e.cache.example']);
+    await report(site.pk, 'e.cache.example').expect(202);
+    const hot = t.deps.hot;
+    const get = hot.get.bind(hot);
+    hot.get = (key: string) => (key === 'sites:generation' ? Promise.reject(new Error('store gone')) : get(key));
+    try {
+      await t.request.delete(`/v1/sites/${site.id}/hostnames/e.cache.example`).set('Authorization', auth).expect(204);
+      await settle();
+      // The change cannot be seen yet: the cached site answers as it was, and nothing fails.
+      await report(site.pk, 'e.cache.example').expect(202);
+      await report(site.pk, 'd.cache.example').expect(202);
+    } finally {
+      hot.get = get;
+    }
+    await settle();
+    await report(site.pk, 'e.cache.example').expect(403);
+  });
 });

@@ -123,10 +123,15 @@ export function collectHandler(deps: Deps) {
       if (ctx.path === '/collect/requests') await requests(ctx);
       else await page(ctx);
     } catch (err) {
-      const app = toAppError(err);
-      logFailure(deps.logger, `${ctx.method} ${ctx.path}`, app);
-      sendProblem(ctx, app);
+      answerFailure(ctx, err);
     }
+  }
+
+  /** A failure as its problem answer, logged (with the path only: no body or credential). */
+  function answerFailure(ctx: CollectExchange, err: unknown) {
+    const app = toAppError(err);
+    logFailure(deps.logger, `${ctx.method} ${ctx.path}`, app);
+    sendProblem(ctx, app);
   }
 
   return {
@@ -136,9 +141,7 @@ export function collectHandler(deps: Deps) {
       try {
         if (await protection.handle(ctx)) return;
       } catch (err) {
-        const app = toAppError(err);
-        logFailure(deps.logger, `${ctx.method} ${ctx.path}`, app);
-        sendProblem(ctx, app);
+        answerFailure(ctx, err);
         return;
       }
       await answer(ctx);

@@ -1,6 +1,7 @@
 import { Site, SiteHostname } from '@us/db';
 import type { Deps } from '../deps.ts';
 import type { HotStore } from '../hot/store.ts';
+import { hotAnswer } from '../hot/within.ts';
 import { sha256 } from '../security/tokens.ts';
 import { passKeyOf } from '../services/bot/pass-key.ts';
 import { findSiteByPublicKey, findSiteBySecret } from '../services/site-keys/key-lookup.ts';
@@ -16,6 +17,8 @@ const GENERATION_TTL_SECONDS = 30 * 86_400;
 const GENERATION_CHECK_MS = 1_000;
 /** Upper bound on staleness even if the hot store cannot be read. */
 const CACHE_MS = 60_000;
+/** What a generation read that failed or came too late answers (null is an answer: no site changed yet). */
+const NO_ANSWER = Symbol('no answer');
 const MAX_ENTRIES = 10_000;
 
 export async function bumpSitesGeneration(hot: HotStore): Promise<void> {
@@ -59,21 +62,18 @@ export function siteCache(deps: Pick<Deps, 'orm' | 'hot' | 'logger' | 'ciphers'>
   async function checkGeneration(now: number) {
     if (now - checkedAt < GENERATION_CHECK_MS) return;
     checkedAt = now;
-    try {
-      // Never hold a report up for long when the hot store is slow or gone: cached sites expire anyway.
-      const current = await Promise.race([
-        deps.hot.get(GENERATION_KEY),
-        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no answer within 200 ms')), 200).unref()),
-      ]);
-      if (current !== generation) {
-        byKey.clear();
-        bySecret.clear();
-        byId.clear();
-        drops += 1;
-        generation = current;
-      }
-    } catch (err) {
-      deps.logger.warn(`collect: could not read the site generation (${String(err)}); cached sites expire on their own`);
+    // Never hold a report up for long when the hot store is slow or gone: cached sites expire anyway.
+    const current = await hotAnswer<string | null | typeof NO_ANSWER>(deps.hot, deps.hot.get(GENERATION_KEY), 200, NO_ANSWER);
+    if (current === NO_ANSWER) {
+      deps.logger.warn('collect: could not read the site generation within 200 ms; cached sites expire on their own');
+      return;
+    }
+    if (current !== generation) {
+      byKey.clear();
+      bySecret.clear();
+      byId.clear();
+      drops += 1;
+      generation = current;
     }
   }
 
