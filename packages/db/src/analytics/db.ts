@@ -13,9 +13,17 @@ export function connectionOf(db: AnalyticsDb): SqlConnection {
 export const ANALYTICS_TABLES = ['pageviews', 'events', 'requests', 'page_leaves'] as const;
 export type AnalyticsTable = (typeof ANALYTICS_TABLES)[number];
 
-/** The UTC day of an instant, `YYYY-MM-DD`. */
-export function utcDay(at: Date): string {
-  return at.toISOString().slice(0, 10);
+const DAY_MS = 86_400_000;
+/** The last UTC day asked for and its bounds: a flush asks once per row, a page report once or twice. */
+let lastDay = { from: 0, until: 0, day: '' };
+
+/** The UTC day of an instant, `YYYY-MM-DD` (a `RangeError` for an invalid one, as `toISOString` gives). */
+export function utcDay(at: Date | number): string {
+  const ms = typeof at === 'number' ? at : at.getTime();
+  if (ms >= lastDay.from && ms < lastDay.until) return lastDay.day;
+  const from = Math.floor(ms / DAY_MS) * DAY_MS;
+  lastDay = { from, until: from + DAY_MS, day: new Date(ms).toISOString().slice(0, 10) };
+  return lastDay.day;
 }
 
 /** Days whose partitions this process has already ensured; cleared when partitions are dropped. */

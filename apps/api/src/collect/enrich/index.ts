@@ -52,4 +52,4 @@ export { type DeviceClass, deviceClassOf } from './device.ts';
 export { countryOf } from './geo.ts';
 export { loadNetworks, type Network, networkOf } from './network.ts';
 export { pageOf, referrerHost, type Utm, utmOf } from './url.ts';
-export { dailySalt, SALT_TTL_SECONDS, utcDay, visitorCode } from './visitor.ts';
+export { dailySalt, SALT_TTL_SECONDS, visitorCode } from './visitor.ts';

@@ -1,4 +1,5 @@
 import { hash, randomBytes } from 'node:crypto';
+import { utcDay } from '@us/db';
 import type { HotStore } from '../../hot/store.ts';
 
 /**
@@ -14,28 +15,11 @@ import type { HotStore } from '../../hot/store.ts';
  */
 export const SALT_TTL_SECONDS = 48 * 3600;
 
-export function utcDay(now: Date | number): string {
-  return new Date(now).toISOString().slice(0, 10);
-}
-
-const DAY_MS = 86_400_000;
-/** The last UTC day asked for and its bounds: every report asks, and a Date and a string each time add up. */
-let lastDay = { from: 0, until: 0, day: '' };
-
-function utcDayCached(now: Date | number): string {
-  const ms = typeof now === 'number' ? now : now.getTime();
-  if (ms < lastDay.from || ms >= lastDay.until) {
-    const from = Math.floor(ms / DAY_MS) * DAY_MS;
-    lastDay = { from, until: from + DAY_MS, day: utcDay(from) };
-  }
-  return lastDay.day;
-}
-
 /** Per-store cache of the current day's salt, so a request normally costs no HotStore round-trip. */
 const cache = new WeakMap<HotStore, { day: string; salt: string }>();
 
 export async function dailySalt(hot: HotStore, now: Date | number = Date.now()): Promise<string> {
-  const day = utcDayCached(now);
+  const day = utcDay(now);
   const hit = cache.get(hot);
   if (hit && hit.day === day) return hit.salt;
   const key = `salt:${day}`;

@@ -1,4 +1,4 @@
-import { utcDay } from '../../collect/enrich/visitor.ts';
+import { utcDay } from '@us/db';
 import type { Deps } from '../../deps.ts';
 import type { HotStore } from '../../hot/store.ts';
 import { hotAnswer } from '../../hot/within.ts';

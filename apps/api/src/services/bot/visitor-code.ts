@@ -1,5 +1,6 @@
+import { utcDay } from '@us/db';
 import { behaviourCode, dayKeyOf } from '@us/protection';
-import { dailySalt, utcDay } from '../../collect/enrich/visitor.ts';
+import { dailySalt } from '../../collect/enrich/visitor.ts';
 import type { HotStore } from '../../hot/store.ts';
 
 /**
