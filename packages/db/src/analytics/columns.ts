@@ -1,6 +1,5 @@
 import { cleanText, EVENT_VALUE_MAX, LANES } from '@us/shared';
 import type { AnalyticsTable } from './db.ts';
-import { timeOrderedUuid } from './ids.ts';
 import type { AnalyticsRows } from './rows.ts';
 
 /**
@@ -169,26 +168,15 @@ export function cleanValue(column: string, kind: ColumnKind, value: unknown): un
   }
 }
 
-/** The rows `cleanRow` made in this process: frozen, so they are still exactly as it left them. */
-const cleanedHere = new WeakSet<object>();
-
 /**
- * A row with every value made storable, and its id (a new time-ordered one when it has none). Rows are
- * cleaned at the intake; the insert cleans every row again except those this function made here (a row
- * read back from Redis, buffered by an older version, or built by a caller that skipped the intake is
- * cleaned there). The row is frozen. Throws `RowRefused` for a row that cannot be made storable.
+ * A row with every value made storable (the intake's cleaning, and again right before the insert, so
+ * rows buffered by an older version are safe too). Throws `RowRefused` for a row that cannot be.
  */
 export function cleanRow<T extends AnalyticsTable>(table: T, row: AnalyticsRows[T]): AnalyticsRows[T] {
   const out: Record<string, unknown> = { ...row, siteId: uuidValue('site_id', row.siteId) };
-  out.id = row.id === undefined ? timeOrderedUuid() : uuidValue('id', row.id);
+  if (row.id !== undefined) out.id = uuidValue('id', row.id);
   for (const [column, prop, kind] of COLUMNS[table] as readonly Column<Record<string, unknown>>[]) {
     out[prop] = cleanValue(column, kind, (row as unknown as Record<string, unknown>)[prop]);
   }
-  cleanedHere.add(Object.freeze(out));
   return out as unknown as AnalyticsRows[T];
-}
-
-/** True for a row `cleanRow` made in this process: every value is storable as it stands. */
-export function cleanedInProcess(row: object): boolean {
-  return cleanedHere.has(row);
 }

@@ -1,5 +1,5 @@
 import { CompiledQuery } from 'kysely';
-import { type Column, type ColumnKind, COLUMNS, cleanedInProcess, cleanValue, timeValue, uuidValue } from './columns.ts';
+import { type Column, type ColumnKind, COLUMNS, cleanValue, timeValue, uuidValue } from './columns.ts';
 import { timeOrderedUuid } from './ids.ts';
 import { type AnalyticsDb, type AnalyticsTable, connectionOf, ensuredDays, type SqlConnection, utcDay } from './db.ts';
 import { ensurePartitionsForDays } from './partitions.ts';
@@ -175,20 +175,12 @@ async function insertChunks<T extends AnalyticsTable>(
       const chunk = rows.slice(i, i + ROWS_PER_STATEMENT);
       const arrays: unknown[][] = types.map(() => new Array(chunk.length));
       chunk.forEach((r, n) => {
-        const values = r as unknown as Record<string, unknown>;
-        if (cleanedInProcess(r)) {
-          (arrays[0] as unknown[])[n] = r.siteId;
-          (arrays[1] as unknown[])[n] = utcDay(r.at as Date);
-          (arrays[2] as unknown[])[n] = r.id;
-          for (let c = 0; c < cols.length; c++)
-            (arrays[c + 3] as unknown[])[n] = values[(cols[c] as Column<Record<string, unknown>>)[1]];
-          return;
-        }
         // Cleaned again here: a row buffered by an older version, or built by a caller that skipped the
         // intake, must never make PostgreSQL refuse the batch.
         (arrays[0] as unknown[])[n] = uuidValue('site_id', r.siteId);
         (arrays[1] as unknown[])[n] = utcDay(timeValue('at', r.at));
         (arrays[2] as unknown[])[n] = r.id == null ? timeOrderedUuid() : uuidValue('id', r.id);
+        const values = r as unknown as Record<string, unknown>;
         cols.forEach(([column, prop, kind], c) => {
           (arrays[c + 3] as unknown[])[n] = cleanValue(column, kind, values[prop]);
         });
