@@ -12,9 +12,11 @@ import { pv } from './support/stats-fixture.ts';
 describe('raw-table insert', () => {
   let t: TestServer;
   let siteId: string;
+  let workspaceId: string;
   beforeAll(async () => {
     t = await startTestServer();
     const { workspace } = await createUser(t.deps);
+    workspaceId = workspace.id;
     siteId = (await createSite(t.deps.orm.em.fork(), { workspace: workspace.id, name: 'Insert' })).siteId;
   });
   afterAll(() => t?.close());
@@ -108,6 +110,50 @@ describe('raw-table insert', () => {
       .getConnection()
       .execute<{ n: string }[]>("select count(*)::text as n from pageviews where site_id = ? and path like '/bulk/%'", [siteId]);
     expect(row?.n).toBe('12345');
+  });
+
+  it('counts what it stored per site, month and day: new rows, and a batch partly stored before', async () => {
+    const other = (await createSite(t.deps.orm.em.fork(), { workspace: workspaceId, name: 'Insert 2' })).siteId;
+    // The last millisecond of a month and the first of the next: two days, two months.
+    const late = new Date(Date.UTC(2026, 9, 31, 23, 59, 59, 999));
+    const early = new Date(late.getTime() + 1);
+    const rows = [
+      pv(siteId, late, { id: randomUUID() }),
+      pv(siteId, late, { id: randomUUID(), lane: 'bot' }),
+      pv(siteId, early, { id: randomUUID() }),
+      pv(other, early, { id: randomUUID(), lane: 'internal' }),
+      pv(other, early, { id: randomUUID() }),
+      pv(siteId, late, { id: randomUUID() }),
+    ];
+    const arrivals = async () =>
+      Object.fromEntries(
+        (
+          await t.deps.orm.em
+            .getConnection()
+            .execute<{ site_id: string; day: string; rows: string }[]>(
+              "select site_id, to_char(day, 'YYYY-MM-DD') as day, rows::text from day_arrivals where site_id in (?, ?) and day between '2026-10-31' and '2026-11-01'",
+              [siteId, other],
+            )
+        ).map((r) => [`${r.site_id === siteId ? 'a' : 'b'} ${r.day}`, Number(r.rows)]),
+      );
+    const byKey = (tally: { siteId: string; month: string; human: number; total: number }[]) =>
+      Object.fromEntries(tally.map((x) => [`${x.siteId === siteId ? 'a' : 'b'} ${x.month}`, [x.human, x.total]]));
+
+    const first = await insertRowsTallied(t.deps.orm, 'pageviews', rows.slice(0, 4));
+    expect(first.inserted).toBe(4);
+    expect(byKey(first.tally)).toEqual({ 'a 2026-10-01': [1, 2], 'a 2026-11-01': [1, 1], 'b 2026-11-01': [0, 1] });
+    expect(await arrivals()).toEqual({ 'a 2026-10-31': 2, 'a 2026-11-01': 1, 'b 2026-11-01': 1 });
+
+    // A flush retried after a lost acknowledgement, with two rows that were never stored: only those count.
+    const second = await insertRowsTallied(t.deps.orm, 'pageviews', rows);
+    expect(second.inserted).toBe(2);
+    expect(byKey(second.tally)).toEqual({ 'a 2026-10-01': [1, 1], 'b 2026-11-01': [1, 1] });
+    expect(await arrivals()).toEqual({ 'a 2026-10-31': 3, 'a 2026-11-01': 1, 'b 2026-11-01': 2 });
+    const [stored] = await t.deps.orm.em.getConnection().execute<{ n: string }[]>(
+      'select count(*)::text as n from pageviews where id in (?, ?, ?, ?, ?, ?)',
+      rows.map((r) => r.id),
+    );
+    expect(stored?.n).toBe('6');
   });
 
   it('gives rows without one a time-ordered id (UUID version 7), growing with time and never repeating', () => {

@@ -51,6 +51,12 @@ function codeOf(e: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
+/** True when PostgreSQL refused a row because its key is already stored (unique_violation). */
+export function isUniqueViolation(err: unknown): boolean {
+  for (const e of causeChain(err)) if (codeOf(e) === '23505') return true;
+  return false;
+}
+
 export function dbFault(err: unknown): DbFault {
   for (const e of causeChain(err)) {
     const code = codeOf(e);

@@ -2,6 +2,7 @@ import { CompiledQuery } from 'kysely';
 import { type Column, type ColumnKind, COLUMNS, cleanValue, timeValue, uuidValue } from './columns.ts';
 import { timeOrderedUuid } from './ids.ts';
 import { type AnalyticsDb, type AnalyticsTable, connectionOf, ensuredDays, type SqlConnection, utcDay } from './db.ts';
+import { isUniqueViolation } from '../faults.ts';
 import { ensurePartitionsForDays } from './partitions.ts';
 import type { AnalyticsRows } from './rows.ts';
 
@@ -67,13 +68,33 @@ export async function insertRowsTallied<T extends AnalyticsTable>(
   };
   await ensure(false);
   try {
-    return await insertChunks(conn, table, rows, opts);
+    return await insertNewOrSkip(conn, table, rows, opts);
   } catch (err) {
     // Another node dropped a partition this process believed in: make it again, once, rather than
     // taking a missing partition for bad rows.
     if (!/no partition of relation/.test(String((err as Error)?.message))) throw err;
     await ensure(true);
-    return insertChunks(conn, table, rows, opts);
+    return insertNewOrSkip(conn, table, rows, opts);
+  }
+}
+
+/**
+ * A plain insert first: almost every batch is rows never stored, and PostgreSQL stores them with less
+ * work than with `on conflict` (no speculative insertion, no returned rows to count). A batch holding a
+ * row that is already stored (a retried flush, a batch put back after its commit) is refused whole and
+ * goes again with `on conflict do nothing`, which counts only the rows it really inserts.
+ */
+async function insertNewOrSkip<T extends AnalyticsTable>(
+  conn: SqlConnection,
+  table: T,
+  rows: readonly AnalyticsRows[T][],
+  opts: InsertOptions,
+): Promise<{ inserted: number; tally: InsertTally[] }> {
+  try {
+    return await insertChunks(conn, table, rows, opts, 'new');
+  } catch (err) {
+    if (!isUniqueViolation(err)) throw err;
+    return insertChunks(conn, table, rows, opts, 'skip-stored');
   }
 }
 
@@ -146,11 +167,57 @@ function arrayLiteral(values: readonly unknown[]): string {
 /** Rows per statement: one array per column whatever the count, so only the statement's size bounds it. */
 const ROWS_PER_STATEMENT = 10_000;
 
+/** Counts inserted rows per site and month (`tally`) and per site and day (`perDay`). */
+function countInserted(
+  tally: Map<string, InsertTally>,
+  perDay: Map<string, number>,
+  row: { siteId: string; day: string; month: string; human: number; total: number },
+) {
+  const key = `${row.siteId}|${row.month}`;
+  const t = tally.get(key) ?? { siteId: row.siteId, month: row.month, human: 0, total: 0 };
+  t.human += row.human;
+  t.total += row.total;
+  tally.set(key, t);
+  const dayKey = `${row.siteId}|${row.day}`;
+  perDay.set(dayKey, (perDay.get(dayKey) ?? 0) + row.total);
+}
+
+/** Counts rows sent and stored whole, by runs of the same site and day (a batch is mostly one or two). */
+function countSent(
+  tally: Map<string, InsertTally>,
+  perDay: Map<string, number>,
+  siteIds: readonly string[],
+  days: readonly string[],
+  lanes: readonly string[],
+) {
+  let from = 0;
+  for (let n = 1; n <= siteIds.length; n++) {
+    if (n < siteIds.length && siteIds[n] === siteIds[from] && days[n] === days[from]) continue;
+    const day = days[from] as string;
+    let human = 0;
+    for (let i = from; i < n; i++) if (lanes[i] === 'human') human++;
+    countInserted(tally, perDay, {
+      siteId: siteIds[from] as string,
+      day,
+      month: `${day.slice(0, 7)}-01`,
+      human,
+      total: n - from,
+    });
+    from = n;
+  }
+}
+
+/**
+ * Inserts the rows in statements of up to `ROWS_PER_STATEMENT`, in one transaction. `new`: a plain insert
+ * (a row already stored refuses the batch: unique violation), every row counted. `skip-stored`:
+ * `on conflict do nothing`, counting the rows PostgreSQL says it inserted.
+ */
 async function insertChunks<T extends AnalyticsTable>(
   conn: SqlConnection,
   table: T,
   rows: readonly AnalyticsRows[T][],
   opts: InsertOptions,
+  mode: 'new' | 'skip-stored',
 ): Promise<{ inserted: number; tally: InsertTally[] }> {
   const cols = COLUMNS[table] as readonly Column<Record<string, unknown>>[];
   // `insert … select from unnest($1::uuid[], $2::date[], …)`: each column's values go as one bound array
@@ -158,14 +225,17 @@ async function insertChunks<T extends AnalyticsTable>(
   // 60,000 escaped literals per statement for PostgreSQL to parse again; this is several times faster.)
   const types = ['uuid[]', 'date[]', 'uuid[]', ...cols.map(([, , kind]) => arrayType(kind))];
   const names = ['"site_id"', '"day"', '"id"', ...cols.map(([c]) => `"${c}"`)];
-  const sql = `with ins as (
-      insert into "${table}" (${names.join(', ')})
-      select * from unnest(${types.map((t, i) => `$${i + 1}::${t}`).join(', ')})
-      on conflict ("site_id", "day", "id") do nothing returning "site_id", "day", "lane", "at")
+  const insert = `insert into "${table}" (${names.join(', ')})
+      select * from unnest(${types.map((t, i) => `$${i + 1}::${t}`).join(', ')})`;
+  const sql =
+    mode === 'new'
+      ? insert
+      : `with ins as (${insert} on conflict ("site_id", "day", "id") do nothing returning "site_id", "day", "lane", "at")
     select site_id::text as site_id, to_char(day, 'YYYY-MM-DD') as day,
            to_char(date_trunc('month', at at time zone 'UTC'), 'YYYY-MM-DD') as month,
            count(*) filter (where lane = 'human')::int as human, count(*)::int as total
       from ins group by 1, 2, 3`;
+  const laneColumn = 3 + cols.findIndex(([c]) => c === 'lane');
   let inserted = 0;
   const tally = new Map<string, InsertTally>();
   /** Rows inserted per `siteId|day`. */
@@ -188,15 +258,16 @@ async function insertChunks<T extends AnalyticsTable>(
       const res = await trx.executeQuery<{ site_id: string; day: string; month: string; human: number; total: number }>(
         CompiledQuery.raw(sql, arrays.map(arrayLiteral)),
       );
+      if (mode === 'new') {
+        // Every row went in (the statement returns nothing): counted from the values sent.
+        countSent(tally, perDay, arrays[0] as string[], arrays[1] as string[], arrays[laneColumn] as string[]);
+        inserted += chunk.length;
+        continue;
+      }
       for (const row of res.rows) {
-        const key = `${row.site_id}|${row.month}`;
-        const t = tally.get(key) ?? { siteId: row.site_id, month: row.month, human: 0, total: 0 };
-        t.human += Number(row.human);
-        t.total += Number(row.total);
-        tally.set(key, t);
-        inserted += Number(row.total);
-        const dayKey = `${row.site_id}|${row.day}`;
-        perDay.set(dayKey, (perDay.get(dayKey) ?? 0) + Number(row.total));
+        const total = Number(row.total);
+        countInserted(tally, perDay, { siteId: row.site_id, day: row.day, month: row.month, human: Number(row.human), total });
+        inserted += total;
       }
     }
     if (ARRIVAL_TABLES.has(table)) await countArrivals(conn, trx, perDay);
