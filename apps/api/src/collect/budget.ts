@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { utcDay } from '@us/db';
 import type { HotStore } from '../hot/store.ts';
 import { hotAnswer } from '../hot/within.ts';
 import type { Logger } from '../logger.ts';
@@ -25,7 +26,6 @@ const DROP_REASONS: DropReason[] = ['address', 'site'];
 const DROP_DAYS = 7;
 
 const addressKey = (ip: string) => hash('sha256', ip, 'base64url').slice(0, 16);
-const dayOf = (at: Date) => at.toISOString().slice(0, 10);
 const dropKey = (siteId: string, day: string, reason: DropReason) => `collect:dropped:${siteId}:${day}:${reason}`;
 
 export function collectBudgets(hot: HotStore, limits: CollectLimits, logger: Logger) {
@@ -33,7 +33,7 @@ export function collectBudgets(hot: HotStore, limits: CollectLimits, logger: Log
   const over = async (key: string, limit: number) => (await hotAnswer(hot, hot.incr(key, 60), 100, 0)) > limit;
 
   function dropped(siteId: string, reason: DropReason) {
-    hot.incr(dropKey(siteId, dayOf(new Date()), reason), DROP_DAYS * 86_400 + 86_400).catch((e) => {
+    hot.incr(dropKey(siteId, utcDay(Date.now()), reason), DROP_DAYS * 86_400 + 86_400).catch((e) => {
       logger.debug(`collect: drop not counted (${String(e)})`);
     });
   }
@@ -67,7 +67,7 @@ export type CollectBudgets = ReturnType<typeof collectBudgets>;
 
 /** Reports dropped by the budgets for a site: today and over the last seven days (UTC), by reason. */
 export async function droppedReports(hot: HotStore, siteId: string, now = new Date()) {
-  const days = Array.from({ length: DROP_DAYS }, (_, i) => dayOf(new Date(now.getTime() - i * 86_400_000)));
+  const days = Array.from({ length: DROP_DAYS }, (_, i) => utcDay(now.getTime() - i * 86_400_000));
   const byReason = { address: 0, site: 0 } as Record<DropReason, number>;
   let today = 0;
   await Promise.all(

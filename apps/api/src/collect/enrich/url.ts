@@ -2,11 +2,13 @@
 
 const MAX_UTM = 128;
 
+const isWeb = (u: URL) => u.protocol === 'http:' || u.protocol === 'https:';
+
 function parse(url: string | null | undefined): URL | null {
   if (!url) return null;
   try {
     const u = new URL(url);
-    return u.protocol === 'http:' || u.protocol === 'https:' ? u : null;
+    return isWeb(u) ? u : null;
   } catch {
     return null;
   }
@@ -51,5 +53,5 @@ export function pageOf(url: string): { path: string; utm: Utm } {
   } catch {
     return { path: '/', utm: NO_UTM };
   }
-  return { path: u.pathname || '/', utm: utmOfUrl(u.protocol === 'http:' || u.protocol === 'https:' ? u : null) };
+  return { path: u.pathname || '/', utm: utmOfUrl(isWeb(u) ? u : null) };
 }
