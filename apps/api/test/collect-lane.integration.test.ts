@@ -41,6 +41,41 @@ function exchange(port: number, method: string, target: string, headers: Record<
   });
 }
 
+/** Requests written back to back on one keep-alive connection (HTTP/1.1 pipelining); the answers in order. */
+function pipelined(port: number, requests: [string, string, Record<string, string>, string][]): Promise<Answer[]> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    const wire = requests.map(([method, target, headers, body], i) => {
+      const last = i === requests.length - 1;
+      const head = [`${method} ${target} HTTP/1.1`, `Host: 127.0.0.1:${port}`, `Connection: ${last ? 'close' : 'keep-alive'}`];
+      for (const [k, v] of Object.entries(headers)) head.push(`${k}: ${v}`);
+      head.push(`Content-Length: ${Buffer.byteLength(body)}`);
+      return `${head.join('\r\n')}\r\n\r\n${body}`;
+    });
+    socket.write(wire.join(''));
+    const chunks: Buffer[] = [];
+    socket.on('data', (c) => chunks.push(c));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      let text = Buffer.concat(chunks).toString('utf8');
+      const answers: Answer[] = [];
+      while (text.length) {
+        const end = text.indexOf('\r\n\r\n');
+        const [statusLine = '', ...lines] = text.slice(0, end).split('\r\n');
+        const headers: Record<string, string> = {};
+        for (const line of lines) {
+          const i = line.indexOf(':');
+          headers[line.slice(0, i).toLowerCase()] = line.slice(i + 1).trim();
+        }
+        const length = Number(headers['content-length'] ?? 0);
+        answers.push({ status: Number(statusLine.split(' ')[1]), headers, body: text.slice(end + 4, end + 4 + length) });
+        text = text.slice(end + 4 + length);
+      }
+      resolve(answers);
+    });
+  });
+}
+
 describe('collect lane: page reports and edge batches answered before Koa', () => {
   let t: TestServer;
   let port: number;
@@ -136,6 +171,44 @@ describe('collect lane: page reports and edge batches answered before Koa', () =
       .fork()
       .execute(`select path from requests where site_id = ? and path = '/lane-edge'`, [site.siteId])) as unknown[];
     expect(edgeRows.length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('answers requests arriving together each with its own answer, and stores every accepted one', async () => {
+    // Answers are written together at the end of the event loop's turn: many at once must not mix them up.
+    const all = requests();
+    const alone = [];
+    for (const [, method, path, headers, body] of all) alone.push(await exchange(port, method, path, headers, body));
+    const paths = Array.from({ length: 24 }, (_, i) => `/together-${i}`);
+    const together = await Promise.all([
+      ...all.map(([, method, path, headers, body]) => exchange(port, method, path, headers, body)),
+      ...paths.map((p) => exchange(port, 'POST', '/collect', page(), report({ u: `https://${site.hostname}${p}` }))),
+    ]);
+    all.forEach(([name], i) => {
+      expect({ name, status: together[i]?.status, body: together[i]?.body }).toEqual({
+        name,
+        status: alone[i]?.status,
+        body: alone[i]?.body,
+      });
+    });
+    expect(together.slice(all.length).map((a) => a.status)).toEqual(paths.map(() => 202));
+
+    // Pipelined on one connection: the answers come back in the order of the requests.
+    const inOrder = await pipelined(port, [
+      ['POST', '/collect', page(), report({ u: `https://${site.hostname}/piped-1` })],
+      ['POST', '/collect', page(), '{"t":'],
+      ['OPTIONS', '/collect', { Origin: `https://${site.hostname}` }, ''],
+      ['POST', '/collect', page(), report({ u: `https://${site.hostname}/piped-2` })],
+    ]);
+    expect(inOrder.map((a) => a.status)).toEqual([202, 400, 204, 202]);
+    expect(JSON.parse(inOrder[1]?.body ?? '{}')).toMatchObject({ status: 400, field: '(body)' });
+
+    await t.deps.ingest.flushNow();
+    const stored = (await t.deps.orm.em
+      .fork()
+      .execute(`select path from pageviews where site_id = ? and (path like '/together-%' or path like '/piped-%')`, [
+        site.siteId,
+      ])) as { path: string }[];
+    expect(stored.map((r) => r.path).sort()).toEqual([...paths, '/piped-1', '/piped-2'].sort());
   });
 
   it('survives a client that leaves in the middle of its body, and answers the next one', async () => {
