@@ -176,7 +176,7 @@ describe('collect lane: page reports and edge batches answered before Koa', () =
   it('answers requests arriving together each with its own answer, and stores every accepted one', async () => {
     // Answers are written together at the end of the event loop's turn: many at once must not mix them up.
     const all = requests();
-    const alone = [];
+    const alone: Answer[] = [];
     for (const [, method, path, headers, body] of all) alone.push(await exchange(port, method, path, headers, body));
     const paths = Array.from({ length: 24 }, (_, i) => `/together-${i}`);
     const together = await Promise.all([

@@ -42,42 +42,66 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     req.pause();
     return Promise.reject(tooLarge(limit, true));
   }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const cleanup = () => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('aborted', onError);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) {
-        chunks.push(chunk);
-        return;
-      }
-      chunks.length = 0;
-      if (size > DRAIN_MAX) {
-        cleanup();
-        req.pause();
-        reject(tooLarge(limit, true));
-      }
-    };
-    const onEnd = () => {
-      cleanup();
-      if (size > limit) reject(tooLarge(limit, false));
-      else resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
-    };
-    const onError = () => {
-      cleanup();
-      reject(
-        new AppError(400, 'The request body was cut off: send it again', { field: '(body)', headers: { Connection: 'close' } }),
-      );
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-    req.on('aborted', onError);
-  });
+  return new Promise((resolve, reject) => new BodyRead(req, limit, resolve, reject).listen());
+}
+
+/**
+ * One body being read. Its listeners are methods bound once per body rather than closures named in
+ * `readBody`: the TypeScript loader (tsx) keeps each named closure's name with a property definition each
+ * time the closure is made, which was 1.8 % of a page report's CPU (profile of the collect lane).
+ */
+class BodyRead {
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+  private readonly onData = this.data.bind(this);
+  private readonly onEnd = this.end.bind(this);
+  private readonly onError = this.error.bind(this);
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly limit: number,
+    private readonly resolve: (body: Buffer) => void,
+    private readonly reject: (err: AppError) => void,
+  ) {}
+
+  listen() {
+    this.req.on('data', this.onData);
+    this.req.on('end', this.onEnd);
+    this.req.on('error', this.onError);
+    this.req.on('aborted', this.onError);
+  }
+
+  private cleanup() {
+    this.req.off('data', this.onData);
+    this.req.off('end', this.onEnd);
+    this.req.off('error', this.onError);
+    this.req.off('aborted', this.onError);
+  }
+
+  private data(chunk: Buffer) {
+    this.size += chunk.length;
+    if (this.size <= this.limit) {
+      this.chunks.push(chunk);
+      return;
+    }
+    this.chunks.length = 0;
+    if (this.size > DRAIN_MAX) {
+      this.cleanup();
+      this.req.pause();
+      this.reject(tooLarge(this.limit, true));
+    }
+  }
+
+  private end() {
+    this.cleanup();
+    if (this.size > this.limit) this.reject(tooLarge(this.limit, false));
+    else this.resolve(this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks));
+  }
+
+  private error() {
+    this.cleanup();
+    this.reject(
+      new AppError(400, 'The request body was cut off: send it again', { field: '(body)', headers: { Connection: 'close' } }),
+    );
+  }
 }
