@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { createOrm, type Orm } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import {
   dropPartitionsBefore,
   ensurePartitions,
+  ensurePartitionsForDays,
   forgetEnsuredPartitions,
   insertRows,
   listPartitions,
@@ -119,6 +121,36 @@ describe('partitions', () => {
       { part: `pageviews_p${year}0601`, day: `${year}-06-01`, path: '/' },
       { part: `pageviews_p${year}0602`, day: `${year}-06-02`, path: '/b' },
     ]);
+  });
+
+  it('never lets a new partition hold the raw table up behind a transaction that stays open', async () => {
+    // Creating a partition needs the parent table to itself. While an open transaction holds the table,
+    // the creation waits, and every reader and writer that comes after would queue behind it: the stats,
+    // the rollups and every flush of every site, for as long as that transaction stays open.
+    const held = new pg.Client({ connectionString: inject('databaseUrl') });
+    const reader = new pg.Client({ connectionString: inject('databaseUrl') });
+    await held.connect();
+    await reader.connect();
+    const year = 2070 + Math.floor(Math.random() * 9);
+    let creating: Promise<string[]> | undefined;
+    try {
+      await held.query('begin');
+      await held.query('select count(*) from pageviews where site_id = $1', [randomUUID()]);
+      creating = ensurePartitionsForDays(orm, [new Date(`${year}-03-01T12:00:00Z`)]);
+      creating.catch(() => {});
+      await new Promise((r) => setTimeout(r, 300));
+      // A reader arriving while the creation waits gets through (here: long before its statement timeout).
+      await reader.query('set statement_timeout = 5000');
+      const read = await reader.query('select count(*)::int as n from pageviews where site_id = $1', [randomUUID()]);
+      expect(read.rows).toEqual([{ n: 0 }]);
+      await held.query('commit');
+    } finally {
+      await reader.end();
+      await held.end();
+    }
+    // Once the transaction ended, the partition is made.
+    expect(await creating).toContain(`pageviews_p${year}0301`);
+    expect(await listPartitions(orm, 'pageviews')).toContain(`pageviews_p${year}0301`);
   });
 
   it('inserts events and requests, chunks big batches under the parameter limit, and ignores a repeated id', async () => {

@@ -51,10 +51,15 @@ function codeOf(e: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
+/** True when the error, or one of its causes, carries this SQLSTATE. */
+export function hasSqlState(err: unknown, sqlState: string): boolean {
+  for (const e of causeChain(err)) if (codeOf(e) === sqlState) return true;
+  return false;
+}
+
 /** True when PostgreSQL refused a row because its key is already stored (unique_violation). */
 export function isUniqueViolation(err: unknown): boolean {
-  for (const e of causeChain(err)) if (codeOf(e) === '23505') return true;
-  return false;
+  return hasSqlState(err, '23505');
 }
 
 export function dbFault(err: unknown): DbFault {

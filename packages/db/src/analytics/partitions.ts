@@ -1,8 +1,18 @@
-import { ANALYTICS_TABLES, type AnalyticsDb, connectionOf, ensuredDays, utcDay } from './db.ts';
+import { hasSqlState } from '../faults.ts';
+import { ANALYTICS_TABLES, type AnalyticsDb, connectionOf, ensuredDays, type SqlConnection, utcDay } from './db.ts';
 
 const DAY_MS = 86_400_000;
 // One fixed key for every partition change, so two nodes at start-up take turns instead of racing.
 const PARTITION_LOCK_KEY = 0x75730001;
+/**
+ * How long making a partition waits for its parent table. It needs the table to itself, and while it
+ * waits every later reader and writer of the table queues behind it: behind a transaction that stays
+ * open (a long read, an export), that would stop every flush and every stats read. So it gives way after
+ * this long and tries again after each of these pauses; then the caller's retry takes over (a flush
+ * keeps its rows and backs off).
+ */
+const PARTITION_LOCK_WAIT_MS = 1000;
+const PARTITION_RETRY_PAUSES_MS = [250, 500, 1000, 2000, 4000];
 
 function startOfUtcDay(d: Date): Date {
   return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()));
@@ -37,12 +47,11 @@ export async function ensurePartitionsForDays(db: AnalyticsDb, days: Date[]): Pr
   return ensureDays(db, days, connectionOf(db));
 }
 
-async function ensureDays(_db: AnalyticsDb, days: Date[], conn: ReturnType<typeof connectionOf>): Promise<string[]> {
+async function ensureDays(_db: AnalyticsDb, days: Date[], conn: SqlConnection): Promise<string[]> {
   const unique = [...new Map(days.map((d) => [utcDay(d), startOfUtcDay(d)])).values()];
   if (!unique.length) return [];
-  const names: string[] = [];
-  await conn.transactional(async (trx) => {
-    await conn.execute('select pg_advisory_xact_lock(?)', [PARTITION_LOCK_KEY], 'run', trx);
+  return partitionChange(conn, async (trx) => {
+    const names: string[] = [];
     for (const day of unique) {
       const next = new Date(day.getTime() + DAY_MS);
       for (const table of ANALYTICS_TABLES) {
@@ -56,8 +65,33 @@ async function ensureDays(_db: AnalyticsDb, days: Date[], conn: ReturnType<typeo
         );
       }
     }
+    return names;
   });
-  return names;
+}
+
+type Trx = Parameters<Parameters<SqlConnection['transactional']>[0]>[0];
+
+/**
+ * Runs a change of partitions in one transaction under the partition lock, each table lock waited for at
+ * most `PARTITION_LOCK_WAIT_MS`; when a table was held that long, the whole change is tried again after
+ * each of `PARTITION_RETRY_PAUSES_MS`, and the last failure is thrown (lock_not_available, 55P03).
+ */
+async function partitionChange<T>(conn: SqlConnection, change: (trx: Trx) => Promise<T>): Promise<T> {
+  const attempt = () =>
+    conn.transactional(async (trx) => {
+      await conn.execute('select pg_advisory_xact_lock(?)', [PARTITION_LOCK_KEY], 'run', trx);
+      await conn.execute(`set local lock_timeout = ${PARTITION_LOCK_WAIT_MS}`, [], 'run', trx);
+      return change(trx);
+    });
+  for (const pause of PARTITION_RETRY_PAUSES_MS) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (!hasSqlState(err, '55P03')) throw err;
+      await new Promise((r) => setTimeout(r, pause));
+    }
+  }
+  return attempt();
 }
 
 /**
@@ -74,14 +108,13 @@ export async function dropPartitionsBefore(db: AnalyticsDb, cutoff: Date): Promi
 
 /**
  * Drops the partitions of these UTC days (`YYYY-MM-DD`) of every raw table, in one transaction under the
- * partition lock. Names are built only from the fixed table list and checked dates. Returns the dropped names.
+ * partition lock (giving way to a transaction that holds a table, as `partitionChange` says). Names are built only from the fixed table list and checked dates. Returns the dropped names.
  */
 export async function dropPartitionsOfDays(db: AnalyticsDb, days: readonly string[]): Promise<string[]> {
   if (!days.length) return [];
   const conn = connectionOf(db);
-  const dropped: string[] = [];
-  await conn.transactional(async (trx) => {
-    await conn.execute('select pg_advisory_xact_lock(?)', [PARTITION_LOCK_KEY], 'run', trx);
+  const dropped = await partitionChange(conn, async (trx) => {
+    const names: string[] = [];
     for (const day of days) {
       if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) throw new Error(`bad day ${day}`);
       for (const table of ANALYTICS_TABLES) {
@@ -89,9 +122,10 @@ export async function dropPartitionsOfDays(db: AnalyticsDb, days: readonly strin
         const [exists] = await conn.execute<{ ok: boolean }[]>('select to_regclass(?) is not null as ok', [name], 'all', trx);
         if (!exists?.ok) continue;
         await conn.execute(`drop table if exists "${name}"`, [], 'run', trx);
-        dropped.push(name);
+        names.push(name);
       }
     }
+    return names;
   });
   ensuredDays.clear();
   return dropped.sort();
