@@ -8,8 +8,8 @@ export interface Sendable {
  * that arrived with this turn was read and answered), instead of each the moment it is ready. Under load
  * many answers are ready in one turn; written back to back, a client that was waiting is woken once for
  * all of them and reads them in one turn of its own, rather than being woken (and going back to sleep)
- * between each. Measured with the bench's client (README "The three faces and ingest"): the API's CPU per
- * page report fell from 86–111 to 64–74 µs and the client's from 53–71 to 42–50 µs. An answer waits at
+ * between each. Measured with the bench's client (README "Answers at the end of the turn"): the API's CPU per
+ * page report fell from 86–111 to 59–74 µs and the client's from 53–71 to 38–50 µs. An answer waits at
  * most for the rest of its turn. A `send` that throws is reported to `onError`; the others are written.
  */
 export function sendAtTurnEnd(onError: (err: unknown) => void): (answer: Sendable) => void {

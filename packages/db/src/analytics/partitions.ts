@@ -108,7 +108,8 @@ export async function dropPartitionsBefore(db: AnalyticsDb, cutoff: Date): Promi
 
 /**
  * Drops the partitions of these UTC days (`YYYY-MM-DD`) of every raw table, in one transaction under the
- * partition lock (giving way to a transaction that holds a table, as `partitionChange` says). Names are built only from the fixed table list and checked dates. Returns the dropped names.
+ * partition lock (giving way to a transaction that holds a table, as `partitionChange` says). Names are
+ * built only from the fixed table list and checked dates. Returns the dropped names.
  */
 export async function dropPartitionsOfDays(db: AnalyticsDb, days: readonly string[]): Promise<string[]> {
   if (!days.length) return [];
