@@ -3,7 +3,6 @@ import { Socket } from 'node:net';
 import Koa from 'koa';
 import { describe, expect, it } from 'vitest';
 import { clientAddress } from '../src/collect/exchange.ts';
-import { sendAtTurnEnd } from '../src/collect/turn-end.ts';
 
 /** A request as Node's server hands it over, from `remote`, with these headers. */
 function requestFrom(remote: string, headers: Record<string, string>) {
@@ -47,40 +46,5 @@ describe('collect lane: the client address', () => {
     const req = requestFrom('127.0.0.1', { 'x-forwarded-for': '10.0.0.1, 198.51.100.4' });
     expect(clientAddress(req, { trust: true, hops: 1 })).toBe('198.51.100.4');
     expect(clientAddress(req, { trust: false, hops: 1 })).toBe('127.0.0.1');
-  });
-});
-
-describe('collect lane: answers written at the end of the turn', () => {
-  const nextTurn = () => new Promise((r) => setImmediate(r));
-
-  it('writes every answer of a turn after the turn, in order, each once', async () => {
-    const written: string[] = [];
-    const send = sendAtTurnEnd((e) => {
-      throw e;
-    });
-    for (const name of ['a', 'b', 'c']) send({ send: () => written.push(name) });
-    expect(written).toEqual([]);
-    await nextTurn();
-    expect(written).toEqual(['a', 'b', 'c']);
-    send({ send: () => written.push('d') });
-    await nextTurn();
-    await nextTurn();
-    expect(written).toEqual(['a', 'b', 'c', 'd']);
-  });
-
-  it('reports an answer that cannot be written and still writes the others', async () => {
-    const written: string[] = [];
-    const failures: unknown[] = [];
-    const send = sendAtTurnEnd((e) => failures.push(e));
-    send({ send: () => written.push('first') });
-    send({
-      send: () => {
-        throw new Error('socket gone');
-      },
-    });
-    send({ send: () => written.push('third') });
-    await nextTurn();
-    expect(written).toEqual(['first', 'third']);
-    expect(failures.map((e) => (e as Error).message)).toEqual(['socket gone']);
   });
 });

@@ -3,7 +3,7 @@ import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { sendProblem } from '../rest/problem-response.ts';
 import { type CollectExchange, LaneExchange } from './exchange.ts';
-import { sendAtTurnEnd } from './turn-end.ts';
+import type { SendAtTurnEnd } from '../http/turn-end.ts';
 
 /** The paths the lane answers; every other request (the gate's routes included) goes on to Koa. */
 const LANE_PATHS = new Set(['/collect', '/collect/requests']);
@@ -13,16 +13,16 @@ const LANE_PATHS = new Set(['/collect', '/collect/requests']);
  * They are the service's busiest public routes and need nothing of Koa's (no middleware, no sessions):
  * its context, delegation and response handling cost ~15–25 % of a page report's server time (README
  * "The three faces and ingest"). The answers are the same as through Koa (`LaneExchange.send`).
- * Answers are written together at the end of each event-loop turn (`turn-end.ts`).
+ * Answers are written with the server's others at the end of each event-loop turn (`send`: `turn-end.ts`).
  * A draining node leaves them to Koa, which answers 503 to every new request.
  * Answers whether it took the request.
  */
 export function collectLane(
   deps: Pick<Deps, 'env' | 'lifecycle' | 'logger'>,
   answer: (x: CollectExchange) => Promise<void>,
+  send: SendAtTurnEnd,
 ): (req: IncomingMessage, res: ServerResponse) => boolean {
   const proxy = { trust: deps.env.TRUST_PROXY, hops: deps.env.TRUST_PROXY_HOPS };
-  const send = sendAtTurnEnd((err) => deps.logger.error('collect: an answer could not be written', err));
   return (req, res) => {
     if (deps.lifecycle.draining) return false;
     const url = req.url ?? '';
