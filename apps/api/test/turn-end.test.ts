@@ -39,7 +39,7 @@ describe('answers written at the end of the turn', () => {
 });
 
 describe('the server’s responses: whole answers at the end of the turn, streams as they come', () => {
-  it('sends a whole answer once the turn ends and a streamed one as it comes, both complete', async () => {
+  it('sends a whole answer once the turn ends (the first end of it) and a streamed one as it comes, both complete', async () => {
     const endedAtOnce: Record<string, boolean> = {};
     const send = sendAtTurnEnd((e) => {
       throw e;
@@ -50,6 +50,11 @@ describe('the server’s responses: whole answers at the end of the turn, stream
         res.end(JSON.stringify({ whole: true }));
         // Nothing is on its way yet: the answer waits for the end of this turn.
         endedAtOnce.whole = res.writableEnded;
+        return;
+      }
+      if (req.url === '/twice') {
+        res.end('the first end');
+        res.end('a second end');
         return;
       }
       res.writeHead(200, { 'content-type': 'text/plain' });
@@ -67,6 +72,7 @@ describe('the server’s responses: whole answers at the end of the turn, stream
       expect(await whole.json()).toEqual({ whole: true });
       const streamed = await fetch(`${url}/streamed`);
       expect(await streamed.text()).toBe('first last');
+      expect(await (await fetch(`${url}/twice`)).text()).toBe('the first end');
       expect(endedAtOnce).toEqual({ whole: false, streamed: true });
     } finally {
       srv.close();

@@ -56,6 +56,7 @@ export function turnEndResponses(send: SendAtTurnEnd): typeof ServerResponse {
     // biome-ignore lint/suspicious/noExplicitAny: as above.
     override end(...args: any[]): this {
       if (this.streamed) return (super.end as (...a: unknown[]) => this)(...args);
+      if (this.endArgs) return this; // ended already: the first end's answer is the one written
       this.endArgs = args;
       send(this);
       return this;
