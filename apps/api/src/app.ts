@@ -3,7 +3,7 @@ import path from 'node:path';
 import Koa from 'koa';
 import { collectHandler } from './collect/handler.ts';
 import { collectLane } from './collect/lane.ts';
-import { sendAtTurnEnd, turnEndResponses } from './http/turn-end.ts';
+import { endAtTurnEnd, sendAtTurnEnd } from './http/turn-end.ts';
 import { AppError } from './errors.ts';
 import { sendProblem } from './rest/problem-response.ts';
 import type { Deps } from './deps.ts';
@@ -34,10 +34,12 @@ export function createServer(deps: Deps, opts: AppOptions = {}): Server {
   const koa = createApp(deps, collect, opts).callback();
   // Every answer of the server is written at the end of its event-loop turn, together (`turn-end.ts`).
   const send = sendAtTurnEnd((err) => deps.logger.error('an answer could not be written', err));
-  const lane = collectLane(deps, collect.answer);
+  const lane = collectLane(deps, collect.answer, send);
   return answerClientErrors(
-    createHttpServer({ ServerResponse: turnEndResponses(send) }, (req, res) => {
-      if (!lane(req, res)) koa(req, res);
+    createHttpServer((req, res) => {
+      if (lane(req, res)) return;
+      endAtTurnEnd(res, send);
+      koa(req, res);
     }),
   );
 }

@@ -1,7 +1,7 @@
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { sendAtTurnEnd, turnEndResponses } from '../src/http/turn-end.ts';
+import { endAtTurnEnd, sendAtTurnEnd } from '../src/http/turn-end.ts';
 
 describe('answers written at the end of the turn', () => {
   const nextTurn = () => new Promise((r) => setImmediate(r));
@@ -11,11 +11,11 @@ describe('answers written at the end of the turn', () => {
     const send = sendAtTurnEnd((e) => {
       throw e;
     });
-    for (const name of ['a', 'b', 'c']) send({ endNow: () => written.push(name) });
+    for (const name of ['a', 'b', 'c']) send({ send: () => written.push(name) });
     expect(written).toEqual([]);
     await nextTurn();
     expect(written).toEqual(['a', 'b', 'c']);
-    send({ endNow: () => written.push('d') });
+    send({ send: () => written.push('d') });
     await nextTurn();
     await nextTurn();
     expect(written).toEqual(['a', 'b', 'c', 'd']);
@@ -25,31 +25,35 @@ describe('answers written at the end of the turn', () => {
     const written: string[] = [];
     const failures: unknown[] = [];
     const send = sendAtTurnEnd((e) => failures.push(e));
-    send({ endNow: () => written.push('first') });
+    send({ send: () => written.push('first') });
     send({
-      endNow: () => {
+      send: () => {
         throw new Error('socket gone');
       },
     });
-    send({ endNow: () => written.push('third') });
+    send({ send: () => written.push('third') });
     await nextTurn();
     expect(written).toEqual(['first', 'third']);
     expect(failures.map((e) => (e as Error).message)).toEqual(['socket gone']);
   });
 });
 
-describe('the server’s responses: whole answers at the end of the turn, streams as they come', () => {
-  it('sends a whole answer once the turn ends (the first end of it) and a streamed one as it comes, both complete', async () => {
-    const endedAtOnce: Record<string, boolean> = {};
+describe('whole answers at the end of the turn, streams as they come', () => {
+  const nextTurn = () => new Promise((r) => setImmediate(r));
+
+  /** A real server whose answers go through `endAtTurnEnd`, one route whole and one streamed. */
+  async function server() {
+    const endedAtOnce: boolean[] = [];
     const send = sendAtTurnEnd((e) => {
       throw e;
     });
-    const srv = createServer({ ServerResponse: turnEndResponses(send) }, (req, res) => {
+    const srv = createServer((req, res) => {
+      endAtTurnEnd(res, send);
       if (req.url === '/whole') {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ whole: true }));
         // Nothing is on its way yet: the answer waits for the end of this turn.
-        endedAtOnce.whole = res.writableEnded;
+        endedAtOnce.push(res.writableEnded);
         return;
       }
       if (req.url === '/twice') {
@@ -59,23 +63,48 @@ describe('the server’s responses: whole answers at the end of the turn, stream
       }
       res.writeHead(200, { 'content-type': 'text/plain' });
       res.write('first ');
-      setTimeout(() => {
-        res.end('last');
-        endedAtOnce.streamed = res.writableEnded;
-      }, 20);
+      setTimeout(() => res.end('last'), 20);
     });
     await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-    const url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`;
+    return { srv, endedAtOnce, url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}` };
+  }
+
+  it('sends a whole answer once the turn ends, and a streamed one chunk by chunk, both complete', async () => {
+    const { srv, url, endedAtOnce } = await server();
     try {
       const whole = await fetch(`${url}/whole`);
       expect(whole.status).toBe(200);
       expect(await whole.json()).toEqual({ whole: true });
+      expect(endedAtOnce).toEqual([false]);
       const streamed = await fetch(`${url}/streamed`);
       expect(await streamed.text()).toBe('first last');
       expect(await (await fetch(`${url}/twice`)).text()).toBe('the first end');
-      expect(endedAtOnce).toEqual({ whole: false, streamed: true });
     } finally {
       srv.close();
     }
+  });
+
+  it('ends a response that has written before at once', async () => {
+    const calls: string[] = [];
+    const res = {
+      write: () => calls.push('write') > 0,
+      end: () => calls.push('end'),
+    } as unknown as ServerResponse;
+    endAtTurnEnd(
+      res,
+      sendAtTurnEnd(() => {}),
+    );
+    res.write('chunk');
+    res.end();
+    expect(calls).toEqual(['write', 'end']);
+    const whole = { write: () => true, end: () => calls.push('whole end') } as unknown as ServerResponse;
+    endAtTurnEnd(
+      whole,
+      sendAtTurnEnd(() => {}),
+    );
+    whole.end('all');
+    expect(calls).toEqual(['write', 'end']);
+    await nextTurn();
+    expect(calls).toEqual(['write', 'end', 'whole end']);
   });
 });

@@ -3,6 +3,7 @@ import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { sendProblem } from '../rest/problem-response.ts';
 import { type CollectExchange, LaneExchange } from './exchange.ts';
+import type { SendAtTurnEnd } from '../http/turn-end.ts';
 
 /** The paths the lane answers; every other request (the gate's routes included) goes on to Koa. */
 const LANE_PATHS = new Set(['/collect', '/collect/requests']);
@@ -12,13 +13,14 @@ const LANE_PATHS = new Set(['/collect', '/collect/requests']);
  * They are the service's busiest public routes and need nothing of Koa's (no middleware, no sessions):
  * its context, delegation and response handling cost ~15–25 % of a page report's server time (README
  * "The three faces and ingest"). The answers are the same as through Koa (`LaneExchange.send`).
- * Its answers are written with the server's others at the end of each event-loop turn (`http/turn-end.ts`).
+ * Answers are written with the server's others at the end of each event-loop turn (`send`: `turn-end.ts`).
  * A draining node leaves them to Koa, which answers 503 to every new request.
  * Answers whether it took the request.
  */
 export function collectLane(
   deps: Pick<Deps, 'env' | 'lifecycle' | 'logger'>,
   answer: (x: CollectExchange) => Promise<void>,
+  send: SendAtTurnEnd,
 ): (req: IncomingMessage, res: ServerResponse) => boolean {
   const proxy = { trust: deps.env.TRUST_PROXY, hops: deps.env.TRUST_PROXY_HOPS };
   return (req, res) => {
@@ -29,12 +31,12 @@ export function collectLane(
     if (!LANE_PATHS.has(path)) return false;
     const x = new LaneExchange(req, res, path, proxy);
     answer(x).then(
-      () => x.send(),
+      () => send(x),
       (err) => {
         // `answer` turns every failure into a problem answer itself: this is the last resort.
         deps.logger.error(`${x.method} ${path} failed`, err);
         sendProblem(x, new AppError(500, 'Something went wrong on our side: send the report again in a moment'));
-        x.send();
+        send(x);
       },
     );
     return true;
