@@ -37,9 +37,10 @@ export function sendAtTurnEnd(onError: (err: unknown) => void): SendAtTurnEnd {
 
 /**
  * Makes a whole answer given to `res.end` (status, headers and body at once, as Koa and the MCP transport
- * answer) wait for the end of the turn with the others (the collect lane queues its own answers: its
- * responses stay Node's plain ones, measured cheaper than a `ServerResponse` subclass for every answer). An answer that writes before it ends (a stream: a
- * download, an event stream) is written as it comes, its end included.
+ * answer) wait for the end of the turn with the others. An answer that writes before it ends (a stream: a
+ * download, an event stream) is written as it comes, its end included. The collect lane queues its own
+ * answers instead: its responses stay Node's plain ones (a `ServerResponse` subclass for every answer
+ * measured 5–8 µs a page report dearer).
  */
 export function endAtTurnEnd(res: ServerResponse, send: SendAtTurnEnd): void {
   const write = res.write as (...args: unknown[]) => boolean;
