@@ -29,6 +29,8 @@ const running = await start(
   parseEnv({
     PORT: '0',
     DATA_DIR: dataDir,
+    // A second bench API (an A/B of two versions side by side) shares the first one's database.
+    DATABASE_URL: process.env.BENCH_DATABASE_URL,
     LOG_LEVEL: 'error',
     NODE_ENV: 'production',
     MCP_CALLS_PER_MINUTE: unlimited,

@@ -45,26 +45,29 @@ async function post(url: string, token: string, body: unknown): Promise<{ status
 
 /** A page report as the page script sends it (the collect section's request). */
 export function collectRequest(publicKey: string, hostname: string): LoadRequest {
+  const body = JSON.stringify({
+    t: 'pv',
+    k: publicKey,
+    u: `https://${hostname}/pricing?utm_source=bench&utm_medium=load`,
+    id: 'benchpageview0001',
+    r: 'https://www.google.com/',
+    w: 1440,
+    l: 'en-US',
+    z: 'Europe/Berlin',
+    n: 1,
+  });
   return {
     method: 'POST',
     path: '/collect',
+    // With its length, as the page script's sendBeacon sends it (Node's client would otherwise send it chunked).
     headers: {
       'content-type': 'text/plain',
+      'content-length': String(Buffer.byteLength(body)),
       origin: `https://${hostname}`,
       'user-agent':
         'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
     },
-    body: JSON.stringify({
-      t: 'pv',
-      k: publicKey,
-      u: `https://${hostname}/pricing?utm_source=bench&utm_medium=load`,
-      id: 'benchpageview0001',
-      r: 'https://www.google.com/',
-      w: 1440,
-      l: 'en-US',
-      z: 'Europe/Berlin',
-      n: 1,
-    }),
+    body,
   };
 }
 

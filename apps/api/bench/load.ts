@@ -7,6 +7,10 @@ export interface LoadResult {
   rps: number;
   p50: number;
   p99: number;
+  /** Every answered request's latency in ms, sorted (for combining rounds: `combineResults`). */
+  latencies: number[];
+  /** How long the load ran. */
+  seconds: number;
 }
 
 export interface LoadRequest {
@@ -23,15 +27,29 @@ function percentile(sorted: number[], p: number) {
 
 /** Throughput and latency percentiles of a load that began at `started`. */
 function resultOf(latencies: number[], errors: number, started: number): LoadResult {
-  const elapsed = (performance.now() - started) / 1000;
+  return summarise(latencies, errors, (performance.now() - started) / 1000);
+}
+
+function summarise(latencies: number[], errors: number, seconds: number): LoadResult {
   latencies.sort((a, b) => a - b);
   return {
     requests: latencies.length,
     errors,
-    rps: latencies.length / elapsed,
+    rps: latencies.length / seconds,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
+    latencies,
+    seconds,
   };
+}
+
+/** Several runs of one load as one: their requests over their summed time, percentiles of all latencies. */
+export function combineResults(runs: readonly LoadResult[]): LoadResult {
+  return summarise(
+    runs.flatMap((r) => r.latencies),
+    runs.reduce((n, r) => n + r.errors, 0),
+    runs.reduce((n, r) => n + r.seconds, 0),
+  );
 }
 
 /**
@@ -143,6 +161,8 @@ export function mcpToolCall(token: string, tool: string): LoadRequest {
     headers: {
       authorization: `Bearer ${token}`,
       'content-type': 'application/json',
+      // With its length, as an MCP client's fetch sends it (Node's client would otherwise send it chunked).
+      'content-length': String(Buffer.byteLength(body)),
       accept: 'application/json, text/event-stream',
       'mcp-protocol-version': '2026-07-28',
       'mcp-method': 'tools/call',

@@ -3,7 +3,8 @@
 // soak of mixed traffic at a moderate rate (errors, latency drift, memory growth, nothing lost), the
 // bot-protection decision on one core, and the edge worker SDK's added latency in workerd.
 //
-// Environment: BENCH_SECONDS (5), BENCH_CONCURRENCY (32), BENCH_INGEST_ROWS (200000),
+// Environment: BENCH_SECONDS (5), BENCH_CONCURRENCY (32), BENCH_ROUNDS (5 alternating rounds per throughput
+// figure), BENCH_ROUND_SECONDS (2), BENCH_PACED_ROUNDS (3 per paced figure), BENCH_INGEST_ROWS (200000),
 // BENCH_PAGEVIEWS (10000000: the stats site), BENCH_STATS_RUNS (20), BENCH_SOAK_SECONDS (600),
 // BENCH_EDGE_REQUESTS (4000 per worker), BENCH_DATA_DIR (.data/bench), BENCH_ONLY (comma-separated
 // sections: size, protection, edge, http, collect, ingest, stats, results, export, soak).
@@ -13,10 +14,11 @@ import { createOrm } from '@us/db';
 import { ensureSite } from '../src/seed/accounts.ts';
 import { deleteTraffic } from '../src/seed/generate.ts';
 import type { ApiInfo } from './api-server.ts';
-import { startChild, stopChild } from './child.ts';
+import { askChild, startChild, stopChild } from './child.ts';
+import { formatBeside, formatPaced, loadBeside, pacedBeside } from './beside.ts';
 import { edgeBench, formatEdge, isolateCost } from './edge.ts';
 import { formatIngest, ingestPath, insertBatches, postgresAlone } from './ingest.ts';
-import { formatRow, mcpToolCall, runLoad, runPaced } from './load.ts';
+import { formatRow, mcpToolCall, runLoad } from './load.ts';
 import { formatProtection, protectionBench } from './protection.ts';
 import { formatScriptSizes, scriptSizes } from './script-size.ts';
 import { benchExport, collectRequest } from './export.ts';
@@ -28,6 +30,9 @@ import { ensureStatsSite, formatLatency, getStatus, type Latency, STATS_DAYS, ti
 const here = import.meta.dirname;
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const roundCount = Number(process.env.BENCH_ROUNDS ?? 5);
+const roundSeconds = Number(process.env.BENCH_ROUND_SECONDS ?? 2);
+const pacedRounds = Number(process.env.BENCH_PACED_ROUNDS ?? 3);
 const ingestRows = Number(process.env.BENCH_INGEST_ROWS ?? 200_000);
 const statsPageviews = Number(process.env.BENCH_PAGEVIEWS ?? 10_000_000);
 const statsRuns = Number(process.env.BENCH_STATS_RUNS ?? 20);
@@ -39,7 +44,9 @@ const only = new Set(
 );
 const log = (s: string) => process.stderr.write(`${s}\n`);
 
-console.log(`Benchmarks: ${seconds} s each, ${concurrency} keep-alive connections, loopback only.\n`);
+console.log(
+  `Benchmarks: ${seconds} s each, ${concurrency} keep-alive connections, loopback only; the API's throughput in ${roundCount} rounds of ${roundSeconds} s alternating with bare http, its paced latency in ${pacedRounds} rounds of ${seconds} s.\n`,
+);
 
 if (only.has('size')) console.log(formatScriptSizes(scriptSizes()));
 if (only.has('protection')) console.log(formatProtection(protectionBench()));
@@ -50,13 +57,14 @@ if (only.has('edge')) {
 // The remaining sections need the API; without any of them, stop here.
 if (!['http', 'collect', 'ingest', 'stats', 'results', 'export', 'soak'].some((s) => only.has(s))) process.exit(0);
 
-let baseline: Awaited<ReturnType<typeof runLoad>> | undefined;
-if (only.has('http') || only.has('collect')) {
-  const bare = await startChild<{ url: string }>(path.join(here, 'bare-server.ts'));
+// bare http stays up beside the API: each throughput figure alternates rounds of both (beside.ts).
+const bare =
+  only.has('http') || only.has('collect') ? await startChild<{ url: string }>(path.join(here, 'bare-server.ts')) : null;
+if (bare) {
   await runLoad(bare.info.url, { method: 'GET', path: '/' }, { seconds: 1, concurrency }); // warm-up
-  baseline = await runLoad(bare.info.url, { method: 'GET', path: '/' }, { seconds, concurrency });
-  await stopChild(bare.proc);
-  console.log(formatRow('bare node http (constant)', baseline));
+  console.log(
+    formatRow('bare node http (constant)', await runLoad(bare.info.url, { method: 'GET', path: '/' }, { seconds, concurrency })),
+  );
 }
 
 log(`› starting the API with its database in ${process.env.BENCH_DATA_DIR ?? '.data/bench'}`);
@@ -64,30 +72,29 @@ log(`› starting the API with its database in ${process.env.BENCH_DATA_DIR ?? '
 const api = await startChild<ApiInfo>(path.join(here, 'api-server.ts'), ['--expose-gc']);
 try {
   const auth = { authorization: `Bearer ${api.info.token}` };
-  if (only.has('http')) {
+  // Before each bare window the API stores what it buffered, so its flush does not run in bare http's time.
+  const rounds = { rounds: roundCount, seconds: roundSeconds, concurrency, settle: () => askChild(api.proc, 'flush') };
+  if (bare && only.has('http')) {
     const me = { method: 'GET', path: '/v1/me', headers: auth };
-    await runLoad(api.info.url, me, { seconds: 1, concurrency });
-    console.log(formatRow('GET /v1/me (token)', await runLoad(api.info.url, me, { seconds, concurrency }), baseline));
-
+    console.log(formatBeside('GET /v1/me (token)', await loadBeside(bare.info.url, api.info.url, me, rounds)));
     const mcp = mcpToolCall(api.info.token, 'get_me');
-    await runLoad(api.info.url, mcp, { seconds: 1, concurrency });
-    console.log(formatRow('MCP tools/call get_me (token)', await runLoad(api.info.url, mcp, { seconds, concurrency }), baseline));
+    console.log(formatBeside('MCP tools/call get_me (token)', await loadBeside(bare.info.url, api.info.url, mcp, rounds)));
   }
 
-  if (only.has('collect')) {
+  if (bare && only.has('collect')) {
     const { publicKey, hostname } = api.info.collect;
     const collect = collectRequest(publicKey, hostname);
-    await runLoad(api.info.url, collect, { seconds: 1, concurrency });
-    const full = await runLoad(api.info.url, collect, { seconds, concurrency });
-    console.log(formatRow('POST /collect pageview (202)', full, baseline));
-    // Latency at a steady arrival rate: half of what it just sustained, and the issue's "half of 60 %".
-    const half = await runPaced(api.info.url, collect, { rate: full.rps / 2, seconds });
-    console.log(formatRow('  paced at half its throughput', half, baseline));
-    if (baseline) {
-      const goal = await runPaced(api.info.url, collect, { rate: baseline.rps * 0.3, seconds });
-      console.log(formatRow('  paced at 30% of bare http', goal, baseline));
-    }
+    const full = await loadBeside(bare.info.url, api.info.url, collect, rounds);
+    console.log(formatBeside('POST /collect pageview (202)', full));
+    // Latency at a steady arrival rate: half of what it just sustained, and the issue's "half of 60 %"
+    // (30 % of bare http's rate beside it), each in rounds beside bare http paced at the same rate.
+    const paced = { rounds: pacedRounds, seconds, settle: rounds.settle };
+    const half = await pacedBeside(bare.info.url, api.info.url, collect, { ...paced, rate: full.api.rps / 2 });
+    console.log(formatPaced('  paced at half its throughput', half, full.bare.rps));
+    const goal = await pacedBeside(bare.info.url, api.info.url, collect, { ...paced, rate: full.bare.rps * 0.3 });
+    console.log(formatPaced('  paced at 30% of bare http', goal, full.bare.rps));
   }
+  if (bare) await stopChild(bare.proc);
 
   if (only.has('ingest') || only.has('stats') || only.has('results') || only.has('export')) {
     const orm = await createOrm(api.info.dbUrl, { poolMax: 6 });
