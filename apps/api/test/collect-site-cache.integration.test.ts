@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { siteCache } from '../src/collect/site-cache.ts';
+import type { Deps } from '../src/deps.ts';
 import { createToken, createUser, startTestServer, type TestServer } from './support/server.ts';
 
 // The collector caches sites by public key; a change made through the API must reach it within about a second.
@@ -89,5 +91,49 @@ describe('collector site cache', () => {
     }
     await settle();
     await report(site.pk, 'e.cache.example').expect(403);
+  });
+
+  /** A site cache on the server's database and hot store, on a clock the test moves, counting its lookups. */
+  function countedCache() {
+    let lookups = 0;
+    let at = Date.now();
+    const orm = new Proxy(t.deps.orm, {
+      get(target, prop) {
+        if (prop !== 'em') return Reflect.get(target, prop);
+        return {
+          fork: () => {
+            lookups += 1;
+            return target.em.fork();
+          },
+        };
+      },
+    });
+    const cache = siteCache({ ...t.deps, orm } as Deps, { now: () => at });
+    return { cache, lookups: () => lookups, advance: (ms: number) => (at += ms) };
+  }
+
+  it('looks a busy site up once when its entry expires, not once per report waiting for it', async () => {
+    const site = await newSite(['f.cache.example']);
+    const c = countedCache();
+    expect((await c.cache.siteFor(site.pk)).site?.id).toBe(site.id);
+    expect(c.lookups()).toBe(1);
+    c.advance(61_000);
+    // Reports of a busy site arriving together right after its entry expired.
+    const answers = await Promise.all(Array.from({ length: 100 }, () => c.cache.siteFor(site.pk)));
+    expect(answers.every((a) => a.site?.id === site.id && a.hostnames.has('f.cache.example'))).toBe(true);
+    expect(c.lookups()).toBe(2);
+  });
+
+  it('refreshes a site in use before its entry expires, while reports go on with the entry', async () => {
+    const site = await newSite(['g.cache.example']);
+    const c = countedCache();
+    await c.cache.siteFor(site.pk);
+    c.advance(55_000);
+    await Promise.all(Array.from({ length: 20 }, () => c.cache.siteFor(site.pk)));
+    expect(c.lookups()).toBe(2);
+    await new Promise((r) => setTimeout(r, 200)); // the background lookup ends
+    c.advance(20_000); // 75 s after the first lookup: the refreshed entry is still live
+    expect((await c.cache.siteFor(site.pk)).site?.id).toBe(site.id);
+    expect(c.lookups()).toBe(2);
   });
 });

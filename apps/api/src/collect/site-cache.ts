@@ -5,6 +5,7 @@ import { hotAnswer } from '../hot/within.ts';
 import { sha256 } from '../security/tokens.ts';
 import { passKeyOf } from '../services/bot/pass-key.ts';
 import { findSiteByPublicKey, findSiteBySecret } from '../services/site-keys/key-lookup.ts';
+import { LookupCache } from '../cache/lookup-cache.ts';
 
 /**
  * One counter in the hot store for "some site changed" (settings, hostnames, keys, the site itself).
@@ -17,6 +18,8 @@ const GENERATION_TTL_SECONDS = 30 * 86_400;
 const GENERATION_CHECK_MS = 1_000;
 /** Upper bound on staleness even if the hot store cannot be read. */
 const CACHE_MS = 60_000;
+/** A site still asked for in the last 10 s of its entry is looked up again in the background (lookup-cache.ts). */
+const REFRESH_MS = 10_000;
 /** What a generation read that failed or came too late answers (null is an answer: no site changed yet). */
 const NO_ANSWER = Symbol('no answer');
 const MAX_ENTRIES = 10_000;
@@ -28,7 +31,6 @@ export async function bumpSitesGeneration(hot: HotStore): Promise<void> {
 export interface CachedSite {
   site: Site | null;
   hostnames: Set<string>;
-  until: number;
 }
 
 /** What the gate needs of a site besides its settings: its pass key and the hostnames a check may return to. */
@@ -39,7 +41,6 @@ export interface ProtectedSite {
   returnHosts: string[];
   /** Changes whenever the cache was dropped (a site changed somewhere): part of derived caches' keys. */
   generation: number;
-  until: number;
 }
 
 /** A hostname a check may send a visitor back to (spec §2: only verified hostnames of the site). */
@@ -49,19 +50,30 @@ export function isReturnHost(h: Pick<SiteHostname, 'proxy' | 'verifiedAt' | 'edg
 
 /**
  * The site behind a public key and its hostnames, and the site behind a server secret, cached per key
- * (secrets by their hash) and invalidated through the generation counter.
+ * (secrets by their hash) and invalidated through the generation counter. One lookup per key at a time,
+ * refreshed ahead of expiry while in use (`LookupCache`).
  */
-export function siteCache(deps: Pick<Deps, 'orm' | 'hot' | 'logger' | 'ciphers'>) {
-  const byKey = new Map<string, CachedSite>();
-  const bySecret = new Map<string, { siteId: string | null; until: number }>();
-  const byId = new Map<string, ProtectedSite>();
+export function siteCache(deps: Pick<Deps, 'orm' | 'hot' | 'logger' | 'ciphers'>, opts: { now?: () => number } = {}) {
+  const now = opts.now ?? Date.now;
+  const options = {
+    ttlMs: CACHE_MS,
+    refreshMs: REFRESH_MS,
+    maxEntries: MAX_ENTRIES,
+    now,
+    onRefreshError: (e: unknown) => deps.logger.warn(`collect: a cached site could not be looked up again (${String(e)})`),
+  };
+  const byKey = new LookupCache<CachedSite>(options);
+  /** Site ids by the hash of their secret (null: no live site has it). */
+  const bySecret = new LookupCache<string | null>(options);
+  const byId = new LookupCache<ProtectedSite | null>(options);
   let generation: string | null | undefined;
   let drops = 0;
   let checkedAt = 0;
 
-  async function checkGeneration(now: number) {
-    if (now - checkedAt < GENERATION_CHECK_MS) return;
-    checkedAt = now;
+  async function checkGeneration() {
+    const at = now();
+    if (at - checkedAt < GENERATION_CHECK_MS) return;
+    checkedAt = at;
     // Never hold a report up for long when the hot store is slow or gone: cached sites expire anyway.
     const current = await hotAnswer<string | null | typeof NO_ANSWER>(deps.hot, deps.hot.get(GENERATION_KEY), 200, NO_ANSWER);
     if (current === NO_ANSWER) {
@@ -77,27 +89,33 @@ export function siteCache(deps: Pick<Deps, 'orm' | 'hot' | 'logger' | 'ciphers'>
     }
   }
 
-  function remember<V>(map: Map<string, V>, key: string, value: V) {
-    if (map.size >= MAX_ENTRIES) map.clear();
-    map.set(key, value);
+  async function lookUpKey(key: string): Promise<CachedSite> {
+    const em = deps.orm.em.fork();
+    const site = await findSiteByPublicKey(em, key);
+    const hostnames = new Set<string>();
+    if (site) {
+      const rows = await em.find(SiteHostname, { site: site.id });
+      for (const r of rows) hostnames.add(r.hostname.toLowerCase());
+    }
+    return { site, hostnames };
+  }
+
+  async function lookUpProtected(siteId: string): Promise<ProtectedSite | null> {
+    const em = deps.orm.em.fork();
+    const site = await em.findOne(Site, { id: siteId });
+    if (!site) return null;
+    const rows = await em.find(SiteHostname, { site: siteId });
+    const returnHosts = rows
+      .filter(isReturnHost)
+      .map((r) => r.hostname.toLowerCase())
+      .sort();
+    return { site, passKey: await passKeyOf(deps, em, siteId), returnHosts, generation: drops };
   }
 
   return {
     async siteFor(key: string): Promise<CachedSite> {
-      const now = Date.now();
-      await checkGeneration(now);
-      const hit = byKey.get(key);
-      if (hit && hit.until > now) return hit;
-      const em = deps.orm.em.fork();
-      const site = await findSiteByPublicKey(em, key);
-      const hostnames = new Set<string>();
-      if (site) {
-        const rows = await em.find(SiteHostname, { site: site.id });
-        for (const r of rows) hostnames.add(r.hostname.toLowerCase());
-      }
-      const entry = { site, hostnames, until: now + CACHE_MS };
-      remember(byKey, key, entry);
-      return entry;
+      await checkGeneration();
+      return byKey.get(key, () => lookUpKey(key));
     },
 
     /**
@@ -106,39 +124,19 @@ export function siteCache(deps: Pick<Deps, 'orm' | 'hot' | 'logger' | 'ciphers'>
      * about a second.
      */
     async protectedSite(siteId: string): Promise<ProtectedSite | null> {
-      const now = Date.now();
-      await checkGeneration(now);
-      const hit = byId.get(siteId);
-      if (hit && hit.until > now) return hit;
-      const em = deps.orm.em.fork();
-      const site = await em.findOne(Site, { id: siteId });
-      if (!site) return null;
-      const rows = await em.find(SiteHostname, { site: siteId });
-      const returnHosts = rows
-        .filter(isReturnHost)
-        .map((r) => r.hostname.toLowerCase())
-        .sort();
-      const entry = { site, passKey: await passKeyOf(deps, em, siteId), returnHosts, generation: drops, until: now + CACHE_MS };
-      remember(byId, siteId, entry);
-      return entry;
+      await checkGeneration();
+      return byId.get(siteId, () => lookUpProtected(siteId));
     },
 
     /** True when this node already knows the secret as a live site's (no lookup needed). */
     knowsSecret(secret: string): boolean {
-      const hit = bySecret.get(sha256(secret));
-      return !!hit?.siteId && hit.until > Date.now();
+      return !!bySecret.peek(sha256(secret));
     },
 
     /** The id of the site a server secret belongs to, or null (unknown, rotated or deleted). */
     async siteIdForSecret(secret: string): Promise<string | null> {
-      const now = Date.now();
-      await checkGeneration(now);
-      const hash = sha256(secret);
-      const hit = bySecret.get(hash);
-      if (hit && hit.until > now) return hit.siteId;
-      const site = await findSiteBySecret(deps.orm.em.fork(), secret);
-      remember(bySecret, hash, { siteId: site?.id ?? null, until: now + CACHE_MS });
-      return site?.id ?? null;
+      await checkGeneration();
+      return bySecret.get(sha256(secret), async () => (await findSiteBySecret(deps.orm.em.fork(), secret))?.id ?? null);
     },
   };
 }
