@@ -87,6 +87,37 @@ describe.each(hotKinds())('ingest buffer (%s)', (kind) => {
     await buffer.close();
   });
 
+  it('under a steady stream of rows, starts early flushes at most every minGapMs, so batches grow instead', async () => {
+    const buffer = makeBuffer(kind);
+    const starts: number[] = [];
+    const sizes: number[] = [];
+    const insert = async <T extends AnalyticsTable>(table: T, rows: AnalyticsRows[T][]) => {
+      starts.push(performance.now());
+      sizes.push(rows.length);
+      return insertRows(orm, table, rows);
+    };
+    const ingest = await startIngest({ orm, buffer, insert, intervalMs: 60_000, batchSize: 10, insertSize: 5000, minGapMs: 100 });
+    const site = randomUUID();
+    // 10 rows every 5 ms for 500 ms: a full batch waits at every step.
+    let n = 0;
+    for (let step = 0; step < 100; step++) {
+      await ingest.enqueueMany(
+        'pageviews',
+        Array.from({ length: 10 }, () => pageview(site, n++)),
+      );
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await ingest.flushNow();
+    const early = starts.slice(0, -1);
+    expect(early.length).toBeGreaterThan(1);
+    expect(early.length).toBeLessThanOrEqual(8);
+    for (let i = 1; i < early.length; i++) expect((early[i] as number) - (early[i - 1] as number)).toBeGreaterThanOrEqual(95);
+    expect(Math.max(...sizes)).toBeGreaterThan(10);
+    expect((await counts(site)).length).toBe(1000);
+    await ingest.stop();
+    await buffer.close();
+  });
+
   it('keeps the rows when an insert fails and lands each exactly once on the retry', async () => {
     const buffer = makeBuffer(kind);
     let calls = 0;

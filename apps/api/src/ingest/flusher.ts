@@ -29,6 +29,12 @@ export interface FlusherOptions {
   parallel?: number;
   /** Flush period. Default 1000 ms. */
   intervalMs?: number;
+  /**
+   * Least time between the starts of two early flushes (a full batch waiting). Default 100 ms: under heavy
+   * traffic the batches grow past `batchSize` instead of the flushes growing in number (each insert has its
+   * transaction, statements and commit to pay for besides its rows).
+   */
+  minGapMs?: number;
   /** First retry delay after a failed flush, doubling up to maxBackoffMs. Defaults 500 / 10000 ms. */
   backoffMs?: number;
   maxBackoffMs?: number;
@@ -66,6 +72,10 @@ export class Flusher {
   private failures = 0;
   private retryAt = 0;
   private pending = 0;
+  private readonly minGapMs: number;
+  /** When the last flush started, and the timer of an early flush waiting for `minGapMs`. */
+  private startedAt = Number.NEGATIVE_INFINITY;
+  private early: NodeJS.Timeout | undefined;
   private stopped = false;
   /** Consecutive failures per table whose cause we do not recognise (see `insertIsolating`). */
   private readonly unknownStreak = new Map<AnalyticsTable, number>();
@@ -75,6 +85,7 @@ export class Flusher {
     this.insertSize = opts.insertSize ?? opts.batchSize ?? 5000;
     this.parallel = opts.parallel ?? 2;
     this.intervalMs = opts.intervalMs ?? 1000;
+    this.minGapMs = opts.minGapMs ?? 100;
     this.backoffMs = opts.backoffMs ?? 500;
     this.maxBackoffMs = opts.maxBackoffMs ?? 10_000;
   }
@@ -96,7 +107,17 @@ export class Flusher {
   /** Counts newly enqueued rows; starts a flush early once a full batch waits. */
   noteEnqueued(n = 1): void {
     this.pending += n;
-    if (this.pending >= this.batchSize && this.timer) void this.tick();
+    if (this.pending < this.batchSize || !this.timer || this.early) return;
+    const wait = this.startedAt + this.minGapMs - Date.now();
+    if (wait <= 0) {
+      void this.tick();
+      return;
+    }
+    this.early = setTimeout(() => {
+      this.early = undefined;
+      void this.tick();
+    }, wait);
+    this.early.unref();
   }
 
   /** A timer tick: flushes unless a retry is backing off. */
@@ -108,6 +129,7 @@ export class Flusher {
   /** Flushes everything waiting now (ignoring any backoff). Never throws; see `error`. */
   flushNow(): Promise<FlushResult> {
     if (this.running) return this.running.then(() => this.flushNow());
+    this.startedAt = Date.now();
     const run = this.drain().finally(() => {
       this.running = undefined;
     });
@@ -232,6 +254,8 @@ export class Flusher {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     if (this.reclaimer) clearInterval(this.reclaimer);
+    clearTimeout(this.early);
+    this.early = undefined;
     this.timer = undefined;
     this.reclaimer = undefined;
     let timer: NodeJS.Timeout | undefined;

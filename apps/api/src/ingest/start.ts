@@ -27,7 +27,11 @@ export interface StartIngestArgs {
   /** The dashboard's address, for the link in notices. */
   appUrl?: () => string | undefined;
   batchSize?: number;
+  /** Rows per insert (default `batchSize` when given, else 5,000: see `FlusherOptions.insertSize`). */
+  insertSize?: number;
   intervalMs?: number;
+  /** Least time between two early flushes' starts (default 100 ms: see `FlusherOptions.minGapMs`). */
+  minGapMs?: number;
   backoffMs?: number;
   maxBackoffMs?: number;
   /** How often, and after how long, batches left in processing by a dead flush are put back (tests). */
@@ -139,7 +143,9 @@ export async function startIngest(args: StartIngestArgs): Promise<Ingest> {
     deadLetter: (letters) => insertDeadLetters(args.orm, letters),
     logger: args.logger,
     batchSize: args.batchSize,
+    insertSize: args.insertSize,
     intervalMs: args.intervalMs,
+    minGapMs: args.minGapMs,
     backoffMs: args.backoffMs,
     maxBackoffMs: args.maxBackoffMs,
     reclaimEveryMs: args.reclaimEveryMs,
