@@ -10,6 +10,7 @@ import { start } from '../src/boot.ts';
 import { parseEnv } from '../src/env.ts';
 import { runResultDays, runRollups, runTodayRollups } from '../src/jobs/index.ts';
 import { ensureAccount, ensureSite } from '../src/seed/accounts.ts';
+import { deleteTraffic } from '../src/seed/generate.ts';
 import { issueToken } from '../src/services/tokens/issue.ts';
 import type { ChildReply } from './child.ts';
 
@@ -38,6 +39,17 @@ const running = await start(
     COLLECT_REPORTS_PER_SITE_PER_MINUTE: unlimited,
   }),
 );
+const em = running.deps.orm.em.fork();
+const { user, workspace } = await ensureAccount(em, {
+  email: 'bench@example.test',
+  password: 'bench-password-123',
+  workspaceName: 'Bench',
+});
+const hostname = 'collect.bench.example';
+const site = await ensureSite(em, { workspaceId: workspace.id, name: 'Collect bench', hostname, timezone: 'UTC' });
+// The collect site starts empty each run: its day would otherwise grow by every earlier run's reports
+// (20M rows after a day of runs), and each run's quarter-hour rollups and index inserts with it.
+await deleteTraffic(running.deps.orm, site.site.id);
 // Let the start-up rollup run (complete days of earlier bench data not rolled up yet) finish before
 // anything is measured, so it does not run beside the benchmarks.
 const rollupStart = Date.now();
@@ -56,14 +68,6 @@ if (Date.now() - rollupStart > 2000) {
     `  (waited ${((Date.now() - rollupStart) / 1000).toFixed(1)} s for the start-up rollup, today's rollup and result-days jobs)\n`,
   );
 }
-const em = running.deps.orm.em.fork();
-const { user, workspace } = await ensureAccount(em, {
-  email: 'bench@example.test',
-  password: 'bench-password-123',
-  workspaceName: 'Bench',
-});
-const hostname = 'collect.bench.example';
-const site = await ensureSite(em, { workspaceId: workspace.id, name: 'Collect bench', hostname, timezone: 'UTC' });
 const { secret } = await issueToken(em, {
   workspaceId: workspace.id,
   createdBy: user.id,
