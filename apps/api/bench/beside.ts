@@ -35,26 +35,43 @@ function median(xs: readonly number[]) {
   return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
 }
 
+/**
+ * Runs `rounds` pairs of windows, bare http's and the API's, bare first in even rounds and the API first in
+ * odd ones, `settle` before each bare window; answers each side's results in round order.
+ */
+async function alternate(
+  o: Pick<Rounds, 'rounds' | 'settle'>,
+  bareWindow: () => Promise<LoadResult>,
+  apiWindow: () => Promise<LoadResult>,
+): Promise<{ api: LoadResult[]; bare: LoadResult[] }> {
+  const api: LoadResult[] = [];
+  const bare: LoadResult[] = [];
+  for (let round = 0; round < o.rounds; round++) {
+    if (round % 2 === 0) {
+      await o.settle?.();
+      bare.push(await bareWindow());
+      api.push(await apiWindow());
+    } else {
+      api.push(await apiWindow());
+      await o.settle?.();
+      bare.push(await bareWindow());
+    }
+  }
+  await o.settle?.();
+  return { api, bare };
+}
+
 /** Closed-loop throughput of `req` on the API beside bare http's, in alternating rounds (after a warm-up of each). */
 export async function loadBeside(bareUrl: string, apiUrl: string, req: LoadRequest, o: Rounds): Promise<BesideResult> {
   const window = { seconds: o.seconds, concurrency: o.concurrency };
   await runLoad(apiUrl, req, { seconds: 1, concurrency: o.concurrency });
   await o.settle?.();
   await runLoad(bareUrl, BARE, { seconds: 1, concurrency: o.concurrency });
-  const api: LoadResult[] = [];
-  const bare: LoadResult[] = [];
-  for (let round = 0; round < o.rounds; round++) {
-    if (round % 2 === 0) {
-      await o.settle?.();
-      bare.push(await runLoad(bareUrl, BARE, window));
-      api.push(await runLoad(apiUrl, req, window));
-    } else {
-      api.push(await runLoad(apiUrl, req, window));
-      await o.settle?.();
-      bare.push(await runLoad(bareUrl, BARE, window));
-    }
-  }
-  await o.settle?.();
+  const { api, bare } = await alternate(
+    o,
+    () => runLoad(bareUrl, BARE, window),
+    () => runLoad(apiUrl, req, window),
+  );
   const ratios = api.map((a, i) => a.rps / (bare[i] as LoadResult).rps);
   return { api: combineResults(api), bare: combineResults(bare), ratios, ratio: median(ratios) };
 }
@@ -71,20 +88,11 @@ export async function pacedBeside(
   o: Omit<Rounds, 'concurrency'> & { rate: number },
 ): Promise<{ api: LoadResult; bare: LoadResult; apiRounds: LoadResult[] }> {
   const window = { rate: o.rate, seconds: o.seconds };
-  const api: LoadResult[] = [];
-  const bare: LoadResult[] = [];
-  for (let round = 0; round < o.rounds; round++) {
-    if (round % 2 === 0) {
-      await o.settle?.();
-      bare.push(await runPaced(bareUrl, BARE, window));
-      api.push(await runPaced(apiUrl, req, window));
-    } else {
-      api.push(await runPaced(apiUrl, req, window));
-      await o.settle?.();
-      bare.push(await runPaced(bareUrl, BARE, window));
-    }
-  }
-  await o.settle?.();
+  const { api, bare } = await alternate(
+    o,
+    () => runPaced(bareUrl, BARE, window),
+    () => runPaced(apiUrl, req, window),
+  );
   return { api: combineResults(api), bare: combineResults(bare), apiRounds: api };
 }
 

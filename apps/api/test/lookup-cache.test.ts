@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { LookupCache } from '../src/cache/lookup-cache.ts';
 
+const turn = () => new Promise((r) => setImmediate(r));
+
 /** A cache on a clock the test moves, with its lookups counted and each one's answer given by the test. */
 function setup(o: { maxEntries?: number } = {}) {
   let at = 0;
@@ -17,18 +19,24 @@ function setup(o: { maxEntries?: number } = {}) {
     new Promise<string>((resolve, reject) => {
       lookups.push({ key, resolve, reject });
     });
+  const get = (key: string) => cache.get(key, load(key));
   return {
     cache,
     lookups,
     refreshErrors,
-    get: (key: string) => cache.get(key, load(key)),
+    get,
     at: (ms: number) => {
       at = ms;
     },
+    /** Looks `key` up, answering its lookup with `value`. */
+    async prime(key: string, value: string) {
+      const p = get(key);
+      await turn();
+      lookups.at(-1)?.resolve(value);
+      return p;
+    },
   };
 }
-
-const turn = () => new Promise((r) => setImmediate(r));
 
 describe('LookupCache', () => {
   it('makes one lookup for requests that miss the same key at once, and answers them all', async () => {
@@ -42,10 +50,7 @@ describe('LookupCache', () => {
 
   it('answers from the entry without a lookup (and without a promise) until it expires, then looks up once', async () => {
     const c = setup();
-    const first = c.get('pk');
-    await turn();
-    c.lookups[0]?.resolve('site A');
-    await first;
+    await c.prime('pk', 'site A');
     c.at(49_999);
     expect(c.get('pk')).toBe('site A');
     c.at(60_000);
@@ -58,10 +63,7 @@ describe('LookupCache', () => {
 
   it('refreshes an entry in use before it expires, in the background, once', async () => {
     const c = setup();
-    const first = c.get('pk');
-    await turn();
-    c.lookups[0]?.resolve('site A');
-    await first;
+    await c.prime('pk', 'site A');
     c.at(52_000);
     // Within the last 10 s: the entry answers at once, and one refresh starts.
     expect(c.get('pk')).toBe('site A');
@@ -78,10 +80,7 @@ describe('LookupCache', () => {
 
   it('keeps using an entry whose refresh failed until it expires, then the lookup error reaches the request', async () => {
     const c = setup();
-    const first = c.get('pk');
-    await turn();
-    c.lookups[0]?.resolve('site A');
-    await first;
+    await c.prime('pk', 'site A');
     c.at(55_000);
     expect(c.get('pk')).toBe('site A');
     await turn();
@@ -118,12 +117,7 @@ describe('LookupCache', () => {
 
   it('holds at most maxEntries keys', async () => {
     const c = setup({ maxEntries: 3 });
-    for (const key of ['a', 'b', 'c', 'd']) {
-      const p = c.get(key);
-      await turn();
-      c.lookups.at(-1)?.resolve(`site ${key}`);
-      await p;
-    }
+    for (const key of ['a', 'b', 'c', 'd']) await c.prime(key, `site ${key}`);
     expect(c.cache.peek('d')).toBe('site d');
     expect(c.cache.peek('a')).toBeUndefined();
   });
