@@ -11,9 +11,10 @@ export interface LookupCacheOptions {
 }
 
 /**
- * Answers of lookups by key, each for `ttlMs`, for what the collect path looks up per report (its sites: collect/site-cache.ts; a workspace's logging pause: usage/pause.ts). A busy key
- * never costs a database round trip per request: requests that miss one key at the same time share one
- * lookup, and an entry close to its end is refreshed in the background while requests go on with it.
+ * Answers of lookups by key, each for `ttlMs`, for what the collect path looks up per report (its sites:
+ * collect/site-cache.ts; a workspace's logging pause: usage/pause.ts). A busy key never costs a database
+ * round trip per request: requests that miss one key at the same time share one lookup, and an entry
+ * close to its end is refreshed in the background while requests go on with it.
  * (Before, every report arriving while a busy site's entry had just expired looked the site up itself:
  * at 6,000 reports/s, once a minute, hundreds of lookups queued on the pool and answers took 100–300 ms.)
  * `clear()` forgets everything, lookups under way included: their answers go to the requests that waited
