@@ -33,8 +33,11 @@ export class LookupCache<V> {
     return hit && hit.until > this.o.now() ? hit.value : undefined;
   }
 
-  /** The answer for `key`: the cached one while it lives (no promise made), else the one lookup under way or a new one. */
-  get(key: string, load: () => Promise<V>): V | Promise<V> {
+  /**
+   * The answer for `key`: the cached one while it lives (no promise made), else the one lookup under way or
+   * a new one. `load` is given the key, so a caller can pass the same function every time (nothing made per hit).
+   */
+  get(key: string, load: (key: string) => Promise<V>): V | Promise<V> {
     const now = this.o.now();
     const hit = this.entries.get(key);
     if (hit && hit.until > now) {
@@ -50,9 +53,9 @@ export class LookupCache<V> {
     this.epoch += 1;
   }
 
-  private start(key: string, load: () => Promise<V>, now: number): Promise<V> {
+  private start(key: string, load: (key: string) => Promise<V>, now: number): Promise<V> {
     const epoch = this.epoch;
-    const lookup: Promise<V> = Promise.resolve()
+    const lookup: Promise<V> = Promise.resolve(key)
       .then(load)
       .then((value) => {
         if (epoch === this.epoch) {

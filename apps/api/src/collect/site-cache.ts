@@ -115,7 +115,7 @@ export function siteCache(deps: Pick<Deps, 'orm' | 'hot' | 'logger' | 'ciphers'>
   return {
     async siteFor(key: string): Promise<CachedSite> {
       await checkGeneration();
-      return byKey.get(key, () => lookUpKey(key));
+      return byKey.get(key, lookUpKey);
     },
 
     /**
@@ -125,7 +125,7 @@ export function siteCache(deps: Pick<Deps, 'orm' | 'hot' | 'logger' | 'ciphers'>
      */
     async protectedSite(siteId: string): Promise<ProtectedSite | null> {
       await checkGeneration();
-      return byId.get(siteId, () => lookUpProtected(siteId));
+      return byId.get(siteId, lookUpProtected);
     },
 
     /** True when this node already knows the secret as a live site's (no lookup needed). */
