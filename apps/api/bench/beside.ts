@@ -3,6 +3,7 @@
 // into the ratio (the collect figure moved ±8 points from one run to the next). Alternating short windows
 // (bare first in even rounds, the API first in odd ones) gives every round its own ratio under the same
 // conditions, and the figure is their median.
+import { runPacedLean } from './lean-pacer.ts';
 import { combineResults, formatRow, type LoadRequest, type LoadResult, runLoad, runPaced } from './load.ts';
 
 export interface Rounds {
@@ -79,19 +80,21 @@ export async function loadBeside(bareUrl: string, apiUrl: string, req: LoadReque
 /**
  * Open-loop latency of `req` on the API at `rate` requests a second, in rounds alternating with bare http
  * paced at the same rate: the API's percentiles over all its rounds, and bare http's beside them (the
- * machine's own tail at that rate: its pauses delay any server's answers).
+ * machine's own tail at that rate: its pauses delay any server's answers). The load comes from the lean
+ * pacer (raw sockets, see lean-pacer.ts) unless `pacer` is `node` (Node's http client, as before).
  */
 export async function pacedBeside(
   bareUrl: string,
   apiUrl: string,
   req: LoadRequest,
-  o: Omit<Rounds, 'concurrency'> & { rate: number },
+  o: Omit<Rounds, 'concurrency'> & { rate: number; pacer?: 'lean' | 'node' },
 ): Promise<{ api: LoadResult; bare: LoadResult; apiRounds: LoadResult[] }> {
   const window = { rate: o.rate, seconds: o.seconds };
+  const pace = o.pacer === 'node' ? runPaced : runPacedLean;
   const { api, bare } = await alternate(
     o,
-    () => runPaced(bareUrl, BARE, window),
-    () => runPaced(apiUrl, req, window),
+    () => pace(bareUrl, BARE, window),
+    () => pace(apiUrl, req, window),
   );
   return { api: combineResults(api), bare: combineResults(bare), apiRounds: api };
 }

@@ -87,12 +87,16 @@ try {
     const full = await loadBeside(bare.info.url, api.info.url, collect, rounds);
     console.log(formatBeside('POST /collect pageview (202)', full));
     // Latency at a steady arrival rate: half of what it just sustained, and the "half of 60 %"
-    // (30 % of bare http's rate beside it), each in rounds beside bare http paced at the same rate.
+    // (30 % of bare http's rate beside it), each in rounds beside bare http paced at the same rate, sent by
+    // the lean pacer; the second figure also with Node's http client sending, as measured before it.
     const paced = { rounds: pacedRounds, seconds, settle: rounds.settle };
     const half = await pacedBeside(bare.info.url, api.info.url, collect, { ...paced, rate: full.api.rps / 2 });
     console.log(formatPaced('  paced at half its throughput', half, full.bare.rps));
-    const goal = await pacedBeside(bare.info.url, api.info.url, collect, { ...paced, rate: full.bare.rps * 0.3 });
+    const goalRate = full.bare.rps * 0.3;
+    const goal = await pacedBeside(bare.info.url, api.info.url, collect, { ...paced, rate: goalRate });
     console.log(formatPaced('  paced at 30% of bare http', goal, full.bare.rps));
+    const goalNode = await pacedBeside(bare.info.url, api.info.url, collect, { ...paced, rate: goalRate, pacer: 'node' });
+    console.log(formatPaced("  the same, sent by Node's http client", goalNode, full.bare.rps));
   }
   if (bare) await stopChild(bare.proc);
 
