@@ -49,5 +49,7 @@ describe('preparing an insert statement', () => {
     expect(prepared.siteIds).toEqual([SITE, SITE, SITE]);
     expect(prepared.days).toEqual(['2026-11-26', '2026-11-26', '2026-11-26']);
     expect(prepared.lanes).toEqual(['human', 'human', 'bot']);
+    const one = await prepareChunk('pageviews', [row(4, { path: '/only' })]);
+    expect(one.params[param('path')]).toBe('{"/only"}');
   });
 });

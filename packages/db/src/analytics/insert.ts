@@ -209,7 +209,18 @@ export async function prepareChunk<T extends AnalyticsTable>(
     lanes[n] = values[laneColumn] as string;
     for (let c = 0; c < width; c++) (elements[c] as string[])[n] = arrayElement(values[c]);
   }
-  return { params: elements.map((e) => `{${e.join(',')}}`), rows: chunk.length, siteIds, days, lanes };
+  return { params: elements.map(arrayOf), rows: chunk.length, siteIds, days, lanes };
+}
+
+/**
+ * `{a,b,c}` as one flat string straight from `join`: braces added by concatenation would make a rope, which
+ * pg's serializer flattens into a copy of the whole literal (tens of KB a column) when it measures it.
+ */
+function arrayOf(elements: string[]): string {
+  if (!elements.length) return '{}';
+  elements[0] = `{${elements[0]}`;
+  elements[elements.length - 1] = `${elements[elements.length - 1]}}`;
+  return elements.join(',');
 }
 
 /** Rows per statement: one array per column whatever the count, so only the statement's size bounds it. */
