@@ -77,6 +77,13 @@ export function tokenCacheOf(hot: HotStore): TokenCache {
 
 function makeTokenCache(hot: HotStore): TokenCache {
   const entries = new Map<string, { token: CallerToken; generation: string | null; until: number }>();
+  /**
+   * Lookups under way by `hash|generation`: the requests that miss one token at once (its entry just
+   * expired, or a busy client's first second on this node) share one, instead of each queueing its own
+   * on the pool. Keyed by the generation each request read first, so a request that read the counter
+   * after a revocation's bump never takes an answer loaded before it.
+   */
+  const loading = new Map<string, Promise<CallerToken | null>>();
   return {
     async lookup(hash, load) {
       // Read before loading: a revocation that commits after this read bumps past it, so the entry
@@ -85,12 +92,22 @@ function makeTokenCache(hot: HotStore): TokenCache {
       if (generation === undefined) return load();
       const hit = entries.get(hash);
       if (hit && hit.generation === generation && hit.until > Date.now()) return hit.token;
-      const token = await load();
-      if (token && !token.revokedAt) {
-        if (entries.size >= MAX_ENTRIES) entries.clear();
-        entries.set(hash, { token, generation, until: Date.now() + ENTRY_MS });
-      } else entries.delete(hash);
-      return token;
+      const key = `${hash}|${generation}`;
+      const shared = loading.get(key);
+      if (shared) return shared;
+      const lookup = load()
+        .then((token) => {
+          if (token && !token.revokedAt) {
+            if (entries.size >= MAX_ENTRIES) entries.clear();
+            entries.set(hash, { token, generation, until: Date.now() + ENTRY_MS });
+          } else entries.delete(hash);
+          return token;
+        })
+        .finally(() => {
+          if (loading.get(key) === lookup) loading.delete(key);
+        });
+      loading.set(key, lookup);
+      return lookup;
     },
   };
 }
