@@ -195,6 +195,24 @@ describe('attacks on the collect path', () => {
     });
   });
 
+  describe('page reports with made-up site keys', () => {
+    it('from one address are 404 for 120 lookups a minute, then 429 without a lookup; known keys and other addresses go on', async () => {
+      const madeUp = () => `pk_${randomBytes(13).toString('hex')}`;
+      const statuses: number[] = [];
+      for (let i = 0; i < 125; i++) {
+        const r = await report({ publicKey: madeUp(), hostname: victim.hostname } as CollectSite, { id: pvid() }, '203.0.113.98');
+        statuses.push(r.status);
+      }
+      expect(statuses.slice(0, 120).every((s) => s === 404)).toBe(true);
+      expect(statuses.slice(120).every((s) => s === 429)).toBe(true);
+      // The budget counts lookups, not reports: the same address's reports to a site this node knows still go in.
+      const id = pvid();
+      await report(victim, { id }, '203.0.113.98').expect(202);
+      await bystanderStillCounted();
+      expect((await stored('pageviews', victim.siteId)).some((r) => r.pageview_id === id)).toBe(true);
+    });
+  });
+
   describe('edge batches: the secret is checked before the body is read', () => {
     it('a 1 MB batch without a valid secret is 401 and the connection stays usable', async () => {
       const res = await rawPost('/collect/requests', Buffer.alloc(1024 * 1024, 0x20), { 'x-svc-proxy': 'sk_live_nope' });

@@ -19,6 +19,8 @@ export interface CollectLimits {
   batchesPerSite: number;
   /** Lookups of a secret this node does not know yet, per address and minute (then 429): guessing is slow. */
   secretLookupsPerAddress: number;
+  /** Lookups of a site key this node does not know yet, per address and minute (then 429): a flood of made-up keys costs the database little. */
+  keyLookupsPerAddress: number;
 }
 
 export type DropReason = 'address' | 'site';
@@ -59,6 +61,11 @@ export function collectBudgets(hot: HotStore, limits: CollectLimits, logger: Log
     /** Counts a lookup of an unknown secret from this address; false once the address is past its budget. */
     async mayLookUpSecret(ip: string): Promise<boolean> {
       return !(await over(`collect:secret-lookups:${addressKey(ip)}`, limits.secretLookupsPerAddress));
+    },
+
+    /** Counts a lookup of an unknown site key from this address; false once the address is past its budget. */
+    async mayLookUpKey(ip: string): Promise<boolean> {
+      return !(await over(`collect:key-lookups:${addressKey(ip)}`, limits.keyLookupsPerAddress));
     },
   };
 }

@@ -17,6 +17,11 @@ import { siteCache } from './site-cache.ts';
 const LAST_SEEN_EVERY_MS = 60_000;
 /** Lookups of secrets a node does not know yet, per address and minute: a real edge needs one. */
 const SECRET_LOOKUPS_PER_ADDRESS = 60;
+/**
+ * Lookups of site keys a node holds no answer for, per address and minute. A browser reports to one site;
+ * a shared address (an office, a carrier's NAT) to a few dozen at most after the node's cache was cleared.
+ */
+const KEY_LOOKUPS_PER_ADDRESS = 120;
 
 /**
  * `POST /collect`, `POST /collect/requests` and their OPTIONS: the public write path of the page script
@@ -35,6 +40,7 @@ export function collectHandler(deps: Deps) {
       reportsPerSite: deps.env.COLLECT_REPORTS_PER_SITE_PER_MINUTE,
       batchesPerSite: deps.env.COLLECT_BATCHES_PER_SITE_PER_MINUTE,
       secretLookupsPerAddress: SECRET_LOOKUPS_PER_ADDRESS,
+      keyLookupsPerAddress: KEY_LOOKUPS_PER_ADDRESS,
     },
     deps.logger,
   );
@@ -62,7 +68,7 @@ export function collectHandler(deps: Deps) {
       return;
     }
     const report = await readPageReport(ctx);
-    const site = await siteOfReport(cache, report, ctx.get('origin'));
+    const site = await siteOfReport(cache, report, ctx.get('origin'), { budgets, ip: ctx.ip });
     const client = await clientOfReport(ctx, cache, site.id);
     if (await budgets.admitReport(site.id, client.ip)) {
       for (const { table, rows } of await rowsOfReport(deps.hot, site, report, client, new Date())) {

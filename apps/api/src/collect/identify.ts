@@ -30,8 +30,20 @@ function hostOf(url: string | undefined): string | null {
   }
 }
 
-/** The site of a page report: 404 for an unknown key, 403 when the page or its Origin is not on the site's hostnames. */
-export async function siteOfReport(cache: SiteCache, report: PageReport, origin: string): Promise<Site> {
+/**
+ * The site of a page report: 404 for an unknown key, 403 when the page or its Origin is not on the site's
+ * hostnames. A key this node holds no answer for costs a lookup, counted per address first (429 past the
+ * budget): made-up keys sent from one address cannot turn into a database query each.
+ */
+export async function siteOfReport(
+  cache: SiteCache,
+  report: PageReport,
+  origin: string,
+  lookups: { budgets: CollectBudgets; ip: string },
+): Promise<Site> {
+  if (!cache.knowsKey(report.k) && !(await lookups.budgets.mayLookUpKey(lookups.ip))) {
+    throw tooMany(60, 'Too many unknown site keys from this address: wait a minute, then check data-site on the script tag');
+  }
   const { site, hostnames } = await cache.siteFor(report.k);
   if (!site) throw new AppError(404, 'Unknown site key: check data-site on the script tag');
   const pageHost = hostOf(report.u);

@@ -128,6 +128,11 @@ export function siteCache(deps: Pick<Deps, 'orm' | 'hot' | 'logger' | 'ciphers'>
       return byId.get(siteId, lookUpProtected);
     },
 
+    /** True when this node holds an answer for the site key, known or unknown (no lookup needed). */
+    knowsKey(key: string): boolean {
+      return byKey.peek(key) !== undefined;
+    },
+
     /** True when this node already knows the secret as a live site's (no lookup needed). */
     knowsSecret(secret: string): boolean {
       return !!bySecret.peek(sha256(secret));
