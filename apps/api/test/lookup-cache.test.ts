@@ -4,7 +4,7 @@ import { LookupCache } from '../src/cache/lookup-cache.ts';
 const turn = () => new Promise((r) => setImmediate(r));
 
 /** A cache on a clock the test moves, with its lookups counted and each one's answer given by the test. */
-function setup(o: { maxEntries?: number } = {}) {
+function setup(o: { maxEntries?: number; keep?: (v: string) => boolean } = {}) {
   let at = 0;
   const refreshErrors: unknown[] = [];
   const cache = new LookupCache<string>({
@@ -13,6 +13,7 @@ function setup(o: { maxEntries?: number } = {}) {
     maxEntries: o.maxEntries ?? 100,
     now: () => at,
     onRefreshError: (e) => refreshErrors.push(e),
+    keep: o.keep,
   });
   const lookups: { key: string; resolve: (v: string) => void; reject: (e: Error) => void }[] = [];
   const load = (key: string) => () =>
@@ -113,6 +114,26 @@ describe('LookupCache', () => {
     expect(await before).toBe('old site');
     expect(await after).toBe('new site');
     expect(c.get('pk')).toBe('new site');
+  });
+
+  it('does not keep an answer `keep` refuses, and drops the entry a refresh answered that way', async () => {
+    const c = setup({ keep: (v) => v !== 'gone' });
+    expect(await c.prime('pk', 'gone')).toBe('gone');
+    c.get('pk');
+    await turn();
+    expect(c.lookups).toHaveLength(2);
+    c.lookups[1]?.resolve('site A');
+    await turn();
+    c.at(52_000);
+    expect(c.get('pk')).toBe('site A');
+    await turn();
+    c.lookups[2]?.resolve('gone');
+    await turn();
+    // The refresh said the answer is gone: the old one is not used for the rest of its life.
+    c.at(53_000);
+    c.get('pk');
+    await turn();
+    expect(c.lookups).toHaveLength(4);
   });
 
   it('holds at most maxEntries keys', async () => {

@@ -7,6 +7,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { HotStore } from '../hot/store.ts';
 import { hotAnswer } from '../hot/within.ts';
+import { LookupCache } from '../cache/lookup-cache.ts';
 
 const GENERATION_KEY = 'credentials:generation';
 const GENERATION_TTL_SECONDS = 30 * 86_400;
@@ -76,38 +77,26 @@ export function tokenCacheOf(hot: HotStore): TokenCache {
 }
 
 function makeTokenCache(hot: HotStore): TokenCache {
-  const entries = new Map<string, { token: CallerToken; generation: string | null; until: number }>();
-  /**
-   * Lookups under way by `hash|generation`: the requests that miss one token at once (its entry just
-   * expired, or a busy client's first second on this node) share one, instead of each queueing its own
-   * on the pool. Keyed by the generation each request read first, so a request that read the counter
-   * after a revocation's bump never takes an answer loaded before it.
-   */
-  const loading = new Map<string, Promise<CallerToken | null>>();
+  // Keyed by `hash|generation`: a bump makes every key new, so a request that read the counter after a
+  // revocation never takes an answer (or a shared lookup) from before it. Requests that miss one token at
+  // once share one lookup, and a token in use is looked up again in its entry's last 10 s.
+  const cache = new LookupCache<CallerToken | null>({
+    ttlMs: ENTRY_MS,
+    refreshMs: 10_000,
+    maxEntries: MAX_ENTRIES,
+    now: Date.now,
+    // The token in hand stays in use until its entry expires; then a failing lookup reaches the request.
+    onRefreshError: () => {},
+    // Unknown and revoked tokens are not kept: made-up tokens cannot fill the cache.
+    keep: (token) => !!token && !token.revokedAt,
+  });
   return {
     async lookup(hash, load) {
       // Read before loading: a revocation that commits after this read bumps past it, so the entry
       // stored below is never used after that revocation.
       const generation = await readGeneration(hot);
       if (generation === undefined) return load();
-      const hit = entries.get(hash);
-      if (hit && hit.generation === generation && hit.until > Date.now()) return hit.token;
-      const key = `${hash}|${generation}`;
-      const shared = loading.get(key);
-      if (shared) return shared;
-      const lookup = load()
-        .then((token) => {
-          if (token && !token.revokedAt) {
-            if (entries.size >= MAX_ENTRIES) entries.clear();
-            entries.set(hash, { token, generation, until: Date.now() + ENTRY_MS });
-          } else entries.delete(hash);
-          return token;
-        })
-        .finally(() => {
-          if (loading.get(key) === lookup) loading.delete(key);
-        });
-      loading.set(key, lookup);
-      return lookup;
+      return cache.get(`${hash}|${generation}`, load);
     },
   };
 }

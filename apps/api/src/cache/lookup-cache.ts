@@ -1,4 +1,4 @@
-export interface LookupCacheOptions {
+export interface LookupCacheOptions<V = unknown> {
   /** How long an answer is used after its lookup started. */
   ttlMs: number;
   /** In the last this-many ms of an entry's life, the first request that sees it refreshes it in the background. */
@@ -8,11 +8,13 @@ export interface LookupCacheOptions {
   now: () => number;
   /** A background refresh failed: the entry is used until it expires, then looked up in the foreground. */
   onRefreshError: (err: unknown) => void;
+  /** Whether an answer is kept (default: every answer); one not kept still goes to the requests that waited for it. */
+  keep?: (value: V) => boolean;
 }
 
 /**
- * Answers of lookups by key, each for `ttlMs`, for what the collect path looks up per report (its sites:
- * collect/site-cache.ts; a workspace's logging pause: usage/pause.ts). A busy key never costs a database
+ * Answers of lookups by key, each for `ttlMs`, for what the hot paths look up per request (the collect path's
+ * sites: collect/site-cache.ts; a workspace's logging pause: usage/pause.ts; API tokens: actor/token-cache.ts). A busy key never costs a database
  * round trip per request: requests that miss one key at the same time share one lookup, and an entry
  * close to its end is refreshed in the background while requests go on with it.
  * (Before, every report arriving while a busy site's entry had just expired looked the site up itself:
@@ -25,7 +27,7 @@ export class LookupCache<V> {
   private readonly loading = new Map<string, Promise<V>>();
   private epoch = 0;
 
-  constructor(private readonly o: LookupCacheOptions) {}
+  constructor(private readonly o: LookupCacheOptions<V>) {}
 
   /** The live answer for `key`, if there is one (no lookup). */
   peek(key: string): V | undefined {
@@ -58,10 +60,10 @@ export class LookupCache<V> {
     const lookup: Promise<V> = Promise.resolve(key)
       .then(load)
       .then((value) => {
-        if (epoch === this.epoch) {
+        if (epoch === this.epoch && (this.o.keep?.(value) ?? true)) {
           if (this.entries.size >= this.o.maxEntries) this.entries.clear();
           this.entries.set(key, { value, until: now + this.o.ttlMs });
-        }
+        } else if (epoch === this.epoch) this.entries.delete(key);
         return value;
       })
       .finally(() => {
