@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { combineResults, type LoadRequest, type LoadResult } from './load.ts';
+import { type LoadRequest, type LoadResult, summarise } from './load.ts';
 
 /**
  * Open-loop load like `runPaced`, sent over raw keep-alive sockets with one request's bytes built once
@@ -69,9 +69,7 @@ export async function runPacedLean(
   await done;
   const seconds = (performance.now() - started) / 1000;
   for (const c of all) c.close();
-  return combineResults([
-    { requests: 0, errors, rps: 0, p50: 0, p99: 0, latencies: [...latencies.subarray(0, answered)], seconds },
-  ]);
+  return summarise([...latencies.subarray(0, answered)], errors, seconds);
 }
 
 function requestBytes(url: URL, req: LoadRequest): Buffer {

@@ -30,7 +30,8 @@ function resultOf(latencies: number[], errors: number, started: number): LoadRes
   return summarise(latencies, errors, (performance.now() - started) / 1000);
 }
 
-function summarise(latencies: number[], errors: number, seconds: number): LoadResult {
+/** Throughput and latency percentiles of `latencies` (sorted in place) answered in `seconds`. */
+export function summarise(latencies: number[], errors: number, seconds: number): LoadResult {
   latencies.sort((a, b) => a - b);
   return {
     requests: latencies.length,
