@@ -30,10 +30,10 @@ type AppOptions = { webDist?: string; scriptDist?: string };
  * answered without Koa: `collect/lane.ts`), then the Koa app for everything else.
  */
 export function createServer(deps: Deps, opts: AppOptions = {}): Server {
-  const collect = collectHandler(deps);
-  const koa = createApp(deps, collect, opts).callback();
   // Every answer of the server is written at the end of its event-loop turn, together (`turn-end.ts`).
   const send = sendAtTurnEnd((err) => deps.logger.error('an answer could not be written', err));
+  const collect = collectHandler(deps, send.after);
+  const koa = createApp(deps, collect, opts).callback();
   const lane = collectLane(deps, collect.answer, send);
   return answerClientErrors(
     createHttpServer((req, res) => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import {
   type AnalyticsRows,
   type AnalyticsTable,
+  BufferFull,
   type IngestBuffer,
   MemoryIngestBuffer,
   RedisIngestBuffer,
@@ -203,6 +204,64 @@ describe.each(hotKinds())('ingest buffer (%s)', (kind) => {
     expect(calls).toBeGreaterThanOrEqual(2);
     await ingest.stop();
     expect((await counts(site)).every((r) => r.n === '1')).toBe(true);
+    await buffer.close();
+  });
+});
+
+describe('room held in the in-process buffer (rows queued after the answer)', () => {
+  it('counts held room against the maximum, so rows queued through it never meet BufferFull', async () => {
+    const buffer = new MemoryIngestBuffer(25);
+    const room = buffer.holdRoom(21);
+    const site = randomUUID();
+    // 21 of 25 promised: a plain enqueue of 5 more is refused, one of 4 is taken.
+    await expect(
+      buffer.enqueue(
+        'pageviews',
+        [0, 1, 2, 3, 4].map((i) => pageview(site, i)),
+      ),
+    ).rejects.toBeInstanceOf(BufferFull);
+    await buffer.enqueue(
+      'pageviews',
+      [0, 1, 2, 3].map((i) => pageview(site, i)),
+    );
+    expect(() => buffer.holdRoom(1)).toThrow(BufferFull);
+    room.enqueue('pageviews', [pageview(site, 10)]);
+    room.release();
+    // The 20 rows the room did not use are free again.
+    expect(await buffer.size('pageviews')).toBe(5);
+    await buffer.enqueue(
+      'pageviews',
+      Array.from({ length: 20 }, (_, i) => pageview(site, 20 + i)),
+    );
+    expect(() => buffer.holdRoom(1)).toThrow(BufferFull);
+  });
+
+  it('makes flushNow wait for an open room, then stores its rows', async () => {
+    const ingest = await startIngest({ orm, buffer: new MemoryIngestBuffer(), intervalMs: 60_000 });
+    const site = randomUUID();
+    const room = ingest.holdRoom(2);
+    if (!room) throw new Error('the in-process buffer holds room');
+    let flushed = false;
+    const flush = ingest.flushNow().then((r) => {
+      flushed = true;
+      return r;
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(flushed).toBe(false);
+    room.enqueueMany('pageviews', [pageview(site, 0), pageview(site, 1)]);
+    room.release();
+    expect(await flush).toEqual({ inserted: 2, deadLettered: 0 });
+    expect((await counts(site)).length).toBe(2);
+    await ingest.stop();
+  });
+
+  it('has no room to hold ahead in Redis', async () => {
+    const url = inject('redisUrl');
+    if (!url) return;
+    const buffer = new RedisIngestBuffer(url, `ingest-test-${randomUUID()}`);
+    const ingest = await startIngest({ orm, buffer, intervalMs: 60_000 });
+    expect(ingest.holdRoom(1)).toBeNull();
+    await ingest.stop();
     await buffer.close();
   });
 });

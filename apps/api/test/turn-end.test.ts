@@ -36,6 +36,26 @@ describe('answers written at the end of the turn', () => {
     expect(written).toEqual(['first', 'third']);
     expect(failures.map((e) => (e as Error).message)).toEqual(['socket gone']);
   });
+
+  it('runs work handed to after() once the answers of its turn are written, even when it came first', async () => {
+    const order: string[] = [];
+    const failures: unknown[] = [];
+    const send = sendAtTurnEnd((e) => failures.push(e));
+    send.after(() => order.push('work 1'));
+    send({ send: () => order.push('answer 1') });
+    send.after(() => {
+      throw new Error('work failed');
+    });
+    send({ send: () => order.push('answer 2') });
+    expect(order).toEqual([]);
+    await nextTurn();
+    expect(order).toEqual(['answer 1', 'answer 2', 'work 1']);
+    expect(failures.map((e) => (e as Error).message)).toEqual(['work failed']);
+    // With no answer due, the work still runs at the end of its turn.
+    send.after(() => order.push('work 2'));
+    await nextTurn();
+    expect(order.at(-1)).toBe('work 2');
+  });
 });
 
 describe('whole answers at the end of the turn, streams as they come', () => {

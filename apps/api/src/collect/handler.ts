@@ -1,3 +1,5 @@
+import type { Site } from '@us/db';
+import type { PageReport } from '@us/shared';
 import type { Context } from 'koa';
 import type { Deps } from '../deps.ts';
 import { logFailure, toAppError } from '../error-map.ts';
@@ -7,10 +9,10 @@ import { visitorCodeOf } from '../services/bot/visitor-code.ts';
 import { requestLoggingPaused } from '../usage/pause.ts';
 import { seenOfBatch } from './behaviour-feed.ts';
 import { collectBudgets } from './budget.ts';
-import { networksOf, protectionModeOf, rowOfRecord, rowsOfReport } from './classify.ts';
+import { networksOf, protectionModeOf, rowOfRecord, rowsOfReport, type TableRows } from './classify.ts';
 import type { CollectExchange } from './exchange.ts';
-import { clientOfReport, siteIdOfSecret, siteOfBatch, siteOfReport } from './identify.ts';
-import { batchAnswer, readPageReport, readRequestBatch } from './intake.ts';
+import { type Client, clientOfReport, siteIdOfSecret, siteOfBatch, siteOfReport } from './identify.ts';
+import { batchAnswer, MAX_EXPOSURES, readPageReport, readRequestBatch } from './intake.ts';
 import { protectionRoutes } from './protection.ts';
 import { siteCache } from './site-cache.ts';
 
@@ -27,11 +29,17 @@ const KEY_LOOKUPS_PER_ADDRESS = 120;
  * `POST /collect`, `POST /collect/requests` and their OPTIONS: the public write path of the page script
  * and the edge SDK. Each request passes the same named stages: intake (read, parse within limits),
  * identify (site, key, hostname, secret), budget (per address and site), classify (enrichment, lane,
- * cleaned rows), enqueue (the write buffer; 202 only once the rows are queued). Behaviour memory is fed
- * on the way (sites whose protection is not off), failing open. Beside them, the gate's routes for edges:
- * `GET /collect/protection` and `POST /collect/decide` (`protection.ts`; no CORS: servers only).
+ * cleaned rows), enqueue (the write buffer). Behaviour memory is fed on the way (sites whose protection
+ * is not off), failing open. Beside them, the gate's routes for edges: `GET /collect/protection` and
+ * `POST /collect/decide` (`protection.ts`; no CORS: servers only).
+ *
+ * A page report is answered 202 once it passed every check its answer depends on (shape, site, key
+ * lookups, room in the write buffer, held for its rows at once); the budgets, the rows and the queueing
+ * follow right after the answers of that turn are written (`afterAnswers`: the server's turn-end writer),
+ * so no answer waits for another report's rows. A flush or shutdown waits for them (`Ingest.holdRoom`).
+ * A buffer that cannot hold room ahead (Redis) has the rows queued before the answer, as edge batches do.
  */
-export function collectHandler(deps: Deps) {
+export function collectHandler(deps: Deps, afterAnswers: (work: () => void) => void = setImmediate) {
   const cache = siteCache(deps);
   const budgets = collectBudgets(
     deps.hot,
@@ -70,18 +78,39 @@ export function collectHandler(deps: Deps) {
     const report = await readPageReport(ctx);
     const site = await siteOfReport(cache, report, ctx.get('origin'), { budgets, ip: ctx.ip });
     const client = await clientOfReport(ctx, cache, site.id);
-    if (await budgets.admitReport(site.id, client.ip)) {
-      for (const { table, rows } of await rowsOfReport(deps.hot, site, report, client, new Date())) {
-        await deps.ingest.enqueueMany(table, rows);
-      }
-      touch(site.id);
-      // A pageview proves its visitor runs page scripts (behaviour memory's `no-script` sign).
-      if (report.t === 'pv' && protectionModeOf(site) !== 'off') {
-        await notePageScript(deps, site.id, await visitorCodeOf(deps.hot, site.id, client.ip, client.ua));
-      }
+    const at = new Date();
+    // A pageview is one row and its exposures; room for them all, or 503 now (BufferFull).
+    const room = deps.ingest.holdRoom(report.t === 'pv' ? 1 + MAX_EXPOSURES : 1);
+    if (room) {
+      afterAnswers(() => {
+        store(report, site, client, at, room)
+          .catch((err) => deps.logger.error(`POST /collect: an answered report's rows were not queued`, err))
+          .finally(() => room.release());
+      });
+    } else {
+      await store(report, site, client, at, deps.ingest);
     }
     ctx.status = 202;
     ctx.body = '';
+  }
+
+  /** A page report that passed its checks: counted against the budgets, then its rows built and queued. */
+  async function store(
+    report: PageReport,
+    site: Site,
+    client: Client,
+    at: Date,
+    queue: { enqueueMany(table: TableRows['table'], rows: TableRows['rows']): unknown },
+  ) {
+    if (!(await budgets.admitReport(site.id, client.ip))) return;
+    for (const { table, rows } of await rowsOfReport(deps.hot, site, report, client, at)) {
+      await queue.enqueueMany(table, rows);
+    }
+    touch(site.id);
+    // A pageview proves its visitor runs page scripts (behaviour memory's `no-script` sign).
+    if (report.t === 'pv' && protectionModeOf(site) !== 'off') {
+      await notePageScript(deps, site.id, await visitorCodeOf(deps.hot, site.id, client.ip, client.ua));
+    }
   }
 
   async function requests(ctx: CollectExchange) {

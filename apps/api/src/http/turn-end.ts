@@ -6,7 +6,14 @@ export interface Sendable {
 }
 
 /** Queues an answer to be written at the end of the event loop's turn (see `sendAtTurnEnd`). */
-export type SendAtTurnEnd = (answer: Sendable) => void;
+export interface SendAtTurnEnd {
+  (answer: Sendable): void;
+  /**
+   * Runs `work` right after the answers due this turn are written: work that comes with a request but
+   * that no answer waits for (a page report's rows, once its 202 is out: see the collect handler).
+   */
+  after(work: () => void): void;
+}
 
 /**
  * Writes ready answers together at the end of the event loop's turn (`setImmediate`: after every request
@@ -15,13 +22,19 @@ export type SendAtTurnEnd = (answer: Sendable) => void;
  * all of them and reads them in one turn of its own, rather than being woken (and going back to sleep)
  * between each. Measured with the bench's client (README "Answers at the end of the turn"): the API's CPU per
  * page report fell from 86–111 to 59–74 µs and the client's from 53–71 to 38–50 µs. An answer waits at
- * most for the rest of its turn. A `send` that throws is reported to `onError`; the others are written.
+ * most for the rest of its turn. A `send` (or `after` work) that throws is reported to `onError`; the
+ * others run.
  */
 export function sendAtTurnEnd(onError: (err: unknown) => void): SendAtTurnEnd {
   let due: Sendable[] = [];
+  let then: (() => void)[] = [];
+  let scheduled = false;
   const writeAll = () => {
+    scheduled = false;
     const now = due;
+    const later = then;
     due = [];
+    then = [];
     for (const answer of now) {
       try {
         answer.send();
@@ -29,10 +42,28 @@ export function sendAtTurnEnd(onError: (err: unknown) => void): SendAtTurnEnd {
         onError(err);
       }
     }
+    for (const work of later) {
+      try {
+        work();
+      } catch (err) {
+        onError(err);
+      }
+    }
   };
-  return (answer) => {
-    if (due.push(answer) === 1) setImmediate(writeAll);
+  const schedule = () => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(writeAll);
   };
+  const send = ((answer: Sendable) => {
+    due.push(answer);
+    schedule();
+  }) as SendAtTurnEnd;
+  send.after = (work) => {
+    then.push(work);
+    schedule();
+  };
+  return send;
 }
 
 /**

@@ -35,6 +35,17 @@ export class BufferFull extends Error {
 }
 
 /**
+ * Room held in the buffer for rows queued a moment later: counted against the maximum from the moment
+ * it is held, so rows queued through it never meet `BufferFull` (see `MemoryIngestBuffer.holdRoom`).
+ */
+export interface BufferRoom {
+  /** Queues rows of one table within the room (more rows than the room has left is a caller's bug: thrown). */
+  enqueue<T extends AnalyticsTable>(table: T, rows: AnalyticsRows[T][]): void;
+  /** Gives back the room not used. */
+  release(): void;
+}
+
+/**
  * The write buffer in front of the raw tables. Two implementations, one contract: in-process (one node)
  * and Redis (shared, survives a crash of the node). Every row gets its `id` at enqueue, so a batch
  * inserted twice (a retry after a commit whose answer was lost, a crash between commit and ack, a
@@ -44,6 +55,12 @@ export interface IngestBuffer {
   readonly kind: 'memory' | 'redis';
   /** Queues rows of one table, all or none; `BufferFull` when that would pass the maximum. Never touches the database. */
   enqueue<T extends AnalyticsTable>(table: T, rows: AnalyticsRows[T][]): Promise<void>;
+  /**
+   * Room for up to `rows` rows, held at once (`BufferFull` when there is none), for buffers that can answer
+   * without waiting: only the in-process one. Redis answers over the network, so its rows are queued before
+   * the answer instead.
+   */
+  holdRoom?(rows: number): BufferRoom;
   /** Rows waiting (not counting batches being processed). */
   size(table: AnalyticsTable): Promise<number>;
   /** Moves up to `max` of the oldest rows into processing; null when none wait. */

@@ -3,6 +3,7 @@ import {
   type AnalyticsTable,
   type Batch,
   BufferFull,
+  type BufferRoom,
   DEFAULT_MAX_BUFFER_ROWS,
   type IngestBuffer,
   type LocalRows,
@@ -20,6 +21,8 @@ export class MemoryIngestBuffer implements IngestBuffer {
   private readonly processing = new Map<number, { table: AnalyticsTable; rows: unknown[] }>();
   private seq = 0;
   private held = 0;
+  /** Rows promised room by `holdRoom` and not queued yet: counted against `maxRows` like held ones. */
+  private promised = 0;
 
   constructor(private readonly maxRows = DEFAULT_MAX_BUFFER_ROWS) {}
 
@@ -33,10 +36,32 @@ export class MemoryIngestBuffer implements IngestBuffer {
   }
 
   async enqueue<T extends AnalyticsTable>(table: T, rows: AnalyticsRows[T][]) {
-    if (this.held + rows.length > this.maxRows) throw new BufferFull(this.maxRows);
+    if (this.held + this.promised + rows.length > this.maxRows) throw new BufferFull(this.maxRows);
+    this.push(table, rows);
+  }
+
+  private push<T extends AnalyticsTable>(table: T, rows: AnalyticsRows[T][]) {
     const q = this.queue(table);
     for (const row of rows) q.push(withId(row));
     this.held += rows.length;
+  }
+
+  holdRoom(rows: number): BufferRoom {
+    if (this.held + this.promised + rows > this.maxRows) throw new BufferFull(this.maxRows);
+    this.promised += rows;
+    let left = rows;
+    return {
+      enqueue: (table, queued) => {
+        if (queued.length > left) throw new Error(`${queued.length} rows for a room of ${left}`);
+        left -= queued.length;
+        this.promised -= queued.length;
+        this.push(table, queued);
+      },
+      release: () => {
+        this.promised -= left;
+        left = 0;
+      },
+    };
   }
   async size(table: AnalyticsTable) {
     return this.queue(table).length;

@@ -7,6 +7,7 @@ import { type AnalyticsRows, type AnalyticsTable, BufferFull, type IngestBuffer 
 import { type FlushResult, Flusher, type Inserter } from './flusher.ts';
 import { MemoryIngestBuffer } from './memory-buffer.ts';
 import { RedisIngestBuffer } from './redis-buffer.ts';
+import { type IngestRoom, openRooms } from './rooms.ts';
 import { readSpills, removeSpills, spillRows } from './spill.ts';
 
 const DAY_MS = 86_400_000;
@@ -59,8 +60,15 @@ export interface Ingest {
   enqueue<T extends AnalyticsTable>(table: T, row: AnalyticsRows[T]): Promise<void>;
   /** Queues rows of one table, all or none. */
   enqueueMany<T extends AnalyticsTable>(table: T, rows: AnalyticsRows[T][]): Promise<void>;
+  /**
+   * Room for up to `rows` rows to be queued a moment later, held at once (`BufferFull` when there is none),
+   * so a report can be answered before its rows are built; null when the buffer cannot hold room ahead
+   * (Redis: queue before answering). `flushNow` and `stop` first wait for every room to be released.
+   */
+  holdRoom(rows: number): IngestRoom | null;
+  /** Waits for the rooms held now, then flushes. */
   flushNow(): Promise<FlushResult>;
-  /** Last flush within `deadlineMs` (default 10 s), then saves what is still held in this process. */
+  /** Waits for the rooms held now (within the deadline), then the last flush within `deadlineMs` (default 10 s), then saves what is still held in this process. */
   stop(deadlineMs?: number): Promise<FlushResult>;
   readonly buffer: IngestBuffer;
 }
@@ -159,6 +167,7 @@ export async function startIngest(args: StartIngestArgs): Promise<Ingest> {
     );
   }, 6 * 3600_000);
   daily.unref();
+  const rooms = openRooms(buffer, (rows) => flusher.noteEnqueued(rows));
 
   return {
     buffer,
@@ -170,10 +179,16 @@ export async function startIngest(args: StartIngestArgs): Promise<Ingest> {
       await buffer.enqueue(table, rows);
       flusher.noteEnqueued(rows.length);
     },
-    flushNow: () => flusher.flushNow(),
-    async stop(deadlineMs) {
+    holdRoom: (rows) => rooms.hold(rows),
+    async flushNow() {
+      await rooms.released();
+      return flusher.flushNow();
+    },
+    async stop(deadlineMs = 10_000) {
       clearInterval(daily);
-      const last = await flusher.stop(deadlineMs);
+      const started = Date.now();
+      await within(rooms.released(), deadlineMs);
+      const last = await flusher.stop(Math.max(0, deadlineMs - (Date.now() - started)));
       const held = buffer.takeLocal();
       const count = held.reduce((n, h) => n + h.rows.length, 0);
       if (count && args.spillDir) {
@@ -184,4 +199,11 @@ export async function startIngest(args: StartIngestArgs): Promise<Ingest> {
       return last;
     },
   };
+}
+
+/** Waits for `p`, at most `ms`. */
+async function within(p: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([p, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }
