@@ -10,37 +10,34 @@ export interface IngestRoom {
 
 /**
  * The rooms a node holds open: each is rows already answered for and about to be queued, so a flush
- * asked for now (a test, the bench, shutdown) first waits for every room open at that moment to be released.
+ * asked for now (a test, the bench, shutdown) first waits for the rooms open at that moment (not for
+ * rooms opened later: a steady stream of reports never holds a flush up).
  */
 export function openRooms(buffer: IngestBuffer, onQueued: (rows: number) => void) {
-  let open = 0;
-  let waiting: (() => void)[] = [];
+  const open = new Set<Promise<void>>();
   return {
     /** Room for up to `rows` rows (`BufferFull` when there is none), or null when the buffer cannot hold room ahead. */
     hold(rows: number): IngestRoom | null {
       const room = buffer.holdRoom?.(rows);
       if (!room) return null;
-      open++;
-      let released = false;
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      open.add(released);
       return {
         enqueueMany(table, queued) {
           room.enqueue(table, queued);
           onQueued(queued.length);
         },
         release() {
-          if (released) return;
-          released = true;
+          if (!open.delete(released)) return;
           room.release();
-          if (--open > 0) return;
-          const done = waiting;
-          waiting = [];
-          for (const resolve of done) resolve();
+          release();
         },
       };
     },
-    /** Resolves once no room is open. */
-    released(): Promise<void> {
-      return open === 0 ? Promise.resolve() : new Promise((resolve) => waiting.push(resolve));
+    /** Resolves once every room open now is released. */
+    async released(): Promise<void> {
+      if (open.size) await Promise.all([...open]);
     },
   };
 }
