@@ -49,19 +49,18 @@ export class MemoryIngestBuffer implements IngestBuffer {
   holdRoom(rows: number): BufferRoom {
     if (this.held + this.promised + rows > this.maxRows) throw new BufferFull(this.maxRows);
     this.promised += rows;
-    let left = rows;
-    return {
-      enqueue: (table, queued) => {
-        if (queued.length > left) throw new Error(`${queued.length} rows for a room of ${left}`);
-        left -= queued.length;
-        this.promised -= queued.length;
-        this.push(table, queued);
-      },
-      release: () => {
-        this.promised -= left;
-        left = 0;
-      },
-    };
+    return new Room(this, rows);
+  }
+
+  /** For `Room`: rows queued within room promised before. */
+  queuePromised<T extends AnalyticsTable>(table: T, rows: AnalyticsRows[T][]) {
+    this.promised -= rows.length;
+    this.push(table, rows);
+  }
+
+  /** For `Room`: promised room given back unused. */
+  givePromisedBack(rows: number) {
+    this.promised -= rows;
   }
   async size(table: AnalyticsTable) {
     return this.queue(table).length;
@@ -107,4 +106,26 @@ export class MemoryIngestBuffer implements IngestBuffer {
     return [...out].filter(([, rows]) => rows.length).map(([table, rows]) => ({ table, rows }) as LocalRows);
   }
   async close() {}
+}
+
+/**
+ * Room held in a `MemoryIngestBuffer` (`holdRoom`). A class rather than an object of closures: one is made
+ * per page report, and the TypeScript loader names every closure it makes (a `defineProperty` each).
+ */
+class Room implements BufferRoom {
+  constructor(
+    private readonly buffer: MemoryIngestBuffer,
+    private left: number,
+  ) {}
+
+  enqueue<T extends AnalyticsTable>(table: T, rows: AnalyticsRows[T][]) {
+    if (rows.length > this.left) throw new Error(`${rows.length} rows for a room of ${this.left}`);
+    this.left -= rows.length;
+    this.buffer.queuePromised(table, rows);
+  }
+
+  release() {
+    this.buffer.givePromisedBack(this.left);
+    this.left = 0;
+  }
 }
