@@ -113,4 +113,17 @@ describe('deviceClassOf', () => {
     expect(deviceClassOf('SomethingOdd/1.0', 1920)).toBe('desktop');
     expect(deviceClassOf('')).toBe('other');
   });
+  it('answers a string seen before the same way, its width still deciding when the string says nothing', () => {
+    for (let i = 0; i < 3; i++) {
+      expect(deviceClassOf(IPHONE, 1920)).toBe('mobile');
+      expect(deviceClassOf('SomethingOdd/2.0', 375)).toBe('mobile');
+      expect(deviceClassOf('SomethingOdd/2.0', 1920)).toBe('desktop');
+      expect(deviceClassOf('SomethingOdd/2.0')).toBe('other');
+      expect(deviceClassOf(IPHONE, undefined, true)).toBe('bot');
+    }
+    // Strings too long to keep are classed each time, the same way.
+    const long = `${IPHONE} ${'x'.repeat(600)}`;
+    expect(deviceClassOf(long)).toBe('mobile');
+    expect(deviceClassOf(long)).toBe('mobile');
+  });
 });

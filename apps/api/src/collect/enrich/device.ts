@@ -9,6 +9,14 @@ const MOBILE =
 const DESKTOP = /Windows NT|Macintosh|Mac OS X|X11|Linux x86_64|CrOS|FreeBSD|OpenBSD/i;
 
 /**
+ * What user agents seen lately tell (null: nothing, the width decides), kept as `classifyUserAgent` keeps
+ * its answers: real traffic repeats a few thousand strings, and the patterns cost more than the lookup.
+ */
+const seen = new Map<string, DeviceClass | null>();
+const SEEN_MAX = 5_000;
+const SEEN_LONGEST = 512;
+
+/**
  * Device class from the user agent, with the window width as a fallback when the string does not
  * tell. Pass `isBot` when the caller already classified the string as a bot (see bots.ts). iPadOS
  * Safari presents itself as a Mac; a touch-width window tells them apart.
@@ -16,14 +24,25 @@ const DESKTOP = /Windows NT|Macintosh|Mac OS X|X11|Linux x86_64|CrOS|FreeBSD|Ope
 export function deviceClassOf(ua: string | null | undefined, width?: number | null, isBot = false): DeviceClass {
   if (isBot) return 'bot';
   const s = ua ?? '';
-  if (s) {
-    if (OTHER.test(s)) return 'other';
-    // Android tablets are Android without "Mobile".
-    if (TABLET.test(s) || (/Android/i.test(s) && !/Mobile/i.test(s))) return 'tablet';
-    if (MOBILE.test(s)) return 'mobile';
-    if (DESKTOP.test(s)) return 'desktop';
+  let cls = seen.get(s);
+  if (cls === undefined) {
+    cls = classOfUserAgent(s);
+    if (s.length <= SEEN_LONGEST) {
+      if (seen.size >= SEEN_MAX) seen.clear();
+      seen.set(s, cls);
+    }
   }
-  return widthClass(width) ?? 'other';
+  return cls ?? widthClass(width) ?? 'other';
+}
+
+function classOfUserAgent(s: string): DeviceClass | null {
+  if (!s) return null;
+  if (OTHER.test(s)) return 'other';
+  // Android tablets are Android without "Mobile".
+  if (TABLET.test(s) || (/Android/i.test(s) && !/Mobile/i.test(s))) return 'tablet';
+  if (MOBILE.test(s)) return 'mobile';
+  if (DESKTOP.test(s)) return 'desktop';
+  return null;
 }
 
 function widthClass(width: number | null | undefined): DeviceClass | null {
