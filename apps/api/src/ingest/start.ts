@@ -63,12 +63,15 @@ export interface Ingest {
   /**
    * Room for up to `rows` rows to be queued a moment later, held at once (`BufferFull` when there is none),
    * so a report can be answered before its rows are built; null when the buffer cannot hold room ahead
-   * (Redis: queue before answering). `flushNow` and `stop` first wait for every room to be released.
+   * (Redis: queue before answering). `flushNow` and `stop` first wait for the rooms open when they are called.
    */
   holdRoom(rows: number): IngestRoom | null;
   /** Waits for the rooms held now, then flushes. */
   flushNow(): Promise<FlushResult>;
-  /** Waits for the rooms held now (within the deadline), then the last flush within `deadlineMs` (default 10 s), then saves what is still held in this process. */
+  /**
+   * Waits for the rooms held now, then the last flush, both within `deadlineMs` (default 10 s), then saves
+   * what is still held in this process.
+   */
   stop(deadlineMs?: number): Promise<FlushResult>;
   readonly buffer: IngestBuffer;
 }
