@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { HotStore } from '../src/hot/store.ts';
 import { describe, expect, it } from 'vitest';
-import { pageOf, referrerHost, utmOf } from '../src/collect/enrich/url.ts';
+import { pageOf, readPageUrl, referrerHost, utmOf } from '../src/collect/enrich/url.ts';
 import { dailySalt, SALT_TTL_SECONDS, visitorCode } from '../src/collect/enrich/visitor.ts';
 import { MemoryStore } from '../src/hot/memory.ts';
 
@@ -113,5 +113,14 @@ describe('referrerHost, utmOf and pageOf', () => {
       utm: { source: null, medium: null, campaign: null },
     });
     expect(pageOf('not a url')).toEqual({ path: '/', utm: { source: null, medium: null, campaign: null } });
+  });
+  it('reads a page URL once for the hostname check and the row: host in lower case, or null when unreadable', () => {
+    expect(readPageUrl('https://Shop.X.test/Cart?utm_medium=mail')).toEqual({
+      host: 'shop.x.test',
+      path: '/Cart',
+      utm: { source: null, medium: 'mail', campaign: null },
+    });
+    expect(readPageUrl('not a url')).toBeNull();
+    expect(readPageUrl('mailto:someone@x.test')?.host).toBe('');
   });
 });

@@ -15,7 +15,7 @@ import { tlsSummary, tlsText } from '../services/bot/tls.ts';
 import { verifyInternalMark } from '../services/internal-link/mark.ts';
 import { readSettings } from '../services/site-settings/settings-values.ts';
 import { inAnyNetwork } from './cidr.ts';
-import { dailySalt, type Enrichment, enrich, pageOf, referrerHost, visitorCode } from './enrich/index.ts';
+import { dailySalt, type Enrichment, enrich, pageOf, referrerHost, type Utm, visitorCode } from './enrich/index.ts';
 import type { Client } from './identify.ts';
 
 /**
@@ -52,11 +52,18 @@ const rowsOf = <T extends AnalyticsTable>(table: T, rows: AnalyticsRows[T][]): T
 });
 
 /** The rows one page report adds: a pageview and its A/B exposures, an event, a click, or a leave report. */
-export async function rowsOfReport(hot: HotStore, site: Site, r: PageReport, client: Client, at: Date): Promise<TableRows[]> {
+export async function rowsOfReport(
+  hot: HotStore,
+  site: Site,
+  r: PageReport,
+  client: Client,
+  at: Date,
+  page: { path: string; utm: Utm } = pageOf(r.u),
+): Promise<TableRows[]> {
   const e = enrich({ ip: client.ip, ua: client.ua, width: r.t === 'pv' ? r.w : null, known: client.known });
   const internal = inAnyNetwork(networksOf(site), client.ip) || (r.m ? verifyInternalMark(site, r.m) : false);
   const lane = laneOf(e, internal);
-  const { path, utm } = pageOf(r.u);
+  const { path, utm } = page;
   const common = { siteId: site.id, at, pageviewId: r.id, lane };
   if (r.t === 'leave') {
     const leave: PageLeaveRow = { ...common, scrollDepth: r.s, timeOnPageMs: r.d, interacted: r.i === 1 };

@@ -9,6 +9,7 @@ import { visitorCodeOf } from '../services/bot/visitor-code.ts';
 import { requestLoggingPaused } from '../usage/pause.ts';
 import { seenOfBatch } from './behaviour-feed.ts';
 import { collectBudgets } from './budget.ts';
+import type { PageUrl } from './enrich/index.ts';
 import { networksOf, protectionModeOf, rowOfRecord, rowsOfReport, type TableRows } from './classify.ts';
 import type { CollectExchange } from './exchange.ts';
 import { type Client, clientOfReport, siteIdOfSecret, siteOfBatch, siteOfReport } from './identify.ts';
@@ -76,19 +77,19 @@ export function collectHandler(deps: Deps, afterAnswers: (work: () => void) => v
       return;
     }
     const report = await readPageReport(ctx);
-    const site = await siteOfReport(cache, report, ctx.get('origin'), { budgets, ip: ctx.ip });
+    const { site, page: url } = await siteOfReport(cache, report, ctx.get('origin'), { budgets, ip: ctx.ip });
     const client = await clientOfReport(ctx, cache, site.id);
     const at = new Date();
     // A pageview is one row and its exposures; room for them all, or 503 now (BufferFull).
     const room = deps.ingest.holdRoom(report.t === 'pv' ? 1 + MAX_EXPOSURES : 1);
     if (room) {
       afterAnswers(() => {
-        store(report, site, client, at, room)
+        store(report, url, site, client, at, room)
           .catch((err) => deps.logger.error(`POST /collect: an answered report's rows were not queued`, err))
           .finally(() => room.release());
       });
     } else {
-      await store(report, site, client, at, deps.ingest);
+      await store(report, url, site, client, at, deps.ingest);
     }
     ctx.status = 202;
     ctx.body = '';
@@ -97,13 +98,14 @@ export function collectHandler(deps: Deps, afterAnswers: (work: () => void) => v
   /** A page report that passed its checks: counted against the budgets, then its rows built and queued. */
   async function store(
     report: PageReport,
+    url: PageUrl,
     site: Site,
     client: Client,
     at: Date,
     queue: { enqueueMany(table: TableRows['table'], rows: TableRows['rows']): unknown },
   ) {
     if (!(await budgets.admitReport(site.id, client.ip))) return;
-    for (const { table, rows } of await rowsOfReport(deps.hot, site, report, client, at)) {
+    for (const { table, rows } of await rowsOfReport(deps.hot, site, report, client, at, url)) {
       await queue.enqueueMany(table, rows);
     }
     touch(site.id);

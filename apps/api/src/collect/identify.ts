@@ -4,7 +4,7 @@ import { AppError, forbidden, tooMany } from '../errors.ts';
 import type { CollectBudgets } from './budget.ts';
 import type { CollectExchange } from './exchange.ts';
 import { type TlsSummary, tlsOfHeader } from '../services/bot/tls.ts';
-import type { EnrichInput } from './enrich/index.ts';
+import { type EnrichInput, type PageUrl, readPageUrl } from './enrich/index.ts';
 import type { SiteCache } from './site-cache.ts';
 
 /**
@@ -31,27 +31,47 @@ function hostOf(url: string | undefined): string | null {
 }
 
 /**
- * The site of a page report: 404 for an unknown key, 403 when the page or its Origin is not on the site's
- * hostnames. A key this node holds no answer for costs a lookup, counted per address first (429 past the
- * budget): made-up keys sent from one address cannot turn into a database query each.
+ * Hosts of the Origin headers seen lately: a site's reports come from a few origins, each parsed once
+ * rather than with every report. Long values are parsed each time, not kept; the map starts over when full.
+ */
+const originHosts = new Map<string, string | null>();
+const ORIGINS_KEPT = 1_000;
+const ORIGIN_LONGEST = 256;
+
+function originHostOf(origin: string): string | null {
+  let host = originHosts.get(origin);
+  if (host !== undefined) return host;
+  host = hostOf(origin);
+  if (origin.length <= ORIGIN_LONGEST) {
+    if (originHosts.size >= ORIGINS_KEPT) originHosts.clear();
+    originHosts.set(origin, host);
+  }
+  return host;
+}
+
+/**
+ * The site of a page report and its page URL (read once, for the check here and the rows): 404 for an
+ * unknown key, 403 when the page or its Origin is not on the site's hostnames. A key this node holds no
+ * answer for costs a lookup, counted per address first (429 past the budget): made-up keys sent from one
+ * address cannot turn into a database query each.
  */
 export async function siteOfReport(
   cache: SiteCache,
   report: PageReport,
   origin: string,
   lookups: { budgets: CollectBudgets; ip: string },
-): Promise<Site> {
+): Promise<{ site: Site; page: PageUrl }> {
   if (!cache.knowsKey(report.k) && !(await lookups.budgets.mayLookUpKey(lookups.ip))) {
     throw tooMany(60, 'Too many unknown site keys from this address: wait a minute, then check data-site on the script tag');
   }
   const { site, hostnames } = await cache.siteFor(report.k);
   if (!site) throw new AppError(404, 'Unknown site key: check data-site on the script tag');
-  const pageHost = hostOf(report.u);
-  const originHost = origin ? hostOf(origin) : null;
-  if (!pageHost || !hostnames.has(pageHost) || (origin && (!originHost || !hostnames.has(originHost)))) {
+  const page = readPageUrl(report.u);
+  const originHost = origin ? originHostOf(origin) : null;
+  if (!page?.host || !hostnames.has(page.host) || (origin && (!originHost || !hostnames.has(originHost)))) {
     throw forbidden("report from a page that is not on this site's hostnames");
   }
-  return site;
+  return { site, page };
 }
 
 /**

@@ -51,5 +51,5 @@ export { type BotCategory, type BotInfo, classifyUserAgent, HOSTING_ASNS, isHost
 export { type DeviceClass, deviceClassOf } from './device.ts';
 export { countryOf } from './geo.ts';
 export { loadNetworks, type Network, networkOf } from './network.ts';
-export { pageOf, referrerHost, type Utm, utmOf } from './url.ts';
+export { type PageUrl, pageOf, readPageUrl, referrerHost, type Utm, utmOf } from './url.ts';
 export { dailySalt, SALT_TTL_SECONDS, visitorCode } from './visitor.ts';

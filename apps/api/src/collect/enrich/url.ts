@@ -45,13 +45,26 @@ export function utmOf(url: string | null | undefined): Utm {
   return utmOfUrl(parse(url));
 }
 
-/** The path ('/' when the URL cannot be read) and the utm parameters of a page URL, from one parse. */
-export function pageOf(url: string): { path: string; utm: Utm } {
+/** What a page report's URL says: its host (lower case, for the site's hostnames), path and utm parameters. */
+export interface PageUrl {
+  host: string;
+  path: string;
+  utm: Utm;
+}
+
+/** A page URL read once for both the hostname check and the row, or null when it cannot be read. */
+export function readPageUrl(url: string): PageUrl | null {
   let u: URL;
   try {
     u = new URL(url);
   } catch {
-    return { path: '/', utm: NO_UTM };
+    return null;
   }
-  return { path: u.pathname || '/', utm: utmOfUrl(isWeb(u) ? u : null) };
+  return { host: u.hostname.toLowerCase(), path: u.pathname || '/', utm: utmOfUrl(isWeb(u) ? u : null) };
+}
+
+/** The path ('/' when the URL cannot be read) and the utm parameters of a page URL, from one parse. */
+export function pageOf(url: string): { path: string; utm: Utm } {
+  const page = readPageUrl(url);
+  return page ? { path: page.path, utm: page.utm } : { path: '/', utm: NO_UTM };
 }
