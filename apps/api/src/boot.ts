@@ -17,6 +17,7 @@ import { recountsSettled } from './services/day-store/gather.ts';
 import { copyStoreOf } from './services/export/copies.ts';
 import { ownServiceAccount } from './services/search/connections.ts';
 import { loadAppSecret } from './security/app-secret.ts';
+import { within } from './deadline.ts';
 
 export interface Running {
   deps: Deps;
@@ -29,20 +30,6 @@ export interface Running {
  * connections (database, hot state) to close.
  */
 export const SHUTDOWN_DEADLINES = { requestsMs: 10_000, flushMs: 10_000, jobsMs: 5_000, connectionsMs: 5_000 } as const;
-
-/** Resolves when `p` settles or after `ms`, whichever comes first: true when `p` settled in time. */
-async function within(p: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const settled = await Promise.race([
-    p.then(
-      () => true,
-      () => true,
-    ),
-    new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms))),
-  ]);
-  clearTimeout(timer);
-  return settled;
-}
 
 /** Stops accepting connections, lets requests in flight finish (at most `ms`), then cuts what is left. */
 async function closeServer(server: Server, ms: number): Promise<void> {

@@ -213,6 +213,27 @@ describe('attacks on the collect path', () => {
     });
   });
 
+  describe('page reports with made-up Origin headers', () => {
+    it('are 403 each, however many and however long, while the site’s own origin and other tenants go on', async () => {
+      // More distinct origins than the node keeps hosts for (1,000), and long ones it never keeps.
+      const origins = [
+        ...Array.from({ length: 1_050 }, (_, i) => `https://made-up-${i}.example`),
+        ...Array.from({ length: 20 }, (_, i) => `https://${'a'.repeat(60)}.${i}.${'b'.repeat(200)}.example`),
+        'null',
+        'not a url',
+      ];
+      const statuses = new Set<number>();
+      for (const origin of origins)
+        statuses.add((await report(victim, { id: pvid() }, '203.0.113.97').set('Origin', origin)).status);
+      expect([...statuses]).toEqual([403]);
+      // The site's own origin, in any letter case, still counts from the same address.
+      const id = pvid();
+      await report(victim, { id }, '203.0.113.97').set('Origin', `https://${victim.hostname.toUpperCase()}`).expect(202);
+      await bystanderStillCounted();
+      expect((await stored('pageviews', victim.siteId)).some((r) => r.pageview_id === id)).toBe(true);
+    });
+  });
+
   describe('edge batches: the secret is checked before the body is read', () => {
     it('a 1 MB batch without a valid secret is 401 and the connection stays usable', async () => {
       const res = await rawPost('/collect/requests', Buffer.alloc(1024 * 1024, 0x20), { 'x-svc-proxy': 'sk_live_nope' });

@@ -1,5 +1,6 @@
 import type { Site } from '@us/db';
 import type { PageReport } from '@us/shared';
+import { keptAnswers } from '../cache/kept-answers.ts';
 import { AppError, forbidden, tooMany } from '../errors.ts';
 import type { CollectBudgets } from './budget.ts';
 import type { CollectExchange } from './exchange.ts';
@@ -21,33 +22,20 @@ export interface Client {
   tls?: TlsSummary;
 }
 
-function hostOf(url: string | undefined): string | null {
-  if (!url) return null;
-  try {
-    return new URL(url).hostname.toLowerCase();
-  } catch {
-    return null;
-  }
-}
-
 /**
- * Hosts of the Origin headers seen lately: a site's reports come from a few origins, each parsed once
- * rather than with every report. Long values are parsed each time, not kept; the map starts over when full.
+ * Hosts of the Origin headers seen lately (a site's reports come from a few origins), each parsed once
+ * rather than with every report.
  */
-const originHosts = new Map<string, string | null>();
-const ORIGINS_KEPT = 1_000;
-const ORIGIN_LONGEST = 256;
-
-function originHostOf(origin: string): string | null {
-  let host = originHosts.get(origin);
-  if (host !== undefined) return host;
-  host = hostOf(origin);
-  if (origin.length <= ORIGIN_LONGEST) {
-    if (originHosts.size >= ORIGINS_KEPT) originHosts.clear();
-    originHosts.set(origin, host);
-  }
-  return host;
-}
+const originHostOf = keptAnswers(
+  (origin: string): string | null => {
+    try {
+      return new URL(origin).hostname.toLowerCase();
+    } catch {
+      return null;
+    }
+  },
+  { max: 1_000, longest: 256 },
+);
 
 /**
  * The site of a page report and its page URL (read once, for the check here and the rows): 404 for an

@@ -1,4 +1,5 @@
 import { ensurePartitions, insertDeadLetters, type Orm, pruneDeadLetters } from '@us/db';
+import { within } from '../deadline.ts';
 import { dropRolledUpPartitions } from '../jobs/retention.ts';
 import type { Logger } from '../logger.ts';
 import type { Mailer } from '../mail/mailer.ts';
@@ -202,11 +203,4 @@ export async function startIngest(args: StartIngestArgs): Promise<Ingest> {
       return last;
     },
   };
-}
-
-/** Waits for `p`, at most `ms`. */
-async function within(p: Promise<void>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([p, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
 }

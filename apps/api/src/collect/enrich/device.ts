@@ -1,3 +1,5 @@
+import { keptAnswers } from '../../cache/kept-answers.ts';
+
 export type DeviceClass = 'desktop' | 'mobile' | 'tablet' | 'bot' | 'other';
 
 // A few patterns cover what the dashboard's device table needs; a full user-agent parser is not worth
@@ -8,13 +10,8 @@ const MOBILE =
   /iPhone|iPod|Android.*Mobile|Windows Phone|IEMobile|BlackBerry|BB10|Opera Mini|KaiOS|Mobile Safari|HarmonyOS.*Mobile/i;
 const DESKTOP = /Windows NT|Macintosh|Mac OS X|X11|Linux x86_64|CrOS|FreeBSD|OpenBSD/i;
 
-/**
- * What user agents seen lately tell (null: nothing, the width decides), kept as `classifyUserAgent` keeps
- * its answers: real traffic repeats a few thousand strings, and the patterns cost more than the lookup.
- */
-const seen = new Map<string, DeviceClass | null>();
-const SEEN_MAX = 5_000;
-const SEEN_LONGEST = 512;
+/** What a user agent tells (null: nothing, the width decides), kept for the strings seen lately. */
+const userAgentClass = keptAnswers(classOfUserAgent, { max: 5_000, longest: 512 });
 
 /**
  * Device class from the user agent, with the window width as a fallback when the string does not
@@ -23,16 +20,7 @@ const SEEN_LONGEST = 512;
  */
 export function deviceClassOf(ua: string | null | undefined, width?: number | null, isBot = false): DeviceClass {
   if (isBot) return 'bot';
-  const s = ua ?? '';
-  let cls = seen.get(s);
-  if (cls === undefined) {
-    cls = classOfUserAgent(s);
-    if (s.length <= SEEN_LONGEST) {
-      if (seen.size >= SEEN_MAX) seen.clear();
-      seen.set(s, cls);
-    }
-  }
-  return cls ?? widthClass(width) ?? 'other';
+  return userAgentClass(ua ?? '') ?? widthClass(width) ?? 'other';
 }
 
 function classOfUserAgent(s: string): DeviceClass | null {
