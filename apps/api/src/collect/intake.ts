@@ -4,6 +4,7 @@ import { badRequest } from '../errors.ts';
 import { fieldPath, issueToError } from '../error-map.ts';
 import { BODY_LIMITS, readBody } from '../http/body.ts';
 import type { CollectExchange } from './exchange.ts';
+import { pageReportAtOnce } from './report-check.ts';
 
 /**
  * Intake: the first stage of the collect path. Reads a body within its limit, parses it and checks its
@@ -28,13 +29,21 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** One page report (pageview, leave report or event), or a 400 naming the field. */
+/**
+ * One page report (pageview, leave report, event or click), or a 400 naming the field. A page script's
+ * usual report is checked by hand (`report-check.ts`); anything else by the schema itself.
+ */
 export async function readPageReport(ctx: Pick<CollectExchange, 'req'>): Promise<PageReport> {
-  const parsed = PageReport.safeParse(parseJson((await readBody(ctx.req, BODY_LIMITS.pageReport)).toString('utf8')));
-  if (!parsed.success) throw issueToError(parsed.error.issues[0] as z.core.$ZodIssue);
-  const report = parsed.data;
+  const json = parseJson((await readBody(ctx.req, BODY_LIMITS.pageReport)).toString('utf8'));
+  const report = pageReportAtOnce(json) ?? checkedPageReport(json);
   if (report.t === 'pv' && report.x) report.x = Object.fromEntries(Object.entries(report.x).slice(0, MAX_EXPOSURES));
   return report;
+}
+
+function checkedPageReport(json: unknown): PageReport {
+  const parsed = PageReport.safeParse(json);
+  if (!parsed.success) throw issueToError(parsed.error.issues[0] as z.core.$ZodIssue);
+  return parsed.data;
 }
 
 /** The envelope of an edge batch: records are checked one by one, so one bad record costs only itself. */
