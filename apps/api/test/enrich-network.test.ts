@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { countryOf } from '../src/collect/enrich/geo.ts';
 import { isHostingNetwork } from '@us/protection';
 import { enrich } from '../src/collect/enrich/index.ts';
-import { parseIp } from '../src/collect/enrich/ip.ts';
+import { normalizeIp, parseIp } from '../src/collect/enrich/ip.ts';
 import { networkOf } from '../src/collect/enrich/network.ts';
 
 describe('enrich: address parsing', () => {
@@ -16,6 +16,15 @@ describe('enrich: address parsing', () => {
     expect(parseIp('not an ip')).toBeNull();
     expect(parseIp('')).toBeNull();
     expect(parseIp(undefined)).toBeNull();
+  });
+  it('gives the text form the country lookup reads: plain IPv4 as it is, mapped IPv4 unwrapped', () => {
+    expect(normalizeIp('8.8.8.8')).toBe('8.8.8.8');
+    expect(normalizeIp('::ffff:8.8.8.8')).toBe('8.8.8.8');
+    expect(normalizeIp('::ffff:808:808')).toBe('8.8.8.8');
+    expect(normalizeIp('2001:db8::1%eth0')).toBe('2001:db8::1');
+    expect(normalizeIp('08.8.8.8')).toBeNull();
+    expect(normalizeIp('8.8.8')).toBeNull();
+    expect(normalizeIp('')).toBeNull();
   });
 });
 

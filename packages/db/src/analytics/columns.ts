@@ -117,14 +117,17 @@ export class RowRefused extends Error {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The last value `uuidValue` found valid (a valid one to start with): a busy site's rows all carry its id. */
-let lastUuid = '00000000-0000-0000-0000-000000000000';
+/**
+ * The last site id `uuidValue` found valid (a valid one to start with): a busy site's rows all carry it.
+ * Row ids are not kept: each is new, and one kept between two rows' site ids would push the site's out.
+ */
+let lastSiteId = '00000000-0000-0000-0000-000000000000';
 
 /** A site id or row id as stored (uuid), or `RowRefused`. */
 export function uuidValue(column: string, value: unknown): string {
-  if (value === lastUuid) return value;
+  if (value === lastSiteId) return value;
   if (typeof value === 'string' && UUID.test(value)) {
-    lastUuid = value;
+    if (column === 'site_id') lastSiteId = value;
     return value;
   }
   throw new RowRefused(column, 'not a uuid');

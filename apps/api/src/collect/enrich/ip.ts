@@ -48,6 +48,8 @@ export function parseIp(ip: string | null | undefined): ParsedIp | null {
 
 /** Canonical text form usable by an mmdb reader (IPv4-mapped addresses become plain IPv4). */
 export function normalizeIp(ip: string | null | undefined): string | null {
+  // Plain IPv4 text is already canonical (isIPv4 refuses leading zeros): the common case, not parsed.
+  if (ip && isIPv4(ip)) return ip;
   const p = parseIp(ip);
   if (!p) return null;
   if (p.v === 4) return [p.n >>> 24, (p.n >>> 16) & 255, (p.n >>> 8) & 255, p.n & 255].join('.');
