@@ -52,9 +52,13 @@ export class MemoryStore implements HotStore {
     for (const k of keys) this.map.delete(k);
   }
   async incr(key: string, ttlSeconds: number) {
+    return this.incrNow(key, ttlSeconds);
+  }
+  /** `incr` answered at once: for counts on the busiest routes, where a promise each is most of the cost. */
+  incrNow(key: string, ttlSeconds: number): number {
     const e = this.live(key);
     if (!e) {
-      await this.set(key, '1', ttlSeconds);
+      this.map.set(key, { value: '1', expiresAt: this.now() + ttlSeconds * 1000 });
       return 1;
     }
     const n = Number(e.value) + 1;
