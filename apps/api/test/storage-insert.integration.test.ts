@@ -1,7 +1,7 @@
-// The raw-table insert sends each column as one bound array (`insert … select from unnest(…)`): values
-// that are special inside PostgreSQL array literals (quotes, backslashes, braces, commas, the word NULL,
-// spaces) must come back exactly, nulls stay null, a retried batch inserts nothing, and a batch larger
-// than one statement is stored whole.
+// The raw-table insert sends each column as one bound array in PostgreSQL's binary format (`insert … select
+// from unnest(…)`): values that are special inside array literals (quotes, backslashes, braces, commas, the
+// word NULL, spaces) must come back exactly, nulls stay null, integers of either sign and times keep their
+// value, a retried batch inserts nothing, and a batch larger than one statement is stored whole.
 import { randomUUID } from 'node:crypto';
 import { insertRowsTallied, timeOrderedUuid } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -98,6 +98,44 @@ describe('raw-table insert', () => {
     );
     expect(storedEvents.map((r) => [r.name, r.value === null ? null : Number(r.value)])).toEqual(
       values.map((v, i) => [`n"${i}\\`, v]),
+    );
+  });
+
+  it('stores negative and large integers, and the day of a day’s first and last millisecond', async () => {
+    const conn = t.deps.orm.em.getConnection();
+    const today = new Date().toISOString().slice(0, 10);
+    const requests = [-1, 0, 100].map((risk, i) => ({
+      siteId,
+      at: new Date(),
+      method: 'GET',
+      path: `/risk-${i}`,
+      status: 599,
+      durationMs: 2_147_483_647 - i,
+      lane: 'human' as const,
+      kind: 'browser' as const,
+      verified: i === 1,
+      risk,
+    }));
+    expect(await insertRowsTallied(t.deps.orm, 'requests', requests)).toMatchObject({ inserted: 3 });
+    const storedRequests = await conn.execute<{ path: string; risk: number; duration_ms: number; verified: boolean }[]>(
+      `select path, risk, duration_ms, verified from requests where site_id = ? and path like '/risk-%' order by path`,
+      [siteId],
+    );
+    expect(storedRequests.map((r) => [r.path, r.risk, r.duration_ms, r.verified])).toEqual([
+      ['/risk-0', -1, 2_147_483_647, false],
+      ['/risk-1', 0, 2_147_483_646, true],
+      ['/risk-2', 100, 2_147_483_645, false],
+    ]);
+
+    const times = [new Date(`${today}T00:00:00.000Z`), new Date(`${today}T23:59:59.999Z`), new Date(`${today}T12:34:56.789Z`)];
+    const rows = times.map((at, i) => pv(siteId, at, { id: randomUUID(), path: `/edge-time-${i}` }));
+    expect(await insertRowsTallied(t.deps.orm, 'pageviews', rows)).toMatchObject({ inserted: 3 });
+    const stored = await conn.execute<{ path: string; at: Date; day: string }[]>(
+      `select path, at, to_char(day, 'YYYY-MM-DD') as day from pageviews where site_id = ? and path like '/edge-time-%' order by path`,
+      [siteId],
+    );
+    expect(stored.map((r) => [r.path, new Date(r.at).toISOString(), r.day])).toEqual(
+      times.map((at, i) => [`/edge-time-${i}`, at.toISOString(), at.toISOString().slice(0, 10)]),
     );
   });
 
