@@ -7,6 +7,17 @@
  */
 export type ElementType = 'uuid' | 'date' | 'timestamptz' | 'int8' | 'float8' | 'bool' | 'text';
 
+/** The SQL array type a statement casts each parameter to (its element type must be the OID below). */
+export const ARRAY_TYPE: Record<ElementType, string> = {
+  uuid: 'uuid[]',
+  date: 'date[]',
+  timestamptz: 'timestamptz[]',
+  int8: 'bigint[]',
+  float8: 'double precision[]',
+  bool: 'boolean[]',
+  text: 'text[]',
+};
+
 /** Element type OIDs, checked by PostgreSQL's `array_recv` against the parameter's declared type. */
 const OID: Record<ElementType, number> = {
   uuid: 2950,

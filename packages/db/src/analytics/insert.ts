@@ -1,6 +1,6 @@
 import { CompiledQuery } from 'kysely';
 import { type Column, type ColumnKind, COLUMNS, cleanValue, timeValue, uuidValue } from './columns.ts';
-import { BinaryArrayWriter, type ElementType, giveColumnBuffersBack, takeColumnBuffers } from './binary-array.ts';
+import { ARRAY_TYPE, BinaryArrayWriter, type ElementType, giveColumnBuffersBack, takeColumnBuffers } from './binary-array.ts';
 import { timeOrderedUuid } from './ids.ts';
 import { type AnalyticsDb, type AnalyticsTable, connectionOf, ensuredDays, type SqlConnection, utcDay } from './db.ts';
 import { isUniqueViolation } from '../faults.ts';
@@ -126,23 +126,7 @@ export function forgetEnsuredPartitions(): void {
   ensuredDays.clear();
 }
 
-/** The PostgreSQL array type a column's values are sent as (one array per column: see insertChunks). */
-function arrayType(kind: ColumnKind): string {
-  switch (kind.type) {
-    case 'int':
-      return 'bigint[]';
-    case 'double':
-      return 'double precision[]';
-    case 'bool':
-      return 'boolean[]';
-    case 'time':
-      return 'timestamptz[]';
-    default:
-      return 'text[]';
-  }
-}
-
-/** The element type a column's binary array holds (`binary-array.ts`): the same types as `arrayType`. */
+/** The element type a column's binary array holds (`binary-array.ts`), which also names its SQL array type. */
 function elementType(kind: ColumnKind): ElementType {
   switch (kind.type) {
     case 'int':
@@ -156,6 +140,11 @@ function elementType(kind: ColumnKind): ElementType {
     default:
       return 'text';
   }
+}
+
+/** The element types of a table's statement parameters: site_id, day and id, then its columns in order. */
+function parameterTypes(cols: readonly Column<Record<string, unknown>>[]): ElementType[] {
+  return ['uuid', 'date', 'uuid', ...cols.map(([, , kind]) => elementType(kind))];
 }
 
 /**
@@ -190,8 +179,7 @@ export async function prepareChunk<T extends AnalyticsTable>(
   const cols = COLUMNS[table] as readonly Column<Record<string, unknown>>[];
   const laneColumn = cols.findIndex(([c]) => c === 'lane');
   const buffers = takeColumnBuffers();
-  const types: ElementType[] = ['uuid', 'date', 'uuid', ...cols.map(([, , kind]) => elementType(kind))];
-  const writers = types.map((type, slot) => new BinaryArrayWriter(type, chunk.length, buffers, slot));
+  const writers = parameterTypes(cols).map((type, slot) => new BinaryArrayWriter(type, chunk.length, buffers, slot));
   const siteIds: string[] = new Array(chunk.length);
   const days: string[] = new Array(chunk.length);
   const lanes: string[] = new Array(chunk.length);
@@ -274,7 +262,7 @@ async function insertChunks<T extends AnalyticsTable>(
   // `insert … select from unnest($1::uuid[], $2::date[], …)`: each column's values go as one bound array
   // parameter. (Through MikroORM's execute, parameters are inlined into the SQL text on the client:
   // 60,000 escaped literals per statement for PostgreSQL to parse again; this is several times faster.)
-  const types = ['uuid[]', 'date[]', 'uuid[]', ...cols.map(([, , kind]) => arrayType(kind))];
+  const types = parameterTypes(cols).map((t) => ARRAY_TYPE[t]);
   const names = ['"site_id"', '"day"', '"id"', ...cols.map(([c]) => `"${c}"`)];
   const insert = `insert into "${table}" (${names.join(', ')})
       select * from unnest(${types.map((t, i) => `$${i + 1}::${t}`).join(', ')})`;
