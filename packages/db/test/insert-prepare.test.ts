@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { COLUMNS } from '../src/analytics/columns.ts';
+import { giveColumnBuffersBack, takeColumnBuffers } from '../src/analytics/binary-array.ts';
 import { prepareChunk } from '../src/analytics/insert.ts';
 import type { PageviewRow } from '../src/analytics/rows.ts';
 
@@ -18,6 +19,27 @@ const row = (n: number, extra: Partial<PageviewRow> = {}): PageviewRow => ({
 });
 /** The parameter index of a pageviews column (site_id, day and id come first). */
 const param = (column: string) => 3 + COLUMNS.pageviews.findIndex(([c]) => c === column);
+
+describe('column buffers kept between inserts', () => {
+  it('keeps a usual set for the next insert, not one grown past 8 MB by a flush of long texts', () => {
+    // Whatever earlier tests left is taken first.
+    for (let set = takeColumnBuffers(); set.length; set = takeColumnBuffers()) {}
+    const usual = [Buffer.alloc(1024), Buffer.alloc(64 * 1024)];
+    giveColumnBuffersBack(usual);
+    expect(takeColumnBuffers()).toBe(usual);
+    giveColumnBuffersBack([Buffer.alloc(5 * 1024 * 1024), Buffer.alloc(4 * 1024 * 1024)]);
+    expect(takeColumnBuffers()).toEqual([]);
+  });
+
+  it('writes a later insert into the kept buffers, and its arrays read as its own rows', async () => {
+    for (let set = takeColumnBuffers(); set.length; set = takeColumnBuffers()) {}
+    const first = await prepareChunk('pageviews', [row(1, { path: '/first-and-longer' }), row(2)]);
+    giveColumnBuffersBack(first.buffers);
+    const second = await prepareChunk('pageviews', [row(3, { path: '/second' })]);
+    expect(second.buffers).toBe(first.buffers);
+    expect(readArray(second.params[param('path')] as Buffer).elements).toEqual(['/second']);
+  });
+});
 
 describe('preparing an insert statement', () => {
   it('lets the event loop turn while it prepares a large batch, instead of holding it for the whole batch', async () => {

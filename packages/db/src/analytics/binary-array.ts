@@ -50,6 +50,11 @@ for (let i = 0; i < 16; i++) {
  */
 const spareSets: Buffer[][] = [];
 const SPARE_SETS_KEPT = 4;
+/**
+ * A set larger than this is not kept: a flush of 10,000 rows of the longest texts strangers may send makes
+ * sets of ~100 MB, which should go with that flush rather than stay for good (a usual set is under 1 MB).
+ */
+const KEPT_SET_MAX_BYTES = 8 * 1024 * 1024;
 
 /** A set of column buffers to write into (its buffers grow as rows need). */
 export function takeColumnBuffers(): Buffer[] {
@@ -58,7 +63,10 @@ export function takeColumnBuffers(): Buffer[] {
 
 /** Gives a set back for a later insert, once nothing reads the arrays written into it any more. */
 export function giveColumnBuffersBack(set: Buffer[]): void {
-  if (spareSets.length < SPARE_SETS_KEPT) spareSets.push(set);
+  if (spareSets.length >= SPARE_SETS_KEPT) return;
+  let bytes = 0;
+  for (const b of set) bytes += b?.length ?? 0;
+  if (bytes <= KEPT_SET_MAX_BYTES) spareSets.push(set);
 }
 
 export class BinaryArrayWriter {
