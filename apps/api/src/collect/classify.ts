@@ -15,7 +15,7 @@ import { tlsSummary, tlsText } from '../services/bot/tls.ts';
 import { verifyInternalMark } from '../services/internal-link/mark.ts';
 import { readSettings } from '../services/site-settings/settings-values.ts';
 import { inAnyNetwork } from './cidr.ts';
-import { dailySalt, type Enrichment, enrich, pageOf, referrerHost, type Utm, visitorCode } from './enrich/index.ts';
+import { dailySalt, type Enrichment, enrich, referrerHost, type Utm, visitorCode } from './enrich/index.ts';
 import type { Client } from './identify.ts';
 
 /**
@@ -58,7 +58,8 @@ export async function rowsOfReport(
   r: PageReport,
   client: Client,
   at: Date,
-  page: { path: string; utm: Utm } = pageOf(r.u),
+  /** The report's URL as the hostname check read it (`readPageUrl`): it is not parsed again here. */
+  page: { path: string; utm: Utm },
 ): Promise<TableRows[]> {
   const e = enrich({ ip: client.ip, ua: client.ua, width: r.t === 'pv' ? r.w : null, known: client.known });
   const internal = inAnyNetwork(networksOf(site), client.ip) || (r.m ? verifyInternalMark(site, r.m) : false);
