@@ -112,7 +112,9 @@ describe.each(hotKinds())('ingest buffer (%s)', (kind) => {
     const early = starts.slice(0, -1);
     expect(early.length).toBeGreaterThan(1);
     expect(early.length).toBeLessThanOrEqual(8);
-    for (let i = 1; i < early.length; i++) expect((early[i] as number) - (early[i - 1] as number)).toBeGreaterThanOrEqual(95);
+    // Measured at the insert, after each flush has read its batch (a Redis round trip): the reads' jitter
+    // under a loaded CI machine moved one gap to 90 ms. Without the gap, flushes would start every 5 ms.
+    for (let i = 1; i < early.length; i++) expect((early[i] as number) - (early[i - 1] as number)).toBeGreaterThanOrEqual(75);
     expect(Math.max(...sizes)).toBeGreaterThan(10);
     expect((await counts(site)).length).toBe(1000);
     await ingest.stop();
