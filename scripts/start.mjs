@@ -1,6 +1,7 @@
 // `npm start`: builds the dashboard (and page script) when no build exists, then runs the server.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import apiNode from '../apps/api/node-flags.json' with { type: 'json' };
 
 if (!existsSync('apps/web/dist/index.html')) {
   console.log('› no dashboard build yet: building it once (npm run build)');
@@ -9,6 +10,6 @@ if (!existsSync('apps/web/dist/index.html')) {
 }
 // The server stops in order on SIGTERM/SIGINT (last flush, then the database): pass the signal on and
 // leave with its exit status, rather than dying first and leaving it behind.
-const server = spawn(process.execPath, ['--import', 'tsx', 'apps/api/src/main.ts'], { stdio: 'inherit' });
+const server = spawn(process.execPath, [...apiNode.flags, '--import', 'tsx', 'apps/api/src/main.ts'], { stdio: 'inherit' });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.kill(signal));
 server.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

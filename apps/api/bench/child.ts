@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
 import { createInterface } from 'node:readline';
+import apiNode from '../node-flags.json' with { type: 'json' };
 
 /**
  * Starts a bench server script in its own process and waits for the JSON line it announces itself with.
@@ -12,6 +14,11 @@ export async function startChild<T>(script: string, nodeArgs: string[] = []): Pr
     if (line.startsWith('{')) return { info: JSON.parse(line) as T, proc };
   }
   throw new Error(`${script} exited before announcing itself`);
+}
+
+/** Starts the bench API (api-server.ts) with the V8 flags `npm start` gives the API, and any others. */
+export function startApiChild<T>(nodeArgs: string[] = []) {
+  return startChild<T>(path.join(import.meta.dirname, 'api-server.ts'), [...apiNode.flags, ...nodeArgs]);
 }
 
 export async function stopChild(proc: ChildProcess) {

@@ -2,9 +2,8 @@
 // with a CPU profile running only meanwhile (not start-up), and prints the self time by package or file
 // and by function. `npm run bench:profile -- me|mcp|collect` (default me); BENCH_SECONDS (default 6).
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { ApiInfo } from './api-server.ts';
-import { askChild, startChild, stopChild } from './child.ts';
+import { askChild, startApiChild, stopChild } from './child.ts';
 import { collectRequest } from './export.ts';
 import { type LoadRequest, mcpToolCall, runLoad } from './load.ts';
 
@@ -16,8 +15,7 @@ interface CpuProfile {
 
 const which = process.argv[2] ?? 'me';
 const seconds = Number(process.env.BENCH_SECONDS ?? 6);
-const here = import.meta.dirname;
-const api = await startChild<ApiInfo>(path.join(here, 'api-server.ts'));
+const api = await startApiChild<ApiInfo>();
 try {
   const requests: Record<string, LoadRequest> = {
     me: { method: 'GET', path: '/v1/me', headers: { authorization: `Bearer ${api.info.token}` } },

@@ -14,7 +14,7 @@ import { createOrm } from '@us/db';
 import { ensureSite } from '../src/seed/accounts.ts';
 import { deleteTraffic } from '../src/seed/generate.ts';
 import type { ApiInfo } from './api-server.ts';
-import { askChild, startChild, stopChild } from './child.ts';
+import { askChild, startApiChild, startChild, stopChild } from './child.ts';
 import { formatBeside, formatPaced, loadBeside, pacedBeside } from './beside.ts';
 import { edgeBench, formatEdge, isolateCost } from './edge.ts';
 import { formatIngest, ingestPath, insertBatches, postgresAlone } from './ingest.ts';
@@ -69,7 +69,7 @@ if (bare) {
 
 log(`› starting the API with its database in ${process.env.BENCH_DATA_DIR ?? '.data/bench'}`);
 // --expose-gc: the soak reads the API's memory after a full GC (see api-server.ts).
-const api = await startChild<ApiInfo>(path.join(here, 'api-server.ts'), ['--expose-gc']);
+const api = await startApiChild<ApiInfo>(['--expose-gc']);
 try {
   const auth = { authorization: `Bearer ${api.info.token}` };
   // Before each bare window the API stores what it buffered, so its flush does not run in bare http's time.
