@@ -13,6 +13,7 @@ import { ensureAccount, ensureSite } from '../src/seed/accounts.ts';
 import { deleteTraffic } from '../src/seed/generate.ts';
 import { issueToken } from '../src/services/tokens/issue.ts';
 import type { ChildReply } from './child.ts';
+import { watchGcPauses } from './gc-pauses.ts';
 
 export interface ApiInfo {
   url: string;
@@ -83,6 +84,7 @@ const info: ApiInfo = {
 };
 process.stdout.write(`${JSON.stringify(info)}\n`);
 
+const gcPauses = watchGcPauses();
 let profiler: inspector.Session | undefined;
 const post = (method: string) =>
   new Promise<unknown>((resolve, reject) => profiler?.post(method, (err, res) => (err ? reject(err) : resolve(res))));
@@ -110,6 +112,8 @@ const controls: Record<string, () => Promise<unknown>> = {
     writeFileSync(file, JSON.stringify(profile));
     return { file };
   },
+  // The collections since the last ask (gc-pauses.ts): read around each paced figure.
+  'gc-pauses': async () => gcPauses.take(),
   // Everything acknowledged so far committed to PostgreSQL, so the driver can count it.
   flush: async () => {
     const r = await running.deps.ingest.flushNow();

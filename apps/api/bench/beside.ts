@@ -3,6 +3,7 @@
 // into the ratio (the collect figure moved ±8 points from one run to the next). Alternating short windows
 // (bare first in even rounds, the API first in odd ones) gives every round its own ratio under the same
 // conditions, and the figure is their median.
+import { formatGcPauses, type GcPauses } from './gc-pauses.ts';
 import { runPacedLean } from './lean-pacer.ts';
 import { combineResults, formatRow, type LoadRequest, type LoadResult, runLoad, runPaced } from './load.ts';
 
@@ -107,11 +108,14 @@ export function formatBeside(name: string, r: BesideResult) {
   return `${formatRow(name, r.api)}  ${pct(r.ratio)} of bare http   (median of ${r.ratios.length} rounds, ${pct(lo)}–${pct(hi)}; bare ${Math.round(r.bare.rps)} req/s)`;
 }
 
-/** A paced line: the API's percentiles over all rounds with each round's p99, then bare http's at the same rate. */
-export function formatPaced(name: string, r: Awaited<ReturnType<typeof pacedBeside>>, bareRps: number) {
+/**
+ * A paced line: the API's percentiles over all rounds with each round's p99 (and its longest GC pause, when
+ * read), then bare http's at the same rate.
+ */
+export function formatPaced(name: string, r: Awaited<ReturnType<typeof pacedBeside>>, bareRps: number, gc?: GcPauses) {
   const rounds = r.apiRounds.map((x) => x.p99.toFixed(1)).join(', ');
   return [
-    `${formatRow(name, r.api)}  ${((r.api.rps / bareRps) * 100).toFixed(1)}% of bare http   (p99 of its ${r.apiRounds.length} rounds: ${rounds} ms)`,
+    `${formatRow(name, r.api)}  ${((r.api.rps / bareRps) * 100).toFixed(1)}% of bare http   (p99 of its ${r.apiRounds.length} rounds: ${rounds} ms${gc ? `; ${formatGcPauses(gc)}` : ''})`,
     formatRow('    bare http paced at the same rate', r.bare),
   ].join('\n');
 }

@@ -16,6 +16,7 @@ import { deleteTraffic } from '../src/seed/generate.ts';
 import type { ApiInfo } from './api-server.ts';
 import { askChild, startApiChild, startChild, stopChild } from './child.ts';
 import { formatBeside, formatPaced, loadBeside, pacedBeside } from './beside.ts';
+import type { GcPauses } from './gc-pauses.ts';
 import { edgeBench, formatEdge, isolateCost } from './edge.ts';
 import { formatIngest, ingestPath, insertBatches, postgresAlone } from './ingest.ts';
 import { formatRow, mcpToolCall, runLoad } from './load.ts';
@@ -89,14 +90,17 @@ try {
     // Latency at a steady arrival rate: half of what it just sustained, and the "half of 60 %"
     // (30 % of bare http's rate beside it), each in rounds beside bare http paced at the same rate, sent by
     // the lean pacer; the second figure also with Node's http client sending, as measured before it.
+    // Each line also names the API's longest GC pause over its rounds (gc-pauses.ts).
     const paced = { rounds: pacedRounds, seconds, settle: rounds.settle };
-    const half = await pacedBeside(bare.info.url, api.info.url, collect, { ...paced, rate: full.api.rps / 2 });
-    console.log(formatPaced('  paced at half its throughput', half, full.bare.rps));
+    const pacedFigure = async (name: string, o: Parameters<typeof pacedBeside>[3]) => {
+      await askChild(api.proc, 'gc-pauses');
+      const r = await pacedBeside(bare.info.url, api.info.url, collect, o);
+      console.log(formatPaced(name, r, full.bare.rps, await askChild<GcPauses>(api.proc, 'gc-pauses')));
+    };
+    await pacedFigure('  paced at half its throughput', { ...paced, rate: full.api.rps / 2 });
     const goalRate = full.bare.rps * 0.3;
-    const goal = await pacedBeside(bare.info.url, api.info.url, collect, { ...paced, rate: goalRate });
-    console.log(formatPaced('  paced at 30% of bare http', goal, full.bare.rps));
-    const goalNode = await pacedBeside(bare.info.url, api.info.url, collect, { ...paced, rate: goalRate, pacer: 'node' });
-    console.log(formatPaced("  the same, sent by Node's http client", goalNode, full.bare.rps));
+    await pacedFigure('  paced at 30% of bare http', { ...paced, rate: goalRate });
+    await pacedFigure("  the same, sent by Node's http client", { ...paced, rate: goalRate, pacer: 'node' });
   }
   if (bare) await stopChild(bare.proc);
 
