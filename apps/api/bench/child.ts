@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import apiNode from '../node-flags.json' with { type: 'json' };
+import { API_NODE_FLAGS } from '../src/node-flags.ts';
 
 /**
  * Starts a bench server script in its own process and waits for the JSON line it announces itself with.
@@ -18,7 +18,7 @@ export async function startChild<T>(script: string, nodeArgs: string[] = []): Pr
 
 /** Starts the bench API (api-server.ts) with the V8 flags `npm start` gives the API, and any others. */
 export function startApiChild<T>(nodeArgs: string[] = []) {
-  return startChild<T>(path.join(import.meta.dirname, 'api-server.ts'), [...apiNode.flags, ...nodeArgs]);
+  return startChild<T>(path.join(import.meta.dirname, 'api-server.ts'), [...API_NODE_FLAGS, ...nodeArgs]);
 }
 
 export async function stopChild(proc: ChildProcess) {

@@ -1,6 +1,13 @@
 import { start } from './boot.ts';
+import { missingNodeFlags } from './node-flags.ts';
 
 const running = await start();
+const missing = missingNodeFlags();
+if (missing.length) {
+  running.deps.logger.warn(
+    `started without ${missing.join(' ')} (apps/api/node-flags.json, which npm start passes): expect longer pauses under steady load`,
+  );
+}
 let stoppingSince = 0;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, async () => {

@@ -80,6 +80,8 @@ describe('fault: SIGTERM during load', () => {
     const output = server.output();
 
     expect(exit, output).toEqual({ code: 0, signal: null });
+    // Started as npm start starts it: with the API's V8 flags (node-flags.json), so no warning of their absence.
+    expect(output).not.toContain('started without');
     expect(ended).toBe(true);
     expect(log.violations).toEqual([]);
     const before = tally(log, 0, signalled);
