@@ -28,6 +28,9 @@ export async function writeRollupRows(run: RunStatement, siteId: string, day: st
  * Replaces a site-day's rollup rows with `rows` and records the day in `rollup_days` in the current
  * format; `until`: the instant the rows reach (the current day), null for a complete day; `snapshot`:
  * which rows the count saw (rollup-delta.ts), null when unknown (the next rollup then counts the whole day).
+ * The record comes first: every writer of a site-day locks its `rollup_days` row before its rollup rows
+ * (the incremental one selects it `for update`), so two rollups of one day wait for each other instead
+ * of each holding what the other needs (a deadlock, one of them thrown away).
  */
 export async function replaceSiteDayRollup(
   run: RunStatement,
@@ -37,9 +40,9 @@ export async function replaceSiteDayRollup(
   until: string | null,
   snapshot: string | null = null,
 ) {
+  await recordSiteDay(run, siteId, day, until, snapshot);
   await run('delete from daily_rollups where site_id = $1::uuid and day = $2::date', [siteId, day]);
   await writeRollupRows(run, siteId, day, rows);
-  await recordSiteDay(run, siteId, day, until, snapshot);
 }
 
 /**
