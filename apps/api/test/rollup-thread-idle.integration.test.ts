@@ -31,10 +31,10 @@ const stored = (sd: SiteDay) => storedRollupRows(orm, sd);
 
 describe('the rollup thread', () => {
   it('ends after its idle time without a task, and the next rollup starts a new one', async () => {
-    rollupThreadIdle.ms = 300;
+    rollupThreadIdle.ms = 1000;
     expect(await rollupSiteDay(orm, first)).not.toBeNull();
     expect(liveRollupThreads()).toBe(1);
-    await vi.waitFor(() => expect(liveRollupThreads()).toBe(0), { timeout: 5000, interval: 50 });
+    await vi.waitFor(() => expect(liveRollupThreads()).toBe(0), { timeout: 10_000, interval: 50 });
 
     expect(await rollupSiteDay(orm, first)).not.toBeNull();
     expect(await stored(first)).toEqual(await expected(first));
