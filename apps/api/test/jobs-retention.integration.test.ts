@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { createOrm, insertRows, listPartitions, type Orm, type PageviewRow, type RequestRow, Workspace } from '@us/db';
+import { createOrm, insertRows, listPartitions, type Orm, type PageviewRow, type RequestRow } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { maintainPartitions } from '../src/ingest/index.ts';
 import { applySiteRetention, dropRolledUpPartitions } from '../src/jobs/retention.ts';
 import { runRollups } from '../src/jobs/rollup.ts';
-import { createSite } from './support/sites.ts';
+import { siteInNewWorkspace } from './support/sites.ts';
 
 // Days long gone (2002, 2004), apart from the other suites' days, on the suite's shared database.
 let orm: Orm;
@@ -18,11 +18,7 @@ afterAll(async () => {
 const q = <T>(sql: string, params: unknown[] = []) => orm.em.getConnection().execute<T[]>(sql, params, 'all');
 
 async function newSite(timezone = 'UTC', retentionDays: number | null = null): Promise<string> {
-  const em = orm.em.fork();
-  const workspace = em.create(Workspace, { name: 'Retention' });
-  const { site } = await createSite(em, { workspace, name: 'Retention site', timezone, retentionDays });
-  await em.flush();
-  return site.id;
+  return (await siteInNewWorkspace(orm, 'Retention', { timezone, retentionDays })).siteId;
 }
 
 const pv = (siteId: string, at: string): PageviewRow => ({

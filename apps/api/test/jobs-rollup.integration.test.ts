@@ -1,20 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import {
-  createOrm,
-  type EventRow,
-  insertRows,
-  type Orm,
-  type PageLeaveRow,
-  type PageviewRow,
-  type RequestRow,
-  Workspace,
-} from '@us/db';
+import { createOrm, type EventRow, insertRows, type Orm, type PageLeaveRow, type PageviewRow, type RequestRow } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { withJobLock } from '../src/jobs/lock.ts';
 import { pendingSiteDays, rollupSiteDay, runRollups } from '../src/jobs/rollup.ts';
 import { startJobs } from '../src/jobs/scheduler.ts';
 import { rollupDimensions } from '../src/services/stats/catalogue.ts';
-import { createSite } from './support/sites.ts';
+import { siteInNewWorkspace } from './support/sites.ts';
 
 // Days long gone (2003), so no other suite's rows or partitions are in the way.
 let orm: Orm;
@@ -28,11 +19,7 @@ afterAll(async () => {
 const q = <T>(sql: string, params: unknown[] = []) => orm.em.getConnection().execute<T[]>(sql, params, 'all');
 
 async function newSite(timezone = 'UTC'): Promise<string> {
-  const em = orm.em.fork();
-  const workspace = em.create(Workspace, { name: 'Rollups' });
-  const { site } = await createSite(em, { workspace, name: 'Rollup site', timezone });
-  await em.flush();
-  return site.id;
+  return (await siteInNewWorkspace(orm, 'Rollups', { name: 'Rollup site', timezone })).siteId;
 }
 
 function pv(siteId: string, at: string, extra: Partial<PageviewRow> = {}): PageviewRow {

@@ -3,10 +3,10 @@
 // `unref()` and referenced it again: such a process never ended.
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { createOrm, insertRows, type Orm, Workspace } from '@us/db';
+import { createOrm, insertRows, type Orm } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { pageview } from './support/rollup-day.ts';
-import { createSite } from './support/sites.ts';
+import { siteInNewWorkspace } from './support/sites.ts';
 
 let orm: Orm;
 afterAll(async () => {
@@ -18,11 +18,7 @@ const DAY = new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10);
 
 beforeAll(async () => {
   orm = await createOrm(inject('databaseUrl'));
-  const em = orm.em.fork();
-  const workspace = em.create(Workspace, { name: 'Thread exit' });
-  const { site } = await createSite(em, { workspace, name: 'Thread exit site', timezone: 'UTC' });
-  await em.flush();
-  siteId = site.id;
+  ({ siteId } = await siteInNewWorkspace(orm, 'Thread exit'));
   await insertRows(orm, 'pageviews', [pageview(siteId, 'exit-visitor', new Date(`${DAY}T10:00:00Z`), { sessionStart: true })]);
 });
 

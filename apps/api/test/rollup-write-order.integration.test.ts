@@ -3,12 +3,12 @@
 // whole-day replace meanwhile must wait for it on that same row. It used to delete the day's rows first
 // and then wait for the record: each held what the other needed, and PostgreSQL threw one away.
 import type { Pool, PoolClient } from 'pg';
-import { createOrm, type Orm, pgPoolOf, Workspace } from '@us/db';
+import { createOrm, type Orm, pgPoolOf } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import type { RollupRow } from '../src/jobs/rollup-format.ts';
 import { addToSiteDayRollup, replaceSiteDayRollup, type RunStatement } from '../src/jobs/rollup-write.ts';
 import { normalRows, storedRollupRows } from './support/rollup-day.ts';
-import { createSite } from './support/sites.ts';
+import { siteInNewWorkspace } from './support/sites.ts';
 
 const DAY = '2026-01-15';
 let orm: Orm;
@@ -16,11 +16,7 @@ let siteId: string;
 
 beforeAll(async () => {
   orm = await createOrm(inject('databaseUrl'));
-  const em = orm.em.fork();
-  const workspace = em.create(Workspace, { name: 'Rollup write order' });
-  const { site } = await createSite(em, { workspace, name: 'Rollup write order site', timezone: 'UTC' });
-  await em.flush();
-  siteId = site.id;
+  ({ siteId } = await siteInNewWorkspace(orm, 'Rollup write order'));
 });
 
 afterAll(async () => {

@@ -1,10 +1,10 @@
 // A generated site-day for the rollup tests (rollup-tally, rollup-delta), and rollup rows as comparable text.
 import { randomUUID } from 'node:crypto';
-import { type Orm, type PageviewRow, Workspace } from '@us/db';
+import type { Orm, PageviewRow } from '@us/db';
 import type { RollupRow } from '../../src/jobs/rollup-format.ts';
 import type { SiteDay } from '../../src/jobs/rollup.ts';
 import { generateTraffic } from '../../src/seed/generate.ts';
-import { createSite } from './sites.ts';
+import { siteInNewWorkspace } from './sites.ts';
 import { dayAgo } from './stats-fixture.ts';
 
 /** Rows as comparable text, in one order. */
@@ -13,10 +13,7 @@ export const normalRows = (rows: RollupRow[]) =>
 
 /** Yesterday (site time) of a new site in `timezone` with `pageviews` generated over its last two days. */
 export async function generatedSiteDay(orm: Orm, name: string, timezone: string, pageviews: number): Promise<SiteDay> {
-  const em = orm.em.fork();
-  const workspace = em.create(Workspace, { name });
-  const { site } = await createSite(em, { workspace, name: `${name} site`, timezone });
-  await em.flush();
+  const { site } = await siteInNewWorkspace(orm, name, { timezone });
   await generateTraffic(orm, { siteId: site.id, timezone, days: 2, pageviews, jobs: 1, seed: name.toLowerCase() });
   return { siteId: site.id, timezone, day: dayAgo(timezone, 1) };
 }

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Site, type Workspace } from '@us/db';
+import { type Orm, Site, Workspace } from '@us/db';
 import type { Scope, SiteSettings } from '@us/shared';
 import { newInternalKey } from '../../src/services/internal-link/mark.ts';
 import { createKeyRow } from '../../src/services/site-keys/keys.ts';
@@ -55,4 +55,11 @@ export async function createSite(
   const publicKey = createKeyRow(em, site.id, 'public').value;
   await em.flush();
   return { site, siteId: site.id, publicKey };
+}
+
+/** Factory: a site (named `${workspaceName} site` unless told otherwise) in a new workspace of its own. */
+export async function siteInNewWorkspace(orm: Orm, workspaceName: string, opts: Omit<SiteFactoryOptions, 'workspace'> = {}) {
+  const em = orm.em.fork();
+  const workspace = em.create(Workspace, { name: workspaceName });
+  return createSite(em, { name: `${workspaceName} site`, ...opts, workspace });
 }
