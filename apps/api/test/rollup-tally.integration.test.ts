@@ -5,11 +5,11 @@
 // values with escapes, nulls and non-ASCII text, events of every kind with values whose sum passes 2^53.
 import { randomUUID } from 'node:crypto';
 import { createOrm, insertRows, type Orm, type PageviewRow, pgPoolOf } from '@us/db';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, inject, vi } from 'vitest';
 import { pooledCopyOut } from '../src/jobs/copy-connections.ts';
 import type { RollupSource } from '../src/jobs/rollup-format.ts';
 import { rollupSiteDay, type SiteDay, siteDaySource } from '../src/jobs/rollup.ts';
-import { stopRollupThreads } from '../src/jobs/rollup-thread.ts';
+import { liveRollupThreads, stopRollupThreads } from '../src/jobs/rollup-thread.ts';
 import { tallySiteDay } from '../src/jobs/rollup-streams.ts';
 import { generatedSiteDay, normalRows, pageview, storedRollupRows } from './support/rollup-day.ts';
 import { sqlRollupRows } from './support/rollup-sql.ts';
@@ -197,8 +197,10 @@ describe('rollup tallies', () => {
 
   it('are counted and written in the rollup thread; a thread stopped mid-way writes nothing, the next one rolls the day up', async () => {
     const stored = () => storedRollupRows(orm, sd);
+    await stopRollupThreads(); // none left from earlier tests: the one counted below is this rollup's
     const running = rollupSiteDay(orm, sd);
-    await new Promise((r) => setTimeout(r, 50));
+    // Stopped once its task is in the thread (a fixed wait could end before the job's own queries did).
+    await vi.waitFor(() => expect(liveRollupThreads()).toBe(1), { timeout: 10_000, interval: 5 });
     await stopRollupThreads();
     await expect(running).rejects.toThrow(/rollup thread/);
     expect(await stored()).toEqual([]);
