@@ -9,9 +9,12 @@ const PARTITION_LOCK_KEY = 0x75730001;
  * waits every later reader and writer of the table queues behind it: behind a transaction that stays
  * open (a long read, an export), that would stop every flush and every stats read. So it gives way after
  * this long and tries again after each of these pauses; then the caller's retry takes over (a flush
- * keeps its rows and backs off).
+ * keeps its rows and backs off). Well under PostgreSQL's deadlock_timeout (1 s): holding one parent
+ * while it waits for the next, it can close a cycle with a statement that read the next one and waits
+ * for the first (reading several raw tables); giving way first, it lets that statement through
+ * instead of PostgreSQL failing it as a deadlock (1 s, as it was, lost that race).
  */
-const PARTITION_LOCK_WAIT_MS = 1000;
+const PARTITION_LOCK_WAIT_MS = 200;
 const PARTITION_RETRY_PAUSES_MS = [250, 500, 1000, 2000, 4000];
 
 function startOfUtcDay(d: Date): Date {
