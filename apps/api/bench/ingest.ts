@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { insertRows, type Orm, type PageviewRow } from '@us/db';
 import pg from 'pg';
 import { startIngest } from '../src/ingest/index.ts';
+import { countingInserter } from '../src/usage/counters.ts';
 
 const PATHS = ['/', '/pricing', '/products/trail-runner-2', '/blog/marathon-training-plan', '/cart', '/checkout'];
 const COUNTRIES = ['DE', 'US', 'GB', 'FR', 'NL'];
@@ -43,7 +44,7 @@ export interface IngestFigures {
 /** Enqueues `n` pageview rows into a fresh in-process ingest (as the server starts it) and times until all are committed. */
 export async function ingestPath(orm: Orm, siteId: string, n: number): Promise<IngestFigures> {
   const rows = pageviewRows(siteId, n);
-  const ingest = await startIngest({ orm, redisUrl: null });
+  const ingest = await startIngest({ orm, redisUrl: null, insert: countingInserter({ orm }) });
   const t0 = performance.now();
   for (const r of rows) await ingest.enqueue('pageviews', r);
   const last = await ingest.flushNow();

@@ -10,6 +10,7 @@ import { type Deps, makeCiphers, realSleep } from './deps.ts';
 import { deriveUrls, type Env, parseEnv } from './env.ts';
 import { createHotStore } from './hot/index.ts';
 import { startIngest } from './ingest/index.ts';
+import { countingInserter } from './usage/counters.ts';
 import { RAW_PARTITION_DAYS, startJobs, stopRollupThreads } from './jobs/index.ts';
 import { createLogger } from './logger.ts';
 import { createMailer } from './mail/mailer.ts';
@@ -65,8 +66,8 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
     orm,
     redisUrl: env.REDIS_URL,
     logger,
-    mailer,
-    appUrl: () => urls.app,
+    // Each batch's insert also counts plan allowances and sends the Free notices.
+    insert: countingInserter({ orm, mailer, logger, appUrl: () => urls.app }),
     retainRawDays: RAW_PARTITION_DAYS,
     maxBufferRows: env.INGEST_BUFFER_MAX_ROWS,
     spillDir: path.join(env.DATA_DIR, 'ingest-spill'),

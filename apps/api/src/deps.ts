@@ -1,13 +1,15 @@
 import type { Orm } from '@us/db';
 import type { Env, Urls } from './env.ts';
 import type { HotStore } from './hot/store.ts';
-import type { Ingest } from './ingest/index.ts';
 import type { Logger } from './logger.ts';
 import type { Mailer } from './mail/mailer.ts';
 import { Cipher } from './security/cipher.ts';
-import type { BillingProvider } from './services/billing/provider.ts';
 
-/** Everything long-lived a request may use. Built once at start-up (or per test). */
+/**
+ * Everything long-lived a request may use. Built once at start-up (boot.ts; the test server builds its own).
+ * The floors above add their own parts to this interface by declaration merging, so this floor names no
+ * feature: `ingest` (analytics/ingest/start.ts) and `billing` (features/billing/provider.ts).
+ */
 export interface Deps {
   env: Env;
   urls: Urls;
@@ -18,12 +20,8 @@ export interface Deps {
    */
   statsOrm: Orm;
   hot: HotStore;
-  /** Buffered writer for the analytics tables (pageviews, events, requests). */
-  ingest: Ingest;
   mailer: Mailer;
   logger: Logger;
-  /** The payment provider (Stripe); null when not configured (billing changes answer 503, all on Free). */
-  billing: BillingProvider | null;
   ciphers: {
     totp: Cipher;
     idempotency: Cipher;

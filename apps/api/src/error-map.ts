@@ -3,7 +3,6 @@ import { TRPCError } from '@trpc/server';
 import { causeChain, dbFault } from '@us/db';
 import { ZodError, type z } from 'zod';
 import { AppError } from './errors.ts';
-import { BufferFull } from './ingest/buffer.ts';
 import type { Logger } from './logger.ts';
 
 /**
@@ -65,7 +64,9 @@ type Rule = [matches: (err: unknown) => boolean, answer: (err: unknown) => AppEr
 /** Failures that are not AppErrors, ZodErrors or tRPC's own, looked up along the cause chain. */
 const RULES: Rule[] = [
   [
-    (e) => e instanceof BufferFull,
+    // The write buffer's BufferFull (analytics/ingest), known by name as Redis's failures are below: the
+    // error map sits on the floor beneath the ingest buffer.
+    (e) => e instanceof Error && e.name === 'BufferFull',
     (cause) =>
       new AppError(503, 'The collector is storing a backlog: send the report again in a few seconds', {
         retryAfter: 5,

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { type Role, type Scope, scopesOfRole } from '@us/shared';
 import type { Actor } from './actor.ts';
 import { ApiToken, Membership, Session, type User } from '@us/db';
-import type { RequestInfo } from '../context.ts';
+import type { RequestInfo } from './request-info.ts';
 import { AppError, unauthorized } from '../errors.ts';
 import { sha256 } from '../security/tokens.ts';
 import type { HotStore } from '../hot/store.ts';

@@ -1,9 +1,9 @@
 import { hash } from 'node:crypto';
-import { utcDay } from '@us/db';
 import type { HotStore } from '../hot/store.ts';
 import { MemoryStore } from '../hot/memory.ts';
 import { hotAnswer } from '../hot/within.ts';
 import type { Logger } from '../logger.ts';
+import { countDrop, type DropReason } from '../features/sites/dropped-reports.ts';
 
 /**
  * Rate budgets of the collect path, per minute, counted first and atomically in the hot store (so every
@@ -24,12 +24,7 @@ export interface CollectLimits {
   keyLookupsPerAddress: number;
 }
 
-export type DropReason = 'address' | 'site';
-const DROP_REASONS: DropReason[] = ['address', 'site'];
-const DROP_DAYS = 7;
-
 const addressKey = (ip: string) => hash('sha256', ip, 'base64url').slice(0, 16);
-const dropKey = (siteId: string, day: string, reason: DropReason) => `collect:dropped:${siteId}:${day}:${reason}`;
 
 export function collectBudgets(hot: HotStore, limits: CollectLimits, logger: Logger) {
   // A count that does not answer within 100 ms (or fails) lets the report through: it must not hold it up.
@@ -38,7 +33,7 @@ export function collectBudgets(hot: HotStore, limits: CollectLimits, logger: Log
   const counted = hot instanceof MemoryStore ? hot : null;
 
   function dropped(siteId: string, reason: DropReason) {
-    hot.incr(dropKey(siteId, utcDay(Date.now()), reason), DROP_DAYS * 86_400 + 86_400).catch((e) => {
+    countDrop(hot, siteId, reason).catch((e) => {
       logger.debug(`collect: drop not counted (${String(e)})`);
     });
   }
@@ -75,20 +70,3 @@ export function collectBudgets(hot: HotStore, limits: CollectLimits, logger: Log
 }
 
 export type CollectBudgets = ReturnType<typeof collectBudgets>;
-
-/** Reports dropped by the budgets for a site: today and over the last seven days (UTC), by reason. */
-export async function droppedReports(hot: HotStore, siteId: string, now = new Date()) {
-  const days = Array.from({ length: DROP_DAYS }, (_, i) => utcDay(now.getTime() - i * 86_400_000));
-  const byReason = { address: 0, site: 0 } as Record<DropReason, number>;
-  let today = 0;
-  await Promise.all(
-    days.flatMap((day) =>
-      DROP_REASONS.map(async (reason) => {
-        const n = Number((await hot.get(dropKey(siteId, day, reason)).catch(() => null)) ?? 0);
-        byReason[reason] += n;
-        if (day === days[0]) today += n;
-      }),
-    ),
-  );
-  return { today, last7Days: byReason.address + byReason.site, byReason };
-}

@@ -15,7 +15,8 @@ import {
 } from '../services/bot/protection-config.ts';
 import type { CollectBudgets } from './budget.ts';
 import { siteIdOfSecret } from './identify.ts';
-import type { ProtectedSite, SiteCache } from './site-cache.ts';
+import type { ProtectedSite } from '../features/protection/protected-site.ts';
+import type { SiteCache } from './site-cache.ts';
 
 /** The largest decide request (its fields are bounded well below this). */
 export const DECIDE_BODY_LIMIT = 8 * 1024;

@@ -1,20 +1,14 @@
 import { Site, SiteHostname } from '@us/db';
 import type { Deps } from '../deps.ts';
-import type { HotStore } from '../hot/store.ts';
 import { hotAnswer } from '../hot/within.ts';
 import { sha256 } from '../security/tokens.ts';
 import { passKeyOf } from '../services/bot/pass-key.ts';
 import { findSiteByPublicKey, findSiteBySecret } from '../services/site-keys/key-lookup.ts';
 import { LookupCache } from '../cache/lookup-cache.ts';
+import { GENERATION_KEY } from '../core/hot/generations.ts';
+import { type CachedSite, isReturnHost, type ProtectedSite } from '../features/protection/protected-site.ts';
 
-/**
- * One counter in the hot store for "some site changed" (settings, hostnames, keys, the site itself).
- * Every successful `sites:write` operation bumps it; collect nodes compare it at most once per
- * `GENERATION_CHECK_MS` and drop their whole cache when it moved, so a deleted key or hostname stops
- * being accepted within about a second on every node, without a hot-store round trip per report.
- */
-const GENERATION_KEY = 'sites:generation';
-const GENERATION_TTL_SECONDS = 30 * 86_400;
+/** How often a node reads the sites' generation (core/hot/generations.ts) at most. */
 const GENERATION_CHECK_MS = 1_000;
 /** Upper bound on staleness even if the hot store cannot be read. */
 const CACHE_MS = 60_000;
@@ -23,30 +17,6 @@ const REFRESH_MS = 10_000;
 /** What a generation read that failed or came too late answers (null is an answer: no site changed yet). */
 const NO_ANSWER = Symbol('no answer');
 const MAX_ENTRIES = 10_000;
-
-export async function bumpSitesGeneration(hot: HotStore): Promise<void> {
-  await hot.incr(GENERATION_KEY, GENERATION_TTL_SECONDS);
-}
-
-export interface CachedSite {
-  site: Site | null;
-  hostnames: Set<string>;
-}
-
-/** What the gate needs of a site besides its settings: its pass key and the hostnames a check may return to. */
-export interface ProtectedSite {
-  site: Site;
-  passKey: string;
-  /** Verified hostnames, and proxy-mode hostnames the edge platform has validated (status active); sorted. */
-  returnHosts: string[];
-  /** Changes whenever the cache was dropped (a site changed somewhere): part of derived caches' keys. */
-  generation: number;
-}
-
-/** A hostname a check may send a visitor back to (spec §2: only verified hostnames of the site). */
-export function isReturnHost(h: Pick<SiteHostname, 'proxy' | 'verifiedAt' | 'edgeStatus'>): boolean {
-  return h.proxy ? h.edgeStatus === 'active' : h.verifiedAt != null;
-}
 
 /**
  * The site behind a public key and its hostnames, and the site behind a server secret, cached per key

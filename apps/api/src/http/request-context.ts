@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import type { Ctx, Face, RequestInfo } from '../context.ts';
+import type { Face, RequestInfo } from '../actor/request-info.ts';
+import type { Ctx } from '../context.ts';
 import type { Deps } from '../deps.ts';
 import { resolveActor } from '../actor/resolve.ts';
 import { resolveShareView } from '../actor/share-view.ts';

@@ -1,9 +1,7 @@
-import { ensurePartitions, insertDeadLetters, type Orm, pruneDeadLetters } from '@us/db';
+import { ensurePartitions, insertDeadLetters, insertRows, type Orm, pruneDeadLetters } from '@us/db';
 import { within } from '../deadline.ts';
 import { dropRolledUpPartitions } from '../jobs/retention.ts';
 import type { Logger } from '../logger.ts';
-import type { Mailer } from '../mail/mailer.ts';
-import { countingInserter } from '../usage/counters.ts';
 import { type AnalyticsRows, type AnalyticsTable, BufferFull, type IngestBuffer } from './buffer.ts';
 import { type FlushResult, Flusher, type Inserter } from './flusher.ts';
 import { MemoryIngestBuffer } from './memory-buffer.ts';
@@ -22,12 +20,11 @@ export interface StartIngestArgs {
   /** Or a ready buffer (tests). Closed by `stop()` only when startIngest created it. */
   buffer?: IngestBuffer;
   logger?: Logger;
-  /** Replaces the PostgreSQL insert (tests). The default also counts allowances (usage_months). */
+  /**
+   * The insert of a batch; the default is the plain PostgreSQL insert. The server passes one that also
+   * counts plan allowances and sends their notices (`countingInserter`, features/billing); tests, others.
+   */
   insert?: Inserter;
-  /** Sends the Free allowance notices (80%/100%); without it they are logged as not sent. */
-  mailer?: Mailer;
-  /** The dashboard's address, for the link in notices. */
-  appUrl?: () => string | undefined;
   batchSize?: number;
   /** Rows per insert (default `batchSize` when given, else 5,000: see `FlusherOptions.insertSize`). */
   insertSize?: number;
@@ -54,6 +51,13 @@ export interface StartIngestArgs {
    * RAW_PARTITION_DAYS (92); the test harness leaves it off so suites' old partitions stay.
    */
   retainRawDays?: number;
+}
+
+declare module '../deps.ts' {
+  interface Deps {
+    /** Buffered writer for the analytics tables (pageviews, events, requests). */
+    ingest: Ingest;
+  }
 }
 
 export interface Ingest {
@@ -147,8 +151,7 @@ export async function startIngest(args: StartIngestArgs): Promise<Ingest> {
   const recovered = await buffer.recover();
   if (recovered) args.logger?.warn(`ingest: re-queued ${recovered} rows left by an interrupted flush`);
 
-  const insert: Inserter =
-    args.insert ?? countingInserter({ orm: args.orm, mailer: args.mailer, logger: args.logger, appUrl: args.appUrl });
+  const insert: Inserter = args.insert ?? ((table, rows) => insertRows(args.orm, table, rows));
   const flusher = new Flusher({
     buffer,
     insert,

@@ -1,7 +1,7 @@
 import { TRPCError, type TRPC_ERROR_CODE_KEY } from '@trpc/server';
 import type { Actor } from '../actor/actor.ts';
 import { bumpCredentialsGeneration, watchTokenEnds } from '../actor/token-cache.ts';
-import { bumpSitesGeneration } from '../collect/site-cache.ts';
+import { bumpSitesGeneration } from '../core/hot/generations.ts';
 import { toAppError } from '../error-map.ts';
 import { forbidden, unauthorized } from '../errors.ts';
 import { authorize } from './authorize.ts';

@@ -8,6 +8,7 @@ import { type Deps, makeCiphers } from '../../src/deps.ts';
 import { deriveUrls, parseEnv } from '../../src/env.ts';
 import { MemoryStore, RedisStore } from '../../src/hot/index.ts';
 import { MemoryIngestBuffer, RedisIngestBuffer, type StartIngestArgs, startIngest } from '../../src/ingest/index.ts';
+import { countingInserter } from '../../src/usage/counters.ts';
 import { randomUUID } from 'node:crypto';
 import type { HotStore } from '../../src/hot/store.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -109,8 +110,8 @@ export async function startTestServer(
     orm,
     buffer,
     logger,
-    // Free allowance notices go out with the harness's captured mail (see `mailsTo`).
-    mailer,
+    // Allowances counted as the server does; Free notices go out with the harness's captured mail (see `mailsTo`).
+    insert: countingInserter({ orm, mailer, logger }),
     ...opts.ingest,
   });
   const sleeps: number[] = [];

@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LIMITS } from '@us/shared';
 import { Session, User } from '@us/db';
-import type { RequestInfo, ResponseOut } from '../../context.ts';
+import type { RequestInfo } from '../../actor/request-info.ts';
+import type { ResponseOut } from '../../context.ts';
 import type { Deps } from '../../deps.ts';
 import { AppError, badRequest } from '../../errors.ts';
 import { verifyPassword } from '../../security/passwords.ts';

@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LIMITS, type Session as SessionOut } from '@us/shared';
 import { Session } from '@us/db';
-import type { RequestInfo, ResponseOut } from '../../context.ts';
+import type { RequestInfo } from '../../actor/request-info.ts';
+import type { ResponseOut } from '../../context.ts';
 import { notFound } from '../../errors.ts';
 import { coarseNetwork, deviceSummary } from '../../security/client-info.ts';
 import { randomToken, sha256 } from '../../security/tokens.ts';

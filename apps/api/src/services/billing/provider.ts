@@ -7,6 +7,13 @@ import Stripe from 'stripe';
 import type { Env } from '../../env.ts';
 import { AppError } from '../../errors.ts';
 
+declare module '../../deps.ts' {
+  interface Deps {
+    /** The payment provider (Stripe); null when not configured (billing changes answer 503, all on Free). */
+    billing: BillingProvider | null;
+  }
+}
+
 export interface BillingProvider {
   stripe: Stripe;
   webhookSecret: string;

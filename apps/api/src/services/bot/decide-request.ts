@@ -12,7 +12,7 @@ import {
 import type { DecideAnswer, DecideRequest } from '@us/shared';
 import { countryOf } from '../../collect/enrich/geo.ts';
 import { networkOf } from '../../collect/enrich/network.ts';
-import type { ProtectedSite } from '../../collect/site-cache.ts';
+import type { ProtectedSite } from '../../features/protection/protected-site.ts';
 import type { Deps } from '../../deps.ts';
 import { readSettings } from '../site-settings/settings-values.ts';
 import { visitorSigns } from './behaviour.ts';

@@ -4,7 +4,7 @@ import type { Actor } from '../../actor/actor.ts';
 import { forbidden } from '../../errors.ts';
 import { addDays, daysOf } from '../stats/range.ts';
 import { run } from '../stats/runner.ts';
-import { type StatsDeps, withSite } from '../stats/service.ts';
+import { type StatsDeps, withSite } from '../../analytics/site-slot.ts';
 import type { SiteCtx } from '../stats/site-ctx.ts';
 import { NOT_DECIDED } from './record-decision.ts';
 import { localDaySql, Params, rangeCond, statement, tzParam } from '../stats/sql.ts';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ProtectionConfig } from '@us/shared';
-import type { ProtectedSite } from '../../collect/site-cache.ts';
+import type { ProtectedSite } from '../../features/protection/protected-site.ts';
 import type { Deps } from '../../deps.ts';
 import { readSettings } from '../site-settings/settings-values.ts';
 import { hotAnswer } from '../../hot/within.ts';

@@ -7,7 +7,7 @@ import type { Actor } from '../../actor/actor.ts';
 import { badRequest } from '../../errors.ts';
 import { readSettings } from '../site-settings/settings-values.ts';
 import { resolveRange } from '../stats/range.ts';
-import { type StatsDeps, withSite } from '../stats/service.ts';
+import { type StatsDeps, withSite } from '../../analytics/site-slot.ts';
 import type { SiteCtx } from '../stats/site-ctx.ts';
 import { journeyAnswer } from './answer.ts';
 import { firstEventGoal, goalDefs } from './goals.ts';

@@ -4,8 +4,8 @@
 // so the e-mail's numbers are the API's for the same range.
 import type { StatsResult, StatsSpec, Summary, SummaryMeasure } from '@us/shared';
 import { answer } from '../stats/engine.ts';
-import type { StatsDeps } from '../stats/service.ts';
-import { inWorkspaceSlot } from '../stats/service.ts';
+import type { StatsDeps } from '../../analytics/site-slot.ts';
+import { inWorkspaceSlot } from '../../analytics/site-slot.ts';
 import { siteCtx } from '../stats/site-ctx.ts';
 import { normalise } from '../stats/spec.ts';
 import { measure, summaryOf } from '../stats/summary.ts';

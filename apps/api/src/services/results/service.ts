@@ -1,11 +1,11 @@
 // Entry points of the results routes, called by the router: the site is checked first (404 for another
 // workspace's site), then the question runs on the stats pool inside one of the workspace's stats slots,
-// like every stats read (stats/service.ts).
+// like every stats read (analytics/site-slot.ts).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ExperimentResults, ExperimentResultsQuery, GoalResults, GoalResultsQuery } from '@us/shared';
 import type { Actor } from '../../actor/actor.ts';
 import { readSettings } from '../site-settings/settings-values.ts';
-import { type StatsDeps, withSite } from '../stats/service.ts';
+import { type StatsDeps, withSite } from '../../analytics/site-slot.ts';
 import { experimentResultsOf } from './experiment-results.ts';
 import { goalResultsOf } from './goal-results.ts';
 

@@ -1,4 +1,4 @@
-import { droppedReports } from '../../collect/budget.ts';
+import { droppedReports } from '../../features/sites/dropped-reports.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Site, SiteHostname, SiteKey } from '@us/db';
 import {

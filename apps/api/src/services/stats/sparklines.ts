@@ -6,7 +6,7 @@ import { SPARKLINE_DAYS, type SitesSparklinesOutput } from '@us/shared';
 import { visibleSites } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
 import { answer } from './engine.ts';
-import { type StatsDeps, inWorkspaceSlot } from './service.ts';
+import { type StatsDeps, inWorkspaceSlot } from '../../analytics/site-slot.ts';
 import { sharedFor } from './shared-answers.ts';
 import { siteCtx } from './site-ctx.ts';
 import { normalise } from './spec.ts';
