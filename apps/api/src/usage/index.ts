@@ -1,2 +1,0 @@
-export * from './counters.ts';
-export * from './pause.ts';
