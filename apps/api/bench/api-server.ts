@@ -7,11 +7,11 @@ import inspector from 'node:inspector';
 import path from 'node:path';
 import { scopesOfRole } from '@us/shared';
 import { start } from '../src/boot.ts';
-import { parseEnv } from '../src/env.ts';
+import { parseEnv } from '../src/core/env.ts';
 import { runResultDays, runRollups, runTodayRollups } from '../src/jobs/index.ts';
-import { ensureAccount, ensureSite } from '../src/seed/accounts.ts';
-import { deleteTraffic } from '../src/seed/generate.ts';
-import { issueToken } from '../src/services/tokens/issue.ts';
+import { ensureAccount, ensureSite } from '../scripts/seed/accounts.ts';
+import { deleteTraffic } from '../scripts/seed/generate.ts';
+import { issueToken } from '../src/features/tokens/issue.ts';
 import type { ChildReply } from './child.ts';
 import { watchGcPauses } from './gc-pauses.ts';
 

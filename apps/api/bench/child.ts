@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { API_NODE_FLAGS } from '../src/node-flags.ts';
+import { API_NODE_FLAGS } from '../src/core/node-flags.ts';
 
 /**
  * Starts a bench server script in its own process and waits for the JSON line it announces itself with.

@@ -3,8 +3,8 @@
 // sent at once (summary, the daily series batch, four top tables), unfiltered and with a country filter.
 import http from 'node:http';
 import type { Orm } from '@us/db';
-import { rollupSiteDay, runRollups } from '../src/jobs/rollup.ts';
-import { runTodayRollups } from '../src/jobs/rollup-today.ts';
+import { rollupSiteDay, runRollups } from '../src/analytics/rollup/rollup.ts';
+import { runTodayRollups } from '../src/analytics/rollup/rollup-today.ts';
 import { type Latency, percentile, STATS_DAYS, timeRuns } from './stats.ts';
 
 /**

@@ -3,10 +3,10 @@
  * Prints table load time and memory, then lookups per second for each function.
  */
 import { classifyUserAgent } from '@us/protection';
-import { deviceClassOf } from '../src/collect/enrich/device.ts';
-import { countryOf } from '../src/collect/enrich/geo.ts';
-import { enrich } from '../src/collect/enrich/index.ts';
-import { loadNetworks, networkOf } from '../src/collect/enrich/network.ts';
+import { deviceClassOf } from '../src/core/enrich/device.ts';
+import { countryOf } from '../src/core/enrich/geo.ts';
+import { enrich } from '../src/core/enrich/index.ts';
+import { loadNetworks, networkOf } from '../src/core/enrich/network.ts';
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;

@@ -3,8 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import { insertRows, type Orm, type PageviewRow } from '@us/db';
 import pg from 'pg';
-import { startIngest } from '../src/ingest/index.ts';
-import { countingInserter } from '../src/usage/counters.ts';
+import { startIngest } from '../src/analytics/ingest/index.ts';
+import { countingInserter } from '../src/features/billing/usage-counters.ts';
 
 const PATHS = ['/', '/pricing', '/products/trail-runner-2', '/blog/marathon-training-plan', '/cart', '/checkout'];
 const COUNTRIES = ['DE', 'US', 'GB', 'FR', 'NL'];

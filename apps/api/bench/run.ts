@@ -11,8 +11,8 @@
 import http from 'node:http';
 import path from 'node:path';
 import { createOrm } from '@us/db';
-import { ensureSite } from '../src/seed/accounts.ts';
-import { deleteTraffic } from '../src/seed/generate.ts';
+import { ensureSite } from '../scripts/seed/accounts.ts';
+import { deleteTraffic } from '../scripts/seed/generate.ts';
 import type { ApiInfo } from './api-server.ts';
 import { askChild, startApiChild, startChild, stopChild } from './child.ts';
 import { formatBeside, formatPaced, loadBeside, pacedBeside } from './beside.ts';

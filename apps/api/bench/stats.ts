@@ -3,9 +3,9 @@
 // filtered top-pages query through the API, beside a plain count(*) over the same rows.
 import http from 'node:http';
 import type { Orm } from '@us/db';
-import { ensureSite } from '../src/seed/accounts.ts';
-import { addDays, generateTraffic } from '../src/seed/generate.ts';
-import { progressReporter } from '../src/seed/progress.ts';
+import { ensureSite } from '../scripts/seed/accounts.ts';
+import { addDays, generateTraffic } from '../scripts/seed/generate.ts';
+import { progressReporter } from '../scripts/seed/progress.ts';
 
 export const STATS_DAYS = 30;
 

@@ -11,10 +11,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createOrm, type EmbeddedDatabase, migrate, startEmbeddedPostgres } from '@us/db';
-import { deriveUrls, parseEnv } from '../src/env.ts';
-import { ensureAccount, ensureSite } from '../src/seed/accounts.ts';
-import { deleteTraffic, generateTraffic } from '../src/seed/generate.ts';
-import { formatDuration, progressReporter } from '../src/seed/progress.ts';
+import { deriveUrls, parseEnv } from '../src/core/env.ts';
+import { ensureAccount, ensureSite } from './seed/accounts.ts';
+import { deleteTraffic, generateTraffic } from './seed/generate.ts';
+import { formatDuration, progressReporter } from './seed/progress.ts';
 
 const { values: args } = parseArgs({
   options: {

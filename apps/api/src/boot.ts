@@ -1,24 +1,24 @@
-import { billingProviderOf } from './services/billing/provider.ts';
+import { billingProviderOf } from './features/billing/provider.ts';
 import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createOrm, migrate, startEmbeddedPostgres, type EmbeddedDatabase } from '@us/db';
 import { createServer } from './app.ts';
-import { countryOf, loadNetworks } from './collect/enrich/index.ts';
-import { type Deps, makeCiphers, realSleep } from './deps.ts';
-import { deriveUrls, type Env, parseEnv } from './env.ts';
-import { createHotStore } from './hot/index.ts';
-import { startIngest } from './ingest/index.ts';
-import { countingInserter } from './usage/counters.ts';
+import { countryOf, loadNetworks } from './core/enrich/index.ts';
+import { type Deps, makeCiphers, realSleep } from './core/deps.ts';
+import { deriveUrls, type Env, parseEnv } from './core/env.ts';
+import { createHotStore } from './core/hot/index.ts';
+import { startIngest } from './analytics/ingest/index.ts';
+import { countingInserter } from './features/billing/usage-counters.ts';
 import { RAW_PARTITION_DAYS, startJobs, stopRollupThreads } from './jobs/index.ts';
-import { createLogger } from './logger.ts';
-import { createMailer } from './mail/mailer.ts';
-import { recountsSettled } from './services/day-store/gather.ts';
-import { copyStoreOf } from './services/export/copies.ts';
-import { ownServiceAccount } from './services/search/connections.ts';
-import { loadAppSecret } from './security/app-secret.ts';
-import { within } from './deadline.ts';
+import { createLogger } from './core/logger.ts';
+import { createMailer } from './core/mail/mailer.ts';
+import { recountsSettled } from './analytics/day-store/gather.ts';
+import { copyStoreOf } from './features/export/copies.ts';
+import { ownServiceAccount } from './features/search/connections.ts';
+import { loadAppSecret } from './core/security/app-secret.ts';
+import { within } from './core/deadline.ts';
 
 export interface Running {
   deps: Deps;

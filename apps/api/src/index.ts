@@ -3,7 +3,7 @@
  * of every procedure, by name. Types only: a client never bundles server code.
  */
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
-import type { AppRouter } from './router/index.ts';
+import type { AppRouter } from './router.ts';
 
 export type { AppRouter };
 export type RouterInputs = inferRouterInputs<AppRouter>;

@@ -1,5 +1,5 @@
 import { start } from './boot.ts';
-import { missingNodeFlags } from './node-flags.ts';
+import { missingNodeFlags } from './core/node-flags.ts';
 
 const running = await start();
 const missing = missingNodeFlags();

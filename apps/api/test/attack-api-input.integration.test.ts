@@ -1,7 +1,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TRPC_MAX_BATCH } from '../src/http/trpc-handler.ts';
+import { TRPC_MAX_BATCH } from '../src/faces/trpc-handler.ts';
 import { expectProblem } from './support/auth-helpers.ts';
 import { siteOfNewOwner } from './support/sites.ts';
 import { createToken, createUser, GOOD_PASSWORD, startTestServer, type TestServer } from './support/server.ts';

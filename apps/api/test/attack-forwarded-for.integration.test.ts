@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { SiteHostname } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseEnv } from '../src/env.ts';
+import { parseEnv } from '../src/core/env.ts';
 import { expectProblem, sleepsDuring, uniqueIp } from './support/auth-helpers.ts';
 import { createUser, startTestServer, type TestServer, uniqueEmail } from './support/server.ts';
 import { createSite } from './support/sites.ts';

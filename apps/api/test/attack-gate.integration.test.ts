@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { classifyUserAgent } from '@us/protection';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BEHAVIOUR, flaggedVisitors } from '../src/services/bot/behaviour.ts';
-import { VERIFICATION, verifyCrawler } from '../src/services/bot/crawler-verification.ts';
+import { BEHAVIOUR, flaggedVisitors } from '../src/features/protection/behaviour.ts';
+import { VERIFICATION, verifyCrawler } from '../src/features/protection/crawler-verification.ts';
 import { BROWSER_UA } from './support/collect.ts';
 import { type DnsStandIn, reverseName, startDnsServer } from './support/dns-server.ts';
 import { decideFor, type GateSite, gateSite, getConfig, postRecords } from './support/gate.ts';

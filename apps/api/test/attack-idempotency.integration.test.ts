@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Membership, Site } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { canonicalJson } from '../src/trpc/invoke.ts';
+import { canonicalJson } from '../src/faces/invoke.ts';
 import { expectProblem } from './support/auth-helpers.ts';
 import { createUser, GOOD_PASSWORD, signIn, startTestServer, type TestServer } from './support/server.ts';
 

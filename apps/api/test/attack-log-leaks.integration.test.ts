@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createLogger } from '../src/logger.ts';
+import { createLogger } from '../src/core/logger.ts';
 import { createUser, GOOD_PASSWORD, startTestServer, type TestServer, uniqueEmail } from './support/server.ts';
 
 /** Everything written to the console while a test runs (the logger writes there). */

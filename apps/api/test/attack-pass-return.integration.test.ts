@@ -1,7 +1,7 @@
 import { SiteHostname } from '@us/db';
 import { newKey, PASS_COOKIE, seal, verifyPass } from '@us/protection';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueGrant } from '../src/http/challenge/grant.ts';
+import { issueGrant } from '../src/features/protection/challenge/grant.ts';
 import { type CheckSite, checkSite } from './support/check.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 

@@ -87,7 +87,7 @@ describe('Auth: edges', () => {
 
 describe('idempotency fingerprint', () => {
   it('is the same for the same fields in another order, different for other values', async () => {
-    const { canonicalJson } = await import('../src/trpc/invoke.ts');
+    const { canonicalJson } = await import('../src/faces/invoke.ts');
     expect(canonicalJson({ b: 1, a: { d: [2, { y: 1, x: 2 }], c: null } })).toBe(
       canonicalJson({ a: { c: null, d: [2, { x: 2, y: 1 }] }, b: 1 }),
     );

@@ -2,9 +2,9 @@
 // reported exactly once, with two nodes running the job at once, a provider outage in between, or a run
 // that stopped after the provider answered. Free never bills.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runBilling } from '../src/jobs/billing.ts';
-import { overageKey } from '../src/services/billing/report.ts';
-import { monthOf } from '../src/usage/counters.ts';
+import { runBilling } from '../src/features/billing/billing-job.ts';
+import { overageKey } from '../src/features/billing/report.ts';
+import { monthOf } from '../src/features/billing/usage-counters.ts';
 import { createToken, createUser, startTestServer, type TestServer } from './support/server.ts';
 import { type StripeStandIn, startStripeStandIn, stripeEnv } from './support/stripe-standin.ts';
 

@@ -1,8 +1,8 @@
 // get_billing over HTTP and its projection and overage arithmetic: usage so far against the plan's
 // allowances, every plan with its prices, Free never billed, paid plans priced per started million.
 import { describe, expect, it } from 'vitest';
-import { monthPeriod, overageOf } from '../src/services/billing/pricing.ts';
-import { monthOf } from '../src/usage/counters.ts';
+import { monthPeriod, overageOf } from '../src/features/billing/pricing.ts';
+import { monthOf } from '../src/features/billing/usage-counters.ts';
 import { createToken, createUser, startTestServer } from './support/server.ts';
 import { createSite } from './support/sites.ts';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BEHAVIOUR, flaggedVisitors, visitorSigns } from '../src/services/bot/behaviour.ts';
-import { failedChecks, noteFailedCheck } from '../src/services/bot/failed-checks.ts';
-import { visitorCodeOf } from '../src/services/bot/visitor-code.ts';
+import { BEHAVIOUR, flaggedVisitors, visitorSigns } from '../src/features/protection/behaviour.ts';
+import { failedChecks, noteFailedCheck } from '../src/features/protection/failed-checks.ts';
+import { visitorCodeOf } from '../src/features/protection/visitor-code.ts';
 import { BROWSER_UA, postReport } from './support/collect.ts';
 import { type GateSite, gateSite, postRecords } from './support/gate.ts';
 import { hotKinds, startTestServer, type TestServer } from './support/server.ts';

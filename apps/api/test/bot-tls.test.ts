@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isPageRequest } from '../src/collect/behaviour-feed.ts';
-import { claimsModernBrowser, tlsMismatch, tlsOfHeader, tlsSummary, tlsText } from '../src/services/bot/tls.ts';
+import { isPageRequest } from '../src/faces/collect/behaviour-feed.ts';
+import { claimsModernBrowser, tlsMismatch, tlsOfHeader, tlsSummary, tlsText } from '../src/features/protection/tls.ts';
 
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const SAFARI =

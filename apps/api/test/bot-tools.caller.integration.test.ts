@@ -2,7 +2,7 @@ import { insertRows, type PageviewRow, type RequestRow } from '@us/db';
 import type { BotSettings } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Actor } from '../src/actor/actor.ts';
-import { dryRun } from '../src/services/bot/dry-run.ts';
+import { dryRun } from '../src/features/protection/dry-run.ts';
 import { callerFor, problemOf } from './support/caller.ts';
 import { createToken, createUser, startTestServer, type TestServer } from './support/server.ts';
 import { createSite } from './support/sites.ts';

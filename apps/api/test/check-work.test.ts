@@ -1,13 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { MemoryStore } from '../src/hot/index.ts';
-import { languageOf } from '../src/http/challenge/language.ts';
-import { MESSAGES } from '../src/http/challenge/messages.ts';
-import { isHostname, isReturnPath } from '../src/http/challenge/return-target.ts';
-import { SOLVER_SOURCE } from '../src/http/challenge/solver.ts';
-import { bitsFor, leadingZeroBits, MAX_BITS, solves, solvesPart } from '../src/http/challenge/work.ts';
+import { MemoryStore } from '../src/core/hot/index.ts';
+import { languageOf } from '../src/features/protection/challenge/language.ts';
+import { MESSAGES } from '../src/features/protection/challenge/messages.ts';
+import { isHostname, isReturnPath } from '../src/features/protection/challenge/return-target.ts';
+import { SOLVER_SOURCE } from '../src/features/protection/challenge/solver.ts';
+import { bitsFor, leadingZeroBits, MAX_BITS, solves, solvesPart } from '../src/features/protection/challenge/work.ts';
 import { solve } from './support/check.ts';
-import { failedCheckKey, failedChecks, noteFailedCheck, visitorCodeOf } from '../src/services/bot/failed-checks.ts';
+import { failedCheckKey, failedChecks, noteFailedCheck, visitorCodeOf } from '../src/features/protection/failed-checks.ts';
 
 describe('check work: difficulty', () => {
   it.each([

@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { type EventRow, insertRows, type PageviewRow, SiteHostname } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runRollups } from '../src/jobs/rollup.ts';
-import { usageOf } from '../src/usage/counters.ts';
+import { runRollups } from '../src/analytics/rollup/rollup.ts';
+import { usageOf } from '../src/features/billing/usage-counters.ts';
 import { createToken, createUser, startTestServer, type TestServer } from './support/server.ts';
 import { createSite } from './support/sites.ts';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NOT_DECIDED, PROTECTION_OFF } from '../src/services/bot/record-decision.ts';
+import { NOT_DECIDED, PROTECTION_OFF } from '../src/features/protection/record-decision.ts';
 import { BROWSER_UA, pageReport } from './support/collect.ts';
 import { type GateSite, gateSite, postRecords } from './support/gate.ts';
 import { modernCall } from './support/mcp-http.ts';

@@ -2,7 +2,7 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import Koa from 'koa';
 import { describe, expect, it } from 'vitest';
-import { clientAddress } from '../src/collect/exchange.ts';
+import { clientAddress } from '../src/faces/collect/exchange.ts';
 
 /** A request as Node's server hands it over, from `remote`, with these headers. */
 function requestFrom(remote: string, headers: Record<string, string>) {

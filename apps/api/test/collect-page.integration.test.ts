@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { SiteHostname } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inAnyNetwork } from '../src/collect/cidr.ts';
-import { createKeyRow } from '../src/services/site-keys/keys.ts';
+import { inAnyNetwork } from '../src/core/enrich/cidr.ts';
+import { createKeyRow } from '../src/features/site-keys/keys.ts';
 import { createToken, createUser, startTestServer, type TestServer } from './support/server.ts';
 import { createSite } from './support/sites.ts';
 

@@ -2,7 +2,7 @@ import { SiteHostname } from '@us/db';
 import { behaviourCode, issuePass, verifyPass } from '@us/protection';
 import { ProtectionConfig } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { passKeyOf } from '../src/services/bot/pass-key.ts';
+import { passKeyOf } from '../src/features/protection/pass-key.ts';
 import { expectProblem } from './support/auth-helpers.ts';
 import { BROWSER_UA } from './support/collect.ts';
 import { type GateSite, gateSite, getConfig, postRecords } from './support/gate.ts';

@@ -1,6 +1,6 @@
 import { PageReport } from '@us/shared';
 import { describe, expect, it } from 'vitest';
-import { pageReportAtOnce } from '../src/collect/report-check.ts';
+import { pageReportAtOnce } from '../src/faces/collect/report-check.ts';
 
 // The hand check must never accept what the schema refuses, nor answer differently from it: every
 // field of every kind of report is set to each of its edge values below and both are asked.

@@ -5,16 +5,16 @@
 import { insertRows } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runResultDays } from '../src/jobs/result-days.ts';
-import { LIVE_LAG_SECONDS, recountsSettled } from '../src/services/day-store/gather.ts';
-import { arrivalsOf } from '../src/services/day-store/store.ts';
-import { journeysOf } from '../src/services/journeys/service.ts';
-import { experimentResultsOf } from '../src/services/results/experiment-results.ts';
-import { goalResultsOf } from '../src/services/results/goal-results.ts';
-import { readSettings } from '../src/services/site-settings/settings-values.ts';
-import { addDays } from '../src/services/stats/range.ts';
-import { siteCtx } from '../src/services/stats/site-ctx.ts';
+import { LIVE_LAG_SECONDS, recountsSettled } from '../src/analytics/day-store/gather.ts';
+import { arrivalsOf } from '../src/analytics/day-store/store.ts';
+import { journeysOf } from '../src/features/journeys/service.ts';
+import { experimentResultsOf } from '../src/features/results/experiment-results.ts';
+import { goalResultsOf } from '../src/features/results/goal-results.ts';
+import { readSettings } from '../src/features/sites/settings-values.ts';
+import { addDays } from '../src/analytics/range.ts';
+import { siteCtx } from '../src/analytics/site-ctx.ts';
 import { addSessions, emptyRows, insertJourneys } from './support/journeys-fixture.ts';
-import { mulberry32 as rng } from '../src/seed/random.ts';
+import { mulberry32 as rng } from '../scripts/seed/random.ts';
 import { type StatsFixture, statsFixture } from './support/stats-fixture.ts';
 
 const TZ = 'Asia/Tokyo';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { countryOf } from '../src/collect/enrich/geo.ts';
+import { countryOf } from '../src/core/enrich/geo.ts';
 import { isHostingNetwork } from '@us/protection';
-import { enrich } from '../src/collect/enrich/index.ts';
-import { normalizeIp, parseIp } from '../src/collect/enrich/ip.ts';
-import { networkOf } from '../src/collect/enrich/network.ts';
+import { enrich } from '../src/core/enrich/index.ts';
+import { normalizeIp, parseIp } from '../src/core/enrich/ip.ts';
+import { networkOf } from '../src/core/enrich/network.ts';
 
 describe('enrich: address parsing', () => {
   it('parses IPv4, IPv6, embedded and mapped forms', () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createOrm } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BufferFull } from '../src/ingest/index.ts';
+import { BufferFull } from '../src/analytics/ingest/index.ts';
 import { type CollectSite, collectSite } from './support/collect.ts';
 import {
   type OwnPostgres,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisIngestBuffer, startIngest } from '../src/ingest/index.ts';
+import { RedisIngestBuffer, startIngest } from '../src/analytics/ingest/index.ts';
 import { type CollectSite, collectSite } from './support/collect.ts';
 import { type OwnRedis, startOwnRedis, storedCounts, streamReports, tally, waitUntilStored } from './support/faults.ts';
 import { createUser, startTestServer, type TestServer } from './support/server.ts';

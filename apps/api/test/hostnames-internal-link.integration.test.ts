@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Site, SiteHostname } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sha256 } from '../src/security/tokens.ts';
-import { newInternalKey, parseInternalMark, verifyInternalMark } from '../src/services/internal-link/mark.ts';
+import { sha256 } from '../src/core/security/tokens.ts';
+import { newInternalKey, parseInternalMark, verifyInternalMark } from '../src/features/internal-link/mark.ts';
 import { cookieAttributes, expectProblem, setCookies } from './support/auth-helpers.ts';
 import { createToken, createUser, startTestServer, type TestServer } from './support/server.ts';
 import { createSite } from './support/sites.ts';

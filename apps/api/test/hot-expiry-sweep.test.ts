@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ExpirySweep } from '../src/hot/expiry-sweep.ts';
+import { ExpirySweep } from '../src/core/hot/expiry-sweep.ts';
 
 type Entries = Map<string, { expiresAt: number }>;
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HotStore } from '../src/hot/store.ts';
+import type { HotStore } from '../src/core/hot/store.ts';
 import { hotKinds, makeHotStore } from './support/server.ts';
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -2,7 +2,7 @@
 // it or when it fails, however many are pending at once; one shared timer checks the deadlines.
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { answerWithin, hotAnswer } from '../src/hot/within.ts';
+import { answerWithin, hotAnswer } from '../src/core/hot/within.ts';
 
 const never = <T>() => new Promise<T>(() => {});
 const after = <T>(ms: number, v: T) => new Promise<T>((r) => setTimeout(() => r(v), ms));
@@ -45,7 +45,7 @@ describe('answerWithin', () => {
   });
 
   it('does not keep a process alive while a call hangs', () => {
-    const script = `import { answerWithin } from ${JSON.stringify(new URL('../src/hot/within.ts', import.meta.url).pathname)};
+    const script = `import { answerWithin } from ${JSON.stringify(new URL('../src/core/hot/within.ts', import.meta.url).pathname)};
       answerWithin(new Promise(() => {}), 60_000, 0); console.log('started');`;
     const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
       encoding: 'utf8',

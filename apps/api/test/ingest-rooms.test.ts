@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { IngestBuffer } from '../src/ingest/buffer.ts';
-import { openRooms } from '../src/ingest/rooms.ts';
+import type { IngestBuffer } from '../src/analytics/ingest/buffer.ts';
+import { openRooms } from '../src/analytics/ingest/rooms.ts';
 
 /** A buffer that always has room; what it queues does not matter here. */
 const buffer = { holdRoom: () => ({ enqueue() {}, release() {} }) } as unknown as IngestBuffer;

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { createOrm, insertRows, listPartitions, type Orm, type PageviewRow, type RequestRow } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { maintainPartitions } from '../src/ingest/index.ts';
-import { applySiteRetention, dropRolledUpPartitions } from '../src/jobs/retention.ts';
-import { runRollups } from '../src/jobs/rollup.ts';
+import { maintainPartitions } from '../src/analytics/ingest/index.ts';
+import { applySiteRetention, dropRolledUpPartitions } from '../src/analytics/rollup/retention.ts';
+import { runRollups } from '../src/analytics/rollup/rollup.ts';
 import { siteInNewWorkspace } from './support/sites.ts';
 
 // Days long gone (2002, 2004), apart from the other suites' days, on the suite's shared database.

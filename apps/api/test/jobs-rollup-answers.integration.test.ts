@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PageLeaveRow, PageviewRow, RequestRow } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runRollups } from '../src/jobs/rollup.ts';
+import { runRollups } from '../src/analytics/rollup/rollup.ts';
 import { dayAgo, insertRows, noonUtc, type StatsFixture, statsFixture } from './support/stats-fixture.ts';
 
 /**

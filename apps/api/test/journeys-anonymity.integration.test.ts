@@ -4,7 +4,7 @@
 import { JOURNEY_OTHER } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addSessions, emptyRows, insertJourneys, type PageSpec } from './support/journeys-fixture.ts';
-import { mulberry32 as rng } from '../src/seed/random.ts';
+import { mulberry32 as rng } from '../scripts/seed/random.ts';
 import { dayAgo, type StatsFixture, statsFixture } from './support/stats-fixture.ts';
 
 type Node = { id: string; step: number; label: string; sessions: number };

@@ -1,12 +1,12 @@
 // The journeys answer's column form: pair numbering, the packed span (every width) and summing equal
 // groups, each checked against the plain answer it replaces.
 import { describe, expect, it } from 'vitest';
-import { journeyAnswer } from '../src/services/journeys/answer.ts';
-import type { GoalDef } from '../src/services/journeys/goals.ts';
-import { GroupColumns } from '../src/services/journeys/groups.ts';
-import { packGroups, unpackGroups } from '../src/services/journeys/packing.ts';
-import { mulberry32 as rng } from '../src/seed/random.ts';
-import { PairIndex } from '../src/services/journeys/pair-index.ts';
+import { journeyAnswer } from '../src/features/journeys/answer.ts';
+import type { GoalDef } from '../src/features/journeys/goals.ts';
+import { GroupColumns } from '../src/features/journeys/groups.ts';
+import { packGroups, unpackGroups } from '../src/features/journeys/packing.ts';
+import { mulberry32 as rng } from '../scripts/seed/random.ts';
+import { PairIndex } from '../src/features/journeys/pair-index.ts';
 
 const GOALS: GoalDef[] = [
   { id: 'signup', name: 'Signup', type: 'event', match: 'signup', prefix: false },

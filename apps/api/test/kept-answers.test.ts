@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keptAnswers } from '../src/cache/kept-answers.ts';
+import { keptAnswers } from '../src/core/cache/kept-answers.ts';
 
 describe('keptAnswers', () => {
   it('answers a key seen lately without asking again, null answers included', () => {

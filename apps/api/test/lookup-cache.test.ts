@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LookupCache } from '../src/cache/lookup-cache.ts';
+import { LookupCache } from '../src/core/cache/lookup-cache.ts';
 
 const turn = () => new Promise((r) => setImmediate(r));
 

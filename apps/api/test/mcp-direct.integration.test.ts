@@ -1,11 +1,11 @@
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { directCallOf } from '../src/mcp/direct-call.ts';
-import { mcpHandler } from '../src/mcp/handler.ts';
-import { buildTools } from '../src/mcp/tools.ts';
-import { appRouter } from '../src/router/index.ts';
-import { listOperations } from '../src/trpc/registry.ts';
+import { directCallOf } from '../src/faces/mcp/direct-call.ts';
+import { mcpHandler } from '../src/faces/mcp/handler.ts';
+import { buildTools } from '../src/faces/mcp/tools.ts';
+import { appRouter } from '../src/router.ts';
+import { listOperations } from '../src/procedures/registry.ts';
 import { collectSite } from './support/collect.ts';
 import { envelope, MODERN, postMcp } from './support/mcp-http.ts';
 import type { TestServer } from './support/server.ts';

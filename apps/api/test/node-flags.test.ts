@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { API_NODE_FLAGS, missingNodeFlags } from '../src/node-flags.ts';
+import { API_NODE_FLAGS, missingNodeFlags } from '../src/core/node-flags.ts';
 
 describe('the API process flags', () => {
   it('lists the memory reducer off (its watchdog collection paused the API 70–94 ms under steady load)', () => {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashPassword, isBreached, verifyPassword } from '../src/security/passwords.ts';
+import { hashPassword, isBreached, verifyPassword } from '../src/core/security/passwords.ts';
 
 const LEAKED = 'a-long-but-leaked-passphrase-77';
 

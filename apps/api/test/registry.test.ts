@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { coerceQuery, fieldTypes } from '../src/rest/query.ts';
-import { procedureCaller } from '../src/trpc/call-procedure.ts';
-import { baseProcedure, createCallerFactory, router } from '../src/trpc/init.ts';
-import { actorProcedure, publicProcedure } from '../src/trpc/procedures.ts';
-import { listOperations } from '../src/trpc/registry.ts';
+import { coerceQuery, fieldTypes } from '../src/faces/rest/query.ts';
+import { procedureCaller } from '../src/procedures/call-procedure.ts';
+import { baseProcedure, createCallerFactory, router } from '../src/procedures/init.ts';
+import { actorProcedure, publicProcedure } from '../src/procedures/procedures.ts';
+import { listOperations } from '../src/procedures/registry.ts';
 
 /**
  * The places that read a library's insides, each behind one small function: an upgrade that changes

@@ -1,6 +1,6 @@
 import type { StatsResult } from '@us/shared';
 import { describe, expect, it } from 'vitest';
-import { biggestMoves, changesOf, topOf } from '../src/services/reports/changes.ts';
+import { biggestMoves, changesOf, topOf } from '../src/features/reports/changes.ts';
 
 const row = (value: string | null, visitors: number) => ({ value, counts: { sessions: visitors, visitors } });
 const answer = (rows: ReturnType<typeof row>[], previous: ReturnType<typeof row>[] | null) =>

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addDays } from '../src/services/stats/range.ts';
+import { addDays } from '../src/analytics/range.ts';
 import { createToken } from './support/server.ts';
 import { dayAgo, insertRollups, noonUtc, type StatsFixture, statsFixture } from './support/stats-fixture.ts';
 import { Visits } from './support/visits.ts';

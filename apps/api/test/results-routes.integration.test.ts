@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { goalIdOf } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bySpecificity } from '../src/rest/routes.ts';
+import { bySpecificity } from '../src/faces/rest/routes.ts';
 import { modernCall } from './support/mcp-http.ts';
 import { createToken } from './support/server.ts';
 import { dayAgo, noonUtc, type StatsFixture, statsFixture } from './support/stats-fixture.ts';

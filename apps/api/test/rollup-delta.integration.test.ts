@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { createOrm, insertRows, type Orm, type PageviewRow, pgPoolOf } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { rollupSiteDay, type SiteDay, siteDaySource } from '../src/jobs/rollup.ts';
-import { rollupInThread } from '../src/jobs/rollup-thread.ts';
+import { rollupSiteDay, type SiteDay, siteDaySource } from '../src/analytics/rollup/rollup.ts';
+import { rollupInThread } from '../src/analytics/rollup/rollup-thread.ts';
 import { generatedSiteDay, normalRows, pageview, storedRollupRows } from './support/rollup-day.ts';
 import { sqlRollupRows } from './support/rollup-sql.ts';
 

@@ -6,11 +6,11 @@
 import { randomUUID } from 'node:crypto';
 import { createOrm, insertRows, type Orm, type PageviewRow, pgPoolOf } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it, inject, vi } from 'vitest';
-import { pooledCopyOut } from '../src/jobs/copy-connections.ts';
-import type { RollupSource } from '../src/jobs/rollup-format.ts';
-import { rollupSiteDay, type SiteDay, siteDaySource } from '../src/jobs/rollup.ts';
-import { liveRollupThreads, stopRollupThreads } from '../src/jobs/rollup-thread.ts';
-import { tallySiteDay } from '../src/jobs/rollup-streams.ts';
+import { pooledCopyOut } from '../src/analytics/rollup/copy-connections.ts';
+import type { RollupSource } from '../src/analytics/rollup/rollup-format.ts';
+import { rollupSiteDay, type SiteDay, siteDaySource } from '../src/analytics/rollup/rollup.ts';
+import { liveRollupThreads, stopRollupThreads } from '../src/analytics/rollup/rollup-thread.ts';
+import { tallySiteDay } from '../src/analytics/rollup/rollup-streams.ts';
 import { generatedSiteDay, normalRows, pageview, storedRollupRows } from './support/rollup-day.ts';
 import { sqlRollupRows } from './support/rollup-sql.ts';
 import { dayAgo } from './support/stats-fixture.ts';

@@ -3,8 +3,8 @@
 // runs, and the next rollup starts a new one that counts the same rows.
 import { createOrm, type Orm } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it, inject, vi } from 'vitest';
-import { rollupSiteDay, type SiteDay, siteDaySource } from '../src/jobs/rollup.ts';
-import { liveRollupThreads, rollupThreadIdle, stopRollupThreads } from '../src/jobs/rollup-thread.ts';
+import { rollupSiteDay, type SiteDay, siteDaySource } from '../src/analytics/rollup/rollup.ts';
+import { liveRollupThreads, rollupThreadIdle, stopRollupThreads } from '../src/analytics/rollup/rollup-thread.ts';
 import { generatedSiteDay, normalRows, storedRollupRows } from './support/rollup-day.ts';
 import { sqlRollupRows } from './support/rollup-sql.ts';
 

@@ -2,7 +2,7 @@
 // `--expose-gc` made `new Worker` throw, and every rollup failed.
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { workerExecArgv } from '../src/jobs/rollup-thread.ts';
+import { workerExecArgv } from '../src/analytics/rollup/rollup-thread.ts';
 
 describe("the rollup thread's flags", () => {
   it('keep the module loaders, add tsx, and leave per-process flags out', () => {

@@ -5,8 +5,8 @@
 import type { Pool, PoolClient } from 'pg';
 import { createOrm, type Orm, pgPoolOf } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import type { RollupRow } from '../src/jobs/rollup-format.ts';
-import { addToSiteDayRollup, replaceSiteDayRollup, type RunStatement } from '../src/jobs/rollup-write.ts';
+import type { RollupRow } from '../src/analytics/rollup/rollup-format.ts';
+import { addToSiteDayRollup, replaceSiteDayRollup, type RunStatement } from '../src/analytics/rollup/rollup-write.ts';
 import { normalRows, storedRollupRows } from './support/rollup-day.ts';
 import { siteInNewWorkspace } from './support/sites.ts';
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { get } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCRIPT_DIST } from '../src/http/script.ts';
+import { SCRIPT_DIST } from '../src/faces/script.ts';
 import { createToken, createUser, startTestServer, type TestServer } from './support/server.ts';
 
 const built = readFileSync(path.join(SCRIPT_DIST, 'script.js'), 'utf8');

@@ -4,8 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import { SiteHostname } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSearchPull } from '../src/jobs/search-pull.ts';
-import { mondayOf } from '../src/services/search/weeks.ts';
+import { runSearchPull } from '../src/features/search/search-pull-job.ts';
+import { mondayOf } from '../src/features/search/weeks.ts';
 import { type SearchProviders, startSearchProviders } from './support/search-providers.ts';
 import { createToken, createUser, startTestServer, type TestServer } from './support/server.ts';
 import { createSite } from './support/sites.ts';

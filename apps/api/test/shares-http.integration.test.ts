@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SHARE_CALLS_PER_MINUTE } from '../src/actor/share-view.ts';
-import { SHARE_OPENS_PER_ADDRESS_PER_MINUTE } from '../src/services/shares/open.ts';
+import { SHARE_OPENS_PER_ADDRESS_PER_MINUTE } from '../src/features/shares/open.ts';
 import { callerFor } from './support/caller.ts';
 import { createToken, createUser, startTestServer, type TestServer } from './support/server.ts';
 import { createSite } from './support/sites.ts';

@@ -3,7 +3,7 @@ import { insertRows, type PageviewRow } from '@us/db';
 import { SHARE_LINKS_PER_SITE } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readView, signView } from '../src/actor/share-view.ts';
-import { SHARE_PASSWORD_GUESSES } from '../src/services/shares/open.ts';
+import { SHARE_PASSWORD_GUESSES } from '../src/features/shares/open.ts';
 import { callerFor, problemOf } from './support/caller.ts';
 import { createToken, createUser, startTestServer, type TestServer } from './support/server.ts';
 import { createSite } from './support/sites.ts';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { SiteKey } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findSiteByPublicKey, findSiteBySecret } from '../src/services/site-keys/key-lookup.ts';
+import { findSiteByPublicKey, findSiteBySecret } from '../src/features/site-keys/key-lookup.ts';
 import { expectProblem } from './support/auth-helpers.ts';
 import { modernCall } from './support/mcp-http.ts';
 import { createToken, startTestServer, type TestServer } from './support/server.ts';

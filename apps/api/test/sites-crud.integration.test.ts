@@ -1,7 +1,7 @@
 import { Membership, Site, SiteHostname, SiteKey, Workspace } from '@us/db';
 import type { Scope } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findSiteByPublicKey, findSiteBySecret } from '../src/services/site-keys/key-lookup.ts';
+import { findSiteByPublicKey, findSiteBySecret } from '../src/features/site-keys/key-lookup.ts';
 import { expectProblem } from './support/auth-helpers.ts';
 import { modernCall } from './support/mcp-http.ts';
 import { createToken, createUser, signIn, startTestServer, type TestServer } from './support/server.ts';

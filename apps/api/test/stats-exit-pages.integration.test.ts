@@ -1,8 +1,8 @@
 // Exit pages: each visit counted at its last pageview, the same from raw rows, from the complete day's
 // rollup, and today (where an hourly rollup cannot know a visit's later pages).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runRollups } from '../src/jobs/rollup.ts';
-import { runTodayRollups } from '../src/jobs/rollup-today.ts';
+import { runRollups } from '../src/analytics/rollup/rollup.ts';
+import { runTodayRollups } from '../src/analytics/rollup/rollup-today.ts';
 import { dayAgo, insertRows, noonUtc, pv, type StatsFixture, statsFixture } from './support/stats-fixture.ts';
 
 describe('stats: exit pages', () => {

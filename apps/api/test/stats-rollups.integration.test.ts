@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addDays } from '../src/services/stats/range.ts';
+import { addDays } from '../src/analytics/range.ts';
 import { dayAgo, insertRollups, insertRows, noonUtc, pv, type StatsFixture, statsFixture } from './support/stats-fixture.ts';
 
 describe('stats: days older than 90 come from daily rollups', () => {

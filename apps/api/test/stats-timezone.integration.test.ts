@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addDays } from '../src/services/stats/range.ts';
+import { addDays } from '../src/analytics/range.ts';
 import { dayAgo, insertRows, pv, type StatsFixture, statsFixture } from './support/stats-fixture.ts';
 
 describe('stats: days are calendar days in the site time zone', () => {

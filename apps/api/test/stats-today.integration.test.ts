@@ -2,8 +2,8 @@
 // rollup rows plus only the raw rows after the boundary, and answer what the raw rows alone answered.
 import type { PageLeaveRow, PageviewRow } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rollupSiteDay } from '../src/jobs/rollup.ts';
-import { runTodayRollups } from '../src/jobs/rollup-today.ts';
+import { rollupSiteDay } from '../src/analytics/rollup/rollup.ts';
+import { runTodayRollups } from '../src/analytics/rollup/rollup-today.ts';
 import { dayAgo, insertRows, noonUtc, pv, type StatsFixture, statsFixture } from './support/stats-fixture.ts';
 
 describe("stats: today's rollups up to an hour boundary, raw rows after it", () => {

@@ -1,6 +1,6 @@
 import type { EventRow, RequestRow } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NETWORK_ATTRIBUTION } from '../src/services/stats/top-dimensions.ts';
+import { NETWORK_ATTRIBUTION } from '../src/features/stats/top-dimensions.ts';
 import { dayAgo, insertRows, noonUtc, pv, type StatsFixture, statsFixture } from './support/stats-fixture.ts';
 
 describe('top tables', () => {

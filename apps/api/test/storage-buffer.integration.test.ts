@@ -9,7 +9,7 @@ import {
   MemoryIngestBuffer,
   RedisIngestBuffer,
   startIngest,
-} from '../src/ingest/index.ts';
+} from '../src/analytics/ingest/index.ts';
 import { insertRows, type PageviewRow } from '@us/db';
 import { type HotKind, hotKinds } from './support/server.ts';
 

@@ -2,7 +2,7 @@
 // not once per request arriving meanwhile: on a busy node those lookups queued on the pool together.
 import { describe, expect, it } from 'vitest';
 import { bumpCredentialsGeneration, type CallerToken, tokenCacheOf } from '../src/actor/token-cache.ts';
-import { MemoryStore } from '../src/hot/memory.ts';
+import { MemoryStore } from '../src/core/hot/memory.ts';
 
 const token = (id: string): CallerToken => ({
   id,

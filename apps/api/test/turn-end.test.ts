@@ -1,7 +1,7 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { endAtTurnEnd, sendAtTurnEnd } from '../src/http/turn-end.ts';
+import { endAtTurnEnd, sendAtTurnEnd } from '../src/core/http/turn-end.ts';
 
 describe('answers written at the end of the turn', () => {
   const nextTurn = () => new Promise((r) => setImmediate(r));

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { SiteHostname } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSearchPull } from '../../api/src/jobs/search-pull.ts';
+import { runSearchPull } from '../../api/src/features/search/search-pull-job.ts';
 import { type SearchProviders, startSearchProviders } from '../../api/test/support/search-providers.ts';
 import { createUser } from '../../api/test/support/server.ts';
 import { createSite } from '../../api/test/support/sites.ts';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { insertRows } from '@us/db';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { generateTraffic } from '../../api/src/seed/generate.ts';
+import { generateTraffic } from '../../api/scripts/seed/generate.ts';
 import { createUser } from '../../api/test/support/server.ts';
 import { createSite } from '../../api/test/support/sites.ts';
 import { dashboardSuite, signedInPage } from '../e2e/support/dashboard.ts';

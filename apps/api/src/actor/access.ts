@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Site, Workspace } from '@us/db';
-import { AppError, forbidden, notFound } from '../errors.ts';
+import { AppError, forbidden, notFound } from '../core/errors.ts';
 import type { Actor } from './actor.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

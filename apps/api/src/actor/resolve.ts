@@ -3,9 +3,9 @@ import { type Role, type Scope, scopesOfRole } from '@us/shared';
 import type { Actor } from './actor.ts';
 import { ApiToken, Membership, Session, type User } from '@us/db';
 import type { RequestInfo } from './request-info.ts';
-import { AppError, unauthorized } from '../errors.ts';
-import { sha256 } from '../security/tokens.ts';
-import type { HotStore } from '../hot/store.ts';
+import { AppError, unauthorized } from '../core/errors.ts';
+import { sha256 } from '../core/security/tokens.ts';
+import type { HotStore } from '../core/hot/store.ts';
 import { type CallerToken, tokenCacheOf } from './token-cache.ts';
 
 const TOUCH_EVERY_MS = 60_000;

@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SHARE_VIEW_HOURS } from '@us/shared';
-import type { Deps } from '../deps.ts';
-import { tooMany, unauthorized } from '../errors.ts';
-import type { Cipher } from '../security/cipher.ts';
-import { safeEqual } from '../security/tokens.ts';
+import type { Deps } from '../core/deps.ts';
+import { tooMany, unauthorized } from '../core/errors.ts';
+import type { Cipher } from '../core/security/cipher.ts';
+import { safeEqual } from '../core/security/tokens.ts';
 import type { ShareActor } from './actor.ts';
 
 /** Calls one shared link's viewers may make per minute, all together (a dashboard view makes about 12). */

@@ -1,10 +1,10 @@
-export * from './lock.ts';
-export * from './retention.ts';
-export * from './rollup.ts';
+export * from '../core/job-lock.ts';
+export * from '../analytics/rollup/retention.ts';
+export * from '../analytics/rollup/rollup.ts';
 export * from './scheduler.ts';
 export * from './result-days.ts';
-export * from './search-pull.ts';
-export * from './billing.ts';
-export * from './rollup-today.ts';
-export { stopRollupThreads } from './rollup-thread.ts';
-export * from './email-reports.ts';
+export * from '../features/search/search-pull-job.ts';
+export * from '../features/billing/billing-job.ts';
+export * from '../analytics/rollup/rollup-today.ts';
+export { stopRollupThreads } from '../analytics/rollup/rollup-thread.ts';
+export * from '../features/reports/reports-job.ts';

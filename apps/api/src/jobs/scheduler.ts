@@ -1,17 +1,17 @@
 import type { Orm } from '@us/db';
-import type { Logger } from '../logger.ts';
-import type { CopyStore } from '../services/export/storage.ts';
-import { sweepExports } from './export-sweep.ts';
-import type { PullSetup } from '../services/search/pull.ts';
-import { runSearchPull } from './search-pull.ts';
-import type { BillingProvider } from '../services/billing/provider.ts';
-import { runBilling } from './billing.ts';
-import type { ReportDeps } from '../services/reports/send.ts';
-import { runEmailReports } from './email-reports.ts';
-import { applySiteRetention } from './retention.ts';
+import type { Logger } from '../core/logger.ts';
+import type { CopyStore } from '../features/export/storage.ts';
+import { sweepExports } from '../features/export/export-sweep.ts';
+import type { PullSetup } from '../features/search/pull.ts';
+import { runSearchPull } from '../features/search/search-pull-job.ts';
+import type { BillingProvider } from '../features/billing/provider.ts';
+import { runBilling } from '../features/billing/billing-job.ts';
+import type { ReportDeps } from '../features/reports/send.ts';
+import { runEmailReports } from '../features/reports/reports-job.ts';
+import { applySiteRetention } from '../analytics/rollup/retention.ts';
 import { runResultDays } from './result-days.ts';
-import { runRollups } from './rollup.ts';
-import { runTodayRollups } from './rollup-today.ts';
+import { runRollups } from '../analytics/rollup/rollup.ts';
+import { runTodayRollups } from '../analytics/rollup/rollup-today.ts';
 
 export interface JobsOptions {
   orm: Orm;

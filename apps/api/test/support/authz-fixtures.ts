@@ -8,8 +8,8 @@ import { Invite, Membership, Session, SiteHostname, SiteKey, User, type Workspac
 import { ROLE_SCOPES, type Role, SCOPES, type Scope } from '@us/shared';
 import type { Response } from 'supertest';
 import { z } from 'zod';
-import { hashPassword } from '../../src/security/passwords.ts';
-import type { Operation } from '../../src/trpc/registry.ts';
+import { hashPassword } from '../../src/core/security/passwords.ts';
+import type { Operation } from '../../src/procedures/registry.ts';
 import { createToken, createUser, GOOD_PASSWORD, signIn, type TestServer, uniqueEmail } from './server.ts';
 import { createSite } from './sites.ts';
 

@@ -1,7 +1,7 @@
-import type { Deps } from '../../src/deps.ts';
-import { createCtx } from '../../src/http/request-context.ts';
-import { appRouter } from '../../src/router/index.ts';
-import { createCallerFactory } from '../../src/trpc/init.ts';
+import type { Deps } from '../../src/core/deps.ts';
+import { createCtx } from '../../src/faces/request-context.ts';
+import { appRouter } from '../../src/router.ts';
+import { createCallerFactory } from '../../src/procedures/init.ts';
 
 const createCaller = createCallerFactory(appRouter);
 

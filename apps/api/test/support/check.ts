@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { SiteHostname } from '@us/db';
 import { issueTicket, type Ticket } from '@us/protection';
-import { passKeyOf } from '../../src/services/bot/pass-key.ts';
-import { createKeyRow } from '../../src/services/site-keys/keys.ts';
+import { passKeyOf } from '../../src/features/protection/pass-key.ts';
+import { createKeyRow } from '../../src/features/site-keys/keys.ts';
 import { createUser, type TestServer } from './server.ts';
 import { createSite } from './sites.ts';
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createOrm, freePort, migrate, type Orm, startEmbeddedPostgres } from '@us/db';
 import { Redis } from 'ioredis';
-import { API_NODE_FLAGS } from '../../src/node-flags.ts';
+import { API_NODE_FLAGS } from '../../src/core/node-flags.ts';
 
 /**
  * Fault-injection support: a PostgreSQL or a redis-server of the test's own (the suite's shared ones are

@@ -11,9 +11,9 @@ import {
   ROLLUP_PAIRS,
   rollupDimensions,
   SEARCH_REFERRER_SQL,
-} from '../../src/services/stats/catalogue.ts';
-import { namesExit, visitsWithExits } from '../../src/services/stats/exit-paths.ts';
-import type { RollupRow, RollupSource } from '../../src/jobs/rollup-format.ts';
+} from '../../src/analytics/catalogue.ts';
+import { namesExit, visitsWithExits } from '../../src/analytics/exit-paths.ts';
+import type { RollupRow, RollupSource } from '../../src/analytics/rollup/rollup-format.ts';
 
 /** A select giving RollupRows; `?` placeholders are bound in order from `params`. */
 export interface RollupSelect {

@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { type Orm, Site, Workspace } from '@us/db';
 import type { Scope, SiteSettings } from '@us/shared';
-import { newInternalKey } from '../../src/services/internal-link/mark.ts';
-import { createKeyRow } from '../../src/services/site-keys/keys.ts';
-import { newSiteSettings } from '../../src/services/site-settings/settings-values.ts';
+import { newInternalKey } from '../../src/features/internal-link/mark.ts';
+import { createKeyRow } from '../../src/features/site-keys/keys.ts';
+import { newSiteSettings } from '../../src/features/sites/settings-values.ts';
 import { createToken, createUser, type TestServer } from './server.ts';
 
 /**

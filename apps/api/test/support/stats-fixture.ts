@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { insertRows, type PageviewRow } from '@us/db';
-import { addDays, localToday } from '../../src/services/stats/range.ts';
+import { addDays, localToday } from '../../src/analytics/range.ts';
 import { createToken, createUser, startTestServer, type TestServer } from './server.ts';
 import { createSite } from './sites.ts';
 

@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 
 /**
  * `rollup_days.version`: the rollup format a site-day was written in. Version 2 adds the dimension
- * pairs (`country|page`, …; apps/api/src/services/stats/catalogue.ts). Days rolled up before keep 1:
+ * pairs (`country|page`, …; apps/api/src/analytics/catalogue.ts). Days rolled up before keep 1:
  * the rollup job rolls those up again while their raw rows exist, and the stats engine reads a pair
  * only from days of version 2 (older ones without raw rows are refused for pairs, with the reason).
  */

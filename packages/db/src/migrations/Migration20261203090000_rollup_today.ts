@@ -3,7 +3,7 @@ import { Migration } from '@mikro-orm/migrations';
 /**
  * `rollup_days.rolled_until`: null for a complete site-day; for the current day, the instant its rollup
  * rows reach (an hour boundary), so the stats engine reads only the raw rows after it
- * (apps/api/src/jobs/rollup-today.ts). The complete day's rollup replaces them.
+ * (apps/api/src/analytics/rollup/rollup-today.ts). The complete day's rollup replaces them.
  */
 export class Migration20261203090000_rollup_today extends Migration {
   override name = 'Migration20261203090000_rollup_today';

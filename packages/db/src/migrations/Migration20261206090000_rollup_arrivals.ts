@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Incremental rollups (apps/api/src/jobs/rollup-delta.ts). Each raw row records the transaction that
+ * Incremental rollups (apps/api/src/analytics/rollup/rollup-delta.ts). Each raw row records the transaction that
  * inserted it (`arrival`, filled by its default); a site-day's rollup records the snapshot it counted
  * (`rollup_days.snapshot`), so the next refresh knows exactly which rows it has not seen yet, late ones
  * included. Rows stored before this migration have no arrival: every rollup has seen them.

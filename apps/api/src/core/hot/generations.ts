@@ -1,4 +1,4 @@
-import type { HotStore } from '../../hot/store.ts';
+import type { HotStore } from './store.ts';
 
 /**
  * One counter in the hot store for "some site changed" (settings, hostnames, keys, the site itself).

@@ -1,5 +1,5 @@
 import { utcDay } from '@us/db';
-import type { HotStore } from '../../hot/store.ts';
+import type { HotStore } from '../../core/hot/store.ts';
 
 /**
  * Reports the collect budgets dropped, counted per site, day and reason in the hot store: the collect

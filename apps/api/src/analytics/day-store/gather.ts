@@ -1,0 +1,153 @@
+// The stored-days half of an answer: for each part (one goal, one experiment, one journeys zoom…) and
+// each UTC day, the stored rows, computing and storing the missing or outdated days first, one day at a
+// time within a time budget. When the budget runs out before every day is stored, the answer is refused
+// with 503 and the days done so far stay stored, so every new ask gets further (never a partial total).
+// A stored day is current while no row arrived for it since (its arrivals version, store.ts). A live day
+// of a large site is used as stored however many rows arrived: for a minute after it was computed
+// (LIVE_LAG_SECONDS), then while it is counted again in the background, since counting it takes longer
+// than an answer may.
+import { AppError } from '../../core/errors.ts';
+import type { DayRange } from '../range.ts';
+import type { SiteCtx } from '../site-ctx.ts';
+import { localRangeOf } from './days.ts';
+import { specOf } from './spec.ts';
+import { arrivalsOf, type ReadDay, readStored, type StoreKind, writeStored } from './store.ts';
+
+/** How long one answer may spend computing missing days (the stats statement timeout is 15 s). */
+export const FILL_BUDGET_MS = 8000;
+
+export interface Part {
+  kind: StoreKind;
+  /** Everything that determines the figures besides bot windows (those are added per day). */
+  definition: unknown;
+}
+
+/** Computes one UTC day of some parts: per part the rows of that day. */
+export type ComputeDay<Row> = (dayCtx: SiteCtx, range: DayRange, parts: readonly Part[]) => Promise<Row[][]>;
+
+/**
+ * From how many rows (pageviews and events) a day counts as large: its stored figures are used even when
+ * rows arrived since, and counted again in the background once they are LIVE_LAG_SECONDS old (a day this
+ * size takes a few hundred milliseconds to compute; a smaller one is computed again on every ask that
+ * follows new rows).
+ */
+export const LIVE_DAY_ROWS = 50_000;
+export const LIVE_LAG_SECONDS = 60;
+
+export interface GatherOptions {
+  /** Default FILL_BUDGET_MS; Infinity for the background job (never refuses). */
+  budgetMs?: number;
+  /** Default LIVE_DAY_ROWS (tests make every day large). */
+  liveDayRows?: number;
+}
+
+/** Per part, the rows of every day (stored or just computed). */
+export async function gatherDays<Row>(
+  ctx: SiteCtx,
+  parts: readonly Part[],
+  days: readonly string[],
+  compute: ComputeDay<Row>,
+  opts: GatherOptions = {},
+): Promise<Row[][]> {
+  const started = Date.now();
+  const out: Row[][] = parts.map(() => []);
+  const missing = new Map<string, number[]>();
+  const byKind = new Map<StoreKind, { i: number; spec: string; day: string }[]>();
+  for (const [i, part] of parts.entries()) {
+    for (const day of days) {
+      const list = byKind.get(part.kind) ?? [];
+      list.push({ i, spec: specOf([part.kind, part.definition], ctx.windows, day), day });
+      byKind.set(part.kind, list);
+    }
+  }
+  const arrivals = await arrivalsOf(ctx.em, ctx.siteId, days);
+  const liveDayRows = opts.liveDayRows ?? LIVE_DAY_ROWS;
+  /** Large live days served as stored while they are counted again in the background. */
+  const recount = new Map<string, number[]>();
+  for (const [kind, wanted] of byKind) {
+    const stored = await readStored<Row>(ctx.em, ctx.siteId, kind, wanted);
+    const found = new Map<string, ReadDay<Row>>(stored.map((s) => [`${s.spec} ${s.day}`, s]));
+    for (const w of wanted) {
+      const s = found.get(`${w.spec} ${w.day}`);
+      const now = arrivals.get(w.day) ?? 0;
+      if (s && s.seen !== now && now >= liveDayRows && s.age > LIVE_LAG_SECONDS) {
+        recount.set(w.day, [...(recount.get(w.day) ?? []), w.i]);
+      }
+      if (s && (s.seen === now || now >= liveDayRows)) (out[w.i] as Row[]).push(...s.rows);
+      else missing.set(w.day, [...(missing.get(w.day) ?? []), w.i]);
+    }
+  }
+  for (const [day, idx] of recount) recountLater({ ctx, parts, day, idx, seen: arrivals.get(day) ?? 0, compute });
+  const todo = [...missing.keys()].sort();
+  let done = 0;
+  for (const day of todo) {
+    if (done > 0 && Date.now() - started > (opts.budgetMs ?? FILL_BUDGET_MS)) {
+      throw preparing(days.length - todo.length + done, days.length);
+    }
+    const idx = missing.get(day) ?? [];
+    const rows = await computeDay({ ctx, parts, day, idx, seen: arrivals.get(day) ?? 0, compute });
+    idx.forEach((i, k) => {
+      (out[i] as Row[]).push(...(rows[k] ?? []));
+    });
+    done++;
+  }
+  return out;
+}
+
+/** One UTC day of the parts `idx`, to be stored as of version `seen`. */
+interface DayWork<Row> {
+  ctx: SiteCtx;
+  parts: readonly Part[];
+  day: string;
+  idx: readonly number[];
+  /** Read before computing: rows arriving meanwhile make the stored day outdated, never wrongly current. */
+  seen: number;
+  compute: ComputeDay<Row>;
+}
+
+async function computeDay<Row>({ ctx, parts, day, idx, seen, compute }: DayWork<Row>): Promise<Row[][]> {
+  const rows = await compute(
+    { ...ctx, utcDays: [day] },
+    localRangeOf(day, ctx.timezone),
+    idx.map((i) => parts[i] as Part),
+  );
+  const perKind = new Map<StoreKind, { spec: string; day: string; rows: unknown[] }[]>();
+  idx.forEach((i, k) => {
+    const part = parts[i] as Part;
+    const list = perKind.get(part.kind) ?? [];
+    list.push({ spec: specOf([part.kind, part.definition], ctx.windows, day), day, rows: rows[k] ?? [] });
+    perKind.set(part.kind, list);
+  });
+  for (const [kind, entries] of perKind) await writeStored(ctx.em, ctx.siteId, kind, entries, seen);
+  return rows;
+}
+
+/** Recounts of large live days under way in this process, one per site, day and set of parts. */
+const recounts = new Map<string, Promise<unknown>>();
+
+/**
+ * Counts a large live day again after the answer, so no ask waits for it (a busy site's today takes
+ * about a second). A failed recount is left: the stored figures stay, and the next ask tries again.
+ */
+function recountLater<Row>(work: DayWork<Row>): void {
+  const { ctx, parts, day, idx } = work;
+  const key = JSON.stringify([ctx.siteId, day, idx.map((i) => specOf([parts[i]?.kind, parts[i]?.definition], ctx.windows, day))]);
+  if (recounts.has(key)) return;
+  const job = computeDay(work)
+    .catch(() => undefined)
+    .finally(() => recounts.delete(key));
+  recounts.set(key, job);
+}
+
+/** Resolves once the recounts under way have ended (tests; an orderly stop). */
+export async function recountsSettled(): Promise<void> {
+  while (recounts.size) await Promise.all([...recounts.values()]);
+}
+
+function preparing(ready: number, total: number): AppError {
+  return new AppError(
+    503,
+    `These results are being prepared: ${ready} of ${total} days are computed. Ask again in a few seconds; each ask computes more days.`,
+    { retryAfter: 5 },
+  );
+}

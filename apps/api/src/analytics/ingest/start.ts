@@ -1,0 +1,209 @@
+import { ensurePartitions, insertDeadLetters, insertRows, type Orm, pruneDeadLetters } from '@us/db';
+import { within } from '../../core/deadline.ts';
+import { dropRolledUpPartitions } from '../rollup/retention.ts';
+import type { Logger } from '../../core/logger.ts';
+import { type AnalyticsRows, type AnalyticsTable, BufferFull, type IngestBuffer } from './buffer.ts';
+import { type FlushResult, Flusher, type Inserter } from './flusher.ts';
+import { MemoryIngestBuffer } from './memory-buffer.ts';
+import { RedisIngestBuffer } from './redis-buffer.ts';
+import { type IngestRoom, openRooms } from './rooms.ts';
+import { readSpills, removeSpills, spillRows } from './spill.ts';
+
+const DAY_MS = 86_400_000;
+/** Dead letters are kept this many days for inspection. */
+const DEAD_LETTER_DAYS = 30;
+
+export interface StartIngestArgs {
+  orm: Orm;
+  /** Shared Redis buffer when set; in-process arrays otherwise (same as the hot store's choice). */
+  redisUrl?: string | null;
+  /** Or a ready buffer (tests). Closed by `stop()` only when startIngest created it. */
+  buffer?: IngestBuffer;
+  logger?: Logger;
+  /**
+   * The insert of a batch; the default is the plain PostgreSQL insert. The server passes one that also
+   * counts plan allowances and sends their notices (`countingInserter`, features/billing); tests, others.
+   */
+  insert?: Inserter;
+  batchSize?: number;
+  /** Rows per insert (default `batchSize` when given, else 5,000: see `FlusherOptions.insertSize`). */
+  insertSize?: number;
+  intervalMs?: number;
+  /** Least time between two early flushes' starts (default 100 ms: see `FlusherOptions.minGapMs`). */
+  minGapMs?: number;
+  backoffMs?: number;
+  maxBackoffMs?: number;
+  /** How often, and after how long, batches left in processing by a dead flush are put back (tests). */
+  reclaimEveryMs?: number;
+  staleAfterMs?: number;
+  /** Rows the buffer holds at most before new reports are answered 503 (default 200,000). */
+  maxBufferRows?: number;
+  /**
+   * Where rows still held in this process at shutdown are saved, and read back at start-up
+   * (`DATA_DIR/ingest-spill`). Without it, such rows are logged as lost (tests only).
+   */
+  spillDir?: string;
+  /** Partitions kept ready ahead of today. Default 7. */
+  daysAhead?: number;
+  /**
+   * Drop raw partitions whose UTC day is more than this many days old on each maintenance run, once
+   * every site has rolled their days up (`dropRolledUpPartitions`). Off unless set: the server sets
+   * RAW_PARTITION_DAYS (92); the test harness leaves it off so suites' old partitions stay.
+   */
+  retainRawDays?: number;
+}
+
+declare module '../../core/deps.ts' {
+  interface Deps {
+    /** Buffered writer for the analytics tables (pageviews, events, requests). */
+    ingest: Ingest;
+  }
+}
+
+export interface Ingest {
+  /** Queues one row; `BufferFull` (answered 503 with Retry-After) when the buffer is at its maximum. */
+  enqueue<T extends AnalyticsTable>(table: T, row: AnalyticsRows[T]): Promise<void>;
+  /** Queues rows of one table, all or none. */
+  enqueueMany<T extends AnalyticsTable>(table: T, rows: AnalyticsRows[T][]): Promise<void>;
+  /**
+   * Room for up to `rows` rows to be queued a moment later, held at once (`BufferFull` when there is none),
+   * so a report can be answered before its rows are built; null when the buffer cannot hold room ahead
+   * (Redis: queue before answering). `flushNow` and `stop` first wait for the rooms open when they are called.
+   */
+  holdRoom(rows: number): IngestRoom | null;
+  /** Waits for the rooms held now, then flushes. */
+  flushNow(): Promise<FlushResult>;
+  /**
+   * Waits for the rooms held now, then the last flush, both within `deadlineMs` (default 10 s), then saves
+   * what is still held in this process.
+   */
+  stop(deadlineMs?: number): Promise<FlushResult>;
+  readonly buffer: IngestBuffer;
+}
+
+export function createIngestBuffer(
+  redisUrl: string | undefined | null,
+  opts: { maxRows?: number; logger?: Logger } = {},
+): IngestBuffer {
+  if (!redisUrl) return new MemoryIngestBuffer(opts.maxRows);
+  let warnedAt = 0;
+  return new RedisIngestBuffer(redisUrl, 'ingest', opts.maxRows, (err) => {
+    if (Date.now() - warnedAt < 10_000) return;
+    warnedAt = Date.now();
+    opts.logger?.warn(`ingest: Redis unreachable (${String(err)}); buffering in this process until it is back`);
+  });
+}
+
+/**
+ * Partition upkeep: partitions for yesterday through `daysAhead`, and when enabled the drop of raw
+ * partitions older than `retainRawDays` UTC days whose days are rolled up (never a day a site still
+ * has to roll up).
+ */
+export async function maintainPartitions(
+  orm: Orm,
+  opts: { now?: Date; daysAhead?: number; retainRawDays?: number; logger?: Logger } = {},
+) {
+  const now = opts.now ?? new Date();
+  await ensurePartitions(orm, { from: new Date(now.getTime() - DAY_MS), daysAhead: (opts.daysAhead ?? 7) + 1 });
+  if (opts.retainRawDays) await dropRolledUpPartitions(orm, { now, rawDays: opts.retainRawDays, logger: opts.logger });
+  await pruneDeadLetters(orm, DEAD_LETTER_DAYS);
+}
+
+/** Queues the rows a previous process saved at shutdown and stores them; removes the files once stored. */
+async function restoreSpills(dir: string, buffer: IngestBuffer, flusher: Flusher, orm: Orm, logger?: Logger) {
+  const spilled = readSpills(dir);
+  if (!spilled.files.length) return;
+  let queued = 0;
+  for (const { table, rows } of spilled.rows) {
+    for (let i = 0; i < rows.length; i += 5000) {
+      const chunk = rows.slice(i, i + 5000);
+      try {
+        await buffer.enqueue(table, chunk);
+      } catch (err) {
+        if (!(err instanceof BufferFull)) throw err;
+        await flusher.flushNow();
+        await buffer.enqueue(table, chunk);
+      }
+      queued += chunk.length;
+    }
+  }
+  await insertDeadLetters(
+    orm,
+    spilled.unreadable.map((row) => ({ table: 'pageviews', row, reason: 'a saved line could not be read back' })),
+  );
+  const flushed = await flusher.flushNow();
+  if (flushed.error === undefined) removeSpills(spilled.files);
+  logger?.warn(
+    `ingest: ${queued} rows saved at the last shutdown were queued again` +
+      (flushed.error === undefined ? ' and stored' : '; they stay on disk until stored'),
+  );
+}
+
+/**
+ * Starts analytics ingest on this node: ensures partitions, re-queues batches a crashed flush left in
+ * processing, then flushes every second (or at 500 waiting rows). Safe on every node at once.
+ */
+export async function startIngest(args: StartIngestArgs): Promise<Ingest> {
+  const own = !args.buffer;
+  const buffer = args.buffer ?? createIngestBuffer(args.redisUrl, { maxRows: args.maxBufferRows, logger: args.logger });
+  const daysAhead = args.daysAhead ?? 7;
+  await maintainPartitions(args.orm, { daysAhead, retainRawDays: args.retainRawDays, logger: args.logger });
+  const recovered = await buffer.recover();
+  if (recovered) args.logger?.warn(`ingest: re-queued ${recovered} rows left by an interrupted flush`);
+
+  const insert: Inserter = args.insert ?? ((table, rows) => insertRows(args.orm, table, rows));
+  const flusher = new Flusher({
+    buffer,
+    insert,
+    deadLetter: (letters) => insertDeadLetters(args.orm, letters),
+    logger: args.logger,
+    batchSize: args.batchSize,
+    insertSize: args.insertSize,
+    intervalMs: args.intervalMs,
+    minGapMs: args.minGapMs,
+    backoffMs: args.backoffMs,
+    maxBackoffMs: args.maxBackoffMs,
+    reclaimEveryMs: args.reclaimEveryMs,
+    staleAfterMs: args.staleAfterMs,
+  });
+  if (args.spillDir) await restoreSpills(args.spillDir, buffer, flusher, args.orm, args.logger);
+  flusher.start();
+  const daily = setInterval(() => {
+    maintainPartitions(args.orm, { daysAhead, retainRawDays: args.retainRawDays, logger: args.logger }).catch((e) =>
+      args.logger?.error('ingest: partition maintenance failed', e),
+    );
+  }, 6 * 3600_000);
+  daily.unref();
+  const rooms = openRooms(buffer, (rows) => flusher.noteEnqueued(rows));
+
+  return {
+    buffer,
+    async enqueue(table, row) {
+      await buffer.enqueue(table, [row]);
+      flusher.noteEnqueued();
+    },
+    async enqueueMany(table, rows) {
+      await buffer.enqueue(table, rows);
+      flusher.noteEnqueued(rows.length);
+    },
+    holdRoom: (rows) => rooms.hold(rows),
+    async flushNow() {
+      await rooms.released();
+      return flusher.flushNow();
+    },
+    async stop(deadlineMs = 10_000) {
+      clearInterval(daily);
+      const started = Date.now();
+      await within(rooms.released(), deadlineMs);
+      const last = await flusher.stop(Math.max(0, deadlineMs - (Date.now() - started)));
+      const held = buffer.takeLocal();
+      const count = held.reduce((n, h) => n + h.rows.length, 0);
+      if (count && args.spillDir) {
+        const file = spillRows(args.spillDir, held);
+        args.logger?.warn(`ingest: ${count} rows not yet stored were saved to ${file}; the next start stores them`);
+      } else if (count) args.logger?.error(`ingest: ${count} rows not yet stored are lost (no spill folder)`);
+      if (own) await buffer.close();
+      return last;
+    },
+  };
+}

@@ -1,0 +1,112 @@
+// Report days: calendar days in the site's time zone (spec §2 "Stats spec"). Days travel as
+// `YYYY-MM-DD` text; instants are made by PostgreSQL from the day and the zone (see sql.ts).
+import { STATS_LIMITS } from '@us/shared';
+import { badRequest } from '../core/errors.ts';
+
+export interface DayRange {
+  from: string;
+  to: string;
+}
+
+/**
+ * Days whose raw rows are read: with `after` (an instant in the first day), only rows from then on (the
+ * current day's rollup covers the rows before it).
+ */
+export interface RawRange extends DayRange {
+  after?: string;
+}
+
+const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
+const MS_PER_DAY = 86_400_000;
+
+/** True for a real calendar day written YYYY-MM-DD (2026-02-30 is not one). */
+export function isDay(s: string): boolean {
+  const m = DAY.exec(s);
+  if (!m) return false;
+  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  return d.toISOString().slice(0, 10) === s;
+}
+
+export function addDays(day: string, n: number): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + n * MS_PER_DAY).toISOString().slice(0, 10);
+}
+
+/** Days from `a` to `b` (b − a). */
+export function diffDays(a: string, b: string): number {
+  return Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / MS_PER_DAY);
+}
+
+/** Every day of the range, in order. */
+export function daysOf(r: DayRange): string[] {
+  const out: string[] = [];
+  for (let d = r.from; d <= r.to; d = addDays(d, 1)) out.push(d);
+  return out;
+}
+
+/** Today in the zone, YYYY-MM-DD. */
+export function localToday(timezone: string, now = new Date()): string {
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone: timezone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).formatToParts(now);
+  const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '';
+  return `${get('year')}-${get('month')}-${get('day')}`;
+}
+
+/** The first local day answered from raw rows; earlier days come from daily rollups. */
+export function rawStartOf(today: string): string {
+  return addDays(today, -STATS_LIMITS.rawDays);
+}
+
+/**
+ * `days` (default 7, ending today) or `from`/`to` (inclusive; `to` defaults to today), checked:
+ * days with from/to, to without from, bad calendar days and from after to are refused with `field`.
+ */
+export function resolveRange(
+  input: { days?: number | undefined; from?: string | undefined; to?: string | undefined },
+  today: string,
+): DayRange {
+  const { days, from, to } = input;
+  if (days !== undefined && (from !== undefined || to !== undefined)) {
+    throw badRequest('days', 'Give either days or from/to, not both');
+  }
+  if (to !== undefined && from === undefined) throw badRequest('from', 'Give from together with to (YYYY-MM-DD)');
+  if (from !== undefined) {
+    if (!isDay(from)) throw badRequest('from', 'Give from as a real calendar day, YYYY-MM-DD');
+    if (to !== undefined && !isDay(to)) throw badRequest('to', 'Give to as a real calendar day, YYYY-MM-DD');
+    const end = to ?? today;
+    if (from > end) throw badRequest(to === undefined ? 'from' : 'to', `Give a from on or before ${end}`);
+    if (diffDays(from, end) + 1 > STATS_LIMITS.maxDays) {
+      throw badRequest('from', `Ask for at most ${STATS_LIMITS.maxDays} days at once`);
+    }
+    return { from, to: end };
+  }
+  const n = days ?? STATS_LIMITS.defaultDays;
+  return { from: addDays(today, -(n - 1)), to: today };
+}
+
+/** The period before: as many days right before, or for a single day the same weekday a week earlier. */
+export function previousRange(r: DayRange): DayRange {
+  const n = diffDays(r.from, r.to) + 1;
+  if (n === 1) {
+    const d = addDays(r.from, -7);
+    return { from: d, to: d };
+  }
+  return { from: addDays(r.from, -n), to: addDays(r.from, -1) };
+}
+
+/** The range split at the raw window: days older than it (rollups) and days inside it (raw rows). */
+export function splitRange(r: DayRange, rawStart: string): { rollup: DayRange | null; raw: DayRange | null } {
+  const rollup = r.from < rawStart ? { from: r.from, to: r.to < rawStart ? r.to : addDays(rawStart, -1) } : null;
+  const raw = r.to >= rawStart ? { from: r.from > rawStart ? r.from : rawStart, to: r.to } : null;
+  return { rollup, raw };
+}
+
+/** Each local hour of the range, `YYYY-MM-DDTHH:00` (23 or 25 on DST change days are not special-cased). */
+export function hoursOf(r: DayRange): string[] {
+  const out: string[] = [];
+  for (const d of daysOf(r)) for (let h = 0; h < 24; h++) out.push(`${d}T${String(h).padStart(2, '0')}:00`);
+  return out;
+}

@@ -1,0 +1,154 @@
+import { ANALYTICS_TABLES, dropPartitionsOfDays, type Orm, partitionDays } from '@us/db';
+import type { Logger } from '../../core/logger.ts';
+import { withJobLock } from '../../core/job-lock.ts';
+
+const DAY_MS = 86_400_000;
+/** Raw partitions are kept this many UTC days (spec §8: 90 days of raw history, plus a margin for zones). */
+export const RAW_PARTITION_DAYS = 92;
+
+export interface RawRetentionRun {
+  ran: boolean;
+  dropped: string[];
+  /** The oldest partition day that had to stay because a site has not rolled it up, if any. */
+  blockedAt: string | null;
+}
+
+/**
+ * Drops the raw partitions (all raw tables) whose UTC day is more than `rawDays` days before `now`,
+ * but only the run of oldest days every one of which is rolled up: a day with a raw row of a site (that
+ * still exists) whose site-local day is missing from `rollup_days` stays, with every later day.
+ * Rows of deleted sites do not hold a day. `from` ignores partitions before that day (tests sharing a
+ * database). Once across nodes.
+ */
+export async function dropRolledUpPartitions(
+  orm: Orm,
+  opts: { now?: Date; rawDays?: number; from?: string; wait?: boolean; logger?: Pick<Logger, 'info' | 'warn'> } = {},
+): Promise<RawRetentionRun> {
+  const res = await withJobLock(
+    orm,
+    'rawRetention',
+    async () => {
+      const now = opts.now ?? new Date();
+      const cutoff = new Date(now.getTime() - (opts.rawDays ?? RAW_PARTITION_DAYS) * DAY_MS).toISOString().slice(0, 10);
+      const old = (await partitionDays(orm)).filter((d) => d < cutoff && (!opts.from || d >= opts.from));
+      const droppable: string[] = [];
+      let blockedAt: string | null = null;
+      for (const day of old) {
+        if (await dayBlocked(orm, day)) {
+          blockedAt = day;
+          break;
+        }
+        droppable.push(day);
+      }
+      const dropped = await dropPartitionsOfDays(orm, droppable);
+      if (dropped.length)
+        opts.logger?.info(`retention: dropped ${dropped.length} raw partitions (${droppable[0]} to ${droppable.at(-1)})`);
+      if (blockedAt) opts.logger?.warn(`retention: raw partitions from ${blockedAt} kept until their days are rolled up`);
+      return { dropped, blockedAt };
+    },
+    { wait: opts.wait },
+  );
+  return res.ran ? { ran: true, ...res.result } : { ran: false, dropped: [], blockedAt: null };
+}
+
+/** Whether a UTC day holds a raw row of an existing site whose local day is not rolled up. */
+async function dayBlocked(orm: Orm, day: string): Promise<boolean> {
+  const rows = await orm.em.getConnection().execute(
+    `select 1 from (
+         select site_id, at from pageviews where day = ?::date
+         union all select site_id, at from events where day = ?::date
+         union all select site_id, at from requests where day = ?::date
+       ) r
+       join sites s on s.id = r.site_id
+      -- A zone PostgreSQL does not know cannot be rolled up (the rollup job skips it): it holds nothing.
+      where s.timezone in (select name from pg_timezone_names)
+        and not exists (
+        select 1 from rollup_days rd where rd.site_id = r.site_id and rd.day = (r.at at time zone s.timezone)::date)
+      limit 1`,
+    [day, day, day],
+    'all',
+  );
+  return rows.length > 0;
+}
+
+export interface SiteRetentionRun {
+  ran: boolean;
+  sites: number;
+  rawRows: number;
+  rollupRows: number;
+}
+
+/**
+ * Per-site retention (`sites.retention_days`): for each site with a value N, deletes its raw rows and
+ * rollups of local days before (today in its zone − N), i.e. it keeps today and the N days before.
+ * `rollup_days` rows stay, so the rollup job does not revisit the emptied days.
+ * One transaction per site; once across nodes. `siteIds` narrows the run (tests).
+ */
+export async function applySiteRetention(
+  orm: Orm,
+  opts: { now?: Date; siteIds?: string[]; wait?: boolean; logger?: Pick<Logger, 'info' | 'error'> } = {},
+): Promise<SiteRetentionRun> {
+  const res = await withJobLock(
+    orm,
+    'siteRetention',
+    async () => {
+      const now = opts.now ?? new Date();
+      const conn = orm.em.getConnection();
+      if (opts.siteIds && !opts.siteIds.length) return { sites: 0, rawRows: 0, rollupRows: 0 };
+      const siteCond = opts.siteIds ? `and s.id in (${opts.siteIds.map(() => '?').join(', ')})` : '';
+      const sites = await conn.execute<{ id: string; cutoff: string; lo: string; last_utc: string }[]>(
+        `select id::text as id, to_char(cutoff, 'YYYY-MM-DD') as cutoff,
+              to_char(lo at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as lo,
+              to_char((lo at time zone 'UTC')::date, 'YYYY-MM-DD') as last_utc
+         from (select s.id, c.cutoff, c.cutoff::timestamp at time zone s.timezone as lo
+                 from sites s
+                 cross join lateral (select (?::timestamptz at time zone s.timezone)::date - s.retention_days as cutoff) c
+                where s.retention_days is not null ${siteCond}
+                  and s.timezone in (select name from pg_timezone_names)) x`,
+        [now.toISOString(), ...(opts.siteIds ?? [])],
+        'all',
+      );
+      let rawRows = 0;
+      let rollupRows = 0;
+      for (const s of sites) {
+        try {
+          await conn.transactional(async (trx) => {
+            for (const table of ANALYTICS_TABLES) {
+              const r = await conn.execute<{ affectedRows: number }>(
+                `delete from ${table} where site_id = ?::uuid and day <= ?::date and at < ?::timestamptz`,
+                [s.id, s.last_utc, s.lo],
+                'run',
+                trx,
+              );
+              rawRows += r.affectedRows ?? 0;
+            }
+            // Stored result days hold figures of deleted rows: drop every UTC day touched, and their versions.
+            for (const table of ['result_days', 'day_arrivals']) {
+              await conn.execute(
+                `delete from ${table} where site_id = ?::uuid and day <= ?::date`,
+                [s.id, s.last_utc],
+                'run',
+                trx,
+              );
+            }
+            const r = await conn.execute<{ affectedRows: number }>(
+              'delete from daily_rollups where site_id = ?::uuid and day < ?::date',
+              [s.id, s.cutoff],
+              'run',
+              trx,
+            );
+            rollupRows += r.affectedRows ?? 0;
+          });
+        } catch (e) {
+          opts.logger?.error(`retention: site ${s.id} failed`, e);
+        }
+      }
+      if (rawRows || rollupRows) {
+        opts.logger?.info(`retention: deleted ${rawRows} raw rows and ${rollupRows} rollup rows of ${sites.length} sites`);
+      }
+      return { sites: sites.length, rawRows, rollupRows };
+    },
+    { wait: opts.wait },
+  );
+  return res.ran ? { ran: true, ...res.result } : { ran: false, sites: 0, rawRows: 0, rollupRows: 0 };
+}

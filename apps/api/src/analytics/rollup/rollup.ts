@@ -1,0 +1,238 @@
+import { CompiledQuery } from 'kysely';
+import type { Orm } from '@us/db';
+import type { Logger } from '../../core/logger.ts';
+import { withJobLock } from '../../core/job-lock.ts';
+import type { RolledState } from './rollup-delta.ts';
+import { ROLLUP_VERSION, type RollupSource } from './rollup-format.ts';
+import { rollupInThread } from './rollup-thread.ts';
+import { replaceSiteDayRollup } from './rollup-write.ts';
+
+/**
+ * The daily rollup job: writes `daily_rollups` (format: the header of stats/catalogue.ts) for every
+ * complete site-local day that is not in `rollup_days` yet, one transaction per site-day (its rows and
+ * its `rollup_days` row together; a re-run deletes and rewrites that site-day, so it is harmless).
+ *
+ * - A local day is complete once the site's local midnight after it is `graceMs` (default 1 h) past,
+ *   so rows the buffers and the edge SDK deliver late still land in it.
+ * - Candidates are the local days overlapping an existing raw partition (catalog, no table scan) that
+ *   are not rolled up in the current format (ROLLUP_VERSION), oldest first, at most `maxDays` per run.
+ *   A candidate with no raw rows gets only its `rollup_days` row (nothing to roll up), so it is not probed again.
+ * - Lanes are the stored `lane` column: a site's bot windows are not applied in rollups.
+ * - Rows arriving for a day after its complete rollup are not added to its rollups.
+ * - A day whose current-day rollup (rollup-today.ts) recorded its snapshot is completed incrementally
+ *   (rollup-delta.ts).
+ */
+
+const DEFAULT_MAX_DAYS = 500;
+const DEFAULT_GRACE_MS = 3600_000;
+const TABLES = ['pageviews', 'events', 'requests'] as const;
+
+export interface RunRollupsOptions {
+  now?: Date;
+  /** Only these sites (tests; a shared database). */
+  siteIds?: string[];
+  /** Site-days per run, oldest first. Default 500. */
+  maxDays?: number;
+  graceMs?: number;
+  /** Wait for another node's run to end instead of skipping (tests, one-off runs). */
+  wait?: boolean;
+  logger?: Pick<Logger, 'info' | 'warn' | 'error'>;
+}
+
+export interface RollupRun {
+  /** false when another node held the job's lock. */
+  ran: boolean;
+  /** Site-days rolled up that had raw rows. */
+  rolled: number;
+  /** Candidate site-days that had no raw rows (marked done). */
+  empty: number;
+  /** true when the run stopped at `maxDays` with more candidates waiting. */
+  more: boolean;
+  failed: number;
+}
+
+export interface SiteDay {
+  siteId: string;
+  timezone: string;
+  /** Site-local day, `YYYY-MM-DD`. */
+  day: string;
+}
+
+/** Rolls up every complete site-local day not rolled up yet (bounded per run; once across nodes). */
+export async function runRollups(orm: Orm, opts: RunRollupsOptions = {}): Promise<RollupRun> {
+  const res = await withJobLock(orm, 'rollups', () => rollupPending(orm, opts), { wait: opts.wait });
+  return res.ran ? res.result : { ran: false, rolled: 0, empty: 0, more: false, failed: 0 };
+}
+
+async function rollupPending(orm: Orm, opts: RunRollupsOptions): Promise<RollupRun> {
+  const maxDays = opts.maxDays ?? DEFAULT_MAX_DAYS;
+  const started = Date.now();
+  const candidates = await pendingSiteDays(orm, opts, maxDays + 1);
+  const more = candidates.length > maxDays;
+  const run: RollupRun = { ran: true, rolled: 0, empty: 0, more, failed: 0 };
+  for (const sd of candidates.slice(0, maxDays)) {
+    try {
+      if (await rollupSiteDay(orm, sd)) run.rolled += 1;
+      else run.empty += 1;
+    } catch (e) {
+      run.failed += 1;
+      opts.logger?.error(`rollups: site ${sd.siteId} day ${sd.day} failed`, e);
+    }
+    if ((run.rolled + run.empty) % 100 === 0) {
+      opts.logger?.info(`rollups: ${run.rolled + run.empty}/${Math.min(maxDays, candidates.length)} site-days`);
+    }
+  }
+  if (run.rolled || run.failed || more) {
+    opts.logger?.info(
+      `rollups: ${run.rolled} site-days rolled up, ${run.empty} empty, ${run.failed} failed in ${Date.now() - started} ms${more ? '; more waiting' : ''}`,
+    );
+  }
+  return run;
+}
+
+/** Complete site-local days overlapping a raw partition and missing from `rollup_days`, oldest first. */
+export async function pendingSiteDays(orm: Orm, opts: RunRollupsOptions, limit: number): Promise<SiteDay[]> {
+  if (opts.siteIds && opts.siteIds.length === 0) return [];
+  const now = opts.now ?? new Date();
+  const ready = new Date(now.getTime() - (opts.graceMs ?? DEFAULT_GRACE_MS));
+  const params: unknown[] = [];
+  let siteCond = '';
+  if (opts.siteIds) {
+    siteCond = `and s.id in (${opts.siteIds.map(() => '?').join(', ')})`;
+    params.push(...opts.siteIds);
+  }
+  params.push(ready.toISOString(), limit);
+  const rows = await orm.em.getConnection().execute<{ site_id: string; timezone: string; day: string }[]>(
+    `with p as materialized (
+       select distinct to_date(substring(c.relname from '_p([0-9]{8})$'), 'YYYYMMDD') as day
+         from pg_inherits i
+         join pg_class c on c.oid = i.inhrelid
+         join pg_class pp on pp.oid = i.inhparent
+         join pg_namespace n on n.oid = pp.relnamespace
+        where n.nspname = current_schema() and pp.relname in (${TABLES.map((t) => `'${t}'`).join(', ')})
+          and c.relname ~ '_p[0-9]{8}$'
+     ),
+     z as materialized (select name from pg_timezone_names),
+     c as (
+       select distinct s.id as site_id, s.timezone, ld.local_day
+         from sites s
+         cross join p
+         cross join lateral (values
+           (((p.day::timestamp at time zone 'UTC') at time zone s.timezone)::date),
+           (((((p.day + 1)::timestamp at time zone 'UTC') - interval '1 microsecond') at time zone s.timezone)::date)
+         ) ld(local_day)
+        where s.timezone in (select name from z) ${siteCond}
+     )
+     select c.site_id::text as site_id, c.timezone, to_char(c.local_day, 'YYYY-MM-DD') as day
+       from c
+      where c.local_day < (?::timestamptz at time zone c.timezone)::date
+        and not exists (select 1 from rollup_days rd
+                         where rd.site_id = c.site_id and rd.day = c.local_day and rd.version >= ${ROLLUP_VERSION}
+                           and rd.rolled_until is null)
+      order by c.local_day, c.site_id
+      limit ?`,
+    params,
+    'all',
+  );
+  return rows.map((r) => ({ siteId: r.site_id, timezone: r.timezone, day: r.day }));
+}
+
+interface Bounds {
+  /** Local midnight starting the day, and the next one (ISO instants). */
+  lo: string;
+  hi: string;
+  /** The UTC days (partitions) that can hold the day's rows. */
+  firstUtc: string;
+  lastUtc: string;
+}
+
+async function boundsOf(orm: Orm, sd: SiteDay): Promise<Bounds> {
+  const [b] = await orm.em.getConnection().execute<Bounds[]>(
+    `select to_char(lo at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "lo",
+            to_char(hi at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "hi",
+            to_char((lo at time zone 'UTC')::date, 'YYYY-MM-DD') as "firstUtc",
+            to_char(((hi - interval '1 microsecond') at time zone 'UTC')::date, 'YYYY-MM-DD') as "lastUtc"
+       from (select (?::date)::timestamp at time zone ? as lo, (?::date + 1)::timestamp at time zone ? as hi) b`,
+    [sd.day, sd.timezone, sd.day, sd.timezone],
+    'all',
+  );
+  if (!b) throw new Error('no bounds');
+  return b;
+}
+
+/** Where a site-day's raw rows are (before `until`, when given): its local day's instants within its UTC day partitions. */
+export async function siteDaySource(orm: Orm, sd: SiteDay, until?: string): Promise<RollupSource> {
+  const b = await boundsOf(orm, sd);
+  return {
+    tables: { pageviews: 'pageviews', events: 'events', requests: 'requests', page_leaves: 'page_leaves' },
+    where: `site_id = ?::uuid and day between ?::date and ?::date and at >= ?::timestamptz and at < ?::timestamptz`,
+    whereParams: [sd.siteId, b.firstUtc, b.lastUtc, b.lo, until ?? b.hi],
+    // A leave report may be stored up to a day after its pageview.
+    leavesWhere: 'l.site_id = ?::uuid and l.day between ?::date and ?::date + 2',
+    leavesParams: [sd.siteId, b.firstUtc, b.lastUtc],
+  };
+}
+
+/** What rolling up a site-day did: rollup rows written, visitors recounted (null: the whole day was counted). */
+export interface SiteDayRolled {
+  rows: number;
+  recounted: number | null;
+}
+
+/**
+ * The day's last rollup, when the next one can start from it (rollup-delta.ts): a rollup of the current
+ * day in this format that recorded its snapshot, reaching no further than `until` (null: the day's end).
+ */
+async function lastRollup(orm: Orm, sd: SiteDay, until: string | null): Promise<RolledState | null> {
+  const [last] = await orm.em.getConnection().execute<{ until: string | null; snapshot: string | null; version: number }[]>(
+    `select to_char(rolled_until at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as until,
+            snapshot::text as snapshot, version
+       from rollup_days where site_id = ? and day = ?`,
+    [sd.siteId, sd.day],
+    'all',
+  );
+  if (!last?.until || !last.snapshot || last.version !== ROLLUP_VERSION) return null;
+  if (until !== null && Date.parse(until) < Date.parse(last.until)) return null;
+  return { until: last.until, snapshot: last.snapshot };
+}
+
+/**
+ * Rolls up one site-local day: the rollup thread (rollup-thread.ts) counts its rollup rows from COPY
+ * streams of the day's rows (rollup-streams.ts) on up to `ROLLUP_CONNECTIONS` connections, then deletes
+ * the day's rollup rows, writes the new ones and records the day in `rollup_days`, in one short
+ * transaction (a day without rows gets only that record). A day rolled up before up to an hour
+ * (rollup-today.ts) is brought up to date by recounting only the visitors with rows that rollup did
+ * not see (rollup-delta.ts). Answers null when the day has no raw rows. `until` (an instant within the
+ * day): only rows before it, recorded as the day's `rolled_until` (the current day); without it the
+ * day is complete.
+ */
+export async function rollupSiteDay(orm: Orm, sd: SiteDay, until?: string): Promise<SiteDayRolled | null> {
+  const conn = orm.em.getConnection();
+  const src = await siteDaySource(orm, sd, until);
+  const [probe] = await conn.execute<{ any: boolean }[]>(
+    `select ${TABLES.map((t) => `exists (select 1 from ${t} where ${src.where})`).join(' or ')} as any`,
+    TABLES.flatMap(() => src.whereParams),
+    'all',
+  );
+  if (probe?.any === true) {
+    // Counted and written in the rollup thread: the API's event loop neither counts nor encodes the rows.
+    const last = await lastRollup(orm, sd, until ?? null);
+    return rollupInThread(orm, { src, atOnce: ROLLUP_CONNECTIONS, siteId: sd.siteId, day: sd.day, until: until ?? null, last });
+  }
+  await conn
+    .getClient()
+    .transaction()
+    .execute((trx) =>
+      replaceSiteDayRollup(
+        (sql, params) => trx.executeQuery(CompiledQuery.raw(sql, params)),
+        sd.siteId,
+        sd.day,
+        [],
+        until ?? null,
+      ),
+    );
+  return null;
+}
+
+/** Connections one site-day's rollup reads on at once (its pageviews are split over them by visitor). */
+const ROLLUP_CONNECTIONS = 2;

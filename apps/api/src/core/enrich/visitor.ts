@@ -1,0 +1,45 @@
+import { hash, randomBytes } from 'node:crypto';
+import { utcDay } from '@us/db';
+import type { HotStore } from '../hot/store.ts';
+
+/**
+ * Cookie-free visitor codes.
+ *
+ * - Each UTC day has its own random secret ("salt"), created by whichever node needs it first and kept in the
+ *   shared HotStore under `salt:<YYYY-MM-DD>` (set-if-absent, so every node agrees; TTL 48 h, so yesterday's salt
+ *   disappears by itself and is never written anywhere else).
+ * - A visitor's code for the day is base64url(sha256(salt|siteId|ip|ua)) truncated to 16 bytes (22 characters).
+ * - Without the salt the code cannot be recomputed from an address, and once the salt is gone nobody (the service
+ *   included) can link a visitor's codes across days or across sites. The IP address and the user-agent string
+ *   are inputs only: they are never returned or stored by this module.
+ */
+export const SALT_TTL_SECONDS = 48 * 3600;
+
+/** Per-store cache of the current day's salt, so a request normally costs no HotStore round-trip. */
+const cache = new WeakMap<HotStore, { day: string; salt: string }>();
+
+export async function dailySalt(hot: HotStore, now: Date | number = Date.now()): Promise<string> {
+  const day = utcDay(now);
+  const hit = cache.get(hot);
+  if (hit && hit.day === day) return hit.salt;
+  const key = `salt:${day}`;
+  const candidate = randomBytes(32).toString('base64url');
+  let salt = candidate;
+  try {
+    if (!(await hot.setIfAbsent(key, candidate, SALT_TTL_SECONDS))) {
+      salt = (await hot.get(key)) ?? candidate;
+    }
+  } catch {
+    // The shared store is unreachable: this node counts with a salt of its own today rather than
+    // refusing reports (a visitor seen by two nodes then counts twice until the store is back).
+    if (hit?.day === day) return hit.salt;
+  }
+  // Only cache today's salt (a caller asking about another day must not replace it).
+  if (!hit || hit.day <= day) cache.set(hot, { day, salt });
+  return salt;
+}
+
+export function visitorCode(salt: string, siteId: string, ip: string, ua: string): string {
+  // One-shot `hash` (no Hash object): the same digest, cheaper on the busiest route.
+  return hash('sha256', `${salt}|${siteId}|${ip}|${ua}`, 'buffer').subarray(0, 16).toString('base64url');
+}

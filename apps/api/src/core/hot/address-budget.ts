@@ -1,0 +1,26 @@
+import { sha256 } from '../security/tokens.ts';
+import type { HotStore } from './store.ts';
+import { hotAnswer } from './within.ts';
+
+/**
+ * Requests one address may make per minute, counted before anything is checked (a signature, a
+ * database row, a hash): a stranger hammering the check or `/_us/pass` is turned away cheaply.
+ * `/_us/pass` arrives from the edges' few addresses on behalf of many visitors, hence its larger budget.
+ */
+export const CHECK_BUDGETS = {
+  /** GET and POST of the check page, per visitor address. */
+  check: 60,
+  /** `/_us/pass`, per connecting address (an edge, or a visitor in proxy mode). */
+  pass: 1200,
+  /** The payment provider's webhooks, per sending address (it redelivers what a 429 turned away). */
+  billingWebhook: 600,
+} as const;
+
+/**
+ * Counts one request and says whether the address is past its budget. The count must not hold a visitor
+ * up: when the hot store is slow (100 ms) or down, the request goes through uncounted.
+ */
+export async function overBudget(hot: HotStore, face: keyof typeof CHECK_BUDGETS, ip: string): Promise<boolean> {
+  const n = await hotAnswer(hot, hot.incr(`check-budget:${face}:${sha256(ip).slice(0, 22)}`, 60), 100, 0);
+  return n > CHECK_BUDGETS[face];
+}

@@ -1,0 +1,138 @@
+import {
+  type AnalyticsRows,
+  type AnalyticsTable,
+  cleanRow,
+  type EventRow,
+  type PageLeaveRow,
+  type PageviewRow,
+  type RequestRow,
+  type Site,
+} from '@us/db';
+import { clickLabel, type Lane, type PageReport, type RequestRecord } from '@us/shared';
+import type { HotStore } from '../../core/hot/store.ts';
+import { decisionOfRecord } from '../../features/protection/record-decision.ts';
+import { tlsSummary, tlsText } from '../../features/protection/tls.ts';
+import { verifyInternalMark } from '../../features/internal-link/mark.ts';
+import { readSettings } from '../../features/sites/settings-values.ts';
+import { inAnyNetwork } from '../../core/enrich/cidr.ts';
+import { dailySalt, type Enrichment, enrich, referrerHost, type Utm, visitorCode } from '../../core/enrich/index.ts';
+import type { Client } from './identify.ts';
+
+/**
+ * Classify: the third stage of the collect path. Enrichment (country, network, device, bot) and the
+ * lane of each report or record, then the rows to store, cleaned and bounded for their columns. The
+ * client's address and user agent are inputs only: no row carries them.
+ */
+
+function laneOf(e: Enrichment, internal: boolean): Lane {
+  if (internal) return 'internal';
+  if (e.kind === 'bot' || e.automation.length > 0 || e.hosting) return 'bot';
+  return 'human';
+}
+
+/** The site's bot-protection mode as stored (off when unset). */
+export function protectionModeOf(site: Site) {
+  return readSettings(site.settings).bot.mode;
+}
+
+export function networksOf(site: Site): string[] {
+  const n = (site.settings as { internalNetworks?: unknown }).internalNetworks;
+  return Array.isArray(n) ? n.filter((x): x is string => typeof x === 'string') : [];
+}
+
+/** Rows of one table, ready to queue. */
+export interface TableRows<T extends AnalyticsTable = AnalyticsTable> {
+  table: T;
+  rows: AnalyticsRows[T][];
+}
+
+const rowsOf = <T extends AnalyticsTable>(table: T, rows: AnalyticsRows[T][]): TableRows<T> => ({
+  table,
+  rows: rows.map((r) => cleanRow(table, r)),
+});
+
+/** The rows one page report adds: a pageview and its A/B exposures, an event, a click, or a leave report. */
+export async function rowsOfReport(
+  hot: HotStore,
+  site: Site,
+  r: PageReport,
+  client: Client,
+  at: Date,
+  /** The report's URL as the hostname check read it (`readPageUrl`): it is not parsed again here. */
+  page: { path: string; utm: Utm },
+): Promise<TableRows[]> {
+  const e = enrich({ ip: client.ip, ua: client.ua, width: r.t === 'pv' ? r.w : null, known: client.known });
+  const internal = inAnyNetwork(networksOf(site), client.ip) || (r.m ? verifyInternalMark(site, r.m) : false);
+  const lane = laneOf(e, internal);
+  const { path, utm } = page;
+  const common = { siteId: site.id, at, pageviewId: r.id, lane };
+  if (r.t === 'leave') {
+    const leave: PageLeaveRow = { ...common, scrollDepth: r.s, timeOnPageMs: r.d, interacted: r.i === 1 };
+    return [rowsOf('page_leaves', [leave])];
+  }
+  const visitor = visitorCode(await dailySalt(hot), site.id, client.ip, client.ua);
+  const event = { ...common, visitor, path, country: e.country, device: e.device };
+  if (r.t === 'ev') {
+    const ev: EventRow = { ...event, name: r.e, label: r.el ?? null, value: r.ev ?? null, kind: 'event' };
+    return [rowsOf('events', [ev])];
+  }
+  if (r.t === 'c') {
+    // An element click: only for journeys at element zoom, never counted as an event (`kind = 'click'`).
+    const click: EventRow = { ...event, name: clickLabel(r.e), kind: 'click' };
+    return [rowsOf('events', [click])];
+  }
+  const pageview: PageviewRow = {
+    ...common,
+    visitor,
+    sessionStart: r.n === 1,
+    path,
+    pageType: r.p ?? null,
+    referrerHost: referrerHost(r.r),
+    utmSource: utm.source,
+    utmMedium: utm.medium,
+    utmCampaign: utm.campaign,
+    country: e.country,
+    asn: e.asn,
+    asOrg: e.asOrg,
+    device: e.device,
+    windowWidth: r.w,
+    language: r.l || null,
+    timezone: r.z || null,
+    tls: client.tls ? tlsText(client.tls) : null,
+    botName: e.bot?.name ?? null,
+    botCategory: e.bot?.category ?? null,
+    journeys: r.j !== 1,
+  };
+  const exposures = Object.entries(r.x ?? {}).map(
+    ([experiment, variant]): EventRow => ({ ...event, name: experiment, kind: 'exposure', experiment, variant }),
+  );
+  return [rowsOf('pageviews', [pageview]), ...(exposures.length ? [rowsOf('events', exposures)] : [])];
+}
+
+/**
+ * The stored row of one edge request record, with the gate's decision (`decisionOfRecord`: a record without
+ * one, or from a site whose protection is off, is stored as served and says so) and the TLS summary.
+ */
+export function rowOfRecord(site: Site, networks: string[], rec: RequestRecord, mode = protectionModeOf(site)): RequestRow {
+  const e = enrich({ ip: rec.ip, ua: rec.ua, known: { country: rec.country, asn: rec.asn, asOrg: rec.asOrg } });
+  const kind: RequestRow['kind'] = rec.verifiedBot ? 'verified-bot' : e.kind === 'bot' ? 'bot' : 'browser';
+  return cleanRow('requests', {
+    siteId: site.id,
+    at: new Date(rec.at),
+    method: rec.method,
+    path: rec.path,
+    status: rec.status,
+    cache: rec.cache ?? null,
+    durationMs: rec.ms,
+    lane: laneOf(e, inAnyNetwork(networks, rec.ip)),
+    kind,
+    botName: e.bot?.name ?? null,
+    botCategory: e.bot?.category ?? null,
+    verified: rec.verifiedBot === true,
+    country: e.country,
+    asn: e.asn,
+    asOrg: e.asOrg,
+    tls: tlsText(tlsSummary(rec.tls, rec.tlsClass)),
+    ...decisionOfRecord(mode, rec),
+  });
+}

@@ -1,0 +1,118 @@
+import { isIP } from 'node:net';
+import { DecideRequest, normaliseHostname } from '@us/shared';
+import type { Context } from 'koa';
+import type { z } from 'zod';
+import type { Deps } from '../../core/deps.ts';
+import { AppError, badRequest } from '../../core/errors.ts';
+import { issueToError } from '../../core/error-map.ts';
+import { readBody } from '../../core/http/body.ts';
+import { type DecideInput, decideRequest } from '../../features/protection/decide-request.ts';
+import {
+  type BuiltConfig,
+  buildProtectionConfig,
+  CONFIG_MAX_AGE_SECONDS,
+  notModified,
+} from '../../features/protection/protection-config.ts';
+import type { CollectBudgets } from './budget.ts';
+import { siteIdOfSecret } from './identify.ts';
+import type { ProtectedSite } from '../../features/protection/protected-site.ts';
+import type { SiteCache } from './site-cache.ts';
+
+/** The largest decide request (its fields are bounded well below this). */
+export const DECIDE_BODY_LIMIT = 8 * 1024;
+/** A built config is reused this long on a node (unless a site changed meanwhile): edges ask every minute. */
+const CONFIG_MEMO_MS = 5_000;
+
+const GONE = () => new AppError(401, "Send the site's secret key in the x-svc-proxy header");
+
+/**
+ * The gate's two routes for edges, both with the site's secret in `x-svc-proxy`, checked before anything is
+ * read, with the same budget of unknown-secret lookups as `/collect/requests` (401, then 429):
+ * - `GET /collect/protection`: the protection config (ETag; If-None-Match → 304; private, max-age=60);
+ * - `POST /collect/decide`: the decision for one request, for proxy mode and platforms without the SDK.
+ */
+export function protectionRoutes(deps: Deps, cache: SiteCache, budgets: CollectBudgets) {
+  const memo = new Map<string, { built: BuiltConfig; generation: number; until: number }>();
+
+  async function site(ctx: Context): Promise<ProtectedSite> {
+    const siteId = await siteIdOfSecret(ctx, cache, budgets);
+    const p = await cache.protectedSite(siteId);
+    if (!p) throw GONE();
+    return p;
+  }
+
+  async function configOf(p: ProtectedSite): Promise<BuiltConfig> {
+    const now = Date.now();
+    const hit = memo.get(p.site.id);
+    if (hit && hit.until > now && hit.generation === p.generation) return hit.built;
+    const built = await buildProtectionConfig(deps, p, now);
+    if (memo.size >= 10_000) memo.clear();
+    memo.set(p.site.id, { built, generation: p.generation, until: now + CONFIG_MEMO_MS });
+    return built;
+  }
+
+  async function config(ctx: Context) {
+    const built = await configOf(await site(ctx));
+    ctx.set('ETag', built.etag);
+    ctx.set('Cache-Control', `private, max-age=${CONFIG_MAX_AGE_SECONDS}`);
+    if (notModified(ctx.get('if-none-match'), built.etag)) {
+      ctx.status = 304;
+      return;
+    }
+    ctx.status = 200;
+    ctx.type = 'application/json';
+    ctx.body = built.body;
+  }
+
+  async function readDecideRequest(ctx: Context): Promise<DecideInput> {
+    let json: unknown;
+    try {
+      json = JSON.parse((await readBody(ctx.req, DECIDE_BODY_LIMIT)).toString('utf8'));
+    } catch (e) {
+      if (e instanceof AppError) throw e;
+      throw badRequest('(body)', 'Send the request to decide as JSON');
+    }
+    const parsed = DecideRequest.safeParse(json);
+    if (!parsed.success) throw issueToError(parsed.error.issues[0] as z.core.$ZodIssue);
+    const req = parsed.data;
+    if (!isIP(req.ip)) throw badRequest('ip', 'Give the client address as an IPv4 or IPv6 address, such as 203.0.113.7');
+    // The Host header's form: a port is dropped. A host that is no valid hostname is kept only to be told apart.
+    const bare = req.host
+      .trim()
+      .toLowerCase()
+      .replace(/:\d{1,5}$/, '');
+    const host = normaliseHostname(bare);
+    return { ...req, host: host.ok ? host.hostname : '(not a hostname)' };
+  }
+
+  async function decideRoute(ctx: Context) {
+    const p = await site(ctx);
+    const answer = await decideRequest(deps, p, await readDecideRequest(ctx));
+    ctx.set('Cache-Control', 'no-store');
+    ctx.status = 200;
+    ctx.body = answer;
+  }
+
+  return {
+    /** Handles the route when `ctx.path` is one of them; false otherwise. */
+    async handle(ctx: Context): Promise<boolean> {
+      if (ctx.path === '/collect/protection') {
+        if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return methodNotAllowed(ctx, 'GET, HEAD');
+        await config(ctx);
+        return true;
+      }
+      if (ctx.path === '/collect/decide') {
+        if (ctx.method !== 'POST') return methodNotAllowed(ctx, 'POST');
+        await decideRoute(ctx);
+        return true;
+      }
+      return false;
+    },
+  };
+}
+
+function methodNotAllowed(ctx: Context, allow: string): true {
+  ctx.set('Allow', allow);
+  ctx.status = 405;
+  return true;
+}

@@ -1,0 +1,187 @@
+import type { Site } from '@us/db';
+import type { PageReport } from '@us/shared';
+import type { Context } from 'koa';
+import type { Deps } from '../../core/deps.ts';
+import { logFailure, toAppError } from '../../core/error-map.ts';
+import { sendProblem } from '../../core/http/problem-response.ts';
+import { notePageScript, noteRequests } from '../../features/protection/behaviour.ts';
+import { visitorCodeOf } from '../../features/protection/visitor-code.ts';
+import { requestLoggingPaused } from '../../features/billing/usage-pause.ts';
+import { seenOfBatch } from './behaviour-feed.ts';
+import { collectBudgets } from './budget.ts';
+import type { PageUrl } from '../../core/enrich/index.ts';
+import { networksOf, protectionModeOf, rowOfRecord, rowsOfReport, type TableRows } from './classify.ts';
+import type { CollectExchange } from './exchange.ts';
+import { type Client, clientOfReport, siteIdOfSecret, siteOfBatch, siteOfReport } from './identify.ts';
+import { batchAnswer, MAX_EXPOSURES, readPageReport, readRequestBatch } from './intake.ts';
+import { protectionRoutes } from './gate-routes.ts';
+import { siteCache } from './site-cache.ts';
+
+const LAST_SEEN_EVERY_MS = 60_000;
+/** Lookups of secrets a node does not know yet, per address and minute: a real edge needs one. */
+const SECRET_LOOKUPS_PER_ADDRESS = 60;
+/**
+ * Lookups of site keys a node holds no answer for, per address and minute. A browser reports to one site;
+ * a shared address (an office, a carrier's NAT) to a few dozen at most after the node's cache was cleared.
+ */
+const KEY_LOOKUPS_PER_ADDRESS = 120;
+
+/**
+ * `POST /collect`, `POST /collect/requests` and their OPTIONS: the public write path of the page script
+ * and the edge SDK. Each request passes the same named stages: intake (read, parse within limits),
+ * identify (site, key, hostname, secret), budget (per address and site), classify (enrichment, lane,
+ * cleaned rows), enqueue (the write buffer). Behaviour memory is fed on the way (sites whose protection
+ * is not off), failing open. Beside them, the gate's routes for edges: `GET /collect/protection` and
+ * `POST /collect/decide` (`protection.ts`; no CORS: servers only).
+ *
+ * A page report is answered 202 once it passed every check its answer depends on (shape, site, key
+ * lookups, room in the write buffer, held for its rows at once); the budgets, the rows and the queueing
+ * follow right after the answers of that turn are written (`afterAnswers`: the server's turn-end writer),
+ * so no answer waits for another report's rows. A flush or shutdown waits for them (`Ingest.holdRoom`).
+ * A buffer that cannot hold room ahead (Redis) has the rows queued before the answer, as edge batches do.
+ */
+export function collectHandler(deps: Deps, afterAnswers: (work: () => void) => void = setImmediate) {
+  const cache = siteCache(deps);
+  const budgets = collectBudgets(
+    deps.hot,
+    {
+      reportsPerAddress: deps.env.COLLECT_REPORTS_PER_ADDRESS_PER_MINUTE,
+      reportsPerSite: deps.env.COLLECT_REPORTS_PER_SITE_PER_MINUTE,
+      batchesPerSite: deps.env.COLLECT_BATCHES_PER_SITE_PER_MINUTE,
+      secretLookupsPerAddress: SECRET_LOOKUPS_PER_ADDRESS,
+      keyLookupsPerAddress: KEY_LOOKUPS_PER_ADDRESS,
+    },
+    deps.logger,
+  );
+  const lastSeen = new Map<string, number>();
+  const protection = protectionRoutes(deps, cache, budgets);
+
+  /** Stamps the site as installed, at most once a minute per node; never holds a report up. */
+  function touch(siteId: string) {
+    const now = Date.now();
+    if ((lastSeen.get(siteId) ?? 0) > now - LAST_SEEN_EVERY_MS) return;
+    if (lastSeen.size > 10_000) lastSeen.clear();
+    lastSeen.set(siteId, now);
+    deps.orm.em
+      .fork()
+      .execute(
+        `update sites set last_seen_at = now() where id = ? and (last_seen_at is null or last_seen_at < now() - interval '1 minute')`,
+        [siteId],
+      )
+      .catch((e) => deps.logger.debug(`collect: install stamp not written (${String(e)})`));
+  }
+
+  async function page(ctx: CollectExchange) {
+    if (ctx.get('sec-gpc').trim() === '1') {
+      ctx.status = 204; // Global Privacy Control: nothing is read, nothing recorded.
+      return;
+    }
+    const report = await readPageReport(ctx);
+    const { site, page: url } = await siteOfReport(cache, report, ctx.get('origin'), { budgets, ip: ctx.ip });
+    const client = await clientOfReport(ctx, cache, site.id);
+    const at = new Date();
+    // A pageview is one row and its exposures; room for them all, or 503 now (BufferFull).
+    const room = deps.ingest.holdRoom(report.t === 'pv' ? 1 + MAX_EXPOSURES : 1);
+    if (room) {
+      afterAnswers(() => {
+        store(report, url, site, client, at, room)
+          .catch((err) => deps.logger.error(`POST /collect: an answered report's rows were not queued`, err))
+          .finally(() => room.release());
+      });
+    } else {
+      await store(report, url, site, client, at, deps.ingest);
+    }
+    ctx.status = 202;
+    ctx.body = '';
+  }
+
+  /** A page report that passed its checks: counted against the budgets, then its rows built and queued. */
+  async function store(
+    report: PageReport,
+    url: PageUrl,
+    site: Site,
+    client: Client,
+    at: Date,
+    queue: { enqueueMany(table: TableRows['table'], rows: TableRows['rows']): unknown },
+  ) {
+    if (!(await budgets.admitReport(site.id, client.ip))) return;
+    for (const { table, rows } of await rowsOfReport(deps.hot, site, report, client, at, url)) {
+      await queue.enqueueMany(table, rows);
+    }
+    touch(site.id);
+    // A pageview proves its visitor runs page scripts (behaviour memory's `no-script` sign).
+    if (report.t === 'pv' && protectionModeOf(site) !== 'off') {
+      await notePageScript(deps, site.id, await visitorCodeOf(deps.hot, site.id, client.ip, client.ua));
+    }
+  }
+
+  async function requests(ctx: CollectExchange) {
+    const siteId = await siteIdOfSecret(ctx, cache, budgets);
+    const batch = await readRequestBatch(ctx);
+    const site = await siteOfBatch(cache, batch.k, siteId);
+    ctx.status = 202;
+    // Free at 150% of the month's server requests: accepted, not stored, until the month turns (spec §8).
+    // Unknown while PostgreSQL is unreachable: then the records are kept (they are stored once it is back).
+    if (await requestLoggingPaused(deps.orm, site.workspace.id).catch(() => false)) {
+      ctx.set('x-svc-logging', 'paused');
+      ctx.body = batchAnswer(0, batch.refused);
+      return;
+    }
+    if (!(await budgets.admitBatch(site.id))) {
+      ctx.body = batchAnswer(0, batch.refused);
+      return;
+    }
+    const networks = networksOf(site);
+    const mode = protectionModeOf(site);
+    const rows = batch.records.map((rec) => rowOfRecord(site, networks, rec, mode));
+    await deps.ingest.enqueueMany('requests', rows);
+    touch(site.id);
+    if (mode !== 'off') await noteRequests(deps, site.id, await seenOfBatch(deps.hot, site.id, batch.records, rows));
+    ctx.body = batchAnswer(batch.records.length, batch.refused);
+  }
+
+  /** The collect routes on any exchange: Koa's context, or the lane's own (`lane.ts`). */
+  async function answer(ctx: CollectExchange) {
+    ctx.set('Access-Control-Allow-Origin', '*');
+    ctx.set('Vary', 'Origin');
+    try {
+      if (ctx.method === 'OPTIONS') {
+        ctx.set('Access-Control-Allow-Methods', 'POST, OPTIONS');
+        ctx.set('Access-Control-Allow-Headers', 'Content-Type');
+        ctx.set('Access-Control-Max-Age', '86400');
+        ctx.status = 204;
+        return;
+      }
+      if (ctx.method !== 'POST') {
+        ctx.set('Allow', 'POST, OPTIONS');
+        ctx.status = 405;
+        return;
+      }
+      if (ctx.path === '/collect/requests') await requests(ctx);
+      else await page(ctx);
+    } catch (err) {
+      answerFailure(ctx, err);
+    }
+  }
+
+  /** A failure as its problem answer, logged (with the path only: no body or credential). */
+  function answerFailure(ctx: CollectExchange, err: unknown) {
+    const app = toAppError(err);
+    logFailure(deps.logger, `${ctx.method} ${ctx.path}`, app);
+    sendProblem(ctx, app);
+  }
+
+  return {
+    answer,
+    /** Koa's door: the gate's routes, and the collect routes when the lane left them to Koa. */
+    async koa(ctx: Context) {
+      try {
+        if (await protection.handle(ctx)) return;
+      } catch (err) {
+        answerFailure(ctx, err);
+        return;
+      }
+      await answer(ctx);
+    },
+  };
+}

@@ -1,0 +1,164 @@
+import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
+import { appRouter } from '../../router.ts';
+import type { Operation } from '../../procedures/registry.ts';
+
+const problemSchema: NonNullable<NonNullable<OpenAPIObject['components']>['schemas']>[string] = {
+  type: 'object' as const,
+  required: ['title', 'status'],
+  properties: {
+    type: { type: 'string' as const },
+    title: { type: 'string' as const, description: 'What went wrong, written to be acted on' },
+    status: { type: 'integer' as const },
+    field: { type: 'string' as const, description: 'For 400: the offending field, e.g. password or scopes[2]' },
+    retryAfter: { type: 'integer' as const },
+  },
+};
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Refused input; `field` names it',
+  401: 'No credentials, or unknown, revoked or expired ones',
+  403: 'Not allowed for this caller (missing scope, person-only route)',
+  404: 'No such resource in this workspace',
+  409: 'Conflicts with the current state',
+  422: 'Idempotency-Key already used for a different request',
+  429: 'Rate limited: wait Retry-After seconds',
+  402: 'Plan limit reached: upgrade, or free an allowance',
+  503: 'A service this depends on is unavailable: try again later',
+};
+
+function errorStatuses(op: Operation): number[] {
+  const s = [400, 429];
+  if (op.meta.auth !== 'none') s.push(401, 403, 404);
+  if (op.meta.idempotent) s.push(409, 422);
+  // Creations and changes may meet a plan limit (402) or a service they depend on being down (503).
+  if (op.type === 'mutation' && op.meta.auth !== 'none') s.push(402, 503);
+  return [...new Set(s)].sort();
+}
+
+/**
+ * The OpenAPI 3.1 document, generated from the router, then completed with what the generator does not
+ * know: success statuses other than 200, problem+json errors, and the Idempotency-Key / X-Workspace headers.
+ */
+export function buildOpenApi(ops: Operation[], baseUrl: string): OpenAPIObject {
+  const doc = generateOpenApiDocument(appRouter, {
+    title: 'Unseen Stats API',
+    description: 'Cookie-free web analytics and bot protection. Every operation is also an MCP tool at POST /mcp.',
+    version: '1',
+    openApiVersion: '3.1.0',
+    baseUrl: `${baseUrl}`,
+    securitySchemes: {
+      bearer: { type: 'http', scheme: 'bearer', description: 'API token' },
+      session: { type: 'apiKey', in: 'cookie', name: 'us_session', description: 'Signed-in person (dashboard)' },
+    },
+  });
+  doc.components ??= {};
+  doc.components.schemas = { ...(doc.components.schemas ?? {}), Problem: problemSchema };
+  for (const op of ops) {
+    const oa = op.meta.openapi;
+    if (!oa) continue;
+    const item = doc.paths?.[oa.path.replace(/\{(\w+)\}/g, '{$1}')];
+    const operation = item?.[oa.method.toLowerCase() as 'get'];
+    if (!operation) continue;
+    const responses: Record<string, unknown> = {};
+    const ok = (operation.responses as Record<string, { content?: unknown; description?: string }>)['200'];
+    const status = op.meta.status ?? 200;
+    responses[String(status)] = status === 204 ? { description: 'Done; no body' } : ok;
+    for (const code of errorStatuses(op)) {
+      responses[String(code)] = {
+        description: STATUS_TEXT[code] ?? 'Error',
+        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+      };
+    }
+    operation.responses = responses as typeof operation.responses;
+    operation.security =
+      op.meta.auth === 'none' ? [] : op.meta.auth === 'person' ? [{ session: [] }] : [{ bearer: [] }, { session: [] }];
+    const headers = [];
+    if (op.meta.idempotent) {
+      headers.push({
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        schema: { type: 'string', minLength: 1, maxLength: 255 },
+        description: 'Repeat within 24 hours returns the first answer with Idempotent-Replayed: true',
+      });
+    }
+    if (op.meta.auth === 'person' || op.meta.auth === 'any') {
+      headers.push({
+        name: 'X-Workspace',
+        in: 'header',
+        required: false,
+        schema: { type: 'string' },
+        description: 'Workspace id for a signed-in person (or ?workspace=)',
+      });
+    }
+    if (headers.length) operation.parameters = [...(operation.parameters ?? []), ...headers] as typeof operation.parameters;
+    if (op.meta.scope) (operation as Record<string, unknown>)['x-scope'] = op.meta.scope;
+    if (op.meta.mcp) (operation as Record<string, unknown>)['x-mcp-tool'] = op.meta.mcp.tool;
+  }
+  doc.paths = { ...doc.paths, '/v1/downloads/{token}': downloadsPath as never, '/v1/billing/webhook': webhookPath as never };
+  return doc;
+}
+
+const problem = (description: string) => ({
+  description,
+  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+});
+
+/** GET /v1/downloads/{token} is served outside the router (a file stream; http/downloads.ts). */
+const downloadsPath = {
+  get: {
+    operationId: 'downloads-get',
+    summary: 'Download a file of an export (the link is the credential)',
+    description:
+      'The link comes from POST /v1/sites/{id}/export (or from archive.json / manifest.json read through such a link) and works for one hour. JSON files are application/json, line files application/x-ndjson, raw-record files application/gzip (gzipped NDJSON).',
+    tags: ['Export'],
+    security: [],
+    parameters: [{ name: 'token', in: 'path', required: true, schema: { type: 'string' } }],
+    responses: {
+      '200': {
+        description: 'The file',
+        content: {
+          'application/json': { schema: {} },
+          'application/x-ndjson': { schema: { type: 'string' } },
+          'application/gzip': { schema: { type: 'string', format: 'binary' } },
+        },
+      },
+      '404': problem('Not a link an export made, or the export is more than a day old'),
+      '410': problem('The link is more than an hour old: make a new export'),
+    },
+  },
+};
+
+/** POST /v1/billing/webhook is served outside the router (the raw body is signed; http/billing-webhook.ts). */
+const webhookPath = {
+  post: {
+    operationId: 'billing-webhook',
+    summary: 'Payment provider events (Stripe webhooks; the signature is the credential)',
+    description:
+      'Point the Stripe webhook endpoint here with the events checkout.session.completed and customer.subscription.created, .updated, .deleted. Each event is applied once (redeliveries answer outcome duplicate); events older than the last one applied are recorded and skipped (stale); other events are ignored.',
+    tags: ['Billing'],
+    security: [],
+    parameters: [{ name: 'Stripe-Signature', in: 'header', required: true, schema: { type: 'string' } }],
+    requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
+    responses: {
+      '200': {
+        description: 'Received',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              properties: {
+                received: { type: 'boolean' },
+                outcome: { type: 'string', enum: ['applied', 'duplicate', 'stale', 'ignored'] },
+              },
+            },
+          },
+        },
+      },
+      '400': problem('No Stripe-Signature, or it does not match the body and the signing secret'),
+      '413': problem('Body over 512 KB'),
+      '429': problem('More than 600 requests a minute from one address'),
+      '503': problem('Billing is not configured here, or the database or provider is unreachable (the provider redelivers)'),
+    },
+  },
+};

@@ -1,0 +1,106 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { LIMITS } from '@us/shared';
+import { User } from '@us/db';
+import type { RequestInfo } from '../../actor/request-info.ts';
+import type { ResponseOut } from '../../procedures/context.ts';
+import type { Deps } from '../../core/deps.ts';
+import { AppError } from '../../core/errors.ts';
+import { dummyVerify, verifyPassword } from '../../core/security/passwords.ts';
+import { randomToken, sha256 } from '../../core/security/tokens.ts';
+import { listMemberships } from '../me/memberships.ts';
+import { normaliseEmail } from './accounts.ts';
+import { startSession } from './sessions.ts';
+import { addressTag, countGuess, LOGIN_WINDOW_SECONDS, slowdownMs, throttleKeys } from './throttle.ts';
+import { checkTotp } from './two-factor.ts';
+
+const WRONG_SIGN_IN = 'Wrong e-mail or password: try again, or reset your password';
+const CONFIRM_FIRST = 'Confirm your e-mail address first: open the link we sent, or ask for a new one';
+
+async function signedIn(deps: Deps, em: EntityManager, user: User, req: RequestInfo, out: ResponseOut) {
+  await startSession(em, user.id, req, out);
+  await deps.hot.del(throttleKeys.loginByAccount(user.id));
+  return { user: { id: user.id, email: user.email }, memberships: await listMemberships(em, user.id) };
+}
+
+/**
+ * Counts this attempt against the address and the account before the password is checked, so attempts
+ * sent at once each see the ones before them; answers how many failures came before this one.
+ */
+async function countAttempt(deps: Deps, address: string | null, user: User | null): Promise<number> {
+  const [byAddress, byAccount] = await Promise.all([
+    address ? deps.hot.incr(throttleKeys.loginByAddress(address), LOGIN_WINDOW_SECONDS) : 0,
+    user ? deps.hot.incr(throttleKeys.loginByAccount(user.id), LOGIN_WINDOW_SECONDS) : 0,
+  ]);
+  return Math.max(byAddress, byAccount) - 1;
+}
+
+/** The password was right: the account starts afresh, and this attempt comes off the address's count. */
+async function passwordAccepted(deps: Deps, address: string | null, user: User) {
+  await Promise.all([
+    deps.hot.del(throttleKeys.loginByAccount(user.id)),
+    address ? deps.hot.decrBy(throttleKeys.loginByAddress(address), 1) : undefined,
+  ]);
+}
+
+/**
+ * Password sign-in. Failures from one address (and against one account) slow the next answers down
+ * instead of locking anyone out; the answer to a wrong password stays 401.
+ */
+export async function login(
+  deps: Deps,
+  em: EntityManager,
+  input: { email: string; password: string },
+  req: RequestInfo,
+  out: ResponseOut,
+) {
+  const email = normaliseEmail(input.email);
+  const user = await em.findOne(User, { email });
+  const address = req.ip ? addressTag(req.ip) : null;
+  const delay = slowdownMs(await countAttempt(deps, address, user));
+  if (delay > 0) await deps.sleep(delay);
+
+  const ok = user ? await verifyPassword(user.passwordHash, input.password) : await dummyVerify(input.password);
+  // A right password on an unconfirmed address is still a failed sign-in (it counts as one); only its
+  // title differs, and only someone who knows the password sees it.
+  if (!user || !ok || !user.emailVerifiedAt) {
+    if (user && address) {
+      // Which addresses failed against this account, so a password reset can take them back off.
+      await deps.hot.hincrBy(throttleKeys.loginAddressesOfAccount(user.id), address, 1, LOGIN_WINDOW_SECONDS);
+    }
+    throw new AppError(401, user && ok ? CONFIRM_FIRST : WRONG_SIGN_IN);
+  }
+  await passwordAccepted(deps, address, user);
+  if (user.twoFactorEnabledAt) {
+    const challenge = randomToken(32);
+    await deps.hot.set(throttleKeys.twoFactorChallenge(sha256(challenge)), user.id, LIMITS.twoFactorWindowSeconds);
+    return { twoFactorRequired: true as const, challenge };
+  }
+  return signedIn(deps, em, user, req, out);
+}
+
+/** Second step: five guesses per account in five minutes, each counted before it is checked. */
+export async function loginTwoFactor(
+  deps: Deps,
+  em: EntityManager,
+  input: { challenge: string; code: string },
+  req: RequestInfo,
+  out: ResponseOut,
+) {
+  const challengeKey = throttleKeys.twoFactorChallenge(sha256(input.challenge));
+  const userId = await deps.hot.get(challengeKey);
+  if (!userId) throw new AppError(401, 'This sign-in step has expired: sign in again with your password');
+  const wrongKey = throttleKeys.twoFactorWrong(userId);
+  await countGuess(
+    deps.hot,
+    wrongKey,
+    LIMITS.twoFactorGuesses,
+    LIMITS.twoFactorWindowSeconds,
+    (wait) => `Too many wrong codes: wait ${wait} seconds, then sign in again`,
+  );
+  const user = await em.findOneOrFail(User, { id: userId });
+  if (!(await checkTotp(deps, em, user, input.code))) {
+    throw new AppError(401, 'Wrong code: type the current six-digit code from your authenticator app');
+  }
+  await deps.hot.del(challengeKey, wrongKey);
+  return signedIn(deps, em, user, req, out);
+}

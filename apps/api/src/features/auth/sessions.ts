@@ -1,0 +1,62 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { LIMITS, type Session as SessionOut } from '@us/shared';
+import { Session } from '@us/db';
+import type { RequestInfo } from '../../actor/request-info.ts';
+import type { ResponseOut } from '../../procedures/context.ts';
+import { notFound } from '../../core/errors.ts';
+import { coarseNetwork, deviceSummary } from '../../core/security/client-info.ts';
+import { randomToken, sha256 } from '../../core/security/tokens.ts';
+
+export const SESSION_COOKIE = 'us_session';
+
+function cookie(value: string, maxAgeSeconds: number, req: RequestInfo): string {
+  const parts = [`${SESSION_COOKIE}=${value}`, 'Path=/', 'HttpOnly', 'SameSite=Lax', `Max-Age=${maxAgeSeconds}`];
+  if (!req.insecureLocalhost) parts.push('Secure');
+  return parts.join('; ');
+}
+
+/** Starts a session for the person and sets the cookie on the answer. */
+export async function startSession(em: EntityManager, userId: string, req: RequestInfo, out: ResponseOut) {
+  const value = randomToken(32);
+  const session = em.create(Session, {
+    user: userId,
+    tokenHash: sha256(value),
+    expiresAt: new Date(Date.now() + LIMITS.sessionTtlSeconds * 1000),
+    network: coarseNetwork(req.ip),
+    device: deviceSummary(req.userAgent),
+  });
+  await em.flush();
+  out.cookies.push(cookie(value, LIMITS.sessionTtlSeconds, req));
+  return session;
+}
+
+export function clearSessionCookie(req: RequestInfo, out: ResponseOut) {
+  out.cookies.push(cookie('', 0, req));
+}
+
+export async function listSessions(em: EntityManager, userId: string, currentId: string): Promise<SessionOut[]> {
+  const rows = await em.find(Session, { user: userId, expiresAt: { $gt: new Date() } }, { orderBy: { createdAt: 'desc' } });
+  return rows.map((s) => ({
+    id: s.id,
+    createdAt: s.createdAt.toISOString(),
+    lastSeenAt: s.lastSeenAt?.toISOString() ?? null,
+    expiresAt: s.expiresAt.toISOString(),
+    ip: s.network ?? null,
+    userAgent: s.device ?? null,
+    current: s.id === currentId,
+  }));
+}
+
+/** Ends one of the person's sessions; someone else's (or an unknown id) is 404. */
+export async function endSession(em: EntityManager, userId: string, id: string): Promise<void> {
+  const n = /^[0-9a-f-]{36}$/i.test(id) ? await em.nativeDelete(Session, { id, user: userId }) : 0;
+  if (n === 0) throw notFound('session');
+}
+
+export async function endOtherSessions(em: EntityManager, userId: string, keepId: string) {
+  await em.nativeDelete(Session, { user: userId, id: { $ne: keepId } });
+}
+
+export async function endAllSessions(em: EntityManager, userId: string) {
+  await em.nativeDelete(Session, { user: userId });
+}

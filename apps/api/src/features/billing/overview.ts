@@ -1,0 +1,65 @@
+// get_billing: the workspace's plan, this UTC month's usage against the allowances (human pageviews and
+// server requests from `usage_months`, sites, members with pending invites, proxy hostnames), a linear
+// projection to the month's end, and the overage that projection would cost on a paid plan.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Site, SiteHostname } from '@us/db';
+import { type BillingOutput, PLAN_LIMITS, PLAN_PRICES, PLANS } from '@us/shared';
+import type { Actor } from '../../actor/actor.ts';
+import { loadWorkspace } from '../../actor/access.ts';
+import { usageOf } from './usage-counters.ts';
+import { seatsTaken } from '../members/seats.ts';
+import { accountOf } from './accounts.ts';
+import { closedMonths } from './months.ts';
+import { monthPeriod, overageOf } from './pricing.ts';
+
+/** What the workspace uses now: this month's counters and the countable things it holds. */
+export async function usageNow(em: EntityManager, workspaceId: string, now: Date) {
+  const usage = await usageOf(em, workspaceId, now);
+  const sites = await em.count(Site, { workspace: workspaceId });
+  const seats = await seatsTaken(em, workspaceId);
+  const proxies = await em.count(SiteHostname, { proxy: true, site: { workspace: workspaceId } });
+  return { plan: usage.plan, pageviews: usage.pageviews, requests: usage.requests, sites, seats, proxies };
+}
+
+export async function billingOverview(
+  em: EntityManager,
+  actor: Actor,
+  opts: { configured: boolean; now?: Date },
+): Promise<BillingOutput> {
+  const now = opts.now ?? new Date();
+  const ws = await loadWorkspace(em, actor);
+  const used = await usageNow(em, ws.id, now);
+  const limits = PLAN_LIMITS[used.plan];
+  const period = monthPeriod(now);
+  const o = overageOf(used.plan, used, period.elapsed);
+  const account = await accountOf(em.getConnection(), ws.id);
+  return {
+    plan: used.plan,
+    status: ws.status,
+    configured: opts.configured,
+    period,
+    usage: {
+      humanPageviews: { used: used.pageviews, allowance: limits.humanPageviewsPerMonth, projected: o.projected.pageviews },
+      serverRequests: { used: used.requests, allowance: limits.serverRequestsPerMonth, projected: o.projected.requests },
+      sites: { used: used.sites, allowance: limits.sites, projected: null },
+      members: { used: used.seats, allowance: limits.members, projected: null },
+      proxyHostnames: { used: used.proxies, allowance: limits.proxyHostnames, projected: null },
+    },
+    overage: o.overage,
+    subscription:
+      account?.subscriptionId && account.status
+        ? { status: account.status, interval: account.interval, periodEnd: account.periodEnd?.toISOString() ?? null }
+        : null,
+    months: await closedMonths(em.getConnection(), ws.id),
+    plans: PLANS.map((plan) => ({
+      plan,
+      monthlyUsd: PLAN_PRICES[plan].monthly,
+      yearlyUsd: PLAN_PRICES[plan].yearly,
+      humanPageviews: PLAN_LIMITS[plan].humanPageviewsPerMonth,
+      serverRequests: PLAN_LIMITS[plan].serverRequestsPerMonth,
+      sites: PLAN_LIMITS[plan].sites,
+      members: PLAN_LIMITS[plan].members,
+      proxyHostnames: PLAN_LIMITS[plan].proxyHostnames,
+    })),
+  };
+}

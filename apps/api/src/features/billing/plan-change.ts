@@ -1,0 +1,118 @@
+// plan_billing: moves a workspace to another plan. Limits follow at once (the plan is written before the
+// answer; the provider's webhook later says the same). A downgrade is refused while the workspace uses
+// more than the smaller plan allows; a first paid plan goes through checkout (a payment method is needed).
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { type BillingOutput, PLAN_LIMITS, PLANS, type Plan, type PlanChangeInput, planOf } from '@us/shared';
+import type { Actor } from '../../actor/actor.ts';
+import { loadWorkspace } from '../../actor/access.ts';
+import { AppError } from '../../core/errors.ts';
+import { accountOf, hasLiveSubscription } from './accounts.ts';
+import { switchPlan } from './months.ts';
+import { billingOverview, usageNow } from './overview.ts';
+import { type BillingProvider, isPaid, providerCall, requireProvider } from './provider.ts';
+
+const rank = (p: Plan) => PLANS.indexOf(p);
+const fmt = (n: number) => n.toLocaleString('en');
+
+/** What the workspace uses beyond `plan`'s limits, each said with what to do about it. */
+export async function overLimits(em: EntityManager, workspaceId: string, plan: Plan, now: Date): Promise<string[]> {
+  const used = await usageNow(em, workspaceId, now);
+  const l = PLAN_LIMITS[plan];
+  const over: string[] = [];
+  const past = (n: number, limit: number | null) => limit !== null && n > limit;
+  if (past(used.sites, l.sites)) over.push(`${used.sites} sites of its ${l.sites} (delete ${used.sites - (l.sites ?? 0)})`);
+  if (past(used.seats, l.members)) {
+    over.push(`${used.seats} members and pending invitations of its ${l.members} (remove ${used.seats - (l.members ?? 0)})`);
+  }
+  if (past(used.proxies, l.proxyHostnames)) {
+    over.push(
+      `${used.proxies} proxy-mode hostnames of its ${l.proxyHostnames} (remove ${used.proxies - (l.proxyHostnames ?? 0)})`,
+    );
+  }
+  if (used.pageviews > l.humanPageviewsPerMonth) {
+    over.push(
+      `${fmt(used.pageviews)} human pageviews this month of its ${fmt(l.humanPageviewsPerMonth)} (wait for the month to turn)`,
+    );
+  }
+  if (used.requests > l.serverRequestsPerMonth) {
+    over.push(
+      `${fmt(used.requests)} server requests this month of its ${fmt(l.serverRequestsPerMonth)} (wait for the month to turn)`,
+    );
+  }
+  return over;
+}
+
+export async function changePlan(
+  provider: BillingProvider | null,
+  em: EntityManager,
+  actor: Actor,
+  input: PlanChangeInput,
+  now = new Date(),
+): Promise<BillingOutput> {
+  const p = requireProvider(provider);
+  const ws = await loadWorkspace(em, actor);
+  const conn = em.getConnection();
+  const current = planOf(ws.plan);
+  const account = await accountOf(conn, ws.id);
+  const target = input.plan;
+  const interval = input.interval ?? account?.interval ?? 'month';
+  const overview = () => billingOverview(em.fork(), actor, { configured: true, now });
+  if (target === current && (!isPaid(target) || interval === account?.interval)) return overview();
+
+  if (rank(target) < rank(current)) {
+    const over = await overLimits(em, ws.id, target, now);
+    if (over.length) {
+      throw new AppError(409, `${target} is smaller than what this workspace uses: ${over.join('; ')}. Then try again`, {
+        field: 'plan',
+      });
+    }
+  }
+
+  if (!isPaid(target)) {
+    if (hasLiveSubscription(account)) {
+      // Ends at once with the unused time credited, so Free's limits and "never bills" hold from now.
+      await providerCall('when ending the subscription', () =>
+        p.stripe.subscriptions.cancel(
+          account.subscriptionId,
+          { prorate: true },
+          { idempotencyKey: `cancel:${account.subscriptionId}` },
+        ),
+      );
+      await conn.execute(
+        `update billing_accounts set status = 'canceled', updated_at = now() where workspace_id = ?`,
+        [ws.id],
+        'run',
+      );
+    }
+  } else {
+    if (!hasLiveSubscription(account)) {
+      throw new AppError(
+        402,
+        `A paid plan needs a payment method first: start a checkout for ${target} (checkout_billing, POST /v1/billing/checkout); the plan changes once it is paid`,
+        { field: 'plan' },
+      );
+    }
+    const price = await providerCall('when looking up the plan price', () => p.prices.priceId(target, interval));
+    await providerCall('when changing the subscription', async () => {
+      const sub = await p.stripe.subscriptions.retrieve(account.subscriptionId);
+      const item = sub.items.data[0];
+      if (!item) throw new Error(`subscription ${sub.id} has no item`);
+      await p.stripe.subscriptions.update(
+        sub.id,
+        {
+          items: [{ id: item.id, price }],
+          proration_behavior: 'create_prorations',
+          metadata: { workspaceId: ws.id, plan: target },
+        },
+        // No key of ours: going back to a plan within a day must change it again (the client keys its own retries).
+      );
+    });
+    await conn.execute(
+      'update billing_accounts set interval = ?, updated_at = now() where workspace_id = ?',
+      [interval, ws.id],
+      'run',
+    );
+  }
+  await switchPlan(conn, ws.id, target, now);
+  return overview();
+}

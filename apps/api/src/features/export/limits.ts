@@ -1,0 +1,19 @@
+// Export budgets (spec §8): 5 per hour per site, 20 per hour per workspace, counted before they are
+// checked (one atomic increment each), in fixed one-hour windows of the hot store.
+import { EXPORT_LIMITS } from '@us/shared';
+import { AppError } from '../../core/errors.ts';
+import type { HotStore } from '../../core/hot/store.ts';
+
+async function take(hot: HotStore, key: string, limit: number, what: string): Promise<void> {
+  const used = await hot.incr(key, 3600);
+  if (used <= limit) return;
+  const left = await hot.ttl(key);
+  throw new AppError(429, `${what} allows ${limit} exports an hour: try again in ${Math.max(1, Math.ceil(left / 60))} minutes`, {
+    retryAfter: Math.max(1, left),
+  });
+}
+
+export async function takeExportBudget(hot: HotStore, workspaceId: string, siteId: string): Promise<void> {
+  await take(hot, `export:site:${siteId}`, EXPORT_LIMITS.perSitePerHour, 'One site');
+  await take(hot, `export:ws:${workspaceId}`, EXPORT_LIMITS.perWorkspacePerHour, 'One workspace');
+}

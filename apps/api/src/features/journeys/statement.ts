@@ -1,0 +1,161 @@
+// The one statement of a journeys answer: it builds sessions from raw pageviews, their steps at the
+// chosen zoom, their goals and A/B exposures, and gives back groups of sessions with counts (never one
+// row per session). Request text (anchor, goal matches, experiment keys) travels as bind parameters;
+// the zoom picks one of three fixed step expressions.
+//
+// Session: the pageviews of one visitor code (it changes every UTC day, so a session never crosses the
+// `day` partition) from a `session_start` pageview up to the next one, ordered by `at`, then `id`.
+// Pageviews of a visitor code before its first `session_start` belong to no session. Pageviews with
+// `journeys = false` (and their events) are dropped after the sessions are cut, so they never split one.
+import type { JourneyLane, JourneyZoom } from '@us/shared';
+import type { DayRange } from '../../analytics/range.ts';
+import type { SiteCtx } from '../../analytics/site-ctx.ts';
+import { laneCond, Params, rangeCond, type Statement, statement, tzParam, utcDaysCond } from '../../analytics/sql.ts';
+import type { GoalDef } from './goals.ts';
+
+export interface JourneyQuestion {
+  range: DayRange;
+  zoom: JourneyZoom;
+  who: JourneyLane;
+  anchor: string | null;
+  goals: readonly GoalDef[];
+  /** 1-based index into the goal flags of the goal counted as converted for experiments, or 0. */
+  convertedGoal: number;
+  experimentKeys: readonly string[];
+}
+
+/**
+ * `part = 'p'`: sessions grouped by their first steps (`steps`, at most 5), their steps around the
+ * anchor's first occurrence (`win`, with `pre` steps before it; null without anchor or when the
+ * session never reaches it) and their goal flags (one per goal, in settings order).
+ * `part = 'x'`: sessions exposed to an experiment's variant and how many of them reached the goal.
+ */
+export interface JourneyRow {
+  part: 'p' | 'x';
+  steps: string[] | null;
+  win: string[] | null;
+  pre: number | null;
+  goals: boolean[] | null;
+  experiment: string | null;
+  variant: string | null;
+  sessions: number;
+  converted: number | null;
+}
+
+/** The step label of a pageview at zoom page and section (its events carry their pageview's label). */
+const PAGE_STEP: Record<Exclude<JourneyZoom, 'element'>, (path: string) => string> = {
+  page: (path) => path,
+  // '/blog/post-1' → '/blog', '/' → '/' (paths carry no query string).
+  section: (path) => `'/' || split_part(substr(${path}, 2), '/', 1)`,
+};
+
+/** Order of the stream within a visitor code's day: each event right after its own pageview. */
+const ORDER = 'pat, pid, ord, at, id';
+
+export function journeyStatement(ctx: SiteCtx, q: JourneyQuestion): Statement<JourneyRow> {
+  const p = new Params();
+  const tz = tzParam(p, ctx.timezone);
+  const site = p.add(ctx.siteId, 'uuid');
+  const from = p.add(q.range.from, 'date');
+  const to = p.add(q.range.to, 'date');
+  const pvConds = [
+    `site_id = ${site}`,
+    rangeCond(p, tz, q.range) + utcDaysCond(p, ctx.utcDays),
+    laneCond(p, 'pageviews', ctx.windows, q.who),
+  ].join('\n        and ');
+
+  // Rows are made narrow before the sort: a label, one flag per goal and an exposure, nothing else.
+  // Path goals are met on pageview rows, event goals on event rows.
+  const pvGoals = q.goals.map((g, i) => {
+    if (g.type === 'event') return `false as g${i}`;
+    const match = g.prefix
+      ? `left(path, ${p.add(g.match.length, 'int')}) = ${p.add(g.match, 'text')}`
+      : `path = ${p.add(g.match, 'text')}`;
+    return `${match} as g${i}`;
+  });
+  const evGoals = q.goals.map((g, i) =>
+    g.type === 'event' ? `(e.kind = 'event' and e.name = ${p.add(g.match, 'text')}) as g${i}` : `false as g${i}`,
+  );
+  const cols = (list: string[]) => list.map((c) => `, ${c}`).join('');
+  const goals = q.goals.length
+    ? `array[${q.goals.map((_, i) => `coalesce(bool_or(g${i}), false)`).join(', ')}]`
+    : 'array[]::boolean[]';
+  const keys = p.add([...q.experimentKeys], 'text[]');
+  const pvLabel = q.zoom === 'element' ? 'null::text' : PAGE_STEP[q.zoom]('path');
+  const evLabel = q.zoom === 'element' ? `case when e.kind = 'click' then e.name end` : PAGE_STEP[q.zoom]('pv.path');
+  // Page and section labels sit on every row of a pageview, so repeats collapse over the session's rows;
+  // clicks are compared with the click before them only.
+  const collapse = q.zoom === 'element' ? 'day, visitor, sn, label is null' : 'day, visitor, sn';
+
+  const anchor = q.anchor === null ? null : p.add(q.anchor, 'text');
+  const anchorStep = anchor === null ? 'null::bigint' : `min(i) filter (where step and label = ${anchor}) over s`;
+  const windowCols =
+    anchor === null
+      ? 'null::text[] as win, null::int as pre'
+      : `array_agg(label order by i) filter (where step and i between ai - 2 and ai + 2) as win,
+             least(min(ai) - 1, 2)::int as pre`;
+  const converted = q.convertedGoal > 0 ? `count(*) filter (where goals[${q.convertedGoal}])::int` : 'null::int';
+
+  // Events reach their pageview through (day, pageview_id) (the pageviews index on site_id, pageview_id),
+  // and carry its visitor code, time and id, so one window over the stream cuts sessions for both.
+  const sql = `
+    with stream as (
+      select day, visitor, at as pat, id as pid, 0 as ord, at, id, session_start, journeys,
+             ${pvLabel} as label, null::text as xp${cols(pvGoals)}
+      from pageviews
+      where ${pvConds}
+      union all
+      select pv.day, pv.visitor, pv.at, pv.id, 1, e.at, e.id, false, pv.journeys,
+             ${evLabel},
+             case when e.kind = 'exposure' and e.experiment = any(${keys}) then e.experiment || chr(1) || e.variant end
+             ${cols(evGoals)}
+      from (
+        select day, pageview_id, at, id, kind, name, experiment, variant
+        from events
+        where site_id = ${site}
+          and day between ${from} - 1 and ${to} + 1${utcDaysCond(p, ctx.utcDays)}
+          and kind in ('event', 'exposure', 'click')
+      ) e
+      join (
+        select day, pageview_id, visitor, at, id, journeys, path
+        from pageviews
+        where ${pvConds}
+      ) pv on pv.day = e.day and pv.pageview_id = e.pageview_id
+    ),
+    cut as (
+      select *, count(*) filter (where session_start) over (partition by day, visitor order by ${ORDER}) as sn
+      from stream
+    ),
+    marked as (
+      select *, label is not null
+                and label is distinct from lag(label) over (partition by ${collapse} order by ${ORDER}) as step
+      from cut
+      where sn > 0 and journeys
+    ),
+    numbered as (
+      select *, count(*) filter (where step) over (partition by day, visitor, sn order by ${ORDER}) as i
+      from marked
+    ),
+    anchored as (
+      select *, ${anchorStep} as ai
+      from numbered
+      window s as (partition by day, visitor, sn)
+    ),
+    ses as (
+      select array_agg(label order by i) filter (where step and i <= 5) as steps,
+             ${windowCols},
+             ${goals} as goals,
+             array_agg(distinct xp) filter (where xp is not null) as exposures
+      from anchored
+      group by day, visitor, sn
+    )
+    select 'p' as part, steps, win, pre, goals, null::text as experiment, null::text as variant,
+           count(*)::int as sessions, null::int as converted
+    from ses
+    group by steps, win, pre, goals
+    union all
+    select 'x', null, null, null, null, split_part(x, chr(1), 1), split_part(x, chr(1), 2), count(*)::int, ${converted}
+    from ses cross join lateral unnest(exposures) x
+    group by x`;
+  return statement(sql, p);
+}

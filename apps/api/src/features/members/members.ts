@@ -1,0 +1,94 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Invite, Membership, type User } from '@us/db';
+import type { MemberList, Member as MemberOut, Role } from '@us/shared';
+import { AppError, forbidden, notFound } from '../../core/errors.ts';
+import { isUuid, workspaceIdOf } from '../../actor/access.ts';
+import type { Actor } from '../../actor/actor.ts';
+import { revokeMemberTokens, revokeTokensBeyondRole } from '../tokens/revocation.ts';
+import { inviteView } from './invites.ts';
+import { asRole, canManageOwners, lockWorkspace, pendingInvite } from './seats.ts';
+
+function memberView(m: Membership): MemberOut {
+  const user = m.user as unknown as User;
+  return {
+    userId: user.id,
+    email: user.email,
+    role: asRole(m.role),
+    twoFactor: Boolean(user.twoFactorEnabledAt),
+    joinedAt: m.joinedAt.toISOString(),
+  };
+}
+
+/** The membership of `userId` in the workspace (with its user), or the 404 any other id gets. */
+async function findMember(em: EntityManager, workspaceId: string, userId: string): Promise<Membership> {
+  const m = isUuid(userId)
+    ? await em.findOne(Membership, { workspace: workspaceId, user: userId }, { populate: ['user'] })
+    : null;
+  if (!m) throw notFound('member');
+  return m;
+}
+
+const OWNERS_ONLY = (what: string) =>
+  forbidden(`Only an owner (or a token with account:admin) can ${what}: ask an owner of this workspace`);
+const LAST_OWNER = (what: string) =>
+  new AppError(409, `This is the workspace's last owner and cannot ${what}: make another member an owner first`);
+
+export async function listMembers(em: EntityManager, actor: Actor): Promise<MemberList> {
+  const workspaceId = workspaceIdOf(actor);
+  const [members, invites] = await Promise.all([
+    em.find(Membership, { workspace: workspaceId }, { populate: ['user'], orderBy: { joinedAt: 'asc' } }),
+    em.find(Invite, pendingInvite(workspaceId), { orderBy: { createdAt: 'asc' } }),
+  ]);
+  return { members: members.map(memberView), invites: invites.map(inviteView) };
+}
+
+/**
+ * Changes a member's role. Owners are made, changed and demoted only by an owner (or a token with
+ * account:admin); the last owner stays one. Tokens the person made here holding scopes the new role
+ * lacks are revoked in the same transaction.
+ */
+export async function changeRole(em: EntityManager, actor: Actor, input: { userId: string; role: Role }): Promise<MemberOut> {
+  const workspaceId = workspaceIdOf(actor);
+  return em.transactional(async (tx) => {
+    await lockWorkspace(tx, workspaceId);
+    const m = await findMember(tx, workspaceId, input.userId);
+    const from = asRole(m.role);
+    if (from === 'owner' && !(await canManageOwners(tx, actor))) throw OWNERS_ONLY("change an owner's role");
+    if (input.role === 'owner' && !(await canManageOwners(tx, actor))) throw OWNERS_ONLY('make an owner');
+    if (from === input.role) return memberView(m);
+    if (from === 'owner' && (await tx.count(Membership, { workspace: workspaceId, role: 'owner' })) <= 1) {
+      throw LAST_OWNER('be demoted');
+    }
+    m.role = input.role;
+    await tx.flush();
+    await revokeTokensBeyondRole(tx, workspaceId, input.userId, input.role);
+    return memberView(m);
+  });
+}
+
+/**
+ * Removes a member, or lets the calling person leave (no scope needed for that). An owner is removed
+ * only by an owner (or a token with account:admin); the last owner can neither leave nor be removed.
+ * Every token the person made in this workspace is revoked with the membership.
+ */
+export async function removeMember(em: EntityManager, actor: Actor, userId: string): Promise<void> {
+  const workspaceId = workspaceIdOf(actor);
+  const leaving = actor.type === 'user' && actor.user.id === userId;
+  if (!leaving && !actor.scopes.includes('members:write')) {
+    throw forbidden(
+      'Missing scope members:write: ask a workspace owner for a role or token that has it (you may remove only yourself without it)',
+    );
+  }
+  await em.transactional(async (tx) => {
+    await lockWorkspace(tx, workspaceId);
+    const m = await findMember(tx, workspaceId, userId);
+    if (m.role === 'owner') {
+      if (!(await canManageOwners(tx, actor))) throw OWNERS_ONLY('remove an owner');
+      if ((await tx.count(Membership, { workspace: workspaceId, role: 'owner' })) <= 1) {
+        throw LAST_OWNER(leaving ? 'leave' : 'be removed');
+      }
+    }
+    await tx.nativeDelete(Membership, { workspace: workspaceId, user: userId });
+    await revokeMemberTokens(tx, workspaceId, userId);
+  });
+}

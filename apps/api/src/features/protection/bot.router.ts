@@ -1,0 +1,77 @@
+import { BotDecisionsQuery, BotDecisionsReport, SiteBotInput, SiteBotOutput, UpdateSiteBotInput } from '@us/shared';
+import { decisionsReport } from './decisions.ts';
+import { getBotSettings, updateBotSettings } from './settings.ts';
+import { router } from '../../procedures/init.ts';
+import { actorProcedure } from '../../procedures/procedures.ts';
+
+const tags = ['Bot protection'];
+
+const MODES =
+  'mode: off (nothing decided), log (everything served, records say what would have happened), challenge (act: challenge or refuse as decided), block (like challenge, but a browser the heuristics flag is refused; a hosting network alone never refuses anyone)';
+const RULES =
+  'rules: ordered, first match decides; each {action: allow|challenge|deny, label?, match} where match names at least one of bot (name or list), category, ai, kind (browser|bot|verified-bot), verified, asn (number or list), country (two-letter code or list), path (prefix or list), and every named field must hold';
+
+export const botRouter = router({
+  get: actorProcedure
+    .meta({
+      auth: 'any',
+      scope: 'bot:read',
+      mcp: {
+        tool: 'get_site_bot',
+        description:
+          "The site's bot-protection settings: `mode` (off, log, challenge, block), `bots` (what a declared bot no rule names gets when it cannot be verified: allow, challenge or deny) and the ordered `rules`. Read it before update_site_bot, which replaces all three.",
+      },
+      openapi: {
+        method: 'GET',
+        path: '/v1/sites/{id}/bot',
+        summary: 'The site’s bot-protection settings: mode, bots, rules',
+        tags,
+      },
+    })
+    .input(SiteBotInput)
+    .output(SiteBotOutput)
+    .query(({ ctx, input }) => getBotSettings(ctx.em, ctx.actor, input.id)),
+
+  update: actorProcedure
+    .meta({
+      auth: 'any',
+      scope: 'bot:write',
+      idempotent: true,
+      mcp: {
+        tool: 'update_site_bot',
+        description: `Replace the site's bot-protection settings: give all three of \`mode\`, \`bots\` and \`rules\` (read get_site_bot first and send the whole set back with your change). ${MODES}. bots: allow, challenge or deny for a declared bot that no rule names and that cannot be verified. ${RULES}. Verified search engines are immune to rules matching only asn, country or path; a passed check satisfies challenge rules, never deny rules. Try mode log first to see what a change would do in get_site_bot_decisions. Edges pick the change up within a minute.`,
+      },
+      openapi: {
+        method: 'PUT',
+        path: '/v1/sites/{id}/bot',
+        summary: 'Replace mode, bots and rules together',
+        description: `Answers the settings as stored (country codes upper-case). ${MODES}. ${RULES}. A refused value is 400 with its field, such as rules[0].match (an empty match) or rules[2].match.asn[1].`,
+        tags,
+      },
+    })
+    .input(UpdateSiteBotInput)
+    .output(SiteBotOutput)
+    .mutation(({ ctx, input }) => updateBotSettings(ctx.em, ctx.actor, input)),
+
+  decisions: actorProcedure
+    .meta({
+      auth: 'any',
+      scope: 'bot:read',
+      mcp: {
+        tool: 'get_site_bot_decisions',
+        description:
+          "What the bot-protection gate did with the site's requests over the last `days` (1 = today so far, default 7, at most 90; site time zone), every request except the team's own: totals per action (allow, challenge, deny), a series per day, counts per crawler category (null: browsers), and the 100 largest groups by action, reason, client kind, category and bot name. In log mode the reasons read `log: would challenge: …`. Needs analytics:read besides bot:read.",
+      },
+      openapi: {
+        method: 'GET',
+        path: '/v1/sites/{id}/bot/decisions',
+        summary: 'What the gate did over the last days: totals, per day, per category, by reason',
+        description:
+          'Every request except the internal lane. Needs bot:read and analytics:read (403 naming analytics:read otherwise). Records that carried no decision count as allow with the reason `not decided: the sender sent no decision`.',
+        tags,
+      },
+    })
+    .input(BotDecisionsQuery)
+    .output(BotDecisionsReport)
+    .query(({ ctx, input }) => decisionsReport(ctx.deps, ctx.em, ctx.actor, input)),
+});

@@ -1,0 +1,106 @@
+import {
+  behaviourCode,
+  classifyUserAgent,
+  type Decision,
+  decide,
+  isHostingNetwork,
+  issueTicket,
+  type RequestFacts,
+  type Verification,
+  verifyPass,
+} from '@us/protection';
+import type { DecideAnswer, DecideRequest } from '@us/shared';
+import { countryOf } from '../../core/enrich/geo.ts';
+import { networkOf } from '../../core/enrich/network.ts';
+import type { ProtectedSite } from './protected-site.ts';
+import type { Deps } from '../../core/deps.ts';
+import { readSettings } from '../sites/settings-values.ts';
+import { visitorSigns } from './behaviour.ts';
+import { verifyCrawler } from './crawler-verification.ts';
+import { TLS_MISMATCH, tlsMismatch, tlsSummary } from './tls.ts';
+import { dayKeyFor } from './visitor-code.ts';
+
+/** The decide endpoint's request, checked: the address valid, the host a bare lower-case hostname. */
+export type DecideInput = DecideRequest & { host: string };
+
+/**
+ * The verdict of the platform when it gave one (`verifiedBot`), else forward-confirmed reverse DNS for
+ * declared bots whose operators publish host names. Browsers are never looked up.
+ */
+function verificationOf(
+  deps: Pick<Deps, 'env' | 'hot'>,
+  siteId: string,
+  req: DecideInput,
+  ua: ReturnType<typeof classifyUserAgent>,
+) {
+  if (req.verifiedBot !== undefined) return Promise.resolve<Verification>(req.verifiedBot ? 'verified' : 'failed');
+  if (ua.kind !== 'bot' || !ua.bot) return Promise.resolve<Verification>('unknown');
+  return verifyCrawler(deps, siteId, ua.bot, req.ip);
+}
+
+/** Everything known about the request, looked up in parallel, each lookup within its own budget. */
+async function factsOf(deps: Pick<Deps, 'env' | 'hot'>, p: ProtectedSite, req: DecideInput): Promise<RequestFacts> {
+  const siteId = p.site.id;
+  const ua = classifyUserAgent(req.ua);
+  const net = req.asn !== undefined ? { asn: req.asn, org: req.asOrg ?? '' } : networkOf(req.ip);
+  const tls = tlsSummary(req.tls, req.tlsClass);
+  const [verification, pass, memory] = await Promise.all([
+    verificationOf(deps, siteId, req, ua),
+    req.pass ? verifyPass(p.passKey, siteId, req.ua, req.ip, req.pass) : false,
+    ua.kind === 'browser'
+      ? dayKeyFor(deps.hot, siteId).then(({ dayKey }) =>
+          behaviourCode(dayKey, req.ip, req.ua).then((code) => visitorSigns(deps, siteId, code)),
+        )
+      : [],
+  ]);
+  return {
+    path: req.path.split('?')[0] as string,
+    ua,
+    verification,
+    asn: net?.asn ?? null,
+    hosting: isHostingNetwork(net),
+    country: (req.country ?? countryOf(req.ip))?.toUpperCase() ?? null,
+    pass,
+    memory,
+    signs: tlsMismatch(req.ua, tls) ? [TLS_MISMATCH] : [],
+  };
+}
+
+/**
+ * POST {COLLECT_URL}/decide: the decision for one request, as an edge with the protection config would
+ * make it, with the service's own lookups (network, country, crawler verification, behaviour memory). A
+ * challenge comes with the check page's address and a return ticket for the host asked for; when that host
+ * is not one a check may return to (verified, or active in proxy mode), a check could not bring the
+ * visitor back, so the request is served and the reason says so (the gate fails open).
+ */
+export async function decideRequest(
+  deps: Pick<Deps, 'env' | 'hot' | 'urls'>,
+  p: ProtectedSite,
+  req: DecideInput,
+): Promise<DecideAnswer> {
+  const settings = readSettings(p.site.settings).bot;
+  if (settings.mode === 'off') {
+    // Nothing to look up: off serves everything.
+    const facts = {
+      path: req.path.split('?')[0] as string,
+      ua: classifyUserAgent(req.ua),
+      verification: 'unknown',
+      asn: null,
+      hosting: false,
+      country: null,
+      pass: false,
+    } as const;
+    return decide(settings, facts);
+  }
+  const decision: Decision = decide(settings, await factsOf(deps, p, req));
+  if (decision.action !== 'challenge') return decision;
+  if (!p.returnHosts.includes(req.host)) {
+    return {
+      ...decision,
+      action: 'allow',
+      reason: `${decision.reason} (served: ${req.host} is not a verified hostname of the site, so a check could not return there)`,
+    };
+  }
+  const ticket = await issueTicket(p.passKey, { s: p.site.id, h: req.host, p: req.path, r: Math.max(0, decision.risk) });
+  return { ...decision, challengeUrl: `${deps.urls.challenge}?t=${encodeURIComponent(ticket)}` };
+}

@@ -1,0 +1,72 @@
+// The regular sending: every report whose next period has closed in its site's time zone goes out, then
+// its period is recorded. Called by jobs/email-reports.ts under the job's advisory lock.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from '../../core/logger.ts';
+import { localToday } from '../../analytics/range.ts';
+import { type ReportFigures, reportFigures } from './figures.ts';
+import { type Frequency, lastClosedPeriod } from './periods.ts';
+import { type DueReport, type ReportDeps, sendReport } from './send.ts';
+
+interface ReportSiteRow {
+  id: string;
+  address: string;
+  frequency: Frequency;
+  /** YYYY-MM-DD, or null when no period was recorded yet. */
+  last_period_start: string | null;
+  site_id: string;
+  name: string;
+  timezone: string;
+  workspace_id: string;
+  settings: Record<string, unknown> | null;
+}
+
+const dueOf = (r: ReportSiteRow): DueReport => ({
+  id: r.id,
+  address: r.address,
+  frequency: r.frequency,
+  site: { id: r.site_id, name: r.name, timezone: r.timezone, workspaceId: r.workspace_id, settings: r.settings ?? {} },
+});
+
+/**
+ * Sends each report due at `now` and records `last_period_start`/`last_sent_at` right after its e-mail
+ * left, so a second run never sends that period again. A failed send (figures or mail) leaves the report
+ * due for the next run and does not hold the others up. Reports of one site and period share their figures.
+ */
+export async function sendDue(
+  em: EntityManager,
+  deps: ReportDeps,
+  opts: { now: Date; siteIds?: string[] | undefined; logger?: Pick<Logger, 'error'> | undefined },
+): Promise<{ sent: number; failed: number }> {
+  if (opts.siteIds?.length === 0) return { sent: 0, failed: 0 };
+  const rows = await em.execute<ReportSiteRow[]>(
+    `select r.id, r.address, r.frequency, to_char(r.last_period_start, 'YYYY-MM-DD') as last_period_start,
+            s.id as site_id, s.name, s.timezone, s.workspace_id, s.settings
+       from email_reports r join sites s on s.id = r.site_id
+      where ${opts.siteIds ? `s.id in (${opts.siteIds.map(() => '?::uuid').join(', ')})` : 'true'}
+      order by r.site_id, r.created_at`,
+    opts.siteIds ?? [],
+  );
+  const figures = new Map<string, Promise<ReportFigures>>();
+  let sent = 0;
+  let failed = 0;
+  for (const row of rows) {
+    try {
+      const period = lastClosedPeriod(row.frequency, localToday(row.timezone, opts.now));
+      if (row.last_period_start !== null && period.from <= row.last_period_start) continue;
+      const report = dueOf(row);
+      const key = `${row.site_id}:${period.from}:${period.to}`;
+      if (!figures.has(key)) figures.set(key, reportFigures(deps, report.site, period));
+      await sendReport(deps, report, period, await (figures.get(key) as Promise<ReportFigures>));
+      await em.execute('update email_reports set last_period_start = ?, last_sent_at = ? where id = ?', [
+        period.from,
+        opts.now,
+        row.id,
+      ]);
+      sent++;
+    } catch (e) {
+      failed++;
+      opts.logger?.error(`jobs: the ${row.frequency} report ${row.id} of site ${row.site_id} was not sent; retried next hour`, e);
+    }
+  }
+  return { sent, failed };
+}

@@ -1,0 +1,24 @@
+// The hourly e-mail reports (services/reports/due.ts) under one advisory lock, so across nodes one run
+// sends each period once.
+import type { Orm } from '@us/db';
+import type { Logger } from '../../core/logger.ts';
+import { sendDue } from './due.ts';
+import type { ReportDeps } from './send.ts';
+import { withJobLock } from '../../core/job-lock.ts';
+
+export async function runEmailReports(
+  orm: Orm,
+  deps: ReportDeps,
+  opts: {
+    logger?: Pick<Logger, 'error'> | undefined;
+    siteIds?: string[] | undefined;
+    now?: Date | undefined;
+    wait?: boolean;
+  } = {},
+): Promise<{ ran: boolean; sent: number; failed: number }> {
+  const now = opts.now ?? new Date();
+  const run = await withJobLock(orm, 'emailReports', () => sendDue(orm.em.fork(), deps, { ...opts, now }), {
+    wait: opts.wait,
+  });
+  return run.ran ? { ran: true, ...run.result } : { ran: false, sent: 0, failed: 0 };
+}

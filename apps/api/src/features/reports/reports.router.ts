@@ -1,0 +1,55 @@
+import {
+  AddEmailReportInput,
+  EmailReportOutput,
+  EmailReportParams,
+  EmailReportsInput,
+  EmailReportsOutput,
+  RemoveEmailReportOutput,
+  SendEmailReportOutput,
+  UnsubscribeReportInput,
+  UnsubscribeReportOutput,
+} from '@us/shared';
+import { addReport, listReports, removeReport } from './recipients.ts';
+import { sendNow } from './send.ts';
+import { unsubscribe } from './unsubscribe.ts';
+import { router } from '../../procedures/init.ts';
+import { actorProcedure, publicProcedure } from '../../procedures/procedures.ts';
+
+/**
+ * E-mail reports: a site's headline figures for the last full week or month, sent to chosen addresses.
+ * On the dashboard's tRPC face only (no `openapi` or `mcp` meta: the spec's REST routes and MCP tools are
+ * fixed); the job that sends them is jobs/email-reports.ts.
+ */
+export const reportsRouter = router({
+  list: actorProcedure
+    .meta({ auth: 'any', scope: 'sites:read' })
+    .input(EmailReportsInput)
+    .output(EmailReportsOutput)
+    .query(({ ctx, input }) => listReports(ctx.em, ctx.actor, input.id)),
+
+  add: actorProcedure
+    .meta({ auth: 'any', scope: 'sites:write', idempotent: true, status: 201 })
+    .input(AddEmailReportInput)
+    .output(EmailReportOutput)
+    .mutation(({ ctx, input }) => addReport(ctx.em, ctx.actor, input)),
+
+  remove: actorProcedure
+    .meta({ auth: 'any', scope: 'sites:write', idempotent: true, destructive: true })
+    .input(EmailReportParams)
+    .output(RemoveEmailReportOutput)
+    .mutation(({ ctx, input }) => removeReport(ctx.em, ctx.actor, input)),
+
+  /** The last closed period's report to its address now (once a minute per report). */
+  sendNow: actorProcedure
+    .meta({ auth: 'any', scope: 'sites:write' })
+    .input(EmailReportParams)
+    .output(SendEmailReportOutput)
+    .mutation(({ ctx, input }) => sendNow(ctx.deps, ctx.em, ctx.actor, input)),
+
+  /** The e-mail's one-click link: removes that report; anyone holding the link may. */
+  unsubscribe: publicProcedure
+    .meta({ auth: 'none' })
+    .input(UnsubscribeReportInput)
+    .output(UnsubscribeReportOutput)
+    .mutation(({ ctx, input }) => unsubscribe(ctx.deps, ctx.em, input.token)),
+});

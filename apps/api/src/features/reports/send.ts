@@ -1,0 +1,80 @@
+// Sending one report: its figures for a period and the e-mail; and "Send now" (dashboard-only
+// `reports.sendNow`), the last closed period at once.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Actor } from '../../actor/actor.ts';
+import { isUuid, loadSite } from '../../actor/access.ts';
+import type { Deps } from '../../core/deps.ts';
+import { AppError, tooMany } from '../../core/errors.ts';
+import { mayMail } from '../../core/mail/budget.ts';
+import { reportMail } from './report-mail.ts';
+import { localToday } from '../../analytics/range.ts';
+import { type ReportFigures, type ReportSite, reportFigures } from './figures.ts';
+import { type Frequency, lastClosedPeriod, type Period, periodName } from './periods.ts';
+import { unsubscribeLink } from './unsubscribe.ts';
+
+export type ReportDeps = Pick<Deps, 'env' | 'hot' | 'statsOrm' | 'mailer' | 'urls' | 'ciphers'>;
+
+export interface DueReport {
+  id: string;
+  address: string;
+  frequency: Frequency;
+  site: ReportSite;
+}
+
+/** The dashboard of the site for exactly `period` (the dashboard's custom range parameters). */
+export const dashboardLink = (deps: Pick<Deps, 'urls'>, siteId: string, period: Period) =>
+  `${deps.urls.app.replace(/\/$/, '')}/sites/${siteId}/dashboard?range=custom&from=${period.from}&to=${period.to}`;
+
+/** Sends the report of `period` to its address (its figures computed unless given). */
+export async function sendReport(deps: ReportDeps, report: DueReport, period: Period, figures?: ReportFigures): Promise<void> {
+  await deps.mailer.send(
+    reportMail({
+      to: report.address,
+      siteName: report.site.name,
+      frequency: report.frequency,
+      periodName: periodName(report.frequency, period),
+      figures: figures ?? (await reportFigures(deps, report.site, period)),
+      dashboardLink: dashboardLink(deps, report.site.id, period),
+      unsubscribeLink: unsubscribeLink(deps, report.id),
+    }),
+  );
+}
+
+/** At most one "Send now" a minute per report. */
+export const SEND_NOW_SECONDS = 60;
+
+/**
+ * "Send now": the last closed period's report to its address at once (its schedule and recorded period
+ * do not change). Counted atomically in the hot store before sending (a fixed one-minute window per
+ * report), and within the address's hourly mail budget like every e-mail to a typed address.
+ */
+export async function sendNow(deps: ReportDeps, em: EntityManager, actor: Actor, input: { id: string; reportId: string }) {
+  const site = await loadSite(em, actor, input.id);
+  const rows = isUuid(input.reportId)
+    ? await em.execute<{ id: string; address: string; frequency: Frequency }[]>(
+        'select id, address, frequency from email_reports where id = ? and site_id = ?',
+        [input.reportId, site.id],
+      )
+    : [];
+  const row = rows[0];
+  if (!row) throw new AppError(404, 'No such report on this site: reload the list');
+  const key = `report-now:${row.id}`;
+  if ((await deps.hot.incr(key, SEND_NOW_SECONDS)) > 1) {
+    const ttl = await deps.hot.ttl(key);
+    const wait = ttl > 0 ? ttl : SEND_NOW_SECONDS;
+    throw tooMany(wait, `This report was just sent: wait ${wait} seconds, then send it again`);
+  }
+  if (!(await mayMail(deps.hot, row.address))) {
+    throw tooMany(3600, `${row.address} has had its e-mails for this hour: try again in an hour`);
+  }
+  const period = lastClosedPeriod(row.frequency, localToday(site.timezone));
+  const reportSite = {
+    id: site.id,
+    name: site.name,
+    timezone: site.timezone,
+    workspaceId: site.workspace.id,
+    settings: site.settings ?? {},
+  };
+  await sendReport(deps, { ...row, site: reportSite }, period);
+  return { sent: true as const, ...period };
+}

@@ -1,0 +1,56 @@
+// Experiment results over UTC days from the per-day store (day-store/): per day one entry per
+// experiment key and goal definition, the raw statement's variant rows for that day alone, summed here
+// per variant (sessions never cross a UTC day, so the sums are those of one statement over all days).
+import { splitUtcDays } from '../../analytics/day-store/days.ts';
+import { type GatherOptions, gatherDays } from '../../analytics/day-store/gather.ts';
+import type { DayRange } from '../../analytics/range.ts';
+import { run } from '../../analytics/runner.ts';
+import type { SiteCtx } from '../../analytics/site-ctx.ts';
+import { experimentStatement, type VariantRow } from './experiment-statement.ts';
+import type { GoalMatcher } from './goal-match.ts';
+import type { ReadOptions } from './goal-results.ts';
+
+export function sumVariants(rows: readonly VariantRow[]): VariantRow[] {
+  const by = new Map<string, VariantRow>();
+  for (const r of rows) {
+    const v = by.get(r.variant) ?? { variant: r.variant, sessions: 0, converted: 0, events: 0 };
+    v.sessions += r.sessions;
+    v.converted += r.converted;
+    v.events += r.events;
+    by.set(r.variant, v);
+  }
+  return [...by.values()];
+}
+
+/** The variant rows of the stored days (several rows per variant). */
+export async function storedExperimentRows(
+  ctx: SiteCtx,
+  days: readonly string[],
+  key: string,
+  goal: GoalMatcher | null,
+  opts: GatherOptions = {},
+): Promise<VariantRow[]> {
+  const part = { kind: 'experiment' as const, definition: [key, goal?.kind ?? null, goal?.value ?? null] };
+  const [stored] = await gatherDays<VariantRow>(
+    ctx,
+    [part],
+    days,
+    async (dayCtx, dayRange) => [[...(await run(dayCtx.em, experimentStatement(dayCtx, dayRange, key, goal)))]],
+    opts,
+  );
+  return stored ?? [];
+}
+
+export async function experimentRows(
+  ctx: SiteCtx,
+  range: DayRange,
+  key: string,
+  goal: GoalMatcher | null,
+  opts: ReadOptions,
+): Promise<VariantRow[]> {
+  if (opts.store === false) return [...(await run(ctx.em, experimentStatement(ctx, range, key, goal)))];
+  const days = splitUtcDays(range, ctx.timezone);
+  const stored = await storedExperimentRows(ctx, days.stored, key, goal, opts);
+  const rest = await run(ctx.em, experimentStatement({ ...ctx, utcDays: days.raw }, range, key, goal));
+  return sumVariants([...stored, ...rest]);
+}

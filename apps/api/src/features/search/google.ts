@@ -1,0 +1,106 @@
+// Google Search Console (the primary provider): service-account auth by the JWT bearer grant
+// (RFC 7523, Google's "OAuth 2.0 for server to server applications"), signed here with node:crypto and
+// sent to the key file's own `token_uri` (google-auth-library's JWT client posts to a fixed URL), then
+// the Search Console API at SEARCH_GOOGLE_API_URL. A `token_uri` may only name Google's token hosts or
+// the configured API's own origin: a key file is stranger input, and must not make us call anywhere.
+import { createPrivateKey, sign } from 'node:crypto';
+import { badRequest } from '../../core/errors.ts';
+import { ProviderError, providerFetch, providerMessage } from './provider-error.ts';
+
+export interface ServiceAccountKey {
+  client_email: string;
+  private_key: string;
+  private_key_id?: string;
+  token_uri: string;
+}
+
+const SCOPE = 'https://www.googleapis.com/auth/webmasters.readonly';
+const GOOGLE_TOKEN_HOSTS = new Set(['oauth2.googleapis.com', 'accounts.google.com', 'www.googleapis.com']);
+
+const notAKey = (why: string) =>
+  badRequest(
+    'key',
+    `This is not a service-account key file (${why}): in Google Cloud, create a key for a service account as JSON and give that file`,
+  );
+
+/** The key file as given (text or object), checked for what the grant needs. */
+export function readKey(given: string | Record<string, unknown>, apiUrl: string): ServiceAccountKey {
+  let key: Record<string, unknown>;
+  if (typeof given === 'string') {
+    try {
+      key = JSON.parse(given) as Record<string, unknown>;
+    } catch {
+      throw notAKey('not JSON');
+    }
+    if (!key || typeof key !== 'object' || Array.isArray(key)) throw notAKey('not a JSON object');
+  } else key = given;
+  if (key.type !== 'service_account') throw notAKey('its type is not service_account');
+  const email = key.client_email;
+  if (typeof email !== 'string' || !/^[^@\s]{1,200}@[^@\s]{1,200}$/.test(email)) throw notAKey('no client_email');
+  if (typeof key.private_key !== 'string') throw notAKey('no private_key');
+  try {
+    if (createPrivateKey(key.private_key).asymmetricKeyType !== 'rsa') throw new Error('not RSA');
+  } catch {
+    throw notAKey('its private_key is not an RSA key in PEM form');
+  }
+  const tokenUri = typeof key.token_uri === 'string' ? key.token_uri : 'https://oauth2.googleapis.com/token';
+  let url: URL;
+  try {
+    url = new URL(tokenUri);
+  } catch {
+    throw notAKey('its token_uri is not a URL');
+  }
+  const google = url.protocol === 'https:' && GOOGLE_TOKEN_HOSTS.has(url.hostname);
+  if (!google && url.origin !== new URL(apiUrl).origin) throw notAKey("its token_uri is not Google's token endpoint");
+  return {
+    client_email: email,
+    private_key: key.private_key,
+    token_uri: tokenUri,
+    ...(typeof key.private_key_id === 'string' ? { private_key_id: key.private_key_id } : {}),
+  };
+}
+
+const b64url = (v: string | Buffer) => Buffer.from(v).toString('base64url');
+
+/** An access token for the key, by the JWT bearer grant at its `token_uri`. */
+export async function accessToken(key: ServiceAccountKey, now = Date.now()): Promise<string> {
+  const iat = Math.floor(now / 1000);
+  const header = { alg: 'RS256', typ: 'JWT', ...(key.private_key_id ? { kid: key.private_key_id } : {}) };
+  const claims = { iss: key.client_email, scope: SCOPE, aud: key.token_uri, iat, exp: iat + 3600 };
+  const unsigned = `${b64url(JSON.stringify(header))}.${b64url(JSON.stringify(claims))}`;
+  const signature = sign('RSA-SHA256', Buffer.from(unsigned), key.private_key);
+  const res = await providerFetch('Google', key.token_uri, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+      assertion: `${unsigned}.${b64url(signature)}`,
+    }),
+  });
+  if (!res.ok) throw new ProviderError('Google', res.status, await providerMessage(res));
+  const body = (await res.json().catch(() => ({}))) as { access_token?: unknown };
+  if (typeof body.access_token !== 'string') throw new ProviderError('Google', res.status, 'no access token in the answer');
+  return body.access_token;
+}
+
+/** Whether the token's account may read the property (Search Console's sites.get). */
+export async function canReadProperty(apiUrl: string, token: string, property: string): Promise<boolean> {
+  const res = await providerFetch('Google', `${apiUrl}/webmasters/v3/sites/${encodeURIComponent(property)}`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  if (res.status === 403 || res.status === 404) return false;
+  if (!res.ok) throw new ProviderError('Google', res.status, await providerMessage(res));
+  const body = (await res.json().catch(() => ({}))) as { permissionLevel?: unknown };
+  return typeof body.permissionLevel === 'string' && body.permissionLevel !== 'siteUnverifiedUser';
+}
+
+/** The host a property covers: `sc-domain:example.com` → example.com; a URL prefix → its host. */
+export function propertyHost(property: string): string | null {
+  if (property.startsWith('sc-domain:')) return property.slice('sc-domain:'.length).toLowerCase() || null;
+  try {
+    const url = new URL(property);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.hostname.toLowerCase() : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,96 @@
+// The site owner's side of shared links (dashboard-only `shares.list`, `shares.create`, `shares.revoke`):
+// a link opens one site's dashboard read-only for whoever holds it, optionally behind a password.
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { SHARE_LINKS_PER_SITE, type ShareLink } from '@us/shared';
+import type { Actor } from '../../actor/actor.ts';
+import { isUuid, loadSite, responsibleUserId } from '../../actor/access.ts';
+import type { Deps } from '../../core/deps.ts';
+import { AppError } from '../../core/errors.ts';
+import { hashPassword } from '../../core/security/passwords.ts';
+import { checkSiteLimit } from '../sites/site-limit.ts';
+import { randomToken, sha256 } from '../../core/security/tokens.ts';
+
+interface LinkRow {
+  id: string;
+  label: string;
+  token_enc: string;
+  has_password: boolean;
+  created_at: Date;
+  last_opened_at: Date | null;
+}
+
+const COLUMNS = 'id, label, token_enc, password_hash is not null as has_password, created_at, last_opened_at';
+
+/** The address a link is handed out as: the dashboard app's `/share/<token>`. */
+export const shareUrl = (deps: Pick<Deps, 'urls'>, token: string) => `${deps.urls.app.replace(/\/$/, '')}/share/${token}`;
+
+function toLink(deps: Pick<Deps, 'urls' | 'ciphers'>, r: LinkRow): ShareLink {
+  return {
+    id: r.id,
+    label: r.label,
+    url: shareUrl(deps, deps.ciphers.share.decrypt(r.token_enc)),
+    hasPassword: r.has_password,
+    createdAt: new Date(r.created_at).toISOString(),
+    lastOpenedAt: r.last_opened_at ? new Date(r.last_opened_at).toISOString() : null,
+  };
+}
+
+export async function listShareLinks(deps: Deps, em: EntityManager, actor: Actor, siteId: string) {
+  const site = await loadSite(em, actor, siteId);
+  const rows = await em.execute<LinkRow[]>(`select ${COLUMNS} from share_links where site_id = ? order by created_at, id`, [
+    site.id,
+  ]);
+  return { links: rows.map((r) => toLink(deps, r)) };
+}
+
+export async function createShareLink(
+  deps: Deps,
+  em: EntityManager,
+  actor: Actor,
+  input: { id: string; label: string; password?: string | undefined },
+) {
+  const site = await loadSite(em, actor, input.id);
+  const token = `shr_${randomToken(24)}`;
+  const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
+  const row = await em.transactional(async (tx) => {
+    await checkSiteLimit(
+      tx,
+      site.id,
+      'share_links',
+      SHARE_LINKS_PER_SITE,
+      `A site has at most ${SHARE_LINKS_PER_SITE} shared links: revoke one you no longer hand out, then try again`,
+    );
+    const rows = await tx.execute<LinkRow[]>(
+      `insert into share_links (id, site_id, workspace_id, label, token_hash, token_enc, password_hash, created_by)
+         values (?, ?, ?, ?, ?, ?, ?, ?) returning ${COLUMNS}`,
+      [
+        randomUUID(),
+        site.id,
+        site.workspace.id,
+        input.label,
+        sha256(token),
+        deps.ciphers.share.encrypt(token),
+        passwordHash,
+        responsibleUserId(actor),
+      ],
+    );
+    return rows[0] as LinkRow;
+  });
+  return { link: toLink(deps, row) };
+}
+
+/** Deletes the link: views opened with it are refused from their next call. */
+export async function revokeShareLink(em: EntityManager, actor: Actor, input: { id: string; linkId: string }) {
+  const site = await loadSite(em, actor, input.id);
+  const gone = isUuid(input.linkId)
+    ? await em.execute<{ id: string }[]>('delete from share_links where id = ? and site_id = ? returning id', [
+        input.linkId,
+        site.id,
+      ])
+    : [];
+  if (gone.length === 0) {
+    throw new AppError(404, 'No such shared link on this site: it may have been revoked already; reload the list');
+  }
+  return { revoked: true as const };
+}

@@ -1,0 +1,46 @@
+import {
+  CreateShareLinkInput,
+  OpenShareInput,
+  OpenShareOutput,
+  RevokeShareLinkInput,
+  RevokeShareLinkOutput,
+  ShareLinkOutput,
+  ShareLinksInput,
+  ShareLinksOutput,
+} from '@us/shared';
+import { createShareLink, listShareLinks, revokeShareLink } from './links.ts';
+import { openShare } from './open.ts';
+import { router } from '../../procedures/init.ts';
+import { actorProcedure, publicProcedure } from '../../procedures/procedures.ts';
+
+/**
+ * Shared links: a read-only view of one site's dashboard for whoever holds the link. On the dashboard's
+ * tRPC face only (no `openapi` or `mcp` meta: the spec's REST routes and MCP tools are fixed). A view's
+ * calls carry X-Share-View and reach only the procedures marked `shareable` (stats and the live figure).
+ */
+export const sharesRouter = router({
+  list: actorProcedure
+    .meta({ auth: 'any', scope: 'sites:read' })
+    .input(ShareLinksInput)
+    .output(ShareLinksOutput)
+    .query(({ ctx, input }) => listShareLinks(ctx.deps, ctx.em, ctx.actor, input.id)),
+
+  create: actorProcedure
+    .meta({ auth: 'any', scope: 'sites:write', idempotent: true, status: 201 })
+    .input(CreateShareLinkInput)
+    .output(ShareLinkOutput)
+    .mutation(({ ctx, input }) => createShareLink(ctx.deps, ctx.em, ctx.actor, input)),
+
+  revoke: actorProcedure
+    .meta({ auth: 'any', scope: 'sites:write', idempotent: true, destructive: true })
+    .input(RevokeShareLinkInput)
+    .output(RevokeShareLinkOutput)
+    .mutation(({ ctx, input }) => revokeShareLink(ctx.em, ctx.actor, input)),
+
+  /** Anyone with the link (and its password): a 12-hour view of the site's figures. */
+  open: publicProcedure
+    .meta({ auth: 'none' })
+    .input(OpenShareInput)
+    .output(OpenShareOutput)
+    .mutation(({ ctx, input }) => openShare(ctx.deps, ctx.em, ctx.req.ip, input)),
+});

@@ -1,0 +1,191 @@
+import { droppedReports } from './dropped-reports.ts';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Site, SiteHostname, SiteKey } from '@us/db';
+import {
+  type CreateSiteInput,
+  type CreateSiteOutput,
+  canonicalTimezone,
+  type CollectHealth,
+  type InstallStatusOutput,
+  normaliseHostname,
+  PLAN_LIMITS,
+  type SiteList,
+  type SiteOutput,
+  type SnippetOutput,
+  type UpdateSiteInput,
+} from '@us/shared';
+import type { Deps } from '../../core/deps.ts';
+import { AppError, badRequest } from '../../core/errors.ts';
+import { newInternalKey } from '../internal-link/mark.ts';
+import { loadSite, visibleSites, workspaceIdOf } from '../../actor/access.ts';
+import { releaseEdgeHostnames } from '../hostnames/hostnames.ts';
+import { newVerifyToken } from '../hostnames/view.ts';
+import type { Actor } from '../../actor/actor.ts';
+import { lockWorkspace } from '../members/seats.ts';
+import { createKeyRow, keyRecord } from '../site-keys/keys.ts';
+import { newSiteSettings } from './settings-values.ts';
+import { siteRecord, siteRecordOf, siteRecords } from './view.ts';
+
+/** The stored form of a time zone; 400 `timezone` when it is not an IANA zone. */
+function timezoneOf(given: string): string {
+  const zone = canonicalTimezone(given);
+  if (zone === null) {
+    throw badRequest('timezone', 'Fix timezone: give an IANA time zone such as Europe/Berlin, America/New_York or UTC');
+  }
+  return zone;
+}
+
+/** Hostnames normalised, repeats collapsed, in the order given; a bad one is 400 `hostnames[i]` titled with what is wrong. */
+function hostnamesOf(given: readonly string[]): string[] {
+  const out: string[] = [];
+  given.forEach((text, i) => {
+    const check = normaliseHostname(text);
+    if (!check.ok) throw badRequest(`hostnames[${i}]`, check.problem);
+    if (!out.includes(check.hostname)) out.push(check.hostname);
+  });
+  return out;
+}
+
+/** The workspace's sites, oldest first; a site-restricted token sees only its own. */
+export async function listSites(em: EntityManager, actor: Actor): Promise<SiteList> {
+  const { sites } = await visibleSites(em, actor);
+  return { sites: await siteRecords(em, sites) };
+}
+
+/**
+ * Makes a site with its hostnames (unverified, each with its own TXT token) and its public key. The
+ * workspace row is locked while the sites are counted, so the plan's site allowance (Free 5, Starter
+ * 20) cannot be passed by parallel requests: past it, 402.
+ */
+export async function createSite(em: EntityManager, actor: Actor, input: CreateSiteInput): Promise<CreateSiteOutput> {
+  const workspaceId = workspaceIdOf(actor);
+  const timezone = timezoneOf(input.timezone ?? 'UTC');
+  const hostnames = hostnamesOf(input.hostnames ?? []);
+
+  return em.transactional(async (tx) => {
+    const ws = await lockWorkspace(tx, workspaceId);
+    const limit = PLAN_LIMITS[ws.plan].sites;
+    if (limit !== null && (await tx.count(Site, { workspace: workspaceId })) >= limit) {
+      throw new AppError(402, `The ${ws.plan} plan allows ${limit} sites: upgrade the plan, or delete a site you no longer need`);
+    }
+    const site = tx.create(Site, {
+      workspace: workspaceId,
+      name: input.name,
+      timezone,
+      settings: newSiteSettings(),
+      internalKey: newInternalKey(),
+      lastSeenAt: null,
+    });
+    const now = new Date();
+    const rows = hostnames.map((hostname) =>
+      tx.create(SiteHostname, {
+        createdAt: now,
+        site,
+        hostname,
+        proxy: false,
+        origin: null,
+        verifyToken: newVerifyToken(),
+        verifiedAt: null,
+        edgeId: null,
+        edgeStatus: null,
+      }),
+    );
+    const { row: key } = createKeyRow(tx, site.id, 'public');
+    await tx.flush();
+    return { site: siteRecord(site, rows), publicKey: keyRecord(key) };
+  });
+}
+
+export async function getSite(em: EntityManager, actor: Actor, siteId: string): Promise<SiteOutput> {
+  const site = await loadSite(em, actor, siteId);
+  return { site: await siteRecordOf(em, site) };
+}
+
+export async function updateSite(em: EntityManager, actor: Actor, input: UpdateSiteInput): Promise<SiteOutput> {
+  const site = await loadSite(em, actor, input.id);
+  if (input.name !== undefined) site.name = input.name;
+  if (input.timezone !== undefined) site.timezone = timezoneOf(input.timezone);
+  if (input.retentionDays !== undefined) site.retentionDays = input.retentionDays;
+  await em.flush();
+  return { site: await siteRecordOf(em, site) };
+}
+
+/**
+ * Deletes the site. Its hostnames and keys go with it (the database cascades in the same statement),
+ * so its keys stop working at once.
+ */
+/**
+ * Deletes the site; its keys, hostnames and settings go with it, so its keys stop at once. Proxy
+ * hostnames are released at the edge platform first (503, nothing deleted, when it cannot be reached).
+ */
+export async function deleteSite(deps: Deps, em: EntityManager, actor: Actor, siteId: string): Promise<void> {
+  const site = await loadSite(em, actor, siteId);
+  await releaseEdgeHostnames(deps, em, site.id);
+  await em.nativeDelete(Site, { id: site.id });
+}
+
+/** What the collector did not store for a site lately: budget drops (hot store) and dead letters. */
+async function collectHealth(deps: Pick<Deps, 'hot'>, em: EntityManager, siteId: string): Promise<CollectHealth> {
+  const dropped = await droppedReports(deps.hot, siteId);
+  const [row] = await em
+    .getConnection()
+    .execute<{ n: number }[]>(
+      `select count(*)::int as n from ingest_dead_letters where site_id = ? and created_at > now() - interval '7 days'`,
+      [siteId],
+      'all',
+    );
+  return {
+    droppedToday: dropped.today,
+    droppedLast7Days: dropped.last7Days,
+    droppedByReason: dropped.byReason,
+    setAsideLast7Days: row?.n ?? 0,
+  };
+}
+
+/**
+ * Whether a page with the snippet has been viewed (the collector stamps `lastSeenAt` at most once a
+ * minute), and what the collector did not store lately.
+ */
+export async function installStatus(
+  deps: Pick<Deps, 'hot'>,
+  em: EntityManager,
+  actor: Actor,
+  siteId: string,
+): Promise<InstallStatusOutput> {
+  const site = await loadSite(em, actor, siteId);
+  const collect = await collectHealth(deps, em, site.id);
+  if (site.lastSeenAt) {
+    return {
+      installed: true,
+      lastSeenAt: site.lastSeenAt.toISOString(),
+      message: `Installed: a page with the snippet was last viewed at ${site.lastSeenAt.toISOString()}`,
+      collect,
+    };
+  }
+  return {
+    installed: false,
+    lastSeenAt: null,
+    message:
+      'No page with the snippet has been viewed yet: add the snippet from GET /v1/sites/{id}/snippet to the <head> of your pages, then open one in a browser (the status updates within a minute)',
+    collect,
+  };
+}
+
+const attr = (v: string) => v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+
+/** The tag to paste into pages: the page script with the site's public key. */
+export async function snippet(deps: Pick<Deps, 'urls'>, em: EntityManager, actor: Actor, siteId: string): Promise<SnippetOutput> {
+  const site = await loadSite(em, actor, siteId);
+  const key = await em.findOne(SiteKey, { site: site.id, kind: 'public' }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  if (!key?.publicValue) {
+    throw new AppError(409, 'This site has no public key: delete the site and create it again');
+  }
+  const scriptUrl = `${deps.urls.base}/script.js`;
+  // The script posts to its own origin's /collect unless told otherwise.
+  const api = deps.urls.collect === `${deps.urls.base}/collect` ? '' : ` data-api="${attr(deps.urls.collect)}"`;
+  return {
+    html: `<script defer data-site="${attr(key.publicValue)}"${api} src="${attr(scriptUrl)}"></script>`,
+    scriptUrl,
+    siteKey: key.publicValue,
+  };
+}

@@ -1,0 +1,38 @@
+// Batch stats: up to 40 named specs, each answered on its own; a refused spec answers
+// {error: {status: 400, title, field}} under its name while the others answer.
+import { StatsSpec, type StatsBatchResult } from '@us/shared';
+import { AppError } from '../../core/errors.ts';
+import { toAppError } from '../../core/error-map.ts';
+import { answer } from './engine.ts';
+import type { SiteCtx } from '../../analytics/site-ctx.ts';
+import { normalise } from './spec.ts';
+
+/** Specs run this many at a time, so one batch does not take every database connection. */
+const CONCURRENCY = 4;
+
+async function one(ctx: SiteCtx, name: string, raw: unknown): Promise<StatsBatchResult[string]> {
+  try {
+    const parsed = StatsSpec.safeParse(raw);
+    if (!parsed.success) throw toAppError(parsed.error);
+    return await answer(ctx, normalise(parsed.data, ctx.today));
+  } catch (err) {
+    if (!(err instanceof AppError) || err.status !== 400) throw err;
+    const inner = err.field && err.field !== '(body)' ? `.${err.field}` : '';
+    return { error: { status: 400, title: err.title, field: `queries.${name}${inner}` } };
+  }
+}
+
+export async function batchOf(ctx: SiteCtx, queries: Record<string, unknown>): Promise<StatsBatchResult> {
+  const entries = Object.entries(queries);
+  const answers: StatsBatchResult[string][] = new Array(entries.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < entries.length) {
+      const i = next++;
+      const [name, raw] = entries[i] as [string, unknown];
+      answers[i] = await one(ctx, name, raw);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, entries.length) }, worker));
+  return Object.fromEntries(entries.map(([name], i) => [name, answers[i] as StatsBatchResult[string]]));
+}

@@ -1,0 +1,129 @@
+// The stats engine as a pipeline of named steps, like Plausible's query_runner: plan the question
+// (planner.ts, pure), choose the days each source answers, build the statements, run them, shape the
+// rows. A refusal of the planner becomes the 400 here, and only here.
+import type { StatsResult, StatsRow } from '@us/shared';
+import { type AppError, badRequest } from '../../core/errors.ts';
+import { CATALOGUE, formatForDimensions, SUMMED_COUNTS, TIME_DIMENSIONS } from '../../analytics/catalogue.ts';
+import { comparability } from './comparability.ts';
+import { type GroupRow, groupsStatement, type Sources, totalsStatement } from './figures-statement.ts';
+import { type FiguresPlan, planFigures, type Refusal, type RollupShape } from './planner.ts';
+import { countNames, type Figures, type Question, sourceOf } from './question.ts';
+import { addDays, daysOf, hoursOf, previousRange, splitRange } from '../../analytics/range.ts';
+import { firstOlderFormat, splitForQuestion } from './rolled-days.ts';
+import { namesExit } from '../../analytics/exit-paths.ts';
+import { run } from '../../analytics/runner.ts';
+import type { SiteCtx } from '../../analytics/site-ctx.ts';
+import type { NormalSpec } from './spec.ts';
+
+const refusalError = (refusal: Refusal): AppError => badRequest(refusal.field, refusal.reason);
+
+/** The non-time dimensions a question names (its `by`, then its `where` keys). */
+const dimensionsOf = (qn: Question) => [...(qn.by && !TIME_DIMENSIONS.has(qn.by) ? [qn.by] : []), ...Object.keys(qn.where)];
+
+/**
+ * The rollup format a plan needs: pairs from version 2 on, summed counts (leave averages, event values)
+ * and later dimensions from the version that added them (SUMMED_COUNTS, DIMENSION_SINCE).
+ */
+function versionFor(qn: Question, plan: FiguresPlan & { rollups: RollupShape }): number {
+  const summed = plan.counts.map((c) => SUMMED_COUNTS[c]?.since ?? 1);
+  return Math.max(...summed, usesPair(plan.rollups) ? 2 : 1, formatForDimensions(dimensionsOf(qn)));
+}
+
+const usesPair = (shape: RollupShape) => shape.groups.includes('|') || shape.totals.includes('|');
+
+/**
+ * Days older than the raw window rolled up in a format that lacks what the question names (a pair, or a
+ * dimension kept later): refused, naming them and the field. (Summed counts of such days are simply not
+ * there: leave averages and event values are over the days that keep them.)
+ */
+async function refuseOlderFormats(ctx: SiteCtx, qn: Question, shape: RollupShape): Promise<void> {
+  const old = splitRange(qn.range, ctx.rawStart).rollup;
+  const later = dimensionsOf(qn).find((d) => formatForDimensions([d]) > 1);
+  const needed = Math.max(usesPair(shape) ? 2 : 1, formatForDimensions(dimensionsOf(qn)));
+  if (!old || needed === 1) return;
+  const stale = await firstOlderFormat(ctx, old, needed);
+  if (!stale) return;
+  const after = `choose days from ${addDays(old.to, 1)} on`;
+  if (later) {
+    const label = CATALOGUE[qn.metrics].dimensions[later]?.label.toLowerCase();
+    throw badRequest(
+      later === qn.by ? 'by' : `where.${later}`,
+      `Days from ${stale} to ${old.to} were rolled up before the ${label} was kept: ${after}`,
+    );
+  }
+  const [field] = Object.keys(qn.where);
+  throw badRequest(
+    `where.${field}`,
+    `Days from ${stale} to ${old.to} were rolled up before two dimensions together were kept: ${after}, or drop one dimension`,
+  );
+}
+
+/** The days each source answers: rolled-up recent days move to the rollups when the plan lets them. */
+async function chooseSources(ctx: SiteCtx, qn: Question, plan: FiguresPlan): Promise<Sources> {
+  // No rollup shape: the planner has refused any day older than the raw window.
+  if (!plan.rollups) return { raw: qn.range, rollup: null };
+  await refuseOlderFormats(ctx, qn, plan.rollups);
+  const version = versionFor(qn, { ...plan, rollups: plan.rollups });
+  const split = await splitForQuestion(ctx, qn.range, plan.recentFromRollups, version, !namesExit(dimensionsOf(qn)));
+  return { raw: split.raw, rollup: split.rollup && { days: split.rollup, shape: plan.rollups } };
+}
+
+/** Each count of a row as a number, 0 where missing; `prefix` reads the `total_<count>` columns instead. */
+const countsOf = (row: Record<string, unknown> | undefined, counts: string[], prefix = '') =>
+  Object.fromEntries(counts.map((c) => [c, Number(row?.[prefix + c] ?? 0)]));
+
+/** Rows by value: a series gets every day or hour of the range (zeros filled), a ranked table its limit. */
+function shapeRows(qn: Question, groups: readonly GroupRow[], counts: string[]): { rows: StatsRow[]; truncated: boolean } {
+  const rows = groups.map((r) => ({ value: r.value, counts: countsOf(r, counts) }));
+  if (qn.by === 'day' || qn.by === 'hour') {
+    const byValue = new Map(rows.map((r) => [r.value, r.counts]));
+    const keys = qn.by === 'day' ? daysOf(qn.range) : hoursOf(qn.range);
+    return { rows: keys.map((k) => ({ value: k, counts: byValue.get(k) ?? countsOf(undefined, counts) })), truncated: false };
+  }
+  if (rows.length > qn.limit) return { rows: rows.slice(0, qn.limit), truncated: true };
+  return { rows, truncated: false };
+}
+
+/** Totals and rows of one period. */
+export async function figures(ctx: SiteCtx, qn: Question): Promise<Figures> {
+  const plan = planFigures(qn, ctx.rawStart);
+  if (!plan.ok) throw refusalError(plan);
+  const sources = await chooseSources(ctx, qn, plan);
+  const { counts } = plan;
+  const [totalRows, groups] = await Promise.all([
+    plan.totalsFromGroups ? null : run(ctx.em, totalsStatement(ctx, qn, counts, sources)),
+    qn.by ? run(ctx.em, groupsStatement(ctx, qn, counts, sources, plan.totalsFromGroups)) : [],
+  ]);
+  const totals = totalRows ? countsOf(totalRows[0], counts) : countsOf(groups[0], counts, 'total_');
+  return { totals, ...shapeRows(qn, groups, counts), source: sourceOf(sources) };
+}
+
+/** A checked spec answered, with the previous period when asked. */
+export async function answer(ctx: SiteCtx, spec: NormalSpec): Promise<StatsResult> {
+  const qn: Question = { ...spec };
+  const current = await figures(ctx, qn);
+  const result: StatsResult = {
+    metrics: spec.metrics,
+    by: spec.by,
+    lane: spec.lane,
+    timezone: ctx.timezone,
+    from: spec.range.from,
+    to: spec.range.to,
+    source: current.source,
+    counts: countNames(spec.metrics, spec.sort),
+    sort: spec.sort,
+    totals: current.totals,
+    rows: current.rows,
+    truncated: current.truncated,
+  };
+  if (spec.compare) {
+    const comparison = await comparability(ctx, CATALOGUE[spec.metrics].table, spec.range.from);
+    result.comparison = comparison;
+    if (comparison.available) {
+      const range = previousRange(spec.range);
+      const prev = await figures(ctx, { ...qn, range });
+      result.previous = { from: range.from, to: range.to, totals: prev.totals, rows: prev.rows };
+    } else result.previous = null;
+  }
+  return result;
+}

@@ -1,0 +1,36 @@
+import { LANES, type MetricSet, STATS_LIMITS, type StatsCatalogue } from '@us/shared';
+import { CATALOGUE, type MetricSetDef, primaryCount, rollupDimensions } from '../../analytics/catalogue.ts';
+import { TOP_SETS } from './top-dimensions.ts';
+
+/** The public catalogue (GET /v1/stats/catalogue). */
+export function publicCatalogue(): StatsCatalogue {
+  const labels: Record<string, string> = {};
+  const metricSets = Object.fromEntries(
+    (Object.entries(CATALOGUE) as [MetricSet, MetricSetDef][]).map(([name, def]) => {
+      for (const [d, dim] of Object.entries(def.dimensions)) labels[d] ??= dim.label;
+      return [
+        name,
+        {
+          description: def.description,
+          defaultLane: def.defaultLane,
+          lanes: [...LANES],
+          dimensions: Object.keys(def.dimensions),
+          filters: rollupDimensions(name),
+          counts: Object.keys(def.counts),
+          defaultSort: primaryCount(name),
+        },
+      ];
+    }),
+  ) as StatsCatalogue['metricSets'];
+  return {
+    metricSets,
+    topDimensions: { ...TOP_SETS },
+    dimensionLabels: labels,
+    limits: {
+      batch: STATS_LIMITS.batch,
+      defaultDays: STATS_LIMITS.defaultDays,
+      rawDays: STATS_LIMITS.rawDays,
+      maxRows: STATS_LIMITS.maxRows,
+    },
+  };
+}

@@ -1,0 +1,129 @@
+// Checking a stats spec against the catalogue: every refusal is a 400 naming the field in spec notation
+// (`by`, `sort`, `where.<name>`, `lane`, `days`, `from`, `to`) with a title saying what to do.
+import { type Lane, METRIC_SETS, type MetricSet, STATS_LIMITS, type StatsSpec } from '@us/shared';
+import { badRequest } from '../../core/errors.ts';
+import { CATALOGUE, primaryCount, rollupDimensions, TIME_DIMENSIONS } from '../../analytics/catalogue.ts';
+import { type DayRange, resolveRange } from '../../analytics/range.ts';
+
+/** A checked spec, ready to run. */
+export interface NormalSpec {
+  metrics: MetricSet;
+  by: string | null;
+  lane: Lane;
+  range: DayRange;
+  compare: boolean;
+  where: Record<string, string>;
+  sort: string;
+  limit: number;
+  /** Ranked rows skipped before the first returned. */
+  offset: number;
+  /** Only values containing this text (any case); null: every value. */
+  search: string | null;
+}
+
+const QUERY_FIELDS = new Set([
+  'id',
+  'metrics',
+  'by',
+  'lane',
+  'days',
+  'from',
+  'to',
+  'compare',
+  'sort',
+  'limit',
+  'offset',
+  'search',
+  'where',
+]);
+const WHERE_PREFIX = 'where.';
+
+/**
+ * Query-string input: known fields stay, `where.<name>` parameters become `where`, any other parameter
+ * is refused with its own name as `field`.
+ */
+export function whereFromParams(input: Record<string, unknown>, known: ReadonlySet<string>): Record<string, string> {
+  const where: Record<string, string> = {};
+  for (const [key, value] of Object.entries(input)) {
+    if (known.has(key)) continue;
+    if (key.startsWith(WHERE_PREFIX) && key.length > WHERE_PREFIX.length) {
+      where[key.slice(WHERE_PREFIX.length)] = String(value);
+      continue;
+    }
+    // `?=1` has a parameter with an empty name: the problem still names something to look for.
+    const field = key || '(empty name)';
+    throw badRequest(field, `Remove the parameter ${field}: it is not part of this request (filters are where.<name>=<value>)`);
+  }
+  return where;
+}
+
+/** The spec fields of either input (JSON body with `where`, or query string with `where.<name>`). */
+export function specOf(input: Record<string, unknown>): StatsSpec {
+  if (input.where !== undefined && (typeof input.where !== 'object' || input.where === null)) {
+    throw badRequest('where', 'Give filters as where.<name>=<value> parameters, or as a where object in JSON');
+  }
+  const params = whereFromParams(input, QUERY_FIELDS);
+  const body = (input.where ?? {}) as Record<string, string>;
+  const spec = { ...input, where: { ...body, ...params } } as StatsSpec & { id?: string };
+  for (const k of Object.keys(spec)) if (k.startsWith(WHERE_PREFIX) || k === 'id') delete (spec as Record<string, unknown>)[k];
+  return spec;
+}
+
+export function checkMetricSet(name: string, field = 'metrics'): MetricSet {
+  if (!(METRIC_SETS as readonly string[]).includes(name)) {
+    throw badRequest(field, `Use a metric set of the catalogue: ${METRIC_SETS.join(', ')}`);
+  }
+  return name as MetricSet;
+}
+
+/** `where` keys must be filters of the set. */
+export function checkWhere(set: MetricSet, where: Record<string, string> | undefined): Record<string, string> {
+  const filters = rollupDimensions(set);
+  for (const key of Object.keys(where ?? {})) {
+    if (!filters.includes(key)) {
+      throw badRequest(`where.${key}`, `Filter ${set} by one of: ${filters.join(', ')} (see GET /v1/stats/catalogue)`);
+    }
+  }
+  return { ...(where ?? {}) };
+}
+
+/** Checks a parsed spec against the catalogue and resolves its days. */
+export function normalise(spec: StatsSpec, today: string): NormalSpec {
+  const metrics = checkMetricSet(spec.metrics);
+  const def = CATALOGUE[metrics];
+  const dims = Object.keys(def.dimensions);
+  if (spec.by !== undefined && !dims.includes(spec.by)) {
+    throw badRequest('by', `Group ${metrics} by one of: ${dims.join(', ')} (see GET /v1/stats/catalogue)`);
+  }
+  const counts = Object.keys(def.counts);
+  if (spec.sort !== undefined && !counts.includes(spec.sort)) {
+    throw badRequest('sort', `Sort ${metrics} by one of its counts: ${counts.join(', ')}`);
+  }
+  const where = checkWhere(metrics, spec.where);
+  const range = resolveRange(spec, today);
+  const ranked = spec.by !== undefined && !TIME_DIMENSIONS.has(spec.by);
+  const offset = spec.offset ?? 0;
+  const search = spec.search?.trim() || null;
+  if (!ranked && (offset > 0 || search !== null)) {
+    const field = offset > 0 ? 'offset' : 'search';
+    throw badRequest(
+      field,
+      `Leave out ${field}: it pages or searches the values of a ranked table (by a dimension other than day or hour)`,
+    );
+  }
+  if (spec.compare && offset > 0) {
+    throw badRequest('compare', 'Leave out compare when paging with offset: ask for the previous period as a range of its own');
+  }
+  return {
+    metrics,
+    by: spec.by ?? null,
+    lane: spec.lane ?? def.defaultLane,
+    range,
+    compare: spec.compare ?? false,
+    where,
+    sort: spec.sort ?? primaryCount(metrics),
+    limit: spec.limit ?? STATS_LIMITS.defaultRows,
+    offset,
+    search,
+  };
+}

@@ -1,0 +1,121 @@
+// The summary (GET /v1/sites/{id}/summary): headline measures of People traffic, always compared.
+import { SUMMARY_MEASURES, type Summary, type SummaryMeasure, type SummaryMeasureName, type SummaryQuery } from '@us/shared';
+import { badRequest } from '../../core/errors.ts';
+import { comparability } from './comparability.ts';
+import { type Source, sourceOf } from './question.ts';
+import { type DayRange, previousRange, type RawRange, resolveRange, splitRange } from '../../analytics/range.ts';
+import { rollupFit } from './planner.ts';
+import { splitForQuestion } from './rolled-days.ts';
+import { run } from '../../analytics/runner.ts';
+import type { SiteCtx } from '../../analytics/site-ctx.ts';
+import { checkWhere, whereFromParams } from './spec.ts';
+import { rawSummaryStatement, rollupSummaryStatement, type SummaryRow } from './summary-statements.ts';
+
+const KNOWN = new Set(['id', 'days', 'from', 'to']);
+
+interface Base {
+  sessions: number;
+  pageviews: number;
+  fromSearch: number;
+  singlePage: number;
+  visibleMs: number;
+}
+
+const ZERO: Base = { sessions: 0, pageviews: 0, fromSearch: 0, singlePage: 0, visibleMs: 0 };
+
+/** The figures of one answer row (both statements give the same columns). */
+function baseOfRow(row: SummaryRow | undefined): Base {
+  return {
+    sessions: row?.sessions ?? 0,
+    pageviews: row?.pageviews ?? 0,
+    fromSearch: row?.from_search ?? 0,
+    singlePage: row?.single_page ?? 0,
+    visibleMs: row?.visible_ms ?? 0,
+  };
+}
+
+async function rawBase(ctx: SiteCtx, days: RawRange, where: Record<string, string>): Promise<Base> {
+  const [row] = await run(ctx.em, rawSummaryStatement(ctx, days, where));
+  return baseOfRow(row);
+}
+
+async function rollupBase(ctx: SiteCtx, days: DayRange, filter?: { dimension: string; where: Record<string, string> }) {
+  const [row] = await run(ctx.em, rollupSummaryStatement(ctx, days, filter));
+  return baseOfRow(row);
+}
+
+async function baseOf(ctx: SiteCtx, r: DayRange, where: Record<string, string>): Promise<{ base: Base; source: Source }> {
+  const first = Object.keys(where)[0];
+  if (splitRange(r, ctx.rawStart).rollup && first !== undefined) {
+    throw badRequest(
+      `where.${first}`,
+      `Filtered summaries exist only for the last 90 days: choose days from ${ctx.rawStart} on, or drop the filter`,
+    );
+  }
+  // A filter on one dimension or a kept pair is answered from rolled-up days too (rollup format 4).
+  const fit = first === undefined ? null : rollupFit('pageviews', null, where);
+  const filter = fit?.ok ? { dimension: fit.dimension, where } : undefined;
+  const split = await splitForQuestion(ctx, r, first === undefined || filter !== undefined, filter ? 4 : 1);
+  const [raw, rollup] = await Promise.all([
+    split.raw ? rawBase(ctx, split.raw, where) : ZERO,
+    split.rollup ? rollupBase(ctx, split.rollup, filter) : ZERO,
+  ]);
+  const base: Base = {
+    sessions: raw.sessions + rollup.sessions,
+    pageviews: raw.pageviews + rollup.pageviews,
+    fromSearch: raw.fromSearch + rollup.fromSearch,
+    singlePage: raw.singlePage + rollup.singlePage,
+    visibleMs: raw.visibleMs + rollup.visibleMs,
+  };
+  return { base, source: sourceOf(split) };
+}
+
+const round = (n: number, digits: number) => {
+  const f = 10 ** digits;
+  return Math.round(n * f) / f;
+};
+
+function values(b: Base): Record<SummaryMeasureName, number> {
+  const per = (n: number) => (b.sessions > 0 ? n / b.sessions : 0);
+  return {
+    sessions: b.sessions,
+    pageviews: b.pageviews,
+    fromSearch: b.fromSearch,
+    averageSession: round(per(b.visibleMs) / 1000, 1),
+    bounceRate: Math.min(100, round(per(b.singlePage) * 100, 1)),
+    singlePageVisits: b.singlePage,
+    pagesPerSession: round(per(b.pageviews), 2),
+  };
+}
+
+/** Down is good for these; up is good for every other measure. */
+const LOWER_IS_BETTER = new Set<SummaryMeasureName>(['bounceRate', 'singlePageVisits']);
+
+export function measure(name: SummaryMeasureName, value: number, previous: number | null): SummaryMeasure {
+  const change = previous === null || previous === 0 ? null : round(((value - previous) / previous) * 100, 1);
+  let tone: SummaryMeasure['tone'] = 'flat';
+  if (change !== null && Math.abs(change) >= 1) tone = change > 0 !== LOWER_IS_BETTER.has(name) ? 'good' : 'bad';
+  return { value, previous, change, tone };
+}
+
+export async function summaryOf(ctx: SiteCtx, input: SummaryQuery): Promise<Summary> {
+  const where = checkWhere('pageviews', whereFromParams(input, KNOWN));
+  const range = resolveRange(input, ctx.today);
+  const prevRange = previousRange(range);
+  const [current, comparison] = await Promise.all([baseOf(ctx, range, where), comparability(ctx, 'pageviews', range.from)]);
+  const prev = comparison.available ? values((await baseOf(ctx, prevRange, where)).base) : null;
+  const now = values(current.base);
+  const measures = Object.fromEntries(
+    SUMMARY_MEASURES.map((m) => [m, measure(m, now[m], prev ? prev[m] : null)]),
+  ) as Summary['measures'];
+  return {
+    timezone: ctx.timezone,
+    from: range.from,
+    to: range.to,
+    previousFrom: prevRange.from,
+    previousTo: prevRange.to,
+    comparison,
+    source: current.source,
+    measures,
+  };
+}

@@ -1,0 +1,26 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ApiToken } from '@us/db';
+import { forbidden, notFound } from '../../core/errors.ts';
+import { isUuid, workspaceIdOf } from '../../actor/access.ts';
+import type { Actor } from '../../actor/actor.ts';
+import { revokeTokenTrees } from './revocation.ts';
+import { firstMissingScope, withinRestriction } from './entry.ts';
+
+/**
+ * Revokes a live token of the caller's workspace and, at once, every token it made and theirs.
+ * Absent, already revoked, another workspace's, or (for a site-restricted caller) outside its sites:
+ * the same 404. The caller must hold every scope of the token. A token may delete itself.
+ */
+export async function deleteToken(em: EntityManager, actor: Actor, id: string): Promise<void> {
+  const workspaceId = workspaceIdOf(actor);
+  const row = isUuid(id) ? await em.findOne(ApiToken, { id, workspace: workspaceId, revokedAt: null }) : null;
+  if (!row || !withinRestriction(actor, row.siteIds ?? null)) throw notFound('API token');
+
+  const missing = firstMissingScope(actor, row.scopes);
+  if (missing) {
+    throw forbidden(
+      `Missing scope ${missing}: this token holds it, and only a caller holding every scope of a token can delete it`,
+    );
+  }
+  await revokeTokenTrees(em, [row.id]);
+}
