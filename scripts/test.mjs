@@ -1,4 +1,4 @@
-// `npm test`: lint, typecheck, build (the browser tests load the built dashboard), then every test.
+// `npm test`: lint, layers, typecheck, build (the browser tests load the built dashboard), then every test.
 // Extra arguments go to vitest (e.g. `npm test -- auth`). Ends with a plain "N passed, N failed" line.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -15,6 +15,11 @@ const step = (title, cmd, cmdArgs) => {
 
 if (!process.env.SKIP_CHECKS) {
   step('lint (biome)', 'biome', ['check', '.']);
+  step('layers (dependency-cruiser: no import climbs a floor, wings meet through index.ts)', 'depcruise', [
+    'apps/api/src',
+    '--config',
+    '.dependency-cruiser.cjs',
+  ]);
   step('typecheck', 'turbo', ['run', 'typecheck', '--output-logs=errors-only']);
   step('build', 'turbo', ['run', 'build', '--output-logs=errors-only']);
 }

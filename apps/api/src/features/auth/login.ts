@@ -7,7 +7,7 @@ import type { Deps } from '../../core/deps.ts';
 import { AppError } from '../../core/errors.ts';
 import { dummyVerify, verifyPassword } from '../../core/security/passwords.ts';
 import { randomToken, sha256 } from '../../core/security/tokens.ts';
-import { listMemberships } from '../me/memberships.ts';
+import { listMemberships } from '../me/index.ts';
 import { normaliseEmail } from './accounts.ts';
 import { startSession } from './sessions.ts';
 import { addressTag, countGuess, LOGIN_WINDOW_SECONDS, slowdownMs, throttleKeys } from './throttle.ts';

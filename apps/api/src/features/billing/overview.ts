@@ -7,7 +7,7 @@ import { type BillingOutput, PLAN_LIMITS, PLAN_PRICES, PLANS } from '@us/shared'
 import type { Actor } from '../../actor/actor.ts';
 import { loadWorkspace } from '../../actor/access.ts';
 import { usageOf } from './usage-counters.ts';
-import { seatsTaken } from '../members/seats.ts';
+import { seatsTaken } from '../members/index.ts';
 import { accountOf } from './accounts.ts';
 import { closedMonths } from './months.ts';
 import { monthPeriod, overageOf } from './pricing.ts';

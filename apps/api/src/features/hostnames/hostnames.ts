@@ -15,7 +15,7 @@ import {
   type EdgeHostname,
   getCustomHostname,
 } from './edge-platform.ts';
-import { sampleProxyPeaks } from '../billing/months.ts';
+import { sampleProxyPeaks } from '../billing/index.ts';
 import { lookupTxt, parseDnsServers } from './dns.ts';
 import { hostnameDetail, newVerifyToken, proxyStatusOf, verificationName, verificationValue } from './view.ts';
 

@@ -6,8 +6,7 @@ import { badRequest } from '../../core/errors.ts';
 import { randomToken, sha256 } from '../../core/security/tokens.ts';
 import { loadSite } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
-import { hostnameInput } from '../hostnames/hostnames.ts';
-import { verificationName, verificationValue } from '../hostnames/view.ts';
+import { hostnameInput, verificationName, verificationValue } from '../hostnames/index.ts';
 import { newInternalKey, parseInternalMark, signInternalMark, verifyInternalMark } from './mark.ts';
 
 /**

@@ -5,7 +5,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Journeys, JourneysQuery, JourneyZoom } from '@us/shared';
 import type { Actor } from '../../actor/actor.ts';
 import { badRequest } from '../../core/errors.ts';
-import { readSettings } from '../sites/settings-values.ts';
+import { readSettings } from '../sites/index.ts';
 import { resolveRange } from '../../analytics/range.ts';
 import { type StatsDeps, withSite } from '../../analytics/site-slot.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';

@@ -7,8 +7,7 @@ import { requireInvitationBudget, requireMailBudget } from '../../core/mail/budg
 import { inviteMail } from './invite-mail.ts';
 import { randomToken, sha256 } from '../../core/security/tokens.ts';
 import { isUuid, responsibleUserId, workspaceIdOf } from '../../actor/access.ts';
-import { normaliseEmail } from '../auth/accounts.ts';
-import { emailLink } from '../auth/email-tokens.ts';
+import { emailLink, normaliseEmail } from '../auth/index.ts';
 import type { Actor, PersonActor } from '../../actor/actor.ts';
 import { asRole, lockWorkspace, pendingInvite, seatsTaken } from './seats.ts';
 

@@ -3,7 +3,7 @@ import { Resolver } from 'node:dns/promises';
 import type { BotInfo, Verification } from '@us/protection';
 import { type ParsedIp, parseIp } from '../../core/enrich/ip.ts';
 import type { Deps } from '../../core/deps.ts';
-import { parseDnsServers } from '../hostnames/dns.ts';
+import { parseDnsServers } from '../hostnames/index.ts';
 import { hotAnswer } from '../../core/hot/within.ts';
 
 /**

@@ -14,7 +14,7 @@ import { countryOf } from '../../core/enrich/geo.ts';
 import { networkOf } from '../../core/enrich/network.ts';
 import type { ProtectedSite } from './protected-site.ts';
 import type { Deps } from '../../core/deps.ts';
-import { readSettings } from '../sites/settings-values.ts';
+import { readSettings } from '../sites/index.ts';
 import { visitorSigns } from './behaviour.ts';
 import { verifyCrawler } from './crawler-verification.ts';
 import { TLS_MISMATCH, tlsMismatch, tlsSummary } from './tls.ts';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ProtectionConfig } from '@us/shared';
 import type { ProtectedSite } from './protected-site.ts';
 import type { Deps } from '../../core/deps.ts';
-import { readSettings } from '../sites/settings-values.ts';
+import { readSettings } from '../sites/index.ts';
 import { hotAnswer } from '../../core/hot/within.ts';
 import { flaggedVisitors } from './behaviour.ts';
 import { dayKeyFor } from './visitor-code.ts';

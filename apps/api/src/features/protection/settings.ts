@@ -2,8 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { BotRule, BotRuleMatch, BotSettings, UpdateSiteBotInput } from '@us/shared';
 import { loadSite } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
-import { readSettings } from '../sites/settings-values.ts';
-import { withLockedSite } from '../sites/view.ts';
+import { readSettings, withLockedSite } from '../sites/index.ts';
 
 /** The site's bot-protection settings (spec §2): mode, the default for declared bots, the ordered rules. */
 export async function getBotSettings(em: EntityManager, actor: Actor, siteId: string): Promise<BotSettings> {

@@ -9,7 +9,7 @@ import { loadSite } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
 import type { Deps } from '../../core/deps.ts';
 import { forbidden, tooMany } from '../../core/errors.ts';
-import { readSettings } from '../sites/settings-values.ts';
+import { readSettings } from '../sites/index.ts';
 
 export type ToolsDeps = Pick<Deps, 'env' | 'hot' | 'statsOrm'>;
 

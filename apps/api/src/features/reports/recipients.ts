@@ -6,7 +6,7 @@ import type { Actor } from '../../actor/actor.ts';
 import { isUuid, loadSite, responsibleUserId } from '../../actor/access.ts';
 import { AppError } from '../../core/errors.ts';
 import { normaliseEmail } from '../../core/mail/address.ts';
-import { checkSiteLimit } from '../sites/site-limit.ts';
+import { checkSiteLimit } from '../sites/index.ts';
 import { localToday } from '../../analytics/range.ts';
 import { type Frequency, lastClosedPeriod } from './periods.ts';
 

@@ -8,7 +8,7 @@ import { isUuid, loadSite, responsibleUserId } from '../../actor/access.ts';
 import type { Deps } from '../../core/deps.ts';
 import { AppError } from '../../core/errors.ts';
 import { hashPassword } from '../../core/security/passwords.ts';
-import { checkSiteLimit } from '../sites/site-limit.ts';
+import { checkSiteLimit } from '../sites/index.ts';
 import { randomToken, sha256 } from '../../core/security/tokens.ts';
 
 interface LinkRow {

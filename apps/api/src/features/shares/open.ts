@@ -7,7 +7,7 @@ import type { Deps } from '../../core/deps.ts';
 import { AppError } from '../../core/errors.ts';
 import { dummyVerify, verifyPassword } from '../../core/security/passwords.ts';
 import { sha256 } from '../../core/security/tokens.ts';
-import { addressTag, countGuess } from '../auth/throttle.ts';
+import { addressTag, countGuess } from '../auth/index.ts';
 
 /** Links one client address may open per minute (right or wrong), so secrets cannot be swept. */
 export const SHARE_OPENS_PER_ADDRESS_PER_MINUTE = 60;

@@ -16,13 +16,12 @@ import {
 } from '@us/shared';
 import type { Deps } from '../../core/deps.ts';
 import { AppError, badRequest } from '../../core/errors.ts';
-import { newInternalKey } from '../internal-link/mark.ts';
+import { newInternalKey } from '../internal-link/index.ts';
 import { loadSite, visibleSites, workspaceIdOf } from '../../actor/access.ts';
-import { releaseEdgeHostnames } from '../hostnames/hostnames.ts';
-import { newVerifyToken } from '../hostnames/view.ts';
+import { newVerifyToken, releaseEdgeHostnames } from '../hostnames/index.ts';
 import type { Actor } from '../../actor/actor.ts';
-import { lockWorkspace } from '../members/seats.ts';
-import { createKeyRow, keyRecord } from '../site-keys/keys.ts';
+import { lockWorkspace } from '../members/index.ts';
+import { createKeyRow, keyRecord } from '../site-keys/index.ts';
 import { newSiteSettings } from './settings-values.ts';
 import { siteRecord, siteRecordOf, siteRecords } from './view.ts';
 

@@ -4,7 +4,7 @@ import { Site, SiteHostname } from '@us/db';
 import type { Site as SiteOut } from '@us/shared';
 import { loadSite } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
-import { byCreation, hostnameRecord } from '../hostnames/record.ts';
+import { byCreation, hostnameRecord } from '../hostnames/index.ts';
 import { readSettings } from './settings-values.ts';
 
 /** The site record (spec §2 Site) from its row and its hostname rows. */

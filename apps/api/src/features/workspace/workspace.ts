@@ -3,7 +3,7 @@ import { Site, type Workspace } from '@us/db';
 import { PLAN_LIMITS, planOf, type Workspace as WorkspaceOut } from '@us/shared';
 import { isUuid, loadWorkspace } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
-import { seatsTaken } from '../members/seats.ts';
+import { seatsTaken } from '../members/index.ts';
 
 /**
  * The workspace as the caller may see it. A site-restricted token's usage counts only the sites it

@@ -4,7 +4,7 @@ import type { Context } from 'koa';
 import type { Deps } from '../../../core/deps.ts';
 import { logFailure, toAppError } from '../../../core/error-map.ts';
 import { sha256 } from '../../../core/security/tokens.ts';
-import { findSiteBySecret } from '../../site-keys/key-lookup.ts';
+import { findSiteBySecret } from '../../site-keys/index.ts';
 import { overBudget } from '../../../core/hot/address-budget.ts';
 import { openGrant } from './grant.ts';
 import { languageOf } from './language.ts';

@@ -1,0 +1,74 @@
+// The shape of apps/api/src, held in CI (`npm run lint:layers`, part of `npm test`): an import never climbs a
+// floor, and a feature wing uses another only through that wing's index.ts. The floors, from the bottom:
+//   core ← actor ← procedures, analytics ← features/<wing> ← router.ts ← faces, jobs ← app.ts, boot.ts, main.ts, index.ts
+// (docs/architecture.md says what each floor holds.) Tests, bench and scripts stand outside and may import anything.
+const src = '^apps/api/src/';
+const floor = (name) => `${src}${name}/`;
+const TOP = `${src}(app|boot|main|index)[.]ts$`;
+const ROUTER = `${src}router[.]ts$`;
+
+/** A floor may import only the floors listed (and itself, packages and node_modules). */
+const below = {
+  core: [],
+  actor: ['core'],
+  procedures: ['core', 'actor'],
+  analytics: ['core', 'actor'],
+  features: ['core', 'actor', 'procedures', 'analytics'],
+};
+
+module.exports = {
+  forbidden: [
+    ...Object.entries(below).map(([name, allowed]) => ({
+      name: `${name}-climbs`,
+      comment: `${name}/ may import only ${allowed.join(', ') || 'itself'} (and packages): an import that climbs a floor`,
+      severity: 'error',
+      from: { path: floor(name) },
+      to: {
+        path: src,
+        pathNot: [floor(name), ...allowed.map(floor)],
+      },
+    })),
+    {
+      name: 'router-climbs',
+      comment: "router.ts gathers the wings' routers: it imports nothing above the features",
+      severity: 'error',
+      from: { path: ROUTER },
+      to: { path: src, pathNot: ['core', 'actor', 'procedures', 'analytics', 'features'].map(floor) },
+    },
+    {
+      name: 'faces-and-jobs-climb',
+      comment: 'faces/ and jobs/ stand side by side under app.ts: neither imports the other or the top',
+      severity: 'error',
+      from: { path: `${src}(faces|jobs)/` },
+      to: { path: [TOP, `${src}(faces|jobs)/`], pathNot: `${src}$1/` },
+    },
+    {
+      name: 'wing-internals',
+      comment:
+        "a feature wing uses another wing only through its index.ts (the wing's public surface); its router, job and other files are its own",
+      severity: 'error',
+      from: { path: `${src}features/([^/]+)/` },
+      to: { path: `${src}features/`, pathNot: [`${src}features/$1/`, `${src}features/[^/]+/index[.]ts$`] },
+    },
+    {
+      name: 'src-imports-outside',
+      comment: 'src/ never imports tests, the bench or scripts',
+      severity: 'error',
+      from: { path: src },
+      to: { path: '^apps/api/(test|bench|scripts|e2e)/' },
+    },
+    {
+      name: 'no-circular',
+      comment: 'no import circles',
+      severity: 'error',
+      from: { path: src },
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'apps/api/tsconfig.json' },
+    exclude: { path: '(^|/)node_modules/' },
+  },
+};

@@ -1,0 +1,5 @@
+// The hostnames wing's public surface: what other wings may use (the layering lint holds them to this file).
+export { parseDnsServers } from './dns.ts';
+export { hostnameInput, releaseEdgeHostnames } from './hostnames.ts';
+export { byCreation, hostnameRecord } from './record.ts';
+export { newVerifyToken, verificationName, verificationValue } from './view.ts';

@@ -1,0 +1,2 @@
+// The me wing's public surface: what other wings may use (the layering lint holds them to this file).
+export { listMemberships } from './memberships.ts';
