@@ -6,12 +6,12 @@ import { writeFileSync } from 'node:fs';
 import inspector from 'node:inspector';
 import path from 'node:path';
 import { scopesOfRole } from '@us/shared';
-import { start } from '../src/boot.ts';
-import { parseEnv } from '../src/core/env.ts';
-import { runResultDays, runRollups, runTodayRollups } from '../src/jobs/index.ts';
 import { ensureAccount, ensureSite } from '../scripts/seed/accounts.ts';
 import { deleteTraffic } from '../scripts/seed/generate.ts';
+import { start } from '../src/boot.ts';
+import { parseEnv } from '../src/core/env.ts';
 import { issueToken } from '../src/features/tokens/issue.ts';
+import { runResultDays, runRollups, runTodayRollups } from '../src/jobs/index.ts';
 import type { ChildReply } from './child.ts';
 import { watchGcPauses } from './gc-pauses.ts';
 

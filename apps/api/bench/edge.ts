@@ -5,8 +5,8 @@
 // figure that matters is what the SDK adds over the baseline.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Miniflare } from 'miniflare';
 import { newKey } from '@us/protection';
+import { Miniflare } from 'miniflare';
 import { bundleWorker, SDK_ENTRY } from '../../../packages/edge/test/bundle.ts';
 import { SETTINGS } from './protection.ts';
 

@@ -3,17 +3,18 @@
 // stats over a small site). It reports, per kind, errors and latency over the run and in its first and
 // last window (drift); the API process's memory at start, after warm-up and at the end against a bound;
 // and whether every acknowledged page report and request record is in PostgreSQL after a flush.
-import http from 'node:http';
+
 import type { ChildProcess } from 'node:child_process';
+import http from 'node:http';
 import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { scopesOfRole } from '@us/shared';
 import { type AnalyticsTable, createOrm, type Orm, SiteKey, Workspace } from '@us/db';
-import { runRollups } from '../src/jobs/index.ts';
+import { scopesOfRole } from '@us/shared';
 import { ensureAccount, ensureSite } from '../scripts/seed/accounts.ts';
 import { deleteTraffic, generateTraffic } from '../scripts/seed/generate.ts';
 import { createKeyRow } from '../src/features/site-keys/keys.ts';
 import { issueToken } from '../src/features/tokens/issue.ts';
+import { runRollups } from '../src/jobs/index.ts';
 import type { ApiInfo } from './api-server.ts';
 import { askChild } from './child.ts';
 import type { LoadRequest } from './load.ts';

@@ -5,9 +5,9 @@ import { PASS_COOKIE } from '@us/protection';
 import { Miniflare } from 'miniflare';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../../web/e2e/support/browser.ts';
 import { protect } from '../../../packages/edge/src/protect.ts';
 import { bundleWorker, SDK_ENTRY } from '../../../packages/edge/test/bundle.ts';
+import { launchChromium } from '../../web/e2e/support/browser.ts';
 import { type CollectSite, collectSite } from '../test/support/collect.ts';
 import { startTestServer, type TestServer } from '../test/support/server.ts';
 

@@ -1,25 +1,25 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import path from 'node:path';
 import Koa from 'koa';
+import type { Deps } from './core/deps.ts';
+import { AppError } from './core/errors.ts';
+import { answerClientErrors } from './core/http/client-error.ts';
+import { sendProblem } from './core/http/problem-response.ts';
+import { spaStatic } from './core/http/static.ts';
+import { endAtTurnEnd, sendAtTurnEnd } from './core/http/turn-end.ts';
 import { collectHandler } from './faces/collect/handler.ts';
 import { collectLane } from './faces/collect/lane.ts';
-import { endAtTurnEnd, sendAtTurnEnd } from './core/http/turn-end.ts';
-import { AppError } from './core/errors.ts';
-import { sendProblem } from './core/http/problem-response.ts';
-import type { Deps } from './core/deps.ts';
-import { challengeHandler } from './features/protection/challenge/handler.ts';
-import { answerClientErrors } from './core/http/client-error.ts';
-import { billingWebhookHandler } from './features/billing/billing-webhook.ts';
 import { downloadsHandler } from './faces/downloads.ts';
 import { firstPartyHandler } from './faces/first-party.ts';
-import { scriptHandler } from './faces/script.ts';
-import { spaStatic } from './core/http/static.ts';
-import { trpcHandler } from './faces/trpc-handler.ts';
 import { mcpHandler } from './faces/mcp/handler.ts';
 import { restHandler } from './faces/rest/handler.ts';
 import { buildOpenApi } from './faces/rest/openapi.ts';
-import { appRouter } from './router.ts';
+import { scriptHandler } from './faces/script.ts';
+import { trpcHandler } from './faces/trpc-handler.ts';
+import { billingWebhookHandler } from './features/billing/billing-webhook.ts';
+import { challengeHandler } from './features/protection/challenge/handler.ts';
 import { listOperations } from './procedures/registry.ts';
+import { appRouter } from './router.ts';
 
 export const WEB_DIST = path.resolve(import.meta.dirname, '../../web/dist');
 

@@ -1,24 +1,24 @@
-import { billingProviderOf } from './features/billing/provider.ts';
 import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { createOrm, migrate, startEmbeddedPostgres, type EmbeddedDatabase } from '@us/db';
+import { createOrm, type EmbeddedDatabase, migrate, startEmbeddedPostgres } from '@us/db';
+import { recountsSettled } from './analytics/day-store/gather.ts';
+import { startIngest } from './analytics/ingest/index.ts';
 import { createServer } from './app.ts';
-import { countryOf, loadNetworks } from './core/enrich/index.ts';
+import { within } from './core/deadline.ts';
 import { type Deps, makeCiphers, realSleep } from './core/deps.ts';
+import { countryOf, loadNetworks } from './core/enrich/index.ts';
 import { deriveUrls, type Env, parseEnv } from './core/env.ts';
 import { createHotStore } from './core/hot/index.ts';
-import { startIngest } from './analytics/ingest/index.ts';
-import { countingInserter } from './features/billing/usage-counters.ts';
-import { RAW_PARTITION_DAYS, startJobs, stopRollupThreads } from './jobs/index.ts';
 import { createLogger } from './core/logger.ts';
 import { createMailer } from './core/mail/mailer.ts';
-import { recountsSettled } from './analytics/day-store/gather.ts';
+import { loadAppSecret } from './core/security/app-secret.ts';
+import { billingProviderOf } from './features/billing/provider.ts';
+import { countingInserter } from './features/billing/usage-counters.ts';
 import { copyStoreOf } from './features/export/copies.ts';
 import { ownServiceAccount } from './features/search/connections.ts';
-import { loadAppSecret } from './core/security/app-secret.ts';
-import { within } from './core/deadline.ts';
+import { RAW_PARTITION_DAYS, startJobs, stopRollupThreads } from './jobs/index.ts';
 
 export interface Running {
   deps: Deps;

@@ -3,8 +3,8 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TRPC_MAX_BATCH } from '../src/faces/trpc-handler.ts';
 import { expectProblem } from './support/auth-helpers.ts';
-import { siteOfNewOwner } from './support/sites.ts';
 import { createToken, createUser, GOOD_PASSWORD, startTestServer, type TestServer } from './support/server.ts';
+import { siteOfNewOwner } from './support/sites.ts';
 
 /**
  * Attacks on the API's door, driven over HTTP against the running server: control characters in

@@ -1,9 +1,9 @@
 import { Site, SiteHostname } from '@us/db';
 import { issueTicket, newKey, seal } from '@us/protection';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { failedChecks, visitorCodeOf } from '../src/features/protection/failed-checks.ts';
 import { openGrant } from '../src/features/protection/challenge/grant.ts';
 import { challengeOf } from '../src/features/protection/challenge/work.ts';
+import { failedChecks, visitorCodeOf } from '../src/features/protection/failed-checks.ts';
 import { answerTo, type CheckSite, checkSite, formOf, grantOf, solve } from './support/check.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem, mailsTo, uniqueIp } from './support/auth-helpers.ts';
-import { linkToken } from './support/smtp.ts';
 import { createUser, GOOD_PASSWORD, startTestServer, type TestServer } from './support/server.ts';
+import { linkToken } from './support/smtp.ts';
 
 /**
  * A reset link left in a mailbox (or a forwarded e-mail) must not outlive the reset the person made

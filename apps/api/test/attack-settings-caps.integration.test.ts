@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem } from './support/auth-helpers.ts';
-import { siteOfNewOwner } from './support/sites.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
+import { siteOfNewOwner } from './support/sites.ts';
 
 const CAP = 100;
 const goal = (i: number) => ({ name: `Goal ${i}`, type: 'event', match: `event-${i}` });

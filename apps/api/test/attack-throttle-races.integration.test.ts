@@ -1,8 +1,8 @@
 import type { Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enableTwoFactor, expectProblem, mailsTo, sleepsDuring, totpCode, uniqueIp, wrongCode } from './support/auth-helpers.ts';
-import { linkToken } from './support/smtp.ts';
 import { createUser, GOOD_PASSWORD, signIn, startTestServer, type TestServer, uniqueEmail } from './support/server.ts';
+import { linkToken } from './support/smtp.ts';
 
 const WRONG = 'definitely-not-the-password';
 const NEW_PASSWORD = 'amber-lantern-orchard-58';

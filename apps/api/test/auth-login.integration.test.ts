@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { throttleKeys } from '../src/features/auth/throttle.ts';
 import { sha256 } from '../src/core/security/tokens.ts';
+import { throttleKeys } from '../src/features/auth/throttle.ts';
 import {
   cookieAttributes,
   currentStep,

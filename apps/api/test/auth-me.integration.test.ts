@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { bumpCredentialsGeneration } from '../src/actor/token-cache.ts';
 import { ApiToken, Membership, User, Workspace } from '@us/db';
 import { ROLE_SCOPES, SCOPES } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bumpCredentialsGeneration } from '../src/actor/token-cache.ts';
 import { expectProblem } from './support/auth-helpers.ts';
 import { createToken, createUser, signIn, startTestServer, type TestServer } from './support/server.ts';
 

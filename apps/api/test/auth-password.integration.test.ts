@@ -9,7 +9,6 @@ import {
   sleepsDuring,
   uniqueIp,
 } from './support/auth-helpers.ts';
-import { linkToken } from './support/smtp.ts';
 import {
   createToken,
   createUser,
@@ -19,6 +18,7 @@ import {
   type TestServer,
   uniqueEmail,
 } from './support/server.ts';
+import { linkToken } from './support/smtp.ts';
 
 const NEW_PASSWORD = 'amber-lantern-orchard-58';
 const WRONG = 'definitely-not-the-password';

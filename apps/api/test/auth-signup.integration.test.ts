@@ -1,8 +1,8 @@
 import { User } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem, expireEmailTokens, mailsTo, sessionCookieOf, setCookies, userByEmail } from './support/auth-helpers.ts';
-import { linkToken } from './support/smtp.ts';
 import { createUser, GOOD_PASSWORD, startTestServer, type TestServer, uniqueEmail } from './support/server.ts';
+import { linkToken } from './support/smtp.ts';
 
 describe('Auth: sign-up, confirmation and resend', () => {
   let t: TestServer;

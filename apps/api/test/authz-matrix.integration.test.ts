@@ -15,8 +15,8 @@
 import { randomUUID } from 'node:crypto';
 import { ROLE_SCOPES, SCOPES, type Scope } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appRouter } from '../src/router.ts';
 import { listOperations } from '../src/procedures/registry.ts';
+import { appRouter } from '../src/router.ts';
 import {
   type Caller,
   type Credential,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appRouter } from '../src/router.ts';
 import { listOperations } from '../src/procedures/registry.ts';
+import { appRouter } from '../src/router.ts';
 import { createToken, createUser, signIn, startTestServer, type TestServer } from './support/server.ts';
 import { createSite } from './support/sites.ts';
 

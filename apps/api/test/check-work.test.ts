@@ -6,8 +6,8 @@ import { MESSAGES } from '../src/features/protection/challenge/messages.ts';
 import { isHostname, isReturnPath } from '../src/features/protection/challenge/return-target.ts';
 import { SOLVER_SOURCE } from '../src/features/protection/challenge/solver.ts';
 import { bitsFor, leadingZeroBits, MAX_BITS, solves, solvesPart } from '../src/features/protection/challenge/work.ts';
-import { solve } from './support/check.ts';
 import { failedCheckKey, failedChecks, noteFailedCheck, visitorCodeOf } from '../src/features/protection/failed-checks.ts';
+import { solve } from './support/check.ts';
 
 describe('check work: difficulty', () => {
   it.each([

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { siteCache } from '../src/faces/collect/site-cache.ts';
 import type { Deps } from '../src/core/deps.ts';
+import { siteCache } from '../src/faces/collect/site-cache.ts';
 import { createToken, createUser, startTestServer, type TestServer } from './support/server.ts';
 
 // The collector caches sites by public key; a change made through the API must reach it within about a second.

@@ -4,17 +4,17 @@
 // traffic, then late rows for a stored day, then today's rows as they keep arriving.
 import { insertRows } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runResultDays } from '../src/jobs/result-days.ts';
+import { mulberry32 as rng } from '../scripts/seed/random.ts';
 import { LIVE_LAG_SECONDS, recountsSettled } from '../src/analytics/day-store/gather.ts';
 import { arrivalsOf } from '../src/analytics/day-store/store.ts';
+import { addDays } from '../src/analytics/range.ts';
+import { siteCtx } from '../src/analytics/site-ctx.ts';
 import { journeysOf } from '../src/features/journeys/service.ts';
 import { experimentResultsOf } from '../src/features/results/experiment-results.ts';
 import { goalResultsOf } from '../src/features/results/goal-results.ts';
 import { readSettings } from '../src/features/sites/settings-values.ts';
-import { addDays } from '../src/analytics/range.ts';
-import { siteCtx } from '../src/analytics/site-ctx.ts';
+import { runResultDays } from '../src/jobs/result-days.ts';
 import { addSessions, emptyRows, insertJourneys } from './support/journeys-fixture.ts';
-import { mulberry32 as rng } from '../scripts/seed/random.ts';
 import { type StatsFixture, statsFixture } from './support/stats-fixture.ts';
 
 const TZ = 'Asia/Tokyo';

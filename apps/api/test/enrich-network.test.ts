@@ -1,6 +1,6 @@
+import { isHostingNetwork } from '@us/protection';
 import { describe, expect, it } from 'vitest';
 import { countryOf } from '../src/core/enrich/geo.ts';
-import { isHostingNetwork } from '@us/protection';
 import { enrich } from '../src/core/enrich/index.ts';
 import { normalizeIp, parseIp } from '../src/core/enrich/ip.ts';
 import { networkOf } from '../src/core/enrich/network.ts';

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
 import { classifyUserAgent } from '@us/protection';
+import { describe, expect, it } from 'vitest';
 import { deviceClassOf } from '../src/core/enrich/device.ts';
 
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { HotStore } from '../src/core/hot/store.ts';
 import { describe, expect, it } from 'vitest';
 import { pageOf, readPageUrl, referrerHost, utmOf } from '../src/core/enrich/url.ts';
 import { dailySalt, SALT_TTL_SECONDS, visitorCode } from '../src/core/enrich/visitor.ts';
 import { MemoryStore } from '../src/core/hot/memory.ts';
+import type { HotStore } from '../src/core/hot/store.ts';
 
 const DAY1 = Date.parse('2026-03-01T10:00:00Z');
 const DAY1_LATE = Date.parse('2026-03-01T23:59:59Z');

@@ -1,12 +1,13 @@
 // POST /v1/sites/{id}/export and GET /v1/downloads/{token} over HTTP: the five files and the raw-record
 // files they list, read back through their links without credentials; what no file may hold; links that
 // are forged (404), made by no export (404) or past their hour (410); the budgets per site and workspace.
-import { gunzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
 import { existsSync } from 'node:fs';
 import { utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sweepExports } from '../src/features/export/export-sweep.ts';
 import { makeLink } from '../src/features/export/links.ts';
 import { DataDirCopies, exportsDirOf } from '../src/features/export/storage.ts';

@@ -1,9 +1,12 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import { EmailToken, insertRows, Invite, Membership, Session, SiteHostname, User, Workspace } from '@us/db';
+import { EmailToken, Invite, insertRows, Membership, Session, SiteHostname, User, Workspace } from '@us/db';
 import { type Plan, SCOPES } from '@us/shared';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../src/core/security/passwords.ts';
 import { randomToken, sha256 } from '../src/core/security/tokens.ts';
+import { MAX_MESSAGE_DEPTH } from '../src/faces/mcp/jsonrpc.ts';
+import { startDnsServer } from './support/dns-server.ts';
+import { startEdgeStandIn } from './support/edge-standin.ts';
 import {
   type Answer,
   encodePart,
@@ -18,9 +21,6 @@ import {
   RAW_BODIES,
   Rng,
 } from './support/fuzz.ts';
-import { MAX_MESSAGE_DEPTH } from '../src/faces/mcp/jsonrpc.ts';
-import { startDnsServer } from './support/dns-server.ts';
-import { startEdgeStandIn } from './support/edge-standin.ts';
 import { envelope } from './support/mcp-http.ts';
 import { createToken, GOOD_PASSWORD, startTestServer, uniqueEmail } from './support/server.ts';
 import { startStripeStandIn, stripeEnv } from './support/stripe-standin.ts';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createOrm, insertRows, listPartitions, type Orm, type PageviewRow, type RequestRow } from '@us/db';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { maintainPartitions } from '../src/analytics/ingest/index.ts';
 import { applySiteRetention, dropRolledUpPartitions } from '../src/analytics/rollup/retention.ts';
 import { runRollups } from '../src/analytics/rollup/rollup.ts';

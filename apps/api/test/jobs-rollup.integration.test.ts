@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { createOrm, type EventRow, insertRows, type Orm, type PageLeaveRow, type PageviewRow, type RequestRow } from '@us/db';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { withJobLock } from '../src/core/job-lock.ts';
-import { pendingSiteDays, rollupSiteDay, runRollups } from '../src/analytics/rollup/rollup.ts';
-import { startJobs } from '../src/jobs/scheduler.ts';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { rollupDimensions } from '../src/analytics/catalogue.ts';
+import { pendingSiteDays, rollupSiteDay, runRollups } from '../src/analytics/rollup/rollup.ts';
+import { withJobLock } from '../src/core/job-lock.ts';
+import { startJobs } from '../src/jobs/scheduler.ts';
 import { siteInNewWorkspace } from './support/sites.ts';
 
 // Days long gone (2003), so no other suite's rows or partitions are in the way.

@@ -3,8 +3,8 @@
 // with or without an anchor, may contain a marker. And the named flow must hold its own rules.
 import { JOURNEY_OTHER } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addSessions, emptyRows, insertJourneys, type PageSpec } from './support/journeys-fixture.ts';
 import { mulberry32 as rng } from '../scripts/seed/random.ts';
+import { addSessions, emptyRows, insertJourneys, type PageSpec } from './support/journeys-fixture.ts';
 import { dayAgo, type StatsFixture, statsFixture } from './support/stats-fixture.ts';
 
 type Node = { id: string; step: number; label: string; sessions: number };

@@ -1,11 +1,11 @@
 // The journeys answer's column form: pair numbering, the packed span (every width) and summing equal
 // groups, each checked against the plain answer it replaces.
 import { describe, expect, it } from 'vitest';
+import { mulberry32 as rng } from '../scripts/seed/random.ts';
 import { journeyAnswer } from '../src/features/journeys/answer.ts';
 import type { GoalDef } from '../src/features/journeys/goals.ts';
 import { GroupColumns } from '../src/features/journeys/groups.ts';
 import { packGroups, unpackGroups } from '../src/features/journeys/packing.ts';
-import { mulberry32 as rng } from '../scripts/seed/random.ts';
 import { PairIndex } from '../src/features/journeys/pair-index.ts';
 
 const GOALS: GoalDef[] = [

@@ -1,17 +1,18 @@
-import { z } from 'zod';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
+import { z } from 'zod';
 
 // ajv-formats is CommonJS: seen from ESM, its plugin is the module's `default` property.
 const addFormats = (ajvFormats as unknown as { default: (ajv: Ajv2020) => Ajv2020 }).default;
+
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../src/core/errors.ts';
 import { answerResult, refusalResult } from '../src/faces/mcp/call.ts';
 import { BATCH_VERSION, batchRefusal, MAX_BATCH } from '../src/faces/mcp/jsonrpc.ts';
 import { buildTools, isReadOnly, toolInputSchema } from '../src/faces/mcp/tools.ts';
-import { appRouter } from '../src/router.ts';
 import type { Meta } from '../src/procedures/meta.ts';
 import { listOperations, type Operation } from '../src/procedures/registry.ts';
+import { appRouter } from '../src/router.ts';
 
 /** The tool names the spec lists (section "Meta and MCP"); generated tools must come from this set. */
 const SPEC_TOOLS = new Set(

@@ -3,9 +3,9 @@ import { Invite, Membership, Workspace } from '@us/db';
 import type { Role } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem, mailsTo } from './support/auth-helpers.ts';
-import { linkToken } from './support/smtp.ts';
 import { createToken, createUser, signIn, startTestServer, type TestServer, uniqueEmail } from './support/server.ts';
 import { createSite } from './support/sites.ts';
+import { linkToken } from './support/smtp.ts';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const DAY = 24 * 3600 * 1000;

@@ -1,7 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appRouter } from '../src/router.ts';
 import { listOperations } from '../src/procedures/registry.ts';
+import { appRouter } from '../src/router.ts';
 import { ALL_SPEC_ROUTES, PERSON_ROUTES, SPEC_ROUTES, SPEC_STATUS } from './spec-routes.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 

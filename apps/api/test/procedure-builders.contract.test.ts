@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { appRouter } from '../src/router.ts';
 import { listOperations } from '../src/procedures/registry.ts';
+import { appRouter } from '../src/router.ts';
 
 /** What `meta.auth` each builder may carry (the faces read `meta.auth`; the builder narrows the types). */
 const AUTH_OF_BUILDER = {

@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { insertRows, type PageviewRow } from '@us/db';
 import type { StatsResult, Summary } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runEmailReports } from '../src/features/reports/reports-job.ts';
-import { lastClosedPeriod } from '../src/features/reports/periods.ts';
 import { addDays, localToday } from '../src/analytics/range.ts';
+import { lastClosedPeriod } from '../src/features/reports/periods.ts';
+import { runEmailReports } from '../src/features/reports/reports-job.ts';
 import { callerFor, problemOf } from './support/caller.ts';
 import { createToken, createUser, startTestServer, type TestServer } from './support/server.ts';
-import { type CapturedMail, linkToken } from './support/smtp.ts';
 import { createSite } from './support/sites.ts';
+import { type CapturedMail, linkToken } from './support/smtp.ts';
 
 /** Weekly and monthly e-mail reports, sent by the job into a real SMTP server, with the stats API's figures. */
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { pearsonP } from './support/chi-square.ts';
 import { erfc, newcombeInterval, normalCdf, pooledZTest, significant, wilson } from '../src/features/results/two-proportions.ts';
+import { pearsonP } from './support/chi-square.ts';
 
 // erfc to 20 digits (mpmath, 30-digit arithmetic).
 const ERFC: [number, number][] = [

@@ -6,7 +6,7 @@
 // row inserted by a transaction still open while the rollup ran.
 import { randomUUID } from 'node:crypto';
 import { createOrm, insertRows, type Orm, type PageviewRow, pgPoolOf } from '@us/db';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { rollupSiteDay, type SiteDay, siteDaySource } from '../src/analytics/rollup/rollup.ts';
 import { rollupInThread } from '../src/analytics/rollup/rollup-thread.ts';
 import { generatedSiteDay, normalRows, pageview, storedRollupRows } from './support/rollup-day.ts';

@@ -5,12 +5,12 @@
 // values with escapes, nulls and non-ASCII text, events of every kind with values whose sum passes 2^53.
 import { randomUUID } from 'node:crypto';
 import { createOrm, insertRows, type Orm, type PageviewRow, pgPoolOf } from '@us/db';
-import { afterAll, beforeAll, describe, expect, it, inject, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { pooledCopyOut } from '../src/analytics/rollup/copy-connections.ts';
-import type { RollupSource } from '../src/analytics/rollup/rollup-format.ts';
 import { rollupSiteDay, type SiteDay, siteDaySource } from '../src/analytics/rollup/rollup.ts';
-import { liveRollupThreads, stopRollupThreads } from '../src/analytics/rollup/rollup-thread.ts';
+import type { RollupSource } from '../src/analytics/rollup/rollup-format.ts';
 import { tallySiteDay } from '../src/analytics/rollup/rollup-streams.ts';
+import { liveRollupThreads, stopRollupThreads } from '../src/analytics/rollup/rollup-thread.ts';
 import { generatedSiteDay, normalRows, pageview, storedRollupRows } from './support/rollup-day.ts';
 import { sqlRollupRows } from './support/rollup-sql.ts';
 import { dayAgo } from './support/stats-fixture.ts';

@@ -4,7 +4,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createOrm, insertRows, type Orm } from '@us/db';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { pageview } from './support/rollup-day.ts';
 import { siteInNewWorkspace } from './support/sites.ts';
 

@@ -2,7 +2,7 @@
 // the heap of its busiest counting: hundreds of MB after a backlog of busy days), never while a task
 // runs, and the next rollup starts a new one that counts the same rows.
 import { createOrm, type Orm } from '@us/db';
-import { afterAll, beforeAll, describe, expect, it, inject, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { rollupSiteDay, type SiteDay, siteDaySource } from '../src/analytics/rollup/rollup.ts';
 import { liveRollupThreads, rollupThreadIdle, stopRollupThreads } from '../src/analytics/rollup/rollup-thread.ts';
 import { generatedSiteDay, normalRows, storedRollupRows } from './support/rollup-day.ts';

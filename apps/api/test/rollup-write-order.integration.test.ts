@@ -2,11 +2,12 @@
 // or two nodes): the incremental one locks the day's `rollup_days` row, then adds to its rollup rows; a
 // whole-day replace meanwhile must wait for it on that same row. It used to delete the day's rows first
 // and then wait for the record: each held what the other needed, and PostgreSQL threw one away.
-import type { Pool, PoolClient } from 'pg';
+
 import { createOrm, type Orm, pgPoolOf } from '@us/db';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import type { Pool, PoolClient } from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RollupRow } from '../src/analytics/rollup/rollup-format.ts';
-import { addToSiteDayRollup, replaceSiteDayRollup, type RunStatement } from '../src/analytics/rollup/rollup-write.ts';
+import { addToSiteDayRollup, type RunStatement, replaceSiteDayRollup } from '../src/analytics/rollup/rollup-write.ts';
 import { normalRows, storedRollupRows } from './support/rollup-day.ts';
 import { siteInNewWorkspace } from './support/sites.ts';
 

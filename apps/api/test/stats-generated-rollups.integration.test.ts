@@ -3,10 +3,10 @@
 // up to an hour boundary): the answers must not change. Covers dimensions, kept pairs, leave averages,
 // sorts, lanes, filtered and unfiltered summaries.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runRollups } from '../src/analytics/rollup/rollup.ts';
-import { runTodayRollups } from '../src/analytics/rollup/rollup-today.ts';
 import { generateTraffic } from '../scripts/seed/generate.ts';
 import { addDays } from '../src/analytics/range.ts';
+import { runRollups } from '../src/analytics/rollup/rollup.ts';
+import { runTodayRollups } from '../src/analytics/rollup/rollup-today.ts';
 import { dayAgo, type StatsFixture, statsFixture } from './support/stats-fixture.ts';
 
 const TZ = 'Europe/Berlin';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { hoursOf, isDay, localToday, previousRange, rawStartOf, resolveRange, splitRange } from '../src/analytics/range.ts';
 import { AppError } from '../src/core/errors.ts';
 import { rollupFit, splitDays } from '../src/features/stats/planner.ts';
-import { hoursOf, isDay, localToday, previousRange, rawStartOf, resolveRange, splitRange } from '../src/analytics/range.ts';
 
 const fieldOf = (fn: () => unknown) => {
   try {

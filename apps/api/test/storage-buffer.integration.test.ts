@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { createOrm, type Orm } from '@us/db';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { createOrm, insertRows, type Orm, type PageviewRow } from '@us/db';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
   type AnalyticsRows,
   type AnalyticsTable,
@@ -10,7 +10,6 @@ import {
   RedisIngestBuffer,
   startIngest,
 } from '../src/analytics/ingest/index.ts';
-import { insertRows, type PageviewRow } from '@us/db';
 import { type HotKind, hotKinds } from './support/server.ts';
 
 let orm: Orm;

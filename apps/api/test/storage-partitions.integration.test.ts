@@ -1,16 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
-import { createOrm, type Orm } from '@us/db';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import {
+  createOrm,
   dropPartitionsBefore,
   ensurePartitions,
   ensurePartitionsForDays,
   forgetEnsuredPartitions,
   insertRows,
   listPartitions,
+  type Orm,
   type PageviewRow,
 } from '@us/db';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 let orm: Orm;
 beforeAll(async () => {

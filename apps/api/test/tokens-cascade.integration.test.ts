@@ -1,8 +1,8 @@
 import { ApiToken, Membership } from '@us/db';
-import { bumpCredentialsGeneration, watchTokenEnds } from '../src/actor/token-cache.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { revokeMemberTokens, revokeTokensBeyondRole } from '../src/features/tokens/revocation.ts';
+import { bumpCredentialsGeneration, watchTokenEnds } from '../src/actor/token-cache.ts';
 import { issueToken } from '../src/features/tokens/issue.ts';
+import { revokeMemberTokens, revokeTokensBeyondRole } from '../src/features/tokens/revocation.ts';
 import { expectProblem } from './support/auth-helpers.ts';
 import { createToken, createUser, signIn, startTestServer, type TestServer } from './support/server.ts';
 

@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { bumpCredentialsGeneration } from '../src/actor/token-cache.ts';
 import { ApiToken, Membership, Workspace } from '@us/db';
 import { SCOPES, type Scope } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bumpCredentialsGeneration } from '../src/actor/token-cache.ts';
 import { expectProblem } from './support/auth-helpers.ts';
 import { modernCall } from './support/mcp-http.ts';
 import { createToken, createUser, signIn, startTestServer, type TestServer } from './support/server.ts';

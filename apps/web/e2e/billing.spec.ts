@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type StripeStandIn, startStripeStandIn, stripeEnv } from '../../api/test/support/stripe-standin.ts';
+import { monthOf } from '../../api/src/features/billing/usage-counters.ts';
 import { createUser } from '../../api/test/support/server.ts';
 import { createSite } from '../../api/test/support/sites.ts';
-import { monthOf } from '../../api/src/features/billing/usage-counters.ts';
+import { type StripeStandIn, startStripeStandIn, stripeEnv } from '../../api/test/support/stripe-standin.ts';
 import { dashboardSuite, signedInPage } from './support/dashboard.ts';
 
 const UI_TIMEOUT = 15_000;

@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DnsStandIn, startDnsServer } from '../../api/test/support/dns-server.ts';
 import { collectSite, postReport } from '../../api/test/support/collect.ts';
+import { type DnsStandIn, startDnsServer } from '../../api/test/support/dns-server.ts';
 import { createUser, startTestServer, type TestServer } from '../../api/test/support/server.ts';
 import { launchChromium, requireBuiltDashboard } from './support/browser.ts';
 import { signInThroughUi } from './support/dashboard.ts';

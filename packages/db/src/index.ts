@@ -1,5 +1,5 @@
+export * from './analytics/index.ts';
 export * from './embedded.ts';
 export * from './entities/index.ts';
-export * from './orm.ts';
-export * from './analytics/index.ts';
 export * from './faults.ts';
+export * from './orm.ts';

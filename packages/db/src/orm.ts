@@ -1,5 +1,5 @@
-import { MikroORM } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
+import { MikroORM } from '@mikro-orm/postgresql';
 import { entities } from './entities/index.ts';
 import { migrationsList } from './migrations/index.ts';
 import { releaseEndedConnections } from './pool-guard.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { COLUMNS } from '../src/analytics/columns.ts';
 import { giveColumnBuffersBack, takeColumnBuffers } from '../src/analytics/binary-array.ts';
+import { COLUMNS } from '../src/analytics/columns.ts';
 import { prepareChunk } from '../src/analytics/insert.ts';
 import type { PageviewRow } from '../src/analytics/rows.ts';
 

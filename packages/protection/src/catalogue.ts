@@ -1,6 +1,7 @@
 // The patterns and tags of crawler-user-agents (MIT), slimmed by scripts/slim-crawlers.mjs.
-import crawlerUserAgents from './crawlers.json' with { type: 'json' };
+
 import { isbot, isbotMatch } from 'isbot';
+import crawlerUserAgents from './crawlers.json' with { type: 'json' };
 
 /**
  * User-agent classification: declared bots (by name and category), client software that never runs page

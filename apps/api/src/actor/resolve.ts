@@ -1,11 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { type Role, type Scope, scopesOfRole } from '@us/shared';
-import type { Actor } from './actor.ts';
 import { ApiToken, Membership, Session, type User } from '@us/db';
-import type { RequestInfo } from './request-info.ts';
+import { type Role, type Scope, scopesOfRole } from '@us/shared';
 import { AppError, unauthorized } from '../core/errors.ts';
-import { sha256 } from '../core/security/tokens.ts';
 import type { HotStore } from '../core/hot/store.ts';
+import { sha256 } from '../core/security/tokens.ts';
+import type { Actor } from './actor.ts';
+import type { RequestInfo } from './request-info.ts';
 import { type CallerToken, tokenCacheOf } from './token-cache.ts';
 
 const TOUCH_EVERY_MS = 60_000;

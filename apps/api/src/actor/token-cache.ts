@@ -5,9 +5,9 @@
 // only while the counter reads what it read before the token was loaded. Each request costs one hot-store read instead (none
 // with in-process hot state); if the hot store cannot answer, the database is asked as before.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { LookupCache } from '../core/cache/lookup-cache.ts';
 import type { HotStore } from '../core/hot/store.ts';
 import { hotAnswer } from '../core/hot/within.ts';
-import { LookupCache } from '../core/cache/lookup-cache.ts';
 
 const GENERATION_KEY = 'credentials:generation';
 const GENERATION_TTL_SECONDS = 30 * 86_400;

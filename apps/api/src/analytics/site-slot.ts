@@ -3,10 +3,10 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Site } from '@us/db';
-import type { Deps } from '../core/deps.ts';
-import { tooMany } from '../core/errors.ts';
 import { loadSite } from '../actor/access.ts';
 import type { Actor } from '../actor/actor.ts';
+import type { Deps } from '../core/deps.ts';
+import { tooMany } from '../core/errors.ts';
 import { type SiteCtx, siteCtx } from './site-ctx.ts';
 
 export type StatsDeps = Pick<Deps, 'env' | 'hot' | 'statsOrm'>;

@@ -4,18 +4,18 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
-import { EXPORT_LIMITS } from '@us/shared';
 import { pgPoolOf } from '@us/db';
+import { EXPORT_LIMITS } from '@us/shared';
 import type { Context } from 'koa';
 import type { Deps } from '../core/deps.ts';
+import { logFailure, toAppError } from '../core/error-map.ts';
 import { AppError } from '../core/errors.ts';
 import { sendProblem } from '../core/http/problem-response.ts';
+import { copyStoreOf } from '../features/export/copies.ts';
 import { downloadUrl } from '../features/export/export.ts';
 import { archiveFile, RAW_KINDS, type RawKind, rollupsFile, settingsFile, siteStoreFile } from '../features/export/files.ts';
 import { makeLink, readLink } from '../features/export/links.ts';
-import { copyStoreOf } from '../features/export/copies.ts';
 import type { CopyStore } from '../features/export/storage.ts';
-import { logFailure, toAppError } from '../core/error-map.ts';
 
 interface ExportRow {
   id: string;

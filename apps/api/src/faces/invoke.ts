@@ -1,11 +1,11 @@
-import type { Ctx } from '../procedures/context.ts';
-import { AppError } from '../core/errors.ts';
 import { LIMITS } from '@us/shared';
-import { appRouter } from '../router.ts';
+import { AppError } from '../core/errors.ts';
 import { authorize } from '../procedures/authorize.ts';
 import { procedureCaller } from '../procedures/call-procedure.ts';
+import type { Ctx } from '../procedures/context.ts';
 import { refuseDeepInput } from '../procedures/input-guard.ts';
 import type { Operation } from '../procedures/registry.ts';
+import { appRouter } from '../router.ts';
 
 const callProcedure = procedureCaller(appRouter);
 

@@ -1,11 +1,11 @@
 import type { IncomingMessage } from 'node:http';
+import type { Actor } from '../actor/actor.ts';
 import type { Face, RequestInfo } from '../actor/request-info.ts';
-import type { Ctx } from '../procedures/context.ts';
-import type { Deps } from '../core/deps.ts';
 import { resolveActor } from '../actor/resolve.ts';
 import { resolveShareView } from '../actor/share-view.ts';
-import type { Actor } from '../actor/actor.ts';
+import type { Deps } from '../core/deps.ts';
 import { SESSION_COOKIE } from '../features/auth/sessions.ts';
+import type { Ctx } from '../procedures/context.ts';
 
 function readCookie(header: string | undefined, name: string): string | undefined {
   if (!header) return undefined;

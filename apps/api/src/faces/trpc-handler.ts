@@ -1,12 +1,12 @@
 import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
 import type { Context } from 'koa';
-import type { Ctx } from '../procedures/context.ts';
 import type { Deps } from '../core/deps.ts';
-import { AppError } from '../core/errors.ts';
 import { toAppError } from '../core/error-map.ts';
-import { sendProblem } from '../core/http/problem-response.ts';
-import { appRouter } from '../router.ts';
+import { AppError } from '../core/errors.ts';
 import { BODY_LIMITS, readBody } from '../core/http/body.ts';
+import { sendProblem } from '../core/http/problem-response.ts';
+import type { Ctx } from '../procedures/context.ts';
+import { appRouter } from '../router.ts';
 import { createCtx, requestInfo } from './request-context.ts';
 
 /** Calls one batched request may carry (the dashboard's client sends at most this many). */

@@ -1,10 +1,10 @@
-export * from '../core/job-lock.ts';
 export * from '../analytics/rollup/retention.ts';
 export * from '../analytics/rollup/rollup.ts';
-export * from './scheduler.ts';
-export * from './result-days.ts';
-export * from '../features/search/search-pull-job.ts';
-export * from '../features/billing/billing-job.ts';
-export * from '../analytics/rollup/rollup-today.ts';
 export { stopRollupThreads } from '../analytics/rollup/rollup-thread.ts';
+export * from '../analytics/rollup/rollup-today.ts';
+export * from '../core/job-lock.ts';
+export * from '../features/billing/billing-job.ts';
 export * from '../features/reports/reports-job.ts';
+export * from '../features/search/search-pull-job.ts';
+export * from './result-days.ts';
+export * from './scheduler.ts';

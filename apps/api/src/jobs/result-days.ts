@@ -5,17 +5,17 @@
 // arrivals version (day_arrivals) moved since they were computed are deleted first (counted as `stale`)
 // and computed again at once, so late rows never wait for an ask to be counted.
 import type { Orm } from '@us/db';
-import type { Logger } from '../core/logger.ts';
 import { splitUtcDays } from '../analytics/day-store/days.ts';
+import { addDays, resolveRange } from '../analytics/range.ts';
+import { siteCtx } from '../analytics/site-ctx.ts';
+import { withJobLock } from '../core/job-lock.ts';
+import type { Logger } from '../core/logger.ts';
 import { storedJourneyRows, warmJourneySpan } from '../features/journeys/days.ts';
 import { firstEventGoal, goalDefs } from '../features/journeys/goals.ts';
 import { storedExperimentRows } from '../features/results/experiment-days.ts';
 import { storedGoalRows } from '../features/results/goal-days.ts';
 import { matcherOf } from '../features/results/goal-match.ts';
 import { readSettings } from '../features/sites/settings-values.ts';
-import { addDays, resolveRange } from '../analytics/range.ts';
-import { siteCtx } from '../analytics/site-ctx.ts';
-import { withJobLock } from '../core/job-lock.ts';
 
 /** The journeys range whose span the job keeps built: the dashboard's 30 days. */
 const SPAN_WARM_DAYS = 30;

@@ -3,9 +3,9 @@
 // rollups: every complete site-day not rolled up yet (repeats until none is left, or one pass with --max-days);
 // retention: per-site retention; partitions: drop raw partitions older than 92 days that are rolled up.
 import { createOrm, migrate } from '@us/db';
-import { createLogger } from '../core/logger.ts';
 import { applySiteRetention, dropRolledUpPartitions } from '../analytics/rollup/retention.ts';
 import { runRollups } from '../analytics/rollup/rollup.ts';
+import { createLogger } from '../core/logger.ts';
 
 const args = process.argv.slice(2);
 const job = args.find((a) => !a.startsWith('--')) ?? 'all';

@@ -1,17 +1,17 @@
 import type { Orm } from '@us/db';
-import type { Logger } from '../core/logger.ts';
-import type { CopyStore } from '../features/export/storage.ts';
-import { sweepExports } from '../features/export/export-sweep.ts';
-import type { PullSetup } from '../features/search/pull.ts';
-import { runSearchPull } from '../features/search/search-pull-job.ts';
-import type { BillingProvider } from '../features/billing/provider.ts';
-import { runBilling } from '../features/billing/billing-job.ts';
-import type { ReportDeps } from '../features/reports/send.ts';
-import { runEmailReports } from '../features/reports/reports-job.ts';
 import { applySiteRetention } from '../analytics/rollup/retention.ts';
-import { runResultDays } from './result-days.ts';
 import { runRollups } from '../analytics/rollup/rollup.ts';
 import { runTodayRollups } from '../analytics/rollup/rollup-today.ts';
+import type { Logger } from '../core/logger.ts';
+import { runBilling } from '../features/billing/billing-job.ts';
+import type { BillingProvider } from '../features/billing/provider.ts';
+import { sweepExports } from '../features/export/export-sweep.ts';
+import type { CopyStore } from '../features/export/storage.ts';
+import { runEmailReports } from '../features/reports/reports-job.ts';
+import type { ReportDeps } from '../features/reports/send.ts';
+import type { PullSetup } from '../features/search/pull.ts';
+import { runSearchPull } from '../features/search/search-pull-job.ts';
+import { runResultDays } from './result-days.ts';
 
 export interface JobsOptions {
   orm: Orm;

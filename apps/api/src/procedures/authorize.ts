@@ -1,6 +1,6 @@
 import type { Actor } from '../actor/actor.ts';
-import type { Ctx } from './context.ts';
 import { forbidden, unauthorized } from '../core/errors.ts';
+import type { Ctx } from './context.ts';
 import type { Meta } from './meta.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Deps } from '../core/deps.ts';
 import type { Actor } from '../actor/actor.ts';
 import type { RequestInfo } from '../actor/request-info.ts';
+import type { Deps } from '../core/deps.ts';
 
 /** What a procedure adds to the answer besides its body. */
 export interface ResponseOut {

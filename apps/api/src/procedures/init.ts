@@ -1,6 +1,6 @@
 import { initTRPC } from '@trpc/server';
-import type { Ctx } from './context.ts';
 import { logFailure, toAppError } from '../core/error-map.ts';
+import type { Ctx } from './context.ts';
 import type { Meta } from './meta.ts';
 
 /** The tRPC instance: context, meta and the SPA face's error shape. Procedures come from `procedures.ts`. */

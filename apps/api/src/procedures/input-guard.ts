@@ -1,6 +1,6 @@
 import { hasControlCharacters, hasLoneSurrogates } from '@us/shared';
-import { AppError } from '../core/errors.ts';
 import { fieldPath } from '../core/error-map.ts';
+import { AppError } from '../core/errors.ts';
 
 type Check = (text: string, path: readonly (string | number)[]) => boolean;
 

@@ -1,9 +1,9 @@
-import { TRPCError, type TRPC_ERROR_CODE_KEY } from '@trpc/server';
+import { type TRPC_ERROR_CODE_KEY, TRPCError } from '@trpc/server';
 import type { Actor } from '../actor/actor.ts';
 import { bumpCredentialsGeneration, watchTokenEnds } from '../actor/token-cache.ts';
-import { bumpSitesGeneration } from '../core/hot/generations.ts';
 import { toAppError } from '../core/error-map.ts';
 import { forbidden, unauthorized } from '../core/errors.ts';
+import { bumpSitesGeneration } from '../core/hot/generations.ts';
 import { authorize } from './authorize.ts';
 import { baseProcedure } from './init.ts';
 import { refuseUnsafeText } from './input-guard.ts';

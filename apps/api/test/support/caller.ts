@@ -1,7 +1,7 @@
 import type { Deps } from '../../src/core/deps.ts';
 import { createCtx } from '../../src/faces/request-context.ts';
-import { appRouter } from '../../src/router.ts';
 import { createCallerFactory } from '../../src/procedures/init.ts';
+import { appRouter } from '../../src/router.ts';
 
 const createCaller = createCallerFactory(appRouter);
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Scope } from '@us/shared';
-import { siteOfNewOwner } from './sites.ts';
 import type { TestServer } from './server.ts';
+import { siteOfNewOwner } from './sites.ts';
 
 export interface CollectSite {
   siteId: string;

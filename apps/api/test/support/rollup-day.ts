@@ -1,9 +1,9 @@
 // A generated site-day for the rollup tests (rollup-tally, rollup-delta), and rollup rows as comparable text.
 import { randomUUID } from 'node:crypto';
 import type { Orm, PageviewRow } from '@us/db';
-import type { RollupRow } from '../../src/analytics/rollup/rollup-format.ts';
-import type { SiteDay } from '../../src/analytics/rollup/rollup.ts';
 import { generateTraffic } from '../../scripts/seed/generate.ts';
+import type { SiteDay } from '../../src/analytics/rollup/rollup.ts';
+import type { RollupRow } from '../../src/analytics/rollup/rollup-format.ts';
 import { siteInNewWorkspace } from './sites.ts';
 import { dayAgo } from './stats-fixture.ts';
 

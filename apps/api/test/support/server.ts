@@ -1,27 +1,26 @@
-import { Membership, User, Workspace } from '@us/db';
-import { createOrm } from '@us/db';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createOrm, Membership, User, Workspace } from '@us/db';
 import type { Role, Scope } from '@us/shared';
 import supertest from 'supertest';
 import { inject } from 'vitest';
+import { MemoryIngestBuffer, RedisIngestBuffer, type StartIngestArgs, startIngest } from '../../src/analytics/ingest/index.ts';
 import { createServer } from '../../src/app.ts';
 import { type Deps, makeCiphers } from '../../src/core/deps.ts';
 import { deriveUrls, parseEnv } from '../../src/core/env.ts';
 import { MemoryStore, RedisStore } from '../../src/core/hot/index.ts';
-import { MemoryIngestBuffer, RedisIngestBuffer, type StartIngestArgs, startIngest } from '../../src/analytics/ingest/index.ts';
-import { countingInserter } from '../../src/features/billing/usage-counters.ts';
-import { randomUUID } from 'node:crypto';
 import type { HotStore } from '../../src/core/hot/store.ts';
 import { createLogger } from '../../src/core/logger.ts';
 import { createMailer } from '../../src/core/mail/mailer.ts';
 import { hashPassword } from '../../src/core/security/passwords.ts';
 import { randomToken } from '../../src/core/security/tokens.ts';
+import { billingProviderOf } from '../../src/features/billing/provider.ts';
+import { countingInserter } from '../../src/features/billing/usage-counters.ts';
 import { issueToken } from '../../src/features/tokens/issue.ts';
 import { startSmtpCapture } from './smtp.ts';
-import { billingProviderOf } from '../../src/features/billing/provider.ts';
-import type { AddressInfo } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 
 export type HotKind = 'memory' | 'redis';
 

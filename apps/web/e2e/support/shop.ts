@@ -3,8 +3,8 @@
 // hostname whose snippet the pages carry.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Browser } from 'playwright-core';
 import type { Scope } from '@us/shared';
+import type { Browser } from 'playwright-core';
 import { createToken, createUser, type TestServer } from '../../../api/test/support/server.ts';
 import { launchChromium } from './browser.ts';
 

@@ -1,11 +1,11 @@
 import { useMutation } from '@tanstack/react-query';
+import { CodeField } from '../components/CodeField.tsx';
 import { FormShell } from '../components/FormShell.tsx';
 import { GuestPage } from '../components/GuestPage.tsx';
 import { KEEP_401 } from '../data/queryClient.ts';
 import { useForm } from '../forms/useForm.ts';
 import { useEnterDashboard } from '../session.ts';
 import { useTRPC } from '../trpc.ts';
-import { CodeField } from '../components/CodeField.tsx';
 
 /** Second sign-in step: the current code from the authenticator app, for the challenge of step one. */
 export function TwoFactorStep({ challenge, onRestart }: { challenge: string; onRestart: () => void }) {

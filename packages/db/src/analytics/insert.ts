@@ -1,9 +1,9 @@
 import { CompiledQuery } from 'kysely';
-import { type Column, type ColumnKind, COLUMNS, cleanValue, timeValue, uuidValue } from './columns.ts';
-import { ARRAY_TYPE, BinaryArrayWriter, type ElementType, giveColumnBuffersBack, takeColumnBuffers } from './binary-array.ts';
-import { timeOrderedUuid } from './ids.ts';
-import { type AnalyticsDb, type AnalyticsTable, connectionOf, ensuredDays, type SqlConnection, utcDay } from './db.ts';
 import { isUniqueViolation } from '../faults.ts';
+import { ARRAY_TYPE, BinaryArrayWriter, type ElementType, giveColumnBuffersBack, takeColumnBuffers } from './binary-array.ts';
+import { COLUMNS, type Column, type ColumnKind, cleanValue, timeValue, uuidValue } from './columns.ts';
+import { type AnalyticsDb, type AnalyticsTable, connectionOf, ensuredDays, type SqlConnection, utcDay } from './db.ts';
+import { timeOrderedUuid } from './ids.ts';
 import { ensurePartitionsForDays } from './partitions.ts';
 import type { AnalyticsRows } from './rows.ts';
 

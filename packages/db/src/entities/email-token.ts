@@ -1,5 +1,5 @@
-import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
+import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
 import { User } from './user.ts';
 
 /** Single-use link tokens sent by e-mail (verification, password reset). Stored as SHA-256. */

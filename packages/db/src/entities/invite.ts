@@ -1,5 +1,5 @@
-import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
+import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
 import { Workspace } from './workspace.ts';
 
 /** An invitation to join a workspace; pending while neither accepted, withdrawn nor expired. */

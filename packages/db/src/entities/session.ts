@@ -1,5 +1,5 @@
-import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
+import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
 import { User } from './user.ts';
 
 /** A signed-in browser. Only the SHA-256 of the cookie value is stored. */

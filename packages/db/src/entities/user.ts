@@ -1,5 +1,5 @@
-import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
+import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
 
 /** A person who signs in. Secrets (password hash, encrypted TOTP secret) never leave the services. */
 export const User = defineEntity({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { LIMITS } from '../limits.ts';
-import { ROLES } from '../scopes.ts';
 import { PLANS } from '../plans.ts';
+import { ROLES } from '../scopes.ts';
 
 export const zTimestamp = z.string().describe('ISO 8601 timestamp');
 export const zId = z.string().min(1).max(64);

@@ -1,9 +1,9 @@
 import { ensurePartitions, insertDeadLetters, insertRows, type Orm, pruneDeadLetters } from '@us/db';
 import { within } from '../../core/deadline.ts';
-import { dropRolledUpPartitions } from '../rollup/retention.ts';
 import type { Logger } from '../../core/logger.ts';
+import { dropRolledUpPartitions } from '../rollup/retention.ts';
 import { type AnalyticsRows, type AnalyticsTable, BufferFull, type IngestBuffer } from './buffer.ts';
-import { type FlushResult, Flusher, type Inserter } from './flusher.ts';
+import { Flusher, type FlushResult, type Inserter } from './flusher.ts';
 import { MemoryIngestBuffer } from './memory-buffer.ts';
 import { RedisIngestBuffer } from './redis-buffer.ts';
 import { type IngestRoom, openRooms } from './rooms.ts';

@@ -1,6 +1,6 @@
 import { ANALYTICS_TABLES, dropPartitionsOfDays, type Orm, partitionDays } from '@us/db';
-import type { Logger } from '../../core/logger.ts';
 import { withJobLock } from '../../core/job-lock.ts';
+import type { Logger } from '../../core/logger.ts';
 
 const DAY_MS = 86_400_000;
 /** Raw partitions are kept this many UTC days (spec §8: 90 days of raw history, plus a margin for zones). */

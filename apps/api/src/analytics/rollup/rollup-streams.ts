@@ -18,12 +18,12 @@ import {
 import { EXIT_DIMENSIONS, namesExit, VISIT_ORDER } from '../exit-paths.ts';
 import { type CopyOut, type CopyStream, inline } from './copy-connections.ts';
 import { forEachCopyRow } from './copy-rows.ts';
-import { LeaveSums } from './rollup-leaves.ts';
 import type { RollupRow, RollupSource } from './rollup-format.ts';
+import { LeaveSums } from './rollup-leaves.ts';
 import {
+  type Emit,
   EVENT_ROWS,
   EXIT_COLUMN,
-  type Emit,
   Interner,
   PAGEVIEW_ROWS,
   REQUEST_ROWS,

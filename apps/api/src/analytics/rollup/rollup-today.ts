@@ -1,6 +1,6 @@
 import type { Orm } from '@us/db';
-import type { Logger } from '../../core/logger.ts';
 import { withJobLock } from '../../core/job-lock.ts';
+import type { Logger } from '../../core/logger.ts';
 import { rollupSiteDay } from './rollup.ts';
 import { ROLLUP_VERSION } from './rollup-format.ts';
 

@@ -1,7 +1,7 @@
-import { CompiledQuery } from 'kysely';
 import type { Orm } from '@us/db';
-import type { Logger } from '../../core/logger.ts';
+import { CompiledQuery } from 'kysely';
 import { withJobLock } from '../../core/job-lock.ts';
+import type { Logger } from '../../core/logger.ts';
 import type { RolledState } from './rollup-delta.ts';
 import { ROLLUP_VERSION, type RollupSource } from './rollup-format.ts';
 import { rollupInThread } from './rollup-thread.ts';

@@ -1,4 +1,4 @@
-import { STATUS_CODES, type Server } from 'node:http';
+import { type Server, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 
 /** What a request Node's HTTP parser refused gets told, by the parser's error code. */

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
-import type { HotStore } from '../../core/hot/store.ts';
 import { MemoryStore } from '../../core/hot/memory.ts';
+import type { HotStore } from '../../core/hot/store.ts';
 import { hotAnswer } from '../../core/hot/within.ts';
 import type { Logger } from '../../core/logger.ts';
 import { countDrop, type DropReason } from '../../features/sites/dropped-reports.ts';

@@ -9,13 +9,13 @@ import {
   type Site,
 } from '@us/db';
 import { clickLabel, type Lane, type PageReport, type RequestRecord } from '@us/shared';
-import type { HotStore } from '../../core/hot/store.ts';
-import { decisionOfRecord } from '../../features/protection/record-decision.ts';
-import { tlsSummary, tlsText } from '../../features/protection/tls.ts';
-import { verifyInternalMark } from '../../features/internal-link/mark.ts';
-import { readSettings } from '../../features/sites/settings-values.ts';
 import { inAnyNetwork } from '../../core/enrich/cidr.ts';
 import { dailySalt, type Enrichment, enrich, referrerHost, type Utm, visitorCode } from '../../core/enrich/index.ts';
+import type { HotStore } from '../../core/hot/store.ts';
+import { verifyInternalMark } from '../../features/internal-link/mark.ts';
+import { decisionOfRecord } from '../../features/protection/record-decision.ts';
+import { tlsSummary, tlsText } from '../../features/protection/tls.ts';
+import { readSettings } from '../../features/sites/settings-values.ts';
 import type { Client } from './identify.ts';
 
 /**

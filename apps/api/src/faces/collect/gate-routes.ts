@@ -3,10 +3,11 @@ import { DecideRequest, normaliseHostname } from '@us/shared';
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import type { Deps } from '../../core/deps.ts';
-import { AppError, badRequest } from '../../core/errors.ts';
 import { issueToError } from '../../core/error-map.ts';
+import { AppError, badRequest } from '../../core/errors.ts';
 import { readBody } from '../../core/http/body.ts';
 import { type DecideInput, decideRequest } from '../../features/protection/decide-request.ts';
+import type { ProtectedSite } from '../../features/protection/protected-site.ts';
 import {
   type BuiltConfig,
   buildProtectionConfig,
@@ -15,7 +16,6 @@ import {
 } from '../../features/protection/protection-config.ts';
 import type { CollectBudgets } from './budget.ts';
 import { siteIdOfSecret } from './identify.ts';
-import type { ProtectedSite } from '../../features/protection/protected-site.ts';
 import type { SiteCache } from './site-cache.ts';
 
 /** The largest decide request (its fields are bounded well below this). */

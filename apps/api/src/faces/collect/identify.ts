@@ -1,11 +1,11 @@
 import type { Site } from '@us/db';
 import type { PageReport } from '@us/shared';
 import { keptAnswers } from '../../core/cache/kept-answers.ts';
+import { type EnrichInput, type PageUrl, readPageUrl } from '../../core/enrich/index.ts';
 import { AppError, forbidden, tooMany } from '../../core/errors.ts';
+import { type TlsSummary, tlsOfHeader } from '../../features/protection/tls.ts';
 import type { CollectBudgets } from './budget.ts';
 import type { CollectExchange } from './exchange.ts';
-import { type TlsSummary, tlsOfHeader } from '../../features/protection/tls.ts';
-import { type EnrichInput, type PageUrl, readPageUrl } from '../../core/enrich/index.ts';
 import type { SiteCache } from './site-cache.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { PageReport, RequestRecord } from '@us/shared';
 import { z } from 'zod';
-import { badRequest } from '../../core/errors.ts';
 import { fieldPath, issueToError } from '../../core/error-map.ts';
+import { badRequest } from '../../core/errors.ts';
 import { BODY_LIMITS, readBody } from '../../core/http/body.ts';
 import type { CollectExchange } from './exchange.ts';
 import { pageReportAtOnce } from './report-check.ts';

@@ -2,8 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Deps } from '../../core/deps.ts';
 import { AppError } from '../../core/errors.ts';
 import { sendProblem } from '../../core/http/problem-response.ts';
-import { type CollectExchange, LaneExchange } from './exchange.ts';
 import type { SendAtTurnEnd } from '../../core/http/turn-end.ts';
+import { type CollectExchange, LaneExchange } from './exchange.ts';
 
 /** The paths the lane answers; every other request (the gate's routes included) goes on to Koa. */
 const LANE_PATHS = new Set(['/collect', '/collect/requests']);

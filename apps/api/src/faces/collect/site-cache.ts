@@ -1,12 +1,12 @@
 import { Site, SiteHostname } from '@us/db';
+import { LookupCache } from '../../core/cache/lookup-cache.ts';
 import type { Deps } from '../../core/deps.ts';
+import { GENERATION_KEY } from '../../core/hot/generations.ts';
 import { hotAnswer } from '../../core/hot/within.ts';
 import { sha256 } from '../../core/security/tokens.ts';
 import { passKeyOf } from '../../features/protection/pass-key.ts';
-import { findSiteByPublicKey, findSiteBySecret } from '../../features/site-keys/key-lookup.ts';
-import { LookupCache } from '../../core/cache/lookup-cache.ts';
-import { GENERATION_KEY } from '../../core/hot/generations.ts';
 import { type CachedSite, isReturnHost, type ProtectedSite } from '../../features/protection/protected-site.ts';
+import { findSiteByPublicKey, findSiteBySecret } from '../../features/site-keys/key-lookup.ts';
 
 /** How often a node reads the sites' generation (core/hot/generations.ts) at most. */
 const GENERATION_CHECK_MS = 1_000;

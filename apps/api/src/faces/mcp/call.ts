@@ -1,10 +1,10 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import type { Ctx } from '../../procedures/context.ts';
+import { logFailure, toAppError } from '../../core/error-map.ts';
 import { AppError, toProblem } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
+import type { Ctx } from '../../procedures/context.ts';
 import { refuseDeepInput } from '../../procedures/input-guard.ts';
 import { invoke } from '../invoke.ts';
-import { logFailure, toAppError } from '../../core/error-map.ts';
 import { IDEMPOTENCY_ARG, type McpTool } from './tools.ts';
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

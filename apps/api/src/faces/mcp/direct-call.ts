@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import {
+  type CallToolResult,
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
-  type CallToolResult,
   classifyInboundRequest,
   PROTOCOL_VERSION_META_KEY,
   SERVER_INFO_META_KEY,

@@ -1,6 +1,6 @@
 import { type AuthInfo, ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
-import type { Ctx } from '../../procedures/context.ts';
 import type { Logger } from '../../core/logger.ts';
+import type { Ctx } from '../../procedures/context.ts';
 import { callTool } from './call.ts';
 import type { McpTool } from './tools.ts';
 

@@ -1,13 +1,13 @@
 import type { Context } from 'koa';
-import type { ResponseOut } from '../../procedures/context.ts';
 import type { Deps } from '../../core/deps.ts';
-import { AppError } from '../../core/errors.ts';
-import { createCtx, requestInfo } from '../request-context.ts';
-import { invoke } from '../invoke.ts';
 import { logFailure, toAppError } from '../../core/error-map.ts';
-import type { Operation } from '../../procedures/registry.ts';
-import { readJsonBody } from './body.ts';
+import { AppError } from '../../core/errors.ts';
 import { sendProblem } from '../../core/http/problem-response.ts';
+import type { ResponseOut } from '../../procedures/context.ts';
+import type { Operation } from '../../procedures/registry.ts';
+import { invoke } from '../invoke.ts';
+import { createCtx, requestInfo } from '../request-context.ts';
+import { readJsonBody } from './body.ts';
 import { coerceQuery } from './query.ts';
 import { compileRoutes, matchRoute, type RestRoute } from './routes.ts';
 

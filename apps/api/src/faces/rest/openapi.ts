@@ -1,6 +1,6 @@
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
-import { appRouter } from '../../router.ts';
 import type { Operation } from '../../procedures/registry.ts';
+import { appRouter } from '../../router.ts';
 
 const problemSchema: NonNullable<NonNullable<OpenAPIObject['components']>['schemas']>[string] = {
   type: 'object' as const,

@@ -1,7 +1,7 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { LIMITS } from '@us/shared';
 import { Membership, User, Workspace } from '@us/db';
+import { LIMITS } from '@us/shared';
 import type { Deps } from '../../core/deps.ts';
 import { AppError, badRequest } from '../../core/errors.ts';
 import { normaliseEmail } from '../../core/mail/address.ts';

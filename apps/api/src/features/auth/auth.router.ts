@@ -22,14 +22,14 @@ import {
   zMessage,
 } from '@us/shared';
 import { z } from 'zod';
+import type { PersonActor } from '../../actor/actor.ts';
+import { router } from '../../procedures/init.ts';
+import { personProcedure, publicProcedure } from '../../procedures/procedures.ts';
 import * as accounts from './accounts.ts';
 import * as loginService from './login.ts';
 import * as passwords from './passwords.ts';
 import * as sessions from './sessions.ts';
 import * as twoFactor from './two-factor.ts';
-import type { PersonActor } from '../../actor/actor.ts';
-import { router } from '../../procedures/init.ts';
-import { personProcedure, publicProcedure } from '../../procedures/procedures.ts';
 
 const tags = ['Auth'];
 

@@ -1,12 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { LIMITS } from '@us/shared';
 import { User } from '@us/db';
+import { LIMITS } from '@us/shared';
 import type { RequestInfo } from '../../actor/request-info.ts';
-import type { ResponseOut } from '../../procedures/context.ts';
 import type { Deps } from '../../core/deps.ts';
 import { AppError } from '../../core/errors.ts';
 import { dummyVerify, verifyPassword } from '../../core/security/passwords.ts';
 import { randomToken, sha256 } from '../../core/security/tokens.ts';
+import type { ResponseOut } from '../../procedures/context.ts';
 import { listMemberships } from '../me/index.ts';
 import { normaliseEmail } from './accounts.ts';
 import { startSession } from './sessions.ts';

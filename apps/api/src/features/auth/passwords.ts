@@ -1,14 +1,14 @@
-import { noteTokensEnded } from '../../actor/token-cache.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { LIMITS } from '@us/shared';
 import { ApiToken, User } from '@us/db';
+import { LIMITS } from '@us/shared';
 import type { RequestInfo } from '../../actor/request-info.ts';
-import type { ResponseOut } from '../../procedures/context.ts';
+import { noteTokensEnded } from '../../actor/token-cache.ts';
 import type { Deps } from '../../core/deps.ts';
 import { badRequest } from '../../core/errors.ts';
 import { mayMail } from '../../core/mail/budget.ts';
 import { resetMail } from '../../core/mail/templates.ts';
 import { hashPassword } from '../../core/security/passwords.ts';
+import type { ResponseOut } from '../../procedures/context.ts';
 import { normaliseEmail, refuseBreached, sendSafely } from './accounts.ts';
 import { consumeEmailToken, emailLink, endUnusedEmailTokens, findLiveEmailToken, issueEmailToken } from './email-tokens.ts';
 import { checkSessionPassword, type SessionPerson } from './session-password.ts';

@@ -1,11 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { LIMITS } from '@us/shared';
 import { Session, User } from '@us/db';
+import { LIMITS } from '@us/shared';
 import type { RequestInfo } from '../../actor/request-info.ts';
-import type { ResponseOut } from '../../procedures/context.ts';
 import type { Deps } from '../../core/deps.ts';
 import { AppError, badRequest } from '../../core/errors.ts';
 import { verifyPassword } from '../../core/security/passwords.ts';
+import type { ResponseOut } from '../../procedures/context.ts';
 import { clearSessionCookie } from './sessions.ts';
 import { slowdownMs } from './throttle.ts';
 

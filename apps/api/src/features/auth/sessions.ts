@@ -1,11 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { LIMITS, type Session as SessionOut } from '@us/shared';
 import { Session } from '@us/db';
+import { LIMITS, type Session as SessionOut } from '@us/shared';
 import type { RequestInfo } from '../../actor/request-info.ts';
-import type { ResponseOut } from '../../procedures/context.ts';
 import { notFound } from '../../core/errors.ts';
 import { coarseNetwork, deviceSummary } from '../../core/security/client-info.ts';
 import { randomToken, sha256 } from '../../core/security/tokens.ts';
+import type { ResponseOut } from '../../procedures/context.ts';
 
 export const SESSION_COOKIE = 'us_session';
 

@@ -1,11 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { LIMITS } from '@us/shared';
 import { User } from '@us/db';
+import { LIMITS } from '@us/shared';
 import { Secret, TOTP } from 'otpauth';
 import type { RequestInfo } from '../../actor/request-info.ts';
-import type { ResponseOut } from '../../procedures/context.ts';
 import type { Deps } from '../../core/deps.ts';
 import { AppError, badRequest } from '../../core/errors.ts';
+import type { ResponseOut } from '../../procedures/context.ts';
 import { checkSessionPassword, type SessionPerson } from './session-password.ts';
 import { countGuess, throttleKeys } from './throttle.ts';
 

@@ -1,6 +1,6 @@
 // A workspace's account at the payment provider (`billing_accounts`): its customer, its subscription and
 // that subscription's state as the provider's webhooks last told it.
-import type { InsertTransaction as Trx, SqlConnection } from '@us/db';
+import type { SqlConnection, InsertTransaction as Trx } from '@us/db';
 import type { BillingInterval } from '@us/shared';
 import type { BillingProvider } from './provider.ts';
 import { providerCall } from './provider.ts';

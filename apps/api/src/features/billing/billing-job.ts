@@ -4,12 +4,12 @@
 // (services/billing/report.ts), and forgets webhook event ids older than 90 days (the provider
 // redelivers for three days at most).
 import type { Orm } from '@us/db';
+import { withJobLock } from '../../core/job-lock.ts';
 import type { Logger } from '../../core/logger.ts';
 import { closeOpenMonths, sampleProxyPeaks } from './months.ts';
 import type { BillingProvider } from './provider.ts';
 import { reportOverages } from './report.ts';
 import { monthOf } from './usage-counters.ts';
-import { withJobLock } from '../../core/job-lock.ts';
 
 export interface BillingRun {
   ran: boolean;

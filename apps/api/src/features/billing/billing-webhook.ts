@@ -5,11 +5,11 @@ import type { Context } from 'koa';
 import type { Deps } from '../../core/deps.ts';
 import { logFailure, toAppError } from '../../core/error-map.ts';
 import { AppError, badRequest } from '../../core/errors.ts';
+import { overBudget } from '../../core/hot/address-budget.ts';
+import { readBody } from '../../core/http/body.ts';
 import { sendProblem } from '../../core/http/problem-response.ts';
 import { applyEvent } from './events.ts';
 import { requireProvider } from './provider.ts';
-import { readBody } from '../../core/http/body.ts';
-import { overBudget } from '../../core/hot/address-budget.ts';
 
 /** The largest event body read (Stripe's events are a few KB; a subscription with many items, tens). */
 export const WEBHOOK_BODY_LIMIT = 512 * 1024;

@@ -1,9 +1,9 @@
 import { BillingOutput, CheckoutInput, CheckoutOutput, PlanChangeInput, PortalOutput, zEmpty } from '@us/shared';
+import { router } from '../../procedures/init.ts';
+import { actorProcedure } from '../../procedures/procedures.ts';
 import { openPortal, startCheckout } from './checkout.ts';
 import { billingOverview } from './overview.ts';
 import { changePlan } from './plan-change.ts';
-import { router } from '../../procedures/init.ts';
-import { actorProcedure } from '../../procedures/procedures.ts';
 
 const tags = ['Billing'];
 /** Every billing change: the owner's scope, the whole workspace, and a call to the payment provider. */

@@ -3,8 +3,8 @@
 // shows invoices and lets the customer change the payment method or cancel.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CheckoutInput, CheckoutOutput, PortalOutput } from '@us/shared';
-import type { Actor } from '../../actor/actor.ts';
 import { loadWorkspace } from '../../actor/access.ts';
+import type { Actor } from '../../actor/actor.ts';
 import { AppError } from '../../core/errors.ts';
 import { accountOf, ensureCustomer, hasLiveSubscription } from './accounts.ts';
 import { type BillingProvider, providerCall, requireProvider } from './provider.ts';

@@ -2,10 +2,10 @@
 // workspace ended it on, and that row is the one claim on the month's overage. A month is closed by the
 // hourly billing job, or right before a plan change if that comes first, so a month is always priced
 // with the plan it really ended on, and a plan changed just after midnight never reprices the last one.
-import type { InsertTransaction as Trx, SqlConnection } from '@us/db';
+import type { SqlConnection, InsertTransaction as Trx } from '@us/db';
 import { type Plan, planOf } from '@us/shared';
-import { monthOf } from './usage-counters.ts';
 import { monthOverageCents } from './pricing.ts';
+import { monthOf } from './usage-counters.ts';
 
 /**
  * Records every month of the workspace before `now`'s month that is not closed yet, priced with `plan`.

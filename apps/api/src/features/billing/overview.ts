@@ -4,13 +4,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Site, SiteHostname } from '@us/db';
 import { type BillingOutput, PLAN_LIMITS, PLAN_PRICES, PLANS } from '@us/shared';
-import type { Actor } from '../../actor/actor.ts';
 import { loadWorkspace } from '../../actor/access.ts';
-import { usageOf } from './usage-counters.ts';
+import type { Actor } from '../../actor/actor.ts';
 import { seatsTaken } from '../members/index.ts';
 import { accountOf } from './accounts.ts';
 import { closedMonths } from './months.ts';
 import { monthPeriod, overageOf } from './pricing.ts';
+import { usageOf } from './usage-counters.ts';
 
 /** What the workspace uses now: this month's counters and the countable things it holds. */
 export async function usageNow(em: EntityManager, workspaceId: string, now: Date) {

@@ -3,8 +3,8 @@
 // more than the smaller plan allows; a first paid plan goes through checkout (a payment method is needed).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { type BillingOutput, PLAN_LIMITS, PLANS, type Plan, type PlanChangeInput, planOf } from '@us/shared';
-import type { Actor } from '../../actor/actor.ts';
 import { loadWorkspace } from '../../actor/access.ts';
+import type { Actor } from '../../actor/actor.ts';
 import { AppError } from '../../core/errors.ts';
 import { accountOf, hasLiveSubscription } from './accounts.ts';
 import { switchPlan } from './months.ts';

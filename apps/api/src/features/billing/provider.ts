@@ -2,7 +2,7 @@
 // Without STRIPE_SECRET_KEY there is no provider: billing answers "not configured" (503) and every
 // workspace stays on Free. Plans are Stripe prices found by lookup key (`unseen_starter_month`, …), made
 // on first use when the account has none, so operators may also make or re-price them in Stripe.
-import { PLAN_PRICES, type BillingInterval, type PaidPlan, PAID_PLANS, type Plan } from '@us/shared';
+import { type BillingInterval, PAID_PLANS, type PaidPlan, PLAN_PRICES, type Plan } from '@us/shared';
 import Stripe from 'stripe';
 import type { Env } from '../../core/env.ts';
 import { AppError } from '../../core/errors.ts';

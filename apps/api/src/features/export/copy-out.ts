@@ -1,9 +1,10 @@
 // Raw records leave PostgreSQL as a COPY stream: bytes straight from the server's socket, one JSON
 // object per line, with no row object made in this process (a day of a large site as pages of rows
 // grew the process by hundreds of MB of garbage; COPY keeps it to the streams' buffers).
+
+import type { Readable } from 'node:stream';
 import { type PgClient, type PgPool, releaseOnce } from '@us/db';
 import { to as copyTo } from 'pg-copy-streams';
-import type { Readable } from 'node:stream';
 
 /**
  * The lines of `select` (one text column of JSON) as a stream. COPY takes no bind parameters: the

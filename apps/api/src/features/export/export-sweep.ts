@@ -1,8 +1,9 @@
 // Exports are kept one day (spec §8): their rows (so their links are 404 like links no export made)
 // and the copies of their files. Every node sweeps (its own DATA_DIR, or the shared bucket); deleting
 // twice is harmless, so no lock is taken.
-import { EXPORT_LIMITS } from '@us/shared';
+
 import type { Orm } from '@us/db';
+import { EXPORT_LIMITS } from '@us/shared';
 import type { CopyStore } from './storage.ts';
 
 export async function sweepExports(

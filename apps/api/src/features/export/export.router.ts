@@ -1,7 +1,7 @@
 import { ExportInput, ExportOutput } from '@us/shared';
-import { exportSite } from './export.ts';
 import { router } from '../../procedures/init.ts';
 import { actorProcedure } from '../../procedures/procedures.ts';
+import { exportSite } from './export.ts';
 
 export const exportRouter = router({
   create: actorProcedure

@@ -5,11 +5,11 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { EXPORT_FILES, EXPORT_LIMITS, type ExportInput, type ExportOutput } from '@us/shared';
-import type { Actor } from '../../actor/actor.ts';
 import { loadSite, workspaceIdOf } from '../../actor/access.ts';
+import type { Actor } from '../../actor/actor.ts';
+import { isDay } from '../../analytics/range.ts';
 import type { Deps } from '../../core/deps.ts';
 import { badRequest } from '../../core/errors.ts';
-import { isDay } from '../../analytics/range.ts';
 import { archiveHours } from './files.ts';
 import { takeExportBudget } from './limits.ts';
 import { makeLink } from './links.ts';

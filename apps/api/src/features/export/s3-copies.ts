@@ -2,10 +2,11 @@
 // as it is first sent (a multipart upload that completes only when the whole file went through, so a
 // failed one leaves no object), and a later download is sent to a presigned GET of the object, valid
 // until the download link's own expiry. Objects live under EXPORT_S3_PREFIX<export>/<file>.
+
+import { PassThrough, type Readable } from 'node:stream';
 import { DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { PassThrough, type Readable } from 'node:stream';
 import type { CopyStore, KeptCopy } from './storage.ts';
 
 export interface S3Settings {

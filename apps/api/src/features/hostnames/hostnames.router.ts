@@ -1,8 +1,8 @@
 import { CreateHostnameInput, HostnameDetail, SiteHostnameParams, VerifyHostnameOutput } from '@us/shared';
 import { z } from 'zod';
-import * as hostnames from './hostnames.ts';
 import { router } from '../../procedures/init.ts';
 import { actorProcedure } from '../../procedures/procedures.ts';
+import * as hostnames from './hostnames.ts';
 
 const tags = ['Sites'];
 

@@ -2,21 +2,21 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { type Site, SiteHostname } from '@us/db';
 import { HOSTNAME_LIMITS, type HostnameDetail, normaliseHostname, PLAN_LIMITS, type Plan, planOf } from '@us/shared';
-import type { Deps } from '../../core/deps.ts';
-import { AppError, badRequest, tooMany } from '../../core/errors.ts';
 import { loadSite } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
+import type { Deps } from '../../core/deps.ts';
+import { AppError, badRequest, tooMany } from '../../core/errors.ts';
+import { sampleProxyPeaks } from '../billing/index.ts';
+import { lookupTxt, parseDnsServers } from './dns.ts';
 import {
   createCustomHostname,
   deleteCustomHostname,
+  type EdgeHostname,
   EdgeRefused,
   EdgeUnavailable,
   edgeConfig,
-  type EdgeHostname,
   getCustomHostname,
 } from './edge-platform.ts';
-import { sampleProxyPeaks } from '../billing/index.ts';
-import { lookupTxt, parseDnsServers } from './dns.ts';
 import { hostnameDetail, newVerifyToken, proxyStatusOf, verificationName, verificationValue } from './view.ts';
 
 /** A hostname as typed, normalised; refused with normaliseHostname's words, `field` hostname. */

@@ -1,7 +1,7 @@
 import { InternalLinkInput, InternalLinkOutput, InternalLinkRotateInput, InternalLinkRotateOutput } from '@us/shared';
-import { issueInternalLink, rotateInternalKey } from './links.ts';
 import { router } from '../../procedures/init.ts';
 import { actorProcedure } from '../../procedures/procedures.ts';
+import { issueInternalLink, rotateInternalKey } from './links.ts';
 
 const tags = ['Sites'];
 

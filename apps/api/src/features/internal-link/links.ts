@@ -1,11 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Site, SiteHostname } from '@us/db';
 import { HOSTNAME_LIMITS } from '@us/shared';
+import { loadSite } from '../../actor/access.ts';
+import type { Actor } from '../../actor/actor.ts';
 import type { Deps } from '../../core/deps.ts';
 import { badRequest } from '../../core/errors.ts';
 import { randomToken, sha256 } from '../../core/security/tokens.ts';
-import { loadSite } from '../../actor/access.ts';
-import type { Actor } from '../../actor/actor.ts';
 import { hostnameInput, verificationName, verificationValue } from '../hostnames/index.ts';
 import { newInternalKey, parseInternalMark, signInternalMark, verifyInternalMark } from './mark.ts';
 

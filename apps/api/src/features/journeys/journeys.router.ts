@@ -1,7 +1,7 @@
 import { Journeys, JourneysQuery } from '@us/shared';
-import { siteJourneys } from './service.ts';
 import { router } from '../../procedures/init.ts';
 import { actorProcedure } from '../../procedures/procedures.ts';
+import { siteJourneys } from './service.ts';
 
 export const journeysRouter = router({
   get: actorProcedure

@@ -1,17 +1,18 @@
 // GET /v1/sites/{id}/journeys: on the stats pool, inside one of the workspace's stats slots, like every
 // stats question. The anchor is checked for the zoom; journeys read raw days only (the last 90).
-import type { GatherOptions } from '../../analytics/day-store/gather.ts';
+
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Journeys, JourneysQuery, JourneyZoom } from '@us/shared';
 import type { Actor } from '../../actor/actor.ts';
+import type { GatherOptions } from '../../analytics/day-store/gather.ts';
+import { resolveRange } from '../../analytics/range.ts';
+import type { SiteCtx } from '../../analytics/site-ctx.ts';
+import { type StatsDeps, withSite } from '../../analytics/site-slot.ts';
 import { badRequest } from '../../core/errors.ts';
 import { readSettings } from '../sites/index.ts';
-import { resolveRange } from '../../analytics/range.ts';
-import { type StatsDeps, withSite } from '../../analytics/site-slot.ts';
-import type { SiteCtx } from '../../analytics/site-ctx.ts';
 import { journeyAnswer } from './answer.ts';
-import { firstEventGoal, goalDefs } from './goals.ts';
 import { journeyGroups } from './days.ts';
+import { firstEventGoal, goalDefs } from './goals.ts';
 
 /** Element labels are event names, stored with at most 128 characters. */
 const ELEMENT_LABEL_MAX = 128;

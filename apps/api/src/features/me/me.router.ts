@@ -1,5 +1,5 @@
-import { actorProcedure } from '../../procedures/procedures.ts';
 import { MeOutput, zEmpty } from '@us/shared';
+import { actorProcedure } from '../../procedures/procedures.ts';
 import { describeCaller } from './me.ts';
 
 export const getMe = actorProcedure

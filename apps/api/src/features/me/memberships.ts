@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Membership as MembershipOut, Plan, Role } from '@us/shared';
 import { Membership, type Workspace } from '@us/db';
+import type { Membership as MembershipOut, Plan, Role } from '@us/shared';
 
 /** The person's workspaces, oldest membership first. */
 export async function listMemberships(em: EntityManager, userId: string): Promise<MembershipOut[]> {

@@ -1,14 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Invite, Membership, User } from '@us/db';
-import { type InviteRole, type Invite as InviteOut, PLAN_LIMITS, type Role } from '@us/shared';
+import { type Invite as InviteOut, type InviteRole, PLAN_LIMITS, type Role } from '@us/shared';
+import { isUuid, responsibleUserId, workspaceIdOf } from '../../actor/access.ts';
+import type { Actor, PersonActor } from '../../actor/actor.ts';
 import type { Deps } from '../../core/deps.ts';
 import { AppError } from '../../core/errors.ts';
 import { requireInvitationBudget, requireMailBudget } from '../../core/mail/budget.ts';
-import { inviteMail } from './invite-mail.ts';
 import { randomToken, sha256 } from '../../core/security/tokens.ts';
-import { isUuid, responsibleUserId, workspaceIdOf } from '../../actor/access.ts';
 import { emailLink, normaliseEmail } from '../auth/index.ts';
-import type { Actor, PersonActor } from '../../actor/actor.ts';
+import { inviteMail } from './invite-mail.ts';
 import { asRole, lockWorkspace, pendingInvite, seatsTaken } from './seats.ts';
 
 /** Invitations expire 7 days after creation (spec §2, §8). */

@@ -11,10 +11,10 @@ import {
   zEmpty,
 } from '@us/shared';
 import { z } from 'zod';
-import { acceptInvite, createInvite, withdrawInvite } from './invites.ts';
-import { changeRole, listMembers, removeMember } from './members.ts';
 import { router } from '../../procedures/init.ts';
 import { actorProcedure, personProcedure } from '../../procedures/procedures.ts';
+import { acceptInvite, createInvite, withdrawInvite } from './invites.ts';
+import { changeRole, listMembers, removeMember } from './members.ts';
 
 const tags = ['Members'];
 

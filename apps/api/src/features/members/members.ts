@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Invite, Membership, type User } from '@us/db';
 import type { MemberList, Member as MemberOut, Role } from '@us/shared';
-import { AppError, forbidden, notFound } from '../../core/errors.ts';
 import { isUuid, workspaceIdOf } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
+import { AppError, forbidden, notFound } from '../../core/errors.ts';
 import { revokeMemberTokens, revokeTokensBeyondRole } from '../tokens/index.ts';
 import { inviteView } from './invites.ts';
 import { asRole, canManageOwners, lockWorkspace, pendingInvite } from './seats.ts';

@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Invite, Membership } from '@us/db';
 import { type Plan, planOf, type Role } from '@us/shared';
-import { AppError } from '../../core/errors.ts';
 import type { Actor } from '../../actor/actor.ts';
+import { AppError } from '../../core/errors.ts';
 
 /** Conditions of a pending invitation: neither accepted nor withdrawn, and not yet expired. */
 export function pendingInvite(workspaceId: string, now = new Date()) {

@@ -1,8 +1,8 @@
+import { router } from '../../procedures/init.ts';
+import { actorProcedure } from '../../procedures/procedures.ts';
 import { AiTrafficInput, AiTrafficOutput, aiTraffic } from './ai-traffic.ts';
 import { DryRunInput, DryRunOutput, dryRun } from './dry-run.ts';
 import { TryRequestInput, TryRequestOutput, tryRequest } from './try-request.ts';
-import { router } from '../../procedures/init.ts';
-import { actorProcedure } from '../../procedures/procedures.ts';
 
 /**
  * The Protection page's own tools, on the dashboard's tRPC face only: no `openapi` or `mcp` meta (the

@@ -1,8 +1,8 @@
 import { BotDecisionsQuery, BotDecisionsReport, SiteBotInput, SiteBotOutput, UpdateSiteBotInput } from '@us/shared';
-import { decisionsReport } from './decisions.ts';
-import { getBotSettings, updateBotSettings } from './settings.ts';
 import { router } from '../../procedures/init.ts';
 import { actorProcedure } from '../../procedures/procedures.ts';
+import { decisionsReport } from './decisions.ts';
+import { getBotSettings, updateBotSettings } from './settings.ts';
 
 const tags = ['Bot protection'];
 

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { Resolver } from 'node:dns/promises';
 import type { BotInfo, Verification } from '@us/protection';
-import { type ParsedIp, parseIp } from '../../core/enrich/ip.ts';
 import type { Deps } from '../../core/deps.ts';
-import { parseDnsServers } from '../hostnames/index.ts';
+import { type ParsedIp, parseIp } from '../../core/enrich/ip.ts';
 import { hotAnswer } from '../../core/hot/within.ts';
+import { parseDnsServers } from '../hostnames/index.ts';
 
 /**
  * Forward-confirmed reverse DNS for crawlers whose operators publish the host names their crawlers'

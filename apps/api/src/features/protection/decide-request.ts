@@ -10,13 +10,13 @@ import {
   verifyPass,
 } from '@us/protection';
 import type { DecideAnswer, DecideRequest } from '@us/shared';
+import type { Deps } from '../../core/deps.ts';
 import { countryOf } from '../../core/enrich/geo.ts';
 import { networkOf } from '../../core/enrich/network.ts';
-import type { ProtectedSite } from './protected-site.ts';
-import type { Deps } from '../../core/deps.ts';
 import { readSettings } from '../sites/index.ts';
 import { visitorSigns } from './behaviour.ts';
 import { verifyCrawler } from './crawler-verification.ts';
+import type { ProtectedSite } from './protected-site.ts';
 import { TLS_MISMATCH, tlsMismatch, tlsSummary } from './tls.ts';
 import { dayKeyFor } from './visitor-code.ts';
 

@@ -1,13 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { BOT_ACTIONS, type BotDecisionsQuery, type BotDecisionsReport } from '@us/shared';
 import type { Actor } from '../../actor/actor.ts';
-import { forbidden } from '../../core/errors.ts';
 import { addDays, daysOf } from '../../analytics/range.ts';
 import { run } from '../../analytics/runner.ts';
-import { type StatsDeps, withSite } from '../../analytics/site-slot.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
-import { NOT_DECIDED } from './record-decision.ts';
+import { type StatsDeps, withSite } from '../../analytics/site-slot.ts';
 import { localDaySql, Params, rangeCond, statement, tzParam } from '../../analytics/sql.ts';
+import { forbidden } from '../../core/errors.ts';
+import { NOT_DECIDED } from './record-decision.ts';
 
 type Action = (typeof BOT_ACTIONS)[number];
 type Counts = Record<Action, number>;

@@ -27,8 +27,8 @@ import { BOT_ACTIONS, BOT_MODES, UpdateSiteBotInput } from '@us/shared';
 import { CompiledQuery } from 'kysely';
 import { z } from 'zod';
 import type { Actor } from '../../actor/actor.ts';
-import { AppError } from '../../core/errors.ts';
 import { Params } from '../../analytics/sql.ts';
+import { AppError } from '../../core/errors.ts';
 import { decidingRule, onStatsPool, requireScope, savedBotSettings, type ToolsDeps } from './tools-common.ts';
 
 export interface DryRunBounds {

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { ProtectionConfig } from '@us/shared';
-import type { ProtectedSite } from './protected-site.ts';
 import type { Deps } from '../../core/deps.ts';
-import { readSettings } from '../sites/index.ts';
 import { hotAnswer } from '../../core/hot/within.ts';
+import { readSettings } from '../sites/index.ts';
 import { flaggedVisitors } from './behaviour.ts';
+import type { ProtectedSite } from './protected-site.ts';
 import { dayKeyFor } from './visitor-code.ts';
 
 /** How long an edge keeps the config before asking again (with If-None-Match). */

@@ -1,8 +1,8 @@
 // The regular sending: every report whose next period has closed in its site's time zone goes out, then
 // its period is recorded. Called by jobs/email-reports.ts under the job's advisory lock.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Logger } from '../../core/logger.ts';
 import { localToday } from '../../analytics/range.ts';
+import type { Logger } from '../../core/logger.ts';
 import { type ReportFigures, reportFigures } from './figures.ts';
 import { type Frequency, lastClosedPeriod } from './periods.ts';
 import { type DueReport, type ReportDeps, sendReport } from './send.ts';

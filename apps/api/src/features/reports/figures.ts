@@ -3,10 +3,10 @@
 // questions the stats API answers (`stats.summary`, and `stats.get` of the pageviews and sessions sets),
 // so the e-mail's numbers are the API's for the same range.
 import type { StatsResult, StatsSpec, Summary, SummaryMeasure } from '@us/shared';
-import { answer, measure, normalise, summaryOf } from '../stats/index.ts';
+import { siteCtx } from '../../analytics/site-ctx.ts';
 import type { StatsDeps } from '../../analytics/site-slot.ts';
 import { inWorkspaceSlot } from '../../analytics/site-slot.ts';
-import { siteCtx } from '../../analytics/site-ctx.ts';
+import { answer, measure, normalise, summaryOf } from '../stats/index.ts';
 import { biggestMoves, type Change, changesOf, type Move, topOf } from './changes.ts';
 import type { Period } from './periods.ts';
 

@@ -2,12 +2,12 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { type EmailReport, REPORTS_PER_SITE } from '@us/shared';
-import type { Actor } from '../../actor/actor.ts';
 import { isUuid, loadSite, responsibleUserId } from '../../actor/access.ts';
+import type { Actor } from '../../actor/actor.ts';
+import { localToday } from '../../analytics/range.ts';
 import { AppError } from '../../core/errors.ts';
 import { normaliseEmail } from '../../core/mail/address.ts';
 import { checkSiteLimit } from '../sites/index.ts';
-import { localToday } from '../../analytics/range.ts';
 import { type Frequency, lastClosedPeriod } from './periods.ts';
 
 export interface ReportRow {

@@ -1,7 +1,7 @@
 import type { SummaryMeasure } from '@us/shared';
+import type { Mail } from '../../core/mail/mailer.ts';
 import type { Change, Move } from './changes.ts';
 import type { ReportFigures } from './figures.ts';
-import type { Mail } from '../../core/mail/mailer.ts';
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 /** Names typed by people go into a header: no line breaks or other control characters there. */

@@ -1,10 +1,10 @@
 // The hourly e-mail reports (services/reports/due.ts) under one advisory lock, so across nodes one run
 // sends each period once.
 import type { Orm } from '@us/db';
+import { withJobLock } from '../../core/job-lock.ts';
 import type { Logger } from '../../core/logger.ts';
 import { sendDue } from './due.ts';
 import type { ReportDeps } from './send.ts';
-import { withJobLock } from '../../core/job-lock.ts';
 
 export async function runEmailReports(
   orm: Orm,

@@ -9,11 +9,11 @@ import {
   UnsubscribeReportInput,
   UnsubscribeReportOutput,
 } from '@us/shared';
+import { router } from '../../procedures/init.ts';
+import { actorProcedure, publicProcedure } from '../../procedures/procedures.ts';
 import { addReport, listReports, removeReport } from './recipients.ts';
 import { sendNow } from './send.ts';
 import { unsubscribe } from './unsubscribe.ts';
-import { router } from '../../procedures/init.ts';
-import { actorProcedure, publicProcedure } from '../../procedures/procedures.ts';
 
 /**
  * E-mail reports: a site's headline figures for the last full week or month, sent to chosen addresses.

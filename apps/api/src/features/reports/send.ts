@@ -1,15 +1,15 @@
 // Sending one report: its figures for a period and the e-mail; and "Send now" (dashboard-only
 // `reports.sendNow`), the last closed period at once.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Actor } from '../../actor/actor.ts';
 import { isUuid, loadSite } from '../../actor/access.ts';
+import type { Actor } from '../../actor/actor.ts';
+import { localToday } from '../../analytics/range.ts';
 import type { Deps } from '../../core/deps.ts';
 import { AppError, tooMany } from '../../core/errors.ts';
 import { mayMail } from '../../core/mail/budget.ts';
-import { reportMail } from './report-mail.ts';
-import { localToday } from '../../analytics/range.ts';
 import { type ReportFigures, type ReportSite, reportFigures } from './figures.ts';
 import { type Frequency, lastClosedPeriod, type Period, periodName } from './periods.ts';
+import { reportMail } from './report-mail.ts';
 import { unsubscribeLink } from './unsubscribe.ts';
 
 export type ReportDeps = Pick<Deps, 'env' | 'hot' | 'statsOrm' | 'mailer' | 'urls' | 'ciphers'>;

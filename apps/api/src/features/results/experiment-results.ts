@@ -10,9 +10,9 @@ import {
   type Goal,
   RESULTS_LIMITS,
 } from '@us/shared';
-import { AppError, badRequest } from '../../core/errors.ts';
 import { resolveRange } from '../../analytics/range.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
+import { AppError, badRequest } from '../../core/errors.ts';
 import { experimentRows } from './experiment-days.ts';
 import type { VariantRow } from './experiment-statement.ts';
 import { matcherOf } from './goal-match.ts';

@@ -2,11 +2,11 @@
 // rate out of all People visits, with a daily series. Goals read stored rows, so a goal counts sessions
 // from before it was made. Days older than the raw window come from daily rollups: completions only.
 import type { Experiment, Goal, GoalResult, GoalResults, GoalResultsQuery } from '@us/shared';
+import { splitUtcDays } from '../../analytics/day-store/days.ts';
+import type { GatherOptions } from '../../analytics/day-store/gather.ts';
 import { type DayRange, daysOf, resolveRange, splitRange } from '../../analytics/range.ts';
 import { run } from '../../analytics/runner.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
-import { splitUtcDays } from '../../analytics/day-store/days.ts';
-import type { GatherOptions } from '../../analytics/day-store/gather.ts';
 import { storedGoalRows } from './goal-days.ts';
 import { type GoalMatcher, matcherOf } from './goal-match.ts';
 import { type RawGoalRow, rawGoalStatement, rollupGoalStatement } from './goal-statements.ts';

@@ -1,7 +1,7 @@
 import { ExperimentResults, ExperimentResultsQuery, GoalResults, GoalResultsQuery } from '@us/shared';
-import { siteExperimentResults, siteGoalResults } from './service.ts';
 import { router } from '../../procedures/init.ts';
 import { actorProcedure } from '../../procedures/procedures.ts';
+import { siteExperimentResults, siteGoalResults } from './service.ts';
 
 const tags = ['Analytics'];
 

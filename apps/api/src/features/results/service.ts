@@ -4,8 +4,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ExperimentResults, ExperimentResultsQuery, GoalResults, GoalResultsQuery } from '@us/shared';
 import type { Actor } from '../../actor/actor.ts';
-import { readSettings } from '../sites/index.ts';
 import { type StatsDeps, withSite } from '../../analytics/site-slot.ts';
+import { readSettings } from '../sites/index.ts';
 import { experimentResultsOf } from './experiment-results.ts';
 import { goalResultsOf } from './goal-results.ts';
 

@@ -2,9 +2,10 @@
 // (GetRankAndTrafficStats) summed by week; queries and pages shown and the impression-weighted average
 // position from GetQueryStats and GetPageStats (Bing buckets them by week); inbound links from
 // GetLinkCounts, a count as of now, so only the current week gets it.
-import { mondayOf } from './weeks.ts';
-import { topOf, type TopRow, type WeekFigures } from './week-figures.ts';
+
 import { bingCall as call } from './bing.ts';
+import { type TopRow, topOf, type WeekFigures } from './week-figures.ts';
+import { mondayOf } from './weeks.ts';
 
 /** Bing's dates: `/Date(1700000000000)/` or `/Date(1700000000000-0800)/`, as a UTC day. */
 export function bingDay(value: unknown): string | null {

@@ -4,8 +4,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SiteHostname } from '@us/db';
 import type { SearchOutput, UpdatePrimarySearchInput, UpdateSecondarySearchInput } from '@us/shared';
-import type { Actor } from '../../actor/actor.ts';
 import { loadSite } from '../../actor/access.ts';
+import type { Actor } from '../../actor/actor.ts';
 import type { Deps } from '../../core/deps.ts';
 import { AppError, badRequest } from '../../core/errors.ts';
 import { sameSite, userSites } from './bing.ts';

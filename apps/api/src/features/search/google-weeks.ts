@@ -1,8 +1,9 @@
 // Weekly figures from Search Console's Search Analytics API (searchAnalytics.query): totals for the
 // week (clicks, impressions, ctr, position), and how many pages and queries were shown (rows of the
 // `page` and `query` dimensions, up to the API's 25,000 rows a request).
-import { topOf, type TopRow, type WeekFigures } from './week-figures.ts';
+
 import { ProviderError, providerFetch, providerMessage } from './provider-error.ts';
+import { type TopRow, topOf, type WeekFigures } from './week-figures.ts';
 
 interface AnalyticsRow {
   keys?: string[];

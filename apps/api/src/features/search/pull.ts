@@ -5,12 +5,12 @@
 // backoff (1, 2, 4… hours, at most a day). Figures a provider does not give are null; zero is measured.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Cipher } from '../../core/security/cipher.ts';
-import { addWeeks, mondayOf } from './weeks.ts';
-import { accessToken, type ServiceAccountKey } from './google.ts';
 import { bingWeeks } from './bing-weeks.ts';
+import { accessToken, type ServiceAccountKey } from './google.ts';
 import { googleWeeks } from './google-weeks.ts';
 import { ProviderError } from './provider-error.ts';
 import type { WeekFigures } from './week-figures.ts';
+import { addWeeks, mondayOf } from './weeks.ts';
 
 export interface PullSetup {
   googleApi: string;

@@ -2,9 +2,9 @@
 // connection is pulled once across nodes; each connection's own `next_pull_at` makes it daily (sooner
 // after a failure, with backoff).
 import type { Orm } from '@us/db';
+import { withJobLock } from '../../core/job-lock.ts';
 import type { Logger } from '../../core/logger.ts';
 import { type PullSetup, pullDue } from './pull.ts';
-import { withJobLock } from '../../core/job-lock.ts';
 
 export async function runSearchPull(
   orm: Orm,

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import {
   SearchInput,
   SearchOutput,
@@ -7,10 +6,11 @@ import {
   UpdatePrimarySearchInput,
   UpdateSecondarySearchInput,
 } from '@us/shared';
-import { deleteSource, getSearch, updatePrimary, updateSecondary } from './connections.ts';
-import { searchWeeks } from './weeks.ts';
+import { z } from 'zod';
 import { router } from '../../procedures/init.ts';
 import { actorProcedure } from '../../procedures/procedures.ts';
+import { deleteSource, getSearch, updatePrimary, updateSecondary } from './connections.ts';
+import { searchWeeks } from './weeks.ts';
 
 const tags = ['Search'];
 

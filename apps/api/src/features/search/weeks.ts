@@ -2,8 +2,8 @@
 // Rows of a disconnected source stay and are listed.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SEARCH_LIMITS, type SearchWeeksOutput, type SearchWeeksQuery } from '@us/shared';
-import type { Actor } from '../../actor/actor.ts';
 import { loadSite } from '../../actor/access.ts';
+import type { Actor } from '../../actor/actor.ts';
 
 /** The Monday (UTC) of the week holding `day` (YYYY-MM-DD). */
 export function mondayOf(day: string): string {

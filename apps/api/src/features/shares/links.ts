@@ -3,13 +3,13 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SHARE_LINKS_PER_SITE, type ShareLink } from '@us/shared';
-import type { Actor } from '../../actor/actor.ts';
 import { isUuid, loadSite, responsibleUserId } from '../../actor/access.ts';
+import type { Actor } from '../../actor/actor.ts';
 import type { Deps } from '../../core/deps.ts';
 import { AppError } from '../../core/errors.ts';
 import { hashPassword } from '../../core/security/passwords.ts';
-import { checkSiteLimit } from '../sites/index.ts';
 import { randomToken, sha256 } from '../../core/security/tokens.ts';
+import { checkSiteLimit } from '../sites/index.ts';
 
 interface LinkRow {
   id: string;

@@ -8,10 +8,10 @@ import {
   ShareLinksInput,
   ShareLinksOutput,
 } from '@us/shared';
-import { createShareLink, listShareLinks, revokeShareLink } from './links.ts';
-import { openShare } from './open.ts';
 import { router } from '../../procedures/init.ts';
 import { actorProcedure, publicProcedure } from '../../procedures/procedures.ts';
+import { createShareLink, listShareLinks, revokeShareLink } from './links.ts';
+import { openShare } from './open.ts';
 
 /**
  * Shared links: a read-only view of one site's dashboard for whoever holds the link. On the dashboard's

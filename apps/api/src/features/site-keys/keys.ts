@@ -3,10 +3,10 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SiteKey } from '@us/db';
 import { KEY_PREFIX_LENGTH, type SiteKeyKind, type SiteKeyList, type SiteKeyOutput, type SiteKeyRecord } from '@us/shared';
-import { AppError } from '../../core/errors.ts';
-import { sha256 } from '../../core/security/tokens.ts';
 import { isUuid, loadSite } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
+import { AppError } from '../../core/errors.ts';
+import { sha256 } from '../../core/security/tokens.ts';
 
 const LOWER_ALNUM = 'abcdefghijklmnopqrstuvwxyz0123456789';
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';

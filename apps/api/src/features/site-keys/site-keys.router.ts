@@ -1,8 +1,8 @@
 import { CreateSiteKeyInput, SiteIdInput, SiteKeyList, SiteKeyOutput, SiteKeyParams } from '@us/shared';
 import { z } from 'zod';
-import { createKey, deleteKey, listKeys, rotateKey } from './keys.ts';
 import { router } from '../../procedures/init.ts';
 import { actorProcedure } from '../../procedures/procedures.ts';
+import { createKey, deleteKey, listKeys, rotateKey } from './keys.ts';
 
 const tags = ['Site keys'];
 

@@ -11,9 +11,9 @@ import {
   type UpdateExperimentInput,
   type UpdateSiteSettingsInput,
 } from '@us/shared';
-import { AppError } from '../../core/errors.ts';
 import { loadSite } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
+import { AppError } from '../../core/errors.ts';
 import { experimentOf, goalOf, normaliseNetworks, normaliseWindow, readSettings } from './settings-values.ts';
 import { siteRecordOf, withLockedSite } from './view.ts';
 

@@ -13,6 +13,8 @@ import {
   UpdateSiteSettingsInput,
 } from '@us/shared';
 import { z } from 'zod';
+import { router } from '../../procedures/init.ts';
+import { actorProcedure } from '../../procedures/procedures.ts';
 import {
   createExperiment,
   createGoal,
@@ -23,8 +25,6 @@ import {
   updateExperiment,
   updateSettings,
 } from './settings.ts';
-import { router } from '../../procedures/init.ts';
-import { actorProcedure } from '../../procedures/procedures.ts';
 
 const tags = ['Site settings'];
 

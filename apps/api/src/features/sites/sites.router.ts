@@ -10,9 +10,9 @@ import {
   zEmpty,
 } from '@us/shared';
 import { z } from 'zod';
-import { createSite, deleteSite, getSite, installStatus, listSites, snippet, updateSite } from './sites.ts';
 import { router } from '../../procedures/init.ts';
 import { actorProcedure } from '../../procedures/procedures.ts';
+import { createSite, deleteSite, getSite, installStatus, listSites, snippet, updateSite } from './sites.ts';
 
 const tags = ['Sites'];
 

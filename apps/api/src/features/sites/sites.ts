@@ -1,11 +1,10 @@
-import { droppedReports } from './dropped-reports.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Site, SiteHostname, SiteKey } from '@us/db';
 import {
+  type CollectHealth,
   type CreateSiteInput,
   type CreateSiteOutput,
   canonicalTimezone,
-  type CollectHealth,
   type InstallStatusOutput,
   normaliseHostname,
   PLAN_LIMITS,
@@ -14,14 +13,15 @@ import {
   type SnippetOutput,
   type UpdateSiteInput,
 } from '@us/shared';
+import { loadSite, visibleSites, workspaceIdOf } from '../../actor/access.ts';
+import type { Actor } from '../../actor/actor.ts';
 import type { Deps } from '../../core/deps.ts';
 import { AppError, badRequest } from '../../core/errors.ts';
-import { newInternalKey } from '../internal-link/index.ts';
-import { loadSite, visibleSites, workspaceIdOf } from '../../actor/access.ts';
 import { newVerifyToken, releaseEdgeHostnames } from '../hostnames/index.ts';
-import type { Actor } from '../../actor/actor.ts';
+import { newInternalKey } from '../internal-link/index.ts';
 import { lockWorkspace } from '../members/index.ts';
 import { createKeyRow, keyRecord } from '../site-keys/index.ts';
+import { droppedReports } from './dropped-reports.ts';
 import { newSiteSettings } from './settings-values.ts';
 import { siteRecord, siteRecordOf, siteRecords } from './view.ts';
 

@@ -1,10 +1,10 @@
 // Batch stats: up to 40 named specs, each answered on its own; a refused spec answers
 // {error: {status: 400, title, field}} under its name while the others answer.
-import { StatsSpec, type StatsBatchResult } from '@us/shared';
-import { AppError } from '../../core/errors.ts';
-import { toAppError } from '../../core/error-map.ts';
-import { answer } from './engine.ts';
+import { type StatsBatchResult, StatsSpec } from '@us/shared';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
+import { toAppError } from '../../core/error-map.ts';
+import { AppError } from '../../core/errors.ts';
+import { answer } from './engine.ts';
 import { normalise } from './spec.ts';
 
 /** Specs run this many at a time, so one batch does not take every database connection. */

@@ -2,17 +2,17 @@
 // (planner.ts, pure), choose the days each source answers, build the statements, run them, shape the
 // rows. A refusal of the planner becomes the 400 here, and only here.
 import type { StatsResult, StatsRow } from '@us/shared';
-import { type AppError, badRequest } from '../../core/errors.ts';
 import { CATALOGUE, formatForDimensions, SUMMED_COUNTS, TIME_DIMENSIONS } from '../../analytics/catalogue.ts';
+import { namesExit } from '../../analytics/exit-paths.ts';
+import { addDays, daysOf, hoursOf, previousRange, splitRange } from '../../analytics/range.ts';
+import { run } from '../../analytics/runner.ts';
+import type { SiteCtx } from '../../analytics/site-ctx.ts';
+import { type AppError, badRequest } from '../../core/errors.ts';
 import { comparability } from './comparability.ts';
 import { type GroupRow, groupsStatement, type Sources, totalsStatement } from './figures-statement.ts';
 import { type FiguresPlan, planFigures, type Refusal, type RollupShape } from './planner.ts';
 import { countNames, type Figures, type Question, sourceOf } from './question.ts';
-import { addDays, daysOf, hoursOf, previousRange, splitRange } from '../../analytics/range.ts';
 import { firstOlderFormat, splitForQuestion } from './rolled-days.ts';
-import { namesExit } from '../../analytics/exit-paths.ts';
-import { run } from '../../analytics/runner.ts';
-import type { SiteCtx } from '../../analytics/site-ctx.ts';
 import type { NormalSpec } from './spec.ts';
 
 const refusalError = (refusal: Refusal): AppError => badRequest(refusal.field, refusal.reason);

@@ -1,13 +1,13 @@
 // The one statement per answer: the raw part and/or the rollup part, unioned and summed by value in SQL,
 // so a mixed period merges its days without a round trip per source.
 import { SUMMED_COUNTS, TIME_DIMENSIONS } from '../../analytics/catalogue.ts';
-import type { RollupShape } from './planner.ts';
-import type { Question } from './question.ts';
 import type { DayRange, RawRange } from '../../analytics/range.ts';
-import { rawPart } from './raw-statements.ts';
-import { rollupPart } from './rollup-statements.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
 import { type Grouping, Params, q, type Statement, statement, tzParam } from '../../analytics/sql.ts';
+import type { RollupShape } from './planner.ts';
+import type { Question } from './question.ts';
+import { rawPart } from './raw-statements.ts';
+import { rollupPart } from './rollup-statements.ts';
 
 /** The day ranges each source answers; rollup days with the shape of rollup rows they are read from. */
 export interface Sources {

@@ -1,8 +1,8 @@
 import { NowInput, NowOutput, SitesNowOutput, SitesSparklinesOutput, zEmpty } from '@us/shared';
-import { siteNow, sitesNow } from './now.ts';
-import { sitesSparklines } from './sparklines.ts';
 import { router } from '../../procedures/init.ts';
 import { actorProcedure } from '../../procedures/procedures.ts';
+import { siteNow, sitesNow } from './now.ts';
+import { sitesSparklines } from './sparklines.ts';
 
 /**
  * The dashboard's live figures, on its tRPC face only (no `openapi` or `mcp` meta: the spec's REST routes

@@ -5,11 +5,11 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { NOW, type NowOutput, type SitesNowOutput } from '@us/shared';
 import { loadSite, visibleSites } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
-import type { Deps } from '../../core/deps.ts';
 import { run } from '../../analytics/runner.ts';
-import { sharedFor } from './shared-answers.ts';
 import { type SiteCtx, siteCtx } from '../../analytics/site-ctx.ts';
 import { laneCond, laneSql, Params, statement } from '../../analytics/sql.ts';
+import type { Deps } from '../../core/deps.ts';
+import { sharedFor } from './shared-answers.ts';
 
 /** The UTC `day` partitions a time from `since` on can be in (rows are partitioned by the UTC day of `at`). */
 const daysSince = (p: Params, since: Date) => `day >= ${p.add(since.toISOString().slice(0, 10), 'date')}`;

@@ -4,8 +4,8 @@
 // the database, looked up afterwards (rolled-days.ts) and fed back to splitDays.
 import type { MetricSet } from '@us/shared';
 import { CATALOGUE, pairDimension, ROLLUP_PAIRS, TIME_DIMENSIONS } from '../../analytics/catalogue.ts';
-import { countNames, type Question } from './question.ts';
 import { addDays, type DayRange, type RawRange, splitRange } from '../../analytics/range.ts';
+import { countNames, type Question } from './question.ts';
 
 /** A question the engine cannot answer: the spec field to change and what to do instead. */
 export interface Refusal {

@@ -2,7 +2,6 @@
 // per value (`groups`) or in total (`totals`). Identifiers and expressions come from the catalogue.
 import { CATALOGUE, LEAVE_COUNTS, SUMMED_COUNTS } from '../../analytics/catalogue.ts';
 import { EXIT_DIMENSIONS, namesExit, visitsWithExits } from '../../analytics/exit-paths.ts';
-import type { Question } from './question.ts';
 import type { RawRange } from '../../analytics/range.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
 import {
@@ -15,6 +14,7 @@ import {
   rangeCond,
   whereConds,
 } from '../../analytics/sql.ts';
+import type { Question } from './question.ts';
 
 /** The value a raw row is counted under: its local day or hour, or the `by` dimension's expression. */
 function valueSql(qn: Question, tz: string, grouping: Grouping): string {

@@ -3,11 +3,12 @@
 // instead of millions of raw rows is what keeps a 30-day dashboard fast. Days older than 90 always
 // come from rollups; a recent day comes from them only when the question fits the rollup format and
 // no bot window (applied when reading raw rows, not in rollups) touches the days.
-import { type DaySplit, type RolledUp, splitDays } from './planner.ts';
+
 import { addDays, type DayRange, splitRange } from '../../analytics/range.ts';
 import { run } from '../../analytics/runner.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
 import { Params, type Statement, statement } from '../../analytics/sql.ts';
+import { type DaySplit, type RolledUp, splitDays } from './planner.ts';
 
 const DAY_MS = 86_400_000;
 

@@ -3,11 +3,11 @@
 // rows (`a|b`) are read by the side each condition or grouping names.
 import type { MetricSet } from '@us/shared';
 import { CATALOGUE, PAIR_SEPARATOR, SUMMED_COUNTS } from '../../analytics/catalogue.ts';
-import type { RollupShape } from './planner.ts';
-import type { Question } from './question.ts';
 import type { DayRange } from '../../analytics/range.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
 import { type Grouping, NONE, type Params, q } from '../../analytics/sql.ts';
+import type { RollupShape } from './planner.ts';
+import type { Question } from './question.ts';
 
 /** Where a count of a set lives in the rollups (its metric_set and column), or null: not kept there. */
 function rollupColumn(set: MetricSet, count: string): { metricSet: string; column: 'count' | 'visitors' } | null {

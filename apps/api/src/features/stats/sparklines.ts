@@ -2,13 +2,13 @@
 // sees, asked of the engine site by site inside one of the workspace's stats slots, and shared on the
 // node for a minute (the list is opened often; a day's figures barely move in a minute).
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { SPARKLINE_DAYS, type SitesSparklinesOutput } from '@us/shared';
+import { type SitesSparklinesOutput, SPARKLINE_DAYS } from '@us/shared';
 import { visibleSites } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
-import { answer } from './engine.ts';
-import { type StatsDeps, inWorkspaceSlot } from '../../analytics/site-slot.ts';
-import { sharedFor } from './shared-answers.ts';
 import { siteCtx } from '../../analytics/site-ctx.ts';
+import { inWorkspaceSlot, type StatsDeps } from '../../analytics/site-slot.ts';
+import { answer } from './engine.ts';
+import { sharedFor } from './shared-answers.ts';
 import { normalise } from './spec.ts';
 
 const SHARE_MS = 60_000;

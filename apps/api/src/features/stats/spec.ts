@@ -1,9 +1,9 @@
 // Checking a stats spec against the catalogue: every refusal is a 400 naming the field in spec notation
 // (`by`, `sort`, `where.<name>`, `lane`, `days`, `from`, `to`) with a title saying what to do.
 import { type Lane, METRIC_SETS, type MetricSet, STATS_LIMITS, type StatsSpec } from '@us/shared';
-import { badRequest } from '../../core/errors.ts';
 import { CATALOGUE, primaryCount, rollupDimensions, TIME_DIMENSIONS } from '../../analytics/catalogue.ts';
 import { type DayRange, resolveRange } from '../../analytics/range.ts';
+import { badRequest } from '../../core/errors.ts';
 
 /** A checked spec, ready to run. */
 export interface NormalSpec {

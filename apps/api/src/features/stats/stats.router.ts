@@ -1,20 +1,20 @@
 import {
   SiteStatsInput,
+  SiteStatsQuery,
   StatsBatchInput,
   StatsBatchResult,
   StatsCatalogue,
   StatsResult,
   Summary,
-  SiteStatsQuery,
   SummaryQuery,
   TopQuery,
   TopTable,
   zEmpty,
 } from '@us/shared';
-import { publicCatalogue } from './public-catalogue.ts';
-import { siteStats, siteStatsBatch, siteSummary, siteTop } from './service.ts';
 import { router } from '../../procedures/init.ts';
 import { actorProcedure } from '../../procedures/procedures.ts';
+import { publicCatalogue } from './public-catalogue.ts';
+import { siteStats, siteStatsBatch, siteSummary, siteTop } from './service.ts';
 
 const tags = ['Analytics'];
 const WHERE_NOTE = 'Filters as where.<name>=<value> (names from the catalogue; `(none)` matches an empty value).';

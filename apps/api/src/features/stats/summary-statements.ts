@@ -3,8 +3,8 @@
 import { SEARCH_REFERRER_SQL } from '../../analytics/catalogue.ts';
 import type { DayRange, RawRange } from '../../analytics/range.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
-import { dimensionConds } from './rollup-statements.ts';
 import { laneCond, localDaySql, Params, rangeCond, type Statement, statement, tzParam, whereConds } from '../../analytics/sql.ts';
+import { dimensionConds } from './rollup-statements.ts';
 
 /** Every column a float8. */
 export interface SummaryRow {

@@ -1,13 +1,13 @@
 // The summary (GET /v1/sites/{id}/summary): headline measures of People traffic, always compared.
 import { SUMMARY_MEASURES, type Summary, type SummaryMeasure, type SummaryMeasureName, type SummaryQuery } from '@us/shared';
-import { badRequest } from '../../core/errors.ts';
-import { comparability } from './comparability.ts';
-import { type Source, sourceOf } from './question.ts';
 import { type DayRange, previousRange, type RawRange, resolveRange, splitRange } from '../../analytics/range.ts';
-import { rollupFit } from './planner.ts';
-import { splitForQuestion } from './rolled-days.ts';
 import { run } from '../../analytics/runner.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
+import { badRequest } from '../../core/errors.ts';
+import { comparability } from './comparability.ts';
+import { rollupFit } from './planner.ts';
+import { type Source, sourceOf } from './question.ts';
+import { splitForQuestion } from './rolled-days.ts';
 import { checkWhere, whereFromParams } from './spec.ts';
 import { rawSummaryStatement, rollupSummaryStatement, type SummaryRow } from './summary-statements.ts';
 

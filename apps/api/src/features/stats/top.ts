@@ -9,13 +9,13 @@ import {
   type TopQuery,
   type TopTable,
 } from '@us/shared';
-import { badRequest } from '../../core/errors.ts';
 import { CATALOGUE, primaryCount } from '../../analytics/catalogue.ts';
-import { NETWORK_ATTRIBUTION, TOP_SETS } from './top-dimensions.ts';
-import { figures } from './engine.ts';
-import type { SiteCtx } from '../../analytics/site-ctx.ts';
 import { type DayRange, resolveRange } from '../../analytics/range.ts';
+import type { SiteCtx } from '../../analytics/site-ctx.ts';
+import { badRequest } from '../../core/errors.ts';
+import { figures } from './engine.ts';
 import { checkWhere, whereFromParams } from './spec.ts';
+import { NETWORK_ATTRIBUTION, TOP_SETS } from './top-dimensions.ts';
 
 const KNOWN = new Set(['id', 'dimension', 'days', 'from', 'to', 'count', 'lane', 'limit']);
 

@@ -1,11 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { CreateTokenInput, CreateTokenOutput, Scope } from '@us/shared';
 import { Site } from '@us/db';
-import { badRequest, forbidden } from '../../core/errors.ts';
+import type { CreateTokenInput, CreateTokenOutput, Scope } from '@us/shared';
 import { isUuid, responsibleUserId, workspaceIdOf } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
-import { issueToken } from './issue.ts';
+import { badRequest, forbidden } from '../../core/errors.ts';
 import { firstMissingScope, toEntry } from './entry.ts';
+import { issueToken } from './issue.ts';
 
 /**
  * Makes a token in the caller's workspace and returns it with its secret, shown this once.

@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiToken } from '@us/db';
-import { forbidden, notFound } from '../../core/errors.ts';
 import { isUuid, workspaceIdOf } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
-import { revokeTokenTrees } from './revocation.ts';
+import { forbidden, notFound } from '../../core/errors.ts';
 import { firstMissingScope, withinRestriction } from './entry.ts';
+import { revokeTokenTrees } from './revocation.ts';
 
 /**
  * Revokes a live token of the caller's workspace and, at once, every token it made and theirs.

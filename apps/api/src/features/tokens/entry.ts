@@ -1,5 +1,5 @@
-import type { Scope, TokenEntry } from '@us/shared';
 import type { ApiToken } from '@us/db';
+import type { Scope, TokenEntry } from '@us/shared';
 import type { Actor } from '../../actor/actor.ts';
 
 /** A token row as lists show it: the display prefix, never the secret or its hash. */

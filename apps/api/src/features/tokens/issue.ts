@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Scope } from '@us/shared';
 import { ApiToken } from '@us/db';
+import type { Scope } from '@us/shared';
 import { randomToken, sha256 } from '../../core/security/tokens.ts';
 
 export const TOKEN_PREFIX = 'ust_';

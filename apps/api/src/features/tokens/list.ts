@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { TokenListOutput } from '@us/shared';
 import { ApiToken } from '@us/db';
+import type { TokenListOutput } from '@us/shared';
 import { workspaceIdOf } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
 import { toEntry, withinRestriction } from './entry.ts';

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { type Role, scopesOfRole } from '@us/shared';
 import { ApiToken } from '@us/db';
+import { type Role, scopesOfRole } from '@us/shared';
 import { noteTokensEnded } from '../../actor/token-cache.ts';
 
 /**

@@ -1,10 +1,10 @@
 import { CreateTokenInput, CreateTokenOutput, TokenIdInput, TokenListOutput, zEmpty } from '@us/shared';
 import { z } from 'zod';
+import { router } from '../../procedures/init.ts';
+import { actorProcedure } from '../../procedures/procedures.ts';
 import { createToken } from './create.ts';
 import { deleteToken } from './delete.ts';
 import { listTokens } from './list.ts';
-import { router } from '../../procedures/init.ts';
-import { actorProcedure } from '../../procedures/procedures.ts';
 
 const tags = ['Tokens'];
 

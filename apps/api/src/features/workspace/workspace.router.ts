@@ -1,7 +1,7 @@
 import { UpdateWorkspaceInput, Workspace, zEmpty } from '@us/shared';
-import { getWorkspace, renameWorkspace } from './workspace.ts';
 import { router } from '../../procedures/init.ts';
 import { actorProcedure } from '../../procedures/procedures.ts';
+import { getWorkspace, renameWorkspace } from './workspace.ts';
 
 const tags = ['Workspace'];
 

@@ -1,10 +1,10 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { CodeField } from '../../components/CodeField.tsx';
 import { FormShell } from '../../components/FormShell.tsx';
 import { QrCode } from '../../components/QrCode.tsx';
-import { useForm } from '../../forms/useForm.ts';
 import { groupSecret } from '../../format.ts';
+import { useForm } from '../../forms/useForm.ts';
 import { type Enrolment, useTRPC } from '../../trpc.ts';
-import { CodeField } from '../../components/CodeField.tsx';
 
 /** Step two of enrolment: scan the QR code (or type the secret), then prove it with a first code. */
 export function TwoFactorConfirm(props: { enrolment: Enrolment; onConfirmed: () => void; onCancel: () => void }) {

@@ -1,9 +1,9 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { CodeField } from '../../components/CodeField.tsx';
 import { Field } from '../../components/Field.tsx';
 import { FormShell } from '../../components/FormShell.tsx';
 import { useForm } from '../../forms/useForm.ts';
 import { useTRPC } from '../../trpc.ts';
-import { CodeField } from '../../components/CodeField.tsx';
 
 /** Turning two-factor off takes both the password and a current code. */
 export function TwoFactorDisable() {

@@ -1,6 +1,6 @@
-import { FullTableView } from '../sites/dashboard/full/FullTableView.tsx';
 import { DashboardBaseProvider } from '../sites/dashboard/base.tsx';
 import { DashboardFigures } from '../sites/dashboard/DashboardFigures.tsx';
+import { FullTableView } from '../sites/dashboard/full/FullTableView.tsx';
 import type { OpenedView } from './openedViews.ts';
 import { SharedDataProvider } from './SharedDataProvider.tsx';
 import { SharedFrame } from './SharedFrame.tsx';

@@ -5,9 +5,9 @@ import { Notice } from '../../components/Notice.tsx';
 import { useMe } from '../../data/useMe.ts';
 import { toProblem } from '../../problem.ts';
 import { useTRPC } from '../../trpc.ts';
-import { Allowance } from './members/UsageCard.tsx';
 import { InvoicesCard } from './billing/InvoicesCard.tsx';
 import { PlansCard } from './billing/PlansCard.tsx';
+import { Allowance } from './members/UsageCard.tsx';
 import { WorkspaceFrame } from './WorkspaceFrame.tsx';
 
 const usd = (n: number) => `${n.toLocaleString('en')} USD`;

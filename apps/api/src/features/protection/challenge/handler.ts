@@ -1,11 +1,11 @@
 import type { Context } from 'koa';
 import type { Deps } from '../../../core/deps.ts';
 import { logFailure, toAppError } from '../../../core/error-map.ts';
+import { overBudget } from '../../../core/hot/address-budget.ts';
+import { readBody } from '../../../core/http/body.ts';
 import { sha256 } from '../../../core/security/tokens.ts';
 import { failedChecks, noteFailedCheck, visitorCodeOf } from '../failed-checks.ts';
-import { readBody } from '../../../core/http/body.ts';
 import { judgeAnswer } from './answer.ts';
-import { overBudget } from '../../../core/hot/address-budget.ts';
 import { issueGrant } from './grant.ts';
 import { type Language, languageOf } from './language.ts';
 import { sendCheckPage, sendRefusal } from './page.ts';

@@ -1,7 +1,7 @@
 import { Card } from '../../../components/Card.tsx';
+import { ChartTable } from './ChartTable.tsx';
 import { formatCount, formatPeriod } from './format.ts';
 import type { LaneView } from './lanes.ts';
-import { ChartTable } from './ChartTable.tsx';
 import { type ChartLine, SeriesChart } from './SeriesChart.tsx';
 import type { StatsResult } from './types.ts';
 

@@ -1,5 +1,5 @@
-import type { Choices } from './choices.ts';
 import { CompareToggle } from './CompareToggle.tsx';
+import type { Choices } from './choices.ts';
 import { LaneSwitcher } from './LaneSwitcher.tsx';
 import { RangePicker } from './RangePicker.tsx';
 

@@ -8,8 +8,8 @@ import { usePath } from '../../../router.tsx';
 import { useTRPC } from '../../../trpc.ts';
 import { SiteLinks } from '../parts/SiteLinks.tsx';
 import { SiteMissing } from '../parts/SiteMissing.tsx';
-import { isMissingSite, siteIdOf } from '../parts/siteId.ts';
 import { SitesFrame } from '../parts/SitesFrame.tsx';
+import { isMissingSite, siteIdOf } from '../parts/siteId.ts';
 import { DashboardFigures } from './DashboardFigures.tsx';
 
 /** `/sites/<id>/dashboard`: a site's traffic — headline figures, a daily chart and top tables. */

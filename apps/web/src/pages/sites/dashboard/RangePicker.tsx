@@ -1,6 +1,6 @@
 import { useId } from 'react';
-import { type Choices, RANGE_CHOICES, type RangeKey } from './choices.ts';
 import { CustomRange } from './CustomRange.tsx';
+import { type Choices, RANGE_CHOICES, type RangeKey } from './choices.ts';
 
 /** The report days: a preset (Today … 12 months) or a custom from/to. */
 export function RangePicker({ choices, onChange }: { choices: Choices; onChange: (patch: Partial<Choices>) => void }) {

@@ -1,6 +1,6 @@
 import { Link } from '../../../router.tsx';
-import { countLabel, formatCountOf } from './full/counts.ts';
 import { formatPercent } from './format.ts';
+import { countLabel, formatCountOf } from './full/counts.ts';
 import { valueLabel } from './topValues.ts';
 import type { TopTable } from './types.ts';
 

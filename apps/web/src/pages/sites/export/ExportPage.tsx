@@ -1,6 +1,6 @@
+import { useMutation, useQuery } from '@tanstack/react-query';
 import type { RouterOutputs } from '@us/api';
 import { EXPORT_LIMITS } from '@us/shared';
-import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Card } from '../../../components/Card.tsx';
 import { Field } from '../../../components/Field.tsx';

@@ -1,5 +1,5 @@
-import type { RouterOutputs } from '@us/api';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import type { RouterOutputs } from '@us/api';
 import { useTRPC } from '../../../trpc.ts';
 
 export type GoalResults = RouterOutputs['results']['goals'];

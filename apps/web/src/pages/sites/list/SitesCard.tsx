@@ -2,8 +2,8 @@ import { Card } from '../../../components/Card.tsx';
 import { formatDateTime } from '../../../format.ts';
 import { Link } from '../../../router.tsx';
 import { useSitesNow, useSparklines } from '../live/useLive.ts';
-import { Sparkline } from './Sparkline.tsx';
 import type { Site } from '../types.ts';
+import { Sparkline } from './Sparkline.tsx';
 
 /** The workspace's sites, each linking to its own page; when there are none, what a site is. */
 export function SitesCard({ sites }: { sites: Site[] }) {

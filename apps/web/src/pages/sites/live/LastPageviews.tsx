@@ -1,5 +1,5 @@
-import { Card } from '../../../components/Card.tsx';
 import type { RouterOutputs } from '@us/api';
+import { Card } from '../../../components/Card.tsx';
 import { valueLabel } from '../dashboard/topValues.ts';
 
 type Recent = RouterOutputs['live']['site']['recent'];

@@ -2,8 +2,8 @@ import { Card } from '../../../components/Card.tsx';
 import { Notice } from '../../../components/Notice.tsx';
 import { toProblem } from '../../../problem.ts';
 import { formatCount, formatPeriod } from '../dashboard/format.ts';
-import { useAiTraffic } from './data.ts';
 import { DaysPicker } from './DaysPicker.tsx';
+import { useAiTraffic } from './data.ts';
 import { type AiTraffic, CATEGORIES } from './types.ts';
 
 const categoryLabel = (c: string) => CATEGORIES.find((x) => x.value === c)?.label ?? c;

@@ -4,9 +4,9 @@ import { toProblem } from '../../../problem.ts';
 import { ChartTable } from '../dashboard/ChartTable.tsx';
 import { formatCount, formatPeriod } from '../dashboard/format.ts';
 import { type ChartLine, SeriesChart } from '../dashboard/SeriesChart.tsx';
+import { DaysPicker } from './DaysPicker.tsx';
 import { useDecisions } from './data.ts';
 import { ActionCounts, ActionHeads, ReasonsTable } from './parts.tsx';
-import { DaysPicker } from './DaysPicker.tsx';
 import { ACTIONS, type Action, CATEGORIES, type Decisions } from './types.ts';
 
 const TONE: Record<Action, ChartLine['tone']> = { allow: 'primary', challenge: 'warn', deny: 'danger' };

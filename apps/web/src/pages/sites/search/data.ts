@@ -1,5 +1,5 @@
-import type { RouterOutputs } from '@us/api';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
+import type { RouterOutputs } from '@us/api';
 import { useTRPC } from '../../../trpc.ts';
 
 export type Search = RouterOutputs['search']['get'];

@@ -6,8 +6,8 @@ import { Notice } from '../../../components/Notice.tsx';
 import { formatDateTime } from '../../../format.ts';
 import { toProblem } from '../../../problem.ts';
 import { useTRPC } from '../../../trpc.ts';
-import { AddEmailReportForm } from './AddEmailReportForm.tsx';
 import { ActionsTable } from '../parts/ActionsTable.tsx';
+import { AddEmailReportForm } from './AddEmailReportForm.tsx';
 
 /** Addresses that get the site's figures by e-mail every week or month; each can be sent at once. */
 export function EmailReportsCard({ siteId }: { siteId: string }) {

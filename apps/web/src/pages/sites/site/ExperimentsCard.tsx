@@ -1,14 +1,14 @@
 import { useMutation } from '@tanstack/react-query';
 import { Card } from '../../../components/Card.tsx';
-import { Notice } from '../../../components/Notice.tsx';
 import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
+import { Notice } from '../../../components/Notice.tsx';
 import { latestProblem } from '../../../data/latestProblem.ts';
 import { Link } from '../../../router.tsx';
 import { useTRPC } from '../../../trpc.ts';
+import { ActionsTable } from '../parts/ActionsTable.tsx';
 import { useRefreshSite } from '../parts/useRefreshSite.ts';
 import { EXPERIMENT_STATUSES, type Experiment, type ExperimentStatus, type Site } from '../types.ts';
 import { AddExperimentForm } from './AddExperimentForm.tsx';
-import { ActionsTable } from '../parts/ActionsTable.tsx';
 
 const isStatus = (v: string): v is ExperimentStatus => (EXPERIMENT_STATUSES as readonly string[]).includes(v);
 

@@ -1,13 +1,13 @@
 import { useMutation } from '@tanstack/react-query';
 import { Card } from '../../../components/Card.tsx';
-import { Notice } from '../../../components/Notice.tsx';
 import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
+import { Notice } from '../../../components/Notice.tsx';
 import { toProblem } from '../../../problem.ts';
 import { useTRPC } from '../../../trpc.ts';
+import { ActionsTable } from '../parts/ActionsTable.tsx';
 import { useRefreshSite } from '../parts/useRefreshSite.ts';
 import type { Site } from '../types.ts';
 import { AddGoalForm } from './AddGoalForm.tsx';
-import { ActionsTable } from '../parts/ActionsTable.tsx';
 
 /** The site's goals: an event name or a page path that counts as a conversion. */
 export function GoalsCard({ site }: { site: Site }) {

@@ -4,8 +4,8 @@ import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
 import { latestProblem } from '../../../data/latestProblem.ts';
 import { toProblem } from '../../../problem.ts';
 import { useTRPC } from '../../../trpc.ts';
-import type { Hostname } from '../types.ts';
 import { useRefreshSite } from '../parts/useRefreshSite.ts';
+import type { Hostname } from '../types.ts';
 import { DnsRecordTable } from './DnsRecordTable.tsx';
 import { HostnameBadges } from './HostnameBadges.tsx';
 

@@ -1,9 +1,9 @@
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
+import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
 import { latestProblem } from '../../../data/latestProblem.ts';
 import { formatDateTime } from '../../../format.ts';
 import { useTRPC } from '../../../trpc.ts';
-import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
 import { CopyButton } from '../parts/CopyButton.tsx';
 import type { InternalLink, Site } from '../types.ts';
 

@@ -1,11 +1,11 @@
 import { useQuery } from '@tanstack/react-query';
 import { Card } from '../../../components/Card.tsx';
+import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
 import { Notice } from '../../../components/Notice.tsx';
 import { latestProblem } from '../../../data/latestProblem.ts';
 import { formatDate } from '../../../format.ts';
 import { toProblem } from '../../../problem.ts';
 import { useTRPC } from '../../../trpc.ts';
-import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
 import { CopyButton } from '../parts/CopyButton.tsx';
 import { NewSecret } from './NewSecret.tsx';
 import { useKeyActions } from './useKeyActions.ts';

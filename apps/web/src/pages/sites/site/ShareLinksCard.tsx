@@ -2,12 +2,12 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Card } from '../../../components/Card.tsx';
 import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
 import { Notice } from '../../../components/Notice.tsx';
+import { formatDateTime } from '../../../format.ts';
 import { toProblem } from '../../../problem.ts';
 import { useTRPC } from '../../../trpc.ts';
-import { formatDateTime } from '../../../format.ts';
+import { ActionsTable } from '../parts/ActionsTable.tsx';
 import { CopyButton } from '../parts/CopyButton.tsx';
 import { AddShareLinkForm } from './AddShareLinkForm.tsx';
-import { ActionsTable } from '../parts/ActionsTable.tsx';
 
 /** Read-only links to the site's dashboard: whoever holds one sees the figures, never settings or keys. */
 export function ShareLinksCard({ siteId }: { siteId: string }) {

@@ -1,8 +1,8 @@
 import { useMutation } from '@tanstack/react-query';
+import type { RouterOutputs } from '@us/api';
 import { Card } from '../../../components/Card.tsx';
 import { Notice } from '../../../components/Notice.tsx';
 import { toProblem } from '../../../problem.ts';
-import type { RouterOutputs } from '@us/api';
 import { useTRPC } from '../../../trpc.ts';
 import { openProviderPage } from './PlansCard.tsx';
 

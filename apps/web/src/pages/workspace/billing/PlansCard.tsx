@@ -1,10 +1,10 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
+import type { RouterOutputs } from '@us/api';
 import { useState } from 'react';
 import { Card } from '../../../components/Card.tsx';
 import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
 import { Notice } from '../../../components/Notice.tsx';
 import { toProblem } from '../../../problem.ts';
-import type { RouterOutputs } from '@us/api';
 import { useTRPC } from '../../../trpc.ts';
 
 type Billing = RouterOutputs['billing']['get'];

@@ -1,10 +1,10 @@
 import { useMutation } from '@tanstack/react-query';
 import { Card } from '../../../components/Card.tsx';
+import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
 import { Notice } from '../../../components/Notice.tsx';
 import { formatDate } from '../../../format.ts';
 import { toProblem } from '../../../problem.ts';
 import { useTRPC } from '../../../trpc.ts';
-import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
 import type { Invite } from '../types.ts';
 import { useRefreshMembers } from './useRefreshMembers.ts';
 

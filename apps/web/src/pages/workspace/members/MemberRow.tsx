@@ -1,5 +1,5 @@
-import { formatDate } from '../../../format.ts';
 import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
+import { formatDate } from '../../../format.ts';
 import { ALL_ROLES, INVITE_ROLES, type Member, type Role } from '../types.ts';
 
 interface MemberRowProps {

@@ -1,5 +1,5 @@
-import { formatDate, formatDateTime } from '../../../format.ts';
 import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
+import { formatDate, formatDateTime } from '../../../format.ts';
 import type { TokenEntry } from '../types.ts';
 
 interface TokenRowProps {

@@ -1,5 +1,5 @@
-import type { StatsResult } from '../types.ts';
 import { valueLabel } from '../topValues.ts';
+import type { StatsResult } from '../types.ts';
 import { countLabel, formatCountOf, toCsv } from './counts.ts';
 import { PAGE_ROWS } from './tableChoices.ts';
 

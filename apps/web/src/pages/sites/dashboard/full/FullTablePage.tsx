@@ -5,8 +5,8 @@ import { usePath } from '../../../../router.tsx';
 import { useTRPC } from '../../../../trpc.ts';
 import { SiteLinks } from '../../parts/SiteLinks.tsx';
 import { SiteMissing } from '../../parts/SiteMissing.tsx';
-import { isMissingSite, siteIdOf } from '../../parts/siteId.ts';
 import { SitesFrame } from '../../parts/SitesFrame.tsx';
+import { isMissingSite, siteIdOf } from '../../parts/siteId.ts';
 import { FullTableView } from './FullTableView.tsx';
 
 /** `/sites/<id>/dashboard/<dimension>`: one of the dashboard's tables in full, for the site's owners. */

@@ -12,8 +12,8 @@ import { formatPeriod } from '../format.ts';
 import { LANE_VIEWS } from '../lanes.ts';
 import { countLabel, formatCountOf } from './counts.ts';
 import { FullTable } from './FullTable.tsx';
-import { PAGE_ROWS, parseTableChoices, type TableChoices, tableChoicesToParams } from './tableChoices.ts';
 import { TableSearch } from './TableSearch.tsx';
+import { PAGE_ROWS, parseTableChoices, type TableChoices, tableChoicesToParams } from './tableChoices.ts';
 
 const AVERAGES = new Set(['scroll_depth', 'time_on_page', 'value_average']);
 
