@@ -27,7 +27,7 @@ type AppOptions = { webDist?: string; scriptDist?: string };
 
 /**
  * The service's HTTP server, not listening yet: the collect lane first (page reports and edge batches,
- * answered without Koa: `collect/lane.ts`), then the Koa app for everything else.
+ * answered without Koa: `faces/collect/lane.ts`), then the Koa app for everything else.
  */
 export function createServer(deps: Deps, opts: AppOptions = {}): Server {
   // Every answer of the server is written at the end of its event-loop turn, together (`turn-end.ts`).

@@ -1,4 +1,4 @@
-// answerWithin (src/hot/within.ts): a hot-store call answers within its deadline, with its fallback past
+// answerWithin (src/core/hot/within.ts): a hot-store call answers within its deadline, with its fallback past
 // it or when it fails, however many are pending at once; one shared timer checks the deadlines.
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';

@@ -12,7 +12,7 @@ import type { TestServer } from './support/server.ts';
 import { startTestServer } from './support/server.ts';
 
 /**
- * A plain 2026-07-28 tool call is answered without the SDK's per-request server (`mcp/direct-call.ts`).
+ * A plain 2026-07-28 tool call is answered without the SDK's per-request server (`faces/mcp/direct-call.ts`).
  * The same requests go to the real server and to an MCP face that always hands them to the SDK (same
  * dependencies, same database): status, content type and body must be the same.
  */

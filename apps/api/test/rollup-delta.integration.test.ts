@@ -1,4 +1,4 @@
-// Incremental rollups (jobs/rollup-delta.ts): a site-day rolled up to an hour, then brought up to date
+// Incremental rollups (analytics/rollup/rollup-delta.ts): a site-day rolled up to an hour, then brought up to date
 // after rows arrived late, must hold exactly the rows the SQL rollup (support/rollup-sql.ts) gives for
 // the whole range, as if it had been counted from scratch; and only the visitors with unseen rows are
 // recounted. Late rows of every kind: a pageview hours back for a known visitor, a leave report for an

@@ -1,4 +1,4 @@
-// The rollup rows tallied in the process from COPY streams (jobs/rollup-streams.ts) against the same
+// The rollup rows tallied in the process from COPY streams (analytics/rollup/rollup-streams.ts) against the same
 // rows computed by the SQL selects the job used before (support/rollup-sql.ts), on generated traffic
 // for a Berlin site (its local day spans two UTC days) plus rows that exercise the odd cases: a visitor
 // code on both UTC days, duplicate pageviews at the same instant, pageviews before a visit's start,

@@ -1,4 +1,4 @@
-// The current day rolled up to an hour boundary (jobs/rollup-today.ts): questions about it read its
+// The current day rolled up to an hour boundary (analytics/rollup/rollup-today.ts): questions about it read its
 // rollup rows plus only the raw rows after the boundary, and answer what the raw rows alone answered.
 import type { PageLeaveRow, PageviewRow } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -30,7 +30,7 @@ export type TokenActor = {
 
 /**
  * Whoever opened a shared link (`X-Share-View`, tRPC face only): reads one site's dashboard figures and
- * nothing else. Only procedures whose meta says `shareable` let it in (trpc/authorize.ts).
+ * nothing else. Only procedures whose meta says `shareable` let it in (procedures/authorize.ts).
  */
 export type ShareActor = {
   type: 'share';

@@ -1,7 +1,7 @@
 // API tokens a node has already looked up, kept in memory so a token's request skips the database: the
 // credential lookup was most of `GET /v1/me`'s cost (README "Benchmarks"). "Revoked means refused at
 // once" still holds on every node: every operation that ended a token bumps one counter in the hot
-// store after it committed (trpc/procedures.ts, told by `noteTokensEnded`), and a cached token is used
+// store after it committed (procedures/procedures.ts, told by `noteTokensEnded`), and a cached token is used
 // only while the counter reads what it read before the token was loaded. Each request costs one hot-store read instead (none
 // with in-process hot state); if the hot store cannot answer, the database is asked as before.
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -33,7 +33,7 @@ export interface CallerToken {
 const ends = new AsyncLocalStorage<{ ended: boolean }>();
 
 /**
- * Said by every function that revokes tokens (services/tokens/revocation.ts, password reset). Inside an
+ * Said by every function that revokes tokens (features/tokens/revocation.ts, password reset). Inside an
  * operation (`watchTokenEnds`), the operation then bumps the counter once it has succeeded, i.e. after
  * its transaction committed: bumping before would let another request cache the token between the bump
  * and the commit.

@@ -1,4 +1,4 @@
-// GET /v1/downloads/{token}: the files of an export (services/export/). The link is the credential: a
+// GET /v1/downloads/{token}: the files of an export (features/export/). The link is the credential: a
 // token this service did not sign, or whose export is gone, is 404; one past its hour is 410. Each data
 // file is written as it is sent (raw records as a COPY stream, gzipped NDJSON) and kept (storage.ts).
 import { randomUUID } from 'node:crypto';

@@ -1,4 +1,4 @@
-// The per-day store's job (services/day-store/): after each rollup run, for every site with pageviews in
+// The per-day store's job (analytics/day-store/): after each rollup run, for every site with pageviews in
 // the last 31 days, stores each UTC day of the last 30 local days (up to yesterday) for the site's current
 // goals (and visits), each experiment with its default goal, and journeys at every zoom (human lane, no
 // anchor) with the span of older days a 30-day journeys ask reads. Days already stored and current are read, not recomputed. Late data: stored days whose

@@ -27,7 +27,7 @@ export interface JobsOptions {
   siteIds?: string[];
   /** The clock (tests). */
   now?: () => Date;
-  /** Where export copies are kept (services/export/copies.ts); swept hourly. */
+  /** Where export copies are kept (features/export/copies.ts); swept hourly. */
   exportCopies?: CopyStore;
   /** The search providers and credentials' cipher: connections due are pulled hourly. */
   searchPull?: PullSetup;

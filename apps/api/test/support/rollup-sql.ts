@@ -1,5 +1,5 @@
 // The rollup rows of one site-day as the job computed them in PostgreSQL until the day's rows were
-// tallied in the process (jobs/rollup-streams.ts): plain selects, each reading the day's rows once and
+// tallied in the process (analytics/rollup/rollup-streams.ts): plain selects, each reading the day's rows once and
 // grouping them by several dimensions. Kept as the tests' second opinion: both must give the same rows.
 import type { Orm } from '@us/db';
 import type { MetricSet } from '@us/shared';

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * The per-day store of the results and journeys routes (apps/api/src/services/day-store/): per site,
+ * The per-day store of the results and journeys routes (apps/api/src/analytics/day-store/): per site,
  * kind (`visits`, `goal`, `experiment`, `journeys`), spec (a hash of everything that determines the
  * figures: definition, time zone, bot windows touching the day) and UTC `day`, the rows the raw
  * statement gives for that one UTC day, as JSON. Sessions never cross a UTC day, so such rows add up.

@@ -14,7 +14,7 @@ export interface LookupCacheOptions<V = unknown> {
 
 /**
  * Answers of lookups by key, each for `ttlMs`, for what the hot paths look up per request (the collect path's
- * sites: collect/site-cache.ts; a workspace's logging pause: usage/pause.ts; API tokens: actor/token-cache.ts). A busy key never costs a database
+ * sites: faces/collect/site-cache.ts; a workspace's logging pause: features/billing/usage-pause.ts; API tokens: actor/token-cache.ts). A busy key never costs a database
  * round trip per request: requests that miss one key at the same time share one lookup, and an entry
  * close to its end is refreshed in the background while requests go on with it.
  * (Before, every report arriving while a busy site's entry had just expired looked the site up itself:

@@ -104,7 +104,7 @@ const problem = (description: string) => ({
   content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
 });
 
-/** GET /v1/downloads/{token} is served outside the router (a file stream; http/downloads.ts). */
+/** GET /v1/downloads/{token} is served outside the router (a file stream; faces/downloads.ts). */
 const downloadsPath = {
   get: {
     operationId: 'downloads-get',
@@ -129,7 +129,7 @@ const downloadsPath = {
   },
 };
 
-/** POST /v1/billing/webhook is served outside the router (the raw body is signed; http/billing-webhook.ts). */
+/** POST /v1/billing/webhook is served outside the router (the raw body is signed; features/billing/billing-webhook.ts). */
 const webhookPath = {
   post: {
     operationId: 'billing-webhook',

@@ -1,7 +1,7 @@
 // The hourly billing job, once across nodes (advisory lock): samples each workspace's proxy-mode
 // hostnames into the month's peak, closes the months that are over for workspaces on a paid plan
-// (services/billing/months.ts), sends their overage to the payment provider exactly once
-// (services/billing/report.ts), and forgets webhook event ids older than 90 days (the provider
+// (features/billing/months.ts), sends their overage to the payment provider exactly once
+// (features/billing/report.ts), and forgets webhook event ids older than 90 days (the provider
 // redelivers for three days at most).
 import type { Orm } from '@us/db';
 import { withJobLock } from '../../core/job-lock.ts';

@@ -1,4 +1,4 @@
-// POST /v1/billing/webhook: the payment provider's events (services/billing/events.ts). The signature
+// POST /v1/billing/webhook: the payment provider's events (features/billing/events.ts). The signature
 // over the raw body is the credential (Stripe-Signature, checked with STRIPE_WEBHOOK_SECRET by the
 // official client, five minutes' tolerance); requests are counted per address before anything is read.
 import type { Context } from 'koa';

@@ -1,9 +1,9 @@
-// Copies of export files: a file is written as it is first sent (services/export/files.ts), and a copy
+// Copies of export files: a file is written as it is first sent (features/export/files.ts), and a copy
 // is kept when the whole file was written, so later downloads within the day get the same bytes (a
 // snapshot as of the first download) instead of the records as they are then. Two stores: this node's
 // DATA_DIR/exports/<export>/<file> (here; a `.part` file renamed only at the end, so a failed one leaves
 // nothing) or S3-compatible storage shared by every node (s3-copies.ts). Copies older than a day are
-// swept hourly (jobs/export-sweep.ts).
+// swept hourly (features/export/export-sweep.ts).
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat, unlink } from 'node:fs/promises';

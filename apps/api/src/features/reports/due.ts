@@ -1,5 +1,5 @@
 // The regular sending: every report whose next period has closed in its site's time zone goes out, then
-// its period is recorded. Called by jobs/email-reports.ts under the job's advisory lock.
+// its period is recorded. Called by features/reports/reports-job.ts under the job's advisory lock.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { localToday } from '../../analytics/range.ts';
 import type { Logger } from '../../core/logger.ts';

@@ -1,4 +1,4 @@
-// The hourly e-mail reports (services/reports/due.ts) under one advisory lock, so across nodes one run
+// The hourly e-mail reports (features/reports/due.ts) under one advisory lock, so across nodes one run
 // sends each period once.
 import type { Orm } from '@us/db';
 import { withJobLock } from '../../core/job-lock.ts';

@@ -18,7 +18,7 @@ import { unsubscribe } from './unsubscribe.ts';
 /**
  * E-mail reports: a site's headline figures for the last full week or month, sent to chosen addresses.
  * On the dashboard's tRPC face only (no `openapi` or `mcp` meta: the spec's REST routes and MCP tools are
- * fixed); the job that sends them is jobs/email-reports.ts.
+ * fixed); the job that sends them is features/reports/reports-job.ts.
  */
 export const reportsRouter = router({
   list: actorProcedure

@@ -1,4 +1,4 @@
-// The daily pull (jobs/search-pull.ts): for each connection due, the figures of its recent weeks (the
+// The daily pull (features/search/search-pull-job.ts): for each connection due, the figures of its recent weeks (the
 // last 12 on the first pull, then the previous and the current week, which fills in daily), written as
 // one row per site, source and week. A pull is all or nothing: a provider error or quota leaves the
 // stored weeks as they were, is shown on the connection ("last pull failed: …") and is retried with

@@ -1,4 +1,4 @@
-// The daily search pull (services/search/pull.ts), hourly on every node under one advisory lock, so a
+// The daily search pull (features/search/pull.ts), hourly on every node under one advisory lock, so a
 // connection is pulled once across nodes; each connection's own `next_pull_at` makes it daily (sooner
 // after a failure, with backoff).
 import type { Orm } from '@us/db';

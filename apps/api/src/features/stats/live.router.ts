@@ -7,7 +7,7 @@ import { sitesSparklines } from './sparklines.ts';
 /**
  * The dashboard's live figures, on its tRPC face only (no `openapi` or `mcp` meta: the spec's REST routes
  * and MCP tools are fixed). Polled every few seconds while a tab is visible; answers are shared on the
- * node for 3 seconds (services/stats/now.ts).
+ * node for 3 seconds (features/stats/now.ts).
  */
 export const liveRouter = router({
   /** People on the site in the last 5 minutes, and its last pageviews (any lane). */
