@@ -1,9 +1,15 @@
 import { defineConfig } from 'vitest/config';
 
+// Four lanes, one vitest project each, chosen by the test file's name (docs/contributing.md):
+//   unit     *.test.ts              no database, no server: `npm test -- --project unit` runs in seconds
+//   service  *.integration.test.ts  services and jobs against real PostgreSQL (embedded) and real Redis
+//   http     *.http.test.ts         a whole server answering over HTTP (faces, attacks, faults)
+//   browser  e2e/*.spec.ts          real Chromium against a whole server
+// The three lanes with real parts each start their own PostgreSQL and redis-server (global-setup.ts).
+const withRealParts = ['apps/api/test/support/global-setup.ts'];
+
 export default defineConfig({
   test: {
-    include: ['apps/*/test/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'apps/*/e2e/**/*.spec.ts'],
-    globalSetup: ['apps/api/test/support/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
@@ -11,5 +17,21 @@ export default defineConfig({
     // expect.poll waits up to 10 s (vitest's default is 1 s): a browser on a loaded CI machine can take
     // longer than that to show a dashboard's first figures, and a poll only waits as long as it must.
     expect: { poll: { timeout: 10_000 } },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['apps/*/test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
+          exclude: ['**/node_modules/**', '**/*.integration.test.ts', '**/*.http.test.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'service', include: ['apps/*/test/**/*.integration.test.ts'], globalSetup: withRealParts },
+      },
+      { extends: true, test: { name: 'http', include: ['apps/*/test/**/*.http.test.ts'], globalSetup: withRealParts } },
+      { extends: true, test: { name: 'browser', include: ['apps/*/e2e/**/*.spec.ts'], globalSetup: withRealParts } },
+    ],
   },
 });

@@ -1,0 +1,76 @@
+// A busy token whose entry has just expired (or that was never looked up on this node) is looked up once,
+// not once per request arriving meanwhile: on a busy node those lookups queued on the pool together.
+import { describe, expect, it } from 'vitest';
+import { bumpCredentialsGeneration, type CallerToken, tokenCacheOf } from '../../src/actor/token-cache.ts';
+import { MemoryStore } from '../../src/core/hot/memory.ts';
+
+const token = (id: string): CallerToken => ({
+  id,
+  name: 'ci',
+  workspaceId: 'w1',
+  scopes: ['sites:read'],
+  siteIds: null,
+  createdBy: { id: 'u1' },
+  expiresAt: null,
+  revokedAt: null,
+  lastUsedAt: null,
+});
+
+describe('the token cache', () => {
+  it('shares one lookup among the requests that miss the same token at once', async () => {
+    const cache = tokenCacheOf(new MemoryStore());
+    let loads = 0;
+    const load = async () => {
+      loads++;
+      await new Promise((r) => setTimeout(r, 20));
+      return token('t1');
+    };
+    const answers = await Promise.all(Array.from({ length: 50 }, () => cache.lookup('hash-1', load)));
+    expect(loads).toBe(1);
+    expect(answers.every((t) => t?.id === 't1')).toBe(true);
+    // Answered from memory afterwards.
+    await cache.lookup('hash-1', load);
+    expect(loads).toBe(1);
+  });
+
+  it('does not share a lookup that began before a revocation with requests that came after it', async () => {
+    const hot = new MemoryStore();
+    const cache = tokenCacheOf(hot);
+    let loads = 0;
+    let release: () => void = () => {};
+    const slow = () =>
+      new Promise<CallerToken | null>((resolve) => {
+        loads++;
+        release = () => resolve(token('t2'));
+      });
+    const before = cache.lookup('hash-2', slow);
+    await new Promise((r) => setTimeout(r, 5));
+    await bumpCredentialsGeneration(hot);
+    const after = cache.lookup('hash-2', async () => {
+      loads++;
+      return null;
+    });
+    release();
+    expect((await before)?.id).toBe('t2');
+    expect(await after).toBeNull();
+    expect(loads).toBe(2);
+  });
+
+  it('does not keep an unknown token, and a failed lookup is not shared with later requests', async () => {
+    const cache = tokenCacheOf(new MemoryStore());
+    let loads = 0;
+    await expect(
+      cache.lookup('hash-3', async () => {
+        loads++;
+        throw new Error('database down');
+      }),
+    ).rejects.toThrow('database down');
+    const counted = (answer: CallerToken | null) => async () => {
+      loads++;
+      return answer;
+    };
+    expect(await cache.lookup('hash-3', counted(null))).toBeNull();
+    expect(await cache.lookup('hash-3', counted(token('t3')))).toMatchObject({ id: 't3' });
+    expect(loads).toBe(3);
+  });
+});

@@ -1,0 +1,206 @@
+// The per-day store of the results and journeys routes gives exactly what the raw statements give:
+// traffic over many days (a site in Tokyo, so local days cut UTC days), bot windows, clicks, exposures,
+// off pages, small groups; every route asked with the store and raw-only, then a goal added after the
+// traffic, then late rows for a stored day, then today's rows as they keep arriving.
+import { insertRows } from '@us/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mulberry32 as rng } from '../../../scripts/seed/random.ts';
+import { LIVE_LAG_SECONDS, recountsSettled } from '../../../src/analytics/day-store/gather.ts';
+import { arrivalsOf } from '../../../src/analytics/day-store/store.ts';
+import { addDays } from '../../../src/analytics/range.ts';
+import { siteCtx } from '../../../src/analytics/site-ctx.ts';
+import { journeysOf } from '../../../src/features/journeys/service.ts';
+import { experimentResultsOf } from '../../../src/features/results/experiment-results.ts';
+import { goalResultsOf } from '../../../src/features/results/goal-results.ts';
+import { readSettings } from '../../../src/features/sites/settings-values.ts';
+import { runResultDays } from '../../../src/jobs/result-days.ts';
+import { addSessions, emptyRows, insertJourneys } from '../../support/journeys-fixture.ts';
+import { type StatsFixture, statsFixture } from '../../support/stats-fixture.ts';
+
+const TZ = 'Asia/Tokyo';
+const GOALS = [
+  { id: 'signed-up', name: 'Signed up', type: 'event', match: 'signup' },
+  { id: 'blog', name: 'Blog', type: 'path', match: '/blog/*' },
+];
+const EXPERIMENTS = [{ key: 'pricing', name: 'Pricing', variants: ['a', 'b'], status: 'running' }];
+
+const utcToday = () => new Date().toISOString().slice(0, 10);
+
+describe('the per-day store answers as the raw rows', () => {
+  let f: StatsFixture;
+  let siteId: string;
+  // A bot window over one afternoon ten days ago (Germany): human rows there count as bot.
+  const windowDay = addDays(utcToday(), -10);
+  const settings = () => ({
+    goals: GOALS,
+    experiments: EXPERIMENTS,
+    botWindows: [{ from: `${windowDay}T10:00:00Z`, to: `${windowDay}T16:00:00Z`, country: 'DE' }],
+  });
+
+  beforeAll(async () => {
+    f = await statsFixture();
+    siteId = await f.site({ timezone: TZ, settings: settings() });
+    const r = rng(7);
+    const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)] as T;
+    const paths = ['/', '/blog/a', '/blog/b', '/pricing', '/docs/x', '/shop', `/rare-${Math.floor(r() * 1000)}`];
+    const rows = emptyRows();
+    for (let back = 0; back <= 20; back++) {
+      const day = addDays(utcToday(), -back);
+      for (let s = 0; s < 40; s++) {
+        const pages = Array.from({ length: 1 + Math.floor(r() * 4) }, () => ({
+          path: r() < 0.05 ? `/rare-${Math.floor(r() * 1e6)}` : pick(paths),
+          off: r() < 0.05,
+          clicks: r() < 0.4 ? [pick(['/pricing', 'button:Buy', 'out:docs.example'])] : [],
+          events: r() < 0.2 ? ['signup'] : [],
+          exposures: r() < 0.3 ? ([['pricing', pick(['a', 'b', 'c'])]] as [string, string][]) : [],
+        }));
+        // Offsets from noon UTC: -11.9 h to +11.9 h, so sessions cross Tokyo's midnight (15:00 UTC).
+        const offset = Math.floor((r() * 2 - 1) * 42_800);
+        const visitor = r() < 0.2 ? `again-${back}-${s % 3}` : undefined;
+        addSessions(rows, siteId, { day, pages, offset, ...(visitor ? { visitor } : {}) });
+      }
+    }
+    await insertJourneys(f.t.deps.orm, rows);
+  });
+  afterAll(() => f.close());
+
+  async function both<T>(ask: (ctx: ReturnType<typeof siteCtx>, s: Record<string, unknown>, store: boolean) => Promise<T>) {
+    const em = f.t.deps.orm.em.fork();
+    const [site] = await em
+      .getConnection()
+      .execute<{ settings: Record<string, unknown> }[]>('select settings from sites where id = ?', [siteId]);
+    const s = site?.settings ?? {};
+    const ctx = () => siteCtx(f.t.deps.statsOrm.em.fork(), { id: siteId, timezone: TZ, settings: s });
+    const raw = await ask(ctx(), s, false);
+    const first = await ask(ctx(), s, true); // computes and stores the missing days
+    const again = await ask(ctx(), s, true); // reads them
+    return { raw, first, again };
+  }
+
+  async function expectSame() {
+    for (const days of [1, 5, 14, 21]) {
+      const g = await both((ctx, s, store) => goalResultsOf(ctx, readSettings(s), { id: siteId, days }, { store }));
+      expect(g.first).toEqual(g.raw);
+      expect(g.again).toEqual(g.raw);
+      for (const goal of [undefined, 'blog']) {
+        const e = await both((ctx, s, store) =>
+          experimentResultsOf(ctx, readSettings(s), { id: siteId, key: 'pricing', days, ...(goal ? { goal } : {}) }, { store }),
+        );
+        expect(e.first).toEqual(e.raw);
+        expect(e.again).toEqual(e.raw);
+      }
+      for (const zoom of ['section', 'page', 'element'] as const) {
+        const j = await both((ctx, s, store) => journeysOf(ctx, s, { id: siteId, days, zoom }, { store }));
+        expect(j.first).toEqual(j.raw);
+        expect(j.again).toEqual(j.raw);
+      }
+    }
+  }
+
+  it('gives the same goal, experiment and journeys answers from stored days as from raw rows', async () => {
+    await expectSame();
+    const [row] = await f.t.deps.orm.em
+      .getConnection()
+      .execute<{ n: string }[]>('select count(*) as n from result_days where site_id = ?', [siteId]);
+    expect(Number(row?.n)).toBeGreaterThan(0);
+    // The ranges of 14 and 21 days read their older days of journeys as one summed span: one per zoom and range.
+    const spans = await f.t.deps.orm.em
+      .getConnection()
+      .execute<{ n: string }[]>(
+        `select count(distinct spec) as n from result_days where site_id = ? and kind = 'journeys-span'`,
+        [siteId],
+      );
+    expect(Number(spans[0]?.n)).toBe(6);
+  });
+
+  it('counts old sessions for a goal added after the traffic', async () => {
+    const next = { ...settings(), goals: [...GOALS, { id: 'pricing', name: 'Pricing', type: 'path', match: '/pricing' }] };
+    await f.t.deps.orm.em
+      .getConnection()
+      .execute('update sites set settings = ?::jsonb where id = ?', [JSON.stringify(next), siteId]);
+    await expectSame();
+  });
+
+  const spanSpecs = async () =>
+    (
+      await f.t.deps.orm.em
+        .getConnection()
+        .execute<{ spec: string }[]>(`select spec from result_days where site_id = ? and kind = 'journeys-span'`, [siteId])
+    ).map((r) => r.spec);
+
+  it('the job fills the store, and recomputes a stored day that got late rows', async () => {
+    const before = await spanSpecs();
+    const run = await runResultDays(f.t.deps.orm, { siteIds: [siteId], wait: true });
+    expect(run).toMatchObject({ ran: true, sites: 1, failed: 0 });
+    // It also built the spans a 30-day journeys ask reads (one per zoom), so such asks build none.
+    const warmed = await spanSpecs();
+    expect(warmed.length).toBe(before.length + 3);
+    for (const zoom of ['section', 'page', 'element'] as const) {
+      const j = await both((ctx, s, store) => journeysOf(ctx, s, { id: siteId, days: 30, zoom }, { store }));
+      expect(j.first).toEqual(j.raw);
+    }
+    expect((await spanSpecs()).sort()).toEqual(warmed.sort());
+    const late = addDays(utcToday(), -4);
+    await insertJourneys(
+      f.t.deps.orm,
+      addSessions(emptyRows(), siteId, { day: late, pages: [{ path: '/blog/late', events: ['signup'] }] }, 6),
+    );
+    const again = await runResultDays(f.t.deps.orm, { siteIds: [siteId], wait: true });
+    expect(again.stale).toBeGreaterThan(0);
+    await expectSame();
+  });
+
+  it('counts each inserted row once in the day’s arrivals version, a retried batch adding nothing', async () => {
+    const em = f.t.deps.orm.em.fork();
+    const day = utcToday();
+    const before = (await arrivalsOf(em, siteId, [day])).get(day) ?? 0;
+    const rows = addSessions(emptyRows(), siteId, { day, pages: [{ path: '/counted', events: ['signup'] }] }, 2);
+    await insertJourneys(f.t.deps.orm, rows);
+    const added = rows.pageviews.length + rows.events.length;
+    expect((await arrivalsOf(em, siteId, [day])).get(day)).toBe(before + added);
+    // The same rows again (a flusher's retry): the conflict clause skips them, the version stays.
+    await insertRows(f.t.deps.orm, 'pageviews', rows.pageviews);
+    expect((await arrivalsOf(em, siteId, [day])).get(day)).toBe(before + added);
+  });
+
+  it('answers today from the store, with rows that arrive after it was stored', async () => {
+    await expectSame();
+    await insertJourneys(
+      f.t.deps.orm,
+      addSessions(emptyRows(), siteId, { day: utcToday(), pages: [{ path: '/blog/now', events: ['signup'] }] }, 7),
+    );
+    await expectSame();
+  });
+
+  it('uses a large live day’s stored figures for a minute, then counts the rows that arrived since', async () => {
+    const em = f.t.deps.orm.em.fork();
+    const [site] = await em
+      .getConnection()
+      .execute<{ settings: Record<string, unknown> }[]>('select settings from sites where id = ?', [siteId]);
+    const s = readSettings(site?.settings ?? {});
+    const ctx = () => siteCtx(f.t.deps.statsOrm.em.fork(), { id: siteId, timezone: TZ, settings: site?.settings ?? {} });
+    // Every day counts as large here (a real one has 50,000 rows or more). Yesterday (UTC) lies wholly
+    // inside Tokyo's last three days at any hour, so it is a stored day.
+    const ask = (store: boolean) => goalResultsOf(ctx(), s, { id: siteId, days: 3 }, { store, liveDayRows: 1 });
+    const stored = await ask(true);
+    await insertJourneys(
+      f.t.deps.orm,
+      addSessions(emptyRows(), siteId, { day: addDays(utcToday(), -1), pages: [{ path: '/blog/live', events: ['signup'] }] }, 5),
+    );
+    const raw = await ask(false);
+    expect(raw.visits).toBeGreaterThan(stored.visits ?? 0);
+    // Within the minute: the stored figures, without the new sessions.
+    expect(await ask(true)).toEqual(stored);
+    // A minute later the stored figures are still answered, once more, while the day is counted again
+    // in the background; the next ask has the new sessions.
+    await em
+      .getConnection()
+      .execute(`update result_days set computed_at = now() - make_interval(secs => ?) where site_id = ?`, [
+        LIVE_LAG_SECONDS + 1,
+        siteId,
+      ]);
+    expect(await ask(true)).toEqual(stored);
+    await recountsSettled();
+    expect(await ask(true)).toEqual(raw);
+  });
+});

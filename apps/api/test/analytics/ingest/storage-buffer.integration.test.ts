@@ -1,0 +1,298 @@
+import { randomUUID } from 'node:crypto';
+import { createOrm, insertRows, type Orm, type PageviewRow } from '@us/db';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import {
+  type AnalyticsRows,
+  type AnalyticsTable,
+  BufferFull,
+  type IngestBuffer,
+  MemoryIngestBuffer,
+  RedisIngestBuffer,
+  startIngest,
+} from '../../../src/analytics/ingest/index.ts';
+import { type HotKind, hotKinds } from '../../support/server.ts';
+
+let orm: Orm;
+beforeAll(async () => {
+  orm = await createOrm(inject('databaseUrl'), { poolMax: 4 });
+});
+afterAll(async () => {
+  await orm?.close();
+});
+
+function makeBuffer(kind: HotKind, prefix = `ingest-test-${randomUUID()}`): IngestBuffer {
+  if (kind === 'memory') return new MemoryIngestBuffer();
+  const url = inject('redisUrl');
+  if (!url) throw new Error('no redis-server for this run');
+  return new RedisIngestBuffer(url, prefix);
+}
+
+function pageview(siteId: string, i: number): PageviewRow {
+  return {
+    siteId,
+    at: new Date(),
+    pageviewId: `pv${i}`,
+    visitor: 'v',
+    sessionStart: i === 0,
+    lane: 'human',
+    path: `/p${i}`,
+    device: 'desktop',
+  };
+}
+
+async function counts(site: string) {
+  const rows = await orm.em
+    .getConnection()
+    .execute<{ path: string; n: string }[]>(
+      `select path, count(*) as n from pageviews where site_id = ? group by path order by path`,
+      [site],
+      'all',
+    );
+  return rows;
+}
+
+describe.each(hotKinds())('ingest buffer (%s)', (kind) => {
+  it('lands enqueued rows after flushNow', async () => {
+    const buffer = makeBuffer(kind);
+    const ingest = await startIngest({ orm, buffer, intervalMs: 60_000 });
+    const site = randomUUID();
+    for (let i = 0; i < 5; i++) await ingest.enqueue('pageviews', pageview(site, i));
+    await ingest.enqueue('events', {
+      siteId: site,
+      at: new Date(),
+      pageviewId: 'pv0',
+      visitor: 'v',
+      lane: 'human',
+      path: '/p0',
+      name: 'click',
+      kind: 'event',
+      device: 'desktop',
+    });
+    expect(await buffer.size('pageviews')).toBe(5);
+    const res = await ingest.flushNow();
+    expect(res).toEqual({ inserted: 6, deadLettered: 0 });
+    expect((await counts(site)).length).toBe(5);
+    expect(await buffer.size('pageviews')).toBe(0);
+    await ingest.stop();
+    await buffer.close();
+  });
+
+  it('flushes on its own once a full batch waits', async () => {
+    const buffer = makeBuffer(kind);
+    const ingest = await startIngest({ orm, buffer, intervalMs: 60_000, batchSize: 10 });
+    const site = randomUUID();
+    for (let i = 0; i < 10; i++) await ingest.enqueue('pageviews', pageview(site, i));
+    await expect.poll(async () => (await counts(site)).length, { timeout: 5000 }).toBe(10);
+    await ingest.stop();
+    await buffer.close();
+  });
+
+  it('under a steady stream of rows, starts early flushes at most every minGapMs, so batches grow instead', async () => {
+    const buffer = makeBuffer(kind);
+    const starts: number[] = [];
+    const sizes: number[] = [];
+    const insert = async <T extends AnalyticsTable>(table: T, rows: AnalyticsRows[T][]) => {
+      starts.push(performance.now());
+      sizes.push(rows.length);
+      return insertRows(orm, table, rows);
+    };
+    const ingest = await startIngest({ orm, buffer, insert, intervalMs: 60_000, batchSize: 10, insertSize: 5000, minGapMs: 100 });
+    const site = randomUUID();
+    // 10 rows every 5 ms for 500 ms: a full batch waits at every step.
+    let n = 0;
+    for (let step = 0; step < 100; step++) {
+      await ingest.enqueueMany(
+        'pageviews',
+        Array.from({ length: 10 }, () => pageview(site, n++)),
+      );
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await ingest.flushNow();
+    const early = starts.slice(0, -1);
+    expect(early.length).toBeGreaterThan(1);
+    expect(early.length).toBeLessThanOrEqual(8);
+    // Measured at the insert, after each flush has read its batch (a Redis round trip): the reads' jitter
+    // under a loaded CI machine moved one gap to 90 ms. Without the gap, flushes would start every 5 ms.
+    for (let i = 1; i < early.length; i++) expect((early[i] as number) - (early[i - 1] as number)).toBeGreaterThanOrEqual(75);
+    expect(Math.max(...sizes)).toBeGreaterThan(10);
+    expect((await counts(site)).length).toBe(1000);
+    await ingest.stop();
+    await buffer.close();
+  });
+
+  it('keeps the rows when an insert fails and lands each exactly once on the retry', async () => {
+    const buffer = makeBuffer(kind);
+    let calls = 0;
+    // First attempt: the rows commit but the answer is "lost" (throws after commit); second: a real failure
+    // before anything is written; third: normal. Every row must end up stored exactly once.
+    const insert = async <T extends AnalyticsTable>(table: T, rows: AnalyticsRows[T][]) => {
+      calls += 1;
+      if (calls === 1) {
+        await insertRows(orm, table, rows);
+        throw new Error('connection lost after commit');
+      }
+      if (calls === 2) throw new Error('database down');
+      return insertRows(orm, table, rows);
+    };
+    const ingest = await startIngest({ orm, buffer, insert, intervalMs: 60_000, backoffMs: 10 });
+    const site = randomUUID();
+    for (let i = 0; i < 4; i++) await ingest.enqueue('pageviews', pageview(site, i));
+    const first = await ingest.flushNow();
+    expect(first.error).toBeInstanceOf(Error);
+    expect(await buffer.size('pageviews')).toBe(4);
+    const second = await ingest.flushNow();
+    expect(String(second.error)).toContain('database down');
+    expect(await buffer.size('pageviews')).toBe(4);
+    const third = await ingest.flushNow();
+    expect(third.error).toBeUndefined();
+    expect(third.inserted).toBe(0); // already committed by the first attempt: the retry is a no-op
+    expect(await buffer.size('pageviews')).toBe(0);
+    expect(await counts(site)).toEqual([0, 1, 2, 3].map((i) => ({ path: `/p${i}`, n: '1' })));
+    await ingest.stop();
+    await buffer.close();
+  });
+
+  it('drains a backlog two inserts at a time; a failed one puts back only its own rows; each row stored once', async () => {
+    const buffer = makeBuffer(kind);
+    let inFlight = 0;
+    let most = 0;
+    let calls = 0;
+    const insert = async <T extends AnalyticsTable>(table: T, rows: AnalyticsRows[T][]) => {
+      const call = ++calls;
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      try {
+        await new Promise((r) => setTimeout(r, 20));
+        if (call === 2) throw new Error('database down');
+        return await insertRows(orm, table, rows);
+      } finally {
+        inFlight -= 1;
+      }
+    };
+    // batchSize 10: inserts of 10 rows; 60 rows waiting make a backlog of six batches.
+    const ingest = await startIngest({ orm, buffer, insert, intervalMs: 60_000, batchSize: 10, backoffMs: 10 });
+    const site = randomUUID();
+    // Straight into the buffer, as a backlog left by a slow database: no early flush starts meanwhile.
+    await buffer.enqueue(
+      'pageviews',
+      Array.from({ length: 60 }, (_, i) => pageview(site, i)),
+    );
+    const first = await ingest.flushNow();
+    expect(String(first.error)).toContain('database down');
+    expect(most).toBe(2);
+    // The other loop went on draining, the failed batch's rows included (put back at the front).
+    expect(await buffer.size('pageviews')).toBe(0);
+    expect((await counts(site)).length).toBe(60);
+    const stored = await counts(site);
+    expect(stored).toHaveLength(60);
+    expect(stored.every((r) => r.n === '1')).toBe(true);
+    await ingest.stop();
+    await buffer.close();
+  });
+
+  it('retries by itself with backoff after a failure', async () => {
+    const buffer = makeBuffer(kind);
+    let calls = 0;
+    const insert = async <T extends AnalyticsTable>(table: T, rows: AnalyticsRows[T][]) => {
+      calls += 1;
+      if (calls === 1) throw new Error('database down');
+      return insertRows(orm, table, rows);
+    };
+    const ingest = await startIngest({ orm, buffer, insert, intervalMs: 20, backoffMs: 50 });
+    const site = randomUUID();
+    for (let i = 0; i < 3; i++) await ingest.enqueue('pageviews', pageview(site, i));
+    await expect.poll(async () => (await counts(site)).length, { timeout: 5000 }).toBe(3);
+    expect(calls).toBeGreaterThanOrEqual(2);
+    await ingest.stop();
+    expect((await counts(site)).every((r) => r.n === '1')).toBe(true);
+    await buffer.close();
+  });
+});
+
+describe('room held in the in-process buffer (rows queued after the answer)', () => {
+  it('counts held room against the maximum, so rows queued through it never meet BufferFull', async () => {
+    const buffer = new MemoryIngestBuffer(25);
+    const room = buffer.holdRoom(21);
+    const site = randomUUID();
+    // 21 of 25 promised: a plain enqueue of 5 more is refused, one of 4 is taken.
+    await expect(
+      buffer.enqueue(
+        'pageviews',
+        [0, 1, 2, 3, 4].map((i) => pageview(site, i)),
+      ),
+    ).rejects.toBeInstanceOf(BufferFull);
+    await buffer.enqueue(
+      'pageviews',
+      [0, 1, 2, 3].map((i) => pageview(site, i)),
+    );
+    expect(() => buffer.holdRoom(1)).toThrow(BufferFull);
+    room.enqueue('pageviews', [pageview(site, 10)]);
+    room.release();
+    // The 20 rows the room did not use are free again.
+    expect(await buffer.size('pageviews')).toBe(5);
+    await buffer.enqueue(
+      'pageviews',
+      Array.from({ length: 20 }, (_, i) => pageview(site, 20 + i)),
+    );
+    expect(() => buffer.holdRoom(1)).toThrow(BufferFull);
+  });
+
+  it('makes flushNow wait for the rooms open when it was asked, then stores their rows', async () => {
+    const ingest = await startIngest({ orm, buffer: new MemoryIngestBuffer(), intervalMs: 60_000 });
+    const site = randomUUID();
+    const room = ingest.holdRoom(2);
+    if (!room) throw new Error('the in-process buffer holds room');
+    let flushed = false;
+    const flush = ingest.flushNow().then((r) => {
+      flushed = true;
+      return r;
+    });
+    // A room opened after the flush was asked for does not hold it up (a steady stream never would end).
+    const later = ingest.holdRoom(1);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(flushed).toBe(false);
+    room.enqueueMany('pageviews', [pageview(site, 0), pageview(site, 1)]);
+    room.release();
+    expect(await flush).toEqual({ inserted: 2, deadLettered: 0 });
+    expect((await counts(site)).length).toBe(2);
+    later?.release();
+    await ingest.stop();
+  });
+
+  it('has no room to hold ahead in Redis', async () => {
+    const url = inject('redisUrl');
+    if (!url) return;
+    const buffer = new RedisIngestBuffer(url, `ingest-test-${randomUUID()}`);
+    const ingest = await startIngest({ orm, buffer, intervalMs: 60_000 });
+    expect(ingest.holdRoom(1)).toBeNull();
+    await ingest.stop();
+    await buffer.close();
+  });
+});
+
+describe.runIf(hotKinds().includes('redis'))('redis ingest buffer crash recovery', () => {
+  it('re-queues rows left in processing by a crashed flush and inserts them once', async () => {
+    const prefix = `ingest-test-${randomUUID()}`;
+    const site = randomUUID();
+    // Node A takes a batch, commits half of the story (the insert), and "crashes" before the ack.
+    const a = makeBuffer('redis', prefix) as RedisIngestBuffer;
+    for (let i = 0; i < 6; i++) await a.enqueue('pageviews', [pageview(site, i)]);
+    const batch = await a.take('pageviews', 4);
+    expect(batch?.rows.length).toBe(4);
+    expect(batch?.rows[0]?.at).toBeInstanceOf(Date);
+    await insertRows(orm, 'pageviews', batch?.rows ?? []);
+    expect(await a.processingLength('pageviews')).toBe(1);
+    await a.close();
+
+    // Node restarts: start-up re-queues the processing list and flushes everything once.
+    const b = makeBuffer('redis', prefix) as RedisIngestBuffer;
+    const ingest = await startIngest({ orm, buffer: b, intervalMs: 60_000 });
+    expect(await b.processingLength('pageviews')).toBe(0);
+    expect(await b.size('pageviews')).toBe(6);
+    const res = await ingest.flushNow();
+    expect(res).toEqual({ inserted: 2, deadLettered: 0 });
+    expect(await counts(site)).toEqual([0, 1, 2, 3, 4, 5].map((i) => ({ path: `/p${i}`, n: '1' })));
+    await ingest.stop();
+    await b.close();
+  });
+});

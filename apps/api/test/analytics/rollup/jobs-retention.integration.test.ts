@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import { createOrm, insertRows, listPartitions, type Orm, type PageviewRow, type RequestRow } from '@us/db';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { maintainPartitions } from '../../../src/analytics/ingest/index.ts';
+import { applySiteRetention, dropRolledUpPartitions } from '../../../src/analytics/rollup/retention.ts';
+import { runRollups } from '../../../src/analytics/rollup/rollup.ts';
+import { siteInNewWorkspace } from '../../support/sites.ts';
+
+// Days long gone (2002, 2004), apart from the other suites' days, on the suite's shared database.
+let orm: Orm;
+beforeAll(async () => {
+  orm = await createOrm(inject('databaseUrl'), { poolMax: 4 });
+});
+afterAll(async () => {
+  await orm?.close();
+});
+
+const q = <T>(sql: string, params: unknown[] = []) => orm.em.getConnection().execute<T[]>(sql, params, 'all');
+
+async function newSite(timezone = 'UTC', retentionDays: number | null = null): Promise<string> {
+  return (await siteInNewWorkspace(orm, 'Retention', { timezone, retentionDays })).siteId;
+}
+
+const pv = (siteId: string, at: string): PageviewRow => ({
+  id: randomUUID(),
+  siteId,
+  at: new Date(at),
+  pageviewId: randomUUID(),
+  visitor: 'v',
+  sessionStart: true,
+  lane: 'human',
+  path: '/',
+  device: 'desktop',
+});
+
+const req = (siteId: string, at: string): RequestRow => ({
+  id: randomUUID(),
+  siteId,
+  at: new Date(at),
+  method: 'GET',
+  path: '/',
+  status: 200,
+  durationMs: 1,
+  lane: 'bot',
+  kind: 'bot',
+  verified: false,
+});
+
+const count = async (table: string, siteId: string) =>
+  (await q<{ n: number }>(`select count(*)::int as n from ${table} where site_id = ?`, [siteId]))[0]?.n;
+
+describe('raw partition retention', () => {
+  it('drops partitions older than 92 days only once every site has rolled their days up', async () => {
+    const a = await newSite();
+    const b = await newSite('Europe/Berlin');
+    await insertRows(orm, 'pageviews', [
+      pv(a, '2002-01-10T12:00:00Z'),
+      pv(a, '2002-01-11T12:00:00Z'),
+      pv(b, '2002-01-11T23:30:00Z'),
+    ]);
+    await insertRows(orm, 'requests', [req(b, '2002-01-12T08:00:00Z')]);
+    // A partition within the 92 days stays regardless.
+    await insertRows(orm, 'pageviews', [pv(a, '2002-03-20T12:00:00Z')]);
+    const now = new Date('2002-04-20T12:00:00Z'); // 92 days before: 2002-01-18
+    const opts = { now, from: '2002-01-01', wait: true };
+    const has = async (day: string) => (await listPartitions(orm, 'pageviews')).includes(`pageviews_p${day}`);
+
+    // Nothing rolled up: the oldest day holds every later one.
+    const none = await dropRolledUpPartitions(orm, opts);
+    expect(none).toMatchObject({ ran: true, dropped: [], blockedAt: '2002-01-10' });
+    expect(await has('20020110')).toBe(true);
+
+    // Only site a rolled up: 01-10 goes; 01-11 holds b's row (its Berlin day 01-12 is not rolled up).
+    await runRollups(orm, { now, siteIds: [a], wait: true });
+    const partial = await dropRolledUpPartitions(orm, opts);
+    expect(partial.dropped).toEqual(['events', 'page_leaves', 'pageviews', 'requests'].map((t) => `${t}_p20020110`).sort());
+    expect(partial.blockedAt).toBe('2002-01-11');
+    expect(await has('20020110')).toBe(false);
+    expect(await has('20020111')).toBe(true);
+
+    // Everything rolled up: every old partition goes, the recent one stays, the rollups stay.
+    await runRollups(orm, { now, siteIds: [b], wait: true });
+    const all = await dropRolledUpPartitions(orm, opts);
+    expect(all.blockedAt).toBeNull();
+    expect(all.dropped).toContain('pageviews_p20020111');
+    expect(all.dropped).toContain('requests_p20020112');
+    expect(await has('20020111')).toBe(false);
+    expect(await has('20020320')).toBe(true);
+    expect(await count('pageviews', b)).toBe(0);
+    const rolled = await q<{ day: string; count: number }>(
+      `select to_char(day, 'YYYY-MM-DD') as day, count::int as count from daily_rollups
+        where site_id = ? and metric_set = 'pageviews' and dimension = '' and lane = 'human' order by day`,
+      [b],
+    );
+    expect(rolled).toEqual([{ day: '2002-01-12', count: 1 }]);
+  });
+
+  it('maintenance drops rolled-up partitions only when retainRawDays is set', async () => {
+    const s = await newSite();
+    await insertRows(orm, 'pageviews', [pv(s, '2002-02-01T12:00:00Z')]);
+    await runRollups(orm, { now: new Date('2002-02-10T00:00:00Z'), siteIds: [s], wait: true });
+    const has = async () => (await listPartitions(orm, 'pageviews')).includes('pageviews_p20020201');
+    // Off (the default): nothing dropped. The harness's servers run like this.
+    await maintainPartitions(orm, { now: new Date('2002-05-20T00:00:00Z'), daysAhead: 0 });
+    expect(await has()).toBe(true);
+    const run = await dropRolledUpPartitions(orm, { now: new Date('2002-05-20T00:00:00Z'), from: '2002-02-01', wait: true });
+    expect(run.dropped).toContain('pageviews_p20020201');
+    expect(await has()).toBe(false);
+  });
+});
+
+describe('per-site retention', () => {
+  it("deletes only that site's raw rows and rollups older than its retention days", async () => {
+    const kept = await newSite('UTC', null);
+    const short = await newSite('Asia/Tokyo', 30);
+    const rows = (s: string) => [pv(s, '2004-01-10T12:00:00Z'), pv(s, '2004-02-20T12:00:00Z'), pv(s, '2004-02-29T12:00:00Z')];
+    await insertRows(orm, 'pageviews', [...rows(kept), ...rows(short)]);
+    await insertRows(orm, 'requests', [req(kept, '2004-01-10T12:00:00Z'), req(short, '2004-01-10T12:00:00Z')]);
+    const now = new Date('2004-03-01T12:00:00Z'); // Tokyo: 2004-03-01 21:00; kept from local 2004-01-31
+    await runRollups(orm, { now, siteIds: [kept, short], wait: true });
+    const rollupDays = async (s: string) =>
+      (
+        await q<{ day: string }>(
+          `select distinct to_char(day, 'YYYY-MM-DD') as day from daily_rollups where site_id = ? order by 1`,
+          [s],
+        )
+      ).map((r) => r.day);
+    expect(await rollupDays(short)).toEqual(['2004-01-10', '2004-02-20', '2004-02-29']);
+
+    const run = await applySiteRetention(orm, { now, siteIds: [kept, short], wait: true });
+    expect(run).toMatchObject({ ran: true, sites: 1, rawRows: 2 });
+    expect(await count('pageviews', short)).toBe(2);
+    expect(await count('requests', short)).toBe(0);
+    expect(await rollupDays(short)).toEqual(['2004-02-20', '2004-02-29']);
+    // The site without a retention keeps everything.
+    expect(await count('pageviews', kept)).toBe(3);
+    expect(await count('requests', kept)).toBe(1);
+    expect(await rollupDays(kept)).toEqual(['2004-01-10', '2004-02-20', '2004-02-29']);
+    // Running again deletes nothing more; the emptied days are not rolled up again.
+    expect(await applySiteRetention(orm, { now, siteIds: [short], wait: true })).toMatchObject({ rawRows: 0, rollupRows: 0 });
+    expect((await runRollups(orm, { now, siteIds: [short], wait: true })).rolled).toBe(0);
+  });
+
+  it('keeps today and the retention days before it on local days', async () => {
+    const s = await newSite('UTC', 1);
+    await insertRows(orm, 'pageviews', [
+      pv(s, '2004-04-08T23:59:59Z'),
+      pv(s, '2004-04-09T00:00:00Z'),
+      pv(s, '2004-04-10T08:00:00Z'),
+    ]);
+    await applySiteRetention(orm, { now: new Date('2004-04-10T09:00:00Z'), siteIds: [s], wait: true });
+    const left = await q<{ at: Date }>(`select at from pageviews where site_id = ? order by at`, [s]);
+    expect(left.map((r) => new Date(r.at).toISOString())).toEqual(['2004-04-09T00:00:00.000Z', '2004-04-10T08:00:00.000Z']);
+  });
+});

@@ -1,0 +1,210 @@
+// The rollup rows tallied in the process from COPY streams (analytics/rollup/rollup-streams.ts) against the same
+// rows computed by the SQL selects the job used before (support/rollup-sql.ts), on generated traffic
+// for a Berlin site (its local day spans two UTC days) plus rows that exercise the odd cases: a visitor
+// code on both UTC days, duplicate pageviews at the same instant, pageviews before a visit's start,
+// values with escapes, nulls and non-ASCII text, events of every kind with values whose sum passes 2^53.
+import { randomUUID } from 'node:crypto';
+import { createOrm, insertRows, type Orm, type PageviewRow, pgPoolOf } from '@us/db';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { pooledCopyOut } from '../../../src/analytics/rollup/copy-connections.ts';
+import { rollupSiteDay, type SiteDay, siteDaySource } from '../../../src/analytics/rollup/rollup.ts';
+import type { RollupSource } from '../../../src/analytics/rollup/rollup-format.ts';
+import { tallySiteDay } from '../../../src/analytics/rollup/rollup-streams.ts';
+import { liveRollupThreads, stopRollupThreads } from '../../../src/analytics/rollup/rollup-thread.ts';
+import { generatedSiteDay, normalRows, pageview, storedRollupRows } from '../../support/rollup-day.ts';
+import { sqlRollupRows } from '../../support/rollup-sql.ts';
+import { dayAgo } from '../../support/stats-fixture.ts';
+
+const TZ = 'Europe/Berlin';
+let orm: Orm;
+let sd: SiteDay;
+let src: RollupSource;
+
+const normal = normalRows;
+
+const at = (ms: number) => new Date(Date.parse(src.whereParams[3] as string) + ms);
+const MIN = 60_000;
+const HOUR = 60 * MIN;
+
+const pv = (visitor: string, ms: number, extra: Partial<PageviewRow> = {}) => pageview(sd.siteId, visitor, at(ms), extra);
+
+beforeAll(async () => {
+  orm = await createOrm(inject('databaseUrl'), { poolMax: 6 });
+  sd = await generatedSiteDay(orm, 'Tallies', TZ, 5000);
+  src = await siteDaySource(orm, sd);
+
+  const dup = randomUUID();
+  await insertRows(orm, 'pageviews', [
+    // One code on both UTC days of the local day: one visitor, a visit on each UTC day.
+    pv('e-two-days', 30 * MIN, { sessionStart: true, path: '/a', country: 'DE' }),
+    pv('e-two-days', 11 * HOUR, { sessionStart: true, path: '/b', country: 'DE' }),
+    // The same pageview twice at the same instant (peers in the visit order), then one more page.
+    pv('e-peers', 2 * HOUR, { sessionStart: true, path: '/p', pageviewId: dup, referrerHost: 'www.google.com' }),
+    pv('e-peers', 2 * HOUR, { sessionStart: true, path: '/p', pageviewId: dup, referrerHost: 'www.google.com' }),
+    pv('e-peers', 2 * HOUR + MIN, { path: '/q' }),
+    // A pageview before the visitor's first visit start, then a visit of two pages.
+    pv('e-before', 3 * HOUR, { path: '/x' }),
+    pv('e-before', 3 * HOUR + MIN, { sessionStart: true, path: '/y', utmSource: 'news', utmCampaign: 'fall' }),
+    pv('e-before', 3 * HOUR + 2 * MIN, { path: '/z' }),
+    // Text the COPY stream escapes or that looks like its NULL, non-ASCII text, nulls.
+    pv('e-odd', 4 * HOUR, { sessionStart: true, path: '/a\\b', referrerHost: null, country: null, language: 'de-DE' }),
+    pv('e-odd', 4 * HOUR + MIN, { path: '\\N', timezone: 'Europe/Berlin', windowWidth: 1200 }),
+    pv('e-odd', 4 * HOUR + 2 * MIN, { path: '/quote', pageType: "it's" }),
+    pv('e-odd', 4 * HOUR + 3 * MIN, { path: '/ü/😀', asOrg: 'Netz "GmbH"' }),
+    pv('e-bot', 5 * HOUR, { sessionStart: true, lane: 'bot', botName: 'Googlebot', botCategory: 'search' }),
+    pv('e-internal', 6 * HOUR, { sessionStart: true, lane: 'internal', device: 'mobile' }),
+  ]);
+  // Control characters are refused at the door and by insertRows; a row stored before that still rolls up.
+  await orm.em.getConnection().execute(
+    `insert into pageviews (site_id, day, id, at, pageview_id, visitor, session_start, lane, path, device)
+     values (?::uuid, (?::timestamptz at time zone 'UTC')::date, gen_random_uuid(), ?::timestamptz, 'ctl', 'e-odd', false, 'human', E'/t\\tab\\nnew\\rline', 'desktop')`,
+    [sd.siteId, at(4 * HOUR + 4 * MIN).toISOString(), at(4 * HOUR + 4 * MIN).toISOString()],
+    'run',
+  );
+  await insertRows(orm, 'page_leaves', [
+    {
+      siteId: sd.siteId,
+      at: at(2 * HOUR + 30_000),
+      pageviewId: dup,
+      lane: 'human',
+      scrollDepth: 80,
+      timeOnPageMs: 5000,
+      interacted: true,
+    },
+    {
+      siteId: sd.siteId,
+      at: at(2 * HOUR + 40_000),
+      pageviewId: dup,
+      lane: 'human',
+      scrollDepth: 90,
+      timeOnPageMs: 700,
+      interacted: true,
+    },
+  ]);
+  const ev = (name: string, value: number | null, kind: 'event' | 'exposure' | 'click', extra = {}) => ({
+    siteId: sd.siteId,
+    at: at(7 * HOUR),
+    pageviewId: randomUUID(),
+    visitor: 'e-events',
+    lane: 'human' as const,
+    path: '/shop',
+    name,
+    value,
+    kind,
+    device: 'desktop',
+    ...extra,
+  });
+  await insertRows(orm, 'events', [
+    ev('refund', -5.5, 'event'),
+    ev('refund', 2.25, 'event', { visitor: 'e-events-2' }),
+    ev('signup', null, 'event', { label: 'footer' }),
+    ev('Buy now', null, 'click'),
+    ev('pricing', null, 'exposure', { experiment: 'pricing', variant: 'b' }),
+  ]);
+  // Values of a billion each, 91,000 of them: the day's sum in hundredths passes 2^53.
+  await orm.em.getConnection().execute(
+    `insert into events (site_id, day, id, at, pageview_id, visitor, lane, path, name, value, kind, device)
+     select ?::uuid, (?::timestamptz at time zone 'UTC')::date, gen_random_uuid(), ?::timestamptz, md5(i::text), 'big-' || (i % 7), 'human', '/big', 'whale', 1e9, 'event', 'desktop'
+       from generate_series(1, 91000) i`,
+    [sd.siteId, at(8 * HOUR).toISOString(), at(8 * HOUR).toISOString()],
+    'run',
+  );
+  await insertRows(orm, 'requests', [
+    {
+      siteId: sd.siteId,
+      at: at(9 * HOUR),
+      method: 'GET',
+      path: '/tally-api',
+      status: 200,
+      durationMs: 3,
+      lane: 'bot',
+      kind: 'bot',
+      verified: false,
+      decision: null,
+    },
+    {
+      siteId: sd.siteId,
+      at: at(9 * HOUR),
+      method: 'POST',
+      path: '/tally-api',
+      status: 403,
+      durationMs: 1,
+      lane: 'bot',
+      kind: 'bot',
+      verified: false,
+      decision: 'deny',
+    },
+  ]);
+}, 120_000);
+
+afterAll(async () => {
+  await orm?.close();
+});
+
+describe('rollup tallies', () => {
+  it('give the SQL rollup rows of a generated day with odd rows, whatever the number of parts', async () => {
+    const expected = normal(await sqlRollupRows(orm, src));
+    expect(expected.length).toBeGreaterThan(1000);
+    const copy = pooledCopyOut(await pgPoolOf(orm));
+    for (const parts of [1, 2, 3]) {
+      expect(normal(await tallySiteDay(src, copy, Math.min(parts, 2), parts)), `${parts} parts`).toEqual(expected);
+    }
+  });
+
+  it('count what the odd rows say', async () => {
+    const rows = await tallySiteDay(src, pooledCopyOut(await pgPoolOf(orm)), 2);
+    const row = (set: string, dimension: string, value: string, lane = 'human') =>
+      rows.find((r) => r.metric_set === set && r.dimension === dimension && r.value === value && r.lane === lane);
+    expect(row('sessions', 'exit_page', '/q')).toMatchObject({ count: '2', visitors: 1 }); // peers: both starts end at /q
+    expect(row('sessions', 'exit_page', '/z')).toMatchObject({ count: '1', visitors: 1 });
+    expect(row('pageviews', 'page', '/t\tab\nnew\rline')).toMatchObject({ count: '1', visitors: 1 });
+    expect(row('pageviews', 'page', '\\N')).toMatchObject({ count: '1' });
+    expect(row('pageviews', 'page', '/ü/😀')).toMatchObject({ count: '1' });
+    expect(row('leave_ms', 'page', '/p')).toMatchObject({ count: '11400', visitors: 2 }); // one pageview id, two rows
+    expect(row('event_value', 'event', 'whale')).toMatchObject({ count: '9100000000000000', visitors: 91000 });
+    expect(row('event_value', 'event', 'refund')).toMatchObject({ count: '-325', visitors: 2 });
+    expect(row('events', 'event', 'Buy now')).toBeUndefined(); // element clicks count in no figure
+    expect(row('requests', 'path', '/tally-api', 'bot')).toMatchObject({ count: '2', visitors: 0 });
+  });
+
+  it('give the SQL rows of a day so far (today up to an hour boundary)', async () => {
+    const today = { ...sd, day: dayAgo(TZ, 0) };
+    const until = new Date(Math.floor(Date.now() / HOUR) * HOUR).toISOString();
+    const part = await siteDaySource(orm, today, until);
+    expect(normal(await tallySiteDay(part, pooledCopyOut(await pgPoolOf(orm)), 2))).toEqual(
+      normal(await sqlRollupRows(orm, part)),
+    );
+  });
+
+  it('fail as a whole when a stream fails, and leave the pool as it was', async () => {
+    const pool = await pgPoolOf(orm);
+    const inUse = () => {
+      const p = pool as unknown as { totalCount: number; idleCount: number };
+      return p.totalCount - p.idleCount;
+    };
+    const broken = { ...src, tables: { ...src.tables, requests: 'no_such_table' } };
+    await expect(tallySiteDay(broken, pooledCopyOut(pool), 2)).rejects.toThrow(/no_such_table/);
+    // The leave reports failing while the pageview streams wait for them (their statements already sent).
+    const noLeaves = { ...src, tables: { ...src.tables, page_leaves: 'no_such_leaves' } };
+    await expect(tallySiteDay(noLeaves, pooledCopyOut(pool), 3)).rejects.toThrow(/no_such_leaves/);
+    expect(inUse()).toBe(0);
+    // A stream dropped half-way (its reader failed) discards its connection rather than returning it mid-COPY.
+    const stream = await pooledCopyOut(pool)(`copy (select g from generate_series(1, 1000000) g) to stdout`);
+    for await (const _ of stream) break;
+    const again = normal(await tallySiteDay(src, pooledCopyOut(pool), 2));
+    expect(again).toEqual(normal(await sqlRollupRows(orm, src)));
+  });
+
+  it('are counted and written in the rollup thread; a thread stopped mid-way writes nothing, the next one rolls the day up', async () => {
+    const stored = () => storedRollupRows(orm, sd);
+    await stopRollupThreads(); // none left from earlier tests: the one counted below is this rollup's
+    const running = rollupSiteDay(orm, sd);
+    // Stopped once its task is in the thread (a fixed wait could end before the job's own queries did).
+    await vi.waitFor(() => expect(liveRollupThreads()).toBe(1), { timeout: 10_000, interval: 5 });
+    await stopRollupThreads();
+    await expect(running).rejects.toThrow(/rollup thread/);
+    expect(await stored()).toEqual([]);
+    expect(await rollupSiteDay(orm, sd)).not.toBeNull();
+    expect(await stored()).toEqual(normal(await sqlRollupRows(orm, src)));
+  });
+});

@@ -1,0 +1,60 @@
+// The rollup thread ends once it has had nothing to do for its idle time (its isolate otherwise keeps
+// the heap of its busiest counting: hundreds of MB after a backlog of busy days), never while a task
+// runs, and the next rollup starts a new one that counts the same rows.
+import { createOrm, type Orm } from '@us/db';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { rollupSiteDay, type SiteDay, siteDaySource } from '../../../src/analytics/rollup/rollup.ts';
+import { liveRollupThreads, rollupThreadIdle, stopRollupThreads } from '../../../src/analytics/rollup/rollup-thread.ts';
+import { generatedSiteDay, normalRows, storedRollupRows } from '../../support/rollup-day.ts';
+import { sqlRollupRows } from '../../support/rollup-sql.ts';
+
+const DEFAULT_IDLE_MS = rollupThreadIdle.ms;
+let orm: Orm;
+let first: SiteDay;
+let second: SiteDay;
+
+beforeAll(async () => {
+  orm = await createOrm(inject('databaseUrl'), { poolMax: 6 });
+  first = await generatedSiteDay(orm, 'Idle thread one', 'UTC', 3000);
+  second = await generatedSiteDay(orm, 'Idle thread two', 'Europe/Berlin', 3000);
+  await stopRollupThreads();
+});
+
+afterAll(async () => {
+  rollupThreadIdle.ms = DEFAULT_IDLE_MS;
+  await stopRollupThreads();
+  await orm?.close();
+});
+
+const expected = async (sd: SiteDay) => normalRows(await sqlRollupRows(orm, await siteDaySource(orm, sd)));
+const stored = (sd: SiteDay) => storedRollupRows(orm, sd);
+
+describe('the rollup thread', () => {
+  it('ends after its idle time without a task, and the next rollup starts a new one', async () => {
+    rollupThreadIdle.ms = 1000;
+    expect(await rollupSiteDay(orm, first)).not.toBeNull();
+    expect(liveRollupThreads()).toBe(1);
+    await vi.waitFor(() => expect(liveRollupThreads()).toBe(0), { timeout: 10_000, interval: 50 });
+
+    expect(await rollupSiteDay(orm, first)).not.toBeNull();
+    expect(await stored(first)).toEqual(await expected(first));
+  });
+
+  it('lives on while a task runs, however short its idle time', async () => {
+    // The first answer leaves the second task running: its thread must not end under it.
+    rollupThreadIdle.ms = 1;
+    const [a, b] = await Promise.all([rollupSiteDay(orm, first), rollupSiteDay(orm, second)]);
+    expect(a).not.toBeNull();
+    expect(b).not.toBeNull();
+    expect(await stored(first)).toEqual(await expected(first));
+    expect(await stored(second)).toEqual(await expected(second));
+  });
+
+  it('lives on across tasks that follow each other within its idle time', async () => {
+    // Each task outlasts the idle time: a countdown left running from the previous answer would end the
+    // thread under the next task.
+    rollupThreadIdle.ms = 60;
+    for (const sd of [first, second, first, second]) expect(await rollupSiteDay(orm, sd)).not.toBeNull();
+    expect(await stored(second)).toEqual(await expected(second));
+  });
+});

@@ -1,0 +1,256 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HotStore } from '../../src/core/hot/store.ts';
+import { hotKinds, makeHotStore } from '../support/server.ts';
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The contract both hot-state stores keep; the services rely on exactly these semantics. */
+describe.each(hotKinds())('hot-state store contract (%s)', (kind) => {
+  let hot: HotStore;
+  // Redis is shared by every suite of the run: keep this run's keys apart.
+  const ns = `contract-test:${randomUUID()}:`;
+  const key = (name: string) => `${ns}${name}`;
+
+  beforeAll(() => {
+    hot = makeHotStore(kind);
+  });
+  afterAll(() => hot.close());
+
+  it('is the kind asked for and answers ping', async () => {
+    expect(hot.kind).toBe(kind);
+    await expect(hot.ping()).resolves.toBeUndefined();
+  });
+
+  it('get answers null for an absent key, set stores a string', async () => {
+    expect(await hot.get(key('absent'))).toBeNull();
+    await hot.set(key('a'), 'value one', 60);
+    expect(await hot.get(key('a'))).toBe('value one');
+    await hot.set(key('a'), 'value two', 60);
+    expect(await hot.get(key('a'))).toBe('value two');
+  });
+
+  it('ttl reports the seconds left, and -2 for an absent key', async () => {
+    await hot.set(key('ttl'), 'x', 120);
+    const left = await hot.ttl(key('ttl'));
+    expect(left).toBeGreaterThanOrEqual(119);
+    expect(left).toBeLessThanOrEqual(120);
+    expect(await hot.ttl(key('no-such'))).toBe(-2);
+  });
+
+  it('set replaces the expiry along with the value', async () => {
+    await hot.set(key('reset'), 'x', 600);
+    await hot.set(key('reset'), 'y', 30);
+    const left = await hot.ttl(key('reset'));
+    expect(left).toBeGreaterThan(0);
+    expect(left).toBeLessThanOrEqual(30);
+  });
+
+  it('setIfAbsent sets only when absent and says whether it did', async () => {
+    expect(await hot.setIfAbsent(key('once'), 'first', 60)).toBe(true);
+    expect(await hot.setIfAbsent(key('once'), 'second', 60)).toBe(false);
+    expect(await hot.get(key('once'))).toBe('first');
+    await hot.del(key('once'));
+    expect(await hot.setIfAbsent(key('once'), 'third', 60)).toBe(true);
+    expect(await hot.get(key('once'))).toBe('third');
+    const left = await hot.ttl(key('once'));
+    expect(left).toBeGreaterThan(0);
+    expect(left).toBeLessThanOrEqual(60);
+  });
+
+  it('time runs out: a key is gone, a claim can be made again, a counter starts a new window', async () => {
+    await hot.set(key('short'), 'x', 1);
+    expect(await hot.setIfAbsent(key('lapse'), 'a', 1)).toBe(true);
+    expect(await hot.incr(key('fixed'), 1)).toBe(1);
+    expect(await hot.incr(key('fixed'), 60)).toBe(2);
+    expect(await hot.get(key('short'))).toBe('x');
+
+    await pause(1150);
+
+    expect(await hot.get(key('short'))).toBeNull();
+    expect(await hot.ttl(key('short'))).toBe(-2);
+    expect(await hot.setIfAbsent(key('lapse'), 'b', 60)).toBe(true);
+    expect(await hot.get(key('lapse'))).toBe('b');
+    expect(await hot.incr(key('fixed'), 60)).toBe(1);
+    const left = await hot.ttl(key('fixed'));
+    expect(left).toBeGreaterThan(1);
+    expect(left).toBeLessThanOrEqual(60);
+  });
+
+  it('setIfAbsent lets exactly one of many concurrent callers win', async () => {
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => hot.setIfAbsent(key('race'), String(i), 60)));
+    expect(results.filter(Boolean)).toHaveLength(1);
+  });
+
+  it('del removes every key named, and tolerates absent keys and no keys', async () => {
+    await hot.set(key('d1'), '1', 60);
+    await hot.set(key('d2'), '2', 60);
+    await hot.set(key('d3'), '3', 60);
+    await hot.del(key('d1'), key('d2'), key('never-set'));
+    expect(await hot.get(key('d1'))).toBeNull();
+    expect(await hot.get(key('d2'))).toBeNull();
+    expect(await hot.get(key('d3'))).toBe('3');
+    await expect(hot.del()).resolves.toBeUndefined();
+  });
+
+  it('incr counts from 1 and returns the new value; get reads it as a string', async () => {
+    expect(await hot.incr(key('n'), 60)).toBe(1);
+    expect(await hot.incr(key('n'), 60)).toBe(2);
+    expect(await hot.incr(key('n'), 60)).toBe(3);
+    expect(await hot.get(key('n'))).toBe('3');
+  });
+
+  it('incr is atomic under concurrency', async () => {
+    const values = await Promise.all(Array.from({ length: 50 }, () => hot.incr(key('atomic'), 60)));
+    expect([...values].sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+  });
+
+  it('a counter keeps its first expiry: later increments do not extend the window', async () => {
+    await hot.incr(key('window'), 10);
+    await hot.incr(key('window'), 3600);
+    await hot.incr(key('window'), 3600);
+    const left = await hot.ttl(key('window'));
+    expect(left).toBeGreaterThan(0);
+    expect(left).toBeLessThanOrEqual(10);
+  });
+
+  it('incr after del starts from 1', async () => {
+    await hot.incr(key('cleared'), 60);
+    await hot.incr(key('cleared'), 60);
+    await hot.del(key('cleared'));
+    expect(await hot.incr(key('cleared'), 60)).toBe(1);
+  });
+
+  it('keys do not collide with each other', async () => {
+    await hot.set(key('p'), 'p', 60);
+    await hot.incr(key('q'), 60);
+    expect(await hot.get(key('p'))).toBe('p');
+    expect(await hot.get(key('q'))).toBe('1');
+  });
+
+  it('acquireSlot hands out exactly `limit` slots under concurrency, and releaseSlot frees one', async () => {
+    const taken = await Promise.all(Array.from({ length: 20 }, (_, i) => hot.acquireSlot(key('slots'), `h${i}`, 5, 60)));
+    expect(taken.filter(Boolean)).toHaveLength(5);
+    const holder = `h${taken.indexOf(true)}`;
+    expect(await hot.acquireSlot(key('slots'), 'late', 5, 60)).toBe(false);
+    await hot.releaseSlot(key('slots'), holder);
+    expect(await hot.acquireSlot(key('slots'), 'late', 5, 60)).toBe(true);
+    await hot.releaseSlot(key('slots'), 'never-held');
+  });
+
+  it('a slot never given back frees itself after its ttl', async () => {
+    expect(await hot.acquireSlot(key('lease'), 'a', 1, 1)).toBe(true);
+    expect(await hot.acquireSlot(key('lease'), 'b', 1, 1)).toBe(false);
+    await pause(1100);
+    expect(await hot.acquireSlot(key('lease'), 'b', 1, 1)).toBe(true);
+  });
+
+  it('decrBy takes off a counter, never below 0, keeps its expiry, and leaves an absent counter absent', async () => {
+    await hot.incr(key('down'), 30);
+    await hot.incr(key('down'), 30);
+    await hot.incr(key('down'), 30);
+    expect(await hot.decrBy(key('down'), 1)).toBe(2);
+    expect(await hot.get(key('down'))).toBe('2');
+    expect(await hot.decrBy(key('down'), 5)).toBe(0);
+    expect(await hot.get(key('down'))).toBe('0');
+    const left = await hot.ttl(key('down'));
+    expect(left).toBeGreaterThan(0);
+    expect(left).toBeLessThanOrEqual(30);
+    expect(await hot.incr(key('down'), 3600)).toBe(1);
+
+    expect(await hot.decrBy(key('never-counted'), 1)).toBe(0);
+    expect(await hot.get(key('never-counted'))).toBeNull();
+  });
+
+  it('decrBy is atomic under concurrency with incr', async () => {
+    await Promise.all(Array.from({ length: 30 }, () => hot.incr(key('mixed'), 60)));
+    await Promise.all([
+      ...Array.from({ length: 10 }, () => hot.decrBy(key('mixed'), 1)),
+      ...Array.from({ length: 10 }, () => hot.incr(key('mixed'), 60)),
+    ]);
+    expect(await hot.get(key('mixed'))).toBe('30');
+  });
+
+  it('hincrBy counts per field atomically, hgetall reads every field, the hash keeps its first expiry', async () => {
+    expect(await hot.hgetall(key('h-absent'))).toEqual({});
+    expect(await hot.hincrBy(key('h'), 'a', 1, 20)).toBe(1);
+    await Promise.all(Array.from({ length: 25 }, () => hot.hincrBy(key('h'), 'b', 1, 3600)));
+    expect(await hot.hincrBy(key('h'), 'a', 2, 3600)).toBe(3);
+    expect(await hot.hgetall(key('h'))).toEqual({ a: '3', b: '25' });
+    const left = await hot.ttl(key('h'));
+    expect(left).toBeGreaterThan(0);
+    expect(left).toBeLessThanOrEqual(20);
+    await hot.del(key('h'));
+    expect(await hot.hgetall(key('h'))).toEqual({});
+  });
+
+  it('a hash runs out with its window', async () => {
+    await hot.hincrBy(key('h-short'), 'x', 1, 1);
+    await pause(1150);
+    expect(await hot.hgetall(key('h-short'))).toEqual({});
+    expect(await hot.hincrBy(key('h-short'), 'x', 1, 60)).toBe(1);
+  });
+
+  it('hupdate adds and sets fields in one step, answers every field, and slides the expiry', async () => {
+    expect(await hot.hupdate(key('hu'), { add: { pages: 2 }, set: { seen: 7 } }, 20)).toEqual({ pages: 2, seen: 7 });
+    expect(await hot.hupdate(key('hu'), { add: { pages: 1, script: 1 } }, 20)).toEqual({ pages: 3, seen: 7, script: 1 });
+    expect(await hot.hupdate(key('hu'), { set: { seen: 9 } }, 3600)).toEqual({ pages: 3, seen: 9, script: 1 });
+    // Sliding: the last change set the expiry again.
+    expect(await hot.ttl(key('hu'))).toBeGreaterThan(3000);
+    expect(await hot.hgetall(key('hu'))).toEqual({ pages: '3', seen: '9', script: '1' });
+    expect(await hot.hupdate(key('hu-empty'), {}, 30)).toEqual({});
+  });
+
+  it('hupdate is atomic under concurrency', async () => {
+    const answers = await Promise.all(Array.from({ length: 40 }, () => hot.hupdate(key('hu-race'), { add: { n: 1 } }, 60)));
+    expect(answers.map((a) => a.n).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+  });
+
+  it('a hash kept by hupdate runs out ttl seconds after its last change', async () => {
+    await hot.hupdate(key('hu-short'), { add: { n: 1 } }, 1);
+    await pause(600);
+    await hot.hupdate(key('hu-short'), { add: { n: 1 } }, 1);
+    await pause(600);
+    expect(await hot.hgetall(key('hu-short'))).toEqual({ n: '2' });
+    await pause(600);
+    expect(await hot.hgetall(key('hu-short'))).toEqual({});
+  });
+
+  it('recentList answers the members of a recent list, most recently seen first, with their values', async () => {
+    expect(await hot.recentList(key('r-absent'), 10, 60)).toEqual([]);
+    await hot.recentPut(key('r'), 'a', 'burst', 10, 60);
+    await pause(5);
+    await hot.recentPut(key('r'), 'b', 'no-script', 10, 60);
+    await pause(5);
+    await hot.recentPut(key('r'), 'a', 'burst,failed-check', 10, 60);
+    const list = await hot.recentList(key('r'), 10, 60);
+    expect(list.map((e) => [e.member, e.value])).toEqual([
+      ['a', 'burst,failed-check'],
+      ['b', 'no-script'],
+    ]);
+    expect(list[0]?.at).toBeGreaterThanOrEqual(list[1]?.at ?? 0);
+    expect(Math.abs((list[0]?.at ?? 0) - Date.now())).toBeLessThan(5_000);
+    expect(await hot.recentList(key('r'), 1, 60)).toHaveLength(1);
+  });
+
+  it('a recent list keeps at most cap members: the longest unseen leave first', async () => {
+    for (let i = 0; i < 8; i++) {
+      await hot.recentPut(key('r-cap'), `m${i}`, String(i), 5, 60);
+      await pause(2);
+    }
+    expect((await hot.recentList(key('r-cap'), 100, 60)).map((e) => e.member)).toEqual(['m7', 'm6', 'm5', 'm4', 'm3']);
+  });
+
+  it('members unseen for maxAgeSeconds leave a recent list, and the whole list goes maxAgeSeconds after its last change', async () => {
+    await hot.recentPut(key('r-age'), 'old', 'x', 100, 1);
+    await pause(1100);
+    expect(await hot.recentList(key('r-age'), 100, 1)).toEqual([]);
+    await hot.recentPut(key('r-age2'), 'early', 'x', 100, 2);
+    await pause(1100);
+    await hot.recentPut(key('r-age2'), 'late', 'y', 100, 2);
+    expect((await hot.recentList(key('r-age2'), 100, 1)).map((e) => e.member)).toEqual(['late']);
+    expect((await hot.recentList(key('r-age2'), 100, 2)).map((e) => e.member)).toEqual(['late', 'early']);
+    await pause(2100);
+    expect(await hot.recentList(key('r-age2'), 100, 3600)).toEqual([]);
+  });
+});

@@ -1,0 +1,139 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Deps } from '../../../src/core/deps.ts';
+import { siteCache } from '../../../src/faces/collect/site-cache.ts';
+import { createToken, createUser, startTestServer, type TestServer } from '../../support/server.ts';
+
+// The collector caches sites by public key; a change made through the API must reach it within about a second.
+describe('collector site cache', () => {
+  let t: TestServer;
+  let auth: string;
+  beforeAll(async () => {
+    t = await startTestServer();
+    const { user, workspace } = await createUser(t.deps);
+    const { token } = await createToken(t.deps, {
+      userId: user.id,
+      workspaceId: workspace.id,
+      scopes: ['sites:read', 'sites:write'],
+    });
+    auth = `Bearer ${token}`;
+  });
+  afterAll(() => t.close());
+
+  const settle = () => new Promise((r) => setTimeout(r, 1_100));
+  const report = (pk: string, host: string) =>
+    t.request
+      .post('/collect')
+      .set('Content-Type', 'text/plain')
+      .set('Origin', `https://${host}`)
+      .send(
+        JSON.stringify({
+          t: 'pv',
+          k: pk,
+          u: `https://${host}/`,
+          id: randomBytes(8).toString('hex'),
+          r: '',
+          w: 1000,
+          l: 'en',
+          z: 'UTC',
+          n: 1,
+        }),
+      );
+
+  async function newSite(hostnames: string[]) {
+    const res = await t.request.post('/v1/sites').set('Authorization', auth).send({ name: 'Cache', hostnames }).expect(201);
+    const keys = await t.request.get(`/v1/sites/${res.body.site.id}/keys`).set('Authorization', auth).expect(200);
+    const pub = keys.body.keys.find((k: { kind: string }) => k.kind === 'public');
+    return { id: res.body.site.id as string, pk: pub.value as string, keyId: pub.id as string };
+  }
+
+  it('stops accepting a removed hostname and accepts an added one', async () => {
+    const site = await newSite(['a.cache.example', 'b.cache.example']);
+    await report(site.pk, 'b.cache.example').expect(202);
+    await report(site.pk, 'c.cache.example').expect(403);
+    await t.request.delete(`/v1/sites/${site.id}/hostnames/b.cache.example`).set('Authorization', auth).expect(204);
+    await t.request
+      .post(`/v1/sites/${site.id}/hostnames`)
+      .set('Authorization', auth)
+      .send({ hostname: 'c.cache.example' })
+      .expect(201);
+    await settle();
+    await report(site.pk, 'b.cache.example').expect(403);
+    await report(site.pk, 'c.cache.example').expect(202);
+  });
+
+  it('refuses a rotated public key and a deleted site', async () => {
+    const site = await newSite(['d.cache.example']);
+    await report(site.pk, 'd.cache.example').expect(202);
+    const rotated = await t.request.post(`/v1/sites/${site.id}/keys/${site.keyId}/rotate`).set('Authorization', auth).expect(200);
+    await settle();
+    await report(site.pk, 'd.cache.example').expect(404);
+    await report(rotated.body.key.value, 'd.cache.example').expect(202);
+    await t.request.delete(`/v1/sites/${site.id}`).set('Authorization', auth).expect(204);
+    await settle();
+    await report(rotated.body.key.value, 'd.cache.example').expect(404);
+  });
+
+  it('keeps taking reports for cached sites while the change counter cannot be read, and sees changes once it can', async () => {
+    const site = await newSite(['d.cache.example', 'e.cache.example']);
+    await report(site.pk, 'e.cache.example').expect(202);
+    const hot = t.deps.hot;
+    const get = hot.get.bind(hot);
+    hot.get = (key: string) => (key === 'sites:generation' ? Promise.reject(new Error('store gone')) : get(key));
+    try {
+      await t.request.delete(`/v1/sites/${site.id}/hostnames/e.cache.example`).set('Authorization', auth).expect(204);
+      await settle();
+      // The change cannot be seen yet: the cached site answers as it was, and nothing fails.
+      await report(site.pk, 'e.cache.example').expect(202);
+      await report(site.pk, 'd.cache.example').expect(202);
+    } finally {
+      hot.get = get;
+    }
+    await settle();
+    await report(site.pk, 'e.cache.example').expect(403);
+  });
+
+  /** A site cache on the server's database and hot store, on a clock the test moves, counting its lookups. */
+  function countedCache() {
+    let lookups = 0;
+    let at = Date.now();
+    const orm = new Proxy(t.deps.orm, {
+      get(target, prop) {
+        if (prop !== 'em') return Reflect.get(target, prop);
+        return {
+          fork: () => {
+            lookups += 1;
+            return target.em.fork();
+          },
+        };
+      },
+    });
+    const cache = siteCache({ ...t.deps, orm } as Deps, { now: () => at });
+    return { cache, lookups: () => lookups, advance: (ms: number) => (at += ms) };
+  }
+
+  it('looks a busy site up once when its entry expires, not once per report waiting for it', async () => {
+    const site = await newSite(['f.cache.example']);
+    const c = countedCache();
+    expect((await c.cache.siteFor(site.pk)).site?.id).toBe(site.id);
+    expect(c.lookups()).toBe(1);
+    c.advance(61_000);
+    // Reports of a busy site arriving together right after its entry expired.
+    const answers = await Promise.all(Array.from({ length: 100 }, () => c.cache.siteFor(site.pk)));
+    expect(answers.every((a) => a.site?.id === site.id && a.hostnames.has('f.cache.example'))).toBe(true);
+    expect(c.lookups()).toBe(2);
+  });
+
+  it('refreshes a site in use before its entry expires, while reports go on with the entry', async () => {
+    const site = await newSite(['g.cache.example']);
+    const c = countedCache();
+    await c.cache.siteFor(site.pk);
+    c.advance(55_000);
+    await Promise.all(Array.from({ length: 20 }, () => c.cache.siteFor(site.pk)));
+    expect(c.lookups()).toBe(2);
+    await new Promise((r) => setTimeout(r, 200)); // the background lookup ends
+    c.advance(20_000); // 75 s after the first lookup: the refreshed entry is still live
+    expect((await c.cache.siteFor(site.pk)).site?.id).toBe(site.id);
+    expect(c.lookups()).toBe(2);
+  });
+});

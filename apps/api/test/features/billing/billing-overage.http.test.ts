@@ -1,0 +1,159 @@
+// Month-end overage against the Stripe stand-in: a closed month is priced with the plan it ended on and
+// reported exactly once, with two nodes running the job at once, a provider outage in between, or a run
+// that stopped after the provider answered. Free never bills.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runBilling } from '../../../src/features/billing/billing-job.ts';
+import { overageKey } from '../../../src/features/billing/report.ts';
+import { monthOf } from '../../../src/features/billing/usage-counters.ts';
+import { createToken, createUser, startTestServer, type TestServer } from '../../support/server.ts';
+import { type StripeStandIn, startStripeStandIn, stripeEnv } from '../../support/stripe-standin.ts';
+
+type Obj = Record<string, unknown>;
+
+describe('month-end overage', () => {
+  let stripe: StripeStandIn;
+  let t: TestServer;
+  let node2: TestServer;
+  const now = new Date();
+  const lastMonth = monthOf(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 15)));
+
+  beforeAll(async () => {
+    stripe = await startStripeStandIn();
+    const env = stripeEnv(stripe);
+    t = await startTestServer({ env });
+    // A second node on the same database: the job must still report each month once.
+    node2 = await startTestServer({ env });
+    stripe.webhookUrl = `${t.url}/v1/billing/webhook`;
+  });
+  afterAll(async () => {
+    await node2?.close();
+    await t?.close();
+    await stripe?.close();
+  });
+
+  /** A workspace subscribed to `plan` that used this much last month. */
+  async function paying(plan: string, used: { pageviews: number; requests: number; proxies: number }) {
+    const u = await createUser(t.deps);
+    const auth = `Bearer ${(await createToken(t.deps, { userId: u.user.id, workspaceId: u.workspace.id, scopes: ['billing:read', 'billing:write'] })).token}`;
+    const res = await t.request.post('/v1/billing/checkout').set('Authorization', auth).send({ plan });
+    expect(res.status, res.text).toBe(200);
+    const session = [...stripe.sessions.values()].find((s) => s.url === res.body.url) as Obj;
+    const sub = await stripe.completeCheckout(session.id as string);
+    await usedLastMonth(u.workspace.id, used);
+    return { ...u, auth, sub, customer: session.customer as string };
+  }
+
+  async function usedLastMonth(workspaceId: string, used: { pageviews: number; requests: number; proxies: number }) {
+    await t.deps.orm.em
+      .getConnection()
+      .execute('insert into usage_months (workspace_id, month, pageviews, requests, proxy_peak) values (?, ?::date, ?, ?, ?)', [
+        workspaceId,
+        lastMonth,
+        used.pageviews,
+        used.requests,
+        used.proxies,
+      ]);
+  }
+
+  const itemsOf = (customer: string) => stripe.invoiceItems.filter((i) => i.customer === customer);
+  const monthsOf = async (auth: string) =>
+    (await t.request.get('/v1/billing').set('Authorization', auth).expect(200)).body.months;
+
+  it('prices the closed month with its plan and reports it once, though two nodes run the job at once', async () => {
+    // Starter: 250k pageviews, 5M requests, 3 proxy hostnames. 1.35M pageviews → 2 started millions over
+    // (20 USD); 6M requests → 1 (1 USD); 5 proxy hostnames → 2 over (2 USD).
+    const w = await paying('Starter', { pageviews: 1_350_000, requests: 6_000_000, proxies: 5 });
+    const runs = await Promise.all([
+      runBilling(t.deps.orm, t.deps.billing, { now, wait: true }),
+      runBilling(node2.deps.orm, node2.deps.billing, { now, wait: true }),
+    ]);
+    expect(runs.every((r) => r.ran)).toBe(true);
+    const items = itemsOf(w.customer);
+    expect(items).toHaveLength(1);
+    expect(items[0]).toMatchObject({
+      amount: 2300,
+      currency: 'usd',
+      subscription: w.sub.id,
+      metadata: { workspaceId: w.workspace.id, month: lastMonth.slice(0, 7), overage_key: overageKey(w.workspace.id, lastMonth) },
+    });
+    expect(items[0]?.description).toContain(`${lastMonth.slice(0, 7)} on Starter: 1,350,000 human pageviews of 250,000`);
+    expect(items[0]?.description).toContain('5 proxy-mode hostnames of 3');
+    expect(await monthsOf(w.auth)).toEqual([{ month: lastMonth, plan: 'Starter', overageUsd: 23, reported: true }]);
+
+    // Later runs find nothing new.
+    await runBilling(t.deps.orm, t.deps.billing, { now, wait: true });
+    expect(itemsOf(w.customer)).toHaveLength(1);
+  });
+
+  it('keeps a month through a provider outage and reports it at the next run, once', async () => {
+    const w = await paying('Growth', { pageviews: 1_000_001, requests: 0, proxies: 0 });
+    // More failures than the client's own retries (2): this run gives up on it.
+    stripe.failNext(50, 503);
+    const failed = await runBilling(t.deps.orm, t.deps.billing, { now, wait: true });
+    stripe.failNext(0);
+    expect(failed.failed).toBeGreaterThan(0);
+    expect(itemsOf(w.customer)).toHaveLength(0);
+    expect(await monthsOf(w.auth)).toEqual([{ month: lastMonth, plan: 'Growth', overageUsd: 10, reported: false }]);
+    const [row] = await t.deps.orm.em
+      .getConnection()
+      .execute<{ last_error: string | null; attempts: number }[]>(
+        'select last_error, attempts from billing_months where workspace_id = ? and month = ?::date',
+        [w.workspace.id, lastMonth],
+      );
+    expect(row?.attempts).toBeGreaterThan(0);
+    expect(row?.last_error).toBeTruthy();
+
+    await runBilling(t.deps.orm, t.deps.billing, { now, wait: true });
+    expect(itemsOf(w.customer).map((i) => i.amount)).toEqual([1000]);
+    expect((await monthsOf(w.auth))[0].reported).toBe(true);
+  });
+
+  it('finds the item a stopped run already made instead of making a second', async () => {
+    const w = await paying('Starter', { pageviews: 300_000, requests: 0, proxies: 0 });
+    // A run that reached the provider and stopped before it could write down the answer.
+    await t.deps.billing?.stripe.invoiceItems.create({
+      customer: w.customer,
+      amount: 1000,
+      currency: 'usd',
+      metadata: { overage_key: overageKey(w.workspace.id, lastMonth) },
+    });
+    await runBilling(t.deps.orm, t.deps.billing, { now, wait: true });
+    expect(itemsOf(w.customer)).toHaveLength(1);
+    expect((await monthsOf(w.auth))[0]).toMatchObject({ overageUsd: 10, reported: true });
+  });
+
+  it('closes the month with the old plan before a plan change, so an upgrade after midnight does not reprice it', async () => {
+    const w = await paying('Starter', { pageviews: 2_000_000, requests: 0, proxies: 0 });
+    const up = await t.request.post('/v1/billing/plan').set('Authorization', w.auth).send({ plan: 'Business' });
+    expect(up.status, up.text).toBe(200);
+    // Business would allow 5M: on Starter, 1.75M over is 2 started millions.
+    expect(up.body.months).toEqual([{ month: lastMonth, plan: 'Starter', overageUsd: 20, reported: false }]);
+    await runBilling(t.deps.orm, t.deps.billing, { now, wait: true });
+    expect(itemsOf(w.customer).map((i) => i.amount)).toEqual([2000]);
+  });
+
+  it('bills a paid month even after the subscription ended, on an invoice of its own; never bills Free', async () => {
+    const w = await paying('Starter', { pageviews: 400_000, requests: 0, proxies: 0 });
+    // Cancelled in the portal before the job ran: the month was closed on Starter first.
+    stripe.autoEvents = false;
+    try {
+      const ended = await stripe.send('customer.subscription.deleted', { ...w.sub, status: 'canceled' });
+      expect(ended.body.outcome).toBe('applied');
+    } finally {
+      stripe.autoEvents = true;
+    }
+    await runBilling(t.deps.orm, t.deps.billing, { now, wait: true });
+    expect(itemsOf(w.customer)).toMatchObject([{ amount: 1000, subscription: null }]);
+    expect(stripe.invoices.filter((i) => i.customer === w.customer)).toHaveLength(1);
+
+    // A Free workspace far past every allowance: no month closed, nothing sent.
+    const free = await createUser(t.deps);
+    await usedLastMonth(free.workspace.id, { pageviews: 9_000_000, requests: 90_000_000, proxies: 9 });
+    await runBilling(t.deps.orm, t.deps.billing, { now, wait: true });
+    const [row] = await t.deps.orm.em
+      .getConnection()
+      .execute<{ n: string }[]>('select count(*)::text as n from billing_months where workspace_id = ?', [free.workspace.id]);
+    expect(row?.n).toBe('0');
+    expect(stripe.requests.some((r) => JSON.stringify(r.params).includes(free.workspace.id))).toBe(false);
+  });
+});

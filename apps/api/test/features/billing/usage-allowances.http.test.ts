@@ -1,0 +1,267 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { type PageviewRow, type RequestRow, SiteHostname, Workspace } from '@us/db';
+import { PLAN_LIMITS } from '@us/shared';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countingInserter, monthOf, usageOf } from '../../../src/features/billing/usage-counters.ts';
+import { requestLoggingPaused } from '../../../src/features/billing/usage-pause.ts';
+import { createKeyRow } from '../../../src/features/site-keys/keys.ts';
+import { mailsTo } from '../../support/auth-helpers.ts';
+import { createUser, startTestServer, type TestServer } from '../../support/server.ts';
+import { createSite } from '../../support/sites.ts';
+
+const UA =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 usage-test';
+const FREE = PLAN_LIMITS.Free;
+
+describe('allowances: usage counters, the Free pause and notices', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer();
+  });
+  afterAll(() => t.close());
+
+  /** A workspace (owner e-mail), its site with a hostname, public and secret key. */
+  async function workspaceWithSite(plan = 'Free') {
+    const u = await createUser(t.deps);
+    const em = t.deps.orm.em.fork();
+    await em.nativeUpdate(Workspace, { id: u.workspace.id }, { plan });
+    const host = `u${randomBytes(4).toString('hex')}.example`;
+    const { site, publicKey } = await createSite(em, { workspace: u.workspace.id, name: 'Usage' });
+    em.create(SiteHostname, { site, hostname: host, verifyToken: 'a'.repeat(32) });
+    await em.flush();
+    const pk = publicKey;
+    const sk = createKeyRow(em, site.id, 'secret').value;
+    await em.flush();
+    return { workspaceId: u.workspace.id, email: u.email, siteId: site.id, host, pk, sk };
+  }
+
+  const usage = (workspaceId: string) => usageOf(t.deps.orm.em.fork(), workspaceId, new Date());
+
+  const setUsage = (workspaceId: string, values: { pageviews?: number; requests?: number }) =>
+    t.deps.orm.em.getConnection().execute(
+      `insert into usage_months (workspace_id, month, pageviews, requests) values (?, ?::date, ?, ?)
+         on conflict (workspace_id, month) do update set pageviews = excluded.pageviews, requests = excluded.requests`,
+      [workspaceId, monthOf(new Date()), values.pageviews ?? 0, values.requests ?? 0],
+      'run',
+    );
+
+  const pv = (siteId: string, lane: PageviewRow['lane'] = 'human'): PageviewRow => ({
+    id: randomUUID(),
+    siteId,
+    at: new Date(),
+    pageviewId: randomBytes(8).toString('hex'),
+    visitor: 'v',
+    sessionStart: true,
+    lane,
+    path: '/',
+    device: 'desktop',
+  });
+  const req = (siteId: string, lane: RequestRow['lane'] = 'bot'): RequestRow => ({
+    id: randomUUID(),
+    siteId,
+    at: new Date(),
+    method: 'GET',
+    path: '/',
+    status: 200,
+    durationMs: 1,
+    lane,
+    kind: lane === 'bot' ? 'bot' : 'browser',
+    verified: false,
+  });
+
+  const batch = (pk: string, path: string, n = 1) => ({
+    k: pk,
+    records: Array.from({ length: n }, () => ({
+      at: Date.now(),
+      method: 'GET',
+      path,
+      status: 200,
+      ms: 3,
+      ip: '203.0.113.9',
+      ua: UA,
+    })),
+  });
+  const storedRequests = async (siteId: string, path: string) =>
+    (
+      (await t.deps.orm.em
+        .fork()
+        .execute('select count(*)::int as n from requests where site_id = ? and path = ?', [siteId, path])) as { n: number }[]
+    )[0]?.n;
+
+  async function mailsFor(email: string, atLeast: number) {
+    for (let i = 0; i < 50 && mailsTo(t, email).length < atLeast; i++) await new Promise((r) => setTimeout(r, 50));
+    return mailsTo(t, email);
+  }
+
+  it('counts human pageviews and every request, not bot or internal pageviews, and a retried batch once', async () => {
+    const w = await workspaceWithSite();
+    const insert = countingInserter({ orm: t.deps.orm });
+    const pvs = [pv(w.siteId), pv(w.siteId), pv(w.siteId, 'bot'), pv(w.siteId, 'internal')];
+    expect(await insert('pageviews', pvs)).toBe(4);
+    const reqs = [req(w.siteId), req(w.siteId, 'human'), req(w.siteId, 'internal')];
+    expect(await insert('requests', reqs)).toBe(3);
+    expect(await usage(w.workspaceId)).toMatchObject({ plan: 'Free', pageviews: 2, requests: 3, paused: false });
+    // The same rows again (a retried batch): nothing inserted, nothing counted.
+    expect(await insert('pageviews', pvs)).toBe(0);
+    expect(await insert('requests', reqs)).toBe(0);
+    // Events and leaves count nothing.
+    await insert('events', [
+      {
+        id: randomUUID(),
+        siteId: w.siteId,
+        at: new Date(),
+        pageviewId: 'x',
+        visitor: 'v',
+        lane: 'human',
+        path: '/',
+        name: 'e',
+        kind: 'event',
+        device: 'desktop',
+      },
+    ]);
+    expect(await usage(w.workspaceId)).toMatchObject({
+      month: monthOf(new Date()),
+      pageviews: 2,
+      requests: 3,
+      limits: { pageviews: FREE.humanPageviewsPerMonth, requests: FREE.serverRequestsPerMonth },
+    });
+    // Through the ingest buffer and flusher (the server's path), including a partly repeated batch.
+    const again = pv(w.siteId);
+    await t.deps.ingest.enqueue('pageviews', again);
+    await t.deps.ingest.enqueue('pageviews', pvs[0] as PageviewRow);
+    await t.deps.ingest.flushNow();
+    expect((await usage(w.workspaceId)).pageviews).toBe(3);
+  });
+
+  it('counts across the sites of a workspace, per workspace', async () => {
+    const w = await workspaceWithSite();
+    const other = await workspaceWithSite();
+    const em = t.deps.orm.em.fork();
+    const second = (await createSite(em, { workspace: w.workspaceId, name: 'Second' })).site;
+    await em.flush();
+    const insert = countingInserter({ orm: t.deps.orm });
+    await insert('pageviews', [pv(w.siteId), pv(second.id), pv(other.siteId)]);
+    expect((await usage(w.workspaceId)).pageviews).toBe(2);
+    expect((await usage(other.workspaceId)).pageviews).toBe(1);
+  });
+
+  it('Free over 150% of server requests: /collect/requests answers 202, paused, stores nothing; pageviews still count', async () => {
+    const w = await workspaceWithSite();
+    await setUsage(w.workspaceId, { requests: FREE.serverRequestsPerMonth * 1.5 });
+    expect((await usage(w.workspaceId)).paused).toBe(true);
+    const res = await t.request
+      .post('/collect/requests')
+      .set('x-svc-proxy', w.sk)
+      .send(batch(w.pk, '/paused', 3))
+      .expect(202);
+    expect(res.headers['x-svc-logging']).toBe('paused');
+    // A wrong secret is still refused.
+    await t.request
+      .post('/collect/requests')
+      .set('x-svc-proxy', 'sk_live_wrongwrongwrongwrongwrongwrong12')
+      .send(batch(w.pk, '/paused'))
+      .expect(401);
+    await t.deps.ingest.flushNow();
+    expect(await storedRequests(w.siteId, '/paused')).toBe(0);
+    expect((await usage(w.workspaceId)).requests).toBe(FREE.serverRequestsPerMonth * 1.5);
+
+    // Pageviews keep counting.
+    const report = {
+      t: 'pv',
+      k: w.pk,
+      u: `https://${w.host}/pricing`,
+      id: randomBytes(8).toString('hex'),
+      r: '',
+      w: 1280,
+      l: 'en-GB',
+      z: 'Europe/London',
+      n: 1,
+    };
+    await t.request
+      .post('/collect')
+      .set('Content-Type', 'text/plain')
+      .set('Origin', `https://${w.host}`)
+      .set('User-Agent', UA)
+      .send(JSON.stringify(report))
+      .expect(202);
+    await t.deps.ingest.flushNow();
+    expect((await usage(w.workspaceId)).pageviews).toBe(1);
+
+    // The pause belongs to its month: the next month starts unpaused.
+    const next = new Date();
+    next.setUTCMonth(next.getUTCMonth() + 1, 1);
+    expect(await requestLoggingPaused(t.deps.orm, w.workspaceId, next)).toBe(false);
+  });
+
+  it('Free under 150% keeps logging; paid plans never pause', async () => {
+    const free = await workspaceWithSite();
+    await setUsage(free.workspaceId, { requests: FREE.serverRequestsPerMonth * 1.5 - 1 });
+    const ok = await t.request.post('/collect/requests').set('x-svc-proxy', free.sk).send(batch(free.pk, '/free')).expect(202);
+    expect(ok.headers['x-svc-logging']).toBeUndefined();
+
+    const paid = await workspaceWithSite('Starter');
+    await setUsage(paid.workspaceId, { requests: PLAN_LIMITS.Starter.serverRequestsPerMonth * 3 });
+    expect((await usage(paid.workspaceId)).paused).toBe(false);
+    const res = await t.request
+      .post('/collect/requests')
+      .set('x-svc-proxy', paid.sk)
+      .send(batch(paid.pk, '/paid', 2))
+      .expect(202);
+    expect(res.headers['x-svc-logging']).toBeUndefined();
+    await t.deps.ingest.flushNow();
+    expect(await storedRequests(paid.siteId, '/paid')).toBe(2);
+    expect(await storedRequests(free.siteId, '/free')).toBe(1);
+    expect((await usage(paid.workspaceId)).requests).toBe(PLAN_LIMITS.Starter.serverRequestsPerMonth * 3 + 2);
+  });
+
+  it('mails Free owners at 80% and 100% of each allowance, once per month', async () => {
+    const w = await workspaceWithSite();
+    await setUsage(w.workspaceId, {
+      pageviews: FREE.humanPageviewsPerMonth * 0.8 - 1,
+      requests: FREE.serverRequestsPerMonth * 0.8 - 1,
+    });
+    await t.deps.ingest.enqueue('pageviews', pv(w.siteId));
+    await t.deps.ingest.flushNow();
+    let mails = await mailsFor(w.email, 1);
+    expect(mails.map((m) => m.subject)).toEqual(['Test workspace used 80% of its Free human pageviews allowance']);
+    expect(mails[0]?.text).toContain('80,000 of its 100,000 human pageviews');
+
+    // More pageviews: no second 80% notice.
+    await t.deps.ingest.enqueue('pageviews', pv(w.siteId));
+    await t.deps.ingest.enqueue('pageviews', pv(w.siteId, 'bot'));
+    await t.deps.ingest.flushNow();
+    // Requests cross 80% (bot requests count too).
+    await t.deps.ingest.enqueue('requests', req(w.siteId));
+    await t.deps.ingest.flushNow();
+    mails = await mailsFor(w.email, 2);
+    expect(mails.map((m) => m.subject)).toEqual([
+      'Test workspace used 80% of its Free human pageviews allowance',
+      'Test workspace used 80% of its Free server requests allowance',
+    ]);
+
+    // 100% of pageviews.
+    await setUsage(w.workspaceId, { pageviews: FREE.humanPageviewsPerMonth - 1, requests: FREE.serverRequestsPerMonth * 0.8 });
+    await t.deps.ingest.enqueue('pageviews', pv(w.siteId));
+    await t.deps.ingest.flushNow();
+    await t.deps.ingest.enqueue('pageviews', pv(w.siteId));
+    await t.deps.ingest.flushNow();
+    mails = await mailsFor(w.email, 3);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(mailsTo(t, w.email).map((m) => m.subject)).toEqual([
+      'Test workspace used 80% of its Free human pageviews allowance',
+      'Test workspace used 80% of its Free server requests allowance',
+      'Test workspace reached its Free human pageviews allowance',
+    ]);
+    expect((await usage(w.workspaceId)).notified.sort()).toEqual(['pageviews:100', 'pageviews:80', 'requests:80']);
+  });
+
+  it('sends no notices on paid plans', async () => {
+    const w = await workspaceWithSite('Growth');
+    await setUsage(w.workspaceId, { pageviews: PLAN_LIMITS.Growth.humanPageviewsPerMonth, requests: 0 });
+    await t.deps.ingest.enqueue('pageviews', pv(w.siteId));
+    await t.deps.ingest.flushNow();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(mailsTo(t, w.email)).toEqual([]);
+    expect((await usage(w.workspaceId)).notified).toEqual([]);
+  });
+});

@@ -1,0 +1,199 @@
+import { createHash } from 'node:crypto';
+import { SiteKey } from '@us/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findSiteByPublicKey, findSiteBySecret } from '../../../src/features/site-keys/key-lookup.ts';
+import { expectProblem } from '../../support/auth-helpers.ts';
+import { modernCall } from '../../support/mcp-http.ts';
+import { createToken, startTestServer, type TestServer } from '../../support/server.ts';
+import { siteOfNewOwner as newOwnerSite } from '../../support/sites.ts';
+
+type KeyRecord = { id: string; kind: string; value: string | null; prefix: string; createdAt: string; shownOnce: boolean };
+
+describe('site keys: list, create, rotate, delete, lookups', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer();
+  });
+  afterAll(() => t.close());
+
+  const siteOfNewOwner = async () => {
+    const o = await newOwnerSite(t, { name: 'Keys' });
+    return { ...o, publicKey: o.publicKey as KeyRecord };
+  };
+
+  const em = () => t.deps.orm.em.fork();
+
+  async function createSecret(o: { auth: string; siteId: string }) {
+    const res = await t.request
+      .post(`/v1/sites/${o.siteId}/keys`)
+      .set('Authorization', o.auth)
+      .send({ kind: 'secret' })
+      .expect(201);
+    return res.body.key as KeyRecord & { value: string };
+  }
+
+  it('lists the public key in full', async () => {
+    const o = await siteOfNewOwner();
+    const res = await t.request.get(`/v1/sites/${o.siteId}/keys`).set('Authorization', o.auth).expect(200);
+    expect(res.body).toEqual({ keys: [o.publicKey] });
+  });
+
+  it('creates a secret: 201, value shown once, stored only as SHA-256, listed by prefix after', async () => {
+    const o = await siteOfNewOwner();
+    const key = await createSecret(o);
+    expect(key).toEqual({
+      id: expect.any(String),
+      kind: 'secret',
+      value: expect.stringMatching(/^sk_live_[A-Za-z0-9]{32}$/),
+      prefix: key.value.slice(0, 12),
+      createdAt: expect.any(String),
+      shownOnce: true,
+    });
+    expect(key.prefix.startsWith('sk_live_')).toBe(true);
+
+    const [raw] = await em().getConnection().execute<Record<string, unknown>[]>('select * from site_keys where id = ?', [key.id]);
+    expect(raw?.secret_hash).toBe(createHash('sha256').update(key.value).digest('hex'));
+    expect(raw?.public_value).toBeNull();
+    for (const v of Object.values(raw ?? {})) expect(JSON.stringify(v) ?? '').not.toContain(key.value);
+
+    const list = await t.request.get(`/v1/sites/${o.siteId}/keys`).set('Authorization', o.auth).expect(200);
+    expect(list.body.keys).toEqual([o.publicKey, { ...key, value: null, shownOnce: false }]);
+    expect(JSON.stringify(list.body)).not.toContain(key.value);
+
+    expect((await findSiteBySecret(em(), key.value))?.id).toBe(o.siteId);
+  });
+
+  it.each([[{}], [{ kind: 'public' }], [{ kind: 'secret', name: 'x' }]])('refuses %j: 400', async (body) => {
+    const o = await siteOfNewOwner();
+    const res = await t.request.post(`/v1/sites/${o.siteId}/keys`).set('Authorization', o.auth).send(body);
+    const p = expectProblem(res, 400);
+    expect(p.field).toBe('kind' in body && Object.keys(body).length === 2 ? 'name' : 'kind');
+  });
+
+  it('an idempotent repeat of create returns the same secret and makes one key', async () => {
+    const o = await siteOfNewOwner();
+    const send = () =>
+      t.request
+        .post(`/v1/sites/${o.siteId}/keys`)
+        .set('Authorization', o.auth)
+        .set('Idempotency-Key', 'k-1')
+        .send({ kind: 'secret' });
+    const a = await send().expect(201);
+    const b = await send().expect(201);
+    expect(b.headers['idempotent-replayed']).toBe('true');
+    expect(b.body).toEqual(a.body);
+    expect(await em().count(SiteKey, { site: o.siteId, kind: 'secret' })).toBe(1);
+  });
+
+  it('rotating the public key ends the old one at once and gives a new public key', async () => {
+    const o = await siteOfNewOwner();
+    const old = o.publicKey;
+    expect((await findSiteByPublicKey(em(), old.value as string))?.id).toBe(o.siteId);
+    const res = await t.request.post(`/v1/sites/${o.siteId}/keys/${old.id}/rotate`).set('Authorization', o.auth).expect(200);
+    const key = res.body.key as KeyRecord;
+    expect(key).toEqual({
+      id: expect.any(String),
+      kind: 'public',
+      value: expect.stringMatching(/^pk_[a-z0-9]{26}$/),
+      prefix: (key.value as string).slice(0, 12),
+      createdAt: expect.any(String),
+      shownOnce: false,
+    });
+    expect(key.id).not.toBe(old.id);
+    expect(key.value).not.toBe(old.value);
+    expect(await findSiteByPublicKey(em(), old.value as string)).toBeNull();
+    expect((await findSiteByPublicKey(em(), key.value as string))?.id).toBe(o.siteId);
+    const list = await t.request.get(`/v1/sites/${o.siteId}/keys`).set('Authorization', o.auth).expect(200);
+    expect(list.body.keys).toEqual([key]);
+    // The old id is gone: rotating it again is 404.
+    expectProblem(await t.request.post(`/v1/sites/${o.siteId}/keys/${old.id}/rotate`).set('Authorization', o.auth), 404);
+  });
+
+  it('rotating a secret ends the old one at once and shows the new secret once', async () => {
+    const o = await siteOfNewOwner();
+    const old = await createSecret(o);
+    const res = await t.request.post(`/v1/sites/${o.siteId}/keys/${old.id}/rotate`).set('Authorization', o.auth).expect(200);
+    const key = res.body.key as KeyRecord & { value: string };
+    expect(key.kind).toBe('secret');
+    expect(key.value).toMatch(/^sk_live_[A-Za-z0-9]{32}$/);
+    expect(key.shownOnce).toBe(true);
+    expect(await findSiteBySecret(em(), old.value)).toBeNull();
+    expect((await findSiteBySecret(em(), key.value))?.id).toBe(o.siteId);
+    expect(await em().count(SiteKey, { site: o.siteId })).toBe(2);
+  });
+
+  it('two parallel rotations of one key: one succeeds, the other finds it gone (404)', async () => {
+    const o = await siteOfNewOwner();
+    const old = await createSecret(o);
+    const answers = await Promise.all(
+      [1, 2].map(() => t.request.post(`/v1/sites/${o.siteId}/keys/${old.id}/rotate`).set('Authorization', o.auth)),
+    );
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 404]);
+    expect(await em().count(SiteKey, { site: o.siteId, kind: 'secret' })).toBe(1);
+  });
+
+  it('deletes a secret (204): it stops working at once; the public key cannot be deleted (409)', async () => {
+    const o = await siteOfNewOwner();
+    const secret = await createSecret(o);
+    await t.request.delete(`/v1/sites/${o.siteId}/keys/${secret.id}`).set('Authorization', o.auth).expect(204);
+    expect(await findSiteBySecret(em(), secret.value)).toBeNull();
+    expectProblem(await t.request.delete(`/v1/sites/${o.siteId}/keys/${secret.id}`).set('Authorization', o.auth), 404);
+
+    const p = expectProblem(
+      await t.request.delete(`/v1/sites/${o.siteId}/keys/${o.publicKey.id}`).set('Authorization', o.auth),
+      409,
+    );
+    expect(p.title).toMatch(/rotate/);
+    expect(await findSiteByPublicKey(em(), o.publicKey.value as string)).not.toBeNull();
+  });
+
+  it('a key of another site, an unknown or malformed key id is 404', async () => {
+    const o = await siteOfNewOwner();
+    const other = await t.request.post('/v1/sites').set('Authorization', o.auth).send({ name: 'Other' }).expect(201);
+    const otherKey = other.body.publicKey.id as string;
+    for (const keyId of [otherKey, '00000000-0000-4000-8000-000000000000', 'nope']) {
+      expectProblem(await t.request.post(`/v1/sites/${o.siteId}/keys/${keyId}/rotate`).set('Authorization', o.auth), 404);
+      expectProblem(await t.request.delete(`/v1/sites/${o.siteId}/keys/${keyId}`).set('Authorization', o.auth), 404);
+    }
+  });
+
+  it('needs sites:read to list and sites:write to change (403 naming the scope)', async () => {
+    const o = await siteOfNewOwner();
+    const reader = await createToken(t.deps, { userId: o.user.id, workspaceId: o.workspace.id, scopes: ['sites:read'] });
+    const auth = `Bearer ${reader.token}`;
+    await t.request.get(`/v1/sites/${o.siteId}/keys`).set('Authorization', auth).expect(200);
+    for (const req of [
+      t.request.post(`/v1/sites/${o.siteId}/keys`).send({ kind: 'secret' }),
+      t.request.post(`/v1/sites/${o.siteId}/keys/${o.publicKey.id}/rotate`),
+      t.request.delete(`/v1/sites/${o.siteId}/keys/${o.publicKey.id}`),
+    ]) {
+      expect(expectProblem(await req.set('Authorization', auth), 403).title).toMatch(/sites:write/);
+    }
+  });
+
+  it('lookups refuse malformed values without a match', async () => {
+    expect(await findSiteByPublicKey(em(), 'pk_short')).toBeNull();
+    expect(await findSiteByPublicKey(em(), `pk_${'a'.repeat(26)}`)).toBeNull();
+    expect(await findSiteBySecret(em(), 'sk_live_x')).toBeNull();
+    expect(await findSiteBySecret(em(), `sk_live_${'A'.repeat(32)}`)).toBeNull();
+  });
+
+  it('the MCP tools create_site_key and rotate_site_key show the secret once', async () => {
+    const o = await siteOfNewOwner();
+    const created = await modernCall(t.url, o.token, 'tools/call', {
+      name: 'create_site_key',
+      arguments: { id: o.siteId, kind: 'secret' },
+    });
+    const key = created.body.result.structuredContent.key;
+    expect(key.shownOnce).toBe(true);
+    const rotated = await modernCall(t.url, o.token, 'tools/call', {
+      name: 'rotate_site_key',
+      arguments: { id: o.siteId, keyId: key.id },
+    });
+    const next = rotated.body.result.structuredContent.key;
+    expect(next.value).toMatch(/^sk_live_/);
+    expect(await findSiteBySecret(em(), key.value)).toBeNull();
+    const listed = await modernCall(t.url, o.token, 'tools/call', { name: 'list_site_keys', arguments: { id: o.siteId } });
+    expect(listed.body.result.structuredContent.keys.map((k: KeyRecord) => k.value)).toEqual([o.publicKey.value, null]);
+  });
+});

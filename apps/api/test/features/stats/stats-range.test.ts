@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { hoursOf, isDay, localToday, previousRange, rawStartOf, resolveRange, splitRange } from '../../../src/analytics/range.ts';
+import { AppError } from '../../../src/core/errors.ts';
+import { rollupFit, splitDays } from '../../../src/features/stats/planner.ts';
+
+const fieldOf = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof AppError) return e.field;
+    throw e;
+  }
+  return null;
+};
+
+describe('stats days', () => {
+  it('knows real calendar days', () => {
+    expect(isDay('2026-02-28')).toBe(true);
+    expect(isDay('2028-02-29')).toBe(true);
+    expect(isDay('2026-02-29')).toBe(false);
+    expect(isDay('2026-13-01')).toBe(false);
+    expect(isDay('26-01-01')).toBe(false);
+  });
+
+  it('takes today in the site zone', () => {
+    const at = new Date('2026-03-10T03:00:00Z');
+    expect(localToday('UTC', at)).toBe('2026-03-10');
+    expect(localToday('America/New_York', at)).toBe('2026-03-09');
+    expect(localToday('Pacific/Kiritimati', new Date('2026-03-10T11:00:00Z'))).toBe('2026-03-11');
+  });
+
+  it('resolves days and from/to, refusing bad combinations with a field', () => {
+    const today = '2026-03-10';
+    expect(resolveRange({}, today)).toEqual({ from: '2026-03-04', to: today });
+    expect(resolveRange({ days: 1 }, today)).toEqual({ from: today, to: today });
+    expect(resolveRange({ from: '2026-03-01' }, today)).toEqual({ from: '2026-03-01', to: today });
+    expect(fieldOf(() => resolveRange({ days: 2, to: '2026-03-01' }, today))).toBe('days');
+    expect(fieldOf(() => resolveRange({ to: '2026-03-01' }, today))).toBe('from');
+    expect(fieldOf(() => resolveRange({ from: '2026-03-05', to: '2026-03-01' }, today))).toBe('to');
+    expect(fieldOf(() => resolveRange({ from: '2026-03-11' }, today))).toBe('from');
+    expect(fieldOf(() => resolveRange({ from: '2026-03-01', to: '2026-03-32' }, today))).toBe('to');
+  });
+
+  it('compares a single day with the same weekday a week earlier, else the days right before', () => {
+    expect(previousRange({ from: '2026-03-10', to: '2026-03-10' })).toEqual({ from: '2026-03-03', to: '2026-03-03' });
+    expect(previousRange({ from: '2026-03-01', to: '2026-03-07' })).toEqual({ from: '2026-02-22', to: '2026-02-28' });
+  });
+
+  it('splits a range at the 90-day line', () => {
+    const rawStart = rawStartOf('2026-06-30');
+    expect(rawStart).toBe('2026-04-01');
+    expect(splitRange({ from: '2026-03-30', to: '2026-04-02' }, rawStart)).toEqual({
+      rollup: { from: '2026-03-30', to: '2026-03-31' },
+      raw: { from: '2026-04-01', to: '2026-04-02' },
+    });
+    expect(splitRange({ from: '2026-04-05', to: '2026-04-06' }, rawStart)).toEqual({
+      rollup: null,
+      raw: { from: '2026-04-05', to: '2026-04-06' },
+    });
+    expect(splitRange({ from: '2026-01-01', to: '2026-01-02' }, rawStart).raw).toBeNull();
+  });
+
+  it('lists local hours', () => {
+    const hours = hoursOf({ from: '2026-03-10', to: '2026-03-11' });
+    expect(hours).toHaveLength(48);
+    expect(hours[0]).toBe('2026-03-10T00:00');
+    expect(hours[47]).toBe('2026-03-11T23:00');
+  });
+
+  it('allows one dimension besides day in a rollup answer, and says which filter is one too many', () => {
+    expect(rollupFit('pageviews', null, {})).toEqual({ ok: true, dimension: '' });
+    expect(rollupFit('pageviews', 'day', { country: 'DE' })).toEqual({ ok: true, dimension: 'country' });
+    expect(rollupFit('pageviews', 'country', { country: 'DE' })).toEqual({ ok: true, dimension: 'country' });
+    // Pairs kept in rollups, named in alphabetical order whichever side is asked.
+    expect(rollupFit('pageviews', 'page', { country: 'DE' })).toEqual({ ok: true, dimension: 'country|page' });
+    expect(rollupFit('sessions', 'country', { page: '/' })).toEqual({ ok: true, dimension: 'country|page' });
+    expect(rollupFit('pageviews', null, { country: 'DE', device: 'mobile' })).toEqual({ ok: true, dimension: 'country|device' });
+    expect(rollupFit('pageviews', 'page', { country: 'DE', page: '/' })).toEqual({ ok: true, dimension: 'country|page' });
+    // Not kept: a pair outside ROLLUP_PAIRS, a third dimension, or any pair of events.
+    expect(rollupFit('pageviews', 'language', { country: 'DE' })).toMatchObject({ ok: false, field: 'where.country' });
+    expect(rollupFit('pageviews', 'page', { country: 'DE', device: 'mobile' })).toMatchObject({
+      ok: false,
+      field: 'where.device',
+    });
+    expect(rollupFit('events', 'event', { country: 'DE' })).toMatchObject({ ok: false, field: 'where.country' });
+  });
+  it('moves rolled-up recent days to rollups; a partly rolled-up day is read from both', () => {
+    const rawStart = '2026-01-01';
+    const range = { from: '2026-03-01', to: '2026-03-10' };
+    expect(splitDays(range, rawStart, { complete: null, partial: null })).toEqual({ rollup: null, raw: range });
+    expect(splitDays(range, rawStart, { complete: '2026-03-04', partial: null })).toEqual({
+      rollup: { from: '2026-03-01', to: '2026-03-04' },
+      raw: { from: '2026-03-05', to: '2026-03-10' },
+    });
+    expect(
+      splitDays(range, rawStart, { complete: '2026-03-09', partial: { day: '2026-03-10', until: '2026-03-10T14:00:00Z' } }),
+    ).toEqual({
+      rollup: { from: '2026-03-01', to: '2026-03-10' },
+      raw: { from: '2026-03-10', to: '2026-03-10', after: '2026-03-10T14:00:00Z' },
+    });
+    // Every day rolled up completely: nothing raw.
+    expect(splitDays(range, rawStart, { complete: '2026-03-10', partial: null }).raw).toBeNull();
+  });
+});

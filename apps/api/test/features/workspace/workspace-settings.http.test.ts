@@ -1,0 +1,198 @@
+import { Membership, Workspace } from '@us/db';
+import type { Role } from '@us/shared';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectProblem } from '../../support/auth-helpers.ts';
+import { createToken, createUser, signIn, startTestServer, type TestServer } from '../../support/server.ts';
+import { createSite } from '../../support/sites.ts';
+
+describe('GET and PATCH /v1/workspace', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer();
+  });
+  afterAll(() => t.close());
+
+  /** A new person who is `role` in `workspaceId` (after their own workspace), signed in. */
+  async function joinAs(workspaceId: string, role: Role) {
+    const u = await createUser(t.deps);
+    const em = t.deps.orm.em.fork();
+    em.create(Membership, { workspace: workspaceId, user: u.user.id, role });
+    await em.flush();
+    return { ...u, cookie: await signIn(t, u.email) };
+  }
+
+  async function addSites(workspaceId: string, n: number) {
+    const em = t.deps.orm.em.fork();
+    const ids: string[] = [];
+    for (let i = 0; i < n; i++) ids.push((await createSite(em, { workspace: workspaceId, name: `Site ${i}` })).siteId);
+    return ids;
+  }
+
+  it('describes the workspace: plan, status, Free allowances and usage', async () => {
+    const { workspace, email } = await createUser(t.deps, { workspaceName: 'Acme analytics' });
+    const cookie = await signIn(t, email);
+    await addSites(workspace.id, 2);
+    const res = await t.request.get('/v1/workspace').set('Cookie', cookie).expect(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.body).toEqual({
+      id: workspace.id,
+      name: 'Acme analytics',
+      plan: 'Free',
+      status: 'active',
+      createdAt: workspace.createdAt.toISOString(),
+      limits: { sites: 5, members: 2, proxyHostnames: 1 },
+      usage: { sites: 2, members: 1 },
+    });
+  });
+
+  it('shows the allowances of the workspace’s plan (Business: unlimited sites and members)', async () => {
+    const { user, workspace } = await createUser(t.deps);
+    await t.deps.orm.em.fork().nativeUpdate(Workspace, { id: workspace.id }, { plan: 'Business' });
+    const { token } = await createToken(t.deps, { userId: user.id, workspaceId: workspace.id, scopes: ['members:read'] });
+    const res = await t.request.get('/v1/workspace').set('Authorization', `Bearer ${token}`).expect(200);
+    expect(res.body.plan).toBe('Business');
+    expect(res.body.limits).toEqual({ sites: null, members: null, proxyHostnames: 50 });
+  });
+
+  it('for a site-restricted token counts only its sites and gives no member count', async () => {
+    const { user, workspace } = await createUser(t.deps);
+    const [a, b] = await addSites(workspace.id, 3);
+    const other = await createUser(t.deps);
+    const [foreign] = await addSites(other.workspace.id, 1);
+    const restricted = await createToken(t.deps, {
+      userId: user.id,
+      workspaceId: workspace.id,
+      scopes: ['members:read'],
+      siteIds: [a as string, b as string, foreign as string],
+    });
+    const full = await createToken(t.deps, { userId: user.id, workspaceId: workspace.id, scopes: ['members:read'] });
+
+    const r = await t.request.get('/v1/workspace').set('Authorization', `Bearer ${restricted.token}`).expect(200);
+    expect(r.body.usage).toEqual({ sites: 2, members: null });
+    expect(r.body.limits.members).toBe(2);
+
+    const f = await t.request.get('/v1/workspace').set('Authorization', `Bearer ${full.token}`).expect(200);
+    expect(f.body.usage).toEqual({ sites: 3, members: 1 });
+  });
+
+  it('needs members:read: viewers and tokens without it get 403 naming the scope; no credentials 401', async () => {
+    const { user, workspace } = await createUser(t.deps);
+    const viewer = await joinAs(workspace.id, 'viewer');
+    const v = expectProblem(
+      await t.request.get('/v1/workspace').set('Cookie', viewer.cookie).set('X-Workspace', workspace.id),
+      403,
+    );
+    expect(v.title).toContain('members:read');
+
+    const { token } = await createToken(t.deps, { userId: user.id, workspaceId: workspace.id, scopes: ['sites:read'] });
+    expect(expectProblem(await t.request.get('/v1/workspace').set('Authorization', `Bearer ${token}`), 403).title).toContain(
+      'members:read',
+    );
+    expectProblem(await t.request.get('/v1/workspace'), 401);
+
+    const member = await joinAs(workspace.id, 'member');
+    const m = await t.request.get('/v1/workspace').set('Cookie', member.cookie).set('X-Workspace', workspace.id).expect(200);
+    expect(m.body.id).toBe(workspace.id);
+    expect(m.body.usage.members).toBe(3);
+  });
+
+  describe('PATCH /v1/workspace', () => {
+    it('renames the workspace (name trimmed) and answers the Workspace', async () => {
+      const { workspace, email } = await createUser(t.deps);
+      const cookie = await signIn(t, email);
+      const res = await t.request.patch('/v1/workspace').set('Cookie', cookie).send({ name: '  Renamed  ' }).expect(200);
+      expect(res.body).toMatchObject({ id: workspace.id, name: 'Renamed', plan: 'Free', usage: { sites: 0, members: 1 } });
+      const row = await t.deps.orm.em.fork().findOneOrFail(Workspace, { id: workspace.id });
+      expect(row.name).toBe('Renamed');
+      const me = await t.request.get('/v1/me').set('Cookie', cookie).expect(200);
+      expect(me.body.memberships[0].name).toBe('Renamed');
+    });
+
+    it('works for an admin and for an unrestricted members:write token', async () => {
+      const { user, workspace } = await createUser(t.deps);
+      const admin = await joinAs(workspace.id, 'admin');
+      await t.request
+        .patch('/v1/workspace')
+        .set('Cookie', admin.cookie)
+        .set('X-Workspace', workspace.id)
+        .send({ name: 'By admin' })
+        .expect(200);
+      const { token } = await createToken(t.deps, { userId: user.id, workspaceId: workspace.id, scopes: ['members:write'] });
+      const res = await t.request
+        .patch('/v1/workspace')
+        .set('Authorization', `Bearer ${token}`)
+        .send({ name: 'By token' })
+        .expect(200);
+      expect(res.body.name).toBe('By token');
+    });
+
+    it('refuses an empty or too long name, a missing name and unknown fields (400 with field), changing nothing', async () => {
+      const { workspace, email } = await createUser(t.deps, { workspaceName: 'Kept' });
+      const cookie = await signIn(t, email);
+      expectProblem(await t.request.patch('/v1/workspace').set('Cookie', cookie).send({ name: '   ' }), 400, 'name');
+      expectProblem(
+        await t.request
+          .patch('/v1/workspace')
+          .set('Cookie', cookie)
+          .send({ name: 'x'.repeat(81) }),
+        400,
+        'name',
+      );
+      expectProblem(await t.request.patch('/v1/workspace').set('Cookie', cookie).send({}), 400, 'name');
+      expectProblem(
+        await t.request.patch('/v1/workspace').set('Cookie', cookie).send({ name: 'A', plan: 'Business' }),
+        400,
+        'plan',
+      );
+      const row = await t.deps.orm.em.fork().findOneOrFail(Workspace, { id: workspace.id });
+      expect(row).toMatchObject({ name: 'Kept', plan: 'Free' });
+    });
+
+    it('refuses site-restricted tokens, members and viewers (403), changing nothing', async () => {
+      const { user, workspace } = await createUser(t.deps, { workspaceName: 'Kept' });
+      const [site] = await addSites(workspace.id, 1);
+      const restricted = await createToken(t.deps, {
+        userId: user.id,
+        workspaceId: workspace.id,
+        scopes: ['members:read', 'members:write'],
+        siteIds: [site as string],
+      });
+      const r = expectProblem(
+        await t.request.patch('/v1/workspace').set('Authorization', `Bearer ${restricted.token}`).send({ name: 'No' }),
+        403,
+      );
+      expect(r.title).toMatch(/site-restricted/i);
+
+      for (const role of ['member', 'viewer'] as const) {
+        const p = await joinAs(workspace.id, role);
+        const res = await t.request
+          .patch('/v1/workspace')
+          .set('Cookie', p.cookie)
+          .set('X-Workspace', workspace.id)
+          .send({ name: 'No' });
+        expect(expectProblem(res, 403).title).toContain('members:write');
+      }
+      const row = await t.deps.orm.em.fork().findOneOrFail(Workspace, { id: workspace.id });
+      expect(row.name).toBe('Kept');
+    });
+
+    it('honours Idempotency-Key: a repeat replays the first answer', async () => {
+      const { email } = await createUser(t.deps);
+      const cookie = await signIn(t, email);
+      const first = await t.request
+        .patch('/v1/workspace')
+        .set('Cookie', cookie)
+        .set('Idempotency-Key', 'rename-1')
+        .send({ name: 'Once' })
+        .expect(200);
+      const again = await t.request
+        .patch('/v1/workspace')
+        .set('Cookie', cookie)
+        .set('Idempotency-Key', 'rename-1')
+        .send({ name: 'Once' })
+        .expect(200);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.body).toEqual(first.body);
+    });
+  });
+});
