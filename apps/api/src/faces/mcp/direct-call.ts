@@ -15,7 +15,7 @@ import type { McpTool } from './tools.ts';
  * Response (about three quarters of the face's time under load): one 2026-07-28 `tools/call` of a known
  * tool, its arguments a plain object, every standard header present and equal to the body, and nothing
  * else in the message. The SDK's own classifier still judges the envelope. Anything else, including every
- * refusal, goes through the SDK; the answer is the one the SDK gives (`mcp-direct.integration.test.ts`
+ * refusal, goes through the SDK; the answer is the one the SDK gives (`mcp-direct.http.test.ts`
  * sends the same requests both ways and compares).
  */
 export interface DirectCall {
