@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../errors.ts';
 
-/** The largest body each face reads; more is refused with 413 (README "Limits"). */
+/** The largest body each face reads; more is refused with 413 (docs/api/limits.md, "Limits of every face"). */
 export const BODY_LIMITS = {
   /** REST `/v1/*`: the largest request (a settings PATCH, a 40-spec stats batch) is far smaller. */
   rest: 256 * 1024,

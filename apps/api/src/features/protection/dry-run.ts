@@ -60,7 +60,10 @@ export const DRY_RUN: Readonly<DryRunBounds> = {
 };
 export type DryRunOptions = Partial<DryRunBounds> & { now?: Date };
 
-/** What the replay cannot know, said with every answer (and in the README). */
+/**
+ * What the replay cannot know, said with every answer (and in docs/product/protection.md, "The Protection page's own
+ * procedures (dashboard face only)", Dry run).
+ */
 export const DRY_RUN_UNKNOWNS = [
   'Passed checks: no us_pass is stored, so every replayed browser is taken as one without a passed check (challenge rules and the bots: challenge default count in full).',
   'Behaviour: the signs of automation a browser showed (in its user agent or over the last day) are not stored; browsers filed as bots for them are replayed as showing none.',
