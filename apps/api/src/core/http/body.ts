@@ -46,9 +46,10 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 }
 
 /**
- * One body being read. Its listeners are methods bound once per body rather than closures named in
- * `readBody`: the TypeScript loader (tsx) keeps each named closure's name with a property definition each
- * time the closure is made, which was 1.8 % of a page report's CPU (profile of the collect lane).
+ * One body being read. Its listeners are methods bound once per body rather than closures named in `readBody`: the
+ * TypeScript loader (tsx) keeps each named closure's name with a property definition each time the closure is
+ * made, a cost that showed in the collect lane's profile (docs/performance/history.md,
+ * "Answers at the end of the turn").
  */
 class BodyRead {
   private readonly chunks: Buffer[] = [];

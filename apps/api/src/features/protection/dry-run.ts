@@ -53,7 +53,10 @@ export const DRY_RUN: Readonly<DryRunBounds> = {
     { rate: 1, ms: 5_000 },
     { rate: 0.05, ms: 4_000 },
   ],
-  /** Time for deciding the shapes (5M decisions a second: ample); past it the rest is left out and said so. */
+  /**
+   * Time for deciding the shapes (ample: `decide()` is fast, docs/performance/figures.md, "Bot protection and the
+   * edge SDK"); past it the rest is left out and said so.
+   */
   decideMs: 2_000,
   reasons: 20,
   examples: 3,
