@@ -49,7 +49,8 @@ const { user, workspace } = await ensureAccount(em, {
 const hostname = 'collect.bench.example';
 const site = await ensureSite(em, { workspaceId: workspace.id, name: 'Collect bench', hostname, timezone: 'UTC' });
 // The collect site starts empty each run: its day would otherwise grow by every earlier run's reports
-// (20M rows after a day of runs), and each run's quarter-hour rollups and index inserts with it.
+// (docs/performance/history.md, "Two stalls of the collect path found with the rounds"), and each run's quarter-hour
+// rollups and index inserts with it.
 await deleteTraffic(running.deps.orm, site.site.id);
 // Let the start-up rollup run (complete days of earlier bench data not rolled up yet) finish before
 // anything is measured, so it does not run beside the benchmarks.

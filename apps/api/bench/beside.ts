@@ -1,6 +1,6 @@
 // A figure of the API measured beside the bare Node http server in alternating rounds. On a shared machine
-// the speed of both moves by ±10–25 % within a minute; one window of each, minutes apart, let that drift
-// into the ratio (the collect figure moved ±8 points from one run to the next). Alternating short windows
+// the speed of both drifts within a minute; one window of each, minutes apart, let that drift into the
+// ratio (docs/performance/history.md, "Measuring beside bare http"). Alternating short windows
 // (bare first in even rounds, the API first in odd ones) gives every round its own ratio under the same
 // conditions, and the figure is their median.
 import { formatGcPauses, type GcPauses } from './gc-pauses.ts';

@@ -4,8 +4,9 @@ import { type LoadRequest, type LoadResult, summarise } from './load.ts';
 
 /**
  * Open-loop load like `runPaced`, sent over raw keep-alive sockets with one request's bytes built once
- * and answers read by a small HTTP/1.1 parser: a few µs of the generator's CPU a request instead of
- * Node's http client's ~40–60 and almost no garbage, so on a two-core machine the generator neither
+ * and answers read by a small HTTP/1.1 parser: far less of the generator's CPU a request than Node's http
+ * client (docs/performance/history.md, "A lean pacer, and the flush prepared a slice at a time") and almost no
+ * garbage, so on a two-core machine the generator neither
  * takes the server's core nor pauses to collect its own heap (both showed in the tail as the server's
  * latency). Each request is timed from its scheduled start, as in `runPaced`.
  */

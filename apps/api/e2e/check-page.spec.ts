@@ -153,7 +153,8 @@ describe('bot check page in a real browser', () => {
   });
 
   /**
-   * The solve times the README states: `CHECK_WORK_BENCH=1 SKIP_CHECKS=1 npm test -- check-page.spec`.
+   * The solve times in docs/performance/figures.md, "The check page's work":
+   * `CHECK_WORK_BENCH=1 SKIP_CHECKS=1 npm test -- check-page.spec`.
    * Per difficulty, from navigation start to the request for /_us/pass, and the work alone (the page's `ms`).
    */
   it.runIf(process.env.CHECK_WORK_BENCH)(

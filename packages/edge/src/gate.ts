@@ -267,8 +267,9 @@ export interface RequestView {
 }
 
 /**
- * `classifyUserAgent` through an isolate-level memo: a handful of user-agent strings make most traffic, and a
- * browser's string costs several microseconds through the catalogue. Bounded: cleared when full.
+ * `classifyUserAgent` through an isolate-level memo: a handful of user-agent strings make most traffic, and
+ * classifying a browser's string through the catalogue's regular expressions is costly
+ * (docs/performance/history.md, "The first changes (issue 13)"). Bounded: cleared when full.
  */
 const uaMemo = new Map<string, UaClass>();
 const UA_MEMO_SIZE = 2000;

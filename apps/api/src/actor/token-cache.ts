@@ -1,6 +1,6 @@
 // API tokens a node has already looked up, kept in memory so a token's request skips the database: the
-// credential lookup was most of `GET /v1/me`'s cost (README "Benchmarks"). "Revoked means refused at
-// once" still holds on every node: every operation that ended a token bumps one counter in the hot
+// credential lookup was most of `GET /v1/me`'s cost (docs/performance/history.md, "The first changes (issue 13)").
+// "Revoked means refused at once" still holds on every node: every operation that ended a token bumps one counter in the hot
 // store after it committed (procedures/procedures.ts, told by `noteTokensEnded`), and a cached token is used
 // only while the counter reads what it read before the token was loaded. Each request costs one hot-store read instead (none
 // with in-process hot state); if the hot store cannot answer, the database is asked as before.

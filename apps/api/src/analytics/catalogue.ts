@@ -215,9 +215,10 @@ export const SUMMED_COUNTS: Record<
 export const SUMMARY_ROLLUP_MEASURES = ['from_search', 'single_page', 'visible_ms'] as const;
 
 /**
- * Dimension pairs kept in rollups: the dimensions people filter a dashboard by (clicking a page, a source,
- * a country or a device) against the tables shown beside them. Names in alphabetical order. Each pair
- * adds one grouping per site-day to the rollup job (tens of ms at 340k pageviews).
+ * Dimension pairs kept in rollups: the dimensions people filter a dashboard by (clicking a page, a source, a
+ * country or a device) against the tables shown beside them. Names in alphabetical order. Each pair adds one
+ * grouping per site-day to the rollup job (docs/performance/history.md,
+ * "Rollups: from PostgreSQL's grouping to quarter-hour steps").
  */
 const PAGE_PAIRS: readonly (readonly [string, string])[] = [
   ['country', 'page'],
@@ -230,7 +231,8 @@ const PAGE_PAIRS: readonly (readonly [string, string])[] = [
 
 /**
  * Exit pages beside every dimension a dashboard click filters by, so the Exit pages tab reads rollups
- * under any one filter (sessions only: pageviews have no exit page). About 0.1 s each per 344k-pageview day.
+ * under any one filter (sessions only: pageviews have no exit page). Each adds to the rollup job
+ * (docs/performance/history.md, "Rollups: from PostgreSQL's grouping to quarter-hour steps").
  */
 const EXIT_PAIRS: readonly (readonly [string, string])[] = [
   ['country', 'exit_page'],

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * Every setting the server reads, parsed once at start-up. Nothing else reads process.env.
- * See the configuration table in the README.
+ * See the configuration table: docs/configuration.md, "The server's settings".
  */
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -47,7 +47,7 @@ const EnvSchema = z.object({
   /** Where proxy-mode hostnames point their CNAME; unset → `proxy.<BASE_URL host>`. */
   PROXY_CNAME_TARGET: z.string().optional(),
   MCP_CALLS_PER_MINUTE: z.coerce.number().int().min(1).default(600),
-  /** Collect budgets per minute (README "Limits"): past them reports are dropped and counted. */
+  /** Collect budgets per minute (docs/operations/limits.md): past them reports are dropped and counted. */
   COLLECT_REPORTS_PER_ADDRESS_PER_MINUTE: z.coerce.number().int().min(1).default(600),
   COLLECT_REPORTS_PER_SITE_PER_MINUTE: z.coerce.number().int().min(1).default(60_000),
   COLLECT_BATCHES_PER_SITE_PER_MINUTE: z.coerce.number().int().min(1).default(6_000),
@@ -57,19 +57,19 @@ const EnvSchema = z.object({
   STATS_CONCURRENT_PER_WORKSPACE: z.coerce.number().int().min(1).default(8),
   /** Rows the write buffer holds at most (in-process: all tables; Redis: per table) before answering 503. */
   INGEST_BUFFER_MAX_ROWS: z.coerce.number().int().min(1000).default(200_000),
-  /** Search providers' APIs (README "Search connections"); tests point them at local stand-ins. */
+  /** Search providers' APIs (docs/product/search.md, "Search connections"); tests point them at local stand-ins. */
   SEARCH_GOOGLE_API_URL: z.url().default('https://searchconsole.googleapis.com'),
   SEARCH_BING_API_URL: z.url().default('https://ssl.bing.com/webmaster/api.svc/json'),
   /** This service's own Google service-account key file (JSON text) for delegated mode; unset → not offered. */
   SEARCH_SERVICE_ACCOUNT_KEY: z.string().optional(),
-  /** Export copies in S3-compatible storage (README "Export"); unset → DATA_DIR/exports on each node. */
+  /** Export copies in S3-compatible storage (docs/product/export.md, "Export"); unset → DATA_DIR/exports on each node. */
   EXPORT_S3_BUCKET: z.string().min(3).optional(),
   EXPORT_S3_ENDPOINT: z.url().optional(),
   EXPORT_S3_REGION: z.string().default('us-east-1'),
   EXPORT_S3_PREFIX: z.string().default('exports/'),
   EXPORT_S3_ACCESS_KEY_ID: z.string().optional(),
   EXPORT_S3_SECRET_ACCESS_KEY: z.string().optional(),
-  /** Payment provider (README "Billing"): both set → billing works; neither → "not configured", everyone on Free. */
+  /** Payment provider (docs/product/billing.md): both set → billing works; neither → "not configured", everyone on Free. */
   STRIPE_SECRET_KEY: z.string().min(8).optional(),
   STRIPE_WEBHOOK_SECRET: z.string().min(8).optional(),
   /** Stripe's API address, scheme://host[:port] only (the client adds /v1/…); tests point it at a stand-in. */

@@ -1,6 +1,9 @@
 import apiNode from '../../node-flags.json' with { type: 'json' };
 
-/** The V8 flags `npm start` gives the API process (`apps/api/node-flags.json`; why each: README, "Node flags of the API process"). */
+/**
+ * The V8 flags `npm start` gives the API process (`apps/api/node-flags.json`; why each: docs/operations/deploy.md,
+ * "Node flags of the API process").
+ */
 export const API_NODE_FLAGS: readonly string[] = apiNode.flags;
 
 /** `--no_memory_reducer` and `--no-memory-reducer` are one flag to V8. */

@@ -110,8 +110,9 @@ function tableSelects(table: (typeof TABLES)[number], src: RollupSource, parts: 
     ...(isPageviews ? [`('search_sessions', searched_sum, searched_v)`, `('single_page', single, single)`] : []),
     ...(isEvents ? [`('event_value', cents_sum, cents_n)`] : []),
   ];
-  // Visitors: one row per (value, lane, visitor) first, then counted per value. Two hash groupings
-  // measured 2-4x faster than count(distinct visitor), which sorts every row of the day per dimension.
+  // Visitors: one row per (value, lane, visitor) first, then counted per value. Two hash groupings are
+  // faster than count(distinct visitor), which sorts every row of the day per dimension
+  // (docs/performance/history.md, "The rollup's 1 s goal").
   const branch = (g: Grouping) =>
     `select dimension, value, lane, ${[
       ...sets.map((_, i) => `sum(n${i}) as n${i}, count(*) filter (where n${i} > 0) as v${i}`),
@@ -144,8 +145,8 @@ function tableSelects(table: (typeof TABLES)[number], src: RollupSource, parts: 
  * Per pageviews grouping and value: the sum of the pageviews' deepest scroll and visible ms from their
  * leave reports (a leave may be stored up to a day after its pageview), and how many pageviews have
  * one (sets leave_scroll, leave_ms). Plain sums, no visitors: one select apart from the visitor ones.
- * (One GROUPING SETS pass instead of a grouping per dimension measured 1.47 s against 1.6 s at 344k
- * pageviews: not worth the harder reading.)
+ * (One GROUPING SETS pass instead of a grouping per dimension was barely faster, not worth the harder
+ * reading: docs/performance/history.md, "The rollup's 1 s goal".)
  */
 function leaveSelect(src: RollupSource): RollupSelect {
   const { groupings, exprs } = groupingsWithColumns('pageviews');

@@ -1,9 +1,10 @@
 /**
  * One column of an insert's rows as a PostgreSQL array in binary format (`array_send`'s layout), sent as a
  * binary parameter: the element bytes live in a Buffer outside the JavaScript heap. Text array literals
- * (`{"a","b"}`) were strings of tens of KB a column that lived through the insert; in a sampling heap
- * profile they were ~70 % of all the garbage the collect path promoted to the old generation, which is
- * what each major collection (and its pause) is paid for. Values are already cleaned (`cleanValue`).
+ * (`{"a","b"}`) were large strings, one a column, that lived through the insert; in a sampling heap
+ * profile they were most of the garbage the collect path promoted to the old generation, which is what
+ * each major collection (and its pause) is paid for (docs/performance/history.md, "What the old generation was paying for").
+ * Values are already cleaned (`cleanValue`).
  */
 export type ElementType = 'uuid' | 'date' | 'timestamptz' | 'int8' | 'float8' | 'bool' | 'text';
 
@@ -43,9 +44,9 @@ for (let i = 0; i < 16; i++) {
 }
 
 /**
- * Buffers of earlier inserts, kept for the next ones: a Buffer made for every column of every flush (25
- * columns, ten flushes a second) grew V8's external memory fast enough to start a major collection every
- * few hundred ms, where kept buffers are made once. An insert takes a set while it prepares and gives it
+ * Buffers of earlier inserts, kept for the next ones: fresh Buffers for every column of every flush start
+ * major collections often (V8 counts external memory; docs/performance/history.md, "What the old generation was paying for"),
+ * where kept buffers are made once. An insert takes a set while it prepares and gives it
  * back once its statements have been sent and answered (`insertChunks`).
  */
 const spareSets: Buffer[][] = [];

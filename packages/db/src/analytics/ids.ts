@@ -1,6 +1,9 @@
 import { randomFillSync } from 'node:crypto';
 
-/** Random bytes for 512 ids, filled at once: a `randomBytes(16)` per id was 5 % of the collect path's time. */
+/**
+ * Random bytes for 512 ids, filled at once: a `randomBytes(16)` per id showed in the collect path's profile
+ * (docs/performance/history.md, "The three faces and ingest").
+ */
 const POOL_IDS = 512;
 const pool = Buffer.alloc(16 * POOL_IDS);
 let used = POOL_IDS;
@@ -22,7 +25,7 @@ let counter = 0;
  * A UUID version 7 (RFC 9562): 48 bits of Unix milliseconds, a 12-bit counter within the millisecond,
  * then 62 random bits. Raw rows get these ids because their primary key is (site_id, day, id): ids that
  * grow with time land at the right edge of each site's index instead of on random pages, which made
- * inserts ~35 % faster on the bench's 10M-row database (random v4 ids had to read index pages back in).
+ * inserts faster (random v4 ids had to read index pages back in: docs/performance/history.md, "The first changes (issue 13)").
  */
 export function timeOrderedUuid(now = Date.now()): string {
   // Never going back within the process: a clock step back, or a 4,097th id in one millisecond, borrows

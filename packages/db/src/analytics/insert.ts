@@ -148,9 +148,9 @@ function parameterTypes(cols: readonly Column<Record<string, unknown>>[]): Eleme
 }
 
 /**
- * Rows prepared between two turns of the event loop. A flush of a busy minute's rows takes a few µs a row
- * to clean and encode; done in one go, 650 rows held the loop (and every request waiting on it) ~2–3 ms
- * ten times a second, which is where the collect path's paced p99 came from.
+ * Rows prepared between two turns of the event loop. Cleaned and encoded in one go, a busy flush's rows held
+ * the loop (and every request waiting on it) often enough to make the collect path's paced p99
+ * (docs/performance/history.md, "A lean pacer, and the flush prepared a slice at a time").
  */
 const ROWS_PER_TURN = 128;
 
@@ -260,8 +260,9 @@ async function insertChunks<T extends AnalyticsTable>(
 ): Promise<{ inserted: number; tally: InsertTally[] }> {
   const cols = COLUMNS[table] as readonly Column<Record<string, unknown>>[];
   // `insert … select from unnest($1::uuid[], $2::date[], …)`: each column's values go as one bound array
-  // parameter. (Through MikroORM's execute, parameters are inlined into the SQL text on the client:
-  // 60,000 escaped literals per statement for PostgreSQL to parse again; this is several times faster.)
+  // parameter. (Through MikroORM's execute, parameters are inlined into the SQL text on the client: an escaped
+  // literal per value for PostgreSQL to parse again; this is faster: docs/performance/history.md,
+  // "The first changes (issue 13)".)
   const types = parameterTypes(cols).map((t) => ARRAY_TYPE[t]);
   const names = ['"site_id"', '"day"', '"id"', ...cols.map(([c]) => `"${c}"`)];
   const insert = `insert into "${table}" (${names.join(', ')})

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Billing through the payment provider (README "Billing"):
+ * Billing through the payment provider (docs/product/billing.md, "Billing"):
  * - `billing_accounts`: per workspace, its provider customer and subscription (ids only: no card data is
  *   ever here), the subscription's interval and status, and the provider time of the last subscription
  *   event applied (older events arriving late are not applied over newer ones).

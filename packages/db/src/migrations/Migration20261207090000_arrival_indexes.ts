@@ -3,8 +3,8 @@ import { Migration } from '@mikro-orm/migrations';
 /**
  * `(site_id, arrival)` on every raw table: an incremental rollup (apps/api/src/analytics/rollup/rollup-delta.ts)
  * looks for the rows its last rollup did not see as "after its `until`" (the `(site_id, at)` index) or
- * "arrived at or after its snapshot's xmin" (this one), instead of testing every row of the day: on the
- * 360k-pageview bench day, finding a busy hour's 10.7k recounted visitors went from ~430 to ~200 ms.
+ * "arrived at or after its snapshot's xmin" (this one), instead of testing every row of the day, which
+ * made finding a busy hour's recounted visitors faster (docs/performance/history.md, "Quarter-hour steps").
  * Arrivals only grow, so inserts add to the right edge of each site's part of the index.
  */
 const RAW = ['pageviews', 'events', 'requests', 'page_leaves'];

@@ -1,5 +1,5 @@
 // Request and answer of journeys (spec §4 "Goals, experiments, behaviour": GET /v1/sites/{id}/journeys;
-// §8 "groups and variants under 5 sessions shown without figures"). Definitions: README "Journeys".
+// §8 "groups and variants under 5 sessions shown without figures"). Definitions: docs/product/journeys.md, "Journeys".
 import { z } from 'zod';
 import { zId } from './common.ts';
 import { STATS_LIMITS } from './stats.ts';

@@ -26,10 +26,10 @@ export interface Part {
 export type ComputeDay<Row> = (dayCtx: SiteCtx, range: DayRange, parts: readonly Part[]) => Promise<Row[][]>;
 
 /**
- * From how many rows (pageviews and events) a day counts as large: its stored figures are used even when
- * rows arrived since, and counted again in the background once they are LIVE_LAG_SECONDS old (a day this
- * size takes a few hundred milliseconds to compute; a smaller one is computed again on every ask that
- * follows new rows).
+ * From how many rows (pageviews and events) a day counts as large: its stored figures are used even when rows
+ * arrived since, and counted again in the background once they are LIVE_LAG_SECONDS old (a day this size is
+ * too slow to compute on every ask: docs/performance/history.md, "Figures once kept in code comments"; a
+ * smaller one is computed again on every ask that follows new rows).
  */
 export const LIVE_DAY_ROWS = 50_000;
 export const LIVE_LAG_SECONDS = 60;

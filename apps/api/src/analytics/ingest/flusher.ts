@@ -21,8 +21,9 @@ export interface FlusherOptions {
   /** The queue length that triggers a flush before the timer. Default 500. */
   batchSize?: number;
   /**
-   * Rows per insert: a backlog drains in statements of up to this many (one statement of 5,000 rows
-   * stores them ~1.25× faster than ten of 500 (bench)). Default `batchSize` when that is given, else 5,000.
+   * Rows per insert: a backlog drains in statements of up to this many (one large statement stores rows faster
+   * than several small ones: docs/performance/history.md, "The first changes (issue 13)"). Default `batchSize`
+   * when that is given, else 5,000.
    */
   insertSize?: number;
   /** Inserts at a time while a backlog drains, each on its own connection. Default 2. */

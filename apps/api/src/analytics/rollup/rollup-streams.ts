@@ -4,8 +4,8 @@
 // pageview, numbers each visitor-day's visits and finds their exits, and rollup-tally.ts groups the rows.
 // The pageviews are split into `parts` streams by a hash of the visitor code (disjoint visitors, so
 // their counts add up), each on a connection of its own. Also used by the demo generator on its staging tables.
-// (Joined and numbered in PostgreSQL, its streams of a 360k-pageview day took 1.06 s on two connections
-// instead of 0.84 s; here they cost a map of the day's leave reports and a pass per visitor-day.)
+// (Joined and numbered in PostgreSQL, its streams took longer: docs/performance/history.md, "The rollup's 1 s goal";
+// here they cost a map of the day's leave reports and a pass per visitor-day.)
 import type { MetricSet } from '@us/shared';
 import {
   CATALOGUE,

@@ -6,11 +6,11 @@ import type { Orm } from '@us/db';
 import type { RollupDone, RollupTask } from './rollup-worker.ts';
 
 /**
- * How long a rollup thread without a task lives on. Its isolate keeps the heap of its busiest counting
- * (315–427 MB after eight site-days of 340k pageviews, idle for 90 s) and an idle isolate does not give
- * it back; ending the thread does (the process's RSS 974 → 496 MB within 20 s). A job's tasks follow each
- * other, so a job keeps its thread; the quarter-hourly rollups of today start a new one: ~0.4 s more for
- * the first site-day, spent in the new thread (the event loop's longest delay meanwhile 8–11 ms, 4–10 warm).
+ * How long a rollup thread without a task lives on. Its isolate keeps the heap of its busiest counting, idle or
+ * not, and an idle isolate does not give it back; ending the thread does. A job's tasks follow each other, so a
+ * job keeps its thread; the quarter-hourly rollups of today start a new one, whose start-up cost is spent in the
+ * new thread, not on the event loop (figures: docs/performance/history.md,
+ * "What the flag costs: the rollup thread's idle heap").
  */
 export const rollupThreadIdle = { ms: 30_000 };
 

@@ -11,9 +11,9 @@ import { ROLLUP_VERSION } from './rollup-format.ts';
  * question reads more than the last 25 minutes or so of raw rows. Each refresh adds to the day's last
  * rollup what the visitors with rows it did not see change (rollup-delta.ts: rows of the new quarter,
  * and rows that arrived late for earlier ones), and the complete day's rollup (rollup.ts, an hour after
- * the day ends) does the same for the day's last quarter. A step's cost grows with its visitors: on the
- * 360k-pageview bench day, a busy hour's step recounted 10.7k visitors in 1.2–1.4 s, a quarter's ~2.9k
- * in 0.6–0.9 s (most of it the fixed cost of adding ~16k changed rows), so steps are quarter-hours.
+ * the day ends) does the same for the day's last quarter. A step's cost grows with its visitors, beside a
+ * fixed cost of adding the changed rows: a busy hour's step missed the rollup's 1 s goal where a quarter's
+ * meets it (docs/performance/history.md, "Quarter-hour steps"), so steps are quarter-hours.
  *
  * Sites: those with rows arriving for the UTC days around their local today (`day_arrivals`).
  */

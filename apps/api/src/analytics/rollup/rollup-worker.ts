@@ -1,6 +1,6 @@
-// The rollup tallies' own thread (rollup-thread.ts starts it): reads a site-day's COPY streams on
-// connections of its own, counts the day's rollup rows and writes them, so the API's event loop never
-// runs the counting or the rows' encoding (in it, a 360k-pageview day paused it for 80–120 ms at times).
+// The rollup tallies' own thread (rollup-thread.ts starts it): reads a site-day's COPY streams on connections of
+// its own, counts the day's rollup rows and writes them, so the API's event loop never runs the counting or the
+// rows' encoding (on it, a large site-day paused the loop: docs/performance/history.md, "The rollup's 1 s goal").
 import { parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
 import { pooledCopyOut } from './copy-connections.ts';

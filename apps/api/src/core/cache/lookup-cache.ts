@@ -18,7 +18,8 @@ export interface LookupCacheOptions<V = unknown> {
  * round trip per request: requests that miss one key at the same time share one lookup, and an entry
  * close to its end is refreshed in the background while requests go on with it.
  * (Before, every report arriving while a busy site's entry had just expired looked the site up itself:
- * at 6,000 reports/s, once a minute, hundreds of lookups queued on the pool and answers took 100–300 ms.)
+ * under load, once a minute, the lookups queued on the pool and the answers waited for them;
+ * docs/performance/history.md, "Two stalls of the collect path found with the rounds".)
  * `clear()` forgets everything, lookups under way included: their answers go to the requests that waited
  * for them but are not kept.
  */

@@ -7,8 +7,9 @@ const ENTRIES_PER_CHECK = 256;
 /**
  * Forgets the expired entries of some maps a slice at a time. A pass starts at most every `everyMs`
  * (by the store's clock); each `step` goes on from where the last one stopped and stops once `stepMs`
- * have passed (a Map's iterator stays valid while entries are deleted or added). One pass over 200,000
- * keys in one go held the event loop ~90 ms, a pause for every request of that moment. Reads never depend
+ * have passed (a Map's iterator stays valid while entries are deleted or added). One pass over a busy node's
+ * keys in one go held the event loop, a pause for every request of that moment
+ * (docs/performance/history.md, "Four small cuts the profile still showed"). Reads never depend
  * on the sweep (the store checks expiry on every read): it only gives the memory back.
  */
 export class ExpirySweep {

@@ -4,7 +4,8 @@ import type { HotStore, RecentEntry } from './store.ts';
 interface Entry {
   /**
    * A counter's value stays a number (`incr`, `decrBy`): made a string at every count, each new string was
-   * kept by V8's number-to-string cache and reached the old generation (~24 B a page report).
+   * kept by V8's number-to-string cache and reached the old generation, garbage every page report paid for
+   * (docs/performance/history.md, "What the old generation was paying for").
    */
   value: string | number;
   expiresAt: number;

@@ -1,10 +1,11 @@
 // Hot-store calls that must never hold a request up (rate budgets, the credentials generation, behaviour
 // memory): each gets an answer within its deadline, its fallback past it or when the call fails.
 //
-// One shared timer checks every pending deadline, instead of a timer per call: the collect path makes
-// two such calls per report and token requests one, and a timer each (created, unref'd, firing 100 ms
-// later on a settled race) cost more than the in-process store's counting itself (the collect budgets'
-// admitReport, timed alone: ~12–17 µs before, ~5 µs after; the whole report's cost moved within noise).
+// One shared timer checks every pending deadline, instead of a timer per call: the collect path makes two such
+// calls per report and token requests one, and a timer each (created, unref'd, firing 100 ms later on a settled
+// race) cost more than the in-process store's counting itself (the collect budgets' admitReport timed alone; the
+// whole report's cost moved within noise: docs/performance/history.md,
+// "A later session: CPU per request, stage by stage").
 
 import type { HotStore } from './store.ts';
 

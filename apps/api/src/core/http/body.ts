@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../errors.ts';
 
-/** The largest body each face reads; more is refused with 413 (README "Limits"). */
+/** The largest body each face reads; more is refused with 413 (docs/api/limits.md, "Limits of every face"). */
 export const BODY_LIMITS = {
   /** REST `/v1/*`: the largest request (a settings PATCH, a 40-spec stats batch) is far smaller. */
   rest: 256 * 1024,
@@ -46,9 +46,10 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 }
 
 /**
- * One body being read. Its listeners are methods bound once per body rather than closures named in
- * `readBody`: the TypeScript loader (tsx) keeps each named closure's name with a property definition each
- * time the closure is made, which was 1.8 % of a page report's CPU (profile of the collect lane).
+ * One body being read. Its listeners are methods bound once per body rather than closures named in `readBody`: the
+ * TypeScript loader (tsx) keeps each named closure's name with a property definition each time the closure is
+ * made, a cost that showed in the collect lane's profile (docs/performance/history.md,
+ * "Answers at the end of the turn").
  */
 class BodyRead {
   private readonly chunks: Buffer[] = [];

@@ -16,14 +16,13 @@ export interface SendAtTurnEnd {
 }
 
 /**
- * Writes ready answers together at the end of the event loop's turn (`setImmediate`: after every request
- * that arrived with this turn was read and answered), instead of each the moment it is ready. Under load
- * many answers are ready in one turn; written back to back, a client that was waiting is woken once for
- * all of them and reads them in one turn of its own, rather than being woken (and going back to sleep)
- * between each. Measured with the bench's client (README "Answers at the end of the turn"): the API's CPU per
- * page report fell from 86–111 to 59–74 µs and the client's from 53–71 to 38–50 µs. An answer waits at
- * most for the rest of its turn. A `send` (or `after` work) that throws is reported to `onError`; the
- * others run.
+ * Writes ready answers together at the end of the event loop's turn (`setImmediate`: after every request that
+ * arrived with this turn was read and answered), instead of each the moment it is ready. Under load many answers
+ * are ready in one turn; written back to back, a client that was waiting is woken once for all of them and reads
+ * them in one turn of its own, rather than being woken (and going back to sleep) between each. Both the API's and
+ * the bench client's CPU per page report fell (docs/performance/history.md, "Answers at the end of the turn"). An
+ * answer waits at most for the rest of its turn. A `send` (or `after` work) that throws is reported to `onError`;
+ * the others run.
  */
 export function sendAtTurnEnd(onError: (err: unknown) => void): SendAtTurnEnd {
   let due: Sendable[] = [];
@@ -71,7 +70,7 @@ export function sendAtTurnEnd(onError: (err: unknown) => void): SendAtTurnEnd {
  * answer) wait for the end of the turn with the others. An answer that writes before it ends (a stream: a
  * download, an event stream) is written as it comes, its end included. The collect lane queues its own
  * answers instead: its responses stay Node's plain ones (a `ServerResponse` subclass for every answer
- * measured 5–8 µs a page report dearer).
+ * made a page report dearer: docs/performance/history.md, "Answers at the end of the turn").
  */
 export function endAtTurnEnd(res: ServerResponse, send: SendAtTurnEnd): void {
   const write = res.write as (...args: unknown[]) => boolean;

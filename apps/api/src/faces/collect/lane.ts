@@ -9,10 +9,11 @@ import { type CollectExchange, LaneExchange } from './exchange.ts';
 const LANE_PATHS = new Set(['/collect', '/collect/requests']);
 
 /**
- * The collect lane: page reports and edge batches answered straight from Node's http server, before Koa.
- * They are the service's busiest public routes and need nothing of Koa's (no middleware, no sessions):
- * its context, delegation and response handling cost ~15–25 % of a page report's server time (README
- * "The three faces and ingest"). The answers are the same as through Koa (`LaneExchange.send`).
+ * The collect lane: page reports and edge batches answered straight from Node's http server, before Koa. They are
+ * the service's busiest public routes and need nothing of Koa's (no middleware, no sessions): its context,
+ * delegation and response handling were a sizeable share of a page report's server time
+ * (docs/performance/history.md, "The collect lane and fewer allocations"). The answers are the same as through Koa
+ * (`LaneExchange.send`).
  * Answers are written with the server's others at the end of each event-loop turn (`send`: `turn-end.ts`).
  * A draining node leaves them to Koa, which answers 503 to every new request.
  * Answers whether it took the request.

@@ -1,6 +1,7 @@
 // Raw records leave PostgreSQL as a COPY stream: bytes straight from the server's socket, one JSON
 // object per line, with no row object made in this process (a day of a large site as pages of rows
-// grew the process by hundreds of MB of garbage; COPY keeps it to the streams' buffers).
+// grew the process by much garbage: docs/performance/figures.md, "Export"; COPY keeps it to the streams'
+// buffers).
 
 import type { Readable } from 'node:stream';
 import { type PgClient, type PgPool, releaseOnce } from '@us/db';

@@ -27,9 +27,9 @@ async function* pages(em: EntityManager, page: (after: Row | null) => [string, u
 }
 
 /**
- * Text chunks of at most CHUNK lines: a page joined into one string of megabytes would be allocated
- * outside the young generation and kept until a full collection (the process grew by hundreds of MB
- * over a day of raw files); small chunks die young.
+ * Text chunks of at most CHUNK lines: a page joined into one large string would be allocated outside the
+ * young generation and kept until a full collection (the process grew a lot over a day of raw files:
+ * docs/performance/history.md, "Figures once kept in code comments"); small chunks die young.
  */
 const CHUNK = 100;
 

@@ -1,9 +1,9 @@
-// Session groups of one journeys answer in columns: step labels as numbers into one list of names, goal
-// flags as numbers into one list of flag strings. A month of page zoom has ~10^6 groups of up to five
-// steps; as objects of strings, parsing, hashing and collecting them took seconds, while the fold and
-// the paths read typed arrays by number. Groups are never summed: every figure of the answer adds up
-// sessions, so two equal groups count exactly as one group of their sum. Exposures (one per experiment
-// variant and day) are summed as they come.
+// Session groups of one journeys answer in columns: step labels as numbers into one list of names, goal flags as
+// numbers into one list of flag strings. A month of page zoom has very many groups of up to five steps; as objects
+// of strings, parsing, hashing and collecting them was slow (docs/performance/history.md,
+// "Figures once kept in code comments"), while the fold and the paths read typed arrays by number. Groups are
+// never summed: every figure of the answer adds up sessions, so two equal groups count exactly as one group of
+// their sum. Exposures (one per experiment variant and day) are summed as they come.
 import { JOURNEY_LIMITS } from '@us/shared';
 import { PairIndex } from './pair-index.ts';
 import type { JourneyRow } from './statement.ts';
@@ -129,8 +129,9 @@ export class GroupColumns {
   }
 
   /**
-   * Equal groups (same steps, same goal flags) as one, for the stored span: a month of page zoom has ~40%
-   * fewer groups summed. A group is numbered by pairs: ((steps 1–2, steps 3–4), (step 5, flags)).
+   * Equal groups (same steps, same goal flags) as one, for the stored span: a month of page zoom has many equal
+   * groups (docs/performance/history.md, "Figures once kept in code comments"). A group is numbered by pairs:
+   * ((steps 1–2, steps 3–4), (step 5, flags)).
    */
   summed(): GroupColumns {
     if (this.win || WIDTH !== 5) throw new Error('only unanchored groups of five steps are summed');

@@ -1,8 +1,8 @@
-// Journey groups stored as one span (day-store/span.ts): names, flag strings and exposures in a JSON
-// header, the three number columns side by side in one buffer, each in the narrowest unsigned width that
-// holds its largest value plus one (0 is an empty slot). A month of page zoom on a large site is ~7 MB
-// this way (41 page labels fit a byte) instead of ~21 MB as 32-bit numbers, and the span is read on
-// every ask.
+// Journey groups stored as one span (day-store/span.ts): names, flag strings and exposures in a JSON header, the
+// three number columns side by side in one buffer, each in the narrowest unsigned width that holds its largest
+// value plus one (0 is an empty slot). A month of page zoom on a large site is much smaller this way than as
+// 32-bit numbers (most label numbers fit a byte; docs/performance/history.md,
+// "Figures once kept in code comments"), and the span is read on every ask.
 import { type Exposure, GroupColumns, WIDTH } from './groups.ts';
 
 type Width = 1 | 2 | 4;

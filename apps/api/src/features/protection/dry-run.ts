@@ -53,14 +53,20 @@ export const DRY_RUN: Readonly<DryRunBounds> = {
     { rate: 1, ms: 5_000 },
     { rate: 0.05, ms: 4_000 },
   ],
-  /** Time for deciding the shapes (5M decisions a second: ample); past it the rest is left out and said so. */
+  /**
+   * Time for deciding the shapes (ample: `decide()` is fast, docs/performance/figures.md, "Bot protection and the
+   * edge SDK"); past it the rest is left out and said so.
+   */
   decideMs: 2_000,
   reasons: 20,
   examples: 3,
 };
 export type DryRunOptions = Partial<DryRunBounds> & { now?: Date };
 
-/** What the replay cannot know, said with every answer (and in the README). */
+/**
+ * What the replay cannot know, said with every answer (and in docs/product/protection.md, "The Protection page's own
+ * procedures (dashboard face only)", Dry run).
+ */
 export const DRY_RUN_UNKNOWNS = [
   'Passed checks: no us_pass is stored, so every replayed browser is taken as one without a passed check (challenge rules and the bots: challenge default count in full).',
   'Behaviour: the signs of automation a browser showed (in its user agent or over the last day) are not stored; browsers filed as bots for them are replayed as showing none.',

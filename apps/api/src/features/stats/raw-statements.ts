@@ -46,7 +46,7 @@ function withLeaves(ctx: SiteCtx, p: Params, table: string, days: RawRange): str
  * The visits of the range with their exits (exit-paths.ts), derived over the range's rows of every lane,
  * a visit's pageviews held together per local day. Filtered by other dimensions (which apply to a visit's
  * first pageview), only the visitor-days with a start the question counts are read: the sort then covers
- * their rows alone (at 10M pageviews in 30 days, language = de-DE: 41 s unfiltered, 20–30 s so).
+ * their rows alone (docs/performance/history.md, "Figures once kept in code comments").
  */
 function exitVisits(ctx: SiteCtx, p: Params, tz: string, qn: Question, days: RawRange): string {
   const table = CATALOGUE[qn.metrics].table;

@@ -1,6 +1,7 @@
 // The rollup thread ends once it has had nothing to do for its idle time (its isolate otherwise keeps
-// the heap of its busiest counting: hundreds of MB after a backlog of busy days), never while a task
-// runs, and the next rollup starts a new one that counts the same rows.
+// the heap of its busiest counting, large after a backlog of busy days: docs/performance/history.md,
+// "What the flag costs: the rollup thread's idle heap"), never while a task runs, and the next rollup
+// starts a new one that counts the same rows.
 import { createOrm, type Orm } from '@us/db';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { rollupSiteDay, type SiteDay, siteDaySource } from '../../../src/analytics/rollup/rollup.ts';

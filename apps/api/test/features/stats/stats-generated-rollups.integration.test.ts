@@ -13,7 +13,10 @@ const TZ = 'Europe/Berlin';
 
 type Counts = Record<string, number>;
 type StatsRow = { value: string | null; counts: Counts };
-/** Every count but visitors: today's visitors seen on both sides of the rollup's boundary count twice (README, Stats). */
+/**
+ * Every count but visitors: today's visitors seen on both sides of the rollup's boundary count twice (docs/product/stats.md,
+ * "Older than 90 days": today's rollup).
+ */
 const withoutVisitors = (c: Counts) => Object.fromEntries(Object.entries(c).filter(([k]) => k !== 'visitors'));
 
 describe('stats: answers before and after rollups, on generated traffic', () => {

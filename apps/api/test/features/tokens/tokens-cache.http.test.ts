@@ -74,7 +74,8 @@ describe(`API tokens cached per node (${defaultHotKind()} hot state)`, () => {
     await a.deps.orm.em.fork().nativeUpdate(ApiToken, { id: tok.id }, { revokedAt: new Date() });
     // The nodes did not ask the database again (that is the point of the cache)…
     expect((await me(b, tok.token)).status).toBe(200);
-    // …until a revocation anywhere moves the counter (README: revoking by SQL, bump it too).
+    // …until a revocation anywhere moves the counter (docs/product/sites-and-members.md, "Token lookups are cached per
+    // node": revoking by SQL, bump it too).
     await bumpCredentialsGeneration(a.deps.hot);
     expectProblem(await me(b, tok.token), 401);
     expectProblem(await me(a, tok.token), 401);
