@@ -1,4 +1,4 @@
-import { useElementWidth } from '../dashboard/useElementWidth.ts';
+import { useElementWidth } from './useElementWidth.ts';
 
 const HEIGHT = 64;
 const M = { left: 16, right: 16 };
