@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { formatCompact, formatCount, formatDay, formatMonth, formatShortDay } from '../../pages/sites/dashboard/format.ts';
+import { formatCompact, formatCount, formatDay, formatMonth, formatShortDay } from '../../lib/format.ts';
 import { labelIndexes, linePath, yTicks } from './chartScale.ts';
 import { useElementWidth } from './useElementWidth.ts';
 

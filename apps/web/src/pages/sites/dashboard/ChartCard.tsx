@@ -1,7 +1,7 @@
 import { Card } from '../../../components/Card.tsx';
 import { ChartTable } from '../../../components/charts/ChartTable.tsx';
 import { type ChartLine, SeriesChart } from '../../../components/charts/SeriesChart.tsx';
-import { formatCount, formatPeriod } from './format.ts';
+import { formatCount, formatPeriod } from '../../../lib/format.ts';
 import type { LaneView } from './lanes.ts';
 import type { StatsResult } from './types.ts';
 

@@ -1,5 +1,5 @@
 import { Card } from '../../../components/Card.tsx';
-import { formatCount, formatPercent } from '../dashboard/format.ts';
+import { formatCount, formatPercent } from '../../../lib/format.ts';
 import type { Journeys } from './data.ts';
 
 const ratio = new Intl.NumberFormat(undefined, { maximumFractionDigits: 2 });

@@ -1,6 +1,6 @@
 import { Card } from '../../../components/Card.tsx';
 import { Notice } from '../../../components/Notice.tsx';
-import { formatCount } from '../dashboard/format.ts';
+import { formatCount } from '../../../lib/format.ts';
 import { ActionBadge, ActionCounts, ActionHeads, ReasonsTable } from './parts.tsx';
 import type { DryRun } from './types.ts';
 

@@ -1,4 +1,4 @@
-import { formatCount, formatDuration, formatValue } from '../format.ts';
+import { formatCount, formatDuration, formatValue } from '../../../../lib/format.ts';
 
 /** How the counts of a metric set read as column headings. */
 const LABELS: Record<string, string> = {
