@@ -1,4 +1,9 @@
-/** Figures of the dashboard as people read them. */
+/**
+ * Figures, days and times as people read them, for every page. Where two formatters look alike, their
+ * names and notes say how they differ (the difference is kept on purpose: each page shows what it did).
+ */
+
+// Numbers, in the browser's language.
 const whole = new Intl.NumberFormat(undefined, { maximumFractionDigits: 0 });
 const compact = new Intl.NumberFormat(undefined, { notation: 'compact', maximumFractionDigits: 1 });
 const twoPlaces = new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
@@ -9,9 +14,10 @@ export const formatCount = (n: number) => whole.format(n);
 /** Short axis labels: 1.2K, 3M. */
 export const formatCompact = (n: number) => compact.format(n);
 export const formatPercent = (n: number) => `${onePlace.format(n)}%`;
+/** Always two places (1.50): pages per visit. */
 export const formatRatio = (n: number) => twoPlaces.format(n);
-/** Event values as the API keeps them: to the hundredth, no trailing zeros (19.9, 1,250). */
-export const formatValue = (n: number) => toHundredths.format(n);
+/** To the hundredth, no trailing zeros (19.9, 1,250): event values as the API keeps them, lift ratios. */
+export const formatHundredths = (n: number) => toHundredths.format(n);
 
 /** Seconds as "1m 05s" (or "42s", "1h 02m"). */
 export function formatDuration(seconds: number): string {
@@ -27,6 +33,19 @@ export function formatChange(change: number): string {
   const sign = change > 0 ? '+' : change < 0 ? '−' : '';
   return `${sign}${onePlace.format(Math.abs(change))}%`;
 }
+
+/** A difference of two rates in percentage points with its sign, always one place: "+1.5 points", "−0.3 points". */
+export const formatPointsChange = (x: number) => `${x > 0 ? '+' : x < 0 ? '−' : ''}${Math.abs(x).toFixed(1)} points`;
+
+// Numbers written the English way whatever the browser's language (1,250): the billing pages and the
+// collector's health note.
+
+/** Up to three decimals, as `toLocaleString('en')` writes them. */
+export const formatNumberEn = (n: number) => n.toLocaleString('en');
+/** Amounts as computed (up to three decimals): the month's projected overage. */
+export const formatUsd = (n: number) => `${formatNumberEn(n)} USD`;
+/** Amounts to the cent: invoiced overage. */
+export const formatUsdToCents = (n: number) => `${n.toLocaleString('en', { maximumFractionDigits: 2 })} USD`;
 
 // Report days are calendar days of the site's zone, written YYYY-MM-DD: shown as they are (UTC noon
 // keeps the date itself whatever the browser's zone).
@@ -50,3 +69,24 @@ const range = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short
 /** "Nov 17 – 23, 2026" (as the browser's language writes a range), or one day. */
 export const formatPeriod = (from: string, to: string) =>
   from === to ? formatDay(from) : range.formatRange(dayOf(from), dayOf(to));
+
+// Instants (ISO timestamps), in the browser's zone and language.
+const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const date = new Intl.DateTimeFormat(undefined, { dateStyle: 'long' });
+const dayAndTime = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
+const clock = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
+const clockWithSeconds = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+
+/** Date with year and time ("Nov 17, 2026, 2:05 PM"), or "never". */
+export const formatDateTime = (iso: string | null) => (iso ? dateTime.format(new Date(iso)) : 'never');
+/** The date alone, month in words ("November 17, 2026"). */
+export const formatDate = (iso: string) => date.format(new Date(iso));
+/** Day and month with the time, no year ("17 Nov, 14:05"): the dry run's window. */
+export const formatDayAndTime = (iso: string) => dayAndTime.format(new Date(iso));
+/** The time alone ("14:05"): when export links expire. */
+export const formatClockTime = (iso: string) => clock.format(new Date(iso));
+/** The time to the second ("14:05:09"): the last pageviews. */
+export const formatClockTimeWithSeconds = (iso: string) => clockWithSeconds.format(new Date(iso));
+
+/** A TOTP secret in groups of four, easier to type into an authenticator app. */
+export const groupSecret = (secret: string) => secret.replace(/(.{4})(?=.)/g, '$1 ');

@@ -1,6 +1,6 @@
 import { Card } from '../../../components/Card.tsx';
 import { Sparkline } from '../../../components/charts/Sparkline.tsx';
-import { formatDateTime } from '../../../format.ts';
+import { formatDateTime } from '../../../lib/format.ts';
 import { Link } from '../../../router.tsx';
 import { useSitesNow, useSparklines } from '../live/useLive.ts';
 import type { Site } from '../types.ts';
