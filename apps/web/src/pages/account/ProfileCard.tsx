@@ -1,5 +1,5 @@
 import { Card } from '../../components/Card.tsx';
-import { formatDate } from '../../format.ts';
+import { formatDate } from '../../lib/format.ts';
 import type { Me } from '../../trpc.ts';
 
 type User = NonNullable<Me['user']>;

@@ -2,7 +2,7 @@ import { type UseQueryResult, useMutation, useQueryClient } from '@tanstack/reac
 import type { RouterOutputs } from '@us/api';
 import { Card } from '../../components/Card.tsx';
 import { Notice } from '../../components/Notice.tsx';
-import { formatDateTime } from '../../format.ts';
+import { formatDateTime } from '../../lib/format.ts';
 import { toProblem } from '../../problem.ts';
 import { endSession } from '../../session.ts';
 import { useTRPC } from '../../trpc.ts';

@@ -2,8 +2,8 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { CodeField } from '../../components/CodeField.tsx';
 import { FormShell } from '../../components/FormShell.tsx';
 import { QrCode } from '../../components/QrCode.tsx';
-import { groupSecret } from '../../format.ts';
 import { useForm } from '../../forms/useForm.ts';
+import { groupSecret } from '../../lib/format.ts';
 import { type Enrolment, useTRPC } from '../../trpc.ts';
 
 /** Step two of enrolment: scan the QR code (or type the secret), then prove it with a first code. */

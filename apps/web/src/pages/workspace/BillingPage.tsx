@@ -3,14 +3,13 @@ import { useState } from 'react';
 import { Card } from '../../components/Card.tsx';
 import { Notice } from '../../components/Notice.tsx';
 import { useMe } from '../../data/useMe.ts';
+import { formatNumberEn, formatUsd } from '../../lib/format.ts';
 import { toProblem } from '../../problem.ts';
 import { useTRPC } from '../../trpc.ts';
 import { InvoicesCard } from './billing/InvoicesCard.tsx';
 import { PlansCard } from './billing/PlansCard.tsx';
 import { Allowance } from './members/UsageCard.tsx';
 import { WorkspaceFrame } from './WorkspaceFrame.tsx';
-
-const usd = (n: number) => `${n.toLocaleString('en')} USD`;
 
 /**
  * `/billing`: the plan, this month's usage against each allowance with its projection, the subscription
@@ -28,7 +27,7 @@ export function BillingPage() {
   const canChange = me.data?.scopes.includes('billing:write') ?? false;
   const problem = billing.error ? toProblem(billing.error) : null;
   const b = billing.data;
-  const projected = (p: number | null) => (p === null ? undefined : `Heading for ${p.toLocaleString('en')} by the month's end.`);
+  const projected = (p: number | null) => (p === null ? undefined : `Heading for ${formatNumberEn(p)} by the month's end.`);
   return (
     <WorkspaceFrame title="Billing">
       {problem && <Notice tone="error">{problem.title}</Notice>}
@@ -80,7 +79,7 @@ export function BillingPage() {
             </div>
             <p data-testid="billing-overage">
               {b.overage.billed
-                ? `Projected overage at the month's end: ${usd(b.overage.totalUsd)} (pageviews ${usd(b.overage.pageviewsUsd)}, server requests ${usd(b.overage.requestsUsd)}, proxy hostnames ${usd(b.overage.proxyHostnamesUsd)}).`
+                ? `Projected overage at the month's end: ${formatUsd(b.overage.totalUsd)} (pageviews ${formatUsd(b.overage.pageviewsUsd)}, server requests ${formatUsd(b.overage.requestsUsd)}, proxy hostnames ${formatUsd(b.overage.proxyHostnamesUsd)}).`
                 : 'Free never bills: past an allowance the owners get a notice at 80 % and 100 %, and at 150 % of server requests their logging pauses until the month turns. Pageviews keep counting.'}
             </p>
           </Card>

@@ -1,8 +1,8 @@
 import { Card } from '../../../components/Card.tsx';
-import { ChartTable } from './ChartTable.tsx';
-import { formatCount, formatPeriod } from './format.ts';
+import { ChartTable } from '../../../components/charts/ChartTable.tsx';
+import { type ChartLine, SeriesChart } from '../../../components/charts/SeriesChart.tsx';
+import { formatCount, formatPeriod } from '../../../lib/format.ts';
 import type { LaneView } from './lanes.ts';
-import { type ChartLine, SeriesChart } from './SeriesChart.tsx';
 import type { StatsResult } from './types.ts';
 
 /** The lane's daily series as a chart, with a legend giving each line's total. */

@@ -1,13 +1,13 @@
 import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { Notice } from '../../../components/Notice.tsx';
+import { formatPeriod } from '../../../lib/format.ts';
 import { toProblem } from '../../../problem.ts';
 import { useTRPC, useTRPCClient } from '../../../trpc.ts';
 import { ChartCard } from './ChartCard.tsx';
 import { type Choices, laneOf } from './choices.ts';
 import { seriesOptions, summaryOptions } from './data.ts';
 import { EmptyState } from './EmptyState.tsx';
-import { formatPeriod } from './format.ts';
 import { LANE_VIEWS } from './lanes.ts';
 import { MeasureCards } from './MeasureCards.tsx';
 import { type MeasureItem, seriesMeasures, summaryMeasures } from './measures.ts';

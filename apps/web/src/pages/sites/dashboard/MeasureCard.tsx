@@ -1,5 +1,5 @@
 import { useId } from 'react';
-import { formatChange } from './format.ts';
+import { formatChange } from '../../../lib/format.ts';
 import type { MeasureItem } from './measures.ts';
 
 const ARROWS = { up: '▲', down: '▼', same: '→' } as const;

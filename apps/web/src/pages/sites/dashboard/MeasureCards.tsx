@@ -1,4 +1,4 @@
-import { formatPeriod } from './format.ts';
+import { formatPeriod } from '../../../lib/format.ts';
 import { MeasureCard } from './MeasureCard.tsx';
 import type { MeasureItem } from './measures.ts';
 

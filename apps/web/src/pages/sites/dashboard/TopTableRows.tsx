@@ -1,5 +1,5 @@
+import { formatPercent } from '../../../lib/format.ts';
 import { Link } from '../../../router.tsx';
-import { formatPercent } from './format.ts';
 import { countLabel, formatCountOf } from './full/counts.ts';
 import { valueLabel } from './topValues.ts';
 import type { TopTable } from './types.ts';

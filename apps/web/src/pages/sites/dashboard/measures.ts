@@ -1,4 +1,4 @@
-import { formatCount, formatDuration, formatPercent, formatRatio } from './format.ts';
+import { formatCount, formatDuration, formatPercent, formatRatio } from '../../../lib/format.ts';
 import type { LaneView } from './lanes.ts';
 import type { MeasureName, StatsResult, Summary, SummaryMeasure } from './types.ts';
 

@@ -1,10 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
 import { Card } from '../../../components/Card.tsx';
 import { Notice } from '../../../components/Notice.tsx';
+import { formatPeriod } from '../../../lib/format.ts';
 import { toProblem } from '../../../problem.ts';
 import { Link, usePath, useQueryParam, useSearch } from '../../../router.tsx';
 import { useTRPC } from '../../../trpc.ts';
-import { formatPeriod } from '../dashboard/format.ts';
 import { SiteLinks } from '../parts/SiteLinks.tsx';
 import { SiteMissing } from '../parts/SiteMissing.tsx';
 import { SitesFrame } from '../parts/SitesFrame.tsx';

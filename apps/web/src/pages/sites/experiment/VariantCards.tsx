@@ -1,4 +1,4 @@
-import { formatCount, formatPercent } from '../dashboard/format.ts';
+import { formatCount, formatPercent } from '../../../lib/format.ts';
 import type { VariantResult } from './data.ts';
 
 /** The variants side by side: sessions shown, sessions converted and the rate (none under 5 sessions). */

@@ -1,6 +1,6 @@
 import { Card } from '../../../components/Card.tsx';
+import { IntervalBar } from '../../../components/charts/IntervalBar.tsx';
 import type { Comparison } from './data.ts';
-import { IntervalBar } from './IntervalBar.tsx';
 
 /** p as people read it: two significant digits, "< 0.001" below that. */
 export const formatP = (p: number) => (p < 0.001 ? 'p < 0.001' : `p = ${Number(p.toPrecision(2))}`);

@@ -7,10 +7,10 @@ import { Field } from '../../../components/Field.tsx';
 import { FormShell } from '../../../components/FormShell.tsx';
 import { Notice } from '../../../components/Notice.tsx';
 import { useForm } from '../../../forms/useForm.ts';
+import { formatClockTime, formatCount } from '../../../lib/format.ts';
 import { toProblem } from '../../../problem.ts';
 import { usePath } from '../../../router.tsx';
 import { useTRPC } from '../../../trpc.ts';
-import { formatCount } from '../dashboard/format.ts';
 import { SiteLinks } from '../parts/SiteLinks.tsx';
 import { SiteMissing } from '../parts/SiteMissing.tsx';
 import { SitesFrame } from '../parts/SitesFrame.tsx';
@@ -25,8 +25,6 @@ const HOLDS: Record<string, string> = {
   'archive.json': 'the raw records: one gzipped file per kind and hour, each with its own link',
   'manifest.json': 'what is where, with counts',
 };
-
-const timeOf = (iso: string) => new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
 
 /** `/sites/<id>/export`: export all of the site's data as five files with one-hour links. */
 export function ExportPage() {
@@ -84,7 +82,7 @@ export function ExportPage() {
 function ExportFiles({ made }: { made: Made }) {
   const expires = made.files[0]?.expiresAt;
   return (
-    <Card title="Your files" aside={expires ? <span className="muted">links work until {timeOf(expires)}</span> : null}>
+    <Card title="Your files" aside={expires ? <span className="muted">links work until {formatClockTime(expires)}</span> : null}>
       <ul className="export-files" aria-label="Export files">
         {made.files.map((f) => (
           <li key={f.name}>

@@ -1,7 +1,7 @@
 import { Card } from '../../../components/Card.tsx';
-import { ChartTable } from '../dashboard/ChartTable.tsx';
-import { formatCount, formatPeriod } from '../dashboard/format.ts';
-import { type ChartLine, SeriesChart } from '../dashboard/SeriesChart.tsx';
+import { ChartTable } from '../../../components/charts/ChartTable.tsx';
+import { type ChartLine, SeriesChart } from '../../../components/charts/SeriesChart.tsx';
+import { formatCount, formatPeriod } from '../../../lib/format.ts';
 import type { GoalResult } from './data.ts';
 import { GoalFigures } from './GoalFigures.tsx';
 

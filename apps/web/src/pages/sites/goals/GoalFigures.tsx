@@ -1,4 +1,4 @@
-import { formatCount, formatPercent } from '../dashboard/format.ts';
+import { formatCount, formatPercent } from '../../../lib/format.ts';
 import type { GoalResult } from './data.ts';
 
 /** Completions, sessions reaching the goal and the conversion rate, as a list of labelled figures. */

@@ -1,9 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { Notice } from '../../../components/Notice.tsx';
+import { formatCount, formatPeriod } from '../../../lib/format.ts';
 import { toProblem } from '../../../problem.ts';
 import { usePath, useSearch } from '../../../router.tsx';
 import { useTRPC } from '../../../trpc.ts';
-import { formatCount, formatPeriod } from '../dashboard/format.ts';
 import { SiteLinks } from '../parts/SiteLinks.tsx';
 import { SiteMissing } from '../parts/SiteMissing.tsx';
 import { SitesFrame } from '../parts/SitesFrame.tsx';

@@ -1,6 +1,6 @@
 import { Card } from '../../../components/Card.tsx';
+import { formatCount, formatPercent } from '../../../lib/format.ts';
 import { Link } from '../../../router.tsx';
-import { formatCount, formatPercent } from '../dashboard/format.ts';
 import type { Journeys } from './data.ts';
 
 /** Every A/B experiment of the site with its variants in brief, each linking to its results page. */

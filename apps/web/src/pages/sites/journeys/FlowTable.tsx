@@ -1,4 +1,4 @@
-import { formatCount } from '../dashboard/format.ts';
+import { formatCount } from '../../../lib/format.ts';
 import type { JourneyLink, JourneyNode } from './data.ts';
 import { stepName } from './sankeyLayout.ts';
 

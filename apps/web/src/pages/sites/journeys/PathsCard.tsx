@@ -1,8 +1,6 @@
 import { Card } from '../../../components/Card.tsx';
-import { formatCount, formatPercent } from '../dashboard/format.ts';
+import { formatCount, formatHundredths, formatPercent } from '../../../lib/format.ts';
 import type { Journeys } from './data.ts';
-
-const ratio = new Intl.NumberFormat(undefined, { maximumFractionDigits: 2 });
 
 /** The most common paths, each with every goal's rate and lift over the site's rate. */
 export function PathsCard({ journeys }: { journeys: Journeys }) {
@@ -42,7 +40,7 @@ export function PathsCard({ journeys }: { journeys: Journeys }) {
                     return (
                       <td key={g.id} className="num">
                         {r ? formatPercent(r.rate) : '—'}
-                        {r?.lift != null && <span className="muted">, ×{ratio.format(r.lift)}</span>}
+                        {r?.lift != null && <span className="muted">, ×{formatHundredths(r.lift)}</span>}
                       </td>
                     );
                   })}

@@ -1,7 +1,7 @@
 import type { MouseEvent } from 'react';
+import { useElementWidth } from '../../../components/charts/useElementWidth.ts';
+import { formatCount } from '../../../lib/format.ts';
 import { useSearch } from '../../../router.tsx';
-import { formatCount } from '../dashboard/format.ts';
-import { useElementWidth } from '../dashboard/useElementWidth.ts';
 import { anchorHref } from './choices.ts';
 import type { JourneyLink, JourneyNode } from './data.ts';
 import { bandPath, layoutSankey, type PlacedNode, stepName } from './sankeyLayout.ts';

@@ -1,4 +1,4 @@
-import { formatCount, formatPercent } from '../dashboard/format.ts';
+import { formatCount, formatPercent } from '../../../lib/format.ts';
 import type { Journeys } from './data.ts';
 
 /** Visits in the period and the share of them reaching each goal, as a list of labelled figures. */

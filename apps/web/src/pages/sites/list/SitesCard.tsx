@@ -1,9 +1,9 @@
 import { Card } from '../../../components/Card.tsx';
-import { formatDateTime } from '../../../format.ts';
+import { Sparkline } from '../../../components/charts/Sparkline.tsx';
+import { formatDateTime } from '../../../lib/format.ts';
 import { Link } from '../../../router.tsx';
 import { useSitesNow, useSparklines } from '../live/useLive.ts';
 import type { Site } from '../types.ts';
-import { Sparkline } from './Sparkline.tsx';
 
 /** The workspace's sites, each linking to its own page; when there are none, what a site is. */
 export function SitesCard({ sites }: { sites: Site[] }) {

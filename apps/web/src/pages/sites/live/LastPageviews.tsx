@@ -1,11 +1,11 @@
 import type { RouterOutputs } from '@us/api';
 import { Card } from '../../../components/Card.tsx';
+import { formatClockTimeWithSeconds } from '../../../lib/format.ts';
 import { valueLabel } from '../dashboard/topValues.ts';
 
 type Recent = RouterOutputs['live']['site']['recent'];
 
 const LANE_LABELS: Record<string, string> = { human: 'People', bot: 'Crawler', internal: 'Internal' };
-const time = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
 
 /**
  * The site's last pageviews (any lane, newest first), for someone checking that a launch or the snippet
@@ -37,7 +37,7 @@ export function LastPageviews({ recent, minutes }: { recent: Recent | undefined;
               {recent.map((r, i) => (
                 <tr key={`${r.at}-${i}`}>
                   <td>
-                    <time dateTime={r.at}>{time.format(new Date(r.at))}</time>
+                    <time dateTime={r.at}>{formatClockTimeWithSeconds(r.at)}</time>
                   </td>
                   <th scope="row" className="dash-top-label">
                     <span className="dash-top-text" title={r.path}>

@@ -1,4 +1,4 @@
-import { formatCount } from '../dashboard/format.ts';
+import { formatCount } from '../../../lib/format.ts';
 
 /** "● 3 visitors now": people with a pageview in the last few minutes, announced politely as it changes. */
 export function NowFigure({ visitors, minutes }: { visitors: number | undefined; minutes: number }) {

@@ -1,7 +1,7 @@
 import { Card } from '../../../components/Card.tsx';
 import { Notice } from '../../../components/Notice.tsx';
+import { formatCount, formatPeriod } from '../../../lib/format.ts';
 import { toProblem } from '../../../problem.ts';
-import { formatCount, formatPeriod } from '../dashboard/format.ts';
 import { DaysPicker } from './DaysPicker.tsx';
 import { useAiTraffic } from './data.ts';
 import { type AiTraffic, CATEGORIES } from './types.ts';

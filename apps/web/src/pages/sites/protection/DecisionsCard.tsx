@@ -1,9 +1,9 @@
 import { Card } from '../../../components/Card.tsx';
+import { ChartTable } from '../../../components/charts/ChartTable.tsx';
+import { type ChartLine, SeriesChart } from '../../../components/charts/SeriesChart.tsx';
 import { Notice } from '../../../components/Notice.tsx';
+import { formatCount, formatPeriod } from '../../../lib/format.ts';
 import { toProblem } from '../../../problem.ts';
-import { ChartTable } from '../dashboard/ChartTable.tsx';
-import { formatCount, formatPeriod } from '../dashboard/format.ts';
-import { type ChartLine, SeriesChart } from '../dashboard/SeriesChart.tsx';
 import { DaysPicker } from './DaysPicker.tsx';
 import { useDecisions } from './data.ts';
 import { ActionCounts, ActionHeads, ReasonsTable } from './parts.tsx';

@@ -1,6 +1,6 @@
 import { Card } from '../../../components/Card.tsx';
 import { Notice } from '../../../components/Notice.tsx';
-import { formatCount } from '../dashboard/format.ts';
+import { formatCount, formatDayAndTime } from '../../../lib/format.ts';
 import { ActionBadge, ActionCounts, ActionHeads, ReasonsTable } from './parts.tsx';
 import type { DryRun } from './types.ts';
 
@@ -12,8 +12,6 @@ interface DryRunCardProps {
   problem: string | null;
   onRun: () => void;
 }
-
-const when = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
 
 /** Replays the edited, unsaved settings over the last 7 days of stored requests: what each rule would have done. */
 export function DryRunCard({ result, fresh, running, problem, onRun }: DryRunCardProps) {
@@ -34,8 +32,8 @@ export function DryRunCard({ result, fresh, running, problem, onRun }: DryRunCar
           {!fresh && <Notice tone="info">The settings changed since this dry run: run it again to see the edits.</Notice>}
           {result.sampled && <Notice tone="info">{result.sampled.note}</Notice>}
           <p className="dry-run-summary" role="status">
-            {formatCount(result.requests)} requests from {when.format(new Date(result.from))} to{' '}
-            {when.format(new Date(result.to))}. {result.mode === 'log' ? 'In log mode every request is served; ' : ''}
+            {formatCount(result.requests)} requests from {formatDayAndTime(result.from)} to {formatDayAndTime(result.to)}.{' '}
+            {result.mode === 'log' ? 'In log mode every request is served; ' : ''}
             {result.requests > 0 && (
               <>{formatCount(result.changed)} would be treated differently than under the saved settings.</>
             )}

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { formatCount } from '../dashboard/format.ts';
+import { formatCount } from '../../../lib/format.ts';
 import { type RuleDraft, type RuleField, ruleInputId } from './draft.ts';
 import { ACTIONS, CATEGORIES, type Category, type DryRun, KINDS } from './types.ts';
 

@@ -1,4 +1,4 @@
-import { formatCount } from '../dashboard/format.ts';
+import { formatCount } from '../../../lib/format.ts';
 import { ACTIONS, type Action } from './types.ts';
 
 /** An action as a coloured word (the word carries the meaning; the colour only helps). */

@@ -1,5 +1,5 @@
 import { Card } from '../../../components/Card.tsx';
-import { formatCount } from '../dashboard/format.ts';
+import { formatCount } from '../../../lib/format.ts';
 import type { SearchWeeks } from './data.ts';
 
 type Week = SearchWeeks['weeks'][number];

@@ -1,7 +1,7 @@
 import { Card } from '../../../components/Card.tsx';
-import { ChartTable } from '../dashboard/ChartTable.tsx';
-import { formatCount } from '../dashboard/format.ts';
-import { type ChartLine, SeriesChart } from '../dashboard/SeriesChart.tsx';
+import { ChartTable } from '../../../components/charts/ChartTable.tsx';
+import { type ChartLine, SeriesChart } from '../../../components/charts/SeriesChart.tsx';
+import { formatCount } from '../../../lib/format.ts';
 import type { SearchWeeks } from './data.ts';
 
 type Week = SearchWeeks['weeks'][number];

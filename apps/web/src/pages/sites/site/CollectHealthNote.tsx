@@ -1,8 +1,8 @@
 import { Notice } from '../../../components/Notice.tsx';
+import { formatNumberEn } from '../../../lib/format.ts';
 import type { InstallStatus } from '../types.ts';
 
-const n = (value: number) => value.toLocaleString('en');
-const reports = (value: number) => `${n(value)} ${value === 1 ? 'report' : 'reports'}`;
+const reports = (value: number) => `${formatNumberEn(value)} ${value === 1 ? 'report' : 'reports'}`;
 
 /**
  * What the collector did not store lately, so an owner sees a flood or bad reports instead of
@@ -16,16 +16,18 @@ export function CollectHealthNote({ collect }: { collect: InstallStatus['collect
       <span id="collect-health">
         {droppedLast7Days > 0 && (
           <>
-            {reports(droppedLast7Days)} dropped in the last 7 days ({n(droppedToday)} today): they came faster than the collector
-            accepts
-            {droppedByReason.address > 0 && <> ({n(droppedByReason.address)} from single addresses sending too many)</>}
-            {droppedByReason.site > 0 && <> ({n(droppedByReason.site)} past the site's budget per minute)</>}. Such bursts are
-            usually automated traffic.{' '}
+            {reports(droppedLast7Days)} dropped in the last 7 days ({formatNumberEn(droppedToday)} today): they came faster than
+            the collector accepts
+            {droppedByReason.address > 0 && (
+              <> ({formatNumberEn(droppedByReason.address)} from single addresses sending too many)</>
+            )}
+            {droppedByReason.site > 0 && <> ({formatNumberEn(droppedByReason.site)} past the site's budget per minute)</>}. Such
+            bursts are usually automated traffic.{' '}
           </>
         )}
         {setAsideLast7Days > 0 && (
           <>
-            {n(setAsideLast7Days)} {setAsideLast7Days === 1 ? 'report' : 'reports'} could not be stored and{' '}
+            {formatNumberEn(setAsideLast7Days)} {setAsideLast7Days === 1 ? 'report' : 'reports'} could not be stored and{' '}
             {setAsideLast7Days === 1 ? 'was' : 'were'} set aside for inspection.
           </>
         )}

@@ -2,7 +2,7 @@ import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
 import { latestProblem } from '../../../data/latestProblem.ts';
-import { formatDateTime } from '../../../format.ts';
+import { formatDateTime } from '../../../lib/format.ts';
 import { useTRPC } from '../../../trpc.ts';
 import { CopyButton } from '../parts/CopyButton.tsx';
 import type { InternalLink, Site } from '../types.ts';

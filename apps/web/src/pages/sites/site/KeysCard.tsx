@@ -3,7 +3,7 @@ import { Card } from '../../../components/Card.tsx';
 import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
 import { Notice } from '../../../components/Notice.tsx';
 import { latestProblem } from '../../../data/latestProblem.ts';
-import { formatDate } from '../../../format.ts';
+import { formatDate } from '../../../lib/format.ts';
 import { toProblem } from '../../../problem.ts';
 import { useTRPC } from '../../../trpc.ts';
 import { CopyButton } from '../parts/CopyButton.tsx';

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Card } from '../../../components/Card.tsx';
 import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
 import { Notice } from '../../../components/Notice.tsx';
-import { formatDateTime } from '../../../format.ts';
+import { formatDateTime } from '../../../lib/format.ts';
 import { toProblem } from '../../../problem.ts';
 import { useTRPC } from '../../../trpc.ts';
 import { ActionsTable } from '../parts/ActionsTable.tsx';

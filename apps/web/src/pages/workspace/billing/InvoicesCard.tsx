@@ -2,13 +2,12 @@ import { useMutation } from '@tanstack/react-query';
 import type { RouterOutputs } from '@us/api';
 import { Card } from '../../../components/Card.tsx';
 import { Notice } from '../../../components/Notice.tsx';
+import { formatUsdToCents } from '../../../lib/format.ts';
 import { toProblem } from '../../../problem.ts';
 import { useTRPC } from '../../../trpc.ts';
 import { openProviderPage } from './PlansCard.tsx';
 
 type Billing = RouterOutputs['billing']['get'];
-
-const usd = (n: number) => `${n.toLocaleString('en', { maximumFractionDigits: 2 })} USD`;
 
 /** The subscription, the closed months with their overage, and the way to invoices (the provider's portal). */
 export function InvoicesCard({ billing, canChange }: { billing: Billing; canChange: boolean }) {
@@ -55,7 +54,7 @@ export function InvoicesCard({ billing, canChange }: { billing: Billing; canChan
                 <tr key={m.month}>
                   <th scope="row">{m.month.slice(0, 7)}</th>
                   <td>{m.plan}</td>
-                  <td>{usd(m.overageUsd)}</td>
+                  <td>{formatUsdToCents(m.overageUsd)}</td>
                   <td>{m.overageUsd === 0 ? '—' : m.reported ? 'yes' : 'being sent'}</td>
                 </tr>
               ))}

@@ -4,13 +4,14 @@ import { useState } from 'react';
 import { Card } from '../../../components/Card.tsx';
 import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
 import { Notice } from '../../../components/Notice.tsx';
+import { formatNumberEn } from '../../../lib/format.ts';
 import { toProblem } from '../../../problem.ts';
 import { useTRPC } from '../../../trpc.ts';
 
 type Billing = RouterOutputs['billing']['get'];
 type Interval = 'month' | 'year';
 
-const count = (n: number | null) => (n === null ? 'unlimited' : n.toLocaleString('en'));
+const count = (n: number | null) => (n === null ? 'unlimited' : formatNumberEn(n));
 const LIVE = new Set(['active', 'trialing', 'past_due']);
 
 /** Goes to a payment provider page (checkout or portal): a full navigation, as the provider expects. */

@@ -2,7 +2,7 @@ import { useMutation } from '@tanstack/react-query';
 import { Card } from '../../../components/Card.tsx';
 import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
 import { Notice } from '../../../components/Notice.tsx';
-import { formatDate } from '../../../format.ts';
+import { formatDate } from '../../../lib/format.ts';
 import { toProblem } from '../../../problem.ts';
 import { useTRPC } from '../../../trpc.ts';
 import type { Invite } from '../types.ts';

@@ -1,5 +1,5 @@
 import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
-import { formatDate } from '../../../format.ts';
+import { formatDate } from '../../../lib/format.ts';
 import { ALL_ROLES, INVITE_ROLES, type Member, type Role } from '../types.ts';
 
 interface MemberRowProps {

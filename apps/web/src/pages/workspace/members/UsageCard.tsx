@@ -1,4 +1,5 @@
 import { Card } from '../../../components/Card.tsx';
+import { formatNumberEn } from '../../../lib/format.ts';
 import type { WorkspaceInfo } from '../types.ts';
 
 /** One allowance as a bar: used of limit (null limit: unlimited), with an optional note under it. */
@@ -15,8 +16,12 @@ export function Allowance({
 }) {
   const full = limit !== null && used !== null && used >= limit;
   const share = limit && used !== null ? Math.min(100, Math.round((used / limit) * 100)) : 0;
-  const n = (v: number) => v.toLocaleString('en');
-  const text = used === null ? 'not shown' : limit === null ? `${n(used)} (unlimited)` : `${n(used)} of ${n(limit)}`;
+  const text =
+    used === null
+      ? 'not shown'
+      : limit === null
+        ? `${formatNumberEn(used)} (unlimited)`
+        : `${formatNumberEn(used)} of ${formatNumberEn(limit)}`;
   return (
     <div className="allowance">
       <div className="allowance-head">

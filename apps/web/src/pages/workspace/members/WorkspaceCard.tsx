@@ -4,8 +4,8 @@ import { Card } from '../../../components/Card.tsx';
 import { Field } from '../../../components/Field.tsx';
 import { FormShell } from '../../../components/FormShell.tsx';
 import { Notice } from '../../../components/Notice.tsx';
-import { formatDate } from '../../../format.ts';
 import { useForm } from '../../../forms/useForm.ts';
+import { formatDate } from '../../../lib/format.ts';
 import { useTRPC } from '../../../trpc.ts';
 import type { WorkspaceInfo } from '../types.ts';
 

@@ -1,5 +1,5 @@
 import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
-import { formatDate, formatDateTime } from '../../../format.ts';
+import { formatDate, formatDateTime } from '../../../lib/format.ts';
 import type { TokenEntry } from '../types.ts';
 
 interface TokenRowProps {

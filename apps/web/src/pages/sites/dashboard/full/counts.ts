@@ -1,4 +1,4 @@
-import { formatCount, formatDuration, formatValue } from '../format.ts';
+import { formatCount, formatDuration, formatHundredths } from '../../../../lib/format.ts';
 
 /** How the counts of a metric set read as column headings. */
 const LABELS: Record<string, string> = {
@@ -19,7 +19,7 @@ export const countLabel = (count: string) => LABELS[count] ?? count.replace(/_/g
 export function formatCountOf(count: string, n: number): string {
   if (count === 'scroll_depth') return `${formatCount(n)}%`;
   if (count === 'time_on_page') return formatDuration(n);
-  if (count === 'value_sum' || count === 'value_average') return formatValue(n);
+  if (count === 'value_sum' || count === 'value_average') return formatHundredths(n);
   return formatCount(n);
 }
 

@@ -1,7 +1,7 @@
 import type { TopTable } from '@us/shared';
 import { geoEqualEarth, geoPath } from 'd3-geo';
 import { useMemo } from 'react';
-import { formatCount } from '../format.ts';
+import { formatCount } from '../../../../lib/format.ts';
 import { valueLabel } from '../topValues.ts';
 import { countryShapes } from './shapes.ts';
 

@@ -1,4 +1,4 @@
-import { formatCount, formatDay } from './format.ts';
+import { formatCount, formatDay } from '../../lib/format.ts';
 import type { ChartLine } from './SeriesChart.tsx';
 
 /** The chart's figures as a table for screen readers (the drawing itself is one image to them). */

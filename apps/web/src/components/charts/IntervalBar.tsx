@@ -1,9 +1,8 @@
-import { useElementWidth } from '../dashboard/useElementWidth.ts';
+import { formatPointsChange } from '../../lib/format.ts';
+import { useElementWidth } from './useElementWidth.ts';
 
 const HEIGHT = 64;
 const M = { left: 16, right: 16 };
-
-const points = (x: number) => `${x > 0 ? '+' : x < 0 ? '−' : ''}${Math.abs(x).toFixed(1)} points`;
 
 /**
  * The difference of rates (b − a) with its 95 % interval as a bar from low to high on an axis around
@@ -27,7 +26,7 @@ export function IntervalBar({
   const plotW = width - M.left - M.right;
   const x = (v: number) => M.left + ((v + reach) / (2 * reach)) * plotW;
   const crossesZero = low <= 0 && high >= 0;
-  const text = `Difference ${b} − ${a}: ${points(difference)}, 95 % interval ${points(low)} to ${points(high)}${
+  const text = `Difference ${b} − ${a}: ${formatPointsChange(difference)}, 95 % interval ${formatPointsChange(low)} to ${formatPointsChange(high)}${
     crossesZero ? ' (includes zero)' : ''
   }`;
   return (

@@ -1,6 +1,6 @@
 import { useState } from 'react';
+import { formatCompact, formatCount, formatDay, formatMonth, formatShortDay } from '../../lib/format.ts';
 import { labelIndexes, linePath, yTicks } from './chartScale.ts';
-import { formatCompact, formatCount, formatDay, formatMonth, formatShortDay } from './format.ts';
 import { useElementWidth } from './useElementWidth.ts';
 
 /** One drawn count: this period's value per day and, when comparing, the previous period's. */
