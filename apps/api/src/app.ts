@@ -12,6 +12,7 @@ import { collectLane } from './faces/collect/lane.ts';
 import { downloadsHandler } from './faces/downloads.ts';
 import { firstPartyHandler } from './faces/first-party.ts';
 import { mcpHandler } from './faces/mcp/handler.ts';
+import { PROBLEM_TYPES_PREFIX, problemTypesHandler } from './faces/problem-types.ts';
 import { restHandler } from './faces/rest/handler.ts';
 import { buildOpenApi } from './faces/rest/openapi.ts';
 import { scriptHandler } from './faces/script.ts';
@@ -63,6 +64,7 @@ function createApp(deps: Deps, collect: ReturnType<typeof collectHandler>, opts:
   const billingWebhook = billingWebhookHandler(deps);
   const script = scriptHandler(opts.scriptDist);
   const spa = spaStatic(opts.webDist ?? WEB_DIST);
+  const problemTypes = problemTypesHandler();
 
   // Errors Koa itself meets while sending (a stream body failing): logged here rather than printed, and a
   // client that went away mid-download is no error of ours. Download paths are credentials: left out.
@@ -105,6 +107,8 @@ function createApp(deps: Deps, collect: ReturnType<typeof collectHandler>, opts:
       return collect.koa(ctx);
     }
     if (p.startsWith('/_us/')) return firstParty(ctx);
+    // What a problem's `type` points at; the dashboard has no route under /problems/.
+    if (p.startsWith(PROBLEM_TYPES_PREFIX)) return problemTypes(ctx);
     if (p === '/challenge' || p === challengePath) return challenge(ctx);
     if (p.startsWith('/script.')) return script(ctx, () => spa(ctx, next));
     return spa(ctx, next);

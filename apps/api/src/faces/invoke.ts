@@ -82,7 +82,9 @@ export async function invoke(
     if (rec?.state === 'done' && rec.sealed !== undefined) {
       return { data: JSON.parse(ciphers.idempotency.decrypt(rec.sealed)), replayed: true };
     }
-    throw new AppError(409, 'A request with this key is still running: wait a moment, then retry');
+    throw new AppError(409, 'A request with this key is still running: wait a moment, then retry', {
+      code: 'idempotency-in-progress',
+    });
   }
   try {
     const data = await call(op, ctx, input);

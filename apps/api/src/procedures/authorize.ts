@@ -1,5 +1,5 @@
 import type { Actor } from '../actor/actor.ts';
-import { forbidden, unauthorized } from '../core/errors.ts';
+import { forbidden, scopeMissing, unauthorized } from '../core/errors.ts';
 import type { Ctx } from './context.ts';
 import type { Meta } from './meta.ts';
 
@@ -46,10 +46,11 @@ export async function authorize(ctx: Ctx, meta: Meta): Promise<Actor | null> {
   }
   if (actor.type === 'user') checkSameSite(ctx);
   if (meta.scope && !actor.scopes.includes(meta.scope)) {
-    throw forbidden(
+    throw scopeMissing(
+      meta.scope,
       actor.workspaceId === null
-        ? `Missing scope ${meta.scope}: you belong to no workspace yet; create or join one`
-        : `Missing scope ${meta.scope}: ask a workspace owner for a role or token that has it`,
+        ? 'you belong to no workspace yet; create or join one'
+        : 'ask a workspace owner for a role or token that has it',
     );
   }
   if (meta.noRestricted && actor.siteIds !== null) {

@@ -1,5 +1,6 @@
 import { initTRPC } from '@trpc/server';
 import { logFailure, toAppError } from '../core/error-map.ts';
+import { toProblem } from '../core/errors.ts';
 import type { Ctx } from './context.ts';
 import type { Meta } from './meta.ts';
 
@@ -19,7 +20,7 @@ const t = initTRPC
         data: {
           code: shape.data.code,
           httpStatus: app.status,
-          problem: { title: app.title, status: app.status, ...(app.field ? { field: app.field } : {}) },
+          problem: toProblem(app),
           retryAfter: app.retryAfter ?? null,
         },
       };

@@ -250,7 +250,7 @@ describe('attacks on API input', () => {
       expect(res.status).toBe(431);
       expect(res.headers.get('content-type')).toBe('application/problem+json');
       const body = (await res.json()) as { status: number; title: string };
-      expect(body).toMatchObject({ status: 431 });
+      expect(body).toMatchObject({ type: '/problems/too-large', code: 'too-large', status: 431 });
       expect(body.title).toMatch(/shorter URL/);
       await t.request.get('/healthz').expect(200);
     });
@@ -270,7 +270,11 @@ describe('attacks on API input', () => {
       });
       expect(text).toMatch(/^HTTP\/1\.1 400 /);
       expect(text).toMatch(/content-type: application\/problem\+json/i);
-      expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toMatchObject({ status: 400 });
+      expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toMatchObject({
+        type: '/problems/validation',
+        code: 'validation',
+        status: 400,
+      });
     });
   });
 
@@ -324,7 +328,7 @@ describe('attacks on API input', () => {
       it(`${face}: a 5 MB body`, async () => {
         const { big, small } = await bigThenSmall(path, 5 * 1024 * 1024, face === 'MCP' ? { authorization: auth } : {});
         expect([big.status, big.type]).toEqual([413, 'application/problem+json']);
-        expect(JSON.parse(big.body).title).toMatch(/too large/);
+        expect(JSON.parse(big.body)).toMatchObject({ type: '/problems/too-large', code: 'too-large', title: /too large/ });
         expect(small.status).toBe(200);
       });
     }

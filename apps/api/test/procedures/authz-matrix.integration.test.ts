@@ -130,6 +130,7 @@ function check(c: MatrixCase, r: Result) {
   if (exp.status === 401) {
     expect(o.status, `RULE VIOLATION (expected 401) — ${what}`).toBe(401);
     expectProblemJson(o, r);
+    expect(o.code, what).toBe('unauthenticated');
     if (c.caller.kind.type !== 'unknown-session') {
       expect(o.wwwAuthenticate, `401 without WWW-Authenticate — ${what}`).toBeTruthy();
     }
@@ -139,6 +140,8 @@ function check(c: MatrixCase, r: Result) {
     expect(o.status, `RULE VIOLATION (expected 403) — ${what}`).toBe(403);
     expectProblemJson(o, r);
     if (exp.scope) expect(o.title ?? '', `403 title must name ${exp.scope} — ${what}`).toContain(exp.scope);
+    // A missing scope is told apart from a caller of the wrong kind, so a client knows whether a scope helps.
+    expect(o.code, what).toBe(exp.scope ? 'scope-missing' : 'forbidden');
     return;
   }
   if (exp.status === 404) {
@@ -154,6 +157,7 @@ function check(c: MatrixCase, r: Result) {
         (ref ? ` (a made-up id answered ${ref.status}${ref.field ? ` field ${ref.field}` : ''})` : ''),
     ).toBe(404);
     expectProblemJson(o, r);
+    expect(o.code, what).toBe('not-found');
     return;
   }
   // Allowed: the meta's rules let this caller through.
@@ -165,6 +169,7 @@ function check(c: MatrixCase, r: Result) {
     const named = /Missing scope ([a-z]+:[a-z]+)/.exec(o.title ?? '')?.[1] as Scope | undefined;
     const justified = named !== undefined && SCOPES.includes(named) && !heldScopes(c.caller).includes(named);
     expect(justified, `RULE VIOLATION: allowed caller got 403 — ${what}`).toBe(true);
+    expect(o.code, what).toBe('scope-missing');
     return;
   }
   // The site must be found; a 404 about something of the site (a search source not connected) is fine.

@@ -3,6 +3,7 @@ import { EmailToken, User } from '@us/db';
 import { Secret, TOTP } from 'otpauth';
 import type { Response } from 'supertest';
 import { expect } from 'vitest';
+import { isProblemCode, PROBLEM_TYPES, type ProblemCode } from '../../src/core/problem-types.ts';
 import type { TestServer } from './server.ts';
 import type { CapturedMail } from './smtp.ts';
 
@@ -51,16 +52,40 @@ export const STACK_OR_SQL = [
 /** In a problem body, not even the names of the libraries behind it. */
 const LEAKS = [...STACK_OR_SQL, /postgres|mikro-?orm|zod/i];
 
+/** A problem body as the service sends it. */
+export interface ProblemBody {
+  type: string;
+  code: ProblemCode;
+  title: string;
+  status: number;
+  field?: string;
+  retryAfter?: number;
+}
+
+/**
+ * Asserts `body` names its problem type as the type table has it: `type` first and `/problems/<code>`,
+ * a known `code`, sent with a status that type comes with.
+ */
+export function expectTypedProblem(body: Record<string, unknown>, status: number) {
+  const code = String(body.code);
+  expect(isProblemCode(code), `unknown problem code ${code}`).toBe(true);
+  expect(Object.keys(body)[0]).toBe('type');
+  expect(body.type).toBe(`/problems/${code}`);
+  const known: { status: number; alsoAs?: readonly number[] } = PROBLEM_TYPES[code as ProblemCode];
+  expect([known.status, ...(known.alsoAs ?? [])], `${code} sent with ${status}`).toContain(status);
+}
+
 /**
  * Asserts the answer is an RFC 9457 problem as the spec describes it: problem+json, `status` equal to
- * the HTTP status, a non-empty `title`, a `field` for 400 (equal to `field` when given), and nothing
- * that looks like a stack trace or SQL.
+ * the HTTP status, a non-empty `title`, a `field` for 400 (equal to `field` when given), a `type` and
+ * `code` from the type table, and nothing that looks like a stack trace or SQL.
  */
 export function expectProblem(res: Response, status: number, field?: string) {
   expect(res.status, `expected ${status}, got ${res.status}: ${res.text}`).toBe(status);
   expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-  const body = JSON.parse(res.text) as { status?: unknown; title?: unknown; field?: unknown };
+  const body = JSON.parse(res.text) as Record<string, unknown>;
   expect(body.status).toBe(status);
+  expectTypedProblem(body, status);
   expect(typeof body.title).toBe('string');
   expect((body.title as string).trim().length).toBeGreaterThan(0);
   if (status === 400) {
@@ -69,7 +94,15 @@ export function expectProblem(res: Response, status: number, field?: string) {
   }
   if (field !== undefined) expect(body.field).toBe(field);
   for (const leak of LEAKS) expect(res.text).not.toMatch(leak);
-  return body as { status: number; title: string; field?: string };
+  return body as unknown as ProblemBody;
+}
+
+/** Asserts the answer is the problem `code` (with its type's status, and `field` when given). */
+export function expectProblemCode(res: Response, code: ProblemCode, field?: string): ProblemBody {
+  const body = expectProblem(res, PROBLEM_TYPES[code].status, field);
+  expect(body.code).toBe(code);
+  expect(body.type).toBe(`/problems/${code}`);
+  return body;
 }
 
 /** A random private IPv4 address, so throttling by address never mixes tests (needs TRUST_PROXY). */

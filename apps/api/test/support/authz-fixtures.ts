@@ -411,6 +411,7 @@ export function madeUpParam(name: string): string {
 export interface Outcome {
   status: number;
   title: string | undefined;
+  code: string | undefined;
   field: string | undefined;
   contentType: string;
   wwwAuthenticate: string | undefined;
@@ -433,7 +434,7 @@ export async function send(
   if (cred.cookie) req = req.set('Cookie', cred.cookie);
   if (cred.bearer) req = req.set('Authorization', `Bearer ${cred.bearer}`);
   const res: Response = await (body === undefined ? req : req.send(body));
-  let parsed: { title?: unknown; field?: unknown } = {};
+  let parsed: { title?: unknown; code?: unknown; field?: unknown } = {};
   try {
     parsed = JSON.parse(res.text || '{}');
   } catch {
@@ -442,6 +443,7 @@ export async function send(
   return {
     status: res.status,
     title: typeof parsed.title === 'string' ? parsed.title : undefined,
+    code: typeof parsed.code === 'string' ? parsed.code : undefined,
     field: typeof parsed.field === 'string' ? parsed.field : undefined,
     contentType: String(res.headers['content-type'] ?? ''),
     wwwAuthenticate: res.headers['www-authenticate'] as string | undefined,

@@ -24,14 +24,14 @@ export interface EdgeCall {
  * A stand-in for the edge platform's custom-hostname API on 127.0.0.1: POST/GET/DELETE
  * `/zones/{zone}/custom_hostnames[/{id}]`, Bearer token checked, in-memory state. `activate(hostname)`
  * plays the platform's validation succeeding. Options: `allowDuplicates` (so two racing registrations
- * both succeed) and `createDelayMs` (holds registrations back).
+ * both succeed), `createDelayMs` (holds registrations back) and `holdCreates` (registrations wait for it).
  */
 export async function startEdgeStandIn(opts: { token?: string; zoneId?: string } = {}) {
   const token = opts.token ?? 't';
   const zoneId = opts.zoneId ?? 'z';
   const hostnames = new Map<string, StandInHostname>();
   const calls: EdgeCall[] = [];
-  const settings = { allowDuplicates: false, createDelayMs: 0 };
+  const settings = { allowDuplicates: false, createDelayMs: 0, holdCreates: null as Promise<void> | null };
 
   const send = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });
@@ -62,6 +62,7 @@ export async function startEdgeStandIn(opts: { token?: string; zoneId?: string }
         return fail(res, 409, 1406, 'Duplicate custom hostname found.');
       }
       if (settings.createDelayMs) await new Promise((r) => setTimeout(r, settings.createDelayMs));
+      if (settings.holdCreates) await settings.holdCreates;
       const row: StandInHostname = {
         id: randomUUID(),
         hostname: input.hostname,

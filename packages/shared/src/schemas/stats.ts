@@ -132,7 +132,7 @@ export const StatsBatchInput = z
 export type StatsBatchInput = z.infer<typeof StatsBatchInput>;
 
 export const StatsRefusal = z.object({
-  error: z.object({ status: z.number().int(), title: z.string(), field: z.string().optional() }),
+  error: z.object({ status: z.number().int(), code: z.string(), title: z.string(), field: z.string().optional() }),
 });
 export const StatsBatchResult = z.record(z.string(), z.union([StatsResult, StatsRefusal]));
 export type StatsBatchResult = z.infer<typeof StatsBatchResult>;

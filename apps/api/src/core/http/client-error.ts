@@ -1,16 +1,20 @@
 import { type Server, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { type ProblemCode, problemTypeUri } from '../problem-types.ts';
 
 /** What a request Node's HTTP parser refused gets told, by the parser's error code. */
-function refusalOf(code: string | undefined): { status: number; title: string } {
+function refusalOf(code: string | undefined): { code: ProblemCode; title: string; status: number } {
   if (code === 'HPE_HEADER_OVERFLOW') {
     return {
-      status: 431,
+      code: 'too-large',
       title: 'The URL and headers are too large (16 KB at most): send a shorter URL and fewer or smaller headers',
+      status: 431,
     };
   }
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return { status: 408, title: 'The request took too long to arrive: send it again' };
-  return { status: 400, title: 'The request is not valid HTTP/1.1: check the request line and headers' };
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return { code: 'unavailable', title: 'The request took too long to arrive: send it again', status: 408 };
+  }
+  return { code: 'validation', title: 'The request is not valid HTTP/1.1: check the request line and headers', status: 400 };
 }
 
 /**
@@ -24,8 +28,8 @@ export function answerClientErrors(server: Server): Server {
       socket.destroy();
       return;
     }
-    const { status, title } = refusalOf(err.code);
-    const body = JSON.stringify({ type: 'about:blank', title, status });
+    const { code, title, status } = refusalOf(err.code);
+    const body = JSON.stringify({ type: problemTypeUri(code), code, title, status });
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
         'Content-Type: application/problem+json\r\n' +

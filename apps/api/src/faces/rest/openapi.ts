@@ -1,12 +1,18 @@
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
+import { PROBLEM_CODES } from '../../core/problem-types.ts';
 import type { Operation } from '../../procedures/registry.ts';
 import { appRouter } from '../../router.ts';
 
 const problemSchema: NonNullable<NonNullable<OpenAPIObject['components']>['schemas']>[string] = {
   type: 'object' as const,
-  required: ['title', 'status'],
+  required: ['type', 'code', 'title', 'status'],
   properties: {
-    type: { type: 'string' as const },
+    type: {
+      type: 'string' as const,
+      description:
+        "The problem type: /problems/{code}, relative to this answer's URL; GET it for what the code means and what to do",
+    },
+    code: { type: 'string' as const, enum: PROBLEM_CODES, description: 'The kind of problem, for clients to act on' },
     title: { type: 'string' as const, description: 'What went wrong, written to be acted on' },
     status: { type: 'integer' as const },
     field: { type: 'string' as const, description: 'For 400: the offending field, e.g. password or scopes[2]' },

@@ -61,13 +61,13 @@ export async function login(
 
   const ok = user ? await verifyPassword(user.passwordHash, input.password) : await dummyVerify(input.password);
   // A right password on an unconfirmed address is still a failed sign-in (it counts as one); only its
-  // title differs, and only someone who knows the password sees it.
+  // title and code differ, and only someone who knows the password sees them.
   if (!user || !ok || !user.emailVerifiedAt) {
     if (user && address) {
       // Which addresses failed against this account, so a password reset can take them back off.
       await deps.hot.hincrBy(throttleKeys.loginAddressesOfAccount(user.id), address, 1, LOGIN_WINDOW_SECONDS);
     }
-    throw new AppError(401, user && ok ? CONFIRM_FIRST : WRONG_SIGN_IN);
+    throw user && ok ? new AppError(401, CONFIRM_FIRST, { code: 'email-not-verified' }) : new AppError(401, WRONG_SIGN_IN);
   }
   await passwordAccepted(deps, address, user);
   if (user.twoFactorEnabledAt) {

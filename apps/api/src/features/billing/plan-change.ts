@@ -89,7 +89,7 @@ export async function changePlan(
       throw new AppError(
         402,
         `A paid plan needs a payment method first: start a checkout for ${target} (checkout_billing, POST /v1/billing/checkout); the plan changes once it is paid`,
-        { field: 'plan' },
+        { field: 'plan', code: 'payment-method-required' },
       );
     }
     const price = await providerCall('when looking up the plan price', () => p.prices.priceId(target, interval));

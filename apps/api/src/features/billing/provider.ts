@@ -5,7 +5,7 @@
 import { type BillingInterval, PAID_PLANS, type PaidPlan, PLAN_PRICES, type Plan } from '@us/shared';
 import Stripe from 'stripe';
 import type { Env } from '../../core/env.ts';
-import { AppError } from '../../core/errors.ts';
+import { AppError, notConfigured } from '../../core/errors.ts';
 
 declare module '../../core/deps.ts' {
   interface Deps {
@@ -38,8 +38,7 @@ export function billingProviderOf(env: Env): BillingProvider | null {
 /** The provider, or the "not configured" answer every billing change gives without one. */
 export function requireProvider(provider: BillingProvider | null): BillingProvider {
   if (!provider) {
-    throw new AppError(
-      503,
+    throw notConfigured(
       'Billing is not configured on this server (no payment provider): every workspace stays on Free. The operator sets STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET to offer paid plans',
     );
   }

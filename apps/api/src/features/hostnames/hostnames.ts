@@ -5,7 +5,7 @@ import { HOSTNAME_LIMITS, type HostnameDetail, normaliseHostname, PLAN_LIMITS, t
 import { loadSite } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
 import type { Deps } from '../../core/deps.ts';
-import { AppError, badRequest, tooMany } from '../../core/errors.ts';
+import { AppError, badRequest, notConfigured, tooMany } from '../../core/errors.ts';
 import { sampleProxyPeaks } from '../billing/index.ts';
 import { lookupTxt, parseDnsServers } from './dns.ts';
 import {
@@ -82,8 +82,7 @@ const proxiedElsewhere = (hostname: string) =>
     `${hostname} is already served in proxy mode by another site: remove it there first, or add it here without proxy`,
   );
 const proxyUnavailable = () =>
-  new AppError(
-    503,
+  notConfigured(
     'Proxy mode is not available on this server (no edge platform is configured): add the hostname without proxy, or ask the operator to set EDGE_API_TOKEN and EDGE_ZONE_ID',
   );
 const edgeUnreachable = () =>

@@ -3,7 +3,7 @@ import { Invite, Membership, type User } from '@us/db';
 import type { MemberList, Member as MemberOut, Role } from '@us/shared';
 import { isUuid, workspaceIdOf } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
-import { AppError, forbidden, notFound } from '../../core/errors.ts';
+import { AppError, forbidden, notFound, scopeMissing } from '../../core/errors.ts';
 import { revokeMemberTokens, revokeTokensBeyondRole } from '../tokens/index.ts';
 import { inviteView } from './invites.ts';
 import { asRole, canManageOwners, lockWorkspace, pendingInvite } from './seats.ts';
@@ -75,8 +75,9 @@ export async function removeMember(em: EntityManager, actor: Actor, userId: stri
   const workspaceId = workspaceIdOf(actor);
   const leaving = actor.type === 'user' && actor.user.id === userId;
   if (!leaving && !actor.scopes.includes('members:write')) {
-    throw forbidden(
-      'Missing scope members:write: ask a workspace owner for a role or token that has it (you may remove only yourself without it)',
+    throw scopeMissing(
+      'members:write',
+      'ask a workspace owner for a role or token that has it (you may remove only yourself without it)',
     );
   }
   await em.transactional(async (tx) => {

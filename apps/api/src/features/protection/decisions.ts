@@ -6,7 +6,7 @@ import { run } from '../../analytics/runner.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
 import { type StatsDeps, withSite } from '../../analytics/site-slot.ts';
 import { localDaySql, Params, rangeCond, statement, tzParam } from '../../analytics/sql.ts';
-import { forbidden } from '../../core/errors.ts';
+import { scopeMissing } from '../../core/errors.ts';
 import { NOT_DECIDED } from './record-decision.ts';
 
 type Action = (typeof BOT_ACTIONS)[number];
@@ -118,8 +118,9 @@ export async function decisionsReport(
   input: BotDecisionsQuery,
 ): Promise<BotDecisionsReport> {
   if (!actor.scopes.includes('analytics:read')) {
-    throw forbidden(
-      'Missing scope analytics:read: the decisions report shows traffic, so it needs analytics access besides bot:read; ask a workspace owner for a role or token that has both',
+    throw scopeMissing(
+      'analytics:read',
+      'the decisions report shows traffic, so it needs analytics access besides bot:read; ask a workspace owner for a role or token that has both',
     );
   }
   return withSite(deps, em, actor, input.id, (ctx) => report(ctx, input.days));

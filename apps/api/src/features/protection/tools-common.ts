@@ -8,7 +8,7 @@ import type { BotSettings, Scope } from '@us/shared';
 import { loadSite } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
 import type { Deps } from '../../core/deps.ts';
-import { forbidden, tooMany } from '../../core/errors.ts';
+import { scopeMissing, tooMany } from '../../core/errors.ts';
 import { readSettings } from '../sites/index.ts';
 
 export type ToolsDeps = Pick<Deps, 'env' | 'hot' | 'statsOrm'>;
@@ -19,7 +19,7 @@ export type ToolsDeps = Pick<Deps, 'env' | 'hot' | 'statsOrm'>;
  */
 export function requireScope(actor: Actor, scope: Scope): void {
   if (actor.scopes.includes(scope)) return;
-  throw forbidden(`Missing scope ${scope}: ask a workspace owner for a role or token that has it`);
+  throw scopeMissing(scope, 'ask a workspace owner for a role or token that has it');
 }
 
 /** The site's saved bot settings (a site written before bot protection reads as off, allow, no rules). */

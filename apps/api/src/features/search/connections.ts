@@ -7,7 +7,7 @@ import type { SearchOutput, UpdatePrimarySearchInput, UpdateSecondarySearchInput
 import { loadSite } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
 import type { Deps } from '../../core/deps.ts';
-import { AppError, badRequest } from '../../core/errors.ts';
+import { AppError, badRequest, notConfigured } from '../../core/errors.ts';
 import { sameSite, userSites } from './bing.ts';
 import { accessToken, canReadProperty, propertyHost, readKey, type ServiceAccountKey } from './google.ts';
 import { ProviderError } from './provider-error.ts';
@@ -103,7 +103,7 @@ export async function updatePrimary(
     if (input.key !== undefined) throw badRequest('key', 'Delegated mode takes no key: grant the service account access instead');
     const own = ownServiceAccount(deps);
     if (!own) {
-      throw new AppError(503, 'Delegated mode is not offered by this server: connect with mode service_account and your own key');
+      throw notConfigured('Delegated mode is not offered by this server: connect with mode service_account and your own key');
     }
     const verified = await em.count(SiteHostname, { site: site.id, hostname: host, verifiedAt: { $ne: null } });
     if (!verified) {

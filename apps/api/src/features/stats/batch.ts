@@ -1,5 +1,5 @@
 // Batch stats: up to 40 named specs, each answered on its own; a refused spec answers
-// {error: {status: 400, title, field}} under its name while the others answer.
+// {error: {status: 400, code: 'validation', title, field}} under its name while the others answer.
 import { type StatsBatchResult, StatsSpec } from '@us/shared';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
 import { toAppError } from '../../core/error-map.ts';
@@ -18,7 +18,7 @@ async function one(ctx: SiteCtx, name: string, raw: unknown): Promise<StatsBatch
   } catch (err) {
     if (!(err instanceof AppError) || err.status !== 400) throw err;
     const inner = err.field && err.field !== '(body)' ? `.${err.field}` : '';
-    return { error: { status: 400, title: err.title, field: `queries.${name}${inner}` } };
+    return { error: { status: 400, code: err.code, title: err.title, field: `queries.${name}${inner}` } };
   }
 }
 

@@ -3,7 +3,7 @@ import { Site } from '@us/db';
 import type { CreateTokenInput, CreateTokenOutput, Scope } from '@us/shared';
 import { isUuid, responsibleUserId, workspaceIdOf } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
-import { badRequest, forbidden } from '../../core/errors.ts';
+import { badRequest, forbidden, scopeMissing } from '../../core/errors.ts';
 import { firstMissingScope, toEntry } from './entry.ts';
 import { issueToken } from './issue.ts';
 
@@ -23,9 +23,7 @@ export async function createToken(em: EntityManager, actor: Actor, input: Create
 
   const missing = firstMissingScope(actor, input.scopes);
   if (missing) {
-    throw forbidden(
-      `Missing scope ${missing}: you cannot give a token a scope you do not hold; leave it out or ask a workspace owner for it`,
-    );
+    throw scopeMissing(missing, 'you cannot give a token a scope you do not hold; leave it out or ask a workspace owner for it');
   }
 
   const siteIds = await resolveSites(em, actor, workspaceId, input.siteIds ?? null);

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiToken } from '@us/db';
 import { isUuid, workspaceIdOf } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
-import { forbidden, notFound } from '../../core/errors.ts';
+import { notFound, scopeMissing } from '../../core/errors.ts';
 import { firstMissingScope, withinRestriction } from './entry.ts';
 import { revokeTokenTrees } from './revocation.ts';
 
@@ -18,9 +18,7 @@ export async function deleteToken(em: EntityManager, actor: Actor, id: string): 
 
   const missing = firstMissingScope(actor, row.scopes);
   if (missing) {
-    throw forbidden(
-      `Missing scope ${missing}: this token holds it, and only a caller holding every scope of a token can delete it`,
-    );
+    throw scopeMissing(missing, 'this token holds it, and only a caller holding every scope of a token can delete it');
   }
   await revokeTokenTrees(em, [row.id]);
 }

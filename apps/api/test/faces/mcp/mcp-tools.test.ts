@@ -6,7 +6,7 @@ import { z } from 'zod';
 const addFormats = (ajvFormats as unknown as { default: (ajv: Ajv2020) => Ajv2020 }).default;
 
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../../src/core/errors.ts';
+import { scopeMissing } from '../../../src/core/errors.ts';
 import { answerResult, refusalResult } from '../../../src/faces/mcp/call.ts';
 import { BATCH_VERSION, batchRefusal, MAX_BATCH } from '../../../src/faces/mcp/jsonrpc.ts';
 import { buildTools, isReadOnly, toolInputSchema } from '../../../src/faces/mcp/tools.ts';
@@ -136,14 +136,19 @@ describe('MCP tool results', () => {
     expect(answerResult(undefined)).toEqual({ content: [{ type: 'text', text: 'null' }] });
   });
 
-  it('makes a refusal an isError result whose text starts with what to do', () => {
-    const result = refusalResult(new AppError(403, 'Missing scope members:read: ask a workspace owner for a token that has it'));
+  it('makes a refusal an isError result whose text starts with what to do, and whose structuredContent is the problem', () => {
+    const result = refusalResult(scopeMissing('members:read', 'ask a workspace owner for a token that has it'));
     expect(result.isError).toBe(true);
     expect(result.content[0]).toEqual({
       type: 'text',
       text: 'Missing scope members:read: ask a workspace owner for a token that has it (403)',
     });
-    expect(result.structuredContent).toMatchObject({ status: 403 });
+    expect(result.structuredContent).toEqual({
+      type: '/problems/scope-missing',
+      code: 'scope-missing',
+      title: 'Missing scope members:read: ask a workspace owner for a token that has it',
+      status: 403,
+    });
   });
 });
 

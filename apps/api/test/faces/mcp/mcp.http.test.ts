@@ -126,7 +126,13 @@ describe('MCP over Streamable HTTP', () => {
       expect(res.status).toBe(200);
       expect(res.body.result.isError).toBe(true);
       expect(res.body.result.content[0].text).toMatch(/^Remove the field siteId: .*\(400\)$/);
-      expect(res.body.result.structuredContent).toMatchObject({ status: 400, field: 'siteId' });
+      expect(res.body.result.structuredContent).toEqual({
+        type: '/problems/validation',
+        code: 'validation',
+        title: expect.stringMatching(/^Remove the field siteId: /),
+        status: 400,
+        field: 'siteId',
+      });
     });
 
     it('an unknown tool is a JSON-RPC error pointing at tools/list', async () => {
@@ -185,7 +191,12 @@ describe('MCP over Streamable HTTP', () => {
       expect(res.status).toBe(401);
       expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
       expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
-      expect(res.body).toMatchObject({ status: 401, title: expect.any(String) });
+      expect(res.body).toMatchObject({
+        type: '/problems/unauthenticated',
+        code: 'unauthenticated',
+        status: 401,
+        title: expect.any(String),
+      });
     };
 
     it('no token: 401 problem+json with WWW-Authenticate: Bearer', async () => {
@@ -226,7 +237,13 @@ describe('MCP over Streamable HTTP', () => {
       const retryAfter = Number(res.headers.get('retry-after'));
       expect(retryAfter).toBeGreaterThan(0);
       expect(retryAfter).toBeLessThanOrEqual(60);
-      expect(res.body).toMatchObject({ status: 429, title: expect.stringContaining('600') });
+      expect(res.body).toEqual({
+        type: '/problems/rate-limited',
+        code: 'rate-limited',
+        title: expect.stringContaining('600'),
+        status: 429,
+        retryAfter,
+      });
 
       // Another token is not affected.
       expect((await modernCall(t.url, token, 'tools/list')).status).toBe(200);

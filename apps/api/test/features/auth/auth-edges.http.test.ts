@@ -66,7 +66,12 @@ describe('Auth: edges', () => {
   describe('the SPA face (tRPC at /trpc)', () => {
     it('answers a refusal with its real HTTP status, tRPC code and the problem', async () => {
       const res = await t.request.get('/trpc/me.get').expect(401);
-      expect(res.body.error.data.problem).toEqual({ title: 'Sign in to continue', status: 401 });
+      expect(res.body.error.data.problem).toEqual({
+        type: '/problems/unauthenticated',
+        code: 'unauthenticated',
+        title: 'Sign in to continue',
+        status: 401,
+      });
       expect(res.body.error.data.code).toBe('UNAUTHORIZED');
     });
 

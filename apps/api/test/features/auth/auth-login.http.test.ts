@@ -6,6 +6,7 @@ import {
   currentStep,
   enableTwoFactor,
   expectProblem,
+  expectProblemCode,
   sessionCookieOf,
   sessionSetCookie,
   setCookies,
@@ -79,10 +80,10 @@ describe('Auth: sign-in, two-factor sign-in, sign-out', () => {
       await login({ email: email.toUpperCase(), password: GOOD_PASSWORD }).expect(200);
     });
 
-    it('refuses an unconfirmed address with 401 saying to confirm it first, and no cookie', async () => {
+    it('refuses an unconfirmed address with 401 email-not-verified saying to confirm it first, and no cookie', async () => {
       const { email } = await createUser(t.deps, { verified: false });
       const res = await login({ email, password: GOOD_PASSWORD });
-      const body = expectProblem(res, 401);
+      const body = expectProblemCode(res, 'email-not-verified');
       expect(body.title).toMatch(/^Confirm your e-mail address first/);
       expect(sessionSetCookie(res)).toBeUndefined();
     });

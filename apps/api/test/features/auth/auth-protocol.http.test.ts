@@ -1,7 +1,8 @@
 import { User } from '@us/db';
 import type { Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectProblem, sessionSetCookie, totpCode } from '../../support/auth-helpers.ts';
+import type { ProblemCode } from '../../../src/core/problem-types.ts';
+import { expectProblem, expectProblemCode, sessionSetCookie, totpCode } from '../../support/auth-helpers.ts';
 import {
   createToken,
   createUser,
@@ -61,7 +62,11 @@ describe('Auth: protocol rules', () => {
       const { cookie } = await signedInUser();
       const key = 'shared-key-422';
       await enroll(cookie, { password: GOOD_PASSWORD }, key).expect(200);
-      expectProblem(await enroll(cookie, { password: 'another-password-entirely' }, key), 422);
+      expectProblemCode(
+        await enroll(cookie, { password: 'another-password-entirely' }, key),
+        'idempotency-mismatch',
+        'Idempotency-Key',
+      );
       const change = await t.request
         .post('/v1/auth/password/change')
         .set('Cookie', cookie)
@@ -146,24 +151,25 @@ describe('Auth: protocol rules', () => {
   }
 
   describe('problem+json', () => {
-    it('every kind of refusal on the Auth routes is a problem with status, title and (for 400) field', async () => {
+    it('every kind of refusal on the Auth routes is a problem with type, code, status, title and (for 400) field', async () => {
       const { user, workspace, cookie } = await signedInUser();
       const { token } = await createToken(t.deps, { userId: user.id, workspaceId: workspace.id, scopes: ['sites:read'] });
-      const cases: [number, () => Promise<Response>][] = [
-        [400, () => t.request.post('/v1/auth/signup').send({ email: 'bad', password: GOOD_PASSWORD })],
-        [400, () => t.request.post('/v1/auth/verify').send({ token: 'nope', password: GOOD_PASSWORD })],
-        [401, () => t.request.post('/v1/auth/login').send({ email: uniqueEmail(), password: 'whatever-password' })],
-        [401, () => t.request.get('/v1/auth/sessions')],
-        [401, () => t.request.post('/v1/auth/login/2fa').send({ challenge: 'nope', code: '000000' })],
-        [403, () => t.request.get('/v1/auth/sessions').set('Authorization', `Bearer ${token}`)],
-        [404, () => t.request.delete('/v1/auth/sessions/00000000-0000-4000-8000-000000000000').set('Cookie', cookie)],
-        [404, () => t.request.get('/v1/auth/nowhere')],
+      const cases: [ProblemCode, () => Promise<Response>][] = [
+        ['validation', () => t.request.post('/v1/auth/signup').send({ email: 'bad', password: GOOD_PASSWORD })],
+        ['validation', () => t.request.post('/v1/auth/verify').send({ token: 'nope', password: GOOD_PASSWORD })],
+        ['unauthenticated', () => t.request.post('/v1/auth/login').send({ email: uniqueEmail(), password: 'whatever-password' })],
+        ['unauthenticated', () => t.request.get('/v1/auth/sessions')],
+        ['unauthenticated', () => t.request.post('/v1/auth/login/2fa').send({ challenge: 'nope', code: '000000' })],
+        // A person-only route called with a token: not allowed whatever the token's scopes.
+        ['forbidden', () => t.request.get('/v1/auth/sessions').set('Authorization', `Bearer ${token}`)],
+        ['not-found', () => t.request.delete('/v1/auth/sessions/00000000-0000-4000-8000-000000000000').set('Cookie', cookie)],
+        ['not-found', () => t.request.get('/v1/auth/nowhere')],
         [
-          409,
+          'conflict',
           () => t.request.post('/v1/auth/2fa/disable').set('Cookie', cookie).send({ password: GOOD_PASSWORD, code: '000000' }),
         ],
       ];
-      for (const [status, send] of cases) expectProblem(await send(), status);
+      for (const [code, send] of cases) expectProblemCode(await send(), code);
     });
 
     it.each([

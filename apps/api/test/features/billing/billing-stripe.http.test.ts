@@ -2,7 +2,7 @@
 // changes (limits at once, downgrades refused while over), signed webhooks applied once and in order,
 // and the "not configured" answers of a server without Stripe.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectProblem } from '../../support/auth-helpers.ts';
+import { expectProblem, expectProblemCode } from '../../support/auth-helpers.ts';
 import { createToken, createUser, startTestServer, type TestServer } from '../../support/server.ts';
 import { createSite } from '../../support/sites.ts';
 import { type StripeStandIn, startStripeStandIn, stripeEnv } from '../../support/stripe-standin.ts';
@@ -102,7 +102,7 @@ describe('billing with Stripe', () => {
     // billing:read alone may look, not pay.
     const reader = await o.token(['billing:read']);
     const refused = await t.request.post('/v1/billing/checkout').set('Authorization', reader).send({ plan: 'Starter' });
-    expectProblem(refused, 403);
+    expectProblemCode(refused, 'scope-missing');
     expect(refused.body.title).toContain('billing:write');
   });
 
@@ -110,7 +110,7 @@ describe('billing with Stripe', () => {
     const o = await owner();
     // Without a subscription a paid plan needs checkout first.
     const first = await t.request.post('/v1/billing/plan').set('Authorization', o.auth).send({ plan: 'Growth' });
-    expectProblem(first, 402);
+    expectProblemCode(first, 'payment-method-required', 'plan');
     expect(first.body.title).toContain('checkout');
 
     const { sub } = await subscribe(o.auth, 'Starter');
@@ -247,11 +247,11 @@ describe('billing without Stripe', () => {
         ['/v1/billing/portal', {}],
       ] as const) {
         const res = await t.request.post(path).set('Authorization', auth).send(body);
-        expectProblem(res, 503);
+        expectProblemCode(res, 'not-configured');
         expect(res.body.title, path).toContain('not configured');
       }
       const hook = await t.request.post('/v1/billing/webhook').set('stripe-signature', 't=1,v1=00').send({});
-      expectProblem(hook, 503);
+      expectProblemCode(hook, 'not-configured');
     } finally {
       await t.close();
     }

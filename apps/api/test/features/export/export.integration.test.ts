@@ -157,7 +157,7 @@ describe('site export', () => {
     await f.t.request.get('/v1/downloads/').expect(404);
     const old = makeLink(cipher, body.id, 'settings.json', Date.now() - 3601_000);
     const r410 = await f.t.request.get(`/v1/downloads/${old.token}`).expect(410);
-    expect(r410.body.title).toMatch(/expired/);
+    expect(r410.body).toMatchObject({ type: '/problems/gone', code: 'gone', status: 410, title: /expired/ });
     // A raw-record file the export did not list.
     const unlisted = makeLink(cipher, body.id, `archive/pageviews/${day}T03.ndjson.gz`);
     await f.t.request.get(`/v1/downloads/${unlisted.token}`).expect(404);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { SiteHostname, Workspace } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectProblem } from '../../support/auth-helpers.ts';
+import { expectProblem, expectProblemCode } from '../../support/auth-helpers.ts';
 import { type EdgeStandIn, startEdgeStandIn } from '../../support/edge-standin.ts';
 import { createToken, createUser, startTestServer, type TestServer } from '../../support/server.ts';
 import { createSite } from '../../support/sites.ts';
@@ -172,7 +172,10 @@ describe('proxy-mode hostnames through the edge platform', () => {
     const posts = edge.calls.length;
 
     const second = await owner(t);
-    const problem = expectProblem(await add(second.auth, second.site.id, { hostname: host, proxy: true, origin: ORIGIN }), 409);
+    const problem = expectProblemCode(
+      await add(second.auth, second.site.id, { hostname: host, proxy: true, origin: ORIGIN }),
+      'conflict',
+    );
     expect(problem.title).toContain(host);
     expect(problem.title).toMatch(/another site/);
     expect(edge.calls.length).toBe(posts);
@@ -186,7 +189,10 @@ describe('proxy-mode hostnames through the edge platform', () => {
     const other = await addSite(t, free.workspace.id);
     await add(free.auth, free.site.id, { hostname: uniqueHost(), proxy: true, origin: ORIGIN }).expect(201);
     const host = uniqueHost();
-    const problem = expectProblem(await add(free.auth, other.id, { hostname: host, proxy: true, origin: ORIGIN }), 402);
+    const problem = expectProblemCode(
+      await add(free.auth, other.id, { hostname: host, proxy: true, origin: ORIGIN }),
+      'plan-limit',
+    );
     expect(problem.title).toMatch(/Free plan/);
     expect(problem.title).toMatch(/upgrade/i);
     expect(edge.byHostname(host)).toHaveLength(0);
@@ -213,6 +219,35 @@ describe('proxy-mode hostnames through the edge platform', () => {
     const host = uniqueHost();
     expectProblem(await add(o.auth, o.site.id, { hostname: host, proxy: true, origin: `https://${host}` }), 400, 'origin');
     expectProblem(await add(o.auth, o.site.id, { hostname: host, proxy: 'yes', origin: ORIGIN }), 400, 'proxy');
+  });
+
+  it('answers 409 idempotency-in-progress to the same Idempotency-Key while the first request runs, then its answer', async () => {
+    const o = await owner(t);
+    const host = uniqueHost();
+    const body = { hostname: host, proxy: true, origin: ORIGIN };
+    const send = () => add(o.auth, o.site.id, body).set('Idempotency-Key', `hold-${host}`);
+    let release = () => {};
+    edge.settings.holdCreates = new Promise<void>((r) => {
+      release = r;
+    });
+    try {
+      const first = send().then((res) => res);
+      // The first request is at the edge platform now, held there.
+      await expect
+        .poll(() => edge.calls.some((c) => (c.body as { hostname?: string } | undefined)?.hostname === host))
+        .toBe(true);
+      const again = expectProblemCode(await send(), 'idempotency-in-progress');
+      expect(again.title).toMatch(/still running/);
+      release();
+      const done = await first;
+      expect(done.status, done.text).toBe(201);
+      const replayed = await send().expect(201);
+      expect(replayed.headers['idempotent-replayed']).toBe('true');
+      expect(replayed.body).toEqual(done.body);
+    } finally {
+      edge.settings.holdCreates = null;
+      release();
+    }
   });
 
   it('takes the edge registration back when saving fails afterwards (no orphan)', async () => {
@@ -250,7 +285,8 @@ describe('proxy mode when the edge platform is unavailable', () => {
         .post(`/v1/sites/${o.site.id}/hostnames`)
         .set('Authorization', o.auth)
         .send({ hostname: host, proxy: true, origin: ORIGIN });
-      const problem = expectProblem(res, 503);
+      // Down for now, not unconfigured: worth trying again later.
+      const problem = expectProblemCode(res, 'unavailable');
       expect(problem.title).toMatch(/Proxy mode is not available/);
       expect(await rowsOf(t, host)).toHaveLength(0);
       // Ordinary hostnames do not need the edge platform.
@@ -289,7 +325,7 @@ describe('proxy mode when the edge platform is unavailable', () => {
         .post(`/v1/sites/${o.site.id}/hostnames`)
         .set('Authorization', o.auth)
         .send({ hostname: host, proxy: true, origin: ORIGIN });
-      expect(expectProblem(res, 503).title).toMatch(/Proxy mode is not available/);
+      expect(expectProblemCode(res, 'not-configured').title).toMatch(/Proxy mode is not available/);
       expect(await rowsOf(t, host)).toHaveLength(0);
     } finally {
       await t.close();

@@ -29,7 +29,7 @@ describe('stats: batch', () => {
     expect(res.body.visits.totals).toEqual({ sessions: 2, visitors: 2 });
     expect(res.body.countries.rows.map((r: { value: string }) => r.value)).toEqual(['DE', 'FR']);
     expect(res.body.broken).toEqual({
-      error: { status: 400, title: expect.stringMatching(/Group pageviews by/), field: 'queries.broken.by' },
+      error: { status: 400, code: 'validation', title: expect.stringMatching(/Group pageviews by/), field: 'queries.broken.by' },
     });
     expect(res.body.typo.error).toMatchObject({ status: 400, field: 'queries.typo.colour' });
     const single = await f.post(`/v1/sites/${siteId}/stats/query`, { metrics: 'sessions' }).expect(200);

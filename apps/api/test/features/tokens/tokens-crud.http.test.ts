@@ -3,7 +3,7 @@ import { ApiToken, Membership, Workspace } from '@us/db';
 import { SCOPES, type Scope } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bumpCredentialsGeneration } from '../../../src/actor/token-cache.ts';
-import { expectProblem } from '../../support/auth-helpers.ts';
+import { expectProblem, expectProblemCode } from '../../support/auth-helpers.ts';
 import { modernCall } from '../../support/mcp-http.ts';
 import { createToken, createUser, signIn, startTestServer, type TestServer } from '../../support/server.ts';
 
@@ -189,7 +189,7 @@ describe('API tokens: list, create, delete', () => {
         .set('Cookie', admin.cookie)
         .set('X-Workspace', o.workspace.id)
         .send({ name: 'n', scopes: ['sites:read', 'billing:write'] });
-      expect(expectProblem(a, 403).title).toMatch(/^Missing scope billing:write/);
+      expect(expectProblemCode(a, 'scope-missing').title).toMatch(/^Missing scope billing:write/);
 
       // A token with tokens:write but not members:write.
       const caller = await tokenFor(o, ['tokens:write', 'sites:read']);
@@ -197,7 +197,7 @@ describe('API tokens: list, create, delete', () => {
         .post('/v1/tokens')
         .set('Authorization', bearer(caller.token))
         .send({ name: 'n', scopes: ['sites:read', 'members:write', 'billing:read'] });
-      expect(expectProblem(tk, 403).title).toMatch(/^Missing scope members:write/);
+      expect(expectProblemCode(tk, 'scope-missing').title).toMatch(/^Missing scope members:write/);
 
       const rows = await t.deps.orm.em.fork().find(ApiToken, { workspace: o.workspace.id, name: 'n' });
       expect(rows).toHaveLength(0);
@@ -375,7 +375,7 @@ describe('API tokens: list, create, delete', () => {
       const weak = await tokenFor(o, ['tokens:write', 'sites:read']);
       const strong = await tokenFor(o, ['tokens:write', 'sites:read', 'sites:write']);
       const res = await t.request.delete(`/v1/tokens/${strong.id}`).set('Authorization', bearer(weak.token));
-      expect(expectProblem(res, 403).title).toMatch(/^Missing scope sites:write/);
+      expect(expectProblemCode(res, 'scope-missing').title).toMatch(/^Missing scope sites:write/);
       await t.request.get('/v1/me').set('Authorization', bearer(strong.token)).expect(200);
       // The stronger one may delete the weaker.
       await t.request.delete(`/v1/tokens/${weak.id}`).set('Authorization', bearer(strong.token)).expect(204);
@@ -417,6 +417,11 @@ describe('API tokens: list, create, delete', () => {
       const refused = await call('create_token', { name: 'n', scopes: ['sites:write'] });
       expect(refused.body.result.isError).toBe(true);
       expect(refused.body.result.content[0].text).toMatch(/^Missing scope sites:write/);
+      expect(refused.body.result.structuredContent).toMatchObject({
+        type: '/problems/scope-missing',
+        code: 'scope-missing',
+        status: 403,
+      });
 
       const deleted = await call('delete_token', { id: made.id });
       expect(deleted.body.result.isError).toBeFalsy();
