@@ -2,7 +2,7 @@ import { PASS_COOKIE, verifyPass } from '@us/protection';
 import type { Browser, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../web/e2e/support/browser.ts';
-import { MESSAGES } from '../src/features/protection/challenge/messages.ts';
+import { MESSAGES } from '../src/features/protection/challenge/messages/index.ts';
 import { failedChecks, noteFailedCheck, visitorCodeOf } from '../src/features/protection/failed-checks.ts';
 import { type CheckSite, checkSite } from '../test/support/check.ts';
 import { startTestServer, type TestServer } from '../test/support/server.ts';

@@ -4,7 +4,10 @@
  * decision through `@us/protection`'s `decide`. Fails open: whatever cannot be answered in time is served.
  */
 import {
-  type Action,
+  BOT_ACTIONS,
+  BOT_MODES,
+  type BotAction,
+  type BotMode,
   behaviourCode,
   classifyUserAgent,
   type Decision,
@@ -12,7 +15,6 @@ import {
   isHostingNetwork,
   issueTicket,
   PASS_COOKIE,
-  type ProtectionMode,
   passFromCookies,
   type RequestFacts,
   type Rule,
@@ -25,8 +27,8 @@ import {
 export interface ProtectionConfig {
   /** Site id (pass cookies and tickets are signed for it). */
   site: string;
-  mode: ProtectionMode;
-  bots: Action;
+  mode: BotMode;
+  bots: BotAction;
   rules: Rule[];
   /** The site's pass key: checks `us_pass`, signs return tickets. */
   passKey: string;
@@ -59,14 +61,14 @@ export interface IncomingCf {
 
 /** The gate's answer as a record carries it. */
 export interface GateOutcome {
-  action: Action;
+  action: BotAction;
   reason: string;
   /** Absent when no decision was made (mode off, fail open, always-served paths). */
   risk?: number;
 }
 
-const MODES = new Set(['off', 'log', 'challenge', 'block']);
-const ACTIONS = new Set(['allow', 'challenge', 'deny']);
+const MODES = new Set<string>(BOT_MODES);
+const ACTIONS = new Set<string>(BOT_ACTIONS);
 export const MAX_CONFIG_AGE_SECONDS = 60;
 
 /** Checks the shape the gate relies on; null when it cannot be used. */

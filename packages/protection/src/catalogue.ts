@@ -1,5 +1,6 @@
 // The patterns and tags of crawler-user-agents (MIT), slimmed by scripts/slim-crawlers.mjs.
 
+import type { BotCategory } from '@us/shared/bot-vocabulary';
 import { isbot, isbotMatch } from 'isbot';
 import crawlerUserAgents from './crawlers.json' with { type: 'json' };
 
@@ -13,18 +14,6 @@ import crawlerUserAgents from './crawlers.json' with { type: 'json' };
  * a bot, named from the crawler-user-agents list (MIT) and categorised from its tags, else `other`.
  * The user-agent string itself is never returned or stored.
  */
-export type BotCategory =
-  | 'search-engine'
-  | 'ai-search'
-  | 'ai-assistant'
-  | 'ai-training'
-  | 'preview'
-  | 'seo'
-  | 'monitor'
-  | 'archiver'
-  | 'tool'
-  | 'other';
-
 export interface BotInfo {
   name: string;
   category: BotCategory;

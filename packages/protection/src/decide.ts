@@ -1,10 +1,10 @@
 import { automationSigns, isNoScriptClient, type RequestFacts, riskOf, signalsOf } from './facts.ts';
 import { firstMatch, ruleName } from './rules.ts';
-import type { Action, ProtectionSettings } from './settings.ts';
+import type { BotAction, ProtectionSettings } from './settings.ts';
 
 /** The gate's answer for one request (spec §2 "Decision"). */
 export interface Decision {
-  action: Action;
+  action: BotAction;
   reason: string;
   /** 0-100 for a browser, -1 for a declared bot. */
   risk: number;
@@ -17,7 +17,7 @@ export const ALWAYS_SERVED = new Set(['/robots.txt', '/.well-known/security.txt'
 
 /** What the gate would do in `challenge` mode, and which step said so. */
 interface Verdict {
-  action: Action;
+  action: BotAction;
   reason: string;
   /** Step 6's own challenge (browser heuristics), which `block` mode turns into a refusal or a pass. */
   heuristic?: { hostingOnly: boolean };

@@ -1,30 +1,21 @@
 /**
  * A site's bot-protection settings (spec §2 "Bot-protection settings"), as plain types: this package runs
  * at the edge, where the service's zod schemas (`@us/shared`, which validates the same shape) are not
- * loaded. A test in the service checks the two agree.
+ * loaded. The words (modes, actions, categories, client kinds) come from `@us/shared/bot-vocabulary`,
+ * which carries no zod; a test in the service checks the shapes agree.
  */
-export const PROTECTION_MODES = ['off', 'log', 'challenge', 'block'] as const;
-export type ProtectionMode = (typeof PROTECTION_MODES)[number];
+import type { BotAction, BotCategory, BotMode, ClientKind } from '@us/shared/bot-vocabulary';
 
-export const ACTIONS = ['allow', 'challenge', 'deny'] as const;
-export type Action = (typeof ACTIONS)[number];
-
-export const CATEGORIES = [
-  'search-engine',
-  'ai-search',
-  'ai-assistant',
-  'ai-training',
-  'preview',
-  'seo',
-  'monitor',
-  'archiver',
-  'tool',
-  'other',
-] as const;
-export type Category = (typeof CATEGORIES)[number];
-
-export const CLIENT_KINDS = ['browser', 'bot', 'verified-bot'] as const;
-export type ClientKind = (typeof CLIENT_KINDS)[number];
+export {
+  BOT_ACTIONS,
+  BOT_CATEGORIES,
+  BOT_MODES,
+  type BotAction,
+  type BotCategory,
+  type BotMode,
+  CLIENT_KINDS,
+  type ClientKind,
+} from '@us/shared/bot-vocabulary';
 
 type OneOrMany<T> = T | T[];
 
@@ -32,7 +23,7 @@ type OneOrMany<T> = T | T[];
 export interface RuleMatch {
   /** Bot (or client software) name, case-insensitive. */
   bot?: OneOrMany<string>;
-  category?: OneOrMany<Category>;
+  category?: OneOrMany<BotCategory>;
   ai?: boolean;
   kind?: ClientKind;
   verified?: boolean;
@@ -44,17 +35,15 @@ export interface RuleMatch {
 }
 
 export interface Rule {
-  action: Action;
+  action: BotAction;
   label?: string;
   match: RuleMatch;
 }
 
 export interface ProtectionSettings {
-  mode: ProtectionMode;
+  mode: BotMode;
   /** What a declared bot that no rule names gets when it cannot be verified. */
-  bots: Action;
+  bots: BotAction;
   /** First match decides. */
   rules: Rule[];
 }
-
-export const DEFAULT_PROTECTION: ProtectionSettings = { mode: 'off', bots: 'allow', rules: [] };

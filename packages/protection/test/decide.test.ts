@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
+  type BotMode,
   classifyUserAgent,
   type Decision,
   decide,
-  type ProtectionMode,
   type ProtectionSettings,
   type RequestFacts,
   type Rule,
@@ -40,7 +40,7 @@ function facts(r: Req = {}): RequestFacts {
   };
 }
 
-const settings = (mode: ProtectionMode, over: Partial<ProtectionSettings> = {}): ProtectionSettings => ({
+const settings = (mode: BotMode, over: Partial<ProtectionSettings> = {}): ProtectionSettings => ({
   mode,
   bots: 'allow',
   rules: [],

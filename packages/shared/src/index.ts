@@ -1,3 +1,4 @@
+export * from './bot-vocabulary.ts';
 export * from './hostname.ts';
 export * from './limits.ts';
 export * from './plans.ts';

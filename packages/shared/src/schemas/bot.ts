@@ -1,25 +1,10 @@
 // Bot protection (spec §2 "Bot-protection settings", "Decision"; §4 "Bot protection"): the site record's
 // `settings.bot`, changed with PUT /v1/sites/{id}/bot, and the decisions report. The gate itself
-// (`@us/protection`) takes the same shape as plain types; a test checks the two agree.
+// (`@us/protection`) takes the same shape as plain types, with the same words (`../bot-vocabulary.ts`);
+// a test checks the two shapes agree.
 import { z } from 'zod';
+import { BOT_ACTIONS, BOT_CATEGORIES, BOT_MODES, CLIENT_KINDS } from '../bot-vocabulary.ts';
 import { zId } from './common.ts';
-
-export const BOT_MODES = ['off', 'log', 'challenge', 'block'] as const;
-export const BOT_DEFAULTS = ['allow', 'challenge', 'deny'] as const;
-export const BOT_ACTIONS = ['allow', 'challenge', 'deny'] as const;
-export const BOT_CATEGORIES = [
-  'search-engine',
-  'ai-search',
-  'ai-assistant',
-  'ai-training',
-  'preview',
-  'seo',
-  'monitor',
-  'archiver',
-  'tool',
-  'other',
-] as const;
-export const CLIENT_KINDS = ['browser', 'bot', 'verified-bot'] as const;
 
 export const BOT_LIMITS = { rules: 100, listItems: 50, label: 80, name: 64, path: 512 } as const;
 
@@ -81,7 +66,7 @@ export type BotRule = z.infer<typeof BotRule>;
 
 export const BotSettings = z.object({
   mode: z.enum(BOT_MODES, { error: 'Use mode off, log, challenge or block' }),
-  bots: z.enum(BOT_DEFAULTS, { error: 'Use bots allow, challenge or deny' }),
+  bots: z.enum(BOT_ACTIONS, { error: 'Use bots allow, challenge or deny' }),
   rules: z.array(BotRule).max(BOT_LIMITS.rules, `Use at most ${BOT_LIMITS.rules} rules`),
 });
 export type BotSettings = z.infer<typeof BotSettings>;

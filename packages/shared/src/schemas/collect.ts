@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BOT_ACTIONS } from '../bot-vocabulary.ts';
 import { cleanText } from '../text.ts';
 
 /**
@@ -126,7 +127,7 @@ export const RequestRecord = z.object({
   /** The response was an HTML document (a page a person would see). Without it, GET 200 of a path without a file extension (or .html, .htm, .php) counts as one. */
   html: z.boolean().optional(),
   /** What the gate decided for this request (decision order of the protection config); without it, the record is stored as served and "not decided". */
-  action: z.enum(['allow', 'challenge', 'deny']).optional(),
+  action: z.enum(BOT_ACTIONS).optional(),
   /** Why, as the decision function words it (`rule: Admin`, `log: would challenge: …`); the first 256 characters are stored. */
   reason: z.string().max(1024).optional(),
   /** 0-100 for a browser, -1 for a declared bot. */

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { BOT_ACTIONS, type BotDecisionsQuery, type BotDecisionsReport } from '@us/shared';
+import { BOT_ACTIONS, type BotAction, type BotDecisionsQuery, type BotDecisionsReport } from '@us/shared';
 import type { Actor } from '../../actor/actor.ts';
 import { addDays, daysOf } from '../../analytics/range.ts';
 import { run } from '../../analytics/runner.ts';
@@ -9,8 +9,7 @@ import { localDaySql, Params, rangeCond, statement, tzParam } from '../../analyt
 import { scopeMissing } from '../../core/errors.ts';
 import { NOT_DECIDED } from './record-decision.ts';
 
-type Action = (typeof BOT_ACTIONS)[number];
-type Counts = Record<Action, number>;
+type Counts = Record<BotAction, number>;
 
 /** Rows of the report's table, most first. */
 export const DECISION_ROWS = 100;
@@ -19,7 +18,7 @@ export const DECISION_ROWS = 100;
 const ACTION_SQL = `case when decision in ('challenge', 'deny') then decision else 'allow' end`;
 
 const zero = (): Counts => ({ allow: 0, challenge: 0, deny: 0 });
-const asAction = (a: string): Action => (BOT_ACTIONS.includes(a as Action) ? (a as Action) : 'allow');
+const asAction = (a: string): BotAction => (BOT_ACTIONS.includes(a as BotAction) ? (a as BotAction) : 'allow');
 
 /** Every request of the site over the range, except the team's own (the internal lane). */
 function scope(ctx: SiteCtx, p: Params, range: { from: string; to: string }, tz: string) {

@@ -11,9 +11,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { dbFault } from '@us/db';
 import {
   ALWAYS_SERVED,
+  BOT_CATEGORIES,
+  type BotCategory,
   type BotInfo,
-  CATEGORIES,
-  type Category,
+  type ClientKind,
   classifyUserAgent,
   type Decision,
   decide,
@@ -120,7 +121,7 @@ export type DryRunOutput = z.infer<typeof DryRunOutput>;
 interface ShapeRow {
   fixed_path: string | null;
   sample_path: string;
-  kind: 'browser' | 'bot' | 'verified-bot';
+  kind: ClientKind;
   bot_name: string | null;
   bot_category: string | null;
   verified: boolean;
@@ -196,7 +197,7 @@ async function readShapes(em: EntityManager, stmt: { sql: string; parameters: un
   });
 }
 
-const isCategory = (c: string | null): c is Category => c !== null && (CATEGORIES as readonly string[]).includes(c);
+const isCategory = (c: string | null): c is BotCategory => c !== null && (BOT_CATEGORIES as readonly string[]).includes(c);
 
 /** A stored bot name in today's catalogue (its AI flag, and whether its operator lets us verify it). */
 function catalogueLookup() {
@@ -214,7 +215,7 @@ function catalogueLookup() {
 
 /** The facts of a stored request shape; what is not stored (pass, behaviour) is taken as absent. */
 export function factsOfStored(s: ShapeRow, lookup: (name: string) => BotInfo | null): RequestFacts {
-  const category: Category = isCategory(s.bot_category) ? s.bot_category : 'other';
+  const category: BotCategory = isCategory(s.bot_category) ? s.bot_category : 'other';
   let ua: UaClass;
   if (s.kind !== 'browser') {
     const known = s.bot_name ? lookup(s.bot_name) : null;

@@ -1,4 +1,4 @@
-import type { BotSettings, RequestRecord } from '@us/shared';
+import type { BotAction, BotSettings, RequestRecord } from '@us/shared';
 
 /** The reason stored for a record that carried no decision (and shown for records stored before decisions were). */
 export const NOT_DECIDED = 'not decided: the sender sent no decision';
@@ -6,7 +6,7 @@ export const NOT_DECIDED = 'not decided: the sender sent no decision';
 export const PROTECTION_OFF = 'off: protection is off';
 
 export interface RecordDecision {
-  decision: 'allow' | 'challenge' | 'deny';
+  decision: BotAction;
   reason: string;
   risk: number | null;
 }

@@ -1,10 +1,13 @@
+import { MESSAGES } from './messages/index.ts';
+
 /**
- * The languages the check page and `/_us/pass` speak, and which one a browser gets: the best-weighted
- * entry of Accept-Language we have (by its primary subtag: `de-AT` gets German), English otherwise.
- * Only the first 20 entries of the first 512 characters are read: a stranger's header costs nothing.
+ * The languages the check page and `/_us/pass` speak (those with texts in `messages/`), and which one a
+ * browser gets: the best-weighted entry of Accept-Language we have (by its primary subtag: `de-AT` gets
+ * German), English otherwise. Only the first 20 entries of the first 512 characters are read: a
+ * stranger's header costs nothing.
  */
-export const LANGUAGES = ['en', 'de', 'fr', 'es'] as const;
-export type Language = (typeof LANGUAGES)[number];
+export type Language = keyof typeof MESSAGES;
+export const LANGUAGES = Object.keys(MESSAGES) as readonly Language[];
 
 export function languageOf(acceptLanguage: string | undefined): Language {
   let best: Language = 'en';

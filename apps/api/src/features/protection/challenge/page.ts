@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import type { Language } from './language.ts';
-import { MESSAGES, type RefusalKind } from './messages.ts';
+import { MESSAGES, type RefusalKind } from './messages/index.ts';
 import { SOLVER_SOURCE } from './solver.ts';
 import { WORK } from './work.ts';
 
