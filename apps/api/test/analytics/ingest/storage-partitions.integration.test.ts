@@ -144,9 +144,10 @@ describe('partitions', () => {
       // one of its waits).
       await vi.waitFor(
         async () => {
-          const waiting = await reader.query('select count(*)::int as n from pg_stat_activity where $1 = any(pg_blocking_pids(pid))', [
-            heldPid,
-          ]);
+          const waiting = await reader.query(
+            'select count(*)::int as n from pg_stat_activity where $1 = any(pg_blocking_pids(pid))',
+            [heldPid],
+          );
           expect(waiting.rows[0]?.n).toBeGreaterThan(0);
         },
         { timeout: 10_000, interval: 20 },

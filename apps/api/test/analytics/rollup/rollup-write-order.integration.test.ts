@@ -41,7 +41,8 @@ describe('two rollups of one site-day at once', () => {
   it('wait for each other on the day record: both commit, the later one is what stays', async () => {
     const pool = (await pgPoolOf(orm)) as unknown as Pool; // the real pg pool (its type here is structural)
     const [whole, incremental] = [await pool.connect(), await pool.connect()];
-    const pidOf = async (client: PoolClient) => (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]?.pid;
+    const pidOf = async (client: PoolClient) =>
+      (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]?.pid;
     const [wholePid, incrementalPid] = [await pidOf(whole), await pidOf(incremental)];
     try {
       await whole.query('begin');
