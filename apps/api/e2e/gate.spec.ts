@@ -4,7 +4,7 @@ import { SiteHostname } from '@us/db';
 import { PASS_COOKIE } from '@us/protection';
 import { Miniflare } from 'miniflare';
 import type { Browser, BrowserContext } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { protect } from '../../../packages/edge/src/protect.ts';
 import { bundleWorker, SDK_ENTRY } from '../../../packages/edge/test/bundle.ts';
 import { launchChromium } from '../../web/e2e/support/browser.ts';
@@ -82,11 +82,19 @@ describe('the gate end to end: workerd in front of an origin, the service, and C
     });
     edgeUrl = await edge.ready;
     // A cold isolate serves its first requests while it loads the site's config (at most 50 ms wait, then in
-    // the background); a first visitor warms it, as on a real zone.
+    // the background); a first visitor warms it, as on a real zone. The tests start once it decides with the
+    // config: a curl asking for an API path is then told a check is needed (403) instead of being served.
     await (
       await visit('/', { ua: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/131.0.0.0 Safari/537.36', ip: PERSON_IP })
     ).text();
-    await new Promise((r) => setTimeout(r, 1000));
+    await vi.waitFor(
+      async () => {
+        const res = await visit('/warm-up', { ua: CURL, ip: '203.0.113.4' });
+        await res.body?.cancel();
+        expect(res.status).toBe(403);
+      },
+      { timeout: 10_000, interval: 50 },
+    );
     browser = await launchChromium([
       `--host-resolver-rules=MAP ${site.hostname} 127.0.0.1:${edgeUrl.port}, MAP *.example.test ~NOTFOUND`,
       '--disable-blink-features=AutomationControlled',

@@ -62,17 +62,27 @@ export default {
 }
 
 const instances: Miniflare[] = [];
+/** What the workers wrote to their console. */
+const workerLogs: string[] = [];
 async function start(script: string, bindings: Record<string, string>): Promise<Miniflare> {
-  const mf = new Miniflare({ modules: true, script, bindings, compatibilityDate: '2024-09-23' });
+  const mf = new Miniflare({
+    modules: true,
+    script,
+    bindings,
+    compatibilityDate: '2024-09-23',
+    handleStructuredLogs: ({ message }: { message: string }) => {
+      workerLogs.push(message);
+    },
+  });
   instances.push(mf);
   await mf.ready;
   return mf;
 }
 
-async function waitFor<T>(fn: () => T | undefined, ms = 3000): Promise<T> {
+async function waitFor<T>(fn: () => T | undefined | Promise<T | undefined>, ms = 3000): Promise<T> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
-    const v = fn();
+    const v = await fn();
     if (v !== undefined) return v;
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -140,6 +150,7 @@ beforeAll(async () => {
 afterEach(async () => {
   while (instances.length) await instances.pop()!.dispose();
   captured.length = 0;
+  workerLogs.length = 0;
   failNext = 0;
   service.config = null;
   service.configDelayMs = 0;
@@ -176,13 +187,15 @@ describe('withUnseen (workerd via miniflare)', () => {
     const r2 = await mf.dispatchFetch('https://shop.example/missing', { method: 'POST', body: 'x' });
     expect(r2.status).toBe(404);
     await r2.text();
-    await new Promise((r) => setTimeout(r, 200));
-    expect(batches()).toHaveLength(0);
     const r3 = await mf.dispatchFetch('https://shop.example/c');
     await r3.text();
+    // Nothing went before the third request: the first batch holds all three records (checked below).
     const batch = await waitFor(() => batches()[0]);
-    await new Promise((r) => setTimeout(r, 200));
-    expect(batches()).toHaveLength(1);
+    // Nothing went after it either: the next batch to arrive is the next three requests', and the second.
+    for (const path of ['/d', '/e', '/f']) await (await mf.dispatchFetch(`https://shop.example${path}`)).text();
+    const next = await waitFor(() => batches()[1]);
+    expect(batches()).toHaveLength(2);
+    expect(JSON.parse(next.body).records.map((r: { path: string }) => r.path)).toEqual(['/d', '/e', '/f']);
     expect(batch.method).toBe('POST');
     expect(batch.headers['x-svc-proxy']).toBe(SECRET);
     expect(batch.headers['content-type']).toContain('application/json');
@@ -218,8 +231,9 @@ describe('withUnseen (workerd via miniflare)', () => {
       SVC_COLLECT_URL: `${base}/collect`,
     });
     await (await mf.dispatchFetch('https://shop.example/one')).text();
+    // Real time: the record must grow older than T on workerd's own clock, which the test cannot move.
     await new Promise((r) => setTimeout(r, 400));
-    expect(batches()).toHaveLength(0);
+    expect(batches()).toHaveLength(0); // and nothing is sent without a request (the batch below holds /one)
     await (await mf.dispatchFetch('https://shop.example/two')).text();
     const batch = await waitFor(() => batches()[0]);
     const body = JSON.parse(batch.body);
@@ -241,8 +255,12 @@ describe('withUnseen (workerd via miniflare)', () => {
     const res = await mf.dispatchFetch('https://shop.example/r2');
     expect(await res.text()).toBe('origin /r2');
     await waitFor(() => (batches().length >= 2 ? true : undefined));
-    await new Promise((r) => setTimeout(r, 300));
-    expect(batches()).toHaveLength(2);
+    // Dropped after its retry: the worker says so, and the next request's batch is the next to arrive.
+    await waitFor(() => workerLogs.find((l) => l.includes('dropped a batch of 1 request records')));
+    failNext = 0;
+    await (await mf.dispatchFetch('https://shop.example/r3')).text();
+    await waitFor(() => (batches().length >= 3 ? true : undefined));
+    expect(batches().map((b) => JSON.parse(b.body).records[0].path)).toEqual(['/r2', '/r2', '/r3']);
   });
 
   it('keeps serving when the collect endpoint is down', async () => {
@@ -267,7 +285,9 @@ describe('withUnseen (workerd via miniflare)', () => {
       const res = await mf.dispatchFetch(`https://shop.example/q${i}`);
       expect(await res.text()).toBe(`origin /q${i}`);
     }
-    await new Promise((r) => setTimeout(r, 300));
+    // The worker says it passes requests through unrecorded (it says so once, at the first request, and
+    // returns at once: a send would have started before that answer came back).
+    await waitFor(() => workerLogs.find((l) => l.includes('SVC_SECRET or SVC_SITE_KEY is not set')));
     expect(captured).toHaveLength(0);
   });
 
@@ -291,9 +311,10 @@ describe('withUnseen (workerd via miniflare)', () => {
     expect(fwd.headers['x-svc-proxy']).toBe(SECRET);
     expect(fwd.headers['x-svc-client-ip']).toBe('198.51.100.7');
     expect(fwd.headers['x-svc-client-country']).toBe('FR');
-    // not recorded as a site request
-    await new Promise((r) => setTimeout(r, 200));
-    expect(batches()).toHaveLength(0);
+    // Not recorded as a site request: the first batch to arrive is the next request's (one record a batch).
+    await (await mf.dispatchFetch('https://shop.example/after')).text();
+    await waitFor(() => batches()[0]);
+    expect(records().map((r) => r.path)).toEqual(['/after']);
   });
 });
 
@@ -543,6 +564,7 @@ describe('the gate in withUnseen (workerd via miniflare)', () => {
     expect(configFetches()).toHaveLength(1); // cached
 
     service.config = { ...service.config, rules: [] };
+    // Real time: the copy must age past its 1 s on workerd's own clock, which the test cannot move.
     await new Promise((r) => setTimeout(r, 1100));
     // The stale copy decides this one while the refresh runs in the background…
     expect((await visit(mf, 'https://shop.example/secret')).status).toBe(403);
@@ -559,7 +581,7 @@ describe('the gate in withUnseen (workerd via miniflare)', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
 
-    // Unchanged: the service answers 304 and the copy is kept.
+    // Unchanged: the service answers 304 and the copy is kept (real time again, for the copy to age).
     await new Promise((r) => setTimeout(r, 1100));
     expect((await visit(mf, 'https://shop.example/secret')).text).toBe('origin /secret');
     await waitFor(() => (configFetches()[2]?.status ? true : undefined));
@@ -585,14 +607,19 @@ describe('the gate in withUnseen (workerd via miniflare)', () => {
     expect(Date.now() - t0).toBeLessThan(600);
     // …so is one arriving while the fetch is still under way…
     expect((await visit(mf, 'https://shop.example/2', { ua: CURL })).text).toBe('origin /2');
-    // …and once the config has arrived in the background, requests are decided.
+    // …and once the config has arrived in the background, requests are decided (the isolate stores the answer
+    // just after the service sent it: a request right then may still find it loading).
     await waitFor(() => (configFetches()[0]?.status ? true : undefined));
-    await new Promise((r) => setTimeout(r, 50));
-    expect((await visit(mf, 'https://shop.example/3', { ua: CURL })).status).toBe(403);
-    await waitFor(() => (records().length >= 3 ? true : undefined));
+    let loading = 1;
+    await waitFor(async () => {
+      if ((await visit(mf, 'https://shop.example/3', { ua: CURL })).status === 403) return true;
+      loading += 1;
+      return undefined;
+    });
+    await waitFor(() => (records().length >= loading + 2 ? true : undefined));
     expect(records().map((r) => [r.action, r.reason])).toEqual([
       ['allow', 'fail open: no protection config within 50 ms'],
-      ['allow', 'fail open: protection config still loading'],
+      ...Array.from({ length: loading }, () => ['allow', 'fail open: protection config still loading']),
       ['deny', 'client software never runs page scripts: curl'],
     ]);
     expect(configFetches()).toHaveLength(1);

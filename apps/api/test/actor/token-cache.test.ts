@@ -1,6 +1,6 @@
 // A busy token whose entry has just expired (or that was never looked up on this node) is looked up once,
 // not once per request arriving meanwhile: on a busy node those lookups queued on the pool together.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { bumpCredentialsGeneration, type CallerToken, tokenCacheOf } from '../../src/actor/token-cache.ts';
 import { MemoryStore } from '../../src/core/hot/memory.ts';
 
@@ -20,12 +20,21 @@ describe('the token cache', () => {
   it('shares one lookup among the requests that miss the same token at once', async () => {
     const cache = tokenCacheOf(new MemoryStore());
     let loads = 0;
+    let release: () => void = () => {};
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    // The lookup stays open until every request has asked: all 50 miss the token while it runs.
     const load = async () => {
       loads++;
-      await new Promise((r) => setTimeout(r, 20));
+      await held;
       return token('t1');
     };
-    const answers = await Promise.all(Array.from({ length: 50 }, () => cache.lookup('hash-1', load)));
+    const asked = Array.from({ length: 50 }, () => cache.lookup('hash-1', load));
+    // The in-process store answers within the turn: one turn later every request has reached the cache.
+    await new Promise((r) => setImmediate(r));
+    release();
+    const answers = await Promise.all(asked);
     expect(loads).toBe(1);
     expect(answers.every((t) => t?.id === 't1')).toBe(true);
     // Answered from memory afterwards.
@@ -44,7 +53,7 @@ describe('the token cache', () => {
         release = () => resolve(token('t2'));
       });
     const before = cache.lookup('hash-2', slow);
-    await new Promise((r) => setTimeout(r, 5));
+    await vi.waitFor(() => expect(loads).toBe(1)); // the first lookup is under way
     await bumpCredentialsGeneration(hot);
     const after = cache.lookup('hash-2', async () => {
       loads++;

@@ -1,16 +1,42 @@
 // answerWithin (src/core/hot/within.ts): a hot-store call answers within its deadline, with its fallback past
 // it or when it fails, however many are pending at once; one shared timer checks the deadlines.
+// Time is the point here, so it runs on fake timers (Date and the shared timer included) that the tests move:
+// each deadline is checked to the millisecond, and nothing waits in real time.
 import { spawnSync } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { answerWithin, hotAnswer } from '../../src/core/hot/within.ts';
 
 const never = <T>() => new Promise<T>(() => {});
 const after = <T>(ms: number, v: T) => new Promise<T>((r) => setTimeout(() => r(v), ms));
+/** Whether `p` has settled (its handlers run within the microtasks that follow). */
+const settled = async (p: Promise<unknown>) => {
+  let done = false;
+  void p.then(
+    () => {
+      done = true;
+    },
+    () => {
+      done = true;
+    },
+  );
+  await vi.advanceTimersByTimeAsync(0);
+  return done;
+};
+
+// One fake clock for the whole file: the shared timer lives in the module across tests.
+beforeAll(() => {
+  vi.useFakeTimers();
+});
+afterAll(() => {
+  vi.useRealTimers();
+});
 
 describe('answerWithin', () => {
   it("answers the call's value when it comes in time", async () => {
     await expect(answerWithin(Promise.resolve(7), 100, 0)).resolves.toBe(7);
-    await expect(answerWithin(after(20, 'late but in time'), 200, 'fallback')).resolves.toBe('late but in time');
+    const late = answerWithin(after(20, 'late but in time'), 200, 'fallback');
+    await vi.advanceTimersByTimeAsync(20);
+    await expect(late).resolves.toBe('late but in time');
   });
 
   it('answers the fallback when the call fails, and leaves no unhandled rejection', async () => {
@@ -18,29 +44,30 @@ describe('answerWithin', () => {
   });
 
   it('answers the fallback once the deadline has passed, not before, each call on its own deadline', async () => {
-    const started = Date.now();
-    const times: Record<string, number> = {};
-    const timed = <T>(name: string, p: Promise<T>) =>
-      p.then((v) => {
-        times[name] = Date.now() - started;
-        return v;
-      });
-    const answers = await Promise.all([
-      timed('short', answerWithin(never<number>(), 30, -1)),
-      timed('long', answerWithin(never<number>(), 120, -2)),
-      timed('answered', answerWithin(after(10, 5), 120, -3)),
-    ]);
-    expect(answers).toEqual([-1, -2, 5]);
-    expect(times.short).toBeGreaterThanOrEqual(29);
-    expect(times.long).toBeGreaterThanOrEqual(119);
-    expect(times.short).toBeLessThan(times.long as number);
-    expect(times.answered).toBeLessThan(times.long as number);
+    const short = answerWithin(never<number>(), 30, -1);
+    const long = answerWithin(never<number>(), 120, -2);
+    const answered = answerWithin(after(10, 5), 120, -3);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(await settled(answered)).toBe(true);
+    await vi.advanceTimersByTimeAsync(19); // 29 ms
+    expect(await settled(short)).toBe(false);
+    await vi.advanceTimersByTimeAsync(11); // 40 ms: the deadline and the next check of the shared timer
+    expect(await settled(short)).toBe(true);
+    await vi.advanceTimersByTimeAsync(79); // 119 ms
+    expect(await settled(long)).toBe(false);
+    await vi.advanceTimersByTimeAsync(11); // 130 ms
+    expect(await Promise.all([short, long, answered])).toEqual([-1, -2, 5]);
   });
 
   it('keeps answering after the shared timer stopped for lack of pending calls', async () => {
-    await expect(answerWithin(never<string>(), 20, 'first')).resolves.toBe('first');
-    await after(50, null); // nothing pending: the timer is cleared
-    await expect(answerWithin(never<string>(), 20, 'second')).resolves.toBe('second');
+    const first = answerWithin(never<string>(), 20, 'first');
+    await vi.advanceTimersByTimeAsync(30);
+    await expect(first).resolves.toBe('first');
+    await vi.advanceTimersByTimeAsync(10); // the next check finds nothing pending
+    expect(vi.getTimerCount()).toBe(0); // the shared timer is cleared
+    const second = answerWithin(never<string>(), 20, 'second');
+    await vi.advanceTimersByTimeAsync(30);
+    await expect(second).resolves.toBe('second');
     await expect(answerWithin(Promise.resolve('third'), 20, 'x')).resolves.toBe('third');
   });
 
@@ -64,8 +91,10 @@ describe('hotAnswer', () => {
   });
 
   it('holds a network store to its deadline: the fallback when it never answers', async () => {
-    const started = Date.now();
-    await expect(hotAnswer({ kind: 'redis' }, never<number>(), 30, -1)).resolves.toBe(-1);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(25);
+    const answer = hotAnswer({ kind: 'redis' }, never<number>(), 30, -1);
+    await vi.advanceTimersByTimeAsync(29);
+    expect(await settled(answer)).toBe(false);
+    await vi.advanceTimersByTimeAsync(11);
+    await expect(answer).resolves.toBe(-1);
   });
 });

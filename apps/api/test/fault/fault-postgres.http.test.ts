@@ -4,13 +4,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BufferFull } from '../../src/analytics/ingest/index.ts';
 import { type CollectSite, collectSite } from '../support/collect.ts';
 import {
+  answered,
   type OwnPostgres,
+  recordingLogger,
   startOwnPostgres,
   storedCounts,
   streamReports,
   tally,
   waitFor,
+  waitUntilFlowing,
   waitUntilStored,
+  waitWhileStreaming,
 } from '../support/faults.ts';
 import { hotKinds, startTestServer, type TestServer } from '../support/server.ts';
 
@@ -27,6 +31,8 @@ describe.each(hotKinds())('fault: PostgreSQL stops and starts while reports stre
   let pg: OwnPostgres;
   let t: TestServer;
   let site: CollectSite;
+  /** What the ingest said: its failed flushes are how the test knows the outage was met. */
+  const ingestLog = recordingLogger();
 
   beforeAll(async () => {
     pg = await startOwnPostgres();
@@ -35,7 +41,7 @@ describe.each(hotKinds())('fault: PostgreSQL stops and starts while reports stre
       hot: kind,
       mail: 'outbox',
       env: { ...NO_BUDGETS, LOG_LEVEL: 'silent' },
-      ingest: { backoffMs: 100, maxBackoffMs: 500 },
+      ingest: { backoffMs: 100, maxBackoffMs: 500, logger: ingestLog },
     });
     site = await collectSite(t, 'fault-postgres.example');
   });
@@ -46,14 +52,20 @@ describe.each(hotKinds())('fault: PostgreSQL stops and starts while reports stre
 
   it('answers 202 throughout and stores every acknowledged report once PostgreSQL is back', async () => {
     const stream = streamReports({ baseUrl: () => t.url, site, loops: 4 });
-    await sleep(1500);
+    await waitUntilFlowing(t.deps.orm, site.siteId, stream, 0);
     const down = Date.now();
     await pg.stop();
     const stopped = Date.now();
-    await sleep(3000);
+    // The outage lasts until reports kept coming through it and the flusher has failed on it at least once.
+    const linesBefore = ingestLog.lines.length;
+    await waitWhileStreaming(stream, () => {
+      expect(answered(stream.log, 202, stopped)).toBeGreaterThan(50);
+      expect(ingestLog.lines.slice(linesBefore).join('\n')).toContain('ingest flush failed');
+    });
     const up = Date.now();
     await pg.start();
-    await sleep(1500);
+    // PostgreSQL is back: the flusher stores new reports again on its own.
+    await waitUntilFlowing(t.deps.orm, site.siteId, stream, stream.log.acked.length);
     const log = await stream.stop();
 
     expect(log.violations).toEqual([]);
@@ -99,7 +111,7 @@ describe('fault: PostgreSQL down long enough for the buffer to fill up', () => {
 
   it('turns reports away with 503 and Retry-After once full, and stores every 202 once PostgreSQL is back', async () => {
     const stream = streamReports({ baseUrl: () => t.url, site, loops: 4 });
-    await sleep(1000);
+    await waitUntilFlowing(t.deps.orm, site.siteId, stream, 0);
     await pg.stop();
     // Most of the buffer taken at once (rows of another site), so the stream fills the rest quickly.
     const other = randomUUID();
@@ -124,12 +136,12 @@ describe('fault: PostgreSQL down long enough for the buffer to fill up', () => {
     }
     expect(await waitFor(() => stream.log.answers.some((a) => a.status === 503), 15_000)).toBe(true);
     const full = Date.now();
-    await sleep(500);
+    // Full for a while: reports keep being turned away until PostgreSQL is back.
+    await waitWhileStreaming(stream, () => expect(answered(stream.log, 503, full)).toBeGreaterThan(10));
     await pg.start();
     const up = Date.now();
     // Once the backlog is stored there is room again: reports are answered 202 again.
-    const again = await waitFor(() => stream.log.answers.some((a) => a.at > up && a.status === 202), 20_000);
-    await sleep(500);
+    const again = await waitFor(() => answered(stream.log, 202, up) > 10, 20_000);
     const log = await stream.stop();
     expect(again).toBe(true);
 

@@ -2,7 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisIngestBuffer, startIngest } from '../../src/analytics/ingest/index.ts';
 import { type CollectSite, collectSite } from '../support/collect.ts';
-import { type OwnRedis, startOwnRedis, storedCounts, streamReports, tally, waitUntilStored } from '../support/faults.ts';
+import {
+  answered,
+  type OwnRedis,
+  startOwnRedis,
+  storedCounts,
+  streamReports,
+  tally,
+  waitUntilFlowing,
+  waitUntilStored,
+  waitWhileStreaming,
+} from '../support/faults.ts';
 import { createUser, startTestServer, type TestServer } from '../support/server.ts';
 
 /**
@@ -13,7 +23,6 @@ import { createUser, startTestServer, type TestServer } from '../support/server.
  * The same holds when it stops answering with its connections open (SIGSTOP: a paused process, a network
  * partition without resets), where no error ever comes back on its own.
  */
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const NO_BUDGETS = { COLLECT_REPORTS_PER_ADDRESS_PER_MINUTE: '10000000', COLLECT_REPORTS_PER_SITE_PER_MINUTE: '10000000' };
 
 describe('fault: Redis is killed, or hangs, during ingest', () => {
@@ -33,6 +42,12 @@ describe('fault: Redis is killed, or hangs, during ingest', () => {
     });
     site = await collectSite(t, 'fault-redis.example');
   });
+  /** Redis is back: the server's hot store answers again, and reports flow through it into PostgreSQL. */
+  async function reconnected(siteId: string, stream: Parameters<typeof waitUntilFlowing>[2]) {
+    await waitWhileStreaming(stream, () => t.deps.hot.ping());
+    await waitUntilFlowing(t.deps.orm, siteId, stream, stream.log.acked.length);
+  }
+
   afterAll(async () => {
     redis?.resume();
     await t?.close();
@@ -44,19 +59,21 @@ describe('fault: Redis is killed, or hangs, during ingest', () => {
     await t.request.post('/v1/auth/login').send({ email, password }).expect(200);
 
     const stream = streamReports({ baseUrl: () => t.url, site, loops: 4 });
-    await sleep(1500);
+    await waitUntilFlowing(t.deps.orm, site.siteId, stream, 0);
     await redis.kill('SIGKILL');
     const killed = Date.now();
-    await sleep(1000);
+    const ackedBeforeKill = stream.log.acked.length;
     // A route that needs the hot store (sign-in counts attempts there first) says so: 503, never 500.
     const login = await t.request.post('/v1/auth/login').send({ email, password });
     expect(login.status).toBe(503);
     expect(login.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(Number(login.headers['retry-after'])).toBeGreaterThan(0);
-    await sleep(2000);
+    // Reports go on through the outage, and the flusher stores them from the process's fallback meanwhile.
+    await waitWhileStreaming(stream, () => expect(answered(stream.log, 202, killed)).toBeGreaterThan(50));
+    await waitUntilFlowing(t.deps.orm, site.siteId, stream, ackedBeforeKill);
     const back = Date.now();
     await redis.start();
-    await sleep(1500);
+    await reconnected(site.siteId, stream);
     const log = await stream.stop();
 
     expect(log.violations).toEqual([]);
@@ -110,7 +127,7 @@ describe('fault: Redis is killed, or hangs, during ingest', () => {
     await t.request.post('/v1/auth/login').send({ email, password }).expect(200);
 
     const stream = streamReports({ baseUrl: () => t.url, site: hangSite, loops: 4 });
-    await sleep(1500);
+    await waitUntilFlowing(t.deps.orm, hangSite.siteId, stream, 0);
     redis.pause();
     const paused = Date.now();
     // A route that needs the hot store (sign-in counts attempts there first) says so instead of waiting.
@@ -119,10 +136,11 @@ describe('fault: Redis is killed, or hangs, during ingest', () => {
     expect(login.status).toBe(503);
     expect(Number(login.headers['retry-after'])).toBeGreaterThan(0);
     expect(Date.now() - loginStarted).toBeLessThan(5000);
-    await sleep(Math.max(0, 4000 - (Date.now() - paused)));
+    // The hang lasts until reports flowed at their usual pace for a while past any first timeout (2 s in).
+    await waitWhileStreaming(stream, () => expect(answered(stream.log, 202, paused + 2000)).toBeGreaterThan(50));
     const resumed = Date.now();
     redis.resume();
-    await sleep(1500);
+    await reconnected(hangSite.siteId, stream);
     const log = await stream.stop();
 
     expect(log.violations).toEqual([]);

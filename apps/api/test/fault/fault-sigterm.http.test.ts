@@ -14,6 +14,7 @@ import {
   streamReports,
   tally,
   waitFor,
+  waitWhileStreaming,
 } from '../support/faults.ts';
 import { startTestServer } from '../support/server.ts';
 
@@ -59,13 +60,16 @@ describe('fault: SIGTERM during load', () => {
     });
     const url = server.url;
     const stream = streamReports({ baseUrl: () => url, site, loops: 6, untilRefused: true });
-    await sleep(1000);
+    await waitWhileStreaming(stream, () => expect(stream.log.acked.length).toBeGreaterThan(20));
     // A report still arriving when the signal comes (half its body sent), on a connection of its own.
     const slow = slowReport(url, site);
     await slow.started;
     const signalled = Date.now();
     server.proc.kill('SIGTERM');
-    await sleep(1000);
+    // The server drains once the stream meets it: a report turned away (503) or refused.
+    await waitWhileStreaming(stream, () =>
+      expect(stream.log.answers.some((a) => a.at >= signalled && a.status !== 202)).toBe(true),
+    );
     // The rest of its body, then a second request on the same connection: the first is in flight and
     // is answered (202, and stored); the second arrives while draining and is turned away.
     const [inFlight, arrivedLate] = await slow.finish();

@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createOrm, freePort, migrate, type Orm, startEmbeddedPostgres } from '@us/db';
 import { Redis } from 'ioredis';
+import { expect, vi } from 'vitest';
+import type { Logger } from '../../src/core/logger.ts';
 import { API_NODE_FLAGS } from '../../src/core/node-flags.ts';
 
 /**
@@ -272,6 +274,54 @@ export function streamReports(opts: {
       stopped = true;
       return done;
     },
+  };
+}
+
+/** How many answers of `status` came from `from` (ms) on. */
+export const answered = (log: StreamLog, status: number, from = 0) => tally(log, from)[String(status)] ?? 0;
+
+/**
+ * Waits while `stream` runs until `check` passes (it throws until then, as vi.waitFor's callback does). If it
+ * never does, the stream is stopped before the failure is thrown, so no sender outlives the test.
+ */
+export async function waitWhileStreaming(
+  stream: { stop(): Promise<StreamLog> },
+  check: () => unknown,
+  timeoutMs = 20_000,
+): Promise<void> {
+  try {
+    await vi.waitFor(check, { timeout: timeoutMs, interval: 50 });
+  } catch (err) {
+    await stream.stop();
+    throw err;
+  }
+}
+
+/**
+ * Waits until a report acknowledged after the first `from` of `log.acked` is stored: reports flow all the way
+ * into PostgreSQL (a flush has run since).
+ */
+export function waitUntilFlowing(
+  orm: Orm,
+  siteId: string,
+  stream: { log: StreamLog; stop(): Promise<StreamLog> },
+  from: number,
+): Promise<void> {
+  return waitWhileStreaming(stream, async () => {
+    const stored = await storedCounts(orm, siteId);
+    expect(stream.log.acked.slice(from).some((id) => stored.has(id))).toBe(true);
+  });
+}
+
+/** A logger that keeps every line for a test to wait on, and prints nothing. */
+export function recordingLogger(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  return {
+    lines,
+    debug: (m) => lines.push(`debug ${m}`),
+    info: (m) => lines.push(`info ${m}`),
+    warn: (m) => lines.push(`warn ${m}`),
+    error: (m, err) => lines.push(`error ${m}${err === undefined ? '' : ` (${String(err)})`}`),
   };
 }
 

@@ -11,7 +11,7 @@ import {
   type PageviewRow,
 } from '@us/db';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 
 let orm: Orm;
 beforeAll(async () => {
@@ -137,9 +137,21 @@ describe('partitions', () => {
     try {
       await held.query('begin');
       await held.query('select count(*) from pageviews where site_id = $1', [randomUUID()]);
+      const heldPid = (await held.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]?.pid;
       creating = ensurePartitionsForDays(orm, [new Date(`${year}-03-01T12:00:00Z`)]);
       creating.catch(() => {});
-      await new Promise((r) => setTimeout(r, 300));
+      // The creation is waiting behind the open transaction (it gives way and tries again, so it is caught in
+      // one of its waits).
+      await vi.waitFor(
+        async () => {
+          const waiting = await reader.query(
+            'select count(*)::int as n from pg_stat_activity where $1 = any(pg_blocking_pids(pid))',
+            [heldPid],
+          );
+          expect(waiting.rows[0]?.n).toBeGreaterThan(0);
+        },
+        { timeout: 10_000, interval: 20 },
+      );
       // A reader arriving while the creation waits gets through (here: long before its statement timeout).
       await reader.query('set statement_timeout = 5000');
       const read = await reader.query('select count(*)::int as n from pageviews where site_id = $1', [randomUUID()]);

@@ -5,7 +5,7 @@
 
 import { createOrm, type Orm, pgPoolOf } from '@us/db';
 import type { Pool, PoolClient } from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import type { RollupRow } from '../../../src/analytics/rollup/rollup-format.ts';
 import { addToSiteDayRollup, type RunStatement, replaceSiteDayRollup } from '../../../src/analytics/rollup/rollup-write.ts';
 import { normalRows, storedRollupRows } from '../../support/rollup-day.ts';
@@ -41,6 +41,9 @@ describe('two rollups of one site-day at once', () => {
   it('wait for each other on the day record: both commit, the later one is what stays', async () => {
     const pool = (await pgPoolOf(orm)) as unknown as Pool; // the real pg pool (its type here is structural)
     const [whole, incremental] = [await pool.connect(), await pool.connect()];
+    const pidOf = async (client: PoolClient) =>
+      (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]?.pid;
+    const [wholePid, incrementalPid] = [await pidOf(whole), await pidOf(incremental)];
     try {
       await whole.query('begin');
       await replaceSiteDayRollup(runOn(whole), siteId, DAY, [row('/a', 5, 3), row('/b', 2, 2)], null);
@@ -57,7 +60,16 @@ describe('two rollups of one site-day at once', () => {
         whole.query('commit'),
       );
       replaced.catch(() => {}); // awaited below; a deadlock may throw it before then
-      await new Promise((r) => setTimeout(r, 300));
+      // Once the whole-day rollup waits for the incremental one's lock, the incremental one goes on.
+      await vi.waitFor(
+        async () => {
+          const blockers = await orm.em
+            .getConnection()
+            .execute<{ pid: number }[]>('select unnest(pg_blocking_pids(?)) as pid', [wholePid], 'all');
+          expect(blockers.map((b) => b.pid)).toContain(incrementalPid);
+        },
+        { timeout: 10_000, interval: 20 },
+      );
       // The incremental one adds its deltas to the rows the whole-day one would have locked already.
       await addToSiteDayRollup(runOn(incremental), siteId, DAY, [row('/a', 1, 1)], null, snapshot);
       await incremental.query('commit');

@@ -2,13 +2,12 @@ import { SiteHostname } from '@us/db';
 import { behaviourCode, issuePass, verifyPass } from '@us/protection';
 import { ProtectionConfig } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { flaggedVisitors } from '../../../src/features/protection/behaviour.ts';
 import { passKeyOf } from '../../../src/features/protection/pass-key.ts';
 import { expectProblem } from '../../support/auth-helpers.ts';
 import { BROWSER_UA } from '../../support/collect.ts';
 import { type GateSite, gateSite, getConfig, postRecords } from '../../support/gate.ts';
 import { startTestServer, type TestServer } from '../../support/server.ts';
-
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** GET /collect/protection: what a site's edges fetch to decide on their own (packages/protection/README.md). */
 describe('GET /collect/protection', () => {
@@ -64,7 +63,8 @@ describe('GET /collect/protection', () => {
   it('a changed rule reaches the config at once (the ETag moves): edges see it within their 60 s', async () => {
     const before = await getConfig(t, site).expect(200);
     await site.setBot({ mode: 'log', bots: 'allow', rules: [{ action: 'challenge', match: { path: '/admin' } }] });
-    await pause(1100); // the collector looks at the sites generation at most once a second
+    // The collector looks at the sites' generation at most once a second.
+    await expect.poll(async () => (await getConfig(t, site).expect(200)).body.mode).toBe('log');
     const after = await getConfig(t, site).expect(200);
     expect(after.headers.etag).not.toBe(before.headers.etag);
     expect(after.body).toMatchObject({ mode: 'log', bots: 'allow', rules: [{ action: 'challenge', match: { path: '/admin' } }] });
@@ -87,9 +87,9 @@ describe('GET /collect/protection', () => {
     await add('proxy-pending.gate-hosts.example', { proxy: true, edgeStatus: 'pending' });
     await add('proxy-moved.gate-hosts.example', { proxy: true, edgeStatus: 'moved', verifiedAt: new Date() });
     await s.setBot({ mode: 'challenge' }); // any change tells the collectors to look again
-    await pause(1100);
-    const res = await getConfig(t, s).expect(200);
-    expect(res.body.returnHosts).toEqual(['gate-hosts.example', 'proxy-active.gate-hosts.example']);
+    await expect
+      .poll(async () => (await getConfig(t, s).expect(200)).body.returnHosts)
+      .toEqual(['gate-hosts.example', 'proxy-active.gate-hosts.example']);
   });
 
   it('lists today’s flagged visitors by their code, never an address or a user agent', async () => {
@@ -102,7 +102,8 @@ describe('GET /collect/protection', () => {
       Array.from({ length: 31 }, (_, i) => ({ path: `/p${i}`, ip, ua: BROWSER_UA })),
     ).expect(202);
     expect(res.body.accepted).toBe(31);
-    await pause(1100);
+    // The flag's write has a deadline and may land just after the answer: the config is asked for once it is there.
+    await expect.poll(async () => Object.keys(await flaggedVisitors(t.deps.hot, s.siteId)).length).toBe(1);
     const config = (await getConfig(t, s).expect(200)).body as ProtectionConfig;
     const code = await behaviourCode(config.behaviour.dayKey, ip, BROWSER_UA);
     expect(config.behaviour.flagged).toEqual({ [code]: ['burst'] });

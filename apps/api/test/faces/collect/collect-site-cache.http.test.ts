@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Deps } from '../../../src/core/deps.ts';
 import { siteCache } from '../../../src/faces/collect/site-cache.ts';
 import { createToken, createUser, startTestServer, type TestServer } from '../../support/server.ts';
@@ -20,7 +20,6 @@ describe('collector site cache', () => {
   });
   afterAll(() => t.close());
 
-  const settle = () => new Promise((r) => setTimeout(r, 1_100));
   const report = (pk: string, host: string) =>
     t.request
       .post('/collect')
@@ -40,6 +39,10 @@ describe('collector site cache', () => {
         }),
       );
 
+  /** The status of a report, asked until it is `status`: the collector looks at the sites' generation at most once a second. */
+  const reportUntil = (pk: string, host: string, status: number) =>
+    expect.poll(async () => (await report(pk, host)).status).toBe(status);
+
   async function newSite(hostnames: string[]) {
     const res = await t.request.post('/v1/sites').set('Authorization', auth).send({ name: 'Cache', hostnames }).expect(201);
     const keys = await t.request.get(`/v1/sites/${res.body.site.id}/keys`).set('Authorization', auth).expect(200);
@@ -57,8 +60,7 @@ describe('collector site cache', () => {
       .set('Authorization', auth)
       .send({ hostname: 'c.cache.example' })
       .expect(201);
-    await settle();
-    await report(site.pk, 'b.cache.example').expect(403);
+    await reportUntil(site.pk, 'b.cache.example', 403);
     await report(site.pk, 'c.cache.example').expect(202);
   });
 
@@ -66,12 +68,10 @@ describe('collector site cache', () => {
     const site = await newSite(['d.cache.example']);
     await report(site.pk, 'd.cache.example').expect(202);
     const rotated = await t.request.post(`/v1/sites/${site.id}/keys/${site.keyId}/rotate`).set('Authorization', auth).expect(200);
-    await settle();
-    await report(site.pk, 'd.cache.example').expect(404);
+    await reportUntil(site.pk, 'd.cache.example', 404);
     await report(rotated.body.key.value, 'd.cache.example').expect(202);
     await t.request.delete(`/v1/sites/${site.id}`).set('Authorization', auth).expect(204);
-    await settle();
-    await report(rotated.body.key.value, 'd.cache.example').expect(404);
+    await reportUntil(rotated.body.key.value, 'd.cache.example', 404);
   });
 
   it('keeps taking reports for cached sites while the change counter cannot be read, and sees changes once it can', async () => {
@@ -79,18 +79,29 @@ describe('collector site cache', () => {
     await report(site.pk, 'e.cache.example').expect(202);
     const hot = t.deps.hot;
     const get = hot.get.bind(hot);
-    hot.get = (key: string) => (key === 'sites:generation' ? Promise.reject(new Error('store gone')) : get(key));
+    let failedReads = 0;
+    hot.get = (key: string) => {
+      if (key !== 'sites:generation') return get(key);
+      failedReads += 1;
+      return Promise.reject(new Error('store gone'));
+    };
     try {
       await t.request.delete(`/v1/sites/${site.id}/hostnames/e.cache.example`).set('Authorization', auth).expect(204);
-      await settle();
-      // The change cannot be seen yet: the cached site answers as it was, and nothing fails.
+      // Reports go on until one has made the collector try the counter (at most once a second) and fail:
+      // the change cannot be seen, the cached site answers as it was, and nothing fails.
+      await vi.waitFor(
+        async () => {
+          await report(site.pk, 'e.cache.example').expect(202);
+          expect(failedReads).toBeGreaterThan(0);
+        },
+        { timeout: 10_000, interval: 100 },
+      );
       await report(site.pk, 'e.cache.example').expect(202);
       await report(site.pk, 'd.cache.example').expect(202);
     } finally {
       hot.get = get;
     }
-    await settle();
-    await report(site.pk, 'e.cache.example').expect(403);
+    await reportUntil(site.pk, 'e.cache.example', 403);
   });
 
   /** A site cache on the server's database and hot store, on a clock the test moves, counting its lookups. */
@@ -131,8 +142,8 @@ describe('collector site cache', () => {
     c.advance(55_000);
     await Promise.all(Array.from({ length: 20 }, () => c.cache.siteFor(site.pk)));
     expect(c.lookups()).toBe(2);
-    await new Promise((r) => setTimeout(r, 200)); // the background lookup ends
-    c.advance(20_000); // 75 s after the first lookup: the refreshed entry is still live
+    c.advance(20_000); // 75 s after the first lookup: only the refreshed entry (looked up at 55 s) is still live
+    await vi.waitFor(() => expect(c.cache.knowsKey(site.pk)).toBe(true)); // the background lookup has ended
     expect((await c.cache.siteFor(site.pk)).site?.id).toBe(site.id);
     expect(c.lookups()).toBe(2);
   });

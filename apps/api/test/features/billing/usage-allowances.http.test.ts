@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { type PageviewRow, type RequestRow, SiteHostname, Workspace } from '@us/db';
 import { PLAN_LIMITS } from '@us/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { countingInserter, monthOf, usageOf } from '../../../src/features/billing/usage-counters.ts';
 import { requestLoggingPaused } from '../../../src/features/billing/usage-pause.ts';
 import { createKeyRow } from '../../../src/features/site-keys/keys.ts';
@@ -89,7 +89,7 @@ describe('allowances: usage counters, the Free pause and notices', () => {
     )[0]?.n;
 
   async function mailsFor(email: string, atLeast: number) {
-    for (let i = 0; i < 50 && mailsTo(t, email).length < atLeast; i++) await new Promise((r) => setTimeout(r, 50));
+    await vi.waitFor(() => expect(mailsTo(t, email).length).toBeGreaterThanOrEqual(atLeast), { timeout: 10_000 });
     return mailsTo(t, email);
   }
 
@@ -246,7 +246,9 @@ describe('allowances: usage counters, the Free pause and notices', () => {
     await t.deps.ingest.enqueue('pageviews', pv(w.siteId));
     await t.deps.ingest.flushNow();
     mails = await mailsFor(w.email, 3);
-    await new Promise((r) => setTimeout(r, 200));
+    // Both pageviews were counted, and a flush returns only after the notices its insert made due were sent
+    // (countingInserter awaits them): a second 100% notice would be here by now.
+    expect((await usage(w.workspaceId)).pageviews).toBe(FREE.humanPageviewsPerMonth + 1);
     expect(mailsTo(t, w.email).map((m) => m.subject)).toEqual([
       'Test workspace used 80% of its Free human pageviews allowance',
       'Test workspace used 80% of its Free server requests allowance',
@@ -260,7 +262,8 @@ describe('allowances: usage counters, the Free pause and notices', () => {
     await setUsage(w.workspaceId, { pageviews: PLAN_LIMITS.Growth.humanPageviewsPerMonth, requests: 0 });
     await t.deps.ingest.enqueue('pageviews', pv(w.siteId));
     await t.deps.ingest.flushNow();
-    await new Promise((r) => setTimeout(r, 200));
+    // Counted, and the flush returned after its notices step: a notice would have been sent by now.
+    expect((await usage(w.workspaceId)).pageviews).toBe(PLAN_LIMITS.Growth.humanPageviewsPerMonth + 1);
     expect(mailsTo(t, w.email)).toEqual([]);
     expect((await usage(w.workspaceId)).notified).toEqual([]);
   });

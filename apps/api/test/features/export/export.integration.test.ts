@@ -3,7 +3,7 @@
 // are forged (404), made by no export (404) or past their hour (410); the budgets per site and workspace.
 
 import { existsSync } from 'node:fs';
-import { utimes } from 'node:fs/promises';
+import { readdir, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
@@ -252,7 +252,8 @@ describe('site export', () => {
     }
     const out = tee(Readable.from(failing()));
     await new Promise((resolve) => out.on('error', resolve).on('close', resolve).resume());
-    await new Promise((r) => setTimeout(r, 50));
+    // The failed copy's part file is removed: nothing of it is left in the export's folder.
+    await vi.waitFor(async () => expect(await readdir(path.join(copies.root, 'e1'))).toEqual([]));
     expect(await copies.read('e1', 'rollups.ndjson')).toBeNull();
     // Folders older than the cut are swept; newer ones stay.
     const okTee = await copies.tee('e2', 'settings.json');

@@ -135,8 +135,8 @@ describe('e-mail report addresses', () => {
         ),
       );
     expect(answers).toEqual([200, 200, 200, 200, 200, 429]);
-    await t.smtp.waitFor('victim@example.com', /report for Flood/);
-    await new Promise((r) => setTimeout(r, 300));
+    // Send now answers once the mail server took its e-mail (the capture keeps a message before its 250): all
+    // six answers are in, so every e-mail sent is too.
     expect(t.smtp.mails.filter((m) => m.to.includes('victim@example.com'))).toHaveLength(5);
   });
 });
