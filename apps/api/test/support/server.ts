@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createOrm, Membership, User, Workspace } from '@us/db';
-import type { Role, Scope } from '@us/shared';
+import type { Plan, Role, Scope } from '@us/shared';
 import supertest from 'supertest';
 import { inject } from 'vitest';
 import { MemoryIngestBuffer, RedisIngestBuffer, type StartIngestArgs, startIngest } from '../../src/analytics/ingest/index.ts';
@@ -166,11 +166,19 @@ export function uniqueEmail(tag = 'user') {
 
 export const GOOD_PASSWORD = 'violet-kettle-parade-41';
 
+export interface UserOptions {
+  email?: string;
+  password?: string;
+  /** false: the e-mail address is not verified yet. */
+  verified?: boolean;
+  workspaceName?: string;
+  /** The workspace's plan (default Free). */
+  plan?: Plan;
+  role?: Role;
+}
+
 /** Factory: a user (verified unless told otherwise) who owns a new workspace, straight through the ORM. */
-export async function createUser(
-  deps: Deps,
-  opts: { email?: string; password?: string; verified?: boolean; workspaceName?: string; role?: Role } = {},
-) {
+export async function createUser(deps: Deps, opts: UserOptions = {}) {
   const em = deps.orm.em.fork();
   const email = opts.email ?? uniqueEmail();
   const password = opts.password ?? GOOD_PASSWORD;
@@ -179,7 +187,7 @@ export async function createUser(
     passwordHash: await hashPassword(password),
     emailVerifiedAt: opts.verified === false ? null : new Date(),
   });
-  const workspace = em.create(Workspace, { name: opts.workspaceName ?? 'Test workspace' });
+  const workspace = em.create(Workspace, { name: opts.workspaceName ?? 'Test workspace', plan: opts.plan ?? 'Free' });
   em.create(Membership, { workspace, user, role: opts.role ?? 'owner' });
   await em.flush();
   return { user, workspace, email, password };
@@ -191,6 +199,28 @@ export async function signIn(t: TestServer, email: string, password = GOOD_PASSW
   const cookie = ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((c) => c.startsWith('us_session='));
   if (!cookie) throw new Error('no session cookie');
   return cookie.split(';')[0] as string;
+}
+
+/** Factory: a new owner (as `createUser`) signed in over REST: `cookie` to send. */
+export async function signedInOwner(t: TestServer, opts: UserOptions = {}) {
+  const u = await createUser(t.deps, opts);
+  return { ...u, cookie: await signIn(t, u.email) };
+}
+
+/** Factory: a new owner (as `createUser`) with a token of `scopes` for the workspace: `token` and its `auth` header. */
+export async function ownerWithToken(deps: Deps, scopes: Scope[], opts: UserOptions = {}) {
+  const u = await createUser(deps, opts);
+  const { token } = await createToken(deps, { userId: u.user.id, workspaceId: u.workspace.id, scopes });
+  return { ...u, token, auth: `Bearer ${token}` };
+}
+
+/** Factory: a new person (owner of a workspace of their own) who is also `role` in `workspaceId`, signed in. */
+export async function joinAs(t: TestServer, workspaceId: string, role: Role) {
+  const u = await createUser(t.deps);
+  const em = t.deps.orm.em.fork();
+  em.create(Membership, { workspace: workspaceId, user: u.user.id, role });
+  await em.flush();
+  return { ...u, cookie: await signIn(t, u.email) };
 }
 
 /** Factory: an API token through the service (its REST routes arrive with the management API). */

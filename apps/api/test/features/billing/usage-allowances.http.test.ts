@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { eventRow, type PageviewRow, pageviewRow, type RequestRow, requestRow, SiteHostname, Workspace } from '@us/db';
-import { PLAN_LIMITS } from '@us/shared';
+import { eventRow, type PageviewRow, pageviewRow, type RequestRow, requestRow, SiteHostname } from '@us/db';
+import { PLAN_LIMITS, type Plan } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countingInserter, monthOf, usageOf } from '../../../src/features/billing/usage-counters.ts';
 import { requestLoggingPaused } from '../../../src/features/billing/usage-pause.ts';
@@ -21,10 +21,9 @@ describe('allowances: usage counters, the Free pause and notices', () => {
   afterAll(() => t.close());
 
   /** A workspace (owner e-mail), its site with a hostname, public and secret key. */
-  async function workspaceWithSite(plan = 'Free') {
-    const u = await createUser(t.deps);
+  async function workspaceWithSite(plan: Plan = 'Free') {
+    const u = await createUser(t.deps, { plan });
     const em = t.deps.orm.em.fork();
-    await em.nativeUpdate(Workspace, { id: u.workspace.id }, { plan });
     const host = `u${randomBytes(4).toString('hex')}.example`;
     const { site, publicKey } = await createSite(em, { workspace: u.workspace.id, name: 'Usage' });
     em.create(SiteHostname, { site, hostname: host, verifyToken: 'a'.repeat(32) });
