@@ -1,7 +1,7 @@
 // Sustained ingest: rows through the real path (buffer → flusher → insertRows, as the server runs it)
 // until committed, and raw insertRows batches, into the bench database.
 import { randomBytes } from 'node:crypto';
-import { insertRows, type Orm, type PageviewRow } from '@us/db';
+import { insertRows, type Orm, type PageviewRow, pageviewRows } from '@us/db';
 import pg from 'pg';
 import { startIngest } from '../src/analytics/ingest/index.ts';
 import { countingInserter } from '../src/features/billing/usage-counters.ts';
@@ -9,16 +9,16 @@ import { countingInserter } from '../src/features/billing/usage-counters.ts';
 const PATHS = ['/', '/pricing', '/products/trail-runner-2', '/blog/marathon-training-plan', '/cart', '/checkout'];
 const COUNTRIES = ['DE', 'US', 'GB', 'FR', 'NL'];
 
-export function pageviewRows(siteId: string, n: number): PageviewRow[] {
-  const at = new Date();
+/**
+ * `n` pageviews of a shop's mixed traffic. Ids and visitor codes keep the sizes real ones have (16 hex
+ * characters, 22 base64url), so the bytes sent per row stay those the figures were measured with.
+ */
+function shopPageviews(siteId: string, n: number): PageviewRow[] {
   // No id: the buffer (or insertRows) gives each row one, as for collected rows.
-  return Array.from({ length: n }, (_, i) => ({
-    siteId,
-    at,
+  return pageviewRows(siteId, new Date(), n, (i) => ({
     pageviewId: randomBytes(8).toString('hex'),
     visitor: randomBytes(16).toString('base64url'),
     sessionStart: i % 5 < 2,
-    lane: 'human' as const,
     path: PATHS[i % PATHS.length]!,
     pageType: null,
     referrerHost: i % 3 === 0 ? 'www.google.com' : null,
@@ -43,7 +43,7 @@ export interface IngestFigures {
 
 /** Enqueues `n` pageview rows into a fresh in-process ingest (as the server starts it) and times until all are committed. */
 export async function ingestPath(orm: Orm, siteId: string, n: number): Promise<IngestFigures> {
-  const rows = pageviewRows(siteId, n);
+  const rows = shopPageviews(siteId, n);
   const ingest = await startIngest({ orm, redisUrl: null, insert: countingInserter({ orm }) });
   const t0 = performance.now();
   for (const r of rows) await ingest.enqueue('pageviews', r);
@@ -59,7 +59,7 @@ export async function ingestPath(orm: Orm, siteId: string, n: number): Promise<I
 
 /** `insertRows` alone, `batch` rows per call, one call after another. */
 export async function insertBatches(orm: Orm, siteId: string, n: number, batch: number): Promise<IngestFigures> {
-  const rows = pageviewRows(siteId, n);
+  const rows = shopPageviews(siteId, n);
   await insertRows(orm, 'pageviews', rows.slice(0, 1)); // partition ensured outside the timing
   const t0 = performance.now();
   let committed = 1;
@@ -75,7 +75,7 @@ export async function insertBatches(orm: Orm, siteId: string, n: number, batch: 
 export async function postgresAlone(orm: Orm, dbUrl: string, siteId: string, n: number, batch = 5000): Promise<IngestFigures> {
   const client = new pg.Client({ connectionString: dbUrl });
   await client.connect();
-  await insertRows(orm, 'pageviews', pageviewRows(siteId, 1)); // partition ensured outside the timing
+  await insertRows(orm, 'pageviews', shopPageviews(siteId, 1)); // partition ensured outside the timing
   const sql = `insert into pageviews (site_id, day, id, at, pageview_id, visitor, session_start, lane, path,
       referrer_host, country, asn, as_org, device, window_width, language, timezone)
     select $1::uuid, (now() at time zone 'UTC')::date, uuidv7(), now(), left(md5(random()::text), 16),

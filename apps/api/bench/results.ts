@@ -2,7 +2,7 @@
 // they read (signup and purchase events, /blog/* articles, pricing exposures a/b where b signs up more),
 // so the bench gives the site goals and the experiment matching it, then times both routes over 30 days.
 import { randomUUID } from 'node:crypto';
-import { type EventRow, insertRows, type Orm, type PageviewRow } from '@us/db';
+import { type EventRow, eventOf, insertRows, type Orm, type PageviewRow, pageviewRow } from '@us/db';
 import { runResultDays } from '../src/jobs/index.ts';
 
 export const RESULTS_GOALS = [
@@ -60,24 +60,15 @@ export function startLiveTraffic(orm: Orm, siteId: string): () => Promise<number
     const events: EventRow[] = [];
     for (let k = 0; k < 4; k++) {
       n++;
-      const at = new Date();
-      const pageviewId = `live-${randomUUID()}`;
-      const visitor = `live-${n >> 2}`;
-      const path = paths[n % paths.length] as string;
-      pageviews.push({
-        siteId,
-        at,
-        pageviewId,
-        visitor,
+      const pageview = pageviewRow(siteId, new Date(), {
+        pageviewId: `live-${randomUUID()}`,
+        visitor: `live-${n >> 2}`,
         sessionStart: n % 4 === 0,
-        lane: 'human',
-        path,
-        device: 'desktop',
+        path: paths[n % paths.length] as string,
         country: 'DE',
       });
-      if (n % 20 === 0) {
-        events.push({ siteId, at, pageviewId, visitor, lane: 'human', path, name: 'signup', kind: 'event', device: 'desktop' });
-      }
+      pageviews.push(pageview);
+      if (n % 20 === 0) events.push(eventOf(pageview, { name: 'signup' }));
     }
     inserted += await insertRows(orm, 'pageviews', pageviews);
     if (events.length) inserted += await insertRows(orm, 'events', events);

@@ -4,21 +4,17 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createOrm, type EmbeddedDatabase, migrate, startEmbeddedPostgres } from '@us/db';
 import { recountsSettled } from './analytics/day-store/gather.ts';
-import { startIngest } from './analytics/ingest/index.ts';
 import { createServer } from './app.ts';
 import { within } from './core/deadline.ts';
-import { type Deps, makeCiphers, realSleep } from './core/deps.ts';
+import type { Deps } from './core/deps.ts';
 import { countryOf, loadNetworks } from './core/enrich/index.ts';
 import { deriveUrls, type Env, parseEnv } from './core/env.ts';
 import { createHotStore } from './core/hot/index.ts';
-import { createLogger } from './core/logger.ts';
-import { createMailer } from './core/mail/mailer.ts';
 import { loadAppSecret } from './core/security/app-secret.ts';
-import { billingProviderOf } from './features/billing/provider.ts';
-import { countingInserter } from './features/billing/usage-counters.ts';
 import { copyStoreOf } from './features/export/copies.ts';
 import { ownServiceAccount } from './features/search/connections.ts';
 import { RAW_PARTITION_DAYS, startJobs, stopRollupThreads } from './jobs/index.ts';
+import { loggerFor, makeDeps, statsOrmFor } from './make-deps.ts';
 
 export interface Running {
   deps: Deps;
@@ -42,8 +38,7 @@ async function closeServer(server: Server, ms: number): Promise<void> {
 
 /** Starts everything the configuration asks for: database (embedded when no DATABASE_URL), hot state, HTTP. */
 export async function start(env: Env = parseEnv()): Promise<Running> {
-  const production = env.NODE_ENV === 'production';
-  const logger = createLogger(env.LOG_LEVEL, { redact: production });
+  const logger = loggerFor(env);
   mkdirSync(env.DATA_DIR, { recursive: true });
   let embedded: EmbeddedDatabase | undefined;
   let databaseUrl = env.DATABASE_URL;
@@ -54,38 +49,24 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
   }
   const orm = await createOrm(databaseUrl);
   await migrate(orm);
-  const statsOrm = await createOrm(databaseUrl, {
-    poolMax: env.STATS_POOL_SIZE,
-    statementTimeoutMs: env.STATS_TIMEOUT_MS,
-    waitForConnectionMs: env.STATS_TIMEOUT_MS,
-  });
+  const statsOrm = await statsOrmFor(databaseUrl, env);
   const hot = createHotStore(env.REDIS_URL);
-  const mailer = createMailer({ smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, dataDir: env.DATA_DIR, logger, production });
-  let urls = deriveUrls(env, { host: env.HOST, port: env.PORT });
-  const ingest = await startIngest({
-    orm,
-    redisUrl: env.REDIS_URL,
-    logger,
-    // Each batch's insert also counts plan allowances and sends the Free notices.
-    insert: countingInserter({ orm, mailer, logger, appUrl: () => urls.app }),
-    retainRawDays: RAW_PARTITION_DAYS,
-    maxBufferRows: env.INGEST_BUFFER_MAX_ROWS,
-    spillDir: path.join(env.DATA_DIR, 'ingest-spill'),
-  });
-  const deps: Deps = {
+  const deps = await makeDeps({
     env,
-    urls,
+    urls: deriveUrls(env, { host: env.HOST, port: env.PORT }),
     orm,
     statsOrm,
     hot,
-    ingest,
+    appSecret: loadAppSecret(env.APP_SECRET, env.DATA_DIR),
     logger,
-    mailer,
-    billing: billingProviderOf(env),
-    ciphers: makeCiphers(loadAppSecret(env.APP_SECRET, env.DATA_DIR)),
-    sleep: realSleep,
-    lifecycle: { draining: false },
-  };
+    ingest: {
+      redisUrl: env.REDIS_URL,
+      retainRawDays: RAW_PARTITION_DAYS,
+      maxBufferRows: env.INGEST_BUFFER_MAX_ROWS,
+      spillDir: path.join(env.DATA_DIR, 'ingest-spill'),
+    },
+  });
+  const { ingest } = deps;
   // The network and country tables load in about half a second: before listening, not on the first
   // page report (which would hold every request of that moment up).
   loadNetworks();
@@ -98,7 +79,6 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
   const port = (server.address() as AddressInfo).port;
   // With PORT=0 the real port is known only now.
   deps.urls = deriveUrls(env, { host: env.HOST, port });
-  urls = deps.urls;
   // Rollups (start-up, hourly) and per-site retention (start-up, daily); once across nodes.
   const jobs = startJobs({
     orm,

@@ -1,22 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { giveColumnBuffersBack, takeColumnBuffers } from '../src/analytics/binary-array.ts';
 import { COLUMNS } from '../src/analytics/columns.ts';
+import { pageviewRow } from '../src/analytics/factories.ts';
 import { prepareChunk } from '../src/analytics/insert.ts';
 import type { PageviewRow } from '../src/analytics/rows.ts';
 
 const SITE = '0190a8c4-1e4b-7c2d-9f00-000000000001';
-const row = (n: number, extra: Partial<PageviewRow> = {}): PageviewRow => ({
-  id: `0190a8c4-1e4b-7c2d-9f00-${String(n).padStart(12, '0')}`,
-  siteId: SITE,
-  at: new Date('2026-11-26T12:00:00Z'),
-  pageviewId: `pv-${n}`,
-  visitor: `v-${n}`,
-  sessionStart: true,
-  lane: n % 3 ? 'human' : 'bot',
-  path: `/p/${n}`,
-  device: 'desktop',
-  ...extra,
-});
+const AT = new Date('2026-11-26T12:00:00Z');
+/** Row `n`, every value fixed (its id too), a bot every third. */
+const row = (n: number, extra: Partial<PageviewRow> = {}) =>
+  pageviewRow(SITE, AT, {
+    id: `0190a8c4-1e4b-7c2d-9f00-${String(n).padStart(12, '0')}`,
+    pageviewId: `pv-${n}`,
+    visitor: `v-${n}`,
+    lane: n % 3 ? 'human' : 'bot',
+    path: `/p/${n}`,
+    ...extra,
+  });
 /** The parameter index of a pageviews column (site_id, day and id come first). */
 const param = (column: string) => 3 + COLUMNS.pageviews.findIndex(([c]) => c === column);
 

@@ -6,7 +6,8 @@ import type { Mailer } from './mail/mailer.ts';
 import { Cipher } from './security/cipher.ts';
 
 /**
- * Everything long-lived a request may use. Built once at start-up (boot.ts; the test server builds its own).
+ * Everything long-lived a request may use. Built once at start-up by `makeDeps` (make-deps.ts), for the
+ * server (boot.ts) and the test harness alike.
  * The floors above add their own parts to this interface by declaration merging, so this floor names no
  * feature: `ingest` (analytics/ingest/start.ts) and `billing` (features/billing/provider.ts).
  */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import { type EventRow, listPartitions, type PageviewRow } from '@us/db';
+import { eventRow, listPartitions, type PageviewRow, pageLeaveRow, pageviewRow, pageviewRows } from '@us/db';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { AnalyticsRows, AnalyticsTable, RedisIngestBuffer } from '../../src/analytics/ingest/index.ts';
 import { RECORD_WINDOW } from '../../src/faces/collect/intake.ts';
@@ -77,8 +77,10 @@ describe('attacks on the collect path', () => {
       await report(victim, { t: 'ev', id, e: 'purchase', ev: 12.5 }).expect(202);
       // A row that skipped the door (buffered by an older version): its value would overflow the sums.
       const at = new Date();
-      const row = { siteId: victim.siteId, at, pageviewId: id, visitor: 'v', lane: 'human', path: '/', device: 'desktop' };
-      await t.deps.ingest.enqueue('events', { ...row, name: 'purchase', kind: 'event', value: -1e300 } as EventRow);
+      await t.deps.ingest.enqueue(
+        'events',
+        eventRow(victim.siteId, at, { pageviewId: id, visitor: 'v', name: 'purchase', value: -1e300 }),
+      );
       await bystanderStillCounted();
       const values = (await stored('events', victim.siteId)).filter((r) => r.name === 'purchase').map((r) => r.value);
       expect(values.sort()).toEqual([12.5, null, null]);
@@ -112,18 +114,13 @@ describe('attacks on the collect path', () => {
 
   describe('rows the database still refuses are set aside, never blocking the rest', () => {
     it('a row that cannot be stored goes to the dead letters with its reason; its batch and other tables drain', async () => {
-      const good = Array.from({ length: 5 }, (_, i) => pageviewRow(victim.siteId, `good-${i}`));
-      const bad = { ...pageviewRow(victim.siteId, 'bad'), at: new Date('1800-01-01T00:00:00Z') };
+      const good = pageviewRows(victim.siteId, new Date(), 5, (i) => ({ pageviewId: `good-${i}`, visitor: 'v' }));
+      const bad = pageviewRow(victim.siteId, new Date('1800-01-01T00:00:00Z'), { pageviewId: 'bad', visitor: 'v' });
       await t.deps.ingest.enqueueMany('pageviews', [good[0], good[1], bad, good[2], good[3], good[4]] as PageviewRow[]);
-      await t.deps.ingest.enqueue('page_leaves', {
-        siteId: victim.siteId,
-        at: new Date(),
-        pageviewId: 'good-0',
-        lane: 'human',
-        scrollDepth: 40,
-        timeOnPageMs: 1000,
-        interacted: true,
-      });
+      await t.deps.ingest.enqueue(
+        'page_leaves',
+        pageLeaveRow(victim.siteId, new Date(), { pageviewId: 'good-0', scrollDepth: 40, timeOnPageMs: 1000 }),
+      );
       const res = await t.deps.ingest.flushNow();
       expect(res.error).toBeUndefined();
       // The background flush may have taken the rows first (seen on a loaded machine): count what was set aside.
@@ -379,7 +376,3 @@ describe('a full write buffer', () => {
     await post('after1xx').expect(202);
   });
 });
-
-function pageviewRow(siteId: string, pageviewId: string): PageviewRow {
-  return { siteId, at: new Date(), pageviewId, visitor: 'v', sessionStart: true, lane: 'human', path: '/', device: 'desktop' };
-}

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import { Workspace } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem, mailsTo } from '../support/auth-helpers.ts';
-import { createUser, GOOD_PASSWORD, signIn, startTestServer, type TestServer, uniqueEmail } from '../support/server.ts';
+import { createUser, GOOD_PASSWORD, signedInOwner, startTestServer, type TestServer, uniqueEmail } from '../support/server.ts';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -55,11 +54,7 @@ describe('attack: mail bombing through the service', () => {
   });
 
   describe('invitations', () => {
-    async function owner(plan = 'Business') {
-      const u = await createUser(t.deps);
-      await t.deps.orm.em.fork().nativeUpdate(Workspace, { id: u.workspace.id }, { plan });
-      return { ...u, cookie: await signIn(t, u.email) };
-    }
+    const owner = () => signedInOwner(t, { plan: 'Business' });
     const invite = (cookie: string, email: string) =>
       t.request.post('/v1/members/invites').set('Cookie', cookie).send({ email, role: 'viewer' });
 

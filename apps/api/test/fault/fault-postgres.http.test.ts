@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createOrm } from '@us/db';
+import { createOrm, pageviewRows } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BufferFull } from '../../src/analytics/ingest/index.ts';
 import { type CollectSite, collectSite } from '../support/collect.ts';
@@ -117,16 +117,7 @@ describe('fault: PostgreSQL down long enough for the buffer to fill up', () => {
     const other = randomUUID();
     const fillers: string[] = [];
     for (let i = 0; i < 16; i++) {
-      const rows = Array.from({ length: 50 }, (_, j) => ({
-        siteId: other,
-        at: new Date(),
-        pageviewId: `filler-${i}-${j}`,
-        visitor: 'v',
-        sessionStart: true,
-        lane: 'human' as const,
-        path: '/',
-        device: 'desktop' as const,
-      }));
+      const rows = pageviewRows(other, new Date(), 50, (j) => ({ pageviewId: `filler-${i}-${j}`, visitor: 'v' }));
       const queued = await t.deps.ingest.enqueueMany('pageviews', rows).then(
         () => true,
         (e) => (e instanceof BufferFull ? false : Promise.reject(e)),

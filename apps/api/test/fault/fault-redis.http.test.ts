@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { pageviewRow } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisIngestBuffer, startIngest } from '../../src/analytics/ingest/index.ts';
 import { type CollectSite, collectSite } from '../support/collect.ts';
@@ -109,8 +110,8 @@ describe('fault: Redis is killed, or hangs, during ingest', () => {
     const ingest = await startIngest({ orm: t.deps.orm, buffer, intervalMs: 60_000 });
     lose = true;
     const at = new Date();
-    const row = { siteId: site.siteId, at, pageviewId: `lost-${randomUUID().slice(0, 8)}`, visitor: 'v', sessionStart: true };
-    await ingest.enqueue('pageviews', { ...row, lane: 'human', path: '/', device: 'desktop' });
+    const row = pageviewRow(site.siteId, at, { pageviewId: `lost-${randomUUID().slice(0, 8)}`, visitor: 'v' });
+    await ingest.enqueue('pageviews', row);
     expect(lose).toBe(false);
     await ingest.flushNow(); // the fallback's copy
     await ingest.flushNow(); // Redis's copy

@@ -2,7 +2,7 @@
 // the clicks, events and A/B exposures made on each page, stored as the collector stores them: clicks as
 // events of kind 'click' named by their label, `data-journeys="off"` pages with journeys = false.
 import { randomUUID } from 'node:crypto';
-import type { EventRow, Orm, PageviewRow } from '@us/db';
+import { type EventRow, eventOf, type Orm, type PageviewRow, pageviewRow } from '@us/db';
 import type { Lane } from '@us/shared';
 import { insertRows } from './stats-fixture.ts';
 
@@ -48,35 +48,26 @@ export function addSessions(rows: JourneyRows, siteId: string, spec: SessionSpec
     const start = Date.parse(`${spec.day}T12:00:00Z`) + (spec.offset ?? 0) * 1000;
     spec.pages.forEach((p, i) => {
       const page: PageSpec = typeof p === 'string' ? { path: p } : p;
-      const at = new Date(start + i * 20_000);
-      const pageviewId = `jp-${randomUUID()}`;
-      const id = randomUUID();
-      rows.pageviews.push({
-        id,
-        siteId,
-        at,
-        pageviewId,
+      const pageview = pageviewRow(siteId, new Date(start + i * 20_000), {
+        id: randomUUID(),
+        pageviewId: `jp-${randomUUID()}`,
         visitor,
         sessionStart: i === 0,
         lane: spec.lane ?? 'human',
         path: page.path,
-        device: 'desktop',
         country: 'DE',
         journeys: !page.off,
       });
-      const event = (k: number, extra: Partial<EventRow>): EventRow => ({
-        id: randomUUID(),
-        siteId,
-        at: new Date(at.getTime() + 1000 + k * 1000),
-        pageviewId,
-        visitor,
-        lane: spec.lane ?? 'human',
-        path: page.path,
-        name: 'x',
-        kind: 'event',
-        device: 'desktop',
-        ...extra,
-      });
+      rows.pageviews.push(pageview);
+      // Events without a country (only the pageview has one): a bot window naming DE moves pageviews only.
+      const event = (k: number, extra: Partial<EventRow>): EventRow =>
+        eventOf(pageview, {
+          id: randomUUID(),
+          at: new Date(pageview.at.getTime() + 1000 + k * 1000),
+          name: 'x',
+          country: null,
+          ...extra,
+        });
       let k = 0;
       for (const label of page.clicks ?? []) rows.events.push(event(k++, { name: label, kind: 'click' }));
       for (const name of page.events ?? []) rows.events.push(event(k++, { name }));

@@ -1,6 +1,6 @@
 // A generated site-day for the rollup tests (rollup-tally, rollup-delta), and rollup rows as comparable text.
 import { randomUUID } from 'node:crypto';
-import type { Orm, PageviewRow } from '@us/db';
+import { type Orm, type PageviewRow, pageviewRow } from '@us/db';
 import { generateTraffic } from '../../scripts/seed/generate.ts';
 import type { SiteDay } from '../../src/analytics/rollup/rollup.ts';
 import type { RollupRow } from '../../src/analytics/rollup/rollup-format.ts';
@@ -31,18 +31,6 @@ export async function storedRollupRows(orm: Orm, sd: SiteDay) {
   );
 }
 
-/** A human desktop pageview of `visitor` at `at` on path `/` unless `extra` says otherwise. */
-export function pageview(siteId: string, visitor: string, at: Date, extra: Partial<PageviewRow> = {}): PageviewRow {
-  return {
-    id: randomUUID(),
-    siteId,
-    at,
-    pageviewId: randomUUID(),
-    visitor,
-    sessionStart: false,
-    lane: 'human',
-    path: '/',
-    device: 'desktop',
-    ...extra,
-  };
-}
+/** A pageview of `visitor` at `at` that does not begin a session (the factory's otherwise), with a row id. */
+export const pageview = (siteId: string, visitor: string, at: Date, extra: Partial<PageviewRow> = {}): PageviewRow =>
+  pageviewRow(siteId, at, { id: randomUUID(), visitor, sessionStart: false, ...extra });

@@ -4,22 +4,19 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createOrm, Membership, User, Workspace } from '@us/db';
-import type { Role, Scope } from '@us/shared';
+import type { Plan, Role, Scope } from '@us/shared';
 import supertest from 'supertest';
 import { inject } from 'vitest';
-import { MemoryIngestBuffer, RedisIngestBuffer, type StartIngestArgs, startIngest } from '../../src/analytics/ingest/index.ts';
+import { MemoryIngestBuffer, RedisIngestBuffer, type StartIngestArgs } from '../../src/analytics/ingest/index.ts';
 import { createServer } from '../../src/app.ts';
-import { type Deps, makeCiphers } from '../../src/core/deps.ts';
+import type { Deps } from '../../src/core/deps.ts';
 import { deriveUrls, parseEnv } from '../../src/core/env.ts';
 import { MemoryStore, RedisStore } from '../../src/core/hot/index.ts';
 import type { HotStore } from '../../src/core/hot/store.ts';
-import { createLogger } from '../../src/core/logger.ts';
-import { createMailer } from '../../src/core/mail/mailer.ts';
 import { hashPassword } from '../../src/core/security/passwords.ts';
 import { randomToken } from '../../src/core/security/tokens.ts';
-import { billingProviderOf } from '../../src/features/billing/provider.ts';
-import { countingInserter } from '../../src/features/billing/usage-counters.ts';
 import { issueToken } from '../../src/features/tokens/issue.ts';
+import { makeDeps, statsOrmFor } from '../../src/make-deps.ts';
 import { startSmtpCapture } from './smtp.ts';
 
 export type HotKind = 'memory' | 'redis';
@@ -82,18 +79,11 @@ export async function startTestServer(
   });
   const databaseUrl = opts.databaseUrl ?? inject('databaseUrl');
   const orm = await createOrm(databaseUrl, { poolMax: 4 });
-  const statsOrm = await createOrm(databaseUrl, {
-    poolMax: env.STATS_POOL_SIZE,
-    statementTimeoutMs: env.STATS_TIMEOUT_MS,
-    waitForConnectionMs: env.STATS_TIMEOUT_MS,
-  });
+  const statsOrm = await statsOrmFor(databaseUrl, env);
   const hotKind = opts.redisUrl ? 'redis' : (opts.hot ?? defaultHotKind());
   // Its own keys in the shared redis-server too: budgets, throttles and caches of other suites' servers
   // (the same client address, 127.0.0.1, everywhere) must not count against this one's.
   const hot = makeHotStore(hotKind, opts.redisUrl, opts.hotPrefix ?? `us:test-${randomUUID()}:`);
-  const production = env.NODE_ENV === 'production';
-  const logger = createLogger(env.LOG_LEVEL, { redact: production });
-  const mailer = createMailer({ smtpUrl, from: env.MAIL_FROM, dataDir, logger, production });
   // Each server queues under its own Redis keys: servers of other suites share the redis-server, and a
   // flusher taking another suite's rows would make that suite's "flush, then read" racy.
   const maxRows = opts.ingest?.maxBufferRows ?? env.INGEST_BUFFER_MAX_ROWS;
@@ -105,31 +95,21 @@ export async function startTestServer(
           maxRows,
         )
       : new MemoryIngestBuffer(maxRows);
-  const ingest = await startIngest({
-    orm,
-    buffer,
-    logger,
-    // Allowances counted as the server does; Free notices go out with the harness's captured mail (see `mailsTo`).
-    insert: countingInserter({ orm, mailer, logger }),
-    ...opts.ingest,
-  });
   const sleeps: number[] = [];
-  const deps: Deps = {
+  // As the server builds them; allowances are counted as the server does, and Free notices go out with
+  // the harness's captured mail (see `mailsTo`).
+  const deps = await makeDeps({
     env,
     urls: deriveUrls(env, { host: '127.0.0.1', port: 0 }),
     orm,
     statsOrm,
     hot,
-    ingest,
-    logger,
-    mailer,
-    billing: billingProviderOf(env),
-    ciphers: makeCiphers(opts.appSecret ?? randomToken(48)),
+    appSecret: opts.appSecret ?? randomToken(48),
+    ingest: { buffer, ...opts.ingest },
     sleep: async (ms) => {
       sleeps.push(ms);
     },
-    lifecycle: { draining: false },
-  };
+  });
   const server = createServer(deps).listen(0, '127.0.0.1');
   await new Promise<void>((r) => server.once('listening', () => r()));
   const port = (server.address() as AddressInfo).port;
@@ -144,7 +124,7 @@ export async function startTestServer(
     async close() {
       await new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections();
-      await ingest.stop();
+      await deps.ingest.stop();
       await buffer.close();
       await statsOrm.close();
       await orm.close();
@@ -166,11 +146,19 @@ export function uniqueEmail(tag = 'user') {
 
 export const GOOD_PASSWORD = 'violet-kettle-parade-41';
 
+export interface UserOptions {
+  email?: string;
+  password?: string;
+  /** false: the e-mail address is not verified yet. */
+  verified?: boolean;
+  workspaceName?: string;
+  /** The workspace's plan (default Free). */
+  plan?: Plan;
+  role?: Role;
+}
+
 /** Factory: a user (verified unless told otherwise) who owns a new workspace, straight through the ORM. */
-export async function createUser(
-  deps: Deps,
-  opts: { email?: string; password?: string; verified?: boolean; workspaceName?: string; role?: Role } = {},
-) {
+export async function createUser(deps: Deps, opts: UserOptions = {}) {
   const em = deps.orm.em.fork();
   const email = opts.email ?? uniqueEmail();
   const password = opts.password ?? GOOD_PASSWORD;
@@ -179,7 +167,7 @@ export async function createUser(
     passwordHash: await hashPassword(password),
     emailVerifiedAt: opts.verified === false ? null : new Date(),
   });
-  const workspace = em.create(Workspace, { name: opts.workspaceName ?? 'Test workspace' });
+  const workspace = em.create(Workspace, { name: opts.workspaceName ?? 'Test workspace', plan: opts.plan ?? 'Free' });
   em.create(Membership, { workspace, user, role: opts.role ?? 'owner' });
   await em.flush();
   return { user, workspace, email, password };
@@ -191,6 +179,28 @@ export async function signIn(t: TestServer, email: string, password = GOOD_PASSW
   const cookie = ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((c) => c.startsWith('us_session='));
   if (!cookie) throw new Error('no session cookie');
   return cookie.split(';')[0] as string;
+}
+
+/** Factory: a new owner (as `createUser`) signed in over REST: `cookie` to send. */
+export async function signedInOwner(t: TestServer, opts: UserOptions = {}) {
+  const u = await createUser(t.deps, opts);
+  return { ...u, cookie: await signIn(t, u.email) };
+}
+
+/** Factory: a new owner (as `createUser`) with a token of `scopes` for the workspace: `token` and its `auth` header. */
+export async function ownerWithToken(deps: Deps, scopes: Scope[], opts: UserOptions = {}) {
+  const u = await createUser(deps, opts);
+  const { token } = await createToken(deps, { userId: u.user.id, workspaceId: u.workspace.id, scopes });
+  return { ...u, token, auth: `Bearer ${token}` };
+}
+
+/** Factory: a new person (owner of a workspace of their own) who is also `role` in `workspaceId`, signed in. */
+export async function joinAs(t: TestServer, workspaceId: string, role: Role) {
+  const u = await createUser(t.deps);
+  const em = t.deps.orm.em.fork();
+  em.create(Membership, { workspace: workspaceId, user: u.user.id, role });
+  await em.flush();
+  return { ...u, cookie: await signIn(t, u.email) };
 }
 
 /** Factory: an API token through the service (its REST routes arrive with the management API). */

@@ -4,26 +4,20 @@ import type { Scope, SiteSettings } from '@us/shared';
 import { newInternalKey } from '../../src/features/internal-link/mark.ts';
 import { createKeyRow } from '../../src/features/site-keys/keys.ts';
 import { newSiteSettings } from '../../src/features/sites/settings-values.ts';
-import { createToken, createUser, type TestServer } from './server.ts';
+import { ownerWithToken, type TestServer, type UserOptions } from './server.ts';
 
 /**
  * Factory: a new owner with a token (sites scopes unless told otherwise) and one site made through the
  * API. `publicKey` is the site's public key record from the creation answer.
  */
 export async function siteOfNewOwner(t: TestServer, opts: { name?: string; scopes?: Scope[] } = {}) {
-  const u = await createUser(t.deps);
-  const { token } = await createToken(t.deps, {
-    userId: u.user.id,
-    workspaceId: u.workspace.id,
-    scopes: opts.scopes ?? ['sites:read', 'sites:write'],
-  });
-  const auth = `Bearer ${token}`;
+  const o = await ownerWithToken(t.deps, opts.scopes ?? ['sites:read', 'sites:write']);
   const res = await t.request
     .post('/v1/sites')
-    .set('Authorization', auth)
+    .set('Authorization', o.auth)
     .send({ name: opts.name ?? 'Test site' })
     .expect(201);
-  return { ...u, token, auth, siteId: res.body.site.id as string, publicKey: res.body.publicKey };
+  return { ...o, siteId: res.body.site.id as string, publicKey: res.body.publicKey };
 }
 
 export interface SiteFactoryOptions {
@@ -62,4 +56,15 @@ export async function siteInNewWorkspace(orm: Orm, workspaceName: string, opts: 
   const em = orm.em.fork();
   const workspace = em.create(Workspace, { name: workspaceName });
   return createSite(em, { name: `${workspaceName} site`, ...opts, workspace });
+}
+
+/**
+ * Factory: a new owner with a token of `scopes` (sites scopes unless told otherwise), as `ownerWithToken`,
+ * and one site of the workspace (`siteName`, default "Shop") made through the ORM.
+ */
+export async function ownerWithSite(t: TestServer, opts: UserOptions & { scopes?: Scope[]; siteName?: string } = {}) {
+  const { scopes = ['sites:read', 'sites:write'], siteName = 'Shop', ...user } = opts;
+  const o = await ownerWithToken(t.deps, scopes, user);
+  const { site } = await createSite(t.deps.orm.em.fork(), { workspace: o.workspace.id, name: siteName });
+  return { ...o, site };
 }

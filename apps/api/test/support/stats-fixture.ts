@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import { insertRows, type PageviewRow } from '@us/db';
+import { insertRows, type PageviewRow, pageviewRow } from '@us/db';
 import { addDays, localToday } from '../../src/analytics/range.ts';
 import { createToken, createUser, startTestServer, type TestServer } from './server.ts';
 import { createSite } from './sites.ts';
@@ -57,23 +56,9 @@ export async function statsFixture(): Promise<StatsFixture> {
   };
 }
 
-let seq = 0;
-/** A human pageview with defaults; `at` is required. */
-export function pv(siteId: string, at: Date, extra: Partial<PageviewRow> = {}): PageviewRow {
-  seq += 1;
-  return {
-    siteId,
-    at,
-    pageviewId: `pv-${randomUUID()}-${seq}`,
-    visitor: `v-${seq}`,
-    sessionStart: true,
-    lane: 'human',
-    path: '/',
-    device: 'desktop',
-    country: 'DE',
-    ...extra,
-  };
-}
+/** The stats suites' pageview: the shared factory's, from Germany (country DE); `at` is required. */
+export const pv = (siteId: string, at: Date, extra: Partial<PageviewRow> = {}): PageviewRow =>
+  pageviewRow(siteId, at, { country: 'DE', ...extra });
 
 /** Local day `n` days before today in the zone. */
 export const dayAgo = (timezone: string, n: number) => addDays(localToday(timezone), -n);

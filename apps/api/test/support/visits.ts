@@ -1,8 +1,6 @@
 // Visits built as rows with known answers, for the results tests: each visit is one visitor code's
 // pageviews a minute apart, the first beginning the session, with events and A/B exposures on its pages.
-import { randomUUID } from 'node:crypto';
-import type { EventRow, PageviewRow } from '@us/db';
-import { insertRows } from '@us/db';
+import { type EventRow, eventOf, insertRows, type PageviewRow, pageviewRow } from '@us/db';
 import type { Lane } from '@us/shared';
 import type { TestServer } from './server.ts';
 
@@ -30,27 +28,19 @@ export class Visits {
   visit(at: Date, visitor: string, pages: (string | Page)[], opts: VisitOptions = {}): this {
     pages.forEach((page, i) => {
       const p = typeof page === 'string' ? { path: page } : page;
-      const when = new Date(at.getTime() + i * 60_000);
-      const pageviewId = `pv-${randomUUID()}`;
-      const lane = opts.lane ?? 'human';
-      const country = opts.country ?? 'DE';
-      this.pageviews.push({
-        siteId: this.siteId,
-        at: when,
-        pageviewId,
+      const pageview = pageviewRow(this.siteId, new Date(at.getTime() + i * 60_000), {
         visitor,
         sessionStart: i === 0 && opts.starts !== false,
-        lane,
+        lane: opts.lane ?? 'human',
         path: p.path,
-        device: 'desktop',
-        country,
+        country: opts.country ?? 'DE',
       });
-      const common = { siteId: this.siteId, pageviewId, visitor, lane, path: p.path, device: 'desktop', country };
+      this.pageviews.push(pageview);
       for (const [experiment, variant] of Object.entries(p.exposures ?? {})) {
-        this.events.push({ ...common, at: when, name: experiment, kind: 'exposure', experiment, variant });
+        this.events.push(eventOf(pageview, { name: experiment, kind: 'exposure', experiment, variant }));
       }
       (p.events ?? []).forEach((name, k) => {
-        this.events.push({ ...common, at: new Date(when.getTime() + (k + 1) * 1000), name, kind: 'event' });
+        this.events.push(eventOf(pageview, { at: new Date(pageview.at.getTime() + (k + 1) * 1000), name }));
       });
     });
     return this;

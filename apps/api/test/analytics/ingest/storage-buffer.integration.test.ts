@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createOrm, insertRows, type Orm, type PageviewRow } from '@us/db';
+import { createOrm, eventRow, insertRows, type Orm, pageviewRow } from '@us/db';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
   type AnalyticsRows,
@@ -27,18 +27,9 @@ function makeBuffer(kind: HotKind, prefix = `ingest-test-${randomUUID()}`): Inge
   return new RedisIngestBuffer(url, prefix);
 }
 
-function pageview(siteId: string, i: number): PageviewRow {
-  return {
-    siteId,
-    at: new Date(),
-    pageviewId: `pv${i}`,
-    visitor: 'v',
-    sessionStart: i === 0,
-    lane: 'human',
-    path: `/p${i}`,
-    device: 'desktop',
-  };
-}
+/** The i-th page (`/p{i}`) of one visit; no row id, as collected: the buffer gives one. */
+const pageview = (siteId: string, i: number) =>
+  pageviewRow(siteId, new Date(), { pageviewId: `pv${i}`, visitor: 'v', sessionStart: i === 0, path: `/p${i}` });
 
 async function counts(site: string) {
   const rows = await orm.em
@@ -57,17 +48,7 @@ describe.each(hotKinds())('ingest buffer (%s)', (kind) => {
     const ingest = await startIngest({ orm, buffer, intervalMs: 60_000 });
     const site = randomUUID();
     for (let i = 0; i < 5; i++) await ingest.enqueue('pageviews', pageview(site, i));
-    await ingest.enqueue('events', {
-      siteId: site,
-      at: new Date(),
-      pageviewId: 'pv0',
-      visitor: 'v',
-      lane: 'human',
-      path: '/p0',
-      name: 'click',
-      kind: 'event',
-      device: 'desktop',
-    });
+    await ingest.enqueue('events', eventRow(site, new Date(), { pageviewId: 'pv0', visitor: 'v', path: '/p0', name: 'click' }));
     expect(await buffer.size('pageviews')).toBe(5);
     const res = await ingest.flushNow();
     expect(res).toEqual({ inserted: 6, deadLettered: 0 });

@@ -3,11 +3,10 @@
 // word NULL, spaces) must come back exactly, nulls stay null, integers of either sign and times keep their
 // value, a retried batch inserts nothing, and a batch larger than one statement is stored whole.
 import { randomUUID } from 'node:crypto';
-import { insertRowsTallied, timeOrderedUuid } from '@us/db';
+import { eventRow, insertRowsTallied, pageviewRow, pageviewRows, requestRow, timeOrderedUuid } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, startTestServer, type TestServer } from '../../support/server.ts';
 import { createSite } from '../../support/sites.ts';
-import { pv } from '../../support/stats-fixture.ts';
 
 describe('raw-table insert', () => {
   let t: TestServer;
@@ -25,7 +24,7 @@ describe('raw-table insert', () => {
     const tricky = ['/a"b', '/back\\slash', '/{braces}', '/a,b', 'NULL', '/ spaced ', '/ünï-😀', `/${'x'.repeat(2000)}`];
     const at = new Date();
     const rows = tricky.map((path, i) =>
-      pv(siteId, at, {
+      pageviewRow(siteId, at, {
         id: randomUUID(),
         path,
         utmSource: i % 2 ? path.slice(0, 200) : undefined,
@@ -67,21 +66,14 @@ describe('raw-table insert', () => {
 
   it('stores times to the millisecond, booleans and fractional numbers exactly', async () => {
     const times = [new Date(Date.now() - 3_600_000 + 1), new Date(Date.now() - 999), new Date()];
-    const pageviews = times.map((at, i) => pv(siteId, at, { id: randomUUID(), path: `/times-${i}`, sessionStart: i !== 1 }));
+    const pageviews = times.map((at, i) =>
+      pageviewRow(siteId, at, { id: randomUUID(), path: `/times-${i}`, sessionStart: i !== 1 }),
+    );
     expect(await insertRowsTallied(t.deps.orm, 'pageviews', pageviews)).toMatchObject({ inserted: 3 });
     const values = [12.5, -0.25, 1e-7, 123_456_789.125, null];
-    const events = values.map((value, i) => ({
-      siteId,
-      at: times[0] as Date,
-      pageviewId: `ev-${i}`,
-      visitor: 'v-ev',
-      lane: 'human' as const,
-      path: '/e',
-      name: `n"${i}\\`,
-      value,
-      kind: 'event' as const,
-      device: 'desktop',
-    }));
+    const events = values.map((value, i) =>
+      eventRow(siteId, times[0] as Date, { pageviewId: `ev-${i}`, visitor: 'v-ev', path: '/e', name: `n"${i}\\`, value }),
+    );
     expect(await insertRowsTallied(t.deps.orm, 'events', events)).toMatchObject({ inserted: values.length });
 
     const conn = t.deps.orm.em.getConnection();
@@ -104,18 +96,9 @@ describe('raw-table insert', () => {
   it('stores negative and large integers, and the day of a day’s first and last millisecond', async () => {
     const conn = t.deps.orm.em.getConnection();
     const today = new Date().toISOString().slice(0, 10);
-    const requests = [-1, 0, 100].map((risk, i) => ({
-      siteId,
-      at: new Date(),
-      method: 'GET',
-      path: `/risk-${i}`,
-      status: 599,
-      durationMs: 2_147_483_647 - i,
-      lane: 'human' as const,
-      kind: 'browser' as const,
-      verified: i === 1,
-      risk,
-    }));
+    const requests = [-1, 0, 100].map((risk, i) =>
+      requestRow(siteId, new Date(), { path: `/risk-${i}`, status: 599, durationMs: 2_147_483_647 - i, verified: i === 1, risk }),
+    );
     expect(await insertRowsTallied(t.deps.orm, 'requests', requests)).toMatchObject({ inserted: 3 });
     const storedRequests = await conn.execute<{ path: string; risk: number; duration_ms: number; verified: boolean }[]>(
       `select path, risk, duration_ms, verified from requests where site_id = ? and path like '/risk-%' order by path`,
@@ -128,7 +111,7 @@ describe('raw-table insert', () => {
     ]);
 
     const times = [new Date(`${today}T00:00:00.000Z`), new Date(`${today}T23:59:59.999Z`), new Date(`${today}T12:34:56.789Z`)];
-    const rows = times.map((at, i) => pv(siteId, at, { id: randomUUID(), path: `/edge-time-${i}` }));
+    const rows = times.map((at, i) => pageviewRow(siteId, at, { id: randomUUID(), path: `/edge-time-${i}` }));
     expect(await insertRowsTallied(t.deps.orm, 'pageviews', rows)).toMatchObject({ inserted: 3 });
     const stored = await conn.execute<{ path: string; at: Date; day: string }[]>(
       `select path, at, to_char(day, 'YYYY-MM-DD') as day from pageviews where site_id = ? and path like '/edge-time-%' order by path`,
@@ -141,7 +124,7 @@ describe('raw-table insert', () => {
 
   it('stores a batch larger than one statement whole, counting each row once', async () => {
     const at = new Date();
-    const rows = Array.from({ length: 12_345 }, (_, i) => pv(siteId, at, { id: randomUUID(), path: `/bulk/${i}` }));
+    const rows = pageviewRows(siteId, at, 12_345, (i) => ({ id: randomUUID(), path: `/bulk/${i}` }));
     const res = await insertRowsTallied(t.deps.orm, 'pageviews', rows);
     expect(res.inserted).toBe(12_345);
     const [row] = await t.deps.orm.em
@@ -156,12 +139,12 @@ describe('raw-table insert', () => {
     const late = new Date(Date.UTC(2026, 9, 31, 23, 59, 59, 999));
     const early = new Date(late.getTime() + 1);
     const rows = [
-      pv(siteId, late, { id: randomUUID() }),
-      pv(siteId, late, { id: randomUUID(), lane: 'bot' }),
-      pv(siteId, early, { id: randomUUID() }),
-      pv(other, early, { id: randomUUID(), lane: 'internal' }),
-      pv(other, early, { id: randomUUID() }),
-      pv(siteId, late, { id: randomUUID() }),
+      pageviewRow(siteId, late, { id: randomUUID() }),
+      pageviewRow(siteId, late, { id: randomUUID(), lane: 'bot' }),
+      pageviewRow(siteId, early, { id: randomUUID() }),
+      pageviewRow(other, early, { id: randomUUID(), lane: 'internal' }),
+      pageviewRow(other, early, { id: randomUUID() }),
+      pageviewRow(siteId, late, { id: randomUUID() }),
     ];
     const arrivals = async () =>
       Object.fromEntries(

@@ -4,11 +4,14 @@ import {
   dropPartitionsBefore,
   ensurePartitions,
   ensurePartitionsForDays,
+  eventRow,
   forgetEnsuredPartitions,
   insertRows,
   listPartitions,
   type Orm,
   type PageviewRow,
+  pageviewRow,
+  requestRow,
 } from '@us/db';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
@@ -23,20 +26,9 @@ afterAll(async () => {
 
 const q = <T>(sql: string, params: unknown[] = []) => orm.em.getConnection().execute<T[]>(sql, params, 'all');
 
-function pageview(siteId: string, at: Date, extra: Partial<PageviewRow> = {}): PageviewRow {
-  return {
-    id: randomUUID(),
-    siteId,
-    at,
-    pageviewId: randomUUID(),
-    visitor: 'v1',
-    sessionStart: true,
-    lane: 'human',
-    path: '/',
-    device: 'desktop',
-    ...extra,
-  };
-}
+/** With a row id: inserting the same rows again must store nothing. */
+const pageview = (siteId: string, at: Date, extra: Partial<PageviewRow> = {}) =>
+  pageviewRow(siteId, at, { id: randomUUID(), visitor: 'v1', ...extra });
 
 describe('analytics schema', () => {
   it('has no column that could hold an IP address or a user agent', async () => {
@@ -174,45 +166,24 @@ describe('partitions', () => {
     expect(await insertRows(orm, 'pageviews', many.slice(0, 10))).toBe(0);
     expect(
       await insertRows(orm, 'events', [
-        {
+        eventRow(site, at, { id: randomUUID(), pageviewId: 'pv', visitor: 'v', value: 1.5, device: 'mobile', country: 'DE' }),
+        eventRow(site, at, {
           id: randomUUID(),
-          siteId: site,
-          at,
           pageviewId: 'pv',
           visitor: 'v',
-          lane: 'human',
-          path: '/',
-          name: 'signup',
-          value: 1.5,
-          kind: 'event',
-          device: 'mobile',
-          country: 'DE',
-        },
-        {
-          id: randomUUID(),
-          siteId: site,
-          at,
-          pageviewId: 'pv',
-          visitor: 'v',
-          lane: 'human',
-          path: '/',
           name: 'exp',
           kind: 'exposure',
           experiment: 'hero',
           variant: 'b',
           device: 'mobile',
-        },
+        }),
       ]),
     ).toBe(2);
     expect(
       await insertRows(orm, 'requests', [
-        {
+        requestRow(site, at, {
           id: randomUUID(),
-          siteId: site,
-          at,
-          method: 'GET',
           path: '/x',
-          status: 200,
           durationMs: 12,
           lane: 'bot',
           kind: 'verified-bot',
@@ -222,7 +193,7 @@ describe('partitions', () => {
           asn: 15169,
           asOrg: 'GOOGLE',
           tls: 'TLSv1.3',
-        },
+        }),
       ]),
     ).toBe(1);
     const [c] = await q<{ p: string; e: string; r: string }>(

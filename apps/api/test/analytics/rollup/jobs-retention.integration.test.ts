@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import { createOrm, insertRows, listPartitions, type Orm, type PageviewRow, type RequestRow } from '@us/db';
+import { createOrm, insertRows, listPartitions, type Orm, pageviewRow, requestRow } from '@us/db';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { maintainPartitions } from '../../../src/analytics/ingest/index.ts';
 import { applySiteRetention, dropRolledUpPartitions } from '../../../src/analytics/rollup/retention.ts';
@@ -21,30 +20,8 @@ async function newSite(timezone = 'UTC', retentionDays: number | null = null): P
   return (await siteInNewWorkspace(orm, 'Retention', { timezone, retentionDays })).siteId;
 }
 
-const pv = (siteId: string, at: string): PageviewRow => ({
-  id: randomUUID(),
-  siteId,
-  at: new Date(at),
-  pageviewId: randomUUID(),
-  visitor: 'v',
-  sessionStart: true,
-  lane: 'human',
-  path: '/',
-  device: 'desktop',
-});
-
-const req = (siteId: string, at: string): RequestRow => ({
-  id: randomUUID(),
-  siteId,
-  at: new Date(at),
-  method: 'GET',
-  path: '/',
-  status: 200,
-  durationMs: 1,
-  lane: 'bot',
-  kind: 'bot',
-  verified: false,
-});
+const pv = (siteId: string, at: string) => pageviewRow(siteId, new Date(at), { visitor: 'v' });
+const req = (siteId: string, at: string) => requestRow(siteId, new Date(at), { lane: 'bot', kind: 'bot' });
 
 const count = async (table: string, siteId: string) =>
   (await q<{ n: number }>(`select count(*)::int as n from ${table} where site_id = ?`, [siteId]))[0]?.n;

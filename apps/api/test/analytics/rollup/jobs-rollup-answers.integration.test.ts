@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { PageLeaveRow, PageviewRow, RequestRow } from '@us/db';
+import { leaveOf, type PageLeaveRow, type PageviewRow, pageviewRow, type RequestRow, requestRow } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRollups } from '../../../src/analytics/rollup/rollup.ts';
 import { dayAgo, insertRows, noonUtc, type StatsFixture, statsFixture } from '../../support/stats-fixture.ts';
@@ -18,18 +18,8 @@ describe('rollup job: rollups answer like the raw rows', () => {
 
   function traffic(day: string): { pvs: PageviewRow[]; leaves: PageLeaveRow[]; reqs: RequestRow[] } {
     const tag = randomUUID().slice(0, 8);
-    const pv = (hour: number, visitor: string, extra: Partial<PageviewRow> = {}): PageviewRow => ({
-      id: randomUUID(),
-      siteId,
-      at: noonUtc(day, hour),
-      pageviewId: `${tag}-${randomUUID()}`,
-      visitor: `${tag}-${visitor}`,
-      sessionStart: false,
-      lane: 'human',
-      path: '/',
-      device: 'desktop',
-      ...extra,
-    });
+    const pv = (hour: number, visitor: string, extra: Partial<PageviewRow> = {}) =>
+      pageviewRow(siteId, noonUtc(day, hour), { visitor: `${tag}-${visitor}`, sessionStart: false, ...extra });
     const pvs = [
       pv(8, 'a', { sessionStart: true, referrerHost: 'www.google.com', country: 'DE', path: '/pricing' }),
       pv(9, 'a', { country: 'DE', path: '/docs' }),
@@ -37,30 +27,15 @@ describe('rollup job: rollups answer like the raw rows', () => {
       pv(11, 'c', { sessionStart: true, country: null, device: 'mobile' }),
       pv(12, 'd', { sessionStart: true, lane: 'bot', botName: 'Googlebot', botCategory: 'search' }),
     ];
-    const leaves = pvs.map(
-      (p, i): PageLeaveRow => ({
-        id: randomUUID(),
-        siteId,
-        at: new Date(p.at.getTime() + 60_000),
-        pageviewId: p.pageviewId,
-        lane: p.lane,
-        scrollDepth: 40,
-        timeOnPageMs: 1000 * (i + 1),
-        interacted: true,
-      }),
+    const leaves = pvs.map((p, i) =>
+      leaveOf(p, { at: new Date(p.at.getTime() + 60_000), scrollDepth: 40, timeOnPageMs: 1000 * (i + 1) }),
     );
-    const reqs = [200, 404, 200].map(
-      (status, i): RequestRow => ({
-        id: randomUUID(),
-        siteId,
-        at: noonUtc(day, 6 + i),
-        method: 'GET',
+    const reqs = [200, 404, 200].map((status, i) =>
+      requestRow(siteId, noonUtc(day, 6 + i), {
         path: i ? '/x' : '/',
         status,
-        durationMs: 3,
         lane: i ? 'bot' : 'human',
         kind: i ? 'bot' : 'browser',
-        verified: false,
       }),
     );
     return { pvs, leaves, reqs };

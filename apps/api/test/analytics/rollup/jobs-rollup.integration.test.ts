@@ -1,5 +1,15 @@
-import { randomUUID } from 'node:crypto';
-import { createOrm, type EventRow, insertRows, type Orm, type PageLeaveRow, type PageviewRow, type RequestRow } from '@us/db';
+import {
+  createOrm,
+  type EventRow,
+  eventRow,
+  insertRows,
+  leaveOf,
+  type Orm,
+  type PageviewRow,
+  pageviewRow,
+  type RequestRow,
+  requestRow,
+} from '@us/db';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { rollupDimensions } from '../../../src/analytics/catalogue.ts';
 import { pendingSiteDays, rollupSiteDay, runRollups } from '../../../src/analytics/rollup/rollup.ts';
@@ -22,20 +32,9 @@ async function newSite(timezone = 'UTC'): Promise<string> {
   return (await siteInNewWorkspace(orm, 'Rollups', { name: 'Rollup site', timezone })).siteId;
 }
 
-function pv(siteId: string, at: string, extra: Partial<PageviewRow> = {}): PageviewRow {
-  return {
-    id: randomUUID(),
-    siteId,
-    at: new Date(at),
-    pageviewId: randomUUID(),
-    visitor: 'v1',
-    sessionStart: false,
-    lane: 'human',
-    path: '/',
-    device: 'desktop',
-    ...extra,
-  };
-}
+/** A pageview of visitor v1 that does not begin a session, unless `extra` says otherwise. */
+const pv = (siteId: string, at: string, extra: Partial<PageviewRow> = {}) =>
+  pageviewRow(siteId, new Date(at), { visitor: 'v1', sessionStart: false, ...extra });
 
 interface Rollup {
   metric_set: string;
@@ -83,16 +82,7 @@ describe('rollup job', () => {
     const before = pv(site, '2003-05-09T23:59:59Z', { visitor: 'v9', sessionStart: true });
     const after = pv(site, '2003-05-11T00:00:00Z', { visitor: 'v9', sessionStart: true });
     await insertRows(orm, 'pageviews', [v1a, v1b, v2, v3, bot, before, after]);
-    const leave = (p: PageviewRow, at: string, ms: number): PageLeaveRow => ({
-      id: randomUUID(),
-      siteId: site,
-      at: new Date(at),
-      pageviewId: p.pageviewId,
-      lane: p.lane,
-      scrollDepth: 50,
-      timeOnPageMs: ms,
-      interacted: true,
-    });
+    const leave = (p: PageviewRow, at: string, ms: number) => leaveOf(p, { at: new Date(at), timeOnPageMs: ms });
     await insertRows(orm, 'page_leaves', [
       leave(v1a, '2003-05-10T10:04:00Z', 1000),
       leave(v1b, '2003-05-10T10:09:00Z', 2500),
@@ -102,37 +92,16 @@ describe('rollup job', () => {
       leave(bot, '2003-05-10T12:01:00Z', 300),
       leave(after, '2003-05-11T00:02:00Z', 900),
     ]);
-    const ev = (at: string, visitor: string, name: string, extra: Partial<EventRow> = {}): EventRow => ({
-      id: randomUUID(),
-      siteId: site,
-      at: new Date(at),
-      pageviewId: randomUUID(),
-      visitor,
-      lane: 'human',
-      path: '/',
-      name,
-      kind: 'event',
-      device: 'desktop',
-      ...extra,
-    });
+    const ev = (at: string, visitor: string, name: string, extra: Partial<EventRow> = {}) =>
+      eventRow(site, new Date(at), { visitor, name, ...extra });
     await insertRows(orm, 'events', [
       ev('2003-05-10T10:01:00Z', 'v1', 'signup', { label: 'top' }),
       ev('2003-05-10T11:01:00Z', 'v2', 'signup'),
       ev('2003-05-10T10:02:00Z', 'v1', 'click'),
       ev('2003-05-11T10:02:00Z', 'v1', 'click'),
     ]);
-    const req = (at: string, status: number, lane: RequestRow['lane'], path = '/'): RequestRow => ({
-      id: randomUUID(),
-      siteId: site,
-      at: new Date(at),
-      method: 'GET',
-      path,
-      status,
-      durationMs: 5,
-      lane,
-      kind: lane === 'bot' ? 'bot' : 'browser',
-      verified: false,
-    });
+    const req = (at: string, status: number, lane: RequestRow['lane'], path = '/') =>
+      requestRow(site, new Date(at), { status, lane, kind: lane === 'bot' ? 'bot' : 'browser', path });
     await insertRows(orm, 'requests', [
       req('2003-05-10T01:00:00Z', 200, 'human'),
       req('2003-05-10T02:00:00Z', 404, 'bot', '/x'),
@@ -255,20 +224,7 @@ describe('rollup job', () => {
       pv(s, '2003-05-11T03:59:59Z', { visitor: 'c', path: '/late' }),
       pv(s, '2003-05-11T04:00:00Z', { visitor: 'd' }),
     ]);
-    await insertRows(orm, 'requests', [
-      {
-        id: randomUUID(),
-        siteId: s,
-        at: new Date('2003-05-11T02:00:00Z'),
-        method: 'GET',
-        path: '/',
-        status: 200,
-        durationMs: 1,
-        lane: 'human',
-        kind: 'browser',
-        verified: false,
-      },
-    ]);
+    await insertRows(orm, 'requests', [requestRow(s, new Date('2003-05-11T02:00:00Z'))]);
     await runRollups(orm, { now, siteIds: [s], wait: true });
     expect(pick(await rollups(s, '2003-05-09'), 'pageviews', '', '', 'human')).toMatchObject({ count: 1, visitors: 1 });
     const local10 = await rollups(s, '2003-05-10');

@@ -4,8 +4,7 @@
 // recounted. Late rows of every kind: a pageview hours back for a known visitor, a leave report for an
 // old pageview, a new visitor's pageview carrying an old pageview's id, a late event and request, a
 // row inserted by a transaction still open while the rollup ran.
-import { randomUUID } from 'node:crypto';
-import { createOrm, insertRows, type Orm, type PageviewRow, pgPoolOf } from '@us/db';
+import { createOrm, eventRow, insertRows, type Orm, type PageviewRow, pageLeaveRow, pgPoolOf, requestRow } from '@us/db';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { rollupSiteDay, type SiteDay, siteDaySource } from '../../../src/analytics/rollup/rollup.ts';
 import { rollupInThread } from '../../../src/analytics/rollup/rollup-thread.ts';
@@ -71,52 +70,14 @@ describe('incremental rollups', () => {
       pv('delta-after', 16.5, { sessionStart: true, path: '/after' }),
     ]);
     await insertRows(orm, 'page_leaves', [
-      {
-        siteId: sd.siteId,
-        at: hour(6),
-        pageviewId: y.pageview_id,
-        lane: 'human',
-        scrollDepth: 70,
-        timeOnPageMs: 4200,
-        interacted: true,
-      },
-      {
-        siteId: sd.siteId,
-        at: hour(6),
-        pageviewId: w.pageview_id,
-        lane: 'human',
-        scrollDepth: 30,
-        timeOnPageMs: 900,
-        interacted: false,
-      },
+      pageLeaveRow(sd.siteId, hour(6), { pageviewId: y.pageview_id, scrollDepth: 70, timeOnPageMs: 4200 }),
+      pageLeaveRow(sd.siteId, hour(6), { pageviewId: w.pageview_id, scrollDepth: 30, timeOnPageMs: 900, interacted: false }),
     ]);
     await insertRows(orm, 'events', [
-      {
-        siteId: sd.siteId,
-        at: hour(2),
-        pageviewId: randomUUID(),
-        visitor: 'delta-event',
-        lane: 'human',
-        path: '/shop',
-        name: 'buy',
-        value: 12.5,
-        kind: 'event',
-        device: 'desktop',
-      },
+      eventRow(sd.siteId, hour(2), { visitor: 'delta-event', path: '/shop', name: 'buy', value: 12.5 }),
     ]);
     await insertRows(orm, 'requests', [
-      {
-        siteId: sd.siteId,
-        at: hour(1),
-        method: 'GET',
-        path: '/late-api',
-        status: 200,
-        durationMs: 2,
-        lane: 'bot',
-        kind: 'bot',
-        verified: false,
-        decision: null,
-      },
+      requestRow(sd.siteId, hour(1), { path: '/late-api', durationMs: 2, lane: 'bot', kind: 'bot', decision: null }),
     ]);
 
     const second = await rollupSiteDay(orm, sd, until(17));

@@ -4,7 +4,17 @@
 // code on both UTC days, duplicate pageviews at the same instant, pageviews before a visit's start,
 // values with escapes, nulls and non-ASCII text, events of every kind with values whose sum passes 2^53.
 import { randomUUID } from 'node:crypto';
-import { createOrm, insertRows, type Orm, type PageviewRow, pgPoolOf } from '@us/db';
+import {
+  createOrm,
+  type EventRow,
+  eventRow,
+  insertRows,
+  type Orm,
+  type PageviewRow,
+  pageLeaveRow,
+  pgPoolOf,
+  requestRow,
+} from '@us/db';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { pooledCopyOut } from '../../../src/analytics/rollup/copy-connections.ts';
 import { rollupSiteDay, type SiteDay, siteDaySource } from '../../../src/analytics/rollup/rollup.ts';
@@ -62,38 +72,11 @@ beforeAll(async () => {
     'run',
   );
   await insertRows(orm, 'page_leaves', [
-    {
-      siteId: sd.siteId,
-      at: at(2 * HOUR + 30_000),
-      pageviewId: dup,
-      lane: 'human',
-      scrollDepth: 80,
-      timeOnPageMs: 5000,
-      interacted: true,
-    },
-    {
-      siteId: sd.siteId,
-      at: at(2 * HOUR + 40_000),
-      pageviewId: dup,
-      lane: 'human',
-      scrollDepth: 90,
-      timeOnPageMs: 700,
-      interacted: true,
-    },
+    pageLeaveRow(sd.siteId, at(2 * HOUR + 30_000), { pageviewId: dup, scrollDepth: 80, timeOnPageMs: 5000 }),
+    pageLeaveRow(sd.siteId, at(2 * HOUR + 40_000), { pageviewId: dup, scrollDepth: 90, timeOnPageMs: 700 }),
   ]);
-  const ev = (name: string, value: number | null, kind: 'event' | 'exposure' | 'click', extra = {}) => ({
-    siteId: sd.siteId,
-    at: at(7 * HOUR),
-    pageviewId: randomUUID(),
-    visitor: 'e-events',
-    lane: 'human' as const,
-    path: '/shop',
-    name,
-    value,
-    kind,
-    device: 'desktop',
-    ...extra,
-  });
+  const ev = (name: string, value: number | null, kind: EventRow['kind'], extra: Partial<EventRow> = {}) =>
+    eventRow(sd.siteId, at(7 * HOUR), { visitor: 'e-events', path: '/shop', name, value, kind, ...extra });
   await insertRows(orm, 'events', [
     ev('refund', -5.5, 'event'),
     ev('refund', 2.25, 'event', { visitor: 'e-events-2' }),
@@ -110,30 +93,16 @@ beforeAll(async () => {
     'run',
   );
   await insertRows(orm, 'requests', [
-    {
-      siteId: sd.siteId,
-      at: at(9 * HOUR),
-      method: 'GET',
-      path: '/tally-api',
-      status: 200,
-      durationMs: 3,
-      lane: 'bot',
-      kind: 'bot',
-      verified: false,
-      decision: null,
-    },
-    {
-      siteId: sd.siteId,
-      at: at(9 * HOUR),
+    requestRow(sd.siteId, at(9 * HOUR), { path: '/tally-api', durationMs: 3, lane: 'bot', kind: 'bot', decision: null }),
+    requestRow(sd.siteId, at(9 * HOUR), {
       method: 'POST',
       path: '/tally-api',
       status: 403,
       durationMs: 1,
       lane: 'bot',
       kind: 'bot',
-      verified: false,
       decision: 'deny',
-    },
+    }),
   ]);
 }, 120_000);
 

@@ -1,5 +1,5 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { type EventRow, insertRows, type PageviewRow, SiteHostname } from '@us/db';
+import { randomBytes } from 'node:crypto';
+import { type EventRow, eventRow, insertRows, pageviewRow, SiteHostname } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRollups } from '../../../src/analytics/rollup/rollup.ts';
 import { usageOf } from '../../../src/features/billing/usage-counters.ts';
@@ -82,18 +82,13 @@ describe('POST /collect: element clicks and journeys=off', () => {
   });
 
   it('a pageview row buffered without journeys (an older version) is stored with journeys = true', async () => {
-    const row = (pageviewId: string, journeys?: unknown): PageviewRow => ({
-      id: randomUUID(),
-      siteId,
-      at: new Date(),
-      pageviewId,
-      visitor: 'v',
-      sessionStart: true,
-      lane: 'human',
-      path: '/old',
-      device: 'desktop',
-      ...(journeys === undefined ? {} : { journeys: journeys as boolean }),
-    });
+    const row = (pageviewId: string, journeys?: unknown) =>
+      pageviewRow(siteId, new Date(), {
+        pageviewId,
+        visitor: 'v',
+        path: '/old',
+        ...(journeys === undefined ? {} : { journeys: journeys as boolean }),
+      });
     const [a, b, c] = [pvid(), pvid(), pvid()];
     await insertRows(t.deps.orm, 'pageviews', [row(a), row(b, 'no'), row(c, false)]);
     const rows = await query<{ pageview_id: string; journeys: boolean }>(
@@ -182,18 +177,8 @@ describe('POST /collect: element clicks and journeys=off', () => {
 
   it('rollups leave clicks out of the events counts', async () => {
     const at = new Date(Date.now() - 3 * 86_400_000);
-    const row = (kind: EventRow['kind'], name: string): EventRow => ({
-      id: randomUUID(),
-      siteId,
-      at,
-      pageviewId: 'rollup-pageview',
-      visitor: 'v',
-      lane: 'human',
-      path: '/',
-      name,
-      kind,
-      device: 'desktop',
-    });
+    const row = (kind: EventRow['kind'], name: string) =>
+      eventRow(siteId, at, { pageviewId: 'rollup-pageview', visitor: 'v', name, kind });
     await insertRows(t.deps.orm, 'events', [row('event', 'signup'), row('click', '/pricing'), row('click', 'out:x.example')]);
     await runRollups(t.deps.orm, { siteIds: [siteId], wait: true });
     const [total] = await query<{ count: number }>(

@@ -1,5 +1,17 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import { EmailToken, Invite, insertRows, Membership, Session, SiteHostname, User, Workspace } from '@us/db';
+import {
+  EmailToken,
+  eventOf,
+  Invite,
+  insertRows,
+  Membership,
+  pageviewRow,
+  requestRow,
+  Session,
+  SiteHostname,
+  User,
+  Workspace,
+} from '@us/db';
 import { type Plan, SCOPES } from '@us/shared';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../../src/core/security/passwords.ts';
@@ -214,47 +226,40 @@ async function makeWorld(analytics: boolean, plan: Plan = 'Business'): Promise<W
 async function addTraffic(siteId: string) {
   const now = Date.now();
   const at = (i: number) => new Date(now - (i % 9) * 86_400_000 - (i % 5) * 3_600_000);
-  const pageviews = Array.from({ length: 24 }, (_, i) => ({
-    siteId,
-    at: at(i),
-    pageviewId: `fz-${randomUUID()}`,
-    visitor: `v-${i % 7}`,
-    sessionStart: i % 3 === 0,
-    lane: (['human', 'human', 'bot', 'internal'] as const)[i % 4] ?? 'human',
-    path: ['/', '/pricing', '/blog/a', '/signup'][i % 4] as string,
-    pageType: i % 2 ? 'article' : null,
-    referrerHost: i % 3 ? 'www.google.com' : null,
-    utmSource: i % 5 === 0 ? 'news' : null,
-    country: ['DE', 'US', null][i % 3] ?? null,
-    device: ['desktop', 'mobile'][i % 2] as string,
-  }));
-  const events = pageviews.slice(0, 10).map((p, i) => ({
-    siteId,
-    at: p.at,
-    pageviewId: p.pageviewId,
-    visitor: p.visitor,
-    lane: p.lane,
-    path: p.path,
-    name: i % 2 ? 'signup' : 'click',
-    kind: (i % 3 === 0 ? 'exposure' : 'event') as 'event' | 'exposure',
-    experiment: i % 3 === 0 ? 'hero' : null,
-    variant: i % 3 === 0 ? (['a', 'b'][i % 2] as string) : null,
-    device: p.device,
-  }));
-  const requests = Array.from({ length: 12 }, (_, i) => ({
-    siteId,
-    at: at(i),
-    method: 'GET',
-    path: ['/', '/robots.txt', '/api'][i % 3] as string,
-    status: [200, 404, 403][i % 3] as number,
-    durationMs: 3 + i,
-    lane: (['human', 'bot'] as const)[i % 2] ?? 'human',
-    kind: (['browser', 'bot', 'verified-bot'] as const)[i % 3] ?? 'browser',
-    botName: i % 2 ? 'GPTBot' : null,
-    botCategory: i % 2 ? 'ai-training' : null,
-    verified: i % 3 === 2,
-    decision: ['allow', 'challenge', 'deny'][i % 3] as string,
-  }));
+  const pageviews = Array.from({ length: 24 }, (_, i) =>
+    pageviewRow(siteId, at(i), {
+      visitor: `v-${i % 7}`,
+      sessionStart: i % 3 === 0,
+      lane: (['human', 'human', 'bot', 'internal'] as const)[i % 4] ?? 'human',
+      path: ['/', '/pricing', '/blog/a', '/signup'][i % 4] as string,
+      pageType: i % 2 ? 'article' : null,
+      referrerHost: i % 3 ? 'www.google.com' : null,
+      utmSource: i % 5 === 0 ? 'news' : null,
+      country: ['DE', 'US', null][i % 3] ?? null,
+      device: ['desktop', 'mobile'][i % 2] as string,
+    }),
+  );
+  const events = pageviews.slice(0, 10).map((p, i) =>
+    eventOf(p, {
+      name: i % 2 ? 'signup' : 'click',
+      kind: i % 3 === 0 ? 'exposure' : 'event',
+      experiment: i % 3 === 0 ? 'hero' : null,
+      variant: i % 3 === 0 ? (['a', 'b'][i % 2] as string) : null,
+    }),
+  );
+  const requests = Array.from({ length: 12 }, (_, i) =>
+    requestRow(siteId, at(i), {
+      path: ['/', '/robots.txt', '/api'][i % 3] as string,
+      status: [200, 404, 403][i % 3] as number,
+      durationMs: 3 + i,
+      lane: (['human', 'bot'] as const)[i % 2] ?? 'human',
+      kind: (['browser', 'bot', 'verified-bot'] as const)[i % 3] ?? 'browser',
+      botName: i % 2 ? 'GPTBot' : null,
+      botCategory: i % 2 ? 'ai-training' : null,
+      verified: i % 3 === 2,
+      decision: ['allow', 'challenge', 'deny'][i % 3] as string,
+    }),
+  );
   await insertRows(t.deps.orm, 'pageviews', pageviews);
   await insertRows(t.deps.orm, 'events', events);
   await insertRows(t.deps.orm, 'requests', requests);

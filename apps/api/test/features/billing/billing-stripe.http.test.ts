@@ -3,7 +3,7 @@
 // and the "not configured" answers of a server without Stripe.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem, expectProblemCode } from '../../support/auth-helpers.ts';
-import { createToken, createUser, startTestServer, type TestServer } from '../../support/server.ts';
+import { createToken, createUser, ownerWithToken, startTestServer, type TestServer } from '../../support/server.ts';
 import { createSite } from '../../support/sites.ts';
 import { type StripeStandIn, startStripeStandIn, stripeEnv } from '../../support/stripe-standin.ts';
 
@@ -25,12 +25,8 @@ describe('billing with Stripe', () => {
     await stripe?.close();
   });
 
-  async function owner() {
-    const u = await createUser(t.deps, { workspaceName: 'Paying workspace' });
-    const token = async (scopes: string[]) =>
-      `Bearer ${(await createToken(t.deps, { userId: u.user.id, workspaceId: u.workspace.id, scopes: scopes as never })).token}`;
-    return { ...u, auth: await token(['billing:read', 'billing:write', 'members:write']), token };
-  }
+  const owner = () =>
+    ownerWithToken(t.deps, ['billing:read', 'billing:write', 'members:write'], { workspaceName: 'Paying workspace' });
 
   /** Checks out `plan` and pays it: the workspace is subscribed. */
   async function subscribe(auth: string, plan: string, interval = 'month') {
@@ -100,7 +96,7 @@ describe('billing with Stripe', () => {
     // The portal before any checkout: nothing to show.
     expectProblem(await t.request.post('/v1/billing/portal').set('Authorization', o.auth).send({}), 409);
     // billing:read alone may look, not pay.
-    const reader = await o.token(['billing:read']);
+    const reader = `Bearer ${(await createToken(t.deps, { userId: o.user.id, workspaceId: o.workspace.id, scopes: ['billing:read'] })).token}`;
     const refused = await t.request.post('/v1/billing/checkout').set('Authorization', reader).send({ plan: 'Starter' });
     expectProblemCode(refused, 'scope-missing');
     expect(refused.body.title).toContain('billing:write');

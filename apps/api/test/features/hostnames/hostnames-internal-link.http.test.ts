@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256 } from '../../../src/core/security/tokens.ts';
 import { newInternalKey, parseInternalMark, verifyInternalMark } from '../../../src/features/internal-link/mark.ts';
 import { cookieAttributes, expectProblem, setCookies } from '../../support/auth-helpers.ts';
-import { createToken, createUser, startTestServer, type TestServer } from '../../support/server.ts';
-import { createSite } from '../../support/sites.ts';
+import { startTestServer, type TestServer } from '../../support/server.ts';
+import { ownerWithSite } from '../../support/sites.ts';
 
 const uniqueHost = (tag = 'www') => `${tag}.i${randomBytes(5).toString('hex')}.example.test`;
 
@@ -18,9 +18,9 @@ describe('internal link and the first-party /_us/internal path', () => {
 
   /** A workspace with one site whose hostnames are `verified` (verifiedAt set), `unverified` and `proxy` (validated at the edge). */
   async function owner(siteName = 'Acme shop') {
-    const { user, workspace } = await createUser(t.deps);
+    const o = await ownerWithSite(t, { siteName });
+    const site = o.site.id;
     const em = t.deps.orm.em.fork();
-    const { site } = await createSite(em, { workspace: workspace.id, name: siteName });
     const verified = uniqueHost('www');
     const unverified = uniqueHost('beta');
     const proxy = uniqueHost('edge');
@@ -37,12 +37,7 @@ describe('internal link and the first-party /_us/internal path', () => {
       verifiedAt: new Date(),
     });
     await em.flush();
-    const { token } = await createToken(t.deps, {
-      userId: user.id,
-      workspaceId: workspace.id,
-      scopes: ['sites:read', 'sites:write'],
-    });
-    return { user, workspace, site, auth: `Bearer ${token}`, verified, unverified, proxy };
+    return { ...o, verified, unverified, proxy };
   }
 
   const issue = (auth: string, siteId: string, hostname: string) =>

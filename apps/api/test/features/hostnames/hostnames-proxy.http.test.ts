@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
-import { SiteHostname, Workspace } from '@us/db';
+import { SiteHostname } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem, expectProblemCode } from '../../support/auth-helpers.ts';
 import { type EdgeStandIn, startEdgeStandIn } from '../../support/edge-standin.ts';
-import { createToken, createUser, startTestServer, type TestServer } from '../../support/server.ts';
-import { createSite } from '../../support/sites.ts';
+import { startTestServer, type TestServer } from '../../support/server.ts';
+import { createSite, ownerWithSite } from '../../support/sites.ts';
 
 const uniqueHost = (tag = 'shop') => `${tag}.p${randomBytes(5).toString('hex')}.example.test`;
 const ORIGIN = 'https://origin.example.test';
@@ -17,20 +17,6 @@ async function closedPort(): Promise<number> {
   const { port } = srv.address() as { port: number };
   await new Promise<void>((r) => srv.close(() => r()));
   return port;
-}
-
-async function owner(t: TestServer, plan = 'Free') {
-  const { user, workspace } = await createUser(t.deps);
-  const em = t.deps.orm.em.fork();
-  if (plan !== 'Free') await em.nativeUpdate(Workspace, { id: workspace.id }, { plan });
-  const { site } = await createSite(em, { workspace: workspace.id, name: 'Shop' });
-  await em.flush();
-  const { token } = await createToken(t.deps, {
-    userId: user.id,
-    workspaceId: workspace.id,
-    scopes: ['sites:read', 'sites:write'],
-  });
-  return { user, workspace, site, auth: `Bearer ${token}` };
 }
 
 async function addSite(t: TestServer, workspaceId: string) {
@@ -64,7 +50,7 @@ describe('proxy-mode hostnames through the edge platform', () => {
     t.request.get(`/v1/sites/${siteId}/hostnames/${hostname}`).set('Authorization', auth);
 
   it('registers the hostname at the edge and answers the records to set (CNAME + TXT)', async () => {
-    const o = await owner(t);
+    const o = await ownerWithSite(t);
     const host = uniqueHost();
     const res = await add(o.auth, o.site.id, { hostname: host, proxy: true, origin: ORIGIN }).expect(201);
 
@@ -111,7 +97,7 @@ describe('proxy-mode hostnames through the edge platform', () => {
   });
 
   it('GET shows the live status; activation at the edge sets verifiedAt and leaves only the CNAME to keep', async () => {
-    const o = await owner(t);
+    const o = await ownerWithSite(t);
     const host = uniqueHost();
     await add(o.auth, o.site.id, { hostname: host, proxy: true, origin: ORIGIN }).expect(201);
 
@@ -148,7 +134,7 @@ describe('proxy-mode hostnames through the edge platform', () => {
   });
 
   it('DELETE removes it at the edge too; one already gone at the edge is fine', async () => {
-    const o = await owner(t, 'Starter');
+    const o = await ownerWithSite(t, { plan: 'Starter' });
     const host = uniqueHost();
     await add(o.auth, o.site.id, { hostname: host, proxy: true, origin: ORIGIN }).expect(201);
     expect(edge.byHostname(host)).toHaveLength(1);
@@ -166,12 +152,12 @@ describe('proxy-mode hostnames through the edge platform', () => {
   });
 
   it('409 when another site already proxies the hostname (nothing registered twice)', async () => {
-    const first = await owner(t);
+    const first = await ownerWithSite(t);
     const host = uniqueHost();
     await add(first.auth, first.site.id, { hostname: host, proxy: true, origin: ORIGIN }).expect(201);
     const posts = edge.calls.length;
 
-    const second = await owner(t);
+    const second = await ownerWithSite(t);
     const problem = expectProblemCode(
       await add(second.auth, second.site.id, { hostname: host, proxy: true, origin: ORIGIN }),
       'conflict',
@@ -185,7 +171,7 @@ describe('proxy-mode hostnames through the edge platform', () => {
   });
 
   it('402 past the Free allowance (1 proxy hostname per workspace); paid plans may go past theirs', async () => {
-    const free = await owner(t);
+    const free = await ownerWithSite(t);
     const other = await addSite(t, free.workspace.id);
     await add(free.auth, free.site.id, { hostname: uniqueHost(), proxy: true, origin: ORIGIN }).expect(201);
     const host = uniqueHost();
@@ -199,14 +185,14 @@ describe('proxy-mode hostnames through the edge platform', () => {
     // Ordinary hostnames are not limited by it.
     await add(free.auth, other.id, { hostname: host }).expect(201);
 
-    const starter = await owner(t, 'Starter');
+    const starter = await ownerWithSite(t, { plan: 'Starter' });
     for (let i = 0; i < 4; i++) {
       await add(starter.auth, starter.site.id, { hostname: uniqueHost(`s${i}`), proxy: true, origin: ORIGIN }).expect(201);
     }
   });
 
   it('refuses a missing or non-http(s) origin (400 origin)', async () => {
-    const o = await owner(t);
+    const o = await ownerWithSite(t);
     const missing = expectProblem(await add(o.auth, o.site.id, { hostname: uniqueHost(), proxy: true }), 400, 'origin');
     expect(missing.title).toMatch(/required for proxy mode/);
     const ftp = expectProblem(
@@ -222,7 +208,7 @@ describe('proxy-mode hostnames through the edge platform', () => {
   });
 
   it('answers 409 idempotency-in-progress to the same Idempotency-Key while the first request runs, then its answer', async () => {
-    const o = await owner(t);
+    const o = await ownerWithSite(t);
     const host = uniqueHost();
     const body = { hostname: host, proxy: true, origin: ORIGIN };
     const send = () => add(o.auth, o.site.id, body).set('Idempotency-Key', `hold-${host}`);
@@ -251,8 +237,8 @@ describe('proxy-mode hostnames through the edge platform', () => {
   });
 
   it('takes the edge registration back when saving fails afterwards (no orphan)', async () => {
-    const a = await owner(t);
-    const b = await owner(t);
+    const a = await ownerWithSite(t);
+    const b = await ownerWithSite(t);
     const host = uniqueHost();
     edge.settings.allowDuplicates = true;
     edge.settings.createDelayMs = 300;
@@ -279,7 +265,7 @@ describe('proxy mode when the edge platform is unavailable', () => {
       env: { EDGE_API_URL: `http://127.0.0.1:${await closedPort()}/client/v4`, EDGE_API_TOKEN: 't', EDGE_ZONE_ID: 'z' },
     });
     try {
-      const o = await owner(t);
+      const o = await ownerWithSite(t);
       const host = uniqueHost();
       const res = await t.request
         .post(`/v1/sites/${o.site.id}/hostnames`)
@@ -319,7 +305,7 @@ describe('proxy mode when the edge platform is unavailable', () => {
   it('503 when no edge platform is configured', async () => {
     const t = await startTestServer();
     try {
-      const o = await owner(t);
+      const o = await ownerWithSite(t);
       const host = uniqueHost();
       const res = await t.request
         .post(`/v1/sites/${o.site.id}/hostnames`)

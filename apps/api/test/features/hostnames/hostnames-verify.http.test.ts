@@ -5,7 +5,7 @@ import { expectProblem } from '../../support/auth-helpers.ts';
 import { type DnsStandIn, startDnsServer } from '../../support/dns-server.ts';
 import { modernCall } from '../../support/mcp-http.ts';
 import { createToken, createUser, startTestServer, type TestServer } from '../../support/server.ts';
-import { createSite } from '../../support/sites.ts';
+import { createSite, ownerWithSite } from '../../support/sites.ts';
 
 const uniqueHost = (tag = 'www') => `${tag}.h${randomBytes(5).toString('hex')}.example.test`;
 
@@ -23,15 +23,7 @@ describe('site hostnames: adding, DNS TXT verification, removal', () => {
   });
 
   /** A user owning a workspace with one site (made through the ORM), and a token with the given scopes. */
-  async function owner(scopes: ('sites:read' | 'sites:write')[] = ['sites:read', 'sites:write']) {
-    const { user, workspace } = await createUser(t.deps);
-    const em = t.deps.orm.em.fork();
-    const { site } = await createSite(em, { workspace: workspace.id, name: 'Shop' });
-    await em.flush();
-    const { token } = await createToken(t.deps, { userId: user.id, workspaceId: workspace.id, scopes });
-    const auth = `Bearer ${token}`;
-    return { user, workspace, site, token, auth };
-  }
+  const owner = (scopes?: ('sites:read' | 'sites:write')[]) => ownerWithSite(t, { scopes });
 
   const add = (auth: string, siteId: string, body: unknown) =>
     t.request

@@ -1,9 +1,18 @@
 import { createHash } from 'node:crypto';
-import { Invite, Membership, Workspace } from '@us/db';
-import type { Role } from '@us/shared';
+import { Invite, Membership } from '@us/db';
+import type { Plan, Role } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem, mailsTo } from '../../support/auth-helpers.ts';
-import { createToken, createUser, signIn, startTestServer, type TestServer, uniqueEmail } from '../../support/server.ts';
+import {
+  createToken,
+  createUser,
+  joinAs,
+  signedInOwner,
+  signIn,
+  startTestServer,
+  type TestServer,
+  uniqueEmail,
+} from '../../support/server.ts';
 import { createSite } from '../../support/sites.ts';
 import { linkToken } from '../../support/smtp.ts';
 
@@ -18,19 +27,7 @@ describe('Invitations: POST /v1/members/invites, DELETE /v1/members/invites/{id}
   afterAll(() => t.close());
 
   /** An owner of a new workspace, signed in. */
-  async function owner(opts: { plan?: string } = {}) {
-    const u = await createUser(t.deps, { workspaceName: 'Invite HQ' });
-    if (opts.plan) await t.deps.orm.em.fork().nativeUpdate(Workspace, { id: u.workspace.id }, { plan: opts.plan });
-    return { ...u, cookie: await signIn(t, u.email) };
-  }
-
-  async function joinAs(workspaceId: string, role: Role) {
-    const u = await createUser(t.deps);
-    const em = t.deps.orm.em.fork();
-    em.create(Membership, { workspace: workspaceId, user: u.user.id, role });
-    await em.flush();
-    return { ...u, cookie: await signIn(t, u.email) };
-  }
+  const owner = (opts: { plan?: Plan } = {}) => signedInOwner(t, { workspaceName: 'Invite HQ', ...opts });
 
   const invite = (cookie: string, body: Record<string, unknown>) =>
     t.request.post('/v1/members/invites').set('Cookie', cookie).send(body);
@@ -188,7 +185,7 @@ describe('Invitations: POST /v1/members/invites, DELETE /v1/members/invites/{id}
 
     it('Free: a second member fills the allowance too', async () => {
       const o = await owner();
-      await joinAs(o.workspace.id, 'viewer');
+      await joinAs(t, o.workspace.id, 'viewer');
       expectProblem(await invite(o.cookie, { email: uniqueEmail('full'), role: 'member' }), 402);
     });
 
@@ -205,7 +202,7 @@ describe('Invitations: POST /v1/members/invites, DELETE /v1/members/invites/{id}
 
   it('is 409 for an address that is already a member or already has a pending invitation', async () => {
     const o = await owner({ plan: 'Business' });
-    const member = await joinAs(o.workspace.id, 'member');
+    const member = await joinAs(t, o.workspace.id, 'member');
     const a = expectProblem(await invite(o.cookie, { email: member.email, role: 'admin' }), 409);
     expect(a.title).toMatch(/already a member/);
     expectProblem(await invite(o.cookie, { email: o.email, role: 'admin' }), 409);
@@ -227,7 +224,7 @@ describe('Invitations: POST /v1/members/invites, DELETE /v1/members/invites/{id}
 
   it('needs members:write and an unrestricted token (403); a token with it may invite', async () => {
     const o = await owner({ plan: 'Business' });
-    const member = await joinAs(o.workspace.id, 'member');
+    const member = await joinAs(t, o.workspace.id, 'member');
     const r = expectProblem(
       await t.request
         .post('/v1/members/invites')

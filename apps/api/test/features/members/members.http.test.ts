@@ -1,8 +1,8 @@
 import { ApiToken, Membership, User } from '@us/db';
-import type { Role, Scope } from '@us/shared';
+import type { Scope } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem } from '../../support/auth-helpers.ts';
-import { createToken, createUser, signIn, startTestServer, type TestServer } from '../../support/server.ts';
+import { createToken, joinAs, signedInOwner, startTestServer, type TestServer } from '../../support/server.ts';
 import { createSite } from '../../support/sites.ts';
 
 describe('Members: GET /v1/members, PATCH and DELETE /v1/members/{userId}', () => {
@@ -13,19 +13,7 @@ describe('Members: GET /v1/members, PATCH and DELETE /v1/members/{userId}', () =
   afterAll(() => t.close());
 
   /** An owner of a new workspace, signed in. */
-  async function owner() {
-    const u = await createUser(t.deps, { workspaceName: 'Team' });
-    return { ...u, cookie: await signIn(t, u.email) };
-  }
-
-  /** A new person who is `role` in `workspaceId` (after their own workspace), signed in. */
-  async function joinAs(workspaceId: string, role: Role) {
-    const u = await createUser(t.deps);
-    const em = t.deps.orm.em.fork();
-    em.create(Membership, { workspace: workspaceId, user: u.user.id, role });
-    await em.flush();
-    return { ...u, cookie: await signIn(t, u.email) };
-  }
+  const owner = () => signedInOwner(t, { workspaceName: 'Team' });
 
   const as = (cookie: string, workspaceId: string) => ({
     patch: (userId: string, body: Record<string, unknown>) =>
@@ -52,9 +40,9 @@ describe('Members: GET /v1/members, PATCH and DELETE /v1/members/{userId}', () =
   describe('GET /v1/members', () => {
     it('lists members (oldest first) with their e-mail, role, two-factor state and join time', async () => {
       const o = await owner();
-      const admin = await joinAs(o.workspace.id, 'admin');
+      const admin = await joinAs(t, o.workspace.id, 'admin');
       await t.deps.orm.em.fork().nativeUpdate(User, { id: admin.user.id }, { twoFactorEnabledAt: new Date() });
-      const viewer = await joinAs(o.workspace.id, 'viewer');
+      const viewer = await joinAs(t, o.workspace.id, 'viewer');
       const res = await t.request.get('/v1/members').set('Cookie', o.cookie).expect(200);
       expect(res.body).toEqual({
         members: [
@@ -70,7 +58,7 @@ describe('Members: GET /v1/members, PATCH and DELETE /v1/members/{userId}', () =
 
     it('needs members:read: a viewer gets 403; a members:read token (even site-restricted) may list', async () => {
       const o = await owner();
-      const viewer = await joinAs(o.workspace.id, 'viewer');
+      const viewer = await joinAs(t, o.workspace.id, 'viewer');
       expect(expectProblem(await as(viewer.cookie, o.workspace.id).list(), 403).title).toContain('members:read');
       const em = t.deps.orm.em.fork();
       const { site } = await createSite(em, { workspace: o.workspace.id, name: 'S' });
@@ -89,7 +77,7 @@ describe('Members: GET /v1/members, PATCH and DELETE /v1/members/{userId}', () =
   describe('PATCH /v1/members/{userId}', () => {
     it('changes a role and answers the Member', async () => {
       const o = await owner();
-      const m = await joinAs(o.workspace.id, 'viewer');
+      const m = await joinAs(t, o.workspace.id, 'viewer');
       const res = await as(o.cookie, o.workspace.id).patch(m.user.id, { role: 'admin' }).expect(200);
       expect(res.body).toEqual({
         userId: m.user.id,
@@ -106,8 +94,8 @@ describe('Members: GET /v1/members, PATCH and DELETE /v1/members/{userId}', () =
 
     it('only an owner makes an owner: an admin gets 403 naming why; the owner may', async () => {
       const o = await owner();
-      const admin = await joinAs(o.workspace.id, 'admin');
-      const m = await joinAs(o.workspace.id, 'member');
+      const admin = await joinAs(t, o.workspace.id, 'admin');
+      const m = await joinAs(t, o.workspace.id, 'member');
       const p = expectProblem(await as(admin.cookie, o.workspace.id).patch(m.user.id, { role: 'owner' }), 403);
       expect(p.title).toMatch(/owner/i);
       // An admin cannot promote themselves either.
@@ -120,8 +108,8 @@ describe('Members: GET /v1/members, PATCH and DELETE /v1/members/{userId}', () =
 
     it('only an owner changes an owner’s role (403 for an admin)', async () => {
       const o = await owner();
-      const second = await joinAs(o.workspace.id, 'owner');
-      const admin = await joinAs(o.workspace.id, 'admin');
+      const second = await joinAs(t, o.workspace.id, 'owner');
+      const admin = await joinAs(t, o.workspace.id, 'admin');
       expectProblem(await as(admin.cookie, o.workspace.id).patch(second.user.id, { role: 'viewer' }), 403);
       expect(await roleOf(o.workspace.id, second.user.id)).toBe('owner');
       // With two owners, one owner may demote the other.
@@ -140,7 +128,7 @@ describe('Members: GET /v1/members, PATCH and DELETE /v1/members/{userId}', () =
 
     it('a token needs account:admin to make an owner; members:write alone gets 403', async () => {
       const o = await owner();
-      const m = await joinAs(o.workspace.id, 'member');
+      const m = await joinAs(t, o.workspace.id, 'member');
       const plain = await createToken(t.deps, { userId: o.user.id, workspaceId: o.workspace.id, scopes: ['members:write'] });
       expectProblem(
         await t.request.patch(`/v1/members/${m.user.id}`).set('Authorization', bearer(plain.token)).send({ role: 'owner' }),
@@ -161,7 +149,7 @@ describe('Members: GET /v1/members, PATCH and DELETE /v1/members/{userId}', () =
 
     it('revokes at once exactly the tokens the person made here with scopes the new role lacks', async () => {
       const o = await owner();
-      const a = await joinAs(o.workspace.id, 'admin');
+      const a = await joinAs(t, o.workspace.id, 'admin');
       const make = (scopes: Scope[], userId = a.user.id, workspaceId = o.workspace.id) =>
         createToken(t.deps, { userId, workspaceId, scopes });
       const membersWrite = await make(['members:read', 'members:write']);
@@ -202,8 +190,8 @@ describe('Members: GET /v1/members, PATCH and DELETE /v1/members/{userId}', () =
 
     it('needs members:write and refuses site-restricted tokens (403)', async () => {
       const o = await owner();
-      const m = await joinAs(o.workspace.id, 'member');
-      const v = await joinAs(o.workspace.id, 'viewer');
+      const m = await joinAs(t, o.workspace.id, 'member');
+      const v = await joinAs(t, o.workspace.id, 'viewer');
       expect(expectProblem(await as(m.cookie, o.workspace.id).patch(v.user.id, { role: 'admin' }), 403).title).toContain(
         'members:write',
       );
@@ -227,7 +215,7 @@ describe('Members: GET /v1/members, PATCH and DELETE /v1/members/{userId}', () =
   describe('DELETE /v1/members/{userId}', () => {
     it('removes a member (204) and revokes every token they made here, nobody else’s', async () => {
       const o = await owner();
-      const a = await joinAs(o.workspace.id, 'admin');
+      const a = await joinAs(t, o.workspace.id, 'admin');
       const t1 = await createToken(t.deps, { userId: a.user.id, workspaceId: o.workspace.id, scopes: ['members:write'] });
       const t2 = await createToken(t.deps, { userId: a.user.id, workspaceId: o.workspace.id, scopes: ['analytics:read'] });
       const own = await createToken(t.deps, { userId: a.user.id, workspaceId: a.workspace.id, scopes: ['analytics:read'] });
@@ -253,8 +241,8 @@ describe('Members: GET /v1/members, PATCH and DELETE /v1/members/{userId}', () =
 
     it('lets a viewer leave without members:write, revoking their tokens; but not remove others (403)', async () => {
       const o = await owner();
-      const v = await joinAs(o.workspace.id, 'viewer');
-      const m = await joinAs(o.workspace.id, 'member');
+      const v = await joinAs(t, o.workspace.id, 'viewer');
+      const m = await joinAs(t, o.workspace.id, 'member');
       const vt = await createToken(t.deps, { userId: v.user.id, workspaceId: o.workspace.id, scopes: ['analytics:read'] });
       const r = expectProblem(await as(v.cookie, o.workspace.id).remove(m.user.id), 403);
       expect(r.title).toContain('members:write');
@@ -280,7 +268,7 @@ describe('Members: GET /v1/members, PATCH and DELETE /v1/members/{userId}', () =
       expect(await roleOf(o.workspace.id, o.user.id)).toBe('owner');
       expect(await works(tok.token)).toBe(true);
 
-      const second = await joinAs(o.workspace.id, 'owner');
+      const second = await joinAs(t, o.workspace.id, 'owner');
       await as(o.cookie, o.workspace.id).remove(o.user.id).expect(204);
       expect(await roleOf(o.workspace.id, o.user.id)).toBeNull();
       expect(await works(tok.token)).toBe(false);
@@ -289,21 +277,21 @@ describe('Members: GET /v1/members, PATCH and DELETE /v1/members/{userId}', () =
 
     it('only an owner removes an owner: an admin gets 403, another owner may', async () => {
       const o = await owner();
-      const second = await joinAs(o.workspace.id, 'owner');
-      const admin = await joinAs(o.workspace.id, 'admin');
+      const second = await joinAs(t, o.workspace.id, 'owner');
+      const admin = await joinAs(t, o.workspace.id, 'admin');
       const p = expectProblem(await as(admin.cookie, o.workspace.id).remove(second.user.id), 403);
       expect(p.title).toMatch(/owner/i);
       expect(await roleOf(o.workspace.id, second.user.id)).toBe('owner');
       await as(o.cookie, o.workspace.id).remove(second.user.id).expect(204);
       // An admin may remove a member, and leave.
-      const m = await joinAs(o.workspace.id, 'member');
+      const m = await joinAs(t, o.workspace.id, 'member');
       await as(admin.cookie, o.workspace.id).remove(m.user.id).expect(204);
       await as(admin.cookie, o.workspace.id).remove(admin.user.id).expect(204);
     });
 
     it('a token needs members:write even to remove its own maker', async () => {
       const o = await owner();
-      const a = await joinAs(o.workspace.id, 'admin');
+      const a = await joinAs(t, o.workspace.id, 'admin');
       const readOnly = await createToken(t.deps, { userId: a.user.id, workspaceId: o.workspace.id, scopes: ['members:read'] });
       expect(
         expectProblem(await t.request.delete(`/v1/members/${a.user.id}`).set('Authorization', bearer(readOnly.token)), 403).title,
@@ -315,7 +303,7 @@ describe('Members: GET /v1/members, PATCH and DELETE /v1/members/{userId}', () =
     it('is 404 for an unknown, malformed or other workspace’s member', async () => {
       const o = await owner();
       const other = await owner();
-      const otherMember = await joinAs(other.workspace.id, 'viewer');
+      const otherMember = await joinAs(t, other.workspace.id, 'viewer');
       const api = as(o.cookie, o.workspace.id);
       expectProblem(await api.remove(otherMember.user.id), 404);
       expectProblem(await api.remove(other.user.id), 404);

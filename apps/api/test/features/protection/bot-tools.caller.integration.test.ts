@@ -1,4 +1,4 @@
-import { insertRows, type PageviewRow, type RequestRow } from '@us/db';
+import { insertRows, type PageviewRow, pageviewRow, type RequestRow, requestRow } from '@us/db';
 import type { BotSettings } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Actor } from '../../../src/actor/actor.ts';
@@ -57,19 +57,9 @@ describe('bot tools, called in-process', () => {
       })
     ).siteId;
 
+    // `n` bot requests (the factory's are a browser's) unless `extra` says otherwise.
     const req = (n: number, extra: Partial<RequestRow>, at = hoursAgo(5)): RequestRow[] =>
-      Array.from({ length: n }, () => ({
-        siteId,
-        at,
-        method: 'GET',
-        path: '/',
-        status: 200,
-        durationMs: 4,
-        lane: 'bot',
-        kind: 'bot',
-        verified: false,
-        ...extra,
-      }));
+      Array.from({ length: n }, () => requestRow(siteId, at, { durationMs: 4, lane: 'bot', kind: 'bot', ...extra }));
     await insertRows(t.deps.orm, 'requests', [
       ...req(10, { kind: 'verified-bot', verified: true, botName: 'GPTBot', botCategory: 'ai-training', path: '/blog/a' }),
       ...req(5, { botName: 'GPTBot', botCategory: 'ai-training', path: '/blog/a', asn: 14061, asOrg: 'DigitalOcean, LLC' }),
@@ -84,18 +74,8 @@ describe('bot tools, called in-process', () => {
       ...req(3, { kind: 'browser', lane: 'internal', path: '/admin' }),
       ...req(7, { kind: 'browser', path: '/admin' }, hoursAgo(24 * 9)),
     ]);
-    const pv = (path: string, referrerHost: string | null, extra: Partial<PageviewRow> = {}): PageviewRow => ({
-      siteId,
-      at: hoursAgo(3),
-      pageviewId: `pv-${Math.random()}`,
-      visitor: `v-${Math.random()}`,
-      sessionStart: true,
-      lane: 'human',
-      path,
-      device: 'desktop',
-      referrerHost,
-      ...extra,
-    });
+    const pv = (path: string, referrerHost: string | null, extra: Partial<PageviewRow> = {}) =>
+      pageviewRow(siteId, hoursAgo(3), { path, referrerHost, ...extra });
     await insertRows(t.deps.orm, 'pageviews', [
       pv('/blog/a', 'chatgpt.com'),
       pv('/blog/a', 'www.perplexity.ai'),
@@ -235,19 +215,7 @@ describe('bot tools, called in-process', () => {
 
     it('falls back to a sample of the table when the full read is over its time budget', async () => {
       const { siteId: big } = await createSite(t.deps.orm.em.fork(), { workspace: workspaceId });
-      await insertRows(t.deps.orm, 'requests', [
-        {
-          siteId: big,
-          at: hoursAgo(1),
-          method: 'GET',
-          path: '/',
-          status: 200,
-          durationMs: 1,
-          lane: 'bot',
-          kind: 'bot',
-          verified: false,
-        },
-      ]);
+      await insertRows(t.deps.orm, 'requests', [requestRow(big, hoursAgo(1), { durationMs: 1, lane: 'bot', kind: 'bot' })]);
       await t.deps.orm.em.fork().execute(
         `insert into requests (site_id, day, id, at, method, path, status, duration_ms, lane, kind, bot_name, bot_category, verified, asn)
          select ?, (now() - interval '1 hour')::date, gen_random_uuid(), now() - interval '1 hour', 'GET', '/p/' || g, 200, 1, 'bot', 'bot',

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { insertRows, type PageviewRow } from '@us/db';
+import { insertRows, newVisitor, type PageviewRow, pageviewRow } from '@us/db';
 import type { StatsResult, Summary } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, localToday } from '../../../src/analytics/range.ts';
@@ -25,18 +25,8 @@ const PAGES = [['/', '/pricing'], ['/blog'], ['/', '/signup', '/pricing']];
 /** One visit: `pages` a minute apart from `hour` (Tokyo time) of `day`, the first beginning the session. */
 function visit(siteId: string, day: string, hour: number, visitor: string, pages: string[], referrerHost: string | null) {
   const start = new Date(`${day}T${String(hour).padStart(2, '0')}:00:00+09:00`).getTime();
-  return pages.map(
-    (path, i): PageviewRow => ({
-      siteId,
-      at: new Date(start + i * 60_000),
-      pageviewId: `pv-${randomUUID()}`,
-      visitor,
-      sessionStart: i === 0,
-      lane: 'human',
-      path,
-      referrerHost,
-      device: 'desktop',
-    }),
+  return pages.map((path, i) =>
+    pageviewRow(siteId, new Date(start + i * 60_000), { visitor, sessionStart: i === 0, path, referrerHost }),
   );
 }
 
@@ -52,13 +42,13 @@ function twoWeeks(siteId: string): PageviewRow[] {
     const before = addDays(WEEK_BEFORE.from, d);
     const earlier = ['www.google.com', 'www.google.com', 'www.google.com', 'www.bing.com', 'www.bing.com', null];
     for (const [k, src] of earlier.entries()) {
-      rows.push(...visit(siteId, before, 9 + k, `v-${randomUUID()}`, PAGES[k % 3] ?? [], src));
+      rows.push(...visit(siteId, before, 9 + k, newVisitor(), PAGES[k % 3] ?? [], src));
     }
     const day = addDays(WEEK.from, d);
     const google = Array<string>(4).fill('www.google.com');
     const now = [...google, ...Array<string>(3).fill('news.ycombinator.com'), null];
     now.forEach((src, k) => {
-      const visitor = `v-${randomUUID()}`;
+      const visitor = newVisitor();
       rows.push(...visit(siteId, day, 9 + k, visitor, PAGES[k % 3] ?? [], src));
       if (k === 0) rows.push(...visit(siteId, day, 20, visitor, ['/pricing'], null));
     });

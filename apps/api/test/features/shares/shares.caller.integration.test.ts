@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { insertRows, type PageviewRow } from '@us/db';
+import { insertRows, pageviewRow } from '@us/db';
 import { SHARE_LINKS_PER_SITE } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readView, signView } from '../../../src/actor/share-view.ts';
@@ -11,17 +11,6 @@ import { createSite } from '../../support/sites.ts';
 /** Shared links (shares.*) and what a shared view may and may not reach, called in-process. */
 
 const hoursAgo = (h: number) => new Date(Date.now() - h * 3600_000);
-const view = (siteId: string, at: Date, visitor: string, path: string, country: string): PageviewRow => ({
-  siteId,
-  at,
-  pageviewId: `pv-${randomUUID()}`,
-  visitor,
-  sessionStart: true,
-  lane: 'human',
-  path,
-  device: 'desktop',
-  country,
-});
 const tokenOf = (url: string) => url.split('/share/')[1] as string;
 
 describe('shared links', () => {
@@ -50,10 +39,10 @@ describe('shared links', () => {
     );
     anonymous = callerFor(t.deps, { anonymous: true });
     await insertRows(t.deps.orm, 'pageviews', [
-      view(siteId, hoursAgo(2), 'a', '/', 'DE'),
-      view(siteId, hoursAgo(2), 'b', '/pricing', 'DE'),
-      view(siteId, hoursAgo(1), 'c', '/', 'FR'),
-      view(otherSiteId, hoursAgo(1), 'x', '/secret', 'US'),
+      pageviewRow(siteId, hoursAgo(2), { visitor: 'a', path: '/', country: 'DE' }),
+      pageviewRow(siteId, hoursAgo(2), { visitor: 'b', path: '/pricing', country: 'DE' }),
+      pageviewRow(siteId, hoursAgo(1), { visitor: 'c', path: '/', country: 'FR' }),
+      pageviewRow(otherSiteId, hoursAgo(1), { visitor: 'x', path: '/secret', country: 'US' }),
     ]);
   });
   afterAll(() => t.close());

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findSiteByPublicKey, findSiteBySecret } from '../../../src/features/site-keys/key-lookup.ts';
 import { expectProblem } from '../../support/auth-helpers.ts';
 import { modernCall } from '../../support/mcp-http.ts';
-import { createToken, createUser, signIn, startTestServer, type TestServer } from '../../support/server.ts';
+import { createToken, createUser, ownerWithToken, signIn, startTestServer, type TestServer } from '../../support/server.ts';
 
 describe('sites: list, create, get, update, delete, install status, snippet', () => {
   let t: TestServer;
@@ -16,11 +16,7 @@ describe('sites: list, create, get, update, delete, install status, snippet', ()
   const ALL_SITE_SCOPES: Scope[] = ['sites:read', 'sites:write'];
 
   /** An owner of a new Free workspace, with an unrestricted sites token. */
-  async function owner() {
-    const u = await createUser(t.deps);
-    const { token } = await createToken(t.deps, { userId: u.user.id, workspaceId: u.workspace.id, scopes: ALL_SITE_SCOPES });
-    return { ...u, token, auth: `Bearer ${token}` };
-  }
+  const owner = () => ownerWithToken(t.deps, ALL_SITE_SCOPES);
 
   async function newSite(auth: string, body: Record<string, unknown> = { name: 'Shop' }) {
     const res = await t.request.post('/v1/sites').set('Authorization', auth).send(body);

@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import { insertRows, type PageviewRow } from '@us/db';
+import { insertRows, pageviewRow } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callerFor, problemOf } from '../../support/caller.ts';
 import { createToken, createUser, startTestServer, type TestServer } from '../../support/server.ts';
@@ -8,17 +7,6 @@ import { createSite } from '../../support/sites.ts';
 /** The dashboard's live figures (live.site, live.sites), called in-process. */
 
 const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000);
-const view = (siteId: string, at: Date, visitor: string, extra: Partial<PageviewRow> = {}): PageviewRow => ({
-  siteId,
-  at,
-  pageviewId: `pv-${randomUUID()}`,
-  visitor,
-  sessionStart: true,
-  lane: 'human',
-  path: '/',
-  device: 'desktop',
-  ...extra,
-});
 
 describe('live figures', () => {
   let t: TestServer;
@@ -51,17 +39,17 @@ describe('live figures', () => {
     // Busy: three people in the last 5 minutes (one with two pageviews), one 20 minutes ago, an
     // internal visit and a crawler-like bot now; Quiet: one person 10 minutes ago.
     await insertRows(t.deps.orm, 'pageviews', [
-      view(busy, minutesAgo(1), 'a', { path: '/pricing', referrerHost: 'www.google.com', country: 'DE' }),
-      view(busy, minutesAgo(0.5), 'a', { path: '/signup', sessionStart: false, country: 'DE' }),
-      view(busy, minutesAgo(2), 'b', { path: '/', device: 'mobile' }),
-      view(busy, minutesAgo(4), 'c', { path: '/blog' }),
-      view(busy, minutesAgo(20), 'd', { path: '/old' }),
-      view(busy, minutesAgo(45), 'e', { path: '/older-than-the-list' }),
-      view(busy, minutesAgo(3), 'me', { path: '/admin', lane: 'internal' }),
-      view(busy, minutesAgo(3.5), 'bot', { path: '/', lane: 'bot' }),
-      view(quiet, minutesAgo(10), 'q', { path: '/' }),
-      view(windowed, minutesAgo(1), 'w1', { path: '/', country: 'US' }),
-      view(windowed, minutesAgo(1), 'w2', { path: '/', country: 'FR' }),
+      pageviewRow(busy, minutesAgo(1), { visitor: 'a', path: '/pricing', referrerHost: 'www.google.com', country: 'DE' }),
+      pageviewRow(busy, minutesAgo(0.5), { visitor: 'a', path: '/signup', sessionStart: false, country: 'DE' }),
+      pageviewRow(busy, minutesAgo(2), { visitor: 'b', path: '/', device: 'mobile' }),
+      pageviewRow(busy, minutesAgo(4), { visitor: 'c', path: '/blog' }),
+      pageviewRow(busy, minutesAgo(20), { visitor: 'd', path: '/old' }),
+      pageviewRow(busy, minutesAgo(45), { visitor: 'e', path: '/older-than-the-list' }),
+      pageviewRow(busy, minutesAgo(3), { visitor: 'me', path: '/admin', lane: 'internal' }),
+      pageviewRow(busy, minutesAgo(3.5), { visitor: 'bot', path: '/', lane: 'bot' }),
+      pageviewRow(quiet, minutesAgo(10), { visitor: 'q', path: '/' }),
+      pageviewRow(windowed, minutesAgo(1), { visitor: 'w1', path: '/', country: 'US' }),
+      pageviewRow(windowed, minutesAgo(1), { visitor: 'w2', path: '/', country: 'FR' }),
     ]);
     // A bot window over the last hour for US traffic: it counts in the bot lane, as in every figure.
     const site = await t.deps.orm.em

@@ -1,4 +1,4 @@
-import type { EventRow } from '@us/db';
+import { eventRow } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dayAgo, insertRows, noonUtc, pv, type StatsFixture, statsFixture } from '../../support/stats-fixture.ts';
 
@@ -26,18 +26,8 @@ describe('stats: bot windows file human traffic as bots after the fact', () => {
       pv(siteId, noonUtc(day, 12), { country: 'DE', path: '/outside' }), // outside every window → human
       pv(siteId, new Date(`${day}T10:30:00Z`), { country: 'DE', lane: 'internal', path: '/team' }), // not human: stays
     ]);
-    const ev = (hour: number): EventRow => ({
-      siteId,
-      at: new Date(`${day}T${hour}:30:00Z`),
-      pageviewId: 'p',
-      visitor: 'v',
-      lane: 'human',
-      path: '/',
-      name: 'signup',
-      kind: 'event',
-      device: 'desktop',
-      country: 'DE',
-    });
+    const ev = (hour: number) =>
+      eventRow(siteId, new Date(`${day}T${hour}:30:00Z`), { pageviewId: 'p', visitor: 'v', country: 'DE' });
     await insertRows(f.t.deps.orm, 'events', [ev(10), ev(14)]);
   });
   afterAll(() => f.close());

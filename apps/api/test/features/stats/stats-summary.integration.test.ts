@@ -1,4 +1,4 @@
-import type { PageLeaveRow, PageviewRow } from '@us/db';
+import { leaveOf, type PageLeaveRow, type PageviewRow } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dayAgo, insertRollups, insertRows, noonUtc, pv, type StatsFixture, statsFixture } from '../../support/stats-fixture.ts';
 
@@ -31,15 +31,7 @@ describe('summary', () => {
         views.push(row);
         const spent = ms[i];
         if (spent !== undefined) {
-          leaves.push({
-            siteId,
-            at: new Date(row.at.getTime() + 30_000),
-            pageviewId: row.pageviewId,
-            lane: 'human',
-            scrollDepth: 50,
-            timeOnPageMs: spent,
-            interacted: true,
-          });
+          leaves.push(leaveOf(row, { lane: 'human', timeOnPageMs: spent }));
         }
       });
     };

@@ -1,6 +1,6 @@
 // The current day rolled up to an hour boundary (analytics/rollup/rollup-today.ts): questions about it read its
 // rollup rows plus only the raw rows after the boundary, and answer what the raw rows alone answered.
-import type { PageLeaveRow, PageviewRow } from '@us/db';
+import { leaveOf, type PageviewRow } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rollupSiteDay } from '../../../src/analytics/rollup/rollup.ts';
 import { runTodayRollups } from '../../../src/analytics/rollup/rollup-today.ts';
@@ -49,17 +49,7 @@ describe("stats: today's rollups up to an hour boundary, raw rows after it", () 
     siteId = await f.site();
     const pvs = rows();
     await insertRows(f.t.deps.orm, 'pageviews', pvs);
-    const leaves = pvs.map(
-      (p, i): PageLeaveRow => ({
-        siteId,
-        at: new Date(p.at.getTime() + 30_000),
-        pageviewId: p.pageviewId,
-        lane: p.lane,
-        scrollDepth: 20 + i * 10,
-        timeOnPageMs: 1500 * (i + 1),
-        interacted: true,
-      }),
-    );
+    const leaves = pvs.map((p, i) => leaveOf(p, { scrollDepth: 20 + i * 10, timeOnPageMs: 1500 * (i + 1) }));
     await insertRows(f.t.deps.orm, 'page_leaves', leaves);
     rawAnswers = await Promise.all(questions.map(ask));
     rawSummary = measures((await summary()).body);

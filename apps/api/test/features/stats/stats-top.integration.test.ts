@@ -1,4 +1,4 @@
-import type { EventRow, RequestRow } from '@us/db';
+import { type EventRow, eventRow, requestRow } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NETWORK_ATTRIBUTION } from '../../../src/features/stats/top-dimensions.ts';
 import { dayAgo, insertRows, noonUtc, pv, type StatsFixture, statsFixture } from '../../support/stats-fixture.ts';
@@ -18,43 +18,23 @@ describe('top tables', () => {
       pv(siteId, at, { path: '/a', visitor: 'v3', windowWidth: 1440, timezone: 'America/New_York' }),
       pv(siteId, at, { path: '/c', visitor: 'v4', windowWidth: 991, timezone: 'Europe/Berlin' }),
     ]);
-    const req = (extra: Partial<RequestRow>): RequestRow => ({
-      siteId,
-      at,
-      method: 'GET',
-      path: '/',
-      status: 200,
-      durationMs: 5,
-      lane: 'bot',
-      kind: 'bot',
-      verified: false,
-      ...extra,
-    });
     await insertRows(f.t.deps.orm, 'requests', [
-      req({ status: 200, asOrg: 'Hetzner Online GmbH' }),
-      req({ status: 200, asOrg: 'Hetzner Online GmbH' }),
-      req({ status: 404, asOrg: 'Amazon.com, Inc.' }),
-      req({ status: 200, lane: 'human', kind: 'browser', asOrg: 'Deutsche Telekom AG' }),
+      requestRow(siteId, at, { lane: 'bot', kind: 'bot', asOrg: 'Hetzner Online GmbH' }),
+      requestRow(siteId, at, { lane: 'bot', kind: 'bot', asOrg: 'Hetzner Online GmbH' }),
+      requestRow(siteId, at, { lane: 'bot', kind: 'bot', status: 404, asOrg: 'Amazon.com, Inc.' }),
+      requestRow(siteId, at, { asOrg: 'Deutsche Telekom AG' }),
     ]);
-    const ev = (name: string, kind: 'event' | 'exposure' = 'event'): EventRow => ({
-      siteId,
-      at,
-      pageviewId: 'p',
-      visitor: 'v1',
-      lane: 'human',
-      path: '/',
-      name,
-      kind,
-      device: 'desktop',
-    });
+    // One visitor's events on one page.
+    const ev = (name: string, extra: Partial<EventRow> = {}) =>
+      eventRow(siteId, at, { pageviewId: 'p', visitor: 'v1', name, ...extra });
     await insertRows(f.t.deps.orm, 'events', [
-      { ...ev('signup'), label: 'hero' },
-      { ...ev('signup'), label: 'hero' },
-      { ...ev('click'), label: 'footer' },
-      { ...ev('purchase'), label: 'basket', value: 19.99 },
-      { ...ev('purchase'), label: 'basket', value: 5.006 },
-      { ...ev('purchase'), label: 'upsell', value: -2 },
-      { ...ev('exp-hero', 'exposure'), label: 'hero' },
+      ev('signup', { label: 'hero' }),
+      ev('signup', { label: 'hero' }),
+      ev('click', { label: 'footer' }),
+      ev('purchase', { label: 'basket', value: 19.99 }),
+      ev('purchase', { label: 'basket', value: 5.006 }),
+      ev('purchase', { label: 'upsell', value: -2 }),
+      ev('exp-hero', { kind: 'exposure', label: 'hero' }),
     ]);
   });
   afterAll(() => f.close());

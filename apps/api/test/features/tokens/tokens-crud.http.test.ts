@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bumpCredentialsGeneration } from '../../../src/actor/token-cache.ts';
 import { expectProblem, expectProblemCode } from '../../support/auth-helpers.ts';
 import { modernCall } from '../../support/mcp-http.ts';
-import { createToken, createUser, signIn, startTestServer, type TestServer } from '../../support/server.ts';
+import { createToken, joinAs, signedInOwner, startTestServer, type TestServer } from '../../support/server.ts';
 
 describe('API tokens: list, create, delete', () => {
   let t: TestServer;
@@ -17,10 +17,7 @@ describe('API tokens: list, create, delete', () => {
   const bearer = (token: string) => `Bearer ${token}`;
 
   /** An owner signed in, and their cookie. */
-  async function owner() {
-    const u = await createUser(t.deps);
-    return { ...u, cookie: await signIn(t, u.email) };
-  }
+  const owner = () => signedInOwner(t);
 
   /** A token made straight through the service, for callers of the routes under test. */
   async function tokenFor(u: { user: { id: string }; workspace: { id: string } }, scopes: Scope[], extra = {}) {
@@ -29,15 +26,6 @@ describe('API tokens: list, create, delete', () => {
 
   async function rowOf(id: string) {
     return t.deps.orm.em.fork().findOneOrFail(ApiToken, { id });
-  }
-
-  /** A person in `o`'s workspace with `role`, signed in there. */
-  async function joined(o: { workspace: { id: string } }, role: 'admin' | 'member' | 'viewer') {
-    const u = await createUser(t.deps);
-    const em = t.deps.orm.em.fork();
-    em.create(Membership, { workspace: o.workspace.id, user: u.user.id, role });
-    await em.flush();
-    return { ...u, workspace: { id: o.workspace.id }, cookie: await signIn(t, u.email) };
   }
 
   describe('POST /v1/tokens', () => {
@@ -174,7 +162,7 @@ describe('API tokens: list, create, delete', () => {
     it('refuses scopes the maker lacks with 403 naming the scope', async () => {
       const o = await owner();
       // A viewer holds neither tokens:write nor sites:write.
-      const viewer = await joined(o, 'viewer');
+      const viewer = await joinAs(t, o.workspace.id, 'viewer');
       const v = await t.request
         .post('/v1/tokens')
         .set('Cookie', viewer.cookie)
@@ -183,7 +171,7 @@ describe('API tokens: list, create, delete', () => {
       expect(expectProblem(v, 403).title).toMatch(/scope tokens:write/);
 
       // An admin holds tokens:write but not billing:write.
-      const admin = await joined(o, 'admin');
+      const admin = await joinAs(t, o.workspace.id, 'admin');
       const a = await t.request
         .post('/v1/tokens')
         .set('Cookie', admin.cookie)
@@ -381,7 +369,7 @@ describe('API tokens: list, create, delete', () => {
       await t.request.delete(`/v1/tokens/${weak.id}`).set('Authorization', bearer(strong.token)).expect(204);
 
       // An admin (no billing:write) cannot delete the owner's token holding it.
-      const admin = await joined(o, 'admin');
+      const admin = await joinAs(t, o.workspace.id, 'admin');
       const billing = await tokenFor(o, ['billing:write']);
       const a = await t.request.delete(`/v1/tokens/${billing.id}`).set('Cookie', admin.cookie).set('X-Workspace', o.workspace.id);
       expect(expectProblem(a, 403).title).toMatch(/billing:write/);

@@ -1,8 +1,7 @@
-import { Membership, Workspace } from '@us/db';
-import type { Role } from '@us/shared';
+import { Workspace } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem } from '../../support/auth-helpers.ts';
-import { createToken, createUser, signIn, startTestServer, type TestServer } from '../../support/server.ts';
+import { createToken, createUser, joinAs, signIn, startTestServer, type TestServer } from '../../support/server.ts';
 import { createSite } from '../../support/sites.ts';
 
 describe('GET and PATCH /v1/workspace', () => {
@@ -11,15 +10,6 @@ describe('GET and PATCH /v1/workspace', () => {
     t = await startTestServer();
   });
   afterAll(() => t.close());
-
-  /** A new person who is `role` in `workspaceId` (after their own workspace), signed in. */
-  async function joinAs(workspaceId: string, role: Role) {
-    const u = await createUser(t.deps);
-    const em = t.deps.orm.em.fork();
-    em.create(Membership, { workspace: workspaceId, user: u.user.id, role });
-    await em.flush();
-    return { ...u, cookie: await signIn(t, u.email) };
-  }
 
   async function addSites(workspaceId: string, n: number) {
     const em = t.deps.orm.em.fork();
@@ -77,7 +67,7 @@ describe('GET and PATCH /v1/workspace', () => {
 
   it('needs members:read: viewers and tokens without it get 403 naming the scope; no credentials 401', async () => {
     const { user, workspace } = await createUser(t.deps);
-    const viewer = await joinAs(workspace.id, 'viewer');
+    const viewer = await joinAs(t, workspace.id, 'viewer');
     const v = expectProblem(
       await t.request.get('/v1/workspace').set('Cookie', viewer.cookie).set('X-Workspace', workspace.id),
       403,
@@ -90,7 +80,7 @@ describe('GET and PATCH /v1/workspace', () => {
     );
     expectProblem(await t.request.get('/v1/workspace'), 401);
 
-    const member = await joinAs(workspace.id, 'member');
+    const member = await joinAs(t, workspace.id, 'member');
     const m = await t.request.get('/v1/workspace').set('Cookie', member.cookie).set('X-Workspace', workspace.id).expect(200);
     expect(m.body.id).toBe(workspace.id);
     expect(m.body.usage.members).toBe(3);
@@ -110,7 +100,7 @@ describe('GET and PATCH /v1/workspace', () => {
 
     it('works for an admin and for an unrestricted members:write token', async () => {
       const { user, workspace } = await createUser(t.deps);
-      const admin = await joinAs(workspace.id, 'admin');
+      const admin = await joinAs(t, workspace.id, 'admin');
       await t.request
         .patch('/v1/workspace')
         .set('Cookie', admin.cookie)
@@ -164,7 +154,7 @@ describe('GET and PATCH /v1/workspace', () => {
       expect(r.title).toMatch(/site-restricted/i);
 
       for (const role of ['member', 'viewer'] as const) {
-        const p = await joinAs(workspace.id, role);
+        const p = await joinAs(t, workspace.id, role);
         const res = await t.request
           .patch('/v1/workspace')
           .set('Cookie', p.cookie)
