@@ -277,8 +277,12 @@ export function streamReports(opts: {
   };
 }
 
-/** How many answers of `status` came from `from` (ms) on. */
-export const answered = (log: StreamLog, status: number, from = 0) => tally(log, from)[String(status)] ?? 0;
+/**
+ * How many answers of `status` came from `from` (ms) until now, this millisecond excluded: a window the test
+ * closes later (`tally(log, from, closedAt)` with `closedAt` read after the wait) then holds every answer the
+ * wait counted, even one logged in the very millisecond the window closes.
+ */
+export const answered = (log: StreamLog, status: number, from = 0) => tally(log, from, Date.now())[String(status)] ?? 0;
 
 /**
  * Waits while `stream` runs until `check` passes (it throws until then, as vi.waitFor's callback does). If it
