@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 // Four lanes, one vitest project each, chosen by the test file's name (docs/contributing.md):
 //   unit     *.test.ts              no database, no server: `npm test -- --project unit` runs in seconds
-//   service  *.integration.test.ts  services and jobs against real PostgreSQL (embedded) and real Redis
+//   service  *.integration.test.ts  services and jobs against real PostgreSQL (embedded) and real Redis; the edge
+//                                   SDK in real workerd
 //   http     *.http.test.ts         a whole server answering over HTTP (faces, attacks, faults)
 //   browser  e2e/*.spec.ts          real Chromium against a whole server
 // The three lanes with real parts each start their own PostgreSQL and redis-server (global-setup.ts).
@@ -28,7 +29,11 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'service', include: ['apps/*/test/**/*.integration.test.ts'], globalSetup: withRealParts },
+        test: {
+          name: 'service',
+          include: ['apps/*/test/**/*.integration.test.ts', 'packages/*/test/**/*.integration.test.ts'],
+          globalSetup: withRealParts,
+        },
       },
       { extends: true, test: { name: 'http', include: ['apps/*/test/**/*.http.test.ts'], globalSetup: withRealParts } },
       { extends: true, test: { name: 'browser', include: ['apps/*/e2e/**/*.spec.ts'], globalSetup: withRealParts } },
