@@ -3,6 +3,7 @@ import { EmailToken, User } from '@us/db';
 import { Secret, TOTP } from 'otpauth';
 import type { Response } from 'supertest';
 import { expect } from 'vitest';
+import type { Problem } from '../../src/core/errors.ts';
 import { isProblemCode, PROBLEM_TYPES, type ProblemCode } from '../../src/core/problem-types.ts';
 import type { TestServer } from './server.ts';
 import type { CapturedMail } from './smtp.ts';
@@ -53,14 +54,7 @@ export const STACK_OR_SQL = [
 const LEAKS = [...STACK_OR_SQL, /postgres|mikro-?orm|zod/i];
 
 /** A problem body as the service sends it. */
-export interface ProblemBody {
-  type: string;
-  code: ProblemCode;
-  title: string;
-  status: number;
-  field?: string;
-  retryAfter?: number;
-}
+export type ProblemBody = Problem;
 
 /**
  * Asserts `body` names its problem type as the type table has it: `type` first and `/problems/<code>`,
