@@ -32,7 +32,18 @@ describe('problem types', () => {
   });
 
   it('an unknown code is a 404 problem, not the dashboard', async () => {
-    for (const path of ['/problems/no-such-code', '/problems/', '/problems/validation/more', '/problems/constructor']) {
+    // Strangers' paths too: names of Object's own members, encoded bytes, a 4 KB name (a table lookup, nothing stored).
+    for (const path of [
+      '/problems/no-such-code',
+      '/problems/',
+      '/problems/validation/more',
+      '/problems/constructor',
+      '/problems/__proto__',
+      '/problems/toString',
+      '/problems/validation%00',
+      '/problems/%E2%80%AEvalidation',
+      `/problems/${'x'.repeat(4096)}`,
+    ]) {
       const res = await t.request.get(path);
       expect(expectProblemCode(res, 'not-found').title, path).toMatch(/^No such problem type/);
     }
