@@ -117,6 +117,29 @@ export const BotDecisionsReport = z.object({
       }),
     )
     .describe('Requests by action, reason and crawler, most first (at most 100)'),
+  setupProblems: z
+    .array(
+      z.object({
+        hostname: z.string().describe('A hostname registered on the site'),
+        problem: z
+          .enum(['unverified', 'proxy-not-live'])
+          .describe('unverified: its TXT record was never found; proxy-not-live: a proxy hostname not live at the edge yet'),
+        lastSeen: z
+          .string()
+          .nullable()
+          .describe('When a challenge there last could not send its visitor to the check (last 7 days); null: none seen'),
+        message: z.string().describe('The problem and its fix in words'),
+      }),
+    )
+    .describe(
+      'Hostnames of the site a check cannot return to: while the site challenges or blocks, and whenever such a challenge was seen in the last 7 days. A visitor challenged there gets a page saying the check cannot bring them back, never the check.',
+    ),
+  otherHostnames: z
+    .number()
+    .int()
+    .describe(
+      'Hostnames not on this site with challenges that could not send their visitor to the check in the last 7 days (counted, never named: a hostname is whatever the visitor sent)',
+    ),
 });
 export type BotDecisionsReport = z.infer<typeof BotDecisionsReport>;
 

@@ -132,6 +132,11 @@ export const RequestRecord = z.object({
   reason: z.string().max(1024).optional(),
   /** 0-100 for a browser, -1 for a declared bot. */
   risk: z.number().int().min(-1).max(100).optional(),
+  /**
+   * Only on a challenge whose hostname a check cannot return to (not a verified hostname of the site): that
+   * hostname. Shown to the site's team as a setup problem when it is one of the site's hostnames; never stored.
+   */
+  noReturnHost: z.string().max(253).optional(),
 });
 export type RequestRecord = z.infer<typeof RequestRecord>;
 

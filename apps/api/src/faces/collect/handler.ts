@@ -15,6 +15,7 @@ import type { CollectExchange } from './exchange.ts';
 import { protectionRoutes } from './gate-routes.ts';
 import { type Client, clientOfReport, siteIdOfSecret, siteOfBatch, siteOfReport } from './identify.ts';
 import { batchAnswer, MAX_EXPOSURES, readPageReport, readRequestBatch } from './intake.ts';
+import { noteNoReturnOfBatch } from './no-return-feed.ts';
 import { siteCache } from './site-cache.ts';
 
 const LAST_SEEN_EVERY_MS = 60_000;
@@ -136,6 +137,7 @@ export function collectHandler(deps: Deps, afterAnswers: (work: () => void) => v
     const rows = batch.records.map((rec) => rowOfRecord(site, networks, rec, mode));
     await deps.ingest.enqueueMany('requests', rows);
     touch(site.id);
+    noteNoReturnOfBatch(deps, site.id, batch.records);
     if (mode !== 'off') await noteRequests(deps, site.id, await seenOfBatch(deps.hot, site.id, batch.records, rows));
     ctx.body = batchAnswer(batch.records.length, batch.refused);
   }

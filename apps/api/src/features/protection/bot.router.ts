@@ -60,14 +60,14 @@ export const botRouter = router({
       mcp: {
         tool: 'get_site_bot_decisions',
         description:
-          "What the bot-protection gate did with the site's requests over the last `days` (1 = today so far, default 7, at most 90; site time zone), every request except the team's own: totals per action (allow, challenge, deny), a series per day, counts per crawler category (null: browsers), and the 100 largest groups by action, reason, client kind, category and bot name. In log mode the reasons read `log: would challenge: …`. Needs analytics:read besides bot:read.",
+          "What the bot-protection gate did with the site's requests over the last `days` (1 = today so far, default 7, at most 90; site time zone), every request except the team's own: totals per action (allow, challenge, deny), a series per day, counts per crawler category (null: browsers), and the 100 largest groups by action, reason, client kind, category and bot name. In log mode the reasons read `log: would challenge: …`. Also setupProblems: the site's hostnames a check cannot return to (unverified, or proxy hostnames not live), where a challenged visitor gets a page saying the check cannot bring them back; verify them to challenge visitors there. otherHostnames counts hostnames not on the site that met such challenges in the last 7 days. Needs analytics:read besides bot:read.",
       },
       openapi: {
         method: 'GET',
         path: '/v1/sites/{id}/bot/decisions',
         summary: 'What the gate did over the last days: totals, per day, per category, by reason',
         description:
-          'Every request except the internal lane. Needs bot:read and analytics:read (403 naming analytics:read otherwise). Records that carried no decision count as allow with the reason `not decided: the sender sent no decision`.',
+          'Every request except the internal lane. Needs bot:read and analytics:read (403 naming analytics:read otherwise). Records that carried no decision count as allow with the reason `not decided: the sender sent no decision`. `setupProblems` names the site’s hostnames a check cannot return to (a challenge there answers a 403 page instead of the check); `otherHostnames` counts hostnames not on the site that met such challenges in the last 7 days.',
         tags,
       },
     })

@@ -16,6 +16,7 @@ import { networkOf } from '../../core/enrich/network.ts';
 import { readSettings } from '../sites/index.ts';
 import { visitorSigns } from './behaviour.ts';
 import { verifyCrawler } from './crawler-verification.ts';
+import { noReturnReason, noteNoReturn } from './no-return.ts';
 import type { ProtectedSite } from './protected-site.ts';
 import { TLS_MISMATCH, tlsMismatch, tlsSummary } from './tls.ts';
 import { dayKeyFor } from './visitor-code.ts';
@@ -69,9 +70,11 @@ async function factsOf(deps: Pick<Deps, 'env' | 'hot'>, p: ProtectedSite, req: D
 /**
  * POST {COLLECT_URL}/decide: the decision for one request, as an edge with the protection config would
  * make it, with the service's own lookups (network, country, crawler verification, behaviour memory). A
- * challenge comes with the check page's address and a return ticket for the host asked for; when that host
- * is not one a check may return to (verified, or active in proxy mode), a check could not bring the
- * visitor back, so the request is served and the reason says so (the gate fails open).
+ * challenge comes with the check page's address and a return ticket for the host asked for. When that host
+ * is not one a check may return to (verified, or active in proxy mode), it stays a challenge without a check
+ * page, as at the edge: the caller answers the 403 page saying the check cannot bring the visitor back (a
+ * Host header the visitor chose never turns a challenge into "allow"). Such challenges are noted for the
+ * site's setup problems (`no-return.ts`), in the background.
  */
 export async function decideRequest(
   deps: Pick<Deps, 'env' | 'hot' | 'urls'>,
@@ -95,11 +98,8 @@ export async function decideRequest(
   const decision: Decision = decide(settings, await factsOf(deps, p, req));
   if (decision.action !== 'challenge') return decision;
   if (!p.returnHosts.includes(req.host)) {
-    return {
-      ...decision,
-      action: 'allow',
-      reason: `${decision.reason} (served: ${req.host} is not a verified hostname of the site, so a check could not return there)`,
-    };
+    void noteNoReturn(deps, p.site.id, [req.host]);
+    return { ...decision, reason: noReturnReason(decision.reason) };
   }
   const ticket = await issueTicket(p.passKey, { s: p.site.id, h: req.host, p: req.path, r: Math.max(0, decision.risk) });
   return { ...decision, challengeUrl: `${deps.urls.challenge}?t=${encodeURIComponent(ticket)}` };

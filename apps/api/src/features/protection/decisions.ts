@@ -8,6 +8,7 @@ import { type StatsDeps, withSite } from '../../analytics/site-slot.ts';
 import { localDaySql, Params, rangeCond, statement, tzParam } from '../../analytics/sql.ts';
 import { scopeMissing } from '../../core/errors.ts';
 import { NOT_DECIDED } from './record-decision.ts';
+import { setupProblemsOf } from './setup-problems.ts';
 
 type Counts = Record<BotAction, number>;
 
@@ -43,7 +44,7 @@ interface ReasonRow {
   n: string;
 }
 
-async function report(ctx: SiteCtx, days: number): Promise<BotDecisionsReport> {
+async function report(ctx: SiteCtx, days: number): Promise<Omit<BotDecisionsReport, 'setupProblems' | 'otherHostnames'>> {
   const range = { from: addDays(ctx.today, -(days - 1)), to: ctx.today };
 
   const p1 = new Params();
@@ -106,7 +107,8 @@ async function report(ctx: SiteCtx, days: number): Promise<BotDecisionsReport> {
 
 /**
  * GET /v1/sites/{id}/bot/decisions: what the gate did with every request of the last `days` site-local days
- * except the team's own, by action, reason, crawler category and name, with totals and a series per day.
+ * except the team's own, by action, reason, crawler category and name, with totals and a series per day,
+ * and the site's setup problems (hostnames a check cannot return to, `setup-problems.ts`).
  * The report shows traffic, so besides `bot:read` (checked by the procedure) it needs `analytics:read`.
  * Runs on the stats pool within the workspace's stats slots; `days` ≤ 90 is always raw rows.
  */
@@ -122,5 +124,8 @@ export async function decisionsReport(
       'the decisions report shows traffic, so it needs analytics access besides bot:read; ask a workspace owner for a role or token that has both',
     );
   }
-  return withSite(deps, em, actor, input.id, (ctx) => report(ctx, input.days));
+  return withSite(deps, em, actor, input.id, async (ctx, site) => {
+    const [decisions, problems] = await Promise.all([report(ctx, input.days), setupProblemsOf(deps, em, site)]);
+    return { ...decisions, ...problems };
+  });
 }

@@ -41,13 +41,26 @@ describe('POST /collect/decide', () => {
     expect(ticket).toMatchObject({ s: site.siteId, h: HOST, p: '/account?tab=orders', r: 50 });
   });
 
-  it('serves a challenged request for a host a check could not return to, and says why', async () => {
-    const res = await ask({ ua: CURL, host: 'not-ours.example' }).expect(200);
-    expect(res.body.action).toBe('allow');
-    expect(res.body.reason).toBe(
-      'client software never runs page scripts: curl (served: not-ours.example is not a verified hostname of the site, so a check could not return there)',
-    );
-    expect(res.body.challengeUrl).toBeUndefined();
+  it('a challenge on a host a check cannot return to stays a challenge without a check page, as at the edge; deny stays deny', async () => {
+    const noCheck = '(no check: not a verified hostname of the site, so a check could not return there)';
+    for (const host of ['not-ours.example', 'Not-Ours.example:8080', 'not a hostname!']) {
+      const res = await ask({ ua: CURL, host }).expect(200);
+      expect(res.body).toMatchObject({
+        action: 'challenge',
+        reason: `client software never runs page scripts: curl ${noCheck}`,
+        risk: 50,
+      });
+      expect(res.body.challengeUrl).toBeUndefined();
+    }
+    // A browser the gate would serve is served on any host: the host alone decides nothing.
+    expect((await ask({ host: 'not-ours.example' }).expect(200)).body).toMatchObject({
+      action: 'allow',
+      reason: 'browser: no sign of automation',
+    });
+    expect((await ask({ ua: GOOGLEBOT, verifiedBot: false, host: 'not-ours.example' }).expect(200)).body).toMatchObject({
+      action: 'deny',
+      reason: 'unverified claim to be Googlebot',
+    });
   });
 
   it('a valid us_pass serves a browser on a hosting network; a copy from another network does not', async () => {
@@ -76,6 +89,11 @@ describe('POST /collect/decide', () => {
     await expect
       .poll(async () => (await ask({ ua: CURL, host: s.hostname }, s).expect(200)).body.reason)
       .toBe('log: would challenge: client software never runs page scripts: curl');
+    // Log mode serves on any host and says what it would have done, as it always did.
+    expect((await ask({ ua: CURL, host: 'not-ours.example' }, s).expect(200)).body).toMatchObject({
+      action: 'allow',
+      reason: 'log: would challenge: client software never runs page scripts: curl',
+    });
     await s.setBot({ mode: 'block' });
     await expect.poll(async () => (await ask({ ua: CURL, host: s.hostname }, s).expect(200)).body.action).toBe('deny');
     expect((await ask({ asn: 16509, host: s.hostname }, s).expect(200)).body).toMatchObject({
