@@ -3,7 +3,6 @@
  * (the bot-protection gate, `gate.ts`), records one request record per request after the response and sends
  * them in batches to `POST {collectUrl}/requests`. No runtime dependency besides the bot catalogue; fails open.
  */
-import type { RequestBatch as SharedBatch, RequestRecord as SharedRecord } from '../../shared/src/schemas/collect.ts';
 import {
   challengeLocation,
   configFor,
@@ -13,32 +12,29 @@ import {
   type LoadedConfig,
   tlsClassOf,
 } from './gate.ts';
-import { ALWAYS_SERVED_PATHS, isNavigation, isServicePath, type RefusalKind, refusalPage } from './protect.ts';
+import {
+  ALWAYS_SERVED_PATHS,
+  isNavigation,
+  isServicePath,
+  noReturnReason,
+  type RefusalKind,
+  refusalPage,
+  sendsGpc,
+} from './protect.ts';
 import { proxyHeaders } from './proxy-headers.ts';
+import { batchTiming, cut, DEFAULT_COLLECT_URL, enqueueRecord, joinUrl, type RequestRecord } from './records.ts';
 
 export type { GateOutcome, IncomingCf, LoadedConfig, ProtectionConfig } from './gate.ts';
 export { isModernBrowser, loadConfig, resetConfigCache, tlsClassOf, verificationOf } from './gate.ts';
+export type { ProtectMiddleware, ProtectMiddlewareOptions } from './node.ts';
+export { protectMiddleware } from './node.ts';
 export type { DecideRequest, ProtectInput, ProtectVerdict, RefusalKind } from './protect.ts';
-export { isNavigation, passCookie, protect, refusalPage } from './protect.ts';
+export { isNavigation, noReturnReason, passCookie, protect, refusalPage, sendsGpc } from './protect.ts';
 export type { ProxyHeadersInput } from './proxy-headers.ts';
 export { proxyHeaders } from './proxy-headers.ts';
+export type { RequestBatch, RequestRecord } from './records.ts';
+export { DEFAULT_COLLECT_URL, flushRecords } from './records.ts';
 
-/**
- * A request record with the gate's decision. The fields are optional in the service's schema (records from an
- * older SDK carry none); until `@us/shared` has them they are declared here, with the same names.
- */
-export type RequestRecord = SharedRecord & {
-  action?: 'allow' | 'challenge' | 'deny';
-  /** Why (`decide`'s reason, or `off: …` / `fail open: …`), at most 256 characters. */
-  reason?: string;
-  /** 0-100 for a browser, -1 for a declared bot; absent when nothing was judged. */
-  risk?: number;
-  /** Coarse TLS class (`tls1.3`, `tls1.2`, `tls1.2-legacy`, `tls-old`, `none`). */
-  tlsClass?: string;
-};
-export type RequestBatch = Omit<SharedBatch, 'records'> & { records: RequestRecord[] };
-
-export const DEFAULT_COLLECT_URL = 'https://collect.unseen.example/collect';
 /** How long a request that finds no protection config waits for it before it is served. */
 export const DEFAULT_CONFIG_BUDGET_MS = 50;
 
@@ -89,22 +85,7 @@ export interface UnseenOptions {
   configTimeoutMs?: number;
 }
 
-const MAX_BATCH = 500;
-
-interface Queue {
-  records: RequestRecord[];
-  /** `at` of the oldest queued record. */
-  oldest: number;
-}
-
-/** Isolate-level queues, one per (collect URL, key, secret). */
-const queues = new Map<string, Queue>();
 let warnedMissingConfig = false;
-
-function cut(value: string | null | undefined, max: number): string | undefined {
-  if (value === null || value === undefined || value === '') return undefined;
-  return value.length > max ? value.slice(0, max) : value;
-}
 
 function buildRecord(
   request: Request,
@@ -150,50 +131,6 @@ function buildRecord(
   return record;
 }
 
-async function send(endpoint: string, secret: string, batch: RequestBatch): Promise<void> {
-  const body = JSON.stringify(batch);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const res = await fetch(endpoint, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-svc-proxy': secret },
-        body,
-      });
-      // Drain the body so the connection can be reused.
-      await res.arrayBuffer().catch(() => undefined);
-      if (res.ok) return;
-      // A refused batch (400/401/403/413) will be refused again; only retry what may pass later.
-      if (res.status < 500 && res.status !== 429 && res.status !== 408) break;
-    } catch {
-      // network failure: retry once
-    }
-  }
-  console.warn(`unseen: dropped a batch of ${batch.records.length} request records`);
-}
-
-/** Takes what is due from a queue and sends it; never rejects. */
-function flushDue(
-  queue: Queue,
-  now: number,
-  opts: { batchSize: number; flushAfterMs: number; endpoint: string; secret: string; key: string },
-): Promise<void> | undefined {
-  const sends: Promise<void>[] = [];
-  while (queue.records.length > 0 && (queue.records.length >= opts.batchSize || now - queue.oldest >= opts.flushAfterMs)) {
-    const records = queue.records.splice(0, Math.min(MAX_BATCH, Math.max(opts.batchSize, 1)));
-    queue.oldest = queue.records[0]?.at ?? now;
-    sends.push(send(opts.endpoint, opts.secret, { k: opts.key, records }));
-  }
-  if (sends.length === 0) return undefined;
-  return Promise.all(sends).then(
-    () => undefined,
-    () => undefined,
-  );
-}
-
-function joinUrl(base: string, suffix: string): string {
-  return base.replace(/\/+$/, '') + suffix;
-}
-
 function forwardToService(request: Request, serviceOrigin: string, secret: string): Promise<Response> {
   const incoming = new URL(request.url);
   const target = new URL(incoming.pathname + incoming.search, serviceOrigin);
@@ -231,8 +168,7 @@ export function withUnseen<E extends UnseenEnv = UnseenEnv>(
   handler?: FetchHandler<E> | null,
   options: UnseenOptions = {},
 ): UnseenExportedHandler<E> {
-  const batchSize = Math.min(MAX_BATCH, Math.max(1, Math.floor(options.batchSize ?? 20)));
-  const flushAfterMs = Math.max(0, options.flushAfterMs ?? 2000);
+  const timing = batchTiming(options);
   const forwardServicePaths = options.forwardServicePaths ?? true;
   const protection = options.protection ?? true;
   const configBudgetMs = Math.min(1000, Math.max(0, options.configBudgetMs ?? DEFAULT_CONFIG_BUDGET_MS));
@@ -271,7 +207,8 @@ export function withUnseen<E extends UnseenEnv = UnseenEnv>(
       const at = Date.now();
       let record: boolean;
       try {
-        record = options.shouldRecord ? options.shouldRecord(request) !== false : true;
+        // Global Privacy Control: decided like any other request, never recorded (spec §1).
+        record = !sendsGpc(request.headers.get('sec-gpc')) && (options.shouldRecord?.(request) ?? true) !== false;
       } catch {
         record = true;
       }
@@ -281,6 +218,7 @@ export function withUnseen<E extends UnseenEnv = UnseenEnv>(
       let tlsClass: string | undefined;
       let gate: GateOutcome = { action: 'allow', reason: 'off: protection disabled in the worker' };
       let refusal: Response | undefined;
+      let noReturnHost: string | undefined;
       try {
         tlsClass = tlsClassOf(cf.tlsVersion, cf.tlsCipher, url.protocol);
         if (!protection) {
@@ -303,12 +241,18 @@ export function withUnseen<E extends UnseenEnv = UnseenEnv>(
               refusal = await act(request, url, got.config, decision.action, decision.risk);
               if (!refusal)
                 gate = { ...gate, action: 'allow', reason: `fail open: cannot challenge (no check page): ${gate.reason}` };
+              else if (decision.action === 'challenge' && !got.config.hosts.has(url.hostname.toLowerCase())) {
+                // The same answer and reason as the decide endpoint's; the hostname goes to the service apart.
+                gate = { ...gate, reason: noReturnReason(gate.reason) };
+                noReturnHost = url.hostname.toLowerCase();
+              }
             }
           }
         }
       } catch (e) {
         gate = { action: 'allow', reason: `fail open: the gate failed (${e instanceof Error ? e.name : 'error'})` };
         refusal = undefined;
+        noReturnHost = undefined;
       }
 
       // Let the handler's own outcome (response or exception) reach the visitor unchanged.
@@ -318,23 +262,8 @@ export function withUnseen<E extends UnseenEnv = UnseenEnv>(
         try {
           const entry = buildRecord(request, response, at, Date.now() - at, gate, tlsClass);
           if (entry) {
-            const id = `${collectUrl}\n${key}\n${secret}`;
-            let queue = queues.get(id);
-            if (!queue) {
-              queue = { records: [], oldest: entry.at };
-              queues.set(id, queue);
-            }
-            if (queue.records.length === 0) queue.oldest = entry.at;
-            queue.records.push(entry);
-            // Bound memory if sends keep failing or the isolate is busy.
-            if (queue.records.length > MAX_BATCH * 4) queue.records.splice(0, queue.records.length - MAX_BATCH * 4);
-            const due = flushDue(queue, Date.now(), {
-              batchSize,
-              flushAfterMs,
-              endpoint: joinUrl(collectUrl, '/requests'),
-              secret,
-              key,
-            });
+            if (noReturnHost) entry.noReturnHost = noReturnHost.slice(0, 253);
+            const due = enqueueRecord({ collectUrl, key, secret }, entry, timing);
             if (due) ctx.waitUntil(due);
           }
         } catch {

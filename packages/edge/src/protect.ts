@@ -1,11 +1,15 @@
 /**
  * Proxy mode's gate for Node servers (Express, Koa, `node:http`): ask the service what to do with one request
  * (`POST {collectUrl}/decide`) within a small budget, and tell the caller: serve it, send it to the check page,
- * or refuse it. Dependency-free (copy this file if you like); it fails open: no answer in time, an error or an
- * answer it cannot read → serve.
+ * or refuse it. With the site key it records the request too, in the same batches as the edge worker
+ * (`records.ts`): a refused or redirected request at once, a served one when the caller says how it was
+ * answered (`verdict.done(status)`; the middleware in `node.ts` does that on the response's 'finish').
+ * Dependency-free besides `records.ts` (copy both if you like); it fails open: no answer in time, an error or
+ * an answer it cannot read → serve.
  *
  * The refusal pages live here too, so the edge worker and proxy mode answer alike.
  */
+import { batchTiming, cut, enqueueRecord, type RequestRecord } from './records.ts';
 
 export const DEFAULT_DECIDE_BUDGET_MS = 50;
 
@@ -32,6 +36,11 @@ export interface DecideRequest {
 export interface ProtectInput {
   /** The site's server secret (`sk_live_…`). */
   secret: string;
+  /**
+   * The site's public key (`pk_…`). With it the request is recorded (batched to `{collectUrl}/requests` with
+   * its decision); without it, it is only decided.
+   */
+  key?: string;
   /** Collect URL, e.g. `https://collect.unseen.example/collect`; the decision is asked of `{collectUrl}/decide`. */
   collectUrl: string;
   /** The visitor's address (e.g. Express `req.ip` with `trust proxy` set). */
@@ -41,7 +50,7 @@ export interface ProtectInput {
   url: string;
   /** `Host` header or hostname; a port is dropped. */
   host: string | null | undefined;
-  /** Request headers; `user-agent`, `cookie`, `accept` and `sec-fetch-mode` are read. */
+  /** Request headers; `user-agent`, `cookie`, `accept`, `sec-fetch-mode` and `sec-gpc` are read. */
   headers: Record<string, string | string[] | undefined>;
   verifiedBot?: boolean;
   country?: string | null;
@@ -49,13 +58,29 @@ export interface ProtectInput {
   tls?: string | null;
   /** How long to wait for the service (default 50 ms); past it the request is served. */
   budgetMs?: number;
+  /** false: decide, record nothing. A request sending `Sec-GPC: 1` (Global Privacy Control) is never recorded. */
+  record?: boolean;
+  /** Send records when this many are queued (default 20, at most 500). */
+  batchSize?: number;
+  /** Send records when the oldest queued is older than this (default 2000 ms; a timer sends them). */
+  flushAfterMs?: number;
   /** For tests: a fetch implementation. */
   fetch?: typeof fetch;
 }
 
 /** What to do with the request. */
 export type ProtectVerdict =
-  | { do: 'serve'; reason: string; action?: 'allow' | 'challenge' | 'deny'; risk?: number }
+  | {
+      do: 'serve';
+      reason: string;
+      action?: 'allow' | 'challenge' | 'deny';
+      risk?: number;
+      /**
+       * Call once the response is finished, with its status: records the request (only the first call counts;
+       * nothing when there is no site key, under Global Privacy Control, or for the service's own paths).
+       */
+      done(status: number): void;
+    }
   | { do: 'redirect'; status: 302; location: string; headers: Record<string, string>; reason: string; risk?: number }
   | {
       do: 'refuse';
@@ -75,7 +100,7 @@ export const ALWAYS_SERVED_PATHS: ReadonlySet<string> = new Set(['/robots.txt', 
 export const isServicePath = (path: string) => path === '/_us' || path.startsWith('/_us/');
 
 const header = (headers: ProtectInput['headers'], name: string): string => {
-  const v = headers[name];
+  const v = headers?.[name];
   return (Array.isArray(v) ? v.join(', ') : v) ?? '';
 };
 
@@ -147,21 +172,81 @@ export function refusalPage(
   return { status: 403, headers, body };
 }
 
-function serve(reason: string, extra: { action?: 'allow' | 'challenge' | 'deny'; risk?: number } = {}): ProtectVerdict {
-  return { do: 'serve', reason, ...extra };
+/** The request asks not to be tracked (Global Privacy Control, `Sec-GPC: 1`): decided, never recorded. */
+export const sendsGpc = (value: string | null | undefined) => (value ?? '').trim() === '1';
+
+/**
+ * The reason of a challenge whose hostname a check could not return to (not a verified hostname of the site):
+ * the visitor gets the 403 page instead of the check. The same words at the edge and from the decide
+ * endpoint; the hostname itself is never part of it (reasons are shown to the site's team, and a hostname is
+ * whatever the visitor sent).
+ */
+export const noReturnReason = (reason: string) =>
+  `${reason} (no check: not a verified hostname of the site, so a check could not return there)`;
+
+type Gate = { action: 'allow' | 'challenge' | 'deny'; reason: string; risk?: number };
+
+/** Builds and queues this request's records, once. */
+function recorder(input: ProtectInput, path: string) {
+  const at = Date.now();
+  const enabled = !!input.key && input.record !== false && !sendsGpc(header(input.headers, 'sec-gpc')) && !isServicePath(path);
+  let recorded = false;
+  return (status: number, gate: Gate) => {
+    if (!enabled || recorded || !Number.isInteger(status) || status < 100 || status > 599) return;
+    recorded = true;
+    try {
+      const record: RequestRecord = {
+        at,
+        method: (input.method || 'GET').toUpperCase().slice(0, 16),
+        path: path.slice(0, 2048),
+        status,
+        ms: Math.min(600_000, Math.max(0, Math.round(Date.now() - at))),
+        action: gate.action,
+        reason: gate.reason.slice(0, 256),
+      };
+      if (gate.risk !== undefined) record.risk = gate.risk;
+      const ip = cut(input.ip ? String(input.ip) : undefined, 64);
+      if (ip) record.ip = ip;
+      const ua = cut(header(input.headers, 'user-agent'), 1024);
+      if (ua) record.ua = ua;
+      if (input.country && /^[A-Za-z]{2}$/.test(input.country)) record.country = input.country.toUpperCase();
+      const asn = asNumber(input.asn);
+      if (asn !== undefined) record.asn = asn;
+      if (typeof input.verifiedBot === 'boolean') record.verifiedBot = input.verifiedBot;
+      const tls = cut(input.tls ? String(input.tls) : undefined, 32);
+      if (tls) record.tls = tls;
+      const target = { collectUrl: input.collectUrl, key: input.key as string, secret: input.secret };
+      void enqueueRecord(target, record, batchTiming(input), { timer: true });
+    } catch {
+      // never break the site
+    }
+  };
+}
+
+function asNumber(value: ProtectInput['asn']): number | undefined {
+  const n = value === null || value === undefined || value === '' ? Number.NaN : Number(value);
+  return Number.isInteger(n) && n >= 0 ? n : undefined;
 }
 
 /**
  * Asks the service what to do with one request and says what the caller should do. Never throws, never waits
- * longer than the budget: anything else is `serve` with a `fail open: …` reason.
+ * longer than the budget: anything else is `serve` with a `fail open: …` reason. A refused or redirected
+ * request is recorded at once; a served one when the caller calls `done(status)`.
  *
  * The service answers `{ action, reason, risk, signals, challengeUrl? }`; `challengeUrl` (the check page with a
  * signed return ticket) is there when a challenged request may return to its host.
  */
 export async function protect(input: ProtectInput): Promise<ProtectVerdict> {
+  const url = (typeof input.url === 'string' && input.url) || '/';
+  const path = url.split('?')[0] || '/';
+  const record = recorder(input, path);
+  const serve = (reason: string, extra: { action?: 'allow' | 'challenge' | 'deny'; risk?: number } = {}): ProtectVerdict => ({
+    do: 'serve',
+    reason,
+    ...extra,
+    done: (status) => record(status, { action: 'allow', ...extra, reason }),
+  });
   try {
-    const url = input.url || '/';
-    const path = url.split('?')[0] || '/';
     if (ALWAYS_SERVED_PATHS.has(path)) return serve(`always served: ${path}`, { action: 'allow' });
     if (isServicePath(path)) return serve('the service’s own path', { action: 'allow' });
     const accept = header(input.headers, 'accept');
@@ -177,8 +262,8 @@ export async function protect(input: ProtectInput): Promise<ProtectVerdict> {
     if (pass) body.pass = pass;
     if (typeof input.verifiedBot === 'boolean') body.verifiedBot = input.verifiedBot;
     if (input.country && /^[A-Za-z0-9]{2}$/.test(input.country)) body.country = input.country.toUpperCase();
-    const asn = input.asn === null || input.asn === undefined || input.asn === '' ? Number.NaN : Number(input.asn);
-    if (Number.isInteger(asn) && asn >= 0) body.asn = asn;
+    const asn = asNumber(input.asn);
+    if (asn !== undefined) body.asn = asn;
     if (input.tls) body.tls = String(input.tls).slice(0, 32);
 
     const budget = Math.max(1, input.budgetMs ?? DEFAULT_DECIDE_BUDGET_MS);
@@ -210,25 +295,30 @@ export async function protect(input: ProtectInput): Promise<ProtectVerdict> {
     const riskPart = risk === undefined ? {} : { risk };
     if (answer?.action === 'allow') return serve(reason, { action: 'allow', ...riskPart });
     if (answer?.action !== 'challenge' && answer?.action !== 'deny') return serve('fail open: unreadable answer');
+    const action = answer.action;
     const ref = header(input.headers, 'cf-ray') || header(input.headers, 'x-request-id');
-    if (answer.action === 'challenge') {
-      if (isNavigation(input.method.toUpperCase(), accept, header(input.headers, 'sec-fetch-mode') || null)) {
-        const location = answer.challengeUrl;
-        if (typeof location === 'string' && /^https?:\/\//.test(location)) {
-          return {
-            do: 'redirect',
-            status: 302,
-            location,
-            headers: { location, 'cache-control': 'no-store' },
-            reason,
-            ...riskPart,
-          };
-        }
-        return { do: 'refuse', action: 'challenge', reason, ...riskPart, ...refusalPage('no-return', accept, ref) };
+    let verdict: ProtectVerdict;
+    if (action === 'challenge') {
+      const location = answer.challengeUrl;
+      if (!isNavigation(input.method.toUpperCase(), accept, header(input.headers, 'sec-fetch-mode') || null)) {
+        verdict = { do: 'refuse', action, reason, ...riskPart, ...refusalPage('challenge', accept, ref) };
+      } else if (typeof location === 'string' && /^https?:\/\//.test(location)) {
+        verdict = {
+          do: 'redirect',
+          status: 302,
+          location,
+          headers: { location, 'cache-control': 'no-store' },
+          reason,
+          ...riskPart,
+        };
+      } else {
+        verdict = { do: 'refuse', action, reason, ...riskPart, ...refusalPage('no-return', accept, ref) };
       }
-      return { do: 'refuse', action: 'challenge', reason, ...riskPart, ...refusalPage('challenge', accept, ref) };
+    } else {
+      verdict = { do: 'refuse', action, reason, ...riskPart, ...refusalPage('deny', accept, ref) };
     }
-    return { do: 'refuse', action: 'deny', reason, ...riskPart, ...refusalPage('deny', accept, ref) };
+    record(verdict.status, { action, reason, ...riskPart });
+    return verdict;
   } catch (e) {
     return serve(`fail open: the gate failed (${e instanceof Error ? e.name : 'error'})`);
   }

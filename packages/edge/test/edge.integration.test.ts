@@ -6,8 +6,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { behaviourCode, issuePass, newKey, readTicket } from '../../protection/src/index.ts';
 import { RequestBatch } from '../../shared/src/schemas/collect.ts';
 import type { ProtectionConfig, RequestRecord } from '../src/index.ts';
-import { protect } from '../src/protect.ts';
+import { protectMiddleware } from '../src/node.ts';
+import { type ProtectVerdict, protect } from '../src/protect.ts';
 import { proxyHeaders } from '../src/proxy-headers.ts';
+import { flushRecords } from '../src/records.ts';
 import { bundleWorker, SDK_ENTRY } from './bundle.ts';
 
 const SECRET = 'sk_live_testsecret123';
@@ -149,6 +151,8 @@ beforeAll(async () => {
 
 afterEach(async () => {
   while (instances.length) await instances.pop()!.dispose();
+  // protect()'s queues live in this process: nothing a test left queued may arrive in the next one's batches.
+  await flushRecords();
   captured.length = 0;
   workerLogs.length = 0;
   failNext = 0;
@@ -411,8 +415,17 @@ describe('the gate in withUnseen (workerd via miniflare)', () => {
     expect(records()).toMatchObject([
       { path: '/pricing', status: 302, action: 'challenge', reason, risk: 50, tlsClass: 'tls1.3' },
       { path: '/api/cart', status: 403, action: 'challenge', reason, risk: 50 },
-      { path: '/', status: 403, action: 'challenge', reason },
+      // The decide endpoint's words; the hostname goes apart, for the site's setup problems.
+      {
+        path: '/',
+        status: 403,
+        action: 'challenge',
+        reason: `${reason} (no check: not a verified hostname of the site, so a check could not return there)`,
+        noReturnHost: 'not-verified.example',
+      },
     ]);
+    expect(records()[0]!.noReturnHost).toBeUndefined();
+    expect(records()[1]!.noReturnHost).toBeUndefined();
     for (const b of batches()) expect(RequestBatch.safeParse(JSON.parse(b.body)).success).toBe(true);
     expect(configFetches()).toHaveLength(1);
   });
@@ -556,6 +569,20 @@ describe('the gate in withUnseen (workerd via miniflare)', () => {
     });
   });
 
+  it('Global Privacy Control: a request sending Sec-GPC: 1 is decided like any other and never recorded', async () => {
+    service.config = config({ mode: 'block' });
+    const mf = await protectedWorker();
+    const refused = await visit(mf, 'https://shop.example/private', { ua: CURL, headers: { 'sec-gpc': '1' } });
+    expect(refused.status).toBe(403);
+    expect(refused.text).toContain('Access refused');
+    const served = await visit(mf, 'https://shop.example/gpc-page', { headers: { 'sec-gpc': ' 1 ' } });
+    expect(served.text).toBe('origin /gpc-page');
+    // One record a batch: the first to arrive is the next request's, which sends no GPC ("0" is no signal).
+    await visit(mf, 'https://shop.example/after', { headers: { 'sec-gpc': '0' } });
+    await recordAt(0);
+    expect(records().map((r) => r.path)).toEqual(['/after']);
+  });
+
   it('a rule change reaches the worker after the config age, through a conditional refresh', async () => {
     service.config = config({ maxAgeSeconds: 1, rules: [{ action: 'deny', label: 'no secrets', match: { path: '/secret' } }] });
     const mf = await protectedWorker();
@@ -658,6 +685,12 @@ describe('the gate in withUnseen (workerd via miniflare)', () => {
   });
 });
 
+/** A verdict without its `done` callback, to compare as data. */
+const plain = (verdict: ProtectVerdict) => {
+  const { done: _done, ...rest } = verdict as ProtectVerdict & { done?: unknown };
+  return rest;
+};
+
 describe('protect() for Node servers', () => {
   const input = (over: Partial<Parameters<typeof protect>[0]> = {}): Parameters<typeof protect>[0] => ({
     secret: SECRET,
@@ -676,7 +709,7 @@ describe('protect() for Node servers', () => {
 
   it('asks POST {collectUrl}/decide with the facts and the secret, and serves an allowed request', async () => {
     service.decide = { status: 200, body: { action: 'allow', reason: 'browser: no sign of automation', risk: 0 }, delayMs: 0 };
-    expect(await protect(input({ verifiedBot: false, tls: 'TLSv1.3' }))).toEqual({
+    expect(plain(await protect(input({ verifiedBot: false, tls: 'TLSv1.3' })))).toEqual({
       do: 'serve',
       action: 'allow',
       reason: 'browser: no sign of automation',
@@ -724,13 +757,16 @@ describe('protect() for Node servers', () => {
   it('fails open: slower than the budget, an error answer, an unreadable one, the service down', async () => {
     service.decide = { status: 200, body: { action: 'deny', reason: 'x', risk: 0 }, delayMs: 300 };
     const t0 = performance.now();
-    expect(await protect(input({ budgetMs: undefined }))).toEqual({ do: 'serve', reason: 'fail open: no decision within 50 ms' });
+    expect(plain(await protect(input({ budgetMs: undefined })))).toEqual({
+      do: 'serve',
+      reason: 'fail open: no decision within 50 ms',
+    });
     expect(performance.now() - t0).toBeLessThan(250);
     service.decide = { status: 500, body: {}, delayMs: 0 };
-    expect(await protect(input())).toEqual({ do: 'serve', reason: 'fail open: service answered 500' });
+    expect(plain(await protect(input()))).toEqual({ do: 'serve', reason: 'fail open: service answered 500' });
     service.decide = { status: 200, body: { action: 'maybe' }, delayMs: 0 };
-    expect(await protect(input())).toEqual({ do: 'serve', reason: 'fail open: unreadable answer' });
-    expect(await protect(input({ collectUrl: 'http://127.0.0.1:9/collect' }))).toEqual({
+    expect(plain(await protect(input()))).toEqual({ do: 'serve', reason: 'fail open: unreadable answer' });
+    expect(plain(await protect(input({ collectUrl: 'http://127.0.0.1:9/collect' })))).toEqual({
       do: 'serve',
       reason: 'fail open: service unreachable',
     });
@@ -741,6 +777,190 @@ describe('protect() for Node servers', () => {
       expect((await protect(input({ url }))).do).toBe('serve');
     }
     expect(captured.filter((c) => c.url === '/collect/decide')).toHaveLength(0);
+  });
+});
+
+describe('protect() records', () => {
+  /** A Node server's request to the shop, as protect() is given it, with the site key: recorded. */
+  const input = (over: Partial<Parameters<typeof protect>[0]> = {}): Parameters<typeof protect>[0] => ({
+    secret: SECRET,
+    key: KEY,
+    collectUrl: `${base}/collect`,
+    ip: '203.0.113.9',
+    method: 'get',
+    url: '/pricing?plan=pro',
+    host: 'shop.example',
+    headers: { 'user-agent': CURL, accept: 'text/html' },
+    country: 'de',
+    asn: 3320,
+    tls: 'TLSv1.3',
+    budgetMs: 5000,
+    batchSize: 3,
+    flushAfterMs: 60_000,
+    ...over,
+  });
+  const answer = (body: Record<string, unknown>) => {
+    service.decide = { status: 200, body, delayMs: 0 };
+  };
+
+  it('records a redirected or refused request at once, a served one when done(status) is called, in batches of the size asked', async () => {
+    answer({
+      action: 'challenge',
+      reason: 'client software never runs page scripts: curl',
+      risk: 50,
+      challengeUrl: `${CHECK}?t=a.b`,
+    });
+    expect((await protect(input())).do).toBe('redirect');
+    answer({ action: 'deny', reason: 'rule: no', risk: 10 });
+    expect((await protect(input({ url: '/admin', method: 'POST' }))).do).toBe('refuse');
+    answer({ action: 'allow', reason: 'browser: no sign of automation', risk: 0 });
+    const served = await protect(input({ url: '/shop/item?id=4', headers: { 'user-agent': CHROME, accept: 'text/html' } }));
+    if (served.do !== 'serve') throw new Error(`served expected, got ${served.do}`);
+    // Two queued: nothing sent before the third record.
+    expect(batches()).toHaveLength(0);
+    served.done(404);
+    served.done(200); // only the first call counts
+    const batch = await waitFor(() => batches()[0]);
+    expect(batch.headers['x-svc-proxy']).toBe(SECRET);
+    const body = JSON.parse(batch.body);
+    expect(RequestBatch.safeParse(body).success).toBe(true);
+    expect(body.k).toBe(KEY);
+    expect(body.records).toMatchObject([
+      {
+        method: 'GET',
+        path: '/pricing',
+        status: 302,
+        ip: '203.0.113.9',
+        ua: CURL,
+        country: 'DE',
+        asn: 3320,
+        tls: 'TLSv1.3',
+        action: 'challenge',
+        reason: 'client software never runs page scripts: curl',
+        risk: 50,
+      },
+      { method: 'POST', path: '/admin', status: 403, action: 'deny', reason: 'rule: no', risk: 10 },
+      {
+        method: 'GET',
+        path: '/shop/item',
+        status: 404,
+        ua: CHROME,
+        action: 'allow',
+        reason: 'browser: no sign of automation',
+        risk: 0,
+      },
+    ]);
+    expect(body.records[0].ms).toBeGreaterThanOrEqual(0);
+    // A served request that fails open is recorded as served, saying so; robots.txt without asking.
+    answer({});
+    service.decide.status = 503;
+    const failed = await protect(input({ batchSize: 2 }));
+    const robots = await protect(input({ url: '/robots.txt', batchSize: 2 }));
+    if (failed.do !== 'serve' || robots.do !== 'serve') throw new Error('served expected');
+    failed.done(200);
+    robots.done(200);
+    await waitFor(() => batches()[1]);
+    expect(JSON.parse(batches()[1]!.body).records).toMatchObject([
+      { path: '/pricing', status: 200, action: 'allow', reason: 'fail open: service answered 503' },
+      { path: '/robots.txt', status: 200, action: 'allow', reason: 'always served: /robots.txt' },
+    ]);
+  });
+
+  it('sends records by age on a timer, without another request; flushRecords() sends what is left', async () => {
+    answer({ action: 'allow', reason: 'browser: no sign of automation', risk: 0 });
+    const first = await protect(input({ batchSize: 100, flushAfterMs: 200 }));
+    if (first.do !== 'serve') throw new Error('served expected');
+    first.done(200);
+    const aged = await waitFor(() => batches()[0]);
+    expect(JSON.parse(aged.body).records).toHaveLength(1);
+    const later = await protect(input({ batchSize: 100, flushAfterMs: 60_000, url: '/later' }));
+    if (later.do !== 'serve') throw new Error('served expected');
+    later.done(200);
+    expect(batches()).toHaveLength(1);
+    await flushRecords();
+    expect(batches()).toHaveLength(2);
+    expect(JSON.parse(batches()[1]!.body).records.map((r: RequestRecord) => r.path)).toEqual(['/later']);
+  });
+
+  it('Global Privacy Control, no site key, record: false, the service’s own paths: decided, never recorded', async () => {
+    answer({ action: 'deny', reason: 'rule: no', risk: 10 });
+    const gpc = await protect(input({ batchSize: 1, headers: { 'user-agent': CURL, 'sec-gpc': '1' } }));
+    expect(gpc).toMatchObject({ do: 'refuse', action: 'deny' });
+    expect((await protect(input({ batchSize: 1, key: undefined }))).do).toBe('refuse');
+    expect((await protect(input({ batchSize: 1, record: false }))).do).toBe('refuse');
+    answer({ action: 'allow', reason: 'browser: no sign of automation', risk: 0 });
+    const quiet = await protect(input({ batchSize: 1, headers: { 'user-agent': CHROME, 'sec-gpc': '1' } }));
+    const pass = await protect(input({ batchSize: 1, url: '/_us/pass?g=x' }));
+    if (quiet.do !== 'serve' || pass.do !== 'serve') throw new Error('served expected');
+    quiet.done(200);
+    pass.done(302);
+    // Every one of them was decided by the service…
+    expect(captured.filter((c) => c.url === '/collect/decide')).toHaveLength(4);
+    // …and the first batch to arrive is the next recorded request's.
+    const next = await protect(input({ batchSize: 1, url: '/next' }));
+    if (next.do !== 'serve') throw new Error('served expected');
+    next.done(200);
+    await waitFor(() => batches()[0]);
+    expect(records().map((r) => r.path)).toEqual(['/next']);
+  });
+});
+
+describe('protectMiddleware on node:http', () => {
+  let shop: Server;
+  let shopUrl = '';
+  let gate: ReturnType<typeof protectMiddleware>;
+
+  beforeAll(async () => {
+    gate = protectMiddleware({ secret: SECRET, key: KEY, collectUrl: `${base}/collect`, budgetMs: 5000, batchSize: 1 });
+    shop = createServer((req, res) =>
+      gate(req, res, () => {
+        res.statusCode = req.url === '/missing' ? 404 : 200;
+        res.end(`shop ${req.url}`);
+      }),
+    );
+    await new Promise<void>((r) => shop.listen(0, '127.0.0.1', r));
+    shopUrl = `http://127.0.0.1:${(shop.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise((r) => shop.close(r));
+  });
+
+  it('answers refusals itself, passes served requests on and records each with the status its response had', async () => {
+    service.decide = { status: 200, body: { action: 'deny', reason: 'rule: no', risk: 10 }, delayMs: 0 };
+    const refused = await fetch(`${shopUrl}/admin`, { headers: { 'user-agent': CURL, accept: 'text/html' } });
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('cache-control')).toBe('no-store');
+    expect(await refused.text()).toContain('Access refused');
+    await waitFor(() => batches()[0]);
+    service.decide = { status: 200, body: { action: 'allow', reason: 'browser: no sign of automation', risk: 0 }, delayMs: 0 };
+    const missing = await fetch(`${shopUrl}/missing`, { headers: { 'user-agent': CHROME } });
+    expect(missing.status).toBe(404);
+    expect(await missing.text()).toBe('shop /missing');
+    await waitFor(() => batches()[1]);
+    expect(records()).toMatchObject([
+      { path: '/admin', status: 403, action: 'deny', reason: 'rule: no', ip: '127.0.0.1', ua: CURL },
+      { path: '/missing', status: 404, action: 'allow', reason: 'browser: no sign of automation', ua: CHROME },
+    ]);
+    const asked = captured.filter((c) => c.url === '/collect/decide').map((c) => JSON.parse(c.body));
+    expect(asked[0]).toMatchObject({ ip: '127.0.0.1', ua: CURL, path: '/admin', host: '127.0.0.1' });
+  });
+
+  it('forwards /_us/* to the service vouching for the visitor, Set-Cookie back, without deciding or recording it', async () => {
+    const res = await fetch(`${shopUrl}/_us/pass?g=abc`, {
+      headers: { cookie: 'a=1', 'x-svc-client-ip': '6.6.6.6', 'x-svc-proxy': 'forged' },
+      redirect: 'manual',
+    });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('service /_us/pass?g=abc');
+    expect(res.headers.get('set-cookie')).toContain('us_pass=abc');
+    const fwd = captured.find((c) => c.url.startsWith('/_us/'))!;
+    expect(fwd.headers['x-forwarded-host']).toBe(new URL(shopUrl).host);
+    expect(fwd.headers['x-svc-proxy']).toBe(SECRET);
+    expect(fwd.headers['x-svc-client-ip']).toBe('127.0.0.1');
+    expect(fwd.headers.cookie).toBe('a=1');
+    expect(captured.filter((c) => c.url === '/collect/decide')).toHaveLength(0);
+    await gate.flush();
+    expect(batches()).toHaveLength(0);
   });
 });
 

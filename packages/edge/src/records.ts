@@ -1,0 +1,168 @@
+/**
+ * Request records and their batching, one module for both senders: the edge worker (`withUnseen`) and proxy
+ * mode on Node servers (`protect()` and its middleware). Records wait in one queue per (collect URL, site key,
+ * secret) in the isolate or process and go to `POST {collectUrl}/requests` when `batchSize` are queued or the
+ * oldest is older than `flushAfterMs`. A send never throws: a failed one is retried once (network error, 5xx,
+ * 408, 429), then dropped. Dependency-free.
+ */
+import type { RequestBatch as SharedBatch, RequestRecord as SharedRecord } from '../../shared/src/schemas/collect.ts';
+
+/**
+ * A request record with the gate's decision. The fields are optional in the service's schema (records from an
+ * older SDK carry none); until `@us/shared` has them they are declared here, with the same names.
+ */
+export type RequestRecord = SharedRecord & {
+  action?: 'allow' | 'challenge' | 'deny';
+  /** Why (`decide`'s reason, or `off: …` / `fail open: …`), at most 256 characters. */
+  reason?: string;
+  /** 0-100 for a browser, -1 for a declared bot; absent when nothing was judged. */
+  risk?: number;
+  /** Coarse TLS class (`tls1.3`, `tls1.2`, `tls1.2-legacy`, `tls-old`, `none`). */
+  tlsClass?: string;
+  /** Only on a challenge whose hostname a check cannot return to: that hostname (a setup problem of the site). */
+  noReturnHost?: string;
+};
+export type RequestBatch = Omit<SharedBatch, 'records'> & { records: RequestRecord[] };
+
+export const DEFAULT_COLLECT_URL = 'https://collect.unseen.example/collect';
+
+/** Records a batch holds at most (the service refuses more). */
+export const MAX_BATCH = 500;
+/** Records a queue holds at most while sends fail: the oldest are dropped first. */
+const MAX_QUEUED = MAX_BATCH * 4;
+
+/** Where a queue's records go. */
+export interface BatchTarget {
+  collectUrl: string;
+  /** The site's public key `pk_…`. */
+  key: string;
+  /** The site's server secret `sk_live_…`. */
+  secret: string;
+}
+
+/** When a queue sends. */
+export interface BatchTiming {
+  /** Send when this many records are queued (1-500). */
+  batchSize: number;
+  /** Send when the oldest queued record is older than this (ms). */
+  flushAfterMs: number;
+}
+
+/** The timing asked for, within bounds (defaults: 20 records, 2000 ms). */
+export function batchTiming(options: { batchSize?: number; flushAfterMs?: number }): BatchTiming {
+  return {
+    batchSize: Math.min(MAX_BATCH, Math.max(1, Math.floor(options.batchSize ?? 20))),
+    flushAfterMs: Math.max(0, options.flushAfterMs ?? 2000),
+  };
+}
+
+interface Queue {
+  target: BatchTarget;
+  timing: BatchTiming;
+  records: RequestRecord[];
+  /** `at` of the oldest queued record. */
+  oldest: number;
+  /** Node only: sends what has grown old without waiting for another request. */
+  timer?: ReturnType<typeof setTimeout>;
+}
+
+const queues = new Map<string, Queue>();
+
+/** `value` cut to `max` characters; undefined for nothing. */
+export function cut(value: string | null | undefined, max: number): string | undefined {
+  if (value === null || value === undefined || value === '') return undefined;
+  return value.length > max ? value.slice(0, max) : value;
+}
+
+export function joinUrl(base: string, suffix: string): string {
+  return base.replace(/\/+$/, '') + suffix;
+}
+
+async function send(target: BatchTarget, records: RequestRecord[]): Promise<void> {
+  const body = JSON.stringify({ k: target.key, records } satisfies RequestBatch);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const res = await fetch(joinUrl(target.collectUrl, '/requests'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-svc-proxy': target.secret },
+        body,
+      });
+      // Drain the body so the connection can be reused.
+      await res.arrayBuffer().catch(() => undefined);
+      if (res.ok) return;
+      // A refused batch (400/401/403/413) will be refused again; only retry what may pass later.
+      if (res.status < 500 && res.status !== 429 && res.status !== 408) break;
+    } catch {
+      // network failure: retry once
+    }
+  }
+  console.warn(`unseen: dropped a batch of ${records.length} request records`);
+}
+
+/** Sends the queued records: those due at `now`, or all of them; never rejects. */
+function sendQueued(queue: Queue, now: number, all: boolean): Promise<void> | undefined {
+  const { batchSize, flushAfterMs } = queue.timing;
+  const sends: Promise<void>[] = [];
+  while (queue.records.length > 0 && (all || queue.records.length >= batchSize || now - queue.oldest >= flushAfterMs)) {
+    const records = queue.records.splice(0, all ? MAX_BATCH : batchSize);
+    queue.oldest = queue.records[0]?.at ?? now;
+    sends.push(send(queue.target, records));
+  }
+  if (sends.length === 0) return undefined;
+  return Promise.all(sends).then(
+    () => undefined,
+    () => undefined,
+  );
+}
+
+/** Node: a timer (unref'd, so it never keeps the process alive) for when the oldest record falls due. */
+function arm(queue: Queue): void {
+  if (queue.timer !== undefined || queue.records.length === 0) return;
+  const wait = Math.max(0, queue.oldest + queue.timing.flushAfterMs - Date.now());
+  const timer = setTimeout(() => {
+    queue.timer = undefined;
+    void sendQueued(queue, Date.now(), false);
+    arm(queue);
+  }, wait);
+  (timer as { unref?: () => void }).unref?.();
+  queue.timer = timer;
+}
+
+/**
+ * Queues one record for `target` and answers the sends that fell due (the worker hands them to
+ * `ctx.waitUntil`); undefined when nothing is due. With `timer` (Node), records that grow old are sent by a
+ * timer too; in a worker a later request sends them (timers do not outlive a request there).
+ */
+export function enqueueRecord(
+  target: BatchTarget,
+  record: RequestRecord,
+  timing: BatchTiming,
+  options: { timer?: boolean } = {},
+): Promise<void> | undefined {
+  const id = `${target.collectUrl}\n${target.key}\n${target.secret}`;
+  let queue = queues.get(id);
+  if (!queue) {
+    queue = { target, timing, records: [], oldest: record.at };
+    queues.set(id, queue);
+  }
+  queue.timing = timing;
+  if (queue.records.length === 0) queue.oldest = record.at;
+  queue.records.push(record);
+  // Bound memory if sends keep failing or the isolate is busy.
+  if (queue.records.length > MAX_QUEUED) queue.records.splice(0, queue.records.length - MAX_QUEUED);
+  const due = sendQueued(queue, Date.now(), false);
+  if (options.timer) arm(queue);
+  return due;
+}
+
+/** Sends every queued record now (a server shutting down); resolves when the sends are done, never rejects. */
+export async function flushRecords(): Promise<void> {
+  const sends: Promise<void>[] = [];
+  for (const queue of queues.values()) {
+    if (queue.timer !== undefined) clearTimeout(queue.timer);
+    queue.timer = undefined;
+    const due = sendQueued(queue, Date.now(), true);
+    if (due) sends.push(due);
+  }
+  await Promise.all(sends);
+}
