@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { insertRows, type PageviewRow, type RequestRow, Site } from '@us/db';
+import { insertRows, type PageviewRow, type RequestRow, Site, SiteHostname } from '@us/db';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { noteNoReturn } from '../../api/src/features/protection/no-return.ts';
 import { createUser } from '../../api/test/support/server.ts';
 import { createSite } from '../../api/test/support/sites.ts';
 import { dashboardSuite, signInThroughUi } from './support/dashboard.ts';
@@ -111,6 +112,11 @@ describe('protection page: rules, dry run, try a request, decisions and AI traff
         risk: -1,
       }),
     ]);
+    // A hostname not verified yet, and a challenge on a hostname a visitor made up (noted as the decide endpoint does).
+    const em = t.deps.orm.em.fork();
+    em.create(SiteHostname, { site: siteId, hostname: 'gate-shop.example', verifyToken: 'v'.repeat(64) });
+    await em.flush();
+    await noteNoReturn(t.deps, siteId, ['made-up.stranger.example']);
     await insertRows(t.deps.orm, 'pageviews', [
       referred(siteId, '/blog/hello', 'chatgpt.com'),
       referred(siteId, '/blog/hello', 'chatgpt.com'),
@@ -134,6 +140,12 @@ describe('protection page: rules, dry run, try a request, decisions and AI traff
     await page.getByRole('link', { name: 'Protection', exact: true }).click();
     await page.waitForURL(new RegExp(`/sites/${siteId}/protection$`));
     await page.getByRole('heading', { name: 'Gate shop protection', level: 1 }).waitFor();
+
+    // Setup problems: off, so only the made-up hostname's challenge, counted and never named.
+    const problems = page.getByTestId('setup-problems');
+    await problems.getByText('1 other hostname (not on this site).').waitFor();
+    expect(await problems.textContent()).not.toContain('stranger');
+    expect(await problems.getByText(/^Verify hostname/).count()).toBe(0);
 
     // A new site: off, bots allowed, no rules; each mode says what it does.
     const modes = page.getByRole('group', { name: 'Mode' });
@@ -173,6 +185,10 @@ describe('protection page: rules, dry run, try a request, decisions and AI traff
     expect(await rule(page, 1).getByLabel('Label').inputValue()).toBe('Far away');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByText('Saved: Challenge mode, 2 rules. Edges pick it up within a minute.').waitFor();
+    // Challenging now: the unverified hostname is a setup problem, with the fix in words.
+    await problems.getByText('Verify hostname gate-shop.example to challenge visitors on it.').waitFor();
+    await problems.getByText(/Add the TXT record shown under Hostnames/).waitFor();
+    await problems.screenshot({ path: CARD_SCREENSHOT('setup-problems') });
     expect(await page.getByText('Unsaved changes').count()).toBe(0);
     const stored = await t.deps.orm.em.fork().findOneOrFail(Site, { id: siteId });
     expect((stored.settings as { bot: unknown }).bot).toEqual({

@@ -14,10 +14,11 @@ import { DryRunCard } from './DryRunCard.tsx';
 import { useDryRun, useSavedSettings, useSaveSettings } from './data.ts';
 import { type Draft, draftOf, ruleInputId, type SettingsError, sameSettings, settingsErrorOf, settingsOf } from './draft.ts';
 import { SettingsCard } from './SettingsCard.tsx';
+import { SetupProblems } from './SetupProblems.tsx';
 import { TryRequestCard } from './TryRequestCard.tsx';
 import { type BotSettings, type DryRun, MODES } from './types.ts';
 
-/** `/sites/<id>/protection`: the site's bot protection — settings and rules, a dry run, a try box, what the gate did, AI traffic. */
+/** `/sites/<id>/protection`: the site's bot protection — setup problems, settings and rules, a dry run, a try box, what the gate did, AI traffic. */
 export function ProtectionPage() {
   const id = siteIdOf(usePath());
   const site = useQuery(useTRPC().sites.get.queryOptions({ id }));
@@ -36,6 +37,7 @@ export function ProtectionPage() {
       {site.data && <SiteLinks siteId={id} current="protection" />}
       {saved.data && (
         <div className="site-stack protection">
+          <SetupProblems siteId={id} days={decisionDays} />
           <ProtectionEditor siteId={id} saved={saved.data} />
           <DecisionsCard siteId={id} days={decisionDays} onDays={setDecisionDays} />
           <AiTrafficCard siteId={id} days={aiDays} onDays={setAiDays} />
