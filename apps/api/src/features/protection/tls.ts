@@ -19,9 +19,23 @@ export function tlsVersionOf(text: string | null | undefined): string | null {
   return m[2] ? 'SSLv3' : `TLSv1.${m[1] ?? '0'}`;
 }
 
+/**
+ * The edge SDK's connection classes (packages/edge gate.ts `tlsClassOf`) say what was negotiated, not how the
+ * client hello looked: a legacy cipher or an old protocol reads as `legacy`; TLS 1.2+ with an AEAD cipher (or
+ * plain HTTP) says nothing about the hello, and the version is recorded anyway.
+ */
+const EDGE_CLASSES: Readonly<Record<string, TlsClass | null>> = {
+  'tls1.3': null,
+  'tls1.2': null,
+  'tls1.2-legacy': 'legacy',
+  'tls-old': 'legacy',
+  none: null,
+};
+
 export function tlsClassOf(text: string | null | undefined): TlsClass | null {
   const t = (text ?? '').trim().toLowerCase();
   if (!t) return null;
+  if (Object.hasOwn(EDGE_CLASSES, t)) return EDGE_CLASSES[t] as TlsClass | null;
   return (TLS_CLASSES as readonly string[]).includes(t) ? (t as TlsClass) : 'unknown';
 }
 

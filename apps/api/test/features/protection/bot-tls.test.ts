@@ -17,6 +17,11 @@ describe('the TLS summary', () => {
     [undefined, 'modern', 'modern'],
     ['JA3=771,4865', 'ja4_t13d1516h2', 'unknown'],
     ['TLSv1.4', undefined, null],
+    // The edge SDK's connection classes: only a legacy cipher or an old protocol says anything of the client.
+    ['TLSv1.3', 'tls1.3', 'TLSv1.3'],
+    ['TLSv1.2', 'tls1.2-legacy', 'TLSv1.2 legacy'],
+    ['TLSv1.0', 'tls-old', 'TLSv1.0 legacy'],
+    [undefined, 'none', null],
     [undefined, undefined, null],
   ])('version %j, class %j → %j (closed lists: no fingerprint is stored)', (version, cls, text) => {
     expect(tlsText(tlsSummary(version, cls))).toBe(text);
