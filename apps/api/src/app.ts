@@ -18,6 +18,7 @@ import { buildOpenApi } from './faces/rest/openapi.ts';
 import { scriptHandler } from './faces/script.ts';
 import { trpcHandler } from './faces/trpc-handler.ts';
 import { billingWebhookHandler } from './features/billing/billing-webhook.ts';
+import { TLS_ASK_PATH, tlsAskHandler } from './features/hostnames/index.ts';
 import { challengeHandler } from './features/protection/challenge/handler.ts';
 import { listOperations } from './procedures/registry.ts';
 import { appRouter } from './router.ts';
@@ -65,6 +66,7 @@ function createApp(deps: Deps, collect: ReturnType<typeof collectHandler>, opts:
   const script = scriptHandler(opts.scriptDist);
   const spa = spaStatic(opts.webDist ?? WEB_DIST);
   const problemTypes = problemTypesHandler();
+  const tlsAsk = tlsAskHandler(deps);
 
   // Errors Koa itself meets while sending (a stream body failing): logged here rather than printed, and a
   // client that went away mid-download is no error of ours. Download paths are credentials: left out.
@@ -107,6 +109,8 @@ function createApp(deps: Deps, collect: ReturnType<typeof collectHandler>, opts:
       return collect.koa(ctx);
     }
     if (p.startsWith('/_us/')) return firstParty(ctx);
+    // Caddy's on-demand TLS asks here before getting a certificate for a customer's hostname.
+    if (p === TLS_ASK_PATH) return tlsAsk(ctx);
     // What a problem's `type` points at; the dashboard has no route under /problems/.
     if (p.startsWith(PROBLEM_TYPES_PREFIX)) return problemTypes(ctx);
     if (p === '/challenge' || p === challengePath) return challenge(ctx);

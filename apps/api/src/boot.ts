@@ -92,6 +92,7 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
     },
     billing: { provider: deps.billing },
     emailReports: deps,
+    proxyIngress: deps,
   });
   const url = `http://${env.HOST}:${port}`;
   logger.info(`listening on ${url} (hot state: ${hot.kind}; dashboard ${deps.urls.app})`);

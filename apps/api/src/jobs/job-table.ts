@@ -7,6 +7,7 @@ import { runBilling } from '../features/billing/billing-job.ts';
 import type { BillingProvider } from '../features/billing/provider.ts';
 import { sweepExports } from '../features/export/export-sweep.ts';
 import type { CopyStore } from '../features/export/storage.ts';
+import { type IngressJobSetup, runIngressChecks } from '../features/hostnames/index.ts';
 import { runEmailReports } from '../features/reports/reports-job.ts';
 import type { ReportDeps } from '../features/reports/send.ts';
 import type { PullSetup } from '../features/search/pull.ts';
@@ -35,6 +36,8 @@ export interface JobsOptions {
   billing?: { provider: BillingProvider | null };
   /** What e-mail reports need (stats, mailer, links): reports due are sent hourly. */
   emailReports?: ReportDeps;
+  /** Settings, addresses and hot state: pending proxy hostnames' DNS records are checked every minute. */
+  proxyIngress?: IngressJobSetup;
 }
 
 /** What a run returns when it stopped at its bound with more to do: the next run comes after `catchUpMs`. */
@@ -56,7 +59,8 @@ export interface Job extends JobStep {
   followedBy?: JobStep;
 }
 
-const HOUR = 3600_000;
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
 const always = () => true;
 
 /** What most runs take from the options; the clock is read when the run starts. */
@@ -113,5 +117,12 @@ export const JOBS: readonly Job[] = [
     every: () => HOUR,
     enabled: (o) => o.emailReports !== undefined,
     run: (o) => runEmailReports(o.orm, o.emailReports as ReportDeps /* enabled says it is there */, runOpts(o)),
+  },
+  {
+    // Each hostname on its own schedule, backing off with age (ingress-job.ts); a run checks those due.
+    name: 'proxy hostnames',
+    every: () => MINUTE,
+    enabled: (o) => o.proxyIngress !== undefined,
+    run: (o) => runIngressChecks(o.orm, o.proxyIngress as IngressJobSetup /* enabled says it is there */, runOpts(o)),
   },
 ];

@@ -10,8 +10,9 @@ export interface Jobs {
 /**
  * Starts the background jobs of `JOBS` on this node (job-table.ts: rollups then the results' per-day
  * store, the current day's rollups, per-site retention, the export sweep, the search pull, billing, the
- * e-mail reports): each at start-up, then every its period after the end of its last run. Each run takes
- * its job's advisory lock, so across nodes one run does the work. Timers are unref'd; a failed run is
+ * e-mail reports, the proxy hostnames' DNS checks): each at start-up, then every its period after the end
+ * of its last run. Each run takes its job's advisory lock, so across nodes one run does the work (the
+ * proxy hostnames' run claims each hostname's check in the hot state instead). Timers are unref'd; a failed run is
  * logged and retried at the next period. A job whose options are missing is not started.
  * (Raw partition drops run with the ingest partition upkeep: `maintainPartitions`.)
  */

@@ -1,7 +1,7 @@
 import { isIPv4 } from 'node:net';
 import { createServer, Packet } from 'dns2';
 
-type RecordType = 'TXT' | 'PTR' | 'A' | 'AAAA';
+type RecordType = 'TXT' | 'PTR' | 'A' | 'AAAA' | 'CNAME';
 
 /** The name a PTR question about an address asks for (`4.3.2.1.in-addr.arpa`, IPv6 nibbles under ip6.arpa). */
 export function reverseName(ip: string): string {
@@ -15,10 +15,11 @@ export function reverseName(ip: string): string {
 }
 
 /**
- * A real DNS server on 127.0.0.1 (UDP, a free port) answering TXT, PTR, A and AAAA questions from an
+ * A real DNS server on 127.0.0.1 (UDP, a free port) answering TXT, PTR, A, AAAA and CNAME questions from an
  * in-memory table: a known name gets its records of the asked type (none: NOERROR without answers), anything
- * else NXDOMAIN. `slow` names are answered only after a delay; `failing` ones with SERVFAIL.
- * Point the service at it with DNS_SERVERS=<address>.
+ * else NXDOMAIN. A name with a CNAME answers other questions as a recursive resolver does: the CNAME, then
+ * its target's records of the asked type (followed up to 8 hops). `slow` names are answered only after a
+ * delay; `failing` ones with SERVFAIL. Point the service at it with DNS_SERVERS=<address>.
  */
 export async function startDnsServer() {
   const table = new Map<string, Partial<Record<RecordType, string[]>>>();
@@ -45,15 +46,28 @@ export async function startDnsServer() {
           response.header.rcode = Packet.RCODE.NXDOMAIN;
         } else {
           const base = { type: question.type, class: Packet.CLASS.IN, ttl: 1 };
-          if (question.type === Packet.TYPE.TXT) {
-            for (const data of entry.TXT ?? [])
-              response.answers.push(Packet.createResourceFromQuestion(question, { ...base, data }));
+          // The owner of the records answered: the asked name, or the end of its CNAME chain.
+          let owner = question.name;
+          let records: typeof entry | undefined = entry;
+          for (let hop = 0; records?.CNAME && question.type !== Packet.TYPE.CNAME && hop < 8; hop++) {
+            const [domain = ''] = records.CNAME;
+            response.answers.push({ name: owner, type: Packet.TYPE.CNAME, class: Packet.CLASS.IN, ttl: 1, domain } as never);
+            owner = domain;
+            records = table.get(domain.toLowerCase());
+          }
+          const name = owner;
+          if (!records) {
+            // A CNAME to a name nobody knows: the chain is the whole answer.
+          } else if (question.type === Packet.TYPE.TXT) {
+            for (const data of records.TXT ?? []) response.answers.push({ name, ...base, data } as never);
           } else if (question.type === Packet.TYPE.PTR) {
-            for (const domain of entry.PTR ?? []) response.answers.push({ name: question.name, ...base, domain } as never);
+            for (const domain of records.PTR ?? []) response.answers.push({ name, ...base, domain } as never);
+          } else if (question.type === Packet.TYPE.CNAME) {
+            for (const domain of records.CNAME ?? []) response.answers.push({ name, ...base, domain } as never);
           } else if (question.type === Packet.TYPE.A) {
-            for (const address of entry.A ?? []) response.answers.push({ name: question.name, ...base, address } as never);
+            for (const address of records.A ?? []) response.answers.push({ name, ...base, address } as never);
           } else if (question.type === Packet.TYPE.AAAA) {
-            for (const address of entry.AAAA ?? []) response.answers.push({ name: question.name, ...base, address } as never);
+            for (const address of records.AAAA ?? []) response.answers.push({ name, ...base, address } as never);
           }
         }
         // A slow answer may come after the server closed: nobody is listening for it then.
@@ -93,6 +107,10 @@ export async function startDnsServer() {
         'AAAA',
         ips.filter((ip) => !isIPv4(ip)),
       );
+    },
+    /** `name` is an alias of `target` (a CNAME record): other records of `name` are not answered any more. */
+    setCname(name: string, target: string) {
+      set(name, 'CNAME', [target]);
     },
     /** Answers questions about `name` (a host name, or `reverseName(ip)`) only after `ms`. */
     slowDown(name: string, ms: number) {

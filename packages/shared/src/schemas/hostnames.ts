@@ -32,18 +32,27 @@ export const ProxyDnsRecord = z.object({
   value: z.string(),
   purpose: z
     .enum(['traffic', 'ownership', 'certificate'])
-    .describe('traffic: points the hostname at the proxy; ownership and certificate: asked for by the edge platform'),
+    .describe(
+      'traffic: points the hostname at the proxy; ownership: proves the hostname is yours (_svc.<hostname>, or a record the edge platform asks for); certificate: asked for by the edge platform',
+    ),
 });
 
-/** Live state of a proxy-mode hostname at the edge platform, and the DNS records still needed. */
+/** Live state of a proxy-mode hostname (the built-in ingress's, or the edge platform's), and the DNS records still needed. */
 export const HostnameProxyStatus = z.object({
   status: z
     .string()
-    .describe("The edge platform's status of the hostname, e.g. pending, active; missing when it no longer knows it"),
-  sslStatus: z.string().nullable().describe("The edge platform's certificate status, e.g. pending_validation, active"),
+    .describe(
+      'pending until the DNS records are seen, active once live (served through the proxy); with an edge platform its status, missing when it no longer knows it',
+    ),
+  sslStatus: z
+    .string()
+    .nullable()
+    .describe("The edge platform's certificate status, e.g. pending_validation, active; null on the built-in ingress"),
   live: z
     .boolean()
-    .describe('true when read from the edge platform just now; false when it could not be reached (last known status)'),
+    .describe(
+      'true when the status is current (the built-in ingress, or read from the edge platform just now); false when the edge platform could not be reached (last known status)',
+    ),
   origin: z.string().nullable().describe('Where requests to the hostname are forwarded'),
   records: z.array(ProxyDnsRecord),
 });

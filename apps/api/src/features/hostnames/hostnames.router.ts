@@ -6,7 +6,7 @@ import * as hostnames from './hostnames.ts';
 
 const tags = ['Sites'];
 
-/** Spec §4 Sites: a site's hostnames, their DNS verification, and proxy mode through the edge platform. */
+/** Spec §4 Sites: a site's hostnames, their DNS verification, and proxy mode (built-in ingress or an edge platform). */
 export const hostnamesRouter = router({
   create: actorProcedure
     .meta({
@@ -18,7 +18,7 @@ export const hostnamesRouter = router({
       mcp: {
         tool: 'create_site_hostname',
         description:
-          "Add a hostname to a site (`id`, `hostname`). With `proxy: true` and `origin` it is served through the edge platform (answer lists the CNAME and TXT records to add). Reports are accepted only from a site's hostnames.",
+          "Add a hostname to a site (`id`, `hostname`). With `proxy: true` and `origin` it is served through the proxy once live (answer lists the CNAME and TXT records to add). Reports are accepted only from a site's hostnames.",
       },
       openapi: {
         method: 'POST',
@@ -40,7 +40,7 @@ export const hostnamesRouter = router({
       mcp: {
         tool: 'get_site_hostname',
         description:
-          "One hostname of a site (`id`, `hostname`): whether it is verified, its DNS TXT record to add, and for proxy mode the edge platform's live status.",
+          'One hostname of a site (`id`, `hostname`): whether it is verified, its DNS TXT record to add, and for proxy mode its live status and the DNS records still needed.',
       },
       openapi: {
         method: 'GET',
@@ -62,13 +62,13 @@ export const hostnamesRouter = router({
       mcp: {
         tool: 'verify_site_hostname',
         description:
-          "Check a hostname's DNS TXT record now (`id`, `hostname`); answers `verified` or a message saying what is missing. At most 30 checks per hour per site.",
+          "Check a hostname's DNS records now (`id`, `hostname`): its TXT record, and for a proxy-mode hostname also its CNAME to the proxy (it goes live when both are there); answers `verified` or a message saying what is missing. At most 30 checks per hour per site.",
       },
       openapi: {
         method: 'POST',
         path: '/v1/sites/{id}/hostnames/{hostname}/verify',
         summary:
-          'Check the TXT record _svc.<hostname> now (30 checks per hour per site); when not found, says which record to add',
+          'Check the TXT record _svc.<hostname> now, for a proxy-mode hostname also its CNAME to the proxy (30 checks per hour per site); when not found, says which record to add',
         tags,
       },
     })
@@ -85,7 +85,8 @@ export const hostnamesRouter = router({
       status: 204,
       mcp: {
         tool: 'delete_site_hostname',
-        description: 'Remove a hostname from a site (`id`, `hostname`); a proxy hostname is released at the edge platform too.',
+        description:
+          'Remove a hostname from a site (`id`, `hostname`); a proxy hostname registered at an edge platform is released there too.',
       },
       openapi: {
         method: 'DELETE',

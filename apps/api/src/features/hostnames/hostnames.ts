@@ -5,7 +5,7 @@ import { HOSTNAME_LIMITS, type HostnameDetail, normaliseHostname, PLAN_LIMITS, t
 import { loadSite } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
 import type { Deps } from '../../core/deps.ts';
-import { AppError, badRequest, notConfigured, tooMany } from '../../core/errors.ts';
+import { AppError, badRequest, tooMany } from '../../core/errors.ts';
 import { sampleProxyPeaks } from '../billing/index.ts';
 import { lookupTxt, parseDnsServers } from './dns.ts';
 import {
@@ -17,7 +17,9 @@ import {
   edgeConfig,
   getCustomHostname,
 } from './edge-platform.ts';
-import { hostnameDetail, newVerifyToken, proxyStatusOf, verificationName, verificationValue } from './view.ts';
+import { goLive, INGRESS_PENDING } from './go-live.ts';
+import { checkIngress, ingressDns, ingressMessage } from './ingress-check.ts';
+import { hostnameDetail, ingressStatusOf, newVerifyToken, proxyStatusOf, verificationName, verificationValue } from './view.ts';
 
 /** A hostname as typed, normalised; refused with normaliseHostname's words, `field` hostname. */
 export function hostnameInput(raw: string): string {
@@ -81,10 +83,6 @@ const proxiedElsewhere = (hostname: string) =>
     409,
     `${hostname} is already served in proxy mode by another site: remove it there first, or add it here without proxy`,
   );
-const proxyUnavailable = () =>
-  notConfigured(
-    'Proxy mode is not available on this server (no edge platform is configured): add the hostname without proxy, or ask the operator to set EDGE_API_TOKEN and EDGE_ZONE_ID',
-  );
 const edgeUnreachable = () =>
   new AppError(
     503,
@@ -133,8 +131,9 @@ function edgeFailure(err: unknown, hostname: string): AppError {
 
 /**
  * Adds a hostname to a site. Ordinary hostnames get a TXT record to verify. Proxy-mode hostnames are
- * registered at the edge platform first (whose answer lists the records to set); if saving fails after
- * that, the registration is taken back so no orphan stays at the edge.
+ * registered at the edge platform first when one is configured (whose answer lists the records to set);
+ * if saving fails after that, the registration is taken back so no orphan stays at the edge. Without an
+ * edge platform the built-in ingress carries them: pending until their records are seen (ingress-job.ts).
  */
 export async function addHostname(
   deps: Deps,
@@ -155,9 +154,8 @@ export async function addHostname(
 
   const cfg = proxy ? edgeConfig(deps.env) : null;
   let edge: EdgeHostname | null = null;
-  if (proxy) {
-    if (!cfg) throw proxyUnavailable();
-    await checkProxyAllowed(em, workspaceId, hostname, await workspacePlan(em, workspaceId));
+  if (proxy) await checkProxyAllowed(em, workspaceId, hostname, await workspacePlan(em, workspaceId));
+  if (cfg) {
     try {
       edge = await createCustomHostname(cfg, { hostname, originHost: origin?.host });
     } catch (err) {
@@ -181,7 +179,7 @@ export async function addHostname(
         verifyToken: newVerifyToken(),
         verifiedAt: edge?.status === 'active' ? new Date() : null,
         edgeId: edge?.id ?? null,
-        edgeStatus: edge ? edge.status.slice(0, 32) : null,
+        edgeStatus: edge ? edge.status.slice(0, 32) : proxy ? INGRESS_PENDING : null,
       });
       await tx.flush();
       return created;
@@ -200,7 +198,8 @@ export async function addHostname(
   }
   // A proxy hostname added and removed within the hour still counts in the month's peak (billing).
   if (proxy) await sampleProxyPeaks(em.getConnection(), new Date(), workspaceId);
-  return hostnameDetail(row, proxy ? proxyStatusOf(deps, row, edge, true) : null);
+  if (!proxy) return hostnameDetail(row, null);
+  return hostnameDetail(row, edge ? proxyStatusOf(deps, row, edge, true) : ingressStatusOf(deps, row));
 }
 
 async function findHostname(em: EntityManager, site: Site, rawHostname: string): Promise<SiteHostname> {
@@ -215,11 +214,13 @@ async function findHostname(em: EntityManager, site: Site, rawHostname: string):
 /**
  * Reads a proxy-mode hostname's live state at the edge platform and keeps what it says: its status and,
  * once the edge platform has validated it (active), `verifiedAt`. When the edge platform cannot be
- * reached the answer carries the last known status with `live` false.
+ * reached the answer carries the last known status with `live` false. A hostname without an edge
+ * registration is the built-in ingress's, whose state is its own.
  */
 async function refreshProxy(deps: Deps, em: EntityManager, row: SiteHostname) {
+  if (!row.edgeId) return ingressStatusOf(deps, row);
   const cfg = edgeConfig(deps.env);
-  if (!cfg || !row.edgeId) return proxyStatusOf(deps, row, null, false);
+  if (!cfg) return proxyStatusOf(deps, row, null, false);
   let edge: EdgeHostname | null;
   try {
     edge = await getCustomHostname(cfg, row.edgeId);
@@ -248,8 +249,10 @@ export async function getHostname(
 
 /**
  * Checks a hostname now: the TXT record `_svc.<hostname>` = `svc-verify=<token>` through a real DNS
- * lookup (DNS_SERVERS when set), or for a proxy-mode hostname the edge platform's validation. At most
- * 30 checks per hour per site; a hostname already verified answers at once without counting.
+ * lookup (DNS_SERVERS when set); for a proxy-mode hostname of the built-in ingress that record and its
+ * CNAME to the proxy (it goes live when both are there), for one registered at an edge platform the
+ * platform's validation. At most 30 checks per hour per site; a hostname already verified answers at
+ * once without counting.
  */
 export async function verifyHostname(
   deps: Deps,
@@ -271,6 +274,7 @@ export async function verifyHostname(
     );
   }
 
+  if (row.proxy && !row.edgeId) return verifyIngress(deps, em, site.id, row);
   if (row.proxy) {
     const proxy = await refreshProxy(deps, em, row);
     if (row.verifiedAt) return { verified: true };
@@ -306,6 +310,22 @@ export async function verifyHostname(
     verified: false,
     message: `The DNS lookup of ${name} failed (${found.code}): make sure the domain's DNS servers answer and ${add}, then check again`,
   };
+}
+
+/** The verify check of a built-in-ingress proxy hostname: both records now; live when both are there. */
+async function verifyIngress(deps: Deps, em: EntityManager, siteId: string, row: SiteHostname) {
+  const dns = ingressDns(deps);
+  const check = await checkIngress(dns, row.hostname, row.verifyToken);
+  for (const finding of [check.ownership, check.traffic]) {
+    if (finding.state === 'failed') deps.logger.warn(`DNS lookup for proxy hostname ${row.hostname} failed: ${finding.code}`);
+  }
+  if (check.live) {
+    await goLive(em, siteId, row.hostname);
+    // This check or a concurrent one (the job's) made it live; one that is not pending any more stays as it is.
+    const now = await em.fork().findOne(SiteHostname, { site: siteId, hostname: row.hostname });
+    if (now?.verifiedAt) return { verified: true };
+  }
+  return { verified: false, message: ingressMessage(dns, row.hostname, row.verifyToken, check) };
 }
 
 /** Removes a hostname; a proxy-mode hostname is removed at the edge platform first (already gone there is fine). */

@@ -1,5 +1,7 @@
 // The hostnames wing's public surface: what other wings may use (the layering lint holds them to this file).
 export { parseDnsServers } from './dns.ts';
 export { hostnameInput, releaseEdgeHostnames } from './hostnames.ts';
+export { type IngressJobSetup, runIngressChecks } from './ingress-job.ts';
 export { byCreation, hostnameRecord } from './record.ts';
+export { TLS_ASK_PATH, tlsAskHandler } from './tls-ask.ts';
 export { newVerifyToken, verificationName, verificationValue } from './view.ts';

@@ -6,7 +6,7 @@ type HostnameRow = Pick<SiteHostname, 'hostname' | 'proxy' | 'verifiedAt' | 'ver
 /**
  * A hostname as the site record shows it (spec §2 Hostname). `verification` is the TXT record
  * `_svc.<hostname>` = `svc-verify=<token>` while an ordinary hostname is unverified; null once verified,
- * and for proxy-mode hostnames (the edge platform validates those, no TXT record of ours is needed).
+ * and for proxy-mode hostnames (the single-hostname route's `proxy.records` lists what those need).
  */
 export function hostnameRecord(row: HostnameRow): HostnameRecord {
   const verification =

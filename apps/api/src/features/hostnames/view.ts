@@ -58,6 +58,25 @@ export function proxyStatusOf(
 }
 
 /**
+ * The proxy part for a hostname the built-in ingress carries (no edge registration): its own status,
+ * pending until the job or a verify check sees its records, then active. The CNAME is listed always (it
+ * carries the traffic), the TXT record `_svc.<hostname>` proving ownership until the hostname is live.
+ * The certificate is Caddy's, got at the first visit once live: no status of it here (`sslStatus` null).
+ */
+export function ingressStatusOf(
+  deps: Pick<Deps, 'env' | 'urls'>,
+  row: Pick<SiteHostname, 'hostname' | 'origin' | 'edgeStatus' | 'verifyToken'>,
+): ProxyStatus {
+  const status = row.edgeStatus ?? 'pending';
+  const records = proxyRecords(deps, row.hostname, null);
+  if (status !== 'active') {
+    const ownership = { name: verificationName(row.hostname), value: verificationValue(row.verifyToken) };
+    records.push({ type: 'TXT', ...ownership, purpose: 'ownership' });
+  }
+  return { status, sslStatus: null, live: true, origin: row.origin ?? null, records };
+}
+
+/**
  * The single-hostname answer: the site record's hostname (same `verification` rule: the TXT record while
  * an ordinary hostname is unverified, null once verified and for proxy-mode hostnames) with `proxy`
  * holding the live proxy status instead of a bool (null for an ordinary hostname).

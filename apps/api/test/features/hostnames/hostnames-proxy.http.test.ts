@@ -259,7 +259,7 @@ describe('proxy-mode hostnames through the edge platform', () => {
   });
 });
 
-describe('proxy mode when the edge platform is unavailable', () => {
+describe('proxy mode when the edge platform is unavailable or not configured', () => {
   it('503 when the edge platform cannot be reached; nothing is written', async () => {
     const t = await startTestServer({
       env: { EDGE_API_URL: `http://127.0.0.1:${await closedPort()}/client/v4`, EDGE_API_TOKEN: 't', EDGE_ZONE_ID: 'z' },
@@ -302,7 +302,7 @@ describe('proxy mode when the edge platform is unavailable', () => {
     }
   });
 
-  it('503 when no edge platform is configured', async () => {
+  it('without an edge platform the built-in ingress takes it (pending, our own TXT record), nothing sent to an edge', async () => {
     const t = await startTestServer();
     try {
       const o = await ownerWithSite(t);
@@ -310,9 +310,15 @@ describe('proxy mode when the edge platform is unavailable', () => {
       const res = await t.request
         .post(`/v1/sites/${o.site.id}/hostnames`)
         .set('Authorization', o.auth)
-        .send({ hostname: host, proxy: true, origin: ORIGIN });
-      expect(expectProblemCode(res, 'not-configured').title).toMatch(/Proxy mode is not available/);
-      expect(await rowsOf(t, host)).toHaveLength(0);
+        .send({ hostname: host, proxy: true, origin: ORIGIN })
+        .expect(201);
+      const [row] = await rowsOf(t, host);
+      expect(row).toMatchObject({ proxy: true, edgeId: null, edgeStatus: 'pending' });
+      expect(res.body.proxy).toMatchObject({ status: 'pending', live: true, origin: ORIGIN });
+      expect(res.body.proxy.records).toEqual([
+        { type: 'CNAME', name: host, value: 'proxy.127.0.0.1', purpose: 'traffic' },
+        { type: 'TXT', name: `_svc.${host}`, value: `svc-verify=${row?.verifyToken}`, purpose: 'ownership' },
+      ]);
     } finally {
       await t.close();
     }
