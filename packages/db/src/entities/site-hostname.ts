@@ -3,7 +3,8 @@ import { Site } from './site.ts';
 
 /**
  * A hostname of a site. Verified by a TXT record `_svc.<hostname>` = `svc-verify=<verifyToken>`, or, in
- * proxy mode, by the edge platform's validation of the custom hostname (`edgeId`, `edgeStatus`).
+ * proxy mode, live (`edgeStatus` active) once its records are seen: by the service's own DNS check (built-in
+ * ingress, no `edgeId`) or by the edge platform's validation of the custom hostname (`edgeId`).
  */
 export const SiteHostname = defineEntity({
   name: 'SiteHostname',

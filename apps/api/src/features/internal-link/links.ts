@@ -40,12 +40,12 @@ export async function issueInternalLink(
       `${hostname} is not a hostname of this site: add it and verify it first, or use a verified hostname of this site`,
     );
   }
-  // A proxy-mode hostname is proven only once the edge platform has validated it; before that anyone
+  // A proxy-mode hostname is proven only once it is live (its records seen); before that anyone
   // could have added someone else's hostname.
   if (row.proxy && row.edgeStatus !== 'active') {
     throw badRequest(
       'hostname',
-      `Finish the proxy setup of ${hostname} first: the edge platform has not validated it (status ${row.edgeStatus ?? 'unknown'}); set the records in proxy.records of GET /v1/sites/${site.id}/hostnames/${hostname}, then check with POST /v1/sites/${site.id}/hostnames/${hostname}/verify`,
+      `Finish the proxy setup of ${hostname} first: it is not live yet (status ${row.edgeStatus ?? 'unknown'}); set the records in proxy.records of GET /v1/sites/${site.id}/hostnames/${hostname}, then check with POST /v1/sites/${site.id}/hostnames/${hostname}/verify`,
     );
   }
   if (!row.verifiedAt && !row.proxy) {

@@ -40,7 +40,7 @@ export function AddHostnameForm({ siteId }: { siteId: string }) {
         <div className="alert alert-success site-proxy-added" role="status">
           <p>
             <strong>{added.hostname}</strong> is added in proxy mode (status {added.proxy.status}). Set these DNS records so its
-            traffic reaches the proxy and the edge platform can issue its certificate:
+            traffic reaches the proxy and its certificate can be issued; it goes live by itself once they are seen:
           </p>
           <DnsRecordTable records={added.proxy.records} label={`DNS records for ${added.hostname} in proxy mode`} />
           <button type="button" className="button button-link" onClick={() => setAdded(null)}>
