@@ -34,7 +34,7 @@ export const KNOWN: Known[] = [
   [/Bytespider/i, 'Bytespider', 'ai-training', false],
   [/Meta-ExternalAgent/i, 'Meta-ExternalAgent', 'ai-training', false],
   [/Amazonbot/i, 'Amazonbot', 'ai-training', true],
-  [/cohere-training/i, 'cohere-ai', 'ai-training', false],
+  [/cohere-training/i, 'cohere-training-data-crawler', 'ai-training', false],
   [/Diffbot/i, 'Diffbot', 'ai-training', false],
   [/AI2Bot(?!-DeepResearch)/i, 'AI2Bot', 'ai-training', false],
   [/Omgili/i, 'Omgilibot', 'ai-training', false],

@@ -52,7 +52,8 @@ describe('AI agents', () => {
       ['Mozilla/5.0 (compatible; Google-NotebookLM; +https://notebooklm.google.com/)', 'Google-NotebookLM', 'ai-assistant'],
       ['LinkupBot/1.0 (LinkupBot for web indexing; https://linkup.so/bot; bot@linkup.so)', 'LinkupBot', 'ai-search'],
       ['Mozilla/5.0 (compatible; DeepSeekBot/1.0; +https://www.deepseek.com/bot)', 'DeepSeekBot', 'ai-training'],
-      ['cohere-training-data-crawler (+crawler@cohere.ai)', 'cohere-ai', 'ai-training'],
+      ['cohere-training-data-crawler (+crawler@cohere.ai)', 'cohere-training-data-crawler', 'ai-training'],
+      ['cohere-ai', 'cohere-ai', 'ai-assistant'],
     ];
     for (const [ua, name, category] of cases) expect(classifyUserAgent(ua).bot, ua).toMatchObject({ name, category, ai: true });
   });
