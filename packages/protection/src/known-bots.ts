@@ -136,11 +136,9 @@ export const KNOWN: Known[] = [
   [/^git-annex\//i, 'git-annex', 'tool', false],
   [/^go-cli\b/i, 'go-cli', 'tool', false],
   [/\bvert\.x\//i, 'Vert.x', 'tool', false],
-  // The HTTP stacks of native apps: Android's default client and Apple's networking framework (the
-  // browser's own CFNetwork requests are recognised before this table) document an app's code, not a browser.
-  [/\bDalvik\//i, 'Dalvik', 'tool', false],
-  [/\bCFNetwork\/|^Darwin\//i, 'CFNetwork', 'tool', false],
-  [/\bAlamofire\//i, 'Alamofire', 'tool', false],
+  // Not here: the HTTP stacks of native apps (Android's `Dalvik/…`, an app's `MyApp/1 CFNetwork/… Darwin/…`,
+  // Alamofire). They are the requests of apps people hold in their hands, so they stay in People, as the
+  // public browser corpora file them (lanes-corpus.test.ts, broad-browsers.txt).
 ];
 
 /** One pass over every table pattern first, so a browser string costs a single regex test. */

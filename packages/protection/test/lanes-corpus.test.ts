@@ -74,7 +74,7 @@ describe('declared bots and client software go to the crawlers', () => {
     expect(uas.filter((ua) => isbot(ua) && !withCrawlers(classifyUserAgent(ua)))).toEqual([]);
   });
 
-  it('HTTP libraries, command-line tools and native apps’ HTTP stacks, every one', () => {
+  it('HTTP libraries and command-line tools, every one', () => {
     const r = measure('tools.txt', (c) => c.kind === 'bot' || c.automation.includes(NO_SCRIPT_CLIENT));
     rates.push(`tools with the crawlers: ${pct(r.share)} of ${r.total}`);
     expect(r.misses).toEqual([]);
