@@ -7,7 +7,7 @@ import { getBotSettings, updateBotSettings } from './settings.ts';
 const tags = ['Bot protection'];
 
 const MODES =
-  'mode: off (nothing decided), log (everything served, records say what would have happened), challenge (act: challenge or refuse as decided), block (like challenge, but a browser flagged on signs of its own, its user agent's or its request's, is refused; signs remembered for its address, which others may share, only challenge; a hosting network alone never refuses anyone)';
+  "mode: off (nothing decided), log (everything served, records say what would have happened), challenge (act: challenge or refuse as decided), block (like challenge, but a browser flagged on signs of its own, its user agent's or its request's, is refused; signs remembered for its address, which others may share, only challenge; a hosting network alone never refuses anyone)";
 const RULES =
   'rules: ordered, first match decides; each {action: allow|challenge|deny, label?, match} where match names at least one of bot (name or list), category, ai, kind (browser|bot|verified-bot), verified, asn (number or list), country (two-letter code or list), path (prefix or list), and every named field must hold';
 
