@@ -312,19 +312,22 @@ describe.each(hotKinds())('hot-state store contract (%s)', (kind) => {
     it('keeps the busiest under a flood of light newcomers, and a member that leaves its list too', async () => {
       const list = key('b-flood:list');
       const f = family('b-flood', 5, { list });
-      await hot.boundedUpdate(f, 'busy', { add: { n: 31 } }, 60);
-      await hot.recentPut(list, 'busy', 'burst', 100, 60);
-      for (let i = 0; i < 60; i++) {
-        const m = `fake${i}`;
-        if (await hot.boundedUpdate(f, m, { add: { n: 1 } }, 60)) await hot.recentPut(list, m, 'tls-mismatch', 100, 60);
-      }
+      expect(await hot.boundedUpdate(f, 'busy', { add: { n: 31 }, listed: 'burst' }, 60)).toEqual({ n: 31 });
+      // Many at once, as a batch is filed: every one asks to be listed.
+      await Promise.all(
+        Array.from({ length: 60 }, (_, i) => hot.boundedUpdate(f, `fake${i}`, { add: { n: 1 }, listed: 'tls-mismatch' }, 60)),
+      );
       const members = ['busy', ...Array.from({ length: 60 }, (_, i) => `fake${i}`)];
       const left = await kept(f, members);
       expect(left).toHaveLength(5);
       expect(left).toContain('busy');
-      // The list holds only members still kept.
-      const listed = (await hot.recentList(list, 100, 60)).map((e) => e.member).sort();
-      expect(listed).toEqual([...left].sort());
+      // The list holds exactly the members still kept, with their values.
+      const listed = await hot.recentList(list, 100, 60);
+      expect(listed.map((e) => e.member).sort()).toEqual([...left].sort());
+      expect(listed.find((e) => e.member === 'busy')?.value).toBe('burst');
+      // A member not kept is not listed: a light newcomer of the full family.
+      expect(await hot.boundedUpdate(f, 'late', { add: { n: 0 }, listed: 'x' }, 60)).toBeNull();
+      expect((await hot.recentList(list, 100, 60)).map((e) => e.member)).not.toContain('late');
     });
 
     it('is atomic under concurrency: a full family stays at its cap, and counts add up', async () => {

@@ -1,6 +1,6 @@
 import { ExpirySweep } from './expiry-sweep.ts';
 import { LightestFirst } from './lightest-first.ts';
-import type { BoundedFamily, CountWindow, HotStore, RecentEntry } from './store.ts';
+import type { BoundedChange, BoundedFamily, CountWindow, HotStore, RecentEntry } from './store.ts';
 
 interface Entry {
   /**
@@ -195,7 +195,7 @@ export class MemoryStore implements HotStore {
   async boundedUpdate(
     family: BoundedFamily,
     member: string,
-    change: { add?: Record<string, number>; set?: Record<string, number>; window?: CountWindow },
+    change: BoundedChange,
     ttlSeconds: number,
   ): Promise<Record<string, number> | null> {
     const t = this.now();
@@ -222,7 +222,18 @@ export class MemoryStore implements HotStore {
         if (!this.evictLightest(f.members.size >= fair ? f : this.largestFamily(t))) break;
       }
     }
-    return f.members.has(member) ? Object.fromEntries(fields) : null;
+    if (!f.members.has(member)) return null;
+    if (change.listed !== undefined && family.list) {
+      let r = this.recent.get(family.list);
+      if (!r || r.expiresAt <= t) {
+        r = { expiresAt: 0, members: new Map() };
+        this.recent.set(family.list, r);
+      }
+      r.members.delete(member);
+      r.members.set(member, { value: change.listed, at: t });
+      r.expiresAt = expiresAt;
+    }
+    return Object.fromEntries(fields);
   }
 
   /** The live family of an index, made when absent or expired (its members gone with it). */

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { BoundedFamily, CountWindow, HotStore, RecentEntry } from './store.ts';
+import type { BoundedChange, BoundedFamily, HotStore, RecentEntry } from './store.ts';
 
 // INCR, and set the expiry only when the counter is new: a fixed window.
 const INCR_WITH_TTL = `local n = redis.call('INCR', KEYS[1])
@@ -64,13 +64,14 @@ return 1`;
 // One member of a bounded family: change its hash (adds, sets, then a window's counts), slide its expiry,
 // weigh it in the family's index, and past the cap let the lightest go (at most 1,000 a call; the family
 // never grows by more than one per call), their hashes deleted and their entries in the family's recent
-// list too. Answers every field, or nil when the member itself had to go.
+// list too; then, when it stays, file it in that list if asked. Answers every field, or nil when the member
+// itself had to go.
 // KEYS: the member's hash, the index, the list's two keys (or the index again: no list).
 // ARGV: member, ttl, weight field, cap, list? (1/0), window field, window number, adds, sets, window counts,
-// then field/value pairs in that order.
+// listed? (1/0), its value, now (ms), then field/value pairs in that order.
 const BOUNDED_UPDATE = `local key, index = KEYS[1], KEYS[2]
 local member = ARGV[1]
-local i = 11
+local i = 14
 for _ = 1, tonumber(ARGV[8]) do
   redis.call('HINCRBY', key, ARGV[i], ARGV[i + 1])
   i = i + 2
@@ -115,6 +116,12 @@ if over > 0 then
   end
 end
 if not kept then return nil end
+if ARGV[5] == '1' and ARGV[11] == '1' then
+  redis.call('ZADD', KEYS[3], ARGV[13], member)
+  redis.call('HSET', KEYS[4], member, ARGV[12])
+  redis.call('EXPIRE', KEYS[3], ARGV[2])
+  redis.call('EXPIRE', KEYS[4], ARGV[2])
+end
 return redis.call('HGETALL', key)`;
 
 const recentValues = (key: string) => `${key}:v`;
@@ -208,7 +215,7 @@ export class RedisStore implements HotStore {
   async boundedUpdate(
     family: BoundedFamily,
     member: string,
-    change: { add?: Record<string, number>; set?: Record<string, number>; window?: CountWindow },
+    change: BoundedChange,
     ttlSeconds: number,
   ): Promise<Record<string, number> | null> {
     const pairs = (r: Record<string, number> | undefined) => Object.entries(r ?? {});
@@ -233,6 +240,9 @@ export class RedisStore implements HotStore {
       adds.length,
       sets.length,
       counts.length,
+      change.listed === undefined ? 0 : 1,
+      change.listed ?? '',
+      Date.now(),
       ...[...adds, ...sets, ...counts].flatMap(([f, v]) => [f, Math.trunc(v)]),
     )) as string[] | null;
     if (!flat) return null;
