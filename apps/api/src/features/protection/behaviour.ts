@@ -3,6 +3,7 @@ import type { Deps } from '../../core/deps.ts';
 import type { BoundedFamily, HotStore } from '../../core/hot/store.ts';
 import { hotAnswer } from '../../core/hot/within.ts';
 import { failedChecks } from './failed-checks.ts';
+import { flaggedKey, type MemoryBounds, memoryFamily, memoryKey } from './memory-families.ts';
 import { TLS_MISMATCH } from './tls.ts';
 
 /**
@@ -47,26 +48,7 @@ export const BEHAVIOUR = {
 export const SIGNS = ['burst', 'no-script', TLS_MISMATCH, 'failed-check'] as const;
 export type Sign = (typeof SIGNS)[number];
 
-const memoryKey = (siteId: string, code: string) => `bm:${siteId}:${code}`;
-const flaggedKey = (siteId: string, day: string) => `bm-flagged:${siteId}:${day}`;
 const scriptKey = (siteId: string) => `bm-script:${siteId}`;
-
-/** How many visitors memory keeps (the operator's settings). */
-export type MemoryBounds = Pick<Deps['env'], 'BEHAVIOUR_VISITORS_PER_SITE' | 'BEHAVIOUR_VISITORS_PER_NODE'>;
-
-/**
- * A site's visitors of one day as a bounded family: each visitor's hash `bm:<site>:<code>` weighed by `n`
- * (requests and page reports seen), indexed under the day (codes change at midnight UTC, so an index never
- * outlives its day's codes by more than the memory's own 24 hours), its flagged entry leaving with it.
- */
-const memoryFamily = (env: MemoryBounds, siteId: string, day: string): BoundedFamily => ({
-  index: `bm-index:${siteId}:${day}`,
-  prefix: `bm:${siteId}:`,
-  weight: 'n',
-  cap: env.BEHAVIOUR_VISITORS_PER_SITE,
-  nodeCap: env.BEHAVIOUR_VISITORS_PER_NODE,
-  list: flaggedKey(siteId, day),
-});
 
 // ---------- does the site's page script report? ----------
 

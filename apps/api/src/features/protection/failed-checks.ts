@@ -1,7 +1,6 @@
 import { utcDay } from '@us/db';
 import type { Deps } from '../../core/deps.ts';
-import type { BoundedFamily } from '../../core/hot/store.ts';
-import type { MemoryBounds } from './behaviour.ts';
+import { failedCheckKey, failedFamily, type MemoryBounds } from './memory-families.ts';
 import { visitorCodeOf as codeOf } from './visitor-code.ts';
 
 /**
@@ -13,15 +12,7 @@ import { visitorCodeOf as codeOf } from './visitor-code.ts';
  */
 export const FAILED_CHECK_TTL_SECONDS = 86_400;
 
-export const failedCheckKey = (siteId: string, code: string) => `bm-failed:${siteId}:${code}`;
-
-const failedFamily = (env: MemoryBounds, siteId: string, day: string): BoundedFamily => ({
-  index: `bm-failed-index:${siteId}:${day}`,
-  prefix: `bm-failed:${siteId}:`,
-  weight: 'n',
-  cap: env.BEHAVIOUR_VISITORS_PER_SITE,
-  nodeCap: env.BEHAVIOUR_VISITORS_PER_NODE,
-});
+export { failedCheckKey };
 
 /** The visitor's behaviour code today for a site (what the edges compute with the day's key). */
 export function visitorCodeOf(deps: Pick<Deps, 'hot'>, siteId: string, ip: string, ua: string): Promise<string> {
