@@ -1,4 +1,4 @@
-import { automationSigns, isNoScriptClient, type RequestFacts, riskOf, signalsOf } from './facts.ts';
+import { automationSigns, isNoScriptClient, ownSignsChallenge, type RequestFacts, riskOf, signalsOf } from './facts.ts';
 import { firstMatch, ruleName } from './rules.ts';
 import type { BotAction, ProtectionSettings } from './settings.ts';
 
@@ -19,11 +19,13 @@ export const ALWAYS_SERVED = new Set(['/robots.txt', '/.well-known/security.txt'
 interface Verdict {
   action: BotAction;
   reason: string;
-  /** Step 6's own challenge (browser heuristics), which `block` mode turns into a refusal or a pass. */
-  heuristic?: { hostingOnly: boolean };
+  /** Step 6's own challenge (browser heuristics), which `block` mode may turn into a refusal or a pass. */
+  heuristic?: { hostingOnly: boolean; ownSigns: boolean };
 }
 
 const PASSED = 'check passed within the last day';
+/** Why `block` mode challenges rather than refuses a browser flagged with the help of behaviour memory. */
+const SHARED_SIGNS = "block refuses only on a browser's own signs: remembered ones may be another's on the same address";
 
 /** Decision order steps 2-6 (spec §2), for a request not on an always-served path. */
 function verdict(settings: ProtectionSettings, facts: RequestFacts, signals: readonly string[]): Verdict {
@@ -57,7 +59,11 @@ function verdict(settings: ProtectionSettings, facts: RequestFacts, signals: rea
   if (signs.length >= 2) why.push(`automation signs: ${signs.join(', ')}`);
   if (facts.hosting) why.push(`hosting network: AS${facts.asn ?? '?'}`);
   if (!why.length) return { action: 'allow', reason: 'browser: no sign of automation' };
-  return { action: 'challenge', reason: why.join('; '), heuristic: { hostingOnly: why.length === 1 && facts.hosting } };
+  return {
+    action: 'challenge',
+    reason: why.join('; '),
+    heuristic: { hostingOnly: why.length === 1 && facts.hosting, ownSigns: ownSignsChallenge(facts) },
+  };
 }
 
 /**
@@ -66,8 +72,10 @@ function verdict(settings: ProtectionSettings, facts: RequestFacts, signals: rea
  *
  * Modes: `off` serves everything and says so; `log` serves everything with the reason it would have
  * acted on (`log: would challenge: …`); `challenge` acts; `block` acts like `challenge` except for step
- * 6's own challenges: a browser the heuristics flag is refused instead, unless its network is the only
- * reason (the network alone never refuses anyone), then it is served.
+ * 6's own challenges: a browser flagged on signs of its own (its user agent's, this request's) is refused
+ * instead; one flagged only with the help of behaviour memory, which everyone on its address with the same
+ * browser shares, is still only challenged (a check it can pass; the pass is bound to its browser); one
+ * whose network is the only reason is served (the network alone never refuses anyone).
  */
 export function decide(settings: ProtectionSettings, facts: RequestFacts): Decision {
   const signals = signalsOf(facts);
@@ -80,7 +88,8 @@ export function decide(settings: ProtectionSettings, facts: RequestFacts): Decis
     if (v.heuristic.hostingOnly) {
       return { action: 'allow', reason: `${v.reason} (the network alone never refuses anyone)`, risk, signals };
     }
-    return { action: 'deny', reason: v.reason, risk, signals };
+    if (v.heuristic.ownSigns) return { action: 'deny', reason: v.reason, risk, signals };
+    return { action: 'challenge', reason: `${v.reason} (${SHARED_SIGNS})`, risk, signals };
   }
   return { action: v.action, reason: v.reason, risk, signals };
 }

@@ -50,6 +50,19 @@ export function automationSigns(signals: readonly string[]): string[] {
 export const isNoScriptClient = (facts: RequestFacts) => facts.ua.automation.includes(NO_SCRIPT_CLIENT);
 
 /**
+ * Whether the browser's own signs alone would have it challenged: client software that never runs scripts,
+ * or two automation signs among its user agent's and this request's. Behaviour memory is left out: it is
+ * filed per address and user agent, so everyone behind one carrier NAT with the same browser shares it, and
+ * one of them could earn it for all. `block` mode refuses only on these (spec §2, step 6).
+ */
+export function ownSignsChallenge(facts: RequestFacts): boolean {
+  if (isNoScriptClient(facts)) return true;
+  const own = new Set<string>(facts.ua.automation);
+  for (const s of facts.signs ?? []) own.add(s);
+  return automationSigns([...own]).length >= 2;
+}
+
+/**
  * How likely a browser is a program, 0-100, from its signs (it sizes the check page's proof of work);
  * -1 for a declared bot, which is judged by who it is, not by risk.
  */

@@ -25,6 +25,8 @@ interface Req {
   country?: string | null;
   pass?: boolean;
   memory?: string[];
+  /** This request's own signs besides its user agent (`tls-mismatch`). */
+  signs?: string[];
 }
 
 function facts(r: Req = {}): RequestFacts {
@@ -37,6 +39,7 @@ function facts(r: Req = {}): RequestFacts {
     country: r.country ?? 'DE',
     pass: r.pass ?? false,
     memory: r.memory ?? [],
+    signs: r.signs ?? [],
   };
 }
 
@@ -234,19 +237,49 @@ const ROWS: Row[] = [
     'challenge',
     'automation signs: headless-chrome, burst',
   ],
+  // Block mode refuses on the browser's own signs only: remembered ones (behaviour memory, per address and
+  // user agent) may have been earned by another browser behind the same carrier NAT, so they only challenge.
   [
-    'two signs in block mode are refused',
+    'two remembered signs in block mode: challenged, not refused',
     settings('block'),
     { memory: ['burst', 'no-script'] },
-    'deny',
-    'automation signs: burst, no-script',
+    'challenge',
+    "automation signs: burst, no-script (block refuses only on a browser's own signs: remembered ones may be another's on the same address)",
   ],
   [
-    'signs and a hosting network together: refused in block mode',
+    'one sign of its own and one remembered in block mode: challenged',
+    settings('block'),
+    { ua: HEADLESS, memory: ['burst'] },
+    'challenge',
+    "automation signs: headless-chrome, burst (block refuses only on a browser's own signs: remembered ones may be another's on the same address)",
+  ],
+  [
+    'remembered signs and a hosting network in block mode: challenged',
     settings('block'),
     { ...HOSTING, memory: ['burst', 'failed-check'] },
+    'challenge',
+    "automation signs: burst, failed-check; hosting network: AS16509 (block refuses only on a browser's own signs: remembered ones may be another's on the same address)",
+  ],
+  [
+    'two signs of its own (user agent and this request) in block mode: refused',
+    settings('block'),
+    { ua: HEADLESS, signs: ['tls-mismatch'], memory: ['burst'] },
     'deny',
-    'automation signs: burst, failed-check; hosting network: AS16509',
+    'automation signs: headless-chrome, tls-mismatch, burst',
+  ],
+  [
+    'no-script software with remembered signs in block mode: refused on its own sign',
+    settings('block'),
+    { ua: 'curl/8.4.0', ...HOSTING, memory: ['burst', 'failed-check'] },
+    'deny',
+    'client software never runs page scripts: curl; automation signs: burst, failed-check; hosting network: AS16509',
+  ],
+  [
+    'remembered signs in challenge mode: challenged as before',
+    settings('challenge'),
+    { memory: ['burst', 'no-script'] },
+    'challenge',
+    'automation signs: burst, no-script',
   ],
   [
     'a passed check serves a flagged browser',

@@ -51,6 +51,12 @@ const EnvSchema = z.object({
   COLLECT_REPORTS_PER_ADDRESS_PER_MINUTE: z.coerce.number().int().min(1).default(600),
   COLLECT_REPORTS_PER_SITE_PER_MINUTE: z.coerce.number().int().min(1).default(60_000),
   COLLECT_BATCHES_PER_SITE_PER_MINUTE: z.coerce.number().int().min(1).default(6_000),
+  /**
+   * Behaviour memory (docs/operations/limits.md): visitors remembered per site and day (the busiest stay),
+   * and visitors the in-process hot store remembers over all sites (a shared store holds sites × per site).
+   */
+  BEHAVIOUR_VISITORS_PER_SITE: z.coerce.number().int().min(10).default(10_000),
+  BEHAVIOUR_VISITORS_PER_NODE: z.coerce.number().int().min(100).default(200_000),
   /** Stats questions: time a statement may run, connections of their own pool, questions at once per workspace. */
   STATS_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
   STATS_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),

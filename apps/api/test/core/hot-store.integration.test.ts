@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../src/core/hot/memory.ts';
-import type { HotStore } from '../../src/core/hot/store.ts';
+import type { BoundedFamily, HotStore } from '../../src/core/hot/store.ts';
 import { hotKinds, makeHotStore } from '../support/server.ts';
 
 /**
@@ -264,5 +264,140 @@ describe.each(hotKinds())('hot-state store contract (%s)', (kind) => {
     expect((await hot.recentList(key('r-age2'), 100, 2)).map((e) => e.member)).toEqual(['late', 'early']);
     await pass(2100);
     expect(await hot.recentList(key('r-age2'), 100, 3600)).toEqual([]);
+  });
+
+  describe('bounded families', () => {
+    const family = (name: string, cap: number, more: Partial<BoundedFamily> = {}): BoundedFamily => ({
+      index: key(`${name}:index`),
+      prefix: key(`${name}:m:`),
+      weight: 'n',
+      cap,
+      ...more,
+    });
+    const kept = async (f: BoundedFamily, members: string[]) => {
+      const out: string[] = [];
+      for (const m of members) if (Object.keys(await hot.hgetall(f.prefix + m)).length) out.push(m);
+      return out;
+    };
+
+    it('boundedUpdate changes a member’s hash as hupdate does, answers every field, and slides its expiry', async () => {
+      const f = family('b-plain', 10);
+      expect(await hot.boundedUpdate(f, 'a', { add: { n: 2, pages: 1 }, set: { tls: 1 } }, 20)).toEqual({
+        n: 2,
+        pages: 1,
+        tls: 1,
+      });
+      expect(await hot.boundedUpdate(f, 'a', { add: { n: 1 } }, 3600)).toEqual({ n: 3, pages: 1, tls: 1 });
+      expect(await hot.hgetall(`${f.prefix}a`)).toEqual({ n: '3', pages: '1', tls: '1' });
+      expect(await hot.ttl(`${f.prefix}a`)).toBeGreaterThan(3000);
+    });
+
+    it('past the cap the lightest leave with their hashes; a newcomer lighter than all leaves at once', async () => {
+      const f = family('b-cap', 3);
+      await hot.boundedUpdate(f, 'busy', { add: { n: 40 } }, 60);
+      await hot.boundedUpdate(f, 'mid', { add: { n: 5 } }, 60);
+      await hot.boundedUpdate(f, 'light', { add: { n: 2 } }, 60);
+      // A fourth, busier than `light`: `light` goes.
+      expect(await hot.boundedUpdate(f, 'new', { add: { n: 3 } }, 60)).toEqual({ n: 3 });
+      expect(await kept(f, ['busy', 'mid', 'light', 'new'])).toEqual(['busy', 'mid', 'new']);
+      // Lighter than every member of the full family: not kept, nothing of it stays.
+      expect(await hot.boundedUpdate(f, 'feather', { add: { n: 1 }, set: { tls: 1 } }, 60)).toBeNull();
+      expect(await hot.hgetall(`${f.prefix}feather`)).toEqual({});
+      // A member's weight is its field after the change: `new` grows past `mid`, then a heavier newcomer takes `mid`'s place.
+      await hot.boundedUpdate(f, 'new', { add: { n: 10 } }, 60);
+      expect(await hot.boundedUpdate(f, 'late', { add: { n: 6 } }, 60)).toEqual({ n: 6 });
+      expect(await kept(f, ['busy', 'mid', 'new', 'late'])).toEqual(['busy', 'new', 'late']);
+    });
+
+    it('keeps the busiest under a flood of light newcomers, and a member that leaves its list too', async () => {
+      const list = key('b-flood:list');
+      const f = family('b-flood', 5, { list });
+      expect(await hot.boundedUpdate(f, 'busy', { add: { n: 31 }, listed: 'burst' }, 60)).toEqual({ n: 31 });
+      // Many at once, as a batch is filed: every one asks to be listed.
+      await Promise.all(
+        Array.from({ length: 60 }, (_, i) => hot.boundedUpdate(f, `fake${i}`, { add: { n: 1 }, listed: 'tls-mismatch' }, 60)),
+      );
+      const members = ['busy', ...Array.from({ length: 60 }, (_, i) => `fake${i}`)];
+      const left = await kept(f, members);
+      expect(left).toHaveLength(5);
+      expect(left).toContain('busy');
+      // The list holds exactly the members still kept, with their values.
+      const listed = await hot.recentList(list, 100, 60);
+      expect(listed.map((e) => e.member).sort()).toEqual([...left].sort());
+      expect(listed.find((e) => e.member === 'busy')?.value).toBe('burst');
+      // A member not kept is not listed: a light newcomer of the full family.
+      expect(await hot.boundedUpdate(f, 'late', { add: { n: 0 }, listed: 'x' }, 60)).toBeNull();
+      expect((await hot.recentList(list, 100, 60)).map((e) => e.member)).not.toContain('late');
+    });
+
+    it('is atomic under concurrency: a full family stays at its cap, and counts add up', async () => {
+      const f = family('b-race', 10);
+      await Promise.all(Array.from({ length: 10 }, (_, i) => hot.boundedUpdate(f, `heavy${i}`, { add: { n: 100 } }, 60)));
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => hot.boundedUpdate(f, `light${i}`, { add: { n: 1 } }, 60)),
+      );
+      expect(answers.every((a) => a === null)).toBe(true);
+      const all = [...Array.from({ length: 10 }, (_, i) => `heavy${i}`), ...Array.from({ length: 50 }, (_, i) => `light${i}`)];
+      expect(await kept(f, all)).toEqual(all.slice(0, 10));
+      const counts = await Promise.all(Array.from({ length: 30 }, () => hot.boundedUpdate(f, 'heavy0', { add: { n: 1 } }, 60)));
+      expect(counts.map((c) => c?.n).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual(Array.from({ length: 30 }, (_, i) => 101 + i));
+    });
+
+    it('counts in a window: added within it, started again by a later one, an earlier one adds nothing', async () => {
+      const f = family('b-window', 10);
+      const seen = (at: number, requests: number, pages: number) =>
+        hot.boundedUpdate(f, 'v', { add: { n: requests }, window: { field: 'm', at, add: { rn: requests, rp: pages } } }, 60);
+      expect(await seen(100, 3, 1)).toEqual({ n: 3, m: 100, rn: 3, rp: 1 });
+      expect(await seen(100, 2, 2)).toEqual({ n: 5, m: 100, rn: 5, rp: 3 });
+      expect(await seen(101, 1, 0)).toEqual({ n: 6, m: 101, rn: 1, rp: 0 });
+      expect(await seen(99, 7, 7)).toEqual({ n: 13, m: 101, rn: 1, rp: 0 });
+    });
+
+    it('a family’s members run out ttl seconds after their last change, the family with them', async () => {
+      const f = family('b-ttl', 2);
+      await hot.boundedUpdate(f, 'old', { add: { n: 50 } }, 1);
+      await pass(1150);
+      expect(await hot.hgetall(`${f.prefix}old`)).toEqual({});
+      // The family went too: a light newcomer finds room.
+      await hot.boundedUpdate(f, 'a', { add: { n: 1 } }, 60);
+      expect(await hot.boundedUpdate(f, 'b', { add: { n: 1 } }, 60)).toEqual({ n: 1 });
+      expect(await kept(f, ['a', 'b'])).toEqual(['a', 'b']);
+    });
+  });
+});
+
+/** The in-process store holds every site's families in one process: `nodeCap` bounds them all together. */
+describe('in-process store: bounded families share the node fairly', () => {
+  const hot = new MemoryStore();
+  afterAll(() => hot.close());
+  const family = (site: string): BoundedFamily => ({
+    index: `node-cap:${site}:index`,
+    prefix: `node-cap:${site}:`,
+    weight: 'n',
+    cap: 100,
+    nodeCap: 60,
+  });
+  const kept = async (site: string, members: string[]) => {
+    let n = 0;
+    for (const m of members) if (Object.keys(await hot.hgetall(`node-cap:${site}:${m}`)).length) n += 1;
+    return n;
+  };
+
+  it('a flooding site makes room in itself once the node is full; the others keep their members', async () => {
+    const quiet = Array.from({ length: 20 }, (_, i) => `q${i}`);
+    for (const m of quiet) await hot.boundedUpdate(family('quiet'), m, { add: { n: 1 } }, 60);
+    const flood = Array.from({ length: 500 }, (_, i) => `f${i}`);
+    await hot.boundedUpdate(family('flood'), 'busy', { add: { n: 40 } }, 60);
+    for (const m of flood) await hot.boundedUpdate(family('flood'), m, { add: { n: 1 } }, 60);
+    expect(await kept('quiet', quiet)).toBe(20);
+    expect(await kept('flood', ['busy'])).toBe(1);
+    expect(await kept('flood', ['busy', ...flood])).toBe(40);
+    // A site below its fair share still finds room: taken from the largest.
+    const late = Array.from({ length: 10 }, (_, i) => `l${i}`);
+    for (const m of late) await hot.boundedUpdate(family('late'), m, { add: { n: 1 } }, 60);
+    expect(await kept('late', late)).toBe(10);
+    expect(await kept('quiet', quiet)).toBe(20);
+    expect(await kept('flood', ['busy', ...flood])).toBe(30);
+    expect(await kept('flood', ['busy'])).toBe(1);
   });
 });

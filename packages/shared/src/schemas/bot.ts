@@ -4,7 +4,7 @@
 // a test checks the two shapes agree.
 import { z } from 'zod';
 import { BOT_ACTIONS, BOT_CATEGORIES, BOT_MODES, CLIENT_KINDS } from '../bot-vocabulary.ts';
-import { zId } from './common.ts';
+import { zId, zTimestamp } from './common.ts';
 
 export const BOT_LIMITS = { rules: 100, listItems: 50, label: 80, name: 64, path: 512 } as const;
 
@@ -77,6 +77,12 @@ export const SiteBotInput = z.object({ id: zId }).strict();
 export const UpdateSiteBotInput = BotSettings.safeExtend({ id: zId }).strict();
 export type UpdateSiteBotInput = z.infer<typeof UpdateSiteBotInput>;
 export const SiteBotOutput = BotSettings;
+
+export const RotatePassKeyInput = z.object({ id: zId }).strict();
+export const RotatePassKeyOutput = z.object({
+  rotatedAt: zTimestamp.describe('When the new pass key replaced the old one'),
+});
+export type RotatePassKeyOutput = z.infer<typeof RotatePassKeyOutput>;
 
 /** Decision (spec §2): what the gate did with one request. */
 export const Decision = z.object({

@@ -1,5 +1,6 @@
 import { ExpirySweep } from './expiry-sweep.ts';
-import type { HotStore, RecentEntry } from './store.ts';
+import { LightestFirst } from './lightest-first.ts';
+import type { BoundedChange, BoundedFamily, CountWindow, HotStore, RecentEntry } from './store.ts';
 
 interface Entry {
   /**
@@ -13,6 +14,33 @@ interface Entry {
   fields?: Map<string, number>;
 }
 
+/** A bounded family's index (`boundedUpdate`): its members by weight, and where their hashes and list are. */
+interface Family {
+  expiresAt: number;
+  prefix: string;
+  list?: string;
+  members: LightestFirst;
+}
+
+/** Adds `change` to the fields of a hash, as `hupdate` and `boundedUpdate` do. */
+function applyChange(fields: Map<string, number>, change: { add?: Record<string, number>; set?: Record<string, number> }) {
+  for (const [f, by] of Object.entries(change.add ?? {})) fields.set(f, (fields.get(f) ?? 0) + Math.trunc(by));
+  for (const [f, v] of Object.entries(change.set ?? {})) fields.set(f, Math.trunc(v));
+}
+
+/** Counts in a window: added in the same window, started again in a later one, an earlier one ignored. */
+function applyWindow(fields: Map<string, number>, w: CountWindow) {
+  const current = fields.get(w.field);
+  const at = Math.trunc(w.at);
+  if (current !== undefined && at < current) return;
+  if (current === undefined || at > current) {
+    fields.set(w.field, at);
+    for (const [f, n] of Object.entries(w.add)) fields.set(f, Math.trunc(n));
+    return;
+  }
+  for (const [f, n] of Object.entries(w.add)) fields.set(f, (fields.get(f) ?? 0) + Math.trunc(n));
+}
+
 /** In-process hot state: the default without REDIS_URL. Correct for a single node only. */
 export class MemoryStore implements HotStore {
   readonly kind = 'memory' as const;
@@ -20,12 +48,19 @@ export class MemoryStore implements HotStore {
   private readonly slots = new Map<string, Map<string, number>>();
   /** Recent lists: member → value and when seen, in the order last seen (a Map keeps insertion order). */
   private readonly recent = new Map<string, { expiresAt: number; members: Map<string, { value: string; at: number }> }>();
+  /** Bounded families by index key, and their members over all of them (`boundedUpdate`). */
+  private readonly families = new Map<string, Family>();
+  private familyMembers = 0;
+  private familiesSweptAt = 0;
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(private readonly now: () => number = Date.now) {
     // Expired keys are forgotten in passes of at most one a minute, ~1 ms of the loop every 100 ms.
     const sweep = new ExpirySweep([this.map, this.recent], () => this.now());
-    this.sweeper = setInterval(() => sweep.step(), 100);
+    this.sweeper = setInterval(() => {
+      sweep.step();
+      this.sweepFamilies();
+    }, 100);
     this.sweeper.unref();
   }
 
@@ -78,6 +113,8 @@ export class MemoryStore implements HotStore {
     this.map.clear();
     this.slots.clear();
     this.recent.clear();
+    this.families.clear();
+    this.familyMembers = 0;
   }
   async acquireSlot(key: string, holder: string, limit: number, ttlSeconds: number) {
     const t = this.now();
@@ -121,8 +158,7 @@ export class MemoryStore implements HotStore {
       this.map.set(key, e);
     }
     const fields = e.fields as Map<string, number>;
-    for (const [f, by] of Object.entries(change.add ?? {})) fields.set(f, (fields.get(f) ?? 0) + Math.trunc(by));
-    for (const [f, v] of Object.entries(change.set ?? {})) fields.set(f, Math.trunc(v));
+    applyChange(fields, change);
     e.expiresAt = this.now() + ttlSeconds * 1000;
     return Object.fromEntries(fields);
   }
@@ -154,5 +190,100 @@ export class MemoryStore implements HotStore {
       out.push({ member, value: v.value, at: v.at });
     }
     return out;
+  }
+
+  async boundedUpdate(
+    family: BoundedFamily,
+    member: string,
+    change: BoundedChange,
+    ttlSeconds: number,
+  ): Promise<Record<string, number> | null> {
+    const t = this.now();
+    const expiresAt = t + ttlSeconds * 1000;
+    const key = family.prefix + member;
+    let e = this.live(key);
+    if (!e?.fields) {
+      e = { value: '', expiresAt: 0, fields: new Map() };
+      this.map.set(key, e);
+    }
+    const fields = e.fields as Map<string, number>;
+    applyChange(fields, change);
+    if (change.window) applyWindow(fields, change.window);
+    e.expiresAt = expiresAt;
+    const f = this.familyOf(family, t);
+    f.expiresAt = expiresAt;
+    if (!f.members.has(member)) this.familyMembers += 1;
+    f.members.set(member, fields.get(family.weight) ?? 0);
+    while (f.members.size > family.cap) this.evictLightest(f);
+    if (family.nodeCap !== undefined) {
+      while (this.familyMembers > family.nodeCap) {
+        // A family at or above its fair share of the node makes room in itself; any other takes it from the largest.
+        const fair = this.familyMembers / this.families.size;
+        if (!this.evictLightest(f.members.size >= fair ? f : this.largestFamily(t))) break;
+      }
+    }
+    if (!f.members.has(member)) return null;
+    if (change.listed !== undefined && family.list) {
+      let r = this.recent.get(family.list);
+      if (!r || r.expiresAt <= t) {
+        r = { expiresAt: 0, members: new Map() };
+        this.recent.set(family.list, r);
+      }
+      r.members.delete(member);
+      r.members.set(member, { value: change.listed, at: t });
+      r.expiresAt = expiresAt;
+    }
+    return Object.fromEntries(fields);
+  }
+
+  /** The live family of an index, made when absent or expired (its members gone with it). */
+  private familyOf(family: BoundedFamily, t: number): Family {
+    let f = this.families.get(family.index);
+    if (f && f.expiresAt <= t) {
+      this.familyMembers -= f.members.size;
+      f = undefined;
+    }
+    if (!f) {
+      f = { expiresAt: 0, prefix: family.prefix, members: new LightestFirst() };
+      this.families.set(family.index, f);
+    }
+    f.prefix = family.prefix;
+    f.list = family.list;
+    return f;
+  }
+
+  private largestFamily(t: number): Family | undefined {
+    let largest: Family | undefined;
+    for (const [index, f] of this.families) {
+      if (f.expiresAt <= t) {
+        this.families.delete(index);
+        this.familyMembers -= f.members.size;
+        continue;
+      }
+      if (!largest || f.members.size > largest.members.size) largest = f;
+    }
+    return largest;
+  }
+
+  /** Lets a family's lightest member go: its hash, and its entry in the family's list. */
+  private evictLightest(f: Family | undefined): boolean {
+    const member = f?.members.popLightest();
+    if (!f || member === undefined) return false;
+    this.familyMembers -= 1;
+    this.map.delete(f.prefix + member);
+    if (f.list) this.recent.get(f.list)?.members.delete(member);
+    return true;
+  }
+
+  /** Forgets expired families at most once a minute (their members' hashes expire on their own). */
+  private sweepFamilies() {
+    const t = this.now();
+    if (t - this.familiesSweptAt < 60_000) return;
+    this.familiesSweptAt = t;
+    for (const [index, f] of this.families) {
+      if (f.expiresAt > t) continue;
+      this.families.delete(index);
+      this.familyMembers -= f.members.size;
+    }
   }
 }

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { HotStore, RecentEntry } from './store.ts';
+import type { BoundedChange, BoundedFamily, HotStore, RecentEntry } from './store.ts';
 
 // INCR, and set the expiry only when the counter is new: a fixed window.
 const INCR_WITH_TTL = `local n = redis.call('INCR', KEYS[1])
@@ -60,6 +60,69 @@ end
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 redis.call('PEXPIRE', KEYS[2], ARGV[5])
 return 1`;
+
+// One member of a bounded family: change its hash (adds, sets, then a window's counts), slide its expiry,
+// weigh it in the family's index, and past the cap let the lightest go (at most 1,000 a call; the family
+// never grows by more than one per call), their hashes deleted and their entries in the family's recent
+// list too; then, when it stays, file it in that list if asked. Answers every field, or nil when the member
+// itself had to go.
+// KEYS: the member's hash, the index, the list's two keys (or the index again: no list).
+// ARGV: member, ttl, weight field, cap, list? (1/0), window field, window number, adds, sets, window counts,
+// listed? (1/0), its value, now (ms), then field/value pairs in that order.
+const BOUNDED_UPDATE = `local key, index = KEYS[1], KEYS[2]
+local member = ARGV[1]
+local i = 14
+for _ = 1, tonumber(ARGV[8]) do
+  redis.call('HINCRBY', key, ARGV[i], ARGV[i + 1])
+  i = i + 2
+end
+for _ = 1, tonumber(ARGV[9]) do
+  redis.call('HSET', key, ARGV[i], ARGV[i + 1])
+  i = i + 2
+end
+local counts = tonumber(ARGV[10])
+if counts > 0 then
+  local at = tonumber(ARGV[7])
+  local current = tonumber(redis.call('HGET', key, ARGV[6]) or '')
+  if current == nil or at > current then
+    redis.call('HSET', key, ARGV[6], at)
+    for _ = 1, counts do
+      redis.call('HSET', key, ARGV[i], ARGV[i + 1])
+      i = i + 2
+    end
+  elseif at == current then
+    for _ = 1, counts do
+      redis.call('HINCRBY', key, ARGV[i], ARGV[i + 1])
+      i = i + 2
+    end
+  end
+end
+redis.call('EXPIRE', key, ARGV[2])
+redis.call('ZADD', index, tonumber(redis.call('HGET', key, ARGV[3]) or '0') or 0, member)
+redis.call('EXPIRE', index, ARGV[2])
+local over = redis.call('ZCARD', index) - tonumber(ARGV[4])
+local kept = true
+if over > 0 then
+  local gone = redis.call('ZRANGE', index, 0, math.min(over, 1000) - 1)
+  local prefix = string.sub(key, 1, #key - #member)
+  for _, m in ipairs(gone) do
+    redis.call('DEL', prefix .. m)
+    if m == member then kept = false end
+  end
+  redis.call('ZREM', index, unpack(gone))
+  if ARGV[5] == '1' then
+    redis.call('ZREM', KEYS[3], unpack(gone))
+    redis.call('HDEL', KEYS[4], unpack(gone))
+  end
+end
+if not kept then return nil end
+if ARGV[5] == '1' and ARGV[11] == '1' then
+  redis.call('ZADD', KEYS[3], ARGV[13], member)
+  redis.call('HSET', KEYS[4], member, ARGV[12])
+  redis.call('EXPIRE', KEYS[3], ARGV[2])
+  redis.call('EXPIRE', KEYS[4], ARGV[2])
+end
+return redis.call('HGETALL', key)`;
 
 const recentValues = (key: string) => `${key}:v`;
 
@@ -148,5 +211,43 @@ export class RedisStore implements HotStore {
       values.push(...(await this.redis.hmget(recentValues(key), ...seen.slice(i, i + 1000).map((s) => s.member))));
     }
     return seen.flatMap((s, i) => (values[i] == null ? [] : [{ member: s.member, value: values[i] as string, at: s.at }]));
+  }
+  async boundedUpdate(
+    family: BoundedFamily,
+    member: string,
+    change: BoundedChange,
+    ttlSeconds: number,
+  ): Promise<Record<string, number> | null> {
+    const pairs = (r: Record<string, number> | undefined) => Object.entries(r ?? {});
+    const adds = pairs(change.add);
+    const sets = pairs(change.set);
+    const counts = pairs(change.window?.add);
+    const list = family.list;
+    const flat = (await this.redis.eval(
+      BOUNDED_UPDATE,
+      4,
+      family.prefix + member,
+      family.index,
+      list ?? family.index,
+      list ? recentValues(list) : family.index,
+      member,
+      Math.max(1, Math.ceil(ttlSeconds)),
+      family.weight,
+      Math.max(0, Math.floor(family.cap)),
+      list ? 1 : 0,
+      change.window?.field ?? '',
+      Math.trunc(change.window?.at ?? 0),
+      adds.length,
+      sets.length,
+      counts.length,
+      change.listed === undefined ? 0 : 1,
+      change.listed ?? '',
+      Date.now(),
+      ...[...adds, ...sets, ...counts].flatMap(([f, v]) => [f, Math.trunc(v)]),
+    )) as string[] | null;
+    if (!flat) return null;
+    const out: Record<string, number> = {};
+    for (let i = 0; i + 1 < flat.length; i += 2) out[flat[i] as string] = Number(flat[i + 1]);
+    return out;
   }
 }

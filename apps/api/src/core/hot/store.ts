@@ -50,6 +50,58 @@ export interface HotStore {
   recentPut(key: string, member: string, value: string, cap: number, maxAgeSeconds: number): Promise<void>;
   /** The members of a recent list seen within `maxAgeSeconds`, most recently seen first, at most `limit`. */
   recentList(key: string, limit: number, maxAgeSeconds: number): Promise<RecentEntry[]>;
+  /**
+   * `hupdate` of one member of a bounded family of hashes (`family.prefix` + `member`), in one atomic step
+   * with its weight in the family's index `family.index`: the hash's field `family.weight` after the change.
+   * Past `family.cap` members the lightest leave (their hashes deleted, and each leaves the recent list
+   * `family.list` too when one is named); among equally light ones, any may. A newcomer lighter than every
+   * member of a full family leaves at once: the answer is then null, and nothing of it is kept. The index
+   * expires `ttlSeconds` after its last change, as each hash does.
+   * - `change.window` counts fields in a fixed window (a minute): its number is kept in `window.field`; a
+   *   later window starts its counts again, an earlier one adds nothing.
+   * - `change.listed` files the member in `family.list` with that value, as seen now, in the same step (only
+   *   if it stays; the list then lives `ttlSeconds`), so the list never holds a member the family let go.
+   * The in-process store also keeps at most `family.nodeCap` members over every family it holds: past it, a
+   * family at or above its fair share (the total over the families) makes room in itself, any other takes
+   * it from the largest. A shared store ignores `nodeCap` (its size is families × cap).
+   */
+  boundedUpdate(
+    family: BoundedFamily,
+    member: string,
+    change: BoundedChange,
+    ttlSeconds: number,
+  ): Promise<Record<string, number> | null>;
+}
+
+/** A family of hashes kept to `cap` members by weight (`HotStore.boundedUpdate`). */
+export interface BoundedFamily {
+  /** The key of the family's index of members by weight. */
+  index: string;
+  /** Each member's hash is at `prefix` + member. */
+  prefix: string;
+  /** The field of a member's hash that weighs it (a count: the busiest stay). */
+  weight: string;
+  cap: number;
+  /** A recent list (`recentList` reads it) of some members: a member leaving the family leaves it too. */
+  list?: string;
+  /** Members over every family of the in-process store at most (ignored by a shared store). */
+  nodeCap?: number;
+}
+
+/** What `boundedUpdate` does to a member's hash (see there). */
+export interface BoundedChange {
+  add?: Record<string, number>;
+  set?: Record<string, number>;
+  window?: CountWindow;
+  /** The member's value in the family's list, filed in the same step. */
+  listed?: string;
+}
+
+/** Counts in a fixed window of a hash (`HotStore.boundedUpdate`): `add` to the window numbered `at`. */
+export interface CountWindow {
+  field: string;
+  at: number;
+  add: Record<string, number>;
 }
 
 /** One member of a recent list (`recentPut`), with when it was last seen (epoch milliseconds). */

@@ -39,14 +39,20 @@ export function siteCache(deps: Pick<Deps, 'orm' | 'hot' | 'logger' | 'ciphers'>
   let generation: string | null | undefined;
   let drops = 0;
   let checkedAt = 0;
+  let failedAt = Number.NEGATIVE_INFINITY;
 
-  async function checkGeneration() {
+  /**
+   * `always`: look even if it was looked at within the last second (the gate: a rotated pass key counts at
+   * once), unless a look failed within it (a slow or gone store holds up at most one request a second).
+   */
+  async function checkGeneration(always = false) {
     const at = now();
-    if (at - checkedAt < GENERATION_CHECK_MS) return;
+    if (at - checkedAt < GENERATION_CHECK_MS && (!always || at - failedAt < GENERATION_CHECK_MS)) return;
     checkedAt = at;
     // Never hold a report up for long when the hot store is slow or gone: cached sites expire anyway.
     const current = await hotAnswer<string | null | typeof NO_ANSWER>(deps.hot, deps.hot.get(GENERATION_KEY), 200, NO_ANSWER);
     if (current === NO_ANSWER) {
+      failedAt = at;
       deps.logger.warn('collect: could not read the site generation within 200 ms; cached sites expire on their own');
       return;
     }
@@ -90,11 +96,12 @@ export function siteCache(deps: Pick<Deps, 'orm' | 'hot' | 'logger' | 'ciphers'>
 
     /**
      * The site behind a secret's id with what the gate needs (pass key, return hostnames), or null when it
-     * is gone. Cached like the rest: a change to the site, its hostnames or its bot settings is seen within
-     * about a second.
+     * is gone. Cached like the rest, but the generation is read on every call (one hot-store read): a change
+     * to the site, its hostnames, its bot settings or its pass key counts from the next decision on, so a
+     * `us_pass` signed with a rotated key is refused at once.
      */
     async protectedSite(siteId: string): Promise<ProtectedSite | null> {
-      await checkGeneration();
+      await checkGeneration(true);
       return byId.get(siteId, lookUpProtected);
     },
 

@@ -1,8 +1,9 @@
 import { utcDay } from '@us/db';
 import type { Deps } from '../../core/deps.ts';
-import type { HotStore } from '../../core/hot/store.ts';
+import type { BoundedFamily, HotStore } from '../../core/hot/store.ts';
 import { hotAnswer } from '../../core/hot/within.ts';
 import { failedChecks } from './failed-checks.ts';
+import { flaggedKey, type MemoryBounds, memoryFamily, memoryKey } from './memory-families.ts';
 import { TLS_MISMATCH } from './tls.ts';
 
 /**
@@ -19,6 +20,12 @@ import { TLS_MISMATCH } from './tls.ts';
  * - `failed-check`: the visitor failed the check page (`failed-checks.ts`).
  * User-agent signs (headless-chrome, …) are not remembered: every request brings its user agent, and the
  * code is bound to it, so they are seen anew each time.
+ *
+ * Bounded (docs/operations/limits.md): a site remembers at most `BEHAVIOUR_VISITORS_PER_SITE` visitors a
+ * day, the busiest by requests seen (the hot store's `boundedUpdate`: counted and trimmed in one atomic step),
+ * so a flood of made-up address and user-agent pairs pushes out only the lightest visitors, never the busy
+ * ones that carry signs; the in-process store keeps at most `BEHAVIOUR_VISITORS_PER_NODE` over all sites.
+ * A visitor that leaves memory leaves the flagged list with it.
  *
  * Fed by the collector from edge request batches and page reports, a few hot-store operations per visitor
  * per batch, failing open (past `BUDGET_MS` or on any failure nothing is remembered and nothing is held up).
@@ -41,9 +48,6 @@ export const BEHAVIOUR = {
 export const SIGNS = ['burst', 'no-script', TLS_MISMATCH, 'failed-check'] as const;
 export type Sign = (typeof SIGNS)[number];
 
-const memoryKey = (siteId: string, code: string) => `bm:${siteId}:${code}`;
-const rateKey = (siteId: string, code: string, minute: number) => `bm-rate:${siteId}:${code}:${minute}`;
-const flaggedKey = (siteId: string, day: string) => `bm-flagged:${siteId}:${day}`;
 const scriptKey = (siteId: string) => `bm-script:${siteId}`;
 
 // ---------- does the site's page script report? ----------
@@ -111,47 +115,67 @@ export interface Seen {
   tlsMismatch: boolean;
 }
 
-/** Lists a visitor with its signs in today's flagged list (the protection config's `flagged`). */
-async function flag(hot: HotStore, siteId: string, code: string, signs: readonly Sign[], now: number) {
-  await hot.recentPut(flaggedKey(siteId, utcDay(now)), code, signs.join(','), BEHAVIOUR.flagged, BEHAVIOUR.memorySeconds);
-  await hot.hupdate(
-    memoryKey(siteId, code),
-    { set: { listed: Math.floor(now / 1000), lmask: maskOf(signs) } },
+type FeedDeps = Pick<Deps, 'hot' | 'logger'> & { env: MemoryBounds };
+
+/**
+ * Lists a visitor with its signs in today's flagged list (the protection config's `flagged`), in the same
+ * step as its memory: only while memory keeps it, and it leaves the list when memory lets it go.
+ */
+function flag(hot: HotStore, family: BoundedFamily, code: string, signs: readonly Sign[], now: number) {
+  return hot.boundedUpdate(
+    family,
+    code,
+    { set: { listed: Math.floor(now / 1000), lmask: maskOf(signs) }, listed: signs.join(',') },
     BEHAVIOUR.memorySeconds,
   );
 }
 
-async function noteVisitor(hot: HotStore, deps: Pick<Deps, 'hot'>, siteId: string, seen: Seen, runsScript: boolean, now: number) {
-  const [rate, fields, failed] = await Promise.all([
-    hot.hupdate(rateKey(siteId, seen.code, seen.minute), { add: { n: seen.requests, p: seen.pages } }, 120),
-    hot.hupdate(
-      memoryKey(siteId, seen.code),
-      { add: { pages: seen.pages }, set: seen.tlsMismatch ? { tls: 1 } : {} },
+async function noteVisitor(deps: FeedDeps, siteId: string, seen: Seen, runsScript: boolean, now: number) {
+  const family = memoryFamily(deps.env, siteId, utcDay(now));
+  const [fields, failed] = await Promise.all([
+    deps.hot.boundedUpdate(
+      family,
+      seen.code,
+      {
+        add: { n: seen.requests, pages: seen.pages },
+        set: seen.tlsMismatch ? { tls: 1 } : {},
+        // This minute's pace (`m` the epoch minute, `mn` requests, `mp` pages), for `burst`.
+        window: { field: 'm', at: seen.minute, add: { mn: seen.requests, mp: seen.pages } },
+      },
       BEHAVIOUR.memorySeconds,
     ),
     failedChecks(deps, siteId, seen.code),
   ]);
-  const burst = num(rate.p) > BEHAVIOUR.burstPagesPerMinute || num(rate.n) > BEHAVIOUR.burstRequestsPerMinute;
+  // Not among the site's busiest visitors today: not remembered.
+  if (!fields) return;
+  const burst = num(fields.mp) > BEHAVIOUR.burstPagesPerMinute || num(fields.mn) > BEHAVIOUR.burstRequestsPerMinute;
   if (burst && !num(fields.burst)) {
-    await hot.hupdate(memoryKey(siteId, seen.code), { set: { burst: 1 } }, BEHAVIOUR.memorySeconds);
+    if (!(await deps.hot.boundedUpdate(family, seen.code, { set: { burst: 1 } }, BEHAVIOUR.memorySeconds))) return;
     fields.burst = 1;
   }
   const signs = signsOf(fields, runsScript, failed);
   // Never flagged, or listed already without signs: nothing to say.
   if (!signs.length && !num(fields.lmask)) return;
   const stale = num(fields.listed) < Math.floor(now / 1000) - BEHAVIOUR.relistSeconds;
-  if (stale || num(fields.lmask) !== maskOf(signs)) await flag(hot, siteId, seen.code, signs, now);
+  if (stale || num(fields.lmask) !== maskOf(signs)) await flag(deps.hot, family, seen.code, signs, now);
 }
 
 /**
- * Files what an edge batch showed of each visitor (grouped by code and minute by the caller). Never throws
- * and never takes longer than `budgetMs`: memory is a hint, the records are what must be stored.
+ * Files what an edge batch showed of each visitor (grouped by code and minute by the caller; a visitor's
+ * minutes in order, so a batch spanning two minutes counts both). Never throws and never takes longer than
+ * `budgetMs`: memory is a hint, the records are what must be stored.
  */
-export async function noteRequests(deps: Pick<Deps, 'hot' | 'logger'>, siteId: string, seen: Seen[], now = Date.now()) {
+export async function noteRequests(deps: FeedDeps, siteId: string, seen: Seen[], now = Date.now()) {
   if (!seen.length) return;
+  const byCode = new Map<string, Seen[]>();
+  for (const s of seen) byCode.set(s.code, [...(byCode.get(s.code) ?? []), s]);
   const work = (async () => {
     const runsScript = await siteRunsScript(deps.hot, siteId, now);
-    await Promise.all(seen.map((s) => noteVisitor(deps.hot, deps, siteId, s, runsScript, now)));
+    await Promise.all(
+      [...byCode.values()].map(async (minutes) => {
+        for (const s of minutes.sort((a, b) => a.minute - b.minute)) await noteVisitor(deps, siteId, s, runsScript, now);
+      }),
+    );
   })();
   await hotAnswer(
     deps.hot,
@@ -161,10 +185,14 @@ export async function noteRequests(deps: Pick<Deps, 'hot' | 'logger'>, siteId: s
   );
 }
 
-/** Files a page-script report of the visitor (it runs scripts), and that the site's script reports. */
-export async function notePageScript(deps: Pick<Deps, 'hot' | 'logger'>, siteId: string, code: string, now = Date.now()) {
+/**
+ * Files a page-script report of the visitor (it runs scripts; the report counts as one request seen), and
+ * that the site's script reports.
+ */
+export async function notePageScript(deps: FeedDeps, siteId: string, code: string, now = Date.now()) {
+  const family = memoryFamily(deps.env, siteId, utcDay(now));
   const work = Promise.all([
-    deps.hot.hupdate(memoryKey(siteId, code), { add: { script: 1 } }, BEHAVIOUR.memorySeconds),
+    deps.hot.boundedUpdate(family, code, { add: { n: 1, script: 1 } }, BEHAVIOUR.memorySeconds),
     markScript(deps.hot, siteId, now),
   ]);
   await hotAnswer(

@@ -1,13 +1,22 @@
-import { BotDecisionsQuery, BotDecisionsReport, SiteBotInput, SiteBotOutput, UpdateSiteBotInput } from '@us/shared';
+import {
+  BotDecisionsQuery,
+  BotDecisionsReport,
+  RotatePassKeyInput,
+  RotatePassKeyOutput,
+  SiteBotInput,
+  SiteBotOutput,
+  UpdateSiteBotInput,
+} from '@us/shared';
 import { router } from '../../procedures/init.ts';
 import { actorProcedure } from '../../procedures/procedures.ts';
 import { decisionsReport } from './decisions.ts';
+import { rotatePassKey } from './pass-key.ts';
 import { getBotSettings, updateBotSettings } from './settings.ts';
 
 const tags = ['Bot protection'];
 
 const MODES =
-  'mode: off (nothing decided), log (everything served, records say what would have happened), challenge (act: challenge or refuse as decided), block (like challenge, but a browser the heuristics flag is refused; a hosting network alone never refuses anyone)';
+  "mode: off (nothing decided), log (everything served, records say what would have happened), challenge (act: challenge or refuse as decided), block (like challenge, but a browser flagged on signs of its own, its user agent's or its request's, is refused; signs remembered for its address, which others may share, only challenge; a hosting network alone never refuses anyone)";
 const RULES =
   'rules: ordered, first match decides; each {action: allow|challenge|deny, label?, match} where match names at least one of bot (name or list), category, ai, kind (browser|bot|verified-bot), verified, asn (number or list), country (two-letter code or list), path (prefix or list), and every named field must hold';
 
@@ -74,4 +83,28 @@ export const botRouter = router({
     .input(BotDecisionsQuery)
     .output(BotDecisionsReport)
     .query(({ ctx, input }) => decisionsReport(ctx.deps, ctx.em, ctx.actor, input)),
+
+  rotatePassKey: actorProcedure
+    .meta({
+      auth: 'any',
+      scope: 'bot:write',
+      idempotent: true,
+      destructive: true,
+      mcp: {
+        tool: 'rotate_site_pass_key',
+        description:
+          "Replace the site's pass key, which signs the us_pass cookies of visitors who passed the bot check and the check's return tickets. Cookies signed with the old key stop working at once where the service decides (decide endpoint, check page, proxy mode) and within a minute at edges with the SDK (their next config fetch): those visitors take the check again. Use it when the key may have leaked (whoever holds it can mint passes). Takes only the site id.",
+      },
+      openapi: {
+        method: 'POST',
+        path: '/v1/sites/{id}/bot/pass-key',
+        summary: 'Replace the pass key: every us_pass signed with the old one stops working',
+        description:
+          'Answers when the new key took over (`rotatedAt`). The service refuses old cookies and tickets from its next request on; edges with the SDK pick up the new key with their next config fetch (at most 60 s). Visitors who had passed take the check again.',
+        tags,
+      },
+    })
+    .input(RotatePassKeyInput)
+    .output(RotatePassKeyOutput)
+    .mutation(({ ctx, input }) => rotatePassKey(ctx.deps, ctx.em, ctx.actor, input)),
 });

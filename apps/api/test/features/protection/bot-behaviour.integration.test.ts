@@ -165,8 +165,8 @@ describe.runIf(hotKinds().includes('redis'))('behaviour memory on a shared store
   it('fails open: a Redis that never answers holds no batch or report up, and every record is stored', async () => {
     const s = await gateSite(t, 'bm-stuck.example');
     const hot = t.deps.hot;
-    const original = { hupdate: hot.hupdate, hgetall: hot.hgetall };
-    hot.hupdate = () => new Promise(() => {});
+    const original = { boundedUpdate: hot.boundedUpdate, hgetall: hot.hgetall };
+    hot.boundedUpdate = () => new Promise(() => {});
     hot.hgetall = () => new Promise(() => {});
     try {
       const started = Date.now();
@@ -175,7 +175,7 @@ describe.runIf(hotKinds().includes('redis'))('behaviour memory on a shared store
       expect(Date.now() - started).toBeLessThan(2 * BEHAVIOUR.budgetMs + 500);
       expect(await signsOf(s, nextIp())).toEqual([]);
     } finally {
-      hot.hupdate = original.hupdate;
+      hot.boundedUpdate = original.boundedUpdate;
       hot.hgetall = original.hgetall;
     }
     await t.deps.ingest.flushNow();

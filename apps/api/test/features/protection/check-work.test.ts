@@ -110,7 +110,7 @@ describe('check page: where it may send a browser', () => {
 describe('failed checks (behaviour memory)', () => {
   it('counts per site and visitor code for a day, never keyed by address or user agent', async () => {
     const hot = new MemoryStore();
-    const deps = { hot };
+    const deps = { hot, env: { BEHAVIOUR_VISITORS_PER_SITE: 10_000, BEHAVIOUR_VISITORS_PER_NODE: 200_000 } };
     const site = 'a2b0c6a4-0000-4000-8000-000000000001';
     const ip = '192.0.2.55';
     const ua = 'Mozilla/5.0 test';
@@ -126,5 +126,22 @@ describe('failed checks (behaviour memory)', () => {
     const ttl = await hot.ttl(key);
     expect(ttl).toBeGreaterThan(86_000);
     expect(ttl).toBeLessThanOrEqual(86_400);
+  });
+
+  it('remembers at most the site’s bound of visitors, those with the most failures', async () => {
+    const hot = new MemoryStore();
+    const deps = { hot, env: { BEHAVIOUR_VISITORS_PER_SITE: 10, BEHAVIOUR_VISITORS_PER_NODE: 200_000 } };
+    const site = 'a2b0c6a4-0000-4000-8000-000000000002';
+    const ua = 'Mozilla/5.0 test';
+    for (let i = 0; i < 3; i++) await noteFailedCheck(deps, site, '192.0.2.1', ua);
+    for (let i = 0; i < 100; i++) await noteFailedCheck(deps, site, `198.51.100.${i}`, ua);
+    expect(await failedChecks(deps, site, await visitorCodeOf(deps, site, '192.0.2.1', ua))).toBe(3);
+    let remembered = 0;
+    for (let i = 0; i < 100; i++) {
+      if (await failedChecks(deps, site, await visitorCodeOf(deps, site, `198.51.100.${i}`, ua))) remembered += 1;
+    }
+    expect(remembered).toBe(9);
+    // A failure not remembered still counts as one for the page it answers.
+    expect(await noteFailedCheck(deps, site, '203.0.113.9', ua)).toBeGreaterThanOrEqual(1);
   });
 });

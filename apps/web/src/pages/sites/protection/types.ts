@@ -34,7 +34,7 @@ export const MODES: readonly { value: Mode; label: string; text: string }[] = [
   {
     value: 'block',
     label: 'Block',
-    text: 'Acts like challenge, except that a browser running software that never runs page scripts or showing two automation signs is refused, and one flagged only for its hosting network is served: the network alone never refuses anyone.',
+    text: 'Acts like challenge, except that a browser running software that never runs page scripts or showing two automation signs of its own (its user agent’s, its request’s) is refused; one flagged on signs remembered for its address, which others behind the same address may have caused, still gets the check; and one flagged only for its hosting network is served: the network alone never refuses anyone.',
   },
 ];
 
