@@ -1,5 +1,6 @@
 // The hostnames wing's public surface: what other wings may use (the layering lint holds them to this file).
 export { parseDnsServers } from './dns.ts';
 export { hostnameInput, releaseEdgeHostnames } from './hostnames.ts';
+export { isLiveProxy, type ProxyRoute, type ProxyRoutes, proxyRoutes } from './proxy-route.ts';
 export { byCreation, hostnameRecord } from './record.ts';
 export { newVerifyToken, verificationName, verificationValue } from './view.ts';
