@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pipeline } from 'node:stream';
-import { Agent } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import type { Logger } from '../../core/logger.ts';
 import { type Forwarded, originRequestHeaders, visitorResponseHeaders } from './headers.ts';
 import type { ProxyLimits } from './limits.ts';
@@ -31,51 +30,84 @@ const hasBody = (req: IncomingMessage) =>
 
 /**
  * Sends the request to the origin and its answer to the visitor, both bodies streamed: the request body
- * as it arrives, the origin's answer as it comes (redirects are passed on, never followed). Resolves once
- * the origin's status and headers are written (or it failed, or the visitor left); the body goes on in the
- * background and a failure midway cuts the visitor's connection (the status is out already).
+ * as it arrives, the origin's answer written to the visitor as it comes, paused while the visitor's side is
+ * full (redirects are passed on, never followed). Resolves once the origin's status and headers are
+ * written (or it failed, or the visitor left); a failure of the body midway cuts the visitor's connection
+ * (the status is out already). Written against undici's dispatcher directly: a response stream and a
+ * pipeline per request were a sizeable share of the proxy's own work.
  */
-export async function forward(
+export function forward(
   agent: Agent,
   req: IncomingMessage,
   res: ServerResponse,
   to: { origin: string; path: string; visitorBase: string; forwarded: Forwarded },
   logger: Logger,
 ): Promise<Forwarding> {
-  const left = new AbortController();
-  const onClose = () => {
-    if (!res.writableFinished) left.abort();
-  };
-  res.once('close', onClose);
-  let answer: Awaited<ReturnType<Agent['request']>>;
-  try {
-    answer = await agent.request({
-      origin: to.origin,
-      path: to.path,
-      method: req.method ?? 'GET',
-      headers: originRequestHeaders(req.headers, to.forwarded),
-      body: hasBody(req) ? req : null,
-      signal: left.signal,
-    });
-  } catch (error) {
-    res.off('close', onClose);
-    if (left.signal.aborted) return { kind: 'left' };
-    const code = (error as { code?: string }).code ?? '';
-    return { kind: 'failed', timeout: TIMEOUTS.has(code), error };
-  }
-  const status = answer.statusCode;
-  try {
-    res.writeHead(status, visitorResponseHeaders(answer.headers, { origin: to.origin, visitorBase: to.visitorBase }));
-  } catch (error) {
-    // A header Node refuses to send (a character no header may hold): nothing written yet.
-    answer.body.destroy();
-    res.off('close', onClose);
-    return { kind: 'failed', timeout: false, error };
-  }
-  pipeline(answer.body, res, (err) => {
-    res.off('close', onClose);
-    if (err && !left.signal.aborted) logger.debug(`proxy: an answer from ${to.origin} was cut off (${String(err)})`);
+  return new Promise((resolve) => {
+    let controller: Dispatcher.DispatchController | null = null;
+    let answered = false;
+    let left = false;
+    const onClose = () => {
+      if (res.writableFinished) return;
+      left = true;
+      controller?.abort(new Error('the visitor went away'));
+    };
+    res.once('close', onClose);
+    const resume = () => controller?.resume();
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart(c) {
+        controller = c;
+        if (left) c.abort(new Error('the visitor went away'));
+      },
+      onResponseStart(c, status, headers) {
+        if (status < 200) return; // informational: the final answer follows
+        try {
+          res.writeHead(status, visitorResponseHeaders(headers, { origin: to.origin, visitorBase: to.visitorBase }));
+        } catch (error) {
+          // A header Node refuses to send (a character no header may hold): nothing written yet.
+          c.abort(error as Error);
+          return;
+        }
+        answered = true;
+        res.on('drain', resume);
+        const type = headers['content-type'];
+        resolve({ kind: 'answered', status, html: typeof type === 'string' && /^text\/html\b/i.test(type) });
+      },
+      onResponseData(c, chunk) {
+        if (!res.write(chunk)) c.pause();
+      },
+      onResponseEnd() {
+        res.off('close', onClose);
+        res.off('drain', resume);
+        res.end();
+      },
+      onResponseError(_c, error) {
+        res.off('close', onClose);
+        res.off('drain', resume);
+        if (answered) {
+          if (!left) logger.debug(`proxy: an answer from ${to.origin} was cut off (${String(error)})`);
+          res.destroy();
+          return;
+        }
+        if (left) return resolve({ kind: 'left' });
+        const code = (error as { code?: string }).code ?? '';
+        resolve({ kind: 'failed', timeout: TIMEOUTS.has(code), error });
+      },
+    };
+    try {
+      agent.dispatch(
+        {
+          origin: to.origin,
+          path: to.path,
+          method: (req.method ?? 'GET') as Dispatcher.HttpMethod,
+          headers: originRequestHeaders(req.headers, to.forwarded),
+          body: hasBody(req) ? req : null,
+        },
+        handler,
+      );
+    } catch (error) {
+      res.off('close', onClose);
+      resolve({ kind: 'failed', timeout: false, error });
+    }
   });
-  const type = answer.headers['content-type'];
-  return { kind: 'answered', status, html: typeof type === 'string' && /^text\/html\b/i.test(type) };
 }

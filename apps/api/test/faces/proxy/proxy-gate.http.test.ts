@@ -1,5 +1,5 @@
 import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { readTicket } from '@us/protection';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueGrant } from '../../../src/features/protection/challenge/grant.ts';
@@ -132,6 +132,34 @@ describe('proxy mode: the gate and the origin', () => {
     await expect
       .poll(async () => (await storedRequests(t, down.siteId)).map((r) => [r.path, r.status, r.decision]))
       .toEqual([['/', 502, 'allow']]);
+  });
+
+  it('a visitor who leaves before the origin answers: the origin’s request is cut, the site’s share freed, status 499 recorded', async () => {
+    const site = await proxySite(t, 'shop.proxy-leaving.example', origin.url, { mode: 'challenge' });
+    const cut: string[] = [];
+    origin.answer((req, res, entry) => {
+      if (req.url !== '/never') return origin.byDefault(req, res, entry);
+      res.on('close', () => cut.push(req.url ?? ''));
+    });
+    try {
+      for (let i = 0; i < 3; i++) {
+        const socket = connect(Number(new URL(t.url).port), '127.0.0.1');
+        socket.on('error', () => {});
+        socket.write(
+          `GET /never HTTP/1.1\r\nhost: ${site.hostname}\r\nuser-agent: Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0.0.0\r\n\r\n`,
+        );
+        await expect.poll(() => origin.got('/never').length).toBe(i + 1);
+        socket.destroy();
+        await expect.poll(() => cut.length).toBe(i + 1);
+      }
+      // Three left at a share of two: each freed its place.
+      expect((await viaProxy(t, site.hostname, '/after-leaving')).status).toBe(200);
+    } finally {
+      origin.reset();
+    }
+    await expect
+      .poll(async () => (await storedRequests(t, site.siteId)).map((r) => `${r.path} ${r.status}`))
+      .toEqual(['/never 499', '/never 499', '/never 499', '/after-leaving 200']);
   });
 
   it("holds a site to its share of requests in progress (503 past it) while other sites' requests go on", async () => {
