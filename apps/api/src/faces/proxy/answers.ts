@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isNavigation, type RefusalKind, refusalPage } from '@us/edge/protect';
-import type { DecideAnswer } from '@us/shared';
 import { type AppError, toProblem } from '../../core/errors.ts';
 
 const header = (req: IncomingMessage, name: string): string | null => {
@@ -14,7 +13,11 @@ const header = (req: IncomingMessage, name: string): string | null => {
  * page to send it to; any other challenged request and every refused one gets the small 403 page. Answers
  * the status sent.
  */
-export function actOn(req: IncomingMessage, res: ServerResponse, decision: DecideAnswer): number {
+export function actOn(
+  req: IncomingMessage,
+  res: ServerResponse,
+  decision: { action: 'challenge' | 'deny'; challengeUrl?: string },
+): number {
   const method = (req.method ?? 'GET').toUpperCase();
   const accept = header(req, 'accept');
   let kind: RefusalKind = 'deny';

@@ -122,13 +122,7 @@ export function proxyFace(deps: Deps, parts: ProxyFaceParts) {
     let status: number;
     let html: boolean | undefined;
     if (gate.action !== 'allow') {
-      status = actOn(req, res, {
-        action: gate.action,
-        reason: gate.reason,
-        risk: gate.risk ?? -1,
-        signals: [],
-        challengeUrl: gate.challengeUrl,
-      });
+      status = actOn(req, res, { action: gate.action, challengeUrl: gate.challengeUrl });
     } else if ((inProgress.get(route.siteId) ?? 0) >= limits.concurrentPerSite) {
       status = sendProxyProblem(
         res,
