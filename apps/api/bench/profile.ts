@@ -1,11 +1,14 @@
 // Where one face's time goes under load: starts the bench API, loads one request kind for a few seconds
 // with a CPU profile running only meanwhile (not start-up), and prints the self time by package or file
-// and by function. `npm run bench:profile -- me|mcp|collect` (default me); BENCH_SECONDS (default 6).
+// and by function. `npm run bench:profile -- me|mcp|collect|proxy` (default me); BENCH_SECONDS (default 6).
+// `proxy` loads a page through proxy mode, its origin the bench's bare http server (proxy.ts).
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { ApiInfo } from './api-server.ts';
-import { askChild, startApiChild, stopChild } from './child.ts';
+import { askChild, startApiChild, startChild, stopChild } from './child.ts';
 import { collectRequest } from './export.ts';
 import { type LoadRequest, mcpToolCall, runLoad } from './load.ts';
+import { prepareProxySite, proxyRequest } from './proxy.ts';
 
 interface CpuProfile {
   nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
@@ -16,11 +19,14 @@ interface CpuProfile {
 const which = process.argv[2] ?? 'me';
 const seconds = Number(process.env.BENCH_SECONDS ?? 6);
 const api = await startApiChild<ApiInfo>();
+const origin = which === 'proxy' ? await startChild<{ url: string }>(path.join(import.meta.dirname, 'bare-server.ts')) : null;
 try {
+  if (origin) await prepareProxySite(api.info.dbUrl, api.info.workspaceId, origin.info.url);
   const requests: Record<string, LoadRequest> = {
     me: { method: 'GET', path: '/v1/me', headers: { authorization: `Bearer ${api.info.token}` } },
     mcp: mcpToolCall(api.info.token, 'get_me'),
     collect: collectRequest(api.info.collect.publicKey, api.info.collect.hostname),
+    proxy: proxyRequest,
   };
   const req = requests[which];
   if (!req) throw new Error(`profile what? one of ${Object.keys(requests).join(', ')}`);
@@ -31,6 +37,7 @@ try {
   console.log(`${which}: ${Math.round(r.rps)} req/s, ${r.errors} errors, profile ${file}`);
   summarise(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile);
 } finally {
+  if (origin) await stopChild(origin.proc);
   await stopChild(api.proc);
 }
 

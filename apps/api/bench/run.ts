@@ -1,13 +1,14 @@
 // `npm run bench`: throughput and latency of the API beside a bare Node http server on this machine,
 // the page script's size, sustained ingest into PostgreSQL, stats queries over a generated site, and a
 // soak of mixed traffic at a moderate rate (errors, latency drift, memory growth, nothing lost), the
-// bot-protection decision on one core, and the edge worker SDK's added latency in workerd.
+// bot-protection decision on one core, the edge worker SDK's added latency in workerd, and proxy mode (the
+// service forwarding a live proxy hostname's requests to an origin) beside the origin asked directly.
 //
 // Environment: BENCH_SECONDS (5), BENCH_CONCURRENCY (32), BENCH_ROUNDS (5 alternating rounds per throughput
 // figure), BENCH_ROUND_SECONDS (2), BENCH_PACED_ROUNDS (3 per paced figure), BENCH_INGEST_ROWS (200000),
 // BENCH_PAGEVIEWS (10000000: the stats site), BENCH_STATS_RUNS (20), BENCH_SOAK_SECONDS (600),
 // BENCH_EDGE_REQUESTS (4000 per worker), BENCH_DATA_DIR (.data/bench), BENCH_ONLY (comma-separated
-// sections: size, protection, edge, http, collect, ingest, stats, results, export, soak).
+// sections: size, protection, edge, http, collect, proxy, ingest, stats, results, export, soak).
 import http from 'node:http';
 import path from 'node:path';
 import { createOrm } from '@us/db';
@@ -23,6 +24,7 @@ import type { GcPauses } from './gc-pauses.ts';
 import { formatIngest, ingestPath, insertBatches, postgresAlone } from './ingest.ts';
 import { formatRow, mcpToolCall, runLoad } from './load.ts';
 import { formatProtection, protectionBench } from './protection.ts';
+import { formatProxyLatency, prepareProxySite, proxyRequest } from './proxy.ts';
 import { fillResultDays, prepareResultsSite, resultsRoutes, startLiveTraffic } from './results.ts';
 import { formatScriptSizes, scriptSizes } from './script-size.ts';
 import { runSoak } from './soak.ts';
@@ -39,7 +41,7 @@ const statsPageviews = Number(process.env.BENCH_PAGEVIEWS ?? 10_000_000);
 const statsRuns = Number(process.env.BENCH_STATS_RUNS ?? 20);
 const soakSeconds = Number(process.env.BENCH_SOAK_SECONDS ?? 600);
 const only = new Set(
-  (process.env.BENCH_ONLY ?? 'size,protection,edge,http,collect,ingest,stats,results,export,soak')
+  (process.env.BENCH_ONLY ?? 'size,protection,edge,http,collect,proxy,ingest,stats,results,export,soak')
     .split(',')
     .map((s) => s.trim()),
 );
@@ -56,11 +58,13 @@ if (only.has('edge')) {
   console.log(formatEdge(await edgeBench(), await isolateCost()));
 }
 // The remaining sections need the API; without any of them, stop here.
-if (!['http', 'collect', 'ingest', 'stats', 'results', 'export', 'soak'].some((s) => only.has(s))) process.exit(0);
+if (!['http', 'collect', 'proxy', 'ingest', 'stats', 'results', 'export', 'soak'].some((s) => only.has(s))) process.exit(0);
 
 // bare http stays up beside the API: each throughput figure alternates rounds of both (beside.ts).
 const bare =
-  only.has('http') || only.has('collect') ? await startChild<{ url: string }>(path.join(here, 'bare-server.ts')) : null;
+  only.has('http') || only.has('collect') || only.has('proxy')
+    ? await startChild<{ url: string }>(path.join(here, 'bare-server.ts'))
+    : null;
 if (bare) {
   await runLoad(bare.info.url, { method: 'GET', path: '/' }, { seconds: 1, concurrency }); // warm-up
   console.log(
@@ -101,6 +105,20 @@ try {
     const goalRate = full.bare.rps * 0.3;
     await pacedFigure('  paced at 30% of bare http', { ...paced, rate: goalRate });
     await pacedFigure("  the same, sent by Node's http client", { ...paced, rate: goalRate, pacer: 'node' });
+  }
+  if (bare && only.has('proxy')) {
+    // The origin is bare http itself: the figures are what the service adds between a visitor and an origin.
+    await prepareProxySite(api.info.dbUrl, api.info.workspaceId, bare.info.url);
+    const full = await loadBeside(bare.info.url, api.info.url, proxyRequest, rounds);
+    console.log(formatBeside('proxy mode: GET a page through the service', full));
+    const rate = full.api.rps / 2;
+    const paced = await pacedBeside(bare.info.url, api.info.url, proxyRequest, {
+      rounds: pacedRounds,
+      seconds,
+      settle: rounds.settle,
+      rate,
+    });
+    console.log(formatProxyLatency(paced, rate));
   }
   if (bare) await stopChild(bare.proc);
 

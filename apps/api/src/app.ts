@@ -1,4 +1,4 @@
-import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import path from 'node:path';
 import Koa from 'koa';
 import type { Deps } from './core/deps.ts';
@@ -13,6 +13,8 @@ import { downloadsHandler } from './faces/downloads.ts';
 import { firstPartyHandler } from './faces/first-party.ts';
 import { mcpHandler } from './faces/mcp/handler.ts';
 import { PROBLEM_TYPES_PREFIX, problemTypesHandler } from './faces/problem-types.ts';
+import { proxyFace } from './faces/proxy/handler.ts';
+import type { ProxyLimits } from './faces/proxy/limits.ts';
 import { restHandler } from './faces/rest/handler.ts';
 import { buildOpenApi } from './faces/rest/openapi.ts';
 import { scriptHandler } from './faces/script.ts';
@@ -25,25 +27,52 @@ import { appRouter } from './router.ts';
 
 export const WEB_DIST = path.resolve(import.meta.dirname, '../../web/dist');
 
-type AppOptions = { webDist?: string; scriptDist?: string };
+type AppOptions = {
+  webDist?: string;
+  scriptDist?: string;
+  /** Proxy mode's timeouts and limits, where a test needs them shorter (`faces/proxy/limits.ts`). */
+  proxyLimits?: Partial<ProxyLimits>;
+};
+
+/** The server, and what shutdown must do with it beside closing it. */
+export type ServiceServer = Server & {
+  /** Sends the proxy's waiting request records to the write buffer (before its last flush). */
+  flushProxyRecords(): Promise<void>;
+};
 
 /**
- * The service's HTTP server, not listening yet: the collect lane first (page reports and edge batches,
- * answered without Koa: `faces/collect/lane.ts`), then the Koa app for everything else.
+ * The service's HTTP server, not listening yet: proxy mode first (a request whose Host is a live proxy
+ * hostname: `faces/proxy/`), then the collect lane (page reports and edge batches, answered without Koa:
+ * `faces/collect/lane.ts`), then the Koa app for everything else.
  */
-export function createServer(deps: Deps, opts: AppOptions = {}): Server {
+export function createServer(deps: Deps, opts: AppOptions = {}): ServiceServer {
   // Every answer of the server is written at the end of its event-loop turn, together (`turn-end.ts`).
   const send = sendAtTurnEnd((err) => deps.logger.error('an answer could not be written', err));
   const collect = collectHandler(deps, send.after);
   const koa = createApp(deps, collect, opts).callback();
   const lane = collectLane(deps, collect.answer, send);
-  return answerClientErrors(
+  const service = (req: IncomingMessage, res: ServerResponse) => {
+    if (lane(req, res)) return;
+    endAtTurnEnd(res, send);
+    koa(req, res);
+  };
+  const proxy = proxyFace(deps, {
+    protectedSite: collect.protectedSite,
+    recordRequests: collect.recordRequests,
+    send,
+    next: service,
+    limits: opts.proxyLimits,
+  });
+  const server = answerClientErrors(
     createHttpServer((req, res) => {
-      if (lane(req, res)) return;
-      endAtTurnEnd(res, send);
-      koa(req, res);
+      if (proxy.take(req, res)) return;
+      service(req, res);
     }),
   );
+  server.once('close', () => {
+    proxy.close().catch((e) => deps.logger.warn(`proxy: connections to origins not closed (${String(e)})`));
+  });
+  return Object.assign(server, { flushProxyRecords: proxy.flushRecords });
 }
 
 /** The Koa app: health, REST, OpenAPI, tRPC, MCP, the gate's routes and the dashboard. */

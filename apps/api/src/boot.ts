@@ -100,14 +100,18 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
     deps,
     url,
     /**
-     * Orderly stop (SIGTERM): turn new requests away and let those in flight finish, then the last flush
+     * Orderly stop (SIGTERM): turn new requests away and let those in flight finish, then the proxy's
+     * waiting request records and the last flush
      * (rows it cannot store in time are saved to DATA_DIR/ingest-spill and stored at the next start),
      * then the jobs, the connections and the embedded database.
      */
     async close() {
       deps.lifecycle.draining = true;
       await closeServer(server, SHUTDOWN_DEADLINES.requestsMs);
-      const last = await ingest.stop(SHUTDOWN_DEADLINES.flushMs);
+      // Proxy mode's request records still waiting in the process go to the write buffer first.
+      const started = Date.now();
+      await within(server.flushProxyRecords(), SHUTDOWN_DEADLINES.flushMs);
+      const last = await ingest.stop(Math.max(0, SHUTDOWN_DEADLINES.flushMs - (Date.now() - started)));
       if (last.error) logger.warn(`shutdown: the last flush did not finish (${String(last.error)})`);
       await within(Promise.all([jobs.stop(), recountsSettled()]), SHUTDOWN_DEADLINES.jobsMs);
       // A site-day still counting (past the deadline) is left unwritten: the next start rolls it up.

@@ -6,7 +6,7 @@ import { type ProblemCode, problemTypeUri } from './problem-types.ts';
  * `title` is written to be acted on: it says what to do; `code` says which kind of problem it is, for
  * clients to act on without reading the title (core/problem-types.ts).
  */
-export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 409 | 410 | 413 | 422 | 429 | 500 | 503;
+export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 409 | 410 | 413 | 422 | 429 | 500 | 502 | 503 | 504;
 
 /** The code of a status unless the throw site names another of the same status (`scope-missing`, ...). */
 export const CODE_OF_STATUS: Record<ErrorStatus, ProblemCode> = {
@@ -21,7 +21,9 @@ export const CODE_OF_STATUS: Record<ErrorStatus, ProblemCode> = {
   422: 'idempotency-mismatch',
   429: 'rate-limited',
   500: 'internal',
+  502: 'origin-unreachable',
   503: 'unavailable',
+  504: 'origin-timeout',
 };
 
 export class AppError extends Error {

@@ -101,6 +101,12 @@ export const PROBLEM_TYPES = {
     title: 'Internal error',
     description: 'Something went wrong on the service’s side; it is logged. Try again in a moment.',
   },
+  'origin-unreachable': {
+    status: 502,
+    title: 'Origin unreachable',
+    description:
+      'Proxy mode: the site’s origin could not be reached (connection refused or cut, name not found, TLS failed). The site’s owner checks that the origin of the proxy hostname is up and reachable; visitors try again later.',
+  },
   'not-configured': {
     status: 503,
     title: 'Not configured on this server',
@@ -113,6 +119,12 @@ export const PROBLEM_TYPES = {
     title: 'Temporarily unavailable',
     description:
       'Something this depends on is down or busy, results are still being prepared, the question took longer than allowed, or the server is restarting (408: the request itself arrived too slowly). Try again later: after `retryAfter` seconds when given, or as the title says.',
+  },
+  'origin-timeout': {
+    status: 504,
+    title: 'Origin too slow',
+    description:
+      'Proxy mode: the site’s origin did not accept the connection or did not start its answer in time (the limits are in the operations docs, "Proxy mode"). The site’s owner checks why the origin is slow; visitors try again later.',
   },
 } as const satisfies Record<string, ProblemType>;
 

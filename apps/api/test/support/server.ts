@@ -15,6 +15,7 @@ import { MemoryStore, RedisStore } from '../../src/core/hot/index.ts';
 import type { HotStore } from '../../src/core/hot/store.ts';
 import { hashPassword } from '../../src/core/security/passwords.ts';
 import { randomToken } from '../../src/core/security/tokens.ts';
+import type { ProxyLimits } from '../../src/faces/proxy/limits.ts';
 import { issueToken } from '../../src/features/tokens/issue.ts';
 import { makeDeps, statsOrmFor } from '../../src/make-deps.ts';
 import { startSmtpCapture } from './smtp.ts';
@@ -60,6 +61,8 @@ export async function startTestServer(
     ingestKey?: string;
     /** APP_SECRET (default: a new one): nodes of one deployment share it to read each other's sealed records. */
     appSecret?: string;
+    /** Proxy mode's timeouts and limits, shorter for a test (`faces/proxy/limits.ts`). */
+    proxyLimits?: Partial<ProxyLimits>;
   } = {},
 ) {
   const smtp = await startSmtpCapture();
@@ -110,7 +113,7 @@ export async function startTestServer(
       sleeps.push(ms);
     },
   });
-  const server = createServer(deps).listen(0, '127.0.0.1');
+  const server = createServer(deps, { proxyLimits: opts.proxyLimits }).listen(0, '127.0.0.1');
   await new Promise<void>((r) => server.once('listening', () => r()));
   const port = (server.address() as AddressInfo).port;
   deps.urls = deriveUrls(env, { host: '127.0.0.1', port });
@@ -124,6 +127,7 @@ export async function startTestServer(
     async close() {
       await new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections();
+      await server.flushProxyRecords();
       await deps.ingest.stop();
       await buffer.close();
       await statsOrm.close();

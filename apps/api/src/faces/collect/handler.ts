@@ -1,5 +1,5 @@
 import type { Site } from '@us/db';
-import type { PageReport } from '@us/shared';
+import type { PageReport, RequestRecord } from '@us/shared';
 import type { Context } from 'koa';
 import type { Deps } from '../../core/deps.ts';
 import type { PageUrl } from '../../core/enrich/index.ts';
@@ -116,30 +116,34 @@ export function collectHandler(deps: Deps, afterAnswers: (work: () => void) => v
     }
   }
 
+  /**
+   * Request records of a site, from an edge batch or the service's own proxy (`faces/proxy`): stored and
+   * counted unless the month's logging is paused or the site's batch budget is spent, and fed to behaviour
+   * memory. Answers how many were stored.
+   */
+  async function recordRequests(site: Site, records: RequestRecord[]): Promise<{ stored: number; paused: boolean }> {
+    // Free at 150% of the month's server requests: accepted, not stored, until the month turns (spec §8).
+    // Unknown while PostgreSQL is unreachable: then the records are kept (they are stored once it is back).
+    if (await requestLoggingPaused(deps.orm, site.workspace.id).catch(() => false)) return { stored: 0, paused: true };
+    if (!(await budgets.admitBatch(site.id))) return { stored: 0, paused: false };
+    const networks = networksOf(site);
+    const mode = protectionModeOf(site);
+    const rows = records.map((rec) => rowOfRecord(site, networks, rec, mode));
+    await deps.ingest.enqueueMany('requests', rows);
+    touch(site.id);
+    noteNoReturnOfBatch(deps, site.id, records);
+    if (mode !== 'off') await noteRequests(deps, site.id, await seenOfBatch(deps.hot, site.id, records, rows));
+    return { stored: records.length, paused: false };
+  }
+
   async function requests(ctx: CollectExchange) {
     const siteId = await siteIdOfSecret(ctx, cache, budgets);
     const batch = await readRequestBatch(ctx);
     const site = await siteOfBatch(cache, batch.k, siteId);
     ctx.status = 202;
-    // Free at 150% of the month's server requests: accepted, not stored, until the month turns (spec §8).
-    // Unknown while PostgreSQL is unreachable: then the records are kept (they are stored once it is back).
-    if (await requestLoggingPaused(deps.orm, site.workspace.id).catch(() => false)) {
-      ctx.set('x-svc-logging', 'paused');
-      ctx.body = batchAnswer(0, batch.refused);
-      return;
-    }
-    if (!(await budgets.admitBatch(site.id))) {
-      ctx.body = batchAnswer(0, batch.refused);
-      return;
-    }
-    const networks = networksOf(site);
-    const mode = protectionModeOf(site);
-    const rows = batch.records.map((rec) => rowOfRecord(site, networks, rec, mode));
-    await deps.ingest.enqueueMany('requests', rows);
-    touch(site.id);
-    noteNoReturnOfBatch(deps, site.id, batch.records);
-    if (mode !== 'off') await noteRequests(deps, site.id, await seenOfBatch(deps.hot, site.id, batch.records, rows));
-    ctx.body = batchAnswer(batch.records.length, batch.refused);
+    const { stored, paused } = await recordRequests(site, batch.records);
+    if (paused) ctx.set('x-svc-logging', 'paused');
+    ctx.body = batchAnswer(stored, batch.refused);
   }
 
   /** The collect routes on any exchange: Koa's context, or the lane's own (`lane.ts`). */
@@ -175,6 +179,9 @@ export function collectHandler(deps: Deps, afterAnswers: (work: () => void) => v
 
   return {
     answer,
+    recordRequests,
+    /** The site with what the gate needs, from the collect path's cache (the proxy decides with it too). */
+    protectedSite: cache.protectedSite,
     /** Koa's door: the gate's routes, and the collect routes when the lane left them to Koa. */
     async koa(ctx: Context) {
       try {

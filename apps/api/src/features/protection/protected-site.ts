@@ -1,4 +1,5 @@
 import type { Site, SiteHostname } from '@us/db';
+import { isLiveProxy } from '../hostnames/index.ts';
 
 export interface CachedSite {
   site: Site | null;
@@ -15,7 +16,7 @@ export interface ProtectedSite {
   generation: number;
 }
 
-/** A hostname a check may send a visitor back to (spec §2: only verified hostnames of the site). */
+/** A hostname a check may send a visitor back to (spec §2: only verified hostnames of the site, or live proxy ones). */
 export function isReturnHost(h: Pick<SiteHostname, 'proxy' | 'verifiedAt' | 'edgeStatus'>): boolean {
-  return h.proxy ? h.edgeStatus === 'active' : h.verifiedAt != null;
+  return h.proxy ? isLiveProxy(h) : h.verifiedAt != null;
 }

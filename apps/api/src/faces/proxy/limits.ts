@@ -1,0 +1,19 @@
+/**
+ * Proxy mode's timeouts and limits (docs/operations/proxy-mode.md, "Timeouts and limits"). An origin that
+ * cannot be reached answers 502, one that does not connect or start its answer in time 504; a site past its
+ * share of requests in progress answers 503 with Retry-After.
+ */
+export const PROXY_LIMITS = {
+  /** Opening a connection to the origin, TCP and TLS. */
+  connectTimeoutMs: 5_000,
+  /** From the request sent until the origin's status and headers. */
+  headersTimeoutMs: 30_000,
+  /** The longest pause between two pieces of the origin's answer body (a stream may go on for as long as it moves). */
+  bodyIdleTimeoutMs: 30_000,
+  /** Proxied requests one site may have in progress on one node, so one slow origin cannot hold every socket. */
+  concurrentPerSite: 256,
+  /** An idle connection to an origin is kept this long for the next request. */
+  keepAliveMs: 4_000,
+} as const;
+
+export type ProxyLimits = { -readonly [K in keyof typeof PROXY_LIMITS]: number };

@@ -1,0 +1,80 @@
+import { SiteHostname } from '@us/db';
+import { LookupCache } from '../../core/cache/lookup-cache.ts';
+import type { Deps } from '../../core/deps.ts';
+import { GENERATION_KEY } from '../../core/hot/generations.ts';
+import { hotAnswer } from '../../core/hot/within.ts';
+
+/** Where the service's own proxy sends a live proxy hostname's traffic. */
+export interface ProxyRoute {
+  siteId: string;
+  /** The origin as stored: scheme, host and port only (`https://origin.example.com`). */
+  origin: string;
+}
+
+/** A proxy-mode hostname whose traffic the service carries: validated (status active). One rule, also the gate's. */
+export function isLiveProxy(h: Pick<SiteHostname, 'proxy' | 'edgeStatus'>): boolean {
+  return h.proxy && h.edgeStatus === 'active';
+}
+
+/** How often a node reads the sites' generation at most (as the collect path's site cache). */
+const GENERATION_CHECK_MS = 1_000;
+/** Upper bound on staleness even if the hot store cannot be read. */
+const CACHE_MS = 60_000;
+const REFRESH_MS = 10_000;
+/** Hostnames a node remembers at most, answers and "not a live proxy hostname" alike; a full cache starts over. */
+const MAX_ENTRIES = 10_000;
+const NO_ANSWER = Symbol('no answer');
+
+/**
+ * The live proxy hostnames' routes, per node: hostname → {siteId, origin}, or null for any other hostname
+ * (negative answers are cached too, so a Host that is no proxy hostname costs one lookup a minute, not one
+ * per request). The whole cache is dropped when the sites' generation moves (`core/hot/generations.ts`:
+ * every change to a site or its hostnames bumps it), read at most once a second in the background, so a
+ * request never waits for the hot store and a change is seen within about a second.
+ */
+export function proxyRoutes(deps: Pick<Deps, 'orm' | 'hot' | 'logger'>, opts: { now?: () => number } = {}) {
+  const now = opts.now ?? Date.now;
+  const cache = new LookupCache<ProxyRoute | null>({
+    ttlMs: CACHE_MS,
+    refreshMs: REFRESH_MS,
+    maxEntries: MAX_ENTRIES,
+    now,
+    onRefreshError: (e) => deps.logger.warn(`proxy: a hostname's route could not be looked up again (${String(e)})`),
+  });
+  let generation: string | null | undefined;
+  let checkedAt = 0;
+
+  function checkGeneration() {
+    const at = now();
+    if (at - checkedAt < GENERATION_CHECK_MS) return;
+    checkedAt = at;
+    hotAnswer<string | null | typeof NO_ANSWER>(deps.hot, deps.hot.get(GENERATION_KEY), 200, NO_ANSWER).then((current) => {
+      if (current === NO_ANSWER || current === generation) return;
+      // The first read only learns the generation: nothing cached before it can be older than the lookups.
+      if (generation !== undefined) cache.clear();
+      generation = current;
+    });
+  }
+
+  async function lookUp(hostname: string): Promise<ProxyRoute | null> {
+    // At most one proxy-mode row per hostname (adding a second is refused), beside any non-proxy rows.
+    const row = await deps.orm.em
+      .fork()
+      .findOne(SiteHostname, { hostname, proxy: true }, { fields: ['site', 'proxy', 'origin', 'edgeStatus'] });
+    if (!row?.origin || !isLiveProxy(row)) return null;
+    return { siteId: row.site.id, origin: row.origin };
+  }
+
+  return {
+    /**
+     * The route of a bare lower-case hostname (no port, no trailing dot): a cached answer at once, else the
+     * one lookup under way for it.
+     */
+    routeFor(hostname: string): ProxyRoute | null | Promise<ProxyRoute | null> {
+      checkGeneration();
+      return cache.get(hostname, lookUp);
+    },
+  };
+}
+
+export type ProxyRoutes = ReturnType<typeof proxyRoutes>;

@@ -1,0 +1,194 @@
+import { createServer, type ServerResponse } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
+import { readTicket } from '@us/protection';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueGrant } from '../../../src/features/protection/challenge/grant.ts';
+import { getConfig } from '../../support/gate.ts';
+import { type Origin, proxySite, startOrigin, storedRequests, viaProxy } from '../../support/proxy.ts';
+import { startTestServer, type TestServer } from '../../support/server.ts';
+
+const CURL = 'curl/8.5.0';
+/** A browser on a hosting network (Hetzner): challenged unless it passed the check. */
+const CLOUD = '88.198.1.1';
+const HTML = 'text/html,application/xhtml+xml';
+
+/** What the gate's decision does to a proxied request, and what a failing origin answers. */
+describe('proxy mode: the gate and the origin', () => {
+  let t: TestServer;
+  let origin: Origin;
+
+  beforeAll(async () => {
+    origin = await startOrigin();
+    t = await startTestServer({ env: { TRUST_PROXY: 'true' }, proxyLimits: { headersTimeoutMs: 500, concurrentPerSite: 2 } });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await origin?.close();
+  });
+
+  it('challenges like the edge SDK: a navigation goes to the check page, anything else gets the 403 page; the origin never sees either', async () => {
+    const host = 'shop.proxy-challenge.example';
+    const site = await proxySite(t, host, origin.url, { mode: 'challenge' });
+    const nav = await viaProxy(t, host, '/account?tab=orders', { headers: { 'user-agent': CURL, accept: HTML } });
+    expect(nav.status).toBe(302);
+    expect(nav.headers['cache-control']).toBe('no-store');
+    const check = new URL(nav.headers.location as string);
+    expect(`${check.origin}${check.pathname}`).toBe(t.deps.urls.challenge);
+    const { passKey } = (await getConfig(t, site).expect(200)).body;
+    expect(await readTicket(passKey, check.searchParams.get('t') as string)).toMatchObject({
+      s: site.siteId,
+      h: host,
+      p: '/account?tab=orders',
+    });
+    const api = await viaProxy(t, host, '/api/cart', { headers: { 'user-agent': CURL, accept: 'application/json' } });
+    expect(api.status).toBe(403);
+    expect(api.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(api.body).toMatch(/^A quick check is needed\./);
+    expect(origin.got('/account?tab=orders')).toHaveLength(0);
+    expect(origin.got('/api/cart')).toHaveLength(0);
+    await expect
+      .poll(async () => (await storedRequests(t, site.siteId)).map((r) => [r.path, r.status, r.decision, r.reason]))
+      .toEqual([
+        ['/account', 302, 'challenge', 'client software never runs page scripts: curl'],
+        ['/api/cart', 403, 'challenge', 'client software never runs page scripts: curl'],
+      ]);
+  });
+
+  it('refuses with the deny page in block mode, and still forwards robots.txt and security.txt to a refused client', async () => {
+    const host = 'shop.proxy-block.example';
+    const site = await proxySite(t, host, origin.url, {
+      mode: 'block',
+      rules: [{ action: 'deny', label: 'Everything', match: { path: '/' } }],
+    });
+    const denied = await viaProxy(t, host, '/admin', { headers: { accept: HTML } });
+    expect(denied.status).toBe(403);
+    expect(denied.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(denied.body).toContain('<h1>Access refused</h1>');
+    expect(origin.got('/admin')).toHaveLength(0);
+    const robots = await viaProxy(t, host, '/robots.txt');
+    expect(robots.status).toBe(200);
+    expect(robots.body).toBe('origin GET /robots.txt');
+    expect((await viaProxy(t, host, '/.well-known/security.txt')).body).toBe('origin GET /.well-known/security.txt');
+    await expect
+      .poll(async () => (await storedRequests(t, site.siteId)).map((r) => [r.path, r.status, r.decision, r.reason]))
+      .toEqual([
+        ['/admin', 403, 'deny', 'rule: Everything'],
+        ['/robots.txt', 200, 'allow', 'always served: /robots.txt'],
+        ['/.well-known/security.txt', 200, 'allow', 'always served: /.well-known/security.txt'],
+      ]);
+  });
+
+  it('answers /_us/pass itself on the customer’s host: the pass cookie is set there, and then the visitor is served', async () => {
+    const host = 'shop.proxy-pass.example';
+    const site = await proxySite(t, host, origin.url, { mode: 'challenge' });
+    const { passKey } = (await getConfig(t, site).expect(200)).body;
+    const first = await viaProxy(t, host, '/welcome', { from: CLOUD, headers: { accept: HTML } });
+    expect(first.status).toBe(302);
+    const bad = await viaProxy(t, host, '/_us/pass?g=forged', { from: CLOUD, headers: { accept: HTML } });
+    expect(bad.status).toBe(400);
+    const grant = await issueGrant(passKey, { s: site.siteId, h: host, p: '/welcome' });
+    const back = await viaProxy(t, host, `/_us/pass?g=${encodeURIComponent(grant)}`, { from: CLOUD, headers: { accept: HTML } });
+    expect(back.status).toBe(303);
+    expect(back.headers.location).toBe('/welcome');
+    const cookie = (back.headers['set-cookie'] ?? []).find((c) => c.startsWith('us_pass='));
+    expect(cookie).toBeDefined();
+    expect(origin.seen.filter((s) => s.url.startsWith('/_us/'))).toHaveLength(0);
+    const served = await viaProxy(t, host, '/welcome', {
+      from: CLOUD,
+      headers: { accept: HTML, cookie: `theme=dark; ${(cookie as string).split(';')[0]}` },
+    });
+    expect(served.status).toBe(200);
+    expect(served.body).toBe('origin GET /welcome');
+    expect(origin.got('/welcome').map((s) => s.headers.cookie)).toEqual(['theme=dark']);
+  });
+
+  it('answers 502 problem+json when the origin cannot be reached, 504 when it does not answer in time; both recorded', async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const deadPort = (closed.address() as AddressInfo).port;
+    await new Promise((r) => closed.close(r));
+    const down = await proxySite(t, 'shop.proxy-down.example', `http://127.0.0.1:${deadPort}`, { mode: 'challenge' });
+    const res = await viaProxy(t, 'shop.proxy-down.example', '/');
+    expect(res.status).toBe(502);
+    expect(res.headers['content-type']).toBe('application/problem+json');
+    expect(JSON.parse(res.body)).toMatchObject({ type: '/problems/origin-unreachable', code: 'origin-unreachable', status: 502 });
+
+    const silent = createServer(() => {}); // accepts, never answers
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    try {
+      const slow = await proxySite(t, 'shop.proxy-slow.example', `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, {
+        mode: 'challenge',
+      });
+      const late = await viaProxy(t, 'shop.proxy-slow.example', '/slow');
+      expect(late.status).toBe(504);
+      expect(JSON.parse(late.body)).toMatchObject({ code: 'origin-timeout', status: 504 });
+      await expect
+        .poll(async () => (await storedRequests(t, slow.siteId)).map((r) => [r.path, r.status]))
+        .toEqual([['/slow', 504]]);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((r) => silent.close(r));
+    }
+    await expect
+      .poll(async () => (await storedRequests(t, down.siteId)).map((r) => [r.path, r.status, r.decision]))
+      .toEqual([['/', 502, 'allow']]);
+  });
+
+  it('a visitor who leaves before the origin answers: the origin’s request is cut, the site’s share freed, status 499 recorded', async () => {
+    const site = await proxySite(t, 'shop.proxy-leaving.example', origin.url, { mode: 'challenge' });
+    const cut: string[] = [];
+    origin.answer((req, res, entry) => {
+      if (req.url !== '/never') return origin.byDefault(req, res, entry);
+      res.on('close', () => cut.push(req.url ?? ''));
+    });
+    try {
+      for (let i = 0; i < 3; i++) {
+        const socket = connect(Number(new URL(t.url).port), '127.0.0.1');
+        socket.on('error', () => {});
+        socket.write(
+          `GET /never HTTP/1.1\r\nhost: ${site.hostname}\r\nuser-agent: Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0.0.0\r\n\r\n`,
+        );
+        await expect.poll(() => origin.got('/never').length).toBe(i + 1);
+        socket.destroy();
+        await expect.poll(() => cut.length).toBe(i + 1);
+      }
+      // Three left at a share of two: each freed its place.
+      expect((await viaProxy(t, site.hostname, '/after-leaving')).status).toBe(200);
+    } finally {
+      origin.reset();
+    }
+    await expect
+      .poll(async () => (await storedRequests(t, site.siteId)).map((r) => `${r.path} ${r.status}`))
+      .toEqual(['/never 499', '/never 499', '/never 499', '/after-leaving 200']);
+  });
+
+  it("holds a site to its share of requests in progress (503 past it) while other sites' requests go on", async () => {
+    const busy = await proxySite(t, 'shop.proxy-busy.example', origin.url, { mode: 'challenge' });
+    const calm = await proxySite(t, 'shop.proxy-calm.example', origin.url, { mode: 'challenge' });
+    const held: ServerResponse[] = [];
+    origin.answer((req, res, entry) => {
+      if (req.url === '/hold') held.push(res.writeHead(200, { 'content-type': 'text/plain' }));
+      else origin.byDefault(req, res, entry);
+    });
+    try {
+      const holding = [viaProxy(t, busy.hostname, '/hold'), viaProxy(t, busy.hostname, '/hold')];
+      await expect.poll(() => held.length).toBe(2);
+      const over = await viaProxy(t, busy.hostname, '/one-too-many');
+      expect(over.status).toBe(503);
+      expect(over.headers['retry-after']).toBe('1');
+      expect(JSON.parse(over.body)).toMatchObject({ code: 'unavailable' });
+      expect((await viaProxy(t, calm.hostname, '/meanwhile')).body).toBe('origin GET /meanwhile');
+      for (const res of held) res.end('released');
+      expect((await Promise.all(holding)).map((r) => [r.status, r.body])).toEqual([
+        [200, 'released'],
+        [200, 'released'],
+      ]);
+      expect((await viaProxy(t, busy.hostname, '/after')).status).toBe(200);
+    } finally {
+      origin.reset();
+    }
+    await expect
+      .poll(async () => (await storedRequests(t, busy.siteId)).map((r) => `${r.path} ${r.status}`).sort())
+      .toEqual(['/after 200', '/hold 200', '/hold 200', '/one-too-many 503']);
+  });
+});
