@@ -3,6 +3,7 @@ import { LookupCache } from '../../core/cache/lookup-cache.ts';
 import type { Deps } from '../../core/deps.ts';
 import { GENERATION_KEY } from '../../core/hot/generations.ts';
 import { hotAnswer } from '../../core/hot/within.ts';
+import { INGRESS_LIVE } from './go-live.ts';
 
 /** Where the service's own proxy sends a live proxy hostname's traffic. */
 export interface ProxyRoute {
@@ -13,7 +14,7 @@ export interface ProxyRoute {
 
 /** A proxy-mode hostname whose traffic the service carries: validated (status active). One rule, also the gate's. */
 export function isLiveProxy(h: Pick<SiteHostname, 'proxy' | 'edgeStatus'>): boolean {
-  return h.proxy && h.edgeStatus === 'active';
+  return h.proxy && h.edgeStatus === INGRESS_LIVE;
 }
 
 /** How often a node reads the sites' generation at most (as the collect path's site cache). */

@@ -5,7 +5,7 @@ import { LookupCache } from '../../core/cache/lookup-cache.ts';
 import type { Deps } from '../../core/deps.ts';
 import { AppError, badRequest } from '../../core/errors.ts';
 import { sendProblem } from '../../core/http/problem-response.ts';
-import { INGRESS_LIVE } from './go-live.ts';
+import { isLiveProxy } from './proxy-route.ts';
 
 /** Where Caddy's on-demand TLS asks whether to get a certificate (infra/caddy/Caddyfile: `on_demand_tls { ask … }`). */
 export const TLS_ASK_PATH = '/proxy/tls-ask';
@@ -29,8 +29,10 @@ export function tlsAskHandler(deps: Pick<Deps, 'orm' | 'logger'>, opts: { now?: 
     now: opts.now ?? Date.now,
     onRefreshError: (e) => deps.logger.warn(`tls ask: a hostname could not be looked up (${String(e)})`),
   });
-  const isLive = async (hostname: string) =>
-    (await deps.orm.em.fork().count(SiteHostname, { hostname, proxy: true, edgeStatus: INGRESS_LIVE })) > 0;
+  const isLive = async (hostname: string) => {
+    const row = await deps.orm.em.fork().findOne(SiteHostname, { hostname, proxy: true }, { fields: ['proxy', 'edgeStatus'] });
+    return row !== null && isLiveProxy(row);
+  };
 
   return async (ctx: Context) => {
     const raw = ctx.query.domain;

@@ -6,7 +6,7 @@ import type { Actor } from '../../actor/actor.ts';
 import type { Deps } from '../../core/deps.ts';
 import { badRequest } from '../../core/errors.ts';
 import { randomToken, sha256 } from '../../core/security/tokens.ts';
-import { hostnameInput, verificationName, verificationValue } from '../hostnames/index.ts';
+import { hostnameInput, isLiveProxy, verificationName, verificationValue } from '../hostnames/index.ts';
 import { newInternalKey, parseInternalMark, signInternalMark, verifyInternalMark } from './mark.ts';
 
 /**
@@ -42,7 +42,7 @@ export async function issueInternalLink(
   }
   // A proxy-mode hostname is proven only once it is live (its records seen); before that anyone
   // could have added someone else's hostname.
-  if (row.proxy && row.edgeStatus !== 'active') {
+  if (row.proxy && !isLiveProxy(row)) {
     throw badRequest(
       'hostname',
       `Finish the proxy setup of ${hostname} first: it is not live yet (status ${row.edgeStatus ?? 'unknown'}); set the records in proxy.records of GET /v1/sites/${site.id}/hostnames/${hostname}, then check with POST /v1/sites/${site.id}/hostnames/${hostname}/verify`,

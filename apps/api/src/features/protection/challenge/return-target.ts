@@ -1,9 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SiteHostname } from '@us/db';
+import { isReturnHost } from '../protected-site.ts';
 
 /**
  * Where a passed check may send a browser: only `https://<hostname><path>` with a hostname the site has
- * proven (verified by DNS, or a proxy-mode hostname the edge platform validated) and a path that stays
+ * proven (verified by DNS, or a live proxy-mode hostname) and a path that stays
  * on that host. Both come from a signed ticket, but they are checked again here: a ticket signed by a
  * buggy or compromised edge must still not turn the check into an open redirect.
  */
@@ -33,7 +34,7 @@ export async function isReturnHostname(em: EntityManager, siteId: string, hostna
   const row = await em.findOne(SiteHostname, { site: siteId, hostname }, { fields: ['proxy', 'verifiedAt', 'edgeStatus'] });
   if (!row) return false;
   // Proxy mode: proven once the edge platform validated it (as for internal links); else the TXT record.
-  return row.proxy ? row.edgeStatus === 'active' : row.verifiedAt !== null;
+  return isReturnHost(row);
 }
 
 /** The absolute address on the customer's host (both parts already checked). */
