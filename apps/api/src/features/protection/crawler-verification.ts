@@ -48,8 +48,8 @@ const cacheKey = (ip: string, group: string) =>
   `fcrdns:${createHash('sha256').update(`${ip}\n${group}`).digest('base64url').slice(0, 22)}`;
 
 const local = new Map<string, { verdict: Verification; until: number }>();
-/** A lookup turned away by the budgets: nothing learnt about the address. */
-type Outcome = Verification | 'over-budget';
+/** `nothing-learnt`: a lookup turned away by the budgets, or one that failed on our side. */
+type Outcome = Verification | 'nothing-learnt';
 /** Lookups under way, by cache key: a second caller waits for the same one. */
 const pending = new Map<string, Promise<Outcome>>();
 
@@ -88,7 +88,8 @@ export async function verifyCrawler(
   const key = cacheKey(ip, check.id);
   const hit = local.get(key);
   if (hit && hit.until > started) return asVerdict(hit.verdict);
-  const shared = await hotAnswer(deps.hot, deps.hot.get(key), Math.min(50, waitMs), null);
+  // Another node's verdict is worth a few milliseconds even to a caller in a hurry.
+  const shared = await hotAnswer(deps.hot, deps.hot.get(key), Math.min(50, Math.max(10, waitMs)), null);
   if (shared === 'verified' || shared === 'failed' || shared === 'unknown') {
     remember(key, shared);
     return asVerdict(shared);
@@ -101,14 +102,14 @@ export async function verifyCrawler(
     const domains = check.domains;
     run = (async (): Promise<Outcome> => {
       try {
-        if (!(await withinLookupBudget(deps, siteId, share))) return 'over-budget';
+        if (!(await withinLookupBudget(deps, siteId, share))) return 'nothing-learnt';
         const verdict = await forwardConfirmed(parseDnsServers(deps.env.DNS_SERVERS), ip, domains, VERIFICATION.lookupMs);
         remember(key, verdict);
         const ttl = verdict === 'unknown' ? VERIFICATION.unknownSeconds : VERIFICATION.cacheSeconds;
         deps.hot.set(key, verdict, ttl).catch(() => {});
         return verdict;
       } catch {
-        return 'unknown';
+        return 'nothing-learnt';
       } finally {
         release();
         pending.delete(key);
@@ -117,5 +118,5 @@ export async function verifyCrawler(
     pending.set(key, run);
   }
   const outcome = await answerWithin<Outcome | 'waiting'>(run, waitMs - (Date.now() - started), 'waiting');
-  return outcome === 'waiting' || outcome === 'over-budget' ? NOT_YET : asVerdict(outcome);
+  return outcome === 'waiting' || outcome === 'nothing-learnt' ? NOT_YET : asVerdict(outcome);
 }
