@@ -134,7 +134,13 @@ function createApp(deps: Deps, collect: ReturnType<typeof collectHandler>, opts:
     if (p === '/v1' || p.startsWith('/v1/')) return rest(ctx);
     if (p === '/trpc' || p.startsWith('/trpc/')) return trpc(ctx);
     if (p === '/mcp') return mcp(ctx);
-    if (p === '/collect' || p === '/collect/requests' || p === '/collect/protection' || p === '/collect/decide') {
+    if (
+      p === '/collect' ||
+      p === '/collect/requests' ||
+      p === '/collect/protection' ||
+      p === '/collect/decide' ||
+      p === '/collect/verify'
+    ) {
       return collect.koa(ctx);
     }
     if (p.startsWith('/_us/')) return firstParty(ctx);

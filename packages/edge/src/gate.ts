@@ -46,6 +46,14 @@ export interface ProtectionConfig {
 export interface LoadedConfig extends ProtectionConfig {
   hosts: ReadonlySet<string>;
   flaggedCount: number;
+  /** Where to ask the service about a declared crawler the platform gave no verdict on (set by `configFor`). */
+  verify?: VerifyEndpoint;
+}
+
+/** `POST {collectUrl}/verify` and the site secret it is asked with. */
+export interface VerifyEndpoint {
+  endpoint: string;
+  secret: string;
 }
 
 /** The `request.cf` fields the gate and the records read. */
@@ -157,6 +165,7 @@ async function fetchConfig(state: ConfigState, opts: ConfigCacheOptions): Promis
       state.retryAt = Date.now() + RETRY_AFTER_MS;
       return;
     }
+    config.verify = { endpoint: opts.endpoint.replace(/\/protection$/, '/verify'), secret: opts.secret };
     state.config = config;
     state.etag = res.headers.get('etag') ?? undefined;
     state.freshUntil = Date.now() + (config.maxAgeSeconds ?? MAX_CONFIG_AGE_SECONDS) * 1000;
@@ -233,6 +242,55 @@ export function verificationOf(cf: IncomingCf): Verification {
   return 'unknown';
 }
 
+/** How long a request waits for the service's verdict on a crawler; past it the verdict is `unknown`. */
+export const VERIFY_BUDGET_MS = 50;
+/** The service's `verified` and `failed` are kept at most this long in the isolate… */
+const VERDICT_KEEP_MS = 24 * 3600_000;
+/** …and its `unknown` (DNS did not answer) only this long. */
+const UNKNOWN_KEEP_MS = 5_000;
+const VERDICTS_MAX = 10_000;
+
+/** The service's verdicts in this isolate, per address and crawler. */
+const verdicts = new Map<string, { verification: Verification; until: number }>();
+const VERIFICATIONS = new Set<string>(['verified', 'failed', 'unknown']);
+
+/**
+ * The service's verdict on a declared crawler at `ip` (`POST {collectUrl}/verify`), for a request the
+ * platform gave none: cached per address and crawler, asked within `VERIFY_BUDGET_MS`. An answer not in
+ * time is `unknown` for this request and is not kept: the service finishes the lookup and caches it, so the
+ * next request from that address gets the verdict. Never throws.
+ */
+export async function verificationByService(verify: VerifyEndpoint, ip: string, ua: string, bot: string): Promise<Verification> {
+  const key = `${verify.endpoint}\n${ip}\n${bot}`;
+  const now = Date.now();
+  const hit = verdicts.get(key);
+  if (hit && hit.until > now) return hit.verification;
+  try {
+    const res = await fetch(verify.endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-svc-proxy': verify.secret },
+      body: JSON.stringify({ ip, ua: ua.slice(0, 1024), budgetMs: VERIFY_BUDGET_MS }),
+      signal: AbortSignal.timeout(VERIFY_BUDGET_MS),
+    });
+    if (!res.ok) {
+      res.body?.cancel().catch(() => undefined);
+      return 'unknown';
+    }
+    const answer = (await res.json()) as { verification?: unknown; maxAgeSeconds?: unknown };
+    if (typeof answer?.verification !== 'string' || !VERIFICATIONS.has(answer.verification)) return 'unknown';
+    const verification = answer.verification as Verification;
+    const maxAgeMs = typeof answer.maxAgeSeconds === 'number' ? answer.maxAgeSeconds * 1000 : 0;
+    const keepMs = Math.min(maxAgeMs, verification === 'unknown' ? UNKNOWN_KEEP_MS : VERDICT_KEEP_MS);
+    if (keepMs > 0) {
+      if (verdicts.size >= VERDICTS_MAX) verdicts.delete(verdicts.keys().next().value as string);
+      verdicts.set(key, { verification, until: Date.now() + keepMs });
+    }
+    return verification;
+  } catch {
+    return 'unknown';
+  }
+}
+
 /**
  * A coarse class of the TLS connection (never a fingerprint): `tls1.3`; `tls1.2` with an AEAD cipher
  * (GCM, ChaCha20) and forward secrecy; `tls1.2-legacy` (CBC or RSA key exchange); `tls-old` (TLS 1.0/1.1,
@@ -294,10 +352,15 @@ export async function factsOf(req: RequestView, config: LoadedConfig): Promise<R
   const { cf } = req;
   const cls = classifyCached(ua);
   const asn = typeof cf.asn === 'number' && Number.isInteger(cf.asn) ? cf.asn : null;
+  let verification = verificationOf(cf);
+  // A crawler its operator lets us verify, with no verdict from the platform: the service checks it.
+  if (verification === 'unknown' && cls.kind === 'bot' && cls.bot?.verifiable && ip && config.verify) {
+    verification = await verificationByService(config.verify, ip, ua, cls.bot.name);
+  }
   const facts: RequestFacts = {
     path: req.url.pathname,
     ua: cls,
-    verification: verificationOf(cf),
+    verification,
     asn,
     hosting: asn !== null && isHostingNetwork({ asn, org: cf.asOrganization ?? '' }),
     country: typeof cf.country === 'string' && cf.country.length === 2 ? cf.country.toUpperCase() : null,

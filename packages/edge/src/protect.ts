@@ -31,6 +31,8 @@ export interface DecideRequest {
   asn?: number;
   /** TLS protocol, e.g. `TLSv1.3`, when your TLS terminator tells you. */
   tls?: string;
+  /** How long the caller waits (`budgetMs`): the service answers within it, lookups finish in the background. */
+  budgetMs?: number;
 }
 
 export interface ProtectInput {
@@ -267,6 +269,7 @@ export async function protect(input: ProtectInput): Promise<ProtectVerdict> {
     if (input.tls) body.tls = String(input.tls).slice(0, 32);
 
     const budget = Math.max(1, input.budgetMs ?? DEFAULT_DECIDE_BUDGET_MS);
+    body.budgetMs = Math.min(10_000, Math.round(budget));
     let res: Response;
     try {
       res = await (input.fetch ?? fetch)(`${input.collectUrl.replace(/\/+$/, '')}/decide`, {

@@ -36,7 +36,14 @@ const service: {
   configStatus?: number;
   /** What `POST /collect/decide` answers (status, body), after a delay. */
   decide: { status: number; body: unknown; delayMs: number };
-} = { config: null, configDelayMs: 0, decide: { status: 200, body: {}, delayMs: 0 } };
+  /** What `POST /collect/verify` answers (status, body), after a delay. */
+  verify: { status: number; body: unknown; delayMs: number };
+} = {
+  config: null,
+  configDelayMs: 0,
+  decide: { status: 200, body: {}, delayMs: 0 },
+  verify: { status: 200, body: { verification: 'unknown', bot: null, maxAgeSeconds: 0 }, delayMs: 0 },
+};
 
 async function bundle(options: string): Promise<string> {
   // Node's fetch (under dispatchFetch) always sends `sec-fetch-mode: cors`: the test client sends the
@@ -124,8 +131,8 @@ beforeAll(async () => {
         else answer();
         return;
       }
-      if (req.url === '/collect/decide') {
-        const { status, body, delayMs } = service.decide;
+      if (req.url === '/collect/decide' || req.url === '/collect/verify') {
+        const { status, body, delayMs } = req.url === '/collect/decide' ? service.decide : service.verify;
         setTimeout(() => {
           entry.status = status;
           res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
@@ -160,6 +167,7 @@ afterEach(async () => {
   service.configDelayMs = 0;
   service.configStatus = undefined;
   service.decide = { status: 200, body: {}, delayMs: 0 };
+  service.verify = { status: 200, body: { verification: 'unknown', bot: null, maxAgeSeconds: 0 }, delayMs: 0 };
 });
 
 afterAll(async () => {
@@ -479,7 +487,7 @@ describe('the gate in withUnseen (workerd via miniflare)', () => {
       cf: { asn: 15169, asOrganization: 'Google LLC', country: 'US', botManagement: { verifiedBot: true, score: 1 } },
     });
     expect(real.text).toBe('origin /');
-    // No bot-management data on this zone: no way to verify, so it follows `bots` (allow here).
+    // No bot-management data on this zone and no verdict from the service either: it follows `bots` (allow here).
     const unknown = await visit(mf, 'https://shop.example/', { ua: GOOGLEBOT, cf: { ...HOME_NET, botManagement: null } });
     expect(unknown.text).toBe('origin /');
     await waitFor(() => (records().length >= 3 ? true : undefined));
@@ -488,6 +496,85 @@ describe('the gate in withUnseen (workerd via miniflare)', () => {
       { status: 200, action: 'allow', reason: 'verified search engine: Googlebot', risk: -1, verifiedBot: true },
       { status: 200, action: 'allow', reason: 'declared bot: Googlebot (bots: allow)', risk: -1 },
     ]);
+  });
+
+  describe('crawler claims without a platform verdict: the service is asked', () => {
+    const verifyCalls = () => captured.filter((c) => c.url === '/collect/verify');
+    /** A zone without bot management (Miniflare's own `cf` has a bot-management verdict: taken away here). */
+    const cf = { ...HOME_NET, botManagement: null };
+    const answer = (verification: string, maxAgeSeconds: number, delayMs = 0) => {
+      service.verify = { status: 200, body: { verification, bot: 'Googlebot', maxAgeSeconds }, delayMs };
+    };
+
+    it('asks POST {collectUrl}/verify with the address, user agent and budget, and keeps a verdict per address', async () => {
+      service.config = config();
+      const mf = await protectedWorker();
+      answer('failed', 86_400);
+      const fake = await visit(mf, 'https://shop.example/', { ua: GOOGLEBOT, ip: '198.51.100.7', cf });
+      expect(fake.status).toBe(403);
+      expect(fake.text).toContain('Access refused');
+      expect(verifyCalls()).toHaveLength(1);
+      const asked = verifyCalls()[0]!;
+      expect(asked.method).toBe('POST');
+      expect(asked.headers['x-svc-proxy']).toBe(SECRET);
+      expect(JSON.parse(asked.body)).toEqual({ ip: '198.51.100.7', ua: GOOGLEBOT, budgetMs: 50 });
+      // The same address again: the isolate's copy answers.
+      expect((await visit(mf, 'https://shop.example/a', { ua: GOOGLEBOT, ip: '198.51.100.7', cf })).status).toBe(403);
+      expect(verifyCalls()).toHaveLength(1);
+      // Another address is asked about on its own.
+      answer('verified', 86_400);
+      expect((await visit(mf, 'https://shop.example/b', { ua: GOOGLEBOT, ip: '192.0.2.66', cf })).text).toBe('origin /b');
+      expect(verifyCalls()).toHaveLength(2);
+      // Never asked: browsers, bots no operator lets us verify, and claims the platform judged.
+      await visit(mf, 'https://shop.example/c', { ip: '198.51.100.8' });
+      await visit(mf, 'https://shop.example/d', { ua: 'Mozilla/5.0 (compatible; MJ12bot/v1.4.8; http://mj12bot.com/)' });
+      await visit(mf, 'https://shop.example/e', { ua: GOOGLEBOT, cf: { ...HOME_NET, botManagement: { verifiedBot: false } } });
+      expect(verifyCalls()).toHaveLength(2);
+      await waitFor(() => (records().length >= 6 ? true : undefined));
+      expect(records().map((r) => r.reason)).toEqual([
+        'unverified claim to be Googlebot',
+        'unverified claim to be Googlebot',
+        'verified search engine: Googlebot',
+        'browser: no sign of automation',
+        'declared bot: MJ12bot (bots: allow)',
+        'unverified claim to be Googlebot',
+      ]);
+    });
+
+    it('serves a claim the service cannot answer within 50 ms and asks again on the next request', async () => {
+      service.config = config();
+      const mf = await protectedWorker();
+      // Warm the isolate's config first, so only the verdict can be late.
+      await visit(mf, 'https://shop.example/warm');
+      answer('failed', 86_400, 400);
+      const started = Date.now();
+      const first = await visit(mf, 'https://shop.example/', { ua: GOOGLEBOT, ip: '198.51.100.9', cf });
+      expect(first.text).toBe('origin /');
+      expect(Date.now() - started).toBeLessThan(400);
+      answer('failed', 86_400);
+      expect((await visit(mf, 'https://shop.example/', { ua: GOOGLEBOT, ip: '198.51.100.9', cf })).status).toBe(403);
+      expect(verifyCalls()).toHaveLength(2);
+    });
+
+    it('keeps an "unknown" only as long as the service says, and a "still looking" not at all', async () => {
+      service.config = config();
+      const mf = await protectedWorker();
+      answer('unknown', 0);
+      expect((await visit(mf, 'https://shop.example/', { ua: GOOGLEBOT, ip: '198.51.100.10', cf })).status).toBe(200);
+      answer('failed', 86_400);
+      expect((await visit(mf, 'https://shop.example/', { ua: GOOGLEBOT, ip: '198.51.100.10', cf })).status).toBe(403);
+      // DNS did not answer (kept a minute by the service): the isolate keeps it a few seconds, then asks again.
+      answer('unknown', 60);
+      expect((await visit(mf, 'https://shop.example/', { ua: GOOGLEBOT, ip: '198.51.100.11', cf })).status).toBe(200);
+      answer('failed', 86_400);
+      expect((await visit(mf, 'https://shop.example/', { ua: GOOGLEBOT, ip: '198.51.100.11', cf })).status).toBe(200);
+      expect(verifyCalls()).toHaveLength(3);
+      // An error answer or a service that is down: the claim follows `bots`, nothing is kept.
+      service.verify = { status: 503, body: {}, delayMs: 0 };
+      expect((await visit(mf, 'https://shop.example/', { ua: GOOGLEBOT, ip: '198.51.100.12', cf })).status).toBe(200);
+      answer('failed', 86_400);
+      expect((await visit(mf, 'https://shop.example/', { ua: GOOGLEBOT, ip: '198.51.100.12', cf })).status).toBe(403);
+    });
   });
 
   it('a valid us_pass serves that browser on that network; the same cookie from another network is challenged', async () => {
@@ -728,6 +815,7 @@ describe('protect() for Node servers', () => {
       country: 'DE',
       asn: 3320,
       tls: 'TLSv1.3',
+      budgetMs: 5000,
     });
   });
 

@@ -167,6 +167,11 @@ export const ProtectionConfig = BotSettings.extend({
 export type ProtectionConfig = z.infer<typeof ProtectionConfig>;
 
 export const DECIDE_LIMITS = { ua: 1024, path: 2048, host: 253, pass: 128, asOrg: 256 } as const;
+const DECIDE_BUDGET = z
+  .number()
+  .int('Give the budget in whole milliseconds')
+  .min(1, 'Give a budget of at least 1 ms')
+  .max(10_000, 'Give a budget of at most 10000 ms');
 
 /** POST {COLLECT_URL}/decide (header `x-svc-proxy: <site secret>`): one request to decide, from proxy mode or another platform. */
 export const DecideRequest = z
@@ -191,9 +196,35 @@ export const DecideRequest = z
     asOrg: z.string().max(DECIDE_LIMITS.asOrg).optional(),
     tls: z.string().max(32).optional().describe('TLS version, e.g. TLSv1.3'),
     tlsClass: z.string().max(32).optional().describe('modern, legacy, non-browser or unknown'),
+    budgetMs: DECIDE_BUDGET.optional().describe(
+      'How long the caller waits for the answer (protect(): 50 ms): crawler lookups are waited for 60 % of it, then finish in the background',
+    ),
   })
   .strict();
 export type DecideRequest = z.infer<typeof DecideRequest>;
+
+/**
+ * POST {COLLECT_URL}/verify (header `x-svc-proxy: <site secret>`): whether a declared crawler at an address
+ * is who it says, for an edge whose platform gives no verdict.
+ */
+export const VerifyRequest = z
+  .object({
+    ip: z.string().min(1, 'Give the client address').max(64, 'Give the client address (at most 64 characters)'),
+    ua: z.string().max(DECIDE_LIMITS.ua, `Send at most ${DECIDE_LIMITS.ua} characters of the user agent`),
+    budgetMs: DECIDE_BUDGET.optional().describe('How long the caller waits for the answer (the edge SDK: 50 ms)'),
+  })
+  .strict();
+export type VerifyRequest = z.infer<typeof VerifyRequest>;
+
+export const VerifyAnswer = z.object({
+  verification: z.enum(['verified', 'failed', 'unknown']),
+  bot: z.string().nullable().describe('The crawler the user agent claims to be; null when it claims none'),
+  maxAgeSeconds: z
+    .number()
+    .int()
+    .describe('How long the answer may be kept for this address and crawler; 0 while the lookup is still running'),
+});
+export type VerifyAnswer = z.infer<typeof VerifyAnswer>;
 
 export const DecideAnswer = Decision.extend({
   challengeUrl: z.string().optional().describe('For a challenge: where to send the browser (302), with its return ticket'),

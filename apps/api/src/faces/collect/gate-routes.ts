@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { DecideRequest, normaliseHostname } from '@us/shared';
+import { DecideRequest, normaliseHostname, VerifyRequest } from '@us/shared';
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import type { Deps } from '../../core/deps.ts';
@@ -14,22 +14,26 @@ import {
   CONFIG_MAX_AGE_SECONDS,
   notModified,
 } from '../../features/protection/protection-config.ts';
+import { verifyRequest } from '../../features/protection/verify-request.ts';
 import type { CollectBudgets } from './budget.ts';
 import { siteIdOfSecret } from './identify.ts';
 import type { SiteCache } from './site-cache.ts';
 
 /** The largest decide request (its fields are bounded well below this). */
 export const DECIDE_BODY_LIMIT = 8 * 1024;
+/** The largest verify request (an address and a user agent). */
+const VERIFY_BODY_LIMIT = 2 * 1024;
 /** A built config is reused this long on a node (unless a site changed meanwhile): edges ask every minute. */
 const CONFIG_MEMO_MS = 5_000;
 
 const GONE = () => new AppError(401, "Send the site's secret key in the x-svc-proxy header");
 
 /**
- * The gate's two routes for edges, both with the site's secret in `x-svc-proxy`, checked before anything is
+ * The gate's routes for edges, each with the site's secret in `x-svc-proxy`, checked before anything is
  * read, with the same budget of unknown-secret lookups as `/collect/requests` (401, then 429):
  * - `GET /collect/protection`: the protection config (ETag; If-None-Match → 304; private, max-age=60);
- * - `POST /collect/decide`: the decision for one request, for proxy mode and platforms without the SDK.
+ * - `POST /collect/decide`: the decision for one request, for proxy mode and platforms without the SDK;
+ * - `POST /collect/verify`: the verdict on a declared crawler at an address, for edges without one.
  */
 export function protectionRoutes(deps: Deps, cache: SiteCache, budgets: CollectBudgets) {
   const memo = new Map<string, { built: BuiltConfig; generation: number; until: number }>();
@@ -85,6 +89,30 @@ export function protectionRoutes(deps: Deps, cache: SiteCache, budgets: CollectB
     return { ...req, host: host.ok ? host.hostname : '(not a hostname)' };
   }
 
+  async function readVerifyRequest(ctx: Context): Promise<VerifyRequest> {
+    let json: unknown;
+    try {
+      json = JSON.parse((await readBody(ctx.req, VERIFY_BODY_LIMIT)).toString('utf8'));
+    } catch (e) {
+      if (e instanceof AppError) throw e;
+      throw badRequest('(body)', 'Send the address and user agent to verify as JSON');
+    }
+    const parsed = VerifyRequest.safeParse(json);
+    if (!parsed.success) throw issueToError(parsed.error.issues[0] as z.core.$ZodIssue);
+    if (!isIP(parsed.data.ip)) {
+      throw badRequest('ip', 'Give the client address as an IPv4 or IPv6 address, such as 203.0.113.7');
+    }
+    return parsed.data;
+  }
+
+  async function verifyRoute(ctx: Context) {
+    const p = await site(ctx);
+    const answer = await verifyRequest(deps, p.site.id, await readVerifyRequest(ctx));
+    ctx.set('Cache-Control', 'no-store');
+    ctx.status = 200;
+    ctx.body = answer;
+  }
+
   async function decideRoute(ctx: Context) {
     const p = await site(ctx);
     const answer = await decideRequest(deps, p, await readDecideRequest(ctx));
@@ -99,6 +127,11 @@ export function protectionRoutes(deps: Deps, cache: SiteCache, budgets: CollectB
       if (ctx.path === '/collect/protection') {
         if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return methodNotAllowed(ctx, 'GET, HEAD');
         await config(ctx);
+        return true;
+      }
+      if (ctx.path === '/collect/verify') {
+        if (ctx.method !== 'POST') return methodNotAllowed(ctx, 'POST');
+        await verifyRoute(ctx);
         return true;
       }
       if (ctx.path === '/collect/decide') {

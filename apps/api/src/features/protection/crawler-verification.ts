@@ -1,156 +1,122 @@
 import { createHash } from 'node:crypto';
-import { Resolver } from 'node:dns/promises';
 import type { BotInfo, Verification } from '@us/protection';
 import type { Deps } from '../../core/deps.ts';
-import { type ParsedIp, parseIp } from '../../core/enrich/ip.ts';
-import { hotAnswer } from '../../core/hot/within.ts';
+import { answerWithin, hotAnswer } from '../../core/hot/within.ts';
 import { parseDnsServers } from '../hostnames/index.ts';
+import { crawlerCheck } from './crawler-checks.ts';
+import { forwardConfirmed } from './crawler-dns.ts';
+import { inPublishedRanges } from './crawler-ranges.ts';
+import { networkShare, takeLookupSlot, withinLookupBudget } from './verification-budget.ts';
 
 /**
- * Forward-confirmed reverse DNS for crawlers whose operators publish the host names their crawlers'
- * addresses resolve to (where the edge platform gives no verdict: proxy mode, other platforms). The address
- * must resolve (PTR) to a name under one of the operator's domains, and that name must resolve (A/AAAA) back
- * to the address. Sources: each operator's crawler documentation.
+ * Whether a declared crawler at an address is who it says (where the edge platform gives no verdict:
+ * proxy mode, the edge SDK without bot management, other platforms): by the operator's published IP
+ * ranges first, then by forward-confirmed reverse DNS under its documented domains (`crawler-checks.ts`).
+ *
+ * Answers within the caller's wait: a lookup that takes longer goes on in the background and its verdict
+ * is cached, so the next request from that address is decided with it.
  */
-const GOOGLE = ['googlebot.com', 'google.com', 'googleusercontent.com'];
-export const RDNS_DOMAINS: Readonly<Record<string, readonly string[]>> = {
-  Googlebot: GOOGLE,
-  'Google-InspectionTool': GOOGLE,
-  GoogleOther: GOOGLE,
-  Google: GOOGLE,
-  'Google-Extended': GOOGLE,
-  Bingbot: ['search.msn.com'],
-  BingPreview: ['search.msn.com'],
-  Applebot: ['applebot.apple.com'],
-  'Applebot-Extended': ['applebot.apple.com'],
-  YandexBot: ['yandex.ru', 'yandex.net', 'yandex.com'],
-  Baiduspider: ['baidu.com', 'baidu.jp'],
-  'Yahoo! Slurp': ['crawl.yahoo.net'],
-  SeznamBot: ['seznam.cz'],
-  PetalBot: ['petalsearch.com'],
-  Amazonbot: ['crawl.amazonbot.amazon'],
-};
-
 export const VERIFICATION = {
-  /** The whole check (reverse and forward lookup) answers within this, else `unknown`. */
-  budgetMs: 300,
-  /** Verdicts are kept this long in the hot store (shared by the nodes). */
+  /** A lookup's own limit (reverse and forward questions), in the background; past it, `unknown`. */
+  lookupMs: 1000,
+  /** Without a caller's budget, a lookup is waited for this long. */
+  defaultWaitMs: 300,
+  /** Of a caller's budget, the share spent waiting for a lookup (the rest carries the answer back). */
+  waitShare: 0.6,
+  /** `verified` and `failed` are kept this long in the hot store (shared by the nodes)… */
   cacheSeconds: 86_400,
-  /** And this long on each node. */
+  /** …and this long on each node. */
   localMs: 10 * 60_000,
-  /** Lookups in flight at once per node; past it, `unknown`. */
-  inFlight: 64,
-  /** Fresh lookups per site and minute (counted before looking); past it, `unknown`. */
-  perSitePerMinute: 600,
+  /** `unknown` from DNS that did not answer is kept this short (everywhere), so a flapping DNS is asked again. */
+  unknownSeconds: 60,
 } as const;
 
-/** Addresses are never kept: a verdict is filed under a hash of the address and the operator. */
-const cacheKey = (ip: string, bot: string) =>
-  `fcrdns:${createHash('sha256').update(`${ip}\n${bot}`).digest('base64url').slice(0, 22)}`;
+/** A verdict and how long whoever asked may keep it (0: ask again next time, the answer is still coming). */
+export interface CrawlerVerdict {
+  verification: Verification;
+  maxAgeSeconds: number;
+}
+
+/** How long a caller waits for a lookup, given its own budget (none: the default). */
+export function lookupWait(budgetMs: number | undefined): number {
+  if (budgetMs === undefined) return VERIFICATION.defaultWaitMs;
+  return Math.min(VERIFICATION.lookupMs, Math.max(0, Math.floor(budgetMs * VERIFICATION.waitShare)));
+}
+
+/** Addresses are never kept: a verdict is filed under a hash of the address and the operator's group. */
+const cacheKey = (ip: string, group: string) =>
+  `fcrdns:${createHash('sha256').update(`${ip}\n${group}`).digest('base64url').slice(0, 22)}`;
 
 const local = new Map<string, { verdict: Verification; until: number }>();
-const pending = new Map<string, Promise<Verification>>();
-let running = 0;
+/** `nothing-learnt`: a lookup turned away by the budgets, or one that failed on our side. */
+type Outcome = Verification | 'nothing-learnt';
+/** Lookups under way, by cache key: a second caller waits for the same one. */
+const pending = new Map<string, Promise<Outcome>>();
 
-const sameIp = (a: ParsedIp, b: ParsedIp | null) =>
-  !!b && (a.v === 4 ? b.v === 4 && a.n === b.n : b.v === 6 && a.hi === b.hi && a.lo === b.lo);
+const FINAL = (verification: Verification): CrawlerVerdict => ({ verification, maxAgeSeconds: VERIFICATION.cacheSeconds });
+const NOT_YET: CrawlerVerdict = { verification: 'unknown', maxAgeSeconds: 0 };
 
-const under = (name: string, domains: readonly string[]) => {
-  const n = name.toLowerCase().replace(/\.$/, '');
-  return domains.some((d) => n === d || n.endsWith(`.${d}`));
-};
-
-const NO_SUCH = new Set(['ENOTFOUND', 'ENODATA']);
-
-/** One forward-confirmed reverse lookup: `verified`, `failed` (DNS said no) or `unknown` (DNS did not answer). */
-async function lookup(servers: string[], ip: string, domains: readonly string[]): Promise<Verification> {
-  const parsed = parseIp(ip);
-  if (!parsed) return 'failed';
-  const resolver = new Resolver({ timeout: VERIFICATION.budgetMs, tries: 1 });
-  if (servers.length) resolver.setServers(servers);
-  const timer = setTimeout(() => resolver.cancel(), VERIFICATION.budgetMs);
-  timer.unref();
-  try {
-    let names: string[];
-    try {
-      // A PTR question of our own: `reverse` reports a timeout or SERVFAIL as "not found".
-      names = await resolver.resolvePtr(reverseName(parsed));
-    } catch (e) {
-      return NO_SUCH.has((e as { code?: string }).code ?? '') ? 'failed' : 'unknown';
-    }
-    const candidates = names.filter((n) => under(n, domains)).slice(0, 4);
-    if (!candidates.length) return 'failed';
-    let unanswered = false;
-    for (const name of candidates) {
-      try {
-        const addresses = parsed.v === 4 ? await resolver.resolve4(name) : await resolver.resolve6(name);
-        if (addresses.some((a) => sameIp(parsed, parseIp(a)))) return 'verified';
-      } catch (e) {
-        if (!NO_SUCH.has((e as { code?: string }).code ?? '')) unanswered = true;
-      }
-    }
-    return unanswered ? 'unknown' : 'failed';
-  } finally {
-    clearTimeout(timer);
-    resolver.cancel();
-  }
+function remember(key: string, verdict: Verification) {
+  if (local.size >= 10_000) local.clear();
+  const keep = verdict === 'unknown' ? VERIFICATION.unknownSeconds * 1000 : VERIFICATION.localMs;
+  local.set(key, { verdict, until: Date.now() + keep });
 }
 
-/** The name a PTR question about an address asks for: `4.3.2.1.in-addr.arpa`, or IPv6 nibbles under `ip6.arpa`. */
-export function reverseName(p: ParsedIp): string {
-  if (p.v === 4) return `${[p.n & 255, (p.n >>> 8) & 255, (p.n >>> 16) & 255, p.n >>> 24].join('.')}.in-addr.arpa`;
-  const hex = `${p.hi.toString(16).padStart(16, '0')}${p.lo.toString(16).padStart(16, '0')}`;
-  return `${[...hex].reverse().join('.')}.ip6.arpa`;
-}
+const asVerdict = (verification: Verification): CrawlerVerdict =>
+  verification === 'unknown' ? { verification, maxAgeSeconds: VERIFICATION.unknownSeconds } : FINAL(verification);
 
 /**
- * Whether a declared bot at `ip` is who it says, by forward-confirmed reverse DNS through `DNS_SERVERS`:
- * `unknown` for a bot whose operator publishes no host names (IP lists only, or nothing), when DNS does not
- * answer within 300 ms, or past the lookup budgets. Verdicts are cached a day, by a hash of the address.
+ * The verdict on `bot` at `ip` for a request to `siteId`, waiting at most `waitMs` for a lookup:
+ * - `verified` inside the operator's published ranges (no DNS), or by forward-confirmed reverse DNS;
+ * - `failed` when DNS said no, or outside the ranges of an operator that publishes ranges only;
+ * - `unknown` for a bot without a published way to check it, when DNS did not answer, when the lookup is
+ *   still running at `waitMs` (it finishes and is cached), or past the lookup budgets
+ *   (`verification-budget.ts`: the client network's share, the site's, the node's slots).
  */
 export async function verifyCrawler(
   deps: Pick<Deps, 'env' | 'hot'>,
   siteId: string,
   bot: BotInfo,
   ip: string,
-): Promise<Verification> {
-  const domains = RDNS_DOMAINS[bot.name];
-  if (!domains) return 'unknown';
-  const key = cacheKey(ip, domains.join(','));
+  waitMs: number = VERIFICATION.defaultWaitMs,
+): Promise<CrawlerVerdict> {
+  const check = crawlerCheck(bot.name);
+  if (!check) return FINAL('unknown');
+  if (check.ranges && inPublishedRanges(ip, check.ranges)) return FINAL('verified');
+  if (!check.domains) return FINAL(check.ranges ? 'failed' : 'unknown');
+  const started = Date.now();
+  const key = cacheKey(ip, check.id);
   const hit = local.get(key);
-  if (hit && hit.until > Date.now()) return hit.verdict;
-  const shared = await hotAnswer(deps.hot, deps.hot.get(key), 50, null);
-  if (shared === 'verified' || shared === 'failed') {
-    remember(key, shared, Date.now());
-    return shared;
+  if (hit && hit.until > started) return asVerdict(hit.verdict);
+  // Another node's verdict is worth a few milliseconds even to a caller in a hurry.
+  const shared = await hotAnswer(deps.hot, deps.hot.get(key), Math.min(50, Math.max(10, waitMs)), null);
+  if (shared === 'verified' || shared === 'failed' || shared === 'unknown') {
+    remember(key, shared);
+    return asVerdict(shared);
   }
-  const inFlight = pending.get(key);
-  if (inFlight) return inFlight;
-  // Taken and counted in one synchronous step: concurrent callers cannot all pass the check first.
-  if (running >= VERIFICATION.inFlight) return 'unknown';
-  running += 1;
-  const check = (async (): Promise<Verification> => {
-    try {
-      const count = await hotAnswer(deps.hot, deps.hot.incr(`fcrdns-budget:${siteId}`, 60), 50, 0);
-      if (count > VERIFICATION.perSitePerMinute) return 'unknown';
-      const verdict = await lookup(parseDnsServers(deps.env.DNS_SERVERS), ip, domains);
-      if (verdict !== 'unknown') {
-        remember(key, verdict, Date.now());
-        deps.hot.set(key, verdict, VERIFICATION.cacheSeconds).catch(() => {});
+  let run = pending.get(key);
+  if (!run) {
+    const share = networkShare(ip);
+    const release = takeLookupSlot(share);
+    if (!release) return NOT_YET;
+    const domains = check.domains;
+    run = (async (): Promise<Outcome> => {
+      try {
+        if (!(await withinLookupBudget(deps, siteId, share))) return 'nothing-learnt';
+        const verdict = await forwardConfirmed(parseDnsServers(deps.env.DNS_SERVERS), ip, domains, VERIFICATION.lookupMs);
+        remember(key, verdict);
+        const ttl = verdict === 'unknown' ? VERIFICATION.unknownSeconds : VERIFICATION.cacheSeconds;
+        deps.hot.set(key, verdict, ttl).catch(() => {});
+        return verdict;
+      } catch {
+        return 'nothing-learnt';
+      } finally {
+        release();
+        pending.delete(key);
       }
-      return verdict;
-    } catch {
-      return 'unknown';
-    } finally {
-      running -= 1;
-      pending.delete(key);
-    }
-  })();
-  pending.set(key, check);
-  return check;
-}
-
-function remember(key: string, verdict: Verification, now: number) {
-  if (local.size >= 10_000) local.clear();
-  local.set(key, { verdict, until: now + VERIFICATION.localMs });
+    })();
+    pending.set(key, run);
+  }
+  const outcome = await answerWithin<Outcome | 'waiting'>(run, waitMs - (Date.now() - started), 'waiting');
+  return outcome === 'waiting' || outcome === 'nothing-learnt' ? NOT_YET : asVerdict(outcome);
 }

@@ -15,7 +15,7 @@ import { countryOf } from '../../core/enrich/geo.ts';
 import { networkOf } from '../../core/enrich/network.ts';
 import { readSettings } from '../sites/index.ts';
 import { visitorSigns } from './behaviour.ts';
-import { verifyCrawler } from './crawler-verification.ts';
+import { lookupWait, verifyCrawler } from './crawler-verification.ts';
 import { noReturnReason, noteNoReturn } from './no-return.ts';
 import type { ProtectedSite } from './protected-site.ts';
 import { TLS_MISMATCH, tlsMismatch, tlsSummary } from './tls.ts';
@@ -25,18 +25,20 @@ import { dayKeyFor } from './visitor-code.ts';
 export type DecideInput = DecideRequest & { host: string };
 
 /**
- * The verdict of the platform when it gave one (`verifiedBot`), else forward-confirmed reverse DNS for
- * declared bots whose operators publish host names. Browsers are never looked up.
+ * The verdict of the platform when it gave one (`verifiedBot`), else the operator's published ranges or
+ * forward-confirmed reverse DNS (`crawler-verification.ts`), waited for within the caller's budget: a
+ * lookup still running then is `unknown` for this request and decides the next one. Browsers are never
+ * looked up.
  */
-function verificationOf(
+async function verificationOf(
   deps: Pick<Deps, 'env' | 'hot'>,
   siteId: string,
   req: DecideInput,
   ua: ReturnType<typeof classifyUserAgent>,
-) {
-  if (req.verifiedBot !== undefined) return Promise.resolve<Verification>(req.verifiedBot ? 'verified' : 'failed');
-  if (ua.kind !== 'bot' || !ua.bot) return Promise.resolve<Verification>('unknown');
-  return verifyCrawler(deps, siteId, ua.bot, req.ip);
+): Promise<Verification> {
+  if (req.verifiedBot !== undefined) return req.verifiedBot ? 'verified' : 'failed';
+  if (ua.kind !== 'bot' || !ua.bot) return 'unknown';
+  return (await verifyCrawler(deps, siteId, ua.bot, req.ip, lookupWait(req.budgetMs))).verification;
 }
 
 /** Everything known about the request, looked up in parallel, each lookup within its own budget. */
