@@ -15,8 +15,8 @@ export const KNOWN: Known[] = [
   [/Perplexity-User/i, 'Perplexity-User', 'ai-assistant', true],
   [/MistralAI-User/i, 'MistralAI-User', 'ai-assistant', false],
   [/Meta-ExternalFetcher/i, 'Meta-ExternalFetcher', 'ai-assistant', false],
-  [/DuckAssistBot/i, 'DuckAssistBot', 'ai-assistant', false],
-  [/GoogleAgent-Mariner|Google-Agent/i, 'Google-Agent', 'ai-assistant', false],
+  [/DuckAssistBot/i, 'DuckAssistBot', 'ai-assistant', true],
+  [/GoogleAgent-Mariner|Google-Agent/i, 'Google-Agent', 'ai-assistant', true],
   [/Manus-User/i, 'Manus-User', 'ai-assistant', false],
   [/AmazonBuyForMe|Amazon-Bedrock-AgentCore/i, 'Amazon-Agent', 'ai-assistant', false],
   // AI search indexes.
@@ -45,6 +45,10 @@ export const KNOWN: Known[] = [
   // Google's generic crawler: "one-off crawls for internal research and development", not Search.
   [/GoogleOther/i, 'GoogleOther', 'ai-training', true],
   // Search engines.
+  // Google's user-triggered fetchers (Google publishes their address lists; never Search crawlers).
+  [/Feedfetcher-Google/i, 'FeedFetcher-Google', 'other', true],
+  [/Google-Read-Aloud/i, 'Google-Read-Aloud', 'other', true],
+  [/Google-Site-Verification/i, 'Google-Site-Verification', 'tool', true],
   [/Google-InspectionTool/i, 'Google-InspectionTool', 'search-engine', true],
   [/Googlebot/i, 'Googlebot', 'search-engine', true],
   [/Storebot-Google|AdsBot-Google|Mediapartners-Google/i, 'Google', 'search-engine', true],
