@@ -5,6 +5,7 @@ import { SiteHostname } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Caddy, hasCaddy, startCaddy } from '../support/caddy.ts';
 import { type DnsStandIn, startDnsServer } from '../support/dns-server.ts';
+import { type Origin, startOrigin } from '../support/proxy.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { ownerWithSite } from '../support/sites.ts';
 
@@ -26,6 +27,7 @@ describe.skipIf(skip)(`Caddy's on-demand TLS in front of the service${skip ? ' (
   let t: TestServer;
   let dns: DnsStandIn;
   let caddy: Caddy;
+  let origin: Origin;
   let auth = '';
   let siteId = '';
   const live = uniqueHost('live');
@@ -34,6 +36,7 @@ describe.skipIf(skip)(`Caddy's on-demand TLS in front of the service${skip ? ' (
   beforeAll(async () => {
     if (caddyMissing) throw new Error('caddy is not on PATH: CI installs it (.ci/run); locally: apt-get install caddy');
     dns = await startDnsServer();
+    origin = await startOrigin();
     dns.setAddresses(INGRESS, ['192.0.2.80']);
     t = await startTestServer({ env: { DNS_SERVERS: dns.address, PROXY_CNAME_TARGET: INGRESS, TRUST_PROXY: 'true' } });
     const o = await ownerWithSite(t, { plan: 'Starter' });
@@ -44,7 +47,7 @@ describe.skipIf(skip)(`Caddy's on-demand TLS in front of the service${skip ? ' (
       await t.request
         .post(`/v1/sites/${siteId}/hostnames`)
         .set('Authorization', auth)
-        .send({ hostname, proxy: true, origin: 'https://origin.example.test' })
+        .send({ hostname, proxy: true, origin: origin.url })
         .expect(201);
     }
     const row = await t.deps.orm.em.fork().findOneOrFail(SiteHostname, { site: siteId, hostname: live });
@@ -60,6 +63,7 @@ describe.skipIf(skip)(`Caddy's on-demand TLS in front of the service${skip ? ' (
     await caddy?.stop();
     await t?.close();
     await dns?.close();
+    await origin?.close();
   });
 
   /** A TLS handshake with Caddy naming `servername`, trusting Caddy's local root only. */
@@ -112,6 +116,17 @@ describe.skipIf(skip)(`Caddy's on-demand TLS in front of the service${skip ? ' (
     // Without a hostname of any site behind it the same path is refused: it is the Host that counted.
     const other = await get(PUBLIC_HOST, `${url.pathname}${url.search}`);
     expect(other.status).toBe(404);
+  });
+
+  it("forwards the live hostname's pages to its origin, with the forwarding headers set by the proxy", async () => {
+    const res = await get(live, '/shop?item=7');
+    expect(res.status, res.body).toBe(200);
+    expect(res.body).toBe('origin GET /shop?item=7');
+    const [seen] = origin.got('/shop?item=7');
+    // The client as Caddy saw it (127.0.0.1), over HTTPS, asking for the customer's hostname.
+    expect(seen?.headers['x-forwarded-for']).toBe('127.0.0.1');
+    expect(seen?.headers['x-forwarded-proto']).toBe('https');
+    expect(seen?.headers['x-forwarded-host']).toBe(live);
   });
 
   it('gives no certificate for a pending proxy hostname, nor for a name nobody registered', async () => {
