@@ -19,10 +19,10 @@ describe('the TLS ask answers', () => {
   const orm = {
     em: {
       fork: () => ({
-        async count(_entity: unknown, where: { hostname: string }) {
+        async findOne(_entity: unknown, where: { hostname: string }) {
           lookups.push(where.hostname);
           if (hold) await hold;
-          return live.has(where.hostname) ? 1 : 0;
+          return live.has(where.hostname) ? { proxy: true, edgeStatus: 'active' } : null;
         },
       }),
     },
