@@ -151,13 +151,17 @@ export class MemoryStore implements HotStore {
     const fields = this.live(key)?.fields;
     return fields ? Object.fromEntries([...fields].map(([f, n]) => [f, String(n)])) : {};
   }
-  async hupdate(key: string, change: { add?: Record<string, number>; set?: Record<string, number> }, ttlSeconds: number) {
+  /** The live hash at `key`, or a new empty one put there (expiring at once until its caller sets a time). */
+  private hashAt(key: string) {
     let e = this.live(key);
     if (!e?.fields) {
       e = { value: '', expiresAt: 0, fields: new Map() };
       this.map.set(key, e);
     }
-    const fields = e.fields as Map<string, number>;
+    return { e, fields: e.fields as Map<string, number> };
+  }
+  async hupdate(key: string, change: { add?: Record<string, number>; set?: Record<string, number> }, ttlSeconds: number) {
+    const { e, fields } = this.hashAt(key);
     applyChange(fields, change);
     e.expiresAt = this.now() + ttlSeconds * 1000;
     return Object.fromEntries(fields);
@@ -201,12 +205,7 @@ export class MemoryStore implements HotStore {
     const t = this.now();
     const expiresAt = t + ttlSeconds * 1000;
     const key = family.prefix + member;
-    let e = this.live(key);
-    if (!e?.fields) {
-      e = { value: '', expiresAt: 0, fields: new Map() };
-      this.map.set(key, e);
-    }
-    const fields = e.fields as Map<string, number>;
+    const { e, fields } = this.hashAt(key);
     applyChange(fields, change);
     if (change.window) applyWindow(fields, change.window);
     e.expiresAt = expiresAt;
