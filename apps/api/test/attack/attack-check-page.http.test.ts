@@ -188,7 +188,7 @@ describe('attack: the bot check page', () => {
       }
     });
 
-    it('counts before checking: past 60 requests a minute from one address, 429 with Retry-After', async () => {
+    it('counts before checking: past 60 requests a minute from one browser (address and user agent), 429 with Retry-After', async () => {
       const ip = nextIp();
       const statuses: number[] = [];
       for (let i = 0; i < 61; i++) statuses.push((await t.request.get('/challenge?t=x').set('X-Forwarded-For', ip)).status);
@@ -196,6 +196,28 @@ describe('attack: the bot check page', () => {
       const last = await t.request.get('/challenge?t=x').set('X-Forwarded-For', ip);
       expectPage(last, 429, /Too many attempts/);
       expect(last.headers['retry-after']).toBe('60');
+    });
+
+    it('one client behind a shared address cannot spend the check of the others there', async () => {
+      const ip = nextIp();
+      const greedy = 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0';
+      const other =
+        'Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1';
+      for (let i = 0; i < 61; i++) await t.request.get('/challenge?t=x').set('X-Forwarded-For', ip).set('User-Agent', greedy);
+      expect((await t.request.get('/challenge?t=x').set('X-Forwarded-For', ip).set('User-Agent', greedy)).status).toBe(429);
+      // The other browser on the same address still gets its page (here: a bad link, not "too many").
+      const res = await t.request.get('/challenge?t=x').set('X-Forwarded-For', ip).set('User-Agent', other);
+      expectPage(res, 400, /cannot start/);
+    });
+
+    it('past 1,200 requests a minute from one address, whatever the user agents, 429', async () => {
+      const ip = nextIp();
+      const statuses: number[] = [];
+      for (let i = 0; i < 1201; i++) {
+        statuses.push((await t.request.get('/challenge?t=x').set('X-Forwarded-For', ip).set('User-Agent', `Agent/${i}`)).status);
+      }
+      expect(statuses.slice(0, 1200).every((x) => x === 400)).toBe(true);
+      expect(statuses[1200]).toBe(429);
     });
 
     it('answers other methods with 405 and Allow', async () => {

@@ -8,8 +8,13 @@ import { hotAnswer } from './within.ts';
  * `/_us/pass` arrives from the edges' few addresses on behalf of many visitors, hence its larger budget.
  */
 export const CHECK_BUDGETS = {
-  /** GET and POST of the check page, per visitor address. */
+  /**
+   * GET and POST of the check page, per browser: address and user agent, so one client behind a carrier NAT
+   * cannot spend the check of everyone else on that address (issue 36, shared addresses)…
+   */
   check: 60,
+  /** …and per address whatever the user agent: varying it buys a stranger no more than this. */
+  checkAddress: 1200,
   /** `/_us/pass`, per connecting address (an edge, or a visitor in proxy mode). */
   pass: 1200,
   /** The payment provider's webhooks, per sending address (it redelivers what a 429 turned away). */
@@ -17,10 +22,10 @@ export const CHECK_BUDGETS = {
 } as const;
 
 /**
- * Counts one request and says whether the address is past its budget. The count must not hold a visitor
+ * Counts one request and says whether `who` (an address, or an address and user agent) is past its budget. The count must not hold a visitor
  * up: when the hot store is slow (100 ms) or down, the request goes through uncounted.
  */
-export async function overBudget(hot: HotStore, face: keyof typeof CHECK_BUDGETS, ip: string): Promise<boolean> {
-  const n = await hotAnswer(hot, hot.incr(`check-budget:${face}:${sha256(ip).slice(0, 22)}`, 60), 100, 0);
+export async function overBudget(hot: HotStore, face: keyof typeof CHECK_BUDGETS, who: string): Promise<boolean> {
+  const n = await hotAnswer(hot, hot.incr(`check-budget:${face}:${sha256(who).slice(0, 22)}`, 60), 100, 0);
   return n > CHECK_BUDGETS[face];
 }

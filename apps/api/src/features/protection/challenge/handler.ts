@@ -124,7 +124,12 @@ export function challengeHandler(deps: Deps) {
       ctx.set('Allow', 'GET, POST');
       return sendRefusal(ctx, lang, 405, 'badLink');
     }
-    if (await overBudget(deps.hot, 'check', ctx.ip)) return sendRefusal(ctx, lang, 429, 'tooMany', { retryAfter: 60 });
+    // Both counted before either is checked: the browser's own share, and the address's whole.
+    const [browser, address] = await Promise.all([
+      overBudget(deps.hot, 'check', `${ctx.ip}\n${ctx.get('user-agent')}`),
+      overBudget(deps.hot, 'checkAddress', ctx.ip),
+    ]);
+    if (browser || address) return sendRefusal(ctx, lang, 429, 'tooMany', { retryAfter: 60 });
     try {
       await (ctx.method === 'GET' ? show(ctx, lang) : answer(ctx, lang));
     } catch (err) {
