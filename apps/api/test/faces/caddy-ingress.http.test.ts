@@ -127,6 +127,16 @@ describe.skipIf(skip)(`Caddy's on-demand TLS in front of the service${skip ? ' (
     expect(seen?.headers['x-forwarded-for']).toBe('127.0.0.1');
     expect(seen?.headers['x-forwarded-proto']).toBe('https');
     expect(seen?.headers['x-forwarded-host']).toBe(live);
+    // Recorded with the TLS version Caddy negotiated (X-Forwarded-Tls from the trusted hop), never the client's say.
+    await expect
+      .poll(async () => {
+        await t.deps.ingest.flushNow();
+        const rows = await t.deps.orm.em
+          .fork()
+          .execute<{ tls: string | null }[]>(`select tls from requests where site_id = ? and path = '/shop'`, [siteId]);
+        return rows.map((r) => r.tls);
+      })
+      .toEqual(['TLSv1.3']);
   });
 
   it('gives no certificate for a pending proxy hostname, nor for a name nobody registered', async () => {

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
+import { tlsVersionOf } from '../../features/protection/tls.ts';
 import { clientAddress, type ProxyTrust } from '../collect/exchange.ts';
 import type { Forwarded } from './headers.ts';
 
@@ -11,9 +12,13 @@ const first = (value: string | string[] | undefined) => (Array.isArray(value) ? 
  * that is not one falls back to the connection's. X-Forwarded-For is the entries our own proxies appended
  * (starting with the client's address) and then the address that connected to us; entries further left
  * are the client's own claims and never reach the origin. The protocol is the trusted hop's
- * X-Forwarded-Proto, else the connection's.
+ * X-Forwarded-Proto, else the connection's; the TLS version is the trusted hop's X-Forwarded-Tls.
  */
-export function forwardedOf(req: IncomingMessage, trust: ProxyTrust, host: string): { client: string; forwarded: Forwarded } {
+export function forwardedOf(
+  req: IncomingMessage,
+  trust: ProxyTrust,
+  host: string,
+): { client: string; forwarded: Forwarded; tls: string | null } {
   const socket = req.socket.remoteAddress ?? '';
   const named = clientAddress(req, trust);
   const client = isIP(named) ? named : socket;
@@ -27,5 +32,7 @@ export function forwardedOf(req: IncomingMessage, trust: ProxyTrust, host: strin
   const encrypted = (req.socket as { encrypted?: boolean }).encrypted === true;
   const claimed = trust.trust ? first(req.headers['x-forwarded-proto'])?.toLowerCase() : undefined;
   const proto = claimed === 'https' || claimed === 'http' ? claimed : encrypted ? 'https' : 'http';
-  return { client, forwarded: { for: chain.join(', '), proto, host } };
+  // The TLS version the ingress negotiated (infra/caddy/Caddyfile sets X-Forwarded-Tls), from a trusted hop only.
+  const tls = trust.trust ? tlsVersionOf(first(req.headers['x-forwarded-tls'])) : null;
+  return { client, forwarded: { for: chain.join(', '), proto, host }, tls };
 }

@@ -116,9 +116,9 @@ export function proxyFace(deps: Deps, parts: ProxyFaceParts) {
       sendProxyProblem(res, new AppError(404, `${host} is not served here: check the address`));
       return;
     }
-    const { client, forwarded } = forwardedOf(req, trust, header(req, 'host'));
+    const { client, forwarded, tls } = forwardedOf(req, trust, header(req, 'host'));
     const ua = header(req, 'user-agent');
-    const gate = await gateOf(p, r, client, ua, host, req);
+    const gate = await gateOf(p, r, { ip: client, ua, host, tls }, req);
     let status: number;
     let html: boolean | undefined;
     if (gate.action !== 'allow') {
@@ -145,6 +145,7 @@ export function proxyFace(deps: Deps, parts: ProxyFaceParts) {
     if (client) rec.ip = client.slice(0, 64);
     if (ua) rec.ua = ua.slice(0, 1024);
     if (html !== undefined) rec.html = html;
+    if (tls) rec.tls = tls;
     recorder.add(p.site, rec);
   }
 
@@ -152,11 +153,10 @@ export function proxyFace(deps: Deps, parts: ProxyFaceParts) {
   async function gateOf(
     p: ProtectedSite,
     r: { url: string; path: string },
-    ip: string,
-    ua: string,
-    host: string,
+    who: { ip: string; ua: string; host: string; tls: string | null },
     req: IncomingMessage,
   ): Promise<Gate> {
+    const { ip, ua, host, tls } = who;
     if (ALWAYS_SERVED_PATHS.has(r.path)) return { action: 'allow', reason: `always served: ${r.path}` };
     try {
       const pass = passCookie(header(req, 'cookie'));
@@ -165,6 +165,7 @@ export function proxyFace(deps: Deps, parts: ProxyFaceParts) {
         ua: ua.slice(0, DECIDE_LIMITS.ua),
         path: r.url.slice(0, DECIDE_LIMITS.path),
         host,
+        ...(tls ? { tls } : {}),
         ...(pass && pass.length <= DECIDE_LIMITS.pass ? { pass } : {}),
       });
       return { action: d.action, reason: d.reason, risk: d.risk, challengeUrl: d.challengeUrl };
