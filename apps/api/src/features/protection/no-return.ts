@@ -23,13 +23,8 @@ export const NO_RETURN = {
   budgetMs: 200,
 } as const;
 
-/**
- * A no-return challenge's reason: the decision's, and why no check follows. The edge SDK words it the same
- * (`noReturnReason` in packages/edge/src/protect.ts). Never the hostname itself: reasons are stored and
- * shown to the site's team, and a hostname is whatever the visitor sent.
- */
-export const noReturnReason = (reason: string) =>
-  `${reason} (no check: not a verified hostname of the site, so a check could not return there)`;
+/** A no-return challenge's reason, in the edge SDK's own words (one text for both paths). */
+export { noReturnReason } from '@us/edge/protect';
 
 const listKey = (siteId: string) => `no-return:${siteId}`;
 const memberOf = (hostname: string) => sha256(hostname.toLowerCase()).slice(0, 32);
