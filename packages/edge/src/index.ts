@@ -21,7 +21,7 @@ import {
   refusalPage,
   sendsGpc,
 } from './protect.ts';
-import { proxyHeaders } from './proxy-headers.ts';
+import { proxyHeaders, SECRET_HEADERS, serviceCookieHeader } from './proxy-headers.ts';
 import { batchTiming, cut, DEFAULT_COLLECT_URL, enqueueRecord, joinUrl, type RequestRecord } from './records.ts';
 
 export type { GateOutcome, IncomingCf, LoadedConfig, ProtectionConfig } from './gate.ts';
@@ -136,8 +136,10 @@ function forwardToService(request: Request, serviceOrigin: string, secret: strin
   const target = new URL(incoming.pathname + incoming.search, serviceOrigin);
   const headers = new Headers(request.headers);
   for (const name of [...headers.keys()]) {
-    if (name.startsWith('x-svc-')) headers.delete(name);
+    if (name.startsWith('x-svc-') || SECRET_HEADERS.has(name)) headers.delete(name);
   }
+  const cookie = serviceCookieHeader(request.headers.get('cookie'));
+  if (cookie) headers.set('cookie', cookie);
   headers.set('x-forwarded-host', incoming.host);
   headers.set('x-forwarded-proto', incoming.protocol.replace(':', ''));
   const cf = ((request as Request & { cf?: IncomingCf }).cf ?? {}) as IncomingCf;

@@ -7,7 +7,7 @@
  * and responses are used through the few members Node's own have.
  */
 import { isServicePath, type ProtectInput, protect } from './protect.ts';
-import { proxyHeaders } from './proxy-headers.ts';
+import { proxyHeaders, SECRET_HEADERS, serviceCookieHeader } from './proxy-headers.ts';
 import { DEFAULT_COLLECT_URL, flushRecords } from './records.ts';
 
 /** What the middleware reads of a request: Node's `IncomingMessage` (and Express's request) have all of it. */
@@ -167,9 +167,11 @@ async function forwardToService(
   try {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.headers)) {
-      if (value === undefined || HOP_BY_HOP.has(name) || name.startsWith('x-svc-')) continue;
+      if (value === undefined || HOP_BY_HOP.has(name) || name.startsWith('x-svc-') || SECRET_HEADERS.has(name)) continue;
       headers[name] = Array.isArray(value) ? value.join(', ') : value;
     }
+    const cookie = serviceCookieHeader(Array.isArray(req.headers.cookie) ? req.headers.cookie.join('; ') : req.headers.cookie);
+    if (cookie) headers.cookie = cookie;
     headers['x-forwarded-host'] = o.host;
     headers['x-forwarded-proto'] = req.protocol ?? (req.socket?.encrypted ? 'https' : 'http');
     Object.assign(headers, proxyHeaders({ secret: o.secret, clientIp: o.ip, country: o.facts.country, asn: o.facts.asn }));

@@ -40,3 +40,23 @@ export function proxyHeaders(input: ProxyHeadersInput): Record<string, string> {
   if (asOrg) headers['x-svc-client-as-org'] = asOrg;
   return headers;
 }
+
+/** The service's own cookies on the customer's hostname (`us_pass`, the internal-traffic mark): all `/_us/*` reads. */
+export const SERVICE_COOKIES: ReadonlySet<string> = new Set(['us_pass', 'us_internal']);
+
+/**
+ * The Cookie header to send with a request forwarded to the service's `/_us/*`: only the service's own cookies,
+ * so the site's sessions and logins never reach the service ('' when there are none). `Authorization` is never
+ * forwarded either (`SECRET_HEADERS`).
+ */
+export function serviceCookieHeader(cookie: string | null | undefined): string {
+  const kept: string[] = [];
+  for (const part of (cookie ?? '').split(';')) {
+    const i = part.indexOf('=');
+    if (i > 0 && SERVICE_COOKIES.has(part.slice(0, i).trim())) kept.push(part.trim());
+  }
+  return kept.join('; ');
+}
+
+/** Request headers of the visitor's that never go to the service: the site's own credentials. */
+export const SECRET_HEADERS: ReadonlySet<string> = new Set(['cookie', 'authorization', 'proxy-authorization']);

@@ -310,7 +310,12 @@ describe('withUnseen (workerd via miniflare)', () => {
       SVC_COLLECT_URL: `${base}/collect`,
     });
     const res = await mf.dispatchFetch('https://shop.example/_us/internal?token=x', {
-      headers: { cookie: 'a=1', 'cf-connecting-ip': '198.51.100.7', 'x-svc-client-ip': '6.6.6.6' },
+      headers: {
+        cookie: 'session=shop-login; us_internal=v1.mark; cart=3',
+        authorization: 'Bearer shop-token',
+        'cf-connecting-ip': '198.51.100.7',
+        'x-svc-client-ip': '6.6.6.6',
+      },
       cf: { country: 'FR' },
     });
     expect(res.status).toBe(200);
@@ -319,7 +324,9 @@ describe('withUnseen (workerd via miniflare)', () => {
     const fwd = captured.find((c) => c.url.startsWith('/_us/'))!;
     expect(fwd.url).toBe('/_us/internal?token=x');
     expect(fwd.headers['x-forwarded-host']).toBe('shop.example');
-    expect(fwd.headers.cookie).toBe('a=1');
+    // Only the service's own cookie: the shop's session and its Authorization never reach the service.
+    expect(fwd.headers.cookie).toBe('us_internal=v1.mark');
+    expect(fwd.headers.authorization).toBeUndefined();
     expect(fwd.headers['x-svc-proxy']).toBe(SECRET);
     expect(fwd.headers['x-svc-client-ip']).toBe('198.51.100.7');
     expect(fwd.headers['x-svc-client-country']).toBe('FR');
@@ -1035,7 +1042,7 @@ describe('protectMiddleware on node:http', () => {
 
   it('forwards /_us/* to the service vouching for the visitor, Set-Cookie back, without deciding or recording it', async () => {
     const res = await fetch(`${shopUrl}/_us/pass?g=abc`, {
-      headers: { cookie: 'a=1', 'x-svc-client-ip': '6.6.6.6', 'x-svc-proxy': 'forged' },
+      headers: { cookie: 'a=1', authorization: 'Basic c2hvcDpzZWNyZXQ=', 'x-svc-client-ip': '6.6.6.6', 'x-svc-proxy': 'forged' },
       redirect: 'manual',
     });
     expect(res.status).toBe(200);
@@ -1045,7 +1052,9 @@ describe('protectMiddleware on node:http', () => {
     expect(fwd.headers['x-forwarded-host']).toBe(new URL(shopUrl).host);
     expect(fwd.headers['x-svc-proxy']).toBe(SECRET);
     expect(fwd.headers['x-svc-client-ip']).toBe('127.0.0.1');
-    expect(fwd.headers.cookie).toBe('a=1');
+    // The shop's own cookies and credentials stay with the shop.
+    expect(fwd.headers.cookie).toBeUndefined();
+    expect(fwd.headers.authorization).toBeUndefined();
     expect(captured.filter((c) => c.url === '/collect/decide')).toHaveLength(0);
     await gate.flush();
     expect(batches()).toHaveLength(0);
