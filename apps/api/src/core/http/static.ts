@@ -1,6 +1,8 @@
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Context, Next } from 'koa';
+import { AppError } from '../errors.ts';
+import { sendProblem } from './problem-response.ts';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -15,7 +17,8 @@ const TYPES: Record<string, string> = {
 
 /**
  * Serves the built dashboard. Hashed assets are cached for a year; any other GET that is not an API
- * path gets index.html, so the SPA's own routes (/verify, /reset-password, ...) work on reload.
+ * path gets index.html, so the SPA's own routes (/verify, /reset-password, ...) work on reload. A malformed
+ * %-escape is 400 and a path with a dot segment (`/.well-known/…`, `/..%2f…`) 404, both problem+json.
  */
 export function spaStatic(distDir: string) {
   const root = path.resolve(distDir);
@@ -28,8 +31,20 @@ export function spaStatic(distDir: string) {
       ctx.body = 'The dashboard is not built yet: run `npm run build`, then reload.';
       return;
     }
-    const wanted = path.resolve(root, `.${decodeURIComponent(ctx.path)}`);
-    const file = wanted.startsWith(root) && existsSync(wanted) && statSync(wanted).isFile() ? wanted : index;
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(ctx.path);
+    } catch {
+      return sendProblem(ctx, new AppError(400, 'The address has a malformed %-escape: check the link'));
+    }
+    // Dot segments name nothing of the dashboard: `/.well-known/*` (ACME, security.txt, app links…) is not
+    // the SPA's, and `..` never leaves its folder.
+    if (decoded.split(/[/\\]/).some((segment) => segment.startsWith('.'))) {
+      return sendProblem(ctx, new AppError(404, `Nothing is served at ${ctx.path.slice(0, 200)}`));
+    }
+    const wanted = path.resolve(root, `.${decoded}`);
+    const inside = wanted === root || wanted.startsWith(`${root}${path.sep}`);
+    const file = inside && existsSync(wanted) && statSync(wanted).isFile() ? wanted : index;
     ctx.type = TYPES[path.extname(file)] ?? 'application/octet-stream';
     ctx.set('Cache-Control', file.includes(`${path.sep}assets${path.sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache');
     ctx.set('X-Content-Type-Options', 'nosniff');
