@@ -55,6 +55,12 @@ describe('dashboard: sign-up to two-factor sign-in in a real browser', () => {
     // Lands on sign-in with a notice; sign in with the password.
     await page.waitForURL(/\/login$/);
     await page.getByText('Your address is confirmed').waitFor();
+    // The same link a second time: used. The page says so (the API answers 200 verified false) and stays.
+    await page.goto(`${t.url}${verifyPath}`);
+    await submitForm(page, 'verify', { password: GOOD_PASSWORD });
+    await page.getByText('This confirmation link is invalid, used or expired').waitFor();
+    expect(new URL(page.url()).pathname).toBe('/verify');
+    await page.goto(`${t.url}/login`);
     await submitForm(page, 'login', { email, password: GOOD_PASSWORD });
     // Signing in lands on the sites (no dashboard opened yet); the account is a click away.
     await page.waitForURL(/\/sites$/);

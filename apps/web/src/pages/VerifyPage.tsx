@@ -5,6 +5,7 @@ import { GuestPage } from '../components/GuestPage.tsx';
 import { Notice } from '../components/Notice.tsx';
 import { KEEP_401 } from '../data/queryClient.ts';
 import { useForm } from '../forms/useForm.ts';
+import { ProblemError } from '../problem.ts';
 import { Link, navigate, useQueryParam } from '../router.tsx';
 import { useTRPC } from '../trpc.ts';
 
@@ -16,7 +17,13 @@ export function VerifyPage() {
     name: 'verify',
     initial: { password: '' },
     submit: async ({ password }) => {
-      await verify.mutateAsync({ token: token ?? '', password });
+      const answer = await verify.mutateAsync({ token: token ?? '', password });
+      if (!answer.verified) {
+        throw new ProblemError({
+          title: answer.message ?? 'This confirmation link cannot be used: ask for a new one',
+          status: 200,
+        });
+      }
       navigate('/login', { replace: true, flash: 'Your address is confirmed: sign in to continue.' });
     },
   });

@@ -5,7 +5,8 @@ export const zMessage = z.object({ message: z.string() });
 
 export const SignupInput = z.object({ email: zEmail, password: zNewPassword, workspaceName: zName.optional() }).strict();
 export const VerifyInput = z.object({ token: z.string().min(1).max(512), password: zExistingPassword }).strict();
-export const VerifyOutput = z.object({ verified: z.boolean() });
+/** Spec §4: 200 either way; an unknown, used or expired link is `verified: false` with a message saying what to do. */
+export const VerifyOutput = z.object({ verified: z.boolean(), message: z.string().optional() });
 export const EmailOnlyInput = z.object({ email: zEmail }).strict();
 export const LoginInput = z.object({ email: zEmail, password: zExistingPassword }).strict();
 export const LoginTwoFactorInput = z.object({ challenge: z.string().min(1).max(512), code: zSixDigitCode }).strict();

@@ -72,12 +72,16 @@ export async function signup(
   return { message: SIGNUP_MESSAGE };
 }
 
+/** Spec §4: an unknown, used or expired link is answered 200 `verified: false`, not refused. */
+const LINK_UNUSABLE = {
+  verified: false,
+  message: 'This confirmation link is invalid, used or expired: ask for a new one',
+} as const;
+
 /** Confirms the address: the link's token plus the account's password; starts no session. */
 export async function verifyEmail(deps: Deps, em: EntityManager, input: { token: string; password: string }) {
   const row = await findLiveEmailToken(em, input.token, 'verify');
-  if (!row) {
-    throw badRequest('token', 'This confirmation link is invalid, used or expired: ask for a new one');
-  }
+  if (!row) return LINK_UNUSABLE;
   const userId = row.user.id;
   const key = throttleKeys.verifyWrong(userId);
   await countGuess(
@@ -92,9 +96,7 @@ export async function verifyEmail(deps: Deps, em: EntityManager, input: { token:
     throw new AppError(401, 'Wrong password: type the password you chose when signing up', { field: 'password' });
   }
   await deps.hot.del(key);
-  if (!(await consumeEmailToken(em, row.id))) {
-    throw badRequest('token', 'This confirmation link is invalid, used or expired: ask for a new one');
-  }
+  if (!(await consumeEmailToken(em, row.id))) return LINK_UNUSABLE;
   if (!user.emailVerifiedAt) await em.nativeUpdate(User, { id: user.id }, { emailVerifiedAt: new Date() });
   return { verified: true };
 }

@@ -156,7 +156,7 @@ describe('Auth: protocol rules', () => {
       const { token } = await createToken(t.deps, { userId: user.id, workspaceId: workspace.id, scopes: ['sites:read'] });
       const cases: [ProblemCode, () => Promise<Response>][] = [
         ['validation', () => t.request.post('/v1/auth/signup').send({ email: 'bad', password: GOOD_PASSWORD })],
-        ['validation', () => t.request.post('/v1/auth/verify').send({ token: 'nope', password: GOOD_PASSWORD })],
+        ['validation', () => t.request.post('/v1/auth/verify').send({ token: 'nope', password: '' })],
         ['unauthenticated', () => t.request.post('/v1/auth/login').send({ email: uniqueEmail(), password: 'whatever-password' })],
         ['unauthenticated', () => t.request.get('/v1/auth/sessions')],
         ['unauthenticated', () => t.request.post('/v1/auth/login/2fa').send({ challenge: 'nope', code: '000000' })],
