@@ -69,17 +69,7 @@ export function protectionRoutes(deps: Deps, cache: SiteCache, budgets: CollectB
   }
 
   async function readDecideRequest(ctx: Context): Promise<DecideInput> {
-    let json: unknown;
-    try {
-      json = JSON.parse((await readBody(ctx.req, DECIDE_BODY_LIMIT)).toString('utf8'));
-    } catch (e) {
-      if (e instanceof AppError) throw e;
-      throw badRequest('(body)', 'Send the request to decide as JSON');
-    }
-    const parsed = DecideRequest.safeParse(json);
-    if (!parsed.success) throw issueToError(parsed.error.issues[0] as z.core.$ZodIssue);
-    const req = parsed.data;
-    if (!isIP(req.ip)) throw badRequest('ip', 'Give the client address as an IPv4 or IPv6 address, such as 203.0.113.7');
+    const req = await readGateBody(ctx, DECIDE_BODY_LIMIT, DecideRequest, 'Send the request to decide as JSON');
     // The Host header's form: a port is dropped. A host that is no valid hostname is kept only to be told apart.
     const bare = req.host
       .trim()
@@ -89,21 +79,8 @@ export function protectionRoutes(deps: Deps, cache: SiteCache, budgets: CollectB
     return { ...req, host: host.ok ? host.hostname : '(not a hostname)' };
   }
 
-  async function readVerifyRequest(ctx: Context): Promise<VerifyRequest> {
-    let json: unknown;
-    try {
-      json = JSON.parse((await readBody(ctx.req, VERIFY_BODY_LIMIT)).toString('utf8'));
-    } catch (e) {
-      if (e instanceof AppError) throw e;
-      throw badRequest('(body)', 'Send the address and user agent to verify as JSON');
-    }
-    const parsed = VerifyRequest.safeParse(json);
-    if (!parsed.success) throw issueToError(parsed.error.issues[0] as z.core.$ZodIssue);
-    if (!isIP(parsed.data.ip)) {
-      throw badRequest('ip', 'Give the client address as an IPv4 or IPv6 address, such as 203.0.113.7');
-    }
-    return parsed.data;
-  }
+  const readVerifyRequest = (ctx: Context): Promise<VerifyRequest> =>
+    readGateBody(ctx, VERIFY_BODY_LIMIT, VerifyRequest, 'Send the address and user agent to verify as JSON');
 
   async function verifyRoute(ctx: Context) {
     const p = await site(ctx);
@@ -148,4 +125,24 @@ function methodNotAllowed(ctx: Context, allow: string): true {
   ctx.set('Allow', allow);
   ctx.status = 405;
   return true;
+}
+
+/** A gate route's JSON body, bounded, checked against its schema, with a client address that is one. */
+async function readGateBody<T extends { ip: string }>(
+  ctx: Context,
+  limit: number,
+  schema: z.ZodType<T>,
+  notJson: string,
+): Promise<T> {
+  let json: unknown;
+  try {
+    json = JSON.parse((await readBody(ctx.req, limit)).toString('utf8'));
+  } catch (e) {
+    if (e instanceof AppError) throw e;
+    throw badRequest('(body)', notJson);
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw issueToError(parsed.error.issues[0] as z.core.$ZodIssue);
+  if (!isIP(parsed.data.ip)) throw badRequest('ip', 'Give the client address as an IPv4 or IPv6 address, such as 203.0.113.7');
+  return parsed.data;
 }
