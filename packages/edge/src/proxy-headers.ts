@@ -15,6 +15,12 @@ export interface ProxyHeadersInput {
   asn?: number | string | null;
   /** Name of the visitor's network operator, when known. */
   asOrg?: string | null;
+  /**
+   * The TLS version of the visitor's connection to your server (e.g. `TLSv1.3`, Node's `socket.getProtocol()`),
+   * optionally followed by a class (`TLSv1.3 modern`): recorded as the pageview's TLS summary. Only known
+   * versions and classes are kept.
+   */
+  tls?: string | null;
 }
 
 /** Header values must be ByteStrings without line breaks; drop anything else rather than throw. */
@@ -38,6 +44,8 @@ export function proxyHeaders(input: ProxyHeadersInput): Record<string, string> {
   }
   const asOrg = input.asOrg ? clean(String(input.asOrg), 256) : undefined;
   if (asOrg) headers['x-svc-client-as-org'] = asOrg;
+  const tls = input.tls ? clean(String(input.tls), 64) : undefined;
+  if (tls) headers['x-svc-client-tls'] = tls;
   return headers;
 }
 

@@ -1081,4 +1081,13 @@ describe('proxyHeaders', () => {
     });
     expect(proxyHeaders({ secret: SECRET, clientIp: null })).toEqual({ 'x-svc-proxy': SECRET });
   });
+
+  it("passes the visitor's TLS version on (x-svc-client-tls), never a line break", () => {
+    expect(proxyHeaders({ secret: SECRET, tls: 'TLSv1.3' })).toEqual({ 'x-svc-proxy': SECRET, 'x-svc-client-tls': 'TLSv1.3' });
+    expect(proxyHeaders({ secret: SECRET, tls: 'TLSv1.2\r\nx-evil: 1' })).toEqual({
+      'x-svc-proxy': SECRET,
+      'x-svc-client-tls': 'TLSv1.2x-evil: 1',
+    });
+    expect(proxyHeaders({ secret: SECRET, tls: '' })).toEqual({ 'x-svc-proxy': SECRET });
+  });
 });

@@ -4,6 +4,7 @@ import { connect as tlsConnect } from 'node:tls';
 import { SiteHostname } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Caddy, hasCaddy, startCaddy } from '../support/caddy.ts';
+import { BROWSER_UA, type CollectSite, collectSite, pageReport } from '../support/collect.ts';
 import { type DnsStandIn, startDnsServer } from '../support/dns-server.ts';
 import { type Origin, startOrigin } from '../support/proxy.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -78,11 +79,19 @@ describe.skipIf(skip)(`Caddy's on-demand TLS in front of the service${skip ? ' (
       socket.once('error', (err) => resolve({ ok: false, error: err.message }));
     });
 
-  /** GET `path` through Caddy on `hostname` (TLS server name and Host). */
-  const get = (hostname: string, path: string) =>
+  /** `method` `path` through Caddy on `hostname` (TLS server name and Host), with `body` and `headers` if given. */
+  const send = (method: string, hostname: string, path: string, opts: { body?: string; headers?: Record<string, string> } = {}) =>
     new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((resolve, reject) => {
       const req = httpsRequest(
-        { host: '127.0.0.1', port: caddy.httpsPort, servername: hostname, ca: caddy.rootCa, path, headers: { host: hostname } },
+        {
+          method,
+          host: '127.0.0.1',
+          port: caddy.httpsPort,
+          servername: hostname,
+          ca: caddy.rootCa,
+          path,
+          headers: { host: hostname, ...opts.headers },
+        },
         (res) => {
           let body = '';
           res.setEncoding('utf8');
@@ -93,8 +102,10 @@ describe.skipIf(skip)(`Caddy's on-demand TLS in front of the service${skip ? ' (
         },
       );
       req.once('error', reject);
-      req.end();
+      req.end(opts.body);
     });
+  /** GET `path` through Caddy on `hostname`. */
+  const get = (hostname: string, path: string) => send('GET', hostname, path);
 
   it('gets a certificate for a live proxy hostname, for that name, signed by the CA it uses', async () => {
     const hello = await handshake(live);
@@ -146,6 +157,29 @@ describe.skipIf(skip)(`Caddy's on-demand TLS in front of the service${skip ? ' (
     }
     // The live one is still served meanwhile.
     expect(await handshake(live)).toMatchObject({ ok: true, authorized: true });
+  });
+
+  it("records a page report brought to the service's own hostname with the TLS version Caddy negotiated, never the client's claim", async () => {
+    const site: CollectSite = await collectSite(t, uniqueHost('shop'));
+    const report = pageReport(site);
+    const res = await send('POST', PUBLIC_HOST, '/collect', {
+      body: JSON.stringify(report),
+      // A stranger's claim: Caddy replaces it with what it negotiated.
+      headers: { 'content-type': 'text/plain', 'user-agent': BROWSER_UA, 'x-forwarded-tls': 'TLSv1.0' },
+    });
+    expect(res.status, res.body).toBe(202);
+    await expect
+      .poll(async () => {
+        await t.deps.ingest.flushNow();
+        const rows = await t.deps.orm.em
+          .fork()
+          .execute<{ tls: string | null }[]>(`select tls from pageviews where site_id = ? and pageview_id = ?`, [
+            site.siteId,
+            report.id,
+          ]);
+        return rows.map((r) => r.tls);
+      })
+      .toEqual(['TLSv1.3']);
   });
 
   it("serves the service's own hostname", async () => {

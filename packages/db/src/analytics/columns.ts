@@ -20,6 +20,8 @@ export type ColumnKind =
   | { type: 'time' };
 
 const INT4_MAX = 2_147_483_647;
+/** The largest tab page counter stored (`pageviews.tab_page`, smallint); a larger one is stored as null. */
+export const TAB_PAGE_MAX = 10_000;
 const text = (max: number): ColumnKind => ({ type: 'text', max });
 const required = (max: number): ColumnKind => ({ type: 'text', max, required: true });
 const int = (min: number, max: number): ColumnKind => ({ type: 'int', min, max });
@@ -57,6 +59,8 @@ export const COLUMNS: { [T in AnalyticsTable]: readonly Column<AnalyticsRows[T]>
     ['bot_category', 'botCategory', text(64)],
     // false: the page had data-journeys="off" (left out of journeys only; counted everywhere else).
     ['journeys', 'journeys', { type: 'bool', absent: true }],
+    // The page script's per-tab counter (1 = where a visit began): past TAB_PAGE_MAX it means nothing, so null.
+    ['tab_page', 'tabPage', { type: 'int', min: 1, max: TAB_PAGE_MAX, outside: 'null' }],
   ],
   events: [
     ['at', 'at', { type: 'time' }],

@@ -29,6 +29,8 @@ export interface PageviewRow {
   botCategory?: string | null;
   /** false when the page had data-journeys="off"; absent = true. */
   journeys?: boolean;
+  /** The per-tab page counter (1 = where a visit began in the tab); null when unknown or past 10,000. */
+  tabPage?: number | null;
 }
 
 export interface EventRow {

@@ -55,6 +55,7 @@ export function collectHandler(deps: Deps, afterAnswers: (work: () => void) => v
     deps.logger,
   );
   const lastSeen = new Map<string, number>();
+  const trust = { trust: deps.env.TRUST_PROXY, hops: deps.env.TRUST_PROXY_HOPS };
   const protection = protectionRoutes(deps, cache, budgets);
 
   /** Stamps the site as installed, at most once a minute per node; never holds a report up. */
@@ -79,7 +80,7 @@ export function collectHandler(deps: Deps, afterAnswers: (work: () => void) => v
     }
     const report = await readPageReport(ctx);
     const { site, page: url } = await siteOfReport(cache, report, ctx.get('origin'), { budgets, ip: ctx.ip });
-    const client = await clientOfReport(ctx, cache, site.id);
+    const client = await clientOfReport(ctx, cache, site.id, trust);
     const at = new Date();
     // A pageview is one row and its exposures; room for them all, or 503 now (BufferFull).
     const room = deps.ingest.holdRoom(report.t === 'pv' ? 1 + MAX_EXPOSURES : 1);

@@ -3,9 +3,10 @@ import type { PageReport } from '@us/shared';
 import { keptAnswers } from '../../core/cache/kept-answers.ts';
 import { type EnrichInput, type PageUrl, readPageUrl } from '../../core/enrich/index.ts';
 import { AppError, forbidden, tooMany } from '../../core/errors.ts';
-import { type TlsSummary, tlsOfHeader } from '../../features/protection/tls.ts';
+import { type TlsSummary, tlsOfHeader, tlsSummary } from '../../features/protection/tls.ts';
 import type { CollectBudgets } from './budget.ts';
-import type { CollectExchange } from './exchange.ts';
+import { connectionTls } from './connection-tls.ts';
+import type { CollectExchange, ProxyTrust } from './exchange.ts';
 import type { SiteCache } from './site-cache.ts';
 
 /**
@@ -18,8 +19,11 @@ export interface Client {
   ua: string;
   /** Country and network the site's own proxy or edge already knows (only with its valid secret). */
   known?: EnrichInput['known'];
-  /** TLS summary from the site's own proxy (`x-svc-client-tls`, only with its valid secret). */
-  tls?: TlsSummary;
+  /**
+   * TLS summary: from the site's own proxy (`x-svc-client-tls`, only with its valid secret), else of the
+   * connection that brought the report (`connectionTls`).
+   */
+  tls: TlsSummary;
 }
 
 /**
@@ -64,12 +68,15 @@ export async function siteOfReport(
 
 /**
  * The client of a page report. Proxy headers (`x-svc-client-ip/-country/-asn/-as-org/-tls`) count only with
- * this site's valid secret in `x-svc-proxy`; otherwise the connection's own address.
+ * this site's valid secret in `x-svc-proxy`; otherwise the connection's own address and TLS (the trusted
+ * hop's `X-Forwarded-Tls` or this node's TLS socket: the browser's own connection when nothing proxies it).
  */
-export async function clientOfReport(ctx: CollectExchange, cache: SiteCache, siteId: string): Promise<Client> {
+export async function clientOfReport(ctx: CollectExchange, cache: SiteCache, siteId: string, trust: ProxyTrust): Promise<Client> {
   const ua = ctx.get('user-agent');
   const secret = ctx.get('x-svc-proxy');
-  if (!secret || (await cache.siteIdForSecret(secret)) !== siteId) return { ip: ctx.ip, ua };
+  if (!secret || (await cache.siteIdForSecret(secret)) !== siteId) {
+    return { ip: ctx.ip, ua, tls: tlsSummary(connectionTls(ctx.req, trust), null) };
+  }
   const asn = Number(ctx.get('x-svc-client-asn'));
   return {
     ip: ctx.get('x-svc-client-ip') || ctx.ip,

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
-import { tlsVersionOf } from '../../features/protection/tls.ts';
+import { connectionTls } from '../collect/connection-tls.ts';
 import { clientAddress, type ProxyTrust } from '../collect/exchange.ts';
 import type { Forwarded } from './headers.ts';
 
@@ -12,7 +12,7 @@ const first = (value: string | string[] | undefined) => (Array.isArray(value) ? 
  * that is not one falls back to the connection's. X-Forwarded-For is the entries our own proxies appended
  * (starting with the client's address) and then the address that connected to us; entries further left
  * are the client's own claims and never reach the origin. The protocol is the trusted hop's
- * X-Forwarded-Proto, else the connection's; the TLS version is the trusted hop's X-Forwarded-Tls.
+ * X-Forwarded-Proto, else the connection's; the TLS version is the trusted hop's X-Forwarded-Tls (`connectionTls`).
  */
 export function forwardedOf(
   req: IncomingMessage,
@@ -33,6 +33,5 @@ export function forwardedOf(
   const claimed = trust.trust ? first(req.headers['x-forwarded-proto'])?.toLowerCase() : undefined;
   const proto = claimed === 'https' || claimed === 'http' ? claimed : encrypted ? 'https' : 'http';
   // The TLS version the ingress negotiated (infra/caddy/Caddyfile sets X-Forwarded-Tls), from a trusted hop only.
-  const tls = trust.trust ? tlsVersionOf(first(req.headers['x-forwarded-tls'])) : null;
-  return { client, forwarded: { for: chain.join(', '), proto, host }, tls };
+  return { client, forwarded: { for: chain.join(', '), proto, host }, tls: connectionTls(req, trust) };
 }
