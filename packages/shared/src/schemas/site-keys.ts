@@ -35,10 +35,10 @@ export const CreateSiteKeyInput = z
   .object({
     id: zId,
     kind: z
-      .enum(['secret'], {
-        error: 'Use kind secret: a site has one public key, made with the site; rotate it to replace it',
-      })
-      .describe('secret: a server secret (sk_live_…) for the edge worker SDK and the first-party proxy'),
+      .enum(['secret', 'public'], { error: 'Use kind secret (a server secret) or public (a public key)' })
+      .describe(
+        'secret: a server secret (sk_live_…) for the edge worker SDK and the first-party proxy; public: a new public key (pk_…) for a site whose public key was deleted (a site has at most one: rotate it to replace it)',
+      ),
   })
   .strict();
 export type CreateSiteKeyInput = z.infer<typeof CreateSiteKeyInput>;

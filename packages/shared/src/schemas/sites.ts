@@ -135,6 +135,11 @@ export type CollectHealth = z.infer<typeof CollectHealth>;
 export const InstallStatusOutput = z.object({
   installed: z.boolean().describe('true once a page with the snippet has been viewed'),
   lastSeenAt: zTimestamp.nullable(),
+  needsPublicKey: z
+    .boolean()
+    .describe(
+      'true when the site has no public key (it was deleted): pages report nothing until one is created (POST /v1/sites/{id}/keys with kind public) and the new snippet is in them',
+    ),
   message: z.string().describe('What the status means and what to do next'),
   collect: CollectHealth.describe('Reports the collector did not store, and why'),
 });

@@ -1,8 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { SiteKey } from '@us/db';
-import { KEY_PREFIX_LENGTH, type SiteKeyKind, type SiteKeyList, type SiteKeyOutput, type SiteKeyRecord } from '@us/shared';
+import { Site, SiteKey } from '@us/db';
+import {
+  type CreateSiteKeyInput,
+  KEY_PREFIX_LENGTH,
+  type SiteKeyKind,
+  type SiteKeyList,
+  type SiteKeyOutput,
+  type SiteKeyRecord,
+} from '@us/shared';
 import { isUuid, loadSite } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
 import { AppError } from '../../core/errors.ts';
@@ -70,12 +77,37 @@ export async function listKeys(em: EntityManager, actor: Actor, siteId: string):
   return { keys: rows.map((r) => keyRecord(r)) };
 }
 
-/** A new server secret for the site; its value is in this answer only. */
-export async function createKey(em: EntityManager, actor: Actor, input: { id: string; kind: 'secret' }): Promise<SiteKeyOutput> {
-  const site = await loadSite(em, actor, input.id);
-  const { row, value } = createKeyRow(em, site.id, input.kind);
-  await em.flush();
-  return { key: keyRecord(row, value) };
+/** The site's public key (what its snippet carries), or null when it was deleted and none was made since. */
+export function publicKeyOf(em: EntityManager, siteId: string): Promise<SiteKey | null> {
+  return em.findOne(SiteKey, { site: siteId, kind: 'public' }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+}
+
+/**
+ * A new key: a server secret (its value is in this answer only), or a public key for a site that has none
+ * (its public key was deleted). A site has at most one public key: with one, this is 409 (rotate it). The
+ * site row is locked, so two requests at once make one public key (the second finds it: 409).
+ */
+export async function createKey(em: EntityManager, actor: Actor, input: CreateSiteKeyInput): Promise<SiteKeyOutput> {
+  if (input.kind === 'secret') {
+    const site = await loadSite(em, actor, input.id);
+    const { row, value } = createKeyRow(em, site.id, 'secret');
+    await em.flush();
+    return { key: keyRecord(row, value) };
+  }
+  return em.transactional(async (tx) => {
+    const site = await loadSite(tx, actor, input.id);
+    await tx.findOne(Site, { id: site.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    const existing = await tx.count(SiteKey, { site: site.id, kind: 'public' });
+    if (existing > 0) {
+      throw new AppError(
+        409,
+        'This site already has a public key: rotate it with POST /v1/sites/{id}/keys/{keyId}/rotate to replace it',
+      );
+    }
+    const { row } = createKeyRow(tx, site.id, 'public');
+    await tx.flush();
+    return { key: keyRecord(row) };
+  });
 }
 
 /**
@@ -102,19 +134,13 @@ export async function rotateKey(em: EntityManager, actor: Actor, input: { id: st
 }
 
 /**
- * Deletes a key; it stops working at once. The site's public key is what its pages carry, so it is
- * replaced by rotation rather than deleted (409).
+ * Deletes a key, public or secret (spec §4); it stops working at once. Pages carrying a deleted public key
+ * report nothing (the collector answers them as an unknown key) until the site gets a new public key
+ * (`createKey` with kind public) and the pages the new snippet; the snippet and install status say so.
  */
 export async function deleteKey(em: EntityManager, actor: Actor, input: { id: string; keyId: string }): Promise<void> {
   const site = await loadSite(em, actor, input.id);
   if (!isUuid(input.keyId)) throw NO_KEY();
-  const row = await em.findOne(SiteKey, { id: input.keyId, site: site.id });
-  if (!row) throw NO_KEY();
-  if (row.kind === 'public') {
-    throw new AppError(
-      409,
-      'The public key cannot be deleted, because your pages need one: rotate it with POST /v1/sites/{id}/keys/{keyId}/rotate to replace it',
-    );
-  }
-  await em.nativeDelete(SiteKey, { id: row.id });
+  const deleted = await em.nativeDelete(SiteKey, { id: input.keyId, site: site.id });
+  if (!deleted) throw NO_KEY();
 }

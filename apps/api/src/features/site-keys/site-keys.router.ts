@@ -35,13 +35,14 @@ export const siteKeysRouter = router({
       mcp: {
         tool: 'create_site_key',
         description:
-          'Create a server secret for the edge worker SDK or proxy mode (`id`, `kind`: secret). The value is in the answer once only.',
+          'Create a server secret for the edge worker SDK or proxy mode (`id`, `kind`: secret; the value is in the answer once only), or a new public key for a site whose public key was deleted (`kind`: public; 409 when it has one: rotate it instead).',
       },
       openapi: {
         method: 'POST',
         path: '/v1/sites/{id}/keys',
-        summary: 'Create a server secret (sk_live_…); its value is shown only in this answer',
-        description: 'For the edge worker SDK (SVC_SECRET) and the first-party proxy (x-svc-proxy). Stored only as a hash.',
+        summary: 'Create a server secret (sk_live_…, shown only in this answer) or a missing public key',
+        description:
+          'kind secret: for the edge worker SDK (SVC_SECRET) and the first-party proxy (x-svc-proxy); stored only as a hash. kind public: a new public key for a site whose public key was deleted (409 when the site has one: rotate it); the snippet then carries it.',
         tags,
       },
     })
@@ -82,13 +83,14 @@ export const siteKeysRouter = router({
       mcp: {
         tool: 'delete_site_key',
         description:
-          'Delete a server secret (`id`, `keyId`); it stops working at once. The public key cannot be deleted (rotate it instead).',
+          "Delete a key (`id`, `keyId`), a server secret or the public key; it stops working at once. Without a public key the site's pages report nothing until a new one is made (create_site_key with kind public) and put in the pages.",
       },
       openapi: {
         method: 'DELETE',
         path: '/v1/sites/{id}/keys/{keyId}',
-        summary: 'Delete a server secret; it stops working at once',
-        description: 'The public key cannot be deleted (409): rotate it instead.',
+        summary: 'Delete a key (a server secret or the public key); it stops working at once',
+        description:
+          'After the public key is deleted, page reports carrying it are refused as an unknown key, and the snippet and install status say a new public key is needed: create one with POST /v1/sites/{id}/keys (kind public). To replace a key without a gap, rotate it instead.',
         tags,
       },
     })

@@ -124,7 +124,7 @@ export const sitesRouter = router({
       mcp: {
         tool: 'get_site_install_status',
         description:
-          'Whether a page with the snippet has reported yet (`installed`, `lastSeenAt`), and what the collector dropped or set aside in the last seven days. Use it to check an installation.',
+          "Whether a page with the snippet has reported yet (`installed`, `lastSeenAt`), whether the snippet needs a new public key (`needsPublicKey`: the site's was deleted), and what the collector dropped or set aside in the last seven days. Use it to check an installation.",
       },
       openapi: {
         method: 'GET',
@@ -144,7 +144,8 @@ export const sitesRouter = router({
       scope: 'sites:read',
       mcp: {
         tool: 'get_site_snippet',
-        description: "The script tag to paste into the site's pages (`html`), with its address and the public key.",
+        description:
+          "The script tag to paste into the site's pages (`html`), with its address and the public key. A site without a public key (deleted) has no snippet: an error says to create one first (create_site_key with kind public).",
       },
       openapi: {
         method: 'GET',

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Site, SiteHostname, SiteKey } from '@us/db';
+import { Site, SiteHostname } from '@us/db';
 import {
   type CollectHealth,
   type CreateSiteInput,
@@ -20,7 +20,7 @@ import { AppError, badRequest } from '../../core/errors.ts';
 import { newVerifyToken, releaseEdgeHostnames } from '../hostnames/index.ts';
 import { newInternalKey } from '../internal-link/index.ts';
 import { lockWorkspace } from '../members/index.ts';
-import { createKeyRow, keyRecord } from '../site-keys/index.ts';
+import { createKeyRow, keyRecord, publicKeyOf } from '../site-keys/index.ts';
 import { droppedReports } from './dropped-reports.ts';
 import { newSiteSettings } from './settings-values.ts';
 import { siteRecord, siteRecordOf, siteRecords } from './view.ts';
@@ -153,31 +153,46 @@ export async function installStatus(
 ): Promise<InstallStatusOutput> {
   const site = await loadSite(em, actor, siteId);
   const collect = await collectHealth(deps, em, site.id);
-  if (site.lastSeenAt) {
+  const needsPublicKey = !(await publicKeyOf(em, site.id));
+  const lastSeenAt = site.lastSeenAt?.toISOString() ?? null;
+  const installed = lastSeenAt !== null;
+  if (needsPublicKey) {
+    return { installed, lastSeenAt, needsPublicKey, message: NO_PUBLIC_KEY, collect };
+  }
+  if (lastSeenAt) {
     return {
-      installed: true,
-      lastSeenAt: site.lastSeenAt.toISOString(),
-      message: `Installed: a page with the snippet was last viewed at ${site.lastSeenAt.toISOString()}`,
+      installed,
+      lastSeenAt,
+      needsPublicKey,
+      message: `Installed: a page with the snippet was last viewed at ${lastSeenAt}`,
       collect,
     };
   }
   return {
-    installed: false,
-    lastSeenAt: null,
+    installed,
+    lastSeenAt,
+    needsPublicKey,
     message:
       'No page with the snippet has been viewed yet: add the snippet from GET /v1/sites/{id}/snippet to the <head> of your pages, then open one in a browser (the status updates within a minute)',
     collect,
   };
 }
 
+/** What the install status and the snippet say of a site whose public key was deleted. */
+const NO_PUBLIC_KEY =
+  'The snippet needs a new public key: this site has no public key (it was deleted), so its pages report nothing. Create one with POST /v1/sites/{id}/keys (kind public), then replace the snippet in your pages with the new one from GET /v1/sites/{id}/snippet';
+
 const attr = (v: string) => v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
 /** The tag to paste into pages: the page script with the site's public key. */
 export async function snippet(deps: Pick<Deps, 'urls'>, em: EntityManager, actor: Actor, siteId: string): Promise<SnippetOutput> {
   const site = await loadSite(em, actor, siteId);
-  const key = await em.findOne(SiteKey, { site: site.id, kind: 'public' }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  const key = await publicKeyOf(em, site.id);
   if (!key?.publicValue) {
-    throw new AppError(409, 'This site has no public key: delete the site and create it again');
+    throw new AppError(
+      409,
+      'This site has no public key, so there is no snippet: create one with POST /v1/sites/{id}/keys (kind public), then put the new snippet in your pages',
+    );
   }
   const scriptUrl = `${deps.urls.base}/script.js`;
   // The script posts to its own origin's /collect unless told otherwise.

@@ -3,6 +3,7 @@ import { SiteKey } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findSiteByPublicKey, findSiteBySecret } from '../../../src/features/site-keys/key-lookup.ts';
 import { expectProblem } from '../../support/auth-helpers.ts';
+import { collectSite, postReport } from '../../support/collect.ts';
 import { modernCall } from '../../support/mcp-http.ts';
 import { createToken, startTestServer, type TestServer } from '../../support/server.ts';
 import { siteOfNewOwner as newOwnerSite } from '../../support/sites.ts';
@@ -63,7 +64,7 @@ describe('site keys: list, create, rotate, delete, lookups', () => {
     expect((await findSiteBySecret(em(), key.value))?.id).toBe(o.siteId);
   });
 
-  it.each([[{}], [{ kind: 'public' }], [{ kind: 'secret', name: 'x' }]])('refuses %j: 400', async (body) => {
+  it.each([[{}], [{ kind: 'server' }], [{ kind: 'secret', name: 'x' }]])('refuses %j: 400', async (body) => {
     const o = await siteOfNewOwner();
     const res = await t.request.post(`/v1/sites/${o.siteId}/keys`).set('Authorization', o.auth).send(body);
     const p = expectProblem(res, 400);
@@ -132,19 +133,69 @@ describe('site keys: list, create, rotate, delete, lookups', () => {
     expect(await em().count(SiteKey, { site: o.siteId, kind: 'secret' })).toBe(1);
   });
 
-  it('deletes a secret (204): it stops working at once; the public key cannot be deleted (409)', async () => {
+  it('deletes a secret (204): it stops working at once', async () => {
     const o = await siteOfNewOwner();
     const secret = await createSecret(o);
     await t.request.delete(`/v1/sites/${o.siteId}/keys/${secret.id}`).set('Authorization', o.auth).expect(204);
     expect(await findSiteBySecret(em(), secret.value)).toBeNull();
     expectProblem(await t.request.delete(`/v1/sites/${o.siteId}/keys/${secret.id}`).set('Authorization', o.auth), 404);
+  });
 
-    const p = expectProblem(
-      await t.request.delete(`/v1/sites/${o.siteId}/keys/${o.publicKey.id}`).set('Authorization', o.auth),
+  it('deletes the public key (204, spec §4): its reports are refused as an unknown key; snippet and install status ask for a new one', async () => {
+    const site = await collectSite(t, 'deleted-key.example');
+    const [publicKey] = (await t.request.get(`/v1/sites/${site.siteId}/keys`).set('Authorization', site.auth).expect(200)).body
+      .keys as KeyRecord[];
+    expect(publicKey?.value).toBe(site.publicKey);
+    await postReport(t, site).expect(202);
+    const installStatus = async () =>
+      (await t.request.get(`/v1/sites/${site.siteId}/install-status`).set('Authorization', site.auth).expect(200)).body;
+    await expect.poll(async () => (await installStatus()).installed).toBe(true);
+
+    await t.request.delete(`/v1/sites/${site.siteId}/keys/${publicKey?.id}`).set('Authorization', site.auth).expect(204);
+    expect(await findSiteByPublicKey(em(), site.publicKey)).toBeNull();
+    const list = await t.request.get(`/v1/sites/${site.siteId}/keys`).set('Authorization', site.auth).expect(200);
+    expect(list.body.keys.map((k: KeyRecord) => k.kind)).toEqual(['secret']);
+    // The collector answers a report with the deleted key as it answers any unknown key (a node reads the
+    // sites' generation at most once a second, so within about a second).
+    await expect.poll(async () => (await postReport(t, site)).status).toBe(404);
+    const refused = await postReport(t, site).expect(404);
+    expect(JSON.parse(refused.text).title).toMatch(/Unknown site key/);
+
+    const snippet = expectProblem(await t.request.get(`/v1/sites/${site.siteId}/snippet`).set('Authorization', site.auth), 409);
+    expect(snippet.title).toMatch(/no public key.*create one/i);
+    const status = await installStatus();
+    expect(status).toMatchObject({ installed: true, needsPublicKey: true });
+    expect(status.message).toMatch(/needs a new public key/);
+  });
+
+  it('creates a public key only for a site without one (201); with one it is 409 (rotate it instead)', async () => {
+    const o = await siteOfNewOwner();
+    const again = expectProblem(
+      await t.request.post(`/v1/sites/${o.siteId}/keys`).set('Authorization', o.auth).send({ kind: 'public' }),
       409,
     );
-    expect(p.title).toMatch(/rotate/);
-    expect(await findSiteByPublicKey(em(), o.publicKey.value as string)).not.toBeNull();
+    expect(again.title).toMatch(/rotate/);
+    await t.request.delete(`/v1/sites/${o.siteId}/keys/${o.publicKey.id}`).set('Authorization', o.auth).expect(204);
+
+    // Two at once make one key: the second finds the first.
+    const answers = await Promise.all(
+      [1, 2].map(() => t.request.post(`/v1/sites/${o.siteId}/keys`).set('Authorization', o.auth).send({ kind: 'public' })),
+    );
+    expect(answers.map((r) => r.status).sort()).toEqual([201, 409]);
+    const key = answers.find((r) => r.status === 201)?.body.key as KeyRecord;
+    expect(key).toEqual({
+      id: expect.any(String),
+      kind: 'public',
+      value: expect.stringMatching(/^pk_[a-z0-9]{26}$/),
+      prefix: (key.value as string).slice(0, 12),
+      createdAt: expect.any(String),
+      shownOnce: false,
+    });
+    expect(await em().count(SiteKey, { site: o.siteId, kind: 'public' })).toBe(1);
+    const snippet = await t.request.get(`/v1/sites/${o.siteId}/snippet`).set('Authorization', o.auth).expect(200);
+    expect(snippet.body.siteKey).toBe(key.value);
+    const status = await t.request.get(`/v1/sites/${o.siteId}/install-status`).set('Authorization', o.auth).expect(200);
+    expect(status.body).toMatchObject({ installed: false, needsPublicKey: false });
   });
 
   it('a key of another site, an unknown or malformed key id is 404', async () => {
@@ -195,5 +246,30 @@ describe('site keys: list, create, rotate, delete, lookups', () => {
     expect(await findSiteBySecret(em(), key.value)).toBeNull();
     const listed = await modernCall(t.url, o.token, 'tools/call', { name: 'list_site_keys', arguments: { id: o.siteId } });
     expect(listed.body.result.structuredContent.keys.map((k: KeyRecord) => k.value)).toEqual([o.publicKey.value, null]);
+  });
+
+  it('the MCP tool delete_site_key deletes the public key; get_site_snippet then says a new one is needed', async () => {
+    const o = await siteOfNewOwner();
+    const deleted = await modernCall(t.url, o.token, 'tools/call', {
+      name: 'delete_site_key',
+      arguments: { id: o.siteId, keyId: o.publicKey.id },
+    });
+    expect(deleted.body.result.isError ?? false).toBe(false);
+    expect(await findSiteByPublicKey(em(), o.publicKey.value as string)).toBeNull();
+    const snippet = await modernCall(t.url, o.token, 'tools/call', { name: 'get_site_snippet', arguments: { id: o.siteId } });
+    expect(snippet.body.result.isError).toBe(true);
+    expect(JSON.stringify(snippet.body.result.content)).toMatch(/no public key.*create one/i);
+    const status = await modernCall(t.url, o.token, 'tools/call', {
+      name: 'get_site_install_status',
+      arguments: { id: o.siteId },
+    });
+    expect(status.body.result.structuredContent).toMatchObject({ needsPublicKey: true });
+    const created = await modernCall(t.url, o.token, 'tools/call', {
+      name: 'create_site_key',
+      arguments: { id: o.siteId, kind: 'public' },
+    });
+    const key = created.body.result.structuredContent.key;
+    expect(key).toMatchObject({ kind: 'public', value: expect.stringMatching(/^pk_/) });
+    expect((await findSiteByPublicKey(em(), key.value))?.id).toBe(o.siteId);
   });
 });

@@ -391,6 +391,7 @@ describe('sites: list, create, get, update, delete, install status, snippet', ()
       expect(before.body).toEqual({
         installed: false,
         lastSeenAt: null,
+        needsPublicKey: false,
         message: expect.stringMatching(/snippet/),
         collect: nothingDropped,
       });
@@ -401,6 +402,7 @@ describe('sites: list, create, get, update, delete, install status, snippet', ()
       expect(after.body).toEqual({
         installed: true,
         lastSeenAt: seen.toISOString(),
+        needsPublicKey: false,
         message: expect.stringMatching(/Installed/),
         collect: nothingDropped,
       });

@@ -7,13 +7,14 @@ import { toProblem } from '../../../problem.ts';
 import { useTRPC } from '../../../trpc.ts';
 import { CopyButton } from '../parts/CopyButton.tsx';
 import { CollectHealthNote } from './CollectHealthNote.tsx';
+import { NeedsPublicKey } from './NeedsPublicKey.tsx';
 
 /** How often a visible tab asks whether the first page report has arrived, until it has. */
 const WAITING_EVERY_MS = 4_000;
 
 /**
- * The snippet to paste into every page, whether a page with it has been viewed yet, and what was not
- * stored. While nothing has arrived it asks again every few seconds, so "received" shows by itself;
+ * The snippet to paste into every page (or, when the site's public key was deleted, that it needs a new
+ * one), whether a page with it has been viewed yet, and what was not stored. While nothing has arrived it asks again every few seconds, so "received" shows by itself;
  * `onReceived` runs once when it does (the dashboard then loads its figures).
  */
 export function InstallCard({ siteId, onReceived }: { siteId: string; onReceived?: () => void }) {
@@ -25,6 +26,8 @@ export function InstallCard({ siteId, onReceived }: { siteId: string; onReceived
     refetchIntervalInBackground: false,
   });
   const installed = status.data?.installed === true;
+  // The site's public key was deleted: there is no snippet until a new key is made.
+  const needsKey = status.data?.needsPublicKey === true;
   const [waited, setWaited] = useState(false);
   useEffect(() => {
     if (status.data && !status.data.installed) setWaited(true);
@@ -36,7 +39,9 @@ export function InstallCard({ siteId, onReceived }: { siteId: string; onReceived
       title="Install"
       aside={
         status.data &&
-        (installed ? (
+        (needsKey ? (
+          <span className="badge site-badge-wait">Needs a new key</span>
+        ) : installed ? (
           <span className="badge badge-ok">Installed</span>
         ) : (
           <span className="badge site-badge-wait">Not installed yet</span>
@@ -47,8 +52,9 @@ export function InstallCard({ siteId, onReceived }: { siteId: string; onReceived
         Paste this tag into the <code>&lt;head&gt;</code> of every page of the site. It sets no cookies and needs no consent
         banner.
       </p>
-      {snippet.isError && <Notice tone="error">{toProblem(snippet.error).title}</Notice>}
-      {snippet.data && (
+      {needsKey && <NeedsPublicKey siteId={siteId} />}
+      {snippet.isError && !needsKey && <Notice tone="error">{toProblem(snippet.error).title}</Notice>}
+      {snippet.data && !needsKey && (
         <div className="site-snippet">
           <pre className="site-code">
             <code id="site-snippet">{snippet.data.html}</code>

@@ -7,12 +7,13 @@ import { formatDate } from '../../../lib/format.ts';
 import { toProblem } from '../../../problem.ts';
 import { useTRPC } from '../../../trpc.ts';
 import { CopyButton } from '../parts/CopyButton.tsx';
+import { NeedsPublicKey } from './NeedsPublicKey.tsx';
 import { NewSecret } from './NewSecret.tsx';
 import { useKeyActions } from './useKeyActions.ts';
 
 /**
  * The site's keys: the public key in full (it is in every page), server secrets by prefix only. A new or
- * rotated secret is shown once.
+ * rotated secret is shown once. Without a public key (deleted), it says the snippet needs a new one.
  */
 export function KeysCard({ siteId }: { siteId: string }) {
   const keys = useQuery(useTRPC().siteKeys.list.queryOptions({ id: siteId }));
@@ -34,6 +35,7 @@ export function KeysCard({ siteId }: { siteId: string }) {
       {problem && <Notice tone="error">{problem.title}</Notice>}
       {keys.isPending && <p className="loading">Loading…</p>}
 
+      {keys.data && publicKeys.length === 0 && <NeedsPublicKey siteId={siteId} />}
       {publicKeys.map((k) => (
         <div key={k.id} className="site-key-public">
           <span className="site-key-label">Public key</span>
@@ -51,6 +53,16 @@ export function KeysCard({ siteId }: { siteId: string }) {
               busyLabel="Rotating…"
               disabled={working}
               onConfirm={() => rotate.mutate({ id: siteId, keyId: k.id })}
+            />
+            <ConfirmButton
+              label="Delete"
+              name="Delete public key"
+              question="It stops at once: pages with the snippet are not counted until you create a new key and replace the snippet."
+              confirmLabel="Delete public key"
+              busy={remove.isPending && remove.variables.keyId === k.id}
+              busyLabel="Deleting…"
+              disabled={working}
+              onConfirm={() => remove.mutate({ id: siteId, keyId: k.id })}
             />
           </span>
         </div>
