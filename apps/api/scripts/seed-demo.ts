@@ -12,8 +12,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createOrm, type EmbeddedDatabase, migrate, startEmbeddedPostgres } from '@us/db';
 import { deriveUrls, parseEnv } from '../src/core/env.ts';
-import { ensureAccount, ensureSite } from './seed/accounts.ts';
-import { deleteTraffic, generateTraffic } from './seed/generate.ts';
+import { seedDemo } from './seed/demo.ts';
 import { formatDuration, progressReporter } from './seed/progress.ts';
 
 const { values: args } = parseArgs({
@@ -76,46 +75,19 @@ if (!databaseUrl) {
 const orm = await createOrm(databaseUrl, { poolMax: jobs + 2 });
 try {
   await migrate(orm);
-  const em = orm.em.fork();
-  const account = await ensureAccount(em, { email, password, workspaceName: 'Demo' });
-  const timezone = 'Europe/Berlin';
-  const { site, publicKey, created } = await ensureSite(em, {
-    workspaceId: account.workspace.id,
-    name: 'Demo shop',
-    hostname: 'demo.example',
-    timezone,
-    settings: {
-      internalNetworks: ['192.0.2.0/24'],
-      goals: [
-        { id: 'signed-up', name: 'Signed up', type: 'event', match: 'signup' },
-        { id: 'purchase', name: 'Purchase', type: 'event', match: 'purchase' },
-        { id: 'order-completed', name: 'Order completed', type: 'path', match: '/checkout/thanks' },
-      ],
-      experiments: [{ key: 'pricing', name: 'Pricing page layout', variants: ['a', 'b'], status: 'running' }],
-      bot: {
-        mode: 'challenge',
-        bots: 'allow',
-        rules: [{ action: 'deny', label: 'Block Bytespider', match: { bot: 'Bytespider' } }],
-      },
-    },
-  });
-  if (!created) {
-    const removed = await deleteTraffic(orm, site.id);
-    if (removed) console.error(`› replacing the earlier demo traffic (${removed.toLocaleString('en')} rows removed)`);
-  }
   console.error(`› generating ${pageviews.toLocaleString('en')} pageviews over ${days} days for "Demo shop"`);
   const progress = progressReporter('seed');
-  const result = await generateTraffic(orm, {
-    siteId: site.id,
-    timezone,
+  const { account, site, publicKey, created, timezone, result } = await seedDemo(orm, {
+    email,
+    password,
     days,
     pageviews,
     jobs,
-    seed: 'demo-shop',
+    onReplacing: (removed) =>
+      console.error(`› replacing the earlier demo traffic (${removed.toLocaleString('en')} rows removed)`),
     onProgress: (p) => progress.update(p),
   });
   progress.end();
-  await orm.em.getConnection().execute('analyze pageviews, page_leaves, events, requests, daily_rollups', [], 'run');
 
   const urls = deriveUrls(env, { host: env.HOST, port: env.PORT });
   const r = result.rows;

@@ -9,15 +9,28 @@
  * signup, newsletter_subscribe) and A/B exposures (pricing: a/b, where b converts better); server
  * requests of browsers and crawlers (status, cache, timing, verification, decisions).
  *
- * Days within `rawDays` of today go into the raw day partitions. Older days are generated into
+ * Days within `rawDays` of today go into the raw day partitions, and are counted in the workspace's usage
+ * months (human pageviews, server requests) as the collector's rows are. Older days are generated into
  * temporary tables and only their daily rollups are kept (`daily_rollups` + `rollup_days`, format of
- * apps/api/src/analytics/catalogue.ts), as if the raw days had been rolled up and dropped.
+ * apps/api/src/analytics/catalogue.ts), as if the raw days had been rolled up and dropped; they count in no
+ * month's usage.
  */
-import { type AnalyticsDb, connectionOf, ensurePartitionsForDays, type Orm, type PgClient, pgPoolOf } from '@us/db';
+import {
+  type AnalyticsDb,
+  connectionOf,
+  ensurePartitionsForDays,
+  type InsertTally,
+  type InsertTransaction,
+  type Orm,
+  type PgClient,
+  pgPoolOf,
+  type SqlConnection,
+} from '@us/db';
 import { STATS_LIMITS } from '@us/shared';
 import { copyOutOn, WORK_MEM } from '../../src/analytics/rollup/copy-connections.ts';
 import { tallySiteDay } from '../../src/analytics/rollup/rollup-streams.ts';
 import { replaceSiteDayRollup } from '../../src/analytics/rollup/rollup-write.ts';
+import { addUsage } from '../../src/features/billing/usage-counters.ts';
 import { mulberry32 } from './random.ts';
 import {
   CACHE,
@@ -270,6 +283,19 @@ const STATUS_PICK = pick(STATUSES.map(([, w]) => w));
 const CACHES = textArr(CACHE.map(([c]) => c));
 const CACHE_PICK = pick(CACHE.map(([, w]) => w));
 
+/** Rows a statement inserted (the CTE `rows`: `at`, `lane`) per UTC month of `at`, as the ingest's insert tallies them. */
+const monthsOf = (rows: string) => `(select coalesce(json_agg(m), '[]'::json) from (
+    select to_char(date_trunc('month', at at time zone 'UTC'), 'YYYY-MM-DD') as month,
+      (count(*) filter (where lane = 'human'))::int as human, count(*)::int as total
+    from ${rows} group by 1 order by 1) m)`;
+
+/** A month of `monthsOf`. */
+interface MonthTally {
+  month: string;
+  human: number;
+  total: number;
+}
+
 /** `at` for `sec` seconds into the plan's local day. */
 const localAt = (plan: DayPlan, tz: string, secSql: string) =>
   `least(now(), (${dayLit(plan.day)}::timestamp + (${secSql}) * interval '1 second') at time zone ${lit(tz)})`;
@@ -296,7 +322,7 @@ function pageSql(
   // The second of a human visit: by the hourly rhythm; past `limit` (today) spread over what has passed.
   const hourPick = pick(HOURS.map((w, h) => (h <= plan.hourNow ? w : 0)));
   const cols =
-    'site_id, day, id, at, pageview_id, visitor, session_start, lane, path, page_type, referrer_host, utm_source, utm_medium, utm_campaign, country, asn, as_org, device, window_width, language, timezone, bot_name, bot_category';
+    'site_id, day, id, at, pageview_id, visitor, session_start, lane, path, page_type, referrer_host, utm_source, utm_medium, utm_campaign, country, asn, as_org, device, window_width, language, timezone, bot_name, bot_category, tab_page, tls';
   return `with s as materialized (
   select q.*,
     substr(md5(${seed} || (q.g % ${visitors})), 1, 22) as visitor,
@@ -315,7 +341,7 @@ pv as (
   insert into ${t.pageviews} (${cols})
   select ${uuid(site)}, (r.at at time zone 'UTC')::date, gen_random_uuid(), r.at, r.pageview_id, r.visitor, r.session_start, r.lane,
     r.path, ${PAGE_TYPE_SQL}, r.referrer_host, r.utm_source, r.utm_medium, r.utm_campaign, r.country, r.asn, r.as_org, r.device,
-    r.window_width, r.language, r.timezone, r.bot_name, r.bot_category
+    r.window_width, r.language, r.timezone, r.bot_name, r.bot_category, r.tab_page, r.tls
   from (
     select least(now(), s.t0 + ((p - 1) * 40 + random() * 35) * interval '1 second') as at,
       substr(md5(random()::text), 1, 16) as pageview_id, s.visitor, p = 1 as session_start, 'human'::text as lane,
@@ -326,22 +352,25 @@ pv as (
       case when p = 1 then ${S_CMP}[s.si] end as utm_campaign,
       ${CC}[s.ci]::char(2) as country, ${NET_ASN}[(s.ci - 1) * 3 + s.ni] as asn, ${NET_ORG}[(s.ci - 1) * 3 + s.ni] as as_org,
       ${DEV}[s.di] as device, s.width as window_width, s.lang as language, s.tzname as timezone,
-      null::text as bot_name, null::text as bot_category
+      null::text as bot_name, null::text as bot_category,
+      p as tab_page, case when random() < 0.97 then 'TLSv1.3' else 'TLSv1.2' end as tls
     from s cross join lateral generate_series(1, s.pages) p
     union all
     select ${localAt(plan, tz, `random() * ${limit}`)}, substr(md5(random()::text), 1, 16),
-      substr(md5(${seed} || 'bot' || floor(random() * ${Math.max(1, Math.round(bots / 3))})), 1, 22), random() < 0.7, 'bot',
+      substr(md5(${seed} || 'bot' || floor(random() * ${Math.max(1, Math.round(bots / 3))})), 1, 22), b.sr < 0.7, 'bot',
       ${ENTRY}[${ENTRY_PICK}], null, null, null, null,
       case ${BOT_NAME}[b.k] when 'Googlebot' then 'US' when 'Bingbot' then 'US' when 'ChatGPT-User' then 'US' when 'Applebot' then 'US' else ${H_CC}[b.h] end,
       case ${BOT_NAME}[b.k] when 'Googlebot' then 15169 when 'Bingbot' then 8075 when 'ChatGPT-User' then 8075 when 'Applebot' then 714 else ${H_ASN}[b.h] end,
       case ${BOT_NAME}[b.k] when 'Googlebot' then 'Google LLC' when 'Bingbot' then 'Microsoft Corporation' when 'ChatGPT-User' then 'Microsoft Corporation' when 'Applebot' then 'Apple Inc.' else ${H_ORG}[b.h] end,
-      ${BOT_DEV}[b.k], case when ${BOT_NAME}[b.k] is null then 1920 else 1024 end, 'en-US', 'UTC', ${BOT_NAME}[b.k], ${BOT_CAT}[b.k]
-    from (select ${BOT_PICK} as k, ${H_PICK} as h from generate_series(1, ${bots})) b
+      ${BOT_DEV}[b.k], case when ${BOT_NAME}[b.k] is null then 1920 else 1024 end, 'en-US', 'UTC', ${BOT_NAME}[b.k], ${BOT_CAT}[b.k],
+      case when b.sr < 0.7 then 1 else 2 + floor(b.sr * 10)::int end, 'TLSv1.3'
+    from (select ${BOT_PICK} as k, ${H_PICK} as h, random() as sr from generate_series(1, ${bots})) b
     union all
     select ${localAt(plan, tz, `least(${limit} * random(), (8 + random() * 10) * 3600)`)}, substr(md5(random()::text), 1, 16),
-      substr(md5('team' || floor(random() * 4)), 1, 22), random() < 0.3, 'internal',
-      ${NEXT}[${NEXT_PICK}], null, null, null, null, 'DE', 3320, 'Deutsche Telekom AG', 'desktop', 1920, 'de-DE', 'Europe/Berlin', null, null
-    from generate_series(1, ${internal})
+      substr(md5('team' || floor(random() * 4)), 1, 22), i.sr < 0.3, 'internal',
+      ${NEXT}[${NEXT_PICK}], null, null, null, null, 'DE', 3320, 'Deutsche Telekom AG', 'desktop', 1920, 'de-DE', 'Europe/Berlin', null, null,
+      case when i.sr < 0.3 then 1 else 2 + floor(i.sr * 10)::int end, 'TLSv1.3'
+    from (select random() as sr from generate_series(1, ${internal})) i
     offset 0
   ) r
   returning site_id, at, pageview_id, visitor, lane, path, page_type, country, device
@@ -396,13 +425,15 @@ ev as (
   ) y
   returning 1
 )
-select (select count(*) from pv)::int as pageviews, (select count(*) from lv)::int as page_leaves, (select count(*) from ev)::int as events`;
+select (select count(*) from pv)::int as pageviews, (select count(*) from lv)::int as page_leaves, (select count(*) from ev)::int as events,
+  ${monthsOf('pv')} as months`;
 }
 
 function requestSql(site: string, tz: string, plan: DayPlan, t: Targets, perPageview: number) {
   const n = Math.round(plan.pageviews * perPageview);
   const limit = num(plan.limitSec);
-  return `insert into ${t.requests} (site_id, day, id, at, method, path, status, cache, duration_ms, lane, kind, bot_name, bot_category, verified, country, asn, as_org, tls, decision, reason)
+  return `with rq as (
+insert into ${t.requests} (site_id, day, id, at, method, path, status, cache, duration_ms, lane, kind, bot_name, bot_category, verified, country, asn, as_org, tls, decision, reason)
 select ${uuid(site)}, (z.at at time zone 'UTC')::date, gen_random_uuid(), z.at, z.method, z.path, z.status, z.cache,
   case when z.cache = 'HIT' then 1 + floor(random() * 9)::int
     else least(30000, greatest(3, ${logNormal('case when z.status >= 500 then 900 when z.status = 404 then 25 else 90 end', 0.7)}))::int end,
@@ -450,30 +481,83 @@ from (
     offset 0
   ) y
   offset 0
-) z`;
+) z
+returning at, lane
+)
+select (select count(*) from rq)::int as requests, ${monthsOf('rq')} as months`;
 }
 
 // ---------- running it ----------
 
-/** Deletes every analytics row and rollup of the site. Returns the rows removed. */
+/**
+ * Deletes every analytics row and rollup of the site, and takes the raw rows it deletes back out of the
+ * workspace's usage counters (generated rows were counted there, `countUsage`), so traffic generated again
+ * is not counted twice. Returns the rows removed.
+ */
 export async function deleteTraffic(db: AnalyticsDb, siteId: string): Promise<number> {
   const conn = connectionOf(db);
   let n = 0;
-  // The per-day store's figures and versions go too: they describe rows that no longer exist.
-  for (const table of [
-    'pageviews',
-    'page_leaves',
-    'events',
-    'requests',
-    'daily_rollups',
-    'rollup_days',
-    'result_days',
-    'day_arrivals',
-  ]) {
-    const r = await conn.execute<{ affectedRows: number }>(`delete from ${table} where site_id = ${uuid(siteId)}`, [], 'run');
-    n += r.affectedRows ?? 0;
-  }
+  await conn.transactional(async (trx) => {
+    await forgetUsage(conn, trx, siteId);
+    // The per-day store's figures and versions go too: they describe rows that no longer exist.
+    for (const table of [
+      'pageviews',
+      'page_leaves',
+      'events',
+      'requests',
+      'daily_rollups',
+      'rollup_days',
+      'result_days',
+      'day_arrivals',
+    ]) {
+      const r = await conn.execute<{ affectedRows: number }>(
+        `delete from ${table} where site_id = ${uuid(siteId)}`,
+        [],
+        'run',
+        trx,
+      );
+      n += r.affectedRows ?? 0;
+    }
+  });
   return n;
+}
+
+/** Subtracts the site's raw human pageviews and requests from its workspace's months (never below 0). */
+async function forgetUsage(conn: SqlConnection, trx: InsertTransaction, siteId: string) {
+  const month = `date_trunc('month', at at time zone 'UTC')::date`;
+  await conn.execute(
+    `update usage_months u
+        set pageviews = greatest(0, u.pageviews - c.pageviews), requests = greatest(0, u.requests - c.requests), updated_at = now()
+       from (
+         select month, sum(pageviews) as pageviews, sum(requests) as requests from (
+           select ${month} as month, count(*) as pageviews, 0 as requests
+             from pageviews where site_id = ${uuid(siteId)} and lane = 'human' group by 1
+           union all
+           select ${month}, 0, count(*) from requests where site_id = ${uuid(siteId)} group by 1
+         ) x group by 1
+       ) c
+      where u.workspace_id = (select workspace_id from sites where id = ${uuid(siteId)}) and u.month = c.month`,
+    [],
+    'run',
+    trx,
+  );
+}
+
+/**
+ * What the ingest's tallied insert does after each batch (`countingInserter`): the rows just inserted are
+ * added to the workspace's usage months (`addUsage`) in the insert's own transaction. Days generated at once
+ * take turns here (a lock on the site until commit), so two of them never wait on each other's months.
+ */
+async function countUsage(
+  conn: SqlConnection,
+  trx: InsertTransaction,
+  siteId: string,
+  inserted: { pageviews: MonthTally[]; requests: MonthTally[] },
+) {
+  await conn.execute(`select pg_advisory_xact_lock(hashtext(${lit(`seed-usage:${siteId}`)}))`, [], 'all', trx);
+  const tally = (months: MonthTally[]): InsertTally[] => months.map((m) => ({ siteId, ...m }));
+  await addUsage(conn, trx, 'pageviews', tally(inserted.pageviews));
+  await addUsage(conn, trx, 'requests', tally(inserted.requests));
 }
 
 export async function generateTraffic(orm: Orm, opts: GenerateOptions): Promise<GenerateResult> {
@@ -513,16 +597,16 @@ export async function generateTraffic(orm: Orm, opts: GenerateOptions): Promise<
   const rawDay = async (plan: DayPlan) => {
     await conn.transactional(async (trx) => {
       await conn.execute('set local synchronous_commit = off', [], 'run', trx);
-      const [counts] = await conn.execute<{ pageviews: number; page_leaves: number; events: number }[]>(
+      const [counts] = await conn.execute<{ pageviews: number; page_leaves: number; events: number; months: MonthTally[] }[]>(
         pageSql(opts.siteId, opts.timezone, plan, RAW, shares),
         [],
         'all',
         trx,
       );
-      const req = await conn.execute<{ affectedRows: number }>(
+      const [req] = await conn.execute<{ requests: number; months: MonthTally[] }[]>(
         requestSql(opts.siteId, opts.timezone, plan, RAW, perPageview),
         [],
-        'run',
+        'all',
         trx,
       );
       // What insertRows does for every batch: the per-day store sees the day got rows.
@@ -543,7 +627,8 @@ export async function generateTraffic(orm: Orm, opts: GenerateOptions): Promise<
       rows.pageviews += Number(counts?.pageviews ?? 0);
       rows.page_leaves += Number(counts?.page_leaves ?? 0);
       rows.events += Number(counts?.events ?? 0);
-      rows.requests += req.affectedRows ?? 0;
+      rows.requests += Number(req?.requests ?? 0);
+      await countUsage(conn, trx, opts.siteId, { pageviews: counts?.months ?? [], requests: req?.months ?? [] });
     });
   };
 
