@@ -4,7 +4,7 @@
 // over Free's allowances, and the "not configured" answers of a server without Stripe.
 
 import { SiteHostname } from '@us/db';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { expectProblem, expectProblemCode } from '../../support/auth-helpers.ts';
 import { postReport } from '../../support/collect.ts';
 import { createToken, createUser, joinAs, ownerWithToken, startTestServer, type TestServer } from '../../support/server.ts';
@@ -280,6 +280,8 @@ describe('billing with Stripe', () => {
 
   it('keeps one subscription per workspace: a second one paid at the same time is cancelled with its unused time credited', async () => {
     const o = await owner();
+    const warn = vi.spyOn(t.deps.logger, 'warn');
+    const warned = () => warn.mock.calls.map((c) => String(c[0]));
     // Two checkouts started while on Free (two tabs), both paid at once.
     const first = await checkout(o.auth, 'Starter');
     const second = await checkout(o.auth, 'Growth');
@@ -287,6 +289,8 @@ describe('billing with Stripe', () => {
       stripe.completeCheckout(first.session.id as string),
       stripe.completeCheckout(second.session.id as string),
     ]);
+    const warnings = warned();
+    warn.mockRestore();
     const live = subs.filter((s) => stripe.subscriptions.get(s.id as string)?.status === 'active');
     expect(live).toHaveLength(1);
     const kept = live[0] as Obj;
@@ -294,6 +298,7 @@ describe('billing with Stripe', () => {
     expect(stripe.subscriptions.get(extra.id as string)?.status).toBe('canceled');
     const cancelled = stripe.requests.find((r) => r.method === 'DELETE' && r.path === `/v1/subscriptions/${extra.id}`);
     expect(cancelled?.params).toMatchObject({ prorate: 'true', invoice_now: 'true' });
+    expect(warnings.some((w) => w.includes(`paid for a second subscription (${extra.id})`))).toBe(true);
     // The workspace holds the one it recorded first, on that one's plan.
     const keptPlan = kept === subs[0] ? 'Starter' : 'Growth';
     expect(await recordedSubscription(o.workspace.id)).toBe(kept.id);
