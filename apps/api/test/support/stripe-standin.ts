@@ -27,6 +27,12 @@ export interface StripeStandIn {
   requests: { method: string; path: string; params: Obj; idempotencyKey?: string }[];
   /** The customer pays the checkout: the subscription starts and its events are sent. Answers the subscription. */
   completeCheckout(sessionId: string, status?: string): Promise<Obj>;
+  /**
+   * Changes a subscription as the provider does on its own (a plan or cancellation in its portal, a
+   * failed payment): its status, or its price by lookup key. Sends `customer.subscription.updated` (or
+   * `.deleted` when it ends) when `autoEvents` is on. Answers a copy of the subscription as it is now.
+   */
+  change(subscriptionId: string, to: { status?: string; lookupKey?: string }): Promise<Obj>;
   /** Sends a signed event (`created` in seconds; default now). Answers the webhook's status and body. */
   send(
     type: string,
@@ -278,7 +284,8 @@ export async function startStripeStandIn(opts: { secretKey?: string; webhookSecr
     });
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'http://x');
-      const params = req.method === 'GET' ? decodeForm(url.search.slice(1)) : decodeForm(raw);
+      // The client sends GET and DELETE parameters in the query, POST ones in the body.
+      const params = req.method === 'GET' || req.method === 'DELETE' ? decodeForm(url.search.slice(1)) : decodeForm(raw);
       const key = req.headers['idempotency-key'] as string | undefined;
       requests.push({ method: req.method ?? '', path: url.pathname, params, idempotencyKey: key });
       const answer = (status: number, body: unknown) => {
@@ -395,6 +402,24 @@ export async function startStripeStandIn(opts: { secretKey?: string; webhookSecr
       const created = await self.send('customer.subscription.created', subscription);
       if (created.status !== 200) throw new Error(`customer.subscription.created answered ${created.status}`);
       return subscription;
+    },
+    async change(subscriptionId, to) {
+      const s = subscriptions.get(subscriptionId);
+      if (!s) throw new Error(`no subscription ${subscriptionId}`);
+      if (to.lookupKey) {
+        const price = [...prices.values()].find((p) => p.lookup_key === to.lookupKey);
+        if (!price) throw new Error(`no price with lookup key ${to.lookupKey}`);
+        ((s.items as { data: Obj[] }).data[0] as Obj).price = price;
+      }
+      if (to.status) s.status = to.status;
+      const ended = s.status === 'canceled';
+      if (ended) s.canceled_at = now();
+      if (self.autoEvents) {
+        const sent = await self.send(ended ? 'customer.subscription.deleted' : 'customer.subscription.updated', s);
+        if (sent.status !== 200)
+          throw new Error(`the subscription's event answered ${sent.status}: ${JSON.stringify(sent.body)}`);
+      }
+      return structuredClone(s);
     },
     close: () => new Promise<void>((r) => server.close(() => r())),
   };

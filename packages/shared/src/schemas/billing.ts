@@ -48,17 +48,29 @@ export const BillingOutput = z.object({
   overage: z.object({
     billed: z
       .boolean()
-      .describe('Free never bills: past an allowance it sends notices (and pauses server-request logging at 150 %)'),
+      .describe(
+        'false: Free all month, which never bills (past an allowance it sends notices, and pauses server-request logging at 150 %). True on a paid plan, or on Free after a paid part of this month',
+      ),
     pageviewsUsd: z.number(),
     requestsUsd: z.number(),
     proxyHostnamesUsd: z.number(),
-    totalUsd: z.number().describe('Projected overage at the month’s end, billed then on paid plans'),
+    totalUsd: z
+      .number()
+      .describe(
+        'Projected overage at the month’s end, billed then for the parts of the month on a paid plan (10 USD per 1M pageviews is 1 cent per 1,000; rounded up to the cent)',
+      ),
   }),
   subscription: z
     .object({
       status: z.string().describe('The payment provider’s word: active, trialing, past_due, canceled, …'),
       interval: z.enum(BILLING_INTERVALS).nullable(),
       periodEnd: z.string().nullable().describe('When the paid period ends (ISO time), when the provider says'),
+      graceEndsAt: z
+        .string()
+        .nullable()
+        .describe(
+          'past_due only: the last payment failed, and the plan ends then (ISO time, 14 days after the first failure) unless the payment method is updated; otherwise null',
+        ),
     })
     .nullable()
     .describe('null: never checked out'),

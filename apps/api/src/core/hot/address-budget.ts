@@ -17,7 +17,10 @@ export const CHECK_BUDGETS = {
   checkAddress: 1200,
   /** `/_us/pass`, per connecting address (an edge, or a visitor in proxy mode). */
   pass: 1200,
-  /** The payment provider's webhooks, per sending address (it redelivers what a 429 turned away). */
+  /**
+   * The payment provider's webhook, per sending address: requests whose signature fails only (a signed
+   * event is never refused for a budget; features/billing/billing-webhook.ts).
+   */
   billingWebhook: 600,
 } as const;
 

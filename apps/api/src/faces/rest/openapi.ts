@@ -141,7 +141,7 @@ const webhookPath = {
     operationId: 'billing-webhook',
     summary: 'Payment provider events (Stripe webhooks; the signature is the credential)',
     description:
-      'Point the Stripe webhook endpoint here with the events checkout.session.completed and customer.subscription.created, .updated, .deleted. Each event is applied once (redeliveries answer outcome duplicate); events older than the last one applied are recorded and skipped (stale); other events are ignored.',
+      'Point the Stripe webhook endpoint here with the events checkout.session.completed and customer.subscription.created, .updated, .deleted. Each event is applied once (redeliveries answer outcome duplicate) as the state Stripe holds for its subscription when it arrives (read from Stripe), so events arriving out of order never put back an older state (stale: a newer read was applied already); a second live subscription of a workspace is cancelled at Stripe with its unused time credited (second-cancelled); other events are ignored.',
     tags: ['Billing'],
     security: [],
     parameters: [{ name: 'Stripe-Signature', in: 'header', required: true, schema: { type: 'string' } }],
@@ -155,7 +155,7 @@ const webhookPath = {
               type: 'object',
               properties: {
                 received: { type: 'boolean' },
-                outcome: { type: 'string', enum: ['applied', 'duplicate', 'stale', 'ignored'] },
+                outcome: { type: 'string', enum: ['applied', 'duplicate', 'stale', 'ignored', 'second-cancelled'] },
               },
             },
           },
@@ -163,7 +163,7 @@ const webhookPath = {
       },
       '400': problem('No Stripe-Signature, or it does not match the body and the signing secret'),
       '413': problem('Body over 512 KB'),
-      '429': problem('More than 600 requests a minute from one address'),
+      '429': problem('More than 600 requests a minute from one address whose signature failed (signed events are never refused)'),
       '503': problem('Billing is not configured here, or the database or provider is unreachable (the provider redelivers)'),
     },
   },

@@ -1,5 +1,5 @@
 // A workspace's account at the payment provider (`billing_accounts`): its customer, its subscription and
-// that subscription's state as the provider's webhooks last told it.
+// that subscription's state as the provider last told it (read from the provider on each of its events).
 import type { SqlConnection, InsertTransaction as Trx } from '@us/db';
 import type { BillingInterval } from '@us/shared';
 import type { BillingProvider } from './provider.ts';
@@ -12,7 +12,10 @@ export interface BillingAccount {
   interval: BillingInterval | null;
   status: string | null;
   periodEnd: Date | null;
+  /** When the state applied was read from the provider: a read begun earlier is never applied over it. */
   eventAt: Date | null;
+  /** Since when the payment has been failing (status past_due), for the grace period. */
+  pastDueSince: Date | null;
 }
 
 /** Subscription states that hold a paid plan (past_due: the provider is still retrying the payment). */
@@ -31,9 +34,11 @@ interface Row {
   status: string | null;
   period_end: Date | string | null;
   event_at: Date | string | null;
+  past_due_since: Date | string | null;
 }
 
-const COLUMNS = 'workspace_id::text as workspace_id, customer_id, subscription_id, interval, status, period_end, event_at';
+const COLUMNS =
+  'workspace_id::text as workspace_id, customer_id, subscription_id, interval, status, period_end, event_at, past_due_since';
 
 const toAccount = (r: Row): BillingAccount => ({
   workspaceId: r.workspace_id,
@@ -44,6 +49,7 @@ const toAccount = (r: Row): BillingAccount => ({
   // Raw rows carry times as text or Date depending on the driver's settings: made Dates here.
   periodEnd: r.period_end ? new Date(r.period_end) : null,
   eventAt: r.event_at ? new Date(r.event_at) : null,
+  pastDueSince: r.past_due_since ? new Date(r.past_due_since) : null,
 });
 
 export async function accountOf(conn: SqlConnection, workspaceId: string, trx?: Trx): Promise<BillingAccount | null> {

@@ -19,7 +19,7 @@ export const billingRouter = router({
       mcp: {
         tool: 'get_billing',
         description:
-          "The workspace's plan and this UTC month: usage so far against each allowance (human pageviews, server requests, sites, members with pending invites, proxy hostnames), the month's projection from the rate so far (from a tenth of the month on), and the overage that projection would cost on a paid plan (10 USD per started extra 1M pageviews, 1 USD per 1M server requests, 1 USD per extra proxy hostname; Free never bills). Also the subscription's state, the last closed months with their overage, every plan with its prices and allowances, and whether a payment provider is set up here.",
+          "The workspace's plan and this UTC month: usage so far against each allowance (human pageviews, server requests, sites, members with pending invites, proxy hostnames), the month's projection from the rate so far (from a tenth of the month on), and the overage that projection would cost for the parts of the month on a paid plan (in proportion: 10 USD per 1M pageviews is 1 cent per 1,000; 1 USD per 1M server requests; 1 USD per extra proxy hostname a month; allowances prorated when the plan changed within the month; rounded up to the cent; Free never bills). Also the subscription's state (past_due: when the plan ends unless the card is updated), the last closed months with their overage, every plan with its prices and allowances, and whether a payment provider is set up here.",
       },
       openapi: {
         method: 'GET',
@@ -39,7 +39,7 @@ export const billingRouter = router({
       mcp: {
         tool: 'plan_billing',
         description:
-          'Change the plan of a workspace that already pays (or go back to Free, which ends the subscription at once with the unused time credited). The new limits apply at once; the price difference is prorated on the next invoice. A move to a smaller plan is refused (409) while the workspace uses more than it allows (sites, members with invitations, proxy hostnames, this month’s pageviews or server requests): the answer says what to remove. A first paid plan needs checkout_billing (402 here).',
+          'Change the plan of a workspace that already pays (or go back to Free, which ends the subscription at once with the unused time credited). The new limits apply at once; an upgrade (or monthly to yearly) is invoiced at once, prorated, a smaller plan credited on the next invoice; this month’s overage is priced with each plan for the part of the month it held. A move to a smaller plan is refused (409) while the workspace uses more than it allows (sites, members with invitations, proxy hostnames, this month’s pageviews or server requests): the answer says what to remove. A first paid plan needs checkout_billing (402 here).',
       },
       openapi: {
         method: 'POST',

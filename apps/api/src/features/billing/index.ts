@@ -1,2 +1,2 @@
 // The billing wing's public surface: what other wings may use (the layering lint holds them to this file).
-export { sampleProxyPeaks } from './months.ts';
+export { sampleProxyPeaks } from './segments.ts';

@@ -1,15 +1,18 @@
-// Closed months (`billing_months`): once a UTC month is over, its usage is priced with the plan the
-// workspace ended it on, and that row is the one claim on the month's overage. A month is closed by the
-// hourly billing job, or right before a plan change if that comes first, so a month is always priced
-// with the plan it really ended on, and a plan changed just after midnight never reprices the last one.
+// Closed months (`billing_months`): once a UTC month is over, it is priced from its plan segments
+// (features/billing/segments.ts) and that row is the one claim on the month's overage. A month is closed by
+// the hourly billing job, or right before a plan change if that comes first: its last segment runs to the
+// month's end on the plan the workspace held then, so a plan changed just after midnight never reprices
+// the month before, and one changed on its last day does not erase what the plan before it used.
 import type { SqlConnection, InsertTransaction as Trx } from '@us/db';
 import { type Plan, planOf } from '@us/shared';
-import { monthOverageCents } from './pricing.ts';
+import { segmentsOverageCents } from './pricing.ts';
+import { closeSegment, monthBounds, segmentsOf } from './segments.ts';
 import { monthOf } from './usage-counters.ts';
 
 /**
- * Records every month of the workspace before `now`'s month that is not closed yet, priced with `plan`.
- * Runs in the caller's transaction, which holds the workspace row (so no plan change slips between).
+ * Records every month of the workspace before `now`'s month that is not closed yet: its running segment
+ * ends with the month on `plan`, and the month is priced from all its segments. Runs in the caller's
+ * transaction, which holds the workspace row (so no plan change slips between).
  */
 export async function closeMonths(conn: SqlConnection, trx: Trx, workspaceId: string, plan: Plan, now: Date): Promise<number> {
   const open = await conn.execute<{ month: string; pageviews: string; requests: string; proxies: number }[]>(
@@ -17,18 +20,20 @@ export async function closeMonths(conn: SqlConnection, trx: Trx, workspaceId: st
             u.proxy_peak as proxies
        from usage_months u
       where u.workspace_id = ? and u.month < ?::date
-        and not exists (select 1 from billing_months b where b.workspace_id = u.workspace_id and b.month = u.month)`,
+        and not exists (select 1 from billing_months b where b.workspace_id = u.workspace_id and b.month = u.month)
+      order by u.month`,
     [workspaceId, monthOf(now)],
     'all',
     trx,
   );
   for (const m of open) {
-    const used = { pageviews: Number(m.pageviews), requests: Number(m.requests), proxies: m.proxies };
-    const cents = monthOverageCents(plan, used);
+    const { start, end } = monthBounds(m.month);
+    await closeSegment(conn, trx, workspaceId, m.month, plan, new Date(end), false);
+    const cents = segmentsOverageCents(await segmentsOf(conn, workspaceId, m.month, trx), end - start).total;
     await conn.execute(
       `insert into billing_months (workspace_id, month, plan, pageviews, requests, proxies, amount_cents, state)
        values (?, ?::date, ?, ?, ?, ?, ?, ?) on conflict (workspace_id, month) do nothing`,
-      [workspaceId, m.month, plan, used.pageviews, used.requests, used.proxies, cents, cents > 0 ? 'pending' : 'none'],
+      [workspaceId, m.month, plan, Number(m.pageviews), Number(m.requests), m.proxies, cents, cents > 0 ? 'pending' : 'none'],
       'run',
       trx,
     );
@@ -54,7 +59,9 @@ export async function closeOpenMonths(conn: SqlConnection, t: Trx, workspaceId: 
 
 /**
  * Moves the workspace to `plan` at once (limits read the row): months still open are first closed with
- * the plan they ended on. Answers the plan it had.
+ * the plan they ended on, then this month's running segment ends now on the plan it had. Every plan
+ * change goes through here (plan_billing, the provider's webhooks, the end of a grace period). Answers
+ * the plan it had.
  */
 export async function switchPlan(
   conn: SqlConnection,
@@ -65,23 +72,13 @@ export async function switchPlan(
 ): Promise<Plan> {
   const run = async (t: Trx) => {
     const before = await closeOpenMonths(conn, t, workspaceId, now);
-    if (before !== plan) await conn.execute('update workspaces set plan = ? where id = ?', [plan, workspaceId], 'run', t);
+    if (before !== plan) {
+      await closeSegment(conn, t, workspaceId, monthOf(now), before, now, true);
+      await conn.execute('update workspaces set plan = ? where id = ?', [plan, workspaceId], 'run', t);
+    }
     return before;
   };
   return trx ? run(trx) : conn.transactional(run);
-}
-
-/** The most proxy-mode hostnames each workspace (or one) holds now, kept as its month's peak. */
-export async function sampleProxyPeaks(conn: SqlConnection, now: Date, workspaceId?: string): Promise<void> {
-  await conn.execute(
-    `insert into usage_months (workspace_id, month, proxy_peak)
-     select s.workspace_id, ?::date, count(*)::int from site_hostnames h join sites s on s.id = h.site_id
-      where h.proxy ${workspaceId ? 'and s.workspace_id = ?' : ''} group by 1
-     on conflict (workspace_id, month) do update
-       set proxy_peak = greatest(usage_months.proxy_peak, excluded.proxy_peak)`,
-    workspaceId ? [monthOf(now), workspaceId] : [monthOf(now)],
-    'run',
-  );
 }
 
 export interface ClosedMonth {

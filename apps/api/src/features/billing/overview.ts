@@ -1,6 +1,7 @@
 // get_billing: the workspace's plan, this UTC month's usage against the allowances (human pageviews and
 // server requests from `usage_months`, sites, members with pending invites, proxy hostnames), a linear
-// projection to the month's end, and the overage that projection would cost on a paid plan.
+// projection to the month's end, and the overage that projection would cost: this month's segments on
+// paid plans (features/billing/segments.ts), the running one to the month's end on the plan held now.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Site, SiteHostname } from '@us/db';
 import { type BillingOutput, PLAN_LIMITS, PLAN_PRICES, PLANS } from '@us/shared';
@@ -8,8 +9,10 @@ import { loadWorkspace } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
 import { seatsTaken } from '../members/index.ts';
 import { accountOf } from './accounts.ts';
+import { graceEndsAt } from './grace.ts';
 import { closedMonths } from './months.ts';
-import { monthPeriod, overageOf } from './pricing.ts';
+import { monthPeriod, monthSpan, overageOf } from './pricing.ts';
+import { segmentsOf } from './segments.ts';
 import { usageOf } from './usage-counters.ts';
 
 /** What the workspace uses now: this month's counters and the countable things it holds. */
@@ -31,8 +34,13 @@ export async function billingOverview(
   const used = await usageNow(em, ws.id, now);
   const limits = PLAN_LIMITS[used.plan];
   const period = monthPeriod(now);
-  const o = overageOf(used.plan, used, period.elapsed);
-  const account = await accountOf(em.getConnection(), ws.id);
+  const conn = em.getConnection();
+  const { start, end } = monthSpan(now);
+  const closed = await segmentsOf(conn, ws.id, period.from);
+  const runningFrom = closed.at(-1)?.endedAt.getTime() ?? start;
+  const o = overageOf(used.plan, used, period.elapsed, { monthMs: end - start, runningMs: end - runningFrom, closed });
+  const account = await accountOf(conn, ws.id);
+  const grace = account ? graceEndsAt(account) : null;
   return {
     plan: used.plan,
     status: ws.status,
@@ -48,9 +56,14 @@ export async function billingOverview(
     overage: o.overage,
     subscription:
       account?.subscriptionId && account.status
-        ? { status: account.status, interval: account.interval, periodEnd: account.periodEnd?.toISOString() ?? null }
+        ? {
+            status: account.status,
+            interval: account.interval,
+            periodEnd: account.periodEnd?.toISOString() ?? null,
+            graceEndsAt: grace?.toISOString() ?? null,
+          }
         : null,
-    months: await closedMonths(em.getConnection(), ws.id),
+    months: await closedMonths(conn, ws.id),
     plans: PLANS.map((plan) => ({
       plan,
       monthlyUsd: PLAN_PRICES[plan].monthly,

@@ -1,6 +1,7 @@
 // plan_billing: moves a workspace to another plan. Limits follow at once (the plan is written before the
-// answer; the provider's webhook later says the same). A downgrade is refused while the workspace uses
-// more than the smaller plan allows; a first paid plan goes through checkout (a payment method is needed).
+// answer; the provider's webhook later says the same). An upgrade is invoiced at once, prorated; a
+// downgrade is credited on the next invoice, and refused while the workspace uses more than the smaller
+// plan allows; a first paid plan goes through checkout (a payment method is needed).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { type BillingOutput, PLAN_LIMITS, PLANS, type Plan, type PlanChangeInput, planOf } from '@us/shared';
 import { loadWorkspace } from '../../actor/access.ts';
@@ -93,6 +94,9 @@ export async function changePlan(
       );
     }
     const price = await providerCall('when looking up the plan price', () => p.prices.priceId(target, interval));
+    // An upgrade (or monthly to yearly) is charged when it takes effect: the prorated difference is
+    // invoiced at once. A smaller plan's unused difference is credited on the next invoice.
+    const charged = rank(target) > rank(current) || (account.interval === 'month' && interval === 'year');
     await providerCall('when changing the subscription', async () => {
       const sub = await p.stripe.subscriptions.retrieve(account.subscriptionId);
       const item = sub.items.data[0];
@@ -101,7 +105,7 @@ export async function changePlan(
         sub.id,
         {
           items: [{ id: item.id, price }],
-          proration_behavior: 'create_prorations',
+          proration_behavior: charged ? 'always_invoice' : 'create_prorations',
           metadata: { workspaceId: ws.id, plan: target },
         },
         // No key of ours: going back to a plan within a day must change it again (the client keys its own retries).

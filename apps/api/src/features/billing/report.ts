@@ -3,45 +3,66 @@
 // node at a time); the invoice item carries the month's key as metadata and as the provider's idempotency
 // key, so a run that stopped after the provider answered finds the item instead of making a second.
 import type { SqlConnection } from '@us/db';
-import { OVERAGE_USD, PLAN_LIMITS, type Plan, planOf } from '@us/shared';
+import { OVERAGE_USD, PLAN_LIMITS } from '@us/shared';
 import type Stripe from 'stripe';
 import { LIVE_STATUSES } from './accounts.ts';
+import type { PlanSegment } from './pricing.ts';
 import type { BillingProvider } from './provider.ts';
+import { type ClosedSegment, monthBounds, segmentsOf } from './segments.ts';
 
 interface Pending {
   workspace_id: string;
   month: string;
-  plan: string;
-  pageviews: string;
-  requests: string;
-  proxies: number;
   amount_cents: number;
   closed_at: Date | string;
   customer_id: string;
   subscription_id: string | null;
   status: string | null;
+  interval: string | null;
 }
 
 const fmt = (n: number) => n.toLocaleString('en');
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const PRICES = `Prices: ${OVERAGE_USD.perMillionPageviews} USD per 1M human pageviews, ${OVERAGE_USD.perMillionRequests} USD per 1M server requests, ${OVERAGE_USD.perProxyHostname} USD per proxy-mode hostname a month, past the allowances (prorated to the part of the month on each plan), rounded up to the cent`;
+/** Stripe keeps descriptions short; a month with many plan changes is cut here. */
+const DESCRIPTION_MAX = 500;
 
-/** The invoice line: the month, the plan, and each allowance that was passed. */
-export function overageDescription(plan: Plan, month: string, used: { pageviews: number; requests: number; proxies: number }) {
-  const l = PLAN_LIMITS[plan];
+/** What one paid segment passed: each counter over its (prorated) allowance, proxy hostnames over theirs. */
+function passed(s: PlanSegment, monthMs: number): string[] {
+  const l = PLAN_LIMITS[s.plan];
+  const share = (n: number) => Math.round((n * Math.min(s.ms, monthMs)) / monthMs);
   const parts: string[] = [];
-  if (used.pageviews > l.humanPageviewsPerMonth) {
-    parts.push(
-      `${fmt(used.pageviews)} human pageviews of ${fmt(l.humanPageviewsPerMonth)} (${OVERAGE_USD.perMillionPageviews} USD per started extra million)`,
-    );
+  if (s.pageviews > share(l.humanPageviewsPerMonth)) {
+    parts.push(`${fmt(s.pageviews)} human pageviews of ${fmt(share(l.humanPageviewsPerMonth))}`);
   }
-  if (used.requests > l.serverRequestsPerMonth) {
-    parts.push(
-      `${fmt(used.requests)} server requests of ${fmt(l.serverRequestsPerMonth)} (${OVERAGE_USD.perMillionRequests} USD per started extra million)`,
-    );
+  if (s.requests > share(l.serverRequestsPerMonth)) {
+    parts.push(`${fmt(s.requests)} server requests of ${fmt(share(l.serverRequestsPerMonth))}`);
   }
-  if (l.proxyHostnames !== null && used.proxies > l.proxyHostnames) {
-    parts.push(`${used.proxies} proxy-mode hostnames of ${l.proxyHostnames} (${OVERAGE_USD.perProxyHostname} USD each extra)`);
+  if (l.proxyHostnames !== null && s.proxies > l.proxyHostnames) {
+    parts.push(`${s.proxies} proxy-mode hostnames of ${l.proxyHostnames}`);
   }
-  return `Unseen Stats overage, ${month.slice(0, 7)} on ${plan}: ${parts.join('; ')}`;
+  return parts;
+}
+
+/**
+ * The invoice line: the month, and each allowance passed on each paid plan it was on (one plan all month:
+ * "2026-10 on Starter: …"; with plan changes, each paid stretch with its dates and prorated allowances).
+ */
+export function overageDescription(month: string, segments: ClosedSegment[]): string {
+  const { start, end } = monthBounds(month);
+  const ym = month.slice(0, 7);
+  const whole = segments.length === 1 ? segments[0] : undefined;
+  const text = whole
+    ? `Unseen Stats overage, ${ym} on ${whole.plan}: ${passed(whole, end - start).join('; ')}. ${PRICES}.`
+    : `Unseen Stats overage, ${ym}: ${segments
+        .filter((s) => s.plan !== 'Free')
+        .map((s) => {
+          const parts = passed(s, end - start);
+          const when = `${day(s.startedAt.getTime())} to ${day(s.endedAt.getTime() - 1)}`;
+          return `${s.plan} ${when}: ${parts.length ? parts.join(', ') : 'within its allowances'}`;
+        })
+        .join('; ')}. ${PRICES}.`;
+  return text.length > DESCRIPTION_MAX ? `${text.slice(0, DESCRIPTION_MAX - 1)}…` : text;
 }
 
 export const overageKey = (workspaceId: string, month: string) => `overage:${workspaceId}:${month.slice(0, 7)}`;
@@ -55,21 +76,20 @@ async function findItem(stripe: Stripe, r: Pending, key: string): Promise<Stripe
   return null;
 }
 
-async function reportOne(provider: BillingProvider, r: Pending): Promise<string> {
+async function reportOne(conn: SqlConnection, provider: BillingProvider, r: Pending): Promise<string> {
   const { stripe } = provider;
   const key = overageKey(r.workspace_id, r.month);
   const found = await findItem(stripe, r, key);
   if (found) return found.id;
-  const plan = planOf(r.plan);
-  const used = { pageviews: Number(r.pageviews), requests: Number(r.requests), proxies: r.proxies };
-  // On the subscription's next invoice while it lasts; with none left, on an invoice of its own now.
-  const live = r.subscription_id && LIVE_STATUSES.has(r.status ?? '') ? r.subscription_id : undefined;
+  // On a monthly subscription's next invoice (it comes at the month's end anyway). A yearly one's would
+  // come months later, and with none left there is none: then on an invoice of its own, now.
+  const live = r.subscription_id && LIVE_STATUSES.has(r.status ?? '') && r.interval === 'month' ? r.subscription_id : undefined;
   const item = await stripe.invoiceItems.create(
     {
       customer: r.customer_id,
       amount: r.amount_cents,
       currency: 'usd',
-      description: overageDescription(plan, r.month, used),
+      description: overageDescription(r.month, await segmentsOf(conn, r.workspace_id, r.month)),
       subscription: live,
       metadata: { workspaceId: r.workspace_id, month: r.month.slice(0, 7), overage_key: key },
     },
@@ -93,8 +113,8 @@ export async function reportOverages(
   provider: BillingProvider,
 ): Promise<{ reported: number; failed: number }> {
   const pending = await conn.execute<Pending[]>(
-    `select b.workspace_id::text as workspace_id, to_char(b.month, 'YYYY-MM-DD') as month, b.plan, b.pageviews::text as pageviews,
-            b.requests::text as requests, b.proxies, b.amount_cents, b.closed_at, a.customer_id, a.subscription_id, a.status
+    `select b.workspace_id::text as workspace_id, to_char(b.month, 'YYYY-MM-DD') as month, b.amount_cents, b.closed_at,
+            a.customer_id, a.subscription_id, a.status, a.interval
        from billing_months b join billing_accounts a on a.workspace_id = b.workspace_id
       where b.state = 'pending' order by b.month, b.workspace_id limit 500`,
     [],
@@ -104,7 +124,7 @@ export async function reportOverages(
   let failed = 0;
   for (const r of pending) {
     try {
-      const itemId = await reportOne(provider, r);
+      const itemId = await reportOne(conn, provider, r);
       await conn.execute(
         `update billing_months set state = 'reported', item_id = ?, reported_at = now(), attempts = attempts + 1, last_error = null
           where workspace_id = ? and month = ?::date and state = 'pending'`,

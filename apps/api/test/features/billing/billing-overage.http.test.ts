@@ -1,6 +1,8 @@
-// Month-end overage against the Stripe stand-in: a closed month is priced with the plan it ended on and
-// reported exactly once, with two nodes running the job at once, a provider outage in between, or a run
-// that stopped after the provider answered. Free never bills.
+// Month-end overage against the Stripe stand-in: a closed month is priced in proportion (a cent per 1,000
+// pageviews over) with the plan it was on and reported exactly once, with two nodes running the job at
+// once, a provider outage in between, or a run that stopped after the provider answered; a yearly plan's
+// and an ended subscription's on an invoice of their own. Free never bills. (Plan changes within a month:
+// billing-month-end.http.test.ts.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBilling } from '../../../src/features/billing/billing-job.ts';
 import { overageKey } from '../../../src/features/billing/report.ts';
@@ -31,11 +33,11 @@ describe('month-end overage', () => {
     await stripe?.close();
   });
 
-  /** A workspace subscribed to `plan` that used this much last month. */
-  async function paying(plan: string, used: { pageviews: number; requests: number; proxies: number }) {
+  /** A workspace subscribed to `plan` (monthly unless told) that used this much last month. */
+  async function paying(plan: string, used: { pageviews: number; requests: number; proxies: number }, interval = 'month') {
     const u = await createUser(t.deps);
     const auth = `Bearer ${(await createToken(t.deps, { userId: u.user.id, workspaceId: u.workspace.id, scopes: ['billing:read', 'billing:write'] })).token}`;
-    const res = await t.request.post('/v1/billing/checkout').set('Authorization', auth).send({ plan });
+    const res = await t.request.post('/v1/billing/checkout').set('Authorization', auth).send({ plan, interval });
     expect(res.status, res.text).toBe(200);
     const session = [...stripe.sessions.values()].find((s) => s.url === res.body.url) as Obj;
     const sub = await stripe.completeCheckout(session.id as string);
@@ -60,8 +62,8 @@ describe('month-end overage', () => {
     (await t.request.get('/v1/billing').set('Authorization', auth).expect(200)).body.months;
 
   it('prices the closed month with its plan and reports it once, though two nodes run the job at once', async () => {
-    // Starter: 250k pageviews, 5M requests, 3 proxy hostnames. 1.35M pageviews → 2 started millions over
-    // (20 USD); 6M requests → 1 (1 USD); 5 proxy hostnames → 2 over (2 USD).
+    // Starter: 250k pageviews, 5M requests, 3 proxy hostnames. 1.35M pageviews → 1.1M over at 10 USD per
+    // million (11 USD); 6M requests → 1M over at 1 USD per million (1 USD); 5 proxy hostnames → 2 over (2 USD).
     const w = await paying('Starter', { pageviews: 1_350_000, requests: 6_000_000, proxies: 5 });
     const runs = await Promise.all([
       runBilling(t.deps.orm, t.deps.billing, { now, wait: true }),
@@ -71,14 +73,14 @@ describe('month-end overage', () => {
     const items = itemsOf(w.customer);
     expect(items).toHaveLength(1);
     expect(items[0]).toMatchObject({
-      amount: 2300,
+      amount: 1400,
       currency: 'usd',
       subscription: w.sub.id,
       metadata: { workspaceId: w.workspace.id, month: lastMonth.slice(0, 7), overage_key: overageKey(w.workspace.id, lastMonth) },
     });
     expect(items[0]?.description).toContain(`${lastMonth.slice(0, 7)} on Starter: 1,350,000 human pageviews of 250,000`);
     expect(items[0]?.description).toContain('5 proxy-mode hostnames of 3');
-    expect(await monthsOf(w.auth)).toEqual([{ month: lastMonth, plan: 'Starter', overageUsd: 23, reported: true }]);
+    expect(await monthsOf(w.auth)).toEqual([{ month: lastMonth, plan: 'Starter', overageUsd: 14, reported: true }]);
 
     // Later runs find nothing new.
     await runBilling(t.deps.orm, t.deps.billing, { now, wait: true });
@@ -86,6 +88,7 @@ describe('month-end overage', () => {
   });
 
   it('keeps a month through a provider outage and reports it at the next run, once', async () => {
+    // One pageview over Growth's million: one cent.
     const w = await paying('Growth', { pageviews: 1_000_001, requests: 0, proxies: 0 });
     // More failures than the client's own retries (2): this run gives up on it.
     stripe.failNext(50, 503);
@@ -93,7 +96,7 @@ describe('month-end overage', () => {
     stripe.failNext(0);
     expect(failed.failed).toBeGreaterThan(0);
     expect(itemsOf(w.customer)).toHaveLength(0);
-    expect(await monthsOf(w.auth)).toEqual([{ month: lastMonth, plan: 'Growth', overageUsd: 10, reported: false }]);
+    expect(await monthsOf(w.auth)).toEqual([{ month: lastMonth, plan: 'Growth', overageUsd: 0.01, reported: false }]);
     const [row] = await t.deps.orm.em
       .getConnection()
       .execute<{ last_error: string | null; attempts: number }[]>(
@@ -104,7 +107,7 @@ describe('month-end overage', () => {
     expect(row?.last_error).toBeTruthy();
 
     await runBilling(t.deps.orm, t.deps.billing, { now, wait: true });
-    expect(itemsOf(w.customer).map((i) => i.amount)).toEqual([1000]);
+    expect(itemsOf(w.customer).map((i) => i.amount)).toEqual([1]);
     expect((await monthsOf(w.auth))[0].reported).toBe(true);
   });
 
@@ -113,37 +116,46 @@ describe('month-end overage', () => {
     // A run that reached the provider and stopped before it could write down the answer.
     await t.deps.billing?.stripe.invoiceItems.create({
       customer: w.customer,
-      amount: 1000,
+      amount: 50,
       currency: 'usd',
       metadata: { overage_key: overageKey(w.workspace.id, lastMonth) },
     });
     await runBilling(t.deps.orm, t.deps.billing, { now, wait: true });
     expect(itemsOf(w.customer)).toHaveLength(1);
-    expect((await monthsOf(w.auth))[0]).toMatchObject({ overageUsd: 10, reported: true });
+    expect((await monthsOf(w.auth))[0]).toMatchObject({ overageUsd: 0.5, reported: true });
   });
 
   it('closes the month with the old plan before a plan change, so an upgrade after midnight does not reprice it', async () => {
     const w = await paying('Starter', { pageviews: 2_000_000, requests: 0, proxies: 0 });
     const up = await t.request.post('/v1/billing/plan').set('Authorization', w.auth).send({ plan: 'Business' });
     expect(up.status, up.text).toBe(200);
-    // Business would allow 5M: on Starter, 1.75M over is 2 started millions.
-    expect(up.body.months).toEqual([{ month: lastMonth, plan: 'Starter', overageUsd: 20, reported: false }]);
+    // Business would allow 5M: on Starter, 1.75M over is 17.50 USD.
+    expect(up.body.months).toEqual([{ month: lastMonth, plan: 'Starter', overageUsd: 17.5, reported: false }]);
     await runBilling(t.deps.orm, t.deps.billing, { now, wait: true });
-    expect(itemsOf(w.customer).map((i) => i.amount)).toEqual([2000]);
+    expect(itemsOf(w.customer).map((i) => i.amount)).toEqual([1750]);
+  });
+
+  it('bills a yearly plan’s overage at the end of the month it happened in, on an invoice of its own', async () => {
+    // 10,000 pageviews over yearly Starter's 250,000: 10 cents, not left for the next yearly invoice.
+    const w = await paying('Starter', { pageviews: 260_000, requests: 0, proxies: 0 }, 'year');
+    await runBilling(t.deps.orm, t.deps.billing, { now, wait: true });
+    expect(itemsOf(w.customer)).toMatchObject([{ amount: 10, subscription: null }]);
+    const key = overageKey(w.workspace.id, lastMonth);
+    expect(stripe.invoices.filter((i) => i.customer === w.customer)).toMatchObject([
+      { auto_advance: true, metadata: { overage_key: key } },
+    ]);
+    const made = stripe.requests.find((r) => r.path === '/v1/invoices' && r.params.customer === w.customer);
+    expect(made?.params).toMatchObject({ pending_invoice_items_behavior: 'include', auto_advance: 'true' });
+    expect((await monthsOf(w.auth))[0]).toMatchObject({ month: lastMonth, plan: 'Starter', overageUsd: 0.1, reported: true });
   });
 
   it('bills a paid month even after the subscription ended, on an invoice of its own; never bills Free', async () => {
     const w = await paying('Starter', { pageviews: 400_000, requests: 0, proxies: 0 });
     // Cancelled in the portal before the job ran: the month was closed on Starter first.
-    stripe.autoEvents = false;
-    try {
-      const ended = await stripe.send('customer.subscription.deleted', { ...w.sub, status: 'canceled' });
-      expect(ended.body.outcome).toBe('applied');
-    } finally {
-      stripe.autoEvents = true;
-    }
+    await stripe.change(w.sub.id as string, { status: 'canceled' });
+    expect((await t.request.get('/v1/billing').set('Authorization', w.auth).expect(200)).body.plan).toBe('Free');
     await runBilling(t.deps.orm, t.deps.billing, { now, wait: true });
-    expect(itemsOf(w.customer)).toMatchObject([{ amount: 1000, subscription: null }]);
+    expect(itemsOf(w.customer)).toMatchObject([{ amount: 150, subscription: null }]);
     expect(stripe.invoices.filter((i) => i.customer === w.customer)).toHaveLength(1);
 
     // A Free workspace far past every allowance: no month closed, nothing sent.

@@ -1,13 +1,18 @@
 // Billing through the payment provider, against a local Stripe stand-in: checkout, the portal, plan
-// changes (limits at once, downgrades refused while over), signed webhooks applied once and in order,
-// and the "not configured" answers of a server without Stripe.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// changes (limits at once, upgrades charged at once, downgrades refused while over), signed webhooks
+// applied once as the state the provider holds, one subscription per workspace, a cancelled workspace
+// over Free's allowances, and the "not configured" answers of a server without Stripe.
+
+import { SiteHostname } from '@us/db';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { expectProblem, expectProblemCode } from '../../support/auth-helpers.ts';
-import { createToken, createUser, ownerWithToken, startTestServer, type TestServer } from '../../support/server.ts';
+import { postReport } from '../../support/collect.ts';
+import { createToken, createUser, joinAs, ownerWithToken, startTestServer, type TestServer } from '../../support/server.ts';
 import { createSite } from '../../support/sites.ts';
 import { type StripeStandIn, startStripeStandIn, stripeEnv } from '../../support/stripe-standin.ts';
 
 type Obj = Record<string, unknown>;
+const DAY = 86_400_000;
 
 describe('billing with Stripe', () => {
   let stripe: StripeStandIn;
@@ -28,14 +33,32 @@ describe('billing with Stripe', () => {
   const owner = () =>
     ownerWithToken(t.deps, ['billing:read', 'billing:write', 'members:write'], { workspaceName: 'Paying workspace' });
 
-  /** Checks out `plan` and pays it: the workspace is subscribed. */
-  async function subscribe(auth: string, plan: string, interval = 'month') {
+  /** Starts a checkout of `plan` (not paid yet): the provider's session. */
+  async function checkout(auth: string, plan: string, interval = 'month') {
     const res = await t.request.post('/v1/billing/checkout').set('Authorization', auth).send({ plan, interval });
     expect(res.status, res.text).toBe(200);
     const session = [...stripe.sessions.values()].find((s) => s.url === res.body.url) as Obj;
-    const sub = await stripe.completeCheckout(session.id as string);
-    return { checkout: res.body as { url: string; expiresAt: string }, session, sub };
+    return { checkout: res.body as { url: string; expiresAt: string }, session };
   }
+
+  /** Checks out `plan` and pays it: the workspace is subscribed. */
+  async function subscribe(auth: string, plan: string, interval = 'month') {
+    const started = await checkout(auth, plan, interval);
+    const sub = await stripe.completeCheckout(started.session.id as string);
+    return { ...started, sub };
+  }
+
+  /** The parameters of the last change the service asked of the subscription at the provider. */
+  const lastUpdate = (subscriptionId: string) =>
+    stripe.requests.filter((r) => r.method === 'POST' && r.path === `/v1/subscriptions/${subscriptionId}`).at(-1)?.params;
+  const recordedSubscription = async (workspaceId: string) =>
+    (
+      await t.deps.orm.em
+        .getConnection()
+        .execute<{ subscription_id: string }[]>('select subscription_id from billing_accounts where workspace_id = ?', [
+          workspaceId,
+        ])
+    )[0]?.subscription_id;
 
   const billing = async (auth: string) => (await t.request.get('/v1/billing').set('Authorization', auth).expect(200)).body;
 
@@ -116,6 +139,8 @@ describe('billing with Stripe', () => {
     expect(up.body).toMatchObject({ plan: 'Growth', usage: { members: { allowance: 15 } } });
     const item = ((stripe.subscriptions.get(sub.id as string) as Obj).items as { data: Obj[] }).data[0] as Obj;
     expect((item.price as Obj).lookup_key).toBe('unseen_growth_month');
+    // An upgrade is charged when it takes effect: the prorated difference is invoiced at once.
+    expect(lastUpdate(sub.id as string)).toMatchObject({ proration_behavior: 'always_invoice' });
     for (let i = 0; i < 6; i++) {
       const inv = await t.request
         .post('/v1/members/invites')
@@ -139,9 +164,18 @@ describe('billing with Stripe', () => {
     expect(yearly.status, yearly.text).toBe(200);
     expect((item.price as Obj).lookup_key).toBe('unseen_growth_year');
     expect(yearly.body.subscription).toMatchObject({ interval: 'year' });
+    // Monthly to yearly is charged at once too.
+    expect(lastUpdate(sub.id as string)).toMatchObject({ proration_behavior: 'always_invoice' });
+
+    // Within Starter's limits again: a downgrade is credited on the next invoice, not refunded now.
+    await t.deps.orm.em.getConnection().execute('delete from invites where workspace_id = ?', [o.workspace.id]);
+    const smaller = await t.request.post('/v1/billing/plan').set('Authorization', o.auth).send({ plan: 'Starter' });
+    expect(smaller.status, smaller.text).toBe(200);
+    expect(smaller.body).toMatchObject({ plan: 'Starter', subscription: { interval: 'year' } });
+    expect((item.price as Obj).lookup_key).toBe('unseen_starter_year');
+    expect(lastUpdate(sub.id as string)).toMatchObject({ proration_behavior: 'create_prorations' });
 
     // Free: within Free's limits only (2 seats), then the subscription ends at once.
-    await t.deps.orm.em.getConnection().execute('delete from invites where workspace_id = ?', [o.workspace.id]);
     const free = await t.request.post('/v1/billing/plan').set('Authorization', o.auth).send({ plan: 'Free' });
     expect(free.status, free.text).toBe(200);
     expect(free.body.plan).toBe('Free');
@@ -151,34 +185,61 @@ describe('billing with Stripe', () => {
     expect((await billing(o.auth)).plan).toBe('Free');
   });
 
-  it('applies each webhook event once and in order, and refuses unsigned or mis-signed ones', async () => {
+  it('applies each webhook event once, as the state the provider holds, whatever order events arrive in', async () => {
     const o = await owner();
+    // The prices the portal moves between, as the service makes them.
+    await t.deps.billing?.prices.priceId('Growth', 'month');
+    await t.deps.billing?.prices.priceId('Starter', 'month');
     stripe.autoEvents = false;
     try {
       const { sub } = await subscribe(o.auth, 'Business');
+      const id = sub.id as string;
       expect((await billing(o.auth)).plan).toBe('Business');
 
-      // A past_due subscription keeps its plan while the provider retries the payment.
-      const pastDue = { ...sub, status: 'past_due' };
+      // The card fails: past_due keeps the plan for a grace period of 14 days, and the overview says until when.
+      const failedAt = Date.now();
+      const pastDue = await stripe.change(id, { status: 'past_due' });
       const sent = await stripe.send('customer.subscription.updated', pastDue, { id: `evt_pastdue_${o.workspace.id}` });
       expect(sent).toEqual({ status: 200, body: { received: true, outcome: 'applied' } });
-      expect(await billing(o.auth)).toMatchObject({ plan: 'Business', subscription: { status: 'past_due' } });
+      const during = await billing(o.auth);
+      expect(during).toMatchObject({ plan: 'Business', subscription: { status: 'past_due' } });
+      const ends = Date.parse(during.subscription.graceEndsAt);
+      expect(ends).toBeGreaterThanOrEqual(failedAt - 1000 + 14 * DAY);
+      expect(ends).toBeLessThanOrEqual(Date.now() + 14 * DAY);
 
       // Redelivered: nothing changes again.
       const again = await stripe.send('customer.subscription.updated', pastDue, { id: `evt_pastdue_${o.workspace.id}` });
       expect(again.body.outcome).toBe('duplicate');
 
-      // Ended; then an older "active" event arriving late does not bring it back.
-      const ended = await stripe.send('customer.subscription.deleted', { ...sub, status: 'canceled' });
+      // Paid again: no grace period any more.
+      await stripe.send('customer.subscription.updated', await stripe.change(id, { status: 'active' }));
+      expect(await billing(o.auth)).toMatchObject({ plan: 'Business', subscription: { status: 'active', graceEndsAt: null } });
+
+      // Moved to Growth in the portal; an older event (Starter, a minute before) arriving late changes nothing.
+      const growth = await stripe.change(id, { lookupKey: 'unseen_growth_month' });
+      const at = Math.floor(Date.now() / 1000);
+      await stripe.send('customer.subscription.updated', growth, { created: at });
+      const older = structuredClone(growth);
+      ((older.items as { data: Obj[] }).data[0] as Obj).price = [...stripe.prices.values()].find(
+        (p) => p.lookup_key === 'unseen_starter_month',
+      );
+      await stripe.send('customer.subscription.updated', older, { created: at - 60 });
+      expect((await billing(o.auth)).plan).toBe('Growth');
+
+      // Then to Starter: its event and the Growth one carry the same second, and arrive the wrong way round.
+      // The provider holds Starter, and so does the workspace.
+      const starter = await stripe.change(id, { lookupKey: 'unseen_starter_month' });
+      await stripe.send('customer.subscription.updated', starter, { created: at });
+      await stripe.send('customer.subscription.updated', growth, { created: at });
+      expect((await billing(o.auth)).plan).toBe('Starter');
+
+      // Ended; then an "active" event arriving late does not bring it back.
+      const ended = await stripe.send('customer.subscription.deleted', await stripe.change(id, { status: 'canceled' }));
       expect(ended.body.outcome).toBe('applied');
       expect((await billing(o.auth)).plan).toBe('Free');
-      const late = await stripe.send(
-        'customer.subscription.updated',
-        { ...sub, status: 'active' },
-        { created: Math.floor(Date.now() / 1000) - 3600 },
-      );
-      expect(late.body.outcome).toBe('stale');
-      expect((await billing(o.auth)).plan).toBe('Free');
+      const late = await stripe.send('customer.subscription.updated', growth, { created: at - 3600 });
+      expect(late.status).toBe(200);
+      expect(await billing(o.auth)).toMatchObject({ plan: 'Free', subscription: { status: 'canceled' } });
 
       // Other event types are acknowledged and ignored.
       expect((await stripe.send('invoice.paid', { id: 'in_x', object: 'invoice', customer: sub.customer })).body.outcome).toBe(
@@ -187,7 +248,9 @@ describe('billing with Stripe', () => {
     } finally {
       stripe.autoEvents = true;
     }
+  });
 
+  it('refuses unsigned or mis-signed webhook requests, recording nothing', async () => {
     const body = JSON.stringify({ id: 'evt_forged', type: 'customer.subscription.updated', created: 1, data: { object: {} } });
     const post = (headers: Record<string, string>, payload: string = body) =>
       t.request
@@ -213,6 +276,110 @@ describe('billing with Stripe', () => {
     expect(row?.n).toBe('0');
     expectProblem(await post({ 'stripe-signature': 't=1,v1=00' }, 'x'.repeat(600 * 1024)), 413);
     expectProblem(await t.request.get('/v1/billing/webhook'), 404);
+  });
+
+  it('keeps one subscription per workspace: a second one paid at the same time is cancelled with its unused time credited', async () => {
+    const o = await owner();
+    const warn = vi.spyOn(t.deps.logger, 'warn');
+    const warned = () => warn.mock.calls.map((c) => String(c[0]));
+    // Two checkouts started while on Free (two tabs), both paid at once.
+    const first = await checkout(o.auth, 'Starter');
+    const second = await checkout(o.auth, 'Growth');
+    const subs = await Promise.all([
+      stripe.completeCheckout(first.session.id as string),
+      stripe.completeCheckout(second.session.id as string),
+    ]);
+    const warnings = warned();
+    warn.mockRestore();
+    const live = subs.filter((s) => stripe.subscriptions.get(s.id as string)?.status === 'active');
+    expect(live).toHaveLength(1);
+    const kept = live[0] as Obj;
+    const extra = subs.find((s) => s !== kept) as Obj;
+    expect(stripe.subscriptions.get(extra.id as string)?.status).toBe('canceled');
+    const cancelled = stripe.requests.find((r) => r.method === 'DELETE' && r.path === `/v1/subscriptions/${extra.id}`);
+    expect(cancelled?.params).toMatchObject({ prorate: 'true', invoice_now: 'true' });
+    expect(warnings.some((w) => w.includes(`paid for a second subscription (${extra.id})`))).toBe(true);
+    // The workspace holds the one it recorded first, on that one's plan.
+    const keptPlan = kept === subs[0] ? 'Starter' : 'Growth';
+    expect(await recordedSubscription(o.workspace.id)).toBe(kept.id);
+    await expect.poll(async () => (await billing(o.auth)).plan).toBe(keptPlan);
+    expect((await billing(o.auth)).subscription).toMatchObject({ status: 'active' });
+    // And a third checkout is refused while it lasts.
+    expectProblem(await t.request.post('/v1/billing/checkout').set('Authorization', o.auth).send({ plan: 'Business' }), 409);
+  });
+
+  it('a subscription cancelled in the portal leaves Free holding more than it allows: kept and working, nothing new past it (402)', async () => {
+    const o = await ownerWithToken(t.deps, ['billing:read', 'billing:write', 'members:write', 'sites:read', 'sites:write']);
+    const { sub } = await subscribe(o.auth, 'Growth');
+    // On Growth: 7 sites (Free allows 5), a member and an invitation besides the owner (Free: 2 seats),
+    // 2 proxy-mode hostnames (Free: 1).
+    const em = t.deps.orm.em.fork();
+    const sites = [];
+    for (let i = 0; i < 7; i++) sites.push(await createSite(em, { workspace: o.workspace.id, name: `Kept ${i}` }));
+    const [one, two] = sites as [Awaited<ReturnType<typeof createSite>>, Awaited<ReturnType<typeof createSite>>];
+    for (const [i, s] of [one, two].entries()) {
+      em.create(SiteHostname, {
+        site: s.siteId,
+        hostname: `proxy${i}.${o.workspace.id}.example.test`,
+        proxy: true,
+        origin: 'https://origin.example.test',
+        verifyToken: 'b'.repeat(32),
+      });
+    }
+    await em.flush();
+    const host = `kept.${o.workspace.id}.example.test`;
+    await t.request.post(`/v1/sites/${one.siteId}/hostnames`).set('Authorization', o.auth).send({ hostname: host }).expect(201);
+    const viewer = await joinAs(t, o.workspace.id, 'viewer');
+    await t.request
+      .post('/v1/members/invites')
+      .set('Authorization', o.auth)
+      .send({ email: `invited-${o.workspace.id}@example.test`, role: 'viewer' })
+      .expect(201);
+
+    await stripe.change(sub.id as string, { status: 'canceled' });
+    const after = await billing(o.auth);
+    expect(after).toMatchObject({
+      plan: 'Free',
+      subscription: { status: 'canceled' },
+      usage: {
+        sites: { used: 7, allowance: 5 },
+        members: { used: 3, allowance: 2 },
+        proxyHostnames: { used: 2, allowance: 1 },
+      },
+    });
+
+    // Nothing new past Free's allowances…
+    const site = await t.request.post('/v1/sites').set('Authorization', o.auth).send({ name: 'Eighth' });
+    expectProblemCode(site, 'plan-limit');
+    const invite = await t.request
+      .post('/v1/members/invites')
+      .set('Authorization', o.auth)
+      .send({ email: `another-${o.workspace.id}@example.test`, role: 'viewer' });
+    expectProblemCode(invite, 'plan-limit');
+    const proxy = await t.request
+      .post(`/v1/sites/${two.siteId}/hostnames`)
+      .set('Authorization', o.auth)
+      .send({ hostname: `proxy9.${o.workspace.id}.example.test`, proxy: true, origin: 'https://origin.example.test' });
+    expectProblemCode(proxy, 'plan-limit');
+
+    // …and everything there still works: the member reads all seven sites, a site past the fifth still collects.
+    const viewerToken = await createToken(t.deps, {
+      userId: viewer.user.id,
+      workspaceId: o.workspace.id,
+      scopes: ['sites:read'],
+    });
+    const seen = await t.request.get('/v1/sites').set('Authorization', `Bearer ${viewerToken.token}`).expect(200);
+    expect(seen.body.sites).toHaveLength(7);
+    const id = `kept${Date.now().toString(36)}`;
+    await postReport(t, { publicKey: one.publicKey, hostname: host }, { extra: { id } }).expect(202);
+    await t.deps.ingest.flushNow();
+    const [row] = await t.deps.orm.em
+      .getConnection()
+      .execute<{ n: number }[]>('select count(*)::int as n from pageviews where site_id = ? and pageview_id = ?', [
+        one.siteId,
+        id,
+      ]);
+    expect(row?.n).toBe(1);
   });
 
   it('lists the webhook route in OpenAPI beside the three billing routes', async () => {

@@ -3,9 +3,10 @@ import { useState } from 'react';
 import { Card } from '../../components/Card.tsx';
 import { Notice } from '../../components/Notice.tsx';
 import { useMe } from '../../data/useMe.ts';
-import { formatNumberEn, formatUsd } from '../../lib/format.ts';
+import { formatNumberEn, formatUsdToCents } from '../../lib/format.ts';
 import { toProblem } from '../../problem.ts';
 import { useTRPC } from '../../trpc.ts';
+import { HeldOverNotice } from './billing/HeldOverNotice.tsx';
 import { InvoicesCard } from './billing/InvoicesCard.tsx';
 import { PlansCard } from './billing/PlansCard.tsx';
 import { Allowance } from './members/UsageCard.tsx';
@@ -51,6 +52,7 @@ export function BillingPage() {
                 each month (UTC).
               </Notice>
             )}
+            <HeldOverNotice billing={b} />
             <div className="allowances" data-testid="billing-usage">
               <Allowance
                 label="Human pageviews this month"
@@ -79,7 +81,7 @@ export function BillingPage() {
             </div>
             <p data-testid="billing-overage">
               {b.overage.billed
-                ? `Projected overage at the month's end: ${formatUsd(b.overage.totalUsd)} (pageviews ${formatUsd(b.overage.pageviewsUsd)}, server requests ${formatUsd(b.overage.requestsUsd)}, proxy hostnames ${formatUsd(b.overage.proxyHostnamesUsd)}).`
+                ? `Projected overage at the month's end: ${formatUsdToCents(b.overage.totalUsd)} (pageviews ${formatUsdToCents(b.overage.pageviewsUsd)}, server requests ${formatUsdToCents(b.overage.requestsUsd)}, proxy hostnames ${formatUsdToCents(b.overage.proxyHostnamesUsd)})${b.plan === 'Free' ? ', for the part of the month on a paid plan' : ''}.`
                 : 'Free never bills: past an allowance the owners get a notice at 80 % and 100 %, and at 150 % of server requests their logging pauses until the month turns. Pageviews keep counting.'}
             </p>
           </Card>

@@ -32,10 +32,16 @@ export function InvoicesCard({ billing, canChange }: { billing: Billing; canChan
       }
     >
       {portal.error && <Notice tone="error">{toProblem(portal.error).title}</Notice>}
+      {sub?.status === 'past_due' && (
+        <Notice tone="error">
+          {sub.graceEndsAt
+            ? `Payment failed; the ${billing.plan} plan ends on ${sub.graceEndsAt.slice(0, 10)} unless the card is updated (Invoices and payment method).`
+            : 'Payment failed: update the card (Invoices and payment method).'}
+        </Notice>
+      )}
       {sub && (
         <p data-testid="billing-subscription">
           {`Subscription ${sub.status.replace('_', ' ')}${sub.interval ? `, billed ${sub.interval === 'month' ? 'monthly' : 'yearly'}` : ''}${sub.periodEnd ? `; this period ends ${sub.periodEnd.slice(0, 10)}` : ''}.`}
-          {sub.status === 'past_due' && ' The last payment failed: update the payment method before the provider gives up.'}
         </p>
       )}
       {billing.months.length > 0 && (

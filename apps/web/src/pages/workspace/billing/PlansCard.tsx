@@ -119,11 +119,12 @@ export function PlansCard({ billing, canChange }: { billing: Billing; canChange:
         </table>
       </div>
       <p className="muted">
-        Every feature is on every plan. Overage on paid plans: 10 USD per started extra million pageviews, 1 USD per million
-        server requests, 1 USD per extra proxy hostname, billed at the month's end; nothing is dropped.
+        Every feature is on every plan. Overage on paid plans, in proportion: 10 USD per million pageviews (a cent per 1,000), 1
+        USD per million server requests, 1 USD per extra proxy hostname a month, billed at the month's end for the part of it on
+        each plan, rounded up to the cent; nothing is dropped.
         {actions &&
           (paying
-            ? ' A change applies at once; the price difference is prorated on the next invoice. A smaller plan needs the workspace to fit it first.'
+            ? ' A change applies at once: an upgrade is invoiced now, prorated; a smaller plan is credited on the next invoice and needs the workspace to fit it first.'
             : ' Choosing a plan opens the payment page; the plan changes once the payment goes through.')}
       </p>
     </Card>
