@@ -63,6 +63,8 @@ export interface HeldOutcome {
 }
 
 export interface HeldDownload {
+  /** The answer's status once its headers arrive; 0 when the connection ended before them. */
+  status: Promise<number>;
   /** Reads the rest of the answer (the reader was paused until now) and tells how it ended. */
   finish(): Promise<HeldOutcome>;
   /** Closes the connection, as a client that goes away does. */
@@ -84,14 +86,20 @@ export function holdDownload(url: string): HeldDownload {
   const outcome = new Promise<HeldOutcome>((r) => {
     settle = r;
   });
+  let headers!: (status: number) => void;
+  const statusOf = new Promise<number>((r) => {
+    headers = r;
+  });
   const done = (complete: boolean) => {
     ended = true;
+    headers(status);
     settle({ status, complete, bytes: Buffer.concat(chunks) });
   };
   const req = get(url, { agent: false });
   req.once('response', (res) => {
     response = res;
     status = res.statusCode ?? 0;
+    headers(status);
     // Paused before a 'data' listener is added, so adding one does not start the flow.
     res.pause();
     res.on('data', (c: Buffer) => chunks.push(c));
@@ -101,6 +109,7 @@ export function holdDownload(url: string): HeldDownload {
   });
   req.once('error', () => done(false));
   return {
+    status: statusOf,
     finish() {
       response?.resume();
       return outcome;

@@ -22,7 +22,8 @@ describe('export idempotency', () => {
     if (key) req.set('Idempotency-Key', key);
     return req.send(body);
   };
-  const tool = (args: Record<string, unknown>) => modernCall(f.t.url, token, 'tools/call', { name: 'export_site', arguments: args });
+  const tool = (args: Record<string, unknown>) =>
+    modernCall(f.t.url, token, 'tools/call', { name: 'export_site', arguments: args });
 
   it('REST: a repeat with the same Idempotency-Key answers the first export and leaves the budget alone', async () => {
     const siteId = await f.site();
