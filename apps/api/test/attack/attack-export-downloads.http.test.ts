@@ -76,6 +76,8 @@ describe('export downloads cannot starve other workspaces', () => {
     const usual = Math.max(...baseline.map((q) => q.ms));
 
     let attacking = true;
+    /** Slow clients keep their last connection open until the end of the test (the server must cut them). */
+    let holding = true;
     const held = new Set<HeldDownload>();
     /** Downloads the large file over and over: a slow client reads nothing, a vanishing one goes at once. */
     const attacker = async (slow: boolean) => {
@@ -83,7 +85,7 @@ describe('export downloads cannot starve other workspaces', () => {
         const d = holdDownload(large);
         held.add(d);
         const status = await d.status;
-        while (slow && status === 200 && attacking && !d.ended) await sleep(50);
+        while (slow && status === 200 && holding && !d.ended) await sleep(50);
         d.abort();
         held.delete(d);
         if (status !== 200) await sleep(100);
@@ -94,19 +96,22 @@ describe('export downloads cannot starve other workspaces', () => {
     await expect.poll(() => freeDownloadSlots(f.t, f.workspaceId), { timeout: 15_000, interval: 50 }).toBe(0);
     attackers.push(...Array.from({ length: 10 }, () => attacker(false)));
     const during = await askOthers(10);
+    // No new downloads; the slow clients still hold theirs, reading nothing.
     attacking = false;
-    for (const d of held) d.abort();
-    await Promise.all(attackers);
 
     expect(during.every((q) => q.status === 200)).toBe(true);
     // Generous: the attack's own work shares two cores with the questions; a starved pool would make
     // them wait for a connection up to the stats timeout (15 s).
     expect(Math.max(...during.map((q) => q.ms))).toBeLessThan(Math.max(10 * usual, 2000));
 
-    // The workspace's slots come back, no statement of its downloads is left, and a new download works.
+    // The workspace's slots come back while the slow clients still hold their connections (the server cut
+    // them), no statement of its downloads is left, and a new download works.
     await expect.poll(() => freeDownloadSlots(f.t, f.workspaceId), { timeout: 15_000, interval: 100 }).toBe(2);
     expect(await runningCopies(f.t, siteId)).toBe(0);
     const after = await fetchBytes(f.t, small);
     expect(after.status).toBe(200);
+    holding = false;
+    for (const d of held) d.abort();
+    await Promise.all(attackers);
   });
 });
