@@ -20,6 +20,7 @@ import { buildOpenApi } from './faces/rest/openapi.ts';
 import { scriptHandler } from './faces/script.ts';
 import { trpcHandler } from './faces/trpc-handler.ts';
 import { billingWebhookHandler } from './features/billing/billing-webhook.ts';
+import type { DownloadLimits } from './features/export/limits.ts';
 import { TLS_ASK_PATH, tlsAskHandler } from './features/hostnames/index.ts';
 import { challengeHandler } from './features/protection/challenge/handler.ts';
 import { listOperations } from './procedures/registry.ts';
@@ -32,6 +33,8 @@ type AppOptions = {
   scriptDist?: string;
   /** Proxy mode's timeouts and limits, where a test needs them shorter (`faces/proxy/limits.ts`). */
   proxyLimits?: Partial<ProxyLimits>;
+  /** Export downloads' idle and per-file time limits, where a test needs them shorter (`features/export/limits.ts`). */
+  downloadLimits?: Partial<DownloadLimits>;
 };
 
 /** The server, and what shutdown must do with it beside closing it. */
@@ -90,7 +93,7 @@ function createApp(deps: Deps, collect: ReturnType<typeof collectHandler>, opts:
   const challenge = challengeHandler(deps);
   // The check page answers on /challenge and on the path of CHALLENGE_URL when that names another one.
   const challengePath = new URL(deps.urls.challenge).pathname.replace(/\/+$/, '') || '/challenge';
-  const downloads = downloadsHandler(deps);
+  const downloads = downloadsHandler(deps, opts.downloadLimits);
   const billingWebhook = billingWebhookHandler(deps);
   const script = scriptHandler(opts.scriptDist);
   const spa = spaStatic(opts.webDist ?? WEB_DIST);

@@ -1,6 +1,9 @@
 // GET /v1/downloads/{token}: the files of an export (features/export/). The link is the credential: a
 // token this service did not sign, or whose export is gone, is 404; one past its hour is 410. Each data
 // file is written as it is sent (raw records as a COPY stream, gzipped NDJSON) and kept (storage.ts).
+// Every file made from the database takes one of the workspace's download slots, given back only once
+// its statement has really ended; a client that stops reading, or a file that takes too long, is cut
+// (download-guard.ts).
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
@@ -13,31 +16,25 @@ import { AppError } from '../core/errors.ts';
 import { sendProblem } from '../core/http/problem-response.ts';
 import { copyStoreOf } from '../features/export/copies.ts';
 import { downloadUrl } from '../features/export/export.ts';
-import { archiveFile, RAW_KINDS, type RawKind, rollupsFile, settingsFile, siteStoreFile } from '../features/export/files.ts';
+import { rollupsFile, settingsFile, siteStoreFile } from '../features/export/files.ts';
+import { DOWNLOAD_LIMITS, type DownloadLimits } from '../features/export/limits.ts';
 import { makeLink, readLink } from '../features/export/links.ts';
+import { archiveListing, archiveName, type ExportRow, manifest } from '../features/export/manifest.ts';
+import { archiveFile } from '../features/export/raw-files.ts';
 import type { CopyStore } from '../features/export/storage.ts';
-
-interface ExportRow {
-  id: string;
-  site_id: string;
-  workspace_id: string;
-  created_at: Date;
-  range_from: string | null;
-  range_to: string;
-  archive: { kind: RawKind; hour: string; records: number }[];
-}
+import { watchDownload } from './download-guard.ts';
 
 const notMade = () =>
   new AppError(404, 'This download link was not made by an export (or its files are gone): make a new export');
 
-/** Data files of one workspace produced at once (each holds a stats-pool connection while it is sent). */
+/** Files of one workspace made from the database at once (each holds a stats-pool connection while it is made). */
 export const DOWNLOADS_AT_ONCE = 2;
 
-async function takeDownloadSlot(deps: Deps, workspaceId: string): Promise<() => void> {
+async function takeDownloadSlot(deps: Deps, workspaceId: string, limits: DownloadLimits): Promise<() => void> {
   const key = `downloads-running:${workspaceId}`;
   const holder = randomUUID();
-  // A slot never given back (a process gone mid-download) frees itself after 15 minutes.
-  if (!(await deps.hot.acquireSlot(key, holder, DOWNLOADS_AT_ONCE, 900))) {
+  // A slot never given back (a process gone mid-download) frees itself after the file's time limit and a minute.
+  if (!(await deps.hot.acquireSlot(key, holder, DOWNLOADS_AT_ONCE, Math.ceil(limits.fileMs / 1000) + 60))) {
     throw new AppError(
       429,
       `This workspace already has ${DOWNLOADS_AT_ONCE} export files being written: download them one or two at a time (files already sent are kept and come at once)`,
@@ -52,11 +49,33 @@ async function takeDownloadSlot(deps: Deps, workspaceId: string): Promise<() => 
   };
 }
 
-export const archiveName = (kind: string, hour: string) => `archive/${kind}/${hour.slice(0, 13)}.ndjson.gz`;
+/** A file being made: its bytes, when the database work behind them has ended, and how to end it early. */
+interface Made {
+  stream: Readable;
+  /** Resolves once no statement of the file runs any more and its connection is given back. */
+  done: Promise<void>;
+  /** Ends the file's work early; resolves as `done` does. */
+  stop(): Promise<void>;
+}
 
-export function downloadsHandler(deps: Deps) {
+/** A file written by an async generator of text, whose statements run on the stats pool as it is read. */
+function madeFrom(chunks: AsyncIterable<string>): Made {
+  const stream = Readable.from(chunks);
+  // 'close' comes once the generator has returned: a statement under way finishes first.
+  const done = new Promise<void>((resolve) => stream.once('close', () => resolve()));
+  return {
+    stream,
+    done,
+    stop: async () => {
+      stream.destroy();
+      await done;
+    },
+  };
+}
+
+export function downloadsHandler(deps: Deps, limits: Partial<DownloadLimits> = {}) {
   const copies = copyStoreOf(deps.env);
-  const serve = fileServer(deps, copies);
+  const serve = fileServer(deps, copies, { ...DOWNLOAD_LIMITS, ...limits });
   return async (ctx: Context) => {
     try {
       await serve(ctx);
@@ -69,7 +88,7 @@ export function downloadsHandler(deps: Deps) {
   };
 }
 
-function fileServer(deps: Deps, copies: CopyStore) {
+function fileServer(deps: Deps, copies: CopyStore, limits: DownloadLimits) {
   return async (ctx: Context) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       return sendProblem(ctx, new AppError(404, 'Downloads are fetched with GET'));
@@ -92,120 +111,98 @@ function fileServer(deps: Deps, copies: CopyStore) {
     const linkTo = (file: string) =>
       downloadUrl(deps, makeLink(deps.ciphers.downloads, row.id, file, (link.expires - EXPORT_LIMITS.linkSeconds) * 1000).token);
     const file = link.file;
-    // A store that cannot be read is no copy: the file is written again.
-    const kept = await copies.find(row.id, file, new Date(link.expires * 1000)).catch(() => null);
     const headers = (type: string) => {
       ctx.set('Content-Disposition', `attachment; filename="${file.replaceAll('/', '-')}"`);
       ctx.set('Cache-Control', 'private, no-store');
       ctx.type = type;
     };
-    /**
-     * Sends a data file as it is written, keeping a copy (storage.ts), or its kept copy as it was. The
-     * listings (archive.json, manifest.json) are made from the export's row each time, never kept.
-     */
-    const send = async (
-      type: string,
-      body: () => AsyncIterable<string> | Promise<string | Readable>,
-      opts: { gzip?: boolean; keep?: boolean } = {},
-    ) => {
-      const keep = opts.keep ?? true;
-      headers(opts.gzip ? 'application/gzip' : type);
-      // HEAD: the headers only. A body made and never read would hold its connection and slot.
-      if (ctx.method === 'HEAD') {
-        ctx.status = 200;
-        return;
+    // HEAD: the headers only. A body made and never read would hold its connection and slot.
+    const headOnly = () => {
+      if (ctx.method !== 'HEAD') return false;
+      ctx.status = 200;
+      return true;
+    };
+
+    /** A listing (archive.json, manifest.json): made from the export's row each time, inside a slot, never kept. */
+    const sendListing = async (make: () => unknown | Promise<unknown>, indent: number) => {
+      headers('application/json');
+      if (headOnly()) return;
+      const release = await takeDownloadSlot(deps, row.workspace_id, limits);
+      try {
+        ctx.body = JSON.stringify(await make(), null, indent);
+      } finally {
+        release();
       }
-      if (keep && kept) {
+    };
+
+    /** A data file: its kept copy as it was, or written as it is sent while a copy is kept (storage.ts). */
+    const sendFile = async (type: string, make: () => Promise<Made>, opts: { gzip?: boolean } = {}) => {
+      headers(opts.gzip ? 'application/gzip' : type);
+      if (headOnly()) return;
+      // A store that cannot be read is no copy: the file is written again.
+      const kept = await copies.find(row.id, file, new Date(link.expires * 1000)).catch(() => null);
+      if (kept) {
         if ('redirect' in kept) {
           ctx.status = 302;
           ctx.redirect(kept.redirect);
         } else ctx.body = kept.stream;
         return;
       }
-      // A data file is read from the database while it is sent, on the stats pool: a workspace gets
-      // DOWNLOADS_AT_ONCE of those at a time, so one client downloading in parallel cannot hold the pool.
-      const release = keep ? await takeDownloadSlot(deps, row.workspace_id) : () => undefined;
+      const tee = await copies.tee(row.id, file);
+      const release = await takeDownloadSlot(deps, row.workspace_id, limits);
+      let made: Made;
       try {
-        const made = body();
-        const value = made instanceof Promise ? await made : made;
-        const stream = value instanceof Readable ? value : Readable.from(typeof value === 'string' ? [value] : value);
-        const out = opts.gzip ? stream.pipe(createGzip()) : stream;
-        const sent = keep ? (await copies.tee(row.id, file))(out) : out;
-        sent.once('close', release);
-        ctx.body = sent;
+        made = await make();
       } catch (e) {
         release();
         throw e;
       }
+      // The slot comes back once the file's statement has really ended, however the download ends.
+      made.done.then(release, release);
+      const out = opts.gzip ? made.stream.pipe(createGzip()) : made.stream;
+      // A statement that fails ends the file: no copy is kept, and the client sees it cut.
+      if (out !== made.stream) made.stream.once('error', (e) => out.destroy(e));
+      const res = ctx.res;
+      const unwatch = watchDownload(res, limits, (why) => {
+        deps.logger.info(`export download cut: ${why}`);
+        res.destroy();
+      });
+      const ended = () => {
+        unwatch();
+        if (res.writableFinished) return;
+        // Cut, or the client went away: the file is not kept, and its statement is ended.
+        out.destroy();
+        made.stop().catch((e) => deps.logger.warn(`export download: its statement could not be stopped (${String(e)})`));
+      };
+      // The client may have gone while the file's statement was being started.
+      if (ctx.req.socket.destroyed) ended();
+      else res.once('close', ended);
+      ctx.body = tee(out);
     };
+
     switch (file) {
       case 'settings.json':
-        return send('application/json', () => settingsFile(em, row.site_id));
+        return sendFile('application/json', async () => madeFrom(settingsFile(em, row.site_id)));
       case 'site-store.ndjson':
-        return send('application/x-ndjson', () => siteStoreFile(em, row.site_id));
-      case 'rollups.ndjson':
-        return send('application/x-ndjson', () => rollupsFile(em, row.site_id));
-      case 'archive.json':
-        return send(
-          'application/json',
-          async () =>
-            JSON.stringify(
-              {
-                from: row.range_from,
-                to: row.range_to,
-                files: row.archive.map((f) => ({
-                  ...f,
-                  name: archiveName(f.kind, f.hour),
-                  url: linkTo(archiveName(f.kind, f.hour)),
-                })),
-              },
-              null,
-              1,
-            ),
-          { keep: false },
+        return sendFile('application/x-ndjson', async () =>
+          madeFrom(siteStoreFile(em, row.site_id, { from: row.range_from, to: row.range_to })),
         );
+      case 'rollups.ndjson':
+        return sendFile('application/x-ndjson', async () => madeFrom(rollupsFile(em, row.site_id)));
+      case 'archive.json':
+        return sendListing(() => archiveListing(row, linkTo), 1);
       case 'manifest.json':
-        return send('application/json', async () => JSON.stringify(await manifest(em, row, linkTo), null, 2), {
-          keep: false,
-        });
+        return sendListing(() => manifest(em, row, linkTo), 2);
     }
     const hit = row.archive.find((f) => archiveName(f.kind, f.hour) === file);
     if (!hit) return sendProblem(ctx, notMade());
     const { kind, hour } = hit;
-    return send('', async () => archiveFile(await pgPoolOf(deps.statsOrm), row.site_id, kind, new Date(hour)), { gzip: true });
-  };
-}
-
-async function manifest(em: ReturnType<Deps['statsOrm']['em']['fork']>, row: ExportRow, linkTo: (file: string) => string) {
-  const count = async (sql: string) =>
-    Number((await em.getConnection().execute<{ n: string }[]>(sql, [row.site_id], 'all'))[0]?.n ?? 0);
-  const rollups = await count('select count(*) as n from daily_rollups where site_id = ?');
-  const totals = await count(`select count(*) as n from daily_rollups where site_id = ? and dimension = ''`);
-  const stored = await count(`select count(*) as n from result_days where site_id = ? and kind not like '%-span'`);
-  const searchWeeks = await count('select count(*) as n from search_weeks where site_id = ?');
-  const perKind = Object.fromEntries(
-    RAW_KINDS.map((k) => [k, row.archive.filter((f) => f.kind === k).reduce((n, f) => n + f.records, 0)]),
-  );
-  return {
-    export: row.id,
-    site: row.site_id,
-    createdAt: new Date(row.created_at).toISOString(),
-    range: { from: row.range_from, to: row.range_to },
-    files: [
-      { name: 'settings.json', url: linkTo('settings.json'), holds: 'the site: name, time zone, retention, hostnames, settings' },
+    return sendFile(
+      '',
+      async () => archiveFile(await pgPoolOf(deps.statsOrm), row.site_id, kind, new Date(hour), limits.fileMs),
       {
-        name: 'site-store.ndjson',
-        url: linkTo('site-store.ndjson'),
-        holds: 'one JSON object per line: settings, daily totals, search weeks, stored results per day',
-        counts: { settings: 1, 'daily-totals': totals, 'search-week': searchWeeks, 'stored-day': stored },
+        gzip: true,
       },
-      { name: 'rollups.ndjson', url: linkTo('rollups.ndjson'), holds: 'every daily rollup row', counts: { rows: rollups } },
-      {
-        name: 'archive.json',
-        url: linkTo('archive.json'),
-        holds: 'raw records: one gzipped NDJSON file per kind and UTC hour, each with its own link',
-        counts: { files: row.archive.length, ...perKind },
-      },
-    ],
+    );
   };
 }

@@ -16,6 +16,7 @@ import type { HotStore } from '../../src/core/hot/store.ts';
 import { hashPassword } from '../../src/core/security/passwords.ts';
 import { randomToken } from '../../src/core/security/tokens.ts';
 import type { ProxyLimits } from '../../src/faces/proxy/limits.ts';
+import type { DownloadLimits } from '../../src/features/export/limits.ts';
 import { issueToken } from '../../src/features/tokens/issue.ts';
 import { makeDeps, statsOrmFor } from '../../src/make-deps.ts';
 import { startSmtpCapture } from './smtp.ts';
@@ -63,6 +64,8 @@ export async function startTestServer(
     appSecret?: string;
     /** Proxy mode's timeouts and limits, shorter for a test (`faces/proxy/limits.ts`). */
     proxyLimits?: Partial<ProxyLimits>;
+    /** Export downloads' idle and per-file time limits, shorter for a test (`features/export/limits.ts`). */
+    downloadLimits?: Partial<DownloadLimits>;
   } = {},
 ) {
   const smtp = await startSmtpCapture();
@@ -113,7 +116,10 @@ export async function startTestServer(
       sleeps.push(ms);
     },
   });
-  const server = createServer(deps, { proxyLimits: opts.proxyLimits }).listen(0, '127.0.0.1');
+  const server = createServer(deps, { proxyLimits: opts.proxyLimits, downloadLimits: opts.downloadLimits }).listen(
+    0,
+    '127.0.0.1',
+  );
   await new Promise<void>((r) => server.once('listening', () => r()));
   const port = (server.address() as AddressInfo).port;
   deps.urls = deriveUrls(env, { host: '127.0.0.1', port });

@@ -16,9 +16,9 @@ export interface StatsFixture {
   close(): Promise<void>;
 }
 
-/** A server, an owner and an analytics:read token; sites are made per test so files never clash. */
-export async function statsFixture(): Promise<StatsFixture> {
-  const t = await startTestServer();
+/** A server (`server`: its options), an owner and an analytics:read token; sites are made per test so files never clash. */
+export async function statsFixture(server: Parameters<typeof startTestServer>[0] = {}): Promise<StatsFixture> {
+  const t = await startTestServer(server);
   const { user, workspace } = await createUser(t.deps);
   const { token } = await createToken(t.deps, { userId: user.id, workspaceId: workspace.id, scopes: ['analytics:read'] });
   const auth = `Bearer ${token}`;

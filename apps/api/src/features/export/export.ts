@@ -10,9 +10,9 @@ import type { Actor } from '../../actor/actor.ts';
 import { isDay } from '../../analytics/range.ts';
 import type { Deps } from '../../core/deps.ts';
 import { badRequest } from '../../core/errors.ts';
-import { archiveHours } from './files.ts';
 import { takeExportBudget } from './limits.ts';
 import { makeLink } from './links.ts';
+import { archiveHours } from './raw-files.ts';
 
 export const downloadUrl = (deps: Deps, token: string) => `${deps.urls.base}/v1/downloads/${token}`;
 

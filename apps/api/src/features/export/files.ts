@@ -1,16 +1,11 @@
-// What each file of an export holds, written as it is read: raw records as a COPY stream (copy-out.ts),
+// What each file of an export holds, written as it is read: raw records as a COPY stream (raw-files.ts),
 // the smaller files as text chunks of rows fetched in pages of PAGE by key (never a day in memory). No
 // file holds an address, a user agent, a credential or a secret: the tables keep none of the first two,
 // and site keys, the internal key and the pass key are left out here.
-import type { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { PgPool } from '@us/db';
-import { copyLines } from './copy-out.ts';
+import { journeyLines, siteRowOf } from './journey-lines.ts';
 
 const PAGE = 2000;
-
-export const RAW_KINDS = ['pageviews', 'events', 'requests'] as const;
-export type RawKind = (typeof RAW_KINDS)[number];
 
 type Row = Record<string, unknown>;
 
@@ -64,9 +59,14 @@ export async function* settingsFile(em: EntityManager, siteId: string): AsyncGen
 
 /**
  * One JSON object per line: the settings, each day's totals (rollups' dimension ''), the search weeks
- * (figures only: connections' credentials are never exported), stored results per day.
+ * (figures only: connections' credentials are never exported), stored results per day, then the
+ * journeys of every UTC day of the export's range that has records (journey-lines.ts).
  */
-export async function* siteStoreFile(em: EntityManager, siteId: string): AsyncGenerator<string> {
+export async function* siteStoreFile(
+  em: EntityManager,
+  siteId: string,
+  range: { from: string | null; to: string },
+): AsyncGenerator<string> {
   yield* lines([await siteSettings(em, siteId)], { type: 'settings' });
   for await (const rows of pages(em, (a) => [
     `select to_char(day, 'YYYY-MM-DD') as day, metric_set as "metricSet", lane, count::float8 as count,
@@ -93,6 +93,8 @@ export async function* siteStoreFile(em: EntityManager, siteId: string): AsyncGe
   ])) {
     yield* lines(rows, { type: 'stored-day' });
   }
+  // Last: computing a day stores it, and the stored days above are the store as it was.
+  yield* journeyLines(em, await siteRowOf(em, siteId), range);
 }
 
 /** Every rollup row: per local day, metric set, dimension, value and lane, its count and visitors. */
@@ -107,40 +109,4 @@ export async function* rollupsFile(em: EntityManager, siteId: string): AsyncGene
   ])) {
     yield* lines(rows);
   }
-}
-
-/** The raw records of one kind and UTC hour, one JSON object per line, in time order (a COPY stream). */
-export function archiveFile(pool: PgPool, siteId: string, kind: RawKind, hour: Date): Promise<Readable> {
-  const day = hour.toISOString().slice(0, 10);
-  const end = new Date(hour.getTime() + 3600_000).toISOString();
-  // Within the hour's one `day` partition, on the (site_id, at) index.
-  return copyLines(
-    pool,
-    (lit) => `select (to_jsonb(t) - 'site_id')::text from ${kind} t
-      where site_id = ${lit(siteId)}::uuid and day = ${lit(day)}::date
-        and at >= ${lit(hour.toISOString())}::timestamptz and at < ${lit(end)}::timestamptz
-      order by at, id`,
-  );
-}
-
-/** Per kind and UTC hour of the range, how many raw records there are (only hours that have some). */
-export async function archiveHours(
-  em: EntityManager,
-  siteId: string,
-  range: { from: string | null; to: string },
-  cap: number,
-): Promise<{ kind: RawKind; hour: string; records: number }[]> {
-  const out: { kind: RawKind; hour: string; records: number }[] = [];
-  for (const kind of RAW_KINDS) {
-    const rows = await em.getConnection().execute<{ hour: string; records: string }[]>(
-      `select to_char(date_trunc('hour', at at time zone 'UTC'), 'YYYY-MM-DD"T"HH24:00:00.000"Z"') as hour,
-              count(*) as records from ${kind}
-        where site_id = ? and day <= ?::date ${range.from ? 'and day >= ?::date' : ''}
-        group by 1 order by 1 limit ?`,
-      range.from ? [siteId, range.to, range.from, cap + 1] : [siteId, range.to, cap + 1],
-      'all',
-    );
-    for (const r of rows) out.push({ kind, hour: r.hour, records: Number(r.records) });
-  }
-  return out.sort((a, b) => a.hour.localeCompare(b.hour) || a.kind.localeCompare(b.kind));
 }

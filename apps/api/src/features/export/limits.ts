@@ -17,3 +17,16 @@ export async function takeExportBudget(hot: HotStore, workspaceId: string, siteI
   await take(hot, `export:site:${siteId}`, EXPORT_LIMITS.perSitePerHour, 'One site');
   await take(hot, `export:ws:${workspaceId}`, EXPORT_LIMITS.perWorkspacePerHour, 'One workspace');
 }
+
+/**
+ * How long one file's download may hold its slot (docs/product/export.md, "Downloads at once"). A test
+ * gives the server shorter ones (`createServer`'s `downloadLimits`).
+ */
+export const DOWNLOAD_LIMITS = {
+  /** A client that takes no bytes for this long while some wait for it (its socket not draining) is cut. */
+  idleMs: 60_000,
+  /** One file may take this long to send, whatever the reason (a slow statement, a slow reader); then it is cut. */
+  fileMs: 15 * 60_000,
+} as const;
+
+export type DownloadLimits = { -readonly [K in keyof typeof DOWNLOAD_LIMITS]: number };

@@ -73,10 +73,19 @@ export class S3Copies implements CopyStore {
       });
       // A failed upload only means no copy: the next download writes the file again.
       upload.done().catch(() => undefined);
-      source.once('error', (e) => {
+      const fail = (e?: Error) => {
         upload.abort().catch(() => undefined);
         toStore.destroy();
         toClient.destroy(e);
+      };
+      let ended = false;
+      source.once('end', () => {
+        ended = true;
+      });
+      source.once('error', fail);
+      // Closed before its end (the download was cut): no object is made of the part sent.
+      source.once('close', () => {
+        if (!ended) fail();
       });
       source.pipe(toStore);
       source.pipe(toClient);

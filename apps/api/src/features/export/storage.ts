@@ -21,8 +21,9 @@ export interface CopyStore {
   find(exportId: string, file: string, until: Date): Promise<KeptCopy | null>;
   /**
    * A tee for one file: given the file's stream, it answers the stream to send, and keeps a copy once
-   * the source has ended. Both ends are attached in one step, so neither misses a chunk; a client that
-   * goes away does not stop the copy (the next download reads it).
+   * the source has ended. Both ends are attached in one step, so neither misses a chunk. A source that
+   * fails or is closed before its end (the download was cut, or its client went away: faces/downloads.ts
+   * then stops the file) leaves no copy, and ends the stream to send.
    */
   tee(exportId: string, file: string): Promise<(source: Readable) => Readable>;
   /** Deletes copies older than `before`; answers how many exports (folders) or objects went. */
@@ -73,6 +74,11 @@ export class DataDirCopies implements CopyStore {
       source.once('error', (e) => {
         drop();
         toClient.destroy(e);
+      });
+      source.once('close', () => {
+        if (ended) return;
+        drop();
+        toClient.destroy();
       });
       toDisk.once('error', drop);
       toDisk.once('finish', () => {

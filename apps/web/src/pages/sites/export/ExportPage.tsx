@@ -20,7 +20,7 @@ type Made = RouterOutputs['export']['create'];
 
 const HOLDS: Record<string, string> = {
   'settings.json': 'the site: name, time zone, retention, hostnames and settings',
-  'site-store.ndjson': 'one JSON object per line: settings, daily totals, stored results per day',
+  'site-store.ndjson': 'one JSON object per line: settings, daily totals, search weeks, stored results and journeys per day',
   'rollups.ndjson': 'every daily rollup row',
   'archive.json': 'the raw records: one gzipped file per kind and hour, each with its own link',
   'manifest.json': 'what is where, with counts',
