@@ -21,15 +21,19 @@ function odd(bits: number): Buffer {
   return b;
 }
 
-/** A PEM "RSA PRIVATE KEY" whose modulus has `bits` bits (a multiple of 16), public exponent 65537. */
-export function craftedRsaKey(bits: number): string {
-  const half = () => integer(odd(bits / 2));
+/**
+ * A PEM "RSA PRIVATE KEY" whose modulus has `bits` bits (a multiple of 16). By default shaped like a
+ * real one (public exponent 65537, primes and CRT values of half the modulus); `primeBits` and
+ * `exponentBits` (multiples of 8) make those numbers larger, as a stranger may.
+ */
+export function craftedRsaKey(bits: number, opts: { primeBits?: number; exponentBits?: number } = {}): string {
+  const half = () => integer(odd(opts.primeBits ?? bits / 2));
   const der = tlv(
     0x30,
     Buffer.concat([
       integer(Buffer.from([0])),
       integer(odd(bits)),
-      integer(Buffer.from([1, 0, 1])),
+      integer(opts.exponentBits ? odd(opts.exponentBits) : Buffer.from([1, 0, 1])),
       integer(odd(bits)),
       half(),
       half(),

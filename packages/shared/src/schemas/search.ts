@@ -65,9 +65,12 @@ export type SearchOutput = z.infer<typeof SearchOutput>;
  * false or null), and bounded like the text form (its JSON at most 20,000 characters).
  */
 const KeyFileObject = z
-  .record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]), {
-    error: 'Give the key file as Google makes it: one JSON object whose values are text',
-  })
+  .record(
+    z.string(),
+    z.union([z.string(), z.number(), z.boolean(), z.null()], {
+      error: 'Give the key file as Google makes it: a flat JSON object whose values are text, not objects or lists',
+    }),
+  )
   .refine((o) => Object.keys(o).length <= SEARCH_LIMITS.keyFields, {
     error: `Give a key file of at most ${SEARCH_LIMITS.keyFields} fields`,
   })
@@ -85,7 +88,9 @@ export const UpdatePrimarySearchInput = z
       .max(SEARCH_LIMITS.urlChars)
       .describe('The Search Console property: a URL prefix (https://example.com/) or a domain (sc-domain:example.com)'),
     key: z
-      .union([z.string().max(SEARCH_LIMITS.keyChars, 'Give a key file of at most 20,000 characters'), KeyFileObject])
+      .union([z.string().max(SEARCH_LIMITS.keyChars, 'Give a key file of at most 20,000 characters'), KeyFileObject], {
+        error: 'Give the service-account key file as JSON text or as an object',
+      })
       .optional()
       .describe('service_account mode: the service account key file (JSON), as text or as an object'),
   })

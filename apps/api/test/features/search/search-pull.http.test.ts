@@ -6,6 +6,7 @@ import { SiteHostname } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSearchPull } from '../../../src/features/search/search-pull-job.ts';
 import { mondayOf } from '../../../src/features/search/weeks.ts';
+import { craftedRsaKey } from '../../support/crafted-rsa-key.ts';
 import { fetchBytes } from '../../support/download.ts';
 import { modernCall } from '../../support/mcp-http.ts';
 import { type SearchProviders, startSearchProviders } from '../../support/search-providers.ts';
@@ -196,6 +197,28 @@ describe('search pull', () => {
       expect.objectContaining({ ok: false, message: 'last pull failed: an unexpected error (see the server log)' }),
     );
   });
+  it('refuses to sign with a stored key past today’s bounds (kept before them) and says so on the connection', async () => {
+    const conn = t.deps.orm.em.getConnection();
+    const stored = {
+      client_email: 'old@unseen-test.iam.gserviceaccount.com',
+      private_key: craftedRsaKey(8192),
+      token_uri: providers.tokenUri,
+    };
+    await conn.execute(
+      `update search_connections set credentials_enc = ?, next_pull_at = now() where site_id = ? and source = 'primary'`,
+      [t.deps.ciphers.search.encrypt(JSON.stringify(stored)), siteId],
+    );
+    const before = providers.seen.length;
+    expect(await pull(new Date(Date.now() + 2000))).toMatchObject({ failed: 1 });
+    expect(providers.seen.length).toBe(before);
+    const search = (await t.request.get(`/v1/sites/${siteId}/search`).set('Authorization', auth).expect(200)).body;
+    expect(search.primary.lastPull).toMatchObject({
+      ok: false,
+      message:
+        "last pull failed: the stored key file is refused: The key file's private_key is an RSA key of 8,192 bits: give a key of 2,048 to 4,096 bits (Google makes 2,048-bit keys)",
+    });
+  });
+
   it('stores and answers what a provider did not report as null, and a later pull never turns a known figure into null', async () => {
     // A second site whose providers report partly: Google gives clicks but no position this week and
     // nothing last week; Bing lists two days of this week, without positions, and nothing last week.
