@@ -1,8 +1,9 @@
 // The private key of a service-account key file: checked once before it signs anything, then used to
-// sign off the event loop. A key file is stranger input, and what one RSA signature costs grows with
-// the size of the key's numbers (a 16,384-bit key, which fits in the key file's 20,000 characters, takes
-// hundreds of milliseconds), so the sizes are bounded whatever the numbers are, and the signing runs on
-// libuv's thread pool (the callback form of `crypto.sign`), never on the loop that answers requests.
+// sign off the event loop. A key file is stranger input, and what one RSA signature costs grows with the
+// cube of the key's size (a 16,384-bit key fits in the key file's 20,000 characters), and more for a key
+// of random numbers in RSA's shape, so the sizes are bounded whatever the numbers are, and the signing
+// runs on libuv's thread pool (the callback form of `crypto.sign`), never on the loop that answers
+// requests.
 import { createPrivateKey, type KeyObject, sign } from 'node:crypto';
 
 /** Modulus sizes accepted: Google makes 2,048-bit keys. */
