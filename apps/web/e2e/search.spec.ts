@@ -76,6 +76,13 @@ describe('search page in a real browser', () => {
     await weeks.waitFor();
     const first = weeks.locator('tbody tr').first();
     expect(await first.locator('td').allTextContents()).toEqual(['Bing', '9', '120', '7.5%', '4.0', '1', '1', '3']);
+    // The weeks the providers reported nothing for are not collected: "—", never 0, in the table and the
+    // charts' figures (the oldest week, Google's row last).
+    const oldest = weeks.locator('tbody tr').last();
+    expect(await oldest.locator('td').allTextContents()).toEqual(['Google', '—', '—', '—', '—', '—', '—', '—']);
+    const clicksFigures = page.getByRole('table', { name: 'Search clicks per week, figures' });
+    expect(await clicksFigures.locator('tbody tr').first().locator('td').allTextContents()).toEqual(['—', '—']);
+    expect(await clicksFigures.locator('tbody tr').last().locator('td').allTextContents()).toEqual(['9', '9']);
     expect(await page.getByRole('img').count()).toBeGreaterThan(0);
     const topPages = page.getByRole('table', { name: 'Google top pages' });
     expect(await topPages.locator('tbody tr').first().textContent()).toBe(`${property}a9120`);

@@ -2,20 +2,21 @@
 // 127.0.0.1: Google's OAuth 2.0 token endpoint (the JWT bearer grant: the assertion's RS256 signature is
 // checked against the public key of the service account it names, its audience against this endpoint,
 // its expiry and scope), the Search Console API's sites.get, and Bing Webmaster Tools' JSON API
-// (GetUserSites, answers wrapped in `d`). Tests say which account may read which property and which API
-// key owns which sites.
+// (GetUserSites, answers wrapped in `d`). Tests say which account may read which property (and withdraw
+// it: sites.get and searchAnalytics.query then answer 403) and which API key owns which sites. A figure a
+// test leaves out of a day is left out of the answers, as a provider that does not report it would.
 import { createPublicKey, generateKeyPairSync, type KeyObject, randomUUID, verify } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** One day of search traffic for a page and query, as both stand-ins report it. */
+/** One day of search traffic for a page and query, as both stand-ins report it (a figure left out: not reported). */
 export interface SearchDay {
   day: string;
   page: string;
   query: string;
-  clicks: number;
-  impressions: number;
-  position: number;
+  clicks?: number;
+  impressions?: number;
+  position?: number;
 }
 
 export interface SearchProviders {
@@ -23,9 +24,14 @@ export interface SearchProviders {
   googleUrl: string;
   bingUrl: string;
   tokenUri: string;
-  /** A service account the token endpoint knows; its key file as Google gives it. */
-  serviceAccount(name: string): { email: string; keyFile: Record<string, string> };
+  /**
+   * A service account the token endpoint knows; its key file as Google gives it. A new 2,048-bit key
+   * unless `privateKey` is given (generate large ones once per file: a 4,096-bit key takes seconds).
+   */
+  serviceAccount(name: string, opts?: { privateKey?: KeyObject }): { email: string; keyFile: Record<string, string> };
   grant(email: string, property: string, level?: string): void;
+  /** The account's access to the property withdrawn in Search Console. */
+  revoke(email: string, property: string): void;
   bingKey(apiKey: string, sites: { url: string; verified: boolean }[]): void;
   /** Traffic Search Console reports for a property. */
   googleData(property: string, days: SearchDay[]): void;
@@ -119,11 +125,23 @@ export async function startSearchProviders(): Promise<SearchProviders> {
       const dim = q.dimensions?.[0] as 'page' | 'query' | undefined;
       const groups = new Map<string, SearchDay[]>();
       for (const d of days) groups.set(dim ? d[dim] : '', [...(groups.get(dim ? d[dim] : '') ?? []), d]);
+      // A figure some day of the group does not report is left out of the group's row.
+      const sum = (ds: SearchDay[], f: 'clicks' | 'impressions') =>
+        ds.every((d) => d[f] !== undefined) ? ds.reduce((n, d) => n + (d[f] ?? 0), 0) : undefined;
       const rows = [...groups.entries()].map(([k, ds]) => {
-        const clicks = ds.reduce((n, d) => n + d.clicks, 0);
-        const impressions = ds.reduce((n, d) => n + d.impressions, 0);
-        const position = ds.reduce((n, d) => n + d.position * d.impressions, 0) / impressions;
-        return { ...(dim ? { keys: [k] } : {}), clicks, impressions, ctr: clicks / impressions, position };
+        const clicks = sum(ds, 'clicks');
+        const impressions = sum(ds, 'impressions');
+        const placed = impressions !== undefined && ds.every((d) => d.position !== undefined);
+        return {
+          ...(dim ? { keys: [k] } : {}),
+          clicks,
+          impressions,
+          ctr: clicks !== undefined && impressions ? clicks / impressions : undefined,
+          position:
+            placed && impressions
+              ? ds.reduce((n, d) => n + (d.position ?? 0) * (d.impressions ?? 0), 0) / impressions
+              : undefined,
+        };
       });
       // Search Console leaves `rows` out when there is nothing.
       return json(
@@ -202,9 +220,9 @@ export async function startSearchProviders(): Promise<SearchProviders> {
     googleUrl: `${base}/google`,
     bingUrl: `${base}/bing`,
     tokenUri: `${base}/token`,
-    serviceAccount(name) {
+    serviceAccount(name, opts = {}) {
       const email = `${name}@unseen-test.iam.gserviceaccount.com`;
-      const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+      const privateKey = opts.privateKey ?? generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
       const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
       publicKeys.set(email, createPublicKey(privateKey));
       return {
@@ -225,6 +243,9 @@ export async function startSearchProviders(): Promise<SearchProviders> {
       const m = grants.get(property) ?? new Map<string, string>();
       m.set(email, level);
       grants.set(property, m);
+    },
+    revoke(email, property) {
+      grants.get(property)?.delete(email);
     },
     bingKey(apiKey, sites) {
       bing.set(apiKey, sites);

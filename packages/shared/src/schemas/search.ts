@@ -5,8 +5,10 @@ import { z } from 'zod';
 import { zId } from './common.ts';
 
 export const SEARCH_LIMITS = {
-  /** A key file as text. */
+  /** A key file as text, or as an object once serialised as JSON. */
   keyChars: 20_000,
+  /** Fields of a key file given as an object (Google's have eleven). */
+  keyFields: 32,
   apiKeyChars: 200,
   urlChars: 2048,
   defaultWeeks: 12,
@@ -15,6 +17,9 @@ export const SEARCH_LIMITS = {
 
 export const SearchInput = z.object({ id: zId }).strict();
 export type SearchInput = z.infer<typeof SearchInput>;
+
+/** Whether pulls run: delegated access is checked again before every pull, and stops them when it no longer holds. */
+export const SEARCH_ACCESS = ['ok', 'access-lost', 'hostname-unverified'] as const;
 
 const LastPull = z
   .object({
@@ -37,6 +42,12 @@ export const SearchOutput = z.object({
       account: z.string(),
       connectedAt: z.string(),
       lastPull: LastPull,
+      status: z
+        .enum(SEARCH_ACCESS)
+        .describe(
+          'ok: pulls run. Delegated mode, checked before every pull: access-lost (the service account can no longer read the property; pulls stop until it is granted again and the source connected again), hostname-unverified (the property no longer covers a verified hostname of the site; pulls stop until it is verified again, then resume on their own)',
+        ),
+      statusMessage: z.string().nullable().describe('What to do when status is not ok (null when ok)'),
     })
     .nullable(),
   secondary: z
@@ -49,6 +60,24 @@ export const SearchOutput = z.object({
 });
 export type SearchOutput = z.infer<typeof SearchOutput>;
 
+/**
+ * A key file given as an object: flat like the ones Google makes (every value text, a number, true,
+ * false or null), and bounded like the text form (its JSON at most 20,000 characters).
+ */
+const KeyFileObject = z
+  .record(
+    z.string(),
+    z.union([z.string(), z.number(), z.boolean(), z.null()], {
+      error: 'Give the key file as Google makes it: a flat JSON object whose values are text, not objects or lists',
+    }),
+  )
+  .refine((o) => Object.keys(o).length <= SEARCH_LIMITS.keyFields, {
+    error: `Give a key file of at most ${SEARCH_LIMITS.keyFields} fields`,
+  })
+  .refine((o) => JSON.stringify(o).length <= SEARCH_LIMITS.keyChars, {
+    error: 'Give a key file of at most 20,000 characters',
+  });
+
 export const UpdatePrimarySearchInput = z
   .object({
     id: zId,
@@ -59,10 +88,9 @@ export const UpdatePrimarySearchInput = z
       .max(SEARCH_LIMITS.urlChars)
       .describe('The Search Console property: a URL prefix (https://example.com/) or a domain (sc-domain:example.com)'),
     key: z
-      .union([
-        z.string().max(SEARCH_LIMITS.keyChars, 'Give a key file of at most 20,000 characters'),
-        z.record(z.string(), z.unknown()),
-      ])
+      .union([z.string().max(SEARCH_LIMITS.keyChars, 'Give a key file of at most 20,000 characters'), KeyFileObject], {
+        error: 'Give the service-account key file as JSON text or as an object',
+      })
       .optional()
       .describe('service_account mode: the service account key file (JSON), as text or as an object'),
   })

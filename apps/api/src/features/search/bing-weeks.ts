@@ -1,7 +1,7 @@
 // Weekly figures from Bing Webmaster Tools' JSON API: clicks and impressions per day
 // (GetRankAndTrafficStats) summed by week; queries and pages shown and the impression-weighted average
 // position from GetQueryStats and GetPageStats (Bing buckets them by week); inbound links from
-// GetLinkCounts, a count as of now, so only the current week gets it.
+// GetLinkCounts, a count as of now, so only the current week gets it. What Bing does not report is null.
 
 import { bingCall as call } from './bing.ts';
 import { type TopRow, topOf, type WeekFigures } from './week-figures.ts';
@@ -16,10 +16,12 @@ export function bingDay(value: unknown): string | null {
 interface Stat {
   Date?: unknown;
   Query?: unknown;
-  Clicks?: number;
-  Impressions?: number;
-  AvgImpressionPosition?: number;
+  Clicks?: unknown;
+  Impressions?: unknown;
+  AvgImpressionPosition?: unknown;
 }
+
+const given = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
 /** Rows of one week summed per page or query (Bing may list one several times). */
 function summed(rows: readonly Stat[]): TopRow[] {
@@ -27,11 +29,68 @@ function summed(rows: readonly Stat[]): TopRow[] {
   for (const r of rows) {
     const key = String(r.Query ?? '');
     const t = by.get(key) ?? { key, clicks: 0, impressions: 0 };
-    t.clicks += r.Clicks ?? 0;
-    t.impressions += r.Impressions ?? 0;
+    t.clicks += given(r.Clicks) ? r.Clicks : 0;
+    t.impressions += given(r.Impressions) ? r.Impressions : 0;
     by.set(key, t);
   }
   return [...by.values()];
+}
+
+/** The sum of a figure over the week's days: null when no day was reported, or a day lacks the figure. */
+function sumOf(days: readonly Stat[], figure: 'Clicks' | 'Impressions'): number | null {
+  if (!days.length || !days.every((d) => given(d[figure]))) return null;
+  return days.reduce((n, d) => n + (d[figure] as number), 0);
+}
+
+/** Distinct pages or queries of the week: 0 only when the week was reported without impressions. */
+function countOf(rows: readonly Stat[], impressions: number | null): number | null {
+  if (rows.length) return new Set(rows.map((s) => String(s.Query))).size;
+  return impressions === 0 ? 0 : null;
+}
+
+/** The impression-weighted position over the rows that give one; null when none does. */
+function positionOf(rows: readonly Stat[]): number | null {
+  const placed = rows.filter((r) => given(r.Impressions) && r.Impressions > 0 && given(r.AvgImpressionPosition));
+  const seen = placed.reduce((n, r) => n + (r.Impressions as number), 0);
+  const weighted = placed.reduce((n, r) => n + (r.Impressions as number) * (r.AvgImpressionPosition as number), 0);
+  return seen > 0 ? weighted / seen : null;
+}
+
+/**
+ * One week from Bing's rows of it. What Bing does not report is null: a week without any day of
+ * traffic has no clicks or impressions (Bing lists days with traffic only, and none before its history
+ * starts), a figure a listed day lacks makes the week's sum unknown, and a week without query or page
+ * rows has no query or page count unless it was reported without impressions.
+ */
+export function bingWeek(
+  week: string,
+  days: readonly Stat[],
+  queries: readonly Stat[],
+  pages: readonly Stat[],
+  links: number | null,
+): WeekFigures {
+  const clicks = sumOf(days, 'Clicks');
+  const impressions = sumOf(days, 'Impressions');
+  const queryCount = countOf(queries, impressions);
+  const pageCount = countOf(pages, impressions);
+  return {
+    week,
+    clicks,
+    impressions,
+    ctr: clicks !== null && impressions !== null && impressions > 0 ? clicks / impressions : null,
+    position: positionOf(queries),
+    pages: pageCount,
+    queries: queryCount,
+    links,
+    top: queryCount === null && pageCount === null ? null : { pages: topOf(summed(pages)), queries: topOf(summed(queries)) },
+  };
+}
+
+/** Inbound links as of now: the sum of the counts Bing lists, null when it lists none. */
+function linksOf(answer: { Links?: { Count?: unknown }[] }): number | null {
+  if (!Array.isArray(answer.Links)) return null;
+  if (!answer.Links.every((l) => given(l.Count))) return null;
+  return answer.Links.reduce((n, l) => n + (l.Count as number), 0);
 }
 
 export async function bingWeeks(
@@ -44,30 +103,20 @@ export async function bingWeeks(
   const traffic = await call<Stat[]>(apiUrl, 'GetRankAndTrafficStats', apiKey, { siteUrl });
   const queries = await call<Stat[]>(apiUrl, 'GetQueryStats', apiKey, { siteUrl });
   const pages = await call<Stat[]>(apiUrl, 'GetPageStats', apiKey, { siteUrl });
-  const linkPage = await call<{ Links?: { Count?: number }[] }>(apiUrl, 'GetLinkCounts', apiKey, { siteUrl, page: '0' });
+  const linkPage = await call<{ Links?: { Count?: unknown }[] }>(apiUrl, 'GetLinkCounts', apiKey, { siteUrl, page: '0' });
   const weekOf = (s: Stat) => {
     const day = bingDay(s.Date);
     return day ? mondayOf(day) : null;
   };
+  const list = (rows: unknown) => (Array.isArray(rows) ? (rows as Stat[]) : []);
   const current = mondayOf(today);
-  return weeks.map(({ week }) => {
-    const days = traffic.filter((s) => weekOf(s) === week);
-    const clicks = days.reduce((n, s) => n + (s.Clicks ?? 0), 0);
-    const impressions = days.reduce((n, s) => n + (s.Impressions ?? 0), 0);
-    const inWeek = queries.filter((s) => weekOf(s) === week);
-    const pagesInWeek = pages.filter((s) => weekOf(s) === week);
-    const seen = inWeek.reduce((n, s) => n + (s.Impressions ?? 0), 0);
-    const weighted = inWeek.reduce((n, s) => n + (s.Impressions ?? 0) * (s.AvgImpressionPosition ?? 0), 0);
-    return {
+  return weeks.map(({ week }) =>
+    bingWeek(
       week,
-      clicks,
-      impressions,
-      ctr: impressions > 0 ? clicks / impressions : null,
-      position: seen > 0 ? weighted / seen : null,
-      pages: new Set(pagesInWeek.map((s) => String(s.Query))).size,
-      queries: new Set(inWeek.map((s) => String(s.Query))).size,
-      links: week === current ? (linkPage.Links ?? []).reduce((n, l) => n + (l.Count ?? 0), 0) : null,
-      top: { pages: topOf(summed(pagesInWeek)), queries: topOf(summed(inWeek)) },
-    };
-  });
+      list(traffic).filter((s) => weekOf(s) === week),
+      list(queries).filter((s) => weekOf(s) === week),
+      list(pages).filter((s) => weekOf(s) === week),
+      week === current ? linksOf(linkPage ?? {}) : null,
+    ),
+  );
 }

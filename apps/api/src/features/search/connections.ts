@@ -1,13 +1,14 @@
 // GET /v1/sites/{id}/search, PUT …/search/primary and …/secondary, DELETE of either. Credentials are
 // checked against the provider before they are kept (sealed with the app secret), never shown again
-// and never exported; disconnecting keeps the collected weeks.
+// and never exported; disconnecting keeps the collected weeks. Connecting again clears a stop of the
+// pulls (access.ts).
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { SiteHostname } from '@us/db';
 import type { SearchOutput, UpdatePrimarySearchInput, UpdateSecondarySearchInput } from '@us/shared';
 import { loadSite } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
 import type { Deps } from '../../core/deps.ts';
 import { AppError, badRequest, notConfigured } from '../../core/errors.ts';
+import { type AccessStatus, accessMessage, isVerifiedHostname } from './access.ts';
 import { sameSite, userSites } from './bing.ts';
 import { accessToken, canReadProperty, propertyHost, readKey, type ServiceAccountKey } from './google.ts';
 import { ProviderError } from './provider-error.ts';
@@ -23,6 +24,7 @@ interface ConnectionRow {
   last_pull_at: Date | null;
   last_pull_ok: boolean | null;
   last_pull_message: string | null;
+  access: AccessStatus;
 }
 
 const ownKeys = new WeakMap<Deps['env'], ServiceAccountKey | null>();
@@ -52,7 +54,7 @@ const lastPull = (r: ConnectionRow) =>
 export async function getSearch(deps: Deps, em: EntityManager, actor: Actor, siteId: string): Promise<SearchOutput> {
   const site = await loadSite(em, actor, siteId);
   const rows = await em.getConnection().execute<ConnectionRow[]>(
-    `select source, mode, property, account, connected_at, last_pull_at, last_pull_ok, last_pull_message
+    `select source, mode, property, account, connected_at, last_pull_at, last_pull_ok, last_pull_message, access
          from search_connections where site_id = ?`,
     [site.id],
     'all',
@@ -68,6 +70,8 @@ export async function getSearch(deps: Deps, em: EntityManager, actor: Actor, sit
           account: primary.account ?? '',
           connectedAt: iso(primary.connected_at),
           lastPull: lastPull(primary),
+          status: primary.access,
+          statusMessage: accessMessage(primary.access, primary.property, primary.account ?? ''),
         }
       : null,
     secondary: secondary
@@ -105,8 +109,7 @@ export async function updatePrimary(
     if (!own) {
       throw notConfigured('Delegated mode is not offered by this server: connect with mode service_account and your own key');
     }
-    const verified = await em.count(SiteHostname, { site: site.id, hostname: host, verifiedAt: { $ne: null } });
-    if (!verified) {
+    if (!(await isVerifiedHostname(em, site.id, host))) {
       throw badRequest(
         'property',
         `${host} is not a verified hostname of this site: add and verify it first, or use mode service_account`,
@@ -174,7 +177,8 @@ async function upsert(
      values (?, ?, ?, ?, ?, ?, now(), now())
      on conflict (site_id, source) do update set mode = excluded.mode, property = excluded.property,
        account = excluded.account, credentials_enc = excluded.credentials_enc, connected_at = now(),
-       last_pull_at = null, last_pull_ok = null, last_pull_message = null, failures = 0, next_pull_at = now()`,
+       last_pull_at = null, last_pull_ok = null, last_pull_message = null, failures = 0, access = 'ok',
+       next_pull_at = now()`,
     [siteId, source, c.mode, c.property, c.account, c.sealed],
     'run',
   );

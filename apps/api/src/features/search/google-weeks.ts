@@ -1,9 +1,9 @@
 // Weekly figures from Search Console's Search Analytics API (searchAnalytics.query): totals for the
 // week (clicks, impressions, ctr, position), and how many pages and queries were shown (rows of the
-// `page` and `query` dimensions, up to the API's 25,000 rows a request).
+// `page` and `query` dimensions, up to the API's 25,000 rows a request). What it does not report is null.
 
 import { ProviderError, providerFetch, providerMessage } from './provider-error.ts';
-import { type TopRow, topOf, type WeekFigures } from './week-figures.ts';
+import { NOT_REPORTED, type TopRow, topOf, type WeekFigures } from './week-figures.ts';
 
 interface AnalyticsRow {
   keys?: string[];
@@ -34,6 +34,38 @@ const asTop = (r: AnalyticsRow): TopRow => ({
   impressions: r.impressions ?? 0,
 });
 
+const given = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+/**
+ * One week from its total row and its page and query rows. Search Console leaves `rows` out for a
+ * week it has nothing for (no impressions, or no data yet): nothing reported, so every figure is null.
+ * A figure the total row lacks is null too; pages and queries count the rows of a week that has a total.
+ */
+export function googleWeek(
+  week: string,
+  total: AnalyticsRow | undefined,
+  pages: AnalyticsRow[],
+  queries: AnalyticsRow[],
+): WeekFigures {
+  if (!total) return { ...NOT_REPORTED, week };
+  const clicks = given(total.clicks);
+  const impressions = given(total.impressions);
+  const shown = impressions !== null && impressions > 0;
+  const ctr = given(total.ctr) ?? (clicks !== null && shown ? clicks / impressions : null);
+  return {
+    week,
+    clicks,
+    impressions,
+    // Without impressions there is no rate and no position.
+    ctr: impressions === 0 ? null : ctr,
+    position: impressions === 0 ? null : given(total.position),
+    pages: pages.length,
+    queries: queries.length,
+    links: null,
+    top: { pages: topOf(pages.map(asTop)), queries: topOf(queries.map(asTop)) },
+  };
+}
+
 export async function googleWeeks(
   apiUrl: string,
   token: string,
@@ -46,19 +78,7 @@ export async function googleWeeks(
     const [total] = await query(apiUrl, token, property, range);
     const pages = await query(apiUrl, token, property, { ...range, dimensions: ['page'], rowLimit: 25_000 });
     const queries = await query(apiUrl, token, property, { ...range, dimensions: ['query'], rowLimit: 25_000 });
-    const impressions = total?.impressions ?? 0;
-    out.push({
-      week,
-      clicks: total?.clicks ?? 0,
-      impressions,
-      // Without impressions there is no rate and no position: not collected, rather than zero.
-      ctr: impressions > 0 ? (total?.ctr ?? null) : null,
-      position: impressions > 0 ? (total?.position ?? null) : null,
-      pages: pages.length,
-      queries: queries.length,
-      links: null,
-      top: { pages: topOf(pages.map(asTop)), queries: topOf(queries.map(asTop)) },
-    });
+    out.push(googleWeek(week, total, pages, queries));
   }
   return out;
 }

@@ -3,9 +3,11 @@
 // sent to the key file's own `token_uri` (google-auth-library's JWT client posts to a fixed URL), then
 // the Search Console API at SEARCH_GOOGLE_API_URL. A `token_uri` may only name Google's token hosts or
 // the configured API's own origin: a key file is stranger input, and must not make us call anywhere.
-import { createPrivateKey, sign } from 'node:crypto';
+// Its private key is checked once and signs off the event loop (signing-key.ts).
+import type { KeyObject } from 'node:crypto';
 import { badRequest } from '../../core/errors.ts';
 import { ProviderError, providerFetch, providerMessage } from './provider-error.ts';
+import { checkedSigningKey, signRs256, UnusableKey } from './signing-key.ts';
 
 export interface ServiceAccountKey {
   client_email: string;
@@ -38,10 +40,12 @@ export function readKey(given: string | Record<string, unknown>, apiUrl: string)
   const email = key.client_email;
   if (typeof email !== 'string' || !/^[^@\s]{1,200}@[^@\s]{1,200}$/.test(email)) throw notAKey('no client_email');
   if (typeof key.private_key !== 'string') throw notAKey('no private_key');
+  let signer: KeyObject;
   try {
-    if (createPrivateKey(key.private_key).asymmetricKeyType !== 'rsa') throw new Error('not RSA');
-  } catch {
-    throw notAKey('its private_key is not an RSA key in PEM form');
+    signer = checkedSigningKey(key.private_key);
+  } catch (e) {
+    if (!(e instanceof UnusableKey)) throw e;
+    throw e.notRsa ? notAKey(e.message) : badRequest('key', e.message);
   }
   const tokenUri = typeof key.token_uri === 'string' ? key.token_uri : 'https://oauth2.googleapis.com/token';
   let url: URL;
@@ -52,12 +56,27 @@ export function readKey(given: string | Record<string, unknown>, apiUrl: string)
   }
   const google = url.protocol === 'https:' && GOOGLE_TOKEN_HOSTS.has(url.hostname);
   if (!google && url.origin !== new URL(apiUrl).origin) throw notAKey("its token_uri is not Google's token endpoint");
-  return {
+  const read: ServiceAccountKey = {
     client_email: email,
     private_key: key.private_key,
     token_uri: tokenUri,
     ...(typeof key.private_key_id === 'string' ? { private_key_id: key.private_key_id } : {}),
   };
+  signers.set(read, signer);
+  return read;
+}
+
+/** Keys already parsed and checked, by the key record they belong to (the record is sealed as JSON). */
+const signers = new WeakMap<ServiceAccountKey, KeyObject>();
+
+/** The key's private key, parsed and checked once per key record (UnusableKey when refused). */
+function signerOf(key: ServiceAccountKey): KeyObject {
+  let signer = signers.get(key);
+  if (!signer) {
+    signer = checkedSigningKey(key.private_key);
+    signers.set(key, signer);
+  }
+  return signer;
 }
 
 const b64url = (v: string | Buffer) => Buffer.from(v).toString('base64url');
@@ -68,7 +87,7 @@ export async function accessToken(key: ServiceAccountKey, now = Date.now()): Pro
   const header = { alg: 'RS256', typ: 'JWT', ...(key.private_key_id ? { kid: key.private_key_id } : {}) };
   const claims = { iss: key.client_email, scope: SCOPE, aud: key.token_uri, iat, exp: iat + 3600 };
   const unsigned = `${b64url(JSON.stringify(header))}.${b64url(JSON.stringify(claims))}`;
-  const signature = sign('RSA-SHA256', Buffer.from(unsigned), key.private_key);
+  const signature = await signRs256(Buffer.from(unsigned), signerOf(key));
   const res = await providerFetch('Google', key.token_uri, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },

@@ -2,13 +2,17 @@
 // last 12 on the first pull, then the previous and the current week, which fills in daily), written as
 // one row per site, source and week. A pull is all or nothing: a provider error or quota leaves the
 // stored weeks as they were, is shown on the connection ("last pull failed: …") and is retried with
-// backoff (1, 2, 4… hours, at most a day). Figures a provider does not give are null; zero is measured.
+// backoff (1, 2, 4… hours, at most a day). Figures a provider does not give are null; zero is measured,
+// and a later pull lacking a figure keeps the one already known. Delegated access is checked again
+// before every pull (access.ts); when it no longer holds, the connection says so and is not pulled.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Cipher } from '../../core/security/cipher.ts';
+import { type AccessStatus, delegatedAccess } from './access.ts';
 import { bingWeeks } from './bing-weeks.ts';
 import { accessToken, type ServiceAccountKey } from './google.ts';
 import { googleWeeks } from './google-weeks.ts';
 import { ProviderError } from './provider-error.ts';
+import { UnusableKey } from './signing-key.ts';
 import type { WeekFigures } from './week-figures.ts';
 import { addWeeks, mondayOf } from './weeks.ts';
 
@@ -27,10 +31,12 @@ interface Due {
   property: string;
   credentials_enc: string | null;
   last_pull_ok: boolean | null;
+  access: AccessStatus;
   failures: number;
 }
 
 const FIRST_WEEKS = 12;
+const HOUR = 3600_000;
 
 /** The weeks to ask for, oldest first: each a Monday and the last day asked (today in the current week). */
 export function weeksToPull(today: string, first: boolean): { week: string; end: string }[] {
@@ -44,76 +50,129 @@ export function weeksToPull(today: string, first: boolean): { week: string; end:
   });
 }
 
-async function figuresOf(setup: PullSetup, c: Due, today: string): Promise<WeekFigures[]> {
-  const weeks = weeksToPull(today, c.last_pull_ok === null);
-  if (c.source === 'primary') {
-    const key =
-      c.mode === 'delegated' ? setup.ownKey : (JSON.parse(setup.cipher.decrypt(c.credentials_enc ?? '')) as ServiceAccountKey);
-    if (!key)
-      throw new ProviderError(
-        'Google',
-        0,
-        'delegated mode is no longer offered by this server (SEARCH_SERVICE_ACCOUNT_KEY unset)',
-      );
-    return googleWeeks(setup.googleApi, await accessToken(key), c.property, weeks);
+/**
+ * The weeks' figures, or the access status that stops the pull (delegated mode). `checked.access`
+ * becomes 'ok' once delegated access was found to hold again.
+ */
+async function figuresOf(
+  em: EntityManager,
+  setup: PullSetup,
+  c: Due,
+  today: string,
+  checked: { access: AccessStatus },
+): Promise<WeekFigures[] | Exclude<AccessStatus, 'ok'>> {
+  // The first pull, and the first after pulls were stopped, fill the last twelve weeks.
+  const weeks = weeksToPull(today, c.last_pull_ok === null || c.access !== 'ok');
+  if (c.source === 'secondary') {
+    return bingWeeks(setup.bingApi, setup.cipher.decrypt(c.credentials_enc ?? ''), c.property, weeks, today);
   }
-  return bingWeeks(setup.bingApi, setup.cipher.decrypt(c.credentials_enc ?? ''), c.property, weeks, today);
+  const key =
+    c.mode === 'delegated' ? setup.ownKey : (JSON.parse(setup.cipher.decrypt(c.credentials_enc ?? '')) as ServiceAccountKey);
+  if (!key) {
+    throw new ProviderError('Google', 0, 'delegated mode is no longer offered by this server (SEARCH_SERVICE_ACCOUNT_KEY unset)');
+  }
+  if (c.mode !== 'delegated') return googleWeeks(setup.googleApi, await accessToken(key), c.property, weeks);
+  const check = await delegatedAccess(em, setup.googleApi, key, c.site_id, c.property);
+  if (check.status !== 'ok') return check.status;
+  checked.access = 'ok';
+  return googleWeeks(setup.googleApi, check.token, c.property, weeks);
 }
 
 /**
- * Pulls every connection due at `now`; answers how many pulled and failed, and the unexpected errors
- * (not a provider's refusal: a credential that no longer opens, a database failure) for the log. One
- * connection's failure never stops the others.
+ * Stores the weeks: a figure reported replaces the stored one, a figure not reported (null) keeps it.
+ */
+async function store(em: EntityManager, c: Due, figures: WeekFigures[]): Promise<void> {
+  await em.getConnection().execute(
+    `insert into search_weeks (site_id, source, week, clicks, impressions, ctr, position, pages, queries, links, top)
+     select ?::uuid, ?, w.week, w.clicks, w.impressions, w.ctr, w.position, w.pages, w.queries, w.links, w.top
+       from jsonb_to_recordset(?::jsonb) w(week date, clicks bigint, impressions bigint, ctr float8, position float8,
+                                           pages int, queries int, links bigint, top jsonb)
+     on conflict (site_id, source, week) do update set
+       clicks = coalesce(excluded.clicks, search_weeks.clicks),
+       impressions = coalesce(excluded.impressions, search_weeks.impressions),
+       ctr = coalesce(excluded.ctr, search_weeks.ctr),
+       position = coalesce(excluded.position, search_weeks.position),
+       pages = coalesce(excluded.pages, search_weeks.pages),
+       queries = coalesce(excluded.queries, search_weeks.queries),
+       links = coalesce(excluded.links, search_weeks.links),
+       top = coalesce(excluded.top, search_weeks.top),
+       updated_at = now()`,
+    [c.site_id, c.source, JSON.stringify(figures)],
+    'run',
+  );
+}
+
+/** Why a pull failed, as the connection shows it (a provider's own words; never a credential). */
+function failureMessage(e: unknown): string {
+  if (e instanceof ProviderError) return e.message;
+  if (e instanceof UnusableKey) return `the stored key file is refused: ${e.message}`;
+  return 'an unexpected error (see the server log)';
+}
+
+/**
+ * Pulls every connection due at `now`; answers how many pulled, failed and were stopped (delegated
+ * access no longer holds), and the unexpected errors (not a provider's refusal: a credential that no
+ * longer opens, a database failure) for the log. One connection's failure never stops the others.
  */
 export async function pullDue(
   em: EntityManager,
   setup: PullSetup,
   now: Date,
   siteIds?: string[],
-): Promise<{ pulled: number; failed: number; unexpected: unknown[] }> {
+): Promise<{ pulled: number; failed: number; stopped: number; unexpected: unknown[] }> {
   const conn = em.getConnection();
+  // Access lost: not pulled again until the source is connected again.
   const due = await conn.execute<Due[]>(
-    `select site_id, source, mode, property, credentials_enc, last_pull_ok, failures from search_connections
-      where (next_pull_at is null or next_pull_at <= ?) ${siteIds ? 'and site_id = any(?::uuid[])' : ''}
+    `select site_id, source, mode, property, credentials_enc, last_pull_ok, access, failures from search_connections
+      where (next_pull_at is null or next_pull_at <= ?) and access <> 'access-lost'
+        ${siteIds ? 'and site_id = any(?::uuid[])' : ''}
       order by next_pull_at nulls first limit 500`,
     siteIds ? [now, `{${siteIds.join(',')}}`] : [now],
     'all',
   );
   const today = now.toISOString().slice(0, 10);
   let failed = 0;
+  let stopped = 0;
   const unexpected: unknown[] = [];
   for (const c of due) {
+    const checked = { access: c.access };
     try {
-      const figures = await figuresOf(setup, c, today);
-      await conn.execute(
-        `insert into search_weeks (site_id, source, week, clicks, impressions, ctr, position, pages, queries, links, top)
-         select ?::uuid, ?, w.week, w.clicks, w.impressions, w.ctr, w.position, w.pages, w.queries, w.links, w.top
-           from jsonb_to_recordset(?::jsonb) w(week date, clicks bigint, impressions bigint, ctr float8, position float8,
-                                               pages int, queries int, links bigint, top jsonb)
-         on conflict (site_id, source, week) do update set clicks = excluded.clicks, impressions = excluded.impressions,
-           ctr = excluded.ctr, position = excluded.position, pages = excluded.pages, queries = excluded.queries,
-           links = coalesce(excluded.links, search_weeks.links), top = excluded.top, updated_at = now()`,
-        [c.site_id, c.source, JSON.stringify(figures)],
-        'run',
-      );
+      const figures = await figuresOf(em, setup, c, today, checked);
+      if (typeof figures === 'string') {
+        stopped++;
+        // A hostname verified again resumes the pulls: checked hourly, in this database only.
+        await conn.execute(
+          'update search_connections set access = ?, next_pull_at = ? where site_id = ? and source = ?',
+          [figures, new Date(now.getTime() + HOUR), c.site_id, c.source],
+          'run',
+        );
+        continue;
+      }
+      await store(em, c, figures);
       await conn.execute(
         `update search_connections set last_pull_at = ?, last_pull_ok = true, last_pull_message = null, failures = 0,
-           next_pull_at = ? where site_id = ? and source = ?`,
-        [now, new Date(now.getTime() + 86_400_000), c.site_id, c.source],
+           access = 'ok', next_pull_at = ? where site_id = ? and source = ?`,
+        [now, new Date(now.getTime() + 24 * HOUR), c.site_id, c.source],
         'run',
       );
     } catch (e) {
       failed++;
-      const message = e instanceof ProviderError ? e.message : 'an unexpected error (see the server log)';
       const hours = Math.min(24, 2 ** c.failures);
       await conn.execute(
         `update search_connections set last_pull_at = ?, last_pull_ok = false, last_pull_message = ?,
-           failures = failures + 1, next_pull_at = ? where site_id = ? and source = ?`,
-        [now, `last pull failed: ${message}`.slice(0, 500), new Date(now.getTime() + hours * 3600_000), c.site_id, c.source],
+           failures = failures + 1, access = ?, next_pull_at = ? where site_id = ? and source = ?`,
+        [
+          now,
+          `last pull failed: ${failureMessage(e)}`.slice(0, 500),
+          checked.access,
+          new Date(now.getTime() + hours * HOUR),
+          c.site_id,
+          c.source,
+        ],
         'run',
       );
-      if (!(e instanceof ProviderError)) unexpected.push(e);
+      if (!(e instanceof ProviderError) && !(e instanceof UnusableKey)) unexpected.push(e);
     }
   }
-  return { pulled: due.length - failed, failed, unexpected };
+  return { pulled: due.length - failed - stopped, failed, stopped, unexpected };
 }

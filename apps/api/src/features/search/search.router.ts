@@ -47,7 +47,7 @@ export const searchRouter = router({
       mcp: {
         tool: 'get_site_search',
         description:
-          'Which search providers the site is connected to: primary (Google Search Console: mode, property, the account used) and secondary (Bing Webmaster Tools: site URL), each with how its last daily pull went; and `serviceAccount`, the address a site owner grants access to in Search Console for delegated mode. Credentials are never shown.',
+          'Which search providers the site is connected to: primary (Google Search Console: mode, property, the account used, and `status`: ok, or in delegated mode access-lost / hostname-unverified when pulls are stopped, with `statusMessage` saying what to do) and secondary (Bing Webmaster Tools: site URL), each with how its last daily pull went; and `serviceAccount`, the address a site owner grants access to in Search Console for delegated mode. Credentials are never shown.',
       },
       openapi: {
         method: 'GET',
@@ -70,14 +70,14 @@ export const searchRouter = router({
       mcp: {
         tool: 'update_site_search_google',
         description:
-          'Connect Google Search Console. mode delegated: grant the serviceAccount of get_site_search access to the property in Search Console first; the property must cover a verified hostname of the site. mode service_account: give your own service-account key file (JSON, as text or object) whose account can read the property. property: a URL prefix (https://example.com/) or a domain (sc-domain:example.com). Access is checked with Google before anything is kept.',
+          'Connect Google Search Console. mode delegated: grant the serviceAccount of get_site_search access to the property in Search Console first; the property must cover a verified hostname of the site (checked again before every pull). mode service_account: give your own service-account key file (JSON, as text or object, at most 20,000 characters) whose account can read the property; its key must be RSA of 2,048 to 4,096 bits, as Google makes them. property: a URL prefix (https://example.com/) or a domain (sc-domain:example.com). Access is checked with Google before anything is kept; connecting again resumes pulls stopped because access was lost.',
       },
       openapi: {
         method: 'PUT',
         path: '/v1/sites/{id}/search/primary',
         summary: 'Connect Google Search Console (delegated or with a service-account key)',
         description:
-          'Refusals: 400 property (not a verified hostname of the site in delegated mode, or no access), 400 key (not a service-account key, or refused by Google), 503 when Google cannot be reached or delegated mode is not offered.',
+          'Refusals: 400 property (not a verified hostname of the site in delegated mode, or no access), 400 key (not a service-account key, an RSA key outside 2,048–4,096 bits or not shaped as Google makes them, an object form past 20,000 characters of JSON, 32 fields or with nested values, or refused by Google), 503 when Google cannot be reached or delegated mode is not offered.',
         tags,
       },
     })

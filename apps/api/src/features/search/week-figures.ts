@@ -28,3 +28,15 @@ export interface WeekFigures {
   links: number | null;
   top: { pages: TopRow[]; queries: TopRow[] } | null;
 }
+
+/** A week the source reported nothing for: every figure null (not collected), never zero. */
+export const NOT_REPORTED: Omit<WeekFigures, 'week'> = {
+  clicks: null,
+  impressions: null,
+  ctr: null,
+  position: null,
+  pages: null,
+  queries: null,
+  links: null,
+  top: null,
+};

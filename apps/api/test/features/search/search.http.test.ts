@@ -1,9 +1,10 @@
 // Search connections over HTTP against local stand-ins of Google (token endpoint checking the JWT's
 // signature, Search Console's sites.get) and Bing Webmaster Tools: connect in both Google modes and with
 // a Bing key, every refusal with its field, credentials never shown or stored in the clear, disconnect.
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { SiteHostname } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { craftedRsaKey } from '../../support/crafted-rsa-key.ts';
 import { type SearchProviders, startSearchProviders } from '../../support/search-providers.ts';
 import { createToken, createUser, startTestServer, type TestServer } from '../../support/server.ts';
 import { createSite } from '../../support/sites.ts';
@@ -117,6 +118,56 @@ describe('search connections', () => {
     const longKey = await put(s.id, 'secondary', { apiKey: 'k'.repeat(201), siteUrl: property }).expect(400);
     expect(longKey.body.field).toBe('apiKey');
     expect(providers.seen.length).toBe(before);
+  });
+
+  it('takes RSA keys of 2,048 to 4,096 bits only, shaped as Google makes them, refused (400 key) before any signing', async () => {
+    const s = await site();
+    const property = `https://${s.verified}/`;
+    providers.grant(customer.email, property);
+    const withKey = (private_key: string) => ({ ...customer.keyFile, private_key });
+    const refuse = async (key: unknown, title: string | RegExp) => {
+      const res = await put(s.id, 'primary', { mode: 'service_account', property, key }).expect(400);
+      expect(res.body.field).toBe('key');
+      if (typeof title === 'string') expect(res.body.title).toBe(title);
+      else expect(res.body.title).toMatch(title);
+    };
+    const before = providers.seen.length;
+    const small = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' });
+    const sizes = (bits: string) =>
+      `The key file's private_key is an RSA key of ${bits} bits: give a key of 2,048 to 4,096 bits (Google makes 2,048-bit keys)`;
+    await refuse(withKey(small.toString()), sizes('1,024'));
+    await refuse(withKey(craftedRsaKey(4112)), sizes('4,112'));
+    // A stranger's 16,384-bit key fits in the text form's 20,000 characters; one signature with it costs seconds.
+    await refuse(JSON.stringify(withKey(craftedRsaKey(16_384))), sizes('16,384'));
+    // Within the size, numbers larger than such a key has (they too make signing dearer).
+    const shape = /^The key file's private_key is not an RSA key as Google makes them/;
+    await refuse(withKey(craftedRsaKey(2048, { primeBits: 2048 })), shape);
+    await refuse(withKey(craftedRsaKey(2048, { exponentBits: 64 })), shape);
+    // None of them reached Google: nothing was signed.
+    expect(providers.seen.length).toBe(before);
+  });
+
+  it('bounds the key file given as an object like the text form: 20,000 characters of JSON, flat, 32 fields', async () => {
+    const s = await site();
+    const property = `https://${s.verified}/`;
+    providers.grant(customer.email, property);
+    const refuse = async (key: unknown, field: string, title: RegExp) => {
+      const res = await put(s.id, 'primary', { mode: 'service_account', property, key }).expect(400);
+      expect(res.body.field).toBe(field);
+      expect(res.body.title).toMatch(title);
+    };
+    const before = providers.seen.length;
+    await refuse({ ...customer.keyFile, notes: 'x'.repeat(20_000) }, 'key', /at most 20,000 characters/);
+    const many = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`extra_${i}`, 'x']));
+    await refuse({ ...customer.keyFile, ...many }, 'key', /at most 32 fields/);
+    await refuse(
+      { ...customer.keyFile, nested: { deeper: [1, 2, 3] } },
+      'key.nested',
+      /a flat JSON object whose values are text/,
+    );
+    expect(providers.seen.length).toBe(before);
+    // Google's own shape still connects.
+    await put(s.id, 'primary', { mode: 'service_account', property, key: customer.keyFile }).expect(200);
   });
 
   it('refuses a property the account cannot read (400 property) and keeps nothing', async () => {

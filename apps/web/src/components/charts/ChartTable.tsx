@@ -1,5 +1,5 @@
 import { formatCount, formatDay } from '../../lib/format.ts';
-import type { ChartLine } from './SeriesChart.tsx';
+import { type ChartLine, chartFigure } from './SeriesChart.tsx';
 
 /** The chart's figures as a table for screen readers (the drawing itself is one image to them). */
 export function ChartTable({ name, days, lines }: { name: string; days: string[]; lines: ChartLine[] }) {
@@ -26,7 +26,7 @@ export function ChartTable({ name, days, lines }: { name: string; days: string[]
           <tr key={day}>
             <th scope="row">{formatDay(day)}</th>
             {lines.map((l) => (
-              <td key={l.key}>{formatCount(l.values[i] ?? 0)}</td>
+              <td key={l.key}>{chartFigure(l.values[i])}</td>
             ))}
             {compared.map((l) => (
               <td key={`${l.key}-previous`}>{formatCount(l.previous?.[i] ?? 0)}</td>

@@ -3,15 +3,21 @@ import { formatCompact, formatCount, formatDay, formatMonth, formatShortDay } fr
 import { labelIndexes, linePath, yTicks } from './chartScale.ts';
 import { useElementWidth } from './useElementWidth.ts';
 
-/** One drawn count: this period's value per day and, when comparing, the previous period's. */
+/**
+ * One drawn count: this period's value per day and, when comparing, the previous period's. A value
+ * of null was not collected: a gap in the line, "—" in words.
+ */
 export interface ChartLine {
   key: string;
   label: string;
   /** The line's colour: the dashboard's two, and the Protection page's challenge and deny. */
   tone: 'primary' | 'secondary' | 'warn' | 'danger';
-  values: number[];
+  values: (number | null)[];
   previous: number[] | null;
 }
+
+/** A value in words: "—" when not collected. */
+export const chartFigure = (v: number | null | undefined) => (v === null ? '—' : formatCount(v ?? 0));
 
 const HEIGHT = 240;
 const M = { top: 12, right: 16, bottom: 28, left: 48 };
@@ -36,7 +42,7 @@ export function SeriesChart({
   const n = days.length;
   const plotW = width - M.left - M.right;
   const plotH = HEIGHT - M.top - M.bottom;
-  const max = Math.max(0, ...lines.flatMap((l) => [...l.values, ...(l.previous ?? [])]));
+  const max = Math.max(0, ...lines.flatMap((l) => [...l.values.filter((v) => v !== null), ...(l.previous ?? [])]));
   const ticks = yTicks(max);
   const top = ticks[ticks.length - 1] ?? 1;
   const x = (i: number) => M.left + (n <= 1 ? plotW / 2 : (i * plotW) / (n - 1));
@@ -55,7 +61,7 @@ export function SeriesChart({
 
   const describe = (i: number) => {
     const day = days[i] ?? '';
-    const now = lines.map((l) => `${l.label} ${formatCount(l.values[i] ?? 0)}`).join(', ');
+    const now = lines.map((l) => `${l.label} ${chartFigure(l.values[i])}`).join(', ');
     const prevDay = previousDays?.[i];
     const before = lines
       .filter((l) => l.previous)
@@ -99,9 +105,9 @@ export function SeriesChart({
             {l.previous && (
               <path className="dash-chart-previous" d={linePath(l.previous.slice(0, n).map((v, i) => [x(i), y(v)]))} />
             )}
-            <path className="dash-chart-current" d={linePath(l.values.map((v, i) => [x(i), y(v)]))} />
+            <path className="dash-chart-current" d={linePath(l.values.map((v, i) => [x(i), v === null ? null : y(v)]))} />
             {l.values.map((v, i) =>
-              dots || hover === i ? (
+              v !== null && (dots || hover === i) ? (
                 <circle key={days[i]} className="dash-chart-point" cx={x(i)} cy={y(v)} r={hover === i ? 4.5 : 3} />
               ) : null,
             )}
@@ -127,7 +133,7 @@ export function SeriesChart({
           <strong>{formatDay(days[hover] ?? '')}</strong>
           {lines.map((l) => (
             <span key={l.key} className={`dash-chart-tip-row dash-chart-${l.tone}`}>
-              <span className="dash-swatch" /> {l.label} {formatCount(l.values[hover] ?? 0)}
+              <span className="dash-swatch" /> {l.label} {chartFigure(l.values[hover])}
               {l.previous && <span className="muted"> (before: {formatCount(l.previous[hover] ?? 0)})</span>}
             </span>
           ))}

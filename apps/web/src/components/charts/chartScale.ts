@@ -27,6 +27,20 @@ export function labelIndexes(n: number, most: number): number[] {
   return out;
 }
 
-/** An SVG path through points; gaps are never needed (every day has a value, zero when quiet). */
-export const linePath = (points: readonly (readonly [number, number])[]) =>
-  points.map(([x, y], i) => `${i === 0 ? 'M' : 'L'}${x.toFixed(1)},${y.toFixed(1)}`).join(' ');
+/**
+ * An SVG path through points. A point without a value (null: not collected) leaves a gap, so the line
+ * never pretends it was zero; the next point starts a new piece.
+ */
+export function linePath(points: readonly (readonly [number, number | null])[]): string {
+  let pen = 'M';
+  const parts: string[] = [];
+  for (const [x, y] of points) {
+    if (y === null) {
+      pen = 'M';
+      continue;
+    }
+    parts.push(`${pen}${x.toFixed(1)},${y.toFixed(1)}`);
+    pen = 'L';
+  }
+  return parts.join(' ');
+}

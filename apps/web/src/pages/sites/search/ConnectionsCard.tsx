@@ -29,7 +29,13 @@ export function ConnectionsCard({ siteId, search }: { siteId: string; search: Se
     <>
       <Card title="Google Search Console">
         {search.primary ? (
-          <Connected siteId={siteId} source="primary" name={search.primary.property} lastPull={search.primary.lastPull}>
+          <Connected
+            siteId={siteId}
+            source="primary"
+            name={search.primary.property}
+            lastPull={search.primary.lastPull}
+            stopped={search.primary.statusMessage}
+          >
             {search.primary.mode === 'delegated' ? 'Delegated access' : `Service account ${search.primary.account}`}
           </Connected>
         ) : (
@@ -54,6 +60,8 @@ function Connected(props: {
   source: 'primary' | 'secondary';
   name: string;
   lastPull: LastPull;
+  /** Why pulls are stopped (delegated access no longer holds), or null. */
+  stopped?: string | null;
   children: string;
 }) {
   const trpc = useTRPC();
@@ -68,6 +76,7 @@ function Connected(props: {
       <p>
         <strong>{props.name}</strong> · {props.children}
       </p>
+      {props.stopped && <Notice tone="error">{props.stopped}</Notice>}
       <PullState lastPull={props.lastPull} />
       <ConfirmButton
         label="Disconnect"

@@ -3,17 +3,9 @@ import { ChartTable } from '../../../components/charts/ChartTable.tsx';
 import { type ChartLine, SeriesChart } from '../../../components/charts/SeriesChart.tsx';
 import { formatCount } from '../../../lib/format.ts';
 import type { SearchWeeks } from './data.ts';
+import { mondays, weekValues } from './weekSeries.ts';
 
 type Week = SearchWeeks['weeks'][number];
-
-/** Every Monday of the range, oldest first. */
-function mondays(from: string, to: string): string[] {
-  const out: string[] = [];
-  for (let t = Date.parse(`${from}T00:00:00Z`); t <= Date.parse(`${to}T00:00:00Z`); t += 7 * 86_400_000) {
-    out.push(new Date(t).toISOString().slice(0, 10));
-  }
-  return out;
-}
 
 const SOURCES = [
   { source: 'primary', label: 'Google', tone: 'primary' },
@@ -31,7 +23,7 @@ export function WeeksCard({ data }: { data: SearchWeeks }) {
         key: `${source}-${figure}`,
         label,
         tone,
-        values: weeks.map((week) => data.weeks.find((w) => w.week === week && w.source === source)?.[figure] ?? 0),
+        values: weekValues(data, weeks, source, figure),
         previous: null,
       }),
     );
@@ -81,7 +73,10 @@ export function WeeksCard({ data }: { data: SearchWeeks }) {
           ))}
         </tbody>
       </table>
-      <p className="muted">— not collected (a rate without impressions, links from Google); 0 is a measurement.</p>
+      <p className="muted">
+        — not collected (a week or figure the source did not report, a rate without impressions, links from Google); 0 is a
+        measurement. The charts leave a gap for a week not collected.
+      </p>
     </Card>
   );
 }
