@@ -18,7 +18,10 @@ import { unsubscribe } from './unsubscribe.ts';
 /**
  * E-mail reports: a site's headline figures for the last full week or month, sent to chosen addresses.
  * On the dashboard's tRPC face only (no `openapi` or `mcp` meta: the spec's REST routes and MCP tools are
- * fixed); the job that sends them is features/reports/reports-job.ts.
+ * fixed); the job that sends them is features/reports/reports-job.ts. Whatever sends figures to an
+ * address (adding a report, Send now) needs `analytics:read` beside `sites:write`, so a token never gets
+ * figures by mail that it could not read directly; the list (addresses, no figures) and removing need
+ * only the site scope.
  */
 export const reportsRouter = router({
   list: actorProcedure
@@ -28,7 +31,7 @@ export const reportsRouter = router({
     .query(({ ctx, input }) => listReports(ctx.em, ctx.actor, input.id)),
 
   add: actorProcedure
-    .meta({ auth: 'any', scope: 'sites:write', idempotent: true, status: 201 })
+    .meta({ auth: 'any', scope: ['analytics:read', 'sites:write'], idempotent: true, status: 201 })
     .input(AddEmailReportInput)
     .output(EmailReportOutput)
     .mutation(({ ctx, input }) => addReport(ctx.em, ctx.actor, input)),
@@ -41,7 +44,7 @@ export const reportsRouter = router({
 
   /** The last closed period's report to its address now (once a minute per report). */
   sendNow: actorProcedure
-    .meta({ auth: 'any', scope: 'sites:write' })
+    .meta({ auth: 'any', scope: ['analytics:read', 'sites:write'] })
     .input(EmailReportParams)
     .output(SendEmailReportOutput)
     .mutation(({ ctx, input }) => sendNow(ctx.deps, ctx.em, ctx.actor, input)),

@@ -17,16 +17,19 @@ import { openShare } from './open.ts';
  * Shared links: a read-only view of one site's dashboard for whoever holds the link. On the dashboard's
  * tRPC face only (no `openapi` or `mcp` meta: the spec's REST routes and MCP tools are fixed). A view's
  * calls carry X-Share-View and reach only the procedures marked `shareable` (stats and the live figure).
+ * A token never gets figures through a link it could not read directly: seeing or making links needs
+ * `analytics:read` too; revoking one only ends access, so `sites:write` is enough.
  */
 export const sharesRouter = router({
+  // The list holds the links themselves, and a link opens the figures: analytics:read as well.
   list: actorProcedure
-    .meta({ auth: 'any', scope: 'sites:read' })
+    .meta({ auth: 'any', scope: ['analytics:read', 'sites:read'] })
     .input(ShareLinksInput)
     .output(ShareLinksOutput)
     .query(({ ctx, input }) => listShareLinks(ctx.deps, ctx.em, ctx.actor, input.id)),
 
   create: actorProcedure
-    .meta({ auth: 'any', scope: 'sites:write', idempotent: true, status: 201 })
+    .meta({ auth: 'any', scope: ['analytics:read', 'sites:write'], idempotent: true, status: 201 })
     .input(CreateShareLinkInput)
     .output(ShareLinkOutput)
     .mutation(({ ctx, input }) => createShareLink(ctx.deps, ctx.em, ctx.actor, input)),
