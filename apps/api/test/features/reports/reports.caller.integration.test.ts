@@ -29,7 +29,7 @@ describe('e-mail report addresses', () => {
       await createToken(t.deps, {
         userId: other.user.id,
         workspaceId: other.workspace.id,
-        scopes: ['sites:write', 'sites:read'],
+        scopes: ['analytics:read', 'sites:write', 'sites:read'],
       }),
     );
   });
