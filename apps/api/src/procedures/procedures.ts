@@ -6,8 +6,8 @@ import { forbidden, unauthorized } from '../core/errors.ts';
 import { bumpSitesGeneration } from '../core/hot/generations.ts';
 import { authorize } from './authorize.ts';
 import { baseProcedure } from './init.ts';
-import { scopesOf } from './meta.ts';
 import { refuseUnsafeText } from './input-guard.ts';
+import { scopesOf } from './meta.ts';
 
 /**
  * The three builders every operation starts from. Each one applies the rules its operation's meta

@@ -13,6 +13,7 @@ export const EmailReport = z.object({
   frequency: z.enum(REPORT_FREQUENCIES),
   createdAt: zTimestamp,
   lastSentAt: zTimestamp.nullable(),
+  creatorLeft: z.boolean().describe('The member who added it left the workspace: it is not sent until an owner takes it over'),
 });
 export type EmailReport = z.infer<typeof EmailReport>;
 

@@ -1,6 +1,7 @@
 // The regular sending: every report whose next period has closed in its site's time zone goes out, then
 // its period is recorded. Called by features/reports/reports-job.ts under the job's advisory lock.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { makerIsMember } from '../../actor/makers.ts';
 import { localToday } from '../../analytics/range.ts';
 import type { Logger } from '../../core/logger.ts';
 import { type ReportFigures, reportFigures } from './figures.ts';
@@ -31,6 +32,7 @@ const dueOf = (r: ReportSiteRow): DueReport => ({
  * Sends each report due at `now` and records `last_period_start`/`last_sent_at` right after its e-mail
  * left, so a second run never sends that period again. A failed send (figures or mail) leaves the report
  * due for the next run and does not hold the others up. Reports of one site and period share their figures.
+ * A report whose maker left the workspace is not sent (actor/makers.ts) until an owner takes it over.
  */
 export async function sendDue(
   em: EntityManager,
@@ -43,6 +45,7 @@ export async function sendDue(
             s.id as site_id, s.name, s.timezone, s.workspace_id, s.settings
        from email_reports r join sites s on s.id = r.site_id
       where ${opts.siteIds ? `s.id in (${opts.siteIds.map(() => '?::uuid').join(', ')})` : 'true'}
+        and ${makerIsMember('r')}
       order by r.site_id, r.created_at`,
     opts.siteIds ?? [],
   );

@@ -4,6 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { type EmailReport, REPORTS_PER_SITE } from '@us/shared';
 import { isUuid, loadSite, responsibleUserId } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
+import { makerIsMember } from '../../actor/makers.ts';
 import { localToday } from '../../analytics/range.ts';
 import { AppError } from '../../core/errors.ts';
 import { normaliseEmail } from '../../core/mail/address.ts';
@@ -16,9 +17,10 @@ export interface ReportRow {
   frequency: Frequency;
   created_at: Date;
   last_sent_at: Date | null;
+  maker_is_member: boolean;
 }
 
-export const REPORT_COLUMNS = 'id, address, frequency, created_at, last_sent_at';
+export const REPORT_COLUMNS = `id, address, frequency, created_at, last_sent_at, ${makerIsMember('email_reports')} as maker_is_member`;
 
 export const toReport = (r: ReportRow): EmailReport => ({
   id: r.id,
@@ -26,6 +28,7 @@ export const toReport = (r: ReportRow): EmailReport => ({
   frequency: r.frequency,
   createdAt: new Date(r.created_at).toISOString(),
   lastSentAt: r.last_sent_at ? new Date(r.last_sent_at).toISOString() : null,
+  creatorLeft: !r.maker_is_member,
 });
 
 export async function listReports(em: EntityManager, actor: Actor, siteId: string) {

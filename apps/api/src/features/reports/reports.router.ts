@@ -13,6 +13,7 @@ import { router } from '../../procedures/init.ts';
 import { actorProcedure, publicProcedure } from '../../procedures/procedures.ts';
 import { addReport, listReports, removeReport } from './recipients.ts';
 import { sendNow } from './send.ts';
+import { takeOverReport } from './take-over.ts';
 import { unsubscribe } from './unsubscribe.ts';
 
 /**
@@ -48,6 +49,13 @@ export const reportsRouter = router({
     .input(EmailReportParams)
     .output(SendEmailReportOutput)
     .mutation(({ ctx, input }) => sendNow(ctx.deps, ctx.em, ctx.actor, input)),
+
+  /** An owner makes a report theirs: one whose maker left the workspace is sent again. */
+  takeOver: actorProcedure
+    .meta({ auth: 'any', scope: ['analytics:read', 'sites:write'], idempotent: true })
+    .input(EmailReportParams)
+    .output(EmailReportOutput)
+    .mutation(({ ctx, input }) => takeOverReport(ctx.em, ctx.actor, input)),
 
   /** The e-mail's one-click link: removes that report; anyone holding the link may. */
   unsubscribe: publicProcedure

@@ -3,6 +3,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isUuid, loadSite } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
+import { makerIsMember } from '../../actor/makers.ts';
 import { localToday } from '../../analytics/range.ts';
 import type { Deps } from '../../core/deps.ts';
 import { AppError, tooMany } from '../../core/errors.ts';
@@ -51,13 +52,21 @@ export const SEND_NOW_SECONDS = 60;
 export async function sendNow(deps: ReportDeps, em: EntityManager, actor: Actor, input: { id: string; reportId: string }) {
   const site = await loadSite(em, actor, input.id);
   const rows = isUuid(input.reportId)
-    ? await em.execute<{ id: string; address: string; frequency: Frequency }[]>(
-        'select id, address, frequency from email_reports where id = ? and site_id = ?',
+    ? await em.execute<{ id: string; address: string; frequency: Frequency; maker_is_member: boolean }[]>(
+        `select r.id, r.address, r.frequency, ${makerIsMember('r')} as maker_is_member
+           from email_reports r where r.id = ? and r.site_id = ?`,
         [input.reportId, site.id],
       )
     : [];
-  const row = rows[0];
-  if (!row) throw new AppError(404, 'No such report on this site: reload the list');
+  const found = rows[0];
+  if (!found) throw new AppError(404, 'No such report on this site: reload the list');
+  if (!found.maker_is_member) {
+    throw new AppError(
+      409,
+      'This report stopped because the member who added it left the workspace: an owner can take it over, then send it',
+    );
+  }
+  const row = { id: found.id, address: found.address, frequency: found.frequency };
   const key = `report-now:${row.id}`;
   if ((await deps.hot.incr(key, SEND_NOW_SECONDS)) > 1) {
     const ttl = await deps.hot.ttl(key);

@@ -7,10 +7,11 @@ import {
   ShareLinkOutput,
   ShareLinksInput,
   ShareLinksOutput,
+  TakeOverShareLinkInput,
 } from '@us/shared';
 import { router } from '../../procedures/init.ts';
 import { actorProcedure, publicProcedure } from '../../procedures/procedures.ts';
-import { createShareLink, listShareLinks, revokeShareLink } from './links.ts';
+import { createShareLink, listShareLinks, revokeShareLink, takeOverShareLink } from './links.ts';
 import { openShare } from './open.ts';
 
 /**
@@ -39,6 +40,13 @@ export const sharesRouter = router({
     .input(RevokeShareLinkInput)
     .output(RevokeShareLinkOutput)
     .mutation(({ ctx, input }) => revokeShareLink(ctx.em, ctx.actor, input)),
+
+  /** An owner makes a link theirs: one whose maker left the workspace opens again at the same address. */
+  takeOver: actorProcedure
+    .meta({ auth: 'any', scope: ['analytics:read', 'sites:write'], idempotent: true })
+    .input(TakeOverShareLinkInput)
+    .output(ShareLinkOutput)
+    .mutation(({ ctx, input }) => takeOverShareLink(ctx.deps, ctx.em, ctx.actor, input)),
 
   /** Anyone with the link (and its password): a 12-hour view of the site's figures. */
   open: publicProcedure
