@@ -18,6 +18,7 @@ import { Migration20261204090000_share_links } from './Migration20261204090000_s
 import { Migration20261205090000_email_reports } from './Migration20261205090000_email_reports.ts';
 import { Migration20261206090000_rollup_arrivals } from './Migration20261206090000_rollup_arrivals.ts';
 import { Migration20261207090000_arrival_indexes } from './Migration20261207090000_arrival_indexes.ts';
+import { Migration20261209090000_report_optin } from './Migration20261209090000_report_optin.ts';
 
 /** The committed migrations, in order. New ones: `npm run -w @us/db migration:create -- <name>`, then list it here. */
 export const migrationsList = [
@@ -41,4 +42,5 @@ export const migrationsList = [
   { name: 'Migration20261205090000_email_reports', class: Migration20261205090000_email_reports },
   { name: 'Migration20261206090000_rollup_arrivals', class: Migration20261206090000_rollup_arrivals },
   { name: 'Migration20261207090000_arrival_indexes', class: Migration20261207090000_arrival_indexes },
+  { name: 'Migration20261209090000_report_optin', class: Migration20261209090000_report_optin },
 ];

@@ -1,5 +1,7 @@
 import {
   AddEmailReportInput,
+  ConfirmReportInput,
+  ConfirmReportOutput,
   EmailReportOutput,
   EmailReportParams,
   EmailReportsInput,
@@ -11,6 +13,7 @@ import {
 } from '@us/shared';
 import { router } from '../../procedures/init.ts';
 import { actorProcedure, publicProcedure } from '../../procedures/procedures.ts';
+import { answerConfirmation } from './confirmation.ts';
 import { addReport, listReports, removeReport } from './recipients.ts';
 import { sendNow } from './send.ts';
 import { takeOverReport } from './take-over.ts';
@@ -35,7 +38,7 @@ export const reportsRouter = router({
     .meta({ auth: 'any', scope: ['analytics:read', 'sites:write'], idempotent: true, status: 201 })
     .input(AddEmailReportInput)
     .output(EmailReportOutput)
-    .mutation(({ ctx, input }) => addReport(ctx.em, ctx.actor, input)),
+    .mutation(({ ctx, input }) => addReport(ctx.deps, ctx.em, ctx.actor, input)),
 
   remove: actorProcedure
     .meta({ auth: 'any', scope: 'sites:write', idempotent: true, destructive: true })
@@ -57,7 +60,14 @@ export const reportsRouter = router({
     .output(EmailReportOutput)
     .mutation(({ ctx, input }) => takeOverReport(ctx.em, ctx.actor, input)),
 
-  /** The e-mail's one-click link: removes that report; anyone holding the link may. */
+  /** The confirmation e-mail's link: yes (reports are sent from now on) or no (removed and suppressed). */
+  confirm: publicProcedure
+    .meta({ auth: 'none' })
+    .input(ConfirmReportInput)
+    .output(ConfirmReportOutput)
+    .mutation(({ ctx, input }) => answerConfirmation(ctx.deps, ctx.em, input)),
+
+  /** The e-mail's one-click link: removes the workspace's reports to that address and suppresses it; anyone holding the link may. */
   unsubscribe: publicProcedure
     .meta({ auth: 'none' })
     .input(UnsubscribeReportInput)
