@@ -2,6 +2,7 @@
 // mail budgets) and no report until it says yes; saying no suppresses it for the workspace. Table
 // `report_recipients`, one row per workspace and address (packages/db migration 20261209090000_report_optin).
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { makerIsMember } from '../../actor/makers.ts';
 import type { Deps } from '../../core/deps.ts';
 import { AppError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
@@ -44,8 +45,8 @@ export async function recordAsk(tx: EntityManager, workspaceId: string, address:
 }
 
 /**
- * Sends the confirmation e-mail of an address that waits for one. Claimed first (so two callers at once
- * send one e-mail), then within the budgets: over them, or when the mail server refuses, the claim is
+ * Sends the confirmation e-mail of an address that waits for one, while a report to it of a current
+ * member exists. Claimed first (so two callers at once send one e-mail), then within the budgets: over them, or when the mail server refuses, the claim is
  * given back and the address waits for the next run of the reports job, which says so in the log.
  */
 export async function askToConfirm(
@@ -60,7 +61,8 @@ export async function askToConfirm(
   const claimed = await em.execute<unknown[]>(
     `update report_recipients rr set mailed_at = now(), token_hash = ?, expires_at = now() + interval '${CONFIRM_DAYS} days'
       where workspace_id = ? and address = ? and confirmed_at is null and mailed_at is null
-        and exists (select 1 from email_reports r where r.workspace_id = rr.workspace_id and r.address = rr.address)
+        and exists (select 1 from email_reports r
+                     where r.workspace_id = rr.workspace_id and r.address = rr.address and ${makerIsMember('r')})
       returning 1`,
     [tokenHash, workspaceId, address],
   );
