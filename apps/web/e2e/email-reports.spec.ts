@@ -38,11 +38,14 @@ async function visitorsColumn(page: Page, table: string): Promise<Record<string,
   return out;
 }
 
-/** An owner sets up a weekly report in the site page, sends it now, and the recipient unsubscribes from the e-mail. */
+/**
+ * An owner sets up a weekly report in the site page; the address confirms from the one e-mail it got; the
+ * owner sends it now, and the recipient unsubscribes from the e-mail.
+ */
 describe('e-mail reports in a real browser', () => {
   const suite = dashboardSuite();
 
-  it('sends the last full week at once, with the figures the dashboard shows for that week; its link unsubscribes', {
+  it('asks the address to confirm, then sends the last full week at once, with the figures the dashboard shows; its link unsubscribes', {
     timeout: 120_000,
   }, async () => {
     const { t } = suite;
@@ -68,10 +71,29 @@ describe('e-mail reports in a real browser', () => {
     await form.getByRole('button', { name: 'Add report' }).click();
     const table = page.getByRole('table', { name: 'E-mail reports' });
     await table.getByRole('rowheader', { name: 'board@example.com' }).waitFor();
-    expect(await table.getByRole('row', { name: /board@example\.com/ }).textContent()).toContain('Weekly');
+    const row = table.getByRole('row', { name: /board@example\.com/ });
+    expect(await row.textContent()).toContain('Weekly');
+    expect(await row.textContent()).toContain('Waiting for confirmation');
+    const sendNow = page.getByRole('button', { name: 'Send now: the weekly report to board@example.com' });
+    expect(await sendNow.isDisabled()).toBe(true);
     expect(await accessibilityProblems(page)).toEqual([]);
 
-    await page.getByRole('button', { name: 'Send now: the weekly report to board@example.com' }).click();
+    // The address got one e-mail, asking it to confirm; its page asks for a press.
+    const confirmation = await t.smtp.waitFor('board@example.com', /^Confirm e-mail reports of Weekly shop$/);
+    const confirmLink = /(http:\/\/\S+\/confirm-report\?token=[A-Za-z0-9_%-]+)/.exec(confirmation.text)?.[1] ?? '';
+    expect(confirmLink).not.toBe('');
+    const inbox = await suite.browser.newContext();
+    const reader = await inbox.newPage();
+    await reader.goto(confirmLink);
+    const yes = reader.getByRole('button', { name: 'Yes, send me these reports' });
+    await yes.waitFor();
+    expect(await accessibilityProblems(reader)).toEqual([]);
+    await yes.click();
+    await reader.getByText('Confirmed: board@example.com gets the reports of Weekly shop, from their next period.').waitFor();
+    await page.reload();
+    await expect.poll(() => row.textContent()).toContain('Confirmed');
+
+    await sendNow.click();
     await page.getByText(`Sent the report of ${week.from} – ${week.to} to board@example.com.`).waitFor();
     const mail = await t.smtp.waitFor('board@example.com', /^Weekly report for Weekly shop/);
     const text = Buffer.from(mail.text, 'latin1').toString('utf8').replace(/\r\n/g, '\n');
@@ -99,14 +121,16 @@ describe('e-mail reports in a real browser', () => {
     // The recipient opens the e-mail's unsubscribe link: one press (or Enter) stops it.
     const link = /(http:\/\/\S+\/unsubscribe-report\?token=[A-Za-z0-9_-]+)/.exec(text)?.[1] ?? '';
     expect(link).not.toBe('');
-    const inbox = await suite.browser.newContext();
-    const reader = await inbox.newPage();
     await reader.goto(link);
     const stop = reader.getByRole('button', { name: 'Stop sending this report' });
     expect(await accessibilityProblems(reader)).toEqual([]);
     await stop.focus();
     await reader.keyboard.press('Enter');
-    await reader.getByText('The weekly report of Weekly shop is no longer sent to board@example.com.').waitFor();
+    await reader
+      .getByText(
+        'The weekly report of Weekly shop is no longer sent to board@example.com, nor any other report or invitation of its workspace.',
+      )
+      .waitFor();
     await page.goto(`${t.url}/sites/${siteId}`);
     await page.getByText('No e-mail reports yet.').waitFor();
     await inbox.close();

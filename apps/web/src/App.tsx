@@ -1,5 +1,6 @@
 import type { ComponentType } from 'react';
 import { AccountPage } from './pages/AccountPage.tsx';
+import { ConfirmReportPage } from './pages/ConfirmReportPage.tsx';
 import { ForgotPasswordPage } from './pages/ForgotPasswordPage.tsx';
 import { HomePage } from './pages/HomePage.tsx';
 import { LoginPage } from './pages/LoginPage.tsx';
@@ -42,6 +43,7 @@ const ROUTES: Record<string, ComponentType> = {
   '/billing': BillingPage,
   '/sites': SitesPage,
   '/unsubscribe-report': UnsubscribeReportPage,
+  '/confirm-report': ConfirmReportPage,
 };
 
 /**

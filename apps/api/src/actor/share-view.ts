@@ -5,6 +5,7 @@ import { tooMany, unauthorized } from '../core/errors.ts';
 import type { Cipher } from '../core/security/cipher.ts';
 import { safeEqual } from '../core/security/tokens.ts';
 import type { ShareActor } from './actor.ts';
+import { makerIsMember } from './makers.ts';
 
 /** Calls one shared link's viewers may make per minute, all together (a dashboard view makes about 12). */
 export const SHARE_CALLS_PER_MINUTE = 600;
@@ -12,7 +13,7 @@ export const SHARE_CALLS_PER_MINUTE = 600;
 /**
  * A view is what opening a shared link (and its password) gives: `<link id>.<expiry seconds>.<mac>`,
  * signed with the app secret, so a password is checked once per view rather than on every call. The
- * link is still looked up on every call, so revoking it ends its views at once.
+ * link is still looked up on every call, so revoking it (or its maker leaving) ends its views at once.
  */
 export function signView(cipher: Cipher, linkId: string, now = new Date()): { view: string; expiresAt: Date } {
   const expires = Math.floor(now.getTime() / 1000) + SHARE_VIEW_HOURS * 3600;
@@ -36,11 +37,12 @@ export async function resolveShareView(deps: Deps, em: EntityManager, view: stri
   const rows = await em
     .getConnection()
     .execute<{ site_id: string; workspace_id: string }[]>(
-      'select site_id, workspace_id from share_links where id = ?',
+      `select l.site_id, l.workspace_id from share_links l where l.id = ? and ${makerIsMember('l')}`,
       [linkId],
       'all',
     );
   const link = rows[0];
+  // Revoked, or its maker left the workspace (actor/makers.ts).
   if (!link) throw unauthorized('This shared link was revoked: ask whoever shared it for a new one');
   // Counted before it is checked, so calls sent at once each see the ones before them.
   const key = `share-calls:${linkId}`;

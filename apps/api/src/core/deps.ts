@@ -31,6 +31,8 @@ export interface Deps {
     search: Cipher;
     share: Cipher;
     reports: Cipher;
+    /** The keyed hashes of the mail suppression list (core/mail/suppression.ts). */
+    mail: Cipher;
   };
   /** Throttles slow callers down with this; tests replace it to observe the delay. */
   sleep: (ms: number) => Promise<void>;
@@ -47,6 +49,7 @@ export function makeCiphers(appSecret: string): Deps['ciphers'] {
     search: new Cipher(appSecret, 'search'),
     share: new Cipher(appSecret, 'share'),
     reports: new Cipher(appSecret, 'reports'),
+    mail: new Cipher(appSecret, 'mail'),
   };
 }
 

@@ -1,7 +1,7 @@
 import type { Actor } from '../actor/actor.ts';
 import { forbidden, scopeMissing, unauthorized } from '../core/errors.ts';
 import type { Ctx } from './context.ts';
-import type { Meta } from './meta.ts';
+import { type Meta, scopesOf } from './meta.ts';
 
 /**
  * Refuses state changes a browser sends from another site: cookie-authenticated ones, and the sign-in
@@ -45,9 +45,11 @@ export async function authorize(ctx: Ctx, meta: Meta): Promise<Actor | null> {
     throw forbidden('Only a signed-in person can do this: API tokens cannot; sign in to the dashboard');
   }
   if (actor.type === 'user') checkSameSite(ctx);
-  if (meta.scope && !actor.scopes.includes(meta.scope)) {
+  // Every scope the meta names is required; the problem names the first one missing.
+  const missing = scopesOf(meta).find((scope) => !actor.scopes.includes(scope));
+  if (missing) {
     throw scopeMissing(
-      meta.scope,
+      missing,
       actor.workspaceId === null
         ? 'you belong to no workspace yet; create or join one'
         : 'ask a workspace owner for a role or token that has it',

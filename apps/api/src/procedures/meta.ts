@@ -8,7 +8,8 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
  *   choose and call the tool (when to use it, what the arguments mean). Without it, the OpenAPI summary.
  * - `auth`: 'none' (no credentials), 'person' (the us_session cookie only; tokens get 403),
  *   'any' (person or token), 'optional' (used when present, e.g. logout).
- * - `scope`: the scope a token or role must hold.
+ * - `scope`: the scope a token or role must hold, or several that it must all hold (a shared link or an
+ *   e-mail report hands out figures, so making one needs `analytics:read` beside `sites:write`).
  * - `noRestricted`: site-restricted tokens are refused.
  * - `idempotent`: honours Idempotency-Key (REST) / idempotencyKey (MCP).
  * - `status`: success status when not 200.
@@ -25,7 +26,7 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
 export type Meta = OpenApiMeta<{
   mcp?: { tool: string; description?: string };
   auth: 'none' | 'person' | 'any' | 'optional';
-  scope?: Scope;
+  scope?: Scope | readonly Scope[];
   noRestricted?: boolean;
   idempotent?: boolean;
   status?: 200 | 201 | 202 | 204;
@@ -36,3 +37,9 @@ export type Meta = OpenApiMeta<{
   shareable?: boolean;
   builder?: 'public' | 'actor' | 'person';
 }>;
+
+/** Every scope an operation's meta requires, in the order declared (none when it declares none). */
+export function scopesOf(meta: Pick<Meta, 'scope'>): readonly Scope[] {
+  if (meta.scope === undefined) return [];
+  return typeof meta.scope === 'string' ? [meta.scope] : meta.scope;
+}

@@ -7,6 +7,7 @@ import { bumpSitesGeneration } from '../core/hot/generations.ts';
 import { authorize } from './authorize.ts';
 import { baseProcedure } from './init.ts';
 import { refuseUnsafeText } from './input-guard.ts';
+import { scopesOf } from './meta.ts';
 
 /**
  * The three builders every operation starts from. Each one applies the rules its operation's meta
@@ -62,7 +63,7 @@ const checked = baseProcedure.use(async ({ ctx, meta, next, getRawInput }) => {
   if (!result.ok) throw asTrpcError(result.error);
   // Collect nodes cache sites by public key (and the protection config they serve edges); any site or
   // bot-protection change tells them to look again.
-  if (meta.scope === 'sites:write' || meta.scope === 'bot:write') await bumpSitesGeneration(ctx.deps.hot);
+  if (scopesOf(meta).some((s) => s === 'sites:write' || s === 'bot:write')) await bumpSitesGeneration(ctx.deps.hot);
   return result;
 });
 

@@ -9,6 +9,7 @@ import { ROLE_SCOPES, type Role, SCOPES, type Scope } from '@us/shared';
 import type { Response } from 'supertest';
 import { z } from 'zod';
 import { hashPassword } from '../../src/core/security/passwords.ts';
+import { scopesOf } from '../../src/procedures/meta.ts';
 import type { Operation } from '../../src/procedures/registry.ts';
 import { createToken, createUser, GOOD_PASSWORD, signIn, type TestServer, uniqueEmail } from './server.ts';
 import { createSite } from './sites.ts';
@@ -112,7 +113,9 @@ const ALL: Scope[] = [...SCOPES];
 
 /** The callers of one operation. */
 export function callersOf(mop: MatrixOp): Caller[] {
-  const scope = mop.op.meta.scope ?? UNRELATED_SCOPE;
+  const declared = scopesOf(mop.op.meta);
+  const scopes: readonly Scope[] = declared.length ? declared : [UNRELATED_SCOPE];
+  const named = scopes.join(', ');
   const callers: Caller[] = [
     { key: 'anonymous', label: 'no credentials', kind: { type: 'anonymous' } },
     { key: 'unknown-token', label: 'unknown token', kind: { type: 'unknown-token' } },
@@ -120,11 +123,11 @@ export function callersOf(mop: MatrixOp): Caller[] {
     ...(['owner', 'admin', 'member', 'viewer'] as const).map(
       (role): Caller => ({ key: role, label: role, kind: { type: 'person', role } }),
     ),
-    { key: 'token-with', label: `token [${scope}]`, kind: { type: 'token', scopes: [scope], restricted: null } },
+    { key: 'token-with', label: `token [${named}]`, kind: { type: 'token', scopes: [...scopes], restricted: null } },
     {
       key: 'token-without',
-      label: `token [every scope but ${scope}]`,
-      kind: { type: 'token', scopes: ALL.filter((s) => s !== scope), restricted: null },
+      label: `token [every scope but ${named}]`,
+      kind: { type: 'token', scopes: ALL.filter((s) => !scopes.includes(s)), restricted: null },
     },
     {
       key: 'token-restricted',
@@ -145,7 +148,8 @@ export function callersOf(mop: MatrixOp): Caller[] {
 
 /** What the spec says this caller gets from this operation (spec §5 item 2, §7). */
 export function expectationOf(mop: MatrixOp, caller: Caller): Expectation {
-  const { auth, scope, noRestricted } = mop.op.meta;
+  const { auth, noRestricted } = mop.op.meta;
+  const scopes = scopesOf(mop.op.meta);
   const allowed: Expectation = {
     status: 'allowed',
     label: mop.siteItself ? 'allowed (finds the site)' : 'allowed',
@@ -157,18 +161,22 @@ export function expectationOf(mop: MatrixOp, caller: Caller): Expectation {
     case 'unknown-token':
     case 'unknown-session':
       return { status: 401, label: '401' };
-    case 'person':
-      if (scope && !ROLE_SCOPES[k.role].includes(scope)) return { status: 403, label: `403 (missing ${scope})`, scope };
+    case 'person': {
+      const scope = scopes.find((s) => !ROLE_SCOPES[k.role].includes(s));
+      if (scope) return { status: 403, label: `403 (missing ${scope})`, scope };
       return allowed;
+    }
     case 'foreign-owner':
       if (mop.siteRoute || Object.keys(mop.foreignTargets).length > 0) return { status: 404, label: '404 (other workspace)' };
       return allowed;
-    case 'token':
+    case 'token': {
       if (auth === 'person') return { status: 403, label: '403 (person-only)' };
-      if (scope && !k.scopes.includes(scope)) return { status: 403, label: `403 (missing ${scope})`, scope };
+      const scope = scopes.find((s) => !k.scopes.includes(s));
+      if (scope) return { status: 403, label: `403 (missing ${scope})`, scope };
       if (noRestricted && k.restricted) return { status: 403, label: '403 (no-restricted)' };
       if (k.restricted === 'other') return { status: 404, label: '404 (outside the restriction)' };
       return allowed;
+    }
   }
 }
 

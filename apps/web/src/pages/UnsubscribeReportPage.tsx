@@ -19,7 +19,8 @@ export function UnsubscribeReportPage() {
       {unsubscribe.error && <Notice tone="error">{toProblem(unsubscribe.error).title}</Notice>}
       {done && (
         <Notice tone="info">
-          The {done.frequency} report of {done.siteName} is no longer sent to {done.address}.
+          The {done.frequency} report of {done.siteName} is no longer sent to {done.address}, nor any other report or invitation
+          of its workspace.
         </Notice>
       )}
       {token && !done && (

@@ -19,6 +19,7 @@ import { Migration20261205090000_email_reports } from './Migration20261205090000
 import { Migration20261206090000_rollup_arrivals } from './Migration20261206090000_rollup_arrivals.ts';
 import { Migration20261207090000_arrival_indexes } from './Migration20261207090000_arrival_indexes.ts';
 import { Migration20261208090000_billing_segments } from './Migration20261208090000_billing_segments.ts';
+import { Migration20261209090000_report_optin } from './Migration20261209090000_report_optin.ts';
 import { Migration20261210090000_search_nulls } from './Migration20261210090000_search_nulls.ts';
 import { Migration20261212090000_pageview_tab_page } from './Migration20261212090000_pageview_tab_page.ts';
 
@@ -45,6 +46,7 @@ export const migrationsList = [
   { name: 'Migration20261206090000_rollup_arrivals', class: Migration20261206090000_rollup_arrivals },
   { name: 'Migration20261207090000_arrival_indexes', class: Migration20261207090000_arrival_indexes },
   { name: 'Migration20261208090000_billing_segments', class: Migration20261208090000_billing_segments },
+  { name: 'Migration20261209090000_report_optin', class: Migration20261209090000_report_optin },
   { name: 'Migration20261210090000_search_nulls', class: Migration20261210090000_search_nulls },
   { name: 'Migration20261212090000_pageview_tab_page', class: Migration20261212090000_pageview_tab_page },
 ];

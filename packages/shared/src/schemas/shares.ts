@@ -17,6 +17,7 @@ export const ShareLink = z.object({
   hasPassword: z.boolean(),
   createdAt: zTimestamp,
   lastOpenedAt: zTimestamp.nullable(),
+  creatorLeft: z.boolean().describe('The member who made it left the workspace: it does not open until an owner takes it over'),
 });
 export type ShareLink = z.infer<typeof ShareLink>;
 
@@ -36,6 +37,8 @@ export type ShareLinkOutput = z.infer<typeof ShareLinkOutput>;
 
 export const RevokeShareLinkInput = z.object({ id: zId, linkId: zId }).strict();
 export const RevokeShareLinkOutput = z.object({ revoked: z.literal(true) });
+
+export const TakeOverShareLinkInput = z.object({ id: zId, linkId: zId }).strict();
 
 const zShareToken = z
   .string()

@@ -5,19 +5,29 @@ import { normaliseEmail } from './address.ts';
 
 /**
  * How much mail strangers can make the service send. Every sender that e-mails an address someone typed
- * (sign-up for a taken address, confirmation, resend, reset, invitation) spends the address's budget
- * first; invitations also spend their workspace's.
+ * (sign-up for a taken address, confirmation, resend, reset, invitation, e-mail report and its
+ * confirmation) spends the address's budget first; invitations and report mail also spend their
+ * workspace's. A report confirmation asks a stranger for consent, so a workspace sends few of them; the
+ * reports themselves go only to addresses that confirmed, so their budget is wide (it bounds what one
+ * workspace can cost the service's sending reputation).
  */
-export const MAIL_BUDGET = { perAddressPerHour: 5, invitationsPerWorkspacePerHour: 20 } as const;
+export const MAIL_BUDGET = {
+  perAddressPerHour: 5,
+  invitationsPerWorkspacePerHour: 20,
+  reportConfirmationsPerWorkspacePerHour: 20,
+  reportConfirmationsPerWorkspacePerDay: 50,
+  reportsPerWorkspacePerHour: 500,
+} as const;
 const HOUR = 3600;
+const DAY = 86_400;
 
 // Only a hash of the address is kept: hot state never holds who was written to.
 const addressKey = (to: string) => `mail-budget:${sha256(normaliseEmail(to))}`;
 const workspaceKey = (workspaceId: string) => `invite-budget:${workspaceId}`;
 
 /** Counts one first (atomic INCR, so senders at once each see the others); the wait when over `limit`. */
-async function spend(hot: HotStore, key: string, limit: number): Promise<number | null> {
-  if ((await hot.incr(key, HOUR)) <= limit) return null;
+async function spend(hot: HotStore, key: string, limit: number, seconds = HOUR): Promise<number | null> {
+  if ((await hot.incr(key, seconds)) <= limit) return null;
   return Math.max(1, await hot.ttl(key));
 }
 
@@ -48,4 +58,32 @@ export async function requireInvitationBudget(hot: HotStore, workspaceId: string
     wait,
     `This workspace has sent ${MAIL_BUDGET.invitationsPerWorkspacePerHour} invitations in the last hour, the most allowed: wait ${wait} seconds, then invite again`,
   );
+}
+
+/** The report mail a workspace sends: a confirmation to a new address, or a report to a confirmed one. */
+export type ReportMailKind = 'confirmation' | 'report';
+
+const REPORT_WINDOWS: Record<ReportMailKind, { key: string; limit: number; seconds: number }[]> = {
+  confirmation: [
+    { key: 'report-confirm-hour', limit: MAIL_BUDGET.reportConfirmationsPerWorkspacePerHour, seconds: HOUR },
+    { key: 'report-confirm-day', limit: MAIL_BUDGET.reportConfirmationsPerWorkspacePerDay, seconds: DAY },
+  ],
+  report: [{ key: 'report-mail-hour', limit: MAIL_BUDGET.reportsPerWorkspacePerHour, seconds: HOUR }],
+};
+
+/**
+ * Spends one report e-mail of the workspace's budgets for `kind` (fixed windows), then one of the
+ * address's hourly budget. Null when it may go; otherwise which budget is spent. What is over budget is
+ * not sent now: the caller keeps it for a later run and says so in the log.
+ */
+export async function spendReportMail(
+  hot: HotStore,
+  kind: ReportMailKind,
+  workspaceId: string,
+  to: string,
+): Promise<'workspace' | 'address' | null> {
+  for (const w of REPORT_WINDOWS[kind]) {
+    if ((await spend(hot, `${w.key}:${workspaceId}`, w.limit, w.seconds)) !== null) return 'workspace';
+  }
+  return (await mayMail(hot, to)) ? null : 'address';
 }

@@ -1,5 +1,6 @@
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { PROBLEM_CODES } from '../../core/problem-types.ts';
+import { scopesOf } from '../../procedures/meta.ts';
 import type { Operation } from '../../procedures/registry.ts';
 import { appRouter } from '../../router.ts';
 
@@ -98,7 +99,9 @@ export function buildOpenApi(ops: Operation[], baseUrl: string): OpenAPIObject {
       });
     }
     if (headers.length) operation.parameters = [...(operation.parameters ?? []), ...headers] as typeof operation.parameters;
-    if (op.meta.scope) (operation as Record<string, unknown>)['x-scope'] = op.meta.scope;
+    // One scope as a string (as every spec route has); several, all required, as an array.
+    const scopes = scopesOf(op.meta);
+    if (scopes.length) (operation as Record<string, unknown>)['x-scope'] = scopes.length === 1 ? scopes[0] : scopes;
     if (op.meta.mcp) (operation as Record<string, unknown>)['x-mcp-tool'] = op.meta.mcp.tool;
   }
   doc.paths = { ...doc.paths, '/v1/downloads/{token}': downloadsPath as never, '/v1/billing/webhook': webhookPath as never };

@@ -1,2 +1,2 @@
 // The members wing's public surface: what other wings may use (the layering lint holds them to this file).
-export { lockWorkspace, seatsTaken } from './seats.ts';
+export { canManageOwners, lockWorkspace, seatsTaken } from './seats.ts';

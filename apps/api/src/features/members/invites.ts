@@ -6,6 +6,7 @@ import type { Actor, PersonActor } from '../../actor/actor.ts';
 import type { Deps } from '../../core/deps.ts';
 import { AppError } from '../../core/errors.ts';
 import { requireInvitationBudget, requireMailBudget } from '../../core/mail/budget.ts';
+import { isSuppressed } from '../../core/mail/suppression.ts';
 import { randomToken, sha256 } from '../../core/security/tokens.ts';
 import { emailLink, normaliseEmail } from '../auth/index.ts';
 import { inviteMail } from './invite-mail.ts';
@@ -60,6 +61,12 @@ export async function createInvite(
         409,
         `${email} already has a pending invitation: wait for it to be accepted, or withdraw it and invite again`,
       );
+    }
+    // The address unsubscribed from this workspace's reports (or said no to one): it gets no mail of it.
+    if (await isSuppressed(tx, deps.ciphers.mail, workspaceId, email)) {
+      throw new AppError(409, `${email} asked not to get e-mail from this workspace: no invitation is sent to it`, {
+        field: 'email',
+      });
     }
     const limit = PLAN_LIMITS[ws.plan].members;
     if (limit !== null && (await seatsTaken(tx, workspaceId)) >= limit) {

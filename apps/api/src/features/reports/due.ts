@@ -1,8 +1,12 @@
 // The regular sending: every report whose next period has closed in its site's time zone goes out, then
 // its period is recorded. Called by features/reports/reports-job.ts under the job's advisory lock.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { makerIsMember } from '../../actor/makers.ts';
 import { localToday } from '../../analytics/range.ts';
 import type { Logger } from '../../core/logger.ts';
+import { spendReportMail } from '../../core/mail/budget.ts';
+import { suppressedOf } from '../../core/mail/suppression.ts';
+import { confirmedJoin } from './confirmation.ts';
 import { type ReportFigures, reportFigures } from './figures.ts';
 import { type Frequency, lastClosedPeriod } from './periods.ts';
 import { type DueReport, type ReportDeps, sendReport } from './send.ts';
@@ -27,32 +31,55 @@ const dueOf = (r: ReportSiteRow): DueReport => ({
   site: { id: r.site_id, name: r.name, timezone: r.timezone, workspaceId: r.workspace_id, settings: r.settings ?? {} },
 });
 
+/** Addresses on their workspace's suppression list among `rows`, as `workspace address` pairs. */
+async function suppressedAmong(em: EntityManager, deps: ReportDeps, rows: ReportSiteRow[]): Promise<Set<string>> {
+  const byWorkspace = new Map<string, string[]>();
+  for (const r of rows) byWorkspace.set(r.workspace_id, [...(byWorkspace.get(r.workspace_id) ?? []), r.address]);
+  const out = new Set<string>();
+  for (const [workspaceId, addresses] of byWorkspace) {
+    for (const a of await suppressedOf(em, deps.ciphers.mail, workspaceId, addresses)) out.add(`${workspaceId} ${a}`);
+  }
+  return out;
+}
+
 /**
  * Sends each report due at `now` and records `last_period_start`/`last_sent_at` right after its e-mail
  * left, so a second run never sends that period again. A failed send (figures or mail) leaves the report
  * due for the next run and does not hold the others up. Reports of one site and period share their figures.
+ * Only reports to addresses that confirmed are sent, never to one on the workspace's suppression list,
+ * and not those whose maker left the workspace (actor/makers.ts) until an owner takes them over. Each
+ * e-mail spends the workspace's and the address's budgets: one over them stays due for the next run
+ * (`deferred`, logged).
  */
 export async function sendDue(
   em: EntityManager,
   deps: ReportDeps,
-  opts: { now: Date; siteIds?: string[] | undefined; logger?: Pick<Logger, 'error'> | undefined },
-): Promise<{ sent: number; failed: number }> {
-  if (opts.siteIds?.length === 0) return { sent: 0, failed: 0 };
+  opts: { now: Date; siteIds?: string[] | undefined; logger?: Pick<Logger, 'error' | 'warn'> | undefined },
+): Promise<{ sent: number; failed: number; deferred: number }> {
+  if (opts.siteIds?.length === 0) return { sent: 0, failed: 0, deferred: 0 };
   const rows = await em.execute<ReportSiteRow[]>(
     `select r.id, r.address, r.frequency, to_char(r.last_period_start, 'YYYY-MM-DD') as last_period_start,
             s.id as site_id, s.name, s.timezone, s.workspace_id, s.settings
-       from email_reports r join sites s on s.id = r.site_id
+       from email_reports r join sites s on s.id = r.site_id ${confirmedJoin('r')}
       where ${opts.siteIds ? `s.id in (${opts.siteIds.map(() => '?::uuid').join(', ')})` : 'true'}
+        and ${makerIsMember('r')}
       order by r.site_id, r.created_at`,
     opts.siteIds ?? [],
   );
+  const suppressed = await suppressedAmong(em, deps, rows);
   const figures = new Map<string, Promise<ReportFigures>>();
   let sent = 0;
   let failed = 0;
+  let deferred = 0;
   for (const row of rows) {
     try {
+      if (suppressed.has(`${row.workspace_id} ${row.address}`)) continue;
       const period = lastClosedPeriod(row.frequency, localToday(row.timezone, opts.now));
       if (row.last_period_start !== null && period.from <= row.last_period_start) continue;
+      if (await spendReportMail(deps.hot, 'report', row.workspace_id, row.address)) {
+        deferred++;
+        continue;
+      }
       const report = dueOf(row);
       const key = `${row.site_id}:${period.from}:${period.to}`;
       if (!figures.has(key)) figures.set(key, reportFigures(deps, report.site, period));
@@ -68,5 +95,10 @@ export async function sendDue(
       opts.logger?.error(`jobs: the ${row.frequency} report ${row.id} of site ${row.site_id} was not sent; retried next hour`, e);
     }
   }
-  return { sent, failed };
+  if (deferred > 0) {
+    opts.logger?.warn(
+      `jobs: ${deferred} ${deferred === 1 ? 'report is' : 'reports are'} over the e-mail budget of their address or workspace this hour; they stay due and go at the next run`,
+    );
+  }
+  return { sent, failed, deferred };
 }

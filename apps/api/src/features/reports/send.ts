@@ -3,10 +3,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isUuid, loadSite } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
+import { makerIsMember } from '../../actor/makers.ts';
 import { localToday } from '../../analytics/range.ts';
 import type { Deps } from '../../core/deps.ts';
 import { AppError, tooMany } from '../../core/errors.ts';
-import { mayMail } from '../../core/mail/budget.ts';
+import { spendReportMail } from '../../core/mail/budget.ts';
+import { type Confirmation, confirmationOf } from './confirmation.ts';
 import { type ReportFigures, type ReportSite, reportFigures } from './figures.ts';
 import { type Frequency, lastClosedPeriod, type Period, periodName } from './periods.ts';
 import { reportMail } from './report-mail.ts';
@@ -46,26 +48,47 @@ export const SEND_NOW_SECONDS = 60;
 /**
  * "Send now": the last closed period's report to its address at once (its schedule and recorded period
  * do not change). Counted atomically in the hot store before sending (a fixed one-minute window per
- * report), and within the address's hourly mail budget like every e-mail to a typed address.
+ * report), and within the workspace's and the address's hourly mail budgets like every report. Only to an
+ * address that confirmed, and not for a report whose maker left the workspace.
  */
 export async function sendNow(deps: ReportDeps, em: EntityManager, actor: Actor, input: { id: string; reportId: string }) {
   const site = await loadSite(em, actor, input.id);
   const rows = isUuid(input.reportId)
-    ? await em.execute<{ id: string; address: string; frequency: Frequency }[]>(
-        'select id, address, frequency from email_reports where id = ? and site_id = ?',
+    ? await em.execute<
+        { id: string; address: string; frequency: Frequency; maker_is_member: boolean; confirmation: Confirmation }[]
+      >(
+        `select r.id, r.address, r.frequency, ${makerIsMember('r')} as maker_is_member, ${confirmationOf('r')} as confirmation
+           from email_reports r where r.id = ? and r.site_id = ?`,
         [input.reportId, site.id],
       )
     : [];
-  const row = rows[0];
-  if (!row) throw new AppError(404, 'No such report on this site: reload the list');
+  const found = rows[0];
+  if (!found) throw new AppError(404, 'No such report on this site: reload the list');
+  if (!found.maker_is_member) {
+    throw new AppError(
+      409,
+      'This report stopped because the member who added it left the workspace: an owner can take it over, then send it',
+    );
+  }
+  if (found.confirmation !== 'confirmed') {
+    throw new AppError(
+      409,
+      found.confirmation === 'expired'
+        ? `${found.address} has not confirmed it wants these reports, and its link expired: remove the report and add it again to ask once more`
+        : `${found.address} has not confirmed it wants these reports yet: nothing is sent to it until it does`,
+    );
+  }
+  const row = { id: found.id, address: found.address, frequency: found.frequency };
   const key = `report-now:${row.id}`;
   if ((await deps.hot.incr(key, SEND_NOW_SECONDS)) > 1) {
     const ttl = await deps.hot.ttl(key);
     const wait = ttl > 0 ? ttl : SEND_NOW_SECONDS;
     throw tooMany(wait, `This report was just sent: wait ${wait} seconds, then send it again`);
   }
-  if (!(await mayMail(deps.hot, row.address))) {
-    throw tooMany(3600, `${row.address} has had its e-mails for this hour: try again in an hour`);
+  const over = await spendReportMail(deps.hot, 'report', site.workspace.id, row.address);
+  if (over === 'address') throw tooMany(3600, `${row.address} has had its e-mails for this hour: try again in an hour`);
+  if (over === 'workspace') {
+    throw tooMany(3600, 'This workspace has sent its e-mail reports for this hour: try again in an hour');
   }
   const period = lastClosedPeriod(row.frequency, localToday(site.timezone));
   const reportSite = {

@@ -1,9 +1,11 @@
 // One-click unsubscribe from a report e-mail (public `reports.unsubscribe`): the link carries the report's
-// id and an HMAC of it with the app secret, so it cannot be made up for another report.
+// id and an HMAC of it with the app secret, so it cannot be made up for another report. It suppresses the
+// address for the report's workspace (core/mail/suppression.ts).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isUuid } from '../../actor/access.ts';
 import type { Deps } from '../../core/deps.ts';
 import { AppError } from '../../core/errors.ts';
+import { suppress } from '../../core/mail/suppression.ts';
 import type { Cipher } from '../../core/security/cipher.ts';
 import { safeEqual } from '../../core/security/tokens.ts';
 
@@ -17,15 +19,24 @@ export const unsubscribeLink = (deps: Pick<Deps, 'urls' | 'ciphers'>, reportId: 
 const invalid = () =>
   new AppError(404, 'This unsubscribe link is not valid, or the report was already removed: nothing more will be sent with it');
 
+/**
+ * Removes every report of the workspace to that address (not only the one the e-mail was about), forgets
+ * its confirmation, and puts it on the workspace's suppression list: no report or invitation of the
+ * workspace is sent to it again.
+ */
 export async function unsubscribe(deps: Pick<Deps, 'ciphers'>, em: EntityManager, token: string) {
   const [id = '', given = ''] = token.split('_');
   if (!isUuid(id) || !safeEqual(given, mac(deps.ciphers.reports, id))) throw invalid();
-  const rows = await em.execute<{ address: string; frequency: string; name: string }[]>(
-    `delete from email_reports r using sites s where r.id = ? and s.id = r.site_id
-       returning r.address, r.frequency, s.name`,
-    [id],
-  );
-  const row = rows[0];
-  if (!row) throw invalid();
-  return { address: row.address, siteName: row.name, frequency: row.frequency };
+  return em.transactional(async (tx) => {
+    const [row] = await tx.execute<{ workspace_id: string; address: string; frequency: string; name: string }[]>(
+      `select r.workspace_id, r.address, r.frequency, s.name from email_reports r join sites s on s.id = r.site_id
+        where r.id = ? for update of r`,
+      [id],
+    );
+    if (!row) throw invalid();
+    await tx.execute('delete from email_reports where workspace_id = ? and address = ?', [row.workspace_id, row.address]);
+    await tx.execute('delete from report_recipients where workspace_id = ? and address = ?', [row.workspace_id, row.address]);
+    await suppress(tx, deps.ciphers.mail, row.workspace_id, row.address);
+    return { address: row.address, siteName: row.name, frequency: row.frequency };
+  });
 }

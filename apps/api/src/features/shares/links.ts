@@ -1,14 +1,17 @@
-// The site owner's side of shared links (dashboard-only `shares.list`, `shares.create`, `shares.revoke`):
-// a link opens one site's dashboard read-only for whoever holds it, optionally behind a password.
+// The site owner's side of shared links (dashboard-only `shares.list`, `shares.create`, `shares.revoke`,
+// `shares.takeOver`): a link opens one site's dashboard read-only for whoever holds it, optionally behind a
+// password, while the member who made it is still in the workspace (actor/makers.ts).
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SHARE_LINKS_PER_SITE, type ShareLink } from '@us/shared';
 import { isUuid, loadSite, responsibleUserId } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
+import { makerIsMember } from '../../actor/makers.ts';
 import type { Deps } from '../../core/deps.ts';
-import { AppError } from '../../core/errors.ts';
+import { AppError, forbidden } from '../../core/errors.ts';
 import { hashPassword } from '../../core/security/passwords.ts';
 import { randomToken, sha256 } from '../../core/security/tokens.ts';
+import { canManageOwners } from '../members/index.ts';
 import { checkSiteLimit } from '../sites/index.ts';
 
 interface LinkRow {
@@ -18,9 +21,11 @@ interface LinkRow {
   has_password: boolean;
   created_at: Date;
   last_opened_at: Date | null;
+  maker_is_member: boolean;
 }
 
-const COLUMNS = 'id, label, token_enc, password_hash is not null as has_password, created_at, last_opened_at';
+const COLUMNS = `id, label, token_enc, password_hash is not null as has_password, created_at, last_opened_at,
+  ${makerIsMember('share_links')} as maker_is_member`;
 
 /** The address a link is handed out as: the dashboard app's `/share/<token>`. */
 export const shareUrl = (deps: Pick<Deps, 'urls'>, token: string) => `${deps.urls.app.replace(/\/$/, '')}/share/${token}`;
@@ -33,6 +38,7 @@ function toLink(deps: Pick<Deps, 'urls' | 'ciphers'>, r: LinkRow): ShareLink {
     hasPassword: r.has_password,
     createdAt: new Date(r.created_at).toISOString(),
     lastOpenedAt: r.last_opened_at ? new Date(r.last_opened_at).toISOString() : null,
+    creatorLeft: !r.maker_is_member,
   };
 }
 
@@ -89,8 +95,28 @@ export async function revokeShareLink(em: EntityManager, actor: Actor, input: { 
         site.id,
       ])
     : [];
-  if (gone.length === 0) {
-    throw new AppError(404, 'No such shared link on this site: it may have been revoked already; reload the list');
-  }
+  if (gone.length === 0) throw missingLink();
   return { revoked: true as const };
+}
+
+const missingLink = () =>
+  new AppError(404, 'No such shared link on this site: it may have been revoked already; reload the list');
+
+/**
+ * An owner makes the link theirs (typically one whose maker left, which then opens again at the same
+ * address). Owners only: the link then hands out the site's figures in their name.
+ */
+export async function takeOverShareLink(deps: Deps, em: EntityManager, actor: Actor, input: { id: string; linkId: string }) {
+  const site = await loadSite(em, actor, input.id);
+  if (!(await canManageOwners(em, actor))) {
+    throw forbidden('Only an owner can take over a shared link: ask an owner of this workspace');
+  }
+  if (!isUuid(input.linkId)) throw missingLink();
+  const rows = await em.execute<LinkRow[]>(
+    `update share_links set created_by = ? where id = ? and site_id = ? returning ${COLUMNS}`,
+    [responsibleUserId(actor), input.linkId, site.id],
+  );
+  const row = rows[0];
+  if (!row) throw missingLink();
+  return { link: toLink(deps, row) };
 }

@@ -2,6 +2,7 @@
 // give a view: a signed, 12-hour pass the view's own calls carry as X-Share-View.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OpenShareOutput } from '@us/shared';
+import { makerIsMember } from '../../actor/makers.ts';
 import { signView } from '../../actor/share-view.ts';
 import type { Deps } from '../../core/deps.ts';
 import { AppError } from '../../core/errors.ts';
@@ -40,10 +41,11 @@ export async function openShare(
   );
   const rows = await em.execute<OpenRow[]>(
     `select l.id, l.password_hash, s.id as site_id, s.name, s.timezone
-       from share_links l join sites s on s.id = l.site_id where l.token_hash = ?`,
+       from share_links l join sites s on s.id = l.site_id where l.token_hash = ? and ${makerIsMember('l')}`,
     [sha256(input.token)],
   );
   const link = rows[0];
+  // A link whose maker left the workspace answers as an unknown one: nothing to learn from it.
   if (!link) {
     // The same time as a wrong password, so answers do not tell which links have one.
     if (input.password !== undefined) await dummyVerify(input.password);

@@ -35,7 +35,11 @@ describe('shared links', () => {
     const other = await createUser(t.deps);
     foreign = callerFor(
       t.deps,
-      await createToken(t.deps, { userId: other.user.id, workspaceId: other.workspace.id, scopes: ['sites:write'] }),
+      await createToken(t.deps, {
+        userId: other.user.id,
+        workspaceId: other.workspace.id,
+        scopes: ['analytics:read', 'sites:write'],
+      }),
     );
     anonymous = callerFor(t.deps, { anonymous: true });
     await insertRows(t.deps.orm, 'pageviews', [

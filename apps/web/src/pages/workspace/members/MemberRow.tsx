@@ -54,7 +54,7 @@ export function MemberRow({ member: m, isMe, myRole, canManage, busy, onRole, on
           <ConfirmButton
             label="Leave workspace"
             name="Leave workspace"
-            question="Leave this workspace? Your tokens here are revoked."
+            question="Leave this workspace? Your tokens here are revoked; the shared links and e-mail reports you made stop until an owner takes them over."
             confirmLabel="Leave"
             busy={busy}
             onConfirm={onRemove}
@@ -64,7 +64,7 @@ export function MemberRow({ member: m, isMe, myRole, canManage, busy, onRole, on
             <ConfirmButton
               label="Remove"
               name={`Remove ${m.email}`}
-              question={`Remove ${m.email}? Their tokens here are revoked.`}
+              question={`Remove ${m.email}? Their tokens here are revoked; the shared links and e-mail reports they made stop until an owner takes them over on the site's page.`}
               confirmLabel="Remove"
               busy={busy}
               onConfirm={onRemove}

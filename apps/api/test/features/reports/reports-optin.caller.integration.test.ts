@@ -1,0 +1,223 @@
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addDays, localToday } from '../../../src/analytics/range.ts';
+import { MAIL_BUDGET } from '../../../src/core/mail/budget.ts';
+import { runEmailReports } from '../../../src/features/reports/reports-job.ts';
+import { callerFor, problemOf } from '../../support/caller.ts';
+import { answerConfirmation, confirmationsTo, confirmationTo } from '../../support/report-optin.ts';
+import { createToken, createUser, startTestServer, type TestServer, uniqueEmail } from '../../support/server.ts';
+import { createSite } from '../../support/sites.ts';
+import { linkToken } from '../../support/smtp.ts';
+
+/**
+ * Double opt-in for e-mail reports: a new address gets one confirmation mail and nothing else until it
+ * confirms; unsubscribing (or saying no) puts it on the workspace's suppression list, which later reports
+ * and invitations respect; confirmations and reports spend the mail budgets and wait for the next run
+ * when they are spent, never dropped.
+ */
+
+const reportsTo = (t: TestServer, address: string) =>
+  t.smtp.mails.filter((m) => m.to.includes(address) && /^(Weekly|Monthly) report for /.test(m.subject));
+
+describe('e-mail report recipients confirm first', () => {
+  let t: TestServer;
+  const anonymous = () => callerFor(t.deps, { anonymous: true });
+
+  /** A workspace of its own (so budgets and suppressions are its own), with sites and an owner's token. */
+  async function workspace(siteNames: string[] = ['Opt-in shop'], workspaceName = 'Opt-in workspace') {
+    const { user, workspace } = await createUser(t.deps, { plan: 'Business', workspaceName });
+    const sites: string[] = [];
+    for (const name of siteNames) sites.push((await createSite(t.deps.orm.em.fork(), { workspace: workspace.id, name })).siteId);
+    const owner = callerFor(
+      t.deps,
+      await createToken(t.deps, {
+        userId: user.id,
+        workspaceId: workspace.id,
+        scopes: ['analytics:read', 'sites:read', 'sites:write', 'members:read', 'members:write'],
+      }),
+    );
+    return { workspaceId: workspace.id, sites, siteId: sites[0] as string, owner };
+  }
+
+  /** Makes a report due now: its last recorded week is three weeks back. */
+  const makeDue = (reportId: string) =>
+    t.deps.orm.em
+      .fork()
+      .execute('update email_reports set last_period_start = ? where id = ?', [addDays(localToday('UTC'), -21), reportId]);
+
+  const run = (siteIds: string[], logger?: { error: (m: string) => void; warn: (m: string) => void }) =>
+    runEmailReports(t.deps.orm, t.deps, { siteIds, wait: true, logger });
+
+  beforeAll(async () => {
+    t = await startTestServer();
+  });
+  afterAll(() => t.close());
+
+  it('a new address gets one confirmation mail and no report until it confirms; then it is not asked again', async () => {
+    const { sites, siteId, owner } = await workspace(['Opt-in shop', 'Second shop']);
+    const address = uniqueEmail('optin');
+    const { report } = await owner.reports.add({ id: siteId, address, frequency: 'weekly' });
+    expect(report.confirmation).toBe('waiting');
+    const mail = await confirmationTo(t, address);
+    expect(mail.subject).toBe('Confirm e-mail reports of Opt-in shop');
+    expect(mail.text).toMatch(/\/confirm-report\?token=/);
+    expect(mail.text).toContain('expires in 7 days');
+
+    // Due, but not confirmed: neither the job nor Send now sends it.
+    await makeDue(report.id);
+    expect((await run(sites)).sent).toBe(0);
+    expect(await problemOf(owner.reports.sendNow({ id: siteId, reportId: report.id }))).toMatchObject({
+      status: 409,
+      title: expect.stringMatching(/has not confirmed/),
+    });
+    // Another report to the same address (another frequency, another site): no second mail.
+    await owner.reports.add({ id: siteId, address, frequency: 'monthly' });
+    await owner.reports.add({ id: sites[1] as string, address, frequency: 'weekly' });
+    expect(confirmationsTo(t, address)).toHaveLength(1);
+    expect(reportsTo(t, address)).toHaveLength(0);
+
+    const answer = await answerConfirmation(t, address);
+    expect(answer).toEqual({ address, answer: 'yes', sites: ['Opt-in shop', 'Second shop'] });
+    expect((await owner.reports.list({ id: siteId })).reports.map((r) => r.confirmation)).toEqual(['confirmed', 'confirmed']);
+    // The link works once.
+    const token = linkToken(mail, 'confirm-report');
+    expect(await problemOf(anonymous().reports.confirm({ token, answer: 'yes' }))).toMatchObject({
+      status: 404,
+      title: expect.stringMatching(/^This confirmation link is unknown, used or expired/),
+    });
+
+    expect((await run([siteId])).sent).toBe(1);
+    await t.smtp.waitFor(address, /^Weekly report for Opt-in shop/);
+    // Confirmed for this workspace: a report added later starts confirmed, and no mail asks again.
+    const second = sites[1] as string;
+    await owner.reports.remove({ id: second, reportId: (await owner.reports.list({ id: second })).reports[0]?.id ?? '' });
+    expect((await owner.reports.add({ id: second, address, frequency: 'monthly' })).report.confirmation).toBe('confirmed');
+    expect(confirmationsTo(t, address)).toHaveLength(1);
+  });
+
+  it('a confirmation expires after 7 days: the list says so, the link is refused, adding the address again asks once more', async () => {
+    const { workspaceId, siteId, owner } = await workspace();
+    const address = uniqueEmail('expired');
+    const { report } = await owner.reports.add({ id: siteId, address, frequency: 'weekly' });
+    const token = linkToken(await confirmationTo(t, address), 'confirm-report');
+    await t.deps.orm.em
+      .fork()
+      .execute(`update report_recipients set expires_at = now() - interval '1 minute' where workspace_id = ?`, [workspaceId]);
+    expect((await owner.reports.list({ id: siteId })).reports[0]?.confirmation).toBe('expired');
+    expect((await problemOf(anonymous().reports.confirm({ token, answer: 'yes' }))).status).toBe(404);
+    await owner.reports.remove({ id: siteId, reportId: report.id });
+    expect((await owner.reports.add({ id: siteId, address, frequency: 'weekly' })).report.confirmation).toBe('waiting');
+    await expect.poll(() => confirmationsTo(t, address).length).toBe(2);
+  });
+
+  it('the confirmation mail carries the site’s name, on one line and escaped, and no other text of the sender', async () => {
+    const { siteId, owner } = await workspace(
+      ['Prize <b>winner</b>\u0007\r\nBcc: x@example.com'],
+      'Call 555 0100 http://phish.example',
+    );
+    const address = uniqueEmail('bounded');
+    await owner.reports.add({ id: siteId, address, frequency: 'weekly' });
+    const mail = await confirmationTo(t, address);
+    expect(mail.subject).toBe('Confirm e-mail reports of Prize <b>winner</b> Bcc: x@example.com');
+    expect(mail.to).toEqual([address]);
+    expect(mail.raw).not.toContain('\u0007');
+    expect(mail.text).toContain('Prize &#60;b&#62;winner&#60;/b&#62;');
+    expect(mail.text).not.toContain('phish.example');
+    expect(mail.text).not.toContain('555 0100');
+  });
+
+  it('saying no removes the workspace’s reports to the address and suppresses it there; other workspaces may still ask', async () => {
+    const { siteId, owner } = await workspace();
+    const address = uniqueEmail('declines');
+    await owner.reports.add({ id: siteId, address, frequency: 'weekly' });
+    expect(await answerConfirmation(t, address, 'no')).toEqual({ address, answer: 'no', sites: ['Opt-in shop'] });
+    expect((await owner.reports.list({ id: siteId })).reports).toEqual([]);
+    expect(await problemOf(owner.reports.add({ id: siteId, address, frequency: 'monthly' }))).toMatchObject({
+      status: 409,
+      field: 'address',
+      title: `${address} asked not to get e-mail from this workspace: reports cannot be sent to it`,
+    });
+    const other = await workspace();
+    expect((await other.owner.reports.add({ id: other.siteId, address, frequency: 'weekly' })).report.confirmation).toBe(
+      'waiting',
+    );
+  });
+
+  it('unsubscribing suppresses the address for the workspace (kept as a keyed hash): no report, no invitation', async () => {
+    const { workspaceId, sites, siteId, owner } = await workspace(['Opt-in shop', 'Other shop']);
+    const address = uniqueEmail('unsubscribes');
+    const { report } = await owner.reports.add({ id: siteId, address, frequency: 'weekly' });
+    await owner.reports.add({ id: sites[1] as string, address, frequency: 'monthly' });
+    await answerConfirmation(t, address);
+    await makeDue(report.id);
+    await run([siteId]);
+    const sent = await t.smtp.waitFor(address, /^Weekly report for Opt-in shop/);
+
+    const answer = await anonymous().reports.unsubscribe({ token: linkToken(sent, 'unsubscribe-report') });
+    expect(answer).toEqual({ address, siteName: 'Opt-in shop', frequency: 'weekly' });
+    // Every report of the workspace to it stops, not only the one unsubscribed from.
+    expect((await owner.reports.list({ id: sites[1] as string })).reports).toEqual([]);
+    expect((await problemOf(owner.reports.add({ id: siteId, address, frequency: 'weekly' }))).status).toBe(409);
+    expect(await problemOf(owner.members.createInvite({ email: address.toUpperCase(), role: 'viewer' }))).toMatchObject({
+      status: 409,
+      field: 'email',
+      title: `${address} asked not to get e-mail from this workspace: no invitation is sent to it`,
+    });
+    const stored = await t.deps.orm.em
+      .fork()
+      .execute<Record<string, unknown>[]>('select * from mail_suppressions where workspace_id = ?', [workspaceId]);
+    expect(stored).toHaveLength(1);
+    const plainHash = createHash('sha256').update(address).digest('hex');
+    expect(JSON.stringify(stored)).not.toContain(address);
+    expect(JSON.stringify(stored)).not.toContain(plainHash);
+  });
+
+  it('a confirmation over the workspace’s hourly budget waits, logged, and goes out at a later run', async () => {
+    const { workspaceId, siteId, owner } = await workspace();
+    await t.deps.hot.set(`report-confirm-hour:${workspaceId}`, String(MAIL_BUDGET.reportConfirmationsPerWorkspacePerHour), 3600);
+    const address = uniqueEmail('later');
+    expect((await owner.reports.add({ id: siteId, address, frequency: 'weekly' })).report.confirmation).toBe('waiting');
+    const warnings: string[] = [];
+    const logger = { error: (m: string) => warnings.push(m), warn: (m: string) => warnings.push(m) };
+    await run([siteId], logger);
+    expect(confirmationsTo(t, address)).toHaveLength(0);
+    expect(warnings.some((w) => /confirmation/.test(w) && /next run/.test(w))).toBe(true);
+    // The hour turns.
+    await t.deps.hot.del(`report-confirm-hour:${workspaceId}`);
+    await run([siteId], logger);
+    await confirmationTo(t, address);
+    expect(confirmationsTo(t, address)).toHaveLength(1);
+  });
+
+  it('scheduled reports spend the address’s and the workspace’s budgets; those over wait for a later run, logged', async () => {
+    const names = Array.from({ length: MAIL_BUDGET.perAddressPerHour + 1 }, (_, i) => `Budget shop ${i + 1}`);
+    const { workspaceId, sites, owner } = await workspace(names);
+    const address = uniqueEmail('busy-reader');
+    const reports = [];
+    for (const id of sites) reports.push((await owner.reports.add({ id, address, frequency: 'weekly' })).report);
+    await answerConfirmation(t, address);
+    for (const r of reports) await makeDue(r.id);
+    const warnings: string[] = [];
+    const logger = { error: (m: string) => warnings.push(m), warn: (m: string) => warnings.push(m) };
+    // The confirmation was one of the address's e-mails this hour.
+    const first = await run(sites, logger);
+    expect(first).toMatchObject({ sent: MAIL_BUDGET.perAddressPerHour - 1, deferred: 2, failed: 0 });
+    expect(reportsTo(t, address)).toHaveLength(MAIL_BUDGET.perAddressPerHour - 1);
+    expect(warnings.some((w) => /2 reports/.test(w) && /next run/.test(w))).toBe(true);
+    await t.deps.hot.del(`mail-budget:${createHash('sha256').update(address).digest('hex')}`);
+    expect(await run(sites, logger)).toMatchObject({ sent: 2, deferred: 0 });
+    expect(reportsTo(t, address)).toHaveLength(sites.length);
+
+    // The workspace's hourly budget for reports, spent: nothing goes until it turns.
+    const later = uniqueEmail('workspace-budget');
+    const { report } = await owner.reports.add({ id: sites[0] as string, address: later, frequency: 'monthly' });
+    await answerConfirmation(t, later);
+    await t.deps.orm.em
+      .fork()
+      .execute('update email_reports set last_period_start = ? where id = ?', [addDays(localToday('UTC'), -90), report.id]);
+    await t.deps.hot.set(`report-mail-hour:${workspaceId}`, String(MAIL_BUDGET.reportsPerWorkspacePerHour), 3600);
+    expect(await run(sites, logger)).toMatchObject({ sent: 0, deferred: 1 });
+    await t.deps.hot.del(`report-mail-hour:${workspaceId}`);
+    expect(await run(sites, logger)).toMatchObject({ sent: 1, deferred: 0 });
+  });
+});
