@@ -11,7 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createOrm, type EmbeddedDatabase, migrate, startEmbeddedPostgres } from '@us/db';
-import { deriveUrls, parseEnv } from '../src/core/env.ts';
+import { deriveUrls, loadEnvFile, parseEnv } from '../src/core/env.ts';
 import { seedDemo } from './seed/demo.ts';
 import { formatDuration, progressReporter } from './seed/progress.ts';
 
@@ -42,6 +42,8 @@ function positive(name: string, v: string | undefined, fallback: number): number
   return Math.floor(n);
 }
 
+// The server's `.env` (DATABASE_URL, DATA_DIR, and SEED_* too), as the server reads it.
+loadEnvFile();
 const days = positive('days', args.days ?? process.env.SEED_DAYS, 180);
 const pageviews = positive('pageviews', args.pageviews ?? process.env.SEED_PAGEVIEWS, 1_000_000);
 const jobs = positive('jobs', args.jobs ?? process.env.SEED_JOBS, 2);

@@ -5,6 +5,7 @@
 import { createOrm, migrate } from '@us/db';
 import { applySiteRetention, dropRolledUpPartitions } from '../analytics/rollup/retention.ts';
 import { runRollups } from '../analytics/rollup/rollup.ts';
+import { loadEnvFile, parseEnv } from '../core/env.ts';
 import { createLogger } from '../core/logger.ts';
 
 const args = process.argv.slice(2);
@@ -16,7 +17,8 @@ if (Number.isNaN(now.getTime()) || !['rollups', 'retention', 'partitions', 'all'
   console.error('usage: run.ts [rollups|retention|partitions|all] [--now=ISO] [--max-days=N]');
   process.exit(2);
 }
-const url = process.env.DATABASE_URL;
+loadEnvFile();
+const url = parseEnv().DATABASE_URL;
 if (!url) {
   console.error('Set DATABASE_URL');
   process.exit(2);
