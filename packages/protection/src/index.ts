@@ -1,5 +1,6 @@
 export * from './catalogue.ts';
 export * from './codes.ts';
+export { BOT_LISTS_DATED, type DatedList } from './dated.ts';
 export * from './decide.ts';
 export * from './facts.ts';
 export * from './hosting.ts';

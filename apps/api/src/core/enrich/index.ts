@@ -48,6 +48,7 @@ export function enrich({ ip, ua, width, known }: EnrichInput): Enrichment {
 }
 
 export { type BotCategory, type BotInfo, classifyUserAgent, HOSTING_ASNS, isHostingNetwork, type UaClass } from '@us/protection';
+export { ipDataDated } from './dated.ts';
 export { type DeviceClass, deviceClassOf } from './device.ts';
 export { countryOf } from './geo.ts';
 export { loadNetworks, type Network, networkOf } from './network.ts';

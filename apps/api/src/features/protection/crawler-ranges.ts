@@ -1,4 +1,5 @@
 import { type ParsedIp, parseIp } from '../../core/enrich/ip.ts';
+import type { DatedData } from '../../core/stale-data.ts';
 import published from './crawler-ranges.json' with { type: 'json' };
 
 /**
@@ -68,4 +69,20 @@ export function inPublishedRanges(ip: string, names: readonly RangeList[]): bool
 export function rangeSource(name: RangeList) {
   const { prefixes: _prefixes, ...about } = published.lists[name];
   return about;
+}
+
+/**
+ * The offline copy's age: its oldest list, by the day the mirror was copied (or, without one, the day the
+ * operator's own file was made).
+ */
+export function crawlerRangesDated(): DatedData {
+  const dates = Object.values(published.lists).map((list) => {
+    const m: { copied?: string; sourceCreated?: string } = list.mirror;
+    return m.copied ?? m.sourceCreated ?? '';
+  });
+  return {
+    what: "Crawler operators' IP ranges (apps/api/src/features/protection/crawler-ranges.json, oldest list)",
+    date: dates.sort()[0] ?? '',
+    update: 'fetch each list from its source URL into crawler-ranges.json (its "about" says how)',
+  };
 }
