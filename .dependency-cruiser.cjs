@@ -1,10 +1,10 @@
 // The shape of apps/api/src, held in CI (`npm run lint:layers`, part of `npm test`): an import never climbs a
 // floor, and a feature wing uses another only through that wing's index.ts. The floors, from the bottom:
-//   core ← actor ← procedures, analytics ← features/<wing> ← router.ts ← faces, jobs ← app.ts, make-deps.ts, boot.ts, main.ts, index.ts
+//   core ← actor ← procedures, analytics ← features/<wing> ← router.ts ← faces, jobs ← app.ts, make-deps.ts, boot.ts, startup-checks.ts, main.ts, index.ts
 // (docs/architecture.md says what each floor holds.) Tests, bench and scripts stand outside and may import anything.
 const src = '^apps/api/src/';
 const floor = (name) => `${src}${name}/`;
-const TOP = `${src}(app|make-deps|boot|main|index)[.]ts$`;
+const TOP = `${src}(app|make-deps|boot|main|index|startup-checks)[.]ts$`;
 const ROUTER = `${src}router[.]ts$`;
 
 /** A floor may import only the floors listed (and itself, packages and node_modules). */

@@ -1,10 +1,25 @@
-import { start } from './boot.ts';
+import { ConfigError } from './core/env.ts';
 import { missingNodeFlags } from './core/node-flags.ts';
+import { readSettings, type Settings, staleOfflineData } from './startup-checks.ts';
 
-const running = await start();
+let settings: Settings;
+try {
+  settings = readSettings();
+} catch (err) {
+  // Settings the server cannot start with: each on its own line, without a stack trace.
+  if (!(err instanceof ConfigError)) throw err;
+  console.error(err.message);
+  process.exit(1);
+}
+// The server's code loads once its settings are known to be usable: a refused start says so at once.
+const { start } = await import('./boot.ts');
+const running = await start(settings.env);
+const { logger } = running.deps;
+if (settings.envFile) logger.info(`settings from ${settings.envFile} (variables set in the environment win over it)`);
+for (const warning of [...settings.warnings, ...staleOfflineData()]) logger.warn(warning);
 const missing = missingNodeFlags();
 if (missing.length) {
-  running.deps.logger.warn(
+  logger.warn(
     `started without ${missing.join(' ')} (apps/api/node-flags.json, which npm start passes): expect longer pauses under steady load`,
   );
 }

@@ -1,8 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { createOrm, freePort, migrate, type Orm, startEmbeddedPostgres } from '@us/db';
 import { Redis } from 'ioredis';
 import { expect, vi } from 'vitest';
@@ -367,22 +369,57 @@ export interface ServerProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts `apps/api/src/main.ts` as `npm start` would, and waits for its "listening on" line. */
-export async function spawnServer(env: Record<string, string>, ms = 60_000): Promise<ServerProcess> {
-  const proc = spawn(process.execPath, [...API_NODE_FLAGS, '--import', 'tsx', 'apps/api/src/main.ts'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), PORT: '0', HOST: '127.0.0.1', ...env },
+/** tsx's loader by its path: a server started in another folder could not find it by name. */
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+
+/**
+ * What production refuses to start without (docs/configuration.md, "Start-up checks"), for a server reached
+ * on this machine only. Added under the test's own variables when it runs NODE_ENV=production.
+ */
+const PRODUCTION_HERE = {
+  APP_SECRET: randomBytes(32).toString('hex'),
+  BASE_URL: 'http://127.0.0.1',
+  ALLOW_HTTP_LOCALHOST: 'true',
+};
+
+/**
+ * `apps/api/src/main.ts` as `npm start` runs it, with only `env` (and PATH, HOME) for its environment, in
+ * `cwd` (default: the repository, as `npm start`).
+ */
+export function launchServer(env: Record<string, string>, opts: { cwd?: string; noProductionDefaults?: boolean } = {}) {
+  const production = env.NODE_ENV === 'production' && !opts.noProductionDefaults ? PRODUCTION_HERE : {};
+  const main = path.join(ROOT, 'apps/api/src/main.ts');
+  const proc = spawn(process.execPath, [...API_NODE_FLAGS, '--import', TSX, main], {
+    cwd: opts.cwd ?? ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? tmpdir(),
+      PORT: '0',
+      HOST: '127.0.0.1',
+      ...production,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
+  const collect = (chunk: Buffer) => {
+    out += chunk.toString();
+  };
+  proc.stdout?.on('data', collect);
+  proc.stderr?.on('data', collect);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     proc.once('exit', (code, signal) => resolve({ code, signal })),
   );
+  return { proc, output: () => out, exited };
+}
+
+/** Starts the server (`launchServer`) and waits for its "listening on" line. */
+export async function spawnServer(env: Record<string, string>, ms = 60_000): Promise<ServerProcess> {
+  const { proc, output, exited } = launchServer(env);
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server did not listen within ${ms} ms:\n${out}`)), ms);
-    const onData = (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /listening on (http:\/\/[^\s]+)/.exec(out);
+    const timer = setTimeout(() => reject(new Error(`the server did not listen within ${ms} ms:\n${output()}`)), ms);
+    const onData = () => {
+      const m = /listening on (http:\/\/[^\s]+)/.exec(output());
       if (m?.[1]) {
         clearTimeout(timer);
         resolve(m[1]);
@@ -392,8 +429,8 @@ export async function spawnServer(env: Record<string, string>, ms = 60_000): Pro
     proc.stderr?.on('data', onData);
     void exited.then(({ code, signal }) => {
       clearTimeout(timer);
-      reject(new Error(`the server exited (${code ?? signal}) before listening:\n${out}`));
+      reject(new Error(`the server exited (${code ?? signal}) before listening:\n${output()}`));
     });
   });
-  return { url, proc, output: () => out, exited };
+  return { url, proc, output, exited };
 }
