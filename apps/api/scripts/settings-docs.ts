@@ -40,7 +40,8 @@ export function grouped(all = settings()): [title: string, settings: Setting[]][
 function plain(markdown: string): string {
   return markdown.replace(/\[([^\]]+)\]\(([^)]+)\)/g, (_, text: string, href: string) => {
     const target = href.startsWith('#') ? `docs/configuration.md${href}` : path.posix.join('docs', href);
-    return `${text} (${target})`;
+    // A link whose text is the file itself (`infra/README.md`) needs it only once.
+    return text.startsWith('`') ? `\`${target}\`` : `${text} (${target})`;
   });
 }
 

@@ -384,13 +384,14 @@ const PRODUCTION_HERE = {
 
 /**
  * `apps/api/src/main.ts` as `npm start` runs it, with only `env` (and PATH, HOME) for its environment, in
- * `cwd` (default: the repository, as `npm start`).
+ * `cwd`: by default an empty folder of its own, so a developer's `.env` in the repository never reaches it.
  */
 export function launchServer(env: Record<string, string>, opts: { cwd?: string; noProductionDefaults?: boolean } = {}) {
   const production = env.NODE_ENV === 'production' && !opts.noProductionDefaults ? PRODUCTION_HERE : {};
   const main = path.join(ROOT, 'apps/api/src/main.ts');
+  const ownCwd = opts.cwd ? undefined : mkdtempSync(path.join(tmpdir(), 'us-server-cwd-'));
   const proc = spawn(process.execPath, [...API_NODE_FLAGS, '--import', TSX, main], {
-    cwd: opts.cwd ?? ROOT,
+    cwd: opts.cwd ?? ownCwd,
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? tmpdir(),
@@ -408,7 +409,10 @@ export function launchServer(env: Record<string, string>, opts: { cwd?: string; 
   proc.stdout?.on('data', collect);
   proc.stderr?.on('data', collect);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    proc.once('exit', (code, signal) => resolve({ code, signal })),
+    proc.once('exit', (code, signal) => {
+      if (ownCwd) rmSync(ownCwd, { recursive: true, force: true });
+      resolve({ code, signal });
+    }),
   );
   return { proc, output: () => out, exited };
 }
