@@ -7,7 +7,7 @@ import { createOrm, freePort, migrate, type Orm, startEmbeddedPostgres } from '@
 import { Redis } from 'ioredis';
 import { expect, vi } from 'vitest';
 import type { Logger } from '../../src/core/logger.ts';
-import { API_NODE_FLAGS } from '../../src/core/node-flags.ts';
+import { API_NODE_FLAGS, API_SOURCE_FLAGS } from '../../src/core/node-flags.ts';
 
 /**
  * Fault-injection support: a PostgreSQL or a redis-server of the test's own (the suite's shared ones are
@@ -369,7 +369,7 @@ export interface ServerProcess {
 
 /** Starts `apps/api/src/main.ts` as `npm start` would, and waits for its "listening on" line. */
 export async function spawnServer(env: Record<string, string>, ms = 60_000): Promise<ServerProcess> {
-  const proc = spawn(process.execPath, [...API_NODE_FLAGS, '--import', 'tsx', 'apps/api/src/main.ts'], {
+  const proc = spawn(process.execPath, [...API_NODE_FLAGS, ...API_SOURCE_FLAGS, '--import', 'tsx', 'apps/api/src/main.ts'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
