@@ -13,7 +13,8 @@ const withRealParts = ['apps/api/test/support/global-setup.ts'];
 export default defineConfig({
   // Workspace packages that publish built files (`@unseen-stats/edge`) are tested from their TypeScript source:
   // the same condition as tsconfig.base.json's customConditions (docs/contributing.md, "Packages published from here").
-  ssr: { resolve: { conditions: ['@unseen-stats/source', ...defaultServerConditions] } },
+  // Vitest's own default drops 'module' (that field is not always native ESM): so does this list.
+  ssr: { resolve: { conditions: ['@unseen-stats/source', ...defaultServerConditions.filter((c) => c !== 'module')] } },
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
