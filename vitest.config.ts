@@ -1,3 +1,4 @@
+import { defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
 
 // Four lanes, one vitest project each, chosen by the test file's name (docs/contributing.md):
@@ -10,6 +11,10 @@ import { defineConfig } from 'vitest/config';
 const withRealParts = ['apps/api/test/support/global-setup.ts'];
 
 export default defineConfig({
+  // Workspace packages that publish built files (`@unseen-stats/edge`) are tested from their TypeScript source:
+  // the same condition as tsconfig.base.json's customConditions (docs/contributing.md, "Packages published from here").
+  // Vitest's own default drops 'module' (that field is not always native ESM): so does this list.
+  ssr: { resolve: { conditions: ['@unseen-stats/source', ...defaultServerConditions.filter((c) => c !== 'module')] } },
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,

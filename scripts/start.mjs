@@ -10,6 +10,8 @@ if (!existsSync('apps/web/dist/index.html')) {
 }
 // The server stops in order on SIGTERM/SIGINT (last flush, then the database): pass the signal on and
 // leave with its exit status, rather than dying first and leaving it behind.
-const server = spawn(process.execPath, [...apiNode.flags, '--import', 'tsx', 'apps/api/src/main.ts'], { stdio: 'inherit' });
+const server = spawn(process.execPath, [...apiNode.flags, ...apiNode.sourceFlags, '--import', 'tsx', 'apps/api/src/main.ts'], {
+  stdio: 'inherit',
+});
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.kill(signal));
 server.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -35,8 +35,8 @@ case "$task" in
   start) exec node scripts/start.mjs "$@" ;;
   test)  exec node scripts/test.mjs "$@" ;;
   build) exec turbo run build --output-logs=errors-only "$@" ;;
-  bench) exec node --import tsx apps/api/bench/run.ts "$@" ;;
-  bench-profile) exec node --import tsx apps/api/bench/profile.ts "$@" ;;
+  bench) exec node --conditions=@unseen-stats/source --import tsx apps/api/bench/run.ts "$@" ;;
+  bench-profile) exec node --conditions=@unseen-stats/source --import tsx apps/api/bench/profile.ts "$@" ;;
   screenshots) turbo run build --output-logs=errors-only --filter=@us/web && exec vitest run --config vitest.shots.config.ts "$@" ;;
   exec)  exec "$@" ;;
   *) echo "usage: with-node.sh start|test|build|bench|bench-profile|screenshots|exec CMD..." >&2; exit 2 ;;

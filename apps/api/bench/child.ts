@@ -1,14 +1,16 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { API_NODE_FLAGS } from '../src/core/node-flags.ts';
+import { API_NODE_FLAGS, API_SOURCE_FLAGS } from '../src/core/node-flags.ts';
 
 /**
  * Starts a bench server script in its own process and waits for the JSON line it announces itself with.
  * The child also gets an IPC channel, over which `askChild` reaches bench-only controls (see api-server.ts).
  */
 export async function startChild<T>(script: string, nodeArgs: string[] = []): Promise<{ info: T; proc: ChildProcess }> {
-  const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const proc = spawn(process.execPath, [...nodeArgs, ...API_SOURCE_FLAGS, '--import', 'tsx', script], {
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+  });
   const lines = createInterface({ input: proc.stdout as NodeJS.ReadableStream });
   for await (const line of lines) {
     if (line.startsWith('{')) return { info: JSON.parse(line) as T, proc };

@@ -26,7 +26,7 @@ import { formatRow, mcpToolCall, runLoad } from './load.ts';
 import { formatProtection, protectionBench } from './protection.ts';
 import { formatProxyLatency, prepareProxySite, proxyRequest } from './proxy.ts';
 import { fillResultDays, prepareResultsSite, resultsRoutes, startLiveTraffic } from './results.ts';
-import { formatScriptSizes, scriptSizes } from './script-size.ts';
+import { edgeSdkSizes, formatEdgeSdkSizes, formatScriptSizes, scriptSizes } from './script-size.ts';
 import { runSoak } from './soak.ts';
 import { ensureStatsSite, formatLatency, getStatus, type Latency, STATS_DAYS, timeRuns } from './stats.ts';
 
@@ -51,7 +51,7 @@ console.log(
   `Benchmarks: ${seconds} s each, ${concurrency} keep-alive connections, loopback only; the API's throughput in ${roundCount} rounds of ${roundSeconds} s alternating with bare http, its paced latency in ${pacedRounds} rounds of ${seconds} s.\n`,
 );
 
-if (only.has('size')) console.log(formatScriptSizes(scriptSizes()));
+if (only.has('size')) console.log(`${formatScriptSizes(scriptSizes())}\n${formatEdgeSdkSizes(edgeSdkSizes())}`);
 if (only.has('protection')) console.log(formatProtection(protectionBench()));
 if (only.has('edge')) {
   log('› edge: three workers in workerd (miniflare), sequential requests taking turns');

@@ -1,8 +1,10 @@
-// The page script's size as served: built once when dist/ is missing or older than its sources.
+// The sizes of what customers embed, as served: the page script and the edge SDK, each built first when its
+// dist/ is missing or older than its sources.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { EDGE_DIST, ensureEdgeBuild } from '../../../packages/edge/test/built.ts';
 
 const scriptDir = path.resolve(import.meta.dirname, '../../script');
 
@@ -36,4 +38,49 @@ export function scriptSizes(): { raw: number; gzip: number; brotli: number; buil
 
 export function formatScriptSizes(s: ReturnType<typeof scriptSizes>): string {
   return `${'page script (dist/script.js)'.padEnd(34)} ${String(s.gzip).padStart(7)} B gzip   ${String(s.brotli).padStart(6)} B brotli   ${s.raw} B raw${s.built ? '   (built now)' : ''}`;
+}
+
+/** A built entry and the chunks it imports, as a runtime loads them (each file on its own, as they are served). */
+function entryFiles(entry: string, seen = new Set<string>()): string[] {
+  if (seen.has(entry)) return [];
+  seen.add(entry);
+  const code = readFileSync(path.join(EDGE_DIST, entry), 'utf8');
+  const chunks = [...code.matchAll(/from\s*"\.\/([^"]+\.js)"/g)].map((m) => m[1] as string);
+  return [entry, ...chunks.flatMap((c) => entryFiles(c, seen))];
+}
+
+export interface EdgeSize {
+  entry: string;
+  files: number;
+  raw: number;
+  /** Each file compressed on its own, summed: what a runtime downloads from `/sdk/edge@<version>/`. */
+  gzip: number;
+  brotli: number;
+}
+
+/** The edge SDK's entries as built for npm and `/sdk/edge@<version>/`: the Workers one and the Node one. */
+export function edgeSdkSizes(): { built: boolean; entries: EdgeSize[] } {
+  const { built } = ensureEdgeBuild();
+  const entries = ['index.js', 'node.js'].map((entry) => {
+    const size: EdgeSize = { entry, files: 0, raw: 0, gzip: 0, brotli: 0 };
+    for (const file of entryFiles(entry)) {
+      const code = readFileSync(path.join(EDGE_DIST, file));
+      size.files += 1;
+      size.raw += code.length;
+      size.gzip += gzipSync(code, { level: 9 }).length;
+      size.brotli += brotliCompressSync(code, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length;
+    }
+    return size;
+  });
+  return { built, entries };
+}
+
+export function formatEdgeSdkSizes(s: ReturnType<typeof edgeSdkSizes>): string {
+  const label = { 'index.js': 'edge SDK, Workers (index.js)', 'node.js': 'edge SDK, Node (node.js)' } as Record<string, string>;
+  return s.entries
+    .map(
+      (e) =>
+        `${(label[e.entry] ?? e.entry).padEnd(34)} ${String(e.gzip).padStart(7)} B gzip   ${String(e.brotli).padStart(6)} B brotli   ${e.raw} B raw, ${e.files} files${s.built ? '   (built now)' : ''}`,
+    )
+    .join('\n');
 }

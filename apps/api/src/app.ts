@@ -18,6 +18,7 @@ import type { ProxyLimits } from './faces/proxy/limits.ts';
 import { restHandler } from './faces/rest/handler.ts';
 import { buildOpenApi } from './faces/rest/openapi.ts';
 import { scriptHandler } from './faces/script.ts';
+import { sdkHandler } from './faces/sdk.ts';
 import { trpcHandler } from './faces/trpc-handler.ts';
 import { billingWebhookHandler } from './features/billing/billing-webhook.ts';
 import type { DownloadLimits } from './features/export/limits.ts';
@@ -31,6 +32,8 @@ export const WEB_DIST = path.resolve(import.meta.dirname, '../../web/dist');
 type AppOptions = {
   webDist?: string;
   scriptDist?: string;
+  /** The edge SDK's package folder (package.json and dist/), served at /sdk/edge@<version>/ (`faces/sdk.ts`). */
+  edgeSdkDir?: string;
   /** Proxy mode's timeouts and limits, where a test needs them shorter (`faces/proxy/limits.ts`). */
   proxyLimits?: Partial<ProxyLimits>;
   /** Export downloads' idle and per-file time limits, where a test needs them shorter (`features/export/limits.ts`). */
@@ -96,6 +99,7 @@ function createApp(deps: Deps, collect: ReturnType<typeof collectHandler>, opts:
   const downloads = downloadsHandler(deps, opts.downloadLimits);
   const billingWebhook = billingWebhookHandler(deps);
   const script = scriptHandler(opts.scriptDist);
+  const sdk = sdkHandler(opts.edgeSdkDir);
   const spa = spaStatic(opts.webDist ?? WEB_DIST);
   const problemTypes = problemTypesHandler();
   const tlsAsk = tlsAskHandler(deps);
@@ -153,6 +157,8 @@ function createApp(deps: Deps, collect: ReturnType<typeof collectHandler>, opts:
     if (p.startsWith(PROBLEM_TYPES_PREFIX)) return problemTypes(ctx);
     if (p === '/challenge' || p === challengePath) return challenge(ctx);
     if (p.startsWith('/script.')) return script(ctx, () => spa(ctx, next));
+    // The edge SDK's built files, for runtimes that import by URL (npm has the same files).
+    if (p.startsWith('/sdk/')) return sdk(ctx, () => spa(ctx, next));
     return spa(ctx, next);
   });
   return app;

@@ -10,6 +10,14 @@ import { isServicePath, type ProtectInput, protect } from './protect.ts';
 import { proxyHeaders, SECRET_HEADERS, serviceCookieHeader } from './proxy-headers.ts';
 import { DEFAULT_COLLECT_URL, flushRecords } from './records.ts';
 
+// `@unseen-stats/edge/node`: all a Node server needs, without the bot catalogue the worker entry carries.
+export type { DecideRequest, ProtectInput, ProtectVerdict } from './protect.ts';
+export { protect } from './protect.ts';
+export type { ProxyHeadersInput } from './proxy-headers.ts';
+export { proxyHeaders } from './proxy-headers.ts';
+export type { RequestBatch, RequestRecord } from './records.ts';
+export { DEFAULT_COLLECT_URL, flushRecords } from './records.ts';
+
 /** What the middleware reads of a request: Node's `IncomingMessage` (and Express's request) have all of it. */
 export interface NodeRequestLike {
   method?: string;

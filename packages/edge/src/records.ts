@@ -5,24 +5,55 @@
  * oldest is older than `flushAfterMs`. A send never throws: a failed one is retried once (network error, 5xx,
  * 408, 429), then dropped. Dependency-free.
  */
-import type { RequestBatch as SharedBatch, RequestRecord as SharedRecord } from '../../shared/src/schemas/collect.ts';
-
 /**
- * A request record with the gate's decision. The fields are optional in the service's schema (records from an
- * older SDK carry none); until `@us/shared` has them they are declared here, with the same names.
+ * One request as the SDK reports it: the `RequestRecord` of the service's collect schema
+ * (`packages/shared/src/schemas/collect.ts`), written out here so the published declarations need nothing
+ * else (`test/record-shape.ts` keeps the two the same). Strings are cut to the schema's limits before sending.
  */
-export type RequestRecord = SharedRecord & {
+export interface RequestRecord {
+  /** Epoch milliseconds when the request arrived. */
+  at: number;
+  method: string;
+  /** Request path (no query string). */
+  path: string;
+  status: number;
+  /** Edge cache status (HIT, MISS, DYNAMIC, ...) when known. */
+  cache?: string;
+  /** Milliseconds until the response (the gate, then the handler or origin). */
+  ms: number;
+  /** Client address, used by the service in memory only (never stored). */
+  ip?: string;
+  /** Full user agent, used by the service in memory only (never stored). */
+  ua?: string;
+  /** Two-letter country code. */
+  country?: string;
+  asn?: number;
+  asOrg?: string;
+  /** The edge platform's own verdict on a crawler (e.g. Cloudflare's verified bots). */
+  verifiedBot?: boolean;
+  botScore?: number;
+  /** TLS protocol version, e.g. `TLSv1.3`. */
+  tls?: string;
+  /** Coarse TLS class (`tls1.3`, `tls1.2`, `tls1.2-legacy`, `tls-old`, `none`). */
+  tlsClass?: string;
+  /** The response was an HTML document. */
+  html?: boolean;
+  /** What the gate decided. */
   action?: 'allow' | 'challenge' | 'deny';
   /** Why (`decide`'s reason, or `off: …` / `fail open: …`), at most 256 characters. */
   reason?: string;
   /** 0-100 for a browser, -1 for a declared bot; absent when nothing was judged. */
   risk?: number;
-  /** Coarse TLS class (`tls1.3`, `tls1.2`, `tls1.2-legacy`, `tls-old`, `none`). */
-  tlsClass?: string;
   /** Only on a challenge whose hostname a check cannot return to: that hostname (a setup problem of the site). */
   noReturnHost?: string;
-};
-export type RequestBatch = Omit<SharedBatch, 'records'> & { records: RequestRecord[] };
+}
+
+/** A batch as sent to `POST {collectUrl}/requests` (with the site's secret in `x-svc-proxy`). */
+export interface RequestBatch {
+  /** The site's public key `pk_…`. */
+  k: string;
+  records: RequestRecord[];
+}
 
 export const DEFAULT_COLLECT_URL = 'https://collect.unseen.example/collect';
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT (the edge SDK, @unseen-stats/edge, bundles this file; the rest of packages/shared is AGPL-3.0-only)
 // The bot-protection gate's words (spec §2 "Bot-protection settings", "Decision"), defined once for the
 // service's zod schemas (`schemas/bot.ts`) and the gate itself (`@us/protection`, which the edge worker
 // bundles). This file imports nothing, so the worker gets the words without zod: keep it that way.

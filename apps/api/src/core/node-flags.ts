@@ -6,6 +6,12 @@ import apiNode from '../../node-flags.json' with { type: 'json' };
  */
 export const API_NODE_FLAGS: readonly string[] = apiNode.flags;
 
+/**
+ * What a process running the TypeScript source adds (never a build): workspace packages that publish built
+ * files (`@unseen-stats/edge`) resolve to their source, as tsconfig's `customConditions` and vitest do.
+ */
+export const API_SOURCE_FLAGS: readonly string[] = apiNode.sourceFlags;
+
 /** `--no_memory_reducer` and `--no-memory-reducer` are one flag to V8. */
 const spelling = (flag: string) => `--${flag.replace(/^-+/, '').replaceAll('_', '-')}`;
 

@@ -1,5 +1,5 @@
 // One-off runs of the background jobs against DATABASE_URL (the server runs them on its own timers):
-//   node --import tsx apps/api/src/jobs/run.ts [rollups|retention|partitions|all] [--now=ISO] [--max-days=N]
+//   node --conditions=@unseen-stats/source --import tsx apps/api/src/jobs/run.ts [rollups|retention|partitions|all] [--now=ISO] [--max-days=N]
 // rollups: every complete site-day not rolled up yet (repeats until none is left, or one pass with --max-days);
 // retention: per-site retention; partitions: drop raw partitions older than 92 days that are rolled up.
 import { createOrm, migrate } from '@us/db';

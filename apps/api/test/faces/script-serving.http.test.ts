@@ -72,6 +72,7 @@ describe('the page script served by the API', () => {
       .expect(201);
     const snip = await t.request.get(`/v1/sites/${created.body.site.id}/snippet`).set('Authorization', auth).expect(200);
     expect(snip.body.html).toContain(' data-api="https://in.collect.example/collect"');
+    expect(snip.body.collectUrl).toBe('https://in.collect.example/collect');
     const src = new URL(/src="([^"]+)"/.exec(snip.body.html)?.[1] as string);
     expect(src.pathname).toBe('/script.js');
     const res = await t.request.get(src.pathname).set('Accept-Encoding', 'identity').expect(200);

@@ -9,7 +9,7 @@ import { createOrm, freePort, migrate, type Orm, startEmbeddedPostgres } from '@
 import { Redis } from 'ioredis';
 import { expect, vi } from 'vitest';
 import type { Logger } from '../../src/core/logger.ts';
-import { API_NODE_FLAGS } from '../../src/core/node-flags.ts';
+import { API_NODE_FLAGS, API_SOURCE_FLAGS } from '../../src/core/node-flags.ts';
 
 /**
  * Fault-injection support: a PostgreSQL or a redis-server of the test's own (the suite's shared ones are
@@ -390,7 +390,7 @@ export function launchServer(env: Record<string, string>, opts: { cwd?: string; 
   const production = env.NODE_ENV === 'production' && !opts.noProductionDefaults ? PRODUCTION_HERE : {};
   const main = path.join(ROOT, 'apps/api/src/main.ts');
   const ownCwd = opts.cwd ? undefined : mkdtempSync(path.join(tmpdir(), 'us-server-cwd-'));
-  const proc = spawn(process.execPath, [...API_NODE_FLAGS, '--import', TSX, main], {
+  const proc = spawn(process.execPath, [...API_NODE_FLAGS, ...API_SOURCE_FLAGS, '--import', TSX, main], {
     cwd: opts.cwd ?? ownCwd,
     env: {
       PATH: process.env.PATH ?? '',

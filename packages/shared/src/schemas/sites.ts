@@ -149,5 +149,10 @@ export const SnippetOutput = z.object({
   html: z.string().describe('Paste into the <head> of every page'),
   scriptUrl: z.string(),
   siteKey: z.string().describe('The public key (data-site)'),
+  collectUrl: z
+    .string()
+    .describe(
+      'Where pages and edges report (COLLECT_URL): the edge SDK’s SVC_COLLECT_URL, and data-api when not this origin’s /collect',
+    ),
 });
 export type SnippetOutput = z.infer<typeof SnippetOutput>;

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isNavigation, type RefusalKind, refusalPage } from '@us/edge/protect';
+import { isNavigation, type RefusalKind, refusalPage } from '@unseen-stats/edge/protect';
 import { type AppError, toProblem } from '../../core/errors.ts';
 
 const header = (req: IncomingMessage, name: string): string | null => {
@@ -8,7 +8,7 @@ const header = (req: IncomingMessage, name: string): string | null => {
 };
 
 /**
- * The answer to a challenged or refused request, as the edge SDK gives it (`@us/edge`'s pages): a challenged
+ * The answer to a challenged or refused request, as the edge SDK gives it (`@unseen-stats/edge`'s pages): a challenged
  * navigation goes to the check page (302), or gets the "cannot return here" page when there is no check
  * page to send it to; any other challenged request and every refused one gets the small 403 page. Answers
  * the status sent.

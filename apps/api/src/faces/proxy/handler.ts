@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ALWAYS_SERVED_PATHS, isServicePath, passCookie } from '@unseen-stats/edge/protect';
 import type { Site } from '@us/db';
-import { ALWAYS_SERVED_PATHS, isServicePath, passCookie } from '@us/edge/protect';
 import { type BotAction, DECIDE_LIMITS, type RequestRecord } from '@us/shared';
 import type { Deps } from '../../core/deps.ts';
 import { AppError } from '../../core/errors.ts';

@@ -24,7 +24,7 @@ export const NO_RETURN = {
 } as const;
 
 /** A no-return challenge's reason, in the edge SDK's own words (one text for both paths). */
-export { noReturnReason } from '@us/edge/protect';
+export { noReturnReason } from '@unseen-stats/edge/protect';
 
 const listKey = (siteId: string) => `no-return:${siteId}`;
 const memberOf = (hostname: string) => sha256(hostname.toLowerCase()).slice(0, 32);

@@ -201,5 +201,6 @@ export async function snippet(deps: Pick<Deps, 'urls'>, em: EntityManager, actor
     html: `<script defer data-site="${attr(key.publicValue)}"${api} src="${attr(scriptUrl)}"></script>`,
     scriptUrl,
     siteKey: key.publicValue,
+    collectUrl: deps.urls.collect,
   };
 }

@@ -1,6 +1,6 @@
 // Spec §1 "Recorded per pageview": the tab page counter as a number and the TLS summary of the connection
 // that brought the report, as far as the service can know it honestly (never a stranger's claim).
-import { proxyHeaders } from '@us/edge';
+import { proxyHeaders } from '@unseen-stats/edge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CollectSite, collectSite, postReport } from '../../support/collect.ts';
 import { startTestServer, type TestServer } from '../../support/server.ts';

@@ -419,6 +419,7 @@ describe('sites: list, create, get, update, delete, install status, snippet', ()
         html: `<script defer data-site="${publicKey.value}" src="${scriptUrl}"></script>`,
         scriptUrl,
         siteKey: publicKey.value,
+        collectUrl: `${t.deps.urls.base}/collect`,
       });
 
       // After rotating the public key the snippet carries the new one.

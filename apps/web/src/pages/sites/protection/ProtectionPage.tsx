@@ -13,6 +13,7 @@ import { DecisionsCard } from './DecisionsCard.tsx';
 import { DryRunCard } from './DryRunCard.tsx';
 import { useDryRun, useSavedSettings, useSaveSettings } from './data.ts';
 import { type Draft, draftOf, ruleInputId, type SettingsError, sameSettings, settingsErrorOf, settingsOf } from './draft.ts';
+import { EdgeInstallCard } from './EdgeInstallCard.tsx';
 import { PassKeyCard } from './PassKeyCard.tsx';
 import { SettingsCard } from './SettingsCard.tsx';
 import { SetupProblems } from './SetupProblems.tsx';
@@ -43,6 +44,7 @@ export function ProtectionPage() {
           <DecisionsCard siteId={id} days={decisionDays} onDays={setDecisionDays} />
           <AiTrafficCard siteId={id} days={aiDays} onDays={setAiDays} />
           <PassKeyCard siteId={id} />
+          <EdgeInstallCard siteId={id} siteName={name ?? ''} />
         </div>
       )}
     </SitesFrame>
