@@ -1,7 +1,13 @@
+import { EmbeddedPostgresMissing } from '@us/db';
 import { start } from './boot.ts';
 import { missingNodeFlags } from './core/node-flags.ts';
 
-const running = await start();
+const running = await start().catch((err: unknown) => {
+  // A production install without DATABASE_URL: one line saying what to set, not a stack trace.
+  if (!(err instanceof EmbeddedPostgresMissing)) throw err;
+  console.error(err.message);
+  process.exit(1);
+});
 const missing = missingNodeFlags();
 if (missing.length) {
   running.deps.logger.warn(
