@@ -75,17 +75,25 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
   };
 }
 
-/** A database of its own on the suite's PostgreSQL server (for a real server whose jobs touch every site). */
-export async function createOwnDatabase(suiteUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+/**
+ * A database of its own on the suite's PostgreSQL server (for a real server whose jobs touch every site),
+ * migrated unless told otherwise (`migrated: false`: empty, for a server that migrates it at start-up).
+ */
+export async function createOwnDatabase(
+  suiteUrl: string,
+  opts: { migrated?: boolean } = {},
+): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `fault_${randomBytes(6).toString('hex')}`;
   const admin = await createOrm(suiteUrl, { poolMax: 1 });
   await admin.em.getConnection().execute(`create database ${name}`);
   const u = new URL(suiteUrl);
   u.pathname = `/${name}`;
   const url = u.toString();
-  const orm = await createOrm(url, { poolMax: 1 });
-  await migrate(orm);
-  await orm.close();
+  if (opts.migrated ?? true) {
+    const orm = await createOrm(url, { poolMax: 1 });
+    await migrate(orm);
+    await orm.close();
+  }
   return {
     url,
     async drop() {
@@ -367,10 +375,18 @@ export interface ServerProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts `apps/api/src/main.ts` as `npm start` would, and waits for its "listening on" line. */
-export async function spawnServer(env: Record<string, string>, ms = 60_000): Promise<ServerProcess> {
-  const proc = spawn(process.execPath, [...API_NODE_FLAGS, '--import', 'tsx', 'apps/api/src/main.ts'], {
-    cwd: ROOT,
+/**
+ * Starts `apps/api/src/main.ts` as `npm start` would (or `how.args` with this Node, from `how.cwd`), and waits
+ * for its "listening on" line.
+ */
+export async function spawnServer(
+  env: Record<string, string>,
+  ms = 60_000,
+  how: { args?: string[]; cwd?: string } = {},
+): Promise<ServerProcess> {
+  const args = how.args ?? [...API_NODE_FLAGS, '--import', 'tsx', 'apps/api/src/main.ts'];
+  const proc = spawn(process.execPath, args, {
+    cwd: how.cwd ?? ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
