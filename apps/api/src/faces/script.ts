@@ -3,8 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { Context, Next } from 'koa';
-
-export const SCRIPT_DIST = path.resolve(import.meta.dirname, '../../../script/dist');
+import { SCRIPT_DIST } from '../core/built-files.ts';
 
 /**
  * Cache lifetimes. The stable `/script.js` is what the snippet uses, so a new release reaches every

@@ -3,7 +3,7 @@ import { get } from 'node:http';
 import path from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCRIPT_DIST } from '../../src/faces/script.ts';
+import { SCRIPT_DIST } from '../../src/core/built-files.ts';
 import { createToken, createUser, startTestServer, type TestServer } from '../support/server.ts';
 
 const built = readFileSync(path.join(SCRIPT_DIST, 'script.js'), 'utf8');

