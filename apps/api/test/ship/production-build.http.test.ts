@@ -44,9 +44,12 @@ function buildIsFresh(): boolean {
   const sources = ['apps/api/src', 'apps/api/build.mjs', 'apps/web/src', 'apps/script/src', ...packages]
     .map((p) => path.join(ROOT, p))
     .filter(existsSync);
-  const built = ['apps/api/dist/main.js', 'apps/web/dist/index.html', 'apps/script/dist/script.js', 'packages/edge/dist/index.js'].map(
-    (p) => path.join(ROOT, p),
-  );
+  const built = [
+    'apps/api/dist/main.js',
+    'apps/web/dist/index.html',
+    'apps/script/dist/script.js',
+    'packages/edge/dist/index.js',
+  ].map((p) => path.join(ROOT, p));
   if (!built.every(existsSync)) return false;
   const sourceTime = Math.max(...sources.map((p) => (statSync(p).isDirectory() ? newest(p) : statSync(p).mtimeMs)));
   return Math.min(...built.map((p) => statSync(p).mtimeMs)) > sourceTime;
