@@ -48,6 +48,8 @@ describe('.env.example and the settings tables', () => {
 /** Files that may read process.env themselves, and why. */
 const ALLOWED: Record<string, string> = {
   'apps/api/src/core/env.ts': 'the settings themselves',
+  'apps/web/src/pages/sites/protection/edgeInstall.ts':
+    "not a read: the Node install snippet the Protection page shows, written for the customer's server",
   'packages/db/src/embedded.ts':
     "DEBUG_PG: a developer's switch printing the embedded PostgreSQL's own output; the package has no settings of its own",
 };

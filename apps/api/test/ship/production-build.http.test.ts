@@ -89,6 +89,7 @@ describe('the production build, installed as the image installs it', () => {
       SMTP_URL: smtp.url,
       APP_SECRET: randomBytes(36).toString('base64'),
       APP_URL: 'https://stats.example.test',
+      BASE_URL: 'https://stats.example.test',
       DATA_DIR: dataDir,
       HOST: '127.0.0.1',
       PORT: '0',
