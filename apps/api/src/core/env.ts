@@ -84,6 +84,14 @@ const EnvSchema = z.object({
     .refine((u) => new URL(u).pathname === '/', 'must be scheme://host[:port] with no path')
     .default('https://api.stripe.com'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  /** Log lines as JSON (one object per line) or readable text; unset → JSON in production, readable otherwise. */
+  LOG_FORMAT: z.enum(['json', 'readable']).optional(),
+  /** Serve Prometheus /metrics on this port of its own (no token unless METRICS_TOKEN is set); unset → not. */
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  /** Serve /metrics on the main port to `Authorization: Bearer <this>`; unset (and no METRICS_PORT) → 404. */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** Error-reporting hook: a module path or package name exporting `report(error, context)`, loaded at start-up. */
+  ERROR_HOOK: z.string().optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
