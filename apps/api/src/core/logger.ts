@@ -1,3 +1,4 @@
+import { isIP, isIPv4 } from 'node:net';
 import { inspect } from 'node:util';
 import pino from 'pino';
 import { readableLine } from './log-format.ts';
@@ -47,31 +48,27 @@ export function redactSecrets(text: string): string {
   return SECRETS.reduce((out, [pattern, blank]) => out.replace(pattern, blank), text);
 }
 
-const H = '[0-9A-Fa-f]{1,4}';
-const V4 = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)(?:\\.(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)){3}';
 /**
- * IPv6 in its full form, or compressed (`::` somewhere), optionally ending in an IPv4 (`::ffff:1.2.3.4`). Times
- * (`12:34:56`) have neither eight groups nor `::`, so they stay.
+ * Runs of hex digits, dots and colons standing alone (not part of a word, a version such as `v1.2.3.4` or a
+ * longer run): each is an address only if Node's own parser says so (`isIP`), so times (`12:34:56`), MAC
+ * addresses and versions stay.
  */
-const V6 = [
-  `(?:${H}:){7}${H}`,
-  `(?:${H}:){1,7}:(?:${V4})?`,
-  `(?:${H}:){1,6}:${H}`,
-  `(?:${H}:){1,5}(?::${H}){1,2}`,
-  `(?:${H}:){1,4}(?::${H}){1,3}`,
-  `(?:${H}:){1,3}(?::${H}){1,4}`,
-  `(?:${H}:){1,2}(?::${H}){1,5}`,
-  `${H}:(?::${H}){1,6}`,
-  `::(?:ffff(?::0{1,4})?:)?${V4}`,
-  `::(?:${H}:){0,6}${H}`,
-].join('|');
-// Whole addresses only: not a piece of a longer dotted number (a version) or of a longer run of groups.
-const V6_ADDRESS = new RegExp(`(?<![\\w:.])(?:${V6})(?![\\w:]|\\.\\d)`, 'g');
-const V4_ADDRESS = new RegExp(`(?<![\\w.])${V4}(?!\\w|\\.\\d)`, 'g');
+const CANDIDATE = /(?<![\w.:])[0-9A-Fa-f.:]*[.:][0-9A-Fa-f.:]*(?![\w.:])/g;
 
-/** IPv4 and IPv6 addresses (a port after them stays) blanked as `[ip]`. */
+function blankCandidate(run: string): string {
+  // `::` alone is far more often punctuation (`Foo :: bar`) than the unspecified address.
+  if (run !== '::' && isIP(run)) return '[ip]';
+  // An address ending a sentence, or an IPv4 address with its port.
+  const dots = /\.+$/.exec(run);
+  if (dots && isIP(run.slice(0, dots.index))) return `[ip]${dots[0]}`;
+  const port = /^(.+):(\d{1,5})$/.exec(run);
+  if (port && isIPv4(port[1] as string)) return `[ip]:${port[2]}`;
+  return run;
+}
+
+/** IPv4 and IPv6 addresses blanked as `[ip]` (a port or an IPv6 zone after them stays). */
 export function blankAddresses(text: string): string {
-  return text.replace(V6_ADDRESS, '[ip]').replace(V4_ADDRESS, '[ip]');
+  return text.replace(CANDIDATE, blankCandidate);
 }
 
 /** What production blanks in every line and error. */
