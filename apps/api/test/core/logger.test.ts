@@ -96,7 +96,7 @@ describe('createLogger', () => {
     log.error('request failed', err);
     const [line] = logs.lines();
     expect(line).toMatchObject({ level: 'error', msg: 'request failed', err: { type: 'TypeError', message: 'bad input' } });
-    expect((line?.err as { stack: string }).stack).toContain('TypeError: bad input');
+    expect((line?.err as { stack?: string } | undefined)?.stack).toContain('TypeError: bad input');
     expect(logs.text()).not.toContain('a body that must stay out');
     expect(told).toEqual([[err, 'request failed']]);
   });
