@@ -55,18 +55,26 @@ export function redactSecrets(text: string): string {
  */
 const CANDIDATE = /(?<![\w.:])[0-9A-Fa-f.:]*[.:][0-9A-Fa-f.:]*(?![\w.:])/g;
 
+/**
+ * The machine's own loopback and unspecified addresses say nothing about anyone: they stay, so the line
+ * saying where the server listens (`http://127.0.0.1:8080`, `0.0.0.0`) stays readable. `::` alone is
+ * moreover far more often punctuation (`Foo :: bar`).
+ */
+const OWN = /^(127\.\d+\.\d+\.\d+|0\.0\.0\.0|::1?|0:0:0:0:0:0:0:[01])$/;
+
+/** The run, or `[ip]` for the address in it (one ending a sentence, or an IPv4 address with its port). */
 function blankCandidate(run: string): string {
-  // `::` alone is far more often punctuation (`Foo :: bar`) than the unspecified address.
-  if (run !== '::' && isIP(run)) return '[ip]';
-  // An address ending a sentence, or an IPv4 address with its port.
+  const blank = (address: string) => (OWN.test(address) ? address : '[ip]');
+  if (isIP(run)) return blank(run);
   const dots = /\.+$/.exec(run);
-  if (dots && isIP(run.slice(0, dots.index))) return `[ip]${dots[0]}`;
+  const head = dots ? run.slice(0, dots.index) : '';
+  if (dots && isIP(head)) return `${blank(head)}${dots[0]}`;
   const port = /^(.+):(\d{1,5})$/.exec(run);
-  if (port && isIPv4(port[1] as string)) return `[ip]:${port[2]}`;
+  if (port && isIPv4(port[1] as string)) return `${blank(port[1] as string)}:${port[2]}`;
   return run;
 }
 
-/** IPv4 and IPv6 addresses blanked as `[ip]` (a port or an IPv6 zone after them stays). */
+/** IPv4 and IPv6 addresses blanked as `[ip]` (a port or an IPv6 zone after them stays; loopback stays whole). */
 export function blankAddresses(text: string): string {
   return text.replace(CANDIDATE, blankCandidate);
 }

@@ -10,14 +10,16 @@ const IPV6 = readFileSync(new URL('./corpora/ipv6-addresses.txt', import.meta.ur
   .split('\n')
   .filter((l) => l && !l.startsWith('#'));
 
-/** Real public IPv4 addresses: public resolvers and the documentation ranges (RFC 5737). */
-const IPV4 = ['1.1.1.1', '8.8.8.8', '9.9.9.9', '192.0.2.1', '198.51.100.20', '203.0.113.255', '10.0.0.1', '127.0.0.1'];
+/** Real public IPv4 addresses: public resolvers and the documentation ranges (RFC 5737), and a private one. */
+const IPV4 = ['1.1.1.1', '8.8.8.8', '9.9.9.9', '192.0.2.1', '198.51.100.20', '203.0.113.255', '10.0.0.1', '172.16.4.2'];
+/** The machine's own: loopback and unspecified, kept whole (where the server listens). */
+const OWN = ['127.0.0.1', '127.1.2.3', '0.0.0.0', '::1', '::', '0:0:0:0:0:0:0:1', '0:0:0:0:0:0:0:0'];
 
 describe('blankAddresses: every address, wherever it stands in a line', () => {
   const places = (a: string) => [`from ${a} ok`, `"ip":"${a}"`, `(${a}).`, `client=${a}, next`];
 
   it('blanks each IPv6 address of the corpus in every place, and brackets with a port keep the port', () => {
-    const addresses = IPV6.filter((a) => isIPv6(a) && a !== '::');
+    const addresses = IPV6.filter((a) => isIPv6(a) && !OWN.includes(a));
     expect(addresses.length).toBeGreaterThan(150);
     for (const a of addresses) {
       for (const line of places(a)) expect(blankAddresses(line)).toBe(line.replace(a, '[ip]'));
@@ -30,6 +32,13 @@ describe('blankAddresses: every address, wherever it stands in a line', () => {
       for (const line of places(a)) expect(blankAddresses(line)).toBe(line.replace(a, '[ip]'));
       expect(blankAddresses(`${a}:8080`)).toBe('[ip]:8080');
     }
+  });
+
+  it('keeps loopback and unspecified addresses, the machine’s own: the line saying where the server listens stays whole', () => {
+    for (const a of OWN) expect(blankAddresses(`listening on ${a}`)).toBe(`listening on ${a}`);
+    expect(blankAddresses('listening on http://127.0.0.1:8080 and http://[::1]:8080')).toBe(
+      'listening on http://127.0.0.1:8080 and http://[::1]:8080',
+    );
   });
 
   it('leaves what only looks like one: times, versions, MAC addresses, ids, punctuation', () => {
