@@ -42,14 +42,22 @@ function count(face: string, operation: string, status: number, seconds: number)
  * meanwhile, and when its answer has ended (or the client left) the access line, the request metrics and, for a
  * 5xx or a logged error, the error report follow.
  */
-export function observeRequests(parts: { logger: Logger; errors?: ErrorReports }, handle: Handler): Handler {
+export function observeRequests(
+  parts: { logger: Logger; errors?: ErrorReports; env: { LOG_LEVEL: string } },
+  handle: Handler,
+): Handler {
   const { logger, errors } = parts;
+  // Without debug lines, a quiet face's access line is not even put together (page reports come by the thousand).
+  const quietLines = parts.env.LOG_LEVEL === 'debug';
   const ended = (scope: RequestScope, res: ServerResponse) => {
     const status = res.writableFinished ? res.statusCode : CLIENT_LEFT;
     scope.status = status;
     const ms = performance.now() - scope.startedAt;
     const operations = scope.operations.length ? scope.operations : [scope.route];
     for (const operation of operations) count(scope.face, operation, status, ms / 1000);
+    errors?.requestEnded(scope, status);
+    const quiet = QUIET_FACES.has(scope.face) && status < 500;
+    if (quiet && !quietLines) return;
     const line = `${scope.method} ${scope.route} ${status} ${Math.round(ms)} ms`;
     const fields = {
       method: scope.method,
@@ -60,18 +68,14 @@ export function observeRequests(parts: { logger: Logger; errors?: ErrorReports }
       operation: operations.join(','),
     };
     runInRequest(scope, () => {
-      if (QUIET_FACES.has(scope.face) && status < 500) logger.debug(line, fields);
+      if (quiet) logger.debug(line, fields);
       else logger.info(line, fields);
     });
-    errors?.requestEnded(scope, status);
   };
   return (req, res) => {
     const scope = newRequestScope(req.method, req.headers['x-request-id']);
-    const end = () => {
-      if (scope.status === undefined) ended(scope, res);
-    };
-    res.once('finish', end);
-    res.once('close', end);
+    // 'close' comes once the answer has ended, or when the connection went first (then not finished).
+    res.once('close', () => ended(scope, res));
     runInRequest(scope, () => handle(req, res));
   };
 }
