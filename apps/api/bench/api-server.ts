@@ -34,6 +34,8 @@ const running = await start(
     // A second bench API (an A/B of two versions side by side) shares the first one's database.
     DATABASE_URL: process.env.BENCH_DATABASE_URL,
     LOG_LEVEL: 'error',
+    // Not JSON: the driver takes the first line starting with `{` on stdout for this process's info.
+    LOG_FORMAT: 'readable',
     NODE_ENV: 'production',
     MCP_CALLS_PER_MINUTE: unlimited,
     COLLECT_REPORTS_PER_ADDRESS_PER_MINUTE: unlimited,

@@ -1,17 +1,21 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import Koa from 'koa';
+import type { Registry } from 'prom-client';
 import { WEB_DIST } from './core/built-files.ts';
 import type { Deps } from './core/deps.ts';
 import { AppError } from './core/errors.ts';
 import { answerClientErrors } from './core/http/client-error.ts';
+import { echoRequestId, observeRequests } from './core/http/observe-requests.ts';
 import { sendProblem } from './core/http/problem-response.ts';
 import { spaStatic } from './core/http/static.ts';
 import { endAtTurnEnd, sendAtTurnEnd } from './core/http/turn-end.ts';
+import { currentRequest, label } from './core/observe/request-scope.ts';
 import { collectHandler } from './faces/collect/handler.ts';
 import { collectLane } from './faces/collect/lane.ts';
 import { downloadsHandler } from './faces/downloads.ts';
 import { firstPartyHandler } from './faces/first-party.ts';
 import { mcpHandler } from './faces/mcp/handler.ts';
+import { metricsHandler, serverMetrics } from './faces/metrics.ts';
 import { PROBLEM_TYPES_PREFIX, problemTypesHandler } from './faces/problem-types.ts';
 import { proxyFace } from './faces/proxy/handler.ts';
 import type { ProxyLimits } from './faces/proxy/limits.ts';
@@ -42,20 +46,25 @@ type AppOptions = {
 export type ServiceServer = Server & {
   /** Sends the proxy's waiting request records to the write buffer (before its last flush). */
   flushProxyRecords(): Promise<void>;
+  /** This server's metrics read at each scrape (pools, backlog, hot store), for a METRICS_PORT server (`faces/metrics.ts`). */
+  metrics: Registry;
 };
 
 /**
  * The service's HTTP server, not listening yet: proxy mode first (a request whose Host is a live proxy
  * hostname: `faces/proxy/`), then the collect lane (page reports and edge batches, answered without Koa:
- * `faces/collect/lane.ts`), then the Koa app for everything else.
+ * `faces/collect/lane.ts`), then the Koa app for everything else. Each request is served in its own scope
+ * (`core/http/observe-requests.ts`): its id is echoed and logged, and its access line and metrics written.
  */
 export function createServer(deps: Deps, opts: AppOptions = {}): ServiceServer {
   // Every answer of the server is written at the end of its event-loop turn, together (`turn-end.ts`).
   const send = sendAtTurnEnd((err) => deps.logger.error('an answer could not be written', err));
   const collect = collectHandler(deps, send.after);
-  const koa = createApp(deps, collect, opts).callback();
+  const metrics = serverMetrics(deps);
+  const koa = createApp(deps, collect, metrics, opts).callback();
   const lane = collectLane(deps, collect.answer, send);
   const service = (req: IncomingMessage, res: ServerResponse) => {
+    echoRequestId(res);
     if (lane(req, res)) return;
     endAtTurnEnd(res, send);
     koa(req, res);
@@ -68,19 +77,21 @@ export function createServer(deps: Deps, opts: AppOptions = {}): ServiceServer {
     limits: opts.proxyLimits,
   });
   const server = answerClientErrors(
-    createHttpServer((req, res) => {
-      if (proxy.take(req, res)) return;
-      service(req, res);
-    }),
+    createHttpServer(
+      observeRequests(deps, (req, res) => {
+        if (proxy.take(req, res)) return;
+        service(req, res);
+      }),
+    ),
   );
   server.once('close', () => {
     proxy.close().catch((e) => deps.logger.warn(`proxy: connections to origins not closed (${String(e)})`));
   });
-  return Object.assign(server, { flushProxyRecords: proxy.flushRecords });
+  return Object.assign(server, { flushProxyRecords: proxy.flushRecords, metrics });
 }
 
 /** The Koa app: health, REST, OpenAPI, tRPC, MCP, the gate's routes and the dashboard. */
-function createApp(deps: Deps, collect: ReturnType<typeof collectHandler>, opts: AppOptions) {
+function createApp(deps: Deps, collect: ReturnType<typeof collectHandler>, metrics: Registry, opts: AppOptions) {
   const app = new Koa();
   app.proxy = deps.env.TRUST_PROXY;
   // Only the entries our own proxies appended: the left of X-Forwarded-For is whatever the client sent.
@@ -101,12 +112,17 @@ function createApp(deps: Deps, collect: ReturnType<typeof collectHandler>, opts:
   const spa = spaStatic(opts.webDist ?? WEB_DIST);
   const problemTypes = problemTypesHandler();
   const tlsAsk = tlsAskHandler(deps);
+  const metricsRoute = metricsHandler(deps, metrics);
 
   // Errors Koa itself meets while sending (a stream body failing): logged here rather than printed, and a
-  // client that went away mid-download is no error of ours. Download paths are credentials: left out.
-  app.on('error', (err: Error & { code?: string }, ctx?: { method: string; path: string }) => {
+  // client that went away mid-download is no error of ours. Paths are named by their route template (a
+  // download's path is its credential). Koa answers a thrown error with only the error's `headers`: the
+  // request id goes there.
+  app.on('error', (err: Error & { code?: string; headers?: Record<string, string> }, ctx?: { method: string }) => {
+    const scope = currentRequest();
+    if (scope) err.headers = { ...err.headers, 'X-Request-Id': scope.id };
     if (err.code === 'ERR_STREAM_PREMATURE_CLOSE' || err.code === 'ECONNRESET' || err.code === 'EPIPE') return;
-    const where = ctx ? `${ctx.method} ${ctx.path.startsWith('/v1/downloads/') ? '/v1/downloads/…' : ctx.path}` : 'a response';
+    const where = ctx && scope ? `${ctx.method} ${scope.route}` : 'a response';
     deps.logger.error(`${where} failed while sending`, err);
   });
 
@@ -114,28 +130,44 @@ function createApp(deps: Deps, collect: ReturnType<typeof collectHandler>, opts:
     const p = ctx.path;
     if (deps.lifecycle.draining && p !== '/healthz') {
       // Shutting down: requests already running finish; new ones go to another node (or retry).
+      label('other', '(draining)', 'draining');
       ctx.set('Connection', 'close');
       return sendProblem(ctx, new AppError(503, 'This server is restarting: try again in a moment', { retryAfter: 1 }));
     }
+    // Each branch names its route template and operation for the access line and the metrics (the REST, tRPC
+    // and MCP faces name the operation they serve themselves).
     if (p === '/healthz') {
+      label('health', p, 'healthz');
       ctx.body = { status: 'ok' };
       return;
     }
     if (p === '/readyz') {
+      label('health', p, 'readyz');
       const checks = await Promise.allSettled([deps.orm.em.fork().execute('select 1'), deps.hot.ping()]);
       const [db, hot] = checks.map((c) => (c.status === 'fulfilled' ? 'ok' : 'unreachable'));
       ctx.status = db === 'ok' && hot === 'ok' ? 200 : 503;
       ctx.body = { status: ctx.status === 200 ? 'ready' : 'not ready', database: db, hotState: `${hot} (${deps.hot.kind})` };
       return;
     }
+    if (p === '/metrics') {
+      label('metrics', p, 'metrics');
+      return metricsRoute(ctx);
+    }
     if (p === '/v1/openapi.json') {
+      label('rest', p, 'openapi');
       ctx.body = openapi;
       return;
     }
     // Export files: the link is the credential, and the body a stream rather than JSON.
-    if (p.startsWith('/v1/downloads/')) return downloads(ctx);
+    if (p.startsWith('/v1/downloads/')) {
+      label('downloads', '/v1/downloads/{token}', 'downloads');
+      return downloads(ctx);
+    }
     // Payment provider events: the signature over the raw body is the credential.
-    if (p === '/v1/billing/webhook') return billingWebhook(ctx);
+    if (p === '/v1/billing/webhook') {
+      label('rest', p, 'billing.webhook');
+      return billingWebhook(ctx);
+    }
     if (p === '/v1' || p.startsWith('/v1/')) return rest(ctx);
     if (p === '/trpc' || p.startsWith('/trpc/')) return trpc(ctx);
     if (p === '/mcp') return mcp(ctx);
@@ -146,17 +178,37 @@ function createApp(deps: Deps, collect: ReturnType<typeof collectHandler>, opts:
       p === '/collect/decide' ||
       p === '/collect/verify'
     ) {
+      label('collect', p, p.slice(1).replace('/', '.'));
       return collect.koa(ctx);
     }
-    if (p.startsWith('/_us/')) return firstParty(ctx);
+    if (p.startsWith('/_us/')) {
+      label('first-party', '/_us/*', 'first-party');
+      return firstParty(ctx);
+    }
     // Caddy's on-demand TLS asks here before getting a certificate for a customer's hostname.
-    if (p === TLS_ASK_PATH) return tlsAsk(ctx);
+    if (p === TLS_ASK_PATH) {
+      label('ingress', p, 'tls-ask');
+      return tlsAsk(ctx);
+    }
     // What a problem's `type` points at; the dashboard has no route under /problems/.
-    if (p.startsWith(PROBLEM_TYPES_PREFIX)) return problemTypes(ctx);
-    if (p === '/challenge' || p === challengePath) return challenge(ctx);
-    if (p.startsWith('/script.')) return script(ctx, () => spa(ctx, next));
+    if (p.startsWith(PROBLEM_TYPES_PREFIX)) {
+      label('docs', `${PROBLEM_TYPES_PREFIX}{type}`, 'problem-types');
+      return problemTypes(ctx);
+    }
+    if (p === '/challenge' || p === challengePath) {
+      label('challenge', '/challenge', 'challenge');
+      return challenge(ctx);
+    }
+    label('dashboard', '(dashboard)', 'dashboard');
+    if (p.startsWith('/script.')) {
+      label('script', '/script.*', 'script');
+      return script(ctx, () => spa(ctx, next));
+    }
     // The edge SDK's built files, for runtimes that import by URL (npm has the same files).
-    if (p.startsWith('/sdk/')) return sdk(ctx, () => spa(ctx, next));
+    if (p.startsWith('/sdk/')) {
+      label('sdk', '/sdk/edge@{version}/*', 'sdk');
+      return sdk(ctx, () => spa(ctx, next));
+    }
     return spa(ctx, next);
   });
   return app;

@@ -11,10 +11,11 @@ import { countryOf, loadNetworks } from './core/enrich/index.ts';
 import { deriveUrls, type Env, parseEnv } from './core/env.ts';
 import { createHotStore } from './core/hot/index.ts';
 import { loadAppSecret } from './core/security/app-secret.ts';
+import { metricsServer } from './faces/metrics.ts';
 import { copyStoreOf } from './features/export/copies.ts';
 import { ownServiceAccount } from './features/search/connections.ts';
 import { RAW_PARTITION_DAYS, startJobs, stopRollupThreads } from './jobs/index.ts';
-import { loggerFor, makeDeps, statsOrmFor } from './make-deps.ts';
+import { errorReportsFor, loggerFor, makeDeps, statsOrmFor } from './make-deps.ts';
 
 export interface Running {
   deps: Deps;
@@ -28,6 +29,16 @@ export interface Running {
  */
 export const SHUTDOWN_DEADLINES = { requestsMs: 10_000, flushMs: 10_000, jobsMs: 5_000, connectionsMs: 5_000 } as const;
 
+/** Starts listening; resolves once it does (or rejects: the port is taken). */
+async function listening(server: Server, port: number, host: string): Promise<number> {
+  server.listen(port, host);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  return (server.address() as AddressInfo).port;
+}
+
 /** Stops accepting connections, lets requests in flight finish (at most `ms`), then cuts what is left. */
 async function closeServer(server: Server, ms: number): Promise<void> {
   const closed = new Promise<void>((r) => server.close(() => r()));
@@ -38,7 +49,8 @@ async function closeServer(server: Server, ms: number): Promise<void> {
 
 /** Starts everything the configuration asks for: database (embedded when no DATABASE_URL), hot state, HTTP. */
 export async function start(env: Env = parseEnv()): Promise<Running> {
-  const logger = loggerFor(env);
+  const errors = await errorReportsFor(env);
+  const logger = loggerFor(env, errors);
   mkdirSync(env.DATA_DIR, { recursive: true });
   let embedded: EmbeddedDatabase | undefined;
   let databaseUrl = env.DATABASE_URL;
@@ -59,6 +71,7 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
     hot,
     appSecret: loadAppSecret(env.APP_SECRET, env.DATA_DIR),
     logger,
+    errors,
     ingest: {
       redisUrl: env.REDIS_URL,
       retainRawDays: RAW_PARTITION_DAYS,
@@ -71,12 +84,14 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
   // page report (which would hold every request of that moment up).
   loadNetworks();
   countryOf('127.0.0.1');
-  const server = createServer(deps).listen(env.PORT, env.HOST);
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
-  const port = (server.address() as AddressInfo).port;
+  const server = createServer(deps);
+  const port = await listening(server, env.PORT, env.HOST);
+  // Prometheus on a port of its own (docs/operations/observability.md); it answers until the very end of a shutdown.
+  const metrics = env.METRICS_PORT ? metricsServer(deps, server.metrics) : undefined;
+  if (metrics) {
+    const at = await listening(metrics, env.METRICS_PORT as number, env.HOST);
+    logger.info(`metrics on http://${env.HOST}:${at}/metrics`);
+  }
   // With PORT=0 the real port is known only now.
   deps.urls = deriveUrls(env, { host: env.HOST, port });
   // Rollups (start-up, hourly) and per-site retention (start-up, daily); once across nodes.
@@ -126,6 +141,7 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
       }
       deps.mailer.close();
       await embedded?.stop();
+      if (metrics) await closeServer(metrics, 0);
     },
   };
 }

@@ -1,4 +1,5 @@
 import { EmbeddedPostgresMissing } from '@us/db';
+import { within } from './core/deadline.ts';
 import { ConfigError } from './core/env.ts';
 import { missingNodeFlags } from './core/node-flags.ts';
 import { readSettings, type Settings, staleOfflineData } from './startup-checks.ts';
@@ -29,6 +30,17 @@ if (missing.length) {
     `started without ${missing.join(' ')} (apps/api/node-flags.json, which npm start passes): expect longer pauses under steady load`,
   );
 }
+// An error nothing caught ends the process as Node would (exit 1), once it is logged and reported to the
+// error hook (ERROR_HOOK), which gets two seconds.
+for (const source of ['uncaughtException', 'unhandledRejection'] as const) {
+  process.on(source, async (err: unknown) => {
+    const reported = running.deps.errors.uncaught(err, source);
+    running.deps.logger.error(`${source}: the process stops`, err);
+    await within(reported, 2000);
+    process.exit(1);
+  });
+}
+
 let stoppingSince = 0;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, async () => {

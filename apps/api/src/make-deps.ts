@@ -6,8 +6,10 @@ import { type StartIngestArgs, startIngest } from './analytics/ingest/index.ts';
 import { type Deps, makeCiphers, realSleep } from './core/deps.ts';
 import type { Env, Urls } from './core/env.ts';
 import type { HotStore } from './core/hot/store.ts';
-import { createLogger, type Logger } from './core/logger.ts';
+import { createLogger, type LogDestination, type Logger, redactLine } from './core/logger.ts';
 import { createMailer, type Mailer } from './core/mail/mailer.ts';
+import { loadErrorHook } from './core/observe/error-hook.ts';
+import { ErrorReports } from './core/observe/error-reports.ts';
 import { billingProviderOf } from './features/billing/provider.ts';
 import { countingInserter } from './features/billing/usage-counters.ts';
 
@@ -27,8 +29,12 @@ export interface DepsParts {
    * directory). Each batch's insert counts plan allowances and sends the Free notices, unless `insert` is given.
    */
   ingest: Omit<Partial<StartIngestArgs>, 'orm'>;
-  /** Default: at LOG_LEVEL, secrets redacted in production. */
+  /** Default: at LOG_LEVEL in LOG_FORMAT, secrets and addresses redacted in production (`loggerFor`). */
   logger?: Logger;
+  /** Default: the ERROR_HOOK module's (`errorReportsFor`). Give it with `logger`, which tells it of the errors it logs. */
+  errors?: ErrorReports;
+  /** Where the default logger writes (standard output unless a test captures the lines). */
+  logDestination?: LogDestination;
   /** Default: SMTP_URL, or the log and DATA_DIR/outbox.ndjson without it. */
   mailer?: Mailer;
   /** Default: really waits. The harness records the delays instead. */
@@ -44,16 +50,31 @@ export function statsOrmFor(databaseUrl: string, env: Env): Promise<Orm> {
   });
 }
 
-/** The logger the configuration asks for. */
-export function loggerFor(env: Env): Logger {
-  return createLogger(env.LOG_LEVEL, { redact: env.NODE_ENV === 'production' });
+/** The error reports the configuration asks for: to the ERROR_HOOK module (loaded now), or to nobody. */
+export async function errorReportsFor(env: Env): Promise<ErrorReports> {
+  const hook = await loadErrorHook(env.ERROR_HOOK);
+  return new ErrorReports(hook, { redact: env.NODE_ENV === 'production' ? redactLine : undefined });
+}
+
+/** The logger the configuration asks for; every error it logs goes on to `errors`. */
+export function loggerFor(env: Env, errors?: ErrorReports, destination?: LogDestination): Logger {
+  const production = env.NODE_ENV === 'production';
+  const logger = createLogger(env.LOG_LEVEL, {
+    redact: production,
+    format: env.LOG_FORMAT ?? (production ? 'json' : 'readable'),
+    destination,
+    onError: errors ? (err, msg) => errors.logged(err, msg) : undefined,
+  });
+  if (errors) errors.onHookFailure = (err) => logger.warn(`ERROR_HOOK: the hook failed to report (${String(err)})`);
+  return logger;
 }
 
 /** Builds `Deps` and starts the write buffer's flusher (stopped by `deps.ingest.stop()`). */
 export async function makeDeps(parts: DepsParts): Promise<Deps> {
   const { env, orm } = parts;
   const production = env.NODE_ENV === 'production';
-  const logger = parts.logger ?? loggerFor(env);
+  const errors = parts.errors ?? (await errorReportsFor(env));
+  const logger = parts.logger ?? loggerFor(env, errors, parts.logDestination);
   const mailer =
     parts.mailer ?? createMailer({ smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, dataDir: env.DATA_DIR, logger, production });
   let deps: Deps | undefined;
@@ -68,6 +89,7 @@ export async function makeDeps(parts: DepsParts): Promise<Deps> {
     hot: parts.hot,
     ingest,
     logger,
+    errors,
     mailer,
     billing: billingProviderOf(env),
     ciphers: makeCiphers(parts.appSecret),

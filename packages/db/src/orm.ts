@@ -37,6 +37,52 @@ export function releaseOnce(client: PgClient): (err?: Error) => void {
 
 const pgPools = new WeakMap<Orm, () => PgPool | null>();
 
+/** What a `pg` pool says of itself (pg-pool's getters), read structurally. */
+interface PoolFigures {
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+  options: { max: number };
+}
+
+/** A pool's connections and waits at this moment (for the metrics). */
+export interface PoolUse {
+  /** Connections open, and of those the ones idle. */
+  open: number;
+  idle: number;
+  max: number;
+  /** Queries waiting for a connection now. */
+  waiting: number;
+  /** Queries that found every connection busy and had to wait, since the pool was made. */
+  waits: number;
+}
+
+const poolWaits = new WeakMap<object, { waits: number }>();
+
+/** Counts each checkout that finds every connection busy (pg-pool queues it until one is given back). */
+function countWaits(pool: PgPool & PoolFigures): void {
+  const tally = { waits: 0 };
+  poolWaits.set(pool, tally);
+  const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
+  (pool as { connect: unknown }).connect = (...args: unknown[]) => {
+    if (pool.idleCount === 0 && pool.totalCount >= pool.options.max) tally.waits += 1;
+    return connect(...args);
+  };
+}
+
+/** The connections and waits of the pool under an ORM (none yet before its first query makes the pool). */
+export function poolUseOf(orm: Orm): PoolUse {
+  const pool = pgPools.get(orm)?.() as (PgPool & PoolFigures) | null | undefined;
+  if (!pool) return { open: 0, idle: 0, max: orm.config.get('pool')?.max ?? 0, waiting: 0, waits: 0 };
+  return {
+    open: pool.totalCount,
+    idle: pool.idleCount,
+    max: pool.options.max,
+    waiting: pool.waitingCount,
+    waits: poolWaits.get(pool)?.waits ?? 0,
+  };
+}
+
 /**
  * The `pg` pool under an ORM, for what the ORM cannot do (a COPY streamed to a download). The pool is
  * made with the ORM's first query, so one is run when there was none yet.
@@ -54,9 +100,10 @@ export async function pgPoolOf(orm: Orm): Promise<PgPool> {
 export async function createOrm(url: string, opts: OrmOptions = {}): Promise<Orm> {
   let pool: PgPool | null = null;
   const driverOptions: Record<string, unknown> = {
-    onPoolCreated: (created: PgPool & Parameters<typeof releaseEndedConnections>[0]) => {
+    onPoolCreated: (created: PgPool & PoolFigures & Parameters<typeof releaseEndedConnections>[0]) => {
       pool = created;
       releaseEndedConnections(created);
+      countWaits(created);
     },
   };
   if (opts.statementTimeoutMs) driverOptions.statement_timeout = opts.statementTimeoutMs;

@@ -3,6 +3,7 @@ import type { Env, Urls } from './env.ts';
 import type { HotStore } from './hot/store.ts';
 import type { Logger } from './logger.ts';
 import type { Mailer } from './mail/mailer.ts';
+import type { ErrorReports } from './observe/error-reports.ts';
 import { Cipher } from './security/cipher.ts';
 
 /**
@@ -23,6 +24,8 @@ export interface Deps {
   hot: HotStore;
   mailer: Mailer;
   logger: Logger;
+  /** Errors on their way to the error-reporting hook (ERROR_HOOK), with their request's id and route. */
+  errors: ErrorReports;
   ciphers: {
     totp: Cipher;
     idempotency: Cipher;

@@ -43,7 +43,7 @@ const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development').register(help, {
     group: 'process',
     meaning:
-      '`production` keeps links and tokens out of the log (see [Accounts and sign-in](product/accounts.md#accounts-and-sign-in)) and refuses unsafe settings at start-up ([Start-up checks](#start-up-checks)); `development`, `test`',
+      '`production` keeps links, tokens and addresses out of the log (see [Accounts and sign-in](product/accounts.md#accounts-and-sign-in) and [Observability](operations/observability.md#logs)) and refuses unsafe settings at start-up ([Start-up checks](#start-up-checks)); `development`, `test`',
     who: 'operator (`production` in production); the test harness sets `test`',
   }),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080).register(help, {
@@ -310,6 +310,27 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info').register(help, {
     group: 'observability',
     meaning: '`debug`, `info`, `warn`, `error`, `silent`',
+  }),
+  LOG_FORMAT: z.enum(['json', 'readable']).optional().register(help, {
+    group: 'observability',
+    meaning: 'log lines as JSON (one object per line) or readable text',
+    unset: 'JSON in production, readable otherwise',
+  }),
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional().register(help, {
+    group: 'observability',
+    meaning: 'serve Prometheus `/metrics` on this port of its own (no token unless METRICS_TOKEN is set)',
+    unset: 'no port of its own',
+  }),
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional().register(help, {
+    group: 'observability',
+    meaning: 'serve `/metrics` on the main port to `Authorization: Bearer <this>`',
+    unset: 'without METRICS_PORT too, `/metrics` answers 404',
+    secret: true,
+  }),
+  ERROR_HOOK: z.string().optional().register(help, {
+    group: 'observability',
+    meaning: 'error-reporting hook: a module path or package name exporting `report(error, context)`, loaded at start-up',
+    unset: 'no hook',
   }),
 });
 

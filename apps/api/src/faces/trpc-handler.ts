@@ -5,7 +5,9 @@ import { toAppError } from '../core/error-map.ts';
 import { AppError } from '../core/errors.ts';
 import { BODY_LIMITS, readBody } from '../core/http/body.ts';
 import { sendProblem } from '../core/http/problem-response.ts';
+import { label, labelOperations } from '../core/observe/request-scope.ts';
 import type { Ctx } from '../procedures/context.ts';
+import { listOperations } from '../procedures/registry.ts';
 import { appRouter } from '../router.ts';
 import { createCtx, requestInfo } from './request-context.ts';
 
@@ -29,9 +31,14 @@ function batchRefusal(paths: string[]): AppError | undefined {
 
 /** The SPA face: tRPC over HTTP at /trpc, cookie session; the problem rides in error.data.problem. */
 export function trpcHandler(deps: Deps) {
+  // Procedure names as the metrics' labels: only the router's own (a made-up name counts as `(unknown)`).
+  const known = new Set(listOperations(appRouter).map((op) => op.path));
   return async (ctx: Context) => {
     const path = ctx.path.replace(/^\/trpc\/?/, '');
-    const refused = batchRefusal(path.split(','));
+    const paths = path.split(',');
+    label('trpc', '/trpc/{procedure}');
+    labelOperations(paths.slice(0, TRPC_MAX_BATCH).map((p) => (known.has(p) ? p : '(unknown)')));
+    const refused = batchRefusal(paths);
     if (refused) return sendProblem(ctx, refused);
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       try {

@@ -23,7 +23,7 @@ if (!url) {
   console.error('Set DATABASE_URL');
   process.exit(2);
 }
-const logger = createLogger('info');
+const logger = createLogger('info', { format: 'readable' });
 const orm = await createOrm(url, { poolMax: 3 });
 try {
   await migrate(orm);

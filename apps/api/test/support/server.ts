@@ -13,6 +13,7 @@ import type { Deps } from '../../src/core/deps.ts';
 import { deriveUrls, parseEnv } from '../../src/core/env.ts';
 import { MemoryStore, RedisStore } from '../../src/core/hot/index.ts';
 import type { HotStore } from '../../src/core/hot/store.ts';
+import type { LogDestination } from '../../src/core/logger.ts';
 import { hashPassword } from '../../src/core/security/passwords.ts';
 import { randomToken } from '../../src/core/security/tokens.ts';
 import type { ProxyLimits } from '../../src/faces/proxy/limits.ts';
@@ -68,6 +69,8 @@ export async function startTestServer(
     downloadLimits?: Partial<DownloadLimits>;
     /** The edge SDK package folder served at /sdk/edge@<version>/ (default: the workspace's). */
     edgeSdkDir?: string;
+    /** Where the server's log lines go (`captureLogs` in ./logs.ts); standard output otherwise. */
+    logs?: LogDestination;
   } = {},
 ) {
   const smtp = await startSmtpCapture();
@@ -114,6 +117,7 @@ export async function startTestServer(
     hot,
     appSecret: opts.appSecret ?? randomToken(48),
     ingest: { buffer, ...opts.ingest },
+    logDestination: opts.logs,
     sleep: async (ms) => {
       sleeps.push(ms);
     },
@@ -132,6 +136,8 @@ export async function startTestServer(
     deps,
     smtp,
     sleeps,
+    /** The server's own metrics registry (pools, backlog, hot store), for a METRICS_PORT server of a test's own. */
+    metrics: server.metrics,
     request: supertest(url),
     async close() {
       await new Promise<void>((r) => server.close(() => r()));

@@ -1,5 +1,6 @@
 import { type DeadLetter, dbFault } from '@us/db';
 import type { Logger } from '../../core/logger.ts';
+import { ingestDeadLetters, ingestFlushFailures, ingestStoredRows } from '../../core/observe/metrics.ts';
 import { type AnalyticsRows, type AnalyticsTable, type Batch, INGEST_TABLES, type IngestBuffer } from './buffer.ts';
 
 export type Inserter = <T extends AnalyticsTable>(table: T, rows: AnalyticsRows[T][]) => Promise<number>;
@@ -200,8 +201,10 @@ export class Flusher {
       throw error;
     }
     this.unknownStreak.delete(batch.table);
+    ingestStoredRows.inc({ table: batch.table }, inserted);
     if (letters.length) {
       await this.opts.deadLetter(letters);
+      ingestDeadLetters.inc({ table: batch.table }, letters.length);
       this.opts.logger?.warn(
         `ingest: set ${letters.length} ${batch.table} row(s) aside in ingest_dead_letters (first: ${letters[0]?.reason})`,
       );
@@ -238,6 +241,7 @@ export class Flusher {
   }
 
   private backOff(error: unknown) {
+    ingestFlushFailures.inc();
     this.failures += 1;
     const delay = Math.min(this.maxBackoffMs, this.backoffMs * 2 ** (this.failures - 1));
     this.retryAt = Date.now() + delay;

@@ -1,6 +1,7 @@
 import { ensurePartitions, insertDeadLetters, insertRows, type Orm, pruneDeadLetters } from '@us/db';
 import { within } from '../../core/deadline.ts';
 import type { Logger } from '../../core/logger.ts';
+import { ingestRefused, ingestSpilledRows } from '../../core/observe/metrics.ts';
 import { dropRolledUpPartitions } from '../rollup/retention.ts';
 import { type AnalyticsRows, type AnalyticsTable, BufferFull, type IngestBuffer } from './buffer.ts';
 import { Flusher, type FlushResult, type Inserter } from './flusher.ts';
@@ -109,6 +110,12 @@ export async function maintainPartitions(
   await pruneDeadLetters(orm, DEAD_LETTER_DAYS);
 }
 
+/** Counts a refusal of a full buffer (answered 503: the sender retries), then throws it on. */
+function countRefusal(err: unknown): never {
+  if (err instanceof BufferFull) ingestRefused.inc();
+  throw err;
+}
+
 /** Queues the rows a previous process saved at shutdown and stores them; removes the files once stored. */
 async function restoreSpills(dir: string, buffer: IngestBuffer, flusher: Flusher, orm: Orm, logger?: Logger) {
   const spilled = readSpills(dir);
@@ -131,6 +138,7 @@ async function restoreSpills(dir: string, buffer: IngestBuffer, flusher: Flusher
     orm,
     spilled.unreadable.map((row) => ({ table: 'pageviews', row, reason: 'a saved line could not be read back' })),
   );
+  ingestSpilledRows.inc({ event: 'restored' }, queued);
   const flushed = await flusher.flushNow();
   if (flushed.error === undefined) removeSpills(spilled.files);
   logger?.warn(
@@ -179,14 +187,20 @@ export async function startIngest(args: StartIngestArgs): Promise<Ingest> {
   return {
     buffer,
     async enqueue(table, row) {
-      await buffer.enqueue(table, [row]);
+      await buffer.enqueue(table, [row]).catch(countRefusal);
       flusher.noteEnqueued();
     },
     async enqueueMany(table, rows) {
-      await buffer.enqueue(table, rows);
+      await buffer.enqueue(table, rows).catch(countRefusal);
       flusher.noteEnqueued(rows.length);
     },
-    holdRoom: (rows) => rooms.hold(rows),
+    holdRoom: (rows) => {
+      try {
+        return rooms.hold(rows);
+      } catch (err) {
+        return countRefusal(err);
+      }
+    },
     async flushNow() {
       await rooms.released();
       return flusher.flushNow();
@@ -200,6 +214,7 @@ export async function startIngest(args: StartIngestArgs): Promise<Ingest> {
       const count = held.reduce((n, h) => n + h.rows.length, 0);
       if (count && args.spillDir) {
         const file = spillRows(args.spillDir, held);
+        ingestSpilledRows.inc({ event: 'saved' }, count);
         args.logger?.warn(`ingest: ${count} rows not yet stored were saved to ${file}; the next start stores them`);
       } else if (count) args.logger?.error(`ingest: ${count} rows not yet stored are lost (no spill folder)`);
       if (own) await buffer.close();

@@ -2,6 +2,7 @@ import type { Orm } from '@us/db';
 import { CompiledQuery } from 'kysely';
 import { withJobLock } from '../../core/job-lock.ts';
 import type { Logger } from '../../core/logger.ts';
+import { rollupLag, rollupOldestPending } from '../../core/observe/metrics.ts';
 import type { RolledState } from './rollup-delta.ts';
 import { ROLLUP_VERSION, type RollupSource } from './rollup-format.ts';
 import { rollupInThread } from './rollup-thread.ts';
@@ -56,6 +57,8 @@ export interface SiteDay {
   timezone: string;
   /** Site-local day, `YYYY-MM-DD`. */
   day: string;
+  /** When the local day ended (ms since the epoch), for the rollup lag (`pendingSiteDays` gives it). */
+  endedAt?: number;
 }
 
 /** Rolls up every complete site-local day not rolled up yet (bounded per run; once across nodes). */
@@ -70,18 +73,25 @@ async function rollupPending(orm: Orm, opts: RunRollupsOptions): Promise<RollupR
   const candidates = await pendingSiteDays(orm, opts, maxDays + 1);
   const more = candidates.length > maxDays;
   const run: RollupRun = { ran: true, rolled: 0, empty: 0, more, failed: 0 };
+  // The oldest complete site-day this run leaves without its rollup (a failure, or past `maxDays`); ages on
+  // the run's clock.
+  const now = () => opts.now?.getTime() ?? Date.now();
+  let oldestLeft = more ? candidates[maxDays]?.endedAt : undefined;
   for (const sd of candidates.slice(0, maxDays)) {
     try {
       if (await rollupSiteDay(orm, sd)) run.rolled += 1;
       else run.empty += 1;
+      if (sd.endedAt !== undefined) rollupLag.observe((now() - sd.endedAt) / 1000);
     } catch (e) {
       run.failed += 1;
+      if (sd.endedAt !== undefined) oldestLeft = Math.min(oldestLeft ?? sd.endedAt, sd.endedAt);
       opts.logger?.error(`rollups: site ${sd.siteId} day ${sd.day} failed`, e);
     }
     if ((run.rolled + run.empty) % 100 === 0) {
       opts.logger?.info(`rollups: ${run.rolled + run.empty}/${Math.min(maxDays, candidates.length)} site-days`);
     }
   }
+  rollupOldestPending.set(oldestLeft === undefined ? 0 : Math.max(0, (now() - oldestLeft) / 1000));
   if (run.rolled || run.failed || more) {
     opts.logger?.info(
       `rollups: ${run.rolled} site-days rolled up, ${run.empty} empty, ${run.failed} failed in ${Date.now() - started} ms${more ? '; more waiting' : ''}`,
@@ -102,7 +112,7 @@ export async function pendingSiteDays(orm: Orm, opts: RunRollupsOptions, limit: 
     params.push(...opts.siteIds);
   }
   params.push(ready.toISOString(), limit);
-  const rows = await orm.em.getConnection().execute<{ site_id: string; timezone: string; day: string }[]>(
+  const rows = await orm.em.getConnection().execute<{ site_id: string; timezone: string; day: string; ended_at: string }[]>(
     `with p as materialized (
        select distinct to_date(substring(c.relname from '_p([0-9]{8})$'), 'YYYYMMDD') as day
          from pg_inherits i
@@ -123,7 +133,8 @@ export async function pendingSiteDays(orm: Orm, opts: RunRollupsOptions, limit: 
          ) ld(local_day)
         where s.timezone in (select name from z) ${siteCond}
      )
-     select c.site_id::text as site_id, c.timezone, to_char(c.local_day, 'YYYY-MM-DD') as day
+     select c.site_id::text as site_id, c.timezone, to_char(c.local_day, 'YYYY-MM-DD') as day,
+            (extract(epoch from ((c.local_day + 1)::timestamp at time zone c.timezone)) * 1000)::bigint::text as ended_at
        from c
       where c.local_day < (?::timestamptz at time zone c.timezone)::date
         and not exists (select 1 from rollup_days rd
@@ -134,7 +145,7 @@ export async function pendingSiteDays(orm: Orm, opts: RunRollupsOptions, limit: 
     params,
     'all',
   );
-  return rows.map((r) => ({ siteId: r.site_id, timezone: r.timezone, day: r.day }));
+  return rows.map((r) => ({ siteId: r.site_id, timezone: r.timezone, day: r.day, endedAt: Number(r.ended_at) }));
 }
 
 interface Bounds {

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ServerResponse } from 'node:http';
 
 /** Anything with an answer ready to write. */
@@ -59,7 +60,8 @@ export function sendAtTurnEnd(onError: (err: unknown) => void): SendAtTurnEnd {
     schedule();
   }) as SendAtTurnEnd;
   send.after = (work) => {
-    then.push(work);
+    // In its own request's scope (its log lines carry that request's id), not the turn's first.
+    then.push(AsyncLocalStorage.bind(work));
     schedule();
   };
   return send;

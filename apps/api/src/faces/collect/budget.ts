@@ -3,6 +3,7 @@ import { MemoryStore } from '../../core/hot/memory.ts';
 import type { HotStore } from '../../core/hot/store.ts';
 import { hotAnswer } from '../../core/hot/within.ts';
 import type { Logger } from '../../core/logger.ts';
+import { collectDropped } from '../../core/observe/metrics.ts';
 import { countDrop, type DropReason } from '../../features/sites/dropped-reports.ts';
 
 /**
@@ -33,6 +34,7 @@ export function collectBudgets(hot: HotStore, limits: CollectLimits, logger: Log
   const counted = hot instanceof MemoryStore ? hot : null;
 
   function dropped(siteId: string, reason: DropReason) {
+    collectDropped.inc({ reason });
     countDrop(hot, siteId, reason).catch((e) => {
       logger.debug(`collect: drop not counted (${String(e)})`);
     });

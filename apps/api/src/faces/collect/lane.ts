@@ -3,6 +3,7 @@ import type { Deps } from '../../core/deps.ts';
 import { AppError } from '../../core/errors.ts';
 import { sendProblem } from '../../core/http/problem-response.ts';
 import type { SendAtTurnEnd } from '../../core/http/turn-end.ts';
+import { label } from '../../core/observe/request-scope.ts';
 import { type CollectExchange, LaneExchange } from './exchange.ts';
 
 /** The paths the lane answers; every other request (the gate's routes included) goes on to Koa. */
@@ -30,6 +31,7 @@ export function collectLane(
     const query = url.indexOf('?');
     const path = query < 0 ? url : url.slice(0, query);
     if (!LANE_PATHS.has(path)) return false;
+    label('collect', path, path === '/collect' ? 'collect' : 'collect.requests');
     const x = new LaneExchange(req, res, path, proxy);
     answer(x).then(
       () => send(x),

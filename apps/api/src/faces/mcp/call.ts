@@ -2,6 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { logFailure, toAppError } from '../../core/error-map.ts';
 import { AppError, toProblem } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
+import { noteOperation } from '../../core/observe/request-scope.ts';
 import type { Ctx } from '../../procedures/context.ts';
 import { refuseDeepInput } from '../../procedures/input-guard.ts';
 import { invoke } from '../invoke.ts';
@@ -29,6 +30,7 @@ export function refusalResult(err: AppError): CallToolResult {
 
 /** Runs one tool through the same in-process path as REST (middleware, scopes, idempotency). */
 export async function callTool(tool: McpTool, ctx: Ctx, args: unknown, logger: Logger): Promise<CallToolResult> {
+  noteOperation(tool.op.path);
   try {
     if (args !== undefined && !isPlainObject(args)) {
       throw new AppError(400, 'Send the tool arguments as a JSON object', { field: '(arguments)' });

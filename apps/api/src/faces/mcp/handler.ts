@@ -7,6 +7,7 @@ import type { Deps } from '../../core/deps.ts';
 import { toAppError } from '../../core/error-map.ts';
 import { unauthorized } from '../../core/errors.ts';
 import { sendProblem } from '../../core/http/problem-response.ts';
+import { label } from '../../core/observe/request-scope.ts';
 import type { Ctx } from '../../procedures/context.ts';
 import type { Operation } from '../../procedures/registry.ts';
 import { createCtx, requestInfo } from '../request-context.ts';
@@ -51,6 +52,7 @@ export function mcpHandler(deps: Deps, ops: Operation[], opts: { callsPerMinute?
   const dispatch = createDispatcher(tools, deps.logger);
 
   return async (ctx: Context) => {
+    label('mcp', '/mcp', 'mcp');
     // Cookies never count on this face: requestInfo for 'mcp' makes the credential resolver ignore them.
     const info = requestInfo(ctx.req, 'mcp', ctx.ip, ctx.secure);
     if (info.bearer === undefined) {

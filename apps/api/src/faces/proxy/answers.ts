@@ -1,6 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isNavigation, type RefusalKind, refusalPage } from '@unseen-stats/edge/protect';
 import { type AppError, toProblem } from '../../core/errors.ts';
+import { currentRequest } from '../../core/observe/request-scope.ts';
+
+/** The request id on the proxy's own answers (a forwarded answer is the origin's, and keeps its own headers). */
+const requestIdHeader = (): Record<string, string> => {
+  const id = currentRequest()?.id;
+  return id ? { 'x-request-id': id } : {};
+};
 
 const header = (req: IncomingMessage, name: string): string | null => {
   const v = req.headers[name];
@@ -25,15 +32,16 @@ export function actOn(
     kind = 'challenge';
     if (isNavigation(method, accept, header(req, 'sec-fetch-mode'))) {
       if (decision.challengeUrl) {
-        res.writeHead(302, { location: decision.challengeUrl, 'cache-control': 'no-store' });
+        res.writeHead(302, { location: decision.challengeUrl, 'cache-control': 'no-store', ...requestIdHeader() });
         res.end();
         return 302;
       }
       kind = 'no-return';
     }
   }
-  const page = refusalPage(kind, accept, header(req, 'x-request-id'));
-  res.writeHead(page.status, { ...page.headers, 'content-length': Buffer.byteLength(page.body) });
+  const ids = requestIdHeader();
+  const page = refusalPage(kind, accept, ids['x-request-id'] ?? null);
+  res.writeHead(page.status, { ...page.headers, 'content-length': Buffer.byteLength(page.body), ...ids });
   res.end(method === 'HEAD' ? undefined : page.body);
   return page.status;
 }
@@ -45,6 +53,7 @@ export function sendProxyProblem(res: ServerResponse, err: AppError): number {
     'content-type': 'application/problem+json',
     'content-length': String(Buffer.byteLength(body)),
     'cache-control': 'no-store',
+    ...requestIdHeader(),
   };
   if (err.retryAfter !== undefined) headers['retry-after'] = String(err.retryAfter);
   res.writeHead(err.status, headers);

@@ -5,6 +5,7 @@ import { type BotAction, DECIDE_LIMITS, type RequestRecord } from '@us/shared';
 import type { Deps } from '../../core/deps.ts';
 import { AppError } from '../../core/errors.ts';
 import { endAtTurnEnd, type SendAtTurnEnd } from '../../core/http/turn-end.ts';
+import { label } from '../../core/observe/request-scope.ts';
 import { type ProxyRoute, proxyRoutes } from '../../features/hostnames/index.ts';
 import { decideRequest } from '../../features/protection/decide-request.ts';
 import type { ProtectedSite } from '../../features/protection/protected-site.ts';
@@ -79,6 +80,7 @@ export function proxyFace(deps: Deps, parts: ProxyFaceParts) {
     route.then(
       (r) => (r ? routed(req, res, host, r, at) : parts.next(req, res)),
       (err) => {
+        label('proxy', '(proxied)', 'proxy');
         deps.logger.error('proxy: a hostname could not be looked up', err);
         endAtTurnEnd(res, parts.send);
         sendProxyProblem(
@@ -96,6 +98,8 @@ export function proxyFace(deps: Deps, parts: ProxyFaceParts) {
     const path = query < 0 ? url : url.slice(0, query);
     // The service's own path on the customer's host: `/_us/pass` after a check, `/_us/internal` links.
     if (isServicePath(path)) return parts.next(req, res);
+    // Never the path: it is the customer's visitor's.
+    label('proxy', '(proxied)', 'proxy');
     endAtTurnEnd(res, parts.send);
     serve(req, res, host, route, { url, path, at }).catch((err) => {
       deps.logger.error('proxy: a request failed', err);

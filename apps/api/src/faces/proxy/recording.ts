@@ -1,6 +1,7 @@
 import type { Site } from '@us/db';
 import type { RequestRecord } from '@us/shared';
 import type { Logger } from '../../core/logger.ts';
+import { proxyRecordsDropped } from '../../core/observe/metrics.ts';
 
 /** Records of one site are sent on together once this many wait, or after `FLUSH_MS` at the latest. */
 const BATCH = 200;
@@ -42,6 +43,7 @@ export function proxyRecorder(record: RecordRequests, logger: Logger) {
       const over = Math.min(count - MAX_WAITING, entry.records.length);
       entry.records.splice(0, over);
       count -= over;
+      proxyRecordsDropped.inc(over);
       logger.error(`proxy: ${over} request records dropped: too many waiting for the ingest path`);
     }
   }

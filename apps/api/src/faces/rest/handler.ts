@@ -3,6 +3,7 @@ import type { Deps } from '../../core/deps.ts';
 import { logFailure, toAppError } from '../../core/error-map.ts';
 import { AppError } from '../../core/errors.ts';
 import { sendProblem } from '../../core/http/problem-response.ts';
+import { label } from '../../core/observe/request-scope.ts';
 import type { ResponseOut } from '../../procedures/context.ts';
 import type { Operation } from '../../procedures/registry.ts';
 import { invoke } from '../invoke.ts';
@@ -36,6 +37,8 @@ export function restHandler(deps: Deps, ops: Operation[]) {
   const routes = compileRoutes(ops);
   return async (ctx: Context) => {
     const { route, params, pathMatched } = matchRoute(routes, ctx.method, ctx.path);
+    if (route) label('rest', route.path, route.op.path);
+    else label('rest', '/v1/(unmatched)', '(unmatched)');
     if (!route) {
       const err = pathMatched
         ? new AppError(404, `This path does not accept ${ctx.method}: check the method in /v1/openapi.json`)

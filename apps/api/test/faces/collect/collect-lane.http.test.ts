@@ -121,7 +121,9 @@ describe('collect lane: page reports and edge batches answered before Koa', () =
   ];
 
   it('gives the same answers as Koa did: status, headers and body', async () => {
-    for (const [name, method, path, headers, body] of requests()) {
+    for (const [name, method, path, sent, body] of requests()) {
+      // The same request id to both: each answer echoes it.
+      const headers = { ...sent, 'X-Request-Id': 'lane-or-koa-1' };
       const lane = await exchange(port, method, path, headers, body);
       const koa = await exchange(port, method, `http://127.0.0.1:${port}${path}`, headers, body);
       const { date: _a, ...laneHeaders } = lane.headers;
