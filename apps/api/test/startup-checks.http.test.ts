@@ -129,12 +129,15 @@ describe('a safe production start', () => {
     });
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
     const s = server;
+    // Production logs are JSON lines (docs/operations/observability.md).
     const warnings = () =>
       s
         .output()
         .split('\n')
-        .filter((l) => / WARN /.test(l))
-        .map((l) => l.replace(/^\S+ WARN /, ''));
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as { level: string; msg: string })
+        .filter((l) => l.level === 'warn')
+        .map((l) => l.msg);
     // Logged once it listens, by the server's own logger.
     await vi.waitFor(() =>
       expect(warnings()).toEqual([
