@@ -71,6 +71,8 @@ export interface HeldDownload {
   abort(): void;
   /** True once the connection ended (the file came whole, or the server cut it). */
   readonly ended: boolean;
+  /** Settles when the connection ends, without reading on (the reader stays paused). */
+  readonly closed: Promise<HeldOutcome>;
 }
 
 /**
@@ -120,6 +122,7 @@ export function holdDownload(url: string): HeldDownload {
     get ended() {
       return ended;
     },
+    closed: outcome,
   };
 }
 
