@@ -66,6 +66,8 @@ export async function startTestServer(
     proxyLimits?: Partial<ProxyLimits>;
     /** Export downloads' idle and per-file time limits, shorter for a test (`features/export/limits.ts`). */
     downloadLimits?: Partial<DownloadLimits>;
+    /** The built dashboard's folder (default apps/web/dist): a test's own stand-in when it needs no real build. */
+    webDist?: string;
   } = {},
 ) {
   const smtp = await startSmtpCapture();
@@ -116,10 +118,11 @@ export async function startTestServer(
       sleeps.push(ms);
     },
   });
-  const server = createServer(deps, { proxyLimits: opts.proxyLimits, downloadLimits: opts.downloadLimits }).listen(
-    0,
-    '127.0.0.1',
-  );
+  const server = createServer(deps, {
+    proxyLimits: opts.proxyLimits,
+    downloadLimits: opts.downloadLimits,
+    ...(opts.webDist ? { webDist: opts.webDist } : {}),
+  }).listen(0, '127.0.0.1');
   await new Promise<void>((r) => server.once('listening', () => r()));
   const port = (server.address() as AddressInfo).port;
   deps.urls = deriveUrls(env, { host: '127.0.0.1', port });
