@@ -5,8 +5,10 @@ import type { Deps } from './core/deps.ts';
 import { AppError } from './core/errors.ts';
 import { answerClientErrors } from './core/http/client-error.ts';
 import { sendProblem } from './core/http/problem-response.ts';
-import { spaStatic } from './core/http/static.ts';
+import { servedOverHttps } from './core/http/security-headers.ts';
+import { notServed, spaStatic } from './core/http/static.ts';
 import { endAtTurnEnd, sendAtTurnEnd } from './core/http/turn-end.ts';
+import { API_DOCS_PATH, apiDocsHandler } from './faces/api-docs.ts';
 import { collectHandler } from './faces/collect/handler.ts';
 import { collectLane } from './faces/collect/lane.ts';
 import { downloadsHandler } from './faces/downloads.ts';
@@ -23,8 +25,12 @@ import { billingWebhookHandler } from './features/billing/billing-webhook.ts';
 import type { DownloadLimits } from './features/export/limits.ts';
 import { TLS_ASK_PATH, tlsAskHandler } from './features/hostnames/index.ts';
 import { challengeHandler } from './features/protection/challenge/handler.ts';
+import { shareFrameAncestors } from './features/shares/embedding.ts';
 import { listOperations } from './procedures/registry.ts';
 import { appRouter } from './router.ts';
+
+/** A `.well-known` segment anywhere in the path (RFC 8615 puts it first; faces below would answer others their own way). */
+const WELL_KNOWN = /\/\.well-known(?:\/|$)/i;
 
 export const WEB_DIST = path.resolve(import.meta.dirname, '../../web/dist');
 
@@ -96,7 +102,11 @@ function createApp(deps: Deps, collect: ReturnType<typeof collectHandler>, opts:
   const downloads = downloadsHandler(deps, opts.downloadLimits);
   const billingWebhook = billingWebhookHandler(deps);
   const script = scriptHandler(opts.scriptDist);
-  const spa = spaStatic(opts.webDist ?? WEB_DIST);
+  const spa = spaStatic(opts.webDist ?? WEB_DIST, {
+    https: (ctx) => servedOverHttps(ctx, deps.urls.app),
+    frameAncestors: (ctx) => shareFrameAncestors(deps, ctx.path),
+  });
+  const apiDocs = apiDocsHandler(deps);
   const problemTypes = problemTypesHandler();
   const tlsAsk = tlsAskHandler(deps);
 
@@ -108,7 +118,7 @@ function createApp(deps: Deps, collect: ReturnType<typeof collectHandler>, opts:
     deps.logger.error(`${where} failed while sending`, err);
   });
 
-  app.use(async (ctx, next) => {
+  app.use(async (ctx) => {
     const p = ctx.path;
     if (deps.lifecycle.draining && p !== '/healthz') {
       // Shutting down: requests already running finish; new ones go to another node (or retry).
@@ -126,12 +136,16 @@ function createApp(deps: Deps, collect: ReturnType<typeof collectHandler>, opts:
       ctx.body = { status: ctx.status === 200 ? 'ready' : 'not ready', database: db, hotState: `${hot} (${deps.hot.kind})` };
       return;
     }
+    // The service publishes no `/.well-known/` document (MCP discovery is the `server/discover` method; tokens
+    // are not OAuth): under any face such a path is a 404 problem, never a route's own kind of answer.
+    if (WELL_KNOWN.test(p)) return notServed(ctx);
     if (p === '/v1/openapi.json') {
       ctx.body = openapi;
       return;
     }
     // Export files: the link is the credential, and the body a stream rather than JSON.
     if (p.startsWith('/v1/downloads/')) return downloads(ctx);
+    if (p === API_DOCS_PATH || p.startsWith(`${API_DOCS_PATH}/`)) return apiDocs(ctx);
     // Payment provider events: the signature over the raw body is the credential.
     if (p === '/v1/billing/webhook') return billingWebhook(ctx);
     if (p === '/v1' || p.startsWith('/v1/')) return rest(ctx);
@@ -152,8 +166,10 @@ function createApp(deps: Deps, collect: ReturnType<typeof collectHandler>, opts:
     // What a problem's `type` points at; the dashboard has no route under /problems/.
     if (p.startsWith(PROBLEM_TYPES_PREFIX)) return problemTypes(ctx);
     if (p === '/challenge' || p === challengePath) return challenge(ctx);
-    if (p.startsWith('/script.')) return script(ctx, () => spa(ctx, next));
-    return spa(ctx, next);
+    // What no route takes (a POST to a dashboard address, a `/.well-known/` document): a 404 problem.
+    const nothing = async () => notServed(ctx);
+    if (p.startsWith('/script.')) return script(ctx, () => spa(ctx, nothing));
+    return spa(ctx, nothing);
   });
   return app;
 }
