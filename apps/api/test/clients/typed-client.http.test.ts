@@ -2,7 +2,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFile
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { insertRows } from '@us/db';
-import openapiTS, { astToString } from 'openapi-typescript';
+import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../support/run.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -54,7 +54,7 @@ describe('the typed client recipe', () => {
   });
 
   it('typechecks against types generated from the live document, and reads a site’s summary', { timeout: 120_000 }, async () => {
-    const document = await fetch(`${t.url}/v1/openapi.json`).then((r) => r.json());
+    const document = (await fetch(`${t.url}/v1/openapi.json`).then((r) => r.json())) as OpenAPI3;
     writeFileSync(path.join(work, 'unseen-api.d.ts'), astToString(await openapiTS(document)));
 
     const tsc = await run(
