@@ -2,12 +2,28 @@
 // dist/ as JavaScript with source maps (run with `node --enable-source-maps`). The workspace packages (@us/*)
 // are bundled in; npm packages stay imports, resolved from node_modules at run time, and each must be a
 // dependency of this package or of a workspace package it bundles, so a production install has it.
-import { readFileSync, rmSync } from 'node:fs';
-import { builtinModules } from 'node:module';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { builtinModules, createRequire } from 'node:module';
 import path from 'node:path';
 import { build } from 'esbuild';
 
 const here = import.meta.dirname;
+
+const MIT_LICENSE = `Permission is hereby granted, free of charge, to any person obtaining a copy of this software and
+associated documentation files (the "Software"), to deal in the Software without restriction, including
+without limitation the rights to use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies
+of the Software, and to permit persons to whom the Software is furnished to do so, subject to the following
+conditions:
+
+The above copyright notice and this permission notice shall be included in all copies or substantial portions
+of the Software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING BUT NOT LIMITED
+TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL
+THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION OF
+CONTRACT, TORT OR OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER
+DEALINGS IN THE SOFTWARE.
+`;
 const dist = path.join(here, 'dist');
 
 /**
@@ -74,6 +90,23 @@ if (undeclared.length) {
   );
   process.exit(1);
 }
+// The API reference page's renderer (GET /v1/docs): Scalar's browser bundle is a devDependency (the package
+// pulls in hundreds of megabytes a server never runs), so its one file and a licence notice are copied beside
+// the bundle, where faces/api-docs.ts finds them in a production install. The package ships no LICENSE file:
+// the notice is built from its package.json.
+const scalarRoot = path.resolve(path.dirname(createRequire(import.meta.url).resolve('@scalar/api-reference')), '..');
+const scalar = JSON.parse(readFileSync(path.join(scalarRoot, 'package.json'), 'utf8'));
+const apiReference = path.join(dist, 'api-reference');
+mkdirSync(apiReference, { recursive: true });
+copyFileSync(path.join(scalarRoot, 'dist/browser/standalone.js'), path.join(apiReference, `scalar-${scalar.version}.js`));
+writeFileSync(
+  path.join(apiReference, 'NOTICE'),
+  `scalar-${scalar.version}.js is dist/browser/standalone.js of ${scalar.name} ${scalar.version}, ${scalar.homepage},
+licensed ${scalar.license} by ${scalar.author}:
+
+${MIT_LICENSE}`,
+);
+
 const sizes = Object.entries(result.metafile.outputs)
   .filter(([file]) => file.endsWith('.js'))
   .map(([file, o]) => `${path.basename(file)} ${Math.round(o.bytes / 1024)} KiB`);

@@ -7,9 +7,11 @@ import { AppError } from './core/errors.ts';
 import { answerClientErrors } from './core/http/client-error.ts';
 import { echoRequestId, observeRequests } from './core/http/observe-requests.ts';
 import { sendProblem } from './core/http/problem-response.ts';
-import { spaStatic } from './core/http/static.ts';
+import { servedOverHttps } from './core/http/security-headers.ts';
+import { notServed, spaStatic } from './core/http/static.ts';
 import { endAtTurnEnd, sendAtTurnEnd } from './core/http/turn-end.ts';
 import { currentRequest, label } from './core/observe/request-scope.ts';
+import { API_DOCS_PATH, apiDocsHandler } from './faces/api-docs.ts';
 import { collectHandler } from './faces/collect/handler.ts';
 import { collectLane } from './faces/collect/lane.ts';
 import { downloadsHandler } from './faces/downloads.ts';
@@ -28,8 +30,12 @@ import { billingWebhookHandler } from './features/billing/billing-webhook.ts';
 import type { DownloadLimits } from './features/export/limits.ts';
 import { TLS_ASK_PATH, tlsAskHandler } from './features/hostnames/index.ts';
 import { challengeHandler } from './features/protection/challenge/handler.ts';
+import { shareFrameAncestors } from './features/shares/embedding.ts';
 import { listOperations } from './procedures/registry.ts';
 import { appRouter } from './router.ts';
+
+/** A `.well-known` segment anywhere in the path (RFC 8615 puts it first; faces below would answer others their own way). */
+const WELL_KNOWN = /\/\.well-known(?:\/|$)/i;
 
 type AppOptions = {
   webDist?: string;
@@ -109,7 +115,11 @@ function createApp(deps: Deps, collect: ReturnType<typeof collectHandler>, metri
   const billingWebhook = billingWebhookHandler(deps);
   const script = scriptHandler(opts.scriptDist);
   const sdk = sdkHandler(opts.edgeSdkDir);
-  const spa = spaStatic(opts.webDist ?? WEB_DIST);
+  const spa = spaStatic(opts.webDist ?? WEB_DIST, {
+    https: (ctx) => servedOverHttps(ctx, deps.urls.app),
+    frameAncestors: (ctx) => shareFrameAncestors(deps, ctx.path),
+  });
+  const apiDocs = apiDocsHandler(deps);
   const problemTypes = problemTypesHandler();
   const tlsAsk = tlsAskHandler(deps);
   const metricsRoute = metricsHandler(deps, metrics);
@@ -126,7 +136,7 @@ function createApp(deps: Deps, collect: ReturnType<typeof collectHandler>, metri
     deps.logger.error(`${where} failed while sending`, err);
   });
 
-  app.use(async (ctx, next) => {
+  app.use(async (ctx) => {
     const p = ctx.path;
     if (deps.lifecycle.draining && p !== '/healthz') {
       // Shutting down: requests already running finish; new ones go to another node (or retry).
@@ -153,6 +163,12 @@ function createApp(deps: Deps, collect: ReturnType<typeof collectHandler>, metri
       label('metrics', p, 'metrics');
       return metricsRoute(ctx);
     }
+    // The service publishes no `/.well-known/` document (MCP discovery is the `server/discover` method; tokens
+    // are not OAuth): under any face such a path is a 404 problem, never a route's own kind of answer.
+    if (WELL_KNOWN.test(p)) {
+      label('dashboard', '/.well-known/*', 'well-known');
+      return notServed(ctx);
+    }
     if (p === '/v1/openapi.json') {
       label('rest', p, 'openapi');
       ctx.body = openapi;
@@ -162,6 +178,10 @@ function createApp(deps: Deps, collect: ReturnType<typeof collectHandler>, metri
     if (p.startsWith('/v1/downloads/')) {
       label('downloads', '/v1/downloads/{token}', 'downloads');
       return downloads(ctx);
+    }
+    if (p === API_DOCS_PATH || p.startsWith(`${API_DOCS_PATH}/`)) {
+      label('docs', `${API_DOCS_PATH}/*`, 'api-docs');
+      return apiDocs(ctx);
     }
     // Payment provider events: the signature over the raw body is the credential.
     if (p === '/v1/billing/webhook') {
@@ -200,16 +220,18 @@ function createApp(deps: Deps, collect: ReturnType<typeof collectHandler>, metri
       return challenge(ctx);
     }
     label('dashboard', '(dashboard)', 'dashboard');
+    // What no route takes (a POST to a dashboard address, a `/.well-known/` document): a 404 problem.
+    const nothing = async () => notServed(ctx);
     if (p.startsWith('/script.')) {
       label('script', '/script.*', 'script');
-      return script(ctx, () => spa(ctx, next));
+      return script(ctx, () => spa(ctx, nothing));
     }
     // The edge SDK's built files, for runtimes that import by URL (npm has the same files).
     if (p.startsWith('/sdk/')) {
       label('sdk', '/sdk/edge@{version}/*', 'sdk');
-      return sdk(ctx, () => spa(ctx, next));
+      return sdk(ctx, () => spa(ctx, nothing));
     }
-    return spa(ctx, next);
+    return spa(ctx, nothing);
   });
   return app;
 }

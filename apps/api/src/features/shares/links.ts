@@ -19,12 +19,13 @@ interface LinkRow {
   label: string;
   token_enc: string;
   has_password: boolean;
+  allow_embedding: boolean;
   created_at: Date;
   last_opened_at: Date | null;
   maker_is_member: boolean;
 }
 
-const COLUMNS = `id, label, token_enc, password_hash is not null as has_password, created_at, last_opened_at,
+const COLUMNS = `id, label, token_enc, password_hash is not null as has_password, allow_embedding, created_at, last_opened_at,
   ${makerIsMember('share_links')} as maker_is_member`;
 
 /** The address a link is handed out as: the dashboard app's `/share/<token>`. */
@@ -36,6 +37,7 @@ function toLink(deps: Pick<Deps, 'urls' | 'ciphers'>, r: LinkRow): ShareLink {
     label: r.label,
     url: shareUrl(deps, deps.ciphers.share.decrypt(r.token_enc)),
     hasPassword: r.has_password,
+    allowEmbedding: r.allow_embedding,
     createdAt: new Date(r.created_at).toISOString(),
     lastOpenedAt: r.last_opened_at ? new Date(r.last_opened_at).toISOString() : null,
     creatorLeft: !r.maker_is_member,
@@ -54,7 +56,7 @@ export async function createShareLink(
   deps: Deps,
   em: EntityManager,
   actor: Actor,
-  input: { id: string; label: string; password?: string | undefined },
+  input: { id: string; label: string; password?: string | undefined; allowEmbedding?: boolean | undefined },
 ) {
   const site = await loadSite(em, actor, input.id);
   const token = `shr_${randomToken(24)}`;
@@ -68,8 +70,8 @@ export async function createShareLink(
       `A site has at most ${SHARE_LINKS_PER_SITE} shared links: revoke one you no longer hand out, then try again`,
     );
     const rows = await tx.execute<LinkRow[]>(
-      `insert into share_links (id, site_id, workspace_id, label, token_hash, token_enc, password_hash, created_by)
-         values (?, ?, ?, ?, ?, ?, ?, ?) returning ${COLUMNS}`,
+      `insert into share_links (id, site_id, workspace_id, label, token_hash, token_enc, password_hash, allow_embedding, created_by)
+         values (?, ?, ?, ?, ?, ?, ?, ?, ?) returning ${COLUMNS}`,
       [
         randomUUID(),
         site.id,
@@ -78,6 +80,7 @@ export async function createShareLink(
         sha256(token),
         deps.ciphers.share.encrypt(token),
         passwordHash,
+        input.allowEmbedding ?? false,
         responsibleUserId(actor),
       ],
     );

@@ -1,9 +1,10 @@
-import { CreateTokenInput, CreateTokenOutput, TokenIdInput, TokenListOutput, zEmpty } from '@us/shared';
+import { CreateTokenInput, CreateTokenOutput, TokenEndpointsOutput, TokenIdInput, TokenListOutput, zEmpty } from '@us/shared';
 import { z } from 'zod';
 import { router } from '../../procedures/init.ts';
-import { actorProcedure } from '../../procedures/procedures.ts';
+import { actorProcedure, publicProcedure } from '../../procedures/procedures.ts';
 import { createToken } from './create.ts';
 import { deleteToken } from './delete.ts';
+import { tokenEndpoints } from './endpoints.ts';
 import { listTokens } from './list.ts';
 
 const tags = ['Tokens'];
@@ -76,4 +77,11 @@ export const tokensRouter = router({
     .input(TokenIdInput)
     .output(z.void())
     .mutation(({ ctx, input }) => deleteToken(ctx.em, ctx.actor, input.id)),
+
+  /** Dashboard only (no REST route or MCP tool): the addresses a new token's connection snippets are filled with. */
+  endpoints: publicProcedure
+    .meta({ auth: 'none' })
+    .input(zEmpty.optional())
+    .output(TokenEndpointsOutput)
+    .query(({ ctx }) => tokenEndpoints(ctx.deps)),
 });

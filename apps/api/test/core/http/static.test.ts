@@ -23,7 +23,13 @@ describe('the dashboard files', () => {
     writeFileSync(path.join(base, 'dist-secret', 'key.txt'), 'SECRET-CONTENT');
     writeFileSync(path.join(base, 'outside.txt'), 'OUTSIDE-CONTENT');
     const app = new Koa();
-    app.use(spaStatic(dist));
+    app.use(
+      spaStatic(dist, {
+        // As app.ts does with a secure request or an https APP_URL; here the test says which.
+        https: (ctx) => ctx.get('x-test-https') === '1',
+        frameAncestors: async (ctx) => (ctx.path === '/share/embeddable' ? ['shop.example', 'www.shop.example'] : 'none'),
+      }),
+    );
     server = app.listen(0, '127.0.0.1');
     await new Promise<void>((r) => server.once('listening', () => r()));
     request = supertest(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
@@ -57,5 +63,32 @@ describe('the dashboard files', () => {
       expect(res.status, p).toBe(404);
       expect(res.text, p).not.toContain('<title>dashboard</title>');
     }
+  });
+
+  it('serves pages and assets under a CSP with no inline script, no eval and no framing', async () => {
+    for (const p of ['/', '/sites/abc', '/assets/app-1a2b.js']) {
+      const res = await request.get(p).expect(200);
+      const csp = res.headers['content-security-policy'] as string;
+      expect(csp, p).toContain("script-src 'self'");
+      expect(csp, p).toContain("connect-src 'self'");
+      expect(csp, p).toContain("img-src 'self' data:");
+      expect(csp, p).toContain("frame-ancestors 'none'");
+      expect(csp, p).not.toMatch(/unsafe-inline|unsafe-eval/);
+      expect(res.headers['x-frame-options'], p).toBe('DENY');
+      expect(res.headers['referrer-policy'], p).toBe('strict-origin-when-cross-origin');
+      expect(res.headers['x-content-type-options'], p).toBe('nosniff');
+      expect(res.headers['strict-transport-security'], p).toBeUndefined();
+    }
+  });
+
+  it('adds HSTS over https', async () => {
+    const res = await request.get('/').set('x-test-https', '1').expect(200);
+    expect(res.headers['strict-transport-security']).toBe('max-age=31536000');
+  });
+
+  it('lets the hosts the page allows frame it, without X-Frame-Options', async () => {
+    const res = await request.get('/share/embeddable').expect(200);
+    expect(res.headers['content-security-policy']).toContain('frame-ancestors shop.example www.shop.example');
+    expect(res.headers['x-frame-options']).toBeUndefined();
   });
 });

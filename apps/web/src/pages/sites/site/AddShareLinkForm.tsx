@@ -1,12 +1,17 @@
 import { useMutation } from '@tanstack/react-query';
+import { useState } from 'react';
 import { Field } from '../../../components/Field.tsx';
 import { FormShell } from '../../../components/FormShell.tsx';
 import { useForm } from '../../../forms/useForm.ts';
 import { useTRPC } from '../../../trpc.ts';
 
-/** A new shared link: what it is for, and an optional password asked before the dashboard opens. */
+/**
+ * A new shared link: what it is for, an optional password asked before the dashboard opens, and whether
+ * the site's own pages may show it in a frame (off unless ticked).
+ */
 export function AddShareLinkForm({ siteId, onCreated }: { siteId: string; onCreated: () => void }) {
   const create = useMutation(useTRPC().shares.create.mutationOptions({ onSuccess: onCreated }));
+  const [allowEmbedding, setAllowEmbedding] = useState(false);
   const form = useForm({
     name: 'addShare',
     initial: { label: '', password: '' },
@@ -15,8 +20,10 @@ export function AddShareLinkForm({ siteId, onCreated }: { siteId: string; onCrea
         id: siteId,
         label: values.label.trim(),
         ...(values.password === '' ? {} : { password: values.password }),
+        ...(allowEmbedding ? { allowEmbedding: true } : {}),
       });
       form.reset();
+      setAllowEmbedding(false);
     },
   });
   return (
@@ -39,6 +46,20 @@ export function AddShareLinkForm({ siteId, onCreated }: { siteId: string; onCrea
             hint="Leave empty for a link that opens without one."
           />
         </div>
+        <label className="check">
+          <input
+            type="checkbox"
+            name="allowEmbedding"
+            checked={allowEmbedding}
+            onChange={(e) => setAllowEmbedding(e.target.checked)}
+          />
+          <span>
+            Allow embedding
+            <span className="check-note">
+              Pages on this site’s own hostnames may show the view in a frame (an iframe). Other sites never can.
+            </span>
+          </span>
+        </label>
       </FormShell>
     </div>
   );

@@ -36,7 +36,7 @@ export function ShareLinksCard({ siteId }: { siteId: string }) {
       {takeOver.error && <Notice tone="error">{toProblem(takeOver.error).title}</Notice>}
       {links.data && list.length === 0 && <p className="site-none">No shared links yet.</p>}
       {list.length > 0 && (
-        <ActionsTable label="Shared links" columns={['Label', 'Link', 'Password', 'Status', 'Last opened']}>
+        <ActionsTable label="Shared links" columns={['Label', 'Link', 'Password', 'Embedding', 'Status', 'Last opened']}>
           {list.map((l) => (
             <tr key={l.id}>
               <th scope="row" className="site-cell-main share-label">
@@ -46,6 +46,7 @@ export function ShareLinksCard({ siteId }: { siteId: string }) {
                 <code className="share-url">{l.url}</code> <CopyButton value={l.url} label={`Copy the link ${l.label}`} />
               </td>
               <td>{l.hasPassword ? 'Yes' : 'No'}</td>
+              <td>{l.allowEmbedding ? 'On this site’s hostnames' : 'Nowhere'}</td>
               <td>{l.creatorLeft ? 'Stopped: made by a member who left' : 'Opens'}</td>
               <td>{formatDateTime(l.lastOpenedAt)}</td>
               <td className="site-cell-actions">

@@ -1,9 +1,13 @@
 import { useEffect, useRef, useState } from 'react';
 import type { CreatedToken } from '../types.ts';
+import { ConnectSnippets } from './ConnectSnippets.tsx';
 
 type CopyState = 'idle' | 'copied' | 'failed';
 
-/** The new token's secret, shown this once with a Copy button; dismissing it forgets the secret. */
+/**
+ * The new token's secret, shown this once with a Copy button and the snippets that use it (MCP clients,
+ * curl); dismissing it forgets the secret.
+ */
 export function NewTokenSecret({ token, onDismiss }: { token: CreatedToken; onDismiss: () => void }) {
   const [copy, setCopy] = useState<CopyState>('idle');
   const box = useRef<HTMLElement>(null);
@@ -39,6 +43,7 @@ export function NewTokenSecret({ token, onDismiss }: { token: CreatedToken; onDi
         {copy === 'copied' && 'The token is on your clipboard.'}
         {copy === 'failed' && 'This browser did not allow copying: select the token and copy it by hand.'}
       </p>
+      <ConnectSnippets token={token.token} />
       <button type="button" className="button button-secondary" onClick={onDismiss}>
         I have stored it: hide the token
       </button>

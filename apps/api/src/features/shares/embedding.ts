@@ -1,0 +1,33 @@
+// Who may show a shared view in a frame: nobody, unless the link's owner allowed embedding; then pages
+// on the site's own hostnames (the HTML of `/share/<token>` carries them in `frame-ancestors`).
+import { SHARE_TOKEN_PATTERN } from '@us/shared';
+import { makerIsMember } from '../../actor/makers.ts';
+import type { Deps } from '../../core/deps.ts';
+import type { FrameAncestors } from '../../core/http/security-headers.ts';
+import { sha256 } from '../../core/security/tokens.ts';
+
+/** The address a link is handed out as (`shareUrl` in links.ts), with or without a trailing slash. */
+const SHARE_PATH = /^\/share\/([^/]+)\/?$/;
+
+/**
+ * The frame ancestors of the dashboard page at `path`: the site's hostnames for an open link that allows
+ * embedding, `'none'` for anything else (another page, an unknown, revoked or stopped link). A failed
+ * lookup answers `'none'` too: the view then opens, only not inside a frame.
+ */
+export async function shareFrameAncestors(deps: Pick<Deps, 'orm' | 'logger'>, path: string): Promise<FrameAncestors> {
+  const token = SHARE_PATH.exec(path)?.[1];
+  if (!token || !SHARE_TOKEN_PATTERN.test(token)) return 'none';
+  try {
+    const rows = await deps.orm.em.fork().execute<{ hostnames: string[] }[]>(
+      `select array(select h.hostname from site_hostnames h where h.site_id = l.site_id order by h.hostname) as hostnames
+         from share_links l where l.token_hash = ? and l.allow_embedding and ${makerIsMember('l')}`,
+      [sha256(token)],
+    );
+    // Stored hostnames are bare and lower-cased; the filter keeps anything else out of a header all the same.
+    const hostnames = (rows[0]?.hostnames ?? []).filter((h) => /^[a-z0-9.-]+$/.test(h));
+    return hostnames.length > 0 ? hostnames : 'none';
+  } catch (err) {
+    deps.logger.warn(`shared view: who may frame it could not be read, so nobody may (${String(err)})`);
+    return 'none';
+  }
+}
