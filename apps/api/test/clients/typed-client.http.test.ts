@@ -48,9 +48,10 @@ describe('the typed client recipe', () => {
     expect(calls.status).toBe(0);
   });
 
-  it('is the example docs/api/clients.md shows', () => {
-    const page = readFileSync(path.join(REPO, 'docs/api/clients.md'), 'utf8');
-    expect(page).toContain(readFileSync(EXAMPLE, 'utf8').trim());
+  it('is the example docs/api/clients.md and the README show', () => {
+    for (const doc of ['docs/api/clients.md', 'README.md']) {
+      expect(readFileSync(path.join(REPO, doc), 'utf8'), doc).toContain(readFileSync(EXAMPLE, 'utf8').trim());
+    }
   });
 
   it('typechecks against types generated from the live document, and reads a site’s summary', { timeout: 120_000 }, async () => {
