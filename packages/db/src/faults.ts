@@ -59,7 +59,14 @@ export function hasSqlState(err: unknown, sqlState: string): boolean {
 
 /** True when PostgreSQL refused a row because its key is already stored (unique_violation). */
 export function isUniqueViolation(err: unknown): boolean {
-  return hasSqlState(err, '23505');
+  if (hasSqlState(err, '23505')) return true;
+  // Citus reports a worker's unique violation met while it copies rows into shards (an `insert … select`
+  // it runs through the coordinator) as an internal error (XX000) with PostgreSQL's own message.
+  for (const e of causeChain(err)) {
+    if (codeOf(e) === 'XX000' && /^duplicate key value violates unique constraint/.test(String((e as Error)?.message)))
+      return true;
+  }
+  return false;
 }
 
 export function dbFault(err: unknown): DbFault {

@@ -1,4 +1,5 @@
 export * from './analytics/index.ts';
+export * from './citus.ts';
 export * from './embedded.ts';
 export * from './entities/index.ts';
 export * from './faults.ts';

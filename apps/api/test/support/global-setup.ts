@@ -2,12 +2,15 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createOrm, freePort, migrate, startEmbeddedPostgres } from '@us/db';
+import { freePort } from '@us/db';
 import type { TestProject } from 'vitest/node';
+import { type DatabaseKind, startTestDatabase } from './test-database.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     databaseUrl: string;
+    /** `citus` in the Citus lane (`npm run test:citus`). */
+    databaseKind: DatabaseKind;
     redisUrl: string | null;
   }
 }
@@ -40,16 +43,14 @@ async function startRedis(): Promise<{ url: string; proc: ChildProcess }> {
 }
 
 /**
- * Once per test run: an embedded PostgreSQL with every migration applied, and a real redis-server when
+ * Once per test run: an embedded PostgreSQL (or the Citus lane's cluster, test-database.ts) with every migration applied, and a real redis-server when
  * the machine has one (CI installs it and must use it: CI=true without redis-server fails the run).
  */
 export default async function setup(project: TestProject) {
   const dir = mkdtempSync(path.join(tmpdir(), 'us-test-'));
-  const db = await startEmbeddedPostgres({ dataDir: dir, persistent: false, database: 'test' });
-  const orm = await createOrm(db.url);
-  await migrate(orm);
-  await orm.close();
+  const db = await startTestDatabase(dir);
   project.provide('databaseUrl', db.url);
+  project.provide('databaseKind', db.kind);
 
   let redis: { url: string; proc: ChildProcess } | undefined;
   if (hasRedisServer()) redis = await startRedis();

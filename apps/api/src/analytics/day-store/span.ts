@@ -57,10 +57,10 @@ export async function spanOf<T, Header>(
   const entry: SpanEntry<Header> = { versions, header };
   await conn.execute(
     `with old as (delete from result_days where site_id = ?::uuid and kind = ? and day < ?::date)
-     insert into result_days (site_id, kind, spec, day, rows, packed, seen)
-     values (?::uuid, ?, ?, ?::date, ?::jsonb, ?, 0)
+     insert into result_days (site_id, kind, spec, day, rows, packed, seen, computed_at)
+     values (?::uuid, ?, ?, ?::date, ?::jsonb, ?, 0, now())
      on conflict (site_id, kind, spec, day) do update
-       set rows = excluded.rows, packed = excluded.packed, computed_at = now()`,
+       set rows = excluded.rows, packed = excluded.packed, computed_at = excluded.computed_at`,
     [ctx.siteId, spanKind, last, ctx.siteId, spanKind, spec, last, JSON.stringify(entry), bytes],
     'run',
   );

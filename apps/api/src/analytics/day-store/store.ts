@@ -48,10 +48,11 @@ export async function writeStored(
   const unique = [...new Map(entries.map((e) => [`${e.spec} ${e.day}`, e])).values()];
   if (!unique.length) return;
   await em.getConnection().execute(
-    `insert into result_days (site_id, kind, spec, day, rows, seen)
-     select ?::uuid, ?, e.spec, e.day, e.rows, ?
+    // computed_at from the inserted row rather than now() in the update: Citus takes only immutable functions there.
+    `insert into result_days (site_id, kind, spec, day, rows, seen, computed_at)
+     select ?::uuid, ?, e.spec, e.day, e.rows, ?, now()
        from jsonb_to_recordset(?::jsonb) e(spec text, day date, rows jsonb)
-     on conflict (site_id, kind, spec, day) do update set rows = excluded.rows, seen = excluded.seen, computed_at = now()`,
+     on conflict (site_id, kind, spec, day) do update set rows = excluded.rows, seen = excluded.seen, computed_at = excluded.computed_at`,
     [siteId, kind, seen, JSON.stringify(unique)],
     'run',
   );

@@ -75,9 +75,10 @@ export async function addToSiteDayRollup(
 
 async function recordSiteDay(run: RunStatement, siteId: string, day: string, until: string | null, snapshot: string | null) {
   await run(
-    `insert into rollup_days (site_id, day, version, rolled_until, snapshot)
-     values ($1::uuid, $2::date, $3::smallint, $4::timestamptz, $5::pg_snapshot)
-     on conflict (site_id, day) do update set rolled_at = now(), version = excluded.version,
+    // rolled_at from the inserted row rather than now() in the update: Citus takes only immutable functions there.
+    `insert into rollup_days (site_id, day, version, rolled_until, snapshot, rolled_at)
+     values ($1::uuid, $2::date, $3::smallint, $4::timestamptz, $5::pg_snapshot, now())
+     on conflict (site_id, day) do update set rolled_at = excluded.rolled_at, version = excluded.version,
        rolled_until = excluded.rolled_until, snapshot = excluded.snapshot`,
     [siteId, day, ROLLUP_VERSION, until, snapshot],
   );

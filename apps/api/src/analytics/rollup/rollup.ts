@@ -100,46 +100,62 @@ async function rollupPending(orm: Orm, opts: RunRollupsOptions): Promise<RollupR
   return run;
 }
 
-/** Complete site-local days overlapping a raw partition and missing from `rollup_days`, oldest first. */
+/**
+ * Complete site-local days overlapping a raw partition and missing from `rollup_days`, oldest first. Two
+ * statements: the raw partitions' days from this node's catalog, then the sites' local days among them that
+ * no complete rollup records. The rolled days are read as a set of their own rather than per candidate (a
+ * correlated subquery), which is what Citus can run when `rollup_days` is spread over workers.
+ */
 export async function pendingSiteDays(orm: Orm, opts: RunRollupsOptions, limit: number): Promise<SiteDay[]> {
   if (opts.siteIds && opts.siteIds.length === 0) return [];
+  const conn = orm.em.getConnection();
+  const partitions = await conn.execute<{ day: string }[]>(
+    `select distinct to_char(to_date(substring(c.relname from '_p([0-9]{8})$'), 'YYYYMMDD'), 'YYYY-MM-DD') as day
+       from pg_inherits i
+       join pg_class c on c.oid = i.inhrelid
+       join pg_class pp on pp.oid = i.inhparent
+       join pg_namespace n on n.oid = pp.relnamespace
+      where n.nspname = current_schema() and pp.relname in (${TABLES.map((t) => `'${t}'`).join(', ')})
+        and c.relname ~ '_p[0-9]{8}$'
+      order by 1`,
+    [],
+    'all',
+  );
+  if (!partitions.length) return [];
+  const days = partitions.map((p) => p.day);
   const now = opts.now ?? new Date();
   const ready = new Date(now.getTime() - (opts.graceMs ?? DEFAULT_GRACE_MS));
-  const params: unknown[] = [];
-  let siteCond = '';
-  if (opts.siteIds) {
-    siteCond = `and s.id in (${opts.siteIds.map(() => '?').join(', ')})`;
-    params.push(...opts.siteIds);
-  }
+  const siteCond = (column: string) => (opts.siteIds ? `and ${column} = any(?::uuid[])` : '');
+  // Arrays go as PostgreSQL array literals (the values are dates and uuids).
+  const siteIds = opts.siteIds ? `{${opts.siteIds.join(',')}}` : undefined;
+  const params: unknown[] = [`{${days.join(',')}}`];
+  if (siteIds) params.push(siteIds);
+  // A site-local day reaches at most a day either side of the UTC days it overlaps.
+  params.push(days[0], days[days.length - 1]);
+  if (siteIds) params.push(siteIds);
   params.push(ready.toISOString(), limit);
-  const rows = await orm.em.getConnection().execute<{ site_id: string; timezone: string; day: string; ended_at: string }[]>(
-    `with p as materialized (
-       select distinct to_date(substring(c.relname from '_p([0-9]{8})$'), 'YYYYMMDD') as day
-         from pg_inherits i
-         join pg_class c on c.oid = i.inhrelid
-         join pg_class pp on pp.oid = i.inhparent
-         join pg_namespace n on n.oid = pp.relnamespace
-        where n.nspname = current_schema() and pp.relname in (${TABLES.map((t) => `'${t}'`).join(', ')})
-          and c.relname ~ '_p[0-9]{8}$'
-     ),
-     z as materialized (select name from pg_timezone_names),
+  const rows = await conn.execute<{ site_id: string; timezone: string; day: string; ended_at: string }[]>(
+    `with z as materialized (select name from pg_timezone_names),
      c as (
        select distinct s.id as site_id, s.timezone, ld.local_day
          from sites s
-         cross join p
+         cross join unnest(?::date[]) p(day)
          cross join lateral (values
            (((p.day::timestamp at time zone 'UTC') at time zone s.timezone)::date),
            (((((p.day + 1)::timestamp at time zone 'UTC') - interval '1 microsecond') at time zone s.timezone)::date)
          ) ld(local_day)
-        where s.timezone in (select name from z) ${siteCond}
+        where s.timezone in (select name from z) ${siteCond('s.id')}
+     ),
+     rolled as materialized (
+       select rd.site_id, rd.day from rollup_days rd
+        where rd.day between ?::date - 1 and ?::date + 1 and rd.version >= ${ROLLUP_VERSION} and rd.rolled_until is null
+          ${siteCond('rd.site_id')}
      )
      select c.site_id::text as site_id, c.timezone, to_char(c.local_day, 'YYYY-MM-DD') as day,
             (extract(epoch from ((c.local_day + 1)::timestamp at time zone c.timezone)) * 1000)::bigint::text as ended_at
        from c
       where c.local_day < (?::timestamptz at time zone c.timezone)::date
-        and not exists (select 1 from rollup_days rd
-                         where rd.site_id = c.site_id and rd.day = c.local_day and rd.version >= ${ROLLUP_VERSION}
-                           and rd.rolled_until is null)
+        and not exists (select 1 from rolled r where r.site_id = c.site_id and r.day = c.local_day)
       order by c.local_day, c.site_id
       limit ?`,
     params,

@@ -110,6 +110,8 @@ describe('partitions', () => {
       `select tableoid::regclass::text as part, to_char(day, 'YYYY-MM-DD') as day, path from pageviews where site_id = ? order by at`,
       [site],
     );
+    // On Citus a row lives in a shard of the partition, named after it with the shard's number.
+    for (const r of rows) r.part = r.part.replace(/_\d+$/, '');
     expect(rows).toEqual([
       { part: `pageviews_p${year}0601`, day: `${year}-06-01`, path: '/' },
       { part: `pageviews_p${year}0602`, day: `${year}-06-02`, path: '/b' },

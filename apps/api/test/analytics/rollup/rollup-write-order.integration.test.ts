@@ -8,6 +8,7 @@ import type { Pool, PoolClient } from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import type { RollupRow } from '../../../src/analytics/rollup/rollup-format.ts';
 import { addToSiteDayRollup, type RunStatement, replaceSiteDayRollup } from '../../../src/analytics/rollup/rollup-write.ts';
+import { blockingPids } from '../../support/lock-waits.ts';
 import { normalRows, storedRollupRows } from '../../support/rollup-day.ts';
 import { siteInNewWorkspace } from '../../support/sites.ts';
 
@@ -63,10 +64,7 @@ describe('two rollups of one site-day at once', () => {
       // Once the whole-day rollup waits for the incremental one's lock, the incremental one goes on.
       await vi.waitFor(
         async () => {
-          const blockers = await orm.em
-            .getConnection()
-            .execute<{ pid: number }[]>('select unnest(pg_blocking_pids(?)) as pid', [wholePid], 'all');
-          expect(blockers.map((b) => b.pid)).toContain(incrementalPid);
+          expect(await blockingPids(orm, wholePid as number)).toContain(incrementalPid);
         },
         { timeout: 10_000, interval: 20 },
       );

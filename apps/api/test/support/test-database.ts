@@ -1,0 +1,48 @@
+// The test run's database: an embedded PostgreSQL, or with TEST_DATABASE=citus (`npm run test:citus`) a local
+// Citus coordinator and two workers (scripts/citus/cluster.ts), every migration applied and the tables laid out.
+import { createServer } from 'node:net';
+import { createOrm, migrate, startEmbeddedPostgres } from '@us/db';
+import { CITUS_VERSION, citusInstalled, startCitusCluster } from '../../../../scripts/citus/cluster.ts';
+
+export type DatabaseKind = 'postgres' | 'citus';
+
+export const testDatabaseKind = (): DatabaseKind => (process.env.TEST_DATABASE === 'citus' ? 'citus' : 'postgres');
+
+const portFree = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const srv = createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+
+/** `count` free ports in a row (a Citus cluster takes the coordinator's port and the ones after it). */
+async function freePortRun(count: number): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = 20_000 + Math.floor(Math.random() * 20_000);
+    let ok = true;
+    for (let p = base; p < base + count && ok; p++) ok = await portFree(p);
+    if (ok) return base;
+  }
+  throw new Error(`no ${count} free ports in a row on 127.0.0.1`);
+}
+
+export async function startTestDatabase(dir: string): Promise<{ url: string; kind: DatabaseKind; stop(): Promise<void> }> {
+  const kind = testDatabaseKind();
+  let db: { url: string; stop(): Promise<void> };
+  if (process.env.TEST_DATABASE_URL) {
+    // A database started by hand (e.g. `npm run citus -- detach`): its data stays for a look afterwards.
+    db = { url: process.env.TEST_DATABASE_URL, stop: async () => {} };
+  } else if (kind === 'citus') {
+    if (!citusInstalled()) {
+      throw new Error(`TEST_DATABASE=citus needs Citus ${CITUS_VERSION} installed: run bash scripts/citus/build.sh (as root)`);
+    }
+    const cluster = await startCitusCluster({ dataDir: dir, basePort: await freePortRun(3), database: 'test' });
+    db = { url: cluster.url, stop: async () => cluster.stop() };
+  } else {
+    db = await startEmbeddedPostgres({ dataDir: dir, persistent: false, database: 'test' });
+  }
+  const orm = await createOrm(db.url);
+  await migrate(orm);
+  await orm.close();
+  return { ...db, kind };
+}

@@ -1,0 +1,171 @@
+// A local Citus cluster: a coordinator and workers, each its own PostgreSQL 15 cluster on a 127.0.0.1 port,
+// with `shared_preload_libraries = 'citus'`, the database and the extension on every node and the workers
+// registered with the coordinator. Used by `npm run citus` (scripts/citus/run.ts) and the Citus test lane
+// (apps/api/test/support/global-setup.ts). Citus itself is built and installed by scripts/citus/build.sh.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+
+export const CITUS_VERSION = '13.2.2';
+export const PG_MAJOR = 15;
+const BIN = `/usr/lib/postgresql/${PG_MAJOR}/bin`;
+const BUILD_SCRIPT = path.join(import.meta.dirname, 'build.sh');
+
+export interface CitusNode {
+  name: string;
+  port: number;
+  dir: string;
+}
+
+export interface CitusCluster {
+  /** The coordinator's URL: what DATABASE_URL is set to. */
+  url: string;
+  coordinator: CitusNode;
+  workers: CitusNode[];
+  /** A worker stopped (`pg_ctl stop -m fast`) and started again, for fault tests. */
+  stopNode(node: CitusNode): void;
+  startNode(node: CitusNode): void;
+  /** Stops every node (fast shutdown); `remove` also deletes their folders. */
+  stop(opts?: { remove?: boolean }): void;
+}
+
+const asRoot = () => process.getuid?.() === 0;
+
+/** Runs a PostgreSQL program as the `postgres` user when we are root (initdb and postgres refuse root). */
+function pgRun(program: string, args: string[], opts: { quiet?: boolean } = {}) {
+  const [cmd, argv] = asRoot()
+    ? ['runuser', ['-u', 'postgres', '--', path.join(BIN, program), ...args]]
+    : [path.join(BIN, program), args];
+  const r = spawnSync(cmd, argv, { encoding: 'utf8' });
+  if (r.status !== 0) {
+    throw new Error(`${program} ${args.join(' ')} failed (${r.status}): ${r.stderr || r.stdout}`);
+  }
+  if (!opts.quiet && r.stdout.trim()) process.stderr.write(r.stdout);
+  return r.stdout;
+}
+
+/** Builds and installs Citus once per machine (skipped when installed); throws with what to do otherwise. */
+export function ensureCitusInstalled() {
+  execFileSync('bash', [BUILD_SCRIPT], { stdio: ['ignore', 'inherit', 'inherit'] });
+}
+
+export function citusInstalled(): boolean {
+  const pgConfig = path.join(BIN, 'pg_config');
+  if (!existsSync(pgConfig)) return false;
+  const lib = execFileSync(pgConfig, ['--pkglibdir'], { encoding: 'utf8' }).trim();
+  return existsSync(path.join(lib, `citus-${CITUS_VERSION}.installed`));
+}
+
+function initNode(node: CitusNode) {
+  if (existsSync(path.join(node.dir, 'PG_VERSION'))) return;
+  mkdirSync(node.dir, { recursive: true });
+  if (asRoot()) execFileSync('chown', ['postgres:postgres', node.dir]);
+  chmodSync(node.dir, 0o700);
+  pgRun('initdb', ['-D', node.dir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8'], { quiet: true });
+  const conf = path.join(node.dir, 'postgresql.conf');
+  writeFileSync(
+    conf,
+    `${readFileSync(conf, 'utf8')}
+# Set by scripts/citus/cluster.ts
+shared_preload_libraries = 'citus'
+listen_addresses = '127.0.0.1'
+port = ${node.port}
+unix_socket_directories = '${node.dir}'
+max_connections = 300
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+max_prepared_transactions = 200
+citus.max_adaptive_executor_pool_size = 8
+# Fewer shards than the default 32: two workers on one machine, and every day partition of a raw table is a
+# distributed table of its own.
+citus.shard_count = 8
+log_min_messages = warning
+`,
+  );
+  // Only 127.0.0.1 listens: trust there is what a local development cluster needs (no passwords to hand out).
+  writeFileSync(path.join(node.dir, 'pg_hba.conf'), 'local all all trust\nhost all all 127.0.0.1/32 trust\n');
+  if (asRoot()) execFileSync('chown', ['-R', 'postgres:postgres', node.dir]);
+}
+
+function startNodeProcess(node: CitusNode) {
+  pgRun('pg_ctl', ['-D', node.dir, '-l', path.join(node.dir, 'server.log'), '-w', '-t', '60', 'start'], { quiet: true });
+}
+
+function stopNodeProcess(node: CitusNode) {
+  if (!existsSync(path.join(node.dir, 'postmaster.pid'))) return;
+  pgRun('pg_ctl', ['-D', node.dir, '-m', 'fast', '-w', '-t', '60', 'stop'], { quiet: true });
+}
+
+async function sql(port: number, database: string, statement: string) {
+  const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', database });
+  await client.connect();
+  try {
+    return await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Starts (initialising when new) a coordinator and `workers` workers under `dataDir/citus`, on `basePort`
+ * and the ports after it, creates `database` with the citus extension on each and registers the workers.
+ * Safe to call again on the same folder: existing clusters are started as they are.
+ */
+export async function startCitusCluster(opts: {
+  dataDir: string;
+  basePort: number;
+  workers?: number;
+  database?: string;
+}): Promise<CitusCluster> {
+  const database = opts.database ?? 'unseen';
+  const root = path.resolve(opts.dataDir, 'citus');
+  mkdirSync(root, { recursive: true });
+  // The `postgres` user must reach the node folders.
+  if (asRoot()) {
+    for (let dir = root; dir !== path.dirname(dir); dir = path.dirname(dir)) {
+      if (dir === path.resolve(opts.dataDir, '..')) break;
+      chmodSync(dir, 0o755);
+    }
+  }
+  const node = (name: string, i: number): CitusNode => ({ name, port: opts.basePort + i, dir: path.join(root, name) });
+  const coordinator = node('coordinator', 0);
+  const workers = Array.from({ length: opts.workers ?? 2 }, (_, i) => node(`worker${i + 1}`, i + 1));
+  const all = [coordinator, ...workers];
+
+  for (const n of all) initNode(n);
+  for (const n of all) startNodeProcess(n);
+  for (const n of all) {
+    const exists = await sql(n.port, 'postgres', `select 1 from pg_database where datname = '${database}'`);
+    if (!exists.rowCount) await sql(n.port, 'postgres', `create database ${database}`);
+    await sql(n.port, database, 'create extension if not exists citus');
+  }
+  await sql(coordinator.port, database, `select citus_set_coordinator_host('127.0.0.1', ${coordinator.port})`);
+  for (const w of workers) {
+    const known = await sql(
+      coordinator.port,
+      database,
+      `select 1 from pg_dist_node where nodename = '127.0.0.1' and nodeport = ${w.port}`,
+    );
+    if (!known.rowCount) await sql(coordinator.port, database, `select citus_add_node('127.0.0.1', ${w.port})`);
+  }
+
+  return {
+    url: `postgres://postgres@127.0.0.1:${coordinator.port}/${database}`,
+    coordinator,
+    workers,
+    stopNode: stopNodeProcess,
+    startNode: startNodeProcess,
+    stop({ remove = false } = {}) {
+      for (const n of [...workers, coordinator]) {
+        try {
+          stopNodeProcess(n);
+        } catch (err) {
+          process.stderr.write(`${String(err)}\n`);
+        }
+      }
+      if (remove) rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
