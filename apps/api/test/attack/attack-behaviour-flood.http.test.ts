@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { flaggedVisitors, visitorSigns } from '../../src/features/protection/behaviour.ts';
+import { memoryKey } from '../../src/features/protection/memory-families.ts';
 import { visitorCodeOf } from '../../src/features/protection/visitor-code.ts';
 import { BROWSER_UA } from '../support/collect.ts';
 import { decideFor, type GateSite, gateSite, getConfig, postRecords } from '../support/gate.ts';
@@ -41,7 +42,7 @@ describe.each(hotKinds())('attack: a flood of made-up visitors against behaviour
     } while (cursor !== '0');
     return found;
   }
-  const visitorHashes = async (siteId: string) => (await keysOf(siteId)).filter((k) => k.startsWith(`bm:${siteId}:`));
+  const visitorHashes = async (siteId: string) => (await keysOf(siteId)).filter((k) => k.startsWith(memoryKey(siteId, '')));
   const signsOf = async (s: GateSite, ip: string, ua = BROWSER_UA) =>
     visitorSigns(t.deps, s.siteId, await visitorCodeOf(t.deps.hot, s.siteId, ip, ua), 1000);
   const pages = (count: number, ip: string, extra: Record<string, unknown> = {}) =>

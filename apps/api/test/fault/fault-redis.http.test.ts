@@ -34,7 +34,7 @@ describe('fault: Redis is killed, or hangs, during ingest', () => {
   beforeAll(async () => {
     redis = await startOwnRedis();
     t = await startTestServer({
-      redisUrl: redis.url,
+      redis: redis.url,
       mail: 'outbox',
       env: { ...NO_BUDGETS, LOG_LEVEL: 'silent' },
       // A batch whose TAKE answer was lost when Redis died sits in processing until reclaimed (two
