@@ -6,14 +6,12 @@
 // nodes' flushers drain the buffer.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Site } from '@us/db';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { expectProblem } from '../support/auth-helpers.ts';
 import { type CollectSite, collectSite, postReport } from '../support/collect.ts';
-import { createToken, createUser, hotKinds, signIn, startTestServer, type TestServer } from '../support/server.ts';
+import { createToken, createUser, describeEachShared, signIn, startTestServer, type TestServer } from '../support/server.ts';
 
-const shared = hotKinds({ cluster: true }).filter((k) => k !== 'memory');
-
-describe.each(shared)('two API nodes, one PostgreSQL, one Redis (%s)', (kind) => {
+describeEachShared()('two API nodes, one PostgreSQL, one Redis (%s)', (kind) => {
   let a: TestServer;
   let b: TestServer;
   let site: CollectSite;

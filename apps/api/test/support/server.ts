@@ -6,7 +6,7 @@ import path from 'node:path';
 import { createOrm, Membership, User, Workspace } from '@us/db';
 import type { Plan, Role, Scope } from '@us/shared';
 import supertest from 'supertest';
-import { inject } from 'vitest';
+import { describe, inject } from 'vitest';
 import { MemoryIngestBuffer, RedisIngestBuffer, type StartIngestArgs } from '../../src/analytics/ingest/index.ts';
 import { createServer } from '../../src/app.ts';
 import type { Deps } from '../../src/core/deps.ts';
@@ -34,6 +34,20 @@ export function hotKinds(opts: { cluster?: boolean } = {}): HotKind[] {
   if (inject('redisUrl')) kinds.push('redis');
   if (opts.cluster && inject('redisClusterNodes')) kinds.push('redis-cluster');
   return kinds;
+}
+
+/** The kinds several nodes can share (a redis-server, the Redis Cluster) this machine can test. */
+export function sharedHotKinds(): ('redis' | 'redis-cluster')[] {
+  return hotKinds({ cluster: true }).filter((k) => k !== 'memory');
+}
+
+/**
+ * `describe.each` over `sharedHotKinds()`: one suite per kind, or a skipped one on a machine without
+ * redis-server (a file without a suite would fail).
+ */
+export function describeEachShared() {
+  const kinds = sharedHotKinds();
+  return describe.skipIf(!kinds.length).each(kinds.length ? kinds : (['redis'] as const));
 }
 
 /** The kind integration suites run on: Redis when present (CI), memory otherwise. */

@@ -103,6 +103,9 @@ export class RedisIngestBuffer implements IngestBuffer {
     this.redis = connectRedis(target, {
       maxRetriesPerRequest: 1,
       enableOfflineQueue: false,
+      // A cluster retries a command meant for a lost master every 100 ms until its replica takes over: a few
+      // times only, then the push goes to the fallback (a report waits at most about half a second for it).
+      maxRedirections: 4,
       protocol: 2,
       // A Redis that stops answering with its connection open (paused, partitioned) sends no error of its
       // own: a command gets one after this long (see `enqueue`).

@@ -52,7 +52,8 @@ function clusterNode(entry: string): ClusterNode {
  * connection, except `keyPrefix` and `enableOfflineQueue`, which a cluster client takes for itself. The cluster
  * client sends each command to the master of its key's slot (reads too: a replica may lag), follows MOVED and ASK,
  * retries on CLUSTERDOWN and on a lost node every 100 ms (at most `maxRedirections` times, 16 by default), and
- * learns the new master when a replica has taken over.
+ * learns the new master when a replica has taken over: from those errors, and every 5 s (a master that hangs
+ * sends no error that would tell it).
  */
 export function connectRedis(target: RedisTarget, options: RedisOptions & { maxRedirections?: number }): RedisClient {
   const { keyPrefix, enableOfflineQueue, maxRedirections, ...nodeOptions } = options;
@@ -67,6 +68,7 @@ export function connectRedis(target: RedisTarget, options: RedisOptions & { maxR
       enableOfflineQueue,
       maxRedirections,
       scaleReads: 'master',
+      slotsRefreshInterval: 5000,
       redisOptions: {
         ...nodeOptions,
         username: auth?.username,

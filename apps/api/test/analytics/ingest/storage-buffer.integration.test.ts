@@ -12,7 +12,7 @@ import {
   RedisIngestBuffer,
   startIngest,
 } from '../../../src/analytics/ingest/index.ts';
-import { type HotKind, hotKinds, redisTargetOf } from '../../support/server.ts';
+import { describeEachShared, type HotKind, hotKinds, redisTargetOf } from '../../support/server.ts';
 
 let orm: Orm;
 beforeAll(async () => {
@@ -29,7 +29,6 @@ function makeBuffer(kind: HotKind, prefix = `ingest-test-${randomUUID()}`): Inge
 
 /** The buffer's kinds on this machine, the run's Redis Cluster included: its scripts keep each step in one slot. */
 const bufferKinds = hotKinds({ cluster: true });
-const sharedKinds = bufferKinds.filter((k) => k !== 'memory');
 
 /** The i-th page (`/p{i}`) of one visit; no row id, as collected: the buffer gives one. */
 const pageview = (siteId: string, i: number) =>
@@ -271,7 +270,7 @@ describe('room held in the in-process buffer (rows queued after the answer)', ()
   });
 });
 
-describe.each(sharedKinds)('redis ingest buffer crash recovery (%s)', (kind) => {
+describeEachShared()('redis ingest buffer crash recovery (%s)', (kind) => {
   it('re-queues rows left in processing by a crashed flush and inserts them once', async () => {
     const prefix = `ingest-test-${randomUUID()}`;
     const site = randomUUID();
@@ -298,7 +297,7 @@ describe.each(sharedKinds)('redis ingest buffer crash recovery (%s)', (kind) => 
   });
 });
 
-describe.runIf(sharedKinds.includes('redis'))('redis ingest buffer across the upgrade that renamed its processing lists', () => {
+describe.runIf(bufferKinds.includes('redis'))('redis ingest buffer across the upgrade that renamed its processing lists', () => {
   it('takes rows an older version queued, and puts back the batches it left in processing under the old name', async () => {
     const prefix = `ingest-test-${randomUUID()}`;
     const site = randomUUID();
