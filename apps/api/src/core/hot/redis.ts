@@ -181,9 +181,11 @@ export class RedisStore implements HotStore {
       await this.redis.ping();
       return;
     }
-    // A cluster answers as a whole only while every slot has a master (a stopped one's replica took over).
-    const info = await this.redis.cluster('INFO');
-    if (!/cluster_state:ok/.test(String(info))) throw new Error('Redis Cluster: not every slot is served');
+    // A cluster answers as a whole only while every slot has a master: none of them failed without a replica
+    // taking over (a cluster that tolerates that, `cluster-require-full-coverage no`, still says state ok).
+    const info = String(await this.redis.cluster('INFO'));
+    if (!/cluster_state:ok/.test(info) || !/cluster_slots_fail:0\b/.test(info))
+      throw new Error('Redis Cluster: not every slot is served');
   }
   async close() {
     await this.redis.quit().catch(() => this.redis.disconnect());
