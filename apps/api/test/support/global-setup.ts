@@ -15,6 +15,9 @@ declare module 'vitest' {
   }
 }
 
+/** The lanes (vitest projects) whose suites run on the Redis Cluster too. */
+const CLUSTER_LANES = ['service', 'http'];
+
 function hasRedisServer() {
   return spawnSync('sh', ['-c', 'command -v redis-server && command -v redis-cli'], { stdio: 'ignore' }).status === 0;
 }
@@ -45,7 +48,7 @@ async function startRedis(): Promise<{ url: string; proc: ChildProcess }> {
 /**
  * Once per test run: an embedded PostgreSQL with every migration applied, and a real redis-server and a Redis
  * Cluster (three masters, one replica each) when the machine has redis-server (CI installs it and must use it:
- * CI=true without redis-server fails the run). The browser lane has no use for the cluster.
+ * CI=true without redis-server fails the run). Only the service and http lanes use the cluster.
  */
 export default async function setup(project: TestProject) {
   const dir = mkdtempSync(path.join(tmpdir(), 'us-test-'));
@@ -55,7 +58,7 @@ export default async function setup(project: TestProject) {
   if (!withRedis) console.warn('⚠ redis-server not found: the Redis hot-state tests are skipped on this machine');
   // The cluster starts while PostgreSQL does (a few seconds each).
   const clusterStarting: Promise<RedisCluster | undefined> =
-    withRedis && project.name !== 'browser' ? startRedisCluster() : Promise.resolve(undefined);
+    withRedis && CLUSTER_LANES.includes(project.name) ? startRedisCluster() : Promise.resolve(undefined);
   clusterStarting.catch(() => {}); // awaited below; this only keeps a failure from counting as unhandled meanwhile
   let db: Awaited<ReturnType<typeof startEmbeddedPostgres>>;
   let redis: Awaited<ReturnType<typeof startRedis>> | undefined;
