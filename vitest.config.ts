@@ -7,7 +7,8 @@ import { defineConfig } from 'vitest/config';
 //                                   SDK in real workerd
 //   http     *.http.test.ts         a whole server answering over HTTP (faces, attacks, faults)
 //   browser  e2e/*.spec.ts          real Chromium against a whole server
-// The three lanes with real parts each start their own PostgreSQL and redis-server (global-setup.ts).
+// The three lanes with real parts each start their own PostgreSQL and redis-server, and the service and http
+// lanes a Redis Cluster (global-setup.ts).
 const withRealParts = ['apps/api/test/support/global-setup.ts'];
 
 export default defineConfig({

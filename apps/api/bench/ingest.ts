@@ -44,7 +44,7 @@ export interface IngestFigures {
 /** Enqueues `n` pageview rows into a fresh in-process ingest (as the server starts it) and times until all are committed. */
 export async function ingestPath(orm: Orm, siteId: string, n: number): Promise<IngestFigures> {
   const rows = shopPageviews(siteId, n);
-  const ingest = await startIngest({ orm, redisUrl: null, insert: countingInserter({ orm }) });
+  const ingest = await startIngest({ orm, redis: null, insert: countingInserter({ orm }) });
   const t0 = performance.now();
   for (const r of rows) await ingest.enqueue('pageviews', r);
   const last = await ingest.flushNow();

@@ -9,7 +9,7 @@ import { within } from './core/deadline.ts';
 import type { Deps } from './core/deps.ts';
 import { countryOf, loadNetworks } from './core/enrich/index.ts';
 import { deriveUrls, type Env, parseEnv } from './core/env.ts';
-import { createHotStore } from './core/hot/index.ts';
+import { createHotStore, redisTargetOf } from './core/hot/index.ts';
 import { loadAppSecret } from './core/security/app-secret.ts';
 import { metricsServer } from './faces/metrics.ts';
 import { copyStoreOf } from './features/export/copies.ts';
@@ -62,7 +62,8 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
   const orm = await createOrm(databaseUrl);
   await migrate(orm);
   const statsOrm = await statsOrmFor(databaseUrl, env);
-  const hot = createHotStore(env.REDIS_URL);
+  const redis = redisTargetOf(env);
+  const hot = createHotStore(redis);
   const deps = await makeDeps({
     env,
     urls: deriveUrls(env, { host: env.HOST, port: env.PORT }),
@@ -73,7 +74,7 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
     logger,
     errors,
     ingest: {
-      redisUrl: env.REDIS_URL,
+      redis,
       retainRawDays: RAW_PARTITION_DAYS,
       maxBufferRows: env.INGEST_BUFFER_MAX_ROWS,
       spillDir: path.join(env.DATA_DIR, 'ingest-spill'),

@@ -25,7 +25,7 @@ export interface DepsParts {
   /** The secret every cipher derives its key from. */
   appSecret: string;
   /**
-   * Where the write buffer queues and how it flushes (`redisUrl` or a ready `buffer`, limits, spill
+   * Where the write buffer queues and how it flushes (`redis` or a ready `buffer`, limits, spill
    * directory). Each batch's insert counts plan allowances and sends the Free notices, unless `insert` is given.
    */
   ingest: Omit<Partial<StartIngestArgs>, 'orm'>;

@@ -77,13 +77,29 @@ const EnvSchema = z.object({
     }),
   REDIS_URL: z
     .string()
-    .regex(/^rediss?:\/\//, 'must be a redis:// URL')
+    .regex(/^rediss?:\/\/[^,\s]+(\s*,\s*rediss?:\/\/[^,\s]+)*$/, 'must be a redis:// URL (or a comma-separated list of them)')
     .optional()
     .register(help, {
       group: 'stores',
-      unset: 'in-process hot state (one node only)',
-      meaning: '`redis://host:6379` of a Redis or Valkey shared by every node',
+      unset: 'in-process hot state (one node only), unless `REDIS_CLUSTER_NODES` is set',
+      meaning:
+        '`redis://host:6379` of a Redis or Valkey shared by every node (`rediss://` for TLS). Several URLs separated by commas are the nodes of a Redis Cluster, as `REDIS_CLUSTER_NODES`',
       who: 'operator (needed for more than one node)',
+      secret: true,
+    }),
+  REDIS_CLUSTER_NODES: z
+    .string()
+    .regex(
+      /^(rediss?:\/\/)?[^,\s]+:\d+(\s*,\s*(rediss?:\/\/)?[^,\s]+:\d+)*$/,
+      'must be a comma-separated list of host:port (or redis:// URLs with their ports)',
+    )
+    .optional()
+    .register(help, {
+      group: 'stores',
+      unset: 'no cluster: `REDIS_URL` (one Redis), or in-process hot state',
+      meaning:
+        'some nodes of a Redis Cluster, `host:port,host:port` (the client finds the others): hot state and the write buffer then use the cluster ([Scaling out](operations/scale-out.md#redis-cluster)). Give nodes as `redis://:password@host:port` (`rediss://` for TLS) when the cluster needs a password. Not together with `REDIS_URL`',
+      who: 'operator (a Redis Cluster instead of one Redis)',
       secret: true,
     }),
   SMTP_URL: z
@@ -360,6 +376,11 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
       'Invalid configuration:',
       parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`),
     );
+  }
+  if (parsed.data.REDIS_URL && parsed.data.REDIS_CLUSTER_NODES) {
+    throw new ConfigError('Invalid configuration:', [
+      'REDIS_URL and REDIS_CLUSTER_NODES: set one (one Redis, or the nodes of a Redis Cluster), not both',
+    ]);
   }
   if (!parsed.data.STRIPE_SECRET_KEY !== !parsed.data.STRIPE_WEBHOOK_SECRET) {
     throw new ConfigError('Invalid configuration:', [

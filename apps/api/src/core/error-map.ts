@@ -54,10 +54,14 @@ export function issueToError(first: z.core.$ZodIssue, prefix = ''): AppError {
 
 const internal = (cause: unknown) => new AppError(500, 'Something went wrong on our side: try again in a moment', { cause });
 
+// ioredis's own words for a Redis it cannot reach, and a Redis Cluster's for a slot without a master (a master
+// stopped and no replica took over yet): retried by the client until its redirections ran out.
+const REDIS_DOWN =
+  /^(Connection is closed|Stream isn't writeable|Reached the max retries|Command timed out|Too many Cluster redirections|Cluster isn't ready|CLUSTERDOWN|TRYAGAIN|Failed to refresh slots cache|None of startup nodes is available)/;
+
 const isRedisDown = (e: unknown) =>
   e instanceof Error &&
-  (e.name === 'MaxRetriesPerRequestError' ||
-    /^(Connection is closed|Stream isn't writeable|Reached the max retries|Command timed out)/.test(e.message));
+  (e.name === 'MaxRetriesPerRequestError' || e.name === 'ClusterAllFailedError' || REDIS_DOWN.test(e.message));
 
 type Rule = [matches: (err: unknown) => boolean, answer: (err: unknown) => AppError];
 

@@ -77,7 +77,7 @@ export function serverMetrics(deps: Pick<Deps, 'orm' | 'statsOrm' | 'ingest' | '
   });
   new Gauge({
     name: 'us_hot_store_up',
-    help: 'Whether the hot store (memory: this process; redis: shared) answers a ping: 1 or 0.',
+    help: 'Whether the hot store (memory: this process; redis, redis-cluster: shared) answers a ping: 1 or 0.',
     labelNames: ['kind'] as const,
     registers: [own],
     async collect() {

@@ -1,7 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { flaggedVisitors, visitorSigns } from '../../src/features/protection/behaviour.ts';
+import { memoryKey } from '../../src/features/protection/memory-families.ts';
 import { visitorCodeOf } from '../../src/features/protection/visitor-code.ts';
 import { BROWSER_UA } from '../support/collect.ts';
 import { decideFor, type GateSite, gateSite, getConfig, postRecords } from '../support/gate.ts';
@@ -19,9 +20,9 @@ const BATCH = 500;
  * per site (`BEHAVIOUR_VISITORS_PER_SITE`, small here), the site's real busy visitor keeps its signs (for
  * the decide endpoint and in the edges' config), and another site's visitors are untouched.
  */
-describe.each(hotKinds())('attack: a flood of made-up visitors against behaviour memory (%s)', (kind) => {
+describe.each(hotKinds({ cluster: true }))('attack: a flood of made-up visitors against behaviour memory (%s)', (kind) => {
   let t: TestServer;
-  let redis: Redis | undefined;
+  let redis: Redis | Cluster | undefined;
   const prefix = `us:test-flood-${randomUUID()}:`;
   let target: GateSite;
   let bystander: GateSite;
@@ -32,16 +33,20 @@ describe.each(hotKinds())('attack: a flood of made-up visitors against behaviour
       const store = t.deps.hot as unknown as { map: Map<string, unknown> };
       return [...store.map.keys()].filter((k) => k.includes(siteId));
     }
+    // A cluster holds each key on one master: every master is scanned (replicas hold copies, maybe behind).
+    const nodes = redis instanceof Cluster ? redis.nodes('master') : [redis as Redis];
     const found: string[] = [];
-    let cursor = '0';
-    do {
-      const [next, keys] = await (redis as Redis).scan(cursor, 'MATCH', `${prefix}*${siteId}*`, 'COUNT', 1000);
-      cursor = next;
-      found.push(...keys.map((k) => k.slice(prefix.length)));
-    } while (cursor !== '0');
+    for (const node of nodes) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await node.scan(cursor, 'MATCH', `${prefix}*${siteId}*`, 'COUNT', 1000);
+        cursor = next;
+        found.push(...keys.map((k) => k.slice(prefix.length)));
+      } while (cursor !== '0');
+    }
     return found;
   }
-  const visitorHashes = async (siteId: string) => (await keysOf(siteId)).filter((k) => k.startsWith(`bm:${siteId}:`));
+  const visitorHashes = async (siteId: string) => (await keysOf(siteId)).filter((k) => k.startsWith(memoryKey(siteId, '')));
   const signsOf = async (s: GateSite, ip: string, ua = BROWSER_UA) =>
     visitorSigns(t.deps, s.siteId, await visitorCodeOf(t.deps.hot, s.siteId, ip, ua), 1000);
   const pages = (count: number, ip: string, extra: Record<string, unknown> = {}) =>
@@ -54,6 +59,10 @@ describe.each(hotKinds())('attack: a flood of made-up visitors against behaviour
       env: { TRUST_PROXY: 'true', BEHAVIOUR_VISITORS_PER_SITE: String(PER_SITE) },
     });
     if (kind === 'redis') redis = new Redis(inject('redisUrl') as string);
+    if (kind === 'redis-cluster') {
+      redis = new Cluster(inject('redisClusterNodes') as string[]);
+      await redis.ping(); // connected: its masters are known
+    }
     target = await gateSite(t, 'flood-target.example', { mode: 'challenge' });
     bystander = await gateSite(t, 'flood-bystander.example', { mode: 'challenge' });
   });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BEHAVIOUR, flaggedVisitors } from '../../src/features/protection/behaviour.ts';
+import { flaggedKey } from '../../src/features/protection/memory-families.ts';
 import { BROWSER_UA } from '../support/collect.ts';
 import { type DnsStandIn, startDnsServer } from '../support/dns-server.ts';
 import { decideFor, type GateSite, gateSite, getConfig, postRecords } from '../support/gate.ts';
@@ -88,7 +89,7 @@ describe('attacks on the gate', () => {
 
   it('the flagged list stays at 10,000 visitors, the most recently flagged', async () => {
     const siteId = `flood-${randomBytes(4).toString('hex')}`;
-    const key = `bm-flagged:${siteId}:${new Date().toISOString().slice(0, 10)}`;
+    const key = flaggedKey(siteId, new Date().toISOString().slice(0, 10));
     for (let i = 0; i < BEHAVIOUR.flagged + 50; i++) {
       await t.deps.hot.recentPut(key, `code${i}`, 'burst', BEHAVIOUR.flagged, BEHAVIOUR.memorySeconds);
     }

@@ -9,11 +9,13 @@ import { hotKinds, makeHotStore } from '../support/server.ts';
  * it: the in-process store runs on a clock the test moves, while Redis keeps its own time, so there time
  * really passes (margins of at least 100 ms past an expiry, and of 800 ms or more before one, for a loaded machine).
  */
-describe.each(hotKinds())('hot-state store contract (%s)', (kind) => {
+describe.each(hotKinds({ cluster: true }))('hot-state store contract (%s)', (kind) => {
   let hot: HotStore;
   // Redis is shared by every suite of the run: keep this run's keys apart.
   const ns = `contract-test:${randomUUID()}:`;
   const key = (name: string) => `${ns}${name}`;
+  /** A key whose hash tag is `tag`: keys used together in one call share one (a cluster keeps them in one slot). */
+  const tagged = (tag: string, rest = '') => key(`{${tag}}${rest}`);
   let moved = 0;
   /** The time the store goes by. */
   const now = () => Date.now() + moved;
@@ -229,47 +231,56 @@ describe.each(hotKinds())('hot-state store contract (%s)', (kind) => {
   });
 
   it('recentList answers the members of a recent list, most recently seen first, with their values', async () => {
-    expect(await hot.recentList(key('r-absent'), 10, 60)).toEqual([]);
-    await hot.recentPut(key('r'), 'a', 'burst', 10, 60);
+    expect(await hot.recentList(tagged('r-absent'), 10, 60)).toEqual([]);
+    await hot.recentPut(tagged('r'), 'a', 'burst', 10, 60);
     await pass(5);
-    await hot.recentPut(key('r'), 'b', 'no-script', 10, 60);
+    await hot.recentPut(tagged('r'), 'b', 'no-script', 10, 60);
     await pass(5);
-    await hot.recentPut(key('r'), 'a', 'burst,failed-check', 10, 60);
-    const list = await hot.recentList(key('r'), 10, 60);
+    await hot.recentPut(tagged('r'), 'a', 'burst,failed-check', 10, 60);
+    const list = await hot.recentList(tagged('r'), 10, 60);
     expect(list.map((e) => [e.member, e.value])).toEqual([
       ['a', 'burst,failed-check'],
       ['b', 'no-script'],
     ]);
     expect(list[0]?.at).toBeGreaterThanOrEqual(list[1]?.at ?? 0);
     expect(Math.abs((list[0]?.at ?? 0) - now())).toBeLessThan(5_000);
-    expect(await hot.recentList(key('r'), 1, 60)).toHaveLength(1);
+    expect(await hot.recentList(tagged('r'), 1, 60)).toHaveLength(1);
   });
 
   it('a recent list keeps at most cap members: the longest unseen leave first', async () => {
     for (let i = 0; i < 8; i++) {
-      await hot.recentPut(key('r-cap'), `m${i}`, String(i), 5, 60);
+      await hot.recentPut(tagged('r-cap'), `m${i}`, String(i), 5, 60);
       await pass(2);
     }
-    expect((await hot.recentList(key('r-cap'), 100, 60)).map((e) => e.member)).toEqual(['m7', 'm6', 'm5', 'm4', 'm3']);
+    expect((await hot.recentList(tagged('r-cap'), 100, 60)).map((e) => e.member)).toEqual(['m7', 'm6', 'm5', 'm4', 'm3']);
   });
 
   it('members unseen for maxAgeSeconds leave a recent list, and the whole list goes maxAgeSeconds after its last change', async () => {
-    await hot.recentPut(key('r-age'), 'old', 'x', 100, 1);
+    await hot.recentPut(tagged('r-age'), 'old', 'x', 100, 1);
     await pass(1100);
-    expect(await hot.recentList(key('r-age'), 100, 1)).toEqual([]);
-    await hot.recentPut(key('r-age2'), 'early', 'x', 100, 2);
+    expect(await hot.recentList(tagged('r-age'), 100, 1)).toEqual([]);
+    await hot.recentPut(tagged('r-age2'), 'early', 'x', 100, 2);
     await pass(1100);
-    await hot.recentPut(key('r-age2'), 'late', 'y', 100, 2);
-    expect((await hot.recentList(key('r-age2'), 100, 1)).map((e) => e.member)).toEqual(['late']);
-    expect((await hot.recentList(key('r-age2'), 100, 2)).map((e) => e.member)).toEqual(['late', 'early']);
+    await hot.recentPut(tagged('r-age2'), 'late', 'y', 100, 2);
+    expect((await hot.recentList(tagged('r-age2'), 100, 1)).map((e) => e.member)).toEqual(['late']);
+    expect((await hot.recentList(tagged('r-age2'), 100, 2)).map((e) => e.member)).toEqual(['late', 'early']);
     await pass(2100);
-    expect(await hot.recentList(key('r-age2'), 100, 3600)).toEqual([]);
+    expect(await hot.recentList(tagged('r-age2'), 100, 3600)).toEqual([]);
+  });
+
+  it('refuses a call naming keys together that share no hash tag: a cluster could not run it in one step', async () => {
+    await expect(hot.recentPut(key('untagged'), 'a', 'x', 10, 60)).rejects.toThrow(/hash tag/);
+    const apart: BoundedFamily = { index: tagged('one', ':index'), prefix: tagged('two', ':m:'), weight: 'n', cap: 5 };
+    await expect(hot.boundedUpdate(apart, 'a', { add: { n: 1 } }, 60)).rejects.toThrow(/hash tag/);
+    const listApart: BoundedFamily = { ...apart, prefix: tagged('one', ':m:'), list: key('one:list') };
+    await expect(hot.boundedUpdate(listApart, 'a', { add: { n: 1 }, listed: 'x' }, 60)).rejects.toThrow(/hash tag/);
+    expect(await hot.hgetall(tagged('one', ':m:a'))).toEqual({});
   });
 
   describe('bounded families', () => {
     const family = (name: string, cap: number, more: Partial<BoundedFamily> = {}): BoundedFamily => ({
-      index: key(`${name}:index`),
-      prefix: key(`${name}:m:`),
+      index: tagged(name, ':index'),
+      prefix: tagged(name, ':m:'),
       weight: 'n',
       cap,
       ...more,
@@ -310,7 +321,7 @@ describe.each(hotKinds())('hot-state store contract (%s)', (kind) => {
     });
 
     it('keeps the busiest under a flood of light newcomers, and a member that leaves its list too', async () => {
-      const list = key('b-flood:list');
+      const list = tagged('b-flood', ':list');
       const f = family('b-flood', 5, { list });
       expect(await hot.boundedUpdate(f, 'busy', { add: { n: 31 }, listed: 'burst' }, 60)).toEqual({ n: 31 });
       // Many at once, as a batch is filed: every one asks to be listed.
@@ -371,15 +382,15 @@ describe('in-process store: bounded families share the node fairly', () => {
   const hot = new MemoryStore();
   afterAll(() => hot.close());
   const family = (site: string): BoundedFamily => ({
-    index: `node-cap:${site}:index`,
-    prefix: `node-cap:${site}:`,
+    index: `node-cap:{${site}}:index`,
+    prefix: `node-cap:{${site}}:`,
     weight: 'n',
     cap: 100,
     nodeCap: 60,
   });
   const kept = async (site: string, members: string[]) => {
     let n = 0;
-    for (const m of members) if (Object.keys(await hot.hgetall(`node-cap:${site}:${m}`)).length) n += 1;
+    for (const m of members) if (Object.keys(await hot.hgetall(`node-cap:{${site}}:${m}`)).length) n += 1;
     return n;
   };
 

@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { pageviewRow } from '@us/db';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Response } from 'supertest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RedisIngestBuffer, startIngest } from '../../src/analytics/ingest/index.ts';
+import type { RedisTarget } from '../../src/core/hot/index.ts';
+import { addressTag, throttleKeys } from '../../src/features/auth/throttle.ts';
 import { type CollectSite, collectSite } from '../support/collect.ts';
 import {
   answered,
-  type OwnRedis,
   startOwnRedis,
+  startOwnRedisCluster,
   storedCounts,
   streamReports,
   tally,
@@ -14,7 +17,7 @@ import {
   waitUntilStored,
   waitWhileStreaming,
 } from '../support/faults.ts';
-import { createUser, startTestServer, type TestServer } from '../support/server.ts';
+import { createUser, describeEachShared, startTestServer, type TestServer } from '../support/server.ts';
 
 /**
  * Issue 8, "test it by stopping the real thing": the redis-server holding the hot state and the write
@@ -23,18 +26,103 @@ import { createUser, startTestServer, type TestServer } from '../support/server.
  * store answers 503 with Retry-After (never 500), and every acknowledged report is stored exactly once.
  * The same holds when it stops answering with its connections open (SIGSTOP: a paused process, a network
  * partition without resets), where no error ever comes back on its own.
+ *
+ * Issue 39: the same faults on a Redis Cluster (three masters, a replica each), to the master holding this
+ * client's sign-in counter and the server's page-report queue. There its replica takes over within seconds:
+ * sign-in may wait for it rather than answer 503, works again while the old master is still down, and the old
+ * master rejoins as a replica when started again.
  */
 const NO_BUDGETS = { COLLECT_REPORTS_PER_ADDRESS_PER_MINUTE: '10000000', COLLECT_REPORTS_PER_SITE_PER_MINUTE: '10000000' };
 
-describe('fault: Redis is killed, or hangs, during ingest', () => {
-  let redis: OwnRedis;
+/** The hot-state key sign-in counts this client's attempts under (supertest connects from 127.0.0.1). */
+const signInCounter = () => throttleKeys.loginByAddress(addressTag('127.0.0.1'));
+
+/** What the faults stop, and the server's keys placed on it. */
+interface RedisUnderFault {
+  target: RedisTarget;
+  hotPrefix: string;
+  ingestKey: string;
+  /** SIGKILL: the redis-server, or the master holding the sign-in counter and the queue. */
+  kill(): Promise<void>;
+  /** Cluster: waits until the stopped master's replica serves its slots (the old master still down). */
+  takenOver?(): Promise<void>;
+  /** Brings the killed one back: the server on its append-only file; the old master, as a replica now. */
+  start(): Promise<void>;
+  /** SIGSTOP (the master holding the keys now), and SIGCONT. */
+  pause(): Promise<void>;
+  resume(): void;
+  remove(): Promise<void>;
+}
+
+async function ownRedisServer(): Promise<RedisUnderFault> {
+  const redis = await startOwnRedis();
+  return {
+    target: redis.url,
+    hotPrefix: `us:test-${randomUUID()}:`,
+    ingestKey: `ingest-${randomUUID()}`,
+    kill: () => redis.kill('SIGKILL'),
+    start: () => redis.start(),
+    pause: async () => redis.pause(),
+    resume: () => redis.resume(),
+    remove: () => redis.remove(),
+  };
+}
+
+async function ownRedisCluster(): Promise<RedisUnderFault> {
+  const cluster = await startOwnRedisCluster();
+  const hotPrefix = `us:test-${randomUUID()}:`;
+  const counter = `${hotPrefix}${signInCounter()}`;
+  // A queue name whose slot the same master serves: one master stopped takes both away.
+  const master = await cluster.masterOf(counter);
+  let ingestKey = '';
+  for (let i = 0; i < 100 && !ingestKey; i++) {
+    const key = `ingest-${randomUUID()}`;
+    if ((await cluster.masterOf(`us:${key}:pageviews`)) === master) ingestKey = key;
+  }
+  let stopped = 0;
+  let paused = 0;
+  return {
+    target: { cluster: cluster.nodes },
+    hotPrefix,
+    ingestKey,
+    async kill() {
+      stopped = await cluster.masterOf(counter);
+      await cluster.stopNode(stopped, 'SIGKILL');
+    },
+    takenOver: () => cluster.waitUntilServing(),
+    async start() {
+      await cluster.waitUntilServing();
+      await cluster.startNode(stopped);
+      await cluster.waitUntilServing();
+    },
+    async pause() {
+      paused = await cluster.masterOf(counter);
+      cluster.pauseNode(paused);
+    },
+    resume: () => cluster.resumeNode(paused),
+    remove: () => cluster.stop(),
+  };
+}
+
+/** A route that needs the hot store while part of it is gone: 503 with Retry-After, never 500 (or, on a cluster, 200 once a replica took over). */
+function expectRefusedOrServed(login: Response, kind: string) {
+  if (kind === 'redis-cluster' && login.status === 200) return;
+  expect(login.status).toBe(503);
+  expect(login.headers['content-type']).toMatch(/^application\/problem\+json/);
+  expect(Number(login.headers['retry-after'])).toBeGreaterThan(0);
+}
+
+describeEachShared()('fault: Redis is killed, or hangs, during ingest (%s)', (kind) => {
+  let redis: RedisUnderFault;
   let t: TestServer;
   let site: CollectSite;
 
   beforeAll(async () => {
-    redis = await startOwnRedis();
+    redis = kind === 'redis' ? await ownRedisServer() : await ownRedisCluster();
     t = await startTestServer({
-      redisUrl: redis.url,
+      redis: redis.target,
+      hotPrefix: redis.hotPrefix,
+      ingestKey: redis.ingestKey,
       mail: 'outbox',
       env: { ...NO_BUDGETS, LOG_LEVEL: 'silent' },
       // A batch whose TAKE answer was lost when Redis died sits in processing until reclaimed (two
@@ -58,20 +146,27 @@ describe('fault: Redis is killed, or hangs, during ingest', () => {
   it('answers reports 202 and other routes 503 while Redis is gone, and stores every acknowledged report once', async () => {
     const { email, password } = await createUser(t.deps);
     await t.request.post('/v1/auth/login').send({ email, password }).expect(200);
+    // Sign-in counted this client under the key the fault takes away.
+    expect(await t.deps.hot.ttl(signInCounter())).toBeGreaterThan(0);
 
     const stream = streamReports({ baseUrl: () => t.url, site, loops: 4 });
     await waitUntilFlowing(t.deps.orm, site.siteId, stream, 0);
-    await redis.kill('SIGKILL');
+    await redis.kill();
     const killed = Date.now();
     const ackedBeforeKill = stream.log.acked.length;
     // A route that needs the hot store (sign-in counts attempts there first) says so: 503, never 500.
-    const login = await t.request.post('/v1/auth/login').send({ email, password });
-    expect(login.status).toBe(503);
-    expect(login.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(Number(login.headers['retry-after'])).toBeGreaterThan(0);
+    expectRefusedOrServed(await t.request.post('/v1/auth/login').send({ email, password }), kind);
     // Reports go on through the outage, and the flusher stores them from the process's fallback meanwhile.
     await waitWhileStreaming(stream, () => expect(answered(stream.log, 202, killed)).toBeGreaterThan(50));
     await waitUntilFlowing(t.deps.orm, site.siteId, stream, ackedBeforeKill);
+    if (redis.takenOver) {
+      // The replica took over: sign-in works and the node is ready again, with the old master still down.
+      await redis.takenOver();
+      await waitWhileStreaming(stream, async () => {
+        await t.request.post('/v1/auth/login').send({ email, password }).expect(200);
+        await t.request.get('/readyz').expect(200);
+      });
+    }
     const back = Date.now();
     await redis.start();
     await reconnected(site.siteId, stream);
@@ -94,7 +189,7 @@ describe('fault: Redis is killed, or hangs, during ingest', () => {
   });
 
   it('a push Redis ran but whose answer was lost (killed mid-reply) is stored once, not twice', async () => {
-    const buffer = new RedisIngestBuffer(redis.url, `ingest-${randomUUID()}`);
+    const buffer = new RedisIngestBuffer(redis.target, `ingest-${randomUUID()}`);
     // What SIGKILL between the append-only write and the reply does: the rows are in Redis, the caller sees an error.
     const inner = (buffer as unknown as { redis: { eval: (...a: unknown[]) => Promise<unknown> } }).redis;
     const run = inner.eval.bind(inner);
@@ -129,13 +224,11 @@ describe('fault: Redis is killed, or hangs, during ingest', () => {
 
     const stream = streamReports({ baseUrl: () => t.url, site: hangSite, loops: 4 });
     await waitUntilFlowing(t.deps.orm, hangSite.siteId, stream, 0);
-    redis.pause();
+    await redis.pause();
     const paused = Date.now();
     // A route that needs the hot store (sign-in counts attempts there first) says so instead of waiting.
     const loginStarted = Date.now();
-    const login = await t.request.post('/v1/auth/login').send({ email, password });
-    expect(login.status).toBe(503);
-    expect(Number(login.headers['retry-after'])).toBeGreaterThan(0);
+    expectRefusedOrServed(await t.request.post('/v1/auth/login').send({ email, password }), kind);
     expect(Date.now() - loginStarted).toBeLessThan(5000);
     // The hang lasts until reports flowed at their usual pace for a while past any first timeout (2 s in).
     await waitWhileStreaming(stream, () => expect(answered(stream.log, 202, paused + 2000)).toBeGreaterThan(50));

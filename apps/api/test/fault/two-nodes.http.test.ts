@@ -1,29 +1,30 @@
 // Two API nodes of one deployment, as infra/compose.yaml runs them: one PostgreSQL, one redis-server (hot
-// state and the write buffer under the same keys). Requests alternate between the nodes, and what a
-// user relies on must hold as if there were one: rate limits count across nodes, an idempotency key
-// replays on the other node, a revoked token is refused at once everywhere, and every page report
-// answered 202 by either node is stored exactly once though both nodes' flushers drain the buffer.
+// state and the write buffer under the same keys), and again on a Redis Cluster (three masters, a replica
+// each). Requests alternate between the nodes, and what a user relies on must hold as if there were one:
+// rate limits count across nodes, an idempotency key replays on the other node, a revoked token is refused
+// at once everywhere, and every page report answered 202 by either node is stored exactly once though both
+// nodes' flushers drain the buffer.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Site } from '@us/db';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { expectProblem } from '../support/auth-helpers.ts';
 import { type CollectSite, collectSite, postReport } from '../support/collect.ts';
-import { createToken, createUser, signIn, startTestServer, type TestServer } from '../support/server.ts';
+import { createToken, createUser, describeEachShared, signIn, startTestServer, type TestServer } from '../support/server.ts';
 
-describe.skipIf(!inject('redisUrl'))('two API nodes, one PostgreSQL, one Redis', () => {
+describeEachShared()('two API nodes, one PostgreSQL, one Redis (%s)', (kind) => {
   let a: TestServer;
   let b: TestServer;
   let site: CollectSite;
   beforeAll(async () => {
-    const shared = {
+    const deployment = {
+      hot: kind,
       hotPrefix: `us:test-${randomUUID()}:`,
       ingestKey: `ingest-${randomUUID()}`,
       appSecret: randomBytes(48).toString('base64url'),
       env: { TRUST_PROXY: 'true' },
     };
-    const redisUrl = inject('redisUrl') as string;
-    a = await startTestServer({ ...shared, redisUrl });
-    b = await startTestServer({ ...shared, redisUrl });
+    a = await startTestServer(deployment);
+    b = await startTestServer(deployment);
     site = await collectSite(a, 'two-nodes.example');
   });
   afterAll(async () => {
@@ -32,6 +33,13 @@ describe.skipIf(!inject('redisUrl'))('two API nodes, one PostgreSQL, one Redis',
   });
 
   const nodes = () => [a, b];
+
+  it('both nodes are ready and say which hot state they share', async () => {
+    for (const t of nodes()) {
+      const ready = await t.request.get('/readyz').expect(200);
+      expect(ready.body).toEqual({ status: 'ready', database: 'ok', hotState: `ok (${kind})` });
+    }
+  });
 
   it('a rate limit counts requests on both nodes: 60 secret lookups a minute from one address, then 429', async () => {
     const ip = '203.0.113.61';

@@ -8,6 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { createOrm, freePort, migrate, type Orm, startEmbeddedPostgres } from '@us/db';
 import { Redis } from 'ioredis';
 import { expect, vi } from 'vitest';
+import { type RedisCluster, startRedisCluster } from '../../../../scripts/redis-cluster.ts';
 import type { Logger } from '../../src/core/logger.ts';
 import { API_NODE_FLAGS, API_SOURCE_FLAGS } from '../../src/core/node-flags.ts';
 
@@ -168,6 +169,17 @@ export async function startOwnRedis(): Promise<OwnRedis> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Redis Cluster of the test's own
+
+/**
+ * A Redis Cluster of the test's own (three masters, a replica each: `npm run redis:cluster`'s), whose nodes count
+ * one another failed after a second without an answer, so a replica takes over a stopped master within seconds.
+ */
+export function startOwnRedisCluster(): Promise<RedisCluster> {
+  return startRedisCluster({ nodeTimeoutMs: 1000 });
 }
 
 // ---------------------------------------------------------------------------------------------------

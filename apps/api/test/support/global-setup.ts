@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from '@us/db';
 import type { TestProject } from 'vitest/node';
+import { type RedisCluster, startRedisCluster } from '../../../../scripts/redis-cluster.ts';
 import { type DatabaseKind, startTestDatabase } from './test-database.ts';
 
 declare module 'vitest' {
@@ -12,11 +13,16 @@ declare module 'vitest' {
     /** `citus` in the Citus lane (`npm run test:citus`). */
     databaseKind: DatabaseKind;
     redisUrl: string | null;
+    /** Some nodes of the run's Redis Cluster (`host:port`), or null without redis-server. */
+    redisClusterNodes: string[] | null;
   }
 }
 
+/** The lanes (vitest projects) whose suites run on the Redis Cluster too. */
+const CLUSTER_LANES = ['service', 'http'];
+
 function hasRedisServer() {
-  return spawnSync('sh', ['-c', 'command -v redis-server'], { stdio: 'ignore' }).status === 0;
+  return spawnSync('sh', ['-c', 'command -v redis-server && command -v redis-cli'], { stdio: 'ignore' }).status === 0;
 }
 
 async function startRedis(): Promise<{ url: string; proc: ChildProcess }> {
@@ -43,23 +49,39 @@ async function startRedis(): Promise<{ url: string; proc: ChildProcess }> {
 }
 
 /**
- * Once per test run: an embedded PostgreSQL (or the Citus lane's cluster, test-database.ts) with every migration applied, and a real redis-server when
- * the machine has one (CI installs it and must use it: CI=true without redis-server fails the run).
+ * Once per test run: an embedded PostgreSQL (or the Citus lane's cluster: test-database.ts) with every
+ * migration applied, and a real redis-server and a Redis Cluster (three masters, one replica each) when the
+ * machine has redis-server (CI installs it and must use it: CI=true without redis-server fails the run). Only
+ * the service and http lanes use the Redis Cluster.
  */
 export default async function setup(project: TestProject) {
   const dir = mkdtempSync(path.join(tmpdir(), 'us-test-'));
-  const db = await startTestDatabase(dir);
+  const withRedis = hasRedisServer();
+  if (!withRedis && process.env.CI)
+    throw new Error('CI must test against a real redis-server: install it (apt-get install redis-server)');
+  if (!withRedis) console.warn('⚠ redis-server not found: the Redis hot-state tests are skipped on this machine');
+  // The cluster starts while PostgreSQL does (a few seconds each).
+  const clusterStarting: Promise<RedisCluster | undefined> =
+    withRedis && CLUSTER_LANES.includes(project.name) ? startRedisCluster() : Promise.resolve(undefined);
+  clusterStarting.catch(() => {}); // awaited below; this only keeps a failure from counting as unhandled meanwhile
+  let db: Awaited<ReturnType<typeof startTestDatabase>>;
+  let redis: Awaited<ReturnType<typeof startRedis>> | undefined;
+  try {
+    db = await startTestDatabase(dir);
+    redis = withRedis ? await startRedis() : undefined;
+  } catch (err) {
+    await (await clusterStarting.catch(() => undefined))?.stop();
+    throw err;
+  }
+  const cluster = await clusterStarting;
   project.provide('databaseUrl', db.url);
   project.provide('databaseKind', db.kind);
-
-  let redis: { url: string; proc: ChildProcess } | undefined;
-  if (hasRedisServer()) redis = await startRedis();
-  else if (process.env.CI) throw new Error('CI must test against a real redis-server: install it (apt-get install redis-server)');
-  else console.warn('⚠ redis-server not found: the Redis hot-state tests are skipped on this machine');
   project.provide('redisUrl', redis?.url ?? null);
+  project.provide('redisClusterNodes', cluster?.nodes ?? null);
 
   return async () => {
     redis?.proc.kill();
+    await cluster?.stop();
     await db.stop();
     rmSync(dir, { recursive: true, force: true });
   };

@@ -6,12 +6,12 @@ import path from 'node:path';
 import { createOrm, Membership, User, Workspace } from '@us/db';
 import type { Plan, Role, Scope } from '@us/shared';
 import supertest from 'supertest';
-import { inject } from 'vitest';
+import { describe, inject } from 'vitest';
 import { MemoryIngestBuffer, RedisIngestBuffer, type StartIngestArgs } from '../../src/analytics/ingest/index.ts';
 import { createServer } from '../../src/app.ts';
 import type { Deps } from '../../src/core/deps.ts';
 import { deriveUrls, parseEnv } from '../../src/core/env.ts';
-import { MemoryStore, RedisStore } from '../../src/core/hot/index.ts';
+import { MemoryStore, RedisStore, type RedisTarget } from '../../src/core/hot/index.ts';
 import type { HotStore } from '../../src/core/hot/store.ts';
 import type { LogDestination } from '../../src/core/logger.ts';
 import { hashPassword } from '../../src/core/security/passwords.ts';
@@ -22,11 +22,32 @@ import { issueToken } from '../../src/features/tokens/issue.ts';
 import { makeDeps, statsOrmFor } from '../../src/make-deps.ts';
 import { startSmtpCapture } from './smtp.ts';
 
-export type HotKind = 'memory' | 'redis';
+export type HotKind = 'memory' | 'redis' | 'redis-cluster';
 
-/** Hot-state kinds this machine can test: memory always, Redis when a redis-server runs for the suite. */
-export function hotKinds(): HotKind[] {
-  return inject('redisUrl') ? ['memory', 'redis'] : ['memory'];
+/**
+ * Hot-state kinds this machine can test: memory always, Redis when a redis-server runs for the suite, and with
+ * `cluster` the run's Redis Cluster too (suites that hold the shared store's contract opt in; the others need not
+ * run a third time).
+ */
+export function hotKinds(opts: { cluster?: boolean } = {}): HotKind[] {
+  const kinds: HotKind[] = ['memory'];
+  if (inject('redisUrl')) kinds.push('redis');
+  if (opts.cluster && inject('redisClusterNodes')) kinds.push('redis-cluster');
+  return kinds;
+}
+
+/** The kinds several nodes can share (a redis-server, the Redis Cluster) this machine can test. */
+export function sharedHotKinds(): ('redis' | 'redis-cluster')[] {
+  return hotKinds({ cluster: true }).filter((k) => k !== 'memory');
+}
+
+/**
+ * `describe.each` over `sharedHotKinds()`: one suite per kind, or a skipped one on a machine without
+ * redis-server (a file without a suite would fail).
+ */
+export function describeEachShared() {
+  const kinds = sharedHotKinds();
+  return describe.skipIf(!kinds.length).each(kinds.length ? kinds : (['redis'] as const));
 }
 
 /** The kind integration suites run on: Redis when present (CI), memory otherwise. */
@@ -34,20 +55,25 @@ export function defaultHotKind(): HotKind {
   return inject('redisUrl') ? 'redis' : 'memory';
 }
 
-export function makeHotStore(kind: HotKind, redisUrl?: string, prefix?: string): HotStore {
-  const url = redisUrl ?? inject('redisUrl');
-  if (kind === 'redis') {
-    if (!url) throw new Error('no redis-server for this run');
-    return new RedisStore(url, prefix);
-  }
-  return new MemoryStore();
+/** The run's redis-server or Redis Cluster, as the server's settings would name it. */
+export function redisTargetOf(kind: 'redis' | 'redis-cluster'): RedisTarget {
+  const target = kind === 'redis' ? inject('redisUrl') : inject('redisClusterNodes');
+  if (!target) throw new Error(`no ${kind === 'redis' ? 'redis-server' : 'Redis Cluster'} for this run`);
+  return typeof target === 'string' ? target : { cluster: target };
+}
+
+/** A hot store of `kind`: on `redis` (a Redis of the test's own) or else the run's own server or cluster. */
+export function makeHotStore(kind: HotKind, redis?: RedisTarget, prefix?: string): HotStore {
+  if (kind === 'memory') return new MemoryStore();
+  return new RedisStore(redis ?? redisTargetOf(kind), prefix);
 }
 
 /**
  * A whole server on 127.0.0.1 with the suite's PostgreSQL, the chosen hot state and a real SMTP
  * server capturing mail (unless `mail: 'outbox'`). `sleeps` records every throttle delay instead of waiting it out.
- * `databaseUrl` and `redisUrl` point it at a PostgreSQL or a redis-server of the test's own (fault tests
- * stop those); `redisUrl` means Redis for both the hot state and the write buffer.
+ * `databaseUrl` and `redis` point it at a PostgreSQL or a redis-server or Redis Cluster of the test's own (fault
+ * tests stop those); `redis` means Redis for both the hot state and the write buffer. `hot: 'redis-cluster'`
+ * puts both on the run's cluster.
  */
 export async function startTestServer(
   opts: {
@@ -56,7 +82,7 @@ export async function startTestServer(
     mail?: 'smtp' | 'outbox';
     ingest?: Partial<StartIngestArgs>;
     databaseUrl?: string;
-    redisUrl?: string;
+    redis?: RedisTarget;
     /** Hot-state key prefix: two servers given the same one act as two nodes of one deployment. */
     hotPrefix?: string;
     /** Redis key of the write buffer: two servers given the same one share it, as nodes of one deployment do. */
@@ -93,21 +119,21 @@ export async function startTestServer(
   const databaseUrl = opts.databaseUrl ?? inject('databaseUrl');
   const orm = await createOrm(databaseUrl, { poolMax: 4 });
   const statsOrm = await statsOrmFor(databaseUrl, env);
-  const hotKind = opts.redisUrl ? 'redis' : (opts.hot ?? defaultHotKind());
+  const hotKind: HotKind = opts.redis
+    ? typeof opts.redis === 'string'
+      ? 'redis'
+      : 'redis-cluster'
+    : (opts.hot ?? defaultHotKind());
+  const redis = hotKind === 'memory' ? undefined : (opts.redis ?? redisTargetOf(hotKind));
   // Its own keys in the shared redis-server too: budgets, throttles and caches of other suites' servers
   // (the same client address, 127.0.0.1, everywhere) must not count against this one's.
-  const hot = makeHotStore(hotKind, opts.redisUrl, opts.hotPrefix ?? `us:test-${randomUUID()}:`);
+  const hot = makeHotStore(hotKind, redis, opts.hotPrefix ?? `us:test-${randomUUID()}:`);
   // Each server queues under its own Redis keys: servers of other suites share the redis-server, and a
   // flusher taking another suite's rows would make that suite's "flush, then read" racy.
   const maxRows = opts.ingest?.maxBufferRows ?? env.INGEST_BUFFER_MAX_ROWS;
-  const buffer =
-    hotKind === 'redis'
-      ? new RedisIngestBuffer(
-          opts.redisUrl ?? (inject('redisUrl') as string),
-          opts.ingestKey ?? `ingest-${randomUUID()}`,
-          maxRows,
-        )
-      : new MemoryIngestBuffer(maxRows);
+  const buffer = redis
+    ? new RedisIngestBuffer(redis, opts.ingestKey ?? `ingest-${randomUUID()}`, maxRows)
+    : new MemoryIngestBuffer(maxRows);
   const sleeps: number[] = [];
   // As the server builds them; allowances are counted as the server does, and Free notices go out with
   // the harness's captured mail (see `mailsTo`).

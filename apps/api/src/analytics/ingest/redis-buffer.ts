@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { connectRedis, isCluster, type RedisClient, type RedisTarget } from '../../core/hot/redis-connection.ts';
 import {
   type AnalyticsRows,
   type AnalyticsTable,
@@ -61,14 +61,23 @@ function revive(json: string): { row: unknown } | null {
   }
 }
 
+/** Where a queue's processing list was before clusters were supported (`{<queue>}:processing` since). */
+const LEGACY_PROCESSING = (queue: string) => `${queue}:processing`;
+
 /** How long a command waits for Redis's answer before it fails (and a push goes to the fallback). */
 const COMMAND_TIMEOUT_MS = 500;
 
 /**
  * Redis buffer: a list per table (`us:ingest:<table>`, LPUSH) and a processing list
- * (`us:ingest:<table>:processing`) holding the batches a flusher has taken and not yet committed,
+ * (`{us:ingest:<table>}:processing`) holding the batches a flusher has taken and not yet committed,
  * each stamped with when it was taken. A batch leaves processing only after the DB commit (`ack`).
  * `recover()` at start-up and `reclaimStale()` every half minute re-queue what a dead flush left.
+ *
+ * The scripts move rows between a queue and its processing list in one step, which a Redis Cluster runs only
+ * within one slot: the processing list's hash tag is the queue's whole name, so both hash alike while the
+ * queue keeps the name it had before clusters were supported (rows queued by an older version are taken as
+ * they are). Its processing list was then `us:ingest:<table>:processing`: on one Redis, batches an older node
+ * left there are put back too (`LEGACY_PROCESSING`).
  *
  * When Redis cannot be reached, rows go to an in-process fallback (same bound) that the flusher drains
  * first, so the collector keeps answering and keeps what it acknowledged. Commands never wait for a
@@ -76,21 +85,27 @@ const COMMAND_TIMEOUT_MS = 500;
  */
 export class RedisIngestBuffer implements IngestBuffer {
   readonly kind = 'redis' as const;
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
+  private readonly cluster: boolean;
   private readonly local: MemoryIngestBuffer;
   private readonly ready: Promise<void>;
   private everReady = false;
 
   constructor(
-    url: string,
+    target: RedisTarget,
     readonly prefix = 'ingest',
     private readonly maxRows = DEFAULT_MAX_BUFFER_ROWS,
     private readonly onFallback: (err: unknown) => void = () => {},
   ) {
-    this.redis = new Redis(url, {
-      keyPrefix: 'us:',
+    if (/[{}]/.test(prefix)) throw new Error(`an ingest buffer prefix has no braces: ${prefix}`);
+    this.cluster = isCluster(target);
+    // No key prefix: the processing list's name starts with its hash tag (see `keys`).
+    this.redis = connectRedis(target, {
       maxRetriesPerRequest: 1,
       enableOfflineQueue: false,
+      // A cluster retries a command meant for a lost master every 100 ms until its replica takes over: a few
+      // times only, then the push goes to the fallback (a report waits at most about half a second for it).
+      maxRedirections: 4,
       protocol: 2,
       // A Redis that stops answering with its connection open (paused, partitioned) sends no error of its
       // own: a command gets one after this long (see `enqueue`).
@@ -112,8 +127,10 @@ export class RedisIngestBuffer implements IngestBuffer {
     await Promise.race([this.ready, new Promise((r) => setTimeout(r, ms).unref())]);
   }
 
+  /** A table's queue and its processing list: the list's hash tag is the queue's name (one slot). */
   private keys(table: AnalyticsTable): [string, string] {
-    return [`${this.prefix}:${table}`, `${this.prefix}:${table}:processing`];
+    const queue = `us:${this.prefix}:${table}`;
+    return [queue, `{${queue}}:processing`];
   }
 
   async enqueue<T extends AnalyticsTable>(table: T, rows: AnalyticsRows[T][]) {
@@ -165,14 +182,20 @@ export class RedisIngestBuffer implements IngestBuffer {
   async recover() {
     let n = await this.local.recover();
     await this.connected();
-    for (const table of INGEST_TABLES)
-      n += Number(await this.redis.eval(RECLAIM, 2, ...this.keys(table), Number.MAX_SAFE_INTEGER));
+    n += await this.reclaim(Number.MAX_SAFE_INTEGER);
     return n;
   }
   async reclaimStale(olderThanMs: number) {
+    return this.reclaim(Date.now() - olderThanMs);
+  }
+  /** Puts back the batches taken before `cutoff` (ms), from each table's processing list and, on one Redis, the old one. */
+  private async reclaim(cutoff: number) {
     let n = 0;
     for (const table of INGEST_TABLES) {
-      n += Number(await this.redis.eval(RECLAIM, 2, ...this.keys(table), Date.now() - olderThanMs));
+      const [queue, processing] = this.keys(table);
+      n += Number(await this.redis.eval(RECLAIM, 2, queue, processing, cutoff));
+      // A cluster never held the old name (nor could it take it with the queue in one step: another slot).
+      if (!this.cluster) n += Number(await this.redis.eval(RECLAIM, 2, queue, LEGACY_PROCESSING(queue), cutoff));
     }
     return n;
   }

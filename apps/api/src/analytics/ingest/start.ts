@@ -1,5 +1,6 @@
 import { ensurePartitions, insertDeadLetters, insertRows, type Orm, pruneDeadLetters } from '@us/db';
 import { within } from '../../core/deadline.ts';
+import type { RedisTarget } from '../../core/hot/redis-connection.ts';
 import type { Logger } from '../../core/logger.ts';
 import { ingestRefused, ingestSpilledRows } from '../../core/observe/metrics.ts';
 import { dropRolledUpPartitions } from '../rollup/retention.ts';
@@ -16,8 +17,8 @@ const DEAD_LETTER_DAYS = 30;
 
 export interface StartIngestArgs {
   orm: Orm;
-  /** Shared Redis buffer when set; in-process arrays otherwise (same as the hot store's choice). */
-  redisUrl?: string | null;
+  /** Shared Redis buffer (one server or a cluster) when set; in-process arrays otherwise (same as the hot store's choice). */
+  redis?: RedisTarget | null;
   /** Or a ready buffer (tests). Closed by `stop()` only when startIngest created it. */
   buffer?: IngestBuffer;
   logger?: Logger;
@@ -83,12 +84,12 @@ export interface Ingest {
 }
 
 export function createIngestBuffer(
-  redisUrl: string | undefined | null,
+  redis: RedisTarget | undefined | null,
   opts: { maxRows?: number; logger?: Logger } = {},
 ): IngestBuffer {
-  if (!redisUrl) return new MemoryIngestBuffer(opts.maxRows);
+  if (!redis) return new MemoryIngestBuffer(opts.maxRows);
   let warnedAt = 0;
-  return new RedisIngestBuffer(redisUrl, 'ingest', opts.maxRows, (err) => {
+  return new RedisIngestBuffer(redis, 'ingest', opts.maxRows, (err) => {
     if (Date.now() - warnedAt < 10_000) return;
     warnedAt = Date.now();
     opts.logger?.warn(`ingest: Redis unreachable (${String(err)}); buffering in this process until it is back`);
@@ -153,7 +154,7 @@ async function restoreSpills(dir: string, buffer: IngestBuffer, flusher: Flusher
  */
 export async function startIngest(args: StartIngestArgs): Promise<Ingest> {
   const own = !args.buffer;
-  const buffer = args.buffer ?? createIngestBuffer(args.redisUrl, { maxRows: args.maxBufferRows, logger: args.logger });
+  const buffer = args.buffer ?? createIngestBuffer(args.redis, { maxRows: args.maxBufferRows, logger: args.logger });
   const daysAhead = args.daysAhead ?? 7;
   await maintainPartitions(args.orm, { daysAhead, retainRawDays: args.retainRawDays, logger: args.logger });
   const recovered = await buffer.recover();

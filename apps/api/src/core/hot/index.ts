@@ -1,10 +1,13 @@
 import { MemoryStore } from './memory.ts';
 import { RedisStore } from './redis.ts';
+import type { RedisTarget } from './redis-connection.ts';
 import type { HotStore } from './store.ts';
 
-export type { HotStore };
+export { redisTargetOf } from './redis-connection.ts';
+export type { HotStore, RedisTarget };
 export { MemoryStore, RedisStore };
 
-export function createHotStore(redisUrl: string | undefined): HotStore {
-  return redisUrl ? new RedisStore(redisUrl) : new MemoryStore();
+/** Redis (one server or a cluster) when the settings name one, else in-process state (one node only). */
+export function createHotStore(redis: RedisTarget | undefined): HotStore {
+  return redis ? new RedisStore(redis) : new MemoryStore();
 }

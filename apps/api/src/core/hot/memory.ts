@@ -1,5 +1,6 @@
 import { ExpirySweep } from './expiry-sweep.ts';
 import { LightestFirst } from './lightest-first.ts';
+import { assertOneSlot, familyKeys } from './slots.ts';
 import type { BoundedChange, BoundedFamily, CountWindow, HotStore, RecentEntry } from './store.ts';
 
 interface Entry {
@@ -167,6 +168,7 @@ export class MemoryStore implements HotStore {
     return Object.fromEntries(fields);
   }
   async recentPut(key: string, member: string, value: string, cap: number, maxAgeSeconds: number) {
+    assertOneSlot('recentPut', [key]);
     const t = this.now();
     let r = this.recent.get(key);
     if (!r || r.expiresAt <= t) {
@@ -202,6 +204,7 @@ export class MemoryStore implements HotStore {
     change: BoundedChange,
     ttlSeconds: number,
   ): Promise<Record<string, number> | null> {
+    assertOneSlot('boundedUpdate', familyKeys(family));
     const t = this.now();
     const expiresAt = t + ttlSeconds * 1000;
     const key = family.prefix + member;

@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import { connectRedis, isCluster, type RedisClient, type RedisTarget } from './redis-connection.ts';
+import { assertOneSlot, familyKeys } from './slots.ts';
 import type { BoundedChange, BoundedFamily, HotStore, RecentEntry } from './store.ts';
 
 // INCR, and set the expiry only when the counter is new: a fixed window.
@@ -124,18 +125,26 @@ if ARGV[5] == '1' and ARGV[11] == '1' then
 end
 return redis.call('HGETALL', key)`;
 
+/** A recent list's values: beside its key, in the same slot (the key carries a hash tag: `recentPut`). */
 const recentValues = (key: string) => `${key}:v`;
 
-/** Hot state in Redis (or Valkey), shared by every API node. Keys are prefixed `us:`. */
+/**
+ * Hot state in Redis (or Valkey), shared by every API node: one server, or a Redis Cluster. Keys are prefixed
+ * `us:`. On a cluster every step stays within one slot: the Lua scripts name keys that share a hash tag
+ * (`slots.ts`), and `del` of several keys deletes them one by one.
+ */
 export class RedisStore implements HotStore {
-  readonly kind = 'redis' as const;
-  private readonly redis: Redis;
+  readonly kind: 'redis' | 'redis-cluster';
+  private readonly redis: RedisClient;
 
   /** `prefix` leads every key (`us:`); another prefix keeps several stores apart in one Redis (tests). */
-  constructor(url: string, prefix = 'us:') {
+  constructor(target: RedisTarget, prefix = 'us:') {
+    // A brace in the prefix would become every key's hash tag: one slot for everything.
+    if (/[{}]/.test(prefix)) throw new Error(`a hot-store prefix has no braces: ${prefix}`);
+    this.kind = isCluster(target) ? 'redis-cluster' : 'redis';
     // commandTimeout: a Redis that stops answering with its connection open sends no error of its own;
     // past it a command fails as if Redis were gone (routes that need it answer 503, budgets fail open).
-    this.redis = new Redis(url, {
+    this.redis = connectRedis(target, {
       keyPrefix: prefix,
       maxRetriesPerRequest: 2,
       lazyConnect: false,
@@ -156,7 +165,10 @@ export class RedisStore implements HotStore {
     return (await this.redis.set(key, value, 'EX', Math.max(1, Math.ceil(ttlSeconds)), 'NX')) === 'OK';
   }
   async del(...keys: string[]) {
-    if (keys.length) await this.redis.del(...keys);
+    if (!keys.length) return;
+    // A cluster deletes several keys in one command only within one slot: these need not share one.
+    if (this.kind === 'redis-cluster') await Promise.all(keys.map((k) => this.redis.del(k)));
+    else await this.redis.del(...keys);
   }
   async incr(key: string, ttlSeconds: number) {
     return Number(await this.redis.eval(INCR_WITH_TTL, 1, key, Math.max(1, Math.ceil(ttlSeconds))));
@@ -165,7 +177,15 @@ export class RedisStore implements HotStore {
     return this.redis.ttl(key);
   }
   async ping() {
-    await this.redis.ping();
+    if (this.kind === 'redis') {
+      await this.redis.ping();
+      return;
+    }
+    // A cluster answers as a whole only while every slot has a master: none of them failed without a replica
+    // taking over (a cluster that tolerates that, `cluster-require-full-coverage no`, still says state ok).
+    const info = String(await this.redis.cluster('INFO'));
+    if (!/cluster_state:ok/.test(info) || !/cluster_slots_fail:0\b/.test(info))
+      throw new Error('Redis Cluster: not every slot is served');
   }
   async close() {
     await this.redis.quit().catch(() => this.redis.disconnect());
@@ -197,6 +217,7 @@ export class RedisStore implements HotStore {
     return out;
   }
   async recentPut(key: string, member: string, value: string, cap: number, maxAgeSeconds: number) {
+    assertOneSlot('recentPut', [key, recentValues(key)]);
     const maxAgeMs = Math.max(1, Math.ceil(maxAgeSeconds * 1000));
     await this.redis.eval(RECENT_PUT, 2, key, recentValues(key), Date.now(), member, value, cap, maxAgeMs);
   }
@@ -223,6 +244,7 @@ export class RedisStore implements HotStore {
     const sets = pairs(change.set);
     const counts = pairs(change.window?.add);
     const list = family.list;
+    assertOneSlot('boundedUpdate', familyKeys(family));
     const flat = (await this.redis.eval(
       BOUNDED_UPDATE,
       4,

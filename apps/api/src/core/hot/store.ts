@@ -1,10 +1,12 @@
 /**
  * Hot state: throttles, rate-limit buckets, idempotency records, short-lived challenges.
- * Two implementations of one interface: Redis (shared by every node) and in-process (one node only).
- * All TTLs are in seconds; values are strings.
+ * Two implementations of one interface: Redis (shared by every node: one server or a Redis Cluster) and
+ * in-process (one node only). All TTLs are in seconds; values are strings. Keys used together in one call (a
+ * recent list; a bounded family's index, hashes and list) share a hash tag, `{…}` (`slots.ts`): a cluster keeps
+ * them in one slot, and both stores refuse a call whose keys do not.
  */
 export interface HotStore {
-  readonly kind: 'redis' | 'memory';
+  readonly kind: 'redis' | 'redis-cluster' | 'memory';
   get(key: string): Promise<string | null>;
   set(key: string, value: string, ttlSeconds: number): Promise<void>;
   /** Sets only when absent; true when this call set it. */
@@ -45,7 +47,7 @@ export interface HotStore {
   /**
    * Files `member` with `value` under `key` as seen now, in a bounded list of recent members: members not
    * seen for `maxAgeSeconds` leave it, and past `cap` members the longest unseen leave first. The list
-   * itself expires `maxAgeSeconds` after its last change.
+   * itself expires `maxAgeSeconds` after its last change. `key` carries a hash tag (its values live beside it).
    */
   recentPut(key: string, member: string, value: string, cap: number, maxAgeSeconds: number): Promise<void>;
   /** The members of a recent list seen within `maxAgeSeconds`, most recently seen first, at most `limit`. */
@@ -56,7 +58,8 @@ export interface HotStore {
    * Past `family.cap` members the lightest leave (their hashes deleted, and each leaves the recent list
    * `family.list` too when one is named); among equally light ones, any may. A newcomer lighter than every
    * member of a full family leaves at once: the answer is then null, and nothing of it is kept. The index
-   * expires `ttlSeconds` after its last change, as each hash does.
+   * expires `ttlSeconds` after its last change, as each hash does. The index, the prefix and the list carry one
+   * hash tag (such as the site's id: `bm-index:{<site>}:…`).
    * - `change.window` counts fields in a fixed window (a minute): its number is kept in `window.field`; a
    *   later window starts its counts again, an earlier one adds nothing.
    * - `change.listed` files the member in `family.list` with that value, as seen now, in the same step (only

@@ -26,7 +26,8 @@ export const NO_RETURN = {
 /** A no-return challenge's reason, in the edge SDK's own words (one text for both paths). */
 export { noReturnReason } from '@unseen-stats/edge/protect';
 
-const listKey = (siteId: string) => `no-return:${siteId}`;
+// The site is the hash tag: the list and its values live in one slot of a Redis Cluster (core/hot/slots.ts).
+const listKey = (siteId: string) => `no-return:{${siteId}}`;
 const memberOf = (hostname: string) => sha256(hostname.toLowerCase()).slice(0, 32);
 
 /** When this node last noted a (site, hostname); bounded, cleared when full. */

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createOrm, eventRow, insertRows, type Orm, pageviewRow } from '@us/db';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { withId } from '../../../src/analytics/ingest/buffer.ts';
 import {
   type AnalyticsRows,
   type AnalyticsTable,
@@ -10,7 +12,7 @@ import {
   RedisIngestBuffer,
   startIngest,
 } from '../../../src/analytics/ingest/index.ts';
-import { type HotKind, hotKinds } from '../../support/server.ts';
+import { describeEachShared, type HotKind, hotKinds, redisTargetOf } from '../../support/server.ts';
 
 let orm: Orm;
 beforeAll(async () => {
@@ -22,10 +24,11 @@ afterAll(async () => {
 
 function makeBuffer(kind: HotKind, prefix = `ingest-test-${randomUUID()}`): IngestBuffer {
   if (kind === 'memory') return new MemoryIngestBuffer();
-  const url = inject('redisUrl');
-  if (!url) throw new Error('no redis-server for this run');
-  return new RedisIngestBuffer(url, prefix);
+  return new RedisIngestBuffer(redisTargetOf(kind), prefix);
 }
+
+/** The buffer's kinds on this machine, the run's Redis Cluster included: its scripts keep each step in one slot. */
+const bufferKinds = hotKinds({ cluster: true });
 
 /** The i-th page (`/p{i}`) of one visit; no row id, as collected: the buffer gives one. */
 const pageview = (siteId: string, i: number) =>
@@ -42,7 +45,7 @@ async function counts(site: string) {
   return rows;
 }
 
-describe.each(hotKinds())('ingest buffer (%s)', (kind) => {
+describe.each(bufferKinds)('ingest buffer (%s)', (kind) => {
   it('lands enqueued rows after flushNow', async () => {
     const buffer = makeBuffer(kind);
     const ingest = await startIngest({ orm, buffer, intervalMs: 60_000 });
@@ -267,12 +270,12 @@ describe('room held in the in-process buffer (rows queued after the answer)', ()
   });
 });
 
-describe.runIf(hotKinds().includes('redis'))('redis ingest buffer crash recovery', () => {
+describeEachShared()('redis ingest buffer crash recovery (%s)', (kind) => {
   it('re-queues rows left in processing by a crashed flush and inserts them once', async () => {
     const prefix = `ingest-test-${randomUUID()}`;
     const site = randomUUID();
     // Node A takes a batch, commits half of the story (the insert), and "crashes" before the ack.
-    const a = makeBuffer('redis', prefix) as RedisIngestBuffer;
+    const a = makeBuffer(kind, prefix) as RedisIngestBuffer;
     for (let i = 0; i < 6; i++) await a.enqueue('pageviews', [pageview(site, i)]);
     const batch = await a.take('pageviews', 4);
     expect(batch?.rows.length).toBe(4);
@@ -282,7 +285,7 @@ describe.runIf(hotKinds().includes('redis'))('redis ingest buffer crash recovery
     await a.close();
 
     // Node restarts: start-up re-queues the processing list and flushes everything once.
-    const b = makeBuffer('redis', prefix) as RedisIngestBuffer;
+    const b = makeBuffer(kind, prefix) as RedisIngestBuffer;
     const ingest = await startIngest({ orm, buffer: b, intervalMs: 60_000 });
     expect(await b.processingLength('pageviews')).toBe(0);
     expect(await b.size('pageviews')).toBe(6);
@@ -291,5 +294,38 @@ describe.runIf(hotKinds().includes('redis'))('redis ingest buffer crash recovery
     expect(await counts(site)).toEqual([0, 1, 2, 3, 4, 5].map((i) => ({ path: `/p${i}`, n: '1' })));
     await ingest.stop();
     await b.close();
+  });
+});
+
+describe.runIf(bufferKinds.includes('redis'))('redis ingest buffer across the upgrade that renamed its processing lists', () => {
+  it('takes rows an older version queued, and puts back the batches it left in processing under the old name', async () => {
+    const prefix = `ingest-test-${randomUUID()}`;
+    const site = randomUUID();
+    // What an older node left in Redis: rows in the queue (whose name is unchanged), and a batch it had taken
+    // (its flush died) in `us:<prefix>:pageviews:processing`, as that version's TAKE wrote it.
+    const raw = new Redis(inject('redisUrl') as string);
+    const row = (i: number) => JSON.stringify(withId(pageview(site, i)));
+    await raw.lpush(`us:${prefix}:pageviews`, row(0), row(1));
+    const taken = JSON.stringify({ id: randomUUID(), at: Date.now() - 60_000, rows: [row(2), row(3), row(4)] });
+    await raw.lpush(`us:${prefix}:pageviews:processing`, taken);
+
+    const buffer = makeBuffer('redis', prefix);
+    const ingest = await startIngest({ orm, buffer, intervalMs: 60_000 });
+    expect(await ingest.flushNow()).toEqual({ inserted: 5, deadLettered: 0 });
+    expect(await counts(site)).toEqual([0, 1, 2, 3, 4].map((i) => ({ path: `/p${i}`, n: '1' })));
+    expect(await raw.llen(`us:${prefix}:pageviews:processing`)).toBe(0);
+
+    // A node of the older version still running during a rolling upgrade dies mid-flush later: its batch is
+    // put back by the newer nodes' periodic reclaim, as one of their own would be.
+    await raw.lpush(
+      `us:${prefix}:pageviews:processing`,
+      JSON.stringify({ id: randomUUID(), at: Date.now() - 600_000, rows: [row(5)] }),
+    );
+    expect(await buffer.reclaimStale(120_000)).toBe(1);
+    await ingest.flushNow();
+    expect((await counts(site)).map((r) => r.path)).toContain('/p5');
+    await raw.quit();
+    await ingest.stop();
+    await buffer.close();
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BEHAVIOUR, flaggedVisitors, visitorSigns } from '../../../src/features/protection/behaviour.ts';
 import { failedChecks, noteFailedCheck } from '../../../src/features/protection/failed-checks.ts';
+import { memoryKey } from '../../../src/features/protection/memory-families.ts';
 import { visitorCodeOf } from '../../../src/features/protection/visitor-code.ts';
 import { BROWSER_UA, postReport } from '../../support/collect.ts';
 import { type GateSite, gateSite, postRecords } from '../../support/gate.ts';
@@ -113,7 +114,7 @@ describe('behaviour memory', () => {
     const ip = '203.0.113.199';
     await postRecords(t, s, pages(31, ip, FIREFOX, { tls: 'TLSv1.1' })).expect(202);
     const code = await visitorCodeOf(t.deps.hot, s.siteId, ip, FIREFOX);
-    const ttl = await t.deps.hot.ttl(`bm:${s.siteId}:${code}`);
+    const ttl = await t.deps.hot.ttl(memoryKey(s.siteId, code));
     expect(ttl).toBeGreaterThan(BEHAVIOUR.memorySeconds - 5);
     expect(ttl).toBeLessThanOrEqual(BEHAVIOUR.memorySeconds);
     expect(await flaggedVisitors(t.deps.hot, s.siteId)).toEqual({ [code]: ['burst', 'tls-mismatch'] });

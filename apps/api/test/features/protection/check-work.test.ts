@@ -121,7 +121,7 @@ describe('failed checks (behaviour memory)', () => {
     expect(await failedChecks(deps, 'another-site', code)).toBe(0);
     expect(await failedChecks(deps, site, await visitorCodeOf(deps, site, '192.0.2.56', ua))).toBe(0);
     const key = failedCheckKey(site, code);
-    expect(key).toMatch(/^bm-failed:[^:]+:[A-Za-z0-9_-]{16}$/);
+    expect(key).toMatch(/^bm-failed:\{[^:]+\}:[A-Za-z0-9_-]{16}$/);
     expect(key).not.toContain(ip);
     const ttl = await hot.ttl(key);
     expect(ttl).toBeGreaterThan(86_000);
