@@ -178,7 +178,8 @@ export async function startRedisCluster(opts: RedisClusterOptions = {}): Promise
           throw new Error(`redis cluster: node ${port} exited (see ${nodeDir}/redis.log)`);
         return (await cli(port, ['info', 'server'], 1000)).includes(`process_id:${proc.pid}\r`);
       },
-      10_000,
+      // Generous: a loaded machine (a whole test run starting its databases at once) takes seconds to start one.
+      30_000,
       true,
     );
   };

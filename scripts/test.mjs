@@ -1,7 +1,9 @@
-// `npm test`: lint, layers, typecheck, build (the browser tests load the built dashboard), then every test.
+// `npm test`: lint, layers, typecheck, build (the browser tests load the built dashboard), then every test,
+// then the Citus lane where Citus is installed (always in CI).
 // Extra arguments go to vitest (e.g. `npm test -- auth`). Ends with a plain "N passed, N failed" line.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { runCitusLane } from './citus/lane.mjs';
 
 const args = process.argv.slice(2);
 const step = (title, cmd, cmdArgs) => {
@@ -34,14 +36,44 @@ console.log('\n› tests (vitest)');
 const r = spawnSync('vitest', ['run', '--reporter=default', '--reporter=json', '--outputFile.json=.tmp/vitest.json', ...args], {
   stdio: 'inherit',
 });
+let main;
 try {
   const report = JSON.parse(readFileSync('.tmp/vitest.json', 'utf8'));
   const skipped = report.numPendingTests + (report.numTodoTests ?? 0);
-  console.log(`\ntests: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${skipped} skipped`);
   // Judge by the report too: the exit status alone has let failures through before.
-  if (report.numTotalTests === 0 || report.numFailedTests > 0 || report.success === false) process.exit(1);
+  const ok = r.status === 0 && !(report.numTotalTests === 0 || report.numFailedTests > 0 || report.success === false);
+  main = { passed: report.numPassedTests, failed: report.numFailedTests, skipped, ok };
 } catch {
-  console.log('\ntests: 0 passed, 1 failed (no report was written)');
-  process.exit(1);
+  main = { passed: 0, failed: 1, skipped: 0, ok: false };
 }
-process.exit(r.status ?? 1);
+console.log(`\ntests: ${main.passed} passed, ${main.failed} failed, ${main.skipped} skipped${main.ok ? '' : ' (not ok)'}`);
+
+// The Citus lane (scripts/citus/lane.mjs): in CI always (.ci/run installs Citus), elsewhere where Citus is
+// installed; not when arguments chose some tests, nor with SKIP_CITUS.
+const pgConfig = '/usr/lib/postgresql/15/bin/pg_config';
+const citusHere =
+  existsSync(pgConfig) &&
+  readdirSync(spawnSync(pgConfig, ['--pkglibdir'], { encoding: 'utf8' }).stdout.trim()).some((f) =>
+    /^citus-.*\.installed$/.test(f),
+  );
+if (args.length === 0 && !process.env.SKIP_CITUS && (process.env.CI || citusHere)) {
+  console.log('\n› Citus lane (vitest, TEST_DATABASE=citus)');
+  let lane;
+  try {
+    lane = runCitusLane();
+  } catch (err) {
+    lane = { passed: 0, failed: 1, skipped: 0, ok: false };
+    console.error(`✗ ${err.message}`);
+  }
+  console.log(`\nCitus lane: ${lane.passed} passed, ${lane.failed} failed, ${lane.skipped} skipped`);
+  main = {
+    passed: main.passed + lane.passed,
+    failed: main.failed + lane.failed,
+    skipped: main.skipped + lane.skipped,
+    ok: main.ok && lane.ok,
+  };
+  console.log(`\ntests: ${main.passed} passed, ${main.failed} failed, ${main.skipped} skipped`);
+} else if (args.length === 0) {
+  console.warn('⚠ Citus is not installed here: the Citus lane was skipped (npm run test:citus builds and runs it)');
+}
+process.exit(main.ok ? 0 : 1);

@@ -11,6 +11,7 @@ export const CITUS_VERSION = '13.2.2';
 export const PG_MAJOR = 15;
 const BIN = `/usr/lib/postgresql/${PG_MAJOR}/bin`;
 const BUILD_SCRIPT = path.join(import.meta.dirname, 'build.sh');
+const SETUP_SCRIPT = path.resolve(import.meta.dirname, '../../infra/citus/setup.sh');
 
 export interface CitusNode {
   name: string;
@@ -89,8 +90,19 @@ log_min_messages = warning
   if (asRoot()) execFileSync('chown', ['-R', 'postgres:postgres', node.dir]);
 }
 
+/** Starts a node's PostgreSQL (waits until it accepts connections); a running node is left as it is. */
+export function startNode(node: CitusNode) {
+  if (existsSync(path.join(node.dir, 'postmaster.pid'))) return;
+  startNodeProcess(node);
+}
+
 function startNodeProcess(node: CitusNode) {
   pgRun('pg_ctl', ['-D', node.dir, '-l', path.join(node.dir, 'server.log'), '-w', '-t', '60', 'start'], { quiet: true });
+}
+
+/** Stops a node's PostgreSQL (fast shutdown: sessions are cut, as when a machine goes). */
+export function stopNode(node: CitusNode) {
+  stopNodeProcess(node);
 }
 
 function stopNodeProcess(node: CitusNode) {
@@ -106,6 +118,19 @@ async function sql(port: number, database: string, statement: string) {
   } finally {
     await client.end();
   }
+}
+
+/** Where each node of a cluster under `dataDir/citus` lives and listens: the coordinator on `basePort`, then the workers. */
+export function citusNodes(opts: { dataDir: string; basePort: number; workers?: number }): {
+  coordinator: CitusNode;
+  workers: CitusNode[];
+} {
+  const root = path.resolve(opts.dataDir, 'citus');
+  const node = (name: string, i: number): CitusNode => ({ name, port: opts.basePort + i, dir: path.join(root, name) });
+  return {
+    coordinator: node('coordinator', 0),
+    workers: Array.from({ length: opts.workers ?? 2 }, (_, i) => node(`worker${i + 1}`, i + 1)),
+  };
 }
 
 /**
@@ -129,27 +154,30 @@ export async function startCitusCluster(opts: {
       chmodSync(dir, 0o755);
     }
   }
-  const node = (name: string, i: number): CitusNode => ({ name, port: opts.basePort + i, dir: path.join(root, name) });
-  const coordinator = node('coordinator', 0);
-  const workers = Array.from({ length: opts.workers ?? 2 }, (_, i) => node(`worker${i + 1}`, i + 1));
+  const { coordinator, workers } = citusNodes(opts);
   const all = [coordinator, ...workers];
 
   for (const n of all) initNode(n);
-  for (const n of all) startNodeProcess(n);
+  for (const n of all) startNode(n);
   for (const n of all) {
     const exists = await sql(n.port, 'postgres', `select 1 from pg_database where datname = '${database}'`);
     if (!exists.rowCount) await sql(n.port, 'postgres', `create database ${database}`);
-    await sql(n.port, database, 'create extension if not exists citus');
   }
-  await sql(coordinator.port, database, `select citus_set_coordinator_host('127.0.0.1', ${coordinator.port})`);
-  for (const w of workers) {
-    const known = await sql(
-      coordinator.port,
-      database,
-      `select 1 from pg_dist_node where nodename = '127.0.0.1' and nodeport = ${w.port}`,
-    );
-    if (!known.rowCount) await sql(coordinator.port, database, `select citus_add_node('127.0.0.1', ${w.port})`);
-  }
+  // The extension and the workers' registration: the steps compose.citus.yaml's citus-setup runs too.
+  const hostPort = (n: CitusNode) => `127.0.0.1:${n.port}`;
+  const setup = spawnSync('bash', [SETUP_SCRIPT], {
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      PGHOST: '127.0.0.1',
+      PGPORT: String(coordinator.port),
+      PGUSER: 'postgres',
+      PGDATABASE: database,
+      COORDINATOR: hostPort(coordinator),
+      WORKERS: workers.map(hostPort).join(' '),
+    },
+  });
+  if (setup.status !== 0) throw new Error(`infra/citus/setup.sh failed: ${setup.stderr || setup.stdout}`);
 
   return {
     url: `postgres://postgres@127.0.0.1:${coordinator.port}/${database}`,

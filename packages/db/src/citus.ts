@@ -13,7 +13,8 @@ export const CITUS_REFERENCE_TABLES = ['users', 'workspaces', 'sites'] as const;
 /**
  * Distributed by `site_id`, all colocated with `pageviews`: every per-site statement (stats, rollups, results,
  * journeys, export) goes to the one worker holding the site. Partitions made later follow their parent.
- * A new analytics table belongs here (a test compares this list with the tables that have a `site_id`).
+ * A new analytics table belongs here (apps/api/test/analytics/citus-layout.integration.test.ts finds the tables
+ * keyed by site and day and checks each is listed).
  */
 export const CITUS_DISTRIBUTED_TABLES = [
   'pageviews',

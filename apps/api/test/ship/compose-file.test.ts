@@ -4,6 +4,7 @@ import { Ajv } from 'ajv';
 import ajvFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { CITUS_VERSION, PG_MAJOR } from '../../../../scripts/citus/cluster.ts';
 
 // ajv-formats is CommonJS: seen from ESM, its plugin is the module's `default` property.
 const addFormats = (ajvFormats as unknown as { default: (ajv: Ajv) => Ajv }).default;
@@ -32,7 +33,8 @@ type ComposeFile = { services: Record<string, Service> };
 /** A compose file as Compose reads it: YAML with merge keys (`<<: *api`) resolved. */
 const composeFile = (name: string) => parse(readFileSync(path.join(INFRA, name), 'utf8'), { merge: true }) as ComposeFile;
 
-const apiNodes = (file: ComposeFile) => Object.entries(file.services).filter(([, s]) => s.build);
+/** The services built from the repository's own Dockerfile (compose.citus.yaml also builds its Citus nodes). */
+const apiNodes = (file: ComposeFile) => Object.entries(file.services).filter(([, s]) => s.build?.dockerfile === 'Dockerfile');
 
 describe.each(['compose.yaml', 'compose.citus.yaml'])('infra/%s', (name) => {
   const file = composeFile(name);
@@ -86,6 +88,32 @@ describe.each(['compose.yaml', 'compose.citus.yaml'])('infra/%s', (name) => {
     const caddyfile = readFileSync(path.join(INFRA, 'Caddyfile'), 'utf8');
     const upstreams = /reverse_proxy ([^{]+)\{/.exec(caddyfile)?.[1]?.trim().split(/\s+/);
     expect(upstreams).toEqual(nodes.map((n) => `${n}:8080`));
+  });
+});
+
+describe('infra/compose.citus.yaml and the test lane', () => {
+  const file = composeFile('compose.citus.yaml');
+  const citusNodes = Object.entries(file.services).filter(([, s]) => s.build?.dockerfile === 'infra/citus/Dockerfile');
+
+  it('builds its coordinator and workers with the Citus version and the build script the lane uses', () => {
+    expect(citusNodes.map(([n]) => n)).toEqual(['coordinator', 'worker1', 'worker2']);
+    const dockerfile = readFileSync(path.join(INFRA, 'citus/Dockerfile'), 'utf8');
+    expect(dockerfile).toContain(`citus-${CITUS_VERSION}.tar.gz`);
+    expect(dockerfile).toMatch(/^RUN .*bash \/build\/scripts\/citus\/build\.sh/m);
+    expect(dockerfile).toMatch(new RegExp(`^FROM postgres:${PG_MAJOR}-`, 'm'));
+    expect(readFileSync(path.join(ROOT, 'scripts/citus/build.sh'), 'utf8')).toContain(`CITUS_VERSION=${CITUS_VERSION}`);
+    // The settings the lane's nodes get (scripts/citus/cluster.ts).
+    expect(dockerfile).toContain('shared_preload_libraries=citus');
+  });
+
+  it('registers the workers with the script the lane runs, before any API node starts', () => {
+    const setup = file.services['citus-setup'];
+    expect(setup?.volumes).toEqual(['./citus/setup.sh:/setup.sh:ro']);
+    expect(setup?.environment?.WORKERS).toBe('worker1:5432 worker2:5432');
+    expect(readFileSync(path.join(ROOT, 'scripts/citus/cluster.ts'), 'utf8')).toContain("'../../infra/citus/setup.sh'");
+    for (const [, node] of apiNodes(file)) {
+      expect(node.depends_on?.['citus-setup']).toEqual({ condition: 'service_completed_successfully' });
+    }
   });
 });
 

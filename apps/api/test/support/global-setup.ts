@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from '@us/db';
 import type { TestProject } from 'vitest/node';
+import type { CitusNode } from '../../../../scripts/citus/cluster.ts';
 import { type RedisCluster, startRedisCluster } from '../../../../scripts/redis-cluster.ts';
 import { type DatabaseKind, startTestDatabase } from './test-database.ts';
 
@@ -12,6 +13,8 @@ declare module 'vitest' {
     databaseUrl: string;
     /** `citus` in the Citus lane (`npm run test:citus`). */
     databaseKind: DatabaseKind;
+    /** The Citus lane's workers (`fault-citus.http.test.ts` stops one); empty otherwise. */
+    citusWorkers: CitusNode[];
     redisUrl: string | null;
     /** Some nodes of the run's Redis Cluster (`host:port`), or null without redis-server. */
     redisClusterNodes: string[] | null;
@@ -76,6 +79,7 @@ export default async function setup(project: TestProject) {
   const cluster = await clusterStarting;
   project.provide('databaseUrl', db.url);
   project.provide('databaseKind', db.kind);
+  project.provide('citusWorkers', db.citusWorkers);
   project.provide('redisUrl', redis?.url ?? null);
   project.provide('redisClusterNodes', cluster?.nodes ?? null);
 

@@ -2,7 +2,7 @@
 // Citus coordinator and two workers (scripts/citus/cluster.ts), every migration applied and the tables laid out.
 import { createServer } from 'node:net';
 import { createOrm, migrate, startEmbeddedPostgres } from '@us/db';
-import { CITUS_VERSION, citusInstalled, startCitusCluster } from '../../../../scripts/citus/cluster.ts';
+import { CITUS_VERSION, type CitusNode, citusInstalled, startCitusCluster } from '../../../../scripts/citus/cluster.ts';
 
 export type DatabaseKind = 'postgres' | 'citus';
 
@@ -18,7 +18,9 @@ const portFree = (port: number) =>
 /** `count` free ports in a row (a Citus cluster takes the coordinator's port and the ones after it). */
 async function freePortRun(count: number): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20_000 + Math.floor(Math.random() * 20_000);
+    // Below Linux's ephemeral ports (32768 on), where the Redis Cluster and other servers of the run take theirs
+    // from the system while this cluster starts: a port free now is not taken by them meanwhile.
+    const base = 15_000 + Math.floor(Math.random() * 15_000);
     let ok = true;
     for (let p = base; p < base + count && ok; p++) ok = await portFree(p);
     if (ok) return base;
@@ -26,9 +28,18 @@ async function freePortRun(count: number): Promise<number> {
   throw new Error(`no ${count} free ports in a row on 127.0.0.1`);
 }
 
-export async function startTestDatabase(dir: string): Promise<{ url: string; kind: DatabaseKind; stop(): Promise<void> }> {
+export interface TestDatabase {
+  url: string;
+  kind: DatabaseKind;
+  /** The Citus cluster's workers (fault tests stop one), empty otherwise. */
+  citusWorkers: CitusNode[];
+  stop(): Promise<void>;
+}
+
+export async function startTestDatabase(dir: string): Promise<TestDatabase> {
   const kind = testDatabaseKind();
   let db: { url: string; stop(): Promise<void> };
+  let citusWorkers: CitusNode[] = [];
   if (process.env.TEST_DATABASE_URL) {
     // A database started by hand (e.g. `npm run citus -- detach`): its data stays for a look afterwards.
     db = { url: process.env.TEST_DATABASE_URL, stop: async () => {} };
@@ -38,11 +49,12 @@ export async function startTestDatabase(dir: string): Promise<{ url: string; kin
     }
     const cluster = await startCitusCluster({ dataDir: dir, basePort: await freePortRun(3), database: 'test' });
     db = { url: cluster.url, stop: async () => cluster.stop() };
+    citusWorkers = cluster.workers;
   } else {
     db = await startEmbeddedPostgres({ dataDir: dir, persistent: false, database: 'test' });
   }
   const orm = await createOrm(db.url);
   await migrate(orm);
   await orm.close();
-  return { ...db, kind };
+  return { ...db, kind, citusWorkers };
 }

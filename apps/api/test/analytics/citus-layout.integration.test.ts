@@ -1,0 +1,54 @@
+import { ANALYTICS_TABLES, CITUS_DISTRIBUTED_TABLES, CITUS_REFERENCE_TABLES, createOrm, type Orm } from '@us/db';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+
+/**
+ * Where each table lives on Citus (packages/db/src/citus.ts). On plain PostgreSQL: the tables that hold a
+ * site's analytics rows are in the distributed list, so a new one cannot be forgotten there unnoticed.
+ */
+describe('the Citus layout', () => {
+  let orm: Orm;
+  const q = <T>(sql: string, params: unknown[] = []) => orm.em.getConnection().execute<T[]>(sql, params, 'all');
+  beforeAll(async () => {
+    orm = await createOrm(inject('databaseUrl'), { poolMax: 2 });
+  });
+  afterAll(async () => {
+    await orm?.close();
+  });
+
+  it('lists every raw table and every table keyed by site and day among the distributed ones', async () => {
+    // Tables whose primary key starts (site_id, day): the analytics plane's rows and per-day results.
+    const keyed = await q<{ name: string }>(
+      `select c.relname::text as name
+         from pg_constraint k join pg_class c on c.oid = k.conrelid join pg_namespace n on n.oid = c.relnamespace
+        where k.contype = 'p' and n.nspname = current_schema() and c.relispartition = false
+          and (select array_agg(a.attname::text order by x.i) from unnest(k.conkey) with ordinality x(att, i)
+                 join pg_attribute a on a.attrelid = c.oid and a.attnum = x.att)[1:2] = array['site_id', 'day']`,
+    );
+    expect(keyed.length).toBeGreaterThan(4);
+    for (const table of [...ANALYTICS_TABLES, ...keyed.map((k) => k.name)]) {
+      expect(CITUS_DISTRIBUTED_TABLES as readonly string[], table).toContain(table);
+    }
+  });
+
+  it.runIf(inject('databaseKind') === 'citus')('on Citus: distributed by site_id and colocated, the rest as listed', async () => {
+    const tables = await q<{ name: string; type: string; column: string; colocation: number }>(
+      `select table_name::text as name, citus_table_type as type, distribution_column as column, colocation_id as colocation
+         from citus_tables where table_name::text not like '%\\_p________'`,
+    );
+    const distributed = tables.filter((t) => t.type === 'distributed');
+    expect(distributed.map((t) => t.name).sort()).toEqual([...CITUS_DISTRIBUTED_TABLES].sort());
+    expect(new Set(distributed.map((t) => t.column))).toEqual(new Set(['site_id']));
+    expect(new Set(distributed.map((t) => t.colocation)).size).toBe(1);
+    expect(
+      tables
+        .filter((t) => t.type === 'reference')
+        .map((t) => t.name)
+        .sort(),
+    ).toEqual([...CITUS_REFERENCE_TABLES].sort());
+    // A day partition made after the layout is distributed with its parent, on the same colocation.
+    const partitions = await q<{ colocation: number }>(
+      `select distinct colocation_id as colocation from citus_tables where table_name::text ~ '^pageviews_p[0-9]{8}$'`,
+    );
+    expect(partitions.map((p) => p.colocation)).toEqual([distributed[0]?.colocation]);
+  });
+});
