@@ -14,7 +14,8 @@ export const CITUS_LANE = [
   'apps/api/test/features/results',
   'apps/api/test/features/journeys',
   'apps/api/test/features/export',
-  'apps/api/test/features/sites',
+  'apps/api/test/features/sites/sites-crud.http.test.ts',
+  'apps/api/test/features/sites/sites-delete-edge.http.test.ts',
   'apps/api/test/fault/two-nodes.http.test.ts',
   'apps/api/test/fault/fault-citus.http.test.ts',
 ];
