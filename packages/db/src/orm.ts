@@ -1,6 +1,5 @@
 import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM } from '@mikro-orm/postgresql';
-import { layOutOnCitus } from './citus.ts';
 import { entities } from './entities/index.ts';
 import { migrationsList } from './migrations/index.ts';
 import { releaseEndedConnections } from './pool-guard.ts';
@@ -122,13 +121,4 @@ export async function createOrm(url: string, opts: OrmOptions = {}): Promise<Orm
   });
   pgPools.set(orm, () => pool);
   return orm;
-}
-
-/**
- * Runs every committed migration that has not run yet (at start-up), then, on a Citus coordinator, lays the
- * tables out over the workers (citus.ts).
- */
-export async function migrate(orm: Orm): Promise<void> {
-  await orm.migrator.up();
-  await layOutOnCitus(orm);
 }
