@@ -76,6 +76,8 @@ if [ "$(id -u)" != 0 ]; then
   echo "Installing Citus into $($PG_CONFIG --pkglibdir) needs root: sudo cp -a $STAGE/usr/. /usr/" >&2
   exit 1
 fi
-cp -a "$STAGE/usr/." /usr/
+# --remove-destination: a new file in place of each old one, never written into, so a PostgreSQL running with
+# the old citus.so loaded keeps its copy instead of crashing.
+cp -a --remove-destination "$STAGE/usr/." /usr/
 touch "$($PG_CONFIG --pkglibdir)/$MARKER_NAME"
 echo "› Citus $CITUS_VERSION installed for PostgreSQL $PG_MAJOR"

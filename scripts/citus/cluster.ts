@@ -92,8 +92,17 @@ log_min_messages = warning
 
 /** Starts a node's PostgreSQL (waits until it accepts connections); a running node is left as it is. */
 export function startNode(node: CitusNode) {
-  if (existsSync(path.join(node.dir, 'postmaster.pid'))) return;
+  if (nodeRunning(node)) return;
   startNodeProcess(node);
+}
+
+/** `pg_ctl status`: a postmaster.pid left by a node that was killed does not count as running. */
+function nodeRunning(node: CitusNode): boolean {
+  if (!existsSync(path.join(node.dir, 'postmaster.pid'))) return false;
+  const [cmd, argv] = asRoot()
+    ? ['runuser', ['-u', 'postgres', '--', path.join(BIN, 'pg_ctl'), 'status', '-D', node.dir]]
+    : [path.join(BIN, 'pg_ctl'), ['status', '-D', node.dir]];
+  return spawnSync(cmd, argv, { stdio: 'ignore' }).status === 0;
 }
 
 function startNodeProcess(node: CitusNode) {
@@ -106,7 +115,7 @@ export function stopNode(node: CitusNode) {
 }
 
 function stopNodeProcess(node: CitusNode) {
-  if (!existsSync(path.join(node.dir, 'postmaster.pid'))) return;
+  if (!nodeRunning(node)) return;
   pgRun('pg_ctl', ['-D', node.dir, '-m', 'fast', '-w', '-t', '60', 'stop'], { quiet: true });
 }
 

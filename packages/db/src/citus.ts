@@ -54,6 +54,19 @@ export async function layOutOnCitus(orm: Orm): Promise<string[]> {
       trx,
     );
     const done = new Set(known.map((r) => r.name));
+    if (done.size < CITUS_REFERENCE_TABLES.length + CITUS_DISTRIBUTED_TABLES.length) {
+      const [workers] = await conn.execute<{ n: number }[]>(
+        `select count(*)::int as n from pg_dist_node where noderole = 'primary' and groupid <> 0`,
+        [],
+        'all',
+        trx,
+      );
+      if (!workers?.n) {
+        throw new Error(
+          'The database is a Citus coordinator without workers: register them first (infra/citus/setup.sh), then start the service again',
+        );
+      }
+    }
     const changed: string[] = [];
     for (const table of CITUS_REFERENCE_TABLES) {
       if (done.has(table)) continue;

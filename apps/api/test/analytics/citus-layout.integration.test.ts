@@ -1,4 +1,4 @@
-import { ANALYTICS_TABLES, CITUS_DISTRIBUTED_TABLES, CITUS_REFERENCE_TABLES, createOrm, type Orm } from '@us/db';
+import { ANALYTICS_TABLES, CITUS_DISTRIBUTED_TABLES, CITUS_REFERENCE_TABLES, createOrm, migrate, type Orm } from '@us/db';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 /**
@@ -50,5 +50,20 @@ describe('the Citus layout', () => {
       `select distinct colocation_id as colocation from citus_tables where table_name::text ~ '^pageviews_p[0-9]{8}$'`,
     );
     expect(partitions.map((p) => p.colocation)).toEqual([distributed[0]?.colocation]);
+  });
+
+  it.runIf(inject('databaseKind') === 'citus')('on a coordinator without workers: start-up stops with what to do', async () => {
+    const name = `no_workers_${process.pid}`;
+    await q(`create database ${name}`);
+    const url = new URL(inject('databaseUrl'));
+    url.pathname = `/${name}`;
+    const bare = await createOrm(url.toString(), { poolMax: 1 });
+    try {
+      await bare.em.getConnection().execute('create extension citus');
+      await expect(migrate(bare)).rejects.toThrow(/Citus coordinator without workers: register them first/);
+    } finally {
+      await bare.close();
+      await q(`drop database ${name} with (force)`);
+    }
   });
 });
