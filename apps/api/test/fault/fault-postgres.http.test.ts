@@ -137,7 +137,8 @@ describe('fault: PostgreSQL down long enough for the buffer to fill up', () => {
     expect(again).toBe(true);
 
     expect(log.violations).toEqual([]);
-    expect(Object.keys(tally(log, full, up))).toEqual(['503']);
+    // Reports sent once the buffer was full (one sent before may still have been answered 202 after it).
+    expect(Object.keys(tally(log, full, up, 'sent'))).toEqual(['503']);
     expect(Object.keys(tally(log)).sort()).toEqual(['202', '503']);
 
     const missing = await waitUntilStored(t.deps.orm, site.siteId, log.acked, 30_000);

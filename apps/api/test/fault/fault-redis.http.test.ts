@@ -143,7 +143,9 @@ describeEachShared()('fault: Redis is killed, or hangs, during ingest (%s)', (ki
     await redis?.remove();
   });
 
-  it('answers reports 202 and other routes 503 while Redis is gone, and stores every acknowledged report once', async () => {
+  it('answers reports 202 and other routes 503 while Redis is gone, and stores every acknowledged report once', {
+    timeout: 120_000,
+  }, async () => {
     const { email, password } = await createUser(t.deps);
     await t.request.post('/v1/auth/login').send({ email, password }).expect(200);
     // Sign-in counted this client under the key the fault takes away.
@@ -216,7 +218,10 @@ describeEachShared()('fault: Redis is killed, or hangs, during ingest (%s)', (ki
     await buffer.close();
   });
 
-  it('answers reports 202 and sign-in 503 while Redis hangs, and stores every acknowledged report once', async () => {
+  // Its waits are each bounded; together, on a loaded machine, they can pass the default 30 s.
+  it('answers reports 202 and sign-in 503 while Redis hangs, and stores every acknowledged report once', {
+    timeout: 120_000,
+  }, async () => {
     // A site of its own: the first test's reports are stored under the other one.
     const hangSite = await collectSite(t, 'fault-redis-hang.example');
     const { email, password } = await createUser(t.deps);

@@ -193,7 +193,10 @@ export interface ReportSite {
 }
 
 export interface Answer {
+  /** When the answer arrived (ms). */
   at: number;
+  /** When the report was sent (ms): an answer arriving after a change may have been decided before it. */
+  sent: number;
   /** HTTP status, or 0 when no whole answer came (refused, reset, cut mid-answer). */
   status: number;
   /** The network error's code when status is 0. */
@@ -210,11 +213,14 @@ export interface StreamLog {
   violations: string[];
 }
 
-/** Counts answers by status (0 = no answer) from `from` (ms) until before `to`. */
-export function tally(log: StreamLog, from = 0, to = Number.POSITIVE_INFINITY): Record<string, number> {
+/**
+ * Counts answers by status (0 = no answer) that arrived from `from` (ms) until before `to`; `by: 'sent'` counts
+ * the reports sent in that window instead.
+ */
+export function tally(log: StreamLog, from = 0, to = Number.POSITIVE_INFINITY, by: 'at' | 'sent' = 'at'): Record<string, number> {
   const out: Record<string, number> = {};
   for (const a of log.answers) {
-    if (a.at < from || a.at >= to) continue;
+    if (a[by] < from || a[by] >= to) continue;
     const key = a.status ? String(a.status) : `no answer (${a.error})`;
     out[key] = (out[key] ?? 0) + 1;
   }
@@ -240,6 +246,7 @@ export async function sendReport(baseUrl: string, site: ReportSite, id: string, 
     n: 1,
   });
   let answer: Answer;
+  const sent = Date.now();
   try {
     const res = await fetch(`${baseUrl}/collect`, {
       method: 'POST',
@@ -247,7 +254,7 @@ export async function sendReport(baseUrl: string, site: ReportSite, id: string, 
       body,
     });
     const text = await res.text(); // the answer counts only once it has arrived whole
-    answer = { at: Date.now(), status: res.status };
+    answer = { at: Date.now(), sent, status: res.status };
     if (res.status !== 202) answer.title = /"title":"([^"]*)"/.exec(text)?.[1];
     if (res.status === 202) log.acked.push(id);
     else {
@@ -257,7 +264,7 @@ export async function sendReport(baseUrl: string, site: ReportSite, id: string, 
         log.violations.push(`${res.status} (retry-after ${res.headers.get('retry-after')}): ${text.slice(0, 200)}`);
     }
   } catch (err) {
-    answer = { at: Date.now(), status: 0, error: errorCode(err) };
+    answer = { at: Date.now(), sent, status: 0, error: errorCode(err) };
   }
   log.answers.push(answer);
   return answer;
