@@ -1,6 +1,6 @@
-// The per-day store's job (analytics/day-store/): after each rollup run, for every site with pageviews in
-// the last 31 days, stores each UTC day of the last 30 local days (up to yesterday) for the site's current
-// goals (and visits), each experiment with its default goal, and journeys at every zoom (human lane, no
+// The per-day store's job (analytics/day-store/): after each rollup run, for every site with pageviews or
+// events stored for the last 31 days (`day_arrivals`), stores each UTC day of the last 30 local days (up to
+// yesterday) for the site's current goals (and visits), each experiment with its default goal, and journeys at every zoom (human lane, no
 // anchor) with the span of older days a 30-day journeys ask reads. Days already stored and current are read, not recomputed. Late data: stored days whose
 // arrivals version (day_arrivals) moved since they were computed are deleted first (counted as `stale`)
 // and computed again at once, so late rows never wait for an ask to be counted.
@@ -61,20 +61,38 @@ async function dropStale(orm: Orm, siteId: string): Promise<number> {
   return Number(rows[0]?.n ?? 0);
 }
 
-async function fill(orm: Orm, opts: ResultDaysOptions): Promise<ResultDaysRun> {
-  const now = opts.now ?? new Date();
-  const span = opts.days ?? 30;
-  const ids = opts.siteIds ?? [];
-  const siteCond = opts.siteIds ? `and s.id in (${ids.map(() => '?::uuid').join(', ') || 'null'})` : '';
-  const sites = await orm.em
+interface RecentSite {
+  id: string;
+  timezone: string;
+  settings: Record<string, unknown> | null;
+}
+
+/**
+ * The sites with pageviews or events stored for the 31 days before `now`. They are read from the arrivals as a
+ * set of their own, not per site: Citus runs a subquery on its distributed tables only when it is not
+ * correlated with the sites (a reference table).
+ */
+export async function recentSites(orm: Orm, now: Date, siteIds?: string[]): Promise<RecentSite[]> {
+  // Arrays go as PostgreSQL array literals (the values are uuids).
+  const ids = siteIds ? [`{${siteIds.join(',')}}`] : [];
+  return orm.em
     .fork()
     .getConnection()
-    .execute<{ id: string; timezone: string; settings: Record<string, unknown> | null }[]>(
-      `select s.id, s.timezone, s.settings from sites s
-      where exists (select 1 from pageviews p where p.site_id = s.id and p.day >= ?::date) ${siteCond}`,
+    .execute<RecentSite[]>(
+      `with recent as materialized (
+         select distinct a.site_id from day_arrivals a
+          where a.day >= ?::date ${siteIds ? 'and a.site_id = any(?::uuid[])' : ''}
+       )
+       select s.id, s.timezone, s.settings from sites s where s.id in (select site_id from recent)`,
       [addDays(now.toISOString().slice(0, 10), -31), ...ids],
       'all',
     );
+}
+
+async function fill(orm: Orm, opts: ResultDaysOptions): Promise<ResultDaysRun> {
+  const now = opts.now ?? new Date();
+  const span = opts.days ?? 30;
+  const sites = await recentSites(orm, now, opts.siteIds);
   const out: ResultDaysRun = { ran: true, sites: 0, stale: 0, failed: 0 };
   for (const site of sites) {
     try {

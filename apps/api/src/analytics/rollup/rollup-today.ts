@@ -1,7 +1,7 @@
 import type { Orm } from '@us/db';
 import { withJobLock } from '../../core/job-lock.ts';
 import type { Logger } from '../../core/logger.ts';
-import { rollupSiteDay } from './rollup.ts';
+import { rollupSiteDay, type SiteDay } from './rollup.ts';
 import { ROLLUP_VERSION } from './rollup-format.ts';
 
 /**
@@ -69,29 +69,37 @@ async function refreshToday(orm: Orm, opts: TodayRollupOptions): Promise<TodayRo
 /**
  * Sites whose local day holding `until` began before it, that have rows around that day, and whose
  * rollup of that day is missing, reaches an earlier boundary or is of an older format (a complete day
- * is never redone here).
+ * is never redone here). The arrivals and the rollups already current are read as sets of their own (a
+ * local day is within a day of `until`'s UTC day), not per site: Citus runs a subquery on its distributed
+ * tables only when it is not correlated with the sites (a reference table).
  */
-async function dueSiteDays(orm: Orm, until: string, siteIds?: string[]) {
+export async function dueSiteDays(orm: Orm, until: string, siteIds?: string[]): Promise<SiteDay[]> {
   if (siteIds && siteIds.length === 0) return [];
-  const params: unknown[] = [until, until];
-  let siteCond = '';
-  if (siteIds) {
-    siteCond = `and s.id in (${siteIds.map(() => '?').join(', ')})`;
-    params.push(...siteIds);
-  }
-  params.push(until);
+  const siteCond = (column: string) => (siteIds ? `and ${column} = any(?::uuid[])` : '');
+  // Arrays go as PostgreSQL array literals (the values are uuids).
+  const sites = siteIds ? [`{${siteIds.join(',')}}`] : [];
   const rows = await orm.em.getConnection().execute<{ site_id: string; timezone: string; day: string }[]>(
-    `select s.id::text as site_id, s.timezone, to_char(t.day, 'YYYY-MM-DD') as day
+    `with arrived as materialized (
+       select distinct a.site_id, a.day from day_arrivals a
+        where a.day between (?::timestamptz at time zone 'UTC')::date - 2 and (?::timestamptz at time zone 'UTC')::date + 2
+          ${siteCond('a.site_id')}
+     ),
+     current as materialized (
+       select rd.site_id, rd.day from rollup_days rd
+        where rd.day between (?::timestamptz at time zone 'UTC')::date - 1 and (?::timestamptz at time zone 'UTC')::date + 1
+          and (rd.rolled_until is null or (rd.rolled_until >= ?::timestamptz and rd.version >= ${ROLLUP_VERSION}))
+          ${siteCond('rd.site_id')}
+     )
+     select s.id::text as site_id, s.timezone, to_char(t.day, 'YYYY-MM-DD') as day
        from sites s
        cross join lateral (select (?::timestamptz at time zone s.timezone)::date as day) t
       where s.timezone in (select name from pg_timezone_names)
         and (t.day::timestamp at time zone s.timezone) < ?::timestamptz
-        ${siteCond}
-        and exists (select 1 from day_arrivals a where a.site_id = s.id and a.day between t.day - 1 and t.day + 1)
-        and not exists (select 1 from rollup_days rd where rd.site_id = s.id and rd.day = t.day
-                          and (rd.rolled_until is null or (rd.rolled_until >= ?::timestamptz and rd.version >= ${ROLLUP_VERSION})))
+        ${siteCond('s.id')}
+        and exists (select 1 from arrived a where a.site_id = s.id and a.day between t.day - 1 and t.day + 1)
+        and not exists (select 1 from current c where c.site_id = s.id and c.day = t.day)
       order by s.id`,
-    params,
+    [until, until, ...sites, until, until, until, ...sites, until, until, ...sites],
     'all',
   );
   return rows.map((r) => ({ siteId: r.site_id, timezone: r.timezone, day: r.day }));
