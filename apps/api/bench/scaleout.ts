@@ -179,6 +179,7 @@ async function measure(o: ScaleoutOptions, dir: string, nodes: ScaleoutNodes, [p
   // other database's timings).
   const small = o.sites - 1;
   const views = await onBoth(async (e) => {
+    o.log(`  dashboard on ${e.label}: starting its bench API`);
     const api = await startApiChild<ApiInfo>([], { BENCH_DATABASE_URL: e.url, BENCH_DATA_DIR: path.join(dir, `api-${e.label}`) });
     try {
       const time = (i: number) => timeDashboard(api.info.url, api.info.token, e.sites[i]!.id, o.runs);
