@@ -58,7 +58,7 @@ export function citusInstalled(): boolean {
   return existsSync(path.join(lib, `citus-${CITUS_VERSION}.installed`));
 }
 
-function initNode(node: CitusNode) {
+function initNode(node: CitusNode, opts: { citus: boolean } = { citus: true }) {
   if (existsSync(path.join(node.dir, 'PG_VERSION'))) return;
   mkdirSync(node.dir, { recursive: true });
   if (asRoot()) execFileSync('chown', ['postgres:postgres', node.dir]);
@@ -69,7 +69,7 @@ function initNode(node: CitusNode) {
     conf,
     `${readFileSync(conf, 'utf8')}
 # Set by scripts/citus/cluster.ts
-shared_preload_libraries = 'citus'
+${opts.citus ? "shared_preload_libraries = 'citus'" : '# without Citus: a plain PostgreSQL node'}
 listen_addresses = '127.0.0.1'
 port = ${node.port}
 unix_socket_directories = '${node.dir}'
@@ -78,10 +78,14 @@ fsync = off
 synchronous_commit = off
 full_page_writes = off
 max_prepared_transactions = 200
-citus.max_adaptive_executor_pool_size = 8
+${
+  opts.citus
+    ? `citus.max_adaptive_executor_pool_size = 8
 # Fewer shards than the default 32: two workers on one machine, and every day partition of a raw table is a
 # distributed table of its own.
-citus.shard_count = 8
+citus.shard_count = 8`
+    : ''
+}
 log_min_messages = warning
 `,
   );
@@ -205,4 +209,45 @@ export async function startCitusCluster(opts: {
       if (remove) rmSync(root, { recursive: true, force: true });
     },
   };
+}
+
+/** A lone PostgreSQL node without Citus (`startPlainPostgres`). */
+export interface PlainPostgres {
+  url: string;
+  node: CitusNode;
+  /** Stops the node (fast shutdown); `remove` also deletes its folder. */
+  stop(opts?: { remove?: boolean }): void;
+}
+
+/**
+ * Starts (initialising when new) one PostgreSQL 15 cluster set up exactly as a Citus node (same binaries,
+ * same settings) but without Citus loaded, under `dataDir/postgres15`, with `database` created: the
+ * single-PostgreSQL baseline the scale-out bench measures a Citus cluster against.
+ */
+export async function startPlainPostgres(opts: { dataDir: string; port: number; database?: string }): Promise<PlainPostgres> {
+  const database = opts.database ?? 'unseen';
+  const node: CitusNode = { name: 'postgres15', port: opts.port, dir: path.resolve(opts.dataDir, 'postgres15') };
+  reachableByPostgres(path.dirname(node.dir), opts.dataDir);
+  initNode(node, { citus: false });
+  startNodeProcess(node);
+  const exists = await sql(node.port, 'postgres', `select 1 from pg_database where datname = '${database}'`);
+  if (!exists.rowCount) await sql(node.port, 'postgres', `create database ${database}`);
+  return {
+    url: `postgres://postgres@127.0.0.1:${node.port}/${database}`,
+    node,
+    stop({ remove = false } = {}) {
+      stopNodeProcess(node);
+      if (remove) rmSync(node.dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** As root, the `postgres` user must reach `dir` (and the folders above it up to `dataDir`'s parent). */
+function reachableByPostgres(dir: string, dataDir: string) {
+  mkdirSync(dir, { recursive: true });
+  if (!asRoot()) return;
+  for (let d = dir; d !== path.dirname(d); d = path.dirname(d)) {
+    if (d === path.resolve(dataDir, '..')) break;
+    chmodSync(d, 0o755);
+  }
 }

@@ -7,9 +7,14 @@ import { API_NODE_FLAGS, API_SOURCE_FLAGS } from '../src/core/node-flags.ts';
  * Starts a bench server script in its own process and waits for the JSON line it announces itself with.
  * The child also gets an IPC channel, over which `askChild` reaches bench-only controls (see api-server.ts).
  */
-export async function startChild<T>(script: string, nodeArgs: string[] = []): Promise<{ info: T; proc: ChildProcess }> {
+export async function startChild<T>(
+  script: string,
+  nodeArgs: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ info: T; proc: ChildProcess }> {
   const proc = spawn(process.execPath, [...nodeArgs, ...API_SOURCE_FLAGS, '--import', 'tsx', script], {
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+    env: { ...process.env, ...env },
   });
   const lines = createInterface({ input: proc.stdout as NodeJS.ReadableStream });
   for await (const line of lines) {
@@ -18,9 +23,12 @@ export async function startChild<T>(script: string, nodeArgs: string[] = []): Pr
   throw new Error(`${script} exited before announcing itself`);
 }
 
-/** Starts the bench API (api-server.ts) with the V8 flags `npm start` gives the API, and any others. */
-export function startApiChild<T>(nodeArgs: string[] = []) {
-  return startChild<T>(path.join(import.meta.dirname, 'api-server.ts'), [...API_NODE_FLAGS, ...nodeArgs]);
+/**
+ * Starts the bench API (api-server.ts) with the V8 flags `npm start` gives the API, and any others; `env` adds
+ * to this process's environment (BENCH_DATABASE_URL, BENCH_DATA_DIR: another database, another folder).
+ */
+export function startApiChild<T>(nodeArgs: string[] = [], env: NodeJS.ProcessEnv = {}) {
+  return startChild<T>(path.join(import.meta.dirname, 'api-server.ts'), [...API_NODE_FLAGS, ...nodeArgs], env);
 }
 
 export async function stopChild(proc: ChildProcess) {

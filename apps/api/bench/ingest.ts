@@ -13,7 +13,7 @@ const COUNTRIES = ['DE', 'US', 'GB', 'FR', 'NL'];
  * `n` pageviews of a shop's mixed traffic. Ids and visitor codes keep the sizes real ones have (16 hex
  * characters, 22 base64url), so the bytes sent per row stay those the figures were measured with.
  */
-function shopPageviews(siteId: string, n: number): PageviewRow[] {
+export function shopPageviews(siteId: string, n: number): PageviewRow[] {
   // No id: the buffer (or insertRows) gives each row one, as for collected rows.
   return pageviewRows(siteId, new Date(), n, (i) => ({
     pageviewId: randomBytes(8).toString('hex'),

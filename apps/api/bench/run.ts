@@ -8,7 +8,10 @@
 // figure), BENCH_ROUND_SECONDS (2), BENCH_PACED_ROUNDS (3 per paced figure), BENCH_INGEST_ROWS (200000),
 // BENCH_PAGEVIEWS (10000000: the stats site), BENCH_STATS_RUNS (20), BENCH_SOAK_SECONDS (600),
 // BENCH_EDGE_REQUESTS (4000 per worker), BENCH_DATA_DIR (.data/bench), BENCH_ONLY (comma-separated
-// sections: size, protection, edge, http, collect, proxy, ingest, stats, results, export, soak).
+// sections: size, protection, edge, scaleout, http, collect, proxy, ingest, stats, results, export, soak).
+// The scale-out section (scaleout.ts: one PostgreSQL 15 beside Citus, needs Citus built: scripts/citus/build.sh):
+// BENCH_SCALEOUT_SITES (200), BENCH_SCALEOUT_PAGEVIEWS (2500000), BENCH_SCALEOUT_INGEST_ROWS (200000),
+// BENCH_KEEP (keep its databases' folders).
 import http from 'node:http';
 import path from 'node:path';
 import { createOrm } from '@us/db';
@@ -26,6 +29,7 @@ import { formatRow, mcpToolCall, runLoad } from './load.ts';
 import { formatProtection, protectionBench } from './protection.ts';
 import { formatProxyLatency, prepareProxySite, proxyRequest } from './proxy.ts';
 import { fillResultDays, prepareResultsSite, resultsRoutes, startLiveTraffic } from './results.ts';
+import { scaleoutBench } from './scaleout.ts';
 import { edgeSdkSizes, formatEdgeSdkSizes, formatScriptSizes, scriptSizes } from './script-size.ts';
 import { runSoak } from './soak.ts';
 import { ensureStatsSite, formatLatency, getStatus, type Latency, STATS_DAYS, timeRuns } from './stats.ts';
@@ -41,7 +45,7 @@ const statsPageviews = Number(process.env.BENCH_PAGEVIEWS ?? 10_000_000);
 const statsRuns = Number(process.env.BENCH_STATS_RUNS ?? 20);
 const soakSeconds = Number(process.env.BENCH_SOAK_SECONDS ?? 600);
 const only = new Set(
-  (process.env.BENCH_ONLY ?? 'size,protection,edge,http,collect,proxy,ingest,stats,results,export,soak')
+  (process.env.BENCH_ONLY ?? 'size,protection,edge,scaleout,http,collect,proxy,ingest,stats,results,export,soak')
     .split(',')
     .map((s) => s.trim()),
 );
@@ -56,6 +60,17 @@ if (only.has('protection')) console.log(formatProtection(protectionBench()));
 if (only.has('edge')) {
   log('› edge: three workers in workerd (miniflare), sequential requests taking turns');
   console.log(formatEdge(await edgeBench(), await isolateCost()));
+}
+if (only.has('scaleout')) {
+  await scaleoutBench({
+    dataDir: path.resolve(process.env.BENCH_DATA_DIR ?? '.data/bench'),
+    sites: Number(process.env.BENCH_SCALEOUT_SITES ?? 200),
+    pageviews: Number(process.env.BENCH_SCALEOUT_PAGEVIEWS ?? 2_500_000),
+    ingestRows: Number(process.env.BENCH_SCALEOUT_INGEST_ROWS ?? 200_000),
+    runs: statsRuns,
+    keep: Boolean(process.env.BENCH_KEEP),
+    log,
+  });
 }
 // The remaining sections need the API; without any of them, stop here.
 if (!['http', 'collect', 'proxy', 'ingest', 'stats', 'results', 'export', 'soak'].some((s) => only.has(s))) process.exit(0);
