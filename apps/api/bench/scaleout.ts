@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { createOrm, type Orm } from '@us/db';
 import { CITUS_VERSION, citusInstalled } from '../../../scripts/citus/cluster.ts';
-import { rollupSiteDay, runRollups } from '../src/analytics/rollup/rollup.ts';
+import { runRollups } from '../src/analytics/rollup/rollup.ts';
 import { runTodayRollups } from '../src/analytics/rollup/rollup-today.ts';
 import type { ApiInfo } from './api-server.ts';
 import { startApiChild, stopChild } from './child.ts';
@@ -47,34 +47,12 @@ interface Engine {
   sites: BenchSite[];
 }
 
-type Attempt<T> = { value: T } | { error: string };
-
-/** A figure, or the first line of the error that stopped it (a statement the engine refused is a finding). */
-async function attempt<T>(fn: () => Promise<T>): Promise<Attempt<T>> {
-  try {
-    return { value: await fn() };
-  } catch (e) {
-    return { error: String(e instanceof Error ? e.message : e).split('\n')[0] ?? 'unknown' };
-  }
-}
-
 /** Times the today's-rollups job over the sites (each brought up to the last quarter-hour boundary). */
 async function timeTodayRollups(orm: Orm, sites: BenchSite[]): Promise<number> {
   const t = performance.now();
   const run = await runTodayRollups(orm, { siteIds: sites.map((s) => s.id), wait: true });
   if (run.failed) throw new Error(`${run.failed} sites failed`);
   return performance.now() - t;
-}
-
-/**
- * What the today's-rollups job does, one site at a time, to the same boundary (its default lag): for an
- * engine on which the job's own choice of sites failed, so its dashboard reads what the other's does.
- */
-async function rollUpTodayBySite(orm: Orm, sites: BenchSite[]) {
-  const step = 900_000;
-  const until = new Date(Math.floor((Date.now() - 300_000) / step) * step).toISOString();
-  const day = until.slice(0, 10);
-  for (const s of sites) await rollupSiteDay(orm, { siteId: s.id, timezone: 'UTC', day }, until);
 }
 
 /** Reads the bench API's workspace on a database: started once (migrating it), then stopped again. */
@@ -151,17 +129,8 @@ async function measure(o: ScaleoutOptions, dir: string, nodes: ScaleoutNodes, [p
     rolled[0].ms / 1000,
     rolled[1].ms / 1000,
   ]);
-  const today = await onBoth((e) => attempt(() => timeTodayRollups(e.orm, e.sites)));
-  if ('error' in today[0] || 'error' in today[1]) {
-    const said = (r: Attempt<number>) => ('error' in r ? `failed: ${r.error}` : `${(r.value / 1000).toFixed(1)} s`);
-    console.log(`${"today's rollups of every site".padEnd(44)} PostgreSQL ${said(today[0])}; Citus ${said(today[1])}`);
-    // So that both dashboards read the same rollups: each failed engine's sites rolled up one by one.
-    for (const [i, e] of [pg, citus].entries()) {
-      if ('error' in (today[i] as Attempt<number>)) await rollUpTodayBySite(e.orm, e.sites);
-    }
-  } else {
-    line({ name: "today's rollups of every site", unit: 's', better: 'lower' }, [today[0].value / 1000, today[1].value / 1000]);
-  }
+  const today = await onBoth((e) => timeTodayRollups(e.orm, e.sites));
+  line({ name: "today's rollups of every site", unit: 's', better: 'lower' }, [today[0] / 1000, today[1] / 1000]);
 
   const day = await busiestDay(pg.orm, pg.sites[0]!.id);
   const dayRollup = await onBoth((e) => timeSiteDayRollup(e.orm, e.sites[0]!.id, day, 5));

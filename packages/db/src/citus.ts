@@ -2,6 +2,7 @@
 // its tables itself after the migrations, on every start (docs/operations/scale-out.md, "Citus"):
 // the analytics plane distributed by site_id and colocated, the control-plane tables it joins as reference
 // tables, everything else local to the coordinator. Safe to run on every node at once and again and again.
+import { SITE_DATA_TABLES } from './analytics/db.ts';
 import type { Orm } from './orm.ts';
 
 /**
@@ -16,16 +17,7 @@ export const CITUS_REFERENCE_TABLES = ['users', 'workspaces', 'sites'] as const;
  * A new analytics table belongs here (apps/api/test/analytics/citus-layout.integration.test.ts finds the tables
  * keyed by site and day and checks each is listed).
  */
-export const CITUS_DISTRIBUTED_TABLES = [
-  'pageviews',
-  'page_leaves',
-  'events',
-  'requests',
-  'daily_rollups',
-  'rollup_days',
-  'day_arrivals',
-  'result_days',
-] as const;
+export const CITUS_DISTRIBUTED_TABLES = SITE_DATA_TABLES;
 
 /** One key for the layout, so nodes starting together take turns. */
 const LAYOUT_LOCK_KEY = 0x75730002;

@@ -24,6 +24,7 @@ import {
   type Orm,
   type PgClient,
   pgPoolOf,
+  SITE_DATA_TABLES,
   type SqlConnection,
 } from '@us/db';
 import { STATS_LIMITS } from '@us/shared';
@@ -500,16 +501,7 @@ export async function deleteTraffic(db: AnalyticsDb, siteId: string): Promise<nu
   await conn.transactional(async (trx) => {
     await forgetUsage(conn, trx, siteId);
     // The per-day store's figures and versions go too: they describe rows that no longer exist.
-    for (const table of [
-      'pageviews',
-      'page_leaves',
-      'events',
-      'requests',
-      'daily_rollups',
-      'rollup_days',
-      'result_days',
-      'day_arrivals',
-    ]) {
+    for (const table of SITE_DATA_TABLES) {
       const r = await conn.execute<{ affectedRows: number }>(
         `delete from ${table} where site_id = ${uuid(siteId)}`,
         [],

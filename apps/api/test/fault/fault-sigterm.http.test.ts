@@ -1,22 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createOrm, type Orm } from '@us/db';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type CollectSite, collectSite } from '../support/collect.ts';
-import {
-  createOwnDatabase,
-  type ServerProcess,
-  spawnServer,
-  storedCounts,
-  streamReports,
-  tally,
-  waitFor,
-  waitWhileStreaming,
-} from '../support/faults.ts';
-import { startTestServer } from '../support/server.ts';
+import { describe, expect, it } from 'vitest';
+import { collectSite } from '../support/collect.ts';
+import { spawnServer, storedCounts, streamReports, tally, waitFor, waitWhileStreaming } from '../support/faults.ts';
+import { ownServerSuite } from '../support/own-server.ts';
 
 /**
  * Issue 8, "test it by stopping the real thing": the real server process (`main.ts`) gets SIGTERM
@@ -30,34 +19,18 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const NO_BUDGETS = { COLLECT_REPORTS_PER_ADDRESS_PER_MINUTE: '10000000', COLLECT_REPORTS_PER_SITE_PER_MINUTE: '10000000' };
 
 describe('fault: SIGTERM during load', () => {
-  let db: { url: string; drop(): Promise<void> };
-  let orm: Orm;
-  let site: CollectSite;
-  let server: ServerProcess | undefined;
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'us-fault-sigterm-'));
-
-  beforeAll(async () => {
-    db = await createOwnDatabase(inject('databaseUrl'));
-    orm = await createOrm(db.url, { poolMax: 2 });
-    const t = await startTestServer({ databaseUrl: db.url, hot: 'memory', mail: 'outbox' });
-    site = await collectSite(t, 'fault-sigterm.example');
-    await t.close();
-  });
-  afterAll(async () => {
-    if (server?.proc.exitCode === null) server.proc.kill('SIGKILL');
-    await orm?.close();
-    await db?.drop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  const own = ownServerSuite('fault-sigterm', (t) => collectSite(t, 'fault-sigterm.example'));
 
   it('answers 202 or 503 problem+json after the signal, stores every 202 and exits 0', async () => {
-    server = await spawnServer({
+    const site = own.made;
+    const server = await spawnServer({
       NODE_ENV: 'production',
-      DATABASE_URL: db.url,
-      DATA_DIR: dataDir,
+      DATABASE_URL: own.db.url,
+      DATA_DIR: own.dataDir,
       LOG_LEVEL: 'info',
       ...NO_BUDGETS,
     });
+    own.server = server;
     const url = server.url;
     const stream = streamReports({ baseUrl: () => url, site, loops: 6, untilRefused: true });
     await waitWhileStreaming(stream, () => expect(stream.log.acked.length).toBeGreaterThan(20));
@@ -98,12 +71,12 @@ describe('fault: SIGTERM during load', () => {
     for (const answer of Object.keys(after)) expect(answer).toMatch(/^(202|503|no answer \(.+\))$/);
     expect(Object.keys(after).some((a) => a.includes('ECONNREFUSED'))).toBe(true);
 
-    const stored = await storedCounts(orm, site.siteId);
+    const stored = await storedCounts(own.orm, site.siteId);
     expect(log.acked.filter((id) => !stored.has(id))).toEqual([]);
     expect(stored.get(slow.id)).toBe(1);
     expect([...stored.values()].filter((n) => n !== 1)).toEqual([]);
     // PostgreSQL was there all along: the last flush stored everything, nothing was saved to disk.
-    expect(readdirSafe(path.join(dataDir, 'ingest-spill'))).toEqual([]);
+    expect(readdirSafe(path.join(own.dataDir, 'ingest-spill'))).toEqual([]);
     expect(output).toMatch(/listening on/);
     // Production logs JSON lines: no line at level error (nor a readable one).
     expect(output).not.toMatch(/"level":"error"|\bERROR\b/);

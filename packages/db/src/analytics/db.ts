@@ -13,6 +13,13 @@ export function connectionOf(db: AnalyticsDb): SqlConnection {
 export const ANALYTICS_TABLES = ['pageviews', 'events', 'requests', 'page_leaves'] as const;
 export type AnalyticsTable = (typeof ANALYTICS_TABLES)[number];
 
+/**
+ * Every table holding a site's analytics data, keyed by `site_id`: the raw rows, their rollups and the
+ * per-day store with its arrivals. Deleting a site's traffic empties each; on Citus each is distributed
+ * by `site_id` (citus.ts).
+ */
+export const SITE_DATA_TABLES = [...ANALYTICS_TABLES, 'daily_rollups', 'rollup_days', 'result_days', 'day_arrivals'] as const;
+
 const DAY_MS = 86_400_000;
 /** The last UTC day asked for and its bounds: a flush asks once per row, a page report once or twice. */
 let lastDay = { from: 0, until: 0, day: '' };

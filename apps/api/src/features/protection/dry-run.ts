@@ -163,7 +163,8 @@ function shapesStatement(siteId: string, since: Date, named: ReturnType<typeof n
   const country = named.countries.length
     ? `case when r.country = any(${p.add(named.countries, 'text[]')}) then r.country end`
     : 'null::text';
-  const sample = rate < 1 ? ` tablesample system (${p.add(rate * 100, 'float8')}) repeatable (7)` : '';
+  // A literal (the rate is one of the read plan's numbers): Citus sends a parameter here to the workers as text.
+  const sample = rate < 1 ? ` tablesample system (${Number(rate * 100).toFixed(4)}) repeatable (7)` : '';
   const sql = `
     select fixed_path, min(path) as sample_path, kind, bot_name, bot_category, verified, asn, as_org, country, flagged,
       count(*)::int as n, (count(*) over ())::int as shapes, (sum(count(*)) over ())::float8 as total

@@ -33,13 +33,14 @@ export const confirmedJoin = (alias: string) =>
 /**
  * Called when a report to `address` is added (in its transaction): a new address is asked, and so is one
  * whose last confirmation link expired unanswered. A confirmed address, or one already asked, is left as
- * it is (one confirmation e-mail, not one per report).
+ * it is (one confirmation e-mail, not one per report). The time is the inserted row's (`asked_at`, default
+ * now()): Citus takes only immutable functions in an upsert's DO UPDATE.
  */
 export async function recordAsk(tx: EntityManager, workspaceId: string, address: string): Promise<void> {
   await tx.execute(
     `insert into report_recipients (workspace_id, address) values (?, ?)
-       on conflict (workspace_id, address) do update set asked_at = now(), mailed_at = null, token_hash = null, expires_at = null
-       where report_recipients.confirmed_at is null and report_recipients.expires_at <= now()`,
+       on conflict (workspace_id, address) do update set asked_at = excluded.asked_at, mailed_at = null, token_hash = null, expires_at = null
+       where report_recipients.confirmed_at is null and report_recipients.expires_at <= excluded.asked_at`,
     [workspaceId, address],
   );
 }

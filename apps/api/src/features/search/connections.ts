@@ -166,6 +166,7 @@ export async function updateSecondary(
   return getSearch(deps, em, actor, site.id);
 }
 
+/** Connects a source, or connects it again (times from the inserted row: Citus takes only immutable functions in DO UPDATE). */
 async function upsert(
   em: EntityManager,
   siteId: string,
@@ -176,9 +177,9 @@ async function upsert(
     `insert into search_connections (site_id, source, mode, property, account, credentials_enc, connected_at, next_pull_at)
      values (?, ?, ?, ?, ?, ?, now(), now())
      on conflict (site_id, source) do update set mode = excluded.mode, property = excluded.property,
-       account = excluded.account, credentials_enc = excluded.credentials_enc, connected_at = now(),
+       account = excluded.account, credentials_enc = excluded.credentials_enc, connected_at = excluded.connected_at,
        last_pull_at = null, last_pull_ok = null, last_pull_message = null, failures = 0, access = 'ok',
-       next_pull_at = now()`,
+       next_pull_at = excluded.next_pull_at`,
     [siteId, source, c.mode, c.property, c.account, c.sealed],
     'run',
   );

@@ -110,10 +110,6 @@ export async function updateSite(em: EntityManager, actor: Actor, input: UpdateS
 }
 
 /**
- * Deletes the site. Its hostnames and keys go with it (the database cascades in the same statement),
- * so its keys stop working at once.
- */
-/**
  * Deletes the site; its keys, hostnames and settings go with it, so its keys stop at once. Proxy
  * hostnames are released at the edge platform first (503, nothing deleted, when it cannot be reached).
  */

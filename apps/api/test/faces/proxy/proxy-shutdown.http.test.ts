@@ -1,11 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { createOrm, type Orm } from '@us/db';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createOwnDatabase, type ServerProcess, spawnServer } from '../../support/faults.ts';
+import { describe, expect, it } from 'vitest';
+import { spawnServer } from '../../support/faults.ts';
+import { ownServerSuite } from '../../support/own-server.ts';
 import { type Origin, proxySite, startOrigin, viaProxy } from '../../support/proxy.ts';
-import { startTestServer } from '../../support/server.ts';
 
 const HOST = 'shop.proxy-shutdown.example';
 
@@ -15,32 +11,19 @@ const HOST = 'shop.proxy-shutdown.example';
  * in batches every half second) when the signal came. On a database of its own, as the other SIGTERM test.
  */
 describe('proxy mode: SIGTERM while requests are proxied', () => {
-  let db: { url: string; drop(): Promise<void> };
-  let orm: Orm;
-  let origin: Origin;
-  let siteId: string;
-  let server: ServerProcess | undefined;
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'us-proxy-sigterm-'));
-
-  beforeAll(async () => {
-    db = await createOwnDatabase(inject('databaseUrl'));
-    orm = await createOrm(db.url, { poolMax: 2 });
-    origin = await startOrigin();
-    const t = await startTestServer({ databaseUrl: db.url, hot: 'memory', mail: 'outbox' });
-    siteId = (await proxySite(t, HOST, origin.url, { mode: 'challenge' })).siteId;
-    await t.close();
-  });
-  afterAll(async () => {
-    if (server?.proc.exitCode === null) server.proc.kill('SIGKILL');
-    await origin?.close();
-    await orm?.close();
-    await db?.drop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  let origin: Origin | undefined;
+  const own = ownServerSuite(
+    'proxy-sigterm',
+    async (t) => {
+      origin = await startOrigin();
+      return (await proxySite(t, HOST, origin.url, { mode: 'challenge' })).siteId;
+    },
+    async () => origin?.close(),
+  );
 
   it('records every request answered before it exits 0', async () => {
-    server = await spawnServer({ NODE_ENV: 'production', DATABASE_URL: db.url, DATA_DIR: dataDir, LOG_LEVEL: 'info' });
-    const s = server;
+    const s = await spawnServer({ NODE_ENV: 'production', DATABASE_URL: own.db.url, DATA_DIR: own.dataDir, LOG_LEVEL: 'info' });
+    own.server = s;
     const answered: string[] = [];
     let stop = false;
     let n = 0;
@@ -62,7 +45,9 @@ describe('proxy mode: SIGTERM while requests are proxied', () => {
     stop = true;
     await Promise.all(loops);
     expect(exit, s.output()).toEqual({ code: 0, signal: null });
-    const rows = (await orm.em.fork().execute('select path, status, decision from requests where site_id = ?', [siteId])) as {
+    const rows = (await own.orm.em
+      .fork()
+      .execute('select path, status, decision from requests where site_id = ?', [own.made])) as {
       path: string;
       status: number;
       decision: string;
