@@ -79,7 +79,8 @@ async function figuresOf(
 }
 
 /**
- * Stores the weeks: a figure reported replaces the stored one, a figure not reported (null) keeps it.
+ * Stores the weeks: a figure reported replaces the stored one, a figure not reported (null) keeps it. The
+ * time comes with the inserted row (its default): Citus takes only immutable functions in DO UPDATE SET.
  */
 async function store(em: EntityManager, c: Due, figures: WeekFigures[]): Promise<void> {
   await em.getConnection().execute(
@@ -96,7 +97,7 @@ async function store(em: EntityManager, c: Due, figures: WeekFigures[]): Promise
        queries = coalesce(excluded.queries, search_weeks.queries),
        links = coalesce(excluded.links, search_weeks.links),
        top = coalesce(excluded.top, search_weeks.top),
-       updated_at = now()`,
+       updated_at = excluded.updated_at`,
     [c.site_id, c.source, JSON.stringify(figures)],
     'run',
   );
