@@ -69,11 +69,12 @@ export async function createShareLink(
       SHARE_LINKS_PER_SITE,
       `A site has at most ${SHARE_LINKS_PER_SITE} shared links: revoke one you no longer hand out, then try again`,
     );
-    const rows = await tx.execute<LinkRow[]>(
+    const id = randomUUID();
+    await tx.execute(
       `insert into share_links (id, site_id, workspace_id, label, token_hash, token_enc, password_hash, allow_embedding, created_by)
-         values (?, ?, ?, ?, ?, ?, ?, ?, ?) returning ${COLUMNS}`,
+         values (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
-        randomUUID(),
+        id,
         site.id,
         site.workspace.id,
         input.label,
@@ -84,6 +85,8 @@ export async function createShareLink(
         responsibleUserId(actor),
       ],
     );
+    // Read back apart from the insert: its columns hold a subquery, which Citus takes in no INSERT.
+    const rows = await tx.execute<LinkRow[]>(`select ${COLUMNS} from share_links where id = ?`, [id]);
     return rows[0] as LinkRow;
   });
   return { link: toLink(deps, row) };
