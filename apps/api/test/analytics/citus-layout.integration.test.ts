@@ -1,4 +1,4 @@
-import { ANALYTICS_TABLES, CITUS_DISTRIBUTED_TABLES, CITUS_REFERENCE_TABLES, createOrm, migrate, type Orm } from '@us/db';
+import { ANALYTICS_TABLES, CITUS_DISTRIBUTED_TABLES, createOrm, migrate, type Orm } from '@us/db';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 /**
@@ -30,27 +30,30 @@ describe('the Citus layout', () => {
     }
   });
 
-  it.runIf(inject('databaseKind') === 'citus')('on Citus: distributed by site_id and colocated, the rest as listed', async () => {
-    const tables = await q<{ name: string; type: string; column: string; colocation: number }>(
-      `select table_name::text as name, citus_table_type as type, distribution_column as column, colocation_id as colocation
+  it.runIf(inject('databaseKind') === 'citus')(
+    'on Citus: distributed by site_id and colocated, the control plane plain',
+    async () => {
+      const tables = await q<{ name: string; type: string; column: string; colocation: number }>(
+        `select table_name::text as name, citus_table_type as type, distribution_column as column, colocation_id as colocation
          from citus_tables where table_name::text not like '%\\_p________'`,
-    );
-    const distributed = tables.filter((t) => t.type === 'distributed');
-    expect(distributed.map((t) => t.name).sort()).toEqual([...CITUS_DISTRIBUTED_TABLES].sort());
-    expect(new Set(distributed.map((t) => t.column))).toEqual(new Set(['site_id']));
-    expect(new Set(distributed.map((t) => t.colocation)).size).toBe(1);
-    expect(
-      tables
-        .filter((t) => t.type === 'reference')
-        .map((t) => t.name)
-        .sort(),
-    ).toEqual([...CITUS_REFERENCE_TABLES].sort());
-    // A day partition made after the layout is distributed with its parent, on the same colocation.
-    const partitions = await q<{ colocation: number }>(
-      `select distinct colocation_id as colocation from citus_tables where table_name::text ~ '^pageviews_p[0-9]{8}$'`,
-    );
-    expect(partitions.map((p) => p.colocation)).toEqual([distributed[0]?.colocation]);
-  });
+      );
+      const distributed = tables.filter((t) => t.type === 'distributed');
+      expect(distributed.map((t) => t.name).sort()).toEqual([...CITUS_DISTRIBUTED_TABLES].sort());
+      expect(new Set(distributed.map((t) => t.column))).toEqual(new Set(['site_id']));
+      expect(new Set(distributed.map((t) => t.colocation)).size).toBe(1);
+      // Nothing else is Citus's: the control plane (users, workspaces, sites, …) stays plain PostgreSQL.
+      expect(tables.filter((t) => t.type !== 'distributed')).toEqual([]);
+      const [plain] = await q<{ sites: boolean }>(
+        `select not exists (select 1 from pg_dist_partition where logicalrelid = 'sites'::regclass) as sites`,
+      );
+      expect(plain?.sites).toBe(true);
+      // A day partition made after the layout is distributed with its parent, on the same colocation.
+      const partitions = await q<{ colocation: number }>(
+        `select distinct colocation_id as colocation from citus_tables where table_name::text ~ '^pageviews_p[0-9]{8}$'`,
+      );
+      expect(partitions.map((p) => p.colocation)).toEqual([distributed[0]?.colocation]);
+    },
+  );
 
   it.runIf(inject('databaseKind') === 'citus')('on a coordinator without workers: start-up stops with what to do', async () => {
     const name = `no_workers_${process.pid}`;

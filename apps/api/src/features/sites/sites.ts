@@ -116,7 +116,12 @@ export async function updateSite(em: EntityManager, actor: Actor, input: UpdateS
 export async function deleteSite(deps: Deps, em: EntityManager, actor: Actor, siteId: string): Promise<void> {
   const site = await loadSite(em, actor, siteId);
   await releaseEdgeHostnames(deps, em, site.id);
-  await em.nativeDelete(Site, { id: site.id });
+  await em.transactional(async (tx) => {
+    // Its stored result days go too: a foreign key cascades on one PostgreSQL, but a distributed table on Citus
+    // keeps none to the control plane (packages/db/src/citus.ts).
+    await tx.execute('delete from result_days where site_id = ?', [site.id]);
+    await tx.nativeDelete(Site, { id: site.id });
+  });
 }
 
 /** What the collector did not store for a site lately: budget drops (hot store) and dead letters. */
