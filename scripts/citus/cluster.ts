@@ -4,6 +4,7 @@
 // (apps/api/test/support/global-setup.ts). Citus itself is built and installed by scripts/citus/build.sh.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 
@@ -250,4 +251,24 @@ function reachableByPostgres(dir: string, dataDir: string) {
     if (d === path.resolve(dataDir, '..')) break;
     chmodSync(d, 0o755);
   }
+}
+
+const portFree = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const srv = createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+
+/** The first of `count` free ports in a row on 127.0.0.1 (a cluster takes its coordinator's port and the ones after it). */
+export async function freePortRun(count: number): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    // Below Linux's ephemeral ports (32768 on), where other servers of a test run take theirs from the system
+    // while the cluster starts: a port free now is not taken by them meanwhile.
+    const base = 15_000 + Math.floor(Math.random() * 15_000);
+    let ok = true;
+    for (let p = base; p < base + count && ok; p++) ok = await portFree(p);
+    if (ok) return base;
+  }
+  throw new Error(`no ${count} free ports in a row on 127.0.0.1`);
 }

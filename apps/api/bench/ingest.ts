@@ -41,9 +41,8 @@ export interface IngestFigures {
   committed: number;
 }
 
-/** Enqueues `n` pageview rows into a fresh in-process ingest (as the server starts it) and times until all are committed. */
-export async function ingestPath(orm: Orm, siteId: string, n: number): Promise<IngestFigures> {
-  const rows = shopPageviews(siteId, n);
+/** Enqueues the rows into a fresh in-process ingest (as the server starts it); the ms until the last is committed. */
+export async function timeIngestPath(orm: Orm, rows: PageviewRow[]): Promise<number> {
   const ingest = await startIngest({ orm, redis: null, insert: countingInserter({ orm }) });
   const t0 = performance.now();
   for (const r of rows) await ingest.enqueue('pageviews', r);
@@ -51,6 +50,12 @@ export async function ingestPath(orm: Orm, siteId: string, n: number): Promise<I
   const ms = performance.now() - t0;
   await ingest.stop();
   if (last.error) throw last.error;
+  return ms;
+}
+
+/** `n` pageview rows of one site through the ingest path, timed until all are committed. */
+export async function ingestPath(orm: Orm, siteId: string, n: number): Promise<IngestFigures> {
+  const ms = await timeIngestPath(orm, shopPageviews(siteId, n));
   const [c] = await orm.em
     .getConnection()
     .execute<{ n: string }[]>('select count(*) as n from pageviews where site_id = ?', [siteId], 'all');

@@ -3,9 +3,7 @@
 // (memory buffer → flusher → the counting insert, `insertRowsTallied`), timed until every row is committed.
 import type { Orm, PageviewRow } from '@us/db';
 import { mulberry32 } from '../scripts/seed/random.ts';
-import { startIngest } from '../src/analytics/ingest/index.ts';
-import { countingInserter } from '../src/features/billing/usage-counters.ts';
-import { type IngestFigures, shopPageviews } from './ingest.ts';
+import { type IngestFigures, shopPageviews, timeIngestPath } from './ingest.ts';
 import type { BenchSite } from './scaleout-data.ts';
 
 /** `n` rows spread over the sites in proportion to `shares`, shuffled the same way on every run. */
@@ -36,12 +34,6 @@ async function countFrom(orm: Orm, sites: BenchSite[], day: string): Promise<num
 export async function ingestOverSites(orm: Orm, sites: BenchSite[], rows: PageviewRow[]): Promise<IngestFigures> {
   const day = new Date().toISOString().slice(0, 10);
   const before = await countFrom(orm, sites, day);
-  const ingest = await startIngest({ orm, redis: null, insert: countingInserter({ orm }) });
-  const t0 = performance.now();
-  for (const r of rows) await ingest.enqueue('pageviews', r);
-  const last = await ingest.flushNow();
-  const ms = performance.now() - t0;
-  await ingest.stop();
-  if (last.error) throw last.error;
+  const ms = await timeIngestPath(orm, rows);
   return { rows: rows.length, ms, committed: (await countFrom(orm, sites, day)) - before };
 }

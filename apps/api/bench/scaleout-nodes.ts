@@ -3,10 +3,10 @@
 // on free 127.0.0.1 ports under one folder. Stopped, and their folders removed unless kept, by `stop`.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import {
   type CitusCluster,
+  freePortRun,
   PG_MAJOR,
   type PlainPostgres,
   startCitusCluster,
@@ -17,24 +17,6 @@ export interface ScaleoutNodes {
   postgres: PlainPostgres;
   citus: CitusCluster;
   stop(opts: { keep: boolean }): void;
-}
-
-const portFree = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const srv = createServer();
-    srv.once('error', () => resolve(false));
-    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-  });
-
-/** The first of `count` free ports in a row (a Citus cluster takes its coordinator's port and the next ones). */
-async function freePortRun(count: number): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20_000 + Math.floor(Math.random() * 20_000);
-    let ok = true;
-    for (let p = base; p < base + count && ok; p++) ok = await portFree(p);
-    if (ok) return base;
-  }
-  throw new Error(`no ${count} free ports in a row on 127.0.0.1`);
 }
 
 /**

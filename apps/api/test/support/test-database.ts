@@ -1,32 +1,17 @@
 // The test run's database: an embedded PostgreSQL, or with TEST_DATABASE=citus (`npm run test:citus`) a local
 // Citus coordinator and two workers (scripts/citus/cluster.ts), every migration applied and the tables laid out.
-import { createServer } from 'node:net';
 import { createOrm, migrate, startEmbeddedPostgres } from '@us/db';
-import { CITUS_VERSION, type CitusNode, citusInstalled, startCitusCluster } from '../../../../scripts/citus/cluster.ts';
+import {
+  CITUS_VERSION,
+  type CitusNode,
+  citusInstalled,
+  freePortRun,
+  startCitusCluster,
+} from '../../../../scripts/citus/cluster.ts';
 
 export type DatabaseKind = 'postgres' | 'citus';
 
 export const testDatabaseKind = (): DatabaseKind => (process.env.TEST_DATABASE === 'citus' ? 'citus' : 'postgres');
-
-const portFree = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const srv = createServer();
-    srv.once('error', () => resolve(false));
-    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-  });
-
-/** `count` free ports in a row (a Citus cluster takes the coordinator's port and the ones after it). */
-async function freePortRun(count: number): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    // Below Linux's ephemeral ports (32768 on), where the Redis Cluster and other servers of the run take theirs
-    // from the system while this cluster starts: a port free now is not taken by them meanwhile.
-    const base = 15_000 + Math.floor(Math.random() * 15_000);
-    let ok = true;
-    for (let p = base; p < base + count && ok; p++) ok = await portFree(p);
-    if (ok) return base;
-  }
-  throw new Error(`no ${count} free ports in a row on 127.0.0.1`);
-}
 
 export interface TestDatabase {
   url: string;
