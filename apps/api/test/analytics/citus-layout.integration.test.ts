@@ -1,4 +1,12 @@
-import { ANALYTICS_TABLES, CITUS_DISTRIBUTED_TABLES, createOrm, migrate, type Orm } from '@us/db';
+import {
+  ANALYTICS_TABLES,
+  CITUS_DISTRIBUTED_TABLES,
+  createOrm,
+  ensurePartitionsForDays,
+  layOutOnCitus,
+  migrate,
+  type Orm,
+} from '@us/db';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 /**
@@ -48,12 +56,26 @@ describe('the Citus layout', () => {
       );
       expect(plain?.sites).toBe(true);
       // A day partition made after the layout is distributed with its parent, on the same colocation.
+      await ensurePartitionsForDays(orm, [new Date('2036-06-15T00:00:00Z')]);
       const partitions = await q<{ colocation: number }>(
         `select distinct colocation_id as colocation from citus_tables where table_name::text ~ '^pageviews_p[0-9]{8}$'`,
       );
       expect(partitions.map((p) => p.colocation)).toEqual([distributed[0]?.colocation]);
     },
   );
+
+  it.runIf(inject('databaseKind') === 'citus')('undoes a layout with reference tables, as this service made before', async () => {
+    for (const table of ['users', 'workspaces', 'sites']) await q(`select create_reference_table('${table}')`);
+    const types = () =>
+      q<{ type: string }>(`select distinct citus_table_type as type from citus_tables order by 1`).then((r) =>
+        r.map((x) => x.type),
+      );
+    // The tables with keys to them were taken into Citus's metadata with them.
+    expect(await types()).toEqual(['distributed', 'local', 'reference']);
+    expect(await layOutOnCitus(orm)).toEqual(['users', 'workspaces', 'sites']);
+    expect(await types()).toEqual(['distributed']);
+    expect(await layOutOnCitus(orm)).toEqual([]);
+  });
 
   it.runIf(inject('databaseKind') === 'citus')('on a coordinator without workers: start-up stops with what to do', async () => {
     const name = `no_workers_${process.pid}`;
