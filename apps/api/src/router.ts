@@ -1,6 +1,7 @@
 import { authRouter } from './features/auth/auth.router.ts';
 import { billingRouter } from './features/billing/billing.router.ts';
 import { exportRouter } from './features/export/export.router.ts';
+import { funnelsRouter } from './features/funnels/funnels.router.ts';
 import { hostnamesRouter } from './features/hostnames/hostnames.router.ts';
 import { internalLinkRouter } from './features/internal-link/internal-link.router.ts';
 import { journeysRouter } from './features/journeys/journeys.router.ts';
@@ -39,6 +40,7 @@ export const appRouter = router({
   reports: reportsRouter,
   journeys: journeysRouter,
   results: resultsRouter,
+  funnels: funnelsRouter,
   botTools: botToolsRouter,
   bot: botRouter,
   export: exportRouter,

@@ -9,6 +9,7 @@ export * from './schemas/bot.ts';
 export * from './schemas/collect.ts';
 export * from './schemas/common.ts';
 export * from './schemas/export.ts';
+export * from './schemas/funnels.ts';
 export * from './schemas/hostnames.ts';
 export * from './schemas/journeys.ts';
 export * from './schemas/me.ts';

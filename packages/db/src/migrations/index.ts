@@ -23,6 +23,7 @@ import { Migration20261209090000_report_optin } from './Migration20261209090000_
 import { Migration20261210090000_search_nulls } from './Migration20261210090000_search_nulls.ts';
 import { Migration20261212090000_pageview_tab_page } from './Migration20261212090000_pageview_tab_page.ts';
 import { Migration20261213090000_share_embedding } from './Migration20261213090000_share_embedding.ts';
+import { Migration20261214090000_funnels } from './Migration20261214090000_funnels.ts';
 
 /** The committed migrations, in order. New ones: `npm run -w @us/db migration:create -- <name>`, then list it here. */
 export const migrationsList = [
@@ -51,4 +52,5 @@ export const migrationsList = [
   { name: 'Migration20261210090000_search_nulls', class: Migration20261210090000_search_nulls },
   { name: 'Migration20261212090000_pageview_tab_page', class: Migration20261212090000_pageview_tab_page },
   { name: 'Migration20261213090000_share_embedding', class: Migration20261213090000_share_embedding },
+  { name: 'Migration20261214090000_funnels', class: Migration20261214090000_funnels },
 ];

@@ -16,7 +16,7 @@ import { appRouter } from '../../../src/router.ts';
 
 /**
  * The tool names the spec lists (section "Meta and MCP"); generated tools must come from this set. Beside
- * them, rotate_site_pass_key, which issue 36 asks for.
+ * them, rotate_site_pass_key, which issue 36 asks for, and the funnel tools of issue 40.
  */
 const SPEC_TOOLS = new Set(
   `get_me get_workspace list_members update_workspace create_member_invite delete_member_invite update_member
@@ -28,7 +28,8 @@ const SPEC_TOOLS = new Set(
   query_site_stats batch_site_stats get_site_summary get_site_top get_site_goal_results get_site_experiment_results
   get_site_journeys get_site_bot get_site_bot_decisions update_site_bot rotate_site_pass_key get_site_search get_site_search_weeks
   update_site_search_google update_site_search_bing delete_site_search_google delete_site_search_bing export_site
-  get_billing checkout_billing portal_billing plan_billing`.split(/\s+/),
+  get_billing checkout_billing portal_billing plan_billing list_site_funnels create_site_funnel update_site_funnel
+  delete_site_funnel get_site_funnel_results`.split(/\s+/),
 );
 
 function fakeOp(meta: Partial<Meta>, input?: z.ZodType, type: Operation['type'] = 'mutation'): Operation {

@@ -78,6 +78,14 @@ export const SPEC_SECTIONS = {
     ['GET', '/v1/sites/{id}/goals/results'],
     ['GET', '/v1/sites/{id}/experiments/{key}/results'],
   ],
+  /** Not in the spec: issue 40 asks for funnels over REST and MCP (docs/product/funnels.md). */
+  funnels: [
+    ['GET', '/v1/sites/{id}/funnels'],
+    ['POST', '/v1/sites/{id}/funnels'],
+    ['PATCH', '/v1/sites/{id}/funnels/{funnel}'],
+    ['DELETE', '/v1/sites/{id}/funnels/{funnel}'],
+    ['GET', '/v1/sites/{id}/funnels/{funnel}/results'],
+  ],
   bot: [
     ['GET', '/v1/sites/{id}/bot'],
     ['PUT', '/v1/sites/{id}/bot'],
@@ -118,6 +126,7 @@ export const BUILT_SECTIONS: SpecSection[] = [
   'analytics',
   'behaviour',
   'results',
+  'funnels',
   'bot',
   'export',
   'search',
@@ -148,6 +157,8 @@ export const SPEC_STATUS: Record<string, number> = {
   'DELETE /v1/sites/{id}/goals/{goal}': 204,
   'POST /v1/sites/{id}/experiments': 201,
   'DELETE /v1/sites/{id}/experiments/{key}': 204,
+  'POST /v1/sites/{id}/funnels': 201,
+  'DELETE /v1/sites/{id}/funnels/{funnel}': 204,
   'POST /v1/sites/{id}/hostnames': 201,
   'DELETE /v1/sites/{id}/hostnames/{hostname}': 204,
   'DELETE /v1/sites/{id}/search/primary': 204,
