@@ -3,7 +3,7 @@
 // within one session; saved per site.
 import { z } from 'zod';
 import { zId } from './common.ts';
-import { STATS_LIMITS } from './stats.ts';
+import { STATS_LIMITS, zWhereParam } from './stats.ts';
 
 export const FUNNEL_LIMITS = {
   perSite: 20,
@@ -98,7 +98,8 @@ export const FunnelResultsQuery = z
       .optional()
       .describe(`Calendar days ending today in the site’s time zone; 1 = today so far. Default ${STATS_LIMITS.defaultDays}`),
   })
-  .strict();
+  // Filters as the dashboard's: where.<dimension>=<value> of the pageviews set (GET /v1/stats/catalogue).
+  .catchall(zWhereParam);
 export type FunnelResultsQuery = z.infer<typeof FunnelResultsQuery>;
 
 const zShown = (what: string) =>

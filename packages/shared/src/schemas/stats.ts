@@ -78,7 +78,7 @@ export type SiteStatsInput = z.infer<typeof SiteStatsInput>;
  */
 // Typed as text, number or boolean so the known fields (days, compare, …) still fit the index signature;
 // the engine reads a where.<name> value as text.
-const zWhereParam = z.union([z.string().max(2048), z.number(), z.boolean()]);
+export const zWhereParam = z.union([z.string().max(2048), z.number(), z.boolean()]);
 const { where: _where, ...specFieldsWithoutWhere } = StatsSpecFields;
 export const SiteStatsQuery = z.object({ id: zId, ...specFieldsWithoutWhere }).catchall(zWhereParam);
 export type SiteStatsQuery = z.infer<typeof SiteStatsQuery>;

@@ -5,7 +5,7 @@
 // Steps travel as arrays of bind parameters (index, match kind, value); every identifier is written here.
 import type { DayRange } from '../../analytics/range.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
-import { Params, type Statement, statement, tzParam } from '../../analytics/sql.ts';
+import { laneCond, Params, rangeCond, type Statement, statement, tzParam, utcDaysCond, whereConds } from '../../analytics/sql.ts';
 import { type GoalMatcher, humanEventsSql, humanPageviewsCte, pathMatchSql, SESSIONS_CTE } from '../results/index.ts';
 
 export interface FunnelStepRow {
@@ -27,11 +27,41 @@ function reachedCte(i: number): string {
     )`;
 }
 
-export function funnelStatement(ctx: SiteCtx, days: DayRange, steps: GoalMatcher[]): Statement<FunnelStepRow> {
+/**
+ * The sessions whose first pageview (the session start) meets the filters: the CTE `kept`, and the condition
+ * on the first step's rows. Nothing without filters.
+ */
+function keptSessions(ctx: SiteCtx, p: Params, tz: string, days: DayRange, where: Record<string, string>) {
+  if (!Object.keys(where).length) return { cte: '', cond: '' };
+  const conds = [
+    `site_id = ${p.add(ctx.siteId, 'uuid')}`,
+    rangeCond(p, tz, days) + utcDaysCond(p, ctx.utcDays),
+    laneCond(p, 'pageviews', ctx.windows, 'human'),
+    'session_start',
+    ...whereConds(p, 'pageviews', where),
+  ];
+  return {
+    cte: `,
+    kept as materialized (
+      select s.day, s.visitor, s.sn
+      from s join (select day, pageview_id from pageviews where ${conds.join(' and ')}) st
+        on st.day = s.day and st.pageview_id = s.pageview_id
+    )`,
+    cond: ' and (day, visitor, sn) in (select day, visitor, sn from kept)',
+  };
+}
+
+export function funnelStatement(
+  ctx: SiteCtx,
+  days: DayRange,
+  steps: GoalMatcher[],
+  where: Record<string, string> = {},
+): Statement<FunnelStepRow> {
   const p = new Params();
   const tz = tzParam(p, ctx.timezone);
   const eventNames = steps.filter((m) => m.kind === 'event').map((m) => m.value);
   const later = steps.slice(1).map((_, k) => reachedCte(k + 1));
+  const kept = keptSessions(ctx, p, tz, days, where);
   const sql = `
     with steps (i, kind, value) as (
       select * from unnest(${p.add(
@@ -64,9 +94,9 @@ export function funnelStatement(ctx: SiteCtx, days: DayRange, steps: GoalMatcher
       select h.i, s.day, s.visitor, s.sn, h.at
       from hits h join s on s.day = h.day and s.pageview_id = h.pageview_id
       where s.sn > 0
-    ),
+    )${kept.cte},
     r0 as materialized (
-      select day, visitor, sn, min(at) as t, null::float8 as dt from sh where i = 0 group by day, visitor, sn
+      select day, visitor, sn, min(at) as t, null::float8 as dt from sh where i = 0${kept.cond} group by day, visitor, sn
     )${later.length ? `,\n    ${later.join(',\n    ')}` : ''}
     ${steps
       .map(

@@ -1,4 +1,4 @@
 // The stats wing's public surface: what other wings may use (the layering lint holds them to this file).
 export { answer } from './engine.ts';
-export { normalise } from './spec.ts';
+export { checkWhere, normalise, whereFromParams } from './spec.ts';
 export { measure, summaryOf } from './summary.ts';

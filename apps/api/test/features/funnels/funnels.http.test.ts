@@ -151,6 +151,34 @@ describe('funnels', () => {
     expect(body.steps[1]).toMatchObject({ sessions: null, conversion: null, dropOff: null, medianSeconds: null });
   });
 
+  it('applies the dashboard’s filters to where each session began; an unknown filter or parameter is 400', async () => {
+    const site = await f.site();
+    const v = new Visits(site);
+    const at = noonUtc(dayAgo('UTC', 1));
+    let n = 0;
+    const visit = (pages: string[], times: number, country: string, from = '/') => {
+      for (let i = 0; i < times; i++) v.visit(new Date(at.getTime() + ++n * 1000), `ff-${n}`, [from, ...pages], { country });
+    };
+    visit(['/pricing'], 10, 'DE');
+    visit(['/pricing'], 6, 'FR');
+    visit([], 4, 'FR');
+    // Began on /blog, then took the funnel: in it unfiltered, out of it when filtered by the entry page /.
+    visit(['/', '/pricing'], 5, 'FR', '/blog');
+    await v.save(f.t);
+    const steps = [STEPS[0], { type: 'page', match: '/pricing' }];
+    const { body: made } = await api().post(`/v1/sites/${site}/funnels`, { name: 'Filtered', steps }).expect(201);
+    const results = (q: Record<string, string>) => api().get(`/v1/sites/${site}/funnels/${made.funnel.id}/results`, q);
+    const visitors = async (q: Record<string, string>) =>
+      (await results(q).expect(200)).body.steps.map((x: { visitors: number | null }) => x.visitors);
+    expect(await visitors({})).toEqual([25, 21]);
+    expect(await visitors({ 'where.country': 'FR' })).toEqual([15, 11]);
+    expect(await visitors({ 'where.country': 'FR', 'where.page': '/' })).toEqual([10, 6]);
+    const unknown = await results({ 'where.nope': 'x' }).expect(400);
+    expect(unknown.body.field).toBe('where.nope');
+    const stray = await results({ colour: 'red' }).expect(400);
+    expect(stray.body.field).toBe('colour');
+  });
+
   it('needs analytics:read for results and sites:write to save (403 naming the scope)', async () => {
     const { body: made } = await api().post(`/v1/sites/${siteId}/funnels`, { name: 'Scopes', steps: STEPS }).expect(201);
     // The fixture's own token holds analytics:read only.
