@@ -1,6 +1,6 @@
 // Goal and experiment results over the stats bench site: the generator's traffic already carries what
 // they read (signup and purchase events, /blog/* articles, pricing exposures a/b where b signs up more),
-// so the bench gives the site goals and the experiment matching it, then times both routes over 30 days.
+// so the bench gives the site goals, the experiment matching it and a funnel, then times the routes over 30 days.
 import { randomUUID } from 'node:crypto';
 import { type EventRow, eventOf, insertRows, type Orm, type PageviewRow, pageviewRow } from '@us/db';
 import { runResultDays } from '../src/jobs/index.ts';
@@ -13,15 +13,31 @@ export const RESULTS_GOALS = [
 
 export const RESULTS_EXPERIMENTS = [{ key: 'pricing', name: 'Pricing page', variants: ['a', 'b'], status: 'running' }];
 
-/** Sets the bench site's goals and experiments (the generated rows are untouched). */
+/** A funnel over the generated traffic: the home page, the pricing page, a signup. */
+export const RESULTS_FUNNEL = {
+  id: '00000000-0000-4000-8000-00000000f001',
+  name: 'Signup',
+  steps: [
+    { type: 'page', match: '/' },
+    { type: 'page', match: '/pricing' },
+    { type: 'event', match: 'signup' },
+  ],
+};
+
+/** Sets the bench site's goals and experiments and saves its funnel (the generated rows are untouched). */
 export async function prepareResultsSite(orm: Orm, siteId: string): Promise<void> {
-  await orm.em
-    .getConnection()
-    .execute(
-      `update sites set settings = coalesce(settings, '{}'::jsonb) || jsonb_build_object('goals', ?::jsonb, 'experiments', ?::jsonb) where id = ?`,
-      [JSON.stringify(RESULTS_GOALS), JSON.stringify(RESULTS_EXPERIMENTS), siteId],
-      'run',
-    );
+  const conn = orm.em.getConnection();
+  await conn.execute(
+    `update sites set settings = coalesce(settings, '{}'::jsonb) || jsonb_build_object('goals', ?::jsonb, 'experiments', ?::jsonb) where id = ?`,
+    [JSON.stringify(RESULTS_GOALS), JSON.stringify(RESULTS_EXPERIMENTS), siteId],
+    'run',
+  );
+  await conn.execute(
+    `insert into funnels (id, site_id, name, steps) values (?, ?, ?, ?::jsonb)
+     on conflict (id) do update set steps = excluded.steps`,
+    [RESULTS_FUNNEL.id, siteId, RESULTS_FUNNEL.name, JSON.stringify(RESULTS_FUNNEL.steps)],
+    'run',
+  );
 }
 
 /** The timed routes: name and path. */
@@ -29,6 +45,7 @@ export function resultsRoutes(siteId: string, days: number): [string, string][] 
   return [
     [`  GET goals/results?days=${days}`, `/v1/sites/${siteId}/goals/results?days=${days}`],
     [`  GET experiments/pricing/results`, `/v1/sites/${siteId}/experiments/pricing/results?days=${days}`],
+    [`  GET funnels/{signup}/results?days=${days}`, `/v1/sites/${siteId}/funnels/${RESULTS_FUNNEL.id}/results?days=${days}`],
   ];
 }
 

@@ -273,7 +273,7 @@ try {
         if (only.has('results')) {
           await prepareResultsSite(orm, s.siteId);
           await fillResultDays(orm, s.siteId);
-          console.log(`results over ${label} (3 goals, experiment pricing a/b), with live traffic:`);
+          console.log(`results over ${label} (3 goals, experiment pricing a/b, a 3-step funnel), with live traffic:`);
           if (!count) await timeCount();
           const stop = startLiveTraffic(orm, s.siteId);
           await timeRoutes(resultsRoutes(s.siteId, STATS_DAYS));
