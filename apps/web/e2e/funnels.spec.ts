@@ -82,7 +82,7 @@ describe('funnels page in a real browser', () => {
     expect(await step(page, 3).textContent()).toContain('Event signup');
     expect(await step(page, 2).locator('.funnel-between').textContent()).toBe('↓ 20% dropped off · median 20s from step 1');
     expect(await step(page, 3).locator('.funnel-between').textContent()).toBe('↓ 37.5% dropped off · median 1s from step 2');
-    expect(await step(page, 4).locator('.funnel-between').textContent()).toBe('↓ From step 3: fewer than 5 visitors');
+    expect(await step(page, 4).locator('.funnel-between').textContent()).toBe('↓ fewer than 5 visitors went on from step 3');
     const widths = await page.locator('.funnel-bar').evaluateAll((bars) => bars.map((b) => b.getAttribute('data-width')));
     expect(widths).toEqual(['100.0', '80.0', '50.0', '0.0']);
     const table = page.getByRole('table', { name: 'Funnels' });

@@ -11,7 +11,7 @@ function barWidth(step: FunnelStepResult, first: number | null): number {
 
 /** "40% dropped off · median 1m 05s from step 1": what happened between the step before and this one. */
 function between(step: FunnelStepResult): string {
-  if (step.dropOff === null) return `From step ${step.step - 1}: ${FEW}`;
+  if (step.dropOff === null) return `${FEW} went on from step ${step.step - 1}`;
   const median = step.medianSeconds === null ? '' : ` · median ${formatDuration(step.medianSeconds)} from step ${step.step - 1}`;
   return `${formatPercent(step.dropOff)} dropped off${median}`;
 }
