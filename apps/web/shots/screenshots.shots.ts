@@ -85,6 +85,25 @@ describe('screenshots', () => {
     await page.waitForLoadState('networkidle');
     await shoot(page, 'journeys', true);
 
+    // A funnel added through its form, then its bars over 30 days.
+    await page.goto(`${t.url}/sites/${siteId}/funnels?days=30`);
+    const funnel = page.getByRole('form', { name: 'Add a funnel' });
+    await funnel.getByLabel('Name', { exact: true }).fill('Purchase');
+    const steps: [type: 'page' | 'event', match: string][] = [
+      ['page', '/category/*'],
+      ['page', '/cart'],
+      ['page', '/checkout'],
+      ['event', 'purchase'],
+    ];
+    for (const [i, [type, match]] of steps.entries()) {
+      if (i >= 2) await funnel.getByRole('button', { name: 'Add a step' }).click();
+      await funnel.getByLabel(`Step ${i + 1} type`, { exact: true }).selectOption(type);
+      await funnel.getByLabel(`Step ${i + 1} ${type === 'page' ? 'path' : 'event name'}`, { exact: true }).fill(match);
+    }
+    await funnel.getByRole('button', { name: 'Add funnel' }).click();
+    await page.getByTestId('funnel-chart').waitFor();
+    await shoot(page, 'funnels', true);
+
     // Sharing: a password-protected link and a weekly report on the site page, then what the link opens.
     await page.goto(`${t.url}/sites/${siteId}`);
     const share = page.getByRole('form', { name: 'Create a shared link' });

@@ -13,6 +13,7 @@ import { DashboardPage } from './pages/sites/dashboard/DashboardPage.tsx';
 import { FullTablePage } from './pages/sites/dashboard/full/FullTablePage.tsx';
 import { ExperimentPage } from './pages/sites/experiment/ExperimentPage.tsx';
 import { ExportPage } from './pages/sites/export/ExportPage.tsx';
+import { FunnelsPage } from './pages/sites/funnels/FunnelsPage.tsx';
 import { GoalsPage } from './pages/sites/goals/GoalsPage.tsx';
 import { JourneysPage } from './pages/sites/journeys/JourneysPage.tsx';
 import { ProtectionPage } from './pages/sites/protection/ProtectionPage.tsx';
@@ -47,7 +48,7 @@ const ROUTES: Record<string, ComponentType> = {
 };
 
 /**
- * Pages whose path carries an id: `/sites/<id>/dashboard` (and `/dashboard/<dimension>`, a table in full), `/protection`, `/goals`, `/journeys`, `/search`, `/export`,
+ * Pages whose path carries an id: `/sites/<id>/dashboard` (and `/dashboard/<dimension>`, a table in full), `/protection`, `/goals`, `/funnels`, `/journeys`, `/search`, `/export`,
  * `/experiments/<key>`, `/sites/<id>` (the page reads the id, and the key, from the path); `/share/<token>`
  * (and `/share/<token>/<dimension>`): a shared link's read-only dashboard.
  */
@@ -57,6 +58,7 @@ const PATTERN_ROUTES: [pattern: RegExp, page: ComponentType][] = [
   [/^\/sites\/[^/]+\/dashboard\/[^/]+$/, FullTablePage],
   [/^\/sites\/[^/]+\/protection$/, ProtectionPage],
   [/^\/sites\/[^/]+\/goals$/, GoalsPage],
+  [/^\/sites\/[^/]+\/funnels$/, FunnelsPage],
   [/^\/sites\/[^/]+\/journeys$/, JourneysPage],
   [/^\/sites\/[^/]+\/export$/, ExportPage],
   [/^\/sites\/[^/]+\/search$/, SearchPage],

@@ -1,13 +1,14 @@
 import { Fragment } from 'react';
 import { Link } from '../../../router.tsx';
 
-export type SitePageKey = 'settings' | 'dashboard' | 'protection' | 'goals' | 'journeys' | 'search' | 'export';
+export type SitePageKey = 'settings' | 'dashboard' | 'protection' | 'goals' | 'funnels' | 'journeys' | 'search' | 'export';
 
 const PAGES: { key: SitePageKey; label: string; path: string }[] = [
   { key: 'settings', label: 'Site settings and snippet', path: '' },
   { key: 'dashboard', label: 'Dashboard', path: '/dashboard' },
   { key: 'protection', label: 'Protection', path: '/protection' },
   { key: 'goals', label: 'Goals', path: '/goals' },
+  { key: 'funnels', label: 'Funnels', path: '/funnels' },
   { key: 'journeys', label: 'Journeys', path: '/journeys' },
   { key: 'search', label: 'Search', path: '/search' },
   { key: 'export', label: 'Export', path: '/export' },

@@ -36,6 +36,9 @@ export function SiteHeader({ site }: { site: Site }) {
             <Link to={`/sites/${site.id}/goals`} className="button button-secondary button-small">
               Goals
             </Link>
+            <Link to={`/sites/${site.id}/funnels`} className="button button-secondary button-small">
+              Funnels
+            </Link>
             <Link to={`/sites/${site.id}/journeys`} className="button button-secondary button-small">
               Journeys
             </Link>
