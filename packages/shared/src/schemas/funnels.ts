@@ -3,6 +3,7 @@
 // within one session; saved per site.
 import { z } from 'zod';
 import { zId } from './common.ts';
+import { checkPathPattern } from './site-settings.ts';
 import { STATS_LIMITS, zWhereParam } from './stats.ts';
 
 export const FUNNEL_LIMITS = {
@@ -33,16 +34,7 @@ export const FunnelStep = z
   })
   .strict()
   .superRefine((s, ctx) => {
-    if (s.type !== 'page') return;
-    if (!s.match.startsWith('/')) {
-      ctx.addIssue({ code: 'custom', path: ['match'], message: 'Start a page step with /, such as /pricing or /blog/*' });
-    } else if (s.match.slice(0, -1).includes('*')) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['match'],
-        message: 'Put * only at the end of a page step (/blog/* matches every path starting with /blog/)',
-      });
-    }
+    if (s.type === 'page') checkPathPattern(s.match, ctx, 'page step', '/pricing');
   });
 export type FunnelStep = z.infer<typeof FunnelStep>;
 

@@ -93,6 +93,22 @@ export function goalIdOf(name: string): string {
   return RESERVED_GOAL_IDS.has(id) ? `${id}-1` : id;
 }
 
+/**
+ * A path pattern of a goal or funnel step (`what`, e.g. "path goal"): starts with /, and may end with * (only
+ * there) to match every path starting with the rest. Issues go to `match`.
+ */
+export function checkPathPattern(match: string, ctx: z.RefinementCtx, what: string, example: string): void {
+  if (!match.startsWith('/')) {
+    ctx.addIssue({ code: 'custom', path: ['match'], message: `Start a ${what} with /, such as ${example} or /blog/*` });
+  } else if (match.slice(0, -1).includes('*')) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['match'],
+      message: `Put * only at the end of a ${what} (/blog/* matches every path starting with /blog/)`,
+    });
+  }
+}
+
 export const GoalInput = z
   .object({
     name: zName.describe('Shown in results; the goal id is derived from it (lower-case, hyphens)'),
@@ -111,17 +127,7 @@ export const GoalInput = z
     if (goalIdOf(g.name) === '') {
       ctx.addIssue({ code: 'custom', path: ['name'], message: 'Use a name with at least one letter or digit' });
     }
-    if (g.type === 'path') {
-      if (!g.match.startsWith('/')) {
-        ctx.addIssue({ code: 'custom', path: ['match'], message: 'Start a path goal with /, such as /thanks or /blog/*' });
-      } else if (g.match.slice(0, -1).includes('*')) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['match'],
-          message: 'Put * only at the end of a path goal (/blog/* matches every path starting with /blog/)',
-        });
-      }
-    }
+    if (g.type === 'path') checkPathPattern(g.match, ctx, 'path goal', '/thanks');
   });
 export type GoalInput = z.infer<typeof GoalInput>;
 
