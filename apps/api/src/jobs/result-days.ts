@@ -1,15 +1,17 @@
 // The per-day store's job (analytics/day-store/): after each rollup run, for every site with pageviews or
 // events stored for the last 31 days (`day_arrivals`), stores each UTC day of the last 30 local days (up to
-// yesterday) for the site's current goals (and visits), each experiment with its default goal, and journeys at every zoom (human lane, no
-// anchor) with the span of older days a 30-day journeys ask reads. Days already stored and current are read, not recomputed. Late data: stored days whose
-// arrivals version (day_arrivals) moved since they were computed are deleted first (counted as `stale`)
-// and computed again at once, so late rows never wait for an ask to be counted.
+// yesterday) for the site's current goals (and visits), each experiment with its default goal, each saved
+// funnel (without filters), and journeys at every zoom (human lane, no anchor) with the span of older days a
+// 30-day journeys ask reads. Days already stored and current are read, not recomputed. Late data: stored
+// days whose arrivals version (day_arrivals) moved since they were computed are deleted first (counted as
+// `stale`) and computed again at once, so late rows never wait for an ask to be counted.
 import type { Orm } from '@us/db';
 import { splitUtcDays } from '../analytics/day-store/days.ts';
 import { addDays, resolveRange } from '../analytics/range.ts';
 import { siteCtx } from '../analytics/site-ctx.ts';
 import { withJobLock } from '../core/job-lock.ts';
 import type { Logger } from '../core/logger.ts';
+import { savedFunnelSteps, storedFunnelRows } from '../features/funnels/index.ts';
 import { storedJourneyRows, warmJourneySpan } from '../features/journeys/days.ts';
 import { firstEventGoal, goalDefs } from '../features/journeys/goals.ts';
 import { storedExperimentRows } from '../features/results/experiment-days.ts';
@@ -107,6 +109,7 @@ async function fill(orm: Orm, opts: ResultDaysOptions): Promise<ResultDaysRun> {
       for (const e of settings.experiments) {
         await storedExperimentRows(ctx, days, e.key, eventGoal ? matcherOf(eventGoal) : null, all);
       }
+      for (const steps of await savedFunnelSteps(ctx)) await storedFunnelRows(ctx, days, steps, {}, all);
       const goals = goalDefs(settings.goals);
       for (const zoom of ['section', 'page', 'element'] as const) {
         const q = {

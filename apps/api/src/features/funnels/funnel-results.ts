@@ -2,41 +2,63 @@
 // within one session, the conversion from the first step, the drop-off from the step before and the median
 // time between them. A step reached by fewer than FUNNEL_LIMITS.minVisitors visitors is listed without
 // figures (as experiments' small groups), and so are the steps after it. The dashboard's filters apply to
-// where each session began (its first pageview), as its visit counts do.
+// where each session began (its first pageview), as its visit counts do. Whole UTC days come from the
+// per-day store (funnel-days.ts), so a 30-day ask reads stored days instead of a month of rows.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { FUNNEL_LIMITS, type Funnel, type FunnelResults, type FunnelResultsQuery, type FunnelStepResult } from '@us/shared';
 import type { Actor } from '../../actor/actor.ts';
+import type { GatherOptions } from '../../analytics/day-store/gather.ts';
 import { resolveRange } from '../../analytics/range.ts';
-import { run } from '../../analytics/runner.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
 import { type StatsDeps, withSite } from '../../analytics/site-slot.ts';
-import { matcherOf } from '../results/index.ts';
 import { checkWhere, whereFromParams } from '../stats/index.ts';
-import { type FunnelStepRow, funnelStatement } from './funnel-statement.ts';
+import { funnelRows, stepMatcher } from './funnel-days.ts';
+import type { FunnelStepRow } from './funnel-statement.ts';
+import { addToHistogram, medianOf, type TimeHistogram } from './funnel-time.ts';
 import { loadFunnel } from './funnels.ts';
 
 /** Percent with two decimals. */
 const percent = (part: number, whole: number) => Math.round((part / whole) * 10_000) / 100;
 
+interface StepTotal {
+  visitors: number;
+  sessions: number;
+  time: TimeHistogram;
+}
+
+/** Per step the sums of its rows (several per step: one per stored day, one from the raw days). */
+function totals(steps: number, rows: readonly FunnelStepRow[]): StepTotal[] {
+  const out = Array.from({ length: steps }, () => ({ visitors: 0, sessions: 0, time: new Map() as TimeHistogram }));
+  for (const r of rows) {
+    const t = out[r.i];
+    if (!t) continue;
+    if (r.part === 'step') {
+      t.visitors += r.visitors;
+      t.sessions += r.sessions;
+    } else addToHistogram(t.time, r.seconds, r.n);
+  }
+  return out;
+}
+
 /** The answer's steps from the statement's rows (a step missing from them was reached by no one). */
 export function stepResults(funnel: Funnel, rows: readonly FunnelStepRow[]): FunnelStepResult[] {
-  const byStep = new Map(rows.map((r) => [r.i, r]));
-  const entered = byStep.get(0)?.visitors ?? 0;
+  const byStep = totals(funnel.steps.length, rows);
+  const entered = byStep[0]?.visitors ?? 0;
   let shown = true;
   return funnel.steps.map((step, i) => {
-    const row = byStep.get(i);
-    const visitors = row?.visitors ?? 0;
-    const previous = i === 0 ? null : (byStep.get(i - 1)?.visitors ?? 0);
-    shown = shown && visitors >= FUNNEL_LIMITS.minVisitors;
+    const t = byStep[i] as StepTotal;
+    const previous = i === 0 ? null : (byStep[i - 1]?.visitors ?? 0);
+    shown = shown && t.visitors >= FUNNEL_LIMITS.minVisitors;
     const base = { step: i + 1, type: step.type, match: step.match };
     if (!shown) return { ...base, visitors: null, sessions: null, conversion: null, dropOff: null, medianSeconds: null };
+    const median = i === 0 ? null : medianOf(t.time);
     return {
       ...base,
-      visitors,
-      sessions: row?.sessions ?? 0,
-      conversion: percent(visitors, entered),
-      dropOff: previous === null ? null : percent(previous - visitors, previous),
-      medianSeconds: i === 0 || row?.median_seconds == null ? null : Math.round(row.median_seconds),
+      visitors: t.visitors,
+      sessions: t.sessions,
+      conversion: percent(t.visitors, entered),
+      dropOff: previous === null ? null : percent(previous - t.visitors, previous),
+      medianSeconds: median === null ? null : Math.round(median),
     };
   });
 }
@@ -49,10 +71,11 @@ export async function funnelResultsOf(
   funnel: Funnel,
   days: number | undefined,
   where: Record<string, string> = {},
+  opts: GatherOptions & { store?: boolean } = {},
 ): Promise<FunnelResults> {
   const range = resolveRange({ days }, ctx.today);
-  const matchers = funnel.steps.map((s) => matcherOf({ type: s.type === 'page' ? 'path' : 'event', match: s.match }));
-  const rows = await run(ctx.em, funnelStatement(ctx, range, matchers, where));
+  const matchers = funnel.steps.map(stepMatcher);
+  const rows = await funnelRows(ctx, range, matchers, where, opts);
   return { funnel, from: range.from, to: range.to, steps: stepResults(funnel, rows) };
 }
 

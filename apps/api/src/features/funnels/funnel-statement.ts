@@ -1,54 +1,40 @@
-// A funnel's statement over raw days: per step, the People sessions (session-sql.ts) that reached it after
-// every step before it, in order, with the visitor-days among them and the median seconds from the step
-// before. A step is reached at the first matching row after the moment the previous step was reached
-// (strictly later, so one pageview never counts for two steps); an event belongs to its pageview's session.
-// Steps travel as arrays of bind parameters (index, match kind, value); every identifier is written here.
+// A funnel's statement over raw days: per step, the People sessions that reached it after every step before
+// it, in order, with the visitor-days among them and how many took how long from the step before (seconds
+// in buckets, so days stored apart add up to one median: funnel-time.ts). A step is reached at the first
+// matching row after the moment the previous step was reached (strictly later, so one pageview never counts
+// for two steps); an event belongs to its pageview's session.
+//
+// Sessions are as session-sql.ts defines them: a visitor code's human pageviews from a session start to the
+// next, within one UTC day. The statement takes no join between two derived sets (whose row counts the
+// planner cannot know, so a fresh partition could make it loop over one for every row of the other: 1,500
+// pageviews took 3 s): each row carries a bitmask of the steps it matches, the rows are numbered into
+// sessions by one window, each session's matching rows become two arrays, and the walk through the steps
+// reads only the session's own arrays. Linear in the rows, whatever sessions the traffic makes.
+// Steps travel as bind parameters; every identifier is written here.
 import type { DayRange } from '../../analytics/range.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
 import { laneCond, Params, rangeCond, type Statement, statement, tzParam, utcDaysCond, whereConds } from '../../analytics/sql.ts';
-import { type GoalMatcher, humanEventsSql, humanPageviewsCte, pathMatchSql, SESSIONS_CTE } from '../results/index.ts';
+import { type GoalMatcher, humanEventsSql, pathMatchSql } from '../results/index.ts';
+import { timeBucketSql } from './funnel-time.ts';
 
-export interface FunnelStepRow {
-  /** 0 for the first step. */
-  i: number;
-  visitors: number;
-  sessions: number;
-  /** Median seconds from the previous step; null for the first. */
-  median_seconds: number | null;
+/** `step`: the step's visitors and sessions; `time`: `n` sessions took `seconds` (a bucket) from the step before. */
+export type FunnelStepRow =
+  | { part: 'step' /** 0 for the first step. */; i: number; visitors: number; sessions: number }
+  | { part: 'time'; i: number; seconds: number; n: number };
+
+/** SQL of the bitmask of the steps a row matches: one bit per step (`1 << i`), 0 when none. */
+function maskSql(steps: readonly GoalMatcher[], matches: (m: GoalMatcher) => string | null): string {
+  const bits = steps.flatMap((m, i) => {
+    const cond = matches(m);
+    return cond ? [`(case when ${cond} then ${1 << i} else 0 end)`] : [];
+  });
+  return bits.length ? bits.join(' | ') : '0';
 }
 
-/** One CTE per step after the first: the sessions of the step before, each with its first match after it. */
-function reachedCte(i: number): string {
-  return `r${i} as materialized (
-      select r.day, r.visitor, r.sn, min(h.at) as t, extract(epoch from min(h.at) - r.t) as dt
-      from r${i - 1} r
-      join sh h on h.day = r.day and h.visitor = r.visitor and h.sn = r.sn and h.i = ${i} and h.at > r.t
-      group by r.day, r.visitor, r.sn, r.t
-    )`;
-}
-
-/**
- * The sessions whose first pageview (the session start) meets the filters: the CTE `kept`, and the condition
- * on the first step's rows. Nothing without filters.
- */
-function keptSessions(ctx: SiteCtx, p: Params, tz: string, days: DayRange, where: Record<string, string>) {
-  if (!Object.keys(where).length) return { cte: '', cond: '' };
-  const conds = [
-    `site_id = ${p.add(ctx.siteId, 'uuid')}`,
-    rangeCond(p, tz, days) + utcDaysCond(p, ctx.utcDays),
-    laneCond(p, 'pageviews', ctx.windows, 'human'),
-    'session_start',
-    ...whereConds(p, 'pageviews', where),
-  ];
-  return {
-    cte: `,
-    kept as materialized (
-      select s.day, s.visitor, s.sn
-      from s join (select day, pageview_id from pageviews where ${conds.join(' and ')}) st
-        on st.day = s.day and st.pageview_id = s.pageview_id
-    )`,
-    cond: ' and (day, visitor, sn) in (select day, visitor, sn from kept)',
-  };
+/** The step's reach time: the first matching row of the session after the step before (none for step 0). */
+function walkSql(i: number): string {
+  const after = i === 0 ? '' : ` and a > t${i - 1}.t`;
+  return `cross join lateral (select min(a) as t from unnest(s.ats, s.ms) u(a, m) where m & ${1 << i} <> 0${after}) t${i}`;
 }
 
 export function funnelStatement(
@@ -59,51 +45,66 @@ export function funnelStatement(
 ): Statement<FunnelStepRow> {
   const p = new Params();
   const tz = tzParam(p, ctx.timezone);
+  const pageMask = maskSql(steps, (m) =>
+    m.kind === 'event' ? null : pathMatchSql('path', p.add(m.kind, 'text'), p.add(m.value, 'text')),
+  );
+  const eventMask = maskSql(steps, (m) => (m.kind === 'event' ? `e.name = ${p.add(m.value, 'text')}` : null));
   const eventNames = steps.filter((m) => m.kind === 'event').map((m) => m.value);
-  const later = steps.slice(1).map((_, k) => reachedCte(k + 1));
-  const kept = keptSessions(ctx, p, tz, days, where);
+  const filters = whereConds(p, 'pageviews', where);
+  const kept = filters.length ? filters.join(' and ') : 'true';
   const sql = `
-    with steps (i, kind, value) as (
-      select * from unnest(${p.add(
-        steps.map((_, i) => i),
-        'int[]',
-      )}, ${p.add(
-        steps.map((m) => m.kind),
-        'text[]',
-      )}, ${p.add(
-        steps.map((m) => m.value),
-        'text[]',
-      )})
+    with pv as not materialized (
+      select day, pageview_id, visitor, at, session_start, ${pageMask} as m, ${kept} as ok
+      from pageviews
+      where site_id = ${p.add(ctx.siteId, 'uuid')}
+        and ${rangeCond(p, tz, days)}${utcDaysCond(p, ctx.utcDays)}
+        and ${laneCond(p, 'pageviews', ctx.windows, 'human')}
     ),
-    ${humanPageviewsCte(ctx, p, tz, days)},
-    hits as materialized (
-      select st.i, p.day, p.pageview_id, p.at
-      from pv p join steps st on st.kind <> 'event' and ${pathMatchSql('p.path', 'st.kind', 'st.value')}
+    -- Pageviews and the steps' events in one stream; an event sorts right after its own pageview.
+    stream as (
+      select day, visitor, at, m, pageview_id, at as pv_at, session_start as pv_start, 0 as tail,
+        case when session_start then 1 else 0 end as starts, ok
+      from pv
       union all
-      select st.i, e.day, e.pageview_id, e.at
+      select e.day, p.visitor, e.at, ${eventMask}, p.pageview_id, p.at, p.session_start, 1, 0, false
       from ${humanEventsSql(ctx, p, tz, days, [`kind = 'event'`, `name = any(${p.add(eventNames, 'text[]')})`])} e
-      join steps st on st.kind = 'event' and e.name = st.value
+      join pv p on p.day = e.day and p.pageview_id = e.pageview_id
     ),
-    -- Only visitor-days that reached the first step can enter the funnel.
-    touched as (
-      select distinct p.day, p.visitor from hits h join pv p on p.day = h.day and p.pageview_id = h.pageview_id
-      where h.i = 0
+    numbered as (
+      select day, visitor, at, m, starts, ok,
+        sum(starts) over (partition by day, visitor order by pv_at, pv_start desc, pageview_id, tail
+          rows between unbounded preceding and current row) as sn
+      from stream
     ),
-    ${SESSIONS_CTE},
-    sh as materialized (
-      select h.i, s.day, s.visitor, s.sn, h.at
-      from hits h join s on s.day = h.day and s.pageview_id = h.pageview_id
-      where s.sn > 0
-    )${kept.cte},
-    r0 as materialized (
-      select day, visitor, sn, min(at) as t, null::float8 as dt from sh where i = 0${kept.cond} group by day, visitor, sn
-    )${later.length ? `,\n    ${later.join(',\n    ')}` : ''}
+    -- Each session entering the funnel (some row matches step 1; its start meets the filters): its matching rows.
+    s as (
+      select day, visitor, sn,
+        array_agg(at order by at) filter (where m <> 0) as ats,
+        array_agg(m order by at) filter (where m <> 0) as ms
+      from numbered
+      where sn > 0 and (m <> 0 or starts = 1)
+      group by day, visitor, sn
+      having bit_or(m) & 1 <> 0 and bool_or(starts = 1 and ok)
+    ),
+    walk as materialized (
+      select s.day, s.visitor, ${steps.map((_, i) => `t${i}.t as t${i}`).join(', ')}
+      from s
+      ${steps.map((_, i) => walkSql(i)).join('\n      ')}
+    )
     ${steps
       .map(
-        (_, i) => `select ${i} as i, count(distinct (day, visitor))::int as visitors, count(*)::int as sessions,
-      (percentile_cont(0.5) within group (order by dt))::float8 as median_seconds from r${i}`,
+        (_, i) => `select 'step' as part, ${i} as i, count(distinct (day, visitor))::int as visitors,
+      count(*)::int as sessions, null::float8 as seconds, null::int as n from walk where t${i} is not null`,
       )
       .join('\n    union all\n    ')}
-    order by i`;
+    ${steps
+      .slice(1)
+      .map(
+        (_, k) => `union all
+    select 'time', ${k + 1}, null, null, ${timeBucketSql(`extract(epoch from t${k + 1} - t${k})`)}, count(*)::int
+      from walk where t${k + 1} is not null group by 5`,
+      )
+      .join('\n    ')}
+    order by part, i, seconds`;
   return statement<FunnelStepRow>(sql, p);
 }

@@ -72,13 +72,15 @@ export async function createFunnel(em: EntityManager, actor: Actor, input: Creat
 
 export async function updateFunnel(em: EntityManager, actor: Actor, input: UpdateFunnelInput): Promise<{ funnel: Funnel }> {
   const site = await loadSite(em, actor, input.id);
-  const current = await loadFunnel(em, site.id, input.funnel);
-  const rows = await em.execute<{ id: string }[]>(
-    'update funnels set name = ?, steps = ?::jsonb where id = ? and site_id = ? returning id',
-    [input.name ?? current.name, JSON.stringify(input.steps ?? current.steps), current.id, site.id],
+  if (!isUuid(input.funnel)) throw NO_FUNNEL();
+  // One statement: a field left out keeps its value (coalesce with null).
+  const [row] = await em.execute<FunnelRow[]>(
+    `update funnels set name = coalesce(?, name), steps = coalesce(?::jsonb, steps)
+      where id = ? and site_id = ? returning ${COLUMNS}`,
+    [input.name ?? null, input.steps ? JSON.stringify(input.steps) : null, input.funnel, site.id],
   );
-  if (!rows.length) throw NO_FUNNEL();
-  return { funnel: await loadFunnel(em, site.id, current.id) };
+  if (!row) throw NO_FUNNEL();
+  return { funnel: toFunnel(row) };
 }
 
 export async function deleteFunnel(em: EntityManager, actor: Actor, input: FunnelParams): Promise<void> {

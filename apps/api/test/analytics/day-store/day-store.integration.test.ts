@@ -1,7 +1,8 @@
 // The per-day store of the results and journeys routes gives exactly what the raw statements give:
 // traffic over many days (a site in Tokyo, so local days cut UTC days), bot windows, clicks, exposures,
 // off pages, small groups; every route asked with the store and raw-only, then a goal added after the
-// traffic, then late rows for a stored day, then today's rows as they keep arriving.
+// traffic, then late rows for a stored day, then today's rows as they keep arriving. Funnels too, with and
+// without a filter.
 import { insertRows } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 as rng } from '../../../scripts/seed/random.ts';
@@ -9,6 +10,7 @@ import { LIVE_LAG_SECONDS, recountsSettled } from '../../../src/analytics/day-st
 import { arrivalsOf } from '../../../src/analytics/day-store/store.ts';
 import { addDays } from '../../../src/analytics/range.ts';
 import { siteCtx } from '../../../src/analytics/site-ctx.ts';
+import { funnelResultsOf } from '../../../src/features/funnels/index.ts';
 import { journeysOf } from '../../../src/features/journeys/service.ts';
 import { experimentResultsOf } from '../../../src/features/results/experiment-results.ts';
 import { goalResultsOf } from '../../../src/features/results/goal-results.ts';
@@ -25,6 +27,16 @@ const GOALS = [
 const EXPERIMENTS = [{ key: 'pricing', name: 'Pricing', variants: ['a', 'b'], status: 'running' }];
 
 const utcToday = () => new Date().toISOString().slice(0, 10);
+// Saved in beforeAll, so the result days job keeps it stored too.
+const FUNNEL = {
+  id: '00000000-0000-4000-8000-0000000f0001',
+  name: 'Blog to pricing',
+  steps: [
+    { type: 'page' as const, match: '/blog/*' },
+    { type: 'page' as const, match: '/pricing' },
+  ],
+  createdAt: new Date().toISOString(),
+};
 
 describe('the per-day store answers as the raw rows', () => {
   let f: StatsFixture;
@@ -61,6 +73,14 @@ describe('the per-day store answers as the raw rows', () => {
       }
     }
     await insertJourneys(f.t.deps.orm, rows);
+    await f.t.deps.orm.em
+      .getConnection()
+      .execute('insert into funnels (id, site_id, name, steps) values (?, ?, ?, ?::jsonb)', [
+        FUNNEL.id,
+        siteId,
+        FUNNEL.name,
+        JSON.stringify(FUNNEL.steps),
+      ]);
   });
   afterAll(() => f.close());
 
@@ -94,7 +114,16 @@ describe('the per-day store answers as the raw rows', () => {
         expect(j.first).toEqual(j.raw);
         expect(j.again).toEqual(j.raw);
       }
+      const wheres: Record<string, string>[] = [{}, { page: '/blog/a' }];
+      for (const where of wheres) {
+        const fu = await both((ctx, _s, store) => funnelResultsOf(ctx, FUNNEL, days, where, { store }));
+        expect(fu.first).toEqual(fu.raw);
+        expect(fu.again).toEqual(fu.raw);
+      }
     }
+    // Not vacuous: the funnel has figures past its first step over three weeks.
+    const wide = await both((ctx, _s, store) => funnelResultsOf(ctx, FUNNEL, 21, {}, { store }));
+    expect(wide.raw.steps[1]?.medianSeconds).toBeGreaterThan(0);
   }
 
   it('gives the same goal, experiment and journeys answers from stored days as from raw rows', async () => {
@@ -130,8 +159,14 @@ describe('the per-day store answers as the raw rows', () => {
 
   it('the job fills the store, and recomputes a stored day that got late rows', async () => {
     const before = await spanSpecs();
+    await f.t.deps.orm.em.getConnection().execute(`delete from result_days where site_id = ? and kind = 'funnel'`, [siteId]);
     const run = await runResultDays(f.t.deps.orm, { siteIds: [siteId], wait: true });
     expect(run).toMatchObject({ ran: true, sites: 1, failed: 0 });
+    // The saved funnel's days up to yesterday are stored (without filters: one spec per day).
+    const [funnelDays] = await f.t.deps.orm.em
+      .getConnection()
+      .execute<{ n: string }[]>(`select count(*) as n from result_days where site_id = ? and kind = 'funnel'`, [siteId]);
+    expect(Number(funnelDays?.n)).toBeGreaterThanOrEqual(20);
     // It also built the spans a 30-day journeys ask reads (one per zoom), so such asks build none.
     const warmed = await spanSpecs();
     expect(warmed.length).toBe(before.length + 3);
