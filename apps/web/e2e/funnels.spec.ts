@@ -100,6 +100,18 @@ describe('funnels page in a real browser', () => {
 
     expect(await accessibilityProblems(page)).toEqual([]);
 
+    // The dashboard's filters come along to the funnels: no session began on /pricing, so no one enters.
+    await page.goto(`${t.url}/sites/${siteId}/dashboard?where.page=%2Fpricing`);
+    await page.getByRole('navigation', { name: 'Site pages' }).getByRole('link', { name: 'Funnels', exact: true }).click();
+    await page.waitForURL(/\/funnels\?where\.page=%2Fpricing$/);
+    await expect.poll(() => figures(1)).toBe('fewer than 5 visitors');
+    const chips = page.getByRole('list', { name: 'Filters' });
+    expect(await chips.textContent()).toContain('/pricing');
+    // Removing the filter shows every session again.
+    await chips.getByRole('button', { name: /^Remove filter/ }).click();
+    await expect.poll(() => figures(1)).toBe('20 visitors · 100%');
+    expect(page.url()).not.toContain('where.');
+
     // Deleting asks first.
     await page.getByRole('button', { name: 'Delete funnel Sign-up' }).click();
     await page.getByRole('button', { name: 'Delete funnel', exact: true }).click();

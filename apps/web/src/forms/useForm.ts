@@ -1,6 +1,6 @@
 import { type ChangeEvent, type FormEvent, useState } from 'react';
-import { fieldMessage, type Problem, toProblem } from '../problem.ts';
-import { dismissFlash } from '../router.tsx';
+import type { Problem } from '../problem.ts';
+import { useJudgedSubmit } from './useJudgedSubmit.ts';
 
 export interface FieldBinding {
   id: string;
@@ -37,51 +37,36 @@ export const inputId = (form: string, field: string) => `${form}-${field}`;
  */
 export function useForm<F extends string>(opts: FormOptions<F>): Form<F> {
   const [values, setValues] = useState(opts.initial);
-  const [errors, setErrors] = useState<Partial<Record<F, string>>>({});
-  const [formError, setFormError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const isField = (f: string | undefined): f is F => f !== undefined && Object.hasOwn(opts.initial, f);
-
-  const showProblem = (p: Problem) => {
-    if (opts.onProblem?.(p)) return;
-    if (isField(p.field)) {
-      setErrors({ [p.field]: fieldMessage(p) } as Partial<Record<F, string>>);
-      requestAnimationFrame(() => document.getElementById(inputId(opts.name, p.field as string))?.focus());
-    } else {
-      setFormError(p.title);
-    }
-  };
-
-  const onSubmit = (e: FormEvent<HTMLFormElement>) => {
-    e.preventDefault();
-    if (busy) return;
-    dismissFlash();
-    setBusy(true);
-    setErrors({});
-    setFormError(null);
-    opts
-      .submit(values)
-      .catch((err: unknown) => showProblem(toProblem(err)))
-      .finally(() => setBusy(false));
-  };
+  const judge = useJudgedSubmit({
+    isField: (f) => Object.hasOwn(opts.initial, f),
+    idOf: (f) => inputId(opts.name, f),
+    ...(opts.onProblem ? { onProblem: opts.onProblem } : {}),
+  });
 
   const field = (name: F): FieldBinding => ({
     id: inputId(opts.name, name),
     name,
     value: values[name],
-    error: errors[name],
+    error: judge.errors[name],
     onChange: (e) => {
       const value = e.target.value;
       setValues((v) => ({ ...v, [name]: value }));
-      setErrors((errs) => (errs[name] ? { ...errs, [name]: undefined } : errs));
+      judge.clearError(name);
     },
   });
 
   const reset = () => {
     setValues(opts.initial);
-    setErrors({});
-    setFormError(null);
+    judge.clearAll();
   };
 
-  return { name: opts.name, values, busy, formError, field, onSubmit, reset };
+  return {
+    name: opts.name,
+    values,
+    busy: judge.busy,
+    formError: judge.formError,
+    field,
+    onSubmit: (e) => judge.submitWith(e, () => opts.submit(values)),
+    reset,
+  };
 }

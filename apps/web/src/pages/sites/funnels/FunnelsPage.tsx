@@ -3,8 +3,10 @@ import { Card } from '../../../components/Card.tsx';
 import { Notice } from '../../../components/Notice.tsx';
 import { formatPeriod } from '../../../lib/format.ts';
 import { toProblem } from '../../../problem.ts';
-import { usePath, useSearch } from '../../../router.tsx';
+import { setSearch, usePath, useSearch } from '../../../router.tsx';
 import { useTRPC } from '../../../trpc.ts';
+import { choicesToParams, type Filters, parseChoices } from '../dashboard/choices.ts';
+import { FilterChips } from '../dashboard/FilterChips.tsx';
 import { SiteLinks } from '../parts/SiteLinks.tsx';
 import { SiteMissing } from '../parts/SiteMissing.tsx';
 import { SitesFrame } from '../parts/SitesFrame.tsx';
@@ -15,7 +17,7 @@ import { FUNNEL_DAYS, type Funnel, useFunnelResults, useFunnels } from './data.t
 import { FunnelChart } from './FunnelChart.tsx';
 import { FunnelsCard } from './FunnelsCard.tsx';
 
-/** `/sites/<id>/funnels?funnel=&days=`: the site's funnels, the form to add one, and the chosen one's bar chart. */
+/** `/sites/<id>/funnels?funnel=&days=&where.<dimension>=`: the site's funnels, the form to add one, and the chosen one's bar chart. */
 export function FunnelsPage() {
   const id = siteIdOf(usePath());
   const search = useSearch();
@@ -26,7 +28,11 @@ export function FunnelsPage() {
   const asked = new URLSearchParams(search).get('funnel');
   // The funnel in the address, else the first one.
   const selected = funnels.find((f) => f.id === asked)?.id ?? funnels[0]?.id ?? null;
-  const results = useFunnelResults(id, selected, days);
+  // The dashboard's filters travel in the address (`where.<dimension>`) and apply here too.
+  const choices = parseChoices(search);
+  const results = useFunnelResults(id, selected, days, choices.filters);
+  const catalogue = useQuery(useTRPC().stats.catalogue.queryOptions());
+  const setFilters = (filters: Filters) => setSearch(choicesToParams({ ...choices, filters }, new URLSearchParams(search)));
   const error = site.error ?? list.error;
   const problem = error ? toProblem(error) : null;
   const name = site.data?.site.name;
@@ -60,6 +66,7 @@ export function FunnelsPage() {
                   onChange={(d) => patchSearch({ days: String(d) })}
                 />
               </div>
+              <FilterChips filters={choices.filters} labels={catalogue.data?.dimensionLabels} onChange={setFilters} />
               {results.error && <Notice tone="error">{toProblem(results.error).title}</Notice>}
               {!shown && !results.error && <p className="loading">Loading…</p>}
               {shown && (

@@ -1,6 +1,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { RouterOutputs } from '@us/api';
 import { useTRPC } from '../../../trpc.ts';
+import { type Filters, whereParams } from '../dashboard/choices.ts';
 
 export type Funnel = RouterOutputs['funnels']['list']['funnels'][number];
 export type FunnelResults = RouterOutputs['funnels']['results'];
@@ -14,11 +15,14 @@ export function useFunnels(siteId: string) {
   return useQuery(useTRPC().funnels.list.queryOptions({ id: siteId }));
 }
 
-/** Per step visitors, conversion, drop-off and median time (`funnels.results`, GET /v1/sites/{id}/funnels/{funnel}/results). */
-export function useFunnelResults(siteId: string, funnel: string | null, days: number) {
+/**
+ * Per step visitors, conversion, drop-off and median time, with the dashboard's filters (`where.<dimension>`,
+ * applied to where each session began) (`funnels.results`, GET /v1/sites/{id}/funnels/{funnel}/results).
+ */
+export function useFunnelResults(siteId: string, funnel: string | null, days: number, filters: Filters) {
   return useQuery(
     useTRPC().funnels.results.queryOptions(
-      { id: siteId, funnel: funnel ?? '', days },
+      { id: siteId, funnel: funnel ?? '', days, ...whereParams(filters) },
       { enabled: funnel !== null, placeholderData: keepPreviousData },
     ),
   );

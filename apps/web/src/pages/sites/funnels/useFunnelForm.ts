@@ -1,7 +1,6 @@
-import { type FormEvent, useRef, useState } from 'react';
-import type { FieldBinding, Form } from '../../../forms/useForm.ts';
-import { fieldMessage, toProblem } from '../../../problem.ts';
-import { dismissFlash } from '../../../router.tsx';
+import { useRef, useState } from 'react';
+import { type FieldBinding, type Form, inputId } from '../../../forms/useForm.ts';
+import { useJudgedSubmit } from '../../../forms/useJudgedSubmit.ts';
 
 export type StepType = 'page' | 'event';
 export interface StepDraft {
@@ -18,74 +17,52 @@ export interface FunnelDraft {
 export const MIN_STEPS = 2;
 export const MAX_STEPS = 8;
 
+const STEP_FIELD = /^steps\[\d+\]\.(type|match)$/;
+
 /**
  * The add-a-funnel form: a name and 2 to 8 steps that can be added and removed, with the server as the
- * judge as in `useForm` (a problem naming `name` or `steps[i].type|match` is shown under that input and
- * focuses it; any other problem at the top of the form). `useForm` keeps a fixed set of fields, hence this.
+ * judge (useJudgedSubmit): a problem naming `name` or `steps[i].type|match` is shown under that input.
  */
 export function useFunnelForm(formName: string, submit: (draft: FunnelDraft) => Promise<void>) {
   const nextKey = useRef(0);
   const blankStep = (type: StepType): StepDraft => ({ key: nextKey.current++, type, match: '' });
   const fresh = () => ({ name: '', steps: [blankStep('page'), blankStep('page')] });
   const [draft, setDraft] = useState<{ name: string; steps: StepDraft[] }>(fresh);
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [formError, setFormError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const idOf = (field: string) => `${formName}-${field.replace(/[[\].]+/g, '-').replace(/-$/, '')}`;
+  const idOf = (field: string) => inputId(formName, field.replace(/[[\].]+/g, '-').replace(/-$/, ''));
+  const judge = useJudgedSubmit({ isField: (f) => f === 'name' || STEP_FIELD.test(f), idOf });
 
   const bind = (field: string, value: string, set: (value: string) => void): FieldBinding => ({
     id: idOf(field),
     name: field,
     value,
-    error: errors[field],
+    error: judge.errors[field],
     onChange: (e) => {
       set(e.target.value);
-      setErrors((errs) => (errs[field] ? { ...errs, [field]: '' } : errs));
+      judge.clearError(field);
     },
   });
 
   const setStep = (i: number, patch: Partial<StepDraft>) =>
     setDraft((d) => ({ ...d, steps: d.steps.map((s, j) => (j === i ? { ...s, ...patch } : s)) }));
-
-  const onSubmit = (e: FormEvent<HTMLFormElement>) => {
-    e.preventDefault();
-    if (busy) return;
-    dismissFlash();
-    setBusy(true);
-    setErrors({});
-    setFormError(null);
-    submit({ name: draft.name.trim(), steps: draft.steps.map((s) => ({ type: s.type, match: s.match.trim() })) })
-      .then(() => {
-        setDraft(fresh());
-      })
-      .catch((err: unknown) => {
-        const p = toProblem(err);
-        const known = p.field === 'name' || /^steps\[\d+\]\.(type|match)$/.test(p.field ?? '');
-        if (p.field && known) {
-          setErrors({ [p.field]: fieldMessage(p) });
-          const id = idOf(p.field);
-          requestAnimationFrame(() => document.getElementById(id)?.focus());
-        } else {
-          setFormError(p.title);
-        }
-      })
-      .finally(() => setBusy(false));
-  };
+  const setName = (name: string) => setDraft((d) => ({ ...d, name }));
 
   const form: Form<string> = {
     name: formName,
     values: { name: draft.name },
-    busy,
-    formError,
-    field: (f) => bind(f, draft.name, (name) => setDraft((d) => ({ ...d, name }))),
-    onSubmit,
+    busy: judge.busy,
+    formError: judge.formError,
+    field: (f) => bind(f, draft.name, setName),
+    onSubmit: (e) =>
+      judge.submitWith(e, async () => {
+        await submit({ name: draft.name.trim(), steps: draft.steps.map((s) => ({ type: s.type, match: s.match.trim() })) });
+        setDraft(fresh());
+      }),
     reset: () => setDraft(fresh()),
   };
 
   return {
     form,
-    nameField: bind('name', draft.name, (name) => setDraft((d) => ({ ...d, name }))),
+    nameField: bind('name', draft.name, setName),
     steps: draft.steps.map((s, i) => ({
       key: s.key,
       type: s.type,
@@ -95,12 +72,12 @@ export function useFunnelForm(formName: string, submit: (draft: FunnelDraft) => 
     canAdd: draft.steps.length < MAX_STEPS,
     canRemove: draft.steps.length > MIN_STEPS,
     addStep: () => {
-      setErrors({});
+      judge.clearAll();
       setDraft((d) => ({ ...d, steps: [...d.steps, blankStep('page')].slice(0, MAX_STEPS) }));
     },
     removeStep: (i: number) => {
       // Field names follow positions, so an error under a later step would move to the wrong row.
-      setErrors({});
+      judge.clearAll();
       setDraft((d) => (d.steps.length > MIN_STEPS ? { ...d, steps: d.steps.filter((_, j) => j !== i) } : d));
     },
   };
