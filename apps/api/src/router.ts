@@ -1,3 +1,4 @@
+import { annotationsRouter } from './features/annotations/annotations.router.ts';
 import { authRouter } from './features/auth/auth.router.ts';
 import { billingRouter } from './features/billing/billing.router.ts';
 import { exportRouter } from './features/export/export.router.ts';
@@ -12,6 +13,7 @@ import { botToolsRouter } from './features/protection/bot-tools.router.ts';
 import { reportsRouter } from './features/reports/reports.router.ts';
 import { resultsRouter } from './features/results/results.router.ts';
 import { searchRouter } from './features/search/search.router.ts';
+import { segmentsRouter } from './features/segments/segments.router.ts';
 import { sharesRouter } from './features/shares/shares.router.ts';
 import { siteKeysRouter } from './features/site-keys/site-keys.router.ts';
 import { siteSettingsRouter } from './features/sites/site-settings.router.ts';
@@ -41,6 +43,8 @@ export const appRouter = router({
   journeys: journeysRouter,
   results: resultsRouter,
   funnels: funnelsRouter,
+  segments: segmentsRouter,
+  annotations: annotationsRouter,
   botTools: botToolsRouter,
   bot: botRouter,
   export: exportRouter,

@@ -3,6 +3,7 @@
 // within one session; saved per site.
 import { z } from 'zod';
 import { zId } from './common.ts';
+import { zSegmentParam } from './segments.ts';
 import { checkPathPattern } from './site-settings.ts';
 import { STATS_LIMITS, zWhereParam } from './stats.ts';
 
@@ -89,6 +90,7 @@ export const FunnelResultsQuery = z
       )
       .optional()
       .describe(`Calendar days ending today in the site’s time zone; 1 = today so far. Default ${STATS_LIMITS.defaultDays}`),
+    segment: zSegmentParam,
   })
   // Filters as the dashboard's: where.<dimension>=<value> of the pageviews set (GET /v1/stats/catalogue).
   .catchall(zWhereParam);

@@ -3,6 +3,7 @@
 // `field`), not here, so the catalogue stays the one list.
 import { z } from 'zod';
 import { zId } from './common.ts';
+import { zSegmentParam } from './segments.ts';
 
 export const METRIC_SETS = ['pageviews', 'sessions', 'requests', 'events'] as const;
 export type MetricSet = (typeof METRIC_SETS)[number];
@@ -68,7 +69,7 @@ export const StatsSpecFields = {
 export const StatsSpec = z.object(StatsSpecFields).strict();
 export type StatsSpec = z.infer<typeof StatsSpec>;
 
-export const SiteStatsInput = z.object({ id: zId, ...StatsSpecFields }).strict();
+export const SiteStatsInput = z.object({ id: zId, ...StatsSpecFields, segment: zSegmentParam }).strict();
 export type SiteStatsInput = z.infer<typeof SiteStatsInput>;
 
 /**
@@ -80,7 +81,7 @@ export type SiteStatsInput = z.infer<typeof SiteStatsInput>;
 // the engine reads a where.<name> value as text.
 export const zWhereParam = z.union([z.string().max(2048), z.number(), z.boolean()]);
 const { where: _where, ...specFieldsWithoutWhere } = StatsSpecFields;
-export const SiteStatsQuery = z.object({ id: zId, ...specFieldsWithoutWhere }).catchall(zWhereParam);
+export const SiteStatsQuery = z.object({ id: zId, ...specFieldsWithoutWhere, segment: zSegmentParam }).catchall(zWhereParam);
 export type SiteStatsQuery = z.infer<typeof SiteStatsQuery>;
 
 /** One row: the dimension's value (null = not known / none) and every count of the metric set. */
@@ -166,7 +167,7 @@ const rangeFields = {
   to: StatsSpecFields.to,
 };
 
-export const SummaryQuery = z.object({ id: zId, ...rangeFields }).catchall(zWhereParam);
+export const SummaryQuery = z.object({ id: zId, ...rangeFields, segment: zSegmentParam }).catchall(zWhereParam);
 export type SummaryQuery = z.infer<typeof SummaryQuery>;
 
 export const TONES = ['good', 'bad', 'flat'] as const;
@@ -257,6 +258,7 @@ export const TopQuery = z
       .max(STATS_LIMITS.maxTopRows)
       .optional()
       .describe(`Rows, default ${STATS_LIMITS.defaultTopRows}, at most ${STATS_LIMITS.maxTopRows}`),
+    segment: zSegmentParam,
   })
   .catchall(zWhereParam);
 export type TopQuery = z.infer<typeof TopQuery>;

@@ -11,6 +11,7 @@ import type { GatherOptions } from '../../analytics/day-store/gather.ts';
 import { resolveRange } from '../../analytics/range.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
 import { type StatsDeps, withSite } from '../../analytics/site-slot.ts';
+import { withSegment } from '../segments/index.ts';
 import { checkWhere, whereFromParams } from '../stats/index.ts';
 import { funnelRows, stepMatcher } from './funnel-days.ts';
 import type { FunnelStepRow } from './funnel-statement.ts';
@@ -63,7 +64,7 @@ export function stepResults(funnel: Funnel, rows: readonly FunnelStepRow[]): Fun
   });
 }
 
-const KNOWN = new Set(['id', 'funnel', 'days']);
+const KNOWN = new Set(['id', 'funnel', 'days', 'segment']);
 
 /** `where`: filters of the pageviews set, applied to where each session began. */
 export async function funnelResultsOf(
@@ -86,8 +87,9 @@ export function siteFunnelResults(
   input: FunnelResultsQuery,
 ): Promise<FunnelResults> {
   // Refused before the site is read: an unknown parameter or filter names itself as the field.
-  const where = checkWhere('pageviews', whereFromParams(input, KNOWN));
-  return withSite(deps, em, actor, input.id, async (ctx, site) =>
-    funnelResultsOf(ctx, await loadFunnel(em, site.id, input.funnel), input.days, where),
-  );
+  checkWhere('pageviews', whereFromParams(input, KNOWN));
+  return withSite(deps, em, actor, input.id, async (ctx, site) => {
+    const where = checkWhere('pageviews', whereFromParams(await withSegment(ctx.em, site.id, input), KNOWN));
+    return funnelResultsOf(ctx, await loadFunnel(em, site.id, input.funnel), input.days, where);
+  });
 }

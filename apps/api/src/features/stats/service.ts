@@ -1,5 +1,6 @@
 // Entry points of the stats engine, called by the router (REST, OpenAPI and MCP come from it). Each
 // runs through `withSite` (analytics/site-slot.ts): the site checked, then a workspace slot on the stats pool.
+// A question naming a saved segment (`segment=`) gets its filters first (segments/segment-filters.ts).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type {
   SiteStatsInput,
@@ -14,6 +15,7 @@ import type {
 } from '@us/shared';
 import type { Actor } from '../../actor/actor.ts';
 import { type StatsDeps, withSite } from '../../analytics/site-slot.ts';
+import { withSegment } from '../segments/index.ts';
 import { batchOf } from './batch.ts';
 import { answer } from './engine.ts';
 import { normalise, specOf } from './spec.ts';
@@ -26,9 +28,10 @@ export function siteStats(
   actor: Actor,
   input: SiteStatsInput | SiteStatsQuery,
 ): Promise<StatsResult> {
-  return withSite(deps, em, actor, input.id, (ctx) =>
-    answer(ctx, normalise(specOf(input as Record<string, unknown>), ctx.today)),
-  );
+  return withSite(deps, em, actor, input.id, async (ctx) => {
+    const question = await withSegment(ctx.em, ctx.siteId, input);
+    return answer(ctx, normalise(specOf(question as Record<string, unknown>), ctx.today));
+  });
 }
 
 export function siteStatsBatch(
@@ -41,9 +44,9 @@ export function siteStatsBatch(
 }
 
 export function siteSummary(deps: StatsDeps, em: EntityManager, actor: Actor, input: SummaryQuery): Promise<Summary> {
-  return withSite(deps, em, actor, input.id, (ctx) => summaryOf(ctx, input));
+  return withSite(deps, em, actor, input.id, async (ctx) => summaryOf(ctx, await withSegment(ctx.em, ctx.siteId, input)));
 }
 
 export function siteTop(deps: StatsDeps, em: EntityManager, actor: Actor, input: TopQuery): Promise<TopTable> {
-  return withSite(deps, em, actor, input.id, (ctx) => topOf(ctx, input));
+  return withSite(deps, em, actor, input.id, async (ctx) => topOf(ctx, await withSegment(ctx.em, ctx.siteId, input)));
 }
