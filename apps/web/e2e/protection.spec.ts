@@ -140,6 +140,8 @@ describe('protection page: rules, dry run, try a request, decisions and AI traff
     await page.getByRole('link', { name: 'Protection', exact: true }).click();
     await page.waitForURL(new RegExp(`/sites/${siteId}/protection$`));
     await page.getByRole('heading', { name: 'Gate shop protection', level: 1 }).waitFor();
+    // Settings is the tab the page opens on.
+    expect(await page.getByRole('tab', { selected: true }).textContent()).toBe('Settings');
 
     // Setup problems: off, so only the made-up hostname's challenge, counted and never named.
     const problems = page.getByTestId('setup-problems');
@@ -200,6 +202,8 @@ describe('protection page: rules, dry run, try a request, decisions and AI traff
       ],
     });
 
+    const card = (title: string) =>
+      page.locator('section.card', { has: page.getByRole('heading', { name: title, exact: true }) });
     // A third rule, unsaved, for the dry run: let the API through.
     await page.getByRole('button', { name: 'Add rule' }).click();
     await rule(page, 2).getByLabel('Action').selectOption('allow');
@@ -226,8 +230,12 @@ describe('protection page: rules, dry run, try a request, decisions and AI traff
     await rule(page, 2).getByLabel('Paths').fill('/api, /status');
     await page.getByText('The settings changed since this dry run').waitFor();
     expect(await rule(page, 0).getByTestId('rule-outcome').count()).toBe(0);
+    await card('Protection settings').screenshot({ path: CARD_SCREENSHOT('settings') });
+    await card('Dry run').screenshot({ path: CARD_SCREENSHOT('dry-run') });
 
-    // Try a request: curl under the edited settings (challenged), GPTBot refused by rule 1.
+    // Try a request, on its own tab: curl under the edited settings (challenged), GPTBot refused by rule 1.
+    await page.getByRole('tab', { name: 'Try a request' }).click();
+    await page.waitForURL(new RegExp(`/sites/${siteId}/protection\\?tab=try$`));
     const tryForm = page.locator('form[name="tryRequest"]');
     const answer = page.getByTestId('try-answer');
     await tryForm.getByLabel('Start from an example').selectOption({ label: 'curl from a cloud server' });
@@ -246,8 +254,15 @@ describe('protection page: rules, dry run, try a request, decisions and AI traff
     await tryForm.getByRole('button', { name: 'Decide' }).click();
     await tryForm.getByText('Give a two-letter country code such as DE').waitFor();
     expect(await tryForm.getByLabel('Country').getAttribute('aria-invalid')).toBe('true');
+    await card('Try a request').screenshot({ path: CARD_SCREENSHOT('try') });
 
-    // The decisions report: what the gate did, a line per action over 7 days, by category and reason.
+    // The edits are kept while another tab is shown.
+    await page.getByRole('tab', { name: 'Settings' }).click();
+    expect(await rule(page, 2).getByLabel('Paths').inputValue()).toBe('/api, /status');
+    await page.getByText('Unsaved changes').waitFor();
+
+    // The decisions report, on its tab: what the gate did, a line per action over 7 days, by category and reason.
+    await page.getByRole('tab', { name: 'Decisions' }).click();
     const decisions = page.getByTestId('decisions');
     await decisions.waitFor();
     const legend = page.getByRole('list', { name: 'Decisions in the period' });
@@ -262,8 +277,12 @@ describe('protection page: rules, dry run, try a request, decisions and AI traff
     const byReason = page.getByRole('table', { name: 'Decisions by reason' });
     await byReason.getByText('unverified claim to be GPTBot').waitFor();
     await page.getByRole('table', { name: 'Decisions by crawler category' }).getByText('AI training').waitFor();
+    await card('Decisions').screenshot({ path: CARD_SCREENSHOT('decisions') });
+    // The setup problems stay above the tabs.
+    await problems.getByText('Verify hostname gate-shop.example to challenge visitors on it.').waitFor();
 
-    // AI traffic: the blog post is read by GPTBot and sent people from ChatGPT and Perplexity.
+    // AI traffic, on its tab: the blog post is read by GPTBot and sent people from ChatGPT and Perplexity.
+    await page.getByRole('tab', { name: 'AI traffic' }).click();
     const pages = page.getByRole('table', { name: 'AI traffic per page' });
     await pages.waitFor();
     expect(await pages.locator('tbody tr').first().locator('th, td').allTextContents()).toEqual([
@@ -274,13 +293,6 @@ describe('protection page: rules, dry run, try a request, decisions and AI traff
       '2 assistants, 1 AI search',
     ]);
     await page.getByRole('table', { name: 'AI services that sent people' }).getByText('chatgpt.com').waitFor();
-
-    const card = (title: string) =>
-      page.locator('section.card', { has: page.getByRole('heading', { name: title, exact: true }) });
-    await card('Protection settings').screenshot({ path: CARD_SCREENSHOT('settings') });
-    await card('Dry run').screenshot({ path: CARD_SCREENSHOT('dry-run') });
-    await card('Try a request').screenshot({ path: CARD_SCREENSHOT('try') });
-    await card('Decisions').screenshot({ path: CARD_SCREENSHOT('decisions') });
     await card('AI traffic per page').screenshot({ path: CARD_SCREENSHOT('ai') });
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
     expect(thirdParty).toEqual([]);

@@ -77,6 +77,12 @@ describe('screenshots', () => {
     await page.getByRole('img', { name: /^Crawler requests per day/ }).waitFor();
     await shoot(page, 'crawlers');
 
+    // The Protection page on its Decisions tab, the last 30 days of what the gate did.
+    await page.goto(`${t.url}/sites/${siteId}/protection?tab=decisions`);
+    await page.getByLabel('Period').selectOption('30');
+    await page.getByRole('table', { name: 'Decisions by reason' }).waitFor();
+    await shoot(page, 'protection');
+
     await page.goto(`${t.url}/sites`);
     await page.getByRole('table', { name: 'Sites' }).getByRole('img').first().waitFor();
     await shoot(page, 'sites');

@@ -62,7 +62,9 @@ function AiTrafficBody({ data, busy }: { data: AiTraffic; busy: boolean }) {
                 <th scope="col" className="num">
                   People sent by AI
                 </th>
-                <th scope="col">From</th>
+                <th scope="col" className="fit">
+                  From
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -78,7 +80,7 @@ function AiTrafficBody({ data, busy }: { data: AiTraffic; busy: boolean }) {
                       : '—'}
                   </td>
                   <td className="num">{formatCount(p.referred.pageviews)}</td>
-                  <td>
+                  <td className="fit">
                     {p.referred.pageviews
                       ? [
                           p.referred.assistant ? `${formatCount(p.referred.assistant)} assistants` : null,
@@ -96,47 +98,51 @@ function AiTrafficBody({ data, busy }: { data: AiTraffic; busy: boolean }) {
         </div>
       )}
       {(data.crawlers.length > 0 || data.sources.length > 0) && (
-        <div className="protection-tables">
-          <table className="site-table" aria-label="AI crawlers">
-            <thead>
-              <tr>
-                <th scope="col">AI crawler</th>
-                <th scope="col">Category</th>
-                <th scope="col" className="num">
-                  Requests
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.crawlers.map((c) => (
-                <tr key={`${c.name}|${c.category}`}>
-                  <th scope="row">{c.name}</th>
-                  <td>{categoryLabel(c.category)}</td>
-                  <td className="num">{formatCount(c.count)}</td>
+        <div className="protection-tables protection-tables-pair">
+          <div className="site-table-wrap">
+            <table className="site-table" aria-label="AI crawlers">
+              <thead>
+                <tr>
+                  <th scope="col">AI crawler</th>
+                  <th scope="col">Category</th>
+                  <th scope="col" className="num">
+                    Requests
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-          <table className="site-table" aria-label="AI services that sent people">
-            <thead>
-              <tr>
-                <th scope="col">AI service</th>
-                <th scope="col">Kind</th>
-                <th scope="col" className="num">
-                  Pageviews
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.sources.map((s) => (
-                <tr key={s.host}>
-                  <th scope="row">{s.host}</th>
-                  <td>{s.kind === 'assistant' ? 'Assistant' : 'AI search'}</td>
-                  <td className="num">{formatCount(s.pageviews)}</td>
+              </thead>
+              <tbody>
+                {data.crawlers.map((c) => (
+                  <tr key={`${c.name}|${c.category}`}>
+                    <th scope="row">{c.name}</th>
+                    <td>{categoryLabel(c.category)}</td>
+                    <td className="num">{formatCount(c.count)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <div className="site-table-wrap">
+            <table className="site-table" aria-label="AI services that sent people">
+              <thead>
+                <tr>
+                  <th scope="col">AI service</th>
+                  <th scope="col">Kind</th>
+                  <th scope="col" className="num">
+                    Pageviews
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {data.sources.map((s) => (
+                  <tr key={s.host}>
+                    <th scope="row">{s.host}</th>
+                    <td>{s.kind === 'assistant' ? 'Assistant' : 'AI search'}</td>
+                    <td className="num">{formatCount(s.pageviews)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         </div>
       )}
       <details className="disclosure">

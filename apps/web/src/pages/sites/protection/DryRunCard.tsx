@@ -71,7 +71,9 @@ export function DryRunCard({ result, fresh, running, problem, onRun }: DryRunCar
                   <thead>
                     <tr>
                       <th scope="col">Rule</th>
-                      <th scope="col">Action</th>
+                      <th scope="col" className="fit">
+                        Action
+                      </th>
                       <th scope="col" className="num">
                         First match
                       </th>
@@ -86,7 +88,7 @@ export function DryRunCard({ result, fresh, running, problem, onRun }: DryRunCar
                           #{r.index + 1}
                           {r.label ? ` ${r.label}` : ''}
                         </th>
-                        <td>
+                        <td className="fit">
                           <ActionBadge action={r.action} />
                         </td>
                         <td className="num">{formatCount(r.matched)}</td>

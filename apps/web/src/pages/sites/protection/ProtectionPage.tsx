@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { useMemo, useState } from 'react';
+import { type ReactNode, useMemo, useState } from 'react';
 import { Notice } from '../../../components/Notice.tsx';
 import { type Problem, toProblem } from '../../../problem.ts';
 import { usePath } from '../../../router.tsx';
@@ -15,14 +15,22 @@ import { useDryRun, useSavedSettings, useSaveSettings } from './data.ts';
 import { type Draft, draftOf, ruleInputId, type SettingsError, sameSettings, settingsErrorOf, settingsOf } from './draft.ts';
 import { EdgeInstallCard } from './EdgeInstallCard.tsx';
 import { PassKeyCard } from './PassKeyCard.tsx';
+import { ProtectionTabList, ProtectionTabPanel, type TabKey, tabHref, useProtectionTab } from './ProtectionTabs.tsx';
 import { SettingsCard } from './SettingsCard.tsx';
 import { SetupProblems } from './SetupProblems.tsx';
 import { TryRequestCard } from './TryRequestCard.tsx';
 import { type BotSettings, type DryRun, MODES } from './types.ts';
 
-/** `/sites/<id>/protection`: the site's bot protection — setup problems, settings and rules, a dry run, a try box, what the gate did, AI traffic. */
+/**
+ * `/sites/<id>/protection`: the site's bot protection. The setup problems above the tabs, on every tab; then
+ * Settings (mode, rules, dry run, pass key, edge install), Decisions, AI traffic and Try a request, each
+ * at its own address (`?tab=`).
+ */
 export function ProtectionPage() {
   const id = siteIdOf(usePath());
+  const tab = useProtectionTab();
+  const [opened, setOpened] = useState<ReadonlySet<TabKey>>(() => new Set([tab]));
+  if (!opened.has(tab)) setOpened(new Set([...opened, tab]));
   const site = useQuery(useTRPC().sites.get.queryOptions({ id }));
   const saved = useSavedSettings(id);
   const [decisionDays, setDecisionDays] = useState(7);
@@ -39,12 +47,16 @@ export function ProtectionPage() {
       {site.data && <SiteLinks siteId={id} current="protection" />}
       {saved.data && (
         <div className="site-stack protection">
-          <SetupProblems siteId={id} days={decisionDays} />
-          <ProtectionEditor siteId={id} saved={saved.data} />
-          <DecisionsCard siteId={id} days={decisionDays} onDays={setDecisionDays} />
-          <AiTrafficCard siteId={id} days={aiDays} onDays={setAiDays} />
-          <PassKeyCard siteId={id} />
-          <EdgeInstallCard siteId={id} siteName={name ?? ''} />
+          <SetupProblems siteId={id} mode={saved.data.mode} />
+          <ProtectionTabList current={tab} opened={opened} />
+          <ProtectionEditor siteId={id} siteName={name ?? ''} saved={saved.data} tab={tab} opened={opened}>
+            <ProtectionTabPanel tab="decisions" current={tab} opened={opened}>
+              <DecisionsCard siteId={id} days={decisionDays} onDays={setDecisionDays} />
+            </ProtectionTabPanel>
+            <ProtectionTabPanel tab="ai-traffic" current={tab} opened={opened}>
+              <AiTrafficCard siteId={id} days={aiDays} onDays={setAiDays} />
+            </ProtectionTabPanel>
+          </ProtectionEditor>
         </div>
       )}
     </SitesFrame>
@@ -77,8 +89,26 @@ function touches(e: SettingsError, before: Draft, after: Draft): boolean {
   return JSON.stringify(a[e.field]) !== JSON.stringify(b[e.field]);
 }
 
-/** The edited settings, and what works on them before they are saved: the dry run and "try a request". */
-function ProtectionEditor({ siteId, saved }: { siteId: string; saved: BotSettings }) {
+/**
+ * The edited settings, and what works on them before they are saved: the dry run (Settings tab) and "try a
+ * request" (its own tab). The edits live here, above the tabs, so they are kept while another tab is shown.
+ */
+function ProtectionEditor({
+  siteId,
+  siteName,
+  saved,
+  tab,
+  opened,
+  children,
+}: {
+  siteId: string;
+  siteName: string;
+  saved: BotSettings;
+  tab: TabKey;
+  opened: ReadonlySet<TabKey>;
+  /** The other tabs' panels, between Settings and Try a request. */
+  children: ReactNode;
+}) {
   const [draft, setDraft] = useState<Draft>(() => draftOf(saved));
   const [error, setError] = useState<SettingsError | null>(null);
   const [savedNote, setSavedNote] = useState<string | null>(null);
@@ -138,28 +168,40 @@ function ProtectionEditor({ siteId, saved }: { siteId: string; saved: BotSetting
 
   return (
     <>
-      <SettingsCard
-        draft={draft}
-        onDraft={onDraft}
-        error={error}
-        dirty={dirty}
-        saving={save.isPending}
-        saved={savedNote}
-        outcomes={fresh ? (dry?.result.rules ?? null) : null}
-        onSave={() => void onSave()}
-        onDiscard={() => {
-          setDraft(draftOf(saved));
-          setError(null);
-        }}
-      />
-      <DryRunCard
-        result={dry?.result ?? null}
-        fresh={fresh}
-        running={dryRun.isPending}
-        problem={dryProblem}
-        onRun={() => void onDryRun()}
-      />
-      <TryRequestCard siteId={siteId} edited={current} onSettingsProblem={(p) => showProblem(p, 'settings.')} />
+      <ProtectionTabPanel tab="settings" current={tab} opened={opened}>
+        <SettingsCard
+          draft={draft}
+          onDraft={onDraft}
+          error={error}
+          dirty={dirty}
+          saving={save.isPending}
+          saved={savedNote}
+          outcomes={fresh ? (dry?.result.rules ?? null) : null}
+          onSave={() => void onSave()}
+          onDiscard={() => {
+            setDraft(draftOf(saved));
+            setError(null);
+          }}
+        />
+        <DryRunCard
+          result={dry?.result ?? null}
+          fresh={fresh}
+          running={dryRun.isPending}
+          problem={dryProblem}
+          onRun={() => void onDryRun()}
+        />
+        <PassKeyCard siteId={siteId} />
+        <EdgeInstallCard siteId={siteId} siteName={siteName} />
+      </ProtectionTabPanel>
+      {children}
+      <ProtectionTabPanel tab="try" current={tab} opened={opened}>
+        <TryRequestCard
+          siteId={siteId}
+          edited={current}
+          settingsHref={tabHref(siteId, 'settings')}
+          onSettingsProblem={(p) => showProblem(p, 'settings.')}
+        />
+      </ProtectionTabPanel>
     </>
   );
 }

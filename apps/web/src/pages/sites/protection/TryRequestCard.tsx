@@ -1,6 +1,7 @@
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, type ReactNode, useState } from 'react';
 import { Card } from '../../../components/Card.tsx';
 import { fieldMessage, type Problem, toProblem } from '../../../problem.ts';
+import { Link } from '../../../router.tsx';
 import { useTryRequest } from './data.ts';
 import { ActionBadge } from './parts.tsx';
 import { type BotSettings, CATEGORIES, KINDS, MODES, type TryAnswer, type TryInput } from './types.ts';
@@ -68,17 +69,19 @@ const asnOf = (s: string) => {
 
 interface TryRequestCardProps {
   siteId: string;
-  /** The settings as edited on the page. */
+  /** The settings as edited on the page (its Settings tab). */
   edited: BotSettings;
+  /** Where the settings are edited: the Settings tab. */
+  settingsHref: string;
   /** A refusal of the edited settings (field `settings.…`), to show under its field in the editor. */
   onSettingsProblem: (p: Problem) => void;
 }
 
 /** One made-up request: the decision and its reason under the saved or edited settings, and how the client was classified. */
-export function TryRequestCard({ siteId, edited, onSettingsProblem }: TryRequestCardProps) {
+export function TryRequestCard({ siteId, edited, settingsHref, onSettingsProblem }: TryRequestCardProps) {
   const [values, setValues] = useState<Values>(INITIAL);
   const [errors, setErrors] = useState<Partial<Record<Field, string>>>({});
-  const [formError, setFormError] = useState<string | null>(null);
+  const [formError, setFormError] = useState<ReactNode>(null);
   const [answer, setAnswer] = useState<TryAnswer | null>(null);
   const ask = useTryRequest();
 
@@ -115,7 +118,12 @@ export function TryRequestCard({ siteId, edited, onSettingsProblem }: TryRequest
         setErrors({ [field]: fieldMessage(p) });
         requestAnimationFrame(() => document.getElementById(`try-${field}`)?.focus());
       } else if (p.field?.startsWith('settings.')) {
-        setFormError('The edited settings are refused: fix the field marked above, or try the saved settings.');
+        setFormError(
+          <>
+            The edited settings are refused: fix the field marked on the <Link to={settingsHref}>Settings tab</Link>, or try the
+            saved settings.
+          </>,
+        );
         onSettingsProblem(p);
       } else setFormError(p.title);
     }
@@ -215,7 +223,7 @@ export function TryRequestCard({ siteId, edited, onSettingsProblem }: TryRequest
           <legend>Decide with</legend>
           <label className="check">
             <input type="radio" name="use" checked={values.use === 'edited'} onChange={() => set({ use: 'edited' })} />
-            The settings as edited above
+            The settings as edited on the Settings tab
           </label>
           <label className="check">
             <input type="radio" name="use" checked={values.use === 'saved'} onChange={() => set({ use: 'saved' })} />

@@ -33,7 +33,11 @@ export function ActionHeads() {
   );
 }
 
-/** Requests by reason and action, most first; with `client`, a column naming the client software too. */
+/**
+ * Requests by reason and action, most first; with `client`, a column naming the client software too. The
+ * other columns take only the room their content needs and the reason column all the rest, so a reason
+ * stays on one line where it fits and a long one wraps over few; on a narrow screen the table scrolls sideways.
+ */
 export function ReasonsTable({
   label,
   rows,
@@ -44,12 +48,18 @@ export function ReasonsTable({
   const withClient = rows.some((r) => r.client !== undefined);
   return (
     <div className="site-table-wrap">
-      <table className="site-table" aria-label={label}>
+      <table className="site-table reasons-table" aria-label={label}>
         <thead>
           <tr>
             <th scope="col">Reason</th>
-            <th scope="col">Action</th>
-            {withClient && <th scope="col">Client</th>}
+            <th scope="col" className="fit">
+              Action
+            </th>
+            {withClient && (
+              <th scope="col" className="fit">
+                Client
+              </th>
+            )}
             <th scope="col" className="num">
               Requests
             </th>
@@ -62,10 +72,10 @@ export function ReasonsTable({
               <th scope="row" className="reason">
                 {r.reason}
               </th>
-              <td>
+              <td className="fit">
                 <ActionBadge action={r.action} />
               </td>
-              {withClient && <td>{r.client}</td>}
+              {withClient && <td className="fit">{r.client}</td>}
               <td className="num">{formatCount(r.count)}</td>
             </tr>
           ))}
