@@ -83,6 +83,13 @@ describe('screenshots', () => {
     await page.getByRole('table', { name: 'Decisions by reason' }).waitFor();
     await shoot(page, 'protection');
 
+    // The dashboard in its dark theme, as a browser set to dark shows it (the theme menu left on System).
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.goto(`${dashboard}?range=30d`);
+    await page.getByRole('img', { name: /^Sessions and pageviews per day/ }).waitFor();
+    await shoot(page, 'dashboard-dark', true);
+    await page.emulateMedia({ colorScheme: 'light' });
+
     await page.goto(`${t.url}/sites`);
     await page.getByRole('table', { name: 'Sites' }).getByRole('img').first().waitFor();
     await shoot(page, 'sites');

@@ -4,6 +4,7 @@ import { SignOutButton } from '../pages/account/SignOutButton.tsx';
 import { takePendingInvite } from '../pages/workspace/pendingInvite.ts';
 import { toProblem } from '../problem.ts';
 import { Link, navigate, usePath } from '../router.tsx';
+import { ThemeSelect } from '../theme/ThemeSelect.tsx';
 import type { Me } from '../trpc.ts';
 import { chooseWorkspace, currentWorkspaceId } from '../workspace.ts';
 import { WorkspaceSwitcher } from './WorkspaceSwitcher.tsx';
@@ -19,7 +20,7 @@ const NAV: readonly (readonly [path: string, label: string])[] = [
 /**
  * The shell of every page: a header with the product name and the page's own actions; for a
  * signed-in person also the workspace switcher and the dashboard navigation. Pages that pass no
- * `actions` get the person's address and a sign-out button.
+ * `actions` get the person's address and a sign-out button. Every header has the theme menu.
  */
 export function Layout({ actions, children }: { actions?: ReactNode; children: ReactNode }) {
   const me = useSignedIn();
@@ -38,6 +39,7 @@ export function Layout({ actions, children }: { actions?: ReactNode; children: R
           {me?.memberships && <WorkspaceSwitcher memberships={me.memberships} current={me.workspaceId} />}
         </div>
         <nav className="header-actions" aria-label="Account">
+          <ThemeSelect />
           {actions ??
             (user && (
               <>
