@@ -16,6 +16,12 @@ export interface ChartLine {
   previous: number[] | null;
 }
 
+/** A day marked with a text (an annotation): a flagged line on the chart, the text in the day's figures. */
+export interface ChartMark {
+  day: string;
+  text: string;
+}
+
 /** A value in words: "—" when not collected. */
 export const chartFigure = (v: number | null | undefined) => (v === null ? '—' : formatCount(v ?? 0));
 
@@ -31,11 +37,13 @@ export function SeriesChart({
   days,
   previousDays,
   lines,
+  marks = [],
 }: {
   name: string;
   days: string[];
   previousDays: string[] | null;
   lines: ChartLine[];
+  marks?: ChartMark[];
 }) {
   const [wrap, width] = useElementWidth<HTMLDivElement>(640);
   const [hover, setHover] = useState<number | null>(null);
@@ -59,15 +67,20 @@ export function SeriesChart({
     return Math.min(n - 1, Math.max(0, Math.round(((px - M.left) * (n - 1)) / plotW)));
   };
 
+  const notesOf = (day: string) => marks.filter((m) => m.day === day).map((m) => m.text);
+  const marked = days.flatMap((day, i) => (notesOf(day).length ? [i] : []));
+
   const describe = (i: number) => {
     const day = days[i] ?? '';
+    const notes = notesOf(day);
     const now = lines.map((l) => `${l.label} ${chartFigure(l.values[i])}`).join(', ');
     const prevDay = previousDays?.[i];
     const before = lines
       .filter((l) => l.previous)
       .map((l) => `${l.label} ${formatCount(l.previous?.[i] ?? 0)}`)
       .join(', ');
-    return `${formatDay(day)}: ${now}${prevDay && before ? ` (${formatDay(prevDay)}: ${before})` : ''}`;
+    const noted = notes.length ? `. Noted: ${notes.join('; ')}` : '';
+    return `${formatDay(day)}: ${now}${prevDay && before ? ` (${formatDay(prevDay)}: ${before})` : ''}${noted}`;
   };
 
   return (
@@ -97,6 +110,14 @@ export function SeriesChart({
             <text key={days[i]} x={x(i)} y={HEIGHT - 8} textAnchor={n <= 1 ? 'middle' : i === 0 ? 'start' : 'middle'}>
               {dayLabel(days[i] ?? '')}
             </text>
+          ))}
+        </g>
+        <g className="dash-chart-marks">
+          {marked.map((i) => (
+            <g key={days[i]} data-mark={days[i]}>
+              <line x1={x(i)} x2={x(i)} y1={M.top} y2={M.top + plotH} />
+              <path d={`M${x(i)},${M.top} l7,3.5 l-7,3.5 z`} />
+            </g>
           ))}
         </g>
         {hover !== null && <line className="dash-chart-guide" x1={x(hover)} x2={x(hover)} y1={M.top} y2={M.top + plotH} />}
@@ -131,6 +152,11 @@ export function SeriesChart({
           data-testid="chart-tip"
         >
           <strong>{formatDay(days[hover] ?? '')}</strong>
+          {notesOf(days[hover] ?? '').map((text) => (
+            <span key={text} className="dash-chart-tip-note">
+              ⚑ {text}
+            </span>
+          ))}
           {lines.map((l) => (
             <span key={l.key} className={`dash-chart-tip-row dash-chart-${l.tone}`}>
               <span className="dash-swatch" /> {l.label} {chartFigure(l.values[hover])}

@@ -1,12 +1,21 @@
 import { Card } from '../../../components/Card.tsx';
 import { ChartTable } from '../../../components/charts/ChartTable.tsx';
-import { type ChartLine, SeriesChart } from '../../../components/charts/SeriesChart.tsx';
+import { type ChartLine, type ChartMark, SeriesChart } from '../../../components/charts/SeriesChart.tsx';
 import { formatCount, formatPeriod } from '../../../lib/format.ts';
 import type { LaneView } from './lanes.ts';
 import type { StatsResult } from './types.ts';
 
 /** The lane's daily series as a chart, with a legend giving each line's total. */
-export function ChartCard({ view, series }: { view: LaneView; series: StatsResult }) {
+export function ChartCard({
+  view,
+  series,
+  marks = [],
+}: {
+  view: LaneView;
+  series: StatsResult;
+  /** Days marked with a text (annotations). */
+  marks?: ChartMark[];
+}) {
   const previous = series.previous ?? null;
   const days = series.rows.map((r) => r.value ?? '');
   const lines: ChartLine[] = view.lines.map((l) => ({
@@ -38,6 +47,7 @@ export function ChartCard({ view, series }: { view: LaneView; series: StatsResul
         days={days}
         previousDays={previous ? previous.rows.map((r) => r.value ?? '') : null}
         lines={lines}
+        marks={marks}
       />
       <ChartTable name={view.chartName} days={days} lines={lines} />
     </Card>

@@ -11,6 +11,8 @@ import { EmptyState } from './EmptyState.tsx';
 import { LANE_VIEWS } from './lanes.ts';
 import { MeasureCards } from './MeasureCards.tsx';
 import { type MeasureItem, seriesMeasures, summaryMeasures } from './measures.ts';
+import { AnnotationsCard } from './notes/AnnotationsCard.tsx';
+import { useAnnotations } from './notes/data.ts';
 import { TopTables } from './TopTables.tsx';
 import type { Catalogue } from './types.ts';
 
@@ -24,6 +26,7 @@ export function DashboardBody({
   catalogue,
   onFilter,
   installed,
+  annotate = false,
   footer,
 }: {
   siteId: string;
@@ -32,6 +35,8 @@ export function DashboardBody({
   onFilter: (dimension: string, value: string | null) => void;
   /** Whether any page report has reached the site yet (if not, an empty preset range shows the install steps). */
   installed: boolean;
+  /** Marks the period's annotations on the chart, with their list and form under it. */
+  annotate?: boolean;
   /** Shown under the figures once they are there (so it never jumps down as they arrive). */
   footer?: ReactNode;
 }) {
@@ -62,6 +67,8 @@ export function DashboardBody({
     previous = current.previous ?? null;
   }
   const empty = current ? view.lines.every((l) => (current.totals[l.count] ?? 0) === 0) : false;
+  const annotations = useAnnotations(siteId, annotate && current ? { from: current.from, to: current.to } : null);
+  const notes = annotations.data?.annotations ?? [];
 
   return (
     <div className="dash-body" aria-busy={series.isFetching || summary.isFetching}>
@@ -87,7 +94,8 @@ export function DashboardBody({
       )}
       {current && !empty && (
         <>
-          <ChartCard view={view} series={current} />
+          <ChartCard view={view} series={current} marks={notes} />
+          {annotate && <AnnotationsCard siteId={siteId} annotations={notes} lastDay={current.to} />}
           <TopTables siteId={siteId} choices={choices} view={view} catalogue={catalogue} onFilter={onFilter} />
         </>
       )}
