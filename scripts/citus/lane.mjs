@@ -7,13 +7,15 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 
 /** Ingest (with faults), rollups (incremental, late rows), raw/rollup equality, results, journeys, export,
- * retention, site deletion, two API nodes, funnels; e-mail reports, search and shared links. */
+ * retention, site deletion, two API nodes, funnels and segments applied to stats; e-mail reports, search and
+ * shared links. */
 export const CITUS_LANE = [
   'apps/api/test/analytics',
   'apps/api/test/features/stats',
   'apps/api/test/features/results',
   'apps/api/test/features/journeys',
   'apps/api/test/features/funnels',
+  'apps/api/test/features/segments',
   'apps/api/test/features/export',
   'apps/api/test/features/sites/sites-crud.http.test.ts',
   'apps/api/test/features/sites/sites-delete-edge.http.test.ts',
