@@ -1,6 +1,7 @@
 import { annotationsRouter } from './features/annotations/annotations.router.ts';
 import { authRouter } from './features/auth/auth.router.ts';
 import { billingRouter } from './features/billing/billing.router.ts';
+import { changesRouter } from './features/changes/changes.router.ts';
 import { exportRouter } from './features/export/export.router.ts';
 import { funnelsRouter } from './features/funnels/funnels.router.ts';
 import { hostnamesRouter } from './features/hostnames/hostnames.router.ts';
@@ -44,6 +45,7 @@ export const appRouter = router({
   results: resultsRouter,
   funnels: funnelsRouter,
   segments: segmentsRouter,
+  changes: changesRouter,
   annotations: annotationsRouter,
   botTools: botToolsRouter,
   bot: botRouter,

@@ -7,6 +7,7 @@ export * from './schemas/annotations.ts';
 export * from './schemas/auth.ts';
 export * from './schemas/billing.ts';
 export * from './schemas/bot.ts';
+export * from './schemas/changes.ts';
 export * from './schemas/collect.ts';
 export * from './schemas/common.ts';
 export * from './schemas/export.ts';

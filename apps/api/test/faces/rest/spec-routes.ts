@@ -86,7 +86,7 @@ export const SPEC_SECTIONS = {
     ['DELETE', '/v1/sites/{id}/funnels/{funnel}'],
     ['GET', '/v1/sites/{id}/funnels/{funnel}/results'],
   ],
-  /** Not in the spec: issue 40 asks for segments and annotations (docs/product/segments-and-annotations.md). */
+  /** Not in the spec: issue 40 asks for segments, annotations and "what changed?" (docs/product/). */
   segments: [
     ['GET', '/v1/sites/{id}/segments'],
     ['POST', '/v1/sites/{id}/segments'],
@@ -96,6 +96,7 @@ export const SPEC_SECTIONS = {
     ['POST', '/v1/sites/{id}/annotations'],
     ['PATCH', '/v1/sites/{id}/annotations/{annotation}'],
     ['DELETE', '/v1/sites/{id}/annotations/{annotation}'],
+    ['GET', '/v1/sites/{id}/changes'],
   ],
   bot: [
     ['GET', '/v1/sites/{id}/bot'],

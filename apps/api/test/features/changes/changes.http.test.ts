@@ -1,0 +1,117 @@
+// "What changed?" over HTTP, against two weeks built with known answers: a partner blog sends 50 more visits
+// this week, all to a new guide; the newsletter's 15 visits of last week stopped; 10 visits to / went too.
+import type { PageviewRow } from '@us/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createToken } from '../../support/server.ts';
+import { dayAgo, insertRows, noonUtc, pv, type StatsFixture, statsFixture } from '../../support/stats-fixture.ts';
+
+describe('GET /v1/sites/{id}/changes', () => {
+  let f: StatsFixture;
+  let siteId: string;
+
+  beforeAll(async () => {
+    f = await statsFixture();
+    siteId = await f.site({
+      settings: {
+        goals: [
+          { id: 'guide', name: 'Guide', type: 'path', match: '/pricing-guide' },
+          { id: 'docs', name: 'Docs', type: 'path', match: '/docs/*' },
+        ],
+      },
+    });
+    const rows: PageviewRow[] = [];
+    const sessions = (n: number, daysAgo: number, extra: Partial<PageviewRow>) => {
+      for (let i = 0; i < n; i++) rows.push(pv(siteId, noonUtc(dayAgo('UTC', daysAgo)), extra));
+    };
+    // Last week (days 7-13 ago): 10 from the blog to /, 20 from news.example to /blog, 15 from the newsletter.
+    sessions(10, 9, { referrerHost: 'partner-blog.example', path: '/' });
+    sessions(20, 10, { referrerHost: 'news.example', path: '/blog' });
+    sessions(15, 8, { utmSource: 'newsletter', path: '/offer' });
+    // This week (days 0-6 ago): 60 from the blog to the new guide, the same 20 from news.example.
+    sessions(60, 2, { referrerHost: 'partner-blog.example', path: '/pricing-guide' });
+    sessions(20, 3, { referrerHost: 'news.example', path: '/blog' });
+    await insertRows(f.t.deps.orm, 'pageviews', rows);
+  });
+  afterAll(() => f?.close());
+
+  const changes = (q: Record<string, string | number> = {}) => f.get(`/v1/sites/${siteId}/changes`, q);
+
+  it('gives both totals and the values that moved most, largest first, each in words', async () => {
+    const { body } = await changes({ days: 7 }).expect(200);
+    expect(body).toMatchObject({
+      metric: 'visits',
+      from: dayAgo('UTC', 6),
+      to: dayAgo('UTC', 0),
+      previousFrom: dayAgo('UTC', 13),
+      previousTo: dayAgo('UTC', 7),
+      current: 80,
+      previous: 45,
+      change: 35,
+      changePercent: 77.8,
+      note: null,
+    });
+    expect(body.drivers.map((d: { sentence: string }) => d.sentence)).toEqual([
+      '+60 visits starting on /pricing-guide',
+      '+50 visits from partner-blog.example',
+      '+50 visits from partner-blog.example',
+      '−15 visits from newsletter',
+      '−15 visits starting on /offer',
+      '−15 visits with no source (direct)',
+      '−10 visits starting on /',
+    ]);
+    expect(body.drivers[1]).toMatchObject({ dimension: 'source', current: 60, previous: 10, change: 50, share: 142.9 });
+    expect(body.drivers[2]).toMatchObject({ dimension: 'referrer', value: 'partner-blog.example' });
+    // Every visit came from Germany on a desktop: those split nothing, so they explain nothing.
+    expect(body.drivers.some((d: { dimension: string }) => d.dimension === 'country' || d.dimension === 'device')).toBe(false);
+    expect(body.dimensions.find((d: { dimension: string }) => d.dimension === 'source')).toEqual({
+      dimension: 'source',
+      label: 'Source',
+      explained: 100,
+    });
+  });
+
+  it('compares with a custom earlier period, and applies filters to both', async () => {
+    const custom = await changes({ days: 7, compareFrom: dayAgo('UTC', 10), compareTo: dayAgo('UTC', 10) }).expect(200);
+    expect(custom.body).toMatchObject({
+      previousFrom: dayAgo('UTC', 10),
+      previousTo: dayAgo('UTC', 10),
+      previous: 20,
+      current: 80,
+    });
+    const blog = await changes({ days: 7, 'where.page': '/blog' }).expect(200);
+    expect(blog.body).toMatchObject({ current: 20, previous: 20, change: 0, changePercent: 0, drivers: [] });
+  });
+
+  it('explains a goal’s completions; a goal over many pages, an unknown goal or none is 400 naming goal', async () => {
+    const guide = await changes({ days: 7, metric: 'goal', goal: 'guide' }).expect(200);
+    expect(guide.body).toMatchObject({ current: 60, previous: 0, change: 60, changePercent: null });
+    expect(guide.body.drivers[0].sentence).toBe('+60 Guide completions from partner-blog.example');
+    const wrong: Record<string, string>[] = [{ goal: 'docs' }, { goal: 'nope' }, {}];
+    for (const q of wrong) {
+      const res = await changes({ days: 7, metric: 'goal', ...q }).expect(400);
+      expect(res.body.field).toBe('goal');
+    }
+  });
+
+  it('refuses unknown parameters and filters, and bad periods, naming the field', async () => {
+    expect((await changes({ colour: 'red' }).expect(400)).body.field).toBe('colour');
+    expect((await changes({ 'where.nope': 'x' }).expect(400)).body.field).toBe('where.nope');
+    expect((await changes({ metric: 'sales' }).expect(400)).body.field).toBe('metric');
+    expect((await changes({ compareTo: dayAgo('UTC', 9) }).expect(400)).body.field).toBe('compareFrom');
+    const backwards = await changes({ compareFrom: dayAgo('UTC', 9), compareTo: dayAgo('UTC', 12) }).expect(400);
+    expect(backwards.body.field).toBe('compareTo');
+  });
+
+  it('answers 404 for another workspace’s site and needs analytics:read (403 naming it)', async () => {
+    const stranger = await statsFixture();
+    try {
+      const theirs = await stranger.site();
+      await f.get(`/v1/sites/${theirs}/changes`).expect(404);
+    } finally {
+      await stranger.close();
+    }
+    const { token } = await createToken(f.t.deps, { userId: f.userId, workspaceId: f.workspaceId, scopes: ['sites:read'] });
+    const refused = await f.t.request.get(`/v1/sites/${siteId}/changes`).set('Authorization', `Bearer ${token}`).expect(403);
+    expect(JSON.stringify(refused.body)).toContain('analytics:read');
+  });
+});
