@@ -1,6 +1,7 @@
 import { type EventRow, eventRow, type PageviewRow } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRollups } from '../../../src/analytics/rollup/rollup.ts';
+import { modernCall } from '../../support/mcp-http.ts';
 import { dayAgo, insertRows, noonUtc, pv, type StatsFixture, statsFixture } from '../../support/stats-fixture.ts';
 
 /** Browsers and operating systems (names, and with major versions): ranked, filtered, and alike from raw rows and rollups. */
@@ -118,6 +119,27 @@ describe('stats by browser and operating system', () => {
     expect(top.body.rows[0]).toEqual({ value: 'Chrome', count: 2, share: 40 });
     const events = await stats({ metrics: 'events', by: 'os_version', from: recent, to: recent }).expect(200);
     expect(events.body.rows.map((r: { value: string }) => r.value).sort()).toEqual(['Windows', 'iOS 18']);
+  });
+
+  it('an MCP client asks the same: get_site_stats with a browser filter, get_site_top by system version', async () => {
+    const token = f.auth.slice('Bearer '.length);
+    const call = async (name: string, args: Record<string, unknown>) => {
+      const res = await modernCall(f.t.url, token, 'tools/call', { name, arguments: args });
+      expect(res.status).toBe(200);
+      return res.body.result.structuredContent;
+    };
+    const chrome = await call('get_site_stats', {
+      id: siteId,
+      metrics: 'sessions',
+      by: 'page',
+      'where.browser': 'Chrome',
+      from: recent,
+      to: recent,
+    });
+    expect(chrome.totals.sessions).toBe(2);
+    expect(chrome.rows.map((r: { value: string }) => r.value).sort()).toEqual(['/', '/pricing']);
+    const systems = await call('get_site_top', { id: siteId, dimension: 'os_version', from: recent, to: recent });
+    expect(systems.rows[0]).toEqual({ value: 'Windows', count: 2, share: 40 });
   });
 
   it('lists the dimensions and filters in the catalogue', async () => {
