@@ -6,8 +6,8 @@ import { Migration } from '@mikro-orm/migrations';
  * user agent and client hints at intake; the user-agent string itself is still never stored. Nullable
  * without a default: a catalog change only, and every earlier row reads as unknown.
  */
-export class Migration20261215090000_browser_os extends Migration {
-  override name = 'Migration20261215090000_browser_os';
+export class Migration20261216090000_browser_os extends Migration {
+  override name = 'Migration20261216090000_browser_os';
 
   override up(): void | Promise<void> {
     for (const table of ['pageviews', 'events']) {
