@@ -7,6 +7,7 @@ import { deviceClassOf } from '../src/core/enrich/device.ts';
 import { countryOf } from '../src/core/enrich/geo.ts';
 import { enrich } from '../src/core/enrich/index.ts';
 import { loadNetworks, networkOf } from '../src/core/enrich/network.ts';
+import { softwareOf } from '../src/core/enrich/software.ts';
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
@@ -59,4 +60,8 @@ bench('countryOf (IPv4)', 300_000, (i) => countryOf(v4[i % v4.length]));
 bench('countryOf (IPv6)', 200_000, (i) => countryOf(v6[i % v6.length]));
 bench('classifyUserAgent', 200_000, (i) => classifyUserAgent(uas[i % uas.length]));
 bench('deviceClassOf', 100_000, (i) => deviceClassOf(uas[i % uas.length], 1280));
+bench('softwareOf (kept)', 200_000, (i) => softwareOf(uas[i % uas.length]));
+// Strings never seen: each one read by the patterns, then kept (a flood of new strings does this every time).
+const fresh = Array.from({ length: 100_000 }, (_, i) => `${uas[i % 3]} r${i}`.normalize());
+bench('softwareOf (new string)', 100_000, (i) => softwareOf(fresh[i]));
 bench('enrich (all)', 100_000, (i) => enrich({ ip: v4[i % v4.length], ua: uas[i % uas.length], width: 1280 }));

@@ -18,26 +18,35 @@ const cells = (page: Page, table: string) =>
       rows.map((r) => Array.from((r as unknown as { children: ArrayLike<Cell> }).children, (c) => (c.textContent ?? '').trim())),
     );
 
-/** Exit pages, screen sizes, time zones and event values: the tabs people expect beside pages, devices, countries and events. */
+/**
+ * Exit pages, screen sizes, time zones, browsers, operating systems and event values: the tabs people expect
+ * beside pages, devices, countries and events.
+ */
 describe('dashboard: more dimensions', () => {
   const suite = dashboardSuite();
 
-  it('shows exit pages, screen sizes, time zones and event values, each as the API counts them', {
+  it('shows exit pages, screen sizes, time zones, browsers, systems and event values, each as the API counts them', {
     timeout: 120_000,
   }, async () => {
     const { t } = suite;
     const owner = await createUser(t.deps, { workspaceName: 'Dimensions workspace' });
     const { siteId } = await createSite(t.deps.orm.em.fork(), { workspace: owner.workspace.id, name: 'Shop' });
-    const screen = (rows: PageviewRow[], windowWidth: number, timezone: string) =>
-      rows.map((r) => ({ ...r, windowWidth, timezone }));
+    const screen = (rows: PageviewRow[], windowWidth: number, timezone: string, software: Partial<PageviewRow>) =>
+      rows.map((r) => ({ ...r, windowWidth, timezone, ...software }));
     const phone = screen(
       visit(siteId, 1, ['/', '/pricing', '/checkout'], { referrerHost: null, country: 'DE', device: 'mobile' }),
       390,
       'Europe/Berlin',
+      { browser: 'Safari', browserMajor: 18, os: 'iOS', osMajor: 18 },
     );
     await insertRows(t.deps.orm, 'pageviews', [
       ...phone,
-      ...screen(visit(siteId, 1, ['/blog'], { referrerHost: null, country: 'US', device: 'desktop' }), 1280, 'America/New_York'),
+      ...screen(visit(siteId, 1, ['/blog'], { referrerHost: null, country: 'US', device: 'desktop' }), 1280, 'America/New_York', {
+        browser: 'Chrome',
+        browserMajor: 131,
+        os: 'Windows',
+        osMajor: null,
+      }),
     ]);
     const event = (name: string, value?: number): EventRow => ({
       siteId,
@@ -83,7 +92,26 @@ describe('dashboard: more dimensions', () => {
     await page.getByRole('tab', { name: 'Event values' }).click();
     await expect.poll(() => cells(page, 'Top event values')).toEqual([['purchase', '24.99', '100%']]);
 
+    // Browsers and operating systems: the name, or the name and major version in the next tab.
+    await page.getByRole('tab', { name: 'Browser versions' }).click();
+    await expect.poll(() => rowLabels(page, 'Top browser versions')).toEqual(['Chrome 131', 'Safari 18']);
+    await page.getByRole('tab', { name: 'OS versions' }).click();
+    await expect.poll(() => rowLabels(page, 'Top os versions')).toEqual(['Windows', 'iOS 18']);
+    await page.getByRole('tab', { name: 'Operating systems' }).click();
+    await expect.poll(() => rowLabels(page, 'Top operating systems')).toEqual(['Windows', 'iOS']);
+    await page.getByRole('tab', { name: 'Browsers', exact: true }).click();
+    await expect.poll(() => rowLabels(page, 'Top browsers')).toEqual(['Chrome', 'Safari']);
+    expect(await accessibilityProblems(page)).toEqual([]);
+    // A browser filters the dashboard like any other row.
+    await page.getByRole('table', { name: 'Top browsers' }).getByRole('button', { name: 'Safari' }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('where.browser')).toBe('Safari');
+    await expect.poll(() => figure(page, 'Sessions')).toBe('1');
+    await expect.poll(() => rowLabels(page, 'Top operating systems')).toEqual(['iOS']);
+    await page.goto(`${t.url}/sites/${siteId}/dashboard`);
+    await expect.poll(() => figure(page, 'Sessions')).toBe('2');
+
     // A screen size filters the dashboard like any other row.
+    await page.getByRole('tab', { name: 'Screen sizes' }).click();
     await page.getByRole('table', { name: 'Top screen sizes' }).getByRole('button', { name: 'Mobile (under 576 px)' }).click();
     await expect.poll(() => new URL(page.url()).searchParams.get('where.screen')).toBe('mobile');
     await expect.poll(() => figure(page, 'Sessions')).toBe('1');

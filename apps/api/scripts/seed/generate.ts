@@ -47,6 +47,7 @@ import {
   PAGE_TYPE_SQL,
   PAGES_PER_VISIT,
   PROBE_PATHS,
+  SOFTWARE,
   STATUSES,
   sourcesFor,
 } from './vocab.ts';
@@ -263,6 +264,13 @@ const NET_PICK = pick([55, 30, 15]);
 const DEV = textArr(DEVICES.map((d) => d[0]));
 const DEV_PICK = pick(DEVICES.map((d) => d[1]));
 const WIDTHS = intArr(DEVICES.flatMap((d) => Array.from({ length: 10 }, (_, i) => d[2][i % d[2].length]!)));
+// Browser and system of a visit: ten slots per device class, like WIDTHS.
+const SW = DEVICES.flatMap((d) => SOFTWARE[d[0]] ?? []);
+if (SW.length !== DEVICES.length * 10) throw new Error('SOFTWARE needs ten entries per device class');
+const SW_BROWSER = textArr(SW.map((s) => s[0]));
+const SW_BROWSER_MAJOR = intArr(SW.map((s) => s[1]));
+const SW_OS = textArr(SW.map((s) => s[2]));
+const SW_OS_MAJOR = intArr(SW.map((s) => s[3]));
 const H_ASN = intArr(HOSTING.map((h) => h[0]));
 const H_ORG = textArr(HOSTING.map((h) => h[1]));
 const H_CC = textArr(HOSTING.map((h) => h[2]));
@@ -323,12 +331,13 @@ function pageSql(
   // The second of a human visit: by the hourly rhythm; past `limit` (today) spread over what has passed.
   const hourPick = pick(HOURS.map((w, h) => (h <= plan.hourNow ? w : 0)));
   const cols =
-    'site_id, day, id, at, pageview_id, visitor, session_start, lane, path, page_type, referrer_host, utm_source, utm_medium, utm_campaign, country, asn, as_org, device, window_width, language, timezone, bot_name, bot_category, tab_page, tls';
+    'site_id, day, id, at, pageview_id, visitor, session_start, lane, path, page_type, referrer_host, utm_source, utm_medium, utm_campaign, country, asn, as_org, device, window_width, language, timezone, bot_name, bot_category, tab_page, tls, browser, browser_major, os, os_major';
   return `with s as materialized (
   select q.*,
     substr(md5(${seed} || (q.g % ${visitors})), 1, 22) as visitor,
     (${dayLit(plan.day)}::timestamp + (case when q.sec0 > ${limit} then random() * ${limit} else q.sec0 end) * interval '1 second') at time zone ${lit(tz)} as t0,
     ${WIDTHS}[(q.di - 1) * 10 + 1 + floor(random() * 10)::int] as width,
+    (q.di - 1) * 10 + 1 + floor(random() * 10)::int as sw,
     case when random() < 0.85 then ${LANGS}[q.ci] else 'en-US' end as lang,
     case when random() < 0.95 then ${TZS}[q.ci] else 'UTC' end as tzname
   from (
@@ -342,7 +351,7 @@ pv as (
   insert into ${t.pageviews} (${cols})
   select ${uuid(site)}, (r.at at time zone 'UTC')::date, gen_random_uuid(), r.at, r.pageview_id, r.visitor, r.session_start, r.lane,
     r.path, ${PAGE_TYPE_SQL}, r.referrer_host, r.utm_source, r.utm_medium, r.utm_campaign, r.country, r.asn, r.as_org, r.device,
-    r.window_width, r.language, r.timezone, r.bot_name, r.bot_category, r.tab_page, r.tls
+    r.window_width, r.language, r.timezone, r.bot_name, r.bot_category, r.tab_page, r.tls, r.browser, r.browser_major, r.os, r.os_major
   from (
     select least(now(), s.t0 + ((p - 1) * 40 + random() * 35) * interval '1 second') as at,
       substr(md5(random()::text), 1, 16) as pageview_id, s.visitor, p = 1 as session_start, 'human'::text as lane,
@@ -354,7 +363,8 @@ pv as (
       ${CC}[s.ci]::char(2) as country, ${NET_ASN}[(s.ci - 1) * 3 + s.ni] as asn, ${NET_ORG}[(s.ci - 1) * 3 + s.ni] as as_org,
       ${DEV}[s.di] as device, s.width as window_width, s.lang as language, s.tzname as timezone,
       null::text as bot_name, null::text as bot_category,
-      p as tab_page, case when random() < 0.97 then 'TLSv1.3' else 'TLSv1.2' end as tls
+      p as tab_page, case when random() < 0.97 then 'TLSv1.3' else 'TLSv1.2' end as tls,
+      ${SW_BROWSER}[s.sw] as browser, ${SW_BROWSER_MAJOR}[s.sw] as browser_major, ${SW_OS}[s.sw] as os, ${SW_OS_MAJOR}[s.sw] as os_major
     from s cross join lateral generate_series(1, s.pages) p
     union all
     select ${localAt(plan, tz, `random() * ${limit}`)}, substr(md5(random()::text), 1, 16),
@@ -364,17 +374,17 @@ pv as (
       case ${BOT_NAME}[b.k] when 'Googlebot' then 15169 when 'Bingbot' then 8075 when 'ChatGPT-User' then 8075 when 'Applebot' then 714 else ${H_ASN}[b.h] end,
       case ${BOT_NAME}[b.k] when 'Googlebot' then 'Google LLC' when 'Bingbot' then 'Microsoft Corporation' when 'ChatGPT-User' then 'Microsoft Corporation' when 'Applebot' then 'Apple Inc.' else ${H_ORG}[b.h] end,
       ${BOT_DEV}[b.k], case when ${BOT_NAME}[b.k] is null then 1920 else 1024 end, 'en-US', 'UTC', ${BOT_NAME}[b.k], ${BOT_CAT}[b.k],
-      case when b.sr < 0.7 then 1 else 2 + floor(b.sr * 10)::int end, 'TLSv1.3'
+      case when b.sr < 0.7 then 1 else 2 + floor(b.sr * 10)::int end, 'TLSv1.3', null, null, null, null
     from (select ${BOT_PICK} as k, ${H_PICK} as h, random() as sr from generate_series(1, ${bots})) b
     union all
     select ${localAt(plan, tz, `least(${limit} * random(), (8 + random() * 10) * 3600)`)}, substr(md5(random()::text), 1, 16),
       substr(md5('team' || floor(random() * 4)), 1, 22), i.sr < 0.3, 'internal',
       ${NEXT}[${NEXT_PICK}], null, null, null, null, 'DE', 3320, 'Deutsche Telekom AG', 'desktop', 1920, 'de-DE', 'Europe/Berlin', null, null,
-      case when i.sr < 0.3 then 1 else 2 + floor(i.sr * 10)::int end, 'TLSv1.3'
+      case when i.sr < 0.3 then 1 else 2 + floor(i.sr * 10)::int end, 'TLSv1.3', 'Chrome', 131, 'macOS', null
     from (select random() as sr from generate_series(1, ${internal})) i
     offset 0
   ) r
-  returning site_id, at, pageview_id, visitor, lane, path, page_type, country, device
+  returning site_id, at, pageview_id, visitor, lane, path, page_type, country, device, browser, browser_major, os, os_major
 ),
 lv as (
   insert into ${t.page_leaves} (site_id, day, id, at, pageview_id, lane, scroll_depth, time_on_page_ms, interacted)
@@ -395,9 +405,10 @@ lv as (
   returning 1
 ),
 ev as (
-  insert into ${t.events} (site_id, day, id, at, pageview_id, visitor, lane, path, name, label, value, kind, experiment, variant, country, device)
+  insert into ${t.events} (site_id, day, id, at, pageview_id, visitor, lane, path, name, label, value, kind, experiment, variant, country, device,
+    browser, browser_major, os, os_major)
   select y.site_id, (y.eat at time zone 'UTC')::date, gen_random_uuid(), y.eat, y.pageview_id, y.visitor, y.lane, y.path, y.name, y.label,
-    y.value, y.kind, y.experiment, y.variant, y.country, y.device
+    y.value, y.kind, y.experiment, y.variant, y.country, y.device, y.browser, y.browser_major, y.os, y.os_major
   from (
     select e.*, least(now(), e.at + (2 + random() * 60) * interval '1 second') as eat,
       case e.name when 'add_to_cart' then substr(e.path, 11) when 'purchase' then 'order' when 'newsletter_subscribe' then 'blog' end as label,

@@ -221,6 +221,40 @@ export const DEVICES: [string, number, number[]][] = [
   ['other', 1, [960, 1920]],
 ];
 
+/** Per device class, ten equally likely [browser, major, system, major] of its visits (the names of core/enrich/software.ts). */
+export const SOFTWARE: Record<string, [string, number | null, string, number | null][]> = {
+  desktop: [
+    ...Array.from({ length: 4 }, () => ['Chrome', 131, 'Windows', null] as [string, number, string, null]),
+    ['Edge', 131, 'Windows', null],
+    ['Firefox', 133, 'Windows', null],
+    ['Chrome', 131, 'macOS', null],
+    ['Safari', 18, 'macOS', null],
+    ['Safari', 17, 'macOS', null],
+    ['Firefox', 133, 'Linux', null],
+  ],
+  mobile: [
+    ...Array.from({ length: 3 }, () => ['Safari', 18, 'iOS', 18] as [string, number, string, number]),
+    ['Safari', 17, 'iOS', 17],
+    ['In-app browser', null, 'iOS', 18],
+    ['Chrome', 131, 'Android', null],
+    ['Chrome', 131, 'Android', null],
+    ['Chrome', 130, 'Android', 14],
+    ['Samsung Internet', 27, 'Android', 14],
+    ['Firefox', 133, 'Android', 15],
+  ],
+  tablet: [
+    ...Array.from({ length: 6 }, () => ['Safari', 18, 'iOS', 18] as [string, number, string, number]),
+    ['Safari', 17, 'iOS', 17],
+    ['Chrome', 131, 'Android', null],
+    ['Chrome', 131, 'Android', null],
+    ['Samsung Internet', 27, 'Android', 14],
+  ],
+  other: [
+    ...Array.from({ length: 5 }, () => ['Other', null, 'Other', null] as [string, null, string, null]),
+    ...Array.from({ length: 5 }, () => ['Chrome', 131, 'Linux', null] as [string, number, string, null]),
+  ],
+};
+
 export const PRODUCTS = [
   'trail-runner-2',
   'road-racer-pro',

@@ -69,6 +69,20 @@ export const SCREEN_CLASS_SQL = `case when window_width is null or window_width 
   when window_width < 576 then 'mobile' when window_width < 992 then 'tablet'
   when window_width < 1440 then 'laptop' else 'desktop' end`;
 
+/** "Chrome 131": a name and its major version, or the name alone where the version is unknown. */
+const withMajor = (name: string, major: string) => `case when ${major} is null then ${name} else ${name} || ' ' || ${major} end`;
+
+/**
+ * Browser and operating system (core/enrich/software.ts): names from a short list, and with their major
+ * version, each a dimension of its own (a version row filters by name and version at once).
+ */
+const SOFTWARE: Record<string, DimensionDef> = {
+  browser: { sql: 'browser', label: 'Browser' },
+  browser_version: { sql: withMajor('browser', 'browser_major'), label: 'Browser version' },
+  os: { sql: 'os', label: 'Operating system' },
+  os_version: { sql: withMajor('os', 'os_major'), label: 'Operating system version' },
+};
+
 const PAGE_DIMENSIONS: Record<string, DimensionDef> = {
   ...TIME,
   page: { sql: 'path', label: 'Page' },
@@ -79,6 +93,7 @@ const PAGE_DIMENSIONS: Record<string, DimensionDef> = {
   campaign: { sql: 'utm_campaign', label: 'Campaign' },
   country: { sql: 'country', label: 'Country' },
   device: { sql: 'device', label: 'Device' },
+  ...SOFTWARE,
   network: { sql: 'as_org', label: 'Network' },
   language: { sql: 'language', label: 'Language' },
   timezone: { sql: 'timezone', label: 'Time zone' },
@@ -143,6 +158,7 @@ export const CATALOGUE: Record<MetricSet, MetricSetDef> = {
       page: { sql: 'path', label: 'Page' },
       country: { sql: 'country', label: 'Country' },
       device: { sql: 'device', label: 'Device' },
+      ...SOFTWARE,
     },
   },
   requests: {
@@ -227,6 +243,9 @@ const PAGE_PAIRS: readonly (readonly [string, string])[] = [
   ['country', 'source'],
   ['country', 'device'],
   ['device', 'source'],
+  // A name's versions (clicking a browser, then its Versions tab): no more rows than the versions alone.
+  ['browser', 'browser_version'],
+  ['os', 'os_version'],
 ];
 
 /**
@@ -246,6 +265,8 @@ const EXIT_PAIRS: readonly (readonly [string, string])[] = [
   ['exit_page', 'referrer'],
   ['exit_page', 'screen'],
   ['exit_page', 'timezone'],
+  ['browser', 'exit_page'],
+  ['exit_page', 'os'],
 ];
 
 export const ROLLUP_PAIRS: Partial<Record<MetricSet, readonly (readonly [string, string])[]>> = {
@@ -267,7 +288,15 @@ export function pairDimension(set: MetricSet, a: string, b: string): string | nu
  * which a rolled-up day keeps them. Days rolled up earlier and older than the raw window cannot
  * answer them (the engine says so); recent days are rolled up again.
  */
-export const DIMENSION_SINCE: Record<string, number> = { timezone: 5, screen: 5, exit_page: 7 };
+export const DIMENSION_SINCE: Record<string, number> = {
+  timezone: 5,
+  screen: 5,
+  exit_page: 7,
+  browser: 8,
+  browser_version: 8,
+  os: 8,
+  os_version: 8,
+};
 
 /** The rollup format a question's dimensions (its `by` and `where` names) need; 1 for the first ones. */
 export function formatForDimensions(names: readonly string[]): number {

@@ -29,6 +29,8 @@ const count = (max: number): ColumnKind => ({ type: 'int', min: 0, max, required
 /** An identifier (not a measure): a value outside the column's range means nothing, so it is dropped. */
 const ident = (max: number): ColumnKind => ({ type: 'int', min: 0, max, outside: 'null' });
 const LANE = { type: 'enum', values: LANES } as const;
+/** A browser's or system's major version (smallint): past 999 it names no real release, so it is stored as null. */
+const VERSION = ident(999);
 /** Kinds of `events` rows: site events, A/B exposures, element clicks of the page script (never counted as events). */
 export const EVENT_KINDS = ['event', 'exposure', 'click'] as const;
 
@@ -51,6 +53,10 @@ export const COLUMNS: { [T in AnalyticsTable]: readonly Column<AnalyticsRows[T]>
     ['asn', 'asn', ident(INT4_MAX)],
     ['as_org', 'asOrg', text(256)],
     ['device', 'device', required(32)],
+    ['browser', 'browser', text(32)],
+    ['browser_major', 'browserMajor', VERSION],
+    ['os', 'os', text(32)],
+    ['os_major', 'osMajor', VERSION],
     ['window_width', 'windowWidth', int(0, 100_000)],
     ['language', 'language', text(35)],
     ['timezone', 'timezone', text(64)],
@@ -76,6 +82,10 @@ export const COLUMNS: { [T in AnalyticsTable]: readonly Column<AnalyticsRows[T]>
     ['variant', 'variant', text(64)],
     ['country', 'country', { type: 'country' }],
     ['device', 'device', required(32)],
+    ['browser', 'browser', text(32)],
+    ['browser_major', 'browserMajor', VERSION],
+    ['os', 'os', text(32)],
+    ['os_major', 'osMajor', VERSION],
   ],
   requests: [
     ['at', 'at', { type: 'time' }],

@@ -21,6 +21,11 @@ export interface PageviewRow {
   asn?: number | null;
   asOrg?: string | null;
   device: string;
+  /** Browser and operating system names (a short list) and major versions, derived from the user agent: never the string. */
+  browser?: string | null;
+  browserMajor?: number | null;
+  os?: string | null;
+  osMajor?: number | null;
   windowWidth?: number | null;
   language?: string | null;
   timezone?: string | null;
@@ -50,6 +55,11 @@ export interface EventRow {
   variant?: string | null;
   country?: string | null;
   device: string;
+  /** Browser and operating system names (a short list) and major versions, derived from the user agent: never the string. */
+  browser?: string | null;
+  browserMajor?: number | null;
+  os?: string | null;
+  osMajor?: number | null;
 }
 
 export interface RequestRow {

@@ -25,6 +25,7 @@ import { Migration20261212090000_pageview_tab_page } from './Migration2026121209
 import { Migration20261213090000_share_embedding } from './Migration20261213090000_share_embedding.ts';
 import { Migration20261214090000_funnels } from './Migration20261214090000_funnels.ts';
 import { Migration20261215090000_segments_annotations } from './Migration20261215090000_segments_annotations.ts';
+import { Migration20261216090000_browser_os } from './Migration20261216090000_browser_os.ts';
 
 /** The committed migrations, in order. New ones: `npm run -w @us/db migration:create -- <name>`, then list it here. */
 export const migrationsList = [
@@ -58,4 +59,5 @@ export const migrationsList = [
     name: 'Migration20261215090000_segments_annotations',
     class: Migration20261215090000_segments_annotations,
   },
+  { name: 'Migration20261216090000_browser_os', class: Migration20261216090000_browser_os },
 ];

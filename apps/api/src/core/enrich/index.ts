@@ -2,6 +2,7 @@ import { type BotInfo, classifyUserAgent, isHostingNetwork } from '@us/protectio
 import { type DeviceClass, deviceClassOf } from './device.ts';
 import { countryOf } from './geo.ts';
 import { networkOf } from './network.ts';
+import { type ClientHints, softwareOf } from './software.ts';
 
 /**
  * Enrichment of one collect request: everything derived from the client address and user agent.
@@ -10,6 +11,8 @@ import { networkOf } from './network.ts';
 export interface EnrichInput {
   ip?: string | null;
   ua?: string | null;
+  /** The client hints the browser sent beside its user agent (page reports only). */
+  hints?: ClientHints;
   /** Window width in CSS pixels (page reports only). */
   width?: number | null;
   /**
@@ -25,22 +28,34 @@ export interface Enrichment {
   asOrg: string | null;
   hosting: boolean;
   device: DeviceClass;
+  /** Browser and operating system names and major versions (software.ts); null for bots and client software. */
+  browser: string | null;
+  browserMajor: number | null;
+  os: string | null;
+  osMajor: number | null;
   kind: 'browser' | 'bot';
   bot: BotInfo | null;
   automation: string[];
 }
 
-export function enrich({ ip, ua, width, known }: EnrichInput): Enrichment {
+export function enrich({ ip, ua, hints, width, known }: EnrichInput): Enrichment {
   const country = known?.country && /^[A-Za-z]{2}$/.test(known.country) ? known.country.toUpperCase() : countryOf(ip);
   const net = known?.asn != null && known.asn > 0 ? { asn: known.asn, org: known.asOrg ?? '' } : networkOf(ip);
   const cls = classifyUserAgent(ua);
+  const notPerson = cls.kind === 'bot' || cls.bot?.category === 'tool';
+  // A crawler's "Chrome on Android" is a costume: bots get no browser or system.
+  const software = notPerson ? null : softwareOf(ua, hints);
   return {
     country,
     asn: net?.asn ?? null,
     asOrg: net?.org || null,
     hosting: isHostingNetwork(net),
     // Client software (curl and the like) is no device a person holds: it counts with the bots.
-    device: deviceClassOf(ua, width, cls.kind === 'bot' || cls.bot?.category === 'tool'),
+    device: deviceClassOf(ua, width, notPerson),
+    browser: software?.browser ?? null,
+    browserMajor: software?.browserMajor ?? null,
+    os: software?.os ?? null,
+    osMajor: software?.osMajor ?? null,
     kind: cls.kind,
     bot: cls.bot ?? null,
     automation: cls.automation,
@@ -52,5 +67,6 @@ export { ipDataDated } from './dated.ts';
 export { type DeviceClass, deviceClassOf } from './device.ts';
 export { countryOf } from './geo.ts';
 export { loadNetworks, type Network, networkOf } from './network.ts';
+export { BROWSERS, type ClientHints, type Software, SYSTEMS, softwareOf } from './software.ts';
 export { type PageUrl, pageOf, readPageUrl, referrerHost, type Utm, utmOf } from './url.ts';
 export { dailySalt, SALT_TTL_SECONDS, visitorCode } from './visitor.ts';

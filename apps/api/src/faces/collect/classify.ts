@@ -19,7 +19,7 @@ import { readSettings } from '../../features/sites/settings-values.ts';
 import type { Client } from './identify.ts';
 
 /**
- * Classify: the third stage of the collect path. Enrichment (country, network, device, bot) and the
+ * Classify: the third stage of the collect path. Enrichment (country, network, device, browser, bot) and the
  * lane of each report or record, then the rows to store, cleaned and bounded for their columns. The
  * client's address and user agent are inputs only: no row carries them.
  */
@@ -61,7 +61,7 @@ export async function rowsOfReport(
   /** The report's URL as the hostname check read it (`readPageUrl`): it is not parsed again here. */
   page: { path: string; utm: Utm },
 ): Promise<TableRows[]> {
-  const e = enrich({ ip: client.ip, ua: client.ua, width: r.t === 'pv' ? r.w : null, known: client.known });
+  const e = enrich({ ip: client.ip, ua: client.ua, hints: client.hints, width: r.t === 'pv' ? r.w : null, known: client.known });
   const internal = inAnyNetwork(networksOf(site), client.ip) || (r.m ? verifyInternalMark(site, r.m) : false);
   const lane = laneOf(e, internal);
   const { path, utm } = page;
@@ -71,7 +71,8 @@ export async function rowsOfReport(
     return [rowsOf('page_leaves', [leave])];
   }
   const visitor = visitorCode(await dailySalt(hot), site.id, client.ip, client.ua);
-  const event = { ...common, visitor, path, country: e.country, device: e.device };
+  const software = { browser: e.browser, browserMajor: e.browserMajor, os: e.os, osMajor: e.osMajor };
+  const event = { ...common, visitor, path, country: e.country, device: e.device, ...software };
   if (r.t === 'ev') {
     const ev: EventRow = { ...event, name: r.e, label: r.el ?? null, value: r.ev ?? null, kind: 'event' };
     return [rowsOf('events', [ev])];
@@ -96,6 +97,7 @@ export async function rowsOfReport(
     asn: e.asn,
     asOrg: e.asOrg,
     device: e.device,
+    ...software,
     windowWidth: r.w,
     language: r.l || null,
     timezone: r.z || null,

@@ -1,7 +1,7 @@
 import type { Site } from '@us/db';
 import type { PageReport } from '@us/shared';
 import { keptAnswers } from '../../core/cache/kept-answers.ts';
-import { type EnrichInput, type PageUrl, readPageUrl } from '../../core/enrich/index.ts';
+import { type ClientHints, type EnrichInput, type PageUrl, readPageUrl } from '../../core/enrich/index.ts';
 import { AppError, forbidden, tooMany } from '../../core/errors.ts';
 import { type TlsSummary, tlsOfHeader, tlsSummary } from '../../features/protection/tls.ts';
 import type { CollectBudgets } from './budget.ts';
@@ -17,6 +17,8 @@ import type { SiteCache } from './site-cache.ts';
 export interface Client {
   ip: string;
   ua: string;
+  /** The browser's client hints (Sec-CH-UA…), read for the browser and system names only. */
+  hints?: ClientHints;
   /** Country and network the site's own proxy or edge already knows (only with its valid secret). */
   known?: EnrichInput['known'];
   /**
@@ -66,6 +68,14 @@ export async function siteOfReport(
   return { site, page };
 }
 
+/** The client hints a browser sends on its own (brands, platform) and the platform version when a page asked for it. */
+const hintsOf = (ctx: CollectExchange): ClientHints | undefined => {
+  const brands = ctx.get('sec-ch-ua');
+  const platform = ctx.get('sec-ch-ua-platform');
+  if (!brands && !platform) return undefined;
+  return { brands, platform, platformVersion: ctx.get('sec-ch-ua-platform-version') };
+};
+
 /**
  * The client of a page report. Proxy headers (`x-svc-client-ip/-country/-asn/-as-org/-tls`) count only with
  * this site's valid secret in `x-svc-proxy`; otherwise the connection's own address and TLS (the trusted
@@ -73,14 +83,16 @@ export async function siteOfReport(
  */
 export async function clientOfReport(ctx: CollectExchange, cache: SiteCache, siteId: string, trust: ProxyTrust): Promise<Client> {
   const ua = ctx.get('user-agent');
+  const hints = hintsOf(ctx);
   const secret = ctx.get('x-svc-proxy');
   if (!secret || (await cache.siteIdForSecret(secret)) !== siteId) {
-    return { ip: ctx.ip, ua, tls: tlsSummary(connectionTls(ctx.req, trust), null) };
+    return { ip: ctx.ip, ua, hints, tls: tlsSummary(connectionTls(ctx.req, trust), null) };
   }
   const asn = Number(ctx.get('x-svc-client-asn'));
   return {
     ip: ctx.get('x-svc-client-ip') || ctx.ip,
     ua,
+    hints,
     known: {
       country: ctx.get('x-svc-client-country') || null,
       asn: Number.isInteger(asn) && asn > 0 ? asn : null,

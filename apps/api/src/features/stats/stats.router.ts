@@ -137,7 +137,7 @@ export const statsRouter = router({
       mcp: {
         tool: 'get_site_top',
         description:
-          'A ranked table for one `dimension` (source, page, country, device, referrer, campaign; bot, category, path, network, status for crawler requests; event) with counts and shares; `limit` 1-100, `count`=pageviews to count pageviews instead of sessions.',
+          'A ranked table for one `dimension` (source, page, country, device, browser, browser_version, os, os_version, referrer, campaign; bot, category, path, network, status for crawler requests; event) with counts and shares; `limit` 1-100, `count`=pageviews to count pageviews instead of sessions.',
       },
       openapi: {
         method: 'GET',

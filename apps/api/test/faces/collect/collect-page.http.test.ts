@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { SiteHostname } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inAnyNetwork } from '../../../src/core/enrich/cidr.ts';
+import { BROWSERS, SYSTEMS } from '../../../src/core/enrich/software.ts';
 import { createKeyRow } from '../../../src/features/site-keys/keys.ts';
 import { createToken, createUser, startTestServer, type TestServer } from '../../support/server.ts';
 import { createSite } from '../../support/sites.ts';
@@ -96,6 +97,45 @@ describe('POST /collect and /collect/requests', () => {
     expect(s?.last_seen_at).toBeTruthy();
     const status = await t.request.get(`/v1/sites/${siteId}/install-status`).set('Authorization', auth).expect(200);
     expect(status.body.installed).toBe(true);
+  });
+
+  it('records the browser and system (name and major version) from the user agent, the client hints preferred', async () => {
+    const iphone =
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1';
+    const safari = pv();
+    await post(safari, iphone).expect(202);
+    // Brave says Chrome in its user agent and Brave in its brands; Windows 11 only in the platform version.
+    const brave = pv();
+    await post(brave)
+      .set('Sec-CH-UA', '"Brave";v="131", "Chromium";v="131", "Not_A Brand";v="24"')
+      .set('Sec-CH-UA-Platform', '"Windows"')
+      .set('Sec-CH-UA-Platform-Version', '"15.0.0"')
+      .expect(202);
+    const event = { t: 'ev', k: pk, u: `https://${host}/pricing`, id: safari.id, e: 'signup' };
+    await post(event, iphone).expect(202);
+    await t.deps.ingest.flushNow();
+    const software = (r: Record<string, unknown> | undefined) =>
+      r && { browser: r.browser, browser_major: r.browser_major, os: r.os, os_major: r.os_major };
+    const pageviews = await rows('pageviews');
+    expect(software(pageviews.find((r) => r.pageview_id === safari.id))).toEqual({
+      browser: 'Safari',
+      browser_major: 18,
+      os: 'iOS',
+      os_major: 18,
+    });
+    expect(software(pageviews.find((r) => r.pageview_id === brave.id))).toEqual({
+      browser: 'Brave',
+      browser_major: 131,
+      os: 'Windows',
+      os_major: 11,
+    });
+    const events = await rows('events');
+    expect(software(events.find((r) => r.pageview_id === safari.id && r.name === 'signup'))).toEqual({
+      browser: 'Safari',
+      browser_major: 18,
+      os: 'iOS',
+      os_major: 18,
+    });
   });
 
   it('records nothing under Sec-GPC: 1', async () => {
@@ -195,6 +235,17 @@ describe('POST /collect and /collect/requests', () => {
       expect(text).not.toContain(PROXY_IP);
       expect(text).not.toContain(UA);
       expect(text).not.toContain('127.0.0.1');
+    }
+    // What is kept of the user agent: a browser and a system name of the short lists, and major versions.
+    for (const table of ['pageviews', 'events']) {
+      const kept = await rows(table);
+      expect(kept.some((r) => r.browser === 'Chrome' && r.browser_major === 131 && r.os === 'Windows')).toBe(true);
+      for (const r of kept) {
+        expect([null, ...BROWSERS]).toContain(r.browser);
+        expect([null, ...SYSTEMS]).toContain(r.os);
+        for (const v of [r.browser_major, r.os_major])
+          expect(v === null || (Number.isInteger(v) && (v as number) < 1000)).toBe(true);
+      }
     }
   });
 

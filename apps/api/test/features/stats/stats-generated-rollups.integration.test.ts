@@ -45,6 +45,11 @@ describe('stats: answers before and after rollups, on generated traffic', () => 
     { metrics: 'sessions', by: 'source', 'where.exit_page': '/' },
     { metrics: 'sessions', by: 'exit_page', 'where.language': 'de-DE' },
     { metrics: 'sessions', by: 'exit_page', 'where.screen': 'mobile' },
+    { metrics: 'sessions', by: 'browser' },
+    { metrics: 'pageviews', by: 'os_version' },
+    { metrics: 'sessions', by: 'browser_version', 'where.browser': 'Safari' },
+    { metrics: 'sessions', by: 'exit_page', 'where.os': 'iOS' },
+    { metrics: 'events', by: 'browser' },
     { metrics: 'pageviews', lane: 'bot', by: 'bot' },
     { metrics: 'events', by: 'event' },
     { metrics: 'events', by: 'label', sort: 'value_sum' },
@@ -113,12 +118,12 @@ describe('stats: days the generator writes as rollups (older than the raw days) 
   beforeAll(() => statsFixture().then((x) => (f = x)));
   afterAll(() => f?.close());
 
-  it('exit pages, screen sizes, time zones and event values come from the generated rollups', async () => {
+  it('exit pages, screen sizes, time zones, browsers, systems and event values come from the generated rollups', async () => {
     const siteId = await f.site({ timezone: TZ });
     await generateTraffic(f.t.deps.orm, { siteId, timezone: TZ, days: 3, rawDays: 1, pageviews: 3000, jobs: 1, seed: 'staged' });
     const range = { from: dayAgo(TZ, 2), to: dayAgo(TZ, 1) };
     const ask = (q: Record<string, string>) => f.get(`/v1/sites/${siteId}/stats`, { ...q, ...range }).expect(200);
-    for (const by of ['exit_page', 'screen', 'timezone']) {
+    for (const by of ['exit_page', 'screen', 'timezone', 'browser', 'browser_version', 'os', 'os_version']) {
       const res = await ask({ metrics: 'sessions', by });
       expect(res.body.source, by).toBe('rollups');
       expect(res.body.rows.filter((r: StatsRow) => r.value !== null).length, by).toBeGreaterThan(1);

@@ -52,6 +52,15 @@ const PAGE_CARDS: TableDef[][] = [
     { dimension: 'device', title: 'Devices' },
     { dimension: 'screen', title: 'Screen sizes' },
   ],
+  // Name or name and major version, like Plausible's toggle: a tab each.
+  [
+    { dimension: 'browser', title: 'Browsers' },
+    { dimension: 'browser_version', title: 'Browser versions' },
+  ],
+  [
+    { dimension: 'os', title: 'Operating systems' },
+    { dimension: 'os_version', title: 'OS versions' },
+  ],
   [
     { dimension: 'event', title: 'Events' },
     { dimension: 'label', title: 'Event labels' },
