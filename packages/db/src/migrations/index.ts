@@ -24,6 +24,7 @@ import { Migration20261210090000_search_nulls } from './Migration20261210090000_
 import { Migration20261212090000_pageview_tab_page } from './Migration20261212090000_pageview_tab_page.ts';
 import { Migration20261213090000_share_embedding } from './Migration20261213090000_share_embedding.ts';
 import { Migration20261214090000_funnels } from './Migration20261214090000_funnels.ts';
+import { Migration20261216090000_pageview_channels } from './Migration20261216090000_pageview_channels.ts';
 
 /** The committed migrations, in order. New ones: `npm run -w @us/db migration:create -- <name>`, then list it here. */
 export const migrationsList = [
@@ -53,4 +54,5 @@ export const migrationsList = [
   { name: 'Migration20261212090000_pageview_tab_page', class: Migration20261212090000_pageview_tab_page },
   { name: 'Migration20261213090000_share_embedding', class: Migration20261213090000_share_embedding },
   { name: 'Migration20261214090000_funnels', class: Migration20261214090000_funnels },
+  { name: 'Migration20261216090000_pageview_channels', class: Migration20261216090000_pageview_channels },
 ];

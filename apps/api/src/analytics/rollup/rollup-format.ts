@@ -4,10 +4,11 @@
  * The rollup format written (`rollup_days.version`): 2 adds the dimension pairs, 3 the leave averages
  * (metric sets leave_scroll, leave_ms), 4 the filtered summary's measures per value (search_sessions,
  * single_page), 5 the dimensions timezone and screen (DIMENSION_SINCE), 6 the events' values (metric set
- * event_value), 7 sessions by exit page and its pairs. Days of an older version are rolled up again
+ * event_value), 7 sessions by exit page and its pairs, 8 the channel dimension and its pairs (and
+ * "from search" by channel: Gmail is no search engine). Days of an older version are rolled up again
  * while their raw rows exist.
  */
-export const ROLLUP_VERSION = 7;
+export const ROLLUP_VERSION = 8;
 
 /** One rollup row (format: the header of stats/catalogue.ts). */
 export interface RollupRow {
