@@ -61,11 +61,11 @@ export const CLICKS_EXCLUDED = `kind <> 'click'`;
 /**
  * "From search": the pageview's channel is Organic Search or Paid Search. Rows stored before channels
  * (channel null) test the referrer's host: a search engine's, but none of their mail or app hosts
- * (`mail.google.com` is Gmail, not Google search).
+ * (`mail.google.com` is Gmail, not Google search). No `?` in it: statements number their bind parameters from `?`.
  */
 export const SEARCH_REFERRER_SQL = `(case when channel is not null then channel in ('Organic Search', 'Paid Search')
   else (referrer_host ~ '(^|\\.)(google|bing|duckduckgo|yahoo|ecosia|baidu|yandex|qwant|startpage|naver|seznam)\\.' or referrer_host = 'search.brave.com')
-    and referrer_host !~ '^(e?mail|webmail|inbox|accounts|myaccount|docs|drive|calendar|meet|chat|keep|photos|play|classroom|sites|groups|support|developers|translate|maps)\\.' end)`;
+    and referrer_host !~ '^(mail|email|webmail|inbox|accounts|myaccount|docs|drive|calendar|meet|chat|keep|photos|play|classroom|sites|groups|support|developers|translate|maps)\\.' end)`;
 
 /** Source: the stored one (utm_source, else the referrer's family, else its host); before channels, utm_source or the referrer host. */
 export const SOURCE_SQL = `coalesce(source, coalesce(nullif(utm_source, ''), referrer_host))`;
