@@ -37,7 +37,8 @@ describe('referrer families: snowplow-referer-parser test corpus (real referrer 
   });
 
   it.each(corpus.cases.map((c) => [c.spec, c] as const))('%s', (spec, c) => {
-    const expected = spec in DIFFERENT ? DIFFERENT[spec] : c.known ? { source: c.source, medium: MEDIUM[c.medium] ?? c.medium } : null;
+    const expected =
+      spec in DIFFERENT ? DIFFERENT[spec] : c.known ? { source: c.source, medium: MEDIUM[c.medium] ?? c.medium } : null;
     expect(referrerFamily(hostOf(c.uri))).toEqual(expected);
   });
 

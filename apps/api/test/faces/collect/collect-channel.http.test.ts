@@ -37,10 +37,16 @@ describe('POST /collect: source and channel of a pageview', () => {
       channel: 'Organic Search',
       referrer_host: 'www.google.co.uk',
     });
-    expect(await pageview('/', 'https://lm.facebook.com/l.php?u=x')).toMatchObject({ source: 'Facebook', channel: 'Organic Social' });
+    expect(await pageview('/', 'https://lm.facebook.com/l.php?u=x')).toMatchObject({
+      source: 'Facebook',
+      channel: 'Organic Social',
+    });
     expect(await pageview('/', 'https://mail.google.com/')).toMatchObject({ source: 'Gmail', channel: 'Email' });
     expect(await pageview('/', 'https://chatgpt.com/')).toMatchObject({ source: 'ChatGPT', channel: 'AI assistants' });
-    expect(await pageview('/', 'https://blog.example.org/post')).toMatchObject({ source: 'blog.example.org', channel: 'Referral' });
+    expect(await pageview('/', 'https://blog.example.org/post')).toMatchObject({
+      source: 'blog.example.org',
+      channel: 'Referral',
+    });
     expect(await pageview('/')).toMatchObject({ source: null, channel: 'Direct' });
   });
 
