@@ -31,6 +31,7 @@ import { STATS_LIMITS } from '@us/shared';
 import { copyOutOn, WORK_MEM } from '../../src/analytics/rollup/copy-connections.ts';
 import { tallySiteDay } from '../../src/analytics/rollup/rollup-streams.ts';
 import { replaceSiteDayRollup } from '../../src/analytics/rollup/rollup-write.ts';
+import { trafficOf } from '../../src/core/enrich/traffic.ts';
 import { addUsage } from '../../src/features/billing/usage-counters.ts';
 import { mulberry32 } from './random.ts';
 import {
@@ -319,11 +320,15 @@ function pageSql(
   const S_SRC = textArr(sources.map((s) => s[1]));
   const S_MED = textArr(sources.map((s) => s[2]));
   const S_CMP = textArr(sources.map((s) => s[3]));
+  // Source and channel as intake derives them for a visit's first pageview (later ones: no referrer, Direct).
+  const traffic = sources.map(([referrer, source, medium, campaign]) => trafficOf(referrer, { source, medium, campaign }, null));
+  const S_SOURCE = textArr(traffic.map((x) => x.source));
+  const S_CHANNEL = textArr(traffic.map((x) => x.channel));
   const limit = num(plan.limitSec);
   // The second of a human visit: by the hourly rhythm; past `limit` (today) spread over what has passed.
   const hourPick = pick(HOURS.map((w, h) => (h <= plan.hourNow ? w : 0)));
   const cols =
-    'site_id, day, id, at, pageview_id, visitor, session_start, lane, path, page_type, referrer_host, utm_source, utm_medium, utm_campaign, country, asn, as_org, device, window_width, language, timezone, bot_name, bot_category, tab_page, tls';
+    'site_id, day, id, at, pageview_id, visitor, session_start, lane, path, page_type, referrer_host, utm_source, utm_medium, utm_campaign, country, asn, as_org, device, window_width, language, timezone, bot_name, bot_category, tab_page, tls, source, channel';
   return `with s as materialized (
   select q.*,
     substr(md5(${seed} || (q.g % ${visitors})), 1, 22) as visitor,
@@ -342,7 +347,7 @@ pv as (
   insert into ${t.pageviews} (${cols})
   select ${uuid(site)}, (r.at at time zone 'UTC')::date, gen_random_uuid(), r.at, r.pageview_id, r.visitor, r.session_start, r.lane,
     r.path, ${PAGE_TYPE_SQL}, r.referrer_host, r.utm_source, r.utm_medium, r.utm_campaign, r.country, r.asn, r.as_org, r.device,
-    r.window_width, r.language, r.timezone, r.bot_name, r.bot_category, r.tab_page, r.tls
+    r.window_width, r.language, r.timezone, r.bot_name, r.bot_category, r.tab_page, r.tls, r.source, r.channel
   from (
     select least(now(), s.t0 + ((p - 1) * 40 + random() * 35) * interval '1 second') as at,
       substr(md5(random()::text), 1, 16) as pageview_id, s.visitor, p = 1 as session_start, 'human'::text as lane,
@@ -354,7 +359,8 @@ pv as (
       ${CC}[s.ci]::char(2) as country, ${NET_ASN}[(s.ci - 1) * 3 + s.ni] as asn, ${NET_ORG}[(s.ci - 1) * 3 + s.ni] as as_org,
       ${DEV}[s.di] as device, s.width as window_width, s.lang as language, s.tzname as timezone,
       null::text as bot_name, null::text as bot_category,
-      p as tab_page, case when random() < 0.97 then 'TLSv1.3' else 'TLSv1.2' end as tls
+      p as tab_page, case when random() < 0.97 then 'TLSv1.3' else 'TLSv1.2' end as tls,
+      case when p = 1 then ${S_SOURCE}[s.si] end as source, case when p = 1 then ${S_CHANNEL}[s.si] else 'Direct' end as channel
     from s cross join lateral generate_series(1, s.pages) p
     union all
     select ${localAt(plan, tz, `random() * ${limit}`)}, substr(md5(random()::text), 1, 16),
@@ -364,13 +370,13 @@ pv as (
       case ${BOT_NAME}[b.k] when 'Googlebot' then 15169 when 'Bingbot' then 8075 when 'ChatGPT-User' then 8075 when 'Applebot' then 714 else ${H_ASN}[b.h] end,
       case ${BOT_NAME}[b.k] when 'Googlebot' then 'Google LLC' when 'Bingbot' then 'Microsoft Corporation' when 'ChatGPT-User' then 'Microsoft Corporation' when 'Applebot' then 'Apple Inc.' else ${H_ORG}[b.h] end,
       ${BOT_DEV}[b.k], case when ${BOT_NAME}[b.k] is null then 1920 else 1024 end, 'en-US', 'UTC', ${BOT_NAME}[b.k], ${BOT_CAT}[b.k],
-      case when b.sr < 0.7 then 1 else 2 + floor(b.sr * 10)::int end, 'TLSv1.3'
+      case when b.sr < 0.7 then 1 else 2 + floor(b.sr * 10)::int end, 'TLSv1.3', null, 'Direct'
     from (select ${BOT_PICK} as k, ${H_PICK} as h, random() as sr from generate_series(1, ${bots})) b
     union all
     select ${localAt(plan, tz, `least(${limit} * random(), (8 + random() * 10) * 3600)`)}, substr(md5(random()::text), 1, 16),
       substr(md5('team' || floor(random() * 4)), 1, 22), i.sr < 0.3, 'internal',
       ${NEXT}[${NEXT_PICK}], null, null, null, null, 'DE', 3320, 'Deutsche Telekom AG', 'desktop', 1920, 'de-DE', 'Europe/Berlin', null, null,
-      case when i.sr < 0.3 then 1 else 2 + floor(i.sr * 10)::int end, 'TLSv1.3'
+      case when i.sr < 0.3 then 1 else 2 + floor(i.sr * 10)::int end, 'TLSv1.3', null, 'Direct'
     from (select random() as sr from generate_series(1, ${internal})) i
     offset 0
   ) r
