@@ -38,7 +38,18 @@ describe('dashboard: filter by clicking', () => {
     await expect.poll(() => figure(page, 'Sessions')).toBe('5');
     const chart = page.getByRole('img', { name: /^Sessions and pageviews per day/ });
 
-    // Tabs: the Sources card also ranks referrers, the Pages card entry pages (sessions that began there).
+    // The Sources card opens on channels (rows stored before channels: Referral, or Direct without a
+    // referrer); clicking one filters the dashboard by it.
+    await expect.poll(() => rowLabels(page, 'Top channels')).toEqual(['Referral', 'Direct']);
+    await page.getByRole('table', { name: 'Top channels' }).getByRole('button', { name: 'Direct' }).click();
+    await page.waitForURL(/[?&]where\.channel=Direct/);
+    expect(await chips(page)).toEqual(['Channel is Direct']);
+    await expect.poll(() => figure(page, 'Sessions')).toBe('2');
+    await page.getByRole('button', { name: 'Remove filter: Channel is Direct' }).click();
+    await expect.poll(() => where(page)).toEqual([]);
+    await expect.poll(() => figure(page, 'Sessions')).toBe('5');
+
+    // Tabs: the Sources card also ranks sources and referrers, the Pages card entry pages (sessions that began there).
     await page.getByRole('tab', { name: 'Referrers' }).click();
     await expect
       .poll(() => rowLabels(page, 'Top referrers'))
@@ -93,6 +104,8 @@ describe('dashboard: filter by clicking', () => {
     await page.getByRole('button', { name: 'Clear filters' }).click();
     await expect.poll(() => where(page)).toEqual([]);
     await expect.poll(() => figure(page, 'Sessions')).toBe('5');
+    // The reload above showed the card's first tab again: Channels.
+    await page.getByRole('tab', { name: 'Sources', exact: true }).click();
     await page.getByRole('table', { name: 'Top sources' }).getByRole('button', { name: 'Direct / none' }).click();
     await expect.poll(() => where(page)).toEqual(['where.source=(none)']);
     expect(await chips(page)).toEqual(['Source is Direct / none']);

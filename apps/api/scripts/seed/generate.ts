@@ -31,6 +31,7 @@ import { STATS_LIMITS } from '@us/shared';
 import { copyOutOn, WORK_MEM } from '../../src/analytics/rollup/copy-connections.ts';
 import { tallySiteDay } from '../../src/analytics/rollup/rollup-streams.ts';
 import { replaceSiteDayRollup } from '../../src/analytics/rollup/rollup-write.ts';
+import { trafficOf } from '../../src/core/enrich/traffic.ts';
 import { addUsage } from '../../src/features/billing/usage-counters.ts';
 import { mulberry32 } from './random.ts';
 import {
@@ -327,11 +328,15 @@ function pageSql(
   const S_SRC = textArr(sources.map((s) => s[1]));
   const S_MED = textArr(sources.map((s) => s[2]));
   const S_CMP = textArr(sources.map((s) => s[3]));
+  // Source and channel as intake derives them for a visit's first pageview (later ones: no referrer, Direct).
+  const traffic = sources.map(([referrer, source, medium, campaign]) => trafficOf(referrer, { source, medium, campaign }, null));
+  const S_SOURCE = textArr(traffic.map((x) => x.source));
+  const S_CHANNEL = textArr(traffic.map((x) => x.channel));
   const limit = num(plan.limitSec);
   // The second of a human visit: by the hourly rhythm; past `limit` (today) spread over what has passed.
   const hourPick = pick(HOURS.map((w, h) => (h <= plan.hourNow ? w : 0)));
   const cols =
-    'site_id, day, id, at, pageview_id, visitor, session_start, lane, path, page_type, referrer_host, utm_source, utm_medium, utm_campaign, country, asn, as_org, device, window_width, language, timezone, bot_name, bot_category, tab_page, tls, browser, browser_major, os, os_major';
+    'site_id, day, id, at, pageview_id, visitor, session_start, lane, path, page_type, referrer_host, utm_source, utm_medium, utm_campaign, country, asn, as_org, device, window_width, language, timezone, bot_name, bot_category, tab_page, tls, browser, browser_major, os, os_major, source, channel';
   return `with s as materialized (
   select q.*,
     substr(md5(${seed} || (q.g % ${visitors})), 1, 22) as visitor,
@@ -351,7 +356,7 @@ pv as (
   insert into ${t.pageviews} (${cols})
   select ${uuid(site)}, (r.at at time zone 'UTC')::date, gen_random_uuid(), r.at, r.pageview_id, r.visitor, r.session_start, r.lane,
     r.path, ${PAGE_TYPE_SQL}, r.referrer_host, r.utm_source, r.utm_medium, r.utm_campaign, r.country, r.asn, r.as_org, r.device,
-    r.window_width, r.language, r.timezone, r.bot_name, r.bot_category, r.tab_page, r.tls, r.browser, r.browser_major, r.os, r.os_major
+    r.window_width, r.language, r.timezone, r.bot_name, r.bot_category, r.tab_page, r.tls, r.browser, r.browser_major, r.os, r.os_major, r.source, r.channel
   from (
     select least(now(), s.t0 + ((p - 1) * 40 + random() * 35) * interval '1 second') as at,
       substr(md5(random()::text), 1, 16) as pageview_id, s.visitor, p = 1 as session_start, 'human'::text as lane,
@@ -364,7 +369,8 @@ pv as (
       ${DEV}[s.di] as device, s.width as window_width, s.lang as language, s.tzname as timezone,
       null::text as bot_name, null::text as bot_category,
       p as tab_page, case when random() < 0.97 then 'TLSv1.3' else 'TLSv1.2' end as tls,
-      ${SW_BROWSER}[s.sw] as browser, ${SW_BROWSER_MAJOR}[s.sw] as browser_major, ${SW_OS}[s.sw] as os, ${SW_OS_MAJOR}[s.sw] as os_major
+      ${SW_BROWSER}[s.sw] as browser, ${SW_BROWSER_MAJOR}[s.sw] as browser_major, ${SW_OS}[s.sw] as os, ${SW_OS_MAJOR}[s.sw] as os_major,
+case when p = 1 then ${S_SOURCE}[s.si] end as source, case when p = 1 then ${S_CHANNEL}[s.si] else 'Direct' end as channel
     from s cross join lateral generate_series(1, s.pages) p
     union all
     select ${localAt(plan, tz, `random() * ${limit}`)}, substr(md5(random()::text), 1, 16),
@@ -374,13 +380,13 @@ pv as (
       case ${BOT_NAME}[b.k] when 'Googlebot' then 15169 when 'Bingbot' then 8075 when 'ChatGPT-User' then 8075 when 'Applebot' then 714 else ${H_ASN}[b.h] end,
       case ${BOT_NAME}[b.k] when 'Googlebot' then 'Google LLC' when 'Bingbot' then 'Microsoft Corporation' when 'ChatGPT-User' then 'Microsoft Corporation' when 'Applebot' then 'Apple Inc.' else ${H_ORG}[b.h] end,
       ${BOT_DEV}[b.k], case when ${BOT_NAME}[b.k] is null then 1920 else 1024 end, 'en-US', 'UTC', ${BOT_NAME}[b.k], ${BOT_CAT}[b.k],
-      case when b.sr < 0.7 then 1 else 2 + floor(b.sr * 10)::int end, 'TLSv1.3', null, null, null, null
+      case when b.sr < 0.7 then 1 else 2 + floor(b.sr * 10)::int end, 'TLSv1.3', null, null, null, null, null, 'Direct'
     from (select ${BOT_PICK} as k, ${H_PICK} as h, random() as sr from generate_series(1, ${bots})) b
     union all
     select ${localAt(plan, tz, `least(${limit} * random(), (8 + random() * 10) * 3600)`)}, substr(md5(random()::text), 1, 16),
       substr(md5('team' || floor(random() * 4)), 1, 22), i.sr < 0.3, 'internal',
       ${NEXT}[${NEXT_PICK}], null, null, null, null, 'DE', 3320, 'Deutsche Telekom AG', 'desktop', 1920, 'de-DE', 'Europe/Berlin', null, null,
-      case when i.sr < 0.3 then 1 else 2 + floor(i.sr * 10)::int end, 'TLSv1.3', 'Chrome', 131, 'macOS', null
+      case when i.sr < 0.3 then 1 else 2 + floor(i.sr * 10)::int end, 'TLSv1.3', 'Chrome', 131, 'macOS', null, null, 'Direct'
     from (select random() as sr from generate_series(1, ${internal})) i
     offset 0
   ) r

@@ -58,8 +58,23 @@ export const TIME_DIMENSIONS = new Set(['day', 'hour']);
 /** The condition keeping element clicks (journeys only) out of every events figure, raw or rolled up. */
 export const CLICKS_EXCLUDED = `kind <> 'click'`;
 
-/** Search engines by referrer hostname, for "from search" (sessions whose referrer is one of these). */
-export const SEARCH_REFERRER_SQL = `(referrer_host ~ '(^|\\.)(google|bing|duckduckgo|yahoo|ecosia|baidu|yandex|qwant|startpage|naver|seznam)\\.' or referrer_host = 'search.brave.com')`;
+/**
+ * "From search": the pageview's channel is Organic Search or Paid Search. Rows stored before channels
+ * (channel null) test the referrer's host: a search engine's, but none of their mail or app hosts
+ * (`mail.google.com` is Gmail, not Google search). No `?` in it: statements number their bind parameters from `?`.
+ */
+export const SEARCH_REFERRER_SQL = `(case when channel is not null then channel in ('Organic Search', 'Paid Search')
+  else (referrer_host ~ '(^|\\.)(google|bing|duckduckgo|yahoo|ecosia|baidu|yandex|qwant|startpage|naver|seznam)\\.' or referrer_host = 'search.brave.com')
+    and referrer_host !~ '^(mail|email|webmail|inbox|accounts|myaccount|docs|drive|calendar|meet|chat|keep|photos|play|classroom|sites|groups|support|developers|translate|maps)\\.' end)`;
+
+/** Source: the stored one (utm_source, else the referrer's family, else its host); before channels, utm_source or the referrer host. */
+export const SOURCE_SQL = `coalesce(source, coalesce(nullif(utm_source, ''), referrer_host))`;
+
+/**
+ * Channel: the stored one; rows before channels read Direct (no referrer, no utm) or Referral, an
+ * approximation (docs/product/channels.md).
+ */
+export const CHANNEL_SQL = `coalesce(channel, case when referrer_host is null and utm_source is null and utm_medium is null then 'Direct' else 'Referral' end)`;
 
 /**
  * Screen size classes by the window's width in CSS pixels when the pageview was sent (Plausible's
@@ -87,7 +102,8 @@ const PAGE_DIMENSIONS: Record<string, DimensionDef> = {
   ...TIME,
   page: { sql: 'path', label: 'Page' },
   page_type: { sql: 'page_type', label: 'Page type' },
-  source: { sql: `coalesce(nullif(utm_source, ''), referrer_host)`, label: 'Source' },
+  source: { sql: SOURCE_SQL, label: 'Source' },
+  channel: { sql: CHANNEL_SQL, label: 'Channel' },
   referrer: { sql: 'referrer_host', label: 'Referrer' },
   medium: { sql: 'utm_medium', label: 'Medium' },
   campaign: { sql: 'utm_campaign', label: 'Campaign' },
@@ -237,6 +253,9 @@ export const SUMMARY_ROLLUP_MEASURES = ['from_search', 'single_page', 'visible_m
  * "Rollups: from PostgreSQL's grouping to quarter-hour steps").
  */
 const PAGE_PAIRS: readonly (readonly [string, string])[] = [
+  ['channel', 'page'],
+  ['channel', 'country'],
+  ['channel', 'device'],
   ['country', 'page'],
   ['device', 'page'],
   ['page', 'source'],
@@ -258,6 +277,7 @@ const EXIT_PAIRS: readonly (readonly [string, string])[] = [
   ['device', 'exit_page'],
   ['exit_page', 'page'],
   ['exit_page', 'source'],
+  ['channel', 'exit_page'],
   ['campaign', 'exit_page'],
   ['exit_page', 'language'],
   ['exit_page', 'medium'],
@@ -296,6 +316,7 @@ export const DIMENSION_SINCE: Record<string, number> = {
   browser_version: 8,
   os: 8,
   os_version: 8,
+  channel: 9,
 };
 
 /** The rollup format a question's dimensions (its `by` and `where` names) need; 1 for the first ones. */

@@ -15,7 +15,7 @@ export function visit(
   siteId: string,
   daysAgo: number,
   paths: string[],
-  extra: Pick<PageviewRow, 'referrerHost' | 'country' | 'device'> & { lane?: PageviewRow['lane'] },
+  extra: Pick<PageviewRow, 'referrerHost' | 'country' | 'device' | 'source' | 'channel'> & { lane?: PageviewRow['lane'] },
 ): PageviewRow[] {
   const visitor = `v-${randomUUID()}`;
   return paths.map((path, i) => ({
@@ -27,6 +27,8 @@ export function visit(
     lane: extra.lane ?? 'human',
     path,
     referrerHost: extra.referrerHost ?? null,
+    source: extra.source ?? null,
+    channel: extra.channel ?? null,
     country: extra.country ?? null,
     device: extra.device,
   }));

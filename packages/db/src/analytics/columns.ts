@@ -49,6 +49,9 @@ export const COLUMNS: { [T in AnalyticsTable]: readonly Column<AnalyticsRows[T]>
     ['utm_source', 'utmSource', text(256)],
     ['utm_medium', 'utmMedium', text(256)],
     ['utm_campaign', 'utmCampaign', text(256)],
+    // utm_source, else the referrer's family ("Google"), else its host (apps/api core/enrich/traffic.ts).
+    ['source', 'source', text(64)],
+    ['channel', 'channel', text(32)],
     ['country', 'country', { type: 'country' }],
     ['asn', 'asn', ident(INT4_MAX)],
     ['as_org', 'asOrg', text(256)],

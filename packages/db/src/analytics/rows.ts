@@ -17,6 +17,10 @@ export interface PageviewRow {
   utmSource?: string | null;
   utmMedium?: string | null;
   utmCampaign?: string | null;
+  /** utm_source, else the referrer's family, else its host; null when none (rows before channels: null). */
+  source?: string | null;
+  /** Direct, Organic Search, Paid Search, … (docs/product/channels.md); null on rows before channels. */
+  channel?: string | null;
   country?: string | null;
   asn?: number | null;
   asOrg?: string | null;

@@ -26,6 +26,7 @@ import { Migration20261213090000_share_embedding } from './Migration202612130900
 import { Migration20261214090000_funnels } from './Migration20261214090000_funnels.ts';
 import { Migration20261215090000_segments_annotations } from './Migration20261215090000_segments_annotations.ts';
 import { Migration20261216090000_browser_os } from './Migration20261216090000_browser_os.ts';
+import { Migration20261217090000_pageview_channels } from './Migration20261217090000_pageview_channels.ts';
 
 /** The committed migrations, in order. New ones: `npm run -w @us/db migration:create -- <name>`, then list it here. */
 export const migrationsList = [
@@ -60,4 +61,5 @@ export const migrationsList = [
     class: Migration20261215090000_segments_annotations,
   },
   { name: 'Migration20261216090000_browser_os', class: Migration20261216090000_browser_os },
+  { name: 'Migration20261217090000_pageview_channels', class: Migration20261217090000_pageview_channels },
 ];

@@ -215,6 +215,7 @@ export type Summary = z.infer<typeof Summary>;
 
 export const TOP_DIMENSIONS = [
   'source',
+  'channel',
   'medium',
   'referrer',
   'campaign',

@@ -5,9 +5,10 @@
  * (metric sets leave_scroll, leave_ms), 4 the filtered summary's measures per value (search_sessions,
  * single_page), 5 the dimensions timezone and screen (DIMENSION_SINCE), 6 the events' values (metric set
  * event_value), 7 sessions by exit page and its pairs, 8 browsers and operating systems (with their versions;
- * the names beside exit pages). Days of an older version are rolled up again while their raw rows exist.
+ * the names beside exit pages), 9 the channel dimension and its pairs (and "from search" by channel: Gmail is
+ * no search engine). Days of an older version are rolled up again while their raw rows exist.
  */
-export const ROLLUP_VERSION = 8;
+export const ROLLUP_VERSION = 9;
 
 /** One rollup row (format: the header of stats/catalogue.ts). */
 export interface RollupRow {

@@ -63,10 +63,14 @@ export function enrich({ ip, ua, hints, width, known }: EnrichInput): Enrichment
 }
 
 export { type BotCategory, type BotInfo, classifyUserAgent, HOSTING_ASNS, isHostingNetwork, type UaClass } from '@us/protection';
+export { CHANNELS, type Channel } from './channel.ts';
+export type { ClickKind } from './click-ids.ts';
 export { ipDataDated } from './dated.ts';
 export { type DeviceClass, deviceClassOf } from './device.ts';
 export { countryOf } from './geo.ts';
 export { loadNetworks, type Network, networkOf } from './network.ts';
+export { REFERRER_LIST, type ReferrerFamily, referrerFamily, utmSourceFamily } from './referrers.ts';
 export { BROWSERS, type ClientHints, type Software, SYSTEMS, softwareOf } from './software.ts';
+export { trafficOf } from './traffic.ts';
 export { type PageUrl, pageOf, readPageUrl, referrerHost, type Utm, utmOf } from './url.ts';
 export { dailySalt, SALT_TTL_SECONDS, visitorCode } from './visitor.ts';

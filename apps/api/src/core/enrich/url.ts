@@ -1,4 +1,9 @@
-/** Referrer hostname and utm_* parameters of a page URL. Only these parts are kept, never the full URL. */
+import { type ClickKind, clickKindOf } from './click-ids.ts';
+
+/**
+ * Referrer hostname and utm_* parameters of a page URL. Only these parts are kept, never the full URL
+ * (a click id is read for the channel only: `click-ids.ts`).
+ */
 
 const MAX_UTM = 128;
 
@@ -45,11 +50,12 @@ export function utmOf(url: string | null | undefined): Utm {
   return utmOfUrl(parse(url));
 }
 
-/** What a page report's URL says: its host (lower case, for the site's hostnames), path and utm parameters. */
+/** What a page report's URL says: its host (lower case, for the site's hostnames), path, utm parameters and ad click id. */
 export interface PageUrl {
   host: string;
   path: string;
   utm: Utm;
+  click: ClickKind | null;
 }
 
 /** A page URL read once for both the hostname check and the row, or null when it cannot be read. */
@@ -60,11 +66,17 @@ export function readPageUrl(url: string): PageUrl | null {
   } catch {
     return null;
   }
-  return { host: u.hostname.toLowerCase(), path: u.pathname || '/', utm: utmOfUrl(isWeb(u) ? u : null) };
+  const web = isWeb(u);
+  return {
+    host: u.hostname.toLowerCase(),
+    path: u.pathname || '/',
+    utm: utmOfUrl(web ? u : null),
+    click: web && u.search ? clickKindOf(u.searchParams) : null,
+  };
 }
 
-/** The path ('/' when the URL cannot be read) and the utm parameters of a page URL, from one parse. */
-export function pageOf(url: string): { path: string; utm: Utm } {
+/** The path ('/' when the URL cannot be read), utm parameters and click id of a page URL, from one parse. */
+export function pageOf(url: string): Omit<PageUrl, 'host'> {
   const page = readPageUrl(url);
-  return page ? { path: page.path, utm: page.utm } : { path: '/', utm: NO_UTM };
+  return page ? { path: page.path, utm: page.utm, click: page.click } : { path: '/', utm: NO_UTM, click: null };
 }

@@ -10,7 +10,16 @@ import {
 } from '@us/db';
 import { clickLabel, type Lane, type PageReport, type RequestRecord } from '@us/shared';
 import { inAnyNetwork } from '../../core/enrich/cidr.ts';
-import { dailySalt, type Enrichment, enrich, referrerHost, type Utm, visitorCode } from '../../core/enrich/index.ts';
+import {
+  type ClickKind,
+  dailySalt,
+  type Enrichment,
+  enrich,
+  referrerHost,
+  trafficOf,
+  type Utm,
+  visitorCode,
+} from '../../core/enrich/index.ts';
 import type { HotStore } from '../../core/hot/store.ts';
 import { verifyInternalMark } from '../../features/internal-link/mark.ts';
 import { decisionOfRecord } from '../../features/protection/record-decision.ts';
@@ -59,12 +68,12 @@ export async function rowsOfReport(
   client: Client,
   at: Date,
   /** The report's URL as the hostname check read it (`readPageUrl`): it is not parsed again here. */
-  page: { path: string; utm: Utm },
+  page: { path: string; utm: Utm; click: ClickKind | null },
 ): Promise<TableRows[]> {
   const e = enrich({ ip: client.ip, ua: client.ua, hints: client.hints, width: r.t === 'pv' ? r.w : null, known: client.known });
   const internal = inAnyNetwork(networksOf(site), client.ip) || (r.m ? verifyInternalMark(site, r.m) : false);
   const lane = laneOf(e, internal);
-  const { path, utm } = page;
+  const { path, utm, click } = page;
   const common = { siteId: site.id, at, pageviewId: r.id, lane };
   if (r.t === 'leave') {
     const leave: PageLeaveRow = { ...common, scrollDepth: r.s, timeOnPageMs: r.d, interacted: r.i === 1 };
@@ -82,6 +91,7 @@ export async function rowsOfReport(
     const click: EventRow = { ...event, name: clickLabel(r.e), kind: 'click' };
     return [rowsOf('events', [click])];
   }
+  const referrer = referrerHost(r.r);
   const pageview: PageviewRow = {
     ...common,
     visitor,
@@ -89,10 +99,11 @@ export async function rowsOfReport(
     tabPage: r.n,
     path,
     pageType: r.p ?? null,
-    referrerHost: referrerHost(r.r),
+    referrerHost: referrer,
     utmSource: utm.source,
     utmMedium: utm.medium,
     utmCampaign: utm.campaign,
+    ...trafficOf(referrer, utm, click),
     country: e.country,
     asn: e.asn,
     asOrg: e.asOrg,

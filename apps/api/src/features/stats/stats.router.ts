@@ -49,7 +49,7 @@ export const statsRouter = router({
       mcp: {
         tool: 'get_site_stats',
         description:
-          'Answer one stats question with flat arguments: `id` (site), `metrics` (pageviews, sessions, events or requests), `by` (a dimension such as day, hour, page, source, country), `lane` (human, bot, internal), `days` (1 = today so far, default 7) or `from`/`to` (YYYY-MM-DD, site time zone), filters as `where.<dimension>`, `sort`, `limit`, `offset` and `search` to page through or search a ranked table, `compare` for the previous period.',
+          'Answer one stats question with flat arguments: `id` (site), `metrics` (pageviews, sessions, events or requests), `by` (a dimension such as day, hour, page, channel, source, country), `lane` (human, bot, internal), `days` (1 = today so far, default 7) or `from`/`to` (YYYY-MM-DD, site time zone), filters as `where.<dimension>`, `sort`, `limit`, `offset` and `search` to page through or search a ranked table, `compare` for the previous period.',
       },
       openapi: {
         method: 'GET',
@@ -137,7 +137,7 @@ export const statsRouter = router({
       mcp: {
         tool: 'get_site_top',
         description:
-          'A ranked table for one `dimension` (source, page, country, device, browser, browser_version, os, os_version, referrer, campaign; bot, category, path, network, status for crawler requests; event) with counts and shares; `limit` 1-100, `count`=pageviews to count pageviews instead of sessions.',
+          'A ranked table for one `dimension` (channel, source, page, country, device, browser, browser_version, os, os_version, referrer, campaign; bot, category, path, network, status for crawler requests; event) with counts and shares; `limit` 1-100, `count`=pageviews to count pageviews instead of sessions.',
       },
       openapi: {
         method: 'GET',

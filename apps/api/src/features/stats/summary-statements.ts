@@ -32,7 +32,7 @@ export function rawSummaryStatement(ctx: SiteCtx, days: RawRange, where: Record<
   // A leave may be stored up to a day after its pageview, hence the wider day range of page_leaves.
   const sql = `
     with pv as (
-      select pageview_id, visitor, ${localDaySql(tz)} as local_day, session_start, referrer_host
+      select pageview_id, visitor, ${localDaySql(tz)} as local_day, session_start, referrer_host, channel
       from pageviews
       where ${conditions.join('\n        and ')}
     )

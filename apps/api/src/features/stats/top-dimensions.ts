@@ -3,6 +3,7 @@ import type { MetricSet, TopDimension } from '@us/shared';
 /** Top-table dimension → the metric set it ranks (page dimensions: sessions, or pageviews with count=pageviews). */
 export const TOP_SETS: Record<TopDimension, MetricSet> = {
   source: 'sessions',
+  channel: 'sessions',
   medium: 'sessions',
   referrer: 'sessions',
   campaign: 'sessions',

@@ -101,24 +101,31 @@ describe('referrerHost, utmOf and pageOf', () => {
     expect(utmOf('https://x.test/?utm_medium=%20').medium).toBeNull();
     expect(utmOf('garbage')).toEqual({ source: null, medium: null, campaign: null });
   });
-  it('reads a page URL once for its path and utm parameters, as pathname and utmOf would', () => {
+  it('reads a page URL once for its path, utm parameters and ad click id, as pathname and utmOf would', () => {
     expect(pageOf('https://x.test/pricing/a%20b?utm_source=ads&x=1#top')).toEqual({
       path: '/pricing/a%20b',
       utm: { source: 'ads', medium: null, campaign: null },
+      click: null,
     });
-    expect(pageOf('https://x.test')).toEqual({ path: '/', utm: { source: null, medium: null, campaign: null } });
+    expect(pageOf('https://x.test')).toEqual({ path: '/', utm: { source: null, medium: null, campaign: null }, click: null });
+    // The strongest click id: a search ad's over fbclid; an empty one is none.
+    expect(pageOf('https://x.test/?fbclid=a&gclid=b').click).toBe('search');
+    expect(pageOf('https://x.test/?fbclid=a').click).toBe('facebook');
+    expect(pageOf('https://x.test/?gclid=').click).toBeNull();
     // Another scheme: its path, never its parameters; no URL at all: the root.
-    expect(pageOf('ftp://x.test/files?utm_source=ads')).toEqual({
+    expect(pageOf('ftp://x.test/files?utm_source=ads&gclid=x')).toEqual({
       path: '/files',
       utm: { source: null, medium: null, campaign: null },
+      click: null,
     });
-    expect(pageOf('not a url')).toEqual({ path: '/', utm: { source: null, medium: null, campaign: null } });
+    expect(pageOf('not a url')).toEqual({ path: '/', utm: { source: null, medium: null, campaign: null }, click: null });
   });
   it('reads a page URL once for the hostname check and the row: host in lower case, or null when unreadable', () => {
     expect(readPageUrl('https://Shop.X.test/Cart?utm_medium=mail')).toEqual({
       host: 'shop.x.test',
       path: '/Cart',
       utm: { source: null, medium: 'mail', campaign: null },
+      click: null,
     });
     expect(readPageUrl('not a url')).toBeNull();
     expect(readPageUrl('mailto:someone@x.test')?.host).toBe('');

@@ -31,7 +31,9 @@ const SPEC_TOOLS = new Set(
   update_site_search_google update_site_search_bing delete_site_search_google delete_site_search_bing export_site
   get_billing checkout_billing portal_billing plan_billing list_site_funnels create_site_funnel update_site_funnel
   delete_site_funnel get_site_funnel_results list_site_segments create_site_segment update_site_segment
-  delete_site_segment list_site_annotations create_site_annotation update_site_annotation delete_site_annotation get_site_changes`.split(/\s+/),
+  delete_site_segment list_site_annotations create_site_annotation update_site_annotation delete_site_annotation get_site_changes`.split(
+    /\s+/,
+  ),
 );
 
 function fakeOp(meta: Partial<Meta>, input?: z.ZodType, type: Operation['type'] = 'mutation'): Operation {

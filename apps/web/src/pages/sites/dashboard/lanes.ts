@@ -31,6 +31,7 @@ export interface LaneView {
 
 const PAGE_CARDS: TableDef[][] = [
   [
+    { dimension: 'channel', title: 'Channels' },
     { dimension: 'source', title: 'Sources' },
     { dimension: 'referrer', title: 'Referrers' },
     { dimension: 'medium', title: 'Mediums' },
