@@ -93,6 +93,11 @@ describe('enrich()', () => {
       asOrg: expect.stringMatching(/Google/),
       hosting: false,
       device: 'desktop',
+      browser: 'Chrome',
+      browserMajor: 131,
+      os: 'Windows',
+      // Windows 10 and 11 both say "Windows NT 10.0": no version rather than a guess.
+      osMajor: null,
       kind: 'browser',
       bot: null,
       automation: [],
