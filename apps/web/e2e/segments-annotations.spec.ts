@@ -8,10 +8,10 @@ import { dashboardSuite, signedInPage } from './support/dashboard.ts';
 /** Yesterday in UTC (the test site keeps UTC): a day of the default 7. */
 const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
 
-describe('segments and annotations on the dashboard in a real browser', () => {
+describe('segments, annotations and what changed on the dashboard in a real browser', () => {
   const suite = dashboardSuite();
 
-  it('marks a day on the chart, saves the filters as a segment and applies it again from the list', {
+  it('marks a day on the chart, says what changed, saves the filters as a segment and applies it again from the list', {
     timeout: 180_000,
   }, async () => {
     const { t } = suite;
@@ -35,6 +35,13 @@ describe('segments and annotations on the dashboard in a real browser', () => {
     expect(await page.locator(`.dash-chart-day[data-day="${yesterday}"] title`).textContent()).toContain(
       'Noted: Deployed the new pricing page',
     );
+    // What changed since the week before: all ten visits are new, six of them began on /.
+    const changes = page.getByTestId('changes');
+    await expect.poll(() => changes.textContent()).toContain('10 visits');
+    expect(await changes.getByRole('list', { name: 'What moved most' }).getByRole('listitem').first().textContent()).toMatch(
+      /^\+6 visits starting on \/ · 60(\.0)?% of the change$/,
+    );
+
     // Filters in force can be saved as a segment; it is then the one chosen.
     await page.goto(`${t.url}/sites/${siteId}/dashboard?where.page=%2Fblog`);
     const segments = page.getByRole('region', { name: 'Segments' });

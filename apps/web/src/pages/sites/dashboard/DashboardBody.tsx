@@ -12,6 +12,7 @@ import { LANE_VIEWS } from './lanes.ts';
 import { MeasureCards } from './MeasureCards.tsx';
 import { type MeasureItem, seriesMeasures, summaryMeasures } from './measures.ts';
 import { AnnotationsCard } from './notes/AnnotationsCard.tsx';
+import { ChangesCard } from './notes/ChangesCard.tsx';
 import { useAnnotations } from './notes/data.ts';
 import { TopTables } from './TopTables.tsx';
 import type { Catalogue } from './types.ts';
@@ -35,7 +36,10 @@ export function DashboardBody({
   onFilter: (dimension: string, value: string | null) => void;
   /** Whether any page report has reached the site yet (if not, an empty preset range shows the install steps). */
   installed: boolean;
-  /** Marks the period's annotations on the chart, with their list and form under it. */
+  /**
+   * The site's own dashboard: the period's annotations marked on the chart, with their list and form under it,
+   * and (People) what changed since the period before.
+   */
   annotate?: boolean;
   /** Shown under the figures once they are there (so it never jumps down as they arrive). */
   footer?: ReactNode;
@@ -96,6 +100,7 @@ export function DashboardBody({
         <>
           <ChartCard view={view} series={current} marks={notes} />
           {annotate && <AnnotationsCard siteId={siteId} annotations={notes} lastDay={current.to} />}
+          {annotate && people && <ChangesCard siteId={siteId} choices={choices} />}
           <TopTables siteId={siteId} choices={choices} view={view} catalogue={catalogue} onFilter={onFilter} />
         </>
       )}

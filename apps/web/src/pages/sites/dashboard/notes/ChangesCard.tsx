@@ -1,0 +1,85 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Card } from '../../../../components/Card.tsx';
+import { Notice } from '../../../../components/Notice.tsx';
+import { formatCount, formatPercent, formatPeriod } from '../../../../lib/format.ts';
+import { toProblem } from '../../../../problem.ts';
+import { useTRPC } from '../../../../trpc.ts';
+import { type Choices, rangeFields, whereParams } from '../choices.ts';
+
+const METRICS = [
+  { key: 'visits', label: 'Visits' },
+  { key: 'pageviews', label: 'Pageviews' },
+] as const;
+type Metric = (typeof METRICS)[number]['key'];
+
+/** How many drivers the card lists (the API gives up to ten). */
+const SHOWN = 5;
+
+/**
+ * "What changed?": this period against the one before it, and the values that explain most of the change
+ * in visits or pageviews, each in words (`changes.get`, GET /v1/sites/{id}/changes), with the filters in force.
+ */
+export function ChangesCard({ siteId, choices }: { siteId: string; choices: Choices }) {
+  const [metric, setMetric] = useState<Metric>('visits');
+  const changes = useQuery(
+    useTRPC().changes.get.queryOptions(
+      { id: siteId, metric, ...rangeFields(choices), ...whereParams(choices.filters) },
+      {
+        placeholderData: keepPreviousData,
+        // It asks the most of the stats engine of any card: when the workspace's stats slots are all taken by
+        // the other cards (429), it waits its turn instead of showing the refusal.
+        retry: (failures, err) => failures < 3 && toProblem(err).status === 429,
+        retryDelay: 2000,
+      },
+    ),
+  );
+  const c = changes.data;
+  const sign = (n: number) => (n > 0 ? '+' : n < 0 ? '−' : '±');
+  return (
+    <Card
+      title="What changed?"
+      aside={
+        <div className="field dash-changes-metric">
+          <label htmlFor="dash-changes-metric">Explain</label>
+          <select id="dash-changes-metric" value={metric} onChange={(e) => setMetric(e.target.value as Metric)}>
+            {METRICS.map((m) => (
+              <option key={m.key} value={m.key}>
+                {m.label}
+              </option>
+            ))}
+          </select>
+        </div>
+      }
+    >
+      {changes.error && <Notice tone="error">{toProblem(changes.error).title}</Notice>}
+      {!c && !changes.error && <p className="loading">Loading…</p>}
+      {c && (
+        <div aria-busy={changes.isFetching} data-testid="changes">
+          <p className="dash-changes-total">
+            <strong>{formatCount(c.current)}</strong> {metric} in {formatPeriod(c.from, c.to)} against {formatCount(c.previous)}{' '}
+            in {formatPeriod(c.previousFrom, c.previousTo)}:{' '}
+            <strong>
+              {sign(c.change)}
+              {formatCount(Math.abs(c.change))}
+              {c.changePercent !== null && ` (${sign(c.changePercent)}${formatPercent(Math.abs(c.changePercent))})`}
+            </strong>
+          </p>
+          {c.drivers.length === 0 ? (
+            <p className="site-none">Nothing moved: every source, page, country and device gave what it gave before.</p>
+          ) : (
+            <ol className="dash-changes" aria-label="What moved most">
+              {c.drivers.slice(0, SHOWN).map((d) => (
+                <li key={`${d.dimension} ${d.value}`} className={d.change > 0 ? 'dash-change-up' : 'dash-change-down'}>
+                  {d.sentence}
+                  {d.share !== null && <span className="muted"> · {formatPercent(d.share)} of the change</span>}
+                </li>
+              ))}
+            </ol>
+          )}
+          {c.note && <p className="field-hint">{c.note}</p>}
+        </div>
+      )}
+    </Card>
+  );
+}
