@@ -1,6 +1,7 @@
 import { createOrm, type Orm } from '@us/db';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { expectProblem } from '../support/auth-helpers.ts';
+import { whileHolding } from '../support/held-lock.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { siteOfNewOwner } from '../support/sites.ts';
 import { dayAgo, noonUtc } from '../support/stats-fixture.ts';
@@ -62,28 +63,17 @@ describe('a heavy funnel cannot starve other workspaces', () => {
   });
 
   /** Runs `fn` while another connection holds the heavy site's stored funnel days locked. */
-  async function whileLocked<T>(fn: () => Promise<T>): Promise<T> {
-    const em = locker.em.fork();
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    let locked!: () => void;
-    const isLocked = new Promise<void>((r) => (locked = r));
-    const tx = em.transactional(async (trx) => {
-      const rows = await trx.execute(`select 1 from result_days where site_id = ? and kind = 'funnel' for update`, [
-        heavy.siteId,
-      ]);
-      expect(rows.length).toBeGreaterThan(80);
-      locked();
-      await held;
-    });
-    await isLocked;
-    try {
-      return await fn();
-    } finally {
-      release();
-      await tx;
-    }
-  }
+  const whileLocked = <T>(fn: () => Promise<T>) =>
+    whileHolding(
+      locker,
+      async (trx) => {
+        const rows = await trx.execute(`select 1 from result_days where site_id = ? and kind = 'funnel' for update`, [
+          heavy.siteId,
+        ]);
+        expect(rows.length).toBeGreaterThan(80);
+      },
+      fn,
+    );
 
   const results = (s: typeof heavy, days: number) =>
     t.request.get(`/v1/sites/${s.siteId}/funnels/${s.funnel}/results?days=${days}`).set('Authorization', s.auth);

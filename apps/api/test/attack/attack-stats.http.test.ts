@@ -2,6 +2,7 @@ import { createOrm, ensurePartitionsForDays, type Orm, partitionName } from '@us
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { expectProblem } from '../support/auth-helpers.ts';
 import { type CollectSite, collectSite, postReport } from '../support/collect.ts';
+import { whileHolding } from '../support/held-lock.ts';
 import { createUser, GOOD_PASSWORD, startTestServer, type TestServer } from '../support/server.ts';
 
 /**
@@ -32,25 +33,12 @@ describe('stats cannot starve the service', () => {
   });
 
   /** Runs `fn` while another connection holds an exclusive lock on the partition of `lockedDay`. */
-  async function whileLocked<T>(fn: () => Promise<T>): Promise<T> {
-    const em = locker.em.fork();
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    let locked!: () => void;
-    const isLocked = new Promise<void>((r) => (locked = r));
-    const tx = em.transactional(async (trx) => {
-      await trx.execute(`lock table "${partitionName('pageviews', lockedDay)}" in access exclusive mode`);
-      locked();
-      await held;
-    });
-    await isLocked;
-    try {
-      return await fn();
-    } finally {
-      release();
-      await tx;
-    }
-  }
+  const whileLocked = <T>(fn: () => Promise<T>) =>
+    whileHolding(
+      locker,
+      (trx) => trx.execute(`lock table "${partitionName('pageviews', lockedDay)}" in access exclusive mode`),
+      fn,
+    );
 
   const summary = () => t.request.get(`/v1/sites/${site.siteId}/summary?days=90`).set('Authorization', site.auth);
 

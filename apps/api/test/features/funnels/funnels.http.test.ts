@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToken } from '../../support/server.ts';
 import { dayAgo, noonUtc, type StatsFixture, statsFixture } from '../../support/stats-fixture.ts';
+import { tokenApi } from '../../support/token-api.ts';
 import { Visits } from '../../support/visits.ts';
 
 const STEPS = [
@@ -15,21 +16,7 @@ describe('funnels', () => {
   let f: StatsFixture;
   let siteId: string;
   let auth: string;
-  const api = () => ({
-    get: (path: string, query: Record<string, string | number> = {}) =>
-      f.t.request.get(path).query(query).set('Authorization', auth),
-    post: (path: string, body: unknown) =>
-      f.t.request
-        .post(path)
-        .set('Authorization', auth)
-        .send(body as object),
-    patch: (path: string, body: unknown) =>
-      f.t.request
-        .patch(path)
-        .set('Authorization', auth)
-        .send(body as object),
-    del: (path: string) => f.t.request.delete(path).set('Authorization', auth),
-  });
+  const api = () => tokenApi(f.t, () => auth);
 
   beforeAll(async () => {
     f = await statsFixture();

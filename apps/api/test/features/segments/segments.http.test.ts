@@ -3,19 +3,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToken } from '../../support/server.ts';
 import { dayAgo, noonUtc, type StatsFixture, statsFixture } from '../../support/stats-fixture.ts';
+import { tokenApi } from '../../support/token-api.ts';
 import { Visits } from '../../support/visits.ts';
 
 describe('segments', () => {
   let f: StatsFixture;
   let siteId: string;
   let auth: string;
-  const send = (method: 'post' | 'patch', path: string, body: unknown) =>
-    f.t.request[method](path)
-      .set('Authorization', auth)
-      .send(body as object);
-  const get = (path: string, query: Record<string, string | number> = {}) =>
-    f.t.request.get(path).query(query).set('Authorization', auth);
-  const del = (path: string) => f.t.request.delete(path).set('Authorization', auth);
+  const api = () => tokenApi(f.t, () => auth);
+  const send = (method: 'post' | 'patch', path: string, body: unknown) => api()[method](path, body);
+  const get = (path: string, query: Record<string, string | number> = {}) => api().get(path, query);
+  const del = (path: string) => api().del(path);
 
   beforeAll(async () => {
     f = await statsFixture();
