@@ -5,16 +5,21 @@
 // for two steps); an event belongs to its pageview's session.
 //
 // Sessions are as session-sql.ts defines them: a visitor code's human pageviews from a session start to the
-// next, within one UTC day. The statement takes no join between two derived sets (whose row counts the
-// planner cannot know, so a fresh partition could make it loop over one for every row of the other: 1,500
-// pageviews took 3 s): each row carries a bitmask of the steps it matches, the rows are numbered into
-// sessions by one window, each session's matching rows become two arrays, and the walk through the steps
-// reads only the session's own arrays. Linear in the rows, whatever sessions the traffic makes.
+// next, within one UTC day, found by windows rather than joins (why: session-sql.ts). Each row carries a
+// bitmask of the steps it matches, each session's matching rows become two arrays, and the walk through the
+// steps reads only the session's own arrays: n log n in the rows, whatever sessions the traffic makes.
 // Steps travel as bind parameters; every identifier is written here.
 import type { DayRange } from '../../analytics/range.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
 import { laneCond, Params, rangeCond, type Statement, statement, tzParam, utcDaysCond, whereConds } from '../../analytics/sql.ts';
-import { type GoalMatcher, humanEventsSql, pathMatchSql } from '../results/index.ts';
+import {
+  FROM_PAGEVIEW_SQL,
+  type GoalMatcher,
+  humanEventsSql,
+  PAGEVIEW_OF,
+  pathMatchSql,
+  SESSION_NUMBER_SQL,
+} from '../results/index.ts';
 import { timeBucketSql } from './funnel-time.ts';
 
 /** `step`: the step's visitors and sessions; `time`: `n` sessions took `seconds` (a bucket) from the step before. */
@@ -48,7 +53,7 @@ export function funnelStatement(
   const pageMask = maskSql(steps, (m) =>
     m.kind === 'event' ? null : pathMatchSql('path', p.add(m.kind, 'text'), p.add(m.value, 'text')),
   );
-  const eventMask = maskSql(steps, (m) => (m.kind === 'event' ? `e.name = ${p.add(m.value, 'text')}` : null));
+  const eventMask = maskSql(steps, (m) => (m.kind === 'event' ? `name = ${p.add(m.value, 'text')}` : null));
   const eventNames = steps.filter((m) => m.kind === 'event').map((m) => m.value);
   const filters = whereConds(p, 'pageviews', where);
   const kept = filters.length ? filters.join(' and ') : 'true';
@@ -60,31 +65,30 @@ export function funnelStatement(
         and ${rangeCond(p, tz, days)}${utcDaysCond(p, ctx.utcDays)}
         and ${laneCond(p, 'pageviews', ctx.windows, 'human')}
     ),
-    -- Pageviews and the steps' events in one stream; an event sorts right after its own pageview.
+    -- Pageviews and the steps' events in one stream, sorted into sessions by windows (session-sql.ts).
     stream as (
-      select day, visitor, at, m, pageview_id, at as pv_at, session_start as pv_start, 0 as tail,
-        case when session_start then 1 else 0 end as starts, ok
-      from pv
+      select day, pageview_id, 0 as tail, at, visitor, session_start, m, ok from pv
       union all
-      select e.day, p.visitor, e.at, ${eventMask}, p.pageview_id, p.at, p.session_start, 1, 0, false
+      select day, pageview_id, 1, at, null, false, ${eventMask}, false
       from ${humanEventsSql(ctx, p, tz, days, [`kind = 'event'`, `name = any(${p.add(eventNames, 'text[]')})`])} e
-      join pv p on p.day = e.day and p.pageview_id = e.pageview_id
+    ),
+    attached as (
+      select day, pageview_id, tail, at, session_start, m, ok, ${FROM_PAGEVIEW_SQL}
+      from stream window pv_of as (${PAGEVIEW_OF})
     ),
     numbered as (
-      select day, visitor, at, m, starts, ok,
-        sum(starts) over (partition by day, visitor order by pv_at, pv_start desc, pageview_id, tail
-          rows between unbounded preceding and current row) as sn
-      from stream
+      select day, s_visitor, at, m, tail = 0 and session_start as starts, ok, ${SESSION_NUMBER_SQL} as sn
+      from attached
     ),
     -- Each session entering the funnel (some row matches step 1; its start meets the filters): its matching rows.
     s as (
-      select day, visitor, sn,
+      select day, s_visitor as visitor, sn,
         array_agg(at order by at) filter (where m <> 0) as ats,
         array_agg(m order by at) filter (where m <> 0) as ms
       from numbered
-      where sn > 0 and (m <> 0 or starts = 1)
-      group by day, visitor, sn
-      having bit_or(m) & 1 <> 0 and bool_or(starts = 1 and ok)
+      where sn > 0 and s_visitor is not null and (m <> 0 or starts)
+      group by day, s_visitor, sn
+      having bit_or(m) & 1 <> 0 and bool_or(starts and ok)
     ),
     walk as materialized (
       select s.day, s.visitor, ${steps.map((_, i) => `t${i}.t as t${i}`).join(', ')}

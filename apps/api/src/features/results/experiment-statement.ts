@@ -5,7 +5,7 @@ import type { DayRange } from '../../analytics/range.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
 import { Params, type Statement, statement, tzParam } from '../../analytics/sql.ts';
 import { type GoalMatcher, pathMatchSql } from './goal-match.ts';
-import { humanEventsSql, humanPageviewsCte, SESSIONS_CTE } from './session-sql.ts';
+import { FROM_PAGEVIEW_SQL, humanEventsSql, humanPageviewsCte, PAGEVIEW_OF, SESSION_NUMBER_SQL } from './session-sql.ts';
 
 export interface VariantRow {
   variant: string;
@@ -23,46 +23,33 @@ export function experimentStatement(ctx: SiteCtx, days: DayRange, key: string, g
   const keyParam = p.add(key, 'text');
   const sql = `
     with ${humanPageviewsCte(ctx, p, tz, days)},
-    exposures as materialized (
-      select x.day, x.pageview_id, x.variant, p.visitor
+    -- Pageviews (they number the sessions and may reach a page goal), the experiment's exposures and the
+    -- site's events, each after its pageview: one stream, sorted into sessions by windows (session-sql.ts).
+    stream as (
+      select day, pageview_id, 0 as tail, at, visitor, session_start, null::text as variant, 0 as events,
+        (${kind} <> 'event' and ${pathMatchSql('path', kind, value)}) as reached
+      from pv
+      union all
+      select day, pageview_id, 1, at, null, false, variant, 0, false
       from ${humanEventsSql(ctx, p, tz, days, [`kind = 'exposure'`, `name = ${keyParam}`, `experiment = ${keyParam}`, 'variant is not null'])} x
-      join pv p on p.day = x.day and p.pageview_id = x.pageview_id
+      union all
+      select day, pageview_id, 1, at, null, false, null, 1, (${kind} = 'event' and name = ${value})
+      from ${humanEventsSql(ctx, p, tz, days, [`kind = 'event'`])} e
     ),
-    touched as (select distinct day, visitor from exposures),
-    ${SESSIONS_CTE},
-    exposed as materialized (
-      select distinct x.variant, s.day, s.visitor, s.sn
-      from exposures x join s on s.day = x.day and s.pageview_id = x.pageview_id
-      where s.sn > 0
+    attached as (
+      select day, pageview_id, tail, session_start, variant, events, reached, ${FROM_PAGEVIEW_SQL}
+      from stream window pv_of as (${PAGEVIEW_OF})
     ),
-    site_events as materialized (
-      select day, pageview_id, name from ${humanEventsSql(ctx, p, tz, days, [`kind = 'event'`])} e
+    numbered as (
+      select day, s_visitor, variant, events, reached, ${SESSION_NUMBER_SQL} as sn from attached
     ),
-    session_events as materialized (
-      select s.day, s.visitor, s.sn, count(*) as events,
-        bool_or(${kind} = 'event' and e.name = ${value}) as reached
-      from site_events e
-      join s on s.day = e.day and s.pageview_id = e.pageview_id
-      where s.sn > 0
-      group by s.day, s.visitor, s.sn
-    ),
-    path_sessions as materialized (
-      select distinct day, visitor, sn from s
-      where sn > 0 and ${kind} <> 'event' and ${pathMatchSql('path', kind, value)}
-    ),
-    -- One row per session, then one per variant it was shown: a union and groupings instead of joins,
-    -- so no plan can pair every exposed session with every session's events.
+    -- One row per session: the variants it was shown, its events, whether it reached the goal.
     per_session as (
       select array_agg(distinct variant) filter (where variant is not null) as variants,
-        coalesce(sum(events), 0) as events, coalesce(bool_or(reached), false) as reached
-      from (
-        select day, visitor, sn, variant, 0::bigint as events, false as reached from exposed
-        union all
-        select day, visitor, sn, null, events, reached from session_events
-        union all
-        select day, visitor, sn, null, 0, true from path_sessions
-      ) u
-      group by day, visitor, sn
+        sum(events) as events, bool_or(reached) as reached
+      from numbered
+      where sn > 0 and s_visitor is not null
+      group by day, s_visitor, sn
     )
     select v.variant,
       count(*)::float8 as sessions,

@@ -5,7 +5,7 @@ import type { DayRange } from '../../analytics/range.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
 import { localDaySql, Params, type Statement, statement, tzParam } from '../../analytics/sql.ts';
 import { type GoalMatcher, pathMatchSql } from './goal-match.ts';
-import { humanEventsSql, humanPageviewsCte, SESSIONS_CTE } from './session-sql.ts';
+import { FROM_PAGEVIEW_SQL, humanEventsSql, humanPageviewsCte, PAGEVIEW_OF, SESSION_NUMBER_SQL } from './session-sql.ts';
 
 /** part `visits` (n), `goal` (i, n = completions, sessions) or `day` (i, day, n = completions). */
 export interface RawGoalRow {
@@ -37,22 +37,30 @@ export function rawGoalStatement(ctx: SiteCtx, days: DayRange, matchers: GoalMat
     with ${goalsCte(p, matchers)},
     ${humanPageviewsCte(ctx, p, tz, days)},
     hits as materialized (
-      select g.i, p.day, p.pageview_id, p.visitor, ${localDaySql(tz, 'p.at')} as lday
+      select g.i, p.day, p.pageview_id, p.at, ${localDaySql(tz, 'p.at')} as lday
       from pv p join goals g on g.kind <> 'event' and ${pathMatchSql('p.path', 'g.kind', 'g.value')}
       union all
-      select g.i, e.day, e.pageview_id, p.visitor, ${localDaySql(tz, 'e.at')} as lday
+      select g.i, e.day, e.pageview_id, e.at, ${localDaySql(tz, 'e.at')} as lday
       from ${humanEventsSql(ctx, p, tz, days, [`kind = 'event'`, `name = any(${p.add(eventNames, 'text[]')})`])} e
       join goals g on g.kind = 'event' and e.name = g.value
-      left join pv p on p.day = e.day and p.pageview_id = e.pageview_id
     ),
-    touched as (select distinct day, visitor from hits where visitor is not null),
-    ${SESSIONS_CTE},
+    -- Pageviews (they number the sessions) and completions in one stream, each completion after its pageview;
+    -- a completion without a People pageview counts, in no session.
+    stream as (
+      select day, pageview_id, 0 as tail, at, visitor, session_start, null::int as i from pv
+      union all
+      select day, pageview_id, 1, at, null, false, i from hits
+    ),
+    attached as (
+      select i, day, pageview_id, tail, session_start, ${FROM_PAGEVIEW_SQL}
+      from stream window pv_of as (${PAGEVIEW_OF})
+    ),
+    numbered as (
+      select i, day, s_visitor, ${SESSION_NUMBER_SQL} as sn from attached
+    ),
     goal_sessions as materialized (
-      select i, count(*) as sessions
-      from (select distinct h.i, s.day, s.visitor, s.sn
-            from hits h join s on s.day = h.day and s.pageview_id = h.pageview_id
-            where s.sn > 0) x
-      group by i
+      select i, count(distinct (day, s_visitor, sn)) as sessions
+      from numbered where i is not null and s_visitor is not null and sn > 0 group by i
     )
     select 'visits' as part, null::int as i, null::text as day,
       (select count(*) from pv where session_start)::float8 as n, null::float8 as sessions

@@ -2,7 +2,8 @@
 // visitor code from a `session_start` pageview up to the next one, within one UTC `day` partition (codes
 // rotate daily, so a visit never crosses midnight UTC): its key is (day, visitor, n), n counting the
 // visitor's session starts that day up to the pageview. A pageview before the visitor's first session
-// start of the day (n = 0, e.g. a visit that crossed midnight) belongs to no session.
+// start of the day (n = 0, e.g. a visit that crossed midnight) belongs to no session. An event belongs to
+// its pageview's session.
 import type { DayRange } from '../../analytics/range.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
 import { laneCond, type Params, rangeCond, utcDaysCond } from '../../analytics/sql.ts';
@@ -40,15 +41,25 @@ export function humanEventsSql(ctx: SiteCtx, p: Params, tz: string, days: DayRan
 }
 
 /**
- * The CTE `s`: the pageviews of the visitor-days listed by the CTE `touched` (day, visitor), each with
- * its session number `sn` (0: before the first session start). A session start sorts first among
- * pageviews of the same instant.
+ * Columns giving each row of a stream its pageview's visitor, time and session start: the stream holds
+ * pageview rows (`tail` 0) and rows of their events (`tail` > 0, visitor null), each with its `day` and
+ * `pageview_id`; use with `window pv_of as (${PAGEVIEW_OF})`. An event whose pageview is not in the stream
+ * (not a People pageview) gets no visitor, so it belongs to no session.
  */
-export const SESSIONS_CTE = `s as materialized (
-      select p.day, p.pageview_id, p.visitor, p.path,
-        sum(case when p.session_start then 1 else 0 end) over (
-          partition by p.day, p.visitor order by p.at, p.session_start desc, p.pageview_id
-          rows between unbounded preceding and current row) as sn
-      from pv p
-      where (p.day, p.visitor) in (select day, visitor from touched)
-    )`;
+export const PAGEVIEW_OF = 'partition by day, pageview_id order by tail';
+export const FROM_PAGEVIEW_SQL = `first_value(visitor) over pv_of as s_visitor, first_value(at) over pv_of as pv_at,
+        first_value(session_start) over pv_of as pv_start`;
+
+/**
+ * The session number `sn` of every row of such a stream (after FROM_PAGEVIEW_SQL): a row belongs to the
+ * session of its pageview, numbered by the visitor's session starts that day up to that pageview (0: before
+ * the first). A session start sorts first among pageviews of the same instant; a pageview's events right
+ * after it.
+ *
+ * Windows over the rows instead of joins between derived sets or of events to pageviews: the planner cannot
+ * know their sizes, and on a fresh partition it looped over one for every row of the other (sessions of
+ * hundreds of pageviews ran past the time limit). Sorting is n log n whatever the traffic.
+ */
+export const SESSION_NUMBER_SQL = `sum(case when tail = 0 and session_start then 1 else 0 end) over (
+          partition by day, s_visitor order by pv_at, pv_start desc, pageview_id, tail
+          rows between unbounded preceding and current row)`;
