@@ -35,7 +35,9 @@ describe('segments, annotations and what changed on the dashboard in a real brow
     expect(await page.locator(`.dash-chart-day[data-day="${yesterday}"] title`).textContent()).toContain(
       'Noted: Deployed the new pricing page',
     );
-    // What changed since the week before: all ten visits are new, six of them began on /.
+    // What changed since the week before: all ten visits are new, six of them began on / (every visit came from
+    // Germany: that explains nothing).
+    await page.getByRole('button', { name: 'Explain the change' }).click();
     const changes = page.getByTestId('changes');
     await expect.poll(() => changes.textContent()).toContain('10 visits');
     expect(await changes.getByRole('list', { name: 'What moved most' }).getByRole('listitem').first().textContent()).toMatch(

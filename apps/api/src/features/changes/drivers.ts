@@ -46,8 +46,8 @@ export interface Totals {
 
 /**
  * Each value's change in each dimension, with its share of the total change (percent, null when it is 0). A
- * value holding all of two non-empty periods (every visit from one country) splits nothing and explains
- * nothing: left out.
+ * value holding all of both periods (every visit from one country) splits nothing and explains nothing:
+ * left out.
  */
 export function changesOf(dims: readonly DimensionFigures[], totals: Totals, unit: ChangeUnit, entry: boolean): ChangeDriver[] {
   const total = totals.current - totals.previous;
@@ -56,7 +56,7 @@ export function changesOf(dims: readonly DimensionFigures[], totals: Totals, uni
     return [...values].flatMap((value) => {
       const current = d.current.get(value) ?? 0;
       const previous = d.previous.get(value) ?? 0;
-      if (totals.previous > 0 && current === totals.current && previous === totals.previous) return [];
+      if (current === totals.current && previous === totals.previous) return [];
       const change = current - previous;
       const driver: ChangeDriver = {
         dimension: d.dimension,

@@ -24,12 +24,13 @@ describe('GET /v1/sites/{id}/changes', () => {
       for (let i = 0; i < n; i++) rows.push(pv(siteId, noonUtc(dayAgo('UTC', daysAgo)), extra));
     };
     // Last week (days 7-13 ago): 10 from the blog to /, 20 from news.example to /blog, 15 from the newsletter.
+    // This week (days 0-6 ago): 60 from the blog to the new guide, the same 20 from news.example and 5 more to the guide.
     sessions(10, 9, { referrerHost: 'partner-blog.example', path: '/' });
     sessions(20, 10, { referrerHost: 'news.example', path: '/blog' });
     sessions(15, 8, { utmSource: 'newsletter', path: '/offer' });
-    // This week (days 0-6 ago): 60 from the blog to the new guide, the same 20 from news.example.
     sessions(60, 2, { referrerHost: 'partner-blog.example', path: '/pricing-guide' });
     sessions(20, 3, { referrerHost: 'news.example', path: '/blog' });
+    sessions(5, 1, { referrerHost: 'news.example', path: '/pricing-guide' });
     await insertRows(f.t.deps.orm, 'pageviews', rows);
   });
   afterAll(() => f?.close());
@@ -44,22 +45,24 @@ describe('GET /v1/sites/{id}/changes', () => {
       to: dayAgo('UTC', 0),
       previousFrom: dayAgo('UTC', 13),
       previousTo: dayAgo('UTC', 7),
-      current: 80,
+      current: 85,
       previous: 45,
-      change: 35,
-      changePercent: 77.8,
+      change: 40,
+      changePercent: 88.9,
       note: null,
     });
     expect(body.drivers.map((d: { sentence: string }) => d.sentence)).toEqual([
-      '+60 visits starting on /pricing-guide',
+      '+65 visits starting on /pricing-guide',
       '+50 visits from partner-blog.example',
       '+50 visits from partner-blog.example',
       '−15 visits from newsletter',
       '−15 visits starting on /offer',
       '−15 visits with no source (direct)',
       '−10 visits starting on /',
+      '+5 visits from news.example',
+      '+5 visits from news.example',
     ]);
-    expect(body.drivers[1]).toMatchObject({ dimension: 'source', current: 60, previous: 10, change: 50, share: 142.9 });
+    expect(body.drivers[1]).toMatchObject({ dimension: 'source', current: 60, previous: 10, change: 50, share: 125 });
     expect(body.drivers[2]).toMatchObject({ dimension: 'referrer', value: 'partner-blog.example' });
     // Every visit came from Germany on a desktop: those split nothing, so they explain nothing.
     expect(body.drivers.some((d: { dimension: string }) => d.dimension === 'country' || d.dimension === 'device')).toBe(false);
@@ -76,7 +79,7 @@ describe('GET /v1/sites/{id}/changes', () => {
       previousFrom: dayAgo('UTC', 10),
       previousTo: dayAgo('UTC', 10),
       previous: 20,
-      current: 80,
+      current: 85,
     });
     const blog = await changes({ days: 7, 'where.page': '/blog' }).expect(200);
     expect(blog.body).toMatchObject({ current: 20, previous: 20, change: 0, changePercent: 0, drivers: [] });
@@ -84,8 +87,13 @@ describe('GET /v1/sites/{id}/changes', () => {
 
   it('explains a goal’s completions; a goal over many pages, an unknown goal or none is 400 naming goal', async () => {
     const guide = await changes({ days: 7, metric: 'goal', goal: 'guide' }).expect(200);
-    expect(guide.body).toMatchObject({ current: 60, previous: 0, change: 60, changePercent: null });
-    expect(guide.body.drivers[0].sentence).toBe('+60 Guide completions from partner-blog.example');
+    expect(guide.body).toMatchObject({ current: 65, previous: 0, change: 65, changePercent: null });
+    expect(guide.body.drivers.map((d: { sentence: string }) => d.sentence).slice(0, 4)).toEqual([
+      '+60 Guide completions from partner-blog.example',
+      '+60 Guide completions from partner-blog.example',
+      '+5 Guide completions from news.example',
+      '+5 Guide completions from news.example',
+    ]);
     const wrong: Record<string, string>[] = [{ goal: 'docs' }, { goal: 'nope' }, {}];
     for (const q of wrong) {
       const res = await changes({ days: 7, metric: 'goal', ...q }).expect(400);

@@ -18,14 +18,18 @@ const SHOWN = 5;
 
 /**
  * "What changed?": this period against the one before it, and the values that explain most of the change
- * in visits or pageviews, each in words (`changes.get`, GET /v1/sites/{id}/changes), with the filters in force.
+ * in visits or pageviews, each in words (`changes.get`, GET /v1/sites/{id}/changes), with the filters in force;
+ * asked when the person asks, then kept up to date with the choices.
  */
 export function ChangesCard({ siteId, choices }: { siteId: string; choices: Choices }) {
   const [metric, setMetric] = useState<Metric>('visits');
+  // Asked on demand: it reads every dimension of both periods, more than the rest of the dashboard together.
+  const [asked, setAsked] = useState(false);
   const changes = useQuery(
     useTRPC().changes.get.queryOptions(
       { id: siteId, metric, ...rangeFields(choices), ...whereParams(choices.filters) },
       {
+        enabled: asked,
         placeholderData: keepPreviousData,
         // It asks the most of the stats engine of any card: when the workspace's stats slots are all taken by
         // the other cards (429), it waits its turn instead of showing the refusal.
@@ -52,8 +56,16 @@ export function ChangesCard({ siteId, choices }: { siteId: string; choices: Choi
         </div>
       }
     >
+      {!asked && (
+        <p className="card-intro">
+          Which sources, pages, countries and devices explain the change since the period before.{' '}
+          <button type="button" className="button button-secondary button-small" onClick={() => setAsked(true)}>
+            Explain the change
+          </button>
+        </p>
+      )}
       {changes.error && <Notice tone="error">{toProblem(changes.error).title}</Notice>}
-      {!c && !changes.error && <p className="loading">Loading…</p>}
+      {asked && !c && !changes.error && <p className="loading">Loading…</p>}
       {c && (
         <div aria-busy={changes.isFetching} data-testid="changes">
           <p className="dash-changes-total">
