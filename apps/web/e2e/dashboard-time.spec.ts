@@ -109,7 +109,16 @@ describe('dashboard: hours, intervals, stepping and keyboard shortcuts', () => {
     await page.getByText('Clear filters').waitFor();
     // (Figures fade while loading: axe reads their colours once they are back.)
     await expect
-      .poll(() => page.locator('.dash-measures').evaluate((el) => getComputedStyle(el).opacity), { timeout: UI_TIMEOUT })
+      .poll(
+        () =>
+          page
+            .locator('.dash-measures')
+            .evaluate(
+              (el) =>
+                (globalThis as unknown as { getComputedStyle: (e: unknown) => { opacity: string } }).getComputedStyle(el).opacity,
+            ),
+        { timeout: UI_TIMEOUT },
+      )
       .toBe('1');
     expect(await accessibilityProblems(page)).toEqual([]);
     await context.close();
