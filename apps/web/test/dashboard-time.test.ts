@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { choicesToParams, DEFAULT_CHOICES, parseChoices, rangeFields } from '../src/pages/sites/dashboard/choices.ts';
+import {
+  choicesToParams,
+  DEFAULT_CHOICES,
+  intervalOfChoices,
+  parseChoices,
+  rangeFields,
+} from '../src/pages/sites/dashboard/choices.ts';
 import { defaultInterval, fits, intervalOf, stepped, todayIn } from '../src/pages/sites/dashboard/period.ts';
 import { shortcutPatch } from '../src/pages/sites/dashboard/shortcuts.ts';
 
@@ -10,9 +16,15 @@ describe('dashboard time: intervals, stepping, shortcuts', () => {
     expect([1, 2, 3].map((n) => fits('hour', n))).toEqual([true, true, false]);
     expect([13, 14].map((n) => fits('week', n))).toEqual([false, true]);
     expect([59, 60].map((n) => fits('month', n))).toEqual([false, true]);
-    expect([1, 7, 90, 365, 1000].map(defaultInterval)).toEqual(['hour', 'day', 'day', 'week', 'month']);
+    expect([1, 7, 90, 365, 1000].map((n) => defaultInterval(n))).toEqual(['hour', 'day', 'day', 'week', 'month']);
     expect(intervalOf('month', 7)).toBe('day'); // a choice that does not fit falls back
     expect(intervalOf('day', 1)).toBe('day');
+    // Hours are kept for the last 90 days only: an old day is one point.
+    expect(fits('hour', 1, true)).toBe(false);
+    expect(intervalOf('hour', 1, true)).toBe('day');
+    const old = parseChoices('?range=custom&from=2026-01-05&to=2026-01-05');
+    expect(intervalOfChoices({ ...old, today: TODAY })).toBe('day');
+    expect(intervalOfChoices({ ...old, from: '2026-11-20', to: '2026-11-20', today: TODAY })).toBe('hour');
   });
 
   it('steps by the period’s length, never past today', () => {

@@ -1,4 +1,4 @@
-import { addDays, INTERVALS, type Interval, lengthOf, periodOf, todayIn } from './period.ts';
+import { addDays, HOURS_KEPT_DAYS, INTERVALS, type Interval, intervalOf, lengthOf, periodOf, todayIn } from './period.ts';
 import type { Lane } from './types.ts';
 
 /** The three lanes, as the URL names them and as people read them. */
@@ -142,6 +142,10 @@ export function rangeFields(c: Choices): RangeFields {
 export const periodOfChoices = (c: Choices) => periodOf(c, presetDays(c), c.today ?? todayIn());
 /** How many days the choices show. */
 export const daysOfChoices = (c: Choices) => lengthOf(periodOfChoices(c));
+/** Whether the choices reach back before the days the API keeps hours for. */
+export const olderThanHours = (c: Choices) => periodOfChoices(c).from < addDays(c.today ?? todayIn(), -HOURS_KEPT_DAYS);
+/** The chart's interval for the choices. */
+export const intervalOfChoices = (c: Choices) => intervalOf(c.interval, daysOfChoices(c), olderThanHours(c));
 
 /** The custom comparison range of a request, when comparing with one. */
 export function compareFields(c: Choices): { compareFrom?: string; compareTo?: string } {

@@ -2,9 +2,8 @@ import { keepPreviousData, queryOptions, skipToken } from '@tanstack/react-query
 import { STATS_LIMITS } from '@us/shared';
 import { ProblemError } from '../../../problem.ts';
 import type { TRPC, TRPCClient } from '../../../trpc.ts';
-import { type Choices, compareFields, daysOfChoices, laneOf, rangeFields, whereParams } from './choices.ts';
+import { type Choices, compareFields, intervalOfChoices, laneOf, rangeFields, whereParams } from './choices.ts';
 import { LANE_VIEWS, type TableDef } from './lanes.ts';
-import { intervalOf } from './period.ts';
 import type { BatchResult, StatsResult } from './types.ts';
 
 /*
@@ -34,7 +33,7 @@ export function seriesOptions(trpc: TRPC, client: TRPCClient, siteId: string, c:
   const view = LANE_VIEWS[c.lane];
   const where = Object.keys(c.filters).length ? { where: { ...c.filters } } : {};
   const common = { lane: laneOf(c.lane), compare: c.compare, ...compareFields(c), ...rangeFields(c), ...where };
-  const by = intervalOf(c.interval, daysOfChoices(c));
+  const by = intervalOfChoices(c);
   const queries: Record<string, unknown> = { series: { metrics: view.metrics, by, ...common } };
   if (c.lane === 'crawlers') queries.bots = { metrics: 'requests', by: 'bot', limit: 1000, ...common };
   const input = { id: siteId, queries };

@@ -33,24 +33,30 @@ export function todayIn(timezone?: string, now = new Date()): string {
   return `${get('year')}-${get('month')}-${get('day')}`;
 }
 
-/** Whether an interval fits a period of `days`: hours up to 2 days, weeks from 14, months from 60; days always. */
-export function fits(interval: Interval, days: number): boolean {
-  if (interval === 'hour') return days <= 2;
+/** The days the API keeps hours for (its raw window, STATS_LIMITS.rawDays). */
+export const HOURS_KEPT_DAYS = 90;
+
+/**
+ * Whether an interval fits a period of `days`: hours up to 2 days (and only within the days hours are
+ * kept: `old` periods have none), weeks from 14, months from 60; days always.
+ */
+export function fits(interval: Interval, days: number, old = false): boolean {
+  if (interval === 'hour') return days <= 2 && !old;
   if (interval === 'week') return days >= 14;
   if (interval === 'month') return days >= 60;
   return true;
 }
 
 /** The default interval: hours for a day or two, days up to 90, weeks up to two years, then months. */
-export function defaultInterval(days: number): Interval {
-  if (days <= 2) return 'hour';
+export function defaultInterval(days: number, old = false): Interval {
+  if (days <= 2) return old ? 'day' : 'hour';
   if (days <= 90) return 'day';
   return days <= 730 ? 'week' : 'month';
 }
 
 /** The interval the chart uses: the chosen one when it fits the period, else the default. */
-export function intervalOf(chosen: Interval | null, days: number): Interval {
-  return chosen && fits(chosen, days) ? chosen : defaultInterval(days);
+export function intervalOf(chosen: Interval | null, days: number, old = false): Interval {
+  return chosen && fits(chosen, days, old) ? chosen : defaultInterval(days, old);
 }
 
 /**
