@@ -32,7 +32,7 @@ import type { Lane, MetricSet } from '@us/shared';
  */
 
 export interface DimensionDef {
-  /** SQL expression over the metric set's table (no table alias), or null for `day`/`hour` (built by the engine from `at` and the site's time zone). */
+  /** SQL expression over the metric set's table (no table alias), or null for the times `day`/`hour`/`week`/`month` (built by the engine from `at` and the site's time zone). */
   sql: string | null;
   label: string;
 }
@@ -51,9 +51,12 @@ export interface MetricSetDef {
 const TIME: Record<string, DimensionDef> = {
   day: { sql: null, label: 'Day' },
   hour: { sql: null, label: 'Hour' },
+  week: { sql: null, label: 'Week' },
+  month: { sql: null, label: 'Month' },
 };
 
-export const TIME_DIMENSIONS = new Set(['day', 'hour']);
+/** The series dimensions: every bucket of the range is answered (zeros filled), never cut by `limit`. */
+export const TIME_DIMENSIONS = new Set(['day', 'hour', 'week', 'month']);
 
 /** The condition keeping element clicks (journeys only) out of every events figure, raw or rolled up. */
 export const CLICKS_EXCLUDED = `kind <> 'click'`;

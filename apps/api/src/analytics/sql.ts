@@ -43,6 +43,10 @@ export function tzParam(p: Params, timezone: string): string {
 export const localDaySql = (tz: string, col = 'at') => `to_char((${col} at time zone ${tz})::date, 'YYYY-MM-DD')`;
 /** Local hour of `at` (YYYY-MM-DDTHH:00 text). */
 export const localHourSql = (tz: string, col = 'at') => `to_char(${col} at time zone ${tz}, 'YYYY-MM-DD"T"HH24:00')`;
+/** Local ISO week of `at`: the date of its Monday (YYYY-MM-DD text). */
+export const localWeekSql = (tz: string, col = 'at') => `to_char(date_trunc('week', ${col} at time zone ${tz}), 'YYYY-MM-DD')`;
+/** Local month of `at` (YYYY-MM text). */
+export const localMonthSql = (tz: string, col = 'at') => `to_char(${col} at time zone ${tz}, 'YYYY-MM')`;
 
 /**
  * Rows of local days [from, to]: `at` from local midnight of `from` (or from `after`) to local midnight

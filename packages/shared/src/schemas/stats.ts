@@ -28,7 +28,11 @@ const zName = z.string().min(1).max(40);
 /** The fields of a stats spec (spec §2), shared by the query string, the JSON body and batch entries. */
 export const StatsSpecFields = {
   metrics: z.enum(METRIC_SETS).describe('Metric set: pageviews, sessions, requests or events'),
-  by: zName.optional().describe('Dimension to group by (see GET /v1/stats/catalogue); `day` and `hour` give a series'),
+  by: zName
+    .optional()
+    .describe(
+      'Dimension to group by (see GET /v1/stats/catalogue); `hour`, `day`, `week` (ISO, Monday’s date) and `month` (YYYY-MM) give a series',
+    ),
   lane: z.enum(LANES).optional().describe('human (People), bot (Crawlers) or internal; each metric set has a default'),
   days: z
     .number()
@@ -40,6 +44,10 @@ export const StatsSpecFields = {
   from: zDay.optional().describe('First day (YYYY-MM-DD, site time zone); instead of days'),
   to: zDay.optional().describe('Last day (YYYY-MM-DD), inclusive; default today'),
   compare: z.boolean().optional().describe('Add the previous period (a single day: the same weekday a week earlier)'),
+  compareFrom: zDay
+    .optional()
+    .describe('Compare with a custom earlier range from this day (YYYY-MM-DD) instead; implies compare'),
+  compareTo: zDay.optional().describe('Last day of the custom comparison range; default: as many days as the period'),
   where: z
     .record(zName, z.string().max(2048))
     .optional()
@@ -51,7 +59,9 @@ export const StatsSpecFields = {
     .min(1)
     .max(STATS_LIMITS.maxRows)
     .optional()
-    .describe(`Most rows returned (default ${STATS_LIMITS.defaultRows}); series by day/hour are never cut`),
+    .describe(
+      `Most rows returned (default ${STATS_LIMITS.defaultRows}); series by a time (hour, day, week, month) are never cut`,
+    ),
   offset: z
     .number()
     .int()
@@ -167,7 +177,15 @@ const rangeFields = {
   to: StatsSpecFields.to,
 };
 
-export const SummaryQuery = z.object({ id: zId, ...rangeFields, segment: zSegmentParam }).catchall(zWhereParam);
+export const SummaryQuery = z
+  .object({
+    id: zId,
+    ...rangeFields,
+    compareFrom: StatsSpecFields.compareFrom,
+    compareTo: StatsSpecFields.compareTo,
+    segment: zSegmentParam,
+  })
+  .catchall(zWhereParam);
 export type SummaryQuery = z.infer<typeof SummaryQuery>;
 
 export const TONES = ['good', 'bad', 'flat'] as const;

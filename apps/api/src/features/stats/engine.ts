@@ -4,11 +4,13 @@
 import type { StatsResult, StatsRow } from '@us/shared';
 import { CATALOGUE, formatForDimensions, SUMMED_COUNTS, TIME_DIMENSIONS } from '../../analytics/catalogue.ts';
 import { namesExit } from '../../analytics/exit-paths.ts';
-import { addDays, daysOf, hoursOf, previousRange, splitRange } from '../../analytics/range.ts';
+import { addDays, splitRange } from '../../analytics/range.ts';
 import { run } from '../../analytics/runner.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
+import { seriesKeys } from '../../analytics/time-buckets.ts';
 import { type AppError, badRequest } from '../../core/errors.ts';
 import { comparability } from './comparability.ts';
+import { comparableBefore, comparedRange } from './compare-range.ts';
 import { type GroupRow, groupsStatement, type Sources, totalsStatement } from './figures-statement.ts';
 import { type FiguresPlan, planFigures, type Refusal, type RollupShape } from './planner.ts';
 import { countNames, type Figures, type Question, sourceOf } from './question.ts';
@@ -72,12 +74,12 @@ async function chooseSources(ctx: SiteCtx, qn: Question, plan: FiguresPlan): Pro
 const countsOf = (row: Record<string, unknown> | undefined, counts: string[], prefix = '') =>
   Object.fromEntries(counts.map((c) => [c, Number(row?.[prefix + c] ?? 0)]));
 
-/** Rows by value: a series gets every day or hour of the range (zeros filled), a ranked table its limit. */
+/** Rows by value: a series gets every day, hour, week or month of the range (zeros filled), a ranked table its limit. */
 function shapeRows(qn: Question, groups: readonly GroupRow[], counts: string[]): { rows: StatsRow[]; truncated: boolean } {
   const rows = groups.map((r) => ({ value: r.value, counts: countsOf(r, counts) }));
-  if (qn.by === 'day' || qn.by === 'hour') {
+  const keys = seriesKeys(qn.by, qn.range);
+  if (keys) {
     const byValue = new Map(rows.map((r) => [r.value, r.counts]));
-    const keys = qn.by === 'day' ? daysOf(qn.range) : hoursOf(qn.range);
     return { rows: keys.map((k) => ({ value: k, counts: byValue.get(k) ?? countsOf(undefined, counts) })), truncated: false };
   }
   if (rows.length > qn.limit) return { rows: rows.slice(0, qn.limit), truncated: true };
@@ -117,10 +119,11 @@ export async function answer(ctx: SiteCtx, spec: NormalSpec): Promise<StatsResul
     truncated: current.truncated,
   };
   if (spec.compare) {
-    const comparison = await comparability(ctx, CATALOGUE[spec.metrics].table, spec.range.from);
+    const custom = spec.compareRange ?? null;
+    const comparison = await comparability(ctx, CATALOGUE[spec.metrics].table, comparableBefore(spec.range, custom));
     result.comparison = comparison;
     if (comparison.available) {
-      const range = previousRange(spec.range);
+      const range = comparedRange(spec.range, custom);
       const prev = await figures(ctx, { ...qn, range });
       result.previous = { from: range.from, to: range.to, totals: prev.totals, rows: prev.rows };
     } else result.previous = null;

@@ -9,6 +9,8 @@ import {
   laneCond,
   localDaySql,
   localHourSql,
+  localMonthSql,
+  localWeekSql,
   type Params,
   q,
   rangeCond,
@@ -16,11 +18,13 @@ import {
 } from '../../analytics/sql.ts';
 import type { Question } from './question.ts';
 
-/** The value a raw row is counted under: its local day or hour, or the `by` dimension's expression. */
+/** The value a raw row is counted under: its local day, hour, week or month, or the `by` dimension's expression. */
 function valueSql(qn: Question, tz: string, grouping: Grouping): string {
   if (grouping === 'totals' || !qn.by) return 'null::text';
   if (qn.by === 'day') return localDaySql(tz);
   if (qn.by === 'hour') return localHourSql(tz);
+  if (qn.by === 'week') return localWeekSql(tz);
+  if (qn.by === 'month') return localMonthSql(tz);
   return CATALOGUE[qn.metrics].dimensions[qn.by]?.sql as string;
 }
 

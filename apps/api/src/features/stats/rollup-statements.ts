@@ -42,9 +42,16 @@ export function dimensionConds(p: Params, dimension: string, where: Record<strin
   return conds;
 }
 
+/** Rollup rows keep days: a week or month series sums the days of each bucket (visitors: daily visitors summed). */
+const TIME_VALUES: Record<string, string> = {
+  day: `to_char(day, 'YYYY-MM-DD')`,
+  week: `to_char(date_trunc('week', day::timestamp), 'YYYY-MM-DD')`,
+  month: `to_char(day, 'YYYY-MM')`,
+};
+
 function valueSql(qn: Question, grouping: Grouping, dimension: string): string {
   if (grouping === 'totals' || !qn.by) return 'null::text';
-  return qn.by === 'day' ? `to_char(day, 'YYYY-MM-DD')` : `nullif(${partSql(dimension, qn.by)}, '')`;
+  return TIME_VALUES[qn.by] ?? `nullif(${partSql(dimension, qn.by)}, '')`;
 }
 
 export function rollupPart(

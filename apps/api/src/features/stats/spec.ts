@@ -4,6 +4,7 @@ import { type Lane, METRIC_SETS, type MetricSet, STATS_LIMITS, type StatsSpec } 
 import { CATALOGUE, primaryCount, rollupDimensions, TIME_DIMENSIONS } from '../../analytics/catalogue.ts';
 import { type DayRange, resolveRange } from '../../analytics/range.ts';
 import { badRequest } from '../../core/errors.ts';
+import { customCompareRange } from './compare-range.ts';
 
 /** A checked spec, ready to run. */
 export interface NormalSpec {
@@ -12,6 +13,8 @@ export interface NormalSpec {
   lane: Lane;
   range: DayRange;
   compare: boolean;
+  /** With compare: a custom earlier range to compare with (compareFrom/compareTo); null: the days just before. */
+  compareRange?: DayRange | null;
   where: Record<string, string>;
   sort: string;
   limit: number;
@@ -30,6 +33,8 @@ const QUERY_FIELDS = new Set([
   'from',
   'to',
   'compare',
+  'compareFrom',
+  'compareTo',
   'sort',
   'limit',
   'offset',
@@ -101,6 +106,9 @@ export function normalise(spec: StatsSpec, today: string): NormalSpec {
   }
   const where = checkWhere(metrics, spec.where);
   const range = resolveRange(spec, today);
+  const compareRange = customCompareRange(spec, range);
+  // A comparison range asks for the comparison by itself.
+  const compare = (spec.compare ?? false) || compareRange !== null;
   const ranked = spec.by !== undefined && !TIME_DIMENSIONS.has(spec.by);
   const offset = spec.offset ?? 0;
   const search = spec.search?.trim() || null;
@@ -108,10 +116,10 @@ export function normalise(spec: StatsSpec, today: string): NormalSpec {
     const field = offset > 0 ? 'offset' : 'search';
     throw badRequest(
       field,
-      `Leave out ${field}: it pages or searches the values of a ranked table (by a dimension other than day or hour)`,
+      `Leave out ${field}: it pages or searches the values of a ranked table (by a dimension other than a time: day, hour, week, month)`,
     );
   }
-  if (spec.compare && offset > 0) {
+  if (compare && offset > 0) {
     throw badRequest('compare', 'Leave out compare when paging with offset: ask for the previous period as a range of its own');
   }
   return {
@@ -119,7 +127,8 @@ export function normalise(spec: StatsSpec, today: string): NormalSpec {
     by: spec.by ?? null,
     lane: spec.lane ?? def.defaultLane,
     range,
-    compare: spec.compare ?? false,
+    compare,
+    compareRange,
     where,
     sort: spec.sort ?? primaryCount(metrics),
     limit: spec.limit ?? STATS_LIMITS.defaultRows,

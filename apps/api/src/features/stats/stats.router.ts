@@ -49,7 +49,7 @@ export const statsRouter = router({
       mcp: {
         tool: 'get_site_stats',
         description:
-          'Answer one stats question with flat arguments: `id` (site), `metrics` (pageviews, sessions, events or requests), `by` (a dimension such as day, hour, page, channel, source, country), `lane` (human, bot, internal), `days` (1 = today so far, default 7) or `from`/`to` (YYYY-MM-DD, site time zone), filters as `where.<dimension>`, `sort`, `limit`, `offset` and `search` to page through or search a ranked table, `compare` for the previous period.',
+          'Answer one stats question with flat arguments: `id` (site), `metrics` (pageviews, sessions, events or requests), `by` (a dimension such as page, channel, source, country, or a time series: hour, day, week (ISO, named by its Monday), month), `lane` (human, bot, internal), `days` (1 = today so far, default 7) or `from`/`to` (YYYY-MM-DD, site time zone), filters as `where.<dimension>`, `sort`, `limit`, `offset` and `search` to page through or search a ranked table, `compare` for the previous period, or `compareFrom`/`compareTo` (YYYY-MM-DD) to compare with a custom earlier range.',
       },
       openapi: {
         method: 'GET',
@@ -116,7 +116,7 @@ export const statsRouter = router({
       mcp: {
         tool: 'get_site_summary',
         description:
-          "The headline figures of People traffic for a range (`days` or `from`/`to`): sessions, pageviews, visits from search, average session, bounce rate, pages per session, each with the previous period, change and whether that is good or bad. Start here for 'how is the site doing'.",
+          "The headline figures of People traffic for a range (`days` or `from`/`to`; `compareFrom`/`compareTo` for a custom earlier comparison range): sessions, pageviews, visits from search, average session, bounce rate, pages per session, each with the previous period, change and whether that is good or bad. Start here for 'how is the site doing'.",
       },
       openapi: {
         method: 'GET',

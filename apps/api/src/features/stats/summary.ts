@@ -1,17 +1,18 @@
 // The summary (GET /v1/sites/{id}/summary): headline measures of People traffic, always compared.
 import { SUMMARY_MEASURES, type Summary, type SummaryMeasure, type SummaryMeasureName, type SummaryQuery } from '@us/shared';
-import { type DayRange, previousRange, type RawRange, resolveRange, splitRange } from '../../analytics/range.ts';
+import { type DayRange, type RawRange, resolveRange, splitRange } from '../../analytics/range.ts';
 import { run } from '../../analytics/runner.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
 import { badRequest } from '../../core/errors.ts';
 import { comparability } from './comparability.ts';
+import { comparableBefore, comparedRange, customCompareRange } from './compare-range.ts';
 import { rollupFit } from './planner.ts';
 import { type Source, sourceOf } from './question.ts';
 import { splitForQuestion } from './rolled-days.ts';
 import { checkWhere, whereFromParams } from './spec.ts';
 import { rawSummaryStatement, rollupSummaryStatement, type SummaryRow } from './summary-statements.ts';
 
-const KNOWN = new Set(['id', 'days', 'from', 'to']);
+const KNOWN = new Set(['id', 'days', 'from', 'to', 'compareFrom', 'compareTo']);
 
 interface Base {
   sessions: number;
@@ -101,8 +102,12 @@ export function measure(name: SummaryMeasureName, value: number, previous: numbe
 export async function summaryOf(ctx: SiteCtx, input: SummaryQuery): Promise<Summary> {
   const where = checkWhere('pageviews', whereFromParams(input, KNOWN));
   const range = resolveRange(input, ctx.today);
-  const prevRange = previousRange(range);
-  const [current, comparison] = await Promise.all([baseOf(ctx, range, where), comparability(ctx, 'pageviews', range.from)]);
+  const custom = customCompareRange(input, range);
+  const prevRange = comparedRange(range, custom);
+  const [current, comparison] = await Promise.all([
+    baseOf(ctx, range, where),
+    comparability(ctx, 'pageviews', comparableBefore(range, custom)),
+  ]);
   const prev = comparison.available ? values((await baseOf(ctx, prevRange, where)).base) : null;
   const now = values(current.base);
   const measures = Object.fromEntries(

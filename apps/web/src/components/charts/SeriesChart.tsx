@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { formatCompact, formatCount, formatDay, formatMonth, formatShortDay } from '../../lib/format.ts';
+import { formatCompact, formatCount } from '../../lib/format.ts';
+import { type BucketLabels, bucketLabels } from './bucketLabels.ts';
 import { labelIndexes, linePath, yTicks } from './chartScale.ts';
 import { useElementWidth } from './useElementWidth.ts';
 
@@ -38,12 +39,16 @@ export function SeriesChart({
   previousDays,
   lines,
   marks = [],
+  labels: written,
 }: {
   name: string;
+  /** The points' values: days, or hours, weeks, months as the stats API names them (with `labels`). */
   days: string[];
   previousDays: string[] | null;
   lines: ChartLine[];
   marks?: ChartMark[];
+  /** How points are written; default days. */
+  labels?: BucketLabels;
 }) {
   const [wrap, width] = useElementWidth<HTMLDivElement>(640);
   const [hover, setHover] = useState<number | null>(null);
@@ -57,7 +62,7 @@ export function SeriesChart({
   const y = (v: number) => M.top + plotH - (v / top) * plotH;
   const column = n <= 1 ? plotW : plotW / (n - 1);
   const labels = labelIndexes(n, Math.max(2, Math.floor(plotW / 90)));
-  const dayLabel = n > 120 ? formatMonth : formatShortDay;
+  const { long: formatDay, short: dayLabel } = written ?? bucketLabels('day', n);
   const dots = n <= 120;
 
   /** The day nearest to a pointer at `px` from the chart's left edge, or null outside the plot. */

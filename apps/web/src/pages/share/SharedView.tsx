@@ -35,7 +35,7 @@ export function SharedView({
         ) : (
           <SharedFrame figures title={`${site.name} dashboard`}>
             <div className="site-stack dash">
-              <DashboardFigures siteId={site.id} installed />
+              <DashboardFigures siteId={site.id} timezone={site.timezone} installed />
             </div>
           </SharedFrame>
         )}

@@ -6,6 +6,7 @@ import { DashboardBody } from './DashboardBody.tsx';
 import { DashboardControls } from './DashboardControls.tsx';
 import { FilterChips } from './FilterChips.tsx';
 import { SegmentsBar } from './notes/SegmentsBar.tsx';
+import { todayIn } from './period.ts';
 import { useChoices } from './useChoices.ts';
 
 /**
@@ -15,16 +16,19 @@ import { useChoices } from './useChoices.ts';
  */
 export function DashboardFigures({
   siteId,
+  timezone,
   installed,
   editable = false,
 }: {
   siteId: string;
+  /** The site's time zone: where today, yesterday and stepping count from. */
+  timezone: string;
   installed: boolean;
   /** The site's own dashboard (not a shared link's): segments to apply and save, annotations to add. */
   editable?: boolean;
 }) {
   const catalogue = useQuery(useTRPC().stats.catalogue.queryOptions());
-  const [choices, change] = useChoices();
+  const [choices, change] = useChoices(todayIn(timezone));
   // A clicked row adds its filter to the others (a new history entry, so Back removes it again).
   const addFilter = (dimension: string, value: string | null) =>
     change({ filters: { ...choices.filters, [dimension]: value === null || value === '' ? NO_VALUE : value } });

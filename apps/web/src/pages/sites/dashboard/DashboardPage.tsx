@@ -36,7 +36,12 @@ export function DashboardPage() {
       {site.data && (
         <div className="site-stack dash">
           <SiteLinks siteId={site.data.site.id} current="dashboard" />
-          <DashboardFigures siteId={site.data.site.id} installed={site.data.site.lastSeenAt !== null} editable />
+          <DashboardFigures
+            siteId={site.data.site.id}
+            timezone={site.data.site.timezone}
+            installed={site.data.site.lastSeenAt !== null}
+            editable
+          />
         </div>
       )}
     </SitesFrame>

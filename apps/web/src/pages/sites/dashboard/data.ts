@@ -2,7 +2,7 @@ import { keepPreviousData, queryOptions, skipToken } from '@tanstack/react-query
 import { STATS_LIMITS } from '@us/shared';
 import { ProblemError } from '../../../problem.ts';
 import type { TRPC, TRPCClient } from '../../../trpc.ts';
-import { type Choices, laneOf, rangeFields, whereParams } from './choices.ts';
+import { type Choices, compareFields, intervalOfChoices, laneOf, rangeFields, whereParams } from './choices.ts';
 import { LANE_VIEWS, type TableDef } from './lanes.ts';
 import type { BatchResult, StatsResult } from './types.ts';
 
@@ -11,7 +11,7 @@ import type { BatchResult, StatsResult } from './types.ts';
  * the next loads (so switching a range does not blank the page); a failure shows no figures.
  */
 
-/** The answers of the series batch: the lane's daily figures and, for Crawlers, the bots seen. */
+/** The answers of the series batch: the lane's figures per hour, day, week or month and, for Crawlers, the bots seen. */
 export interface SeriesAnswers {
   series: StatsResult;
   bots: StatsResult | null;
@@ -32,8 +32,9 @@ function answerOf(answers: BatchResult, name: string): StatsResult {
 export function seriesOptions(trpc: TRPC, client: TRPCClient, siteId: string, c: Choices) {
   const view = LANE_VIEWS[c.lane];
   const where = Object.keys(c.filters).length ? { where: { ...c.filters } } : {};
-  const common = { lane: laneOf(c.lane), compare: c.compare, ...rangeFields(c), ...where };
-  const queries: Record<string, unknown> = { series: { metrics: view.metrics, by: 'day', ...common } };
+  const common = { lane: laneOf(c.lane), compare: c.compare, ...compareFields(c), ...rangeFields(c), ...where };
+  const by = intervalOfChoices(c);
+  const queries: Record<string, unknown> = { series: { metrics: view.metrics, by, ...common } };
   if (c.lane === 'crawlers') queries.bots = { metrics: 'requests', by: 'bot', limit: 1000, ...common };
   const input = { id: siteId, queries };
   return queryOptions({
@@ -48,7 +49,8 @@ export function seriesOptions(trpc: TRPC, client: TRPCClient, siteId: string, c:
 
 /** The headline measures of People traffic (always with the previous period, when there is one); other lanes skip it. */
 export function summaryOptions(trpc: TRPC, siteId: string, c: Choices) {
-  const input = c.lane === 'people' ? { id: siteId, ...rangeFields(c), ...whereParams(c.filters) } : skipToken;
+  const input =
+    c.lane === 'people' ? { id: siteId, ...rangeFields(c), ...compareFields(c), ...whereParams(c.filters) } : skipToken;
   return trpc.stats.summary.queryOptions(input, { placeholderData: keepPreviousData });
 }
 

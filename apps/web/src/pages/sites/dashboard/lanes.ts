@@ -88,20 +88,20 @@ export const LANE_VIEWS: Record<LaneKey, LaneView> = {
     lines: PAGE_LINES,
     cards: PAGE_CARDS,
     tables: PAGE_CARDS.flat(),
-    chartName: 'Sessions and pageviews per day',
+    chartName: 'Sessions and pageviews',
   },
   internal: {
     metrics: 'pageviews',
     lines: PAGE_LINES,
     cards: PAGE_CARDS,
     tables: PAGE_CARDS.flat(),
-    chartName: 'Sessions and pageviews per day',
+    chartName: 'Sessions and pageviews',
   },
   crawlers: {
     metrics: 'requests',
     lines: [{ count: 'requests', label: 'Requests', tone: 'primary' }],
     cards: CRAWLER_CARDS,
     tables: CRAWLER_CARDS.flat(),
-    chartName: 'Crawler requests per day',
+    chartName: 'Crawler requests',
   },
 };
