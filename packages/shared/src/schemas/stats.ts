@@ -23,7 +23,8 @@ export const STATS_LIMITS = {
 } as const;
 
 const zDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'Give a day as YYYY-MM-DD');
-const zName = z.string().min(1).max(40);
+/** A dimension, filter or count name; the longest is a property's (`prop:` and a key of up to 64). */
+const zName = z.string().min(1).max(69);
 
 /** The fields of a stats spec (spec §2), shared by the query string, the JSON body and batch entries. */
 export const StatsSpecFields = {
