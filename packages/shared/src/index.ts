@@ -17,6 +17,7 @@ export * from './schemas/hostnames.ts';
 export * from './schemas/journeys.ts';
 export * from './schemas/me.ts';
 export * from './schemas/members.ts';
+export * from './schemas/properties.ts';
 export * from './schemas/reports.ts';
 export * from './schemas/results.ts';
 export * from './schemas/search.ts';

@@ -156,6 +156,15 @@ export const StatsCatalogue = z.object({
   /** Top-table dimension → the metric set it ranks. */
   topDimensions: z.record(z.string(), z.enum(METRIC_SETS)),
   dimensionLabels: z.record(z.string(), z.string()),
+  dimensionPatterns: z
+    .array(
+      z.object({
+        pattern: z.string().describe('A family of names, such as prop:<key>'),
+        metricSets: z.array(z.enum(METRIC_SETS)),
+        description: z.string(),
+      }),
+    )
+    .describe('Dimensions (and filters) named by a pattern rather than listed: custom properties'),
   limits: z.object({ batch: z.number(), defaultDays: z.number(), rawDays: z.number(), maxRows: z.number() }),
 });
 export type StatsCatalogue = z.infer<typeof StatsCatalogue>;
