@@ -48,6 +48,11 @@ export const PageviewReport = PageBase.extend({
   x: z.record(z.string().regex(/^[a-z0-9_-]{1,64}$/), z.string().min(1).max(64)).optional(),
   /** Custom properties (`PageProperties`). */
   pr: PageProperties,
+  /**
+   * The page script's tag data (its dataset: data-* attributes as the browser names them), any shape: the
+   * collector reads its A/B exposures (`exp`, when `x` is absent) and custom properties (`prop<Key>`).
+   */
+  pd: z.unknown().optional(),
 });
 
 /** Sent when the page is left (pagehide / visibilitychange to hidden). */

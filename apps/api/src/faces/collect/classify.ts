@@ -27,6 +27,7 @@ import { decisionOfRecord } from '../../features/protection/record-decision.ts';
 import { tlsSummary, tlsText } from '../../features/protection/tls.ts';
 import { readSettings } from '../../features/sites/settings-values.ts';
 import type { Client } from './identify.ts';
+import { pageDataOf, pageviewProperties } from './page-data.ts';
 
 /**
  * Classify: the third stage of the collect path. Enrichment (country, network, device, browser, bot) and the
@@ -113,6 +114,7 @@ export async function rowsOfReport(
     return [rowsOf('events', [click])];
   }
   const referrer = referrerHost(r.r);
+  const tag = pageDataOf(r.pd);
   const pageview: PageviewRow = {
     ...common,
     visitor,
@@ -137,9 +139,9 @@ export async function rowsOfReport(
     botName: e.bot?.name ?? null,
     botCategory: e.bot?.category ?? null,
     journeys: r.j !== 1,
-    props: propertiesOf(r.pr),
+    props: propertiesOf(pageviewProperties(r.pr, tag.props)),
   };
-  const exposures = Object.entries(r.x ?? {}).map(
+  const exposures = Object.entries(r.x ?? tag.exposures ?? {}).map(
     ([experiment, variant]): EventRow => ({ ...event, name: experiment, kind: 'exposure', experiment, variant }),
   );
   return [rowsOf('pageviews', [pageview]), ...(exposures.length ? [rowsOf('events', exposures)] : [])];

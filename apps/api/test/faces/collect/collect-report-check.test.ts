@@ -69,6 +69,7 @@ const edges: Record<string, unknown[]> = {
   ev: [-1e9, 1e12, 0.001],
   // Properties of any shape pass as they are: they are cleaned when rows are built (cleanProperties).
   pr: [{ plan: 'pro', seats: 3 }, 'plan', [1], null, { ['k'.repeat(65)]: 'v'.repeat(300) }],
+  pd: [{ site: KEY, exp: 'a:b', propPlan: 'pro' }, 'x', [], null],
   extra: ['unknown field'],
 };
 
