@@ -98,6 +98,20 @@ describe('POST /collect: custom properties (pr)', () => {
     expect((await dropped('digits')) - digits).toBe(2);
   });
 
+  it('reads the page script’s tag data (pd): data-prop-<key> as properties (pr over them), data-exp as exposures', async () => {
+    const id = newId();
+    const pd = { site: site.publicKey, exp: 'pricing:b, bad key:x', propPlan: 'free', propTeamSize: 'small', pageType: 'x' };
+    await postReport(t, site, { extra: { id, pd, pr: { plan: 'team' } } }).expect(202);
+    expect(await stored('pageviews', id)).toEqual({ props: { plan: 'team', teamSize: 'small' } });
+    const [exposure] = await t.deps.orm.em
+      .fork()
+      .execute<{ experiment: string; variant: string }[]>(
+        `select experiment, variant from events where site_id = ? and pageview_id = ? and kind = 'exposure'`,
+        [site.siteId, id],
+      );
+    expect(exposure).toEqual({ experiment: 'pricing', variant: 'b' });
+  });
+
   it('records nothing of a browser under Global Privacy Control, properties included', async () => {
     const id = newId();
     await postReport(t, site, { extra: { id, pr: { plan: 'pro' } } })
