@@ -63,6 +63,21 @@ describe('stats by custom property (prop:<key>)', () => {
     expect(rowsOf(byEvent.body, 'events')).toEqual({ signup: 2 });
   });
 
+  it('filters the summary and a top table by a property too', async () => {
+    const summary = await t.request
+      .get(`/v1/sites/${site.siteId}/summary`)
+      .query({ days: 1, 'where.prop:plan': 'pro' })
+      .set('Authorization', site.auth)
+      .expect(200);
+    expect(summary.body.measures.pageviews.value).toBe(2);
+    const top = await t.request
+      .get(`/v1/sites/${site.siteId}/top/event`)
+      .query({ days: 1, 'where.prop:plan': 'free' })
+      .set('Authorization', site.auth)
+      .expect(200);
+    expect(top.body.rows.map((r: { value: string }) => r.value)).toEqual(['signup']);
+  });
+
   it('refuses a key a property cannot have, naming the field', async () => {
     const bad = await stats({ metrics: 'pageviews', by: "prop:plan'--" }).expect(400);
     expect(bad.body.field).toBe('by');
