@@ -13,6 +13,7 @@ import { MeasureCards } from './MeasureCards.tsx';
 import { type MeasureItem, seriesMeasures, summaryMeasures } from './measures.ts';
 import { AnnotationsCard } from './notes/AnnotationsCard.tsx';
 import { useAnnotations } from './notes/data.ts';
+import { PropertiesCard } from './PropertiesCard.tsx';
 import { TopTables } from './TopTables.tsx';
 import type { Catalogue } from './types.ts';
 
@@ -97,6 +98,7 @@ export function DashboardBody({
           <ChartCard view={view} series={current} marks={notes} />
           {annotate && <AnnotationsCard siteId={siteId} annotations={notes} lastDay={current.to} />}
           <TopTables siteId={siteId} choices={choices} view={view} catalogue={catalogue} onFilter={onFilter} />
+          {view.metrics === 'pageviews' && <PropertiesCard siteId={siteId} choices={choices} onFilter={onFilter} />}
         </>
       )}
       {current && footer}
