@@ -155,11 +155,24 @@ describe('page script in a real browser', () => {
     await context.close();
   });
 
-  it('sends A/B exposures from data-exp', { timeout: 30_000 }, async () => {
-    const { context } = await open('exp', { attrs: { 'data-exp': 'pricing:b' } });
+  it('sends the tag data (data-exp, data-prop-<key>) for the collector to read (pd)', { timeout: 30_000 }, async () => {
+    const attrs = { 'data-exp': 'pricing:b', 'data-prop-plan': 'pro', 'data-prop-team-size': 'small' };
+    const { context } = await open('exp', { attrs });
     await expect.poll(() => of('exp').filter((r) => r.t === 'pv').length).toBe(1);
     const pv = of('exp')[0];
-    expect(pv?.t === 'pv' && pv.x).toEqual({ pricing: 'b' });
+    expect(pv?.t === 'pv' && pv.pd).toMatchObject({ exp: 'pricing:b', propPlan: 'pro', propTeamSize: 'small' });
+    await context.close();
+  });
+
+  it('sends the properties of an event given with the JS call', { timeout: 30_000 }, async () => {
+    const { context, page } = await open('evprops');
+    await expect.poll(() => of('evprops').filter((r) => r.t === 'pv').length).toBe(1);
+    await page.evaluate(() =>
+      (window as unknown as { unseen: (n: string, o: unknown) => void }).unseen('signup', { props: { plan: 'pro' } }),
+    );
+    await expect.poll(() => of('evprops').filter((r) => r.t === 'ev' && r.e === 'signup').length).toBe(1);
+    const ev = of('evprops').find((r) => r.t === 'ev' && r.e === 'signup');
+    expect(ev?.t === 'ev' && ev.pr).toEqual({ plan: 'pro' });
     await context.close();
   });
 

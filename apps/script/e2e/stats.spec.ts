@@ -27,7 +27,7 @@ describe('page script → collect → stats API (real Chromium)', () => {
 
   /** The customer's site: every page carries the snippet; some pages add an experiment or an event. */
   function page(pathname: string): string {
-    const exp = pathname === '/pricing' ? ' data-exp="pricing:b"' : '';
+    const exp = pathname === '/pricing' ? ' data-exp="pricing:b" data-prop-plan="pro"' : '';
     const extra =
       pathname === '/signup'
         ? `<button id="go" onclick="unseen('signup', { label: 'pro', value: 9 })">Sign up</button>`
@@ -130,6 +130,9 @@ describe('page script → collect → stats API (real Chromium)', () => {
 
     const exposures = await stats('metrics=events&by=variant&days=1&where.experiment=pricing');
     expect(exposures.rows).toEqual([{ value: 'b', counts: expect.objectContaining({ events: 1 }) }]);
+    // The tag's data-prop-plan, read by the collector from the tag data the script sends.
+    const plans = await stats('metrics=pageviews&by=prop:plan&days=1&where.page=/pricing');
+    expect(plans.rows).toEqual([{ value: 'pro', counts: expect.objectContaining({ pageviews: 1 }) }]);
 
     const engagement = await until(
       () => stats('metrics=pageviews&by=page&days=1&where.page=/pricing'),

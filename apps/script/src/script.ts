@@ -7,15 +7,17 @@
  * - `data-site`        the site's public key, `pk_` + 26 lowercase letters/digits. Malformed → the script does nothing.
  * - `data-page-type`   optional page type (sent as `p`).
  * - `data-journeys`    `"off"` → the pageviews are not used for journeys (sent as `j: 1`).
- * - `data-exp`         A/B exposures as comma-separated `key:variant` pairs, e.g.
- *                      `data-exp="pricing:b,hero:control"` → `x: { pricing: 'b', hero: 'control' }`.
- *                      Keys match `[a-z0-9_-]{1,64}`, variants are 1–64 characters; invalid pairs are skipped.
+ * - `data-exp`         A/B exposures as comma-separated `key:variant` pairs, e.g. `data-exp="pricing:b,hero:control"`;
+ *                      keys match `[a-z0-9_-]{1,64}`, variants are 1–64 characters; invalid pairs are skipped.
+ * - `data-prop-<key>`  custom properties of the pageviews, e.g. `data-prop-plan="pro"` (key `plan`; the browser
+ *                      names `data-prop-team-size` as `teamSize`, its dataset rule).
+ *   Both travel as the tag's dataset (`pd`), read at each pageview; the collector parses them (`pageDataOf`).
  * - `data-api`         optional collect URL (default: the script's own origin + `/collect`).
  *
  * Clicks: on links, buttons and elements marked `data-us="label"`, sent as `{ t: 'c', e: label }` (at most 20 per
  * page, none with `data-journeys="off"`), for journeys at element zoom.
  *
- * Events: `window.unseen('signup', { label: 'pro', value: 9 })`. Calls made before the script loaded are
+ * Events: `window.unseen('signup', { label: 'pro', value: 9, props: { plan: 'pro' } })`. Calls made before the script loaded are
  * queued with this snippet placed before the script tag, and replayed once the script runs:
  *
  *   <script>window.unseen = window.unseen || function () { (unseen.q = unseen.q || []).push(arguments) }</script>
@@ -27,7 +29,7 @@
  * The reports' one-letter keys are the wire format (`packages/shared/src/schemas/collect.ts`); every
  * other name here is local and minified away by the build, so it is written for the reader.
  */
-type EventOptions = { label?: unknown; value?: unknown };
+type EventOptions = { label?: unknown; value?: unknown; props?: unknown };
 type EventArgs = [name: string, options?: EventOptions];
 /** `window.unseen`: the events API, with `q` holding the calls the queueing snippet kept. */
 type Unseen = ((...args: EventArgs) => void) & { q?: ArrayLike<unknown>[] };
@@ -45,23 +47,13 @@ type Report = Record<string, unknown>;
     // ── Privacy checks: with Global Privacy Control (or no tag to read) nothing is ever sent. ──
     if (!tag || nav.globalPrivacyControl === true) return;
 
-    // ── Configuration from the tag: the site key (malformed → do nothing), collect URL, page type, A/B exposures. ──
+    // ── Configuration from the tag: the site key (malformed → do nothing), collect URL, page type. The A/B exposures
+    // (data-exp) and custom properties (data-prop-<key>) go as the tag's dataset (`pd`), read by the collector. ──
     const attr = (name: string) => tag.getAttribute(`data-${name}`);
     const siteKey = attr('site') || '';
     if (!/^pk_[a-z0-9]{26}$/.test(siteKey)) return;
     const collectUrl = attr('api') || `${new URL(tag.src).origin}/collect`;
     const pageType = attr('page-type');
-    const exposures = attr('exp');
-    let experiments: Record<string, string> | undefined; // stays undefined (not sent) without a valid pair
-    if (exposures) {
-      for (const pair of exposures.split(',')) {
-        const [key = '', variant = ''] = pair.split(':').map((part) => part.trim());
-        if (/^[a-z0-9_-]{1,64}$/.test(key) && variant && variant.length < 65) {
-          experiments = experiments || {};
-          experiments[key] = variant;
-        }
-      }
-    }
     // The internal-traffic mark (first-party cookie `us_internal`, set by an internal link) goes with every report as `m`.
     const internalMark = /(?:^|;\s*)us_internal=([^;]*)/.exec(doc.cookie);
 
@@ -136,7 +128,9 @@ type Report = Record<string, unknown>;
         n: pageCount,
         p: pageType ? pageType.slice(0, 64) : undefined,
         j: clicksLeft ? undefined : 1, // data-journeys="off"
-        x: experiments,
+        // The tag's data-* attributes as the browser names them (dataset): the collector keeps its data-prop-<key>
+        // ones as custom properties. Read at each pageview, so a single-page app may change them.
+        pd: tag.dataset,
       });
       for (const event of heldEvents) sendReport(event);
       heldEvents = [];
@@ -224,12 +218,13 @@ type Report = Record<string, unknown>;
     const queuedCalls = win.unseen && win.unseen.q;
     win.unseen = (name, options) => {
       if (!name) return;
-      const { label, value } = options || {};
+      const { label, value, props } = options || {};
       const event: Report = {
         t: 'ev',
         e: `${name}`.slice(0, 128),
         el: label == null ? undefined : `${label}`.slice(0, 256),
         ev: Number.isFinite(value) ? value : undefined,
+        pr: props, // cleaned and bounded by the collector (30 properties; keys ≤ 64, values ≤ 256)
       };
       pageviewSent ? sendReport(event) : heldEvents.push(event);
     };

@@ -17,6 +17,12 @@ describe('dashboard filters in the address', () => {
     expect(parseChoices('').filters).toEqual({});
   });
 
+  it('reads a custom property filter (where.prop:<key>, the key as sent), not one whose key cannot be', () => {
+    const c = parseChoices('?where.prop:Team%20size=small&where.prop:plan=pro&where.prop:a%2Fb=x&where.prop:=y');
+    expect(c.filters).toEqual({ 'prop:Team size': 'small', 'prop:plan': 'pro' });
+    expect(choicesToParams(c).get('where.prop:plan')).toBe('pro');
+  });
+
   it('writes them back beside the other choices and keeps unrelated parameters', () => {
     const q = choicesToParams(
       { ...DEFAULT_CHOICES, range: '30d', filters: { country: 'DE', page: '/a b' } },

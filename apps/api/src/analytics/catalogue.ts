@@ -1,4 +1,4 @@
-import type { Lane, MetricSet } from '@us/shared';
+import { type Lane, type MetricSet, PROPERTY_PREFIX, propertyOfDimension } from '@us/shared';
 
 /**
  * The stats catalogue: the one allow-list of metric sets, dimensions, filters and counts. Every SQL
@@ -325,6 +325,31 @@ export const DIMENSION_SINCE: Record<string, number> = {
 /** The rollup format a question's dimensions (its `by` and `where` names) need; 1 for the first ones. */
 export function formatForDimensions(names: readonly string[]): number {
   return Math.max(1, ...names.map((n) => DIMENSION_SINCE[n] ?? 1));
+}
+
+/** Metric sets whose rows carry custom properties (`props`), and so the `prop:<key>` dimensions. */
+export const PROPERTY_SETS: ReadonlySet<MetricSet> = new Set(['pageviews', 'sessions', 'events']);
+
+/** The pattern of the property dimensions, as the public catalogue names it. */
+export const PROPERTY_PATTERN = `${PROPERTY_PREFIX}<key>`;
+
+/**
+ * A custom property's dimension (`prop:<key>`): the value of that key in the row's `props`. The key is
+ * written into the expression as a string literal: `propertyOfDimension` allows only letters, digits, `_`,
+ * `-`, `.` and spaces, so it can hold no quote or backslash (checked again here). Raw rows only: daily
+ * rollups do not keep properties (docs/product/stats.md, "Properties").
+ */
+export function propertyDimension(name: string): DimensionDef | null {
+  const key = propertyOfDimension(name);
+  if (key === null || /['\\]/.test(key)) return null;
+  return { sql: `(props ->> '${key}')`, label: `Property ${key}` };
+}
+
+/** A dimension of a set by name: the catalogue's, or a property's (`prop:<key>`) on sets that carry them. */
+export function dimensionOf(set: MetricSet, name: string): DimensionDef | null {
+  const own = CATALOGUE[set].dimensions[name];
+  if (own) return own;
+  return PROPERTY_SETS.has(set) ? propertyDimension(name) : null;
 }
 
 /** The non-time dimensions of a set: those a rollup keeps. */

@@ -1,7 +1,7 @@
 // SQL building for the stats engine. Identifiers and expressions come only from the catalogue;
 // everything a request or a site setting gave travels as a server-side bind parameter ($n).
 import type { Lane, MetricSet } from '@us/shared';
-import { CATALOGUE } from './catalogue.ts';
+import { dimensionOf } from './catalogue.ts';
 import type { RawRange } from './range.ts';
 import type { BotWindowDef } from './site-ctx.ts';
 
@@ -96,9 +96,8 @@ export const NONE = '(none)';
 
 /** `where` filters on a set's raw rows: dimension expression = value; `(none)` matches no value. */
 export function whereConds(p: Params, set: MetricSet, where: Record<string, string>): string[] {
-  const dims = CATALOGUE[set].dimensions;
   return Object.entries(where).map(([name, value]) => {
-    const expr = dims[name]?.sql;
+    const expr = dimensionOf(set, name)?.sql;
     if (!expr) throw new Error(`no SQL for dimension ${name}`);
     return value === NONE ? `coalesce(${expr}, '') = ''` : `${expr} = ${p.add(value, 'text')}`;
   });

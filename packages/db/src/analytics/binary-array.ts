@@ -6,7 +6,7 @@
  * each major collection (and its pause) is paid for (docs/performance/history.md, "What the old generation was paying for").
  * Values are already cleaned (`cleanValue`).
  */
-export type ElementType = 'uuid' | 'date' | 'timestamptz' | 'int8' | 'float8' | 'bool' | 'text';
+export type ElementType = 'uuid' | 'date' | 'timestamptz' | 'int8' | 'float8' | 'bool' | 'text' | 'jsonb';
 
 /** The SQL array type a statement casts each parameter to (its element type must be the OID below). */
 export const ARRAY_TYPE: Record<ElementType, string> = {
@@ -17,6 +17,7 @@ export const ARRAY_TYPE: Record<ElementType, string> = {
   float8: 'double precision[]',
   bool: 'boolean[]',
   text: 'text[]',
+  jsonb: 'jsonb[]',
 };
 
 /** Element type OIDs, checked by PostgreSQL's `array_recv` against the parameter's declared type. */
@@ -28,6 +29,7 @@ const OID: Record<ElementType, number> = {
   float8: 701,
   bool: 16,
   text: 25,
+  jsonb: 3802,
 };
 
 /** ndim, flags, element OID, then one dimension: its length and lower bound. */
@@ -106,6 +108,16 @@ export class BinaryArrayWriter {
         const bytes = this.buf.write(text, this.pos + 4, 'utf8');
         this.buf.writeInt32BE(bytes, this.pos);
         this.pos += 4 + bytes;
+        return;
+      }
+      case 'jsonb': {
+        // jsonb's binary form: a version byte (1), then the JSON text (of an object, or the text given).
+        const json = typeof value === 'string' ? value : JSON.stringify(value);
+        this.room(5 + json.length * 3);
+        this.buf[this.pos + 4] = 1;
+        const bytes = this.buf.write(json, this.pos + 5, 'utf8');
+        this.buf.writeInt32BE(bytes + 1, this.pos);
+        this.pos += 5 + bytes;
         return;
       }
       case 'uuid':

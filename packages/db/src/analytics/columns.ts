@@ -1,4 +1,4 @@
-import { cleanText, EVENT_VALUE_MAX, LANES } from '@us/shared';
+import { cleanProperties, cleanText, EVENT_VALUE_MAX, LANES } from '@us/shared';
 import type { AnalyticsTable } from './db.ts';
 import type { AnalyticsRows } from './rows.ts';
 
@@ -17,7 +17,9 @@ export type ColumnKind =
   | { type: 'double'; min: number; max: number }
   /** `absent`: the value of a row without one (a row buffered before the column existed); default false. */
   | { type: 'bool'; absent?: boolean }
-  | { type: 'time' };
+  | { type: 'time' }
+  /** Custom properties (key → text), stored as jsonb: cleaned by `cleanProperties`, null when none. */
+  | { type: 'props' };
 
 const INT4_MAX = 2_147_483_647;
 /** The largest tab page counter stored (`pageviews.tab_page`, smallint); a larger one is stored as null. */
@@ -31,6 +33,8 @@ const ident = (max: number): ColumnKind => ({ type: 'int', min: 0, max, outside:
 const LANE = { type: 'enum', values: LANES } as const;
 /** A browser's or system's major version (smallint): past 999 it names no real release, so it is stored as null. */
 const VERSION = ident(999);
+/** Custom properties: a jsonb object of up to 30 key → text pairs (`cleanProperties` in shared). */
+const PROPS: ColumnKind = { type: 'props' };
 /** Kinds of `events` rows: site events, A/B exposures, element clicks of the page script (never counted as events). */
 export const EVENT_KINDS = ['event', 'exposure', 'click'] as const;
 
@@ -70,6 +74,7 @@ export const COLUMNS: { [T in AnalyticsTable]: readonly Column<AnalyticsRows[T]>
     ['journeys', 'journeys', { type: 'bool', absent: true }],
     // The page script's per-tab counter (1 = where a visit began): past TAB_PAGE_MAX it means nothing, so null.
     ['tab_page', 'tabPage', { type: 'int', min: 1, max: TAB_PAGE_MAX, outside: 'null' }],
+    ['props', 'props', PROPS],
   ],
   events: [
     ['at', 'at', { type: 'time' }],
@@ -89,6 +94,7 @@ export const COLUMNS: { [T in AnalyticsTable]: readonly Column<AnalyticsRows[T]>
     ['browser_major', 'browserMajor', VERSION],
     ['os', 'os', text(32)],
     ['os_major', 'osMajor', VERSION],
+    ['props', 'props', PROPS],
   ],
   requests: [
     ['at', 'at', { type: 'time' }],
@@ -185,6 +191,9 @@ export function cleanValue(column: string, kind: ColumnKind, value: unknown): un
       if (kind.required) throw new RowRefused(column, 'not a number');
       return null;
     }
+    case 'props':
+      // Cleaned again, so a row built by a caller that skipped the intake is bounded too.
+      return absent ? null : cleanProperties(value).props;
     case 'text': {
       if (absent || typeof value !== 'string') {
         if (kind.required) throw new RowRefused(column, 'missing');

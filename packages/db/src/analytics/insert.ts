@@ -138,6 +138,8 @@ function elementType(kind: ColumnKind): ElementType {
       return 'bool';
     case 'time':
       return 'timestamptz';
+    case 'props':
+      return 'jsonb';
     default:
       return 'text';
   }

@@ -40,6 +40,8 @@ export interface PageviewRow {
   journeys?: boolean;
   /** The per-tab page counter (1 = where a visit began in the tab); null when unknown or past 10,000. */
   tabPage?: number | null;
+  /** Custom properties (key → text, at most 30), cleaned at intake; null when none. */
+  props?: Record<string, string> | null;
 }
 
 export interface EventRow {
@@ -64,6 +66,8 @@ export interface EventRow {
   browserMajor?: number | null;
   os?: string | null;
   osMajor?: number | null;
+  /** Custom properties (key → text, at most 30), cleaned at intake; null when none. */
+  props?: Record<string, string> | null;
 }
 
 export interface RequestRow {

@@ -20,6 +20,13 @@ const PageBase = z.object({
   m: z.string().max(512).optional(),
 });
 
+/**
+ * Custom properties of a pageview or event: key → value (text, number or boolean), up to 30 kept. Any shape is
+ * accepted here and cleaned when rows are built (`cleanProperties`): a property that does not fit is dropped
+ * and counted, the report still counts (the body limit bounds the whole).
+ */
+const PageProperties = z.unknown().optional();
+
 /** A confirmed pageview (the page became visible), including client-side navigations. */
 export const PageviewReport = PageBase.extend({
   t: z.literal('pv'),
@@ -39,6 +46,13 @@ export const PageviewReport = PageBase.extend({
   j: z.literal(1).optional(),
   /** A/B exposures from data-exp: experiment key → variant. */
   x: z.record(z.string().regex(/^[a-z0-9_-]{1,64}$/), z.string().min(1).max(64)).optional(),
+  /** Custom properties (`PageProperties`). */
+  pr: PageProperties,
+  /**
+   * The page script's tag data (its dataset: data-* attributes as the browser names them), any shape: the
+   * collector reads its A/B exposures (`exp`, when `x` is absent) and custom properties (`prop<Key>`).
+   */
+  pd: z.unknown().optional(),
 });
 
 /** Sent when the page is left (pagehide / visibilitychange to hidden). */
@@ -55,7 +69,7 @@ export const LeaveReport = PageBase.extend({
 /** Largest event value (either sign): sums of a day's values in hundredths stay exact in 64-bit integers. */
 export const EVENT_VALUE_MAX = 1_000_000_000;
 
-/** An event from site code (`window.unseen('signup', { label, value })`). */
+/** An event from site code (`window.unseen('signup', { label, value, props })`). */
 export const EventReport = PageBase.extend({
   t: z.literal('ev'),
   /** Event name. */
@@ -67,6 +81,8 @@ export const EventReport = PageBase.extend({
    * ±EVENT_VALUE_MAX is dropped when the row is stored (the event still counts).
    */
   ev: z.number().finite().optional(),
+  /** Custom properties (`PageProperties`). */
+  pr: PageProperties,
 });
 
 /** Longest click label accepted; stored cut to the events' name column (128 characters). */

@@ -1,6 +1,7 @@
 // Request and answer schemas of site settings, goals and experiments (spec §2 "Site settings", "Goal",
 // "Experiment", "Bot-protection settings"; §4 Sites and "Goals, experiments, behaviour").
 import { z } from 'zod';
+import { PROPERTY_KEY, PROPERTY_LIMITS } from '../properties.ts';
 import { BotSettings } from './bot.ts';
 import { zId, zName } from './common.ts';
 
@@ -196,6 +197,9 @@ export const SiteSettings = z.object({
   goals: z.array(Goal),
   experiments: z.array(Experiment),
   bot: BotSettings,
+  keptProperties: z
+    .array(z.string())
+    .describe('Custom property keys whose values are meant to stay past the 90 days of raw rows (docs/product/stats.md)'),
 });
 export type SiteSettings = z.infer<typeof SiteSettings>;
 
@@ -254,6 +258,13 @@ export const UpdateSiteSettingsInput = z
       .superRefine(uniqueExperimentKeys)
       .optional()
       .describe('Replaces every experiment at once'),
+    keptProperties: z
+      .array(z.string().trim().regex(PROPERTY_KEY, 'Give a property key of 1-64 letters, digits, _, -, . or spaces'))
+      .max(PROPERTY_LIMITS.kept, `List at most ${PROPERTY_LIMITS.kept} property keys`)
+      .optional()
+      .describe(
+        `Replaces the list: up to ${PROPERTY_LIMITS.kept} custom property keys (as sent, case kept) whose values are meant to stay past the 90 days of raw rows`,
+      ),
   })
   .strict();
 export type UpdateSiteSettingsInput = z.infer<typeof UpdateSiteSettingsInput>;

@@ -23,7 +23,8 @@ export const STATS_LIMITS = {
 } as const;
 
 const zDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'Give a day as YYYY-MM-DD');
-const zName = z.string().min(1).max(40);
+/** A dimension, filter or count name; the longest is a property's (`prop:` and a key of up to 64). */
+const zName = z.string().min(1).max(69);
 
 /** The fields of a stats spec (spec §2), shared by the query string, the JSON body and batch entries. */
 export const StatsSpecFields = {
@@ -165,6 +166,15 @@ export const StatsCatalogue = z.object({
   /** Top-table dimension → the metric set it ranks. */
   topDimensions: z.record(z.string(), z.enum(METRIC_SETS)),
   dimensionLabels: z.record(z.string(), z.string()),
+  dimensionPatterns: z
+    .array(
+      z.object({
+        pattern: z.string().describe('A family of names, such as prop:<key>'),
+        metricSets: z.array(z.enum(METRIC_SETS)),
+        description: z.string(),
+      }),
+    )
+    .describe('Dimensions (and filters) named by a pattern rather than listed: custom properties'),
   limits: z.object({ batch: z.number(), defaultDays: z.number(), rawDays: z.number(), maxRows: z.number() }),
 });
 export type StatsCatalogue = z.infer<typeof StatsCatalogue>;

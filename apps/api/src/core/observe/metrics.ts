@@ -73,6 +73,13 @@ export const collectDropped = new Counter({
   registers: [processMetrics],
 });
 
+export const propertiesDropped = new Counter({
+  name: 'us_properties_dropped_total',
+  help: 'Custom properties of page reports dropped at intake (the report still counts): email and digits by the privacy guard, limit when over 30 or too long.',
+  labelNames: ['reason'] as const,
+  registers: [processMetrics],
+});
+
 export const proxyRecordsDropped = new Counter({
   name: 'us_proxy_records_dropped_total',
   help: 'Proxy mode’s request records dropped: too many waiting for the write buffer.',

@@ -8,7 +8,7 @@ import {
   type RequestRow,
   type Site,
 } from '@us/db';
-import { clickLabel, type Lane, type PageReport, type RequestRecord } from '@us/shared';
+import { cleanProperties, clickLabel, type Lane, type PageReport, type PropertyDrop, type RequestRecord } from '@us/shared';
 import { inAnyNetwork } from '../../core/enrich/cidr.ts';
 import {
   type ClickKind,
@@ -21,11 +21,13 @@ import {
   visitorCode,
 } from '../../core/enrich/index.ts';
 import type { HotStore } from '../../core/hot/store.ts';
+import { propertiesDropped } from '../../core/observe/metrics.ts';
 import { verifyInternalMark } from '../../features/internal-link/mark.ts';
 import { decisionOfRecord } from '../../features/protection/record-decision.ts';
 import { tlsSummary, tlsText } from '../../features/protection/tls.ts';
 import { readSettings } from '../../features/sites/settings-values.ts';
 import type { Client } from './identify.ts';
+import { pageDataOf, pageviewProperties } from './page-data.ts';
 
 /**
  * Classify: the third stage of the collect path. Enrichment (country, network, device, browser, bot) and the
@@ -60,6 +62,19 @@ const rowsOf = <T extends AnalyticsTable>(table: T, rows: AnalyticsRows[T][]): T
   rows: rows.map((r) => cleanRow(table, r)),
 });
 
+/**
+ * A report's custom properties as stored (`cleanProperties`), the dropped ones counted by reason
+ * (`us_properties_dropped_total`: the privacy guard's e-mail addresses and digit runs, and what did not fit).
+ */
+function propertiesOf(raw: unknown): Record<string, string> | null {
+  if (raw === undefined) return null;
+  const { props, dropped } = cleanProperties(raw);
+  for (const reason of Object.keys(dropped) as PropertyDrop[]) {
+    if (dropped[reason]) propertiesDropped.inc({ reason }, dropped[reason]);
+  }
+  return props;
+}
+
 /** The rows one page report adds: a pageview and its A/B exposures, an event, a click, or a leave report. */
 export async function rowsOfReport(
   hot: HotStore,
@@ -83,7 +98,14 @@ export async function rowsOfReport(
   const software = { browser: e.browser, browserMajor: e.browserMajor, os: e.os, osMajor: e.osMajor };
   const event = { ...common, visitor, path, country: e.country, device: e.device, ...software };
   if (r.t === 'ev') {
-    const ev: EventRow = { ...event, name: r.e, label: r.el ?? null, value: r.ev ?? null, kind: 'event' };
+    const ev: EventRow = {
+      ...event,
+      name: r.e,
+      label: r.el ?? null,
+      value: r.ev ?? null,
+      kind: 'event',
+      props: propertiesOf(r.pr),
+    };
     return [rowsOf('events', [ev])];
   }
   if (r.t === 'c') {
@@ -92,6 +114,7 @@ export async function rowsOfReport(
     return [rowsOf('events', [click])];
   }
   const referrer = referrerHost(r.r);
+  const tag = pageDataOf(r.pd);
   const pageview: PageviewRow = {
     ...common,
     visitor,
@@ -116,8 +139,9 @@ export async function rowsOfReport(
     botName: e.bot?.name ?? null,
     botCategory: e.bot?.category ?? null,
     journeys: r.j !== 1,
+    props: propertiesOf(pageviewProperties(r.pr, tag.props)),
   };
-  const exposures = Object.entries(r.x ?? {}).map(
+  const exposures = Object.entries(r.x ?? tag.exposures ?? {}).map(
     ([experiment, variant]): EventRow => ({ ...event, name: experiment, kind: 'exposure', experiment, variant }),
   );
   return [rowsOf('pageviews', [pageview]), ...(exposures.length ? [rowsOf('events', exposures)] : [])];

@@ -30,6 +30,7 @@ export function pageReportAtOnce(value: unknown): PageReport | undefined {
         if (typeof o.ev !== 'number' || !Number.isFinite(o.ev)) return;
         report.ev = o.ev;
       }
+      if (o.pr !== undefined) report.pr = o.pr;
       return report;
     }
     default:
@@ -65,7 +66,7 @@ function baseOf(o: Record<string, unknown>): Base | undefined {
 }
 
 function pageviewOf(o: Record<string, unknown>, base: Base): PageReport | undefined {
-  const { r, w, l, z, n, p, j, x } = o;
+  const { r, w, l, z, n, p, j, x, pr, pd } = o;
   if (!textIn(r, 0, 2048) || !intIn(w, 0, 100_000) || !textIn(l, 0, 35) || !textIn(z, 0, 64)) return;
   if (!intIn(n, 1, 100_000)) return;
   const report: Extract<PageReport, { t: 'pv' }> = { ...base, t: 'pv', r, w, l, z, n };
@@ -82,6 +83,9 @@ function pageviewOf(o: Record<string, unknown>, base: Base): PageReport | undefi
     if (!exposures) return;
     report.x = exposures;
   }
+  // Properties: any shape, cleaned when rows are built (`cleanProperties`), as zod passes them.
+  if (pr !== undefined) report.pr = pr;
+  if (pd !== undefined) report.pd = pd;
   return report;
 }
 

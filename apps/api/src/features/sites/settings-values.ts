@@ -27,6 +27,7 @@ export function readSettings(stored: Record<string, unknown> | null | undefined)
     botWindows: list<BotWindow>(s.botWindows),
     goals: list<Goal>(s.goals),
     experiments: list<Experiment>(s.experiments),
+    keptProperties: list<unknown>(s.keptProperties).filter((k): k is string => typeof k === 'string'),
     bot: {
       mode: bot.mode ?? DEFAULT_BOT_SETTINGS.mode,
       bots: bot.bots ?? DEFAULT_BOT_SETTINGS.bots,

@@ -35,6 +35,7 @@ export async function updateSettings(em: EntityManager, actor: Actor, input: Upd
     if (input.botWindows !== undefined) settings.botWindows = input.botWindows.map(normaliseWindow);
     if (input.goals !== undefined) settings.goals = input.goals.map(goalOf);
     if (input.experiments !== undefined) settings.experiments = input.experiments.map(experimentOf);
+    if (input.keptProperties !== undefined) settings.keptProperties = [...new Set(input.keptProperties)];
     store(site, settings);
     await tx.flush();
     return { site: await siteRecordOf(tx, site) };

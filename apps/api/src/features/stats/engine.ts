@@ -2,7 +2,7 @@
 // (planner.ts, pure), choose the days each source answers, build the statements, run them, shape the
 // rows. A refusal of the planner becomes the 400 here, and only here.
 import type { StatsResult, StatsRow } from '@us/shared';
-import { CATALOGUE, formatForDimensions, SUMMED_COUNTS, TIME_DIMENSIONS } from '../../analytics/catalogue.ts';
+import { CATALOGUE, dimensionOf, formatForDimensions, SUMMED_COUNTS, TIME_DIMENSIONS } from '../../analytics/catalogue.ts';
 import { namesExit } from '../../analytics/exit-paths.ts';
 import { addDays, splitRange } from '../../analytics/range.ts';
 import { run } from '../../analytics/runner.ts';
@@ -47,7 +47,7 @@ async function refuseOlderFormats(ctx: SiteCtx, qn: Question, shape: RollupShape
   if (!stale) return;
   const after = `choose days from ${addDays(old.to, 1)} on`;
   if (later) {
-    const label = CATALOGUE[qn.metrics].dimensions[later]?.label.toLowerCase();
+    const label = dimensionOf(qn.metrics, later)?.label.toLowerCase();
     throw badRequest(
       later === qn.by ? 'by' : `where.${later}`,
       `Days from ${stale} to ${old.to} were rolled up before the ${label} was kept: ${after}`,

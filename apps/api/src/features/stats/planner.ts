@@ -2,7 +2,7 @@
 // which counts it reads, and which sources may answer which days. Pure: every outcome is a value, a
 // refusal too (the engine turns it into the 400); which recent days are rolled up already is a fact of
 // the database, looked up afterwards (rolled-days.ts) and fed back to splitDays.
-import type { MetricSet } from '@us/shared';
+import { type MetricSet, PROPERTY_PREFIX } from '@us/shared';
 import { CATALOGUE, pairDimension, ROLLUP_PAIRS, TIME_DIMENSIONS } from '../../analytics/catalogue.ts';
 import { addDays, type DayRange, type RawRange, splitRange } from '../../analytics/range.ts';
 import { countNames, type Question } from './question.ts';
@@ -61,6 +61,14 @@ export function rollupFit(
   where: Record<string, string>,
 ): { ok: true; dimension: string } | Refusal {
   const seen: string[] = by && !TIME_DIMENSIONS.has(by) ? [by] : [];
+  // Daily rollups keep no custom properties: a question naming one is answered from raw rows only.
+  const property = [...seen, ...Object.keys(where)].find((d) => d.startsWith(PROPERTY_PREFIX));
+  if (property) {
+    return refuse(
+      property === by ? 'by' : `where.${property}`,
+      `Custom properties are kept for the last 90 days only: ${property} is only possible within the last 90 days; choose later days`,
+    );
+  }
   for (const key of Object.keys(where)) {
     if (seen.includes(key)) continue;
     const pair = seen.length === 1 ? pairDimension(set, seen[0] as string, key) : null;

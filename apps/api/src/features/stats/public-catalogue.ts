@@ -1,5 +1,12 @@
 import { LANES, type MetricSet, STATS_LIMITS, type StatsCatalogue } from '@us/shared';
-import { CATALOGUE, type MetricSetDef, primaryCount, rollupDimensions } from '../../analytics/catalogue.ts';
+import {
+  CATALOGUE,
+  type MetricSetDef,
+  PROPERTY_PATTERN,
+  PROPERTY_SETS,
+  primaryCount,
+  rollupDimensions,
+} from '../../analytics/catalogue.ts';
 import { TOP_SETS } from './top-dimensions.ts';
 
 /** The public catalogue (GET /v1/stats/catalogue). */
@@ -26,6 +33,14 @@ export function publicCatalogue(): StatsCatalogue {
     metricSets,
     topDimensions: { ...TOP_SETS },
     dimensionLabels: labels,
+    dimensionPatterns: [
+      {
+        pattern: PROPERTY_PATTERN,
+        metricSets: [...PROPERTY_SETS],
+        description:
+          'A custom property the page script sent (by=prop:plan, where.prop:plan=pro): a key of 1-64 letters, digits, _, -, . or spaces, case kept; keys seen lately at GET /v1/sites/{id}/properties. Raw rows only: the last 90 days.',
+      },
+    ],
     limits: {
       batch: STATS_LIMITS.batch,
       defaultDays: STATS_LIMITS.defaultDays,

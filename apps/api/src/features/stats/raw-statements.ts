@@ -1,6 +1,6 @@
 // The raw-row part of a figures statement: the set's table over local days of the raw window, counted
 // per value (`groups`) or in total (`totals`). Identifiers and expressions come from the catalogue.
-import { CATALOGUE, LEAVE_COUNTS, SUMMED_COUNTS } from '../../analytics/catalogue.ts';
+import { CATALOGUE, dimensionOf, LEAVE_COUNTS, SUMMED_COUNTS } from '../../analytics/catalogue.ts';
 import { EXIT_DIMENSIONS, namesExit, visitsWithExits } from '../../analytics/exit-paths.ts';
 import type { RawRange } from '../../analytics/range.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
@@ -25,7 +25,7 @@ function valueSql(qn: Question, tz: string, grouping: Grouping): string {
   if (qn.by === 'hour') return localHourSql(tz);
   if (qn.by === 'week') return localWeekSql(tz);
   if (qn.by === 'month') return localMonthSql(tz);
-  return CATALOGUE[qn.metrics].dimensions[qn.by]?.sql as string;
+  return dimensionOf(qn.metrics, qn.by)?.sql as string;
 }
 
 /**

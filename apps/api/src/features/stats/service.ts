@@ -3,6 +3,8 @@
 // A question naming a saved segment (`segment=`) gets its filters first (segments/segment-filters.ts).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type {
+  SiteProperties,
+  SitePropertiesInput,
   SiteStatsInput,
   SiteStatsQuery,
   StatsBatchInput,
@@ -18,6 +20,7 @@ import { type StatsDeps, withSite } from '../../analytics/site-slot.ts';
 import { withSegment } from '../segments/index.ts';
 import { batchOf } from './batch.ts';
 import { answer } from './engine.ts';
+import { propertyKeysOf } from './properties.ts';
 import { normalise, specOf } from './spec.ts';
 import { summaryOf } from './summary.ts';
 import { topOf } from './top.ts';
@@ -49,4 +52,13 @@ export function siteSummary(deps: StatsDeps, em: EntityManager, actor: Actor, in
 
 export function siteTop(deps: StatsDeps, em: EntityManager, actor: Actor, input: TopQuery): Promise<TopTable> {
   return withSite(deps, em, actor, input.id, async (ctx) => topOf(ctx, await withSegment(ctx.em, ctx.siteId, input)));
+}
+
+export function siteProperties(
+  deps: StatsDeps,
+  em: EntityManager,
+  actor: Actor,
+  input: SitePropertiesInput,
+): Promise<SiteProperties> {
+  return withSite(deps, em, actor, input.id, (ctx, site) => propertyKeysOf(ctx, site.settings));
 }

@@ -1,7 +1,15 @@
 // Checking a stats spec against the catalogue: every refusal is a 400 naming the field in spec notation
 // (`by`, `sort`, `where.<name>`, `lane`, `days`, `from`, `to`) with a title saying what to do.
-import { type Lane, METRIC_SETS, type MetricSet, STATS_LIMITS, type StatsSpec } from '@us/shared';
-import { CATALOGUE, primaryCount, rollupDimensions, TIME_DIMENSIONS } from '../../analytics/catalogue.ts';
+import { type Lane, METRIC_SETS, type MetricSet, PROPERTY_PREFIX, STATS_LIMITS, type StatsSpec } from '@us/shared';
+import {
+  CATALOGUE,
+  PROPERTY_PATTERN,
+  PROPERTY_SETS,
+  primaryCount,
+  propertyDimension,
+  rollupDimensions,
+  TIME_DIMENSIONS,
+} from '../../analytics/catalogue.ts';
 import { type DayRange, resolveRange } from '../../analytics/range.ts';
 import { badRequest } from '../../core/errors.ts';
 import { customCompareRange } from './compare-range.ts';
@@ -81,12 +89,28 @@ export function checkMetricSet(name: string, field = 'metrics'): MetricSet {
   return name as MetricSet;
 }
 
-/** `where` keys must be filters of the set. */
+/**
+ * A `prop:<key>` name: true when it names a property the set carries; a 400 naming `field` when its key
+ * cannot be one (or the set has no properties); false for any other name.
+ */
+function isPropertyName(set: MetricSet, name: string, field: string): boolean {
+  if (!name.startsWith(PROPERTY_PREFIX)) return false;
+  if (!PROPERTY_SETS.has(set)) {
+    throw badRequest(field, `Properties belong to pageviews, sessions and events, not to ${set}`);
+  }
+  if (!propertyDimension(name)) {
+    throw badRequest(field, `Name a property as ${PROPERTY_PATTERN}: a key of 1-64 letters, digits, _, -, . or spaces`);
+  }
+  return true;
+}
+
+/** `where` keys must be filters of the set: a dimension of the catalogue or a property (`prop:<key>`). */
 export function checkWhere(set: MetricSet, where: Record<string, string> | undefined): Record<string, string> {
   const filters = rollupDimensions(set);
   for (const key of Object.keys(where ?? {})) {
-    if (!filters.includes(key)) {
-      throw badRequest(`where.${key}`, `Filter ${set} by one of: ${filters.join(', ')} (see GET /v1/stats/catalogue)`);
+    if (!filters.includes(key) && !isPropertyName(set, key, `where.${key}`)) {
+      const props = PROPERTY_SETS.has(set) ? `, ${PROPERTY_PATTERN}` : '';
+      throw badRequest(`where.${key}`, `Filter ${set} by one of: ${filters.join(', ')}${props} (see GET /v1/stats/catalogue)`);
     }
   }
   return { ...(where ?? {}) };
@@ -97,8 +121,9 @@ export function normalise(spec: StatsSpec, today: string): NormalSpec {
   const metrics = checkMetricSet(spec.metrics);
   const def = CATALOGUE[metrics];
   const dims = Object.keys(def.dimensions);
-  if (spec.by !== undefined && !dims.includes(spec.by)) {
-    throw badRequest('by', `Group ${metrics} by one of: ${dims.join(', ')} (see GET /v1/stats/catalogue)`);
+  if (spec.by !== undefined && !dims.includes(spec.by) && !isPropertyName(metrics, spec.by, 'by')) {
+    const props = PROPERTY_SETS.has(metrics) ? `, ${PROPERTY_PATTERN}` : '';
+    throw badRequest('by', `Group ${metrics} by one of: ${dims.join(', ')}${props} (see GET /v1/stats/catalogue)`);
   }
   const counts = Object.keys(def.counts);
   if (spec.sort !== undefined && !counts.includes(spec.sort)) {

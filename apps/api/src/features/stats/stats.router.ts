@@ -1,4 +1,6 @@
 import {
+  SiteProperties,
+  SitePropertiesInput,
   SiteStatsInput,
   SiteStatsQuery,
   StatsBatchInput,
@@ -14,10 +16,11 @@ import {
 import { router } from '../../procedures/init.ts';
 import { actorProcedure } from '../../procedures/procedures.ts';
 import { publicCatalogue } from './public-catalogue.ts';
-import { siteStats, siteStatsBatch, siteSummary, siteTop } from './service.ts';
+import { siteProperties, siteStats, siteStatsBatch, siteSummary, siteTop } from './service.ts';
 
 const tags = ['Analytics'];
-const WHERE_NOTE = 'Filters as where.<name>=<value> (names from the catalogue; `(none)` matches an empty value).';
+const WHERE_NOTE =
+  'Filters as where.<name>=<value> (names from the catalogue; `(none)` matches an empty value). Custom properties as prop:<key> (by=prop:plan, where.prop:plan=pro; pageviews, sessions and events, the last 90 days).';
 
 export const statsRouter = router({
   catalogue: actorProcedure
@@ -49,7 +52,7 @@ export const statsRouter = router({
       mcp: {
         tool: 'get_site_stats',
         description:
-          'Answer one stats question with flat arguments: `id` (site), `metrics` (pageviews, sessions, events or requests), `by` (a dimension such as page, channel, source, country, or a time series: hour, day, week (ISO, named by its Monday), month), `lane` (human, bot, internal), `days` (1 = today so far, default 7) or `from`/`to` (YYYY-MM-DD, site time zone), filters as `where.<dimension>`, `sort`, `limit`, `offset` and `search` to page through or search a ranked table, `compare` for the previous period, or `compareFrom`/`compareTo` (YYYY-MM-DD) to compare with a custom earlier range.',
+          'Answer one stats question with flat arguments: `id` (site), `metrics` (pageviews, sessions, events or requests), `by` (a dimension such as page, channel, source, country, a custom property as prop:<key> (keys from list_site_properties, the last 90 days only), or a time series: hour, day, week (ISO, named by its Monday), month), `lane` (human, bot, internal), `days` (1 = today so far, default 7) or `from`/`to` (YYYY-MM-DD, site time zone), filters as `where.<dimension>`, `sort`, `limit`, `offset` and `search` to page through or search a ranked table, `compare` for the previous period, or `compareFrom`/`compareTo` (YYYY-MM-DD) to compare with a custom earlier range.',
       },
       openapi: {
         method: 'GET',
@@ -72,7 +75,7 @@ export const statsRouter = router({
       mcp: {
         tool: 'query_site_stats',
         description:
-          'The same question as get_site_stats with a JSON `where` object instead of flat filters. Use it when filters are many or built programmatically. Changes nothing.',
+          'The same question as get_site_stats with a JSON `where` object instead of flat filters (custom properties as "prop:<key>": value). Use it when filters are many or built programmatically. Changes nothing.',
       },
       openapi: {
         method: 'POST',
@@ -107,6 +110,27 @@ export const statsRouter = router({
     .input(StatsBatchInput)
     .output(StatsBatchResult)
     .mutation(({ ctx, input }) => siteStatsBatch(ctx.deps, ctx.em, ctx.actor, input)),
+
+  properties: actorProcedure
+    .meta({
+      auth: 'any',
+      scope: 'analytics:read',
+      shareable: true,
+      mcp: {
+        tool: 'list_site_properties',
+        description:
+          'The custom property keys the site’s pageviews and events carried over the last 30 days (People traffic), the most used first (at most 100), with their counts and the keys kept past 90 days. Ask for one in get_site_stats as by=prop:<key> or where.prop:<key>=<value>.',
+      },
+      openapi: {
+        method: 'GET',
+        path: '/v1/sites/{id}/properties',
+        summary: 'Custom property keys seen in the last 30 days, the most used first',
+        tags,
+      },
+    })
+    .input(SitePropertiesInput)
+    .output(SiteProperties)
+    .query(({ ctx, input }) => siteProperties(ctx.deps, ctx.em, ctx.actor, input)),
 
   summary: actorProcedure
     .meta({

@@ -67,6 +67,9 @@ const edges: Record<string, unknown[]> = {
   e: [...lengths(128), ...lengths(2048), '   ', '\u0001', 'a\nb'],
   el: lengths(256),
   ev: [-1e9, 1e12, 0.001],
+  // Properties of any shape pass as they are: they are cleaned when rows are built (cleanProperties).
+  pr: [{ plan: 'pro', seats: 3 }, 'plan', [1], null, { ['k'.repeat(65)]: 'v'.repeat(300) }],
+  pd: [{ site: KEY, exp: 'a:b', propPlan: 'pro' }, 'x', [], null],
   extra: ['unknown field'],
 };
 

@@ -72,6 +72,8 @@ export const SPEC_SECTIONS = {
     ['POST', '/v1/sites/{id}/stats/batch'],
     ['GET', '/v1/sites/{id}/summary'],
     ['GET', '/v1/sites/{id}/top/{dimension}'],
+    // Issue 40 item 2: the custom property keys a site's pages sent lately.
+    ['GET', '/v1/sites/{id}/properties'],
   ],
   behaviour: [['GET', '/v1/sites/{id}/journeys']],
   results: [

@@ -52,6 +52,7 @@ describe('site settings, goals and experiments', () => {
         ],
         experiments: [{ key: 'hero_cta', name: 'Hero', variants: ['control', 'bold'], status: 'draft' }],
         bot: { mode: 'off', bots: 'allow', rules: [] },
+        keptProperties: [],
       });
 
       // Only internalNetworks named: the rest stays.
@@ -78,6 +79,7 @@ describe('site settings, goals and experiments', () => {
         goals: [{ id: 'a', name: 'A', type: 'event', match: 'a' }],
         experiments: [],
         bot: { mode: 'off', bots: 'allow', rules: [] },
+        keptProperties: [],
       });
     });
 

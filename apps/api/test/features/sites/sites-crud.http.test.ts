@@ -66,6 +66,7 @@ describe('sites: list, create, get, update, delete, install status, snippet', ()
           goals: [],
           experiments: [],
           bot: { mode: 'off', bots: 'allow', rules: [] },
+          keptProperties: [],
         },
         lastSeenAt: null,
         retentionDays: null,

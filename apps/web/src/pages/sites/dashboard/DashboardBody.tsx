@@ -14,6 +14,7 @@ import { type MeasureItem, seriesMeasures, summaryMeasures } from './measures.ts
 import { AnnotationsCard } from './notes/AnnotationsCard.tsx';
 import { ChangesCard } from './notes/ChangesCard.tsx';
 import { useAnnotations } from './notes/data.ts';
+import { PropertiesCard } from './PropertiesCard.tsx';
 import { TopTables } from './TopTables.tsx';
 import type { Catalogue } from './types.ts';
 
@@ -102,6 +103,7 @@ export function DashboardBody({
           {annotate && <AnnotationsCard siteId={siteId} annotations={notes} lastDay={current.to} />}
           {annotate && people && <ChangesCard siteId={siteId} choices={choices} />}
           <TopTables siteId={siteId} choices={choices} view={view} catalogue={catalogue} onFilter={onFilter} />
+          {view.metrics === 'pageviews' && <PropertiesCard siteId={siteId} choices={choices} onFilter={onFilter} />}
         </>
       )}
       {current && footer}

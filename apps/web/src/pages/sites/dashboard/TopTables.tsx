@@ -26,10 +26,14 @@ export function TopTables({
   const cards = view.cards.map((card) => card.filter(offered)).filter((card) => card.length > 0);
   // A row filters the dashboard when the lane's figures can be filtered by its dimension.
   const filterable = new Set(catalogue?.metricSets[view.metrics]?.filters ?? []);
+  // Custom property filters (prop:<key>) apply to the metric sets the catalogue's patterns name.
+  const propertySets = new Set(catalogue?.dimensionPatterns.flatMap((p) => p.metricSets) ?? []);
+  const propertyFilters = Object.keys(choices.filters).filter((d) => d.startsWith('prop:'));
   /** The filters a table's own metric set takes (events have no source, for one); undefined: all. */
   const filtersOf = (t: TableDef) => {
     const set = catalogue?.topDimensions[t.dimension as keyof Catalogue['topDimensions']];
-    return set ? catalogue?.metricSets[set]?.filters : undefined;
+    const filters = set ? catalogue?.metricSets[set]?.filters : undefined;
+    return filters && set && propertySets.has(set) ? [...filters, ...propertyFilters] : filters;
   };
   return (
     <div className="dash-tops">

@@ -58,7 +58,8 @@ export const DEFAULT_CHOICES: Choices = {
 
 /** The value a filter gives a row without a value: the API matches it to an empty value. */
 export const NO_VALUE = '(none)';
-const FILTER_PARAM = /^where\.([a-z_]{1,40})$/;
+/** A dimension's filter, or a custom property's (`where.prop:<key>`, the key as sent). */
+const FILTER_PARAM = /^where\.([a-z_]{1,40}|prop:[A-Za-z0-9_.\- ]{1,64})$/;
 const MAX_FILTERS = 6;
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
