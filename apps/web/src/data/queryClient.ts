@@ -2,6 +2,7 @@ import { MutationCache, QueryCache, QueryClient } from '@tanstack/react-query';
 import { isSignedOut, toProblem } from '../problem.ts';
 import { endSession } from '../session.ts';
 import { onWorkspaceChange } from '../workspace.ts';
+import { QUERY_RETRY } from './retry.ts';
 
 /** What a query or mutation tells the data layer about itself, as its `meta`. */
 export type CallMeta = {
@@ -35,8 +36,8 @@ export const queryClient = new QueryClient({
   queryCache: new QueryCache({ onError: (err, query) => onError(err, query.meta, true) }),
   mutationCache: new MutationCache({ onError: (err, _vars, _result, mutation) => onError(err, mutation.meta, false) }),
   defaultOptions: {
-    // Fetched on every visit of a page and after changes; a failure is shown at once, not retried.
-    queries: { retry: false, refetchOnWindowFocus: false },
+    // Fetched on every visit of a page and after changes; a failure is shown at once (a busy 429 waits: retry.ts).
+    queries: { ...QUERY_RETRY, refetchOnWindowFocus: false },
   },
 });
 

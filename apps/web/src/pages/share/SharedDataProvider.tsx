@@ -2,6 +2,7 @@ import { QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-qu
 import { createTRPCClient, httpBatchLink } from '@trpc/client';
 import type { AppRouter } from '@us/api';
 import { type ReactNode, useState } from 'react';
+import { QUERY_RETRY } from '../../data/retry.ts';
 import { isSignedOut, toProblem } from '../../problem.ts';
 import { TRPCProvider } from '../../trpc.ts';
 
@@ -27,7 +28,7 @@ export function SharedDataProvider({
           if (isSignedOut(p)) onEnded(p.title);
         },
       }),
-      defaultOptions: { queries: { retry: false, refetchOnWindowFocus: false } },
+      defaultOptions: { queries: { ...QUERY_RETRY, refetchOnWindowFocus: false } },
     });
     const headers = () => ({ 'X-Share-View': view });
     const trpcClient = createTRPCClient<AppRouter>({

@@ -31,10 +31,6 @@ export function ChangesCard({ siteId, choices }: { siteId: string; choices: Choi
       {
         enabled: asked,
         placeholderData: keepPreviousData,
-        // It asks the most of the stats engine of any card: when the workspace's stats slots are all taken by
-        // the other cards (429), it waits its turn instead of showing the refusal.
-        retry: (failures, err) => failures < 3 && toProblem(err).status === 429,
-        retryDelay: 2000,
       },
     ),
   );
