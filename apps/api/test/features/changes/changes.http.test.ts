@@ -106,6 +106,9 @@ describe('GET /v1/sites/{id}/changes', () => {
     expect((await changes({ 'where.nope': 'x' }).expect(400)).body.field).toBe('where.nope');
     expect((await changes({ metric: 'sales' }).expect(400)).body.field).toBe('metric');
     expect((await changes({ compareTo: dayAgo('UTC', 9) }).expect(400)).body.field).toBe('compareFrom');
+    // Shaped like a day, but not one of the calendar (the fuzzer's find: it was a 500).
+    expect((await changes({ days: 173, compareFrom: '2519-32-76' }).expect(400)).body.field).toBe('compareFrom');
+    expect((await changes({ compareFrom: '2026-01-01', compareTo: '2026-02-30' }).expect(400)).body.field).toBe('compareTo');
     const backwards = await changes({ compareFrom: dayAgo('UTC', 9), compareTo: dayAgo('UTC', 12) }).expect(400);
     expect(backwards.body.field).toBe('compareTo');
   });
