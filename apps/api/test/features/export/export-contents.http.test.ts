@@ -87,6 +87,8 @@ describe('export contents', () => {
         return 1.5;
       case 'bool':
         return !(kind.absent ?? false);
+      case 'props':
+        return { plan: 'pro', 'team size': '12' };
     }
   }
 
