@@ -32,17 +32,17 @@ describe('segments, annotations and what changed on the dashboard in a real brow
     const notes = page.getByRole('list', { name: 'Annotations of this period' });
     await expect.poll(() => notes.textContent()).toContain('Deployed the new pricing page');
     await expect.poll(() => page.locator(`.dash-chart-marks [data-mark="${yesterday}"]`).count()).toBe(1);
-    expect(await page.locator(`.dash-chart-day[data-day="${yesterday}"] title`).textContent()).toContain(
-      'Noted: Deployed the new pricing page',
-    );
+    await expect
+      .poll(() => page.locator(`.dash-chart-day[data-day="${yesterday}"] title`).textContent())
+      .toContain('Noted: Deployed the new pricing page');
     // What changed since the week before: all ten visits are new, six of them began on / (every visit came from
     // Germany: that explains nothing).
     await page.getByRole('button', { name: 'Explain the change' }).click();
     const changes = page.getByTestId('changes');
     await expect.poll(() => changes.textContent()).toContain('10 visits');
-    expect(await changes.getByRole('list', { name: 'What moved most' }).getByRole('listitem').first().textContent()).toMatch(
-      /^\+6 visits starting on \/ · 60(\.0)?% of the change$/,
-    );
+    await expect
+      .poll(() => changes.getByRole('list', { name: 'What moved most' }).getByRole('listitem').first().textContent())
+      .toMatch(/^\+6 visits starting on \/ · 60(\.0)?% of the change$/);
 
     // Filters in force can be saved as a segment; it is then the one chosen.
     await page.goto(`${t.url}/sites/${siteId}/dashboard?where.page=%2Fblog`);
@@ -70,7 +70,7 @@ describe('segments, annotations and what changed on the dashboard in a real brow
     await page.getByRole('button', { name: 'Delete annotation Deployed the new pricing page' }).click();
     await page.getByRole('button', { name: 'Delete annotation', exact: true }).click();
     await page.getByText('No annotations in this period.').waitFor();
-    expect(await page.locator('.dash-chart-marks [data-mark]').count()).toBe(0);
+    await expect.poll(() => page.locator('.dash-chart-marks [data-mark]').count()).toBe(0);
 
     await context.close();
   });
