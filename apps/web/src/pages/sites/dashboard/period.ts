@@ -1,6 +1,5 @@
 // The shown period as days, stepping it, and the chart's interval: which fit a period, which is the
 // default. Days are YYYY-MM-DD in the site's time zone (the API's report days).
-import type { Choices } from './choices.ts';
 
 export const INTERVALS = [
   { key: 'hour', label: 'Hour' },
@@ -70,8 +69,15 @@ export function stepped(p: Period, direction: -1 | 1, today: string): Period | n
   return next.to > today ? { from: addDays(today, -(n - 1)), to: today } : next;
 }
 
+/** A range as the dashboard's choices hold it (choices.ts, which builds on this file). */
+export interface RangeChoice {
+  range: string;
+  from: string | null;
+  to: string | null;
+}
+
 /** The days a choice of range shows (custom without `to`: up to today). */
-export function periodOf(c: Pick<Choices, 'range' | 'from' | 'to'>, days: number, today: string): Period {
+export function periodOf(c: RangeChoice, days: number, today: string): Period {
   if (c.range === 'custom' && c.from) return { from: c.from, to: c.to ?? today };
   if (c.range === 'yesterday') return { from: addDays(today, -1), to: addDays(today, -1) };
   return { from: addDays(today, -(days - 1)), to: today };
