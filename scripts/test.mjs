@@ -2,7 +2,7 @@
 // then the Citus lane where Citus is installed (always in CI).
 // Extra arguments go to vitest (e.g. `npm test -- auth`). Ends with a plain "N passed, N failed" line.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { runCitusLane } from './citus/lane.mjs';
 
 const args = process.argv.slice(2);
@@ -32,10 +32,26 @@ if (!process.env.SKIP_CHECKS) {
 }
 
 mkdirSync('.tmp', { recursive: true });
+for (const report of ['.tmp/vitest.json', '.tmp/vitest-citus.json']) rmSync(report, { force: true });
 console.log('\n› tests (vitest)');
 const r = spawnSync('vitest', ['run', '--reporter=default', '--reporter=json', '--outputFile.json=.tmp/vitest.json', ...args], {
   stdio: 'inherit',
 });
+// The names of failed tests, printed again at the very end: a CI log's tail is often all one gets to read.
+const failedTitles = [];
+const collectFailed = (reportPath, lane) => {
+  try {
+    const report = JSON.parse(readFileSync(reportPath, 'utf8'));
+    for (const file of report.testResults ?? []) {
+      const failures = (file.assertionResults ?? []).filter((t) => t.status === 'failed');
+      const name = file.name.replace(`${process.cwd()}/`, '');
+      for (const t of failures) failedTitles.push(`${lane}${name} > ${t.fullName}`);
+      if (failures.length === 0 && file.status === 'failed')
+        failedTitles.push(`${lane}${name}: ${file.message || 'did not run'}`);
+    }
+  } catch {}
+};
+collectFailed('.tmp/vitest.json', '');
 let main;
 try {
   const report = JSON.parse(readFileSync('.tmp/vitest.json', 'utf8'));
@@ -65,6 +81,7 @@ if (args.length === 0 && !process.env.SKIP_CITUS && (process.env.CI || citusHere
     lane = { passed: 0, failed: 1, skipped: 0, ok: false };
     console.error(`✗ ${err.message}`);
   }
+  collectFailed('.tmp/vitest-citus.json', '[citus] ');
   console.log(`\nCitus lane: ${lane.passed} passed, ${lane.failed} failed, ${lane.skipped} skipped`);
   main = {
     passed: main.passed + lane.passed,
@@ -76,4 +93,5 @@ if (args.length === 0 && !process.env.SKIP_CITUS && (process.env.CI || citusHere
 } else if (args.length === 0) {
   console.warn('⚠ Citus is not installed here: the Citus lane was skipped (npm run test:citus builds and runs it)');
 }
+if (failedTitles.length > 0) console.log(`\nfailed:\n${failedTitles.map((t) => `  ✗ ${t}`).join('\n')}`);
 process.exit(main.ok ? 0 : 1);
