@@ -9,6 +9,7 @@ import { addDays, type DayRange, isDay, resolveRange } from '../../analytics/ran
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
 import { type StatsDeps, withSite } from '../../analytics/site-slot.ts';
 import { badRequest } from '../../core/errors.ts';
+import { mapLimited } from '../../core/map-limited.ts';
 import { withSegment } from '../segments/index.ts';
 import { readSettings } from '../sites/index.ts';
 import { answer, checkWhere, normalise, whereFromParams } from '../stats/index.ts';
@@ -91,8 +92,23 @@ function periodsOf(ctx: SiteCtx, input: ChangesQuery): { current: DayRange; prev
   return { current, previous };
 }
 
+/** The questions of one answer run this many at a time, so they do not take every query slot of the workspace. */
+const CONCURRENCY = 4;
+
+interface Figures {
+  values: Map<string | null, number>;
+  total: number;
+  truncated: boolean;
+}
+
 /** One period's figures of `by` (null: the total only) as value → count, and the total. */
-async function figures(ctx: SiteCtx, m: Measure, where: Record<string, string>, range: DayRange, by: string | null) {
+async function figures(
+  ctx: SiteCtx,
+  m: Measure,
+  where: Record<string, string>,
+  range: DayRange,
+  by: string | null,
+): Promise<Figures> {
   const spec = normalise(
     {
       metrics: m.set,
@@ -118,22 +134,26 @@ export async function changesOfSite(
   const m = measureOf(input, settings);
   const where = { ...checkWhere(m.set, whereFromParams(input, KNOWN)), ...m.where };
   const { current, previous } = periodsOf(ctx, input);
-  const now = await figures(ctx, m, where, current, null);
-  const before = await figures(ctx, m, where, previous, null);
+  // Every question (the totals, then each dimension, for both periods) a few at a time, as a stats batch runs.
+  const questions = [null, ...m.dimensions].flatMap((by) => [
+    { range: current, by },
+    { range: previous, by },
+  ]);
+  const answers = await mapLimited(questions, CONCURRENCY, (qn) => figures(ctx, m, where, qn.range, qn.by));
+  const [now, before] = answers as [Figures, Figures];
   const total = now.total - before.total;
-  const dims: DimensionFigures[] = [];
   let cut = false;
-  for (const dimension of m.dimensions) {
-    const a = await figures(ctx, m, where, current, dimension);
-    const b = await figures(ctx, m, where, previous, dimension);
+  const dims: DimensionFigures[] = m.dimensions.map((dimension, i) => {
+    const a = answers[2 + 2 * i] as Figures;
+    const b = answers[3 + 2 * i] as Figures;
     cut ||= a.truncated || b.truncated;
-    dims.push({
+    return {
       dimension,
       label: CATALOGUE[m.set].dimensions[dimension]?.label ?? dimension,
       current: a.values,
       previous: b.values,
-    });
-  }
+    };
+  });
   const all = changesOf(dims, { current: now.total, previous: before.total }, m.unit, m.entry);
   return {
     metric: input.metric ?? 'visits',

@@ -4,6 +4,7 @@ import { type StatsBatchResult, StatsSpec } from '@us/shared';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
 import { toAppError } from '../../core/error-map.ts';
 import { AppError } from '../../core/errors.ts';
+import { mapLimited } from '../../core/map-limited.ts';
 import { answer } from './engine.ts';
 import { normalise } from './spec.ts';
 
@@ -24,15 +25,6 @@ async function one(ctx: SiteCtx, name: string, raw: unknown): Promise<StatsBatch
 
 export async function batchOf(ctx: SiteCtx, queries: Record<string, unknown>): Promise<StatsBatchResult> {
   const entries = Object.entries(queries);
-  const answers: StatsBatchResult[string][] = new Array(entries.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < entries.length) {
-      const i = next++;
-      const [name, raw] = entries[i] as [string, unknown];
-      answers[i] = await one(ctx, name, raw);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, entries.length) }, worker));
+  const answers = await mapLimited(entries, CONCURRENCY, ([name, raw]) => one(ctx, name, raw));
   return Object.fromEntries(entries.map(([name], i) => [name, answers[i] as StatsBatchResult[string]]));
 }

@@ -1,23 +1,15 @@
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { type Choices, periodOfChoices } from './choices.ts';
+import { DayRangeForm } from './DayRangeForm.tsx';
 import { addDays, lengthOf } from './period.ts';
 
 /**
- * "Compare with…": a custom earlier range (the API's compareFrom/compareTo), two days and Apply; Previous
+ * "Compare with…": a custom earlier range (the API's compareFrom/compareTo), two days and Compare; Previous
  * period goes back to the days just before.
  */
 export function CompareRange({ choices, onChange }: { choices: Choices; onChange: (patch: Partial<Choices>) => void }) {
   const period = periodOfChoices(choices);
-  const n = lengthOf(period);
   const [open, setOpen] = useState(choices.compareFrom !== null);
-  const [start, setStart] = useState(choices.compareFrom ?? addDays(period.from, -365));
-  const [end, setEnd] = useState(choices.compareTo ?? addDays(choices.compareFrom ?? addDays(period.from, -365), n - 1));
-  const latest = addDays(period.from, -1);
-  const invalid = !start || !end || start > end || end > latest;
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    if (!invalid) onChange({ compare: true, compareFrom: start, compareTo: end });
-  };
   if (!open) {
     return (
       <button type="button" className="button button-secondary button-small" onClick={() => setOpen(true)}>
@@ -25,36 +17,18 @@ export function CompareRange({ choices, onChange }: { choices: Choices; onChange
       </button>
     );
   }
+  const from = choices.compareFrom ?? addDays(period.from, -365);
   return (
-    <form className="dash-custom" name="compareRange" onSubmit={submit} aria-label="Compare with an earlier range">
-      <label>
-        <span className="dash-control-label">Compare from</span>
-        <input
-          type="date"
-          name="compareFrom"
-          className="dash-select"
-          value={start}
-          max={end || latest}
-          required
-          onChange={(e) => setStart(e.target.value)}
-        />
-      </label>
-      <label>
-        <span className="dash-control-label">to</span>
-        <input
-          type="date"
-          name="compareTo"
-          className="dash-select"
-          value={end}
-          min={start || undefined}
-          max={latest}
-          required
-          onChange={(e) => setEnd(e.target.value)}
-        />
-      </label>
-      <button type="submit" className="button button-secondary button-small" disabled={invalid}>
-        Compare
-      </button>
+    <DayRangeForm
+      name="compareRange"
+      ariaLabel="Compare with an earlier range"
+      fields={{ from: 'compareFrom', to: 'compareTo' }}
+      labels={{ from: 'Compare from', to: 'to' }}
+      initial={{ from, to: choices.compareTo ?? addDays(from, lengthOf(period) - 1) }}
+      latest={addDays(period.from, -1)}
+      submitLabel="Compare"
+      onSubmit={(compareFrom, compareTo) => onChange({ compare: true, compareFrom, compareTo })}
+    >
       <button
         type="button"
         className="button button-secondary button-small"
@@ -65,6 +39,6 @@ export function CompareRange({ choices, onChange }: { choices: Choices; onChange
       >
         Previous period
       </button>
-    </form>
+    </DayRangeForm>
   );
 }
