@@ -22,4 +22,10 @@ export const AI_ASSISTANTS: Readonly<Record<string, readonly string[]>> = {
   Qwen: ['chat.qwen.ai'],
   NotebookLM: ['notebooklm.google.com'],
   'Character.AI': ['character.ai'],
+  Andi: ['andisearch.com'],
+  Komo: ['komo.ai'],
+  iAsk: ['iask.ai'],
 };
+
+/** Of those, the ones that answer like a search engine (AI search) rather than a chat (the Protection page tells them apart). */
+export const AI_SEARCH_ENGINES: ReadonlySet<string> = new Set(['Perplexity', 'You.com', 'Phind', 'Andi', 'Komo', 'iAsk']);

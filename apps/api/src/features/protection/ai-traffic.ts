@@ -11,6 +11,7 @@ import { resolveRange } from '../../analytics/range.ts';
 import { run } from '../../analytics/runner.ts';
 import { siteCtx } from '../../analytics/site-ctx.ts';
 import { laneCond, Params, rangeCond, statement, tzParam } from '../../analytics/sql.ts';
+import { AI_ASSISTANTS, AI_SEARCH_ENGINES } from '../../core/enrich/ai-assistants.ts';
 import { onStatsPool, requireScope, type ToolsDeps } from './tools-common.ts';
 
 export type AiSourceKind = 'assistant' | 'search';
@@ -18,29 +19,16 @@ export type AiSourceKind = 'assistant' | 'search';
 /**
  * The AI assistants and AI search engines whose visitors count as sent by AI: the referrer host (or the
  * utm_source such services add to their links, e.g. ChatGPT's `utm_source=chatgpt.com`), without `www.`.
- * The one list: the page shows it, the SQL reads it.
+ * From the one list the "AI assistants" channel uses too (core/enrich/ai-assistants.ts); the page shows it,
+ * the SQL reads it.
  */
-export const AI_REFERRERS: Readonly<Record<string, AiSourceKind>> = {
-  'chatgpt.com': 'assistant',
-  'chat.openai.com': 'assistant',
-  'claude.ai': 'assistant',
-  'gemini.google.com': 'assistant',
-  'bard.google.com': 'assistant',
-  'copilot.microsoft.com': 'assistant',
-  'copilot.cloud.microsoft': 'assistant',
-  'chat.mistral.ai': 'assistant',
-  'chat.deepseek.com': 'assistant',
-  'meta.ai': 'assistant',
-  'grok.com': 'assistant',
-  'poe.com': 'assistant',
-  'character.ai': 'assistant',
-  'perplexity.ai': 'search',
-  'you.com': 'search',
-  'phind.com': 'search',
-  'andisearch.com': 'search',
-  'komo.ai': 'search',
-  'iask.ai': 'search',
-};
+export const AI_REFERRERS: Readonly<Record<string, AiSourceKind>> = Object.fromEntries(
+  Object.entries(AI_ASSISTANTS).flatMap(([name, hosts]) =>
+    hosts
+      .filter((host) => !host.startsWith('www.'))
+      .map((host) => [host, AI_SEARCH_ENGINES.has(name) ? 'search' : 'assistant'] as const),
+  ),
+);
 
 const hostsOf = (kind: AiSourceKind) =>
   Object.entries(AI_REFERRERS)

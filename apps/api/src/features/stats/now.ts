@@ -5,6 +5,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { NOW, type NowOutput, type SitesNowOutput } from '@us/shared';
 import { loadSite, visibleSites } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
+import { SOURCE_SQL } from '../../analytics/catalogue.ts';
 import { run } from '../../analytics/runner.ts';
 import { type SiteCtx, siteCtx } from '../../analytics/site-ctx.ts';
 import { laneCond, laneSql, Params, statement } from '../../analytics/sql.ts';
@@ -27,7 +28,7 @@ function visitorsNow(ctx: SiteCtx, since: Date) {
 function lastPageviews(ctx: SiteCtx, since: Date) {
   const p = new Params();
   return statement<{ at: Date; path: string; source: string | null; country: string | null; device: string; lane: string }>(
-    `select at, path, nullif(referrer_host, '') as source, nullif(trim(country), '') as country, device,
+    `select at, path, nullif(${SOURCE_SQL}, '') as source, nullif(trim(country), '') as country, device,
             ${laneSql(p, 'pageviews', ctx.windows)} as lane
        from pageviews
       where site_id = ${p.add(ctx.siteId, 'uuid')} and ${daysSince(p, since)} and at >= ${p.add(since.toISOString(), 'timestamptz')}

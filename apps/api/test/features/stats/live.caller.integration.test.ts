@@ -39,10 +39,16 @@ describe('live figures', () => {
     // Busy: three people in the last 5 minutes (one with two pageviews), one 20 minutes ago, an
     // internal visit and a crawler-like bot now; Quiet: one person 10 minutes ago.
     await insertRows(t.deps.orm, 'pageviews', [
-      pageviewRow(busy, minutesAgo(1), { visitor: 'a', path: '/pricing', referrerHost: 'www.google.com', country: 'DE' }),
+      pageviewRow(busy, minutesAgo(1), {
+        visitor: 'a',
+        path: '/pricing',
+        referrerHost: 'www.google.com',
+        source: 'Google',
+        country: 'DE',
+      }),
       pageviewRow(busy, minutesAgo(0.5), { visitor: 'a', path: '/signup', sessionStart: false, country: 'DE' }),
       pageviewRow(busy, minutesAgo(2), { visitor: 'b', path: '/', device: 'mobile' }),
-      pageviewRow(busy, minutesAgo(4), { visitor: 'c', path: '/blog' }),
+      pageviewRow(busy, minutesAgo(4), { visitor: 'c', path: '/blog', utmSource: 'newsletter' }),
       pageviewRow(busy, minutesAgo(20), { visitor: 'd', path: '/old' }),
       pageviewRow(busy, minutesAgo(45), { visitor: 'e', path: '/older-than-the-list' }),
       pageviewRow(busy, minutesAgo(3), { visitor: 'me', path: '/admin', lane: 'internal' }),
@@ -75,8 +81,10 @@ describe('live figures', () => {
       ['/blog', 'human'],
       ['/old', 'human'],
     ]);
-    expect(now.recent[1]).toMatchObject({ source: 'www.google.com', country: 'DE', device: 'desktop' });
+    // The source as the Sources card names it (the referrer's family), not the referrer's host.
+    expect(now.recent[1]).toMatchObject({ source: 'Google', country: 'DE', device: 'desktop' });
     expect(now.recent[2]).toMatchObject({ source: null, country: null, device: 'mobile' });
+    expect(now.recent[5]).toMatchObject({ path: '/blog', source: 'newsletter' });
     expect(Object.keys(now.recent[0] ?? {}).sort()).toEqual(['at', 'country', 'device', 'lane', 'path', 'source']);
   });
 
