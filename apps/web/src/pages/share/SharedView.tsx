@@ -25,6 +25,7 @@ export function SharedView({
           <FullTableView
             siteId={site.id}
             siteName={site.name}
+            timezone={site.timezone}
             dimension={decodeURIComponent(dimension)}
             frame={(title, body) => (
               <SharedFrame figures title={title}>

@@ -20,6 +20,7 @@ export function FullTablePage() {
     <FullTableView
       siteId={id}
       siteName={site.data?.site.name}
+      timezone={site.data?.site.timezone}
       dimension={decodeURIComponent(path.split('/')[4] ?? '')}
       frame={(title, body) => (
         <SitesFrame figures title={title}>

@@ -10,6 +10,7 @@ import { useDashboardBase } from '../base.tsx';
 import { choicesToParams, type Filters, laneLabel, laneOf, parseChoices, rangeFields, whereParams } from '../choices.ts';
 import { FilterChips } from '../FilterChips.tsx';
 import { LANE_VIEWS } from '../lanes.ts';
+import { todayIn } from '../period.ts';
 import { countLabel, formatCountOf } from './counts.ts';
 import { FullTable } from './FullTable.tsx';
 import { TableSearch } from './TableSearch.tsx';
@@ -25,16 +26,22 @@ const AVERAGES = new Set(['scroll_depth', 'time_on_page', 'value_average']);
 export function FullTableView({
   siteId: id,
   siteName: name,
+  timezone,
   dimension,
   frame,
 }: {
   siteId: string;
   siteName: string | undefined;
+  /** The site's time zone, once known: where Yesterday counts from, as on the dashboard. */
+  timezone: string | undefined;
   dimension: string;
   frame: (title: string, body: ReactNode) => ReactNode;
 }) {
   const search = useSearch();
-  const choices = useMemo(() => parseChoices(search), [search]);
+  const choices = useMemo(
+    () => ({ ...parseChoices(search), ...(timezone ? { today: todayIn(timezone) } : {}) }),
+    [search, timezone],
+  );
   const table = useMemo(() => parseTableChoices(search), [search]);
   const trpc = useTRPC();
   const catalogue = useQuery(trpc.stats.catalogue.queryOptions());
