@@ -66,6 +66,30 @@ describe('attacks on API input', () => {
         'where.page',
       ],
       ['invitation address', 'post', () => '/v1/members/invites', { email: 'a\u0000@example.com', role: 'viewer' }, 'email'],
+      ['segment name', 'post', () => `/v1/sites/${siteId}/segments`, { name: 'FR\u0000', filters: { country: 'FR' } }, 'name'],
+      [
+        'segment filter value',
+        'post',
+        () => `/v1/sites/${siteId}/segments`,
+        { name: 'French', filters: { country: 'F\u0000' } },
+        'filters.country',
+      ],
+      ['annotation text', 'post', () => `/v1/sites/${siteId}/annotations`, { day: '2026-11-20', text: 'v2\u0000' }, 'text'],
+      [
+        'funnel step',
+        'post',
+        () => `/v1/sites/${siteId}/funnels`,
+        {
+          name: 'Signup',
+          steps: [
+            { type: 'page', match: '/' },
+            { type: 'event', match: 'sign\u0000up' },
+          ],
+        },
+        'steps[1].match',
+      ],
+      ['property filter', 'get', () => `/v1/sites/${siteId}/stats?where.prop%3Aplan=pro%00`, null, 'where.prop:plan'],
+      ['segment chosen by name', 'get', () => `/v1/sites/${siteId}/summary?segment=FR%00`, null, 'segment'],
     ];
     for (const [what, method, path, body, field] of cases) {
       it(what, async () => {
