@@ -17,6 +17,7 @@
 import { dayOfDate } from './days.ts';
 import type { ImportedRow, ImportFormat, ImportSink, NumberedRecord } from './format.ts';
 import { DIMENSION_WORDS, GA4_DIMENSIONS, type Ga4Dimension, SCOPE_SETS, USER_COLUMNS } from './ga4-columns.ts';
+import { trimmedNames } from './header-names.ts';
 
 const DATE = 'Date';
 /** Rows handed to the sink at once. */
@@ -122,7 +123,11 @@ class Ga4Reader {
 
   constructor(private readonly sink: ImportSink) {}
 
-  async add({ line, record }: NumberedRecord) {
+  private trim: ((record: Record<string, string>) => Record<string, string>) | null = null;
+
+  async add({ line, record: raw }: NumberedRecord) {
+    this.trim ??= trimmedNames(raw);
+    const record = this.trim(raw);
     this.layout ??= layoutOf(Object.keys(record));
     const cells = Object.values(record).map((v) => (v ?? '').trim());
     if (cells.some((c) => TOTAL_ROW.test(c))) return;

@@ -14,6 +14,7 @@
 // are the UTC day of `created_at`: a format is given no site time zone.
 import { instantOfTimestamp, utcDay } from './days.ts';
 import type { ImportFormat, ImportSink, NumberedRecord, StagedRecord } from './format.ts';
+import { trimmedNames } from './header-names.ts';
 import { browserName, deviceName, systemName } from './software-names.ts';
 import { type DimensionValue, stagedOf } from './staged-values.ts';
 import { pageTraffic, stored } from './stored-values.ts';
@@ -111,7 +112,11 @@ class UmamiReader {
 
   constructor(private readonly sink: ImportSink) {}
 
-  async add({ line, record }: NumberedRecord) {
+  private trim: ((record: Record<string, string>) => Record<string, string>) | null = null;
+
+  async add({ line, record: raw }: NumberedRecord) {
+    this.trim ??= trimmedNames(raw);
+    const record = this.trim(raw);
     this.columns ??= columnsOf(record);
     const at = instantOfTimestamp(record.created_at ?? '');
     if (at === null) return this.sink.bad(line, `created_at "${record.created_at ?? ''}" is not a time (2024-05-01 12:34:56)`);

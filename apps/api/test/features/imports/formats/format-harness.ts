@@ -57,7 +57,8 @@ export function csvOf(text: string, commentPrefix?: string): CsvFile {
 
 export const fixture = (path: string) => readFileSync(new URL(`../fixtures/${path}`, import.meta.url), 'utf8');
 
-async function* each<T>(items: T[]): AsyncIterable<T> {
+/** Records as the job hands them over. */
+export async function* each<T>(items: T[]): AsyncIterable<T> {
   for (const item of items) yield item;
 }
 

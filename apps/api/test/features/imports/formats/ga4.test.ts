@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { countryCode } from '../../../../src/features/imports/formats/countries.ts';
 import { ga4Format, parseCount } from '../../../../src/features/imports/formats/ga4.ts';
-import { fixture, readWith } from './format-harness.ts';
+import { each, fixture, RecordingSink, readWith } from './format-harness.ts';
 
 // Fixtures: GA4's Download → CSV of its standard reports with Date added (fixtures/README.md says where from).
 const read = (name: string) => readWith(ga4Format, name, fixture(`ga4/${name}`));
@@ -76,6 +76,18 @@ describe('Google Analytics 4 report downloads', () => {
     expect(sink.of('2026-03-02', 'sessions')).toEqual({ '=': [812, 870] });
     // Event count counts GA4's own page_view and session_start events too: it is no day total of events.
     expect(sink.of('2026-03-01', 'events')).toEqual({});
+  });
+
+  it('finds its columns when the header carries a byte order mark or spaces', async () => {
+    const header = ['\uFEFFDate', ' Views '];
+    expect(ga4Format.check('overview.csv', header)).toBeNull();
+    const sink = new RecordingSink();
+    await ga4Format.read(
+      'overview.csv',
+      each([{ line: 2, record: { [header[0] as string]: '20260301', [header[1] as string]: '7' } }]),
+      sink,
+    );
+    expect(sink.of('2026-03-01', 'pageviews')).toEqual({ '=': [7, 0] });
   });
 
   it('Events: custom events by name, GA4 automatic events left out', async () => {
