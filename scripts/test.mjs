@@ -81,7 +81,10 @@ if (args.length === 0 && !process.env.SKIP_CITUS && (process.env.CI || citusHere
     lane = { passed: 0, failed: 1, skipped: 0, ok: false };
     console.error(`✗ ${err.message}`);
   }
+  const named = failedTitles.length;
   collectFailed('.tmp/vitest-citus.json', '[citus] ');
+  if (!lane.ok && failedTitles.length === named)
+    failedTitles.push('[citus] the lane did not run its tests: its output above says why');
   console.log(`\nCitus lane: ${lane.passed} passed, ${lane.failed} failed, ${lane.skipped} skipped`);
   main = {
     passed: main.passed + lane.passed,

@@ -30,7 +30,8 @@ afterAll(async () => {
 const expected = async (sd: SiteDay) => normalRows(await sqlRollupRows(orm, await siteDaySource(orm, sd)));
 const stored = (sd: SiteDay) => storedRollupRows(orm, sd);
 
-describe('the rollup thread', () => {
+// Each test counts generated days of 3,000 rows in a new thread, twice: a loaded machine takes longer than the default 30 s.
+describe('the rollup thread', { timeout: 90_000 }, () => {
   it('ends after its idle time without a task, and the next rollup starts a new one', async () => {
     rollupThreadIdle.ms = 1000;
     expect(await rollupSiteDay(orm, first)).not.toBeNull();
