@@ -18,7 +18,15 @@ export type AnalyticsTable = (typeof ANALYTICS_TABLES)[number];
  * per-day store with its arrivals, the imported figures. Deleting a site's traffic empties each; on Citus each is distributed
  * by `site_id` (citus.ts).
  */
-export const SITE_DATA_TABLES = [...ANALYTICS_TABLES, 'daily_rollups', 'rollup_days', 'result_days', 'day_arrivals', 'imported_rollups', 'import_staged'] as const;
+export const SITE_DATA_TABLES = [
+  ...ANALYTICS_TABLES,
+  'daily_rollups',
+  'rollup_days',
+  'result_days',
+  'day_arrivals',
+  'imported_rollups',
+  'import_staged',
+] as const;
 
 const DAY_MS = 86_400_000;
 /** The last UTC day asked for and its bounds: a flush asks once per row, a page report once or twice. */
