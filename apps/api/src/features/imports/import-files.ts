@@ -60,7 +60,7 @@ export async function storeFile(
   pool: PgPool,
   importId: string,
   name: string,
-  body: AsyncIterable<Buffer>,
+  body: AsyncIterable<Buffer> | Iterable<Buffer>,
   maxBytes: number,
   tooBig: () => Error,
 ): Promise<number> {
