@@ -16,7 +16,7 @@ import { AppError } from '../core/errors.ts';
 import { sendProblem } from '../core/http/problem-response.ts';
 import { copyStoreOf } from '../features/export/copies.ts';
 import { downloadUrl } from '../features/export/export.ts';
-import { rollupsFile, settingsFile, siteStoreFile } from '../features/export/files.ts';
+import { importedFile, rollupsFile, settingsFile, siteStoreFile } from '../features/export/files.ts';
 import { DOWNLOAD_LIMITS, type DownloadLimits } from '../features/export/limits.ts';
 import { makeLink, readLink } from '../features/export/links.ts';
 import { archiveListing, archiveName, type ExportRow, manifest } from '../features/export/manifest.ts';
@@ -189,6 +189,8 @@ function fileServer(deps: Deps, copies: CopyStore, limits: DownloadLimits) {
         );
       case 'rollups.ndjson':
         return sendFile('application/x-ndjson', async () => madeFrom(rollupsFile(em, row.site_id)));
+      case 'imported.ndjson':
+        return sendFile('application/x-ndjson', async () => madeFrom(importedFile(em, row.site_id)));
       case 'archive.json':
         return sendListing(() => archiveListing(row, linkTo), 1);
       case 'manifest.json':

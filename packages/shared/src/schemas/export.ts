@@ -25,7 +25,14 @@ export const ExportInput = z
   .strict();
 export type ExportInput = z.infer<typeof ExportInput>;
 
-export const EXPORT_FILES = ['settings.json', 'site-store.ndjson', 'rollups.ndjson', 'archive.json', 'manifest.json'] as const;
+export const EXPORT_FILES = [
+  'settings.json',
+  'site-store.ndjson',
+  'rollups.ndjson',
+  'archive.json',
+  'manifest.json',
+  'imported.ndjson',
+] as const;
 
 export const ExportFile = z.object({
   name: z.enum(EXPORT_FILES),

@@ -110,3 +110,17 @@ export async function* rollupsFile(em: EntityManager, siteId: string): AsyncGene
     yield* lines(rows);
   }
 }
+
+/** Every imported figure (history imports, docs/product/imports.md): rollup rows with the import they came from. */
+export async function* importedFile(em: EntityManager, siteId: string): AsyncGenerator<string> {
+  for await (const rows of pages(em, (a) => [
+    `select to_char(day, 'YYYY-MM-DD') as day, metric_set as "metricSet", dimension, value, lane, count::float8 as count,
+            visitors::float8 as visitors, import_id as "importId"
+      from imported_rollups where site_id = ?
+      ${a ? 'and (day, metric_set, dimension, value, lane, import_id) > (?::date, ?, ?, ?, ?, ?::uuid)' : ''}
+      order by day, metric_set, dimension, value, lane, import_id`,
+    a ? [siteId, a.day, a.metricSet, a.dimension, a.value, a.lane, a.importId] : [siteId],
+  ])) {
+    yield* lines(rows);
+  }
+}

@@ -33,6 +33,7 @@ export async function manifest(em: EntityManager, row: ExportRow, linkTo: (file:
   const totals = await count(`select count(*) as n from daily_rollups where site_id = ? and dimension = ''`);
   const stored = await count(`select count(*) as n from result_days where site_id = ? and kind not like '%-span'`);
   const searchWeeks = await count('select count(*) as n from search_weeks where site_id = ?');
+  const imported = await count('select count(*) as n from imported_rollups where site_id = ?');
   const journeys = await journeyLineCount(em, await siteRowOf(em, row.site_id), { from: row.range_from, to: row.range_to });
   const perKind = Object.fromEntries(
     RAW_KINDS.map((k) => [k, row.archive.filter((f) => f.kind === k).reduce((n, f) => n + f.records, 0)]),
@@ -58,6 +59,12 @@ export async function manifest(em: EntityManager, row: ExportRow, linkTo: (file:
         holds:
           'raw records: one gzipped NDJSON file per kind (pageviews, events, requests, page-leaves) and UTC hour, each with its own link',
         counts: { files: row.archive.length, ...perKind },
+      },
+      {
+        name: 'imported.ndjson',
+        url: linkTo('imported.ndjson'),
+        holds: 'every imported figure (history imports): rollup rows with the id of their import',
+        counts: { rows: imported },
       },
     ],
   };

@@ -1,4 +1,4 @@
-// POST /v1/sites/{id}/export and GET /v1/downloads/{token} over HTTP: the five files and the raw-record
+// POST /v1/sites/{id}/export and GET /v1/downloads/{token} over HTTP: the six files and the raw-record
 // files they list, read back through their links without credentials; what no file may hold; links that
 // are forged (404), made by no export (404) or past their hour (410); the budgets per site and workspace.
 
@@ -45,7 +45,7 @@ describe('site export', () => {
   /** A download as anyone would fetch it: the link alone, no credentials. */
   const fetchLink = (url: string) => fetchBytes(f.t, url);
 
-  it('answers five files whose links give the site, its rollups and every raw record of each hour', async () => {
+  it('answers six files whose links give the site, its rollups and every raw record of each hour', async () => {
     const siteId = await f.site({ settings: { goals: [{ id: 'signup', name: 'Signup', type: 'event', match: 'signup' }] } });
     const rows = [
       pv(siteId, at(9, 1), { path: '/a' }),
@@ -65,6 +65,7 @@ describe('site export', () => {
       'rollups.ndjson',
       'archive.json',
       'manifest.json',
+      'imported.ndjson',
     ]);
     expect(body.archive).toEqual({ files: 2, records: 3, complete: true });
     const link = (name: string) => body.files.find((x) => x.name === name)?.url as string;

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../../src/features/imports/import-job.ts';
+import { type ExportAnswer, fetchBytes, linkOf } from '../../support/download.ts';
 import { createToken, ownerWithToken } from '../../support/server.ts';
 import { type StatsFixture, statsFixture } from '../../support/stats-fixture.ts';
 import { tokenApi } from '../../support/token-api.ts';
@@ -22,7 +23,7 @@ describe('imports over HTTP', () => {
   beforeAll(async () => {
     f = await statsFixture();
     siteId = await f.site();
-    auth = `Bearer ${(await createToken(f.t.deps, { userId: f.userId, workspaceId: f.workspaceId, scopes: ['sites:read', 'sites:write', 'analytics:read'] })).token}`;
+    auth = `Bearer ${(await createToken(f.t.deps, { userId: f.userId, workspaceId: f.workspaceId, scopes: ['sites:read', 'sites:write', 'analytics:read', 'export:read'] })).token}`;
     readOnly = `Bearer ${(await createToken(f.t.deps, { userId: f.userId, workspaceId: f.workspaceId, scopes: ['sites:read'] })).token}`;
   });
   afterAll(() => f?.close());
@@ -76,6 +77,19 @@ describe('imports over HTTP', () => {
     const withIt = await api().get(`/v1/sites/${siteId}/stats`, range).expect(200);
     expect(withIt.body.totals.pageviews).toBe(39);
     expect(withIt.body.imported).toEqual({ days: 2, sources: ['plausible'], included: true });
+    // The site's export carries the imported figures in a file of their own.
+    const exported = (await api().post(`/v1/sites/${siteId}/export`, {}).expect(200)).body as ExportAnswer;
+    const lines = (await fetchBytes(f.t, linkOf(exported, 'imported.ndjson')).expect(200)).body.toString().trim().split('\n');
+    expect(lines.map((l: string) => JSON.parse(l))).toContainEqual({
+      day: '2024-01-01',
+      metricSet: 'pageviews',
+      dimension: '',
+      value: '',
+      lane: 'human',
+      count: 30,
+      visitors: 10,
+      importId: imp.id,
+    });
     await api().del(base).expect(204);
     await api().get(base).expect(404);
     await api().del(base).expect(404);

@@ -24,9 +24,10 @@ const HOLDS: Record<string, string> = {
   'rollups.ndjson': 'every daily rollup row',
   'archive.json': 'the raw records: one gzipped file per kind and hour, each with its own link',
   'manifest.json': 'what is where, with counts',
+  'imported.ndjson': 'figures of history imports, each row with its import',
 };
 
-/** `/sites/<id>/export`: export all of the site's data as five files with one-hour links. */
+/** `/sites/<id>/export`: export all of the site's data as six files with one-hour links. */
 export function ExportPage() {
   const id = siteIdOf(usePath());
   const trpc = useTRPC();
