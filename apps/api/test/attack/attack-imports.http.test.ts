@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runImport } from '../../src/features/imports/import-job.ts';
+import { runImport } from '../../src/features/imports/imports-job.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { siteOfNewOwner } from '../support/sites.ts';
 import { insertRows, pv } from '../support/stats-fixture.ts';

@@ -8,8 +8,8 @@ import { pgPoolOf } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ImportFormat } from '../../../src/features/imports/formats/format.ts';
 import { storeFile } from '../../../src/features/imports/import-files.ts';
-import { type ImportRunOptions, runImport } from '../../../src/features/imports/import-job.ts';
 import { IMPORT_COLUMNS, type ImportRow, toImport } from '../../../src/features/imports/import-row.ts';
+import { type ImportRunOptions, runImport } from '../../../src/features/imports/imports-job.ts';
 import { insertRollups, type StatsFixture, statsFixture } from '../../support/stats-fixture.ts';
 
 const DIR = new URL('./fixtures/plausible/', import.meta.url);

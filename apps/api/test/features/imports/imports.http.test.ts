@@ -2,7 +2,7 @@
 // and an import's figures in and out of the stats (created, uploaded, started, run, deleted).
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runImport } from '../../../src/features/imports/import-job.ts';
+import { runImport } from '../../../src/features/imports/imports-job.ts';
 import { type ExportAnswer, fetchBytes, linkOf } from '../../support/download.ts';
 import { createToken, ownerWithToken } from '../../support/server.ts';
 import { type StatsFixture, statsFixture } from '../../support/stats-fixture.ts';
