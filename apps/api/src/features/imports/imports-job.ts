@@ -24,6 +24,8 @@ export interface ImportRunOptions {
   /** The format by source (tests: a format of their own). */
   formatOf?: (source: ImportSource) => ImportFormat | null;
   batchRecords?: number;
+  /** Records an import may hold (tests: a small bound); default IMPORT_LIMITS.rowsPerImport. */
+  maxRows?: number;
 }
 
 class Stopped extends Error {}
@@ -99,6 +101,7 @@ async function readFiles(pool: PgPool, claimed: Claimed, format: ImportFormat, o
   let rowsRead = Number(claimed.rows_read);
   let batches = 0;
   const perBatch = opts.batchRecords ?? BATCH_RECORDS;
+  const maxRows = opts.maxRows ?? IMPORT_LIMITS.rowsPerImport;
   const native = new Map<string, boolean>();
   for (const { name } of files) {
     if (from && name < from.file) continue;
@@ -128,10 +131,8 @@ async function readFiles(pool: PgPool, claimed: Claimed, format: ImportFormat, o
     async function* counted() {
       for await (const r of csv.records) {
         if (batch.records >= perBatch || batch.size >= perBatch * 4) await flush({ file: name, line: lastLine });
-        if (rowsRead + batch.records >= IMPORT_LIMITS.rowsPerImport) {
-          throw new Refused(
-            `The files hold more than ${IMPORT_LIMITS.rowsPerImport.toLocaleString('en')} rows: import a shorter period at a time`,
-          );
+        if (rowsRead + batch.records >= maxRows) {
+          throw new Refused(`The files hold more than ${maxRows.toLocaleString('en')} rows: import a shorter period at a time`);
         }
         batch.records++;
         lastLine = r.line;

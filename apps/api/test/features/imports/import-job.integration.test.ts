@@ -173,6 +173,14 @@ describe('import job', () => {
     expect(await figures(siteId)).toEqual([]);
   });
 
+  it('files past the row bound fail the import, saying what to do, and keep nothing', async () => {
+    const siteId = await f.site();
+    const { imp } = await run(siteId, 'plausible', PLAUSIBLE, { maxRows: 5, batchRecords: 2 });
+    expect(imp).toMatchObject({ status: 'failed', error: 'The files hold more than 5 rows: import a shorter period at a time' });
+    expect(imp.progress.rowsStored).toBe(0);
+    expect(await figures(siteId)).toEqual([]);
+  });
+
   it('staged records are summed when every file is read, visitors counted by distinct visit', async () => {
     const staging: ImportFormat = {
       source: 'umami',
