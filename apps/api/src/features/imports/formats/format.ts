@@ -55,5 +55,9 @@ export interface ImportFormat {
   check(fileName: string, header: string[]): string | null;
   /** Comment lines before the header (GA4's `#` lines) are skipped by the job when this says so. */
   commentPrefix?: string;
+  /**
+   * Give each record's figures to the sink (awaiting `rows` / `staged`) before asking for the next record:
+   * the job cuts a batch, and checkpoints, when the next record is asked for.
+   */
   read(fileName: string, records: AsyncIterable<NumberedRecord>, sink: ImportSink): Promise<void>;
 }
