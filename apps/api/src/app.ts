@@ -26,6 +26,7 @@ import { buildOpenApi } from './faces/rest/openapi.ts';
 import { scriptHandler } from './faces/script.ts';
 import { sdkHandler } from './faces/sdk.ts';
 import { trpcHandler } from './faces/trpc-handler.ts';
+import { UPLOAD_PATH, UPLOAD_ROUTE, uploadsHandler } from './faces/uploads.ts';
 import { billingWebhookHandler } from './features/billing/billing-webhook.ts';
 import type { DownloadLimits } from './features/export/limits.ts';
 import { TLS_ASK_PATH, tlsAskHandler } from './features/hostnames/index.ts';
@@ -112,6 +113,7 @@ function createApp(deps: Deps, collect: ReturnType<typeof collectHandler>, metri
   // The check page answers on /challenge and on the path of CHALLENGE_URL when that names another one.
   const challengePath = new URL(deps.urls.challenge).pathname.replace(/\/+$/, '') || '/challenge';
   const downloads = downloadsHandler(deps, opts.downloadLimits);
+  const uploads = uploadsHandler(deps);
   const billingWebhook = billingWebhookHandler(deps);
   const script = scriptHandler(opts.scriptDist);
   const sdk = sdkHandler(opts.edgeSdkDir);
@@ -178,6 +180,11 @@ function createApp(deps: Deps, collect: ReturnType<typeof collectHandler>, metri
     if (p.startsWith('/v1/downloads/')) {
       label('downloads', '/v1/downloads/{token}', 'downloads');
       return downloads(ctx);
+    }
+    // Import files: the body is a stream of CSV, stored as it comes (faces/uploads.ts).
+    if (UPLOAD_PATH.test(p)) {
+      label('rest', UPLOAD_ROUTE, 'imports.upload');
+      return uploads(ctx);
     }
     if (p === API_DOCS_PATH || p.startsWith(`${API_DOCS_PATH}/`)) {
       label('docs', `${API_DOCS_PATH}/*`, 'api-docs');

@@ -5,6 +5,7 @@ import { changesRouter } from './features/changes/changes.router.ts';
 import { exportRouter } from './features/export/export.router.ts';
 import { funnelsRouter } from './features/funnels/funnels.router.ts';
 import { hostnamesRouter } from './features/hostnames/hostnames.router.ts';
+import { importsRouter } from './features/imports/imports.router.ts';
 import { internalLinkRouter } from './features/internal-link/internal-link.router.ts';
 import { journeysRouter } from './features/journeys/journeys.router.ts';
 import { getMe } from './features/me/me.router.ts';
@@ -44,6 +45,7 @@ export const appRouter = router({
   journeys: journeysRouter,
   results: resultsRouter,
   funnels: funnelsRouter,
+  imports: importsRouter,
   segments: segmentsRouter,
   changes: changesRouter,
   annotations: annotationsRouter,

@@ -14,6 +14,7 @@ export * from './schemas/common.ts';
 export * from './schemas/export.ts';
 export * from './schemas/funnels.ts';
 export * from './schemas/hostnames.ts';
+export * from './schemas/imports.ts';
 export * from './schemas/journeys.ts';
 export * from './schemas/me.ts';
 export * from './schemas/members.ts';

@@ -8,6 +8,7 @@ import type { BillingProvider } from '../features/billing/provider.ts';
 import { sweepExports } from '../features/export/export-sweep.ts';
 import type { CopyStore } from '../features/export/storage.ts';
 import { type IngressJobSetup, runIngressChecks } from '../features/hostnames/index.ts';
+import { runDueImports } from '../features/imports/index.ts';
 import { runEmailReports } from '../features/reports/reports-job.ts';
 import type { ReportDeps } from '../features/reports/send.ts';
 import type { PullSetup } from '../features/search/pull.ts';
@@ -22,6 +23,8 @@ export interface JobsOptions {
   catchUpMs?: number;
   /** How often the current day's rollups are checked for a newer quarter-hour boundary. Default 5 minutes. */
   todayEveryMs?: number;
+  /** How often started imports are looked for. Default 10 seconds. */
+  importsEveryMs?: number;
   /** Per-site retention period. Default 24 hours. */
   retentionEveryMs?: number;
   /** Only these sites (tests on a shared database). */
@@ -117,6 +120,13 @@ export const JOBS: readonly Job[] = [
     every: () => HOUR,
     enabled: (o) => o.emailReports !== undefined,
     run: (o) => runEmailReports(o.orm, o.emailReports as ReportDeps /* enabled says it is there */, runOpts(o)),
+  },
+  {
+    // Started imports (and running ones whose node stopped), one after another; each resumes at its checkpoint.
+    name: 'imports',
+    every: (o) => o.importsEveryMs ?? 10_000,
+    enabled: always,
+    run: (o) => runDueImports(o.orm, { logger: o.logger, siteIds: o.siteIds }),
   },
   {
     // Each hostname on its own schedule, backing off with age (ingress-job.ts); a run checks those due.

@@ -20,6 +20,7 @@ vi.mock('../../src/analytics/rollup/rollup-today.ts', () => ({ runTodayRollups: 
 vi.mock('../../src/analytics/rollup/retention.ts', () => ({ applySiteRetention: vi.fn() }));
 vi.mock('../../src/features/billing/billing-job.ts', () => ({ runBilling: vi.fn() }));
 vi.mock('../../src/features/export/export-sweep.ts', () => ({ sweepExports: vi.fn() }));
+vi.mock('../../src/features/imports/imports-job.ts', () => ({ runDueImports: vi.fn() }));
 vi.mock('../../src/features/reports/reports-job.ts', () => ({ runEmailReports: vi.fn() }));
 vi.mock('../../src/features/search/search-pull-job.ts', () => ({ runSearchPull: vi.fn() }));
 vi.mock('../../src/jobs/result-days.ts', () => ({ runResultDays: vi.fn() }));
@@ -247,6 +248,6 @@ describe('the job scheduler', () => {
     }) as typeof setTimeout);
     start(everything);
     spy.mockRestore();
-    expect(unref).toHaveBeenCalledTimes(7);
+    expect(unref).toHaveBeenCalledTimes(8);
   });
 });

@@ -25,7 +25,7 @@ export interface ExportAnswer {
   archive: { files: number; records: number; complete: boolean };
 }
 
-/** The link of one of an export's five files. */
+/** The link of one of an export's six files. */
 export const linkOf = (answer: ExportAnswer, name: string) => answer.files.find((f) => f.name === name)?.url as string;
 
 export interface ArchiveEntry {

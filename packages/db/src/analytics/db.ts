@@ -15,10 +15,18 @@ export type AnalyticsTable = (typeof ANALYTICS_TABLES)[number];
 
 /**
  * Every table holding a site's analytics data, keyed by `site_id`: the raw rows, their rollups and the
- * per-day store with its arrivals. Deleting a site's traffic empties each; on Citus each is distributed
+ * per-day store with its arrivals, the imported figures. Deleting a site's traffic empties each; on Citus each is distributed
  * by `site_id` (citus.ts).
  */
-export const SITE_DATA_TABLES = [...ANALYTICS_TABLES, 'daily_rollups', 'rollup_days', 'result_days', 'day_arrivals'] as const;
+export const SITE_DATA_TABLES = [
+  ...ANALYTICS_TABLES,
+  'daily_rollups',
+  'rollup_days',
+  'result_days',
+  'day_arrivals',
+  'imported_rollups',
+  'import_staged',
+] as const;
 
 const DAY_MS = 86_400_000;
 /** The last UTC day asked for and its bounds: a flush asks once per row, a page report once or twice. */

@@ -3,6 +3,7 @@
 // `field`), not here, so the catalogue stays the one list.
 import { z } from 'zod';
 import { zId } from './common.ts';
+import { ImportedMeta } from './imports.ts';
 import { zSegmentParam } from './segments.ts';
 
 export const METRIC_SETS = ['pageviews', 'sessions', 'requests', 'events'] as const;
@@ -128,6 +129,8 @@ export const StatsResult = z.object({
   /** With compare: the previous period, or null with `comparison.reason` saying why there is none. */
   previous: StatsPeriod.nullable().optional(),
   comparison: z.object({ available: z.boolean(), reason: z.string().nullable() }).optional(),
+  /** Present when the range has days of imported history (docs/product/imports.md). */
+  imported: ImportedMeta.optional(),
 });
 export type StatsResult = z.infer<typeof StatsResult>;
 
@@ -228,6 +231,8 @@ export const Summary = z.object({
   previousTo: z.string(),
   comparison: z.object({ available: z.boolean(), reason: z.string().nullable() }),
   source: z.enum(['raw', 'rollups', 'mixed']),
+  /** Present when the range has days of imported history (docs/product/imports.md). */
+  imported: ImportedMeta.optional(),
   /**
    * sessions, pageviews, fromSearch (sessions from a search engine): counts. averageSession: seconds of
    * visible time per session. bounceRate: percent of sessions with a single pageview. singlePageVisits:

@@ -138,6 +138,14 @@ export async function applySiteRetention(
               trx,
             );
             rollupRows += r.affectedRows ?? 0;
+            // Imported history is kept as long as the site's own figures of those days would be.
+            const imported = await conn.execute<{ affectedRows: number }>(
+              'delete from imported_rollups where site_id = ?::uuid and day < ?::date',
+              [s.id, s.cutoff],
+              'run',
+              trx,
+            );
+            rollupRows += imported.affectedRows ?? 0;
           });
         } catch (e) {
           opts.logger?.error(`retention: site ${s.id} failed`, e);

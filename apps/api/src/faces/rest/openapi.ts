@@ -104,7 +104,12 @@ export function buildOpenApi(ops: Operation[], baseUrl: string): OpenAPIObject {
     if (scopes.length) (operation as Record<string, unknown>)['x-scope'] = scopes.length === 1 ? scopes[0] : scopes;
     if (op.meta.mcp) (operation as Record<string, unknown>)['x-mcp-tool'] = op.meta.mcp.tool;
   }
-  doc.paths = { ...doc.paths, '/v1/downloads/{token}': downloadsPath as never, '/v1/billing/webhook': webhookPath as never };
+  doc.paths = {
+    ...doc.paths,
+    '/v1/downloads/{token}': downloadsPath as never,
+    '/v1/billing/webhook': webhookPath as never,
+    '/v1/sites/{id}/imports/{importId}/files/{fileName}': uploadPath as never,
+  };
   return doc;
 }
 
@@ -168,6 +173,46 @@ const webhookPath = {
       '413': problem('Body over 512 KB'),
       '429': problem('More than 600 requests a minute from one address whose signature failed (signed events are never refused)'),
       '503': problem('Billing is not configured here, or the database or provider is unreachable (the provider redelivers)'),
+    },
+  },
+};
+
+/** PUT .../imports/{importId}/files/{fileName} is served outside the router (a CSV stream; faces/uploads.ts). */
+const uploadPath = {
+  put: {
+    operationId: 'imports-upload',
+    summary: 'Upload one file of a history import (the raw CSV as the body)',
+    description:
+      "Stored as it arrives; sending a file of the same name again replaces it (a broken upload resumes so). At most 200 MB a file and 20 files an import; the name ends in .csv; the header must be one of the import source's files (docs/product/imports.md).",
+    tags: ['Imports'],
+    'x-scope': 'sites:write',
+    parameters: [
+      { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+      { name: 'importId', in: 'path', required: true, schema: { type: 'string' } },
+      { name: 'fileName', in: 'path', required: true, schema: { type: 'string' } },
+    ],
+    requestBody: { required: true, content: { 'text/csv': { schema: { type: 'string' } } } },
+    responses: {
+      '200': {
+        description: 'Stored',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              properties: { name: { type: 'string' }, bytes: { type: 'number' } },
+              required: ['name', 'bytes'],
+            },
+          },
+        },
+      },
+      '400': problem(
+        "A name not ending in .csv, a 21st file, or a file whose name or header is not one of the source's (naming what is expected)",
+      ),
+      '401': problem('No credentials, or unknown ones'),
+      '403': problem('The token or role lacks sites:write'),
+      '404': problem('No such site or import'),
+      '409': problem('The import has started: its files can no longer change'),
+      '413': problem('The file is larger than 200 MB'),
     },
   },
 };

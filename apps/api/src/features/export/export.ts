@@ -1,5 +1,5 @@
 // POST /v1/sites/{id}/export: counts the budgets, lists the raw-record files of the range (one per kind
-// and UTC hour that has records, at most 20,000), records the export and answers the five files with
+// and UTC hour that has records, at most 20,000), records the export and answers the six files with
 // links valid one hour. Every file is written when its link is fetched, streamed from the stats pool
 // (faces/downloads.ts), so an export costs nothing until downloaded and never holds a day in memory.
 import { randomUUID } from 'node:crypto';

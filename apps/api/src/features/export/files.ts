@@ -59,7 +59,8 @@ export async function* settingsFile(em: EntityManager, siteId: string): AsyncGen
 
 /**
  * One JSON object per line: the settings, each day's totals (rollups' dimension ''), the search weeks
- * (figures only: connections' credentials are never exported), stored results per day, then the
+ * (figures only: connections' credentials are never exported), the imported figures of history imports,
+ * stored results per day, then the
  * journeys of every UTC day of the export's range that has records (journey-lines.ts).
  */
 export async function* siteStoreFile(
@@ -84,6 +85,17 @@ export async function* siteStoreFile(
     a ? [siteId, a.source, a.week] : [siteId],
   ])) {
     yield* lines(rows, { type: 'search-week' });
+  }
+  // History imports (docs/product/imports.md): every imported figure, a rollup row with its import's id.
+  for await (const rows of pages(em, (a) => [
+    `select to_char(day, 'YYYY-MM-DD') as day, metric_set as "metricSet", dimension, value, lane, count::float8 as count,
+            visitors::float8 as visitors, import_id as "importId"
+      from imported_rollups where site_id = ?
+      ${a ? 'and (day, metric_set, dimension, value, lane, import_id) > (?::date, ?, ?, ?, ?, ?::uuid)' : ''}
+      order by day, metric_set, dimension, value, lane, import_id`,
+    a ? [siteId, a.day, a.metricSet, a.dimension, a.value, a.lane, a.importId] : [siteId],
+  ])) {
+    yield* lines(rows, { type: 'imported' });
   }
   for await (const rows of pages(em, (a) => [
     `select kind, spec, to_char(day, 'YYYY-MM-DD') as day, rows from result_days

@@ -33,6 +33,7 @@ export async function manifest(em: EntityManager, row: ExportRow, linkTo: (file:
   const totals = await count(`select count(*) as n from daily_rollups where site_id = ? and dimension = ''`);
   const stored = await count(`select count(*) as n from result_days where site_id = ? and kind not like '%-span'`);
   const searchWeeks = await count('select count(*) as n from search_weeks where site_id = ?');
+  const imported = await count('select count(*) as n from imported_rollups where site_id = ?');
   const journeys = await journeyLineCount(em, await siteRowOf(em, row.site_id), { from: row.range_from, to: row.range_to });
   const perKind = Object.fromEntries(
     RAW_KINDS.map((k) => [k, row.archive.filter((f) => f.kind === k).reduce((n, f) => n + f.records, 0)]),
@@ -48,8 +49,8 @@ export async function manifest(em: EntityManager, row: ExportRow, linkTo: (file:
         name: 'site-store.ndjson',
         url: linkTo('site-store.ndjson'),
         holds:
-          'one JSON object per line: settings, daily totals, search weeks, stored results per day, journeys per UTC day of the range and zoom',
-        counts: { settings: 1, 'daily-totals': totals, 'search-week': searchWeeks, 'stored-day': stored, journeys },
+          'one JSON object per line: settings, daily totals, search weeks, imported figures (history imports, each with its import), stored results per day, journeys per UTC day of the range and zoom',
+        counts: { settings: 1, 'daily-totals': totals, 'search-week': searchWeeks, imported, 'stored-day': stored, journeys },
       },
       { name: 'rollups.ndjson', url: linkTo('rollups.ndjson'), holds: 'every daily rollup row', counts: { rows: rollups } },
       {

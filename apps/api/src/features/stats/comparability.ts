@@ -12,7 +12,7 @@ export interface Comparability {
 
 type FirstDaysRow = { raw_first: string | null; rollup_first: string | null };
 
-/** The site's first local day with raw rows of `table`, and its first rolled-up day. */
+/** The site's first local day with raw rows of `table`, and its first rolled-up (or imported) day. */
 function firstDaysStatement(ctx: SiteCtx, table: 'pageviews' | 'events' | 'requests'): Statement<FirstDaysRow> {
   const p = new Params();
   const tz = tzParam(p, ctx.timezone);
@@ -21,7 +21,8 @@ function firstDaysStatement(ctx: SiteCtx, table: 'pageviews' | 'events' | 'reque
   const sql = `
     select
       (select to_char((min(at) at time zone ${tz})::date, 'YYYY-MM-DD') from ${table} where site_id = ${site}${clicks}) as raw_first,
-      (select to_char(min(day), 'YYYY-MM-DD') from daily_rollups where site_id = ${site}) as rollup_first`;
+      (select to_char(least((select min(day) from daily_rollups where site_id = ${site}),
+                            (select min(day) from imported_rollups where site_id = ${site})), 'YYYY-MM-DD')) as rollup_first`;
   return statement(sql, p);
 }
 

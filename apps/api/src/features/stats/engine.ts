@@ -5,6 +5,7 @@ import type { StatsResult, StatsRow } from '@us/shared';
 import { CATALOGUE, dimensionOf, formatForDimensions, SUMMED_COUNTS, TIME_DIMENSIONS } from '../../analytics/catalogue.ts';
 import { namesExit } from '../../analytics/exit-paths.ts';
 import { addDays, splitRange } from '../../analytics/range.ts';
+import { importedMeta } from '../../analytics/rollup-source.ts';
 import { run } from '../../analytics/runner.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
 import { seriesKeys } from '../../analytics/time-buckets.ts';
@@ -15,6 +16,7 @@ import { type GroupRow, groupsStatement, type Sources, totalsStatement } from '.
 import { type FiguresPlan, planFigures, type Refusal, type RollupShape } from './planner.ts';
 import { countNames, type Figures, type Question, sourceOf } from './question.ts';
 import { firstOlderFormat, splitForQuestion } from './rolled-days.ts';
+import { withoutImported } from './rollup-statements.ts';
 import type { NormalSpec } from './spec.ts';
 
 const refusalError = (refusal: Refusal): AppError => badRequest(refusal.field, refusal.reason);
@@ -97,13 +99,16 @@ export async function figures(ctx: SiteCtx, qn: Question): Promise<Figures> {
     qn.by ? run(ctx.em, groupsStatement(ctx, qn, counts, sources, plan.totalsFromGroups)) : [],
   ]);
   const totals = totalRows ? countsOf(totalRows[0], counts) : countsOf(groups[0], counts, 'total_');
-  return { totals, ...shapeRows(qn, groups, counts), source: sourceOf(sources) };
+  const importedRead = sources.rollup !== null && !withoutImported(sources.rollup.shape) && qn.lane === 'human';
+  return { totals, ...shapeRows(qn, groups, counts), source: sourceOf(sources), importedRead };
 }
 
 /** A checked spec answered, with the previous period when asked. */
 export async function answer(ctx: SiteCtx, spec: NormalSpec): Promise<StatsResult> {
   const qn: Question = { ...spec };
   const current = await figures(ctx, qn);
+  // Imported history is People traffic (lane human): other lanes have none to leave out.
+  const imported = spec.lane === 'human' ? await importedMeta(ctx, spec.range, current.importedRead) : undefined;
   const result: StatsResult = {
     metrics: spec.metrics,
     by: spec.by,
@@ -117,6 +122,7 @@ export async function answer(ctx: SiteCtx, spec: NormalSpec): Promise<StatsResul
     totals: current.totals,
     rows: current.rows,
     truncated: current.truncated,
+    ...(imported ? { imported } : {}),
   };
   if (spec.compare) {
     const custom = spec.compareRange ?? null;

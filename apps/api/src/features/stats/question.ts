@@ -38,6 +38,8 @@ export interface Figures {
   rows: StatsRow[];
   truncated: boolean;
   source: Source;
+  /** Whether imported history was read (rolled-up days, in a shape the imported figures keep). */
+  importedRead: boolean;
 }
 
 /** Counts of a set, the sort first. */

@@ -21,7 +21,7 @@ function botWindowTouches(ctx: SiteCtx, r: DayRange): boolean {
 
 /**
  * Days of `r` rolled up in format `version` or later (`until`: where a partly rolled-up day's rollup
- * ends), and local days no raw partition can hold rows of (none of the UTC days they overlap has one,
+ * ends), days of imported history, and local days no raw partition can hold rows of (none of the UTC days they overlap has one,
  * e.g. before the first data): nothing to read raw, so they count as rolled up (their rollups are empty).
  */
 function rolledDaysStatement(
@@ -40,6 +40,12 @@ function rolledDaysStatement(
     where site_id = ${p.add(ctx.siteId, 'uuid')}
       and day between ${from} and ${to}
       and version >= ${p.add(version, 'int')}
+    union
+    -- Imported history: days without native data (an import skips those), read from rollups as rolled-up days.
+    select distinct to_char(day, 'YYYY-MM-DD'), null, true
+    from imported_rollups
+    where site_id = ${p.add(ctx.siteId, 'uuid')}
+      and day between ${from} and ${to}
     union
     select to_char(d, 'YYYY-MM-DD'), null, false
     from generate_series(${from}, ${to}, interval '1 day') d

@@ -4,6 +4,7 @@
 import type { MetricSet } from '@us/shared';
 import { CATALOGUE, PAIR_SEPARATOR, SUMMED_COUNTS } from '../../analytics/catalogue.ts';
 import type { DayRange } from '../../analytics/range.ts';
+import { rollupSource } from '../../analytics/rollup-source.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
 import { type Grouping, NONE, type Params, q } from '../../analytics/sql.ts';
 import type { RollupShape } from './planner.ts';
@@ -54,6 +55,9 @@ function valueSql(qn: Question, grouping: Grouping, dimension: string): string {
   return TIME_VALUES[qn.by] ?? `nullif(${partSql(dimension, qn.by)}, '')`;
 }
 
+/** Imported history keeps no pairs of dimensions: a question read from a pair's rows leaves it out. */
+export const withoutImported = (shape: RollupShape) => shape.groups.includes('|') || shape.totals.includes('|');
+
 export function rollupPart(
   ctx: SiteCtx,
   p: Params,
@@ -77,9 +81,10 @@ export function rollupPart(
     metricSets.add(kept.metricSet);
     return `sum(${kept.column}) filter (where metric_set = ${p.add(kept.metricSet, 'text')}) as ${q(c)}`;
   });
+  const site = p.add(ctx.siteId, 'uuid');
+  const from = p.add(days.from, 'date');
+  const to = p.add(days.to, 'date');
   const conditions = [
-    `site_id = ${p.add(ctx.siteId, 'uuid')}`,
-    `day between ${p.add(days.from, 'date')} and ${p.add(days.to, 'date')}`,
     `lane = ${p.add(qn.lane, 'text')}`,
     `metric_set = any(${p.add([...metricSets], 'text[]')})`,
     ...dimensionConds(p, dimension, qn.where),
@@ -88,6 +93,6 @@ export function rollupPart(
   return `
     select ${valueSql(qn, grouping, dimension)} as value,
       ${aggregates.join(',\n      ')}
-    from daily_rollups
+    from ${rollupSource(site, from, to, !withoutImported(shape))} rollups
     where ${conditions.join('\n      and ')}${grouping === 'groups' && qn.by ? '\n    group by 1' : ''}`;
 }

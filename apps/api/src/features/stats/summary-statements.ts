@@ -2,6 +2,7 @@
 // raw pageviews (with the leave reports' visible time) and the rollups' day totals and summary measures.
 import { SEARCH_REFERRER_SQL } from '../../analytics/catalogue.ts';
 import type { DayRange, RawRange } from '../../analytics/range.ts';
+import { rollupSource } from '../../analytics/rollup-source.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
 import { laneCond, localDaySql, Params, rangeCond, type Statement, statement, tzParam, whereConds } from '../../analytics/sql.ts';
 import { dimensionConds } from './rollup-statements.ts';
@@ -63,15 +64,15 @@ export function rollupSummaryStatement(
   filter?: { dimension: string; where: Record<string, string> },
 ): Statement<SummaryRow> {
   const p = new Params();
-  const range = `site_id = ${p.add(ctx.siteId, 'uuid')}
-      and day between ${p.add(days.from, 'date')} and ${p.add(days.to, 'date')}
-      and lane = 'human'`;
+  // Imported history keeps no per-value summary measures: a filtered summary is of the site's own rollups.
+  const source = `${rollupSource(p.add(ctx.siteId, 'uuid'), p.add(days.from, 'date'), p.add(days.to, 'date'), !filter)} rollups`;
+  const range = `lane = 'human'`;
   if (filter) {
     const sum = (set: string) => `coalesce(sum(count) filter (where metric_set = '${set}'), 0)::float8`;
     const sql = `
     select ${sum('sessions')} as sessions, ${sum('pageviews')} as pageviews, ${sum('search_sessions')} as from_search,
       ${sum('single_page')} as single_page, ${sum('leave_ms')} as visible_ms
-    from daily_rollups
+    from ${source}
     where ${range}
       and metric_set in ('sessions', 'pageviews', 'search_sessions', 'single_page', 'leave_ms')
       and ${dimensionConds(p, filter.dimension, filter.where).join('\n      and ')}`;
@@ -84,7 +85,7 @@ export function rollupSummaryStatement(
       coalesce(sum(count) filter (where metric_set = 'summary' and dimension = 'from_search'), 0)::float8 as from_search,
       coalesce(sum(count) filter (where metric_set = 'summary' and dimension = 'single_page'), 0)::float8 as single_page,
       coalesce(sum(count) filter (where metric_set = 'summary' and dimension = 'visible_ms'), 0)::float8 as visible_ms
-    from daily_rollups
+    from ${source}
     where ${range}
       and value = ''
       and metric_set in ('sessions', 'pageviews', 'summary')`;

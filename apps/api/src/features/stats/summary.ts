@@ -1,6 +1,7 @@
 // The summary (GET /v1/sites/{id}/summary): headline measures of People traffic, always compared.
 import { SUMMARY_MEASURES, type Summary, type SummaryMeasure, type SummaryMeasureName, type SummaryQuery } from '@us/shared';
 import { type DayRange, type RawRange, resolveRange, splitRange } from '../../analytics/range.ts';
+import { importedMeta } from '../../analytics/rollup-source.ts';
 import { run } from '../../analytics/runner.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
 import { badRequest } from '../../core/errors.ts';
@@ -45,7 +46,11 @@ async function rollupBase(ctx: SiteCtx, days: DayRange, filter?: { dimension: st
   return baseOfRow(row);
 }
 
-async function baseOf(ctx: SiteCtx, r: DayRange, where: Record<string, string>): Promise<{ base: Base; source: Source }> {
+async function baseOf(
+  ctx: SiteCtx,
+  r: DayRange,
+  where: Record<string, string>,
+): Promise<{ base: Base; source: Source; importedRead: boolean }> {
   const first = Object.keys(where)[0];
   if (splitRange(r, ctx.rawStart).rollup && first !== undefined) {
     throw badRequest(
@@ -68,7 +73,8 @@ async function baseOf(ctx: SiteCtx, r: DayRange, where: Record<string, string>):
     singlePage: raw.singlePage + rollup.singlePage,
     visibleMs: raw.visibleMs + rollup.visibleMs,
   };
-  return { base, source: sourceOf(split) };
+  // Imported history keeps no per-value measures: a filtered summary is of the site's own data.
+  return { base, source: sourceOf(split), importedRead: split.rollup !== null && filter === undefined && first === undefined };
 }
 
 const round = (n: number, digits: number) => {
@@ -110,6 +116,7 @@ export async function summaryOf(ctx: SiteCtx, input: SummaryQuery): Promise<Summ
   ]);
   const prev = comparison.available ? values((await baseOf(ctx, prevRange, where)).base) : null;
   const now = values(current.base);
+  const imported = await importedMeta(ctx, range, current.importedRead);
   const measures = Object.fromEntries(
     SUMMARY_MEASURES.map((m) => [m, measure(m, now[m], prev ? prev[m] : null)]),
   ) as Summary['measures'];
@@ -121,6 +128,7 @@ export async function summaryOf(ctx: SiteCtx, input: SummaryQuery): Promise<Summ
     previousTo: prevRange.to,
     comparison,
     source: current.source,
+    ...(imported ? { imported } : {}),
     measures,
   };
 }

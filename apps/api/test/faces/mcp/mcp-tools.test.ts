@@ -32,7 +32,7 @@ const SPEC_TOOLS = new Set(
   get_billing checkout_billing portal_billing plan_billing list_site_funnels create_site_funnel update_site_funnel
   delete_site_funnel get_site_funnel_results list_site_segments create_site_segment update_site_segment
   delete_site_segment list_site_annotations create_site_annotation update_site_annotation delete_site_annotation get_site_changes
-  list_site_properties`.split(/\s+/),
+  list_site_properties list_imports get_import create_import start_import delete_import`.split(/\s+/),
 );
 
 function fakeOp(meta: Partial<Meta>, input?: z.ZodType, type: Operation['type'] = 'mutation'): Operation {

@@ -88,6 +88,14 @@ export const SPEC_SECTIONS = {
     ['DELETE', '/v1/sites/{id}/funnels/{funnel}'],
     ['GET', '/v1/sites/{id}/funnels/{funnel}/results'],
   ],
+  /** Not in the spec: issue 40 asks for history imports over REST and MCP (docs/product/imports.md). */
+  imports: [
+    ['GET', '/v1/sites/{id}/imports'],
+    ['POST', '/v1/sites/{id}/imports'],
+    ['GET', '/v1/sites/{id}/imports/{importId}'],
+    ['POST', '/v1/sites/{id}/imports/{importId}/start'],
+    ['DELETE', '/v1/sites/{id}/imports/{importId}'],
+  ],
   /** Not in the spec: issue 40 asks for segments, annotations and "what changed?" (docs/product/). */
   segments: [
     ['GET', '/v1/sites/{id}/segments'],
@@ -125,6 +133,8 @@ export const SPEC_SECTIONS = {
   ],
   /** Served outside the router (a file stream; the link is the credential): export.integration checks it and its OpenAPI entry. */
   downloads: [['GET', '/v1/downloads/{token}']],
+  /** Served outside the router (a CSV stream): imports.http checks it. */
+  importUploads: [['PUT', '/v1/sites/{id}/imports/{importId}/files/{fileName}']],
 } satisfies Record<string, [string, string][]>;
 
 export type SpecSection = keyof typeof SPEC_SECTIONS;
@@ -141,6 +151,7 @@ export const BUILT_SECTIONS: SpecSection[] = [
   'behaviour',
   'results',
   'funnels',
+  'imports',
   'segments',
   'bot',
   'export',
@@ -174,6 +185,9 @@ export const SPEC_STATUS: Record<string, number> = {
   'DELETE /v1/sites/{id}/experiments/{key}': 204,
   'POST /v1/sites/{id}/funnels': 201,
   'DELETE /v1/sites/{id}/funnels/{funnel}': 204,
+  'POST /v1/sites/{id}/imports': 201,
+  'POST /v1/sites/{id}/imports/{importId}/start': 202,
+  'DELETE /v1/sites/{id}/imports/{importId}': 204,
   'POST /v1/sites/{id}/segments': 201,
   'DELETE /v1/sites/{id}/segments/{segment}': 204,
   'POST /v1/sites/{id}/annotations': 201,

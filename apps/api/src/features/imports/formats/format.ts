@@ -53,7 +53,17 @@ export interface ImportFormat {
    * file names or columns expected. `header`: the first record's column names (after any comment lines).
    */
   check(fileName: string, header: string[]): string | null;
+  /**
+   * The format gives some records' figures only later (Umami: a visit's, once its file is read) and only
+   * through `staged`: a run stopped inside one of its files drops that file's staged records and reads it
+   * again from its start, instead of resuming after the last stored line.
+   */
+  holdsRecords?: boolean;
   /** Comment lines before the header (GA4's `#` lines) are skipped by the job when this says so. */
   commentPrefix?: string;
+  /**
+   * Give each record's figures to the sink (awaiting `rows` / `staged`) before asking for the next record:
+   * the job cuts a batch, and checkpoints, when the next record is asked for.
+   */
   read(fileName: string, records: AsyncIterable<NumberedRecord>, sink: ImportSink): Promise<void>;
 }

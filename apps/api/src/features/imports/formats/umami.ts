@@ -190,6 +190,7 @@ class UmamiReader {
 
 export const umamiFormat: ImportFormat = {
   source: 'umami',
+  holdsRecords: true,
 
   check(_fileName, header) {
     const columns = new Set(header.map((h) => h.trim()));

@@ -8,6 +8,7 @@ import { ChartCard } from './ChartCard.tsx';
 import { type Choices, laneOf } from './choices.ts';
 import { seriesOptions, summaryOptions } from './data.ts';
 import { EmptyState } from './EmptyState.tsx';
+import { ImportedNote } from './ImportedNote.tsx';
 import { LANE_VIEWS } from './lanes.ts';
 import { MeasureCards } from './MeasureCards.tsx';
 import { type MeasureItem, seriesMeasures, summaryMeasures } from './measures.ts';
@@ -100,6 +101,7 @@ export function DashboardBody({
       {current && !empty && (
         <>
           <ChartCard view={view} series={current} marks={notes} />
+          <ImportedNote imported={current.imported} />
           {annotate && <AnnotationsCard siteId={siteId} annotations={notes} lastDay={current.to} />}
           {annotate && people && <ChangesCard siteId={siteId} choices={choices} />}
           <TopTables siteId={siteId} choices={choices} view={view} catalogue={catalogue} onFilter={onFilter} />

@@ -1,0 +1,155 @@
+// One batch of an import written in one transaction with its checkpoint: the figures summed per day and
+// key, the staged records, the bad rows, and where a resumed run starts. Days on which the site has its
+// own data are skipped; days an earlier import of the site covered lose that import's figures
+// (docs/product/imports.md, "Overlapping days").
+import { IMPORT_LIMITS } from '@us/shared';
+import type { ImportedRow, StagedRecord } from './formats/format.ts';
+import type { Db } from './import-files.ts';
+
+export interface Checkpoint {
+  file: string;
+  /** The last line whose records are stored. */
+  line: number;
+}
+
+export interface BadRow {
+  file: string;
+  line: number;
+  reason: string;
+}
+
+/** Sums of one batch, keyed by day, set, dimension and value. */
+export class Batch {
+  readonly sums = new Map<string, ImportedRow>();
+  staged: StagedRecord[] = [];
+  bad: BadRow[] = [];
+  badCount = 0;
+  records = 0;
+
+  add(rows: readonly ImportedRow[]) {
+    for (const r of rows) {
+      const key = `${r.day}\x1f${r.metricSet}\x1f${r.dimension}\x1f${r.value}`;
+      const had = this.sums.get(key);
+      if (had) {
+        had.count += r.count;
+        had.visitors += r.visitors;
+      } else this.sums.set(key, { ...r });
+    }
+  }
+
+  get size() {
+    return this.sums.size + this.staged.length;
+  }
+
+  days(): string[] {
+    return [...new Set([...[...this.sums.values()].map((r) => r.day), ...this.staged.map((r) => r.day)])].sort();
+  }
+}
+
+/** The days among `days` on which the site has its own data: a daily rollup, or raw pageviews that local day. */
+export async function nativeDays(db: Db, siteId: string, timezone: string, days: string[]): Promise<Set<string>> {
+  if (!days.length) return new Set();
+  const { rows } = await db.query<{ day: string }>(
+    `select to_char(d, 'YYYY-MM-DD') as day from unnest($2::date[]) d
+     where exists (select 1 from daily_rollups where site_id = $1 and day = d)
+        or exists (select 1 from rollup_days where site_id = $1 and day = d)
+        or exists (select 1 from pageviews where site_id = $1
+                     and at >= (d::timestamp at time zone $3) and at < ((d + 1)::timestamp at time zone $3))`,
+    [siteId, days, timezone],
+  );
+  return new Set(rows.map((r) => r.day));
+}
+
+/** Removes earlier imports' figures on `days` (the site's other imports): the days that had some. */
+export async function replaceEarlier(db: Db, siteId: string, importId: string, days: string[]): Promise<string[]> {
+  if (!days.length) return [];
+  const { rows } = await db.query<{ day: string }>(
+    `with gone as (delete from imported_rollups where site_id = $1 and day = any($2::date[]) and import_id <> $3 returning day)
+     select distinct to_char(day, 'YYYY-MM-DD') as day from gone`,
+    [siteId, days, importId],
+  );
+  return rows.map((r) => r.day);
+}
+
+/** Adds rows to the import's figures; answers how many rollup rows were new. */
+export async function storeRows(db: Db, siteId: string, importId: string, rows: ImportedRow[]): Promise<number> {
+  if (!rows.length) return 0;
+  const { rows: out } = await db.query<{ added: string }>(
+    `with up as (
+       insert into imported_rollups (site_id, day, metric_set, dimension, value, lane, count, visitors, import_id)
+       select $1::uuid, d, m, dim, v, 'human', c, vis, $2::uuid
+       from unnest($3::date[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[]) as x(d, m, dim, v, c, vis)
+       on conflict (site_id, day, metric_set, dimension, value, lane, import_id)
+         do update set count = imported_rollups.count + excluded.count, visitors = imported_rollups.visitors + excluded.visitors
+       returning (xmax = 0) as inserted)
+     select count(*) filter (where inserted) as added from up`,
+    [
+      siteId,
+      importId,
+      rows.map((r) => r.day),
+      rows.map((r) => r.metricSet),
+      rows.map((r) => r.dimension),
+      rows.map((r) => r.value),
+      rows.map((r) => String(r.count)),
+      rows.map((r) => String(r.visitors)),
+    ],
+  );
+  return Number(out[0]?.added ?? 0);
+}
+
+export async function stageRecords(
+  db: Db,
+  siteId: string,
+  importId: string,
+  file: string,
+  records: StagedRecord[],
+): Promise<void> {
+  if (!records.length) return;
+  await db.query(
+    `insert into import_staged (site_id, import_id, file, day, metric_set, dimension, value, visit_key, count)
+     select $1::uuid, $2::uuid, $3, * from unnest($4::date[], $5::text[], $6::text[], $7::text[], $8::text[], $9::bigint[])`,
+    [
+      siteId,
+      importId,
+      file,
+      records.map((r) => r.day),
+      records.map((r) => r.metricSet),
+      records.map((r) => r.dimension),
+      records.map((r) => r.value),
+      records.map((r) => r.visitKey),
+      records.map((r) => String(r.count)),
+    ],
+  );
+}
+
+/** The progress of a batch added to the import's row, with its checkpoint (null: every file is read). */
+export async function recordProgress(
+  db: Db,
+  importId: string,
+  p: { records: number; stored: number; bad: BadRow[]; badCount: number; days: string[]; skipped: string[]; replaced: string[] },
+  checkpoint: Checkpoint | null,
+): Promise<void> {
+  await db.query(
+    `update imports set
+       rows_read = rows_read + $2, rows_stored = rows_stored + $3, bad_rows = bad_rows + $4,
+       bad_samples = (select coalesce(jsonb_agg(s), '[]'::jsonb) from (
+         select s from jsonb_array_elements(bad_samples || $5::jsonb) s limit ${IMPORT_LIMITS.badSamples}) t),
+       day_from = least(day_from, $6::date), day_to = greatest(day_to, $7::date),
+       skipped_days = (select coalesce(jsonb_agg(distinct d), '[]'::jsonb) from jsonb_array_elements_text(skipped_days || $8::jsonb) d),
+       replaced_days = (select coalesce(jsonb_agg(distinct d), '[]'::jsonb) from jsonb_array_elements_text(replaced_days || $9::jsonb) d),
+       checkpoint = $10::jsonb, heartbeat_at = now()
+     where id = $1`,
+    [
+      importId,
+      p.records,
+      p.stored,
+      p.badCount,
+      JSON.stringify(p.bad.slice(0, IMPORT_LIMITS.badSamples)),
+      p.days[0] ?? null,
+      p.days.at(-1) ?? null,
+      JSON.stringify(p.skipped),
+      JSON.stringify(p.replaced),
+      checkpoint ? JSON.stringify(checkpoint) : null,
+    ],
+  );
+}

@@ -1,0 +1,110 @@
+// The uploaded files of an import, kept in the database in chunks (any node may run the import job)
+// until the job has read them. Written as they arrive, read back one chunk at a time: never a whole file
+// in memory.
+import { type PgClient, type PgPool, releaseOnce } from '@us/db';
+import type pg from 'pg';
+
+/** A pooled connection as `pg` types it (the pool's own type names only what COPY streams need). */
+export type Db = pg.PoolClient;
+
+/** Bytes per stored chunk. */
+export const CHUNK_BYTES = 1024 * 1024;
+
+/** Runs `fn` on one pooled connection. */
+export async function withClient<T>(pool: PgPool, fn: (c: Db) => Promise<T>): Promise<T> {
+  const client: PgClient = await pool.connect();
+  const release = releaseOnce(client);
+  try {
+    const out = await fn(client as unknown as Db);
+    release();
+    return out;
+  } catch (e) {
+    release(e instanceof Error ? e : new Error(String(e)));
+    throw e;
+  }
+}
+
+/** Runs `fn` in one transaction. */
+export async function inTransaction<T>(pool: PgPool, fn: (c: Db) => Promise<T>): Promise<T> {
+  return withClient(pool, async (c) => {
+    await c.query('begin');
+    try {
+      const out = await fn(c);
+      await c.query('commit');
+      return out;
+    } catch (e) {
+      await c.query('rollback').catch(() => undefined);
+      throw e;
+    }
+  });
+}
+
+/** The file's bytes, a chunk at a time. */
+export async function* fileChunks(pool: PgPool, importId: string, name: string): AsyncGenerator<Buffer> {
+  for (let seq = 0; ; seq++) {
+    const { rows } = await withClient(pool, (c) =>
+      c.query<{ data: Buffer }>('select data from import_file_chunks where import_id = $1 and name = $2 and seq = $3', [
+        importId,
+        name,
+        seq,
+      ]),
+    );
+    const chunk = rows[0];
+    if (!chunk) return;
+    yield chunk.data;
+  }
+}
+
+/** Stores a file's bytes as they come, replacing any file of that name; throws what `tooBig` makes past `maxBytes`. */
+export async function storeFile(
+  pool: PgPool,
+  importId: string,
+  name: string,
+  body: AsyncIterable<Buffer> | Iterable<Buffer>,
+  maxBytes: number,
+  tooBig: () => Error,
+): Promise<number> {
+  await withClient(pool, async (c) => {
+    await c.query('delete from import_files where import_id = $1 and name = $2', [importId, name]);
+    await c.query('insert into import_files (import_id, name, bytes, complete) values ($1, $2, 0, false)', [importId, name]);
+  });
+  let bytes = 0;
+  let seq = 0;
+  let parts: Buffer[] = [];
+  let held = 0;
+  const flush = async () => {
+    if (!held) return;
+    const data = Buffer.concat(parts, held);
+    parts = [];
+    held = 0;
+    await withClient(pool, (c) =>
+      c.query('insert into import_file_chunks (import_id, name, seq, data) values ($1, $2, $3, $4)', [
+        importId,
+        name,
+        seq++,
+        data,
+      ]),
+    );
+  };
+  try {
+    for await (const part of body) {
+      bytes += part.length;
+      if (bytes > maxBytes) throw tooBig();
+      parts.push(part);
+      held += part.length;
+      if (held >= CHUNK_BYTES) await flush();
+    }
+    await flush();
+  } catch (e) {
+    await dropFile(pool, importId, name);
+    throw e;
+  }
+  await withClient(pool, (c) =>
+    c.query('update import_files set bytes = $3, complete = true where import_id = $1 and name = $2', [importId, name, bytes]),
+  );
+  return bytes;
+}
+
+export async function dropFile(pool: PgPool, importId: string, name: string): Promise<void> {
+  await withClient(pool, (c) => c.query('delete from import_files where import_id = $1 and name = $2', [importId, name]));
+}

@@ -1,0 +1,267 @@
+// The import job: reads a started import's files, streaming, into imported daily figures, in batches each
+// stored with its checkpoint, so a run stopped anywhere (a restart, a node gone) resumes after the last
+// stored line and ends with the figures of one uninterrupted run. Runs every few seconds on one node at
+// a time per import (the claim below); see docs/product/imports.md.
+import type { Orm, PgPool } from '@us/db';
+import { pgPoolOf } from '@us/db';
+import { IMPORT_LIMITS } from '@us/shared';
+import type { Logger } from '../../core/logger.ts';
+import { readCsv } from './csv-records.ts';
+import type { ImportFormat, ImportSink, ImportSource } from './formats/format.ts';
+import { formatOf } from './formats/index.ts';
+import { Batch, type Checkpoint, nativeDays, recordProgress, replaceEarlier, stageRecords, storeRows } from './import-batch.ts';
+import { type Db, fileChunks, inTransaction, withClient } from './import-files.ts';
+
+/** Records per batch (each batch one transaction with its checkpoint). */
+export const BATCH_RECORDS = 2000;
+/** A running import whose node has written nothing for this long is taken over. */
+export const STALE_MS = 120_000;
+
+export interface ImportRunOptions {
+  logger?: Logger;
+  /** Stops after this many batches, leaving the import running (tests: a run cut short). */
+  stopAfterBatches?: number;
+  /** The format by source (tests: a format of their own). */
+  formatOf?: (source: ImportSource) => ImportFormat | null;
+  batchRecords?: number;
+  /** Records an import may hold (tests: a small bound); default IMPORT_LIMITS.rowsPerImport. */
+  maxRows?: number;
+}
+
+class Stopped extends Error {}
+class Refused extends Error {}
+
+interface Claimed {
+  id: string;
+  site_id: string;
+  source: ImportSource;
+  timezone: string;
+  checkpoint: Checkpoint | null;
+  rows_read: string;
+}
+
+/** Imports due: queued ones, and running ones whose node stopped writing. Each run takes one at a time. */
+export async function runDueImports(orm: Orm, opts: ImportRunOptions & { siteIds?: string[] } = {}): Promise<number> {
+  const pool = await pgPoolOf(orm);
+  let done = 0;
+  for (;;) {
+    const { rows } = await withClient(pool, (db) =>
+      db.query<{ id: string }>(
+        `update imports set status = 'running', started_at = coalesce(started_at, now()), heartbeat_at = now()
+         where id = (select id from imports
+                     where (status = 'queued' or (status = 'running' and heartbeat_at < now() - make_interval(secs => $1)))
+                       and ($2::uuid[] is null or site_id = any($2::uuid[]))
+                     order by created_at limit 1 for update skip locked)
+         returning id`,
+        [STALE_MS / 1000, opts.siteIds ?? null],
+      ),
+    );
+    const id = rows[0]?.id;
+    if (!id) return done;
+    await runImport(orm, id, opts);
+    done++;
+  }
+}
+
+/** Runs (or resumes) one import to its end; a run stopped by `stopAfterBatches` leaves it running. */
+export async function runImport(orm: Orm, importId: string, opts: ImportRunOptions = {}): Promise<void> {
+  const pool = await pgPoolOf(orm);
+  const claimed = await loadClaim(pool, importId);
+  if (!claimed) return;
+  const format = (opts.formatOf ?? formatOf)(claimed.source);
+  try {
+    if (!format) throw new Refused(`Imports from ${claimed.source} are not read by this version of the service yet`);
+    await readFiles(pool, claimed, format, opts);
+    await finish(pool, claimed);
+  } catch (e) {
+    if (e instanceof Stopped) return;
+    const known = e instanceof Refused;
+    if (!known) opts.logger?.error(`imports: import ${importId} failed`, e);
+    await fail(pool, claimed, known ? e.message : 'The import failed on our side: delete it and start a new one');
+  }
+}
+
+async function loadClaim(pool: PgPool, importId: string): Promise<Claimed | null> {
+  const { rows } = await withClient(pool, (db) =>
+    db.query<Claimed>(
+      `update imports i set status = 'running', started_at = coalesce(i.started_at, now()), heartbeat_at = now()
+       from sites s where i.id = $1 and s.id = i.site_id and i.status in ('queued', 'running')
+       returning i.id, i.site_id, i.source, s.timezone, i.checkpoint, i.rows_read`,
+      [importId],
+    ),
+  );
+  return rows[0] ?? null;
+}
+
+async function readFiles(pool: PgPool, claimed: Claimed, format: ImportFormat, opts: ImportRunOptions) {
+  const { rows: files } = await withClient(pool, (db) =>
+    db.query<{ name: string }>('select name from import_files where import_id = $1 and complete order by name', [claimed.id]),
+  );
+  const from = claimed.checkpoint;
+  let rowsRead = Number(claimed.rows_read);
+  let batches = 0;
+  const perBatch = opts.batchRecords ?? BATCH_RECORDS;
+  const maxRows = opts.maxRows ?? IMPORT_LIMITS.rowsPerImport;
+  const native = new Map<string, boolean>();
+  // A format holding records (format.ts) resumes only at a file's end: what it staged from a file begun
+  // after that is dropped, and its batches inside a file keep the checkpoint where the file began.
+  let fileStart = from;
+  if (format.holdsRecords) await dropStagedAfter(pool, claimed, from?.file ?? null);
+  for (const { name } of files) {
+    if (from && name < from.file) continue;
+    let batch = new Batch();
+    let sinceFlush = 0;
+    let lastLine = from && name === from.file ? from.line : 1;
+    const flush = async (checkpoint: Checkpoint | null, fileEnd = false) => {
+      // A holding format's file counts its records and bad rows once, at its end: a re-read must not count them twice.
+      const carried =
+        format.holdsRecords && !fileEnd ? { records: batch.records, bad: batch.bad, badCount: batch.badCount } : null;
+      if (carried) Object.assign(batch, { records: 0, bad: [], badCount: 0 });
+      await writeBatch(pool, claimed, name, batch, checkpoint, native);
+      rowsRead += batch.records;
+      batch = new Batch();
+      if (carried) Object.assign(batch, carried);
+      sinceFlush = 0;
+      batches++;
+      if (opts.stopAfterBatches !== undefined && batches >= opts.stopAfterBatches) throw new Stopped();
+    };
+    const bad = (line: number, reason: string) => {
+      // Bad rows come in line order (csv-records.ts): a checkpoint after one does not read it again.
+      lastLine = Math.max(lastLine, line);
+      batch.badCount++;
+      if (batch.bad.length < IMPORT_LIMITS.badSamples) batch.bad.push({ file: name, line, reason });
+    };
+    const csv = await readCsv(fileChunks(pool, claimed.id, name), {
+      commentPrefix: format.commentPrefix,
+      afterLine: lastLine,
+      bad,
+    });
+    const refusal = csv.header ? format.check(name, csv.header) : `${name} is empty: upload it again`;
+    if (refusal) throw new Refused(refusal);
+    // The format asks for a record once it has given the previous one's figures: a batch is cut there.
+    async function* counted() {
+      for await (const r of csv.records) {
+        if (sinceFlush >= perBatch || batch.size >= perBatch * 4)
+          await flush(format.holdsRecords ? fileStart : { file: name, line: lastLine });
+        if (rowsRead + batch.records >= maxRows) {
+          throw new Refused(`The files hold more than ${maxRows.toLocaleString('en')} rows: import a shorter period at a time`);
+        }
+        batch.records++;
+        sinceFlush++;
+        lastLine = r.line;
+        yield r;
+      }
+    }
+    const sink: ImportSink = {
+      rows: async (rows) => batch.add(rows),
+      staged: async (records) => {
+        batch.staged.push(...records);
+      },
+      bad: (line, reason) => {
+        bad(line, reason);
+      },
+    };
+    await format.read(name, counted(), sink);
+    // The file's end: its last batch, with the checkpoint at its last line.
+    fileStart = { file: name, line: Number.MAX_SAFE_INTEGER };
+    await flush(fileStart, true);
+  }
+}
+
+/** Staged records of the files after `file` (every file when null): a holding format reads them again. */
+async function dropStagedAfter(pool: PgPool, claimed: Claimed, file: string | null) {
+  await withClient(pool, (db) =>
+    db.query('delete from import_staged where site_id = $1 and import_id = $2 and ($3::text is null or file > $3)', [
+      claimed.site_id,
+      claimed.id,
+      file,
+    ]),
+  );
+}
+
+/** Stores one batch; stops the run when the import was deleted or cancelled meanwhile. */
+async function writeBatch(
+  pool: PgPool,
+  claimed: Claimed,
+  file: string,
+  batch: Batch,
+  checkpoint: Checkpoint | null,
+  native: Map<string, boolean>,
+) {
+  await inTransaction(pool, async (db) => {
+    await holdImport(db, claimed.id);
+    const days = batch.days();
+    const unknown = days.filter((d) => !native.has(d));
+    const found = await nativeDays(db, claimed.site_id, claimed.timezone, unknown);
+    for (const d of unknown) native.set(d, found.has(d));
+    const keep = days.filter((d) => !native.get(d));
+    const skipped = days.filter((d) => native.get(d));
+    const replaced = await replaceEarlier(db, claimed.site_id, claimed.id, keep);
+    const kept = new Set(keep);
+    const stored = await storeRows(
+      db,
+      claimed.site_id,
+      claimed.id,
+      [...batch.sums.values()].filter((r) => kept.has(r.day)),
+    );
+    await stageRecords(
+      db,
+      claimed.site_id,
+      claimed.id,
+      file,
+      batch.staged.filter((r) => kept.has(r.day)),
+    );
+    await recordProgress(
+      db,
+      claimed.id,
+      { records: batch.records, stored, bad: batch.bad, badCount: batch.badCount, days, skipped, replaced },
+      checkpoint,
+    );
+  });
+}
+
+/** Locks the import's row for the batch; an import deleted or cancelled meanwhile stops the run. */
+async function holdImport(db: Db, importId: string) {
+  const { rows } = await db.query<{ status: string }>('select status from imports where id = $1 for update', [importId]);
+  if (rows[0]?.status !== 'running') throw new Stopped();
+}
+
+/** Every file read: the staged records summed (visitors: distinct visits), the files dropped, the import done. */
+async function finish(pool: PgPool, claimed: Claimed) {
+  await inTransaction(pool, async (db) => {
+    await holdImport(db, claimed.id);
+    const { rows } = await db.query<{ added: string }>(
+      `with up as (
+         insert into imported_rollups (site_id, day, metric_set, dimension, value, lane, count, visitors, import_id)
+         select site_id, day, metric_set, dimension, value, 'human', sum(count), count(distinct visit_key), import_id
+         from import_staged where site_id = $1 and import_id = $2
+         group by site_id, import_id, day, metric_set, dimension, value
+         on conflict (site_id, day, metric_set, dimension, value, lane, import_id)
+           do update set count = imported_rollups.count + excluded.count, visitors = imported_rollups.visitors + excluded.visitors
+         returning (xmax = 0) as inserted)
+       select count(*) filter (where inserted) as added from up`,
+      [claimed.site_id, claimed.id],
+    );
+    await db.query('delete from import_staged where site_id = $1 and import_id = $2', [claimed.site_id, claimed.id]);
+    await db.query('delete from import_files where import_id = $1', [claimed.id]);
+    await db.query(
+      `update imports set status = 'done', finished_at = now(), checkpoint = null, rows_stored = rows_stored + $2 where id = $1`,
+      [claimed.id, Number(rows[0]?.added ?? 0)],
+    );
+  });
+}
+
+/** A refused or broken import keeps none of its figures (an import is whole or nothing, bad rows aside). */
+async function fail(pool: PgPool, claimed: Claimed, error: string) {
+  await inTransaction(pool, async (db) => {
+    const { rows } = await db.query<{ status: string }>('select status from imports where id = $1 for update', [claimed.id]);
+    if (rows[0]?.status !== 'running') return;
+    await db.query('delete from imported_rollups where site_id = $1 and import_id = $2', [claimed.site_id, claimed.id]);
+    await db.query('delete from import_staged where site_id = $1 and import_id = $2', [claimed.site_id, claimed.id]);
+    await db.query('delete from import_files where import_id = $1', [claimed.id]);
+    await db.query(
+      `update imports set status = 'failed', finished_at = now(), checkpoint = null, rows_stored = 0, error = $2 where id = $1`,
+      [claimed.id, error],
+    );
+  });
+}

@@ -1,0 +1,40 @@
+// Receiving one uploaded file of an import: stored as it arrives, bounded while it streams, and its header
+// checked against the source's format once stored (a file of another table or tool is refused whole,
+// naming the columns expected).
+import type { Orm } from '@us/db';
+import { pgPoolOf } from '@us/db';
+import { IMPORT_LIMITS, type Import } from '@us/shared';
+import { AppError, badRequest } from '../../core/errors.ts';
+import { readCsv } from './csv-records.ts';
+import { formatOf } from './formats/index.ts';
+import { dropFile, fileChunks, storeFile } from './import-files.ts';
+
+export const fileTooLarge = () =>
+  new AppError(
+    413,
+    `A file may be at most ${IMPORT_LIMITS.fileBytes / 1024 / 1024} MB: export a shorter period per file (or split the file at a line) and upload each part under its own name`,
+  );
+
+/** Stores the body as the import's file `name` (replacing one of that name) and checks its header; answers its size. */
+export async function receiveFile(orm: Orm, imp: Import, name: string, body: AsyncIterable<Buffer>): Promise<number> {
+  const pool = await pgPoolOf(orm);
+  const bytes = await storeFile(pool, imp.id, name, body, IMPORT_LIMITS.fileBytes, fileTooLarge);
+  const refusal = await checkUploadedHeader(orm, imp, name);
+  if (refusal) {
+    await dropFile(pool, imp.id, name);
+    throw badRequest('file', refusal);
+  }
+  return bytes;
+}
+
+/** What is wrong with a stored file's name or header for its import's source, or null. */
+export async function checkUploadedHeader(orm: Orm, imp: Import, name: string): Promise<string | null> {
+  const format = formatOf(imp.source);
+  const csv = await readCsv(fileChunks(await pgPoolOf(orm), imp.id, name), {
+    commentPrefix: format.commentPrefix,
+    afterLine: 0,
+    bad: () => undefined,
+  });
+  csv.close();
+  return csv.header ? format.check(name, csv.header) : `${name} is empty: upload the file as exported`;
+}

@@ -1,0 +1,239 @@
+// The import job against real PostgreSQL: a Plausible export read into imported figures that the stats
+// answer from (marked as imported), a run stopped mid-way and resumed ending with the figures of one run,
+// days with the site's own data skipped, days of an earlier import replaced, bad rows counted and named,
+// and per-record (staged) figures counted by distinct visit.
+import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { pgPoolOf } from '@us/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ImportFormat } from '../../../src/features/imports/formats/format.ts';
+import { storeFile } from '../../../src/features/imports/import-files.ts';
+import { IMPORT_COLUMNS, type ImportRow, toImport } from '../../../src/features/imports/import-row.ts';
+import { type ImportRunOptions, runImport } from '../../../src/features/imports/imports-job.ts';
+import { insertRollups, type StatsFixture, statsFixture } from '../../support/stats-fixture.ts';
+
+const DIR = new URL('./fixtures/plausible/', import.meta.url);
+const PLAUSIBLE = Object.fromEntries(
+  readdirSync(DIR)
+    .filter((n) => n.endsWith('.csv'))
+    .map((n) => [n, readFileSync(new URL(n, DIR), 'utf8')]),
+);
+/** Records in the sample files (lines after each header). */
+const SAMPLE_RECORDS = Object.values(PLAUSIBLE).reduce((n, text) => n + text.trim().split('\n').length - 1, 0);
+
+describe('import job', () => {
+  let f: StatsFixture;
+  beforeAll(async () => {
+    f = await statsFixture();
+  });
+  afterAll(() => f?.close());
+
+  async function newImport(siteId: string, source: string, files: Record<string, string>): Promise<string> {
+    const id = randomUUID();
+    await f.t.deps.orm.em
+      .fork()
+      .execute(`insert into imports (id, site_id, source, status) values (?, ?, ?, 'queued')`, [id, siteId, source]);
+    const pool = await pgPoolOf(f.t.deps.orm);
+    for (const [name, text] of Object.entries(files)) {
+      await storeFile(pool, id, name, [Buffer.from(text)], 10_000_000, () => new Error('too big'));
+    }
+    return id;
+  }
+
+  async function importOf(id: string) {
+    const [row] = await f.t.deps.orm.em
+      .fork()
+      .execute<ImportRow[]>(`select ${IMPORT_COLUMNS} from imports i where i.id = ?`, [id]);
+    return toImport(row as ImportRow);
+  }
+
+  async function figures(siteId: string) {
+    return f.t.deps.orm.em
+      .fork()
+      .execute<{ day: string; metric_set: string; dimension: string; value: string; count: string; visitors: string }[]>(
+        `select to_char(day, 'YYYY-MM-DD') as day, metric_set, dimension, value, count, visitors from imported_rollups
+          where site_id = ? order by 1, 2, 3, 4`,
+        [siteId],
+      );
+  }
+
+  async function run(siteId: string, source: string, files: Record<string, string>, opts: ImportRunOptions = {}) {
+    const id = await newImport(siteId, source, files);
+    await runImport(f.t.deps.orm, id, opts);
+    return { id, imp: await importOf(id) };
+  }
+
+  it('reads a Plausible export into figures the stats and the summary answer from, saying they are imported', async () => {
+    const siteId = await f.site();
+    const { imp } = await run(siteId, 'plausible', PLAUSIBLE);
+    expect(imp).toMatchObject({
+      status: 'done',
+      files: [],
+      progress: { rowsRead: SAMPLE_RECORDS, badRows: 0 },
+      days: { from: '2024-01-01', to: '2024-01-02' },
+      skippedDays: [],
+      replacedDays: [],
+      error: null,
+    });
+    expect(imp.progress.rowsStored).toBe((await figures(siteId)).length);
+
+    const range = { from: '2024-01-01', to: '2024-01-02' };
+    const totals = await f.get(`/v1/sites/${siteId}/stats`, { metrics: 'pageviews', ...range }).expect(200);
+    expect(totals.body).toMatchObject({
+      source: 'rollups',
+      totals: { pageviews: 39, sessions: 18, visitors: 15 },
+      imported: { days: 2, sources: ['plausible'], included: true },
+    });
+    const countries = await f.get(`/v1/sites/${siteId}/stats`, { metrics: 'sessions', by: 'country', ...range }).expect(200);
+    expect(countries.body.rows.map((r: { value: string; counts: { sessions: number } }) => [r.value, r.counts.sessions])).toEqual(
+      [
+        ['FR', 10],
+        ['DE', 8],
+      ],
+    );
+    const summary = await f.get(`/v1/sites/${siteId}/summary`, range).expect(200);
+    expect(summary.body.measures.sessions.value).toBe(18);
+    expect(summary.body.measures.bounceRate.value).toBe(33.3);
+    expect(summary.body.measures.fromSearch.value).toBe(7);
+    expect(summary.body.imported).toEqual({ days: 2, sources: ['plausible'], included: true });
+    // A pair of dimensions is not kept by imports: the answer leaves the imported figures out and says so.
+    const pair = await f
+      .get(`/v1/sites/${siteId}/stats`, { metrics: 'pageviews', by: 'page', 'where.country': 'DE', ...range })
+      .expect(200);
+    expect(pair.body.imported).toEqual({ days: 2, sources: ['plausible'], included: false });
+    expect(pair.body.totals.pageviews).toBe(0);
+  });
+
+  it('a run stopped after some batches resumes at its checkpoint and ends with the figures of one run', async () => {
+    const whole = await f.site();
+    await run(whole, 'plausible', PLAUSIBLE, { batchRecords: 2 });
+    const cut = await f.site();
+    const { id, imp: stopped } = await run(cut, 'plausible', PLAUSIBLE, { batchRecords: 2, stopAfterBatches: 4 });
+    expect(stopped.status).toBe('running');
+    expect(stopped.progress.rowsRead).toBeGreaterThan(0);
+    expect(stopped.progress.rowsRead).toBeLessThan(SAMPLE_RECORDS);
+    await runImport(f.t.deps.orm, id, { batchRecords: 2, stopAfterBatches: 3 });
+    await runImport(f.t.deps.orm, id, { batchRecords: 2 });
+    const resumed = await importOf(id);
+    expect(resumed.status).toBe('done');
+    expect(resumed.progress.rowsRead).toBe(SAMPLE_RECORDS);
+    expect(await figures(cut)).toEqual(await figures(whole));
+  });
+
+  it('an Umami file stopped part-way is read again from its start: the figures and counts of one run', async () => {
+    const events = readFileSync(new URL('./fixtures/umami/website_event.csv', import.meta.url), 'utf8');
+    const files = { 'website_event.csv': events, 'website_event_2.csv': events.replaceAll('2026-', '2025-') };
+    const records = 2 * (events.trim().split('\n').length - 1);
+    const whole = await f.site();
+    const one = await run(whole, 'umami', files, { batchRecords: 2 });
+    expect(one.imp).toMatchObject({ status: 'done', progress: { rowsRead: records } });
+    expect(await figures(whole)).not.toEqual([]);
+    const cut = await f.site();
+    // Stopped inside the first file, then inside the second (the first one done).
+    const { id } = await run(cut, 'umami', files, { batchRecords: 2, stopAfterBatches: 2 });
+    await runImport(f.t.deps.orm, id, { batchRecords: 2, stopAfterBatches: 7 });
+    await runImport(f.t.deps.orm, id, { batchRecords: 2 });
+    const resumed = await importOf(id);
+    expect(resumed).toMatchObject({ status: 'done', progress: { rowsRead: records, badRows: one.imp.progress.badRows } });
+    expect(await figures(cut)).toEqual(await figures(whole));
+  });
+
+  it('skips days with the site’s own data and replaces days of an earlier import, listing both', async () => {
+    const siteId = await f.site();
+    await insertRollups(f.t, siteId, [{ day: '2024-01-02', metricSet: 'pageviews', count: 4, visitors: 3 }]);
+    const visitors = {
+      'imported_visitors_20240101_20240102.csv': PLAUSIBLE['imported_visitors_20240101_20240102.csv'] as string,
+    };
+    const first = await run(siteId, 'plausible', visitors);
+    expect(first.imp).toMatchObject({ status: 'done', skippedDays: ['2024-01-02'], replacedDays: [] });
+    const second = await run(siteId, 'plausible', {
+      'imported_visitors_20231231_20240101.csv':
+        'date,visitors,pageviews,bounces,visits,visit_duration\n2023-12-31,1,1,1,1,0\n2024-01-01,2,5,1,2,60\n',
+    });
+    expect(second.imp).toMatchObject({ status: 'done', skippedDays: [], replacedDays: ['2024-01-01'] });
+    // 2024-01-01 from the second import only; 2024-01-02 the site's own.
+    const res = await f.get(`/v1/sites/${siteId}/stats`, {
+      metrics: 'pageviews',
+      by: 'day',
+      from: '2023-12-31',
+      to: '2024-01-02',
+    });
+    expect(res.body.rows.map((r: { counts: { pageviews: number } }) => r.counts.pageviews)).toEqual([1, 5, 4]);
+    expect(res.body.imported).toEqual({ days: 2, sources: ['plausible'], included: true });
+  });
+
+  it('a bad row costs only itself: all counted, the first 100 named by file and line', async () => {
+    const siteId = await f.site();
+    const lines = ['date,hostname,page,visits,visitors,pageviews,scroll_depth,pageleave_visitors'];
+    for (let i = 0; i < 150; i++) lines.push(`2024-01-0${(i % 2) + 1},example.com,/p,1,1,x${i},,0`);
+    lines.push('2024-01-01,example.com,/good,1,1,3,,0');
+    lines.push('2024-01-01,example.com,/short,1');
+    lines.push('2024-01-01,example.com,"/open,1,1,3,,0');
+    const name = 'imported_pages_20240101_20240102.csv';
+    const { imp } = await run(siteId, 'plausible', { [name]: `${lines.join('\n')}\n` });
+    expect(imp.status).toBe('done');
+    expect(imp.progress.badRows).toBe(152);
+    expect(imp.badRowSamples).toHaveLength(100);
+    expect(imp.badRowSamples[0]).toEqual({ file: name, line: 2, reason: 'pageviews "x0" is not a whole number' });
+    expect(await figures(siteId)).toEqual([
+      { day: '2024-01-01', metric_set: 'pageviews', dimension: 'page', value: '/good', count: '3', visitors: '1' },
+    ]);
+  });
+
+  it('a file whose header is another table’s fails the import, naming the columns expected, and keeps nothing', async () => {
+    const siteId = await f.site();
+    const { imp } = await run(siteId, 'plausible', {
+      'imported_pages_20240101_20240102.csv': PLAUSIBLE['imported_pages_20240101_20240102.csv'] as string,
+      'imported_visitors_20240101_20240102.csv': 'date,page,visitors\n2024-01-01,/,1\n',
+    });
+    expect(imp.status).toBe('failed');
+    expect(imp.error).toMatch(/lacks the columns pageviews, bounces, visits, visit_duration/);
+    expect(await figures(siteId)).toEqual([]);
+  });
+
+  it('files past the row bound fail the import, saying what to do, and keep nothing', async () => {
+    const siteId = await f.site();
+    const { imp } = await run(siteId, 'plausible', PLAUSIBLE, { maxRows: 5, batchRecords: 2 });
+    expect(imp).toMatchObject({ status: 'failed', error: 'The files hold more than 5 rows: import a shorter period at a time' });
+    expect(imp.progress.rowsStored).toBe(0);
+    expect(await figures(siteId)).toEqual([]);
+  });
+
+  it('staged records are summed when every file is read, visitors counted by distinct visit', async () => {
+    const staging: ImportFormat = {
+      source: 'umami',
+      check: (_name, header) => (header.join(',') === 'day,visit,path' ? null : 'expected day,visit,path'),
+      async read(_name, records, sink) {
+        for await (const { record } of records) {
+          await sink.staged([
+            {
+              day: record.day as string,
+              metricSet: 'pageviews',
+              dimension: 'page',
+              value: record.path as string,
+              visitKey: record.visit as string,
+              count: 1,
+            },
+          ]);
+        }
+      },
+    };
+    const siteId = await f.site();
+    const rows = ['day,visit,path', '2024-02-01,a,/', '2024-02-01,a,/', '2024-02-01,b,/', '2024-02-01,c,/x'];
+    const { imp } = await run(
+      siteId,
+      'umami',
+      { 'events-1.csv': `${rows.slice(0, 3).join('\n')}\n`, 'events-2.csv': `${[rows[0], ...rows.slice(3)].join('\n')}\n` },
+      { formatOf: () => staging, batchRecords: 1 },
+    );
+    expect(imp.status).toBe('done');
+    expect(await figures(siteId)).toEqual([
+      { day: '2024-02-01', metric_set: 'pageviews', dimension: 'page', value: '/', count: '3', visitors: '2' },
+      { day: '2024-02-01', metric_set: 'pageviews', dimension: 'page', value: '/x', count: '1', visitors: '1' },
+    ]);
+    const [left] = await f.t.deps.orm.em
+      .fork()
+      .execute<{ n: string }[]>('select count(*) as n from import_staged where site_id = ?', [siteId]);
+    expect(Number(left?.n)).toBe(0);
+  });
+});
