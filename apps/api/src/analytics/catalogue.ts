@@ -28,7 +28,14 @@ import { type Lane, type MetricSet, PROPERTY_PREFIX, propertyOfDimension } from 
  *   with exactly one pageview of the value) per pageviews dimension, value and pair: with `sessions`,
  *   `pageviews` and `leave_ms`, a filtered summary's figures;
  * - metric set `summary` (lane human, dimension = a SUMMARY_ROLLUP_MEASURES name, value ''): the day's
- *   figures behind the summary that are not plain counts.
+ *   figures behind the summary that are not plain counts;
+ * - custom properties, from format 10 on, only for the keys the site keeps (settings `keptProperties`, at
+ *   most 10; rollup/kept-properties.ts): dimension `prop:<key>` of pageviews (with every set the pageviews
+ *   rows write: sessions, search_sessions, single_page, leave_*) and events (with event_value), a row
+ *   without the key under value '' like any null value, so a key's values add up to the day's totals. No
+ *   pairs. `rollup_days.properties` lists the keys a day's rollup holds: a day rolled up before a key was
+ *   kept has no rows for it (the engine refuses it on days older than the raw window, reads raw rows for
+ *   recent ones). Keys strangers send and the site does not keep never reach the rollups.
  */
 
 export interface DimensionDef {
@@ -336,8 +343,8 @@ export const PROPERTY_PATTERN = `${PROPERTY_PREFIX}<key>`;
 /**
  * A custom property's dimension (`prop:<key>`): the value of that key in the row's `props`. The key is
  * written into the expression as a string literal: `propertyOfDimension` allows only letters, digits, `_`,
- * `-`, `.` and spaces, so it can hold no quote or backslash (checked again here). Raw rows only: daily
- * rollups do not keep properties (docs/product/stats.md, "Properties").
+ * `-`, `.` and spaces, so it can hold no quote or backslash (checked again here). Daily rollups keep only
+ * the keys a site keeps (the header above; docs/product/stats.md, "Properties").
  */
 export function propertyDimension(name: string): DimensionDef | null {
   const key = propertyOfDimension(name);

@@ -1,5 +1,5 @@
 // What every question of one site needs, resolved once per request: its time zone (an unknown one
-// falls back to UTC), today and the first raw day in that zone, and its bot windows.
+// falls back to UTC), today and the first raw day in that zone, its bot windows and kept property keys.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { localToday, rawStartOf } from './range.ts';
 
@@ -10,6 +10,8 @@ export interface SiteCtx {
   windows: BotWindowDef[];
   today: string;
   rawStart: string;
+  /** The custom property keys the site keeps in its rollups (settings `keptProperties`). */
+  keptProperties: readonly string[];
   /** Only these UTC `day` partitions (results and journeys statements; day-store/). */
   utcDays?: readonly string[];
 }
@@ -46,6 +48,12 @@ export function botWindowsOf(settings: Record<string, unknown> | null | undefine
   return out;
 }
 
+/** The site's kept property keys (strings only). */
+function keptPropertiesOf(settings: Record<string, unknown> | null | undefined): string[] {
+  const list = Array.isArray(settings?.keptProperties) ? (settings.keptProperties as unknown[]) : [];
+  return list.filter((k): k is string => typeof k === 'string');
+}
+
 /** A zone both Intl and PostgreSQL know (sites are checked on save; an unknown one falls back to UTC). */
 function validZone(tz: string): boolean {
   try {
@@ -70,5 +78,6 @@ export function siteCtx(
     windows: botWindowsOf(site.settings),
     today,
     rawStart: rawStartOf(today),
+    keptProperties: keptPropertiesOf(site.settings),
   };
 }

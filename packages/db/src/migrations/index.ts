@@ -29,6 +29,7 @@ import { Migration20261216090000_browser_os } from './Migration20261216090000_br
 import { Migration20261217090000_pageview_channels } from './Migration20261217090000_pageview_channels.ts';
 import { Migration20261218090000_properties } from './Migration20261218090000_properties.ts';
 import { Migration20261219090000_imports } from './Migration20261219090000_imports.ts';
+import { Migration20261220090000_rollup_kept_properties } from './Migration20261220090000_rollup_kept_properties.ts';
 
 /** The committed migrations, in order. New ones: `npm run -w @us/db migration:create -- <name>`, then list it here. */
 export const migrationsList = [
@@ -66,4 +67,8 @@ export const migrationsList = [
   { name: 'Migration20261217090000_pageview_channels', class: Migration20261217090000_pageview_channels },
   { name: 'Migration20261218090000_properties', class: Migration20261218090000_properties },
   { name: 'Migration20261219090000_imports', class: Migration20261219090000_imports },
+  {
+    name: 'Migration20261220090000_rollup_kept_properties',
+    class: Migration20261220090000_rollup_kept_properties,
+  },
 ];

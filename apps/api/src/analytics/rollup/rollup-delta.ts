@@ -99,6 +99,7 @@ export function deltaSources(src: RollupSource, last: RolledState, now: string, 
     leavesWhere: `${inline(src.leavesWhere, src.leavesParams)} and ${leavesSeen}
       and ${idIn(`select pageview_id from ${src.tables.pageviews} where ${where}`, 'l.')}`,
     leavesParams: [],
+    keptProperties: src.keptProperties,
   });
   return {
     before: source(`${c.rows} and ${c.counted} and ${ofVisitors}`, 'false', seenBy(last.snapshot, 'l.')),

@@ -6,9 +6,11 @@
  * single_page), 5 the dimensions timezone and screen (DIMENSION_SINCE), 6 the events' values (metric set
  * event_value), 7 sessions by exit page and its pairs, 8 browsers and operating systems (with their versions;
  * the names beside exit pages), 9 the channel dimension and its pairs (and "from search" by channel: Gmail is
- * no search engine). Days of an older version are rolled up again while their raw rows exist.
+ * no search engine), 10 the site's kept custom properties (`prop:<key>`, recorded in `rollup_days.properties`;
+ * kept-properties.ts). Days of an older version, or rolled up with another list of kept keys than the
+ * site's, are rolled up again while their raw rows exist.
  */
-export const ROLLUP_VERSION = 9;
+export const ROLLUP_VERSION = 10;
 
 /** One rollup row (format: the header of stats/catalogue.ts). */
 export interface RollupRow {
@@ -31,4 +33,10 @@ export interface RollupSource {
   /** Condition on `page_leaves l` rows that may belong to the day's pageviews, and its bind values. */
   leavesWhere: string;
   leavesParams: unknown[];
+  /**
+   * The site's kept property keys as its settings hold them (`keptProperties`): pageviews and events get a
+   * `prop:<key>` grouping per key that can be one, and the list is recorded with the day (`rollup_days.properties`).
+   * None when absent (the demo generator's staging tables).
+   */
+  keptProperties?: readonly string[];
 }

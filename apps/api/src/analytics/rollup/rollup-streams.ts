@@ -18,6 +18,7 @@ import {
 import { EXIT_DIMENSIONS, namesExit, VISIT_ORDER } from '../exit-paths.ts';
 import { type CopyOut, type CopyStream, inline } from './copy-connections.ts';
 import { forEachCopyRow } from './copy-rows.ts';
+import { keptDimensions } from './kept-properties.ts';
 import type { RollupRow, RollupSource } from './rollup-format.ts';
 import { LeaveSums } from './rollup-leaves.ts';
 import {
@@ -164,6 +165,23 @@ const REQUESTS: StreamShape = {
   emits: REQUEST_ROWS,
 };
 
+/**
+ * A stream's shape with a `prop:<key>` grouping per kept key (kept-properties.ts), its value column after the
+ * catalogue's (a row without the key counts under '', as a null value of any dimension does, so the values
+ * add up to the day's totals). Pageviews (sessions too) and events carry properties.
+ */
+function withProperties(shape: StreamShape, keys: readonly string[] | undefined): StreamShape {
+  const kept = keptDimensions(keys);
+  if (!kept.length) return shape;
+  const exprs = [...shape.exprs];
+  const groupings = [...shape.groupings];
+  for (const { dimension, sql } of kept) {
+    exprs.push(`coalesce((${sql})::text, '')`);
+    groupings.push({ dimension, columns: [exprs.length - 1] });
+  }
+  return { ...shape, exprs, groupings };
+}
+
 const copy = (select: string) => `copy (${select}) to stdout`;
 
 /** The COPY statement of a stream over the day's rows (`part`: the pageviews of some visitors). */
@@ -276,6 +294,8 @@ function summaryRows(rows: RollupRow[], leaves: LeaveSums): RollupRow[] {
  */
 export async function tallySiteDay(src: RollupSource, copyOut: CopyOut, atOnce = 1, parts = atOnce): Promise<RollupRow[]> {
   const leaves = new LeaveSums();
+  const pageviews = withProperties(PAGEVIEWS, src.keptProperties);
+  const events = withProperties(EVENTS, src.keptProperties);
   // The leave reports first: each pageviews stream waits for them (its statement already sorting meanwhile).
   const leaveSql = copy(
     `select pageview_id, scroll_depth, time_on_page_ms from ${src.tables.page_leaves} l where ${inline(src.leavesWhere, src.leavesParams)}`,
@@ -289,10 +309,10 @@ export async function tallySiteDay(src: RollupSource, copyOut: CopyOut, atOnce =
       },
     },
     ...Array.from({ length: parts }, (_, k) => ({
-      sql: statementOf(PAGEVIEWS, src, partOf(k, parts)),
-      read: (s: AsyncIterable<Buffer>) => readStream(PAGEVIEWS, s, leaves),
+      sql: statementOf(pageviews, src, partOf(k, parts)),
+      read: (s: AsyncIterable<Buffer>) => readStream(pageviews, s, leaves),
     })),
-    { sql: statementOf(EVENTS, src), read: (s) => readStream(EVENTS, s, leaves) },
+    { sql: statementOf(events, src), read: (s) => readStream(events, s, leaves) },
     { sql: statementOf(REQUESTS, src), read: (s) => readStream(REQUESTS, s, leaves) },
   ];
   const results: RollupRow[][] = new Array(streams.length);

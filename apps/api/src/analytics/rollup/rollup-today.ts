@@ -1,6 +1,7 @@
 import type { Orm } from '@us/db';
 import { withJobLock } from '../../core/job-lock.ts';
 import type { Logger } from '../../core/logger.ts';
+import { keptPropertiesSql, sameKeysSql } from './kept-properties.ts';
 import { rollupSiteDay, type SiteDay } from './rollup.ts';
 import { ROLLUP_VERSION } from './rollup-format.ts';
 
@@ -69,9 +70,10 @@ async function refreshToday(orm: Orm, opts: TodayRollupOptions): Promise<TodayRo
 /**
  * Sites whose local day holding `until` began before it, that have rows around that day, and whose
  * rollup of that day is missing, reaches an earlier boundary or is of an older format (a complete day
- * is never redone here). The arrivals and the rollups already current are read as sets of their own (a
- * local day is within a day of `until`'s UTC day), not per site: Citus runs a subquery on its distributed
- * tables only when it is not correlated with the sites (a reference table).
+ * is never redone here), or was counted with other kept property keys than the site's. The arrivals and
+ * the rollups already current are read as sets of their own (a local day is within a day of `until`'s UTC
+ * day), not per site: Citus runs a subquery on its distributed tables only when it is not correlated with
+ * the sites (a reference table).
  */
 export async function dueSiteDays(orm: Orm, until: string, siteIds?: string[]): Promise<SiteDay[]> {
   if (siteIds && siteIds.length === 0) return [];
@@ -85,7 +87,7 @@ export async function dueSiteDays(orm: Orm, until: string, siteIds?: string[]): 
           ${siteCond('a.site_id')}
      ),
      current as materialized (
-       select rd.site_id, rd.day from rollup_days rd
+       select rd.site_id, rd.day, rd.rolled_until is null as complete, rd.properties from rollup_days rd
         where rd.day between (?::timestamptz at time zone 'UTC')::date - 1 and (?::timestamptz at time zone 'UTC')::date + 1
           and (rd.rolled_until is null or (rd.rolled_until >= ?::timestamptz and rd.version >= ${ROLLUP_VERSION}))
           ${siteCond('rd.site_id')}
@@ -97,7 +99,8 @@ export async function dueSiteDays(orm: Orm, until: string, siteIds?: string[]): 
         and (t.day::timestamp at time zone s.timezone) < ?::timestamptz
         ${siteCond('s.id')}
         and exists (select 1 from arrived a where a.site_id = s.id and a.day between t.day - 1 and t.day + 1)
-        and not exists (select 1 from current c where c.site_id = s.id and c.day = t.day)
+        and not exists (select 1 from current c where c.site_id = s.id and c.day = t.day
+                          and (c.complete or ${sameKeysSql('c.properties', keptPropertiesSql('s'))}))
       order by s.id`,
     [until, until, ...sites, until, until, until, ...sites, until, until, ...sites],
     'all',

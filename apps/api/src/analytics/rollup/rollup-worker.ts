@@ -60,7 +60,9 @@ const query: Query = async (sql, params) => (await pool.query(sql, params)).rows
 /** Counts the whole day as `snapshot` sees it and replaces its rollup. */
 async function rollUpWholeDay(task: RollupTask, snapshot: string): Promise<RollupDone> {
   const rows = await tallySiteDay(seenSource(task.src, snapshot), copyOut, task.atOnce);
-  await inTransaction((run) => replaceSiteDayRollup(run, task.siteId, task.day, rows, task.until, snapshot));
+  await inTransaction((run) =>
+    replaceSiteDayRollup(run, task.siteId, task.day, rows, task.until, snapshot, task.src.keptProperties),
+  );
   return { rows: rows.length, recounted: null };
 }
 
@@ -93,7 +95,7 @@ async function rollUpDelta(task: RollupTask, last: RolledState, snapshot: string
       [task.siteId, task.day, last.until, last.snapshot],
     );
     if (state?.same !== true) throw new Error('the site-day was rolled up by another run meanwhile');
-    await addToSiteDayRollup(run, task.siteId, task.day, deltas, task.until, snapshot);
+    await addToSiteDayRollup(run, task.siteId, task.day, deltas, task.until, snapshot, task.src.keptProperties);
   });
   return { rows: deltas.length, recounted: visitors.length };
 }

@@ -27,7 +27,8 @@ export async function writeRollupRows(run: RunStatement, siteId: string, day: st
 /**
  * Replaces a site-day's rollup rows with `rows` and records the day in `rollup_days` in the current
  * format; `until`: the instant the rows reach (the current day), null for a complete day; `snapshot`:
- * which rows the count saw (rollup-delta.ts), null when unknown (the next rollup then counts the whole day).
+ * which rows the count saw (rollup-delta.ts), null when unknown (the next rollup then counts the whole day);
+ * `properties`: the site's kept property keys the rows were counted with (kept-properties.ts).
  * The record comes first: every writer of a site-day locks its `rollup_days` row before its rollup rows
  * (the incremental one selects it `for update`), so two rollups of one day wait for each other instead
  * of each holding what the other needs (a deadlock, one of them thrown away).
@@ -39,8 +40,9 @@ export async function replaceSiteDayRollup(
   rows: RollupRow[],
   until: string | null,
   snapshot: string | null = null,
+  properties: readonly string[] = [],
 ) {
-  await recordSiteDay(run, siteId, day, until, snapshot);
+  await recordSiteDay(run, siteId, day, until, snapshot, properties);
   await run('delete from daily_rollups where site_id = $1::uuid and day = $2::date', [siteId, day]);
   await writeRollupRows(run, siteId, day, rows);
 }
@@ -57,6 +59,7 @@ export async function addToSiteDayRollup(
   deltas: RollupRow[],
   until: string | null,
   snapshot: string,
+  properties: readonly string[] = [],
 ) {
   await writeRollupRows(
     run,
@@ -70,16 +73,23 @@ export async function addToSiteDayRollup(
     `delete from daily_rollups where site_id = $1::uuid and day = $2::date and count = 0 and visitors = 0 and metric_set <> 'summary'`,
     [siteId, day],
   );
-  await recordSiteDay(run, siteId, day, until, snapshot);
+  await recordSiteDay(run, siteId, day, until, snapshot, properties);
 }
 
-async function recordSiteDay(run: RunStatement, siteId: string, day: string, until: string | null, snapshot: string | null) {
+async function recordSiteDay(
+  run: RunStatement,
+  siteId: string,
+  day: string,
+  until: string | null,
+  snapshot: string | null,
+  properties: readonly string[],
+) {
   await run(
     // rolled_at from the inserted row rather than now() in the update: Citus takes only immutable functions there.
-    `insert into rollup_days (site_id, day, version, rolled_until, snapshot, rolled_at)
-     values ($1::uuid, $2::date, $3::smallint, $4::timestamptz, $5::pg_snapshot, now())
+    `insert into rollup_days (site_id, day, version, rolled_until, snapshot, rolled_at, properties)
+     values ($1::uuid, $2::date, $3::smallint, $4::timestamptz, $5::pg_snapshot, now(), $6::text[])
      on conflict (site_id, day) do update set rolled_at = excluded.rolled_at, version = excluded.version,
-       rolled_until = excluded.rolled_until, snapshot = excluded.snapshot`,
-    [siteId, day, ROLLUP_VERSION, until, snapshot],
+       rolled_until = excluded.rolled_until, snapshot = excluded.snapshot, properties = excluded.properties`,
+    [siteId, day, ROLLUP_VERSION, until, snapshot, [...properties]],
   );
 }

@@ -3,6 +3,7 @@ import { CompiledQuery } from 'kysely';
 import { withJobLock } from '../../core/job-lock.ts';
 import type { Logger } from '../../core/logger.ts';
 import { rollupLag, rollupOldestPending } from '../../core/observe/metrics.ts';
+import { keptPropertiesSql, sameKeys, sameKeysSql } from './kept-properties.ts';
 import type { RolledState } from './rollup-delta.ts';
 import { ROLLUP_VERSION, type RollupSource } from './rollup-format.ts';
 import { rollupInThread } from './rollup-thread.ts';
@@ -16,7 +17,10 @@ import { replaceSiteDayRollup } from './rollup-write.ts';
  * - A local day is complete once the site's local midnight after it is `graceMs` (default 1 h) past,
  *   so rows the buffers and the edge SDK deliver late still land in it.
  * - Candidates are the local days overlapping an existing raw partition (catalog, no table scan) that
- *   are not rolled up in the current format (ROLLUP_VERSION), oldest first, at most `maxDays` per run.
+ *   are not rolled up in the current format (ROLLUP_VERSION) with the site's kept property keys
+ *   (kept-properties.ts: a changed list rolls the raw window's days up again), oldest first, at most
+ *   `maxDays` per run. A day rolled up before whose first UTC day's partition is gone already is left as
+ *   it is: rolled up again from what is left, it would lose the rows of that partition.
  *   A candidate with no raw rows gets only its `rollup_days` row (nothing to roll up), so it is not probed again.
  * - Lanes are the stored `lane` column: a site's bot windows are not applied in rollups.
  * - Rows arriving for a day after its complete rollup are not added to its rollups.
@@ -133,11 +137,13 @@ export async function pendingSiteDays(orm: Orm, opts: RunRollupsOptions, limit: 
   // A site-local day reaches at most a day either side of the UTC days it overlaps.
   params.push(days[0], days[days.length - 1]);
   if (siteIds) params.push(siteIds);
-  params.push(ready.toISOString(), limit);
+  // The oldest raw partition: a local day starting before it lost some of its rows to retention.
+  params.push(ready.toISOString(), days[0], limit);
   const rows = await conn.execute<{ site_id: string; timezone: string; day: string; ended_at: string }[]>(
     `with z as materialized (select name from pg_timezone_names),
      c as (
-       select distinct s.id as site_id, s.timezone, ld.local_day
+       select distinct s.id as site_id, s.timezone, ld.local_day, ${keptPropertiesSql('s')} as kept,
+              ((ld.local_day::timestamp at time zone s.timezone) at time zone 'UTC')::date as first_utc
          from sites s
          cross join unnest(?::date[]) p(day)
          cross join lateral (values
@@ -147,15 +153,18 @@ export async function pendingSiteDays(orm: Orm, opts: RunRollupsOptions, limit: 
         where s.timezone in (select name from z) ${siteCond('s.id')}
      ),
      rolled as materialized (
-       select rd.site_id, rd.day from rollup_days rd
-        where rd.day between ?::date - 1 and ?::date + 1 and rd.version >= ${ROLLUP_VERSION} and rd.rolled_until is null
+       select rd.site_id, rd.day, rd.version >= ${ROLLUP_VERSION} and rd.rolled_until is null as complete, rd.properties
+         from rollup_days rd
+        where rd.day between ?::date - 1 and ?::date + 1
           ${siteCond('rd.site_id')}
      )
      select c.site_id::text as site_id, c.timezone, to_char(c.local_day, 'YYYY-MM-DD') as day,
             (extract(epoch from ((c.local_day + 1)::timestamp at time zone c.timezone)) * 1000)::bigint::text as ended_at
        from c
       where c.local_day < (?::timestamptz at time zone c.timezone)::date
-        and not exists (select 1 from rolled r where r.site_id = c.site_id and r.day = c.local_day)
+        and not exists (select 1 from rolled r where r.site_id = c.site_id and r.day = c.local_day
+                          and r.complete and ${sameKeysSql('r.properties', 'c.kept')})
+        and (c.first_utc >= ?::date or not exists (select 1 from rolled r where r.site_id = c.site_id and r.day = c.local_day))
       order by c.local_day, c.site_id
       limit ?`,
     params,
@@ -171,6 +180,8 @@ interface Bounds {
   /** The UTC days (partitions) that can hold the day's rows. */
   firstUtc: string;
   lastUtc: string;
+  /** The site's kept property keys, as its settings hold them. */
+  kept: string[];
 }
 
 async function boundsOf(orm: Orm, sd: SiteDay): Promise<Bounds> {
@@ -178,16 +189,20 @@ async function boundsOf(orm: Orm, sd: SiteDay): Promise<Bounds> {
     `select to_char(lo at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "lo",
             to_char(hi at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "hi",
             to_char((lo at time zone 'UTC')::date, 'YYYY-MM-DD') as "firstUtc",
-            to_char(((hi - interval '1 microsecond') at time zone 'UTC')::date, 'YYYY-MM-DD') as "lastUtc"
+            to_char(((hi - interval '1 microsecond') at time zone 'UTC')::date, 'YYYY-MM-DD') as "lastUtc",
+            coalesce((select ${keptPropertiesSql('s')} from sites s where s.id = ?::uuid), '{}') as "kept"
        from (select (?::date)::timestamp at time zone ? as lo, (?::date + 1)::timestamp at time zone ? as hi) b`,
-    [sd.day, sd.timezone, sd.day, sd.timezone],
+    [sd.siteId, sd.day, sd.timezone, sd.day, sd.timezone],
     'all',
   );
   if (!b) throw new Error('no bounds');
   return b;
 }
 
-/** Where a site-day's raw rows are (before `until`, when given): its local day's instants within its UTC day partitions. */
+/**
+ * Where a site-day's raw rows are (before `until`, when given): its local day's instants within its UTC day
+ * partitions; with the site's kept property keys.
+ */
 export async function siteDaySource(orm: Orm, sd: SiteDay, until?: string): Promise<RollupSource> {
   const b = await boundsOf(orm, sd);
   return {
@@ -197,6 +212,7 @@ export async function siteDaySource(orm: Orm, sd: SiteDay, until?: string): Prom
     // A leave report may be stored up to a day after its pageview.
     leavesWhere: 'l.site_id = ?::uuid and l.day between ?::date and ?::date + 2',
     leavesParams: [sd.siteId, b.firstUtc, b.lastUtc],
+    keptProperties: b.kept,
   };
 }
 
@@ -208,17 +224,21 @@ export interface SiteDayRolled {
 
 /**
  * The day's last rollup, when the next one can start from it (rollup-delta.ts): a rollup of the current
- * day in this format that recorded its snapshot, reaching no further than `until` (null: the day's end).
+ * day in this format and with these kept property keys that recorded its snapshot, reaching no further
+ * than `until` (null: the day's end).
  */
-async function lastRollup(orm: Orm, sd: SiteDay, until: string | null): Promise<RolledState | null> {
-  const [last] = await orm.em.getConnection().execute<{ until: string | null; snapshot: string | null; version: number }[]>(
-    `select to_char(rolled_until at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as until,
-            snapshot::text as snapshot, version
-       from rollup_days where site_id = ? and day = ?`,
-    [sd.siteId, sd.day],
-    'all',
-  );
+async function lastRollup(orm: Orm, sd: SiteDay, src: RollupSource, until: string | null): Promise<RolledState | null> {
+  const [last] = await orm.em
+    .getConnection()
+    .execute<{ until: string | null; snapshot: string | null; version: number; properties: string[] }[]>(
+      `select to_char(rolled_until at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as until,
+              snapshot::text as snapshot, version, properties
+         from rollup_days where site_id = ? and day = ?`,
+      [sd.siteId, sd.day],
+      'all',
+    );
   if (!last?.until || !last.snapshot || last.version !== ROLLUP_VERSION) return null;
+  if (!sameKeys(last.properties, src.keptProperties ?? [])) return null;
   if (until !== null && Date.parse(until) < Date.parse(last.until)) return null;
   return { until: last.until, snapshot: last.snapshot };
 }
@@ -243,7 +263,7 @@ export async function rollupSiteDay(orm: Orm, sd: SiteDay, until?: string): Prom
   );
   if (probe?.any === true) {
     // Counted and written in the rollup thread: the API's event loop neither counts nor encodes the rows.
-    const last = await lastRollup(orm, sd, until ?? null);
+    const last = await lastRollup(orm, sd, src, until ?? null);
     return rollupInThread(orm, { src, atOnce: ROLLUP_CONNECTIONS, siteId: sd.siteId, day: sd.day, until: until ?? null, last });
   }
   await conn
@@ -256,6 +276,8 @@ export async function rollupSiteDay(orm: Orm, sd: SiteDay, until?: string): Prom
         sd.day,
         [],
         until ?? null,
+        null,
+        src.keptProperties,
       ),
     );
   return null;

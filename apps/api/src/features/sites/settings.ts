@@ -35,6 +35,8 @@ export async function updateSettings(em: EntityManager, actor: Actor, input: Upd
     if (input.botWindows !== undefined) settings.botWindows = input.botWindows.map(normaliseWindow);
     if (input.goals !== undefined) settings.goals = input.goals.map(goalOf);
     if (input.experiments !== undefined) settings.experiments = input.experiments.map(experimentOf);
+    // A changed list is the rollup job's cue: it rolls the site's days with raw rows (the last 90 or so) up
+    // again with the new keys (analytics/rollup/kept-properties.ts); older days keep the keys they had.
     if (input.keptProperties !== undefined) settings.keptProperties = [...new Set(input.keptProperties)];
     store(site, settings);
     await tx.flush();

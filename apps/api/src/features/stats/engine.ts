@@ -13,9 +13,9 @@ import { type AppError, badRequest } from '../../core/errors.ts';
 import { comparability } from './comparability.ts';
 import { comparableBefore, comparedRange } from './compare-range.ts';
 import { type GroupRow, groupsStatement, type Sources, totalsStatement } from './figures-statement.ts';
-import { type FiguresPlan, planFigures, type Refusal, type RollupShape } from './planner.ts';
+import { type FiguresPlan, planFigures, propertiesNamed, type Refusal, type RollupShape } from './planner.ts';
 import { countNames, type Figures, type Question, sourceOf } from './question.ts';
-import { firstOlderFormat, splitForQuestion } from './rolled-days.ts';
+import { daysWithoutProperties, firstOlderFormat, splitForQuestion } from './rolled-days.ts';
 import { withoutImported } from './rollup-statements.ts';
 import type { NormalSpec } from './spec.ts';
 
@@ -62,13 +62,36 @@ async function refuseOlderFormats(ctx: SiteCtx, qn: Question, shape: RollupShape
   );
 }
 
+/**
+ * Days older than the raw window rolled up before the site kept a custom property the question names
+ * (the planner refused keys it does not keep): refused, naming the days and the field.
+ */
+async function refuseDaysWithoutProperties(ctx: SiteCtx, qn: Question): Promise<void> {
+  const old = splitRange(qn.range, ctx.rawStart).rollup;
+  const named = propertiesNamed(qn.by, qn.where);
+  const [first] = named;
+  if (!old || !first) return;
+  const stale = await daysWithoutProperties(
+    ctx,
+    old,
+    named.map((p) => p.key),
+  );
+  if (!stale) return;
+  throw badRequest(
+    first.field,
+    `Days from ${stale.from} to ${stale.to} were rolled up before the site kept the property ${first.key} (keptProperties): choose days from ${addDays(stale.to, 1)} on`,
+  );
+}
+
 /** The days each source answers: rolled-up recent days move to the rollups when the plan lets them. */
 async function chooseSources(ctx: SiteCtx, qn: Question, plan: FiguresPlan): Promise<Sources> {
   // No rollup shape: the planner has refused any day older than the raw window.
   if (!plan.rollups) return { raw: qn.range, rollup: null };
   await refuseOlderFormats(ctx, qn, plan.rollups);
+  await refuseDaysWithoutProperties(ctx, qn);
   const version = versionFor(qn, { ...plan, rollups: plan.rollups });
-  const split = await splitForQuestion(ctx, qn.range, plan.recentFromRollups, version, !namesExit(dimensionsOf(qn)));
+  const properties = propertiesNamed(qn.by, qn.where).map((p) => p.key);
+  const split = await splitForQuestion(ctx, qn.range, plan.recentFromRollups, version, !namesExit(dimensionsOf(qn)), properties);
   return { raw: split.raw, rollup: split.rollup && { days: split.rollup, shape: plan.rollups } };
 }
 
@@ -90,7 +113,7 @@ function shapeRows(qn: Question, groups: readonly GroupRow[], counts: string[]):
 
 /** Totals and rows of one period. */
 export async function figures(ctx: SiteCtx, qn: Question): Promise<Figures> {
-  const plan = planFigures(qn, ctx.rawStart);
+  const plan = planFigures(qn, ctx.rawStart, ctx.keptProperties);
   if (!plan.ok) throw refusalError(plan);
   const sources = await chooseSources(ctx, qn, plan);
   const { counts } = plan;

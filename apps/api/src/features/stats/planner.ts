@@ -49,24 +49,37 @@ export interface RolledUp {
 
 const refuse = (field: string, reason: string): Refusal => ({ ok: false, field, reason });
 
+/** The custom property keys a question names (its `by` and `where` dimensions `prop:<key>`), each with its field. */
+export function propertiesNamed(by: string | null, where: Record<string, string>): { key: string; field: string }[] {
+  const named = [...(by?.startsWith(PROPERTY_PREFIX) ? [{ name: by, field: 'by' }] : [])];
+  for (const name of Object.keys(where)) if (name.startsWith(PROPERTY_PREFIX)) named.push({ name, field: `where.${name}` });
+  const out: { key: string; field: string }[] = [];
+  for (const { name, field } of named) {
+    const key = name.slice(PROPERTY_PREFIX.length);
+    if (!out.some((p) => p.key === key)) out.push({ key, field });
+  }
+  return out;
+}
+
 /**
  * A rollup row holds one dimension besides `day`, or one of the set's dimension pairs (ROLLUP_PAIRS):
  * `by` (when not a time) and the `where` keys together may name one dimension, or the two of a pair.
  * Gives the rollup dimension ('' for day totals, `a|b` for a pair), or the refusal naming the dimension
- * too many.
+ * too many. A custom property (`prop:<key>`) is one dimension when `properties` (rollups keep the keys a
+ * site keeps, and which days hold a key is for the caller to check: rolled-days.ts); else refused.
  */
 export function rollupFit(
   set: MetricSet,
   by: string | null,
   where: Record<string, string>,
+  properties = false,
 ): { ok: true; dimension: string } | Refusal {
   const seen: string[] = by && !TIME_DIMENSIONS.has(by) ? [by] : [];
-  // Daily rollups keep no custom properties: a question naming one is answered from raw rows only.
-  const property = [...seen, ...Object.keys(where)].find((d) => d.startsWith(PROPERTY_PREFIX));
+  const property = properties ? undefined : propertiesNamed(by, where)[0];
   if (property) {
     return refuse(
-      property === by ? 'by' : `where.${property}`,
-      `Custom properties are kept for the last 90 days only: ${property} is only possible within the last 90 days; choose later days`,
+      property.field,
+      `Custom properties are read from raw rows here: ${PROPERTY_PREFIX}${property.key} is only possible within the last 90 days; choose later days`,
     );
   }
   for (const key of Object.keys(where)) {
@@ -92,13 +105,23 @@ function totalsDimension(qn: Question): string {
   return b === undefined ? a : (pairDimension(qn.metrics, a, b) as string);
 }
 
-/** How to answer a question whose first raw day is `rawStart`, or why it cannot be answered. */
-export function planFigures(qn: Question, rawStart: string): FiguresPlan | Refusal {
+/**
+ * How to answer a question whose first raw day is `rawStart`, or why it cannot be answered; `kept`: the
+ * custom property keys the site keeps in its rollups (a property of another key has only raw rows).
+ */
+export function planFigures(qn: Question, rawStart: string, kept: readonly string[] = []): FiguresPlan | Refusal {
   const hasOldDays = splitRange(qn.range, rawStart).rollup !== null;
   if (qn.by === 'hour' && hasOldDays) {
     return refuse('by', `Hourly series exist only for the last 90 days: choose days from ${rawStart} on, or by=day`);
   }
-  const fit = rollupFit(qn.metrics, qn.by, qn.where);
+  const unkept = hasOldDays ? propertiesNamed(qn.by, qn.where).find((p) => !kept.includes(p.key)) : undefined;
+  if (unkept) {
+    return refuse(
+      unkept.field,
+      `${PROPERTY_PREFIX}${unkept.key} is only possible within the last 90 days: the site does not keep the key "${unkept.key}". Add it to keptProperties in the site settings (PATCH /v1/sites/{id}/settings) to keep its values in the daily rollups from then on, or choose days from ${rawStart} on`,
+    );
+  }
+  const fit = rollupFit(qn.metrics, qn.by, qn.where, true);
   if (!fit.ok && hasOldDays) return fit;
   const counts = qn.counts ?? countNames(qn.metrics, qn.sort);
   // Totals read the day-total rows, or the filtered dimension's (or pair's): visitors do not add up

@@ -38,7 +38,7 @@ export function publicCatalogue(): StatsCatalogue {
         pattern: PROPERTY_PATTERN,
         metricSets: [...PROPERTY_SETS],
         description:
-          'A custom property the page script sent (by=prop:plan, where.prop:plan=pro): a key of 1-64 letters, digits, _, -, . or spaces, case kept; keys seen lately at GET /v1/sites/{id}/properties. Raw rows only: the last 90 days.',
+          'A custom property the page script sent (by=prop:plan, where.prop:plan=pro): a key of 1-64 letters, digits, _, -, . or spaces, case kept; keys seen lately at GET /v1/sites/{id}/properties. The last 90 days from raw rows; older days only for the keys the site keeps (keptProperties in its settings), from the day it kept them.',
       },
     ],
     limits: {

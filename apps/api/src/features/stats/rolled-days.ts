@@ -20,14 +20,16 @@ function botWindowTouches(ctx: SiteCtx, r: DayRange): boolean {
 }
 
 /**
- * Days of `r` rolled up in format `version` or later (`until`: where a partly rolled-up day's rollup
- * ends), days of imported history, and local days no raw partition can hold rows of (none of the UTC days they overlap has one,
- * e.g. before the first data): nothing to read raw, so they count as rolled up (their rollups are empty).
+ * Days of `r` rolled up in format `version` or later with every custom property key of `properties`
+ * (`until`: where a partly rolled-up day's rollup ends), days of imported history, and local days no raw
+ * partition can hold rows of (none of the UTC days they overlap has one, e.g. before the first data):
+ * nothing to read raw, so they count as rolled up (their rollups are empty).
  */
 function rolledDaysStatement(
   ctx: SiteCtx,
   r: DayRange,
   version: number,
+  properties: readonly string[],
 ): Statement<{ day: string; until: string | null; rolled: boolean }> {
   const p = new Params();
   const from = p.add(r.from, 'date');
@@ -39,7 +41,12 @@ function rolledDaysStatement(
     from rollup_days
     where site_id = ${p.add(ctx.siteId, 'uuid')}
       and day between ${from} and ${to}
-      and version >= ${p.add(version, 'int')}
+      and version >= ${p.add(version, 'int')}${
+        properties.length
+          ? `
+      and properties @> ${p.add([...properties], 'text[]')}`
+          : ''
+      }
     union
     -- Imported history: days without native data (an import skips those), read from rollups as rolled-up days.
     select distinct to_char(day, 'YYYY-MM-DD'), null, true
@@ -64,14 +71,14 @@ function rolledDaysStatement(
  * The last day E of `r` such that every day from r.from to E is rolled up (format `version`+), and the
  * day after E when its rollup reaches only part of it (the current day).
  */
-async function rolledUp(ctx: SiteCtx, r: DayRange, version: number): Promise<RolledUp> {
+async function rolledUp(ctx: SiteCtx, r: DayRange, version: number, properties: readonly string[]): Promise<RolledUp> {
   const none: RolledUp = { complete: null, partial: null };
   if (botWindowTouches(ctx, r)) return none;
   let complete: string | null = null;
   let next = r.from;
   // Days without partitions alone are no reason to read rollups (the answer's source stays raw).
   let real = false;
-  for (const { day, until, rolled } of await run(ctx.em, rolledDaysStatement(ctx, r, version))) {
+  for (const { day, until, rolled } of await run(ctx.em, rolledDaysStatement(ctx, r, version, properties))) {
     if (day === complete) continue;
     if (day !== next) break;
     if (until) return { complete, partial: { day, until } };
@@ -86,7 +93,8 @@ async function rolledUp(ctx: SiteCtx, r: DayRange, version: number): Promise<Rol
  * Which days of `r` come from rollups and which from raw rows. `eligible`: the question can be answered
  * from rollups at all (no hourly series, one dimension or a kept pair, no raw-only condition); `version`:
  * the rollup format it needs (2 for a pair); `partial`: whether the current day's rollup up to an hour may
- * answer (not for exit pages: a visit going on past that hour has a later exit than the rollup kept).
+ * answer (not for exit pages: a visit going on past that hour has a later exit than the rollup kept);
+ * `properties`: the custom property keys it names (a day rolled up before one was kept has no rows of it).
  */
 export async function splitForQuestion(
   ctx: SiteCtx,
@@ -94,9 +102,10 @@ export async function splitForQuestion(
   eligible: boolean,
   version: number,
   partial = true,
+  properties: readonly string[] = [],
 ): Promise<DaySplit> {
   const recent = splitRange(r, ctx.rawStart).raw;
-  const rolled = eligible && recent ? await rolledUp(ctx, recent, version) : { complete: null, partial: null };
+  const rolled = eligible && recent ? await rolledUp(ctx, recent, version, properties) : { complete: null, partial: null };
   return splitDays(r, ctx.rawStart, partial ? rolled : { ...rolled, partial: null });
 }
 
@@ -111,4 +120,20 @@ export async function firstOlderFormat(ctx: SiteCtx, r: DayRange, version: numbe
       and version < ${p.add(version, 'int')}`;
   const [row] = await run(ctx.em, statement<{ day: string | null }>(sql, p));
   return row?.day ?? null;
+}
+
+/**
+ * The first and last day of `r` rolled up without one of the custom property keys `properties` (rolled up
+ * before the site kept it: its rollups hold no rows of that key), or null when every rolled-up day has them.
+ */
+export async function daysWithoutProperties(ctx: SiteCtx, r: DayRange, properties: readonly string[]): Promise<DayRange | null> {
+  const p = new Params();
+  const sql = `
+    select to_char(min(day), 'YYYY-MM-DD') as "from", to_char(max(day), 'YYYY-MM-DD') as "to"
+    from rollup_days
+    where site_id = ${p.add(ctx.siteId, 'uuid')}
+      and day between ${p.add(r.from, 'date')} and ${p.add(r.to, 'date')}
+      and not (properties @> ${p.add([...properties], 'text[]')})`;
+  const [row] = await run(ctx.em, statement<{ from: string | null; to: string | null }>(sql, p));
+  return row?.from && row.to ? { from: row.from, to: row.to } : null;
 }

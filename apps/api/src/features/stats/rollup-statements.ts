@@ -1,7 +1,7 @@
 // The rollup part of a figures statement: `daily_rollups` rows of one dimension (see catalogue.ts for
 // the format), counted per value (`groups`) or in total (`totals`), with the raw part's columns. A pair's
 // rows (`a|b`) are read by the side each condition or grouping names.
-import type { MetricSet } from '@us/shared';
+import { type MetricSet, PROPERTY_PREFIX } from '@us/shared';
 import { CATALOGUE, PAIR_SEPARATOR, SUMMED_COUNTS } from '../../analytics/catalogue.ts';
 import type { DayRange } from '../../analytics/range.ts';
 import { rollupSource } from '../../analytics/rollup-source.ts';
@@ -55,8 +55,9 @@ function valueSql(qn: Question, grouping: Grouping, dimension: string): string {
   return TIME_VALUES[qn.by] ?? `nullif(${partSql(dimension, qn.by)}, '')`;
 }
 
-/** Imported history keeps no pairs of dimensions: a question read from a pair's rows leaves it out. */
-export const withoutImported = (shape: RollupShape) => shape.groups.includes('|') || shape.totals.includes('|');
+/** Imported history keeps no pairs of dimensions and no custom properties: a question read from their rows leaves it out. */
+const notImported = (dimension: string) => dimension.includes('|') || dimension.startsWith(PROPERTY_PREFIX);
+export const withoutImported = (shape: RollupShape) => notImported(shape.groups) || notImported(shape.totals);
 
 export function rollupPart(
   ctx: SiteCtx,

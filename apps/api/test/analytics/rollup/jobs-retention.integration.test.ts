@@ -1,8 +1,8 @@
-import { createOrm, insertRows, listPartitions, type Orm, pageviewRow, requestRow } from '@us/db';
+import { createOrm, dropPartitionsOfDays, insertRows, listPartitions, type Orm, pageviewRow, requestRow } from '@us/db';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { maintainPartitions } from '../../../src/analytics/ingest/index.ts';
 import { applySiteRetention, dropRolledUpPartitions } from '../../../src/analytics/rollup/retention.ts';
-import { runRollups } from '../../../src/analytics/rollup/rollup.ts';
+import { pendingSiteDays, runRollups } from '../../../src/analytics/rollup/rollup.ts';
 import { siteInNewWorkspace } from '../../support/sites.ts';
 
 // Days long gone (2002, 2004), apart from the other suites' days, on the suite's shared database.
@@ -83,6 +83,35 @@ describe('raw partition retention', () => {
     const run = await dropRolledUpPartitions(orm, { now: new Date('2002-05-20T00:00:00Z'), from: '2002-02-01', wait: true });
     expect(run.dropped).toContain('pageviews_p20020201');
     expect(await has()).toBe(false);
+  });
+});
+
+describe('rolling up again after retention', () => {
+  it('leaves a rolled-up day whose first hours were in a dropped partition as it is', async () => {
+    // The oldest days of the suite's database (2000, the first year a row may have). Berlin in January is
+    // UTC+1, so local 2000-01-15 is [01-14 23:00Z, 01-15 23:00Z): its first hour is in the partition of 01-14.
+    const s = await newSite('Europe/Berlin');
+    await insertRows(orm, 'pageviews', [pv(s, '2000-01-14T23:30:00Z'), pv(s, '2000-01-15T12:00:00Z')]);
+    const now = new Date('2000-04-20T12:00:00Z');
+    await runRollups(orm, { now, siteIds: [s], wait: true });
+    // Retention 92 days after 01-14 (2000 is a leap year) drops that day only.
+    const run = await dropRolledUpPartitions(orm, { now: new Date('2000-04-16T12:00:00Z'), from: '2000-01-14', wait: true });
+    expect(run.dropped).toContain('pageviews_p20000114');
+    expect(run.dropped).not.toContain('pageviews_p20000115');
+    // An older format makes a day a candidate again: not 01-15, whose first hour is gone (rolled up again, it
+    // would lose it), but 01-16, whose rows are all still there.
+    await q(`update rollup_days set version = 1 where site_id = ? and day in ('2000-01-15', '2000-01-16')`, [s]);
+    const pending = (await pendingSiteDays(orm, { now, siteIds: [s] }, 1000)).map((d) => d.day);
+    expect(pending).toContain('2000-01-16');
+    expect(pending).not.toContain('2000-01-15');
+    const [day] = await q<{ count: number }>(
+      `select count::int as count from daily_rollups
+        where site_id = ? and day = '2000-01-15' and metric_set = 'pageviews' and dimension = '' and lane = 'human'`,
+      [s],
+    );
+    expect(day?.count).toBe(2);
+    // The oldest partitions must not outlive the test: they would be every other suite's oldest.
+    await dropPartitionsOfDays(orm, ['2000-01-15', '2000-01-16']);
   });
 });
 

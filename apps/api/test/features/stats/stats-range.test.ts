@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { hoursOf, isDay, localToday, previousRange, rawStartOf, resolveRange, splitRange } from '../../../src/analytics/range.ts';
 import { AppError } from '../../../src/core/errors.ts';
-import { rollupFit, splitDays } from '../../../src/features/stats/planner.ts';
+import { planFigures, rollupFit, splitDays } from '../../../src/features/stats/planner.ts';
+import type { Question } from '../../../src/features/stats/question.ts';
 
 const fieldOf = (fn: () => unknown) => {
   try {
@@ -83,6 +84,46 @@ describe('stats days', () => {
       field: 'where.device',
     });
     expect(rollupFit('events', 'event', { country: 'DE' })).toMatchObject({ ok: false, field: 'where.country' });
+  });
+  it('answers a custom property over old days only for a kept key, as one dimension of its own', () => {
+    const rawStart = '2026-01-01';
+    const old = { from: '2025-12-01', to: '2026-01-10' };
+    const qn = (by: string | null, where: Record<string, string>, range = old): Question => ({
+      metrics: 'pageviews',
+      by,
+      lane: 'human',
+      range,
+      where,
+      sort: 'pageviews',
+      limit: 10,
+    });
+    // Not kept: refused at the field naming it, saying where to keep it.
+    const unkept = planFigures(qn('prop:plan', {}), rawStart, ['Team size']);
+    expect(unkept).toMatchObject({ ok: false, field: 'by' });
+    expect(unkept.ok === false && unkept.reason).toContain('keptProperties');
+    expect(planFigures(qn(null, { 'prop:Team size': 'small', country: 'DE' }), rawStart, [])).toMatchObject({
+      ok: false,
+      field: 'where.prop:Team size',
+    });
+    // Kept: read from the key's rollup rows, by it or filtered by it.
+    expect(planFigures(qn('prop:plan', {}), rawStart, ['plan'])).toMatchObject({
+      ok: true,
+      rollups: { groups: 'prop:plan', totals: '' },
+    });
+    expect(planFigures(qn('day', { 'prop:plan': 'pro' }), rawStart, ['plan'])).toMatchObject({
+      ok: true,
+      rollups: { groups: 'prop:plan', totals: 'prop:plan' },
+    });
+    // Beside another dimension it is no kept pair: only within the raw days.
+    expect(planFigures(qn('page', { 'prop:plan': 'pro' }), rawStart, ['plan'])).toMatchObject({
+      ok: false,
+      field: 'where.prop:plan',
+    });
+    // Recent days only: any key, from rolled-up days holding it or raw rows.
+    const recent = { from: '2026-02-01', to: '2026-02-10' };
+    expect(planFigures(qn('prop:plan', {}, recent), rawStart, [])).toMatchObject({ ok: true, recentFromRollups: true });
+    // The summary's filter reads properties from raw rows.
+    expect(rollupFit('pageviews', null, { 'prop:plan': 'pro' })).toMatchObject({ ok: false, field: 'where.prop:plan' });
   });
   it('moves rolled-up recent days to rollups; a partly rolled-up day is read from both', () => {
     const rawStart = '2026-01-01';

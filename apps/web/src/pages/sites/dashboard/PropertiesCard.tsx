@@ -95,7 +95,11 @@ export function PropertiesCard({
             </tbody>
           </table>
         )}
-        <p className="dash-top-more muted">Properties are kept for the last 90 days.</p>
+        <p className="dash-top-more muted">
+          {key && keys.data.kept.includes(key)
+            ? `${key} is kept past 90 days (the site's kept properties).`
+            : "Properties are kept for the last 90 days; longer for the keys kept in the site's settings."}
+        </p>
       </Card>
     </div>
   );
