@@ -1,0 +1,139 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { insertRows, pageviewRows } from '@us/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addDays, localToday } from '../../../src/analytics/range.ts';
+import { runAlerts } from '../../../src/features/alerts/alerts-job.ts';
+import { callerFor } from '../../support/caller.ts';
+import { createToken, createUser, startTestServer, type TestServer } from '../../support/server.ts';
+import { createSite } from '../../support/sites.ts';
+
+/** A receiver on 127.0.0.1 that checks each call as docs/product/alerts.md tells receivers to. */
+interface Received {
+  body: string;
+  signature: string;
+}
+
+/** The check of docs/product/alerts.md: HMAC-SHA256 of "<t>.<body>" with the secret, compared in constant time. */
+function verify(secret: string, header: string, body: string): boolean {
+  const parts = Object.fromEntries(header.split(',').map((p) => p.split('=') as [string, string]));
+  const expected = createHmac('sha256', secret).update(`${parts.t}.${body}`).digest('hex');
+  return (
+    parts.v1 !== undefined && expected.length === parts.v1.length && timingSafeEqual(Buffer.from(expected), Buffer.from(parts.v1))
+  );
+}
+
+const readBody = (req: IncomingMessage) =>
+  new Promise<string>((resolve) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+  });
+
+const ZONE = 'UTC';
+const YESTERDAY = addDays(localToday(ZONE), -1);
+
+describe('alert webhooks', () => {
+  let t: TestServer;
+  let owner: ReturnType<typeof callerFor>;
+  let workspaceId: string;
+  let receiver: Server;
+  let base: string;
+  const received: Received[] = [];
+  /** Answers given in turn (then 204). */
+  const answers: number[] = [];
+
+  async function spikingSite(name: string) {
+    const { siteId } = await createSite(t.deps.orm.em.fork(), { workspace: workspaceId, name, timezone: ZONE });
+    const at = (day: string) => new Date(`${day}T12:00:00Z`);
+    await insertRows(t.deps.orm, 'pageviews', [
+      ...[7, 14, 21, 28].flatMap((d) => pageviewRows(siteId, at(addDays(YESTERDAY, -d)), 20)),
+      ...pageviewRows(siteId, at(YESTERDAY), 50),
+    ]);
+    return siteId;
+  }
+
+  beforeAll(async () => {
+    receiver = createServer(async (req, res) => {
+      const body = await readBody(req);
+      received.push({ body, signature: String(req.headers['x-unseen-signature'] ?? '') });
+      res.statusCode = answers.shift() ?? 204;
+      res.end();
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+    base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    t = await startTestServer({ env: { ALERT_WEBHOOKS_TO_LOOPBACK: 'true' } });
+    const { user, workspace } = await createUser(t.deps);
+    workspaceId = workspace.id;
+    owner = callerFor(
+      t.deps,
+      await createToken(t.deps, { userId: user.id, workspaceId, scopes: ['sites:read', 'sites:write', 'analytics:read'] }),
+    );
+  });
+  afterAll(async () => {
+    await t.close();
+    await new Promise<void>((r) => receiver.close(() => r()));
+  });
+
+  it('POSTs the alert as JSON signed with the secret shown once at creation', async () => {
+    const siteId = await spikingSite('Hooked');
+    const { alert, webhookSecret } = await owner.alerts.create({
+      id: siteId,
+      kind: 'traffic_spike',
+      thresholdPercent: 100,
+      webhookUrl: `${base}/hooks/unseen`,
+    });
+    expect(webhookSecret).toMatch(/^whsec_/);
+    expect((await owner.alerts.list({ id: siteId })).alerts[0]).not.toHaveProperty('webhookSecret');
+    received.length = 0;
+    expect(await runAlerts(t.deps.orm, t.deps, { siteIds: [siteId], wait: true })).toEqual({ ran: true, fired: 1, failed: 0 });
+    expect(received).toHaveLength(1);
+    const [call] = received as [Received];
+    expect(verify(webhookSecret as string, call.signature, call.body)).toBe(true);
+    expect(verify('whsec_someone-else', call.signature, call.body)).toBe(false);
+    expect(JSON.parse(call.body)).toMatchObject({
+      alert: 'traffic_spike',
+      site: { id: siteId, name: 'Hooked', timezone: 'UTC' },
+      rule: { id: alert.id, thresholdPercent: 100, window: 'day' },
+      period: YESTERDAY,
+      current: 50,
+      baseline: 20,
+      changePercent: 150,
+    });
+    const { deliveries } = await owner.alerts.deliveries({ id: siteId, alert: alert.id });
+    expect(deliveries).toMatchObject([{ webhook: 'sent', webhookStatus: 204, mails: 0 }]);
+  });
+
+  it('tries 3 times with a growing pause, then records the failure', async () => {
+    const siteId = await spikingSite('Failing hook');
+    const { alert } = await owner.alerts.create({
+      id: siteId,
+      kind: 'traffic_spike',
+      thresholdPercent: 100,
+      webhookUrl: `${base}/x`,
+    });
+    received.length = 0;
+    answers.push(500, 503, 502);
+    t.sleeps.length = 0;
+    await runAlerts(t.deps.orm, t.deps, { siteIds: [siteId], wait: true });
+    expect(received).toHaveLength(3);
+    expect(t.sleeps).toEqual([1000, 2000]);
+    const { deliveries } = await owner.alerts.deliveries({ id: siteId, alert: alert.id });
+    expect(deliveries).toMatchObject([{ webhook: 'failed', webhookStatus: 502 }]);
+  });
+
+  it('a changed URL gets a new secret, kept sealed in the database', async () => {
+    const siteId = await spikingSite('Rotating');
+    const made = await owner.alerts.create({ id: siteId, kind: 'traffic_drop', thresholdPercent: 50, webhookUrl: `${base}/a` });
+    const same = await owner.alerts.update({ id: siteId, alert: made.alert.id, thresholdPercent: 60 });
+    expect(same.webhookSecret).toBeNull();
+    const moved = await owner.alerts.update({ id: siteId, alert: made.alert.id, webhookUrl: `${base}/b` });
+    expect(moved.webhookSecret).toMatch(/^whsec_/);
+    expect(moved.webhookSecret).not.toBe(made.webhookSecret);
+    const [row] = await t.deps.orm.em
+      .fork()
+      .execute<{ webhook_secret: string }[]>('select webhook_secret from alerts where id = ?', [made.alert.id]);
+    expect(row?.webhook_secret).not.toContain(moved.webhookSecret as string);
+  });
+});
