@@ -175,9 +175,12 @@ export async function answerConfirmation(
     );
     if (!row) throw unusable();
     const sites = await tx.execute<{ name: string }[]>(
-      `select distinct s.name from email_reports r join sites s on s.id = r.site_id
-        where r.workspace_id = ? and r.address = ? order by s.name`,
-      [row.workspace_id, row.address],
+      `select s.name from email_reports r join sites s on s.id = r.site_id where r.workspace_id = ? and r.address = ?
+       union
+       select s.name from alert_recipients ar join alerts a on a.id = ar.alert_id join sites s on s.id = a.site_id
+        where ar.workspace_id = ? and ar.address = ?
+       order by name`,
+      [row.workspace_id, row.address, row.workspace_id, row.address],
     );
     if (input.answer === 'yes') {
       await tx.execute('update report_recipients set confirmed_at = now(), token_hash = null where token_hash = ?', [tokenHash]);
