@@ -3,17 +3,14 @@
 // alerts, nor collection.
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { insertRows, pageviewRows } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addDays, localToday } from '../../src/analytics/range.ts';
 import { runAlerts } from '../../src/features/alerts/alerts-job.ts';
+import { siteWithYesterday } from '../support/alerts.ts';
 import { callerFor, problemOf } from '../support/caller.ts';
 import { collectSite, postReport } from '../support/collect.ts';
 import { answerConfirmation } from '../support/report-optin.ts';
 import { createToken, createUser, startTestServer, type TestServer } from '../support/server.ts';
 import { createSite } from '../support/sites.ts';
-
-const YESTERDAY = addDays(localToday('UTC'), -1);
 
 describe('alert webhooks under attack', () => {
   let t: TestServer;
@@ -24,15 +21,8 @@ describe('alert webhooks under attack', () => {
   /** Responses of calls that were never answered, ended at the end of the suite. */
   const held: ServerResponse[] = [];
 
-  async function spikingSite(name: string) {
-    const { siteId } = await createSite(t.deps.orm.em.fork(), { workspace: workspaceId, name, timezone: 'UTC' });
-    const at = (day: string) => new Date(`${day}T12:00:00Z`);
-    await insertRows(t.deps.orm, 'pageviews', [
-      ...[7, 14, 21, 28].flatMap((d) => pageviewRows(siteId, at(addDays(YESTERDAY, -d)), 20)),
-      ...pageviewRows(siteId, at(YESTERDAY), 50),
-    ]);
-    return siteId;
-  }
+  const spikingSite = async (name: string) =>
+    (await siteWithYesterday(t, workspaceId, { name, usual: 20, yesterday: 50 })).siteId;
 
   beforeAll(async () => {
     receiver = createServer((req, res) => {

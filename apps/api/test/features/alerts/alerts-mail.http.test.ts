@@ -5,6 +5,7 @@ import { addDays, localToday } from '../../../src/analytics/range.ts';
 import { MAIL_BUDGET, spendReportMail } from '../../../src/core/mail/budget.ts';
 import { runAlerts } from '../../../src/features/alerts/alerts-job.ts';
 import { lastClosedPeriod } from '../../../src/features/alerts/periods.ts';
+import { siteWithYesterday, weeksBefore } from '../../support/alerts.ts';
 import { callerFor } from '../../support/caller.ts';
 import { collectSite, postReport } from '../../support/collect.ts';
 import { answerConfirmation } from '../../support/report-optin.ts';
@@ -22,7 +23,7 @@ import { linkToken } from '../../support/smtp.ts';
 const ZONE = 'Asia/Tokyo';
 const NOW = new Date();
 const YESTERDAY = addDays(localToday(ZONE, NOW), -1);
-const WEEKS_BEFORE = [7, 14, 21, 28].map((d) => addDays(YESTERDAY, -d));
+const WEEKS_BEFORE = weeksBefore(YESTERDAY);
 const at = (day: string, hour: number) => new Date(`${day}T${String(hour).padStart(2, '0')}:10:00+09:00`);
 
 describe('alerts by e-mail', () => {
@@ -33,13 +34,15 @@ describe('alerts by e-mail', () => {
 
   /** A Tokyo site with `usual` visitors on each of the 4 weekdays before and `yesterday` yesterday. */
   async function siteWith(name: string, usual: number, yesterday: number, settings = {}) {
-    const { siteId } = await createSite(t.deps.orm.em.fork(), { workspace: workspaceId, name, timezone: ZONE, settings });
+    const { siteId } = await siteWithYesterday(t, workspaceId, {
+      name,
+      usual,
+      yesterday,
+      settings,
+      timezone: ZONE,
+      offset: '+09:00',
+    });
     siteIds.push(siteId);
-    const rows = [
-      ...WEEKS_BEFORE.map((day) => pageviewRows(siteId, at(day, 10), usual)),
-      pageviewRows(siteId, at(YESTERDAY, 10), yesterday),
-    ];
-    await insertRows(t.deps.orm, 'pageviews', rows.flat());
     return siteId;
   }
 

@@ -1,13 +1,12 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { insertRows, pageviewRows } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, localToday } from '../../../src/analytics/range.ts';
 import { runAlerts } from '../../../src/features/alerts/alerts-job.ts';
+import { siteWithYesterday } from '../../support/alerts.ts';
 import { callerFor } from '../../support/caller.ts';
 import { createToken, createUser, startTestServer, type TestServer } from '../../support/server.ts';
-import { createSite } from '../../support/sites.ts';
 
 /** A receiver on 127.0.0.1 that checks each call as docs/product/alerts.md tells receivers to. */
 interface Received {
@@ -44,15 +43,8 @@ describe('alert webhooks', () => {
   /** Answers given in turn (then 204). */
   const answers: number[] = [];
 
-  async function spikingSite(name: string) {
-    const { siteId } = await createSite(t.deps.orm.em.fork(), { workspace: workspaceId, name, timezone: ZONE });
-    const at = (day: string) => new Date(`${day}T12:00:00Z`);
-    await insertRows(t.deps.orm, 'pageviews', [
-      ...[7, 14, 21, 28].flatMap((d) => pageviewRows(siteId, at(addDays(YESTERDAY, -d)), 20)),
-      ...pageviewRows(siteId, at(YESTERDAY), 50),
-    ]);
-    return siteId;
-  }
+  const spikingSite = async (name: string) =>
+    (await siteWithYesterday(t, workspaceId, { name, usual: 20, yesterday: 50 })).siteId;
 
   beforeAll(async () => {
     receiver = createServer(async (req, res) => {
