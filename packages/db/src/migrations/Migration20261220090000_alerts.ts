@@ -11,7 +11,8 @@ import { Migration } from '@mikro-orm/migrations';
  *
  * `alert_recipients`: the rule's addresses; consent is the workspace's (`report_recipients`), as for
  * e-mail reports. `alert_deliveries`: one row per rule and period that fired, inserted before anything is
- * sent: the unique key is what makes two API nodes never both send one period.
+ * sent: the unique key is what makes two API nodes never both send one period. Its time is kept to the
+ * millisecond, as the deliveries' page cursor carries it.
  */
 export class Migration20261220090000_alerts extends Migration {
   override name = 'Migration20261220090000_alerts';
@@ -46,7 +47,7 @@ export class Migration20261220090000_alerts extends Migration {
       "id" uuid primary key,
       "alert_id" uuid not null references "alerts" ("id") on delete cascade,
       "period" text not null,
-      "fired_at" timestamptz not null default now(),
+      "fired_at" timestamptz not null default date_trunc('milliseconds', now()),
       "current" double precision not null,
       "baseline" double precision null,
       "mails" int not null default 0,

@@ -35,7 +35,7 @@ const toDelivery = (r: DeliveryRow): AlertDelivery => ({
 
 function readCursor(cursor: string): { at: string; id: string } {
   const [at = '', id = ''] = cursor.split('_');
-  if (Number.isNaN(Date.parse(at)) || !isUuid(id)) {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(at) || Number.isNaN(Date.parse(at)) || !isUuid(id)) {
     throw badRequest('cursor', 'Pass the `next` of the previous page as cursor, unchanged');
   }
   return { at, id };
