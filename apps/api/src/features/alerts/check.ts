@@ -28,7 +28,8 @@ export interface RuleRow {
   time_window: AlertWindow;
   webhook_url: string | null;
   webhook_secret: string | null;
-  created_at: Date;
+  /** As the driver gives it (text of a timestamptz). */
+  created_at: Date | string;
   last_period: string | null;
   site_id: string;
   name: string;
@@ -68,7 +69,10 @@ async function figuresOf(deps: AlertDeps, rule: RuleRow, now: Date): Promise<{ p
   const site = siteOf(rule);
   if (rule.kind === 'first_pageview') {
     if (rule.last_period === 'first') return null;
-    return { period: 'first', figures: { current: await pageviewsSince(deps, site, rule.created_at, now), baseline: null } };
+    return {
+      period: 'first',
+      figures: { current: await pageviewsSince(deps, site, new Date(rule.created_at), now), baseline: null },
+    };
   }
   const period = lastClosedPeriod(rule.time_window, rule.timezone, now);
   if (rule.last_period !== null && period.key <= rule.last_period) return null;

@@ -70,7 +70,7 @@ describe('alert rules over HTTP', () => {
       /No goal named "Purchase"/,
     ],
     ['a rule that tells no one', { kind: 'first_pageview' }, 'recipients', /Give recipients, a webhookUrl or both/],
-    ['a bad address', { kind: 'first_pageview', recipients: ['not mail'] }, 'recipients', /e-mail addresses/],
+    ['a bad address', { kind: 'first_pageview', recipients: ['not mail'] }, 'recipients[0]', /e-mail addresses/],
     [
       'an hourly window of weeks',
       { kind: 'first_pageview', window: 'week', recipients: ['a@example.com'] },
