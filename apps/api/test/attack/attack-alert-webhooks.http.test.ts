@@ -1,22 +1,21 @@
 // Alert webhooks as a way in: a URL pointing into the service's own network is refused when saved, and a
 // receiver that hangs or answers without end holds up neither the e-mails of the run, nor other sites'
 // alerts, nor collection.
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAlerts } from '../../src/features/alerts/alerts-job.ts';
-import { siteWithYesterday } from '../support/alerts.ts';
-import { callerFor, problemOf } from '../support/caller.ts';
+import { alertsOwner, siteWithYesterday, webhookReceiver } from '../support/alerts.ts';
+import { type callerFor, problemOf } from '../support/caller.ts';
 import { collectSite, postReport } from '../support/collect.ts';
 import { answerConfirmation } from '../support/report-optin.ts';
-import { createToken, createUser, startTestServer, type TestServer } from '../support/server.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
 import { createSite } from '../support/sites.ts';
 
 describe('alert webhooks under attack', () => {
   let t: TestServer;
   let owner: ReturnType<typeof callerFor>;
   let workspaceId: string;
-  let receiver: Server;
+  let receiver: Awaited<ReturnType<typeof webhookReceiver>>;
   let base: string;
   /** Responses of calls that were never answered, ended at the end of the suite. */
   const held: ServerResponse[] = [];
@@ -25,7 +24,7 @@ describe('alert webhooks under attack', () => {
     (await siteWithYesterday(t, workspaceId, { name, usual: 20, yesterday: 50 })).siteId;
 
   beforeAll(async () => {
-    receiver = createServer((req, res) => {
+    receiver = await webhookReceiver((req, res) => {
       req.resume();
       if (req.url === '/hang') return void held.push(res);
       // An answer without end: only its first kilobyte is read.
@@ -37,21 +36,14 @@ describe('alert webhooks under attack', () => {
       };
       pump();
     });
-    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
-    base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    base = receiver.base;
     t = await startTestServer({ env: { ALERT_WEBHOOKS_TO_LOOPBACK: 'true' } });
-    const { user, workspace } = await createUser(t.deps);
-    workspaceId = workspace.id;
-    owner = callerFor(
-      t.deps,
-      await createToken(t.deps, { userId: user.id, workspaceId, scopes: ['sites:read', 'sites:write', 'analytics:read'] }),
-    );
+    ({ owner, workspaceId } = await alertsOwner(t));
   });
   afterAll(async () => {
     for (const res of held) res.destroy();
     await t.close();
-    receiver.closeAllConnections();
-    await new Promise<void>((r) => receiver.close(() => r()));
+    await receiver.close();
   });
 
   it.each([

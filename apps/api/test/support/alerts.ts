@@ -1,7 +1,10 @@
+import { createServer, type RequestListener } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { insertRows, pageviewRows } from '@us/db';
-import type { SiteSettings } from '@us/shared';
+import type { Scope, SiteSettings } from '@us/shared';
 import { addDays, localToday } from '../../src/analytics/range.ts';
-import type { TestServer } from './server.ts';
+import { callerFor } from './caller.ts';
+import { createToken, createUser, type TestServer } from './server.ts';
 import { createSite } from './sites.ts';
 
 /** The 4 same weekdays an alert's day is compared with: 7, 14, 21 and 28 days before `day`. */
@@ -30,4 +33,25 @@ export async function siteWithYesterday(
     ...pageviewRows(siteId, at(yesterday), opts.yesterday),
   ]);
   return { siteId, yesterday };
+}
+
+/** A new owner's workspace and a token caller that may read and set its sites' alerts. */
+export async function alertsOwner(t: TestServer): Promise<{ owner: ReturnType<typeof callerFor>; workspaceId: string }> {
+  const { user, workspace } = await createUser(t.deps);
+  const scopes: Scope[] = ['sites:read', 'sites:write', 'analytics:read'];
+  const owner = callerFor(t.deps, await createToken(t.deps, { userId: user.id, workspaceId: workspace.id, scopes }));
+  return { owner, workspaceId: workspace.id };
+}
+
+/** A webhook receiver on 127.0.0.1 (any free port): its base URL, and a close that ends calls still held. */
+export async function webhookReceiver(handler: RequestListener): Promise<{ base: string; close: () => Promise<void> }> {
+  const server = createServer(handler);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
 }

@@ -5,11 +5,11 @@ import { addDays, localToday } from '../../../src/analytics/range.ts';
 import { MAIL_BUDGET, spendReportMail } from '../../../src/core/mail/budget.ts';
 import { runAlerts } from '../../../src/features/alerts/alerts-job.ts';
 import { lastClosedPeriod } from '../../../src/features/alerts/periods.ts';
-import { siteWithYesterday, weeksBefore } from '../../support/alerts.ts';
+import { alertsOwner, siteWithYesterday, weeksBefore } from '../../support/alerts.ts';
 import { callerFor } from '../../support/caller.ts';
 import { collectSite, postReport } from '../../support/collect.ts';
 import { answerConfirmation } from '../../support/report-optin.ts';
-import { createToken, createUser, startTestServer, type TestServer } from '../../support/server.ts';
+import { startTestServer, type TestServer } from '../../support/server.ts';
 import { createSite } from '../../support/sites.ts';
 import { linkToken } from '../../support/smtp.ts';
 
@@ -58,12 +58,7 @@ describe('alerts by e-mail', () => {
 
   beforeAll(async () => {
     t = await startTestServer();
-    const { user, workspace } = await createUser(t.deps);
-    workspaceId = workspace.id;
-    owner = callerFor(
-      t.deps,
-      await createToken(t.deps, { userId: user.id, workspaceId, scopes: ['sites:read', 'sites:write', 'analytics:read'] }),
-    );
+    ({ owner, workspaceId } = await alertsOwner(t));
   });
   afterAll(() => t.close());
 

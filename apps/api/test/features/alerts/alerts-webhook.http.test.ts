@@ -1,12 +1,11 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, localToday } from '../../../src/analytics/range.ts';
 import { runAlerts } from '../../../src/features/alerts/alerts-job.ts';
-import { siteWithYesterday } from '../../support/alerts.ts';
-import { callerFor } from '../../support/caller.ts';
-import { createToken, createUser, startTestServer, type TestServer } from '../../support/server.ts';
+import { alertsOwner, siteWithYesterday, webhookReceiver } from '../../support/alerts.ts';
+import type { callerFor } from '../../support/caller.ts';
+import { startTestServer, type TestServer } from '../../support/server.ts';
 
 /** A receiver on 127.0.0.1 that checks each call as docs/product/alerts.md tells receivers to. */
 interface Received {
@@ -37,7 +36,7 @@ describe('alert webhooks', () => {
   let t: TestServer;
   let owner: ReturnType<typeof callerFor>;
   let workspaceId: string;
-  let receiver: Server;
+  let receiver: Awaited<ReturnType<typeof webhookReceiver>>;
   let base: string;
   const received: Received[] = [];
   /** Answers given in turn (then 204). */
@@ -47,25 +46,19 @@ describe('alert webhooks', () => {
     (await siteWithYesterday(t, workspaceId, { name, usual: 20, yesterday: 50 })).siteId;
 
   beforeAll(async () => {
-    receiver = createServer(async (req, res) => {
+    receiver = await webhookReceiver(async (req, res) => {
       const body = await readBody(req);
       received.push({ body, signature: String(req.headers['x-unseen-signature'] ?? '') });
       res.statusCode = answers.shift() ?? 204;
       res.end();
     });
-    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
-    base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    base = receiver.base;
     t = await startTestServer({ env: { ALERT_WEBHOOKS_TO_LOOPBACK: 'true' } });
-    const { user, workspace } = await createUser(t.deps);
-    workspaceId = workspace.id;
-    owner = callerFor(
-      t.deps,
-      await createToken(t.deps, { userId: user.id, workspaceId, scopes: ['sites:read', 'sites:write', 'analytics:read'] }),
-    );
+    ({ owner, workspaceId } = await alertsOwner(t));
   });
   afterAll(async () => {
     await t.close();
-    await new Promise<void>((r) => receiver.close(() => r()));
+    await receiver.close();
   });
 
   it('POSTs the alert as JSON signed with the secret shown once at creation', async () => {
