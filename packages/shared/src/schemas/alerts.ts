@@ -68,6 +68,9 @@ export const Alert = z.object({
   recipients: z.array(AlertRecipient),
   webhookUrl: z.string().nullable(),
   enabled: z.boolean(),
+  creatorLeft: z
+    .boolean()
+    .describe('The member who made it left the workspace: it is not looked at until an owner takes it over'),
   createdAt: zTimestamp,
   lastFiredAt: zTimestamp.nullable(),
 });

@@ -16,6 +16,7 @@ import { router } from '../../procedures/init.ts';
 import { actorProcedure, publicProcedure } from '../../procedures/procedures.ts';
 import { listDeliveries } from './deliveries.ts';
 import { createAlert, deleteAlert, getAlert, listAlerts, updateAlert } from './rules.ts';
+import { takeOverAlert } from './take-over.ts';
 import { unsubscribeFromAlert } from './unsubscribe.ts';
 
 const tags = ['Alerts'];
@@ -119,6 +120,13 @@ export const alertsRouter = router({
     .input(AlertDeliveriesInput)
     .output(AlertDeliveries)
     .query(({ ctx, input }) => listDeliveries(ctx.em, ctx.actor, input)),
+
+  /** An owner makes a rule theirs: one whose maker left the workspace is looked at again (dashboard only). */
+  takeOver: actorProcedure
+    .meta({ auth: 'any', scope: ['analytics:read', 'sites:write'], idempotent: true })
+    .input(AlertParams)
+    .output(AlertOutput.pick({ alert: true }))
+    .mutation(({ ctx, input }) => takeOverAlert(ctx.em, ctx.actor, input)),
 
   /** The alert e-mail's one-click link: takes the address off that rule; anyone holding the link may. */
   unsubscribe: publicProcedure

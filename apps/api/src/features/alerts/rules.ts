@@ -16,6 +16,7 @@ import {
 } from '@us/shared';
 import { isUuid, loadSite, responsibleUserId } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
+import { makerIsMember } from '../../actor/makers.ts';
 import type { Deps } from '../../core/deps.ts';
 import { AppError, badRequest } from '../../core/errors.ts';
 import { normaliseEmail } from '../../core/mail/address.ts';
@@ -38,9 +39,11 @@ interface AlertRow {
   enabled: boolean;
   created_at: Date;
   last_fired_at: Date | null;
+  maker_is_member: boolean;
 }
 
-const COLUMNS = 'id, kind, threshold_percent, goal, time_window, webhook_url, enabled, created_at, last_fired_at';
+const COLUMNS = `id, kind, threshold_percent, goal, time_window, webhook_url, enabled, created_at, last_fired_at,
+  ${makerIsMember('alerts')} as maker_is_member`;
 
 export const NO_ALERT = () => new AppError(404, 'No such alert on this site: check the id with GET /v1/sites/{id}/alerts');
 
@@ -95,7 +98,7 @@ async function refuseSuppressed(deps: RuleDeps, em: EntityManager, workspaceId: 
   }
 }
 
-async function alertsOf(em: EntityManager, siteId: string, alertId?: string): Promise<Alert[]> {
+export async function alertsOf(em: EntityManager, siteId: string, alertId?: string): Promise<Alert[]> {
   const rows = await em.execute<AlertRow[]>(
     `select ${COLUMNS} from alerts where site_id = ? ${alertId ? 'and id = ?' : ''} order by created_at, id`,
     alertId ? [siteId, alertId] : [siteId],
@@ -115,6 +118,7 @@ async function alertsOf(em: EntityManager, siteId: string, alertId?: string): Pr
     recipients: recipients.filter((x) => x.alert_id === r.id).map((x) => ({ address: x.address, confirmation: x.confirmation })),
     webhookUrl: r.webhook_url,
     enabled: r.enabled,
+    creatorLeft: !r.maker_is_member,
     createdAt: new Date(r.created_at).toISOString(),
     lastFiredAt: r.last_fired_at ? new Date(r.last_fired_at).toISOString() : null,
   }));

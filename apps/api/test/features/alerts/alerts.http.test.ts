@@ -1,10 +1,11 @@
 // Alert rules over HTTP: what each route refuses (400 naming the field, 401, 403 naming the scope, 404, 409),
 // the rule's life (create, read, change, pause, remove), and the deliveries' pages.
 import { randomUUID } from 'node:crypto';
-import { ALERT_LIMITS } from '@us/shared';
+import { ALERT_LIMITS, type Scope } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callerFor, problemOf } from '../../support/caller.ts';
 import { answerConfirmation } from '../../support/report-optin.ts';
-import { createToken, createUser, startTestServer, type TestServer } from '../../support/server.ts';
+import { createToken, createUser, joinAs, startTestServer, type TestServer } from '../../support/server.ts';
 import { createSite } from '../../support/sites.ts';
 import { linkToken } from '../../support/smtp.ts';
 
@@ -15,6 +16,8 @@ describe('alert rules over HTTP', () => {
   let writer: string;
   let reader: string;
   let foreign: string;
+  /** The owner's token that may also manage the workspace (taking a rule over is an owner's decision). */
+  let ownerAdmin: string;
   const goal = { id: 'signup', name: 'Signup', type: 'event' as const, match: 'signup' };
 
   const post = (auth: string | null, site: string, body: unknown) => {
@@ -32,6 +35,7 @@ describe('alert rules over HTTP', () => {
       `Bearer ${(await createToken(t.deps, { userId: user.id, workspaceId, scopes })).token}`;
     writer = await token(['sites:read', 'sites:write', 'analytics:read']);
     reader = await token(['sites:read', 'analytics:read']);
+    ownerAdmin = await token(['sites:read', 'sites:write', 'analytics:read', 'account:admin']);
     const other = await createUser(t.deps);
     foreign = `Bearer ${(await createToken(t.deps, { userId: other.user.id, workspaceId: other.workspace.id, scopes: ['sites:read', 'sites:write', 'analytics:read'] })).token}`;
   });
@@ -156,6 +160,32 @@ describe('alert rules over HTTP', () => {
     );
     expect(made.filter((r) => r.status === 201)).toHaveLength(ALERT_LIMITS.perSite);
     expect(made.filter((r) => r.status === 409)[0]?.body.title).toMatch(/at most 20 alerts/);
+  });
+
+  it('a rule of a member who left is stopped until an owner takes it over (an admin may not)', async () => {
+    const colleague = async (role: 'member' | 'admin') => {
+      const who = await joinAs(t, workspaceId, role);
+      const { token } = await createToken(t.deps, {
+        userId: who.user.id,
+        workspaceId,
+        scopes: ['sites:read', 'sites:write', 'analytics:read', 'account:admin'] satisfies Scope[],
+      });
+      return { id: who.user.id, auth: `Bearer ${token}` };
+    };
+    const leaver = await colleague('member');
+    const admin = await colleague('admin');
+    const made = await post(leaver.auth, siteId, { kind: 'first_pageview', webhookUrl: 'https://hooks.example.com/left' }).expect(
+      201,
+    );
+    const id = made.body.alert.id as string;
+    await t.deps.orm.em
+      .fork()
+      .execute('delete from memberships where user_id = ? and workspace_id = ?', [leaver.id, workspaceId]);
+    const listed = await t.request.get(`/v1/sites/${siteId}/alerts/${id}`).set('Authorization', writer).expect(200);
+    expect(listed.body.alert.creatorLeft).toBe(true);
+    const caller = (auth: string) => callerFor(t.deps, { token: auth.replace(/^Bearer /, '') });
+    expect((await problemOf(caller(admin.auth).alerts.takeOver({ id: siteId, alert: id }))).status).toBe(403);
+    expect((await caller(ownerAdmin).alerts.takeOver({ id: siteId, alert: id })).alert).toMatchObject({ id, creatorLeft: false });
   });
 
   it('refuses (409) an address that said no to this workspace’s mail', async () => {

@@ -8,6 +8,7 @@ import { formatDateTime } from '../../../lib/format.ts';
 import { toProblem } from '../../../problem.ts';
 import { useTRPC } from '../../../trpc.ts';
 import { ActionsTable } from '../parts/ActionsTable.tsx';
+import { useIsOwner } from '../parts/useIsOwner.ts';
 import { AddAlertForm } from './AddAlertForm.tsx';
 
 /** What a rule watches, in words. */
@@ -37,6 +38,8 @@ export function AlertsCard({ siteId }: { siteId: string }) {
   const refresh = () => queryClient.invalidateQueries(trpc.alerts.list.queryFilter({ id: siteId }));
   const remove = useMutation(trpc.alerts.delete.mutationOptions({ onSuccess: refresh }));
   const toggle = useMutation(trpc.alerts.update.mutationOptions({ onSuccess: refresh }));
+  const takeOver = useMutation(trpc.alerts.takeOver.mutationOptions({ onSuccess: refresh }));
+  const isOwner = useIsOwner();
   const [secret, setSecret] = useState<string | null>(null);
   const list = alerts.data?.alerts ?? [];
   return (
@@ -49,6 +52,7 @@ export function AlertsCard({ siteId }: { siteId: string }) {
       {alerts.error && <Notice tone="error">{toProblem(alerts.error).title}</Notice>}
       {remove.error && <Notice tone="error">{toProblem(remove.error).title}</Notice>}
       {toggle.error && <Notice tone="error">{toProblem(toggle.error).title}</Notice>}
+      {takeOver.error && <Notice tone="error">{toProblem(takeOver.error).title}</Notice>}
       {secret && (
         <Notice tone="info">
           The webhook's signing secret, shown this once: <code>{secret}</code>
@@ -63,9 +67,22 @@ export function AlertsCard({ siteId }: { siteId: string }) {
                 {ruleText(a)}
               </th>
               <td>{tellsText(a)}</td>
-              <td>{a.enabled ? 'On' : 'Paused'}</td>
+              <td>{a.creatorLeft ? 'Stopped: added by a member who left' : a.enabled ? 'On' : 'Paused'}</td>
               <td>{formatDateTime(a.lastFiredAt)}</td>
               <td className="site-cell-actions">
+                {a.creatorLeft && isOwner && (
+                  <>
+                    <button
+                      type="button"
+                      className="button button-secondary button-small"
+                      aria-label={`Take over: ${ruleText(a)}`}
+                      disabled={takeOver.isPending}
+                      onClick={() => takeOver.mutate({ id: siteId, alert: a.id })}
+                    >
+                      Take over
+                    </button>{' '}
+                  </>
+                )}
                 <button
                   type="button"
                   className="button button-secondary button-small"
