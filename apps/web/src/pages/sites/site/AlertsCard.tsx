@@ -8,6 +8,7 @@ import { formatDateTime } from '../../../lib/format.ts';
 import { toProblem } from '../../../problem.ts';
 import { useTRPC } from '../../../trpc.ts';
 import { ActionsTable } from '../parts/ActionsTable.tsx';
+import { TakeOverButton } from '../parts/TakeOverButton.tsx';
 import { useIsOwner } from '../parts/useIsOwner.ts';
 import { AddAlertForm } from './AddAlertForm.tsx';
 
@@ -70,19 +71,12 @@ export function AlertsCard({ siteId }: { siteId: string }) {
               <td>{a.creatorLeft ? 'Stopped: added by a member who left' : a.enabled ? 'On' : 'Paused'}</td>
               <td>{formatDateTime(a.lastFiredAt)}</td>
               <td className="site-cell-actions">
-                {a.creatorLeft && isOwner && (
-                  <>
-                    <button
-                      type="button"
-                      className="button button-secondary button-small"
-                      aria-label={`Take over: ${ruleText(a)}`}
-                      disabled={takeOver.isPending}
-                      onClick={() => takeOver.mutate({ id: siteId, alert: a.id })}
-                    >
-                      Take over
-                    </button>{' '}
-                  </>
-                )}
+                <TakeOverButton
+                  shown={a.creatorLeft && isOwner}
+                  name={`Take over: ${ruleText(a)}`}
+                  disabled={takeOver.isPending}
+                  onClick={() => takeOver.mutate({ id: siteId, alert: a.id })}
+                />
                 <button
                   type="button"
                   className="button button-secondary button-small"
