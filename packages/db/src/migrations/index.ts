@@ -28,7 +28,7 @@ import { Migration20261215090000_segments_annotations } from './Migration2026121
 import { Migration20261216090000_browser_os } from './Migration20261216090000_browser_os.ts';
 import { Migration20261217090000_pageview_channels } from './Migration20261217090000_pageview_channels.ts';
 import { Migration20261218090000_properties } from './Migration20261218090000_properties.ts';
-import { Migration20261220090000_alerts } from './Migration20261220090000_alerts.ts';
+import { Migration20261221090000_alerts } from './Migration20261221090000_alerts.ts';
 
 /** The committed migrations, in order. New ones: `npm run -w @us/db migration:create -- <name>`, then list it here. */
 export const migrationsList = [
@@ -65,5 +65,5 @@ export const migrationsList = [
   { name: 'Migration20261216090000_browser_os', class: Migration20261216090000_browser_os },
   { name: 'Migration20261217090000_pageview_channels', class: Migration20261217090000_pageview_channels },
   { name: 'Migration20261218090000_properties', class: Migration20261218090000_properties },
-  { name: 'Migration20261220090000_alerts', class: Migration20261220090000_alerts },
+  { name: 'Migration20261221090000_alerts', class: Migration20261221090000_alerts },
 ];

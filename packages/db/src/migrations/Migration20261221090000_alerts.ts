@@ -14,8 +14,8 @@ import { Migration } from '@mikro-orm/migrations';
  * sent: the unique key is what makes two API nodes never both send one period. Its time is kept to the
  * millisecond, as the deliveries' page cursor carries it.
  */
-export class Migration20261220090000_alerts extends Migration {
-  override name = 'Migration20261220090000_alerts';
+export class Migration20261221090000_alerts extends Migration {
+  override name = 'Migration20261221090000_alerts';
 
   override up(): void | Promise<void> {
     this.addSql(`create table "alerts" (
