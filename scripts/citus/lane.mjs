@@ -7,8 +7,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 
 /** Ingest (with faults), rollups (incremental, late rows), raw/rollup equality, results, journeys, export,
- * retention, site deletion, two API nodes, funnels and segments applied to stats; e-mail reports, search and
- * shared links. */
+ * retention, site deletion, two API nodes, funnels and segments applied to stats; e-mail reports, alerts,
+ * search and shared links. */
 export const CITUS_LANE = [
   'apps/api/test/analytics',
   'apps/api/test/features/stats',
@@ -23,6 +23,7 @@ export const CITUS_LANE = [
   'apps/api/test/fault/fault-citus.http.test.ts',
   // Control-plane suites whose statements once differed under Citus (upserts, an insert's returning list).
   'apps/api/test/features/reports',
+  'apps/api/test/features/alerts',
   'apps/api/test/features/search',
   'apps/api/test/features/shares',
 ];

@@ -108,6 +108,7 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
     },
     billing: { provider: deps.billing },
     emailReports: deps,
+    alerts: deps,
     proxyIngress: deps,
   });
   const url = `http://${env.HOST}:${port}`;

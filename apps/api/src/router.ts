@@ -1,3 +1,4 @@
+import { alertsRouter } from './features/alerts/alerts.router.ts';
 import { annotationsRouter } from './features/annotations/annotations.router.ts';
 import { authRouter } from './features/auth/auth.router.ts';
 import { billingRouter } from './features/billing/billing.router.ts';
@@ -49,6 +50,7 @@ export const appRouter = router({
   segments: segmentsRouter,
   changes: changesRouter,
   annotations: annotationsRouter,
+  alerts: alertsRouter,
   botTools: botToolsRouter,
   bot: botRouter,
   export: exportRouter,

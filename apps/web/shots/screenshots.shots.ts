@@ -147,6 +147,16 @@ describe('screenshots', () => {
     await viewer.getByRole('img', { name: /^Sessions and pageviews per day/ }).waitFor();
     await shoot(viewer, 'shared', true);
     await guest.close();
+
+    // Alerts: a spike rule told to an address and a webhook, its card on the site page.
+    await page.goto(`${t.url}/sites/${siteId}`);
+    const alert = page.getByRole('form', { name: 'Add an alert' });
+    await alert.getByLabel('By at least (%)').fill('50');
+    await alert.getByLabel('E-mail addresses').fill('oncall@trailshop.example');
+    await alert.getByLabel('Webhook URL (optional)').fill('https://hooks.trailshop.example/unseen');
+    await alert.getByRole('button', { name: 'Add alert' }).click();
+    await page.getByRole('table', { name: 'Alerts' }).getByRole('rowheader').first().waitFor();
+    await card('Alerts').screenshot({ path: path.join(OUT, 'alerts.png') });
     await context.close();
   });
 });

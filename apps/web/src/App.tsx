@@ -20,6 +20,7 @@ import { ProtectionPage } from './pages/sites/protection/ProtectionPage.tsx';
 import { SitePage } from './pages/sites/SitePage.tsx';
 import { SitesPage } from './pages/sites/SitesPage.tsx';
 import { SearchPage } from './pages/sites/search/SearchPage.tsx';
+import { UnsubscribeAlertPage } from './pages/UnsubscribeAlertPage.tsx';
 import { UnsubscribeReportPage } from './pages/UnsubscribeReportPage.tsx';
 import { VerifyPage } from './pages/VerifyPage.tsx';
 import { AcceptInvitePage } from './pages/workspace/AcceptInvitePage.tsx';
@@ -43,6 +44,7 @@ const ROUTES: Record<string, ComponentType> = {
   '/tokens': TokensPage,
   '/billing': BillingPage,
   '/sites': SitesPage,
+  '/unsubscribe-alert': UnsubscribeAlertPage,
   '/unsubscribe-report': UnsubscribeReportPage,
   '/confirm-report': ConfirmReportPage,
 };

@@ -4,6 +4,7 @@ export * from './limits.ts';
 export * from './mcp-snippets.ts';
 export * from './plans.ts';
 export * from './properties.ts';
+export * from './schemas/alerts.ts';
 export * from './schemas/annotations.ts';
 export * from './schemas/auth.ts';
 export * from './schemas/billing.ts';

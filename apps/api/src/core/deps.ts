@@ -34,6 +34,8 @@ export interface Deps {
     search: Cipher;
     share: Cipher;
     reports: Cipher;
+    /** Alert webhooks' signing secrets, and alert unsubscribe links (features/alerts/). */
+    alerts: Cipher;
     /** The keyed hashes of the mail suppression list (core/mail/suppression.ts). */
     mail: Cipher;
   };
@@ -52,6 +54,7 @@ export function makeCiphers(appSecret: string): Deps['ciphers'] {
     search: new Cipher(appSecret, 'search'),
     share: new Cipher(appSecret, 'share'),
     reports: new Cipher(appSecret, 'reports'),
+    alerts: new Cipher(appSecret, 'alerts'),
     mail: new Cipher(appSecret, 'mail'),
   };
 }

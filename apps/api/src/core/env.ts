@@ -142,6 +142,12 @@ const EnvSchema = z.object({
       '`true`: production accepts `http://` public addresses on `localhost`, `127.0.0.1` or `[::1]` (trying the production mode on one machine; tests). Any other host must be https',
     who: 'whoever runs production mode on one machine',
   }),
+  ALERT_WEBHOOKS_TO_LOOPBACK: z.stringbool().default(false).register(help, {
+    group: 'addresses',
+    meaning:
+      '`true`: alert webhooks may be `http://` and go to `127.0.0.1` or `[::1]` (tests; a receiver on the same machine). Otherwise they must be https to a public address',
+    who: 'tests; whoever receives alert webhooks on the API machine itself',
+  }),
   APP_SECRET: z.string().min(32, 'must be at least 32 characters').optional().register(help, {
     group: 'security',
     unset: 'generated once into `DATA_DIR/app-secret` (development and test only: production refuses to start without it)',

@@ -11,6 +11,7 @@ export const JOB_LOCKS = {
   billing: 6,
   todayRollups: 7,
   emailReports: 8,
+  alerts: 9,
 } as const;
 
 /**

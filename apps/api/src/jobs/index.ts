@@ -3,6 +3,7 @@ export * from '../analytics/rollup/rollup.ts';
 export { stopRollupThreads } from '../analytics/rollup/rollup-thread.ts';
 export * from '../analytics/rollup/rollup-today.ts';
 export * from '../core/job-lock.ts';
+export * from '../features/alerts/alerts-job.ts';
 export * from '../features/billing/billing-job.ts';
 export * from '../features/reports/reports-job.ts';
 export * from '../features/search/search-pull-job.ts';

@@ -3,6 +3,8 @@ import { applySiteRetention } from '../analytics/rollup/retention.ts';
 import { runRollups } from '../analytics/rollup/rollup.ts';
 import { runTodayRollups } from '../analytics/rollup/rollup-today.ts';
 import type { Logger } from '../core/logger.ts';
+import { runAlerts } from '../features/alerts/alerts-job.ts';
+import type { AlertDeps } from '../features/alerts/check.ts';
 import { runBilling } from '../features/billing/billing-job.ts';
 import type { BillingProvider } from '../features/billing/provider.ts';
 import { sweepExports } from '../features/export/export-sweep.ts';
@@ -39,6 +41,8 @@ export interface JobsOptions {
   billing?: { provider: BillingProvider | null };
   /** What e-mail reports need (stats, mailer, links): reports due are sent hourly. */
   emailReports?: ReportDeps;
+  /** What alerts need (stats, mailer, links, the webhook cipher): rules are looked at every 5 minutes. */
+  alerts?: AlertDeps;
   /** Settings, addresses and hot state: pending proxy hostnames' DNS records are checked every minute. */
   proxyIngress?: IngressJobSetup;
 }
@@ -127,6 +131,13 @@ export const JOBS: readonly Job[] = [
     every: (o) => o.importsEveryMs ?? 10_000,
     enabled: always,
     run: (o) => runDueImports(o.orm, { logger: o.logger, siteIds: o.siteIds }),
+  },
+  {
+    // Often, for first_pageview's sake; hour and day rules look at each closed period once.
+    name: 'alerts',
+    every: () => 5 * MINUTE,
+    enabled: (o) => o.alerts !== undefined,
+    run: (o) => runAlerts(o.orm, o.alerts as AlertDeps /* enabled says it is there */, runOpts(o)),
   },
   {
     // Each hostname on its own schedule, backing off with age (ingress-job.ts); a run checks those due.

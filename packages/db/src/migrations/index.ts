@@ -30,6 +30,7 @@ import { Migration20261217090000_pageview_channels } from './Migration2026121709
 import { Migration20261218090000_properties } from './Migration20261218090000_properties.ts';
 import { Migration20261219090000_imports } from './Migration20261219090000_imports.ts';
 import { Migration20261220090000_rollup_kept_properties } from './Migration20261220090000_rollup_kept_properties.ts';
+import { Migration20261221090000_alerts } from './Migration20261221090000_alerts.ts';
 
 /** The committed migrations, in order. New ones: `npm run -w @us/db migration:create -- <name>`, then list it here. */
 export const migrationsList = [
@@ -71,4 +72,5 @@ export const migrationsList = [
     name: 'Migration20261220090000_rollup_kept_properties',
     class: Migration20261220090000_rollup_kept_properties,
   },
+  { name: 'Migration20261221090000_alerts', class: Migration20261221090000_alerts },
 ];

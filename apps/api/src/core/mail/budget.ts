@@ -17,6 +17,8 @@ export const MAIL_BUDGET = {
   reportConfirmationsPerWorkspacePerHour: 20,
   reportConfirmationsPerWorkspacePerDay: 50,
   reportsPerWorkspacePerHour: 500,
+  /** Alert e-mails (features/alerts/) a workspace sends in a day, over all its sites and rules. */
+  alertsPerWorkspacePerDay: 200,
 } as const;
 const HOUR = 3600;
 const DAY = 86_400;
@@ -60,8 +62,8 @@ export async function requireInvitationBudget(hot: HotStore, workspaceId: string
   );
 }
 
-/** The report mail a workspace sends: a confirmation to a new address, or a report to a confirmed one. */
-export type ReportMailKind = 'confirmation' | 'report';
+/** The report mail a workspace sends: a confirmation to a new address, or a report or alert to a confirmed one. */
+export type ReportMailKind = 'confirmation' | 'report' | 'alert';
 
 const REPORT_WINDOWS: Record<ReportMailKind, { key: string; limit: number; seconds: number }[]> = {
   confirmation: [
@@ -69,6 +71,7 @@ const REPORT_WINDOWS: Record<ReportMailKind, { key: string; limit: number; secon
     { key: 'report-confirm-day', limit: MAIL_BUDGET.reportConfirmationsPerWorkspacePerDay, seconds: DAY },
   ],
   report: [{ key: 'report-mail-hour', limit: MAIL_BUDGET.reportsPerWorkspacePerHour, seconds: HOUR }],
+  alert: [{ key: 'alert-mail-day', limit: MAIL_BUDGET.alertsPerWorkspacePerDay, seconds: DAY }],
 };
 
 /**

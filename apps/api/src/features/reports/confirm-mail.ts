@@ -7,7 +7,7 @@ export const SITE_NAME_IN_MAIL = 80;
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** One line (no control characters or line breaks, which could add headers), at most SITE_NAME_IN_MAIL characters. */
-function bounded(name: string): string {
+export function bounded(name: string): string {
   const line = name.replace(/[\p{Cc}\u2028\u2029\s]+/gu, ' ').trim();
   const chars = [...line];
   return chars.length <= SITE_NAME_IN_MAIL
@@ -23,14 +23,15 @@ function bounded(name: string): string {
  * member typed but the site's name (bounded, escaped in the HTML): not the workspace's name, not who added
  * the address, no message, so the service cannot be used to mail strangers a text of someone's choosing.
  */
-export function confirmationMail(opts: { to: string; siteName: string; frequency: Frequency; link: string }): Mail {
+export function confirmationMail(opts: { to: string; siteName: string; frequency: Frequency | 'alerts'; link: string }): Mail {
   const site = bounded(opts.siteName);
-  const intro = `A member of the workspace that runs the site "${site}" on Unseen Stats asked to send its ${opts.frequency} visitor report to this address.`;
+  const what = opts.frequency === 'alerts' ? 'traffic alerts' : `${opts.frequency} visitor report`;
+  const intro = `A member of the workspace that runs the site "${site}" on Unseen Stats asked to send its ${what} to this address.`;
   const ask = 'Nothing is sent to this address unless you confirm. Confirm, or ask never to be e-mailed by this workspace again';
-  const outro = 'The link works once and expires in 7 days. If you ignore this e-mail, you get no report.';
+  const outro = `The link works once and expires in 7 days. If you ignore this e-mail, you get no ${opts.frequency === 'alerts' ? 'alert' : 'report'}.`;
   return {
     to: opts.to,
-    subject: `Confirm e-mail reports of ${site}`,
+    subject: `Confirm e-mail ${opts.frequency === 'alerts' ? 'alerts' : 'reports'} of ${site}`,
     text: `${intro}\n\n${ask}:\n${opts.link}\n\n${outro}\n`,
     html: `<p>${esc(intro)}</p><p>${esc(ask)}: <a href="${esc(opts.link)}">answer here</a></p><p style="color:#666">${esc(outro)}</p>`,
   };

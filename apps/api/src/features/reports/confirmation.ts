@@ -1,6 +1,8 @@
 // Double opt-in of report addresses: a new address of a workspace gets one confirmation e-mail (within the
 // mail budgets) and no report until it says yes; saying no suppresses it for the workspace. Table
 // `report_recipients`, one row per workspace and address (packages/db migration 20261209090000_report_optin).
+// Alert addresses (features/alerts/, table `alert_recipients`) share it: the consent is to the workspace's
+// mail, so an address confirmed for reports gets alerts too, and the other way round.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { makerIsMember } from '../../actor/makers.ts';
 import type { Deps } from '../../core/deps.ts';
@@ -12,6 +14,15 @@ import { randomToken, sha256 } from '../../core/security/tokens.ts';
 import { emailLink } from '../auth/index.ts';
 import { confirmationMail } from './confirm-mail.ts';
 import type { Frequency } from './periods.ts';
+
+/**
+ * Whether the address of `alias` (a row with `workspace_id` and `address`) is still wanted by a report or
+ * an alert of a current member of its workspace.
+ */
+const wantedBy = (alias: string, sites = '') => `(exists (select 1 from email_reports r
+      where r.workspace_id = ${alias}.workspace_id and r.address = ${alias}.address and ${makerIsMember('r')} ${sites.replaceAll('$site', 'r.site_id')})
+    or exists (select 1 from alert_recipients ar join alerts a on a.id = ar.alert_id
+      where ar.workspace_id = ${alias}.workspace_id and ar.address = ${alias}.address and ${makerIsMember('a')} ${sites.replaceAll('$site', 'a.site_id')}))`;
 
 /** How long a confirmation link works. */
 export const CONFIRM_DAYS = 7;
@@ -61,9 +72,7 @@ export async function askToConfirm(
   const tokenHash = sha256(secret);
   const claimed = await em.execute<unknown[]>(
     `update report_recipients rr set mailed_at = now(), token_hash = ?, expires_at = now() + interval '${CONFIRM_DAYS} days'
-      where workspace_id = ? and address = ? and confirmed_at is null and mailed_at is null
-        and exists (select 1 from email_reports r
-                     where r.workspace_id = rr.workspace_id and r.address = rr.address and ${makerIsMember('r')})
+      where workspace_id = ? and address = ? and confirmed_at is null and mailed_at is null and ${wantedBy('rr')}
       returning 1`,
     [tokenHash, workspaceId, address],
   );
@@ -81,18 +90,23 @@ export async function askToConfirm(
     );
     return 'waiting';
   }
-  // The report that asked first names the site and frequency.
-  const [first] = await em.execute<{ name: string; frequency: Frequency }[]>(
-    `select s.name, r.frequency from email_reports r join sites s on s.id = r.site_id
-      where r.workspace_id = ? and r.address = ? order by r.created_at, r.id limit 1`,
-    [workspaceId, address],
+  // The report (or else the alert) that asked first names the site and what is sent.
+  const [first] = await em.execute<{ name: string; frequency: Frequency | null }[]>(
+    `select name, frequency from (
+       select s.name, r.frequency, r.created_at, r.id, 0 as rank from email_reports r join sites s on s.id = r.site_id
+        where r.workspace_id = ? and r.address = ?
+       union all
+       select s.name, null, a.created_at, a.id, 1 from alert_recipients ar join alerts a on a.id = ar.alert_id
+         join sites s on s.id = a.site_id where ar.workspace_id = ? and ar.address = ?) asked
+      order by rank, created_at, id limit 1`,
+    [workspaceId, address, workspaceId, address],
   );
   try {
     await deps.mailer.send(
       confirmationMail({
         to: address,
         siteName: first?.name ?? '',
-        frequency: first?.frequency ?? 'weekly',
+        frequency: first && first.frequency === null ? 'alerts' : (first?.frequency ?? 'weekly'),
         link: emailLink(deps.urls.app, 'confirm-report', secret),
       }),
     );
@@ -115,16 +129,16 @@ export async function sendWaitingConfirmations(
 ): Promise<{ sent: number; waiting: number }> {
   await em.execute(
     `delete from report_recipients rr where rr.confirmed_at is null
-       and not exists (select 1 from email_reports r where r.workspace_id = rr.workspace_id and r.address = rr.address)`,
+       and not exists (select 1 from email_reports r where r.workspace_id = rr.workspace_id and r.address = rr.address)
+       and not exists (select 1 from alert_recipients ar where ar.workspace_id = rr.workspace_id and ar.address = rr.address)`,
   );
   if (opts.siteIds?.length === 0) return { sent: 0, waiting: 0 };
-  const sites = opts.siteIds ? `and r.site_id in (${opts.siteIds.map(() => '?::uuid').join(', ')})` : '';
+  const sites = opts.siteIds ? `and $site in (${opts.siteIds.map(() => '?::uuid').join(', ')})` : '';
   const rows = await em.execute<{ workspace_id: string; address: string }[]>(
     `select rr.workspace_id, rr.address from report_recipients rr
-      where rr.confirmed_at is null and rr.mailed_at is null
-        and exists (select 1 from email_reports r where r.workspace_id = rr.workspace_id and r.address = rr.address ${sites})
+      where rr.confirmed_at is null and rr.mailed_at is null and ${wantedBy('rr', sites)}
       order by rr.asked_at`,
-    opts.siteIds ?? [],
+    opts.siteIds ? [...opts.siteIds, ...opts.siteIds] : [],
   );
   let sent = 0;
   let waiting = 0;
@@ -161,14 +175,18 @@ export async function answerConfirmation(
     );
     if (!row) throw unusable();
     const sites = await tx.execute<{ name: string }[]>(
-      `select distinct s.name from email_reports r join sites s on s.id = r.site_id
-        where r.workspace_id = ? and r.address = ? order by s.name`,
-      [row.workspace_id, row.address],
+      `select s.name from email_reports r join sites s on s.id = r.site_id where r.workspace_id = ? and r.address = ?
+       union
+       select s.name from alert_recipients ar join alerts a on a.id = ar.alert_id join sites s on s.id = a.site_id
+        where ar.workspace_id = ? and ar.address = ?
+       order by name`,
+      [row.workspace_id, row.address, row.workspace_id, row.address],
     );
     if (input.answer === 'yes') {
       await tx.execute('update report_recipients set confirmed_at = now(), token_hash = null where token_hash = ?', [tokenHash]);
     } else {
       await tx.execute('delete from email_reports where workspace_id = ? and address = ?', [row.workspace_id, row.address]);
+      await tx.execute('delete from alert_recipients where workspace_id = ? and address = ?', [row.workspace_id, row.address]);
       await tx.execute('delete from report_recipients where workspace_id = ? and address = ?', [row.workspace_id, row.address]);
       await suppress(tx, deps.ciphers.mail, row.workspace_id, row.address);
     }

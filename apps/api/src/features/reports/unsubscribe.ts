@@ -16,6 +16,12 @@ export const unsubscribeToken = (cipher: Cipher, reportId: string) => `${reportI
 export const unsubscribeLink = (deps: Pick<Deps, 'urls' | 'ciphers'>, reportId: string) =>
   `${deps.urls.app.replace(/\/$/, '')}/unsubscribe-report?token=${unsubscribeToken(deps.ciphers.reports, reportId)}`;
 
+/** The id a link's token was made for, or null when the token was not made with `cipher`. */
+export function idOfUnsubscribeToken(cipher: Cipher, token: string): string | null {
+  const [id = '', given = ''] = token.split('_');
+  return isUuid(id) && safeEqual(given, mac(cipher, id)) ? id : null;
+}
+
 const invalid = () =>
   new AppError(404, 'This unsubscribe link is not valid, or the report was already removed: nothing more will be sent with it');
 
@@ -25,8 +31,8 @@ const invalid = () =>
  * workspace is sent to it again.
  */
 export async function unsubscribe(deps: Pick<Deps, 'ciphers'>, em: EntityManager, token: string) {
-  const [id = '', given = ''] = token.split('_');
-  if (!isUuid(id) || !safeEqual(given, mac(deps.ciphers.reports, id))) throw invalid();
+  const id = idOfUnsubscribeToken(deps.ciphers.reports, token);
+  if (!id) throw invalid();
   return em.transactional(async (tx) => {
     const [row] = await tx.execute<{ workspace_id: string; address: string; frequency: string; name: string }[]>(
       `select r.workspace_id, r.address, r.frequency, s.name from email_reports r join sites s on s.id = r.site_id

@@ -9,7 +9,7 @@ import { AppError } from '../../core/errors.ts';
 export async function checkSiteLimit(
   tx: EntityManager,
   siteId: string,
-  table: 'share_links' | 'email_reports' | 'funnels' | 'segments' | 'annotations',
+  table: 'share_links' | 'email_reports' | 'funnels' | 'segments' | 'annotations' | 'alerts',
   limit: number,
   title: string,
 ): Promise<void> {

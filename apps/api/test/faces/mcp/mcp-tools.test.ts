@@ -17,7 +17,7 @@ import { appRouter } from '../../../src/router.ts';
 /**
  * The tool names the spec lists (section "Meta and MCP"); generated tools must come from this set. Beside
  * them, rotate_site_pass_key, which issue 36 asks for, and the funnel, segment and
- * annotation tools of issue 40, and list_site_properties (issue 40 item 2).
+ * annotation tools of issue 40, list_site_properties (issue 40 item 2) and the alert tools (item 7).
  */
 const SPEC_TOOLS = new Set(
   `get_me get_workspace list_members update_workspace create_member_invite delete_member_invite update_member
@@ -32,7 +32,8 @@ const SPEC_TOOLS = new Set(
   get_billing checkout_billing portal_billing plan_billing list_site_funnels create_site_funnel update_site_funnel
   delete_site_funnel get_site_funnel_results list_site_segments create_site_segment update_site_segment
   delete_site_segment list_site_annotations create_site_annotation update_site_annotation delete_site_annotation get_site_changes
-  list_site_properties list_imports get_import create_import start_import delete_import`.split(/\s+/),
+  list_site_properties list_imports get_import create_import start_import delete_import list_alerts create_alert update_alert
+  delete_alert`.split(/\s+/),
 );
 
 function fakeOp(meta: Partial<Meta>, input?: z.ZodType, type: Operation['type'] = 'mutation'): Operation {

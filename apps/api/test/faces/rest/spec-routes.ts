@@ -108,6 +108,15 @@ export const SPEC_SECTIONS = {
     ['DELETE', '/v1/sites/{id}/annotations/{annotation}'],
     ['GET', '/v1/sites/{id}/changes'],
   ],
+  /** Not in the spec: issue 40 item 7 asks for alerts over REST and MCP (docs/product/alerts.md). */
+  alerts: [
+    ['GET', '/v1/sites/{id}/alerts'],
+    ['POST', '/v1/sites/{id}/alerts'],
+    ['GET', '/v1/sites/{id}/alerts/{alert}'],
+    ['PATCH', '/v1/sites/{id}/alerts/{alert}'],
+    ['DELETE', '/v1/sites/{id}/alerts/{alert}'],
+    ['GET', '/v1/sites/{id}/alerts/{alert}/deliveries'],
+  ],
   bot: [
     ['GET', '/v1/sites/{id}/bot'],
     ['PUT', '/v1/sites/{id}/bot'],
@@ -192,6 +201,8 @@ export const SPEC_STATUS: Record<string, number> = {
   'DELETE /v1/sites/{id}/segments/{segment}': 204,
   'POST /v1/sites/{id}/annotations': 201,
   'DELETE /v1/sites/{id}/annotations/{annotation}': 204,
+  'POST /v1/sites/{id}/alerts': 201,
+  'DELETE /v1/sites/{id}/alerts/{alert}': 204,
   'POST /v1/sites/{id}/hostnames': 201,
   'DELETE /v1/sites/{id}/hostnames/{hostname}': 204,
   'DELETE /v1/sites/{id}/search/primary': 204,

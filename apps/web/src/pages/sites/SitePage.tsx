@@ -6,6 +6,7 @@ import { useTRPC } from '../../trpc.ts';
 import { SiteMissing } from './parts/SiteMissing.tsx';
 import { SitesFrame } from './parts/SitesFrame.tsx';
 import { isMissingSite, siteIdOf } from './parts/siteId.ts';
+import { AlertsCard } from './site/AlertsCard.tsx';
 import { DangerZoneCard } from './site/DangerZoneCard.tsx';
 import { EmailReportsCard } from './site/EmailReportsCard.tsx';
 import { ExperimentsCard } from './site/ExperimentsCard.tsx';
@@ -40,6 +41,7 @@ export function SitePage() {
           <ExperimentsCard site={site} />
           <ShareLinksCard siteId={site.id} />
           <EmailReportsCard siteId={site.id} />
+          <AlertsCard siteId={site.id} />
           <DangerZoneCard site={site} />
         </div>
       )}

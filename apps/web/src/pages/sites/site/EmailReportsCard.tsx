@@ -7,6 +7,7 @@ import { formatDateTime } from '../../../lib/format.ts';
 import { toProblem } from '../../../problem.ts';
 import { useTRPC } from '../../../trpc.ts';
 import { ActionsTable } from '../parts/ActionsTable.tsx';
+import { TakeOverButton } from '../parts/TakeOverButton.tsx';
 import { useIsOwner } from '../parts/useIsOwner.ts';
 import { AddEmailReportForm } from './AddEmailReportForm.tsx';
 import { reportStatus } from './reportStatus.ts';
@@ -57,19 +58,12 @@ export function EmailReportsCard({ siteId }: { siteId: string }) {
                 <td>{status.text}</td>
                 <td>{formatDateTime(r.lastSentAt)}</td>
                 <td className="site-cell-actions">
-                  {r.creatorLeft && isOwner && (
-                    <>
-                      <button
-                        type="button"
-                        className="button button-secondary button-small"
-                        aria-label={`Take over the ${r.frequency} report to ${r.address}`}
-                        disabled={takeOver.isPending}
-                        onClick={() => takeOver.mutate({ id: siteId, reportId: r.id })}
-                      >
-                        Take over
-                      </button>{' '}
-                    </>
-                  )}
+                  <TakeOverButton
+                    shown={r.creatorLeft && isOwner}
+                    name={`Take over the ${r.frequency} report to ${r.address}`}
+                    disabled={takeOver.isPending}
+                    onClick={() => takeOver.mutate({ id: siteId, reportId: r.id })}
+                  />
                   <button
                     type="button"
                     className="button button-secondary button-small"

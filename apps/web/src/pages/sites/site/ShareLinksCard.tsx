@@ -7,6 +7,7 @@ import { toProblem } from '../../../problem.ts';
 import { useTRPC } from '../../../trpc.ts';
 import { ActionsTable } from '../parts/ActionsTable.tsx';
 import { CopyButton } from '../parts/CopyButton.tsx';
+import { TakeOverButton } from '../parts/TakeOverButton.tsx';
 import { useIsOwner } from '../parts/useIsOwner.ts';
 import { AddShareLinkForm } from './AddShareLinkForm.tsx';
 
@@ -50,19 +51,12 @@ export function ShareLinksCard({ siteId }: { siteId: string }) {
               <td>{l.creatorLeft ? 'Stopped: made by a member who left' : 'Opens'}</td>
               <td>{formatDateTime(l.lastOpenedAt)}</td>
               <td className="site-cell-actions">
-                {l.creatorLeft && isOwner && (
-                  <>
-                    <button
-                      type="button"
-                      className="button button-secondary button-small"
-                      aria-label={`Take over the link ${l.label}`}
-                      disabled={takeOver.isPending}
-                      onClick={() => takeOver.mutate({ id: siteId, linkId: l.id })}
-                    >
-                      Take over
-                    </button>{' '}
-                  </>
-                )}
+                <TakeOverButton
+                  shown={l.creatorLeft && isOwner}
+                  name={`Take over the link ${l.label}`}
+                  disabled={takeOver.isPending}
+                  onClick={() => takeOver.mutate({ id: siteId, linkId: l.id })}
+                />
                 <ConfirmButton
                   label="Revoke"
                   name={`Revoke the link ${l.label}`}

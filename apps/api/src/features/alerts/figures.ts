@@ -1,0 +1,79 @@
+// What an alert rule compares, asked of the stats engine the dashboard uses (the stats wing's `answer`):
+// the People visitors of a period (or, for goal_drop, the visitors who completed the goal), and the
+// average of the same hour or weekday over the previous weeks; for first_pageview, the site's pageviews
+// since the rule was made.
+import type { AlertKind, AlertWindow, MetricSet } from '@us/shared';
+import { localToday } from '../../analytics/range.ts';
+import { siteCtx } from '../../analytics/site-ctx.ts';
+import { inWorkspaceSlot, type StatsDeps } from '../../analytics/site-slot.ts';
+import { readSettings } from '../sites/index.ts';
+import { answer, normalise } from '../stats/index.ts';
+import type { AlertPeriod } from './periods.ts';
+
+export interface AlertSite {
+  id: string;
+  name: string;
+  timezone: string;
+  workspaceId: string;
+  settings: Record<string, unknown>;
+}
+
+export interface AlertFigures {
+  current: number;
+  /** The usual figure; null for first_pageview. */
+  baseline: number | null;
+}
+
+/** What is counted: visitors of a metric set under fixed filters. */
+export interface Counted {
+  set: MetricSet;
+  where: Record<string, string>;
+}
+
+/**
+ * What a rule of `kind` counts: People visitors, or those who completed its goal (an event goal's event,
+ * a page goal's page). Null when the goal is not one of the site's (any more).
+ */
+export function countedOf(kind: AlertKind, goalName: string | null, settings: Record<string, unknown>): Counted | null {
+  if (kind !== 'goal_drop') return { set: 'pageviews', where: {} };
+  const goal = readSettings(settings).goals.find((g) => g.name.toLowerCase() === (goalName ?? '').toLowerCase());
+  if (!goal) return null;
+  return goal.type === 'event'
+    ? { set: 'events', where: { event: goal.match } }
+    : { set: 'pageviews', where: { page: goal.match } };
+}
+
+/** The period's visitors and the average of its baseline periods, from one series question. */
+export async function periodFigures(
+  deps: StatsDeps,
+  site: AlertSite,
+  counted: Counted,
+  window: AlertWindow,
+  period: AlertPeriod,
+): Promise<AlertFigures> {
+  return inWorkspaceSlot(deps, site.workspaceId, async () => {
+    const ctx = siteCtx(deps.statsOrm.em.fork(), { id: site.id, timezone: site.timezone, settings: site.settings });
+    const first = period.baselineKeys.at(-1)?.slice(0, 10) ?? period.day;
+    const result = await answer(
+      ctx,
+      normalise(
+        { metrics: counted.set, by: window, lane: 'human', from: first, to: period.day, where: counted.where },
+        ctx.today,
+      ),
+    );
+    const visitors = new Map(result.rows.map((r) => [r.value, r.counts.visitors ?? 0]));
+    const baseline = period.baselineKeys.reduce((sum, k) => sum + (visitors.get(k) ?? 0), 0) / period.baselineKeys.length;
+    return { current: visitors.get(period.key) ?? 0, baseline };
+  });
+}
+
+/** The site's People pageviews from the day the rule was made (site time zone) to today. */
+export async function pageviewsSince(deps: StatsDeps, site: AlertSite, since: Date, now: Date): Promise<number> {
+  return inWorkspaceSlot(deps, site.workspaceId, async () => {
+    const ctx = siteCtx(deps.statsOrm.em.fork(), { id: site.id, timezone: site.timezone, settings: site.settings });
+    const today = localToday(site.timezone, now);
+    const from = localToday(site.timezone, new Date(Math.min(since.getTime(), now.getTime())));
+    const result = await answer(ctx, normalise({ metrics: 'pageviews', lane: 'human', from, to: today }, ctx.today));
+    return result.totals.pageviews ?? 0;
+  });
+}
