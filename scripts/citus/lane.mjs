@@ -7,7 +7,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 
 /** Ingest (with faults), rollups (incremental, late rows), raw/rollup equality, results, journeys, export,
- * retention, site deletion, two API nodes, funnels and segments applied to stats; e-mail reports, alerts,
+ * retention, site deletion, two API nodes, funnels and segments applied to stats, history imports (their
+ * figures on distributed tables, written beside the plain imports table); e-mail reports, alerts,
  * search and shared links. */
 export const CITUS_LANE = [
   'apps/api/test/analytics',
@@ -17,6 +18,8 @@ export const CITUS_LANE = [
   'apps/api/test/features/funnels',
   'apps/api/test/features/segments',
   'apps/api/test/features/export',
+  'apps/api/test/features/imports',
+  'apps/api/test/features/changes',
   'apps/api/test/features/sites/sites-crud.http.test.ts',
   'apps/api/test/features/sites/sites-delete-edge.http.test.ts',
   'apps/api/test/fault/two-nodes.http.test.ts',
