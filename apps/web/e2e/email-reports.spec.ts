@@ -85,11 +85,11 @@ describe('e-mail reports in a real browser', () => {
     const inbox = await suite.browser.newContext();
     const reader = await inbox.newPage();
     await reader.goto(confirmLink);
-    const yes = reader.getByRole('button', { name: 'Yes, send me these reports' });
+    const yes = reader.getByRole('button', { name: 'Yes, send me these e-mails' });
     await yes.waitFor();
     expect(await accessibilityProblems(reader)).toEqual([]);
     await yes.click();
-    await reader.getByText('Confirmed: board@example.com gets the reports of Weekly shop, from their next period.').waitFor();
+    await reader.getByText('Confirmed: board@example.com gets the reports and alerts asked for Weekly shop.').waitFor();
     await page.reload();
     await expect.poll(() => row.textContent()).toContain('Confirmed');
 

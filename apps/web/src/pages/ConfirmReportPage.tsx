@@ -6,8 +6,8 @@ import { useQueryParam } from '../router.tsx';
 import { useTRPC } from '../trpc.ts';
 
 /**
- * The report confirmation e-mail's link: the recipient says yes (the reports are sent) or no (they are
- * removed and the workspace e-mails the address no more). It asks for a press rather than acting on
+ * The confirmation e-mail's link, for reports and alerts alike (one consent per workspace and address):
+ * the recipient says yes (they are sent) or no (they are removed and the workspace e-mails the address no more). It asks for a press rather than acting on
  * opening, so a mail scanner that follows links answers nothing.
  */
 export function ConfirmReportPage() {
@@ -16,24 +16,26 @@ export function ConfirmReportPage() {
   const done = answer.data;
   const sites = done?.sites.join(', ');
   return (
-    <GuestPage title="E-mail reports">
+    <GuestPage title="Reports and alerts by e-mail">
       {!token && (
         <Notice tone="error">This page needs the link from the confirmation e-mail: open the link from the e-mail.</Notice>
       )}
       {answer.error && <Notice tone="error">{toProblem(answer.error).title}</Notice>}
       {done?.answer === 'yes' && (
         <Notice tone="info">
-          Confirmed: {done.address} gets the reports of {sites}, from their next period. Each e-mail has an unsubscribe link.
+          Confirmed: {done.address} gets the reports and alerts asked for {sites}. Each e-mail has an unsubscribe link.
         </Notice>
       )}
       {done?.answer === 'no' && (
         <Notice tone="info">
-          Done: no report or invitation of the workspace that runs {sites} will be sent to {done.address}.
+          Done: no report, alert or invitation of the workspace that runs {sites} will be sent to {done.address}.
         </Notice>
       )}
       {token && !done && (
         <>
-          <p>Someone asked to send a site's visitor reports to this address. Nothing is sent unless you confirm.</p>
+          <p>
+            Someone asked to send a site's visitor reports or traffic alerts to this address. Nothing is sent unless you confirm.
+          </p>
           <p className="form-actions">
             <button
               type="button"
@@ -41,7 +43,7 @@ export function ConfirmReportPage() {
               disabled={answer.isPending}
               onClick={() => answer.mutate({ token, answer: 'yes' })}
             >
-              Yes, send me these reports
+              Yes, send me these e-mails
             </button>{' '}
             <button
               type="button"
