@@ -77,6 +77,13 @@ describe('screenshots', () => {
     await page.getByRole('img', { name: /^Crawler requests per day/ }).waitFor();
     await shoot(page, 'crawlers');
 
+    // What changed? this week against the one before, its card alone.
+    await page.goto(`${dashboard}?range=7d`);
+    const changes = page.locator('.card').filter({ has: page.getByRole('heading', { name: 'What changed?', exact: true }) });
+    await changes.getByRole('button', { name: 'Explain the change' }).click();
+    await changes.getByRole('list', { name: 'What moved most' }).waitFor();
+    await changes.screenshot({ path: path.join(OUT, 'what-changed.png') });
+
     // The Protection page on its Decisions tab, the last 30 days of what the gate did.
     await page.goto(`${t.url}/sites/${siteId}/protection?tab=decisions`);
     await page.getByLabel('Period').selectOption('30');
