@@ -1,4 +1,13 @@
 import type { Orm } from '@us/db';
+import type { Logger } from './logger.ts';
+
+/** What the scheduler (or a test) gives a job's run: its log, the sites it may touch, its clock, whether to wait for the lock. */
+export interface JobRunOptions {
+  logger?: Pick<Logger, 'error' | 'warn'> | undefined;
+  siteIds?: string[] | undefined;
+  now?: Date | undefined;
+  wait?: boolean;
+}
 
 /** Advisory lock keys of the background jobs (first int of the two-int form: this service). */
 const LOCK_SPACE = 0x7573;

@@ -2,7 +2,7 @@
 // rule looked at once per closed period (features/alerts/check.ts), then the webhooks of the rules that
 // fired, all at once, each with its own tries and time limit.
 import type { Orm } from '@us/db';
-import { withJobLock } from '../../core/job-lock.ts';
+import { type JobRunOptions, withJobLock } from '../../core/job-lock.ts';
 import type { Logger } from '../../core/logger.ts';
 import { type AlertDeps, checkRule, type PendingHook, type RuleRow, rulesSql } from './check.ts';
 import { postWithRetries } from './webhook.ts';
@@ -27,12 +27,7 @@ async function sendHook(deps: AlertDeps, orm: Orm, hook: PendingHook, logger: Pi
 export async function runAlerts(
   orm: Orm,
   deps: AlertDeps,
-  opts: {
-    logger?: Pick<Logger, 'error' | 'warn'> | undefined;
-    siteIds?: string[] | undefined;
-    now?: Date | undefined;
-    wait?: boolean;
-  } = {},
+  opts: JobRunOptions = {},
 ): Promise<{ ran: boolean; fired: number; failed: number }> {
   if (opts.siteIds?.length === 0) return { ran: true, fired: 0, failed: 0 };
   const now = opts.now ?? new Date();

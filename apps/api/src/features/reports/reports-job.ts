@@ -1,8 +1,7 @@
 // The hourly e-mail reports (features/reports/due.ts) under one advisory lock, so across nodes one run
 // sends each period once; first the confirmation e-mails that wait for one (features/reports/confirmation.ts).
 import type { Orm } from '@us/db';
-import { withJobLock } from '../../core/job-lock.ts';
-import type { Logger } from '../../core/logger.ts';
+import { type JobRunOptions, withJobLock } from '../../core/job-lock.ts';
 import { sendWaitingConfirmations } from './confirmation.ts';
 import { sendDue } from './due.ts';
 import type { ReportDeps } from './send.ts';
@@ -10,12 +9,7 @@ import type { ReportDeps } from './send.ts';
 export async function runEmailReports(
   orm: Orm,
   deps: ReportDeps,
-  opts: {
-    logger?: Pick<Logger, 'error' | 'warn'> | undefined;
-    siteIds?: string[] | undefined;
-    now?: Date | undefined;
-    wait?: boolean;
-  } = {},
+  opts: JobRunOptions = {},
 ): Promise<{ ran: boolean; sent: number; failed: number; deferred: number }> {
   const now = opts.now ?? new Date();
   const run = await withJobLock(
