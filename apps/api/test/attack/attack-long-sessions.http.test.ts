@@ -6,7 +6,7 @@ import { Visits } from '../support/visits.ts';
 
 /**
  * Sessions of hundreds of pageviews, each with an event and an A/B exposure, on a partition the planner has
- * no figures for yet (freshly written): goal, experiment and funnel results read them well inside the stats
+ * no figures for yet (freshly written): goal, experiment and funnel results and journeys read them well inside the stats
  * time limit. They once joined events to pageviews and sessions to completions as derived sets, and the
  * planner looped over one for every row of the other: the experiment's answer grew with the square of a
  * session's length and ran past the limit. Another site asking at the same time is answered too.
@@ -84,5 +84,14 @@ describe('long sessions cannot make results run past the time limit', () => {
       .expect(201);
     const { body } = await get(`/funnels/${made.body.funnel.id}/results?days=7`).expect(200);
     expect(body.steps.map((s: { visitors: number }) => s.visitors)).toEqual([SESSIONS, SESSIONS, SESSIONS]);
+  });
+
+  it('answers the journeys of those sessions, with the goals they reached', async () => {
+    const { body } = await get('/journeys?days=7').expect(200);
+    expect(body.visits).toBe(SESSIONS);
+    const signup = body.goals.find((g: { name: string }) => g.name === 'Signup');
+    expect(signup).toMatchObject({ sessions: SESSIONS });
+    // Every session walks /p/0, /p/1, /p/2, /p/3 first: one path of all ten.
+    expect(body.paths[0]).toMatchObject({ sessions: SESSIONS });
   });
 });

@@ -65,24 +65,21 @@ export function journeyStatement(ctx: SiteCtx, q: JourneyQuestion): Statement<Jo
   ].join('\n        and ');
 
   // Rows are made narrow before the sort: a label, one flag per goal and an exposure, nothing else.
-  // Path goals are met on pageview rows, event goals on event rows.
-  const pvGoals = q.goals.map((g, i) => {
-    if (g.type === 'event') return `false as g${i}`;
+  // Path goals are met on pageview rows (ord 0), event goals on event rows (ord 1; `path` there is their pageview's).
+  const rowGoals = q.goals.map((g, i) => {
+    if (g.type === 'event') return `(ord = 1 and kind = 'event' and name = ${p.add(g.match, 'text')}) as g${i}`;
     const match = g.prefix
       ? `left(path, ${p.add(g.match.length, 'int')}) = ${p.add(g.match, 'text')}`
       : `path = ${p.add(g.match, 'text')}`;
-    return `${match} as g${i}`;
+    return `(ord = 0 and ${match}) as g${i}`;
   });
-  const evGoals = q.goals.map((g, i) =>
-    g.type === 'event' ? `(e.kind = 'event' and e.name = ${p.add(g.match, 'text')}) as g${i}` : `false as g${i}`,
-  );
   const cols = (list: string[]) => list.map((c) => `, ${c}`).join('');
   const goals = q.goals.length
     ? `array[${q.goals.map((_, i) => `coalesce(bool_or(g${i}), false)`).join(', ')}]`
     : 'array[]::boolean[]';
   const keys = p.add([...q.experimentKeys], 'text[]');
   const pvLabel = q.zoom === 'element' ? 'null::text' : PAGE_STEP[q.zoom]('path');
-  const evLabel = q.zoom === 'element' ? `case when e.kind = 'click' then e.name end` : PAGE_STEP[q.zoom]('pv.path');
+  const evLabel = q.zoom === 'element' ? `case when kind = 'click' then name end` : PAGE_STEP[q.zoom]('path');
   // Page and section labels sit on every row of a pageview, so repeats collapse over the session's rows;
   // clicks are compared with the click before them only.
   const collapse = q.zoom === 'element' ? 'day, visitor, sn, label is null' : 'day, visitor, sn';
@@ -96,31 +93,37 @@ export function journeyStatement(ctx: SiteCtx, q: JourneyQuestion): Statement<Jo
              least(min(ai) - 1, 2)::int as pre`;
   const converted = q.convertedGoal > 0 ? `count(*) filter (where goals[${q.convertedGoal}])::int` : 'null::int';
 
-  // Events reach their pageview through (day, pageview_id) (the pageviews index on site_id, pageview_id),
-  // and carry its visitor code, time and id, so one window over the stream cuts sessions for both.
+  // Pageview rows and their events' rows in one stream: a window over (day, pageview_id) gives each event
+  // its pageview's visitor code, time, id, path and journeys flag (an event whose pageview is not in the
+  // stream has none and is dropped), so one more window cuts sessions for both. No join between derived
+  // sets: on a fresh partition the planner, knowing no sizes, looped over one for every row of the other.
   const sql = `
-    with stream as (
-      select day, visitor, at as pat, id as pid, 0 as ord, at, id, session_start, journeys,
-             ${pvLabel} as label, null::text as xp${cols(pvGoals)}
+    with raw as (
+      select day, pageview_id, 0 as ord, visitor, at, id, session_start, journeys, path,
+             null::text as kind, null::text as name, null::text as experiment, null::text as variant
       from pageviews
       where ${pvConds}
       union all
-      select pv.day, pv.visitor, pv.at, pv.id, 1, e.at, e.id, false, pv.journeys,
-             ${evLabel},
-             case when e.kind = 'exposure' and e.experiment = any(${keys}) then e.experiment || chr(1) || e.variant end
-             ${cols(evGoals)}
-      from (
-        select day, pageview_id, at, id, kind, name, experiment, variant
-        from events
-        where site_id = ${site}
-          and day between ${from} - 1 and ${to} + 1${utcDaysCond(p, ctx.utcDays)}
-          and kind in ('event', 'exposure', 'click')
-      ) e
-      join (
-        select day, pageview_id, visitor, at, id, journeys, path
-        from pageviews
-        where ${pvConds}
-      ) pv on pv.day = e.day and pv.pageview_id = e.pageview_id
+      select day, pageview_id, 1, null, at, id, false, null, null, kind, name, experiment, variant
+      from events
+      where site_id = ${site}
+        and day between ${from} - 1 and ${to} + 1${utcDaysCond(p, ctx.utcDays)}
+        and kind in ('event', 'exposure', 'click')
+    ),
+    owned as (
+      select day, ord, at, id, session_start, kind, name, experiment, variant,
+             first_value(ord) over pv_of as head, first_value(visitor) over pv_of as visitor,
+             first_value(at) over pv_of as pat, first_value(id) over pv_of as pid,
+             first_value(journeys) over pv_of as journeys, first_value(path) over pv_of as path
+      from raw
+      window pv_of as (partition by day, pageview_id order by ord, id)
+    ),
+    stream as (
+      select day, visitor, pat, pid, ord, at, id, session_start, journeys,
+             case when ord = 0 then ${pvLabel} else ${evLabel} end as label,
+             case when kind = 'exposure' and experiment = any(${keys}) then experiment || chr(1) || variant end as xp${cols(rowGoals)}
+      from owned
+      where head = 0
     ),
     cut as (
       select *, count(*) filter (where session_start) over (partition by day, visitor order by ${ORDER}) as sn
