@@ -15,6 +15,10 @@ export const IMPORT_LIMITS = {
   /** Bytes of one uploaded file. */
   fileBytes: 200 * 1024 * 1024,
   filesPerImport: 20,
+  /** Imports awaiting files, queued or running at once per site. */
+  unfinishedPerSite: 3,
+  /** Imports a site keeps, done ones included. */
+  perSite: 100,
   /** Records read over all files of an import. */
   rowsPerImport: 5_000_000,
   /** Bad rows kept with their file, line and reason (all are counted). */

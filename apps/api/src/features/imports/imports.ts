@@ -14,6 +14,7 @@ import {
 import { isUuid, loadSite } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
 import { AppError, badRequest } from '../../core/errors.ts';
+import { checkSiteLimit } from '../sites/index.ts';
 import { ALREADY_STARTED, IMPORT_COLUMNS, type ImportRow, NO_IMPORT, toImport } from './import-row.ts';
 
 async function loadRow(em: EntityManager, siteId: string, importId: string, lock = false): Promise<ImportRow> {
@@ -29,7 +30,25 @@ async function loadRow(em: EntityManager, siteId: string, importId: string, lock
 export async function createImport(em: EntityManager, actor: Actor, input: CreateImportInput): Promise<Import> {
   const site = await loadSite(em, actor, input.id);
   const id = randomUUID();
-  await em.execute('insert into imports (id, site_id, source) values (?, ?, ?)', [id, site.id, input.source]);
+  // Each import not yet done may hold 20 files of 200 MB until read: a site has a few at a time.
+  await em.transactional(async (tx) => {
+    await checkSiteLimit(
+      tx,
+      site.id,
+      'imports',
+      IMPORT_LIMITS.unfinishedPerSite,
+      `This site has ${IMPORT_LIMITS.unfinishedPerSite} imports not done yet: start or delete one first`,
+      `status in ('awaiting_files', 'queued', 'running')`,
+    );
+    await checkSiteLimit(
+      tx,
+      site.id,
+      'imports',
+      IMPORT_LIMITS.perSite,
+      `This site has ${IMPORT_LIMITS.perSite} imports: delete an old one first (its figures go with it)`,
+    );
+    await tx.execute('insert into imports (id, site_id, source) values (?, ?, ?)', [id, site.id, input.source]);
+  });
   return toImport(await loadRow(em, site.id, id));
 }
 

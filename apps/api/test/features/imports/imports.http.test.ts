@@ -111,6 +111,24 @@ describe('imports over HTTP', () => {
     await api().get(`/v1/sites/${other}/imports`, { cursor: 'nonsense' }).expect(400);
   });
 
+  it('keeps at most 3 imports not done per site (409), counted before each insert; deleting one makes room', async () => {
+    const site = await f.site();
+    const made = await Promise.all(
+      Array.from({ length: 5 }, () => api().post(`/v1/sites/${site}/imports`, { source: 'plausible' })),
+    );
+    expect(made.map((r) => r.status).sort()).toEqual([201, 201, 201, 409, 409]);
+    const refused = made.find((r) => r.status === 409);
+    expect(refused?.headers['content-type']).toMatch(/application\/problem\+json/);
+    expect(refused?.body.title).toMatch(/3 imports not done yet: start or delete one first/);
+    const first = made.find((r) => r.status === 201)?.body.id;
+    await api().del(`/v1/sites/${site}/imports/${first}`).expect(204);
+    await api().post(`/v1/sites/${site}/imports`, { source: 'plausible' }).expect(201);
+    // Another site of the workspace is not held back by this one's.
+    await api()
+      .post(`/v1/sites/${await f.site()}/imports`, { source: 'plausible' })
+      .expect(201);
+  });
+
   it('refuses a bad source, a bad file name, a file of another format, and a declared body past 200 MB', async () => {
     const bad = await api().post(`/v1/sites/${siteId}/imports`, { source: 'matomo' }).expect(400);
     expect(bad.body.title).toMatch(/plausible, umami or ga4/);
