@@ -36,7 +36,7 @@ describe('imports page in a real browser', () => {
     await page.getByRole('heading', { name: 'New Plausible CSV export import' }).waitFor();
 
     // A pages file without its pageviews column: refused beside the file, the title naming what is missing.
-    const input = page.getByLabel('CSV files');
+    const input = page.getByLabel('CSV files', { exact: true });
     await input.setInputFiles({
       name: 'imported_pages_20240101_20240102.csv',
       mimeType: 'text/csv',
@@ -73,9 +73,39 @@ describe('imports page in a real browser', () => {
     await page.screenshot({ path: '/tmp/e2e-imports.png', fullPage: true });
     expect(await accessibilityProblems(page)).toEqual([]);
 
+    // A second import over one of those days, with a row that is no day: the day is replaced, the row named.
+    await page.getByRole('button', { name: 'New import' }).click();
+    await page.getByLabel('CSV files', { exact: true }).setInputFiles({
+      name: 'imported_visitors_20240102_20240102.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from(
+        'date,visitors,pageviews,bounces,visits,visit_duration\n2024-01-02,7,11,2,8,100\nyesterday,1,1,0,1,0\n',
+      ),
+    });
+    await page.getByText('1 of 1 files stored').waitFor();
+    await page.getByRole('button', { name: 'Start the import' }).click();
+    await expect.poll(() => imports.getByRole('listitem').count()).toBe(2);
+    const second = imports.getByRole('listitem').first();
+    await expect.poll(() => second.getAttribute('data-status')).toBe('queued');
+    await runDueImports(t.deps.orm, { siteIds: [siteId] });
+    await expect.poll(() => second.getAttribute('data-status'), { timeout: UI_TIMEOUT }).toBe('done');
+    await second.getByText('Replaced days (an earlier import had them): 1').click();
+    await second.getByText('2024-01-02', { exact: true }).waitFor();
+    await second.getByText('Bad rows (1)').click();
+    const bad = second.getByRole('table', { name: 'Bad rows' }).locator('tbody tr');
+    expect(await bad.locator('td').allTextContents()).toEqual([
+      'imported_visitors_20240102_20240102.csv',
+      '3',
+      expect.stringMatching(/\S/),
+    ]);
+
     // Deleting asks first, then the import and its figures are gone.
-    await row.getByRole('button', { name: /^Delete the import of Plausible CSV export/ }).click();
-    await row.getByRole('button', { name: 'Delete the import', exact: true }).click();
+    for (const left of [1, 0]) {
+      const last = imports.getByRole('listitem').first();
+      await last.getByRole('button', { name: /^Delete the import of Plausible CSV export/ }).click();
+      await last.getByRole('button', { name: 'Delete the import', exact: true }).click();
+      if (left) await expect.poll(() => imports.getByRole('listitem').count()).toBe(left);
+    }
     await page.getByText('No imports yet.').waitFor();
     await context.close();
   });
