@@ -1,12 +1,13 @@
 // The README's pictures: a site with 30 days of generated traffic (the demo generator), signed in through
 // the dashboard, each main view written to docs/screenshots/<name>.png at 1280 pixels wide.
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { insertRows } from '@us/db';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { generateTraffic } from '../../api/scripts/seed/generate.ts';
+import { runDueImports } from '../../api/src/features/imports/index.ts';
 import { createUser } from '../../api/test/support/server.ts';
 import { createSite } from '../../api/test/support/sites.ts';
 import { dashboardSuite, signedInPage } from '../e2e/support/dashboard.ts';
@@ -164,6 +165,22 @@ describe('screenshots', () => {
     await alert.getByRole('button', { name: 'Add alert' }).click();
     await page.getByRole('table', { name: 'Alerts' }).getByRole('rowheader').first().waitFor();
     await card('Alerts').screenshot({ path: path.join(OUT, 'alerts.png') });
+
+    // Imports: Plausible's export files uploaded through the page, read by the imports job, the import done.
+    await page.goto(`${t.url}/sites/${siteId}/imports`);
+    await page.getByLabel('Plausible CSV export').check();
+    await page.getByRole('button', { name: 'New import' }).click();
+    await page.getByRole('heading', { name: 'New Plausible CSV export import' }).waitFor();
+    const plausible = path.resolve(import.meta.dirname, '../../api/test/features/imports/fixtures/plausible');
+    const csvs = readdirSync(plausible).filter((f) => f.endsWith('.csv'));
+    await page.getByLabel('CSV files', { exact: true }).setInputFiles(csvs.map((f) => path.join(plausible, f)));
+    await page.getByText(`${csvs.length} of ${csvs.length} files stored`).waitFor();
+    await page.getByRole('button', { name: 'Start the import' }).click();
+    const imported = page.getByRole('list', { name: 'Imports' }).getByRole('listitem').first();
+    await expect.poll(() => imported.getAttribute('data-status')).toBe('queued');
+    await runDueImports(t.deps.orm, { siteIds: [siteId] });
+    await expect.poll(() => imported.getAttribute('data-status'), { timeout: 30_000 }).toBe('done');
+    await shoot(page, 'imports');
     await context.close();
   });
 });

@@ -15,6 +15,7 @@ import { ExperimentPage } from './pages/sites/experiment/ExperimentPage.tsx';
 import { ExportPage } from './pages/sites/export/ExportPage.tsx';
 import { FunnelsPage } from './pages/sites/funnels/FunnelsPage.tsx';
 import { GoalsPage } from './pages/sites/goals/GoalsPage.tsx';
+import { ImportsPage } from './pages/sites/imports/ImportsPage.tsx';
 import { JourneysPage } from './pages/sites/journeys/JourneysPage.tsx';
 import { ProtectionPage } from './pages/sites/protection/ProtectionPage.tsx';
 import { SitePage } from './pages/sites/SitePage.tsx';
@@ -50,7 +51,7 @@ const ROUTES: Record<string, ComponentType> = {
 };
 
 /**
- * Pages whose path carries an id: `/sites/<id>/dashboard` (and `/dashboard/<dimension>`, a table in full), `/protection`, `/goals`, `/funnels`, `/journeys`, `/search`, `/export`,
+ * Pages whose path carries an id: `/sites/<id>/dashboard` (and `/dashboard/<dimension>`, a table in full), `/protection`, `/goals`, `/funnels`, `/journeys`, `/search`, `/export`, `/imports`,
  * `/experiments/<key>`, `/sites/<id>` (the page reads the id, and the key, from the path); `/share/<token>`
  * (and `/share/<token>/<dimension>`): a shared link's read-only dashboard.
  */
@@ -63,6 +64,7 @@ const PATTERN_ROUTES: [pattern: RegExp, page: ComponentType][] = [
   [/^\/sites\/[^/]+\/funnels$/, FunnelsPage],
   [/^\/sites\/[^/]+\/journeys$/, JourneysPage],
   [/^\/sites\/[^/]+\/export$/, ExportPage],
+  [/^\/sites\/[^/]+\/imports$/, ImportsPage],
   [/^\/sites\/[^/]+\/search$/, SearchPage],
   [/^\/sites\/[^/]+\/experiments\/[^/]+$/, ExperimentPage],
   [/^\/sites\//, SitePage],

@@ -1,7 +1,16 @@
 import { Fragment } from 'react';
 import { Link, useSearch } from '../../../router.tsx';
 
-export type SitePageKey = 'settings' | 'dashboard' | 'protection' | 'goals' | 'funnels' | 'journeys' | 'search' | 'export';
+export type SitePageKey =
+  | 'settings'
+  | 'dashboard'
+  | 'protection'
+  | 'goals'
+  | 'funnels'
+  | 'journeys'
+  | 'search'
+  | 'export'
+  | 'imports';
 
 const PAGES: { key: SitePageKey; label: string; path: string }[] = [
   { key: 'settings', label: 'Site settings and snippet', path: '' },
@@ -12,6 +21,7 @@ const PAGES: { key: SitePageKey; label: string; path: string }[] = [
   { key: 'journeys', label: 'Journeys', path: '/journeys' },
   { key: 'search', label: 'Search', path: '/search' },
   { key: 'export', label: 'Export', path: '/export' },
+  { key: 'imports', label: 'Imports', path: '/imports' },
 ];
 
 /** The pages that read the dashboard's filters: their links keep the filters in force. */

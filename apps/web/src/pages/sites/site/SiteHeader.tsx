@@ -48,6 +48,9 @@ export function SiteHeader({ site }: { site: Site }) {
             <Link to={`/sites/${site.id}/export`} className="button button-secondary button-small">
               Export
             </Link>
+            <Link to={`/sites/${site.id}/imports`} className="button button-secondary button-small">
+              Imports
+            </Link>
             <button
               type="button"
               className="button button-secondary button-small"
