@@ -5,7 +5,6 @@
 // e-mails, so a receiver that hangs holds up no e-mail and no other site.
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { AlertKind, AlertWindow } from '@us/shared';
 import { makerIsMember } from '../../actor/makers.ts';
 import type { Deps } from '../../core/deps.ts';
 import type { Logger } from '../../core/logger.ts';
@@ -16,17 +15,12 @@ import { alertMail } from './alert-mail.ts';
 import { changePercent, fires } from './evaluate.ts';
 import { type AlertFigures, type AlertSite, countedOf, pageviewsSince, periodFigures } from './figures.ts';
 import { lastClosedPeriod } from './periods.ts';
+import type { RuleColumns } from './rule-columns.ts';
 import { alertUnsubscribeLink } from './unsubscribe.ts';
 
 export type AlertDeps = Pick<Deps, 'env' | 'hot' | 'statsOrm' | 'mailer' | 'urls' | 'ciphers' | 'sleep'>;
 
-export interface RuleRow {
-  id: string;
-  kind: AlertKind;
-  threshold_percent: number | null;
-  goal: string | null;
-  time_window: AlertWindow;
-  webhook_url: string | null;
+export interface RuleRow extends RuleColumns {
   webhook_secret: string | null;
   /** As the driver gives it (text of a timestamptz). */
   created_at: Date | string;

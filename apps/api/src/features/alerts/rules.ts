@@ -26,16 +26,11 @@ import { randomToken } from '../../core/security/tokens.ts';
 import { askToConfirm, type Confirmation, confirmationOf, recordAsk } from '../reports/index.ts';
 import { checkSiteLimit } from '../sites/index.ts';
 import { countedOf } from './figures.ts';
+import type { RuleColumns } from './rule-columns.ts';
 
 export type RuleDeps = Pick<Deps, 'env' | 'hot' | 'mailer' | 'urls' | 'ciphers' | 'logger'>;
 
-interface AlertRow {
-  id: string;
-  kind: AlertKind;
-  threshold_percent: number | null;
-  goal: string | null;
-  time_window: AlertWindow;
-  webhook_url: string | null;
+interface AlertRow extends RuleColumns {
   enabled: boolean;
   created_at: Date;
   last_fired_at: Date | null;
