@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
+import { expect } from 'vitest';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -12,8 +13,12 @@ interface AxeViolation {
   nodes: { target: string[] }[];
 }
 
-/** The serious and critical problems axe finds on the page, one line each (rule, what to fix, where). */
+/**
+ * The serious and critical problems axe finds on the page, one line each (rule, what to fix, where), once
+ * nothing on it is loading: figures being fetched are drawn dimmed (their contrast is not the page's).
+ */
 export async function accessibilityProblems(page: Page): Promise<string[]> {
+  await expect.poll(() => page.locator('[aria-busy="true"], .loading').count(), { timeout: 30_000 }).toBe(0);
   // Evaluated by the browser's devtools protocol rather than added as an inline <script>: the dashboard's
   // CSP refuses inline scripts, and that is no reason to weaken it for the checker.
   await page.evaluate(AXE);
