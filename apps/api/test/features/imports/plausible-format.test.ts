@@ -52,6 +52,17 @@ describe('Plausible CSV export', () => {
     expect(plausibleTableOf('pages.csv')).toBeNull();
   });
 
+  it('drops control characters from a value and bounds its length (a NUL would fail the whole batch in PostgreSQL)', async () => {
+    const long = `/${'a'.repeat(5000)}`;
+    const { rows } = await read(
+      'imported_pages_20240101_20240102.csv',
+      `date,page,visitors,pageviews\n2024-01-01,/pri\u0000cing,2,3\n2024-01-01,${long},1,1\n`,
+    );
+    const pages = rows.filter((r) => r.dimension === 'page').map((r) => r.value);
+    expect(pages).toContain('/pricing');
+    expect(pages.every((v) => v.length <= 2048 && !v.includes('\u0000'))).toBe(true);
+  });
+
   it('refuses a file of another kind or with missing columns, naming what it expects', () => {
     expect(plausibleFormat.check('export.csv', ['date'])).toMatch(/imported_pages_20240101_20240630\.csv/);
     expect(plausibleFormat.check('imported_pages_20240101_20240102.csv', ['date', 'hostname', 'page', 'visitors'])).toBe(

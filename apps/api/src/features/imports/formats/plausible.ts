@@ -53,7 +53,13 @@ const SEARCH_SOURCES = new Set([
 
 /** Plausible writes no value as an empty field, or `(none)` / `Direct / None` for direct visits. */
 const cleanValue = (v: string | undefined) => {
-  const s = (v ?? '').trim();
+  // Control characters dropped (PostgreSQL refuses NUL in text: one such value would fail its whole batch)
+  // and bounded as intake bounds a path.
+  const s = (v ?? '')
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, '')
+    .trim()
+    .slice(0, 2048);
   return s === '(none)' || s === 'Direct / None' || s === '(not set)' ? '' : s;
 };
 
