@@ -17,8 +17,17 @@ function newestSource(dir: string): number {
   return newest;
 }
 
-export function scriptSizes(): { raw: number; gzip: number; brotli: number; built: boolean } {
-  const file = path.join(scriptDir, 'dist', 'script.js');
+/** One build of the page script as served: its parts, gzip and brotli (licence line included). */
+interface BuildSize {
+  name: string;
+  gzip: number;
+  brotli: number;
+  raw: number;
+}
+
+/** Every build of the page script (one per set of parts; apps/script/build.mjs), the core first. */
+export function scriptSizes(): { builds: BuildSize[]; built: boolean } {
+  const file = path.join(scriptDir, 'dist', 'manifest.json');
   const stale =
     !existsSync(file) ||
     statSync(file).mtimeMs <
@@ -27,17 +36,29 @@ export function scriptSizes(): { raw: number; gzip: number; brotli: number; buil
     const r = spawnSync(process.execPath, [path.join(scriptDir, 'build.mjs')], { stdio: ['ignore', 'ignore', 'inherit'] });
     if (r.status !== 0) throw new Error('building the page script failed (node apps/script/build.mjs)');
   }
-  const code = readFileSync(file);
-  return {
-    raw: code.length,
-    gzip: gzipSync(code, { level: 9 }).length,
-    brotli: brotliCompressSync(code, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length,
-    built: stale,
-  };
+  const manifest = JSON.parse(readFileSync(file, 'utf8')) as { builds: Record<string, { name: string; file: string }> };
+  const builds = Object.values(manifest.builds).map(({ name, file: built }) => {
+    const code = readFileSync(path.join(scriptDir, 'dist', built));
+    return {
+      name,
+      raw: code.length,
+      gzip: gzipSync(code, { level: 9 }).length,
+      brotli: brotliCompressSync(code, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length,
+    };
+  });
+  builds.sort((a, b) => a.gzip - b.gzip);
+  return { builds, built: stale };
 }
 
+/** One line per build, each with its share of the build with every part (what `/script.js` serves). */
 export function formatScriptSizes(s: ReturnType<typeof scriptSizes>): string {
-  return `${'page script (dist/script.js)'.padEnd(34)} ${String(s.gzip).padStart(7)} B gzip   ${String(s.brotli).padStart(6)} B brotli   ${s.raw} B raw${s.built ? '   (built now)' : ''}`;
+  const all = s.builds.at(-1)?.gzip ?? 1;
+  return s.builds
+    .map(
+      (b) =>
+        `${`page script: ${b.name}`.padEnd(40)} ${String(b.gzip).padStart(7)} B gzip   ${String(b.brotli).padStart(6)} B brotli   ${b.raw} B raw   ${((b.gzip * 100) / all).toFixed(1)}% of every part${s.built ? '   (built now)' : ''}`,
+    )
+    .join('\n');
 }
 
 /** A built entry and the chunks it imports, as a runtime loads them (each file on its own, as they are served). */

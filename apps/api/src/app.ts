@@ -115,7 +115,7 @@ function createApp(deps: Deps, collect: ReturnType<typeof collectHandler>, metri
   const downloads = downloadsHandler(deps, opts.downloadLimits);
   const uploads = uploadsHandler(deps);
   const billingWebhook = billingWebhookHandler(deps);
-  const script = scriptHandler(opts.scriptDist);
+  const script = scriptHandler((key, ctx) => collect.scriptFeaturesOf(key, ctx.ip), opts.scriptDist);
   const sdk = sdkHandler(opts.edgeSdkDir);
   const spa = spaStatic(opts.webDist ?? WEB_DIST, {
     https: (ctx) => servedOverHttps(ctx, deps.urls.app),
@@ -229,6 +229,10 @@ function createApp(deps: Deps, collect: ReturnType<typeof collectHandler>, metri
     label('dashboard', '(dashboard)', 'dashboard');
     // What no route takes (a POST to a dashboard address, a `/.well-known/` document): a 404 problem.
     const nothing = async () => notServed(ctx);
+    if (p.startsWith('/script/')) {
+      label('script', '/script/{siteKey}.js', 'site-script');
+      return script(ctx, nothing);
+    }
     if (p.startsWith('/script.')) {
       label('script', '/script.*', 'script');
       return script(ctx, () => spa(ctx, nothing));

@@ -1,7 +1,10 @@
 /**
  * The page script: cookie-free, zero dependencies, one IIFE.
  *
- *   <script defer data-site="pk_..." src="https://HOST/script.js"></script>
+ *   <script defer data-site="pk_..." src="https://HOST/script/pk_....js"></script>
+ *
+ * Built once per set of parts (EVENTS, CLICKS, NAVIGATION below; build.mjs): the site's address serves the
+ * build its settings name, `/script.js` the one with every part. The core is pageviews and leave reports.
  *
  * Attributes of the script tag:
  * - `data-site`        the site's public key, `pk_` + 26 lowercase letters/digits. Malformed → the script does nothing.
@@ -14,15 +17,15 @@
  *   Both travel as the tag's dataset (`pd`), read at each pageview; the collector parses them (`pageDataOf`).
  * - `data-api`         optional collect URL (default: the script's own origin + `/collect`).
  *
- * Clicks: on links, buttons and elements marked `data-us="label"`, sent as `{ t: 'c', e: label }` (at most 20 per
+ * Clicks (part CLICKS): on links, buttons and elements marked `data-us="label"`, sent as `{ t: 'c', e: label }` (at most 20 per
  * page, none with `data-journeys="off"`), for journeys at element zoom.
  *
- * Events: `window.unseen('signup', { label: 'pro', value: 9, props: { plan: 'pro' } })`. Calls made before the script loaded are
+ * Events (part EVENTS): `window.unseen('signup', { label: 'pro', value: 9, props: { plan: 'pro' } })`. Calls made before the script loaded are
  * queued with this snippet placed before the script tag, and replayed once the script runs:
  *
  *   <script>window.unseen = window.unseen || function () { (unseen.q = unseen.q || []).push(arguments) }</script>
  *
- * Privacy: `navigator.globalPrivacyControl === true` → nothing is ever sent. No cookies, no localStorage;
+ * Privacy: with `navigator.globalPrivacyControl` set, nothing is ever sent. No cookies, no localStorage;
  * sessionStorage holds only the per-tab page counter (`n`). Only pageviews of pages that became visible
  * are sent. Reports are `text/plain` JSON (no CORS preflight) via sendBeacon, else fetch with keepalive.
  *
@@ -35,6 +38,14 @@ type EventArgs = [name: string, options?: EventOptions];
 type Unseen = ((...args: EventArgs) => void) & { q?: ArrayLike<unknown>[] };
 /** One report as sent: wire keys only. */
 type Report = Record<string, unknown>;
+/**
+ * The parts a site turns on (site settings `scriptFeatures`), fixed per build by build.mjs (esbuild `define`):
+ * each build keeps only the parts it names, and the minifier drops the rest. `/script.js` has them all.
+ */
+declare const EVENTS: boolean; // `window.unseen(...)`: custom events and the queued calls
+declare const CLICKS: boolean; // element clicks for journeys at element zoom
+declare const NAVIGATION: boolean; // single-page apps: a pageview per history.pushState/replaceState/popstate
+declare const TAG_DATA: boolean; // the tag's data-exp (A/B exposures) and data-prop-<key> (custom properties)
 
 (() => {
   try {
@@ -45,7 +56,7 @@ type Report = Record<string, unknown>;
     const tag = doc.currentScript as HTMLScriptElement | null;
 
     // ── Privacy checks: with Global Privacy Control (or no tag to read) nothing is ever sent. ──
-    if (!tag || nav.globalPrivacyControl === true) return;
+    if (!tag || nav.globalPrivacyControl) return;
 
     // ── Configuration from the tag: the site key (malformed → do nothing), collect URL, page type. The A/B exposures
     // (data-exp) and custom properties (data-prop-<key>) go as the tag's dataset (`pd`), read by the collector. ──
@@ -68,14 +79,14 @@ type Report = Record<string, unknown>;
     let pageviewId = '';
     let pageUrl = '';
     let referrer = doc.referrer; // then the previous page's URL after a client-side navigation
-    let pagePath = '';
+    let pagePath: string | undefined; // navigation only
     let pageviewSent = false;
     let leaveSent = false;
     let visibleSince = 0; // when the page last became visible (0 = hidden)
     let visibleMs = 0; // visible time before `visibleSince`
     let scrollDepth = 0; // deepest scroll position, in percent
     let interacted: 0 | 1 = 0; // clicked, typed or scrolled
-    let heldEvents: Report[] = []; // events waiting for the page's pageview
+    let heldEvents: Report[] | undefined; // events only: those waiting for the page's pageview
     let clicksLeft = 0; // click reports this page may still send: 20 from its pageview, 0 with data-journeys="off"
 
     // ── The page counter: per tab in sessionStorage; 1 = where a visit began in this tab. ──
@@ -130,10 +141,12 @@ type Report = Record<string, unknown>;
         j: clicksLeft ? undefined : 1, // data-journeys="off"
         // The tag's data-* attributes as the browser names them (dataset): the collector keeps its data-prop-<key>
         // ones as custom properties. Read at each pageview, so a single-page app may change them.
-        pd: tag.dataset,
+        pd: TAG_DATA ? tag.dataset : undefined,
       });
-      for (const event of heldEvents) sendReport(event);
-      heldEvents = [];
+      if (EVENTS) {
+        for (const event of heldEvents || []) sendReport(event);
+        heldEvents = undefined;
+      }
     };
 
     // A new page (the first, or after a client-side navigation): fresh id and measures, then its pageview.
@@ -141,7 +154,7 @@ type Report = Record<string, unknown>;
       pageviewId = '';
       for (const byte of crypto.getRandomValues(new Uint8Array(16))) pageviewId += (byte % 36).toString(36);
       pageUrl = loc.href;
-      pagePath = loc.pathname;
+      if (NAVIGATION) pagePath = loc.pathname;
       pageviewSent = leaveSent = false;
       visibleSince = visibleMs = scrollDepth = interacted = clicksLeft = 0;
       sendPageview();
@@ -170,64 +183,71 @@ type Report = Record<string, unknown>;
     // the closest [data-us] → its value; a[href] → its path (same origin) or `out:` + host; a button → `button:` + text. ──
     listen(doc, 'click', (event) => {
       interacted = 1;
-      const target = event.target as Element;
-      if (!clicksLeft || !target.closest) return;
-      // biome-ignore lint/suspicious/noExplicitAny: one of three kinds of element; typing each costs bytes for nothing
-      let el: any = target.closest('[data-us]');
-      const label = el
-        ? el.dataset.us.trim().slice(0, 64)
-        : // biome-ignore lint/suspicious/noAssignInExpressions: the compact form is the point here
-          (el = target.closest('a[href],button,[role=button],input[type=submit]')) &&
-          (el.href
-            ? el.host === loc.host
-              ? el.pathname
-              : `out:${el.host}`
-            : // biome-ignore lint/performance/useDomNodeTextContent: the rendered text has its spaces collapsed already (the collector collapses the rest); one read per click
-              `button:${(el.innerText || el.value || '').slice(0, 40)}`);
-      if (label) {
-        clicksLeft--;
-        sendReport({ t: 'c', e: label });
+      if (CLICKS) {
+        const target = event.target as Element;
+        if (!clicksLeft || !target.closest) return;
+        // biome-ignore lint/suspicious/noExplicitAny: one of three kinds of element; typing each costs bytes for nothing
+        let el: any = target.closest('[data-us]');
+        const label = el
+          ? el.dataset.us.trim().slice(0, 64)
+          : // biome-ignore lint/suspicious/noAssignInExpressions: the compact form is the point here
+            (el = target.closest('a[href],button,[role=button],input[type=submit]')) &&
+            (el.href
+              ? el.host === loc.host
+                ? el.pathname
+                : `out:${el.host}`
+              : // biome-ignore lint/performance/useDomNodeTextContent: the rendered text has its spaces collapsed already (the collector collapses the rest); one read per click
+                `button:${(el.innerText || el.value || '').slice(0, 40)}`);
+        if (label) {
+          clicksLeft--;
+          sendReport({ t: 'c', e: label });
+        }
       }
     });
     listen(doc, 'keydown', () => (interacted = 1));
 
     // ── Client-side navigation: a new URL (ignoring the #hash; replaceState: a new path) leaves the page and starts the next. ──
-    const onNavigation = (replaced?: boolean) => {
-      const previousUrl = pageUrl;
-      if (replaced ? loc.pathname === pagePath : loc.href.split('#')[0] === previousUrl.split('#')[0]) return;
-      sendLeave();
-      referrer = previousUrl;
-      startPage();
-    };
-    const hist = history;
-    for (const method of ['pushState', 'replaceState'] as const) {
-      const original = hist[method];
-      hist[method] = function (this: History, ...args: Parameters<History['pushState']>) {
-        original.apply(this, args);
-        try {
-          onNavigation(method === 'replaceState');
-        } catch {}
+    if (NAVIGATION) {
+      const onNavigation = (replaced?: boolean) => {
+        const previousUrl = pageUrl;
+        if (replaced ? loc.pathname === pagePath : loc.href.split('#')[0] === previousUrl.split('#')[0]) return;
+        sendLeave();
+        referrer = previousUrl;
+        startPage();
       };
+      const hist = history;
+      for (const method of ['pushState', 'replaceState'] as const) {
+        const original = hist[method];
+        hist[method] = function (this: History, ...args: Parameters<History['pushState']>) {
+          original.apply(this, args);
+          try {
+            onNavigation(method === 'replaceState');
+          } catch {}
+        };
+      }
+      listen(win, 'popstate', () => onNavigation());
     }
-    listen(win, 'popstate', () => onNavigation());
 
     startPage();
 
     // ── Events queue: `window.unseen(name, { label, value })`; held until the pageview, queued calls replayed. ──
-    // biome-ignore lint/complexity/useOptionalChain: at es2017 `?.` compiles to a temporary and a null check, 15 B more minified
-    const queuedCalls = win.unseen && win.unseen.q;
-    win.unseen = (name, options) => {
-      if (!name) return;
-      const { label, value, props } = options || {};
-      const event: Report = {
-        t: 'ev',
-        e: `${name}`.slice(0, 128),
-        el: label == null ? undefined : `${label}`.slice(0, 256),
-        ev: Number.isFinite(value) ? value : undefined,
-        pr: props, // cleaned and bounded by the collector (30 properties; keys ≤ 64, values ≤ 256)
+    if (EVENTS) {
+      // biome-ignore lint/complexity/useOptionalChain: at es2017 `?.` compiles to a temporary and a null check, 15 B more minified
+      const queuedCalls = win.unseen && win.unseen.q;
+      win.unseen = (name, options) => {
+        if (!name) return;
+        const { label, value, props } = options || {};
+        const event: Report = {
+          t: 'ev',
+          e: `${name}`.slice(0, 128),
+          el: label == null ? undefined : `${label}`.slice(0, 256),
+          ev: Number.isFinite(value) ? value : undefined,
+          pr: props, // cleaned and bounded by the collector (30 properties; keys ≤ 64, values ≤ 256)
+        };
+        // biome-ignore lint/suspicious/noAssignInExpressions: the list exists only once an event waits (the core has none)
+        pageviewSent ? sendReport(event) : (heldEvents = heldEvents || []).push(event);
       };
-      pageviewSent ? sendReport(event) : heldEvents.push(event);
-    };
-    if (queuedCalls) for (const call of Array.from(queuedCalls)) win.unseen(...(Array.from(call) as EventArgs));
+      if (queuedCalls) for (const call of Array.from(queuedCalls)) win.unseen(...(Array.from(call) as EventArgs));
+    }
   } catch {}
 })();

@@ -130,6 +130,18 @@ describe('dashboard: site pages in a real browser', () => {
     const snippet = (await page.locator('#site-snippet').textContent()) ?? '';
     expect(snippet).toContain('data-site="pk_');
     expect(snippet).toContain((await page.locator('#site-public-key').textContent()) ?? 'no public key shown');
+
+    // The parts of the page script: a new site gets the core; turning on events keeps the snippet, and the
+    // site's script (the snippet's address) grows by what events add.
+    const parts = page.locator('form[name="scriptFeatures"]');
+    const coreBytes = await page.locator('#script-bytes').textContent();
+    expect(coreBytes).toMatch(/^[\d,]+ B$/);
+    await parts.getByRole('checkbox', { name: /Custom events/ }).check();
+    await parts.getByRole('button', { name: 'Save parts' }).click();
+    await parts.getByText('Saved: pages get the new script within an hour').waitFor();
+    await expect.poll(() => page.locator('#script-bytes').textContent()).not.toBe(coreBytes);
+    expect(await page.locator('#site-snippet').textContent()).toBe(snippet);
+    await parts.screenshot({ path: '/tmp/e2e-site-script-parts.png' });
     await page.getByText('Waiting for the first pageview…').waitFor();
 
     // A server secret is shown once, then only by its prefix.

@@ -32,4 +32,5 @@ export * from './schemas/stats.ts';
 export * from './schemas/tokens.ts';
 export * from './schemas/workspace.ts';
 export * from './scopes.ts';
+export * from './script-features.ts';
 export * from './text.ts';

@@ -48,6 +48,7 @@ function buildIsFresh(): boolean {
     'apps/api/dist/main.js',
     'apps/web/dist/index.html',
     'apps/script/dist/script.js',
+    'apps/script/dist/builds/core.js',
     'packages/edge/dist/index.js',
   ].map((p) => path.join(ROOT, p));
   if (!built.every(existsSync)) return false;
@@ -183,6 +184,10 @@ describe('the production build, installed as the image installs it', () => {
       body: JSON.stringify(pageReport({ publicKey: publicKey.value, hostname: 'shop.example.test' })),
     });
     expect(report.status).toBe(202);
+    // The site's own page script (a new site's: the core), read from the runtime's copy of the builds.
+    const siteScript = await fetch(`${url}/script/${publicKey.value}.js`);
+    expect(siteScript.status).toBe(200);
+    expect(await siteScript.text()).toBe(readFileSync(path.join(ROOT, 'apps/script/dist/builds/core.js'), 'utf8'));
 
     // The figures show it once the write buffer has flushed.
     const pageviews = async () => {

@@ -2,6 +2,7 @@
 // "Experiment", "Bot-protection settings"; §4 Sites and "Goals, experiments, behaviour").
 import { z } from 'zod';
 import { PROPERTY_KEY, PROPERTY_LIMITS } from '../properties.ts';
+import { SCRIPT_FEATURES } from '../script-features.ts';
 import { BotSettings } from './bot.ts';
 import { zId, zName } from './common.ts';
 
@@ -200,6 +201,11 @@ export const SiteSettings = z.object({
   keptProperties: z
     .array(z.string())
     .describe('Custom property keys whose values are meant to stay past the 90 days of raw rows (docs/product/stats.md)'),
+  scriptFeatures: z
+    .array(z.enum(SCRIPT_FEATURES))
+    .describe(
+      'The parts of the page script this site gets beside its core (pageviews and leave reports): events, clicks, navigation (docs/api/page-script.md)',
+    ),
 });
 export type SiteSettings = z.infer<typeof SiteSettings>;
 
@@ -264,6 +270,13 @@ export const UpdateSiteSettingsInput = z
       .optional()
       .describe(
         `Replaces the list: up to ${PROPERTY_LIMITS.kept} custom property keys (as sent, case kept) whose values are meant to stay past the 90 days of raw rows`,
+      ),
+    scriptFeatures: z
+      .array(z.enum(SCRIPT_FEATURES, { error: `Name parts of the page script: ${SCRIPT_FEATURES.join(', ')}` }))
+      .max(SCRIPT_FEATURES.length, `List at most the ${SCRIPT_FEATURES.length} parts: ${SCRIPT_FEATURES.join(', ')}`)
+      .optional()
+      .describe(
+        'Replaces the list: the parts of the page script this site gets beside its core (pageviews, leave reports, data-exp and data-prop-<key>): `events` (window.unseen), `clicks` (element clicks for journeys), `navigation` (single-page apps). Each adds its own bytes; pages get the new script within an hour (its cache time).',
       ),
   })
   .strict();

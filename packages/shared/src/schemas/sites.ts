@@ -1,5 +1,6 @@
 // Request and answer schemas of sites (spec §2 "Site", "Hostname"; §4 Sites; §8 limits).
 import { z } from 'zod';
+import { SCRIPT_FEATURES } from '../script-features.ts';
 import { zId, zName, zTimestamp } from './common.ts';
 import { HOSTNAME_LIMITS, HostnameVerificationRecord } from './hostnames.ts';
 import { SiteKeyRecord } from './site-keys.ts';
@@ -147,7 +148,21 @@ export type InstallStatusOutput = z.infer<typeof InstallStatusOutput>;
 
 export const SnippetOutput = z.object({
   html: z.string().describe('Paste into the <head> of every page'),
-  scriptUrl: z.string(),
+  scriptUrl: z
+    .string()
+    .describe(
+      "This site's page script: the build with the parts its settings name (scriptFeatures), served at /script/{siteKey}.js",
+    ),
+  script: z
+    .object({
+      features: z.array(z.enum(SCRIPT_FEATURES)).describe('The parts beside the core this site gets (settings scriptFeatures)'),
+      gzipBytes: z.number().int().nullable().describe('Its size as served with gzip (null before the script is built)'),
+      coreGzipBytes: z.number().int().nullable().describe('The core alone, gzip'),
+      featureGzipBytes: z
+        .partialRecord(z.enum(SCRIPT_FEATURES), z.number().int())
+        .describe('What each part adds to the core, gzip (empty before the script is built)'),
+    })
+    .describe('The page script this site gets and what each part costs'),
   siteKey: z.string().describe('The public key (data-site)'),
   collectUrl: z
     .string()

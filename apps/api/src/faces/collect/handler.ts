@@ -1,10 +1,11 @@
 import type { Site } from '@us/db';
-import type { PageReport, RequestRecord } from '@us/shared';
+import type { PageReport, RequestRecord, ScriptFeature } from '@us/shared';
 import type { Context } from 'koa';
 import type { Deps } from '../../core/deps.ts';
 import type { PageUrl } from '../../core/enrich/index.ts';
 import { logFailure, toAppError } from '../../core/error-map.ts';
 import { sendProblem } from '../../core/http/problem-response.ts';
+import { scriptFeaturesOf } from '../../core/script-builds.ts';
 import { requestLoggingPaused } from '../../features/billing/usage-pause.ts';
 import { notePageScript, noteRequests } from '../../features/protection/behaviour.ts';
 import { visitorCodeOf } from '../../features/protection/visitor-code.ts';
@@ -181,6 +182,15 @@ export function collectHandler(deps: Deps, afterAnswers: (work: () => void) => v
   return {
     answer,
     recordRequests,
+    /**
+     * The parts of the page script the site behind a public key gets (GET /script/<siteKey>.js), from the
+     * collect path's cache: null for no such site, 'busy' when this address looked up too many unknown keys.
+     */
+    async scriptFeaturesOf(key: string, ip: string): Promise<ScriptFeature[] | null | 'busy'> {
+      if (!cache.knowsKey(key) && !(await budgets.mayLookUpKey(ip))) return 'busy';
+      const { site } = await cache.siteFor(key);
+      return site ? scriptFeaturesOf(site.settings) : null;
+    },
     /** The site with what the gate needs, from the collect path's cache (the proxy decides with it too). */
     protectedSite: cache.protectedSite,
     /** Koa's door: the gate's routes, and the collect routes when the lane left them to Koa. */

@@ -12,6 +12,7 @@ import {
   type SiteSettings,
 } from '@us/shared';
 import { badRequest } from '../../core/errors.ts';
+import { scriptFeaturesOf } from '../../core/script-builds.ts';
 
 const list = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
 
@@ -28,6 +29,7 @@ export function readSettings(stored: Record<string, unknown> | null | undefined)
     goals: list<Goal>(s.goals),
     experiments: list<Experiment>(s.experiments),
     keptProperties: list<unknown>(s.keptProperties).filter((k): k is string => typeof k === 'string'),
+    scriptFeatures: scriptFeaturesOf(s),
     bot: {
       mode: bot.mode ?? DEFAULT_BOT_SETTINGS.mode,
       bots: bot.bots ?? DEFAULT_BOT_SETTINGS.bots,
@@ -36,9 +38,12 @@ export function readSettings(stored: Record<string, unknown> | null | undefined)
   };
 }
 
-/** The settings of a new site. */
+/**
+ * The settings of a new site. Its page script starts as the core (pageviews and leave reports); the parts
+ * beside it are turned on in its settings. A site from before the choice reads as having every part.
+ */
 export function newSiteSettings(): SiteSettings {
-  return readSettings({});
+  return { ...readSettings({}), scriptFeatures: [] };
 }
 
 const CIDR_EXAMPLE = 'such as 203.0.113.0/24 or 2001:db8::/48';

@@ -5,6 +5,7 @@ import {
   type CreateGoalInput,
   type Experiment,
   type Goal,
+  SCRIPT_FEATURES,
   SETTINGS_LIMITS,
   type SiteOutput,
   type SiteSettings,
@@ -38,6 +39,10 @@ export async function updateSettings(em: EntityManager, actor: Actor, input: Upd
     // A changed list is the rollup job's cue: it rolls the site's days with raw rows (the last 90 or so) up
     // again with the new keys (analytics/rollup/kept-properties.ts); older days keep the keys they had.
     if (input.keptProperties !== undefined) settings.keptProperties = [...new Set(input.keptProperties)];
+    // Kept in the one order builds are named by; the site's /script/<key>.js serves the new build within a
+    // second on every node (the sites generation), and pages get it within the hour the script is cached.
+    if (input.scriptFeatures !== undefined)
+      settings.scriptFeatures = SCRIPT_FEATURES.filter((f) => input.scriptFeatures?.includes(f));
     store(site, settings);
     await tx.flush();
     return { site: await siteRecordOf(tx, site) };

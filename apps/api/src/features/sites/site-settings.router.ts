@@ -37,7 +37,7 @@ export const siteSettingsRouter = router({
       mcp: {
         tool: 'update_site_settings',
         description:
-          "Replace any of the site's lists (`internalNetworks` CIDRs counted as your own team, `botWindows` of time when traffic counts as bots, `goals`, `experiments`, `keptProperties`: up to 10 custom property keys meant to stay past 90 days); lists not named are kept. Each list holds at most 100 items.",
+          "Replace any of the site's lists (`internalNetworks` CIDRs counted as your own team, `botWindows` of time when traffic counts as bots, `goals`, `experiments`, `keptProperties`: up to 10 custom property keys meant to stay past 90 days, `scriptFeatures`: the parts of the page script beside its core: events, clicks, navigation); lists not named are kept. Each list holds at most 100 items.",
       },
       openapi: {
         method: 'PATCH',

@@ -145,7 +145,7 @@ export const sitesRouter = router({
       mcp: {
         tool: 'get_site_snippet',
         description:
-          "The script tag to paste into the site's pages (`html`), with its address and the public key. A site without a public key (deleted) has no snippet: an error says to create one first (create_site_key with kind public).",
+          "The script tag to paste into the site's pages (`html`), with its address (the site's own build: the parts its settings name in scriptFeatures), its size in bytes (`script`) and the public key. A site without a public key (deleted) has no snippet: an error says to create one first (create_site_key with kind public).",
       },
       openapi: {
         method: 'GET',

@@ -17,6 +17,7 @@ import { loadSite, visibleSites, workspaceIdOf } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
 import type { Deps } from '../../core/deps.ts';
 import { AppError, badRequest } from '../../core/errors.ts';
+import { scriptBuildFor, scriptFeaturesOf, scriptManifest } from '../../core/script-builds.ts';
 import { newVerifyToken, releaseEdgeHostnames } from '../hostnames/index.ts';
 import { newInternalKey } from '../internal-link/index.ts';
 import { lockWorkspace } from '../members/index.ts';
@@ -195,12 +196,21 @@ export async function snippet(deps: Pick<Deps, 'urls'>, em: EntityManager, actor
       'This site has no public key, so there is no snippet: create one with POST /v1/sites/{id}/keys (kind public), then put the new snippet in your pages',
     );
   }
-  const scriptUrl = `${deps.urls.base}/script.js`;
+  // The site's own build: the parts its settings name (settings scriptFeatures), served by its public key.
+  const scriptUrl = `${deps.urls.base}/script/${key.publicValue}.js`;
+  const features = scriptFeaturesOf(site.settings);
+  const manifest = scriptManifest();
   // The script posts to its own origin's /collect unless told otherwise.
   const api = deps.urls.collect === `${deps.urls.base}/collect` ? '' : ` data-api="${attr(deps.urls.collect)}"`;
   return {
     html: `<script defer data-site="${attr(key.publicValue)}"${api} src="${attr(scriptUrl)}"></script>`,
     scriptUrl,
+    script: {
+      features,
+      gzipBytes: scriptBuildFor(features)?.gzip ?? null,
+      coreGzipBytes: manifest?.builds.core?.gzip ?? null,
+      featureGzipBytes: manifest?.partGzip ?? {},
+    },
     siteKey: key.publicValue,
     collectUrl: deps.urls.collect,
   };

@@ -53,6 +53,7 @@ describe('site settings, goals and experiments', () => {
         experiments: [{ key: 'hero_cta', name: 'Hero', variants: ['control', 'bold'], status: 'draft' }],
         bot: { mode: 'off', bots: 'allow', rules: [] },
         keptProperties: [],
+        scriptFeatures: [],
       });
 
       // Only internalNetworks named: the rest stays.
@@ -80,6 +81,8 @@ describe('site settings, goals and experiments', () => {
         experiments: [],
         bot: { mode: 'off', bots: 'allow', rules: [] },
         keptProperties: [],
+        // A site from before sites chose the parts of their page script keeps every part.
+        scriptFeatures: ['events', 'clicks', 'navigation'],
       });
     });
 

@@ -67,6 +67,7 @@ describe('sites: list, create, get, update, delete, install status, snippet', ()
           experiments: [],
           bot: { mode: 'off', bots: 'allow', rules: [] },
           keptProperties: [],
+          scriptFeatures: [],
         },
         lastSeenAt: null,
         retentionDays: null,
@@ -415,10 +416,11 @@ describe('sites: list, create, get, update, delete, install status, snippet', ()
       const o = await owner();
       const { site, publicKey } = await newSite(o.auth);
       const res = await t.request.get(`/v1/sites/${site.id}/snippet`).set('Authorization', o.auth).expect(200);
-      const scriptUrl = `${t.deps.urls.base}/script.js`;
+      const scriptUrl = `${t.deps.urls.base}/script/${publicKey.value}.js`;
       expect(res.body).toEqual({
         html: `<script defer data-site="${publicKey.value}" src="${scriptUrl}"></script>`,
         scriptUrl,
+        script: expect.objectContaining({ features: [] }),
         siteKey: publicKey.value,
         collectUrl: `${t.deps.urls.base}/collect`,
       });
@@ -430,6 +432,7 @@ describe('sites: list, create, get, update, delete, install status, snippet', ()
         .expect(200);
       const again = await t.request.get(`/v1/sites/${site.id}/snippet`).set('Authorization', o.auth).expect(200);
       expect(again.body.siteKey).toBe(rotated.body.key.value);
+      expect(again.body.scriptUrl).toBe(`${t.deps.urls.base}/script/${rotated.body.key.value}.js`);
     });
 
     it('are readable with sites:read only', async () => {

@@ -19,8 +19,9 @@ export function NoCompletions({ days }: { days: number }) {
     <div className="card dash-empty">
       <p>
         <strong>No goal was reached in the last {days} days.</strong> For an event goal, send the event from your page with the
-        script’s API, <code>window.unseen('signup')</code>, using the goal’s event name; for a page goal, check that the path
-        matches the page visitors reach (without the domain or query). Or choose a longer period.
+        script’s API, <code>window.unseen('signup')</code>, using the goal’s event name (with custom events turned on among the
+        parts of the script, on the site’s page); for a page goal, check that the path matches the page visitors reach (without
+        the domain or query). Or choose a longer period.
       </p>
     </div>
   );

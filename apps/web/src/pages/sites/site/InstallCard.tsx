@@ -8,6 +8,7 @@ import { useTRPC } from '../../../trpc.ts';
 import { CopyButton } from '../parts/CopyButton.tsx';
 import { CollectHealthNote } from './CollectHealthNote.tsx';
 import { NeedsPublicKey } from './NeedsPublicKey.tsx';
+import { ScriptPartsForm } from './ScriptPartsForm.tsx';
 
 /** How often a visible tab asks whether the first page report has arrived, until it has. */
 const WAITING_EVERY_MS = 4_000;
@@ -62,6 +63,7 @@ export function InstallCard({ siteId, onReceived }: { siteId: string; onReceived
           <CopyButton value={snippet.data.html} label="Copy snippet" />
         </div>
       )}
+      {snippet.data && !needsKey && <ScriptPartsForm siteId={siteId} script={snippet.data.script} />}
       {snippet.isPending && <p className="loading">Loading…</p>}
 
       <div className="site-install-status">
