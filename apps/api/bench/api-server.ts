@@ -8,6 +8,7 @@ import path from 'node:path';
 import { scopesOfRole } from '@us/shared';
 import { ensureAccount, ensureSite } from '../scripts/seed/accounts.ts';
 import { deleteTraffic } from '../scripts/seed/generate.ts';
+import { rollupSiteDay } from '../src/analytics/rollup/rollup.ts';
 import { start } from '../src/boot.ts';
 import { parseEnv } from '../src/core/env.ts';
 import { issueToken } from '../src/features/tokens/issue.ts';
@@ -91,7 +92,10 @@ const gcPauses = watchGcPauses();
 let profiler: inspector.Session | undefined;
 const post = (method: string) =>
   new Promise<unknown>((resolve, reject) => profiler?.post(method, (err, res) => (err ? reject(err) : resolve(res))));
-const controls: Record<string, () => Promise<unknown>> = {
+/** Where `rollup-step` goes on with each site-day: the hour its last step reached (24: the day was closed). */
+const stepsAt = new Map<string, number>();
+const STEPS_FROM_HOUR = 12;
+const controls: Record<string, (args?: unknown) => Promise<unknown>> = {
   // After a full GC when the driver started us with --expose-gc, so growth means retained memory.
   memory: async () => {
     (globalThis as { gc?: () => void }).gc?.();
@@ -117,6 +121,19 @@ const controls: Record<string, () => Promise<unknown>> = {
   },
   // The collections since the last ask (gc-pauses.ts): read around each paced figure.
   'gc-pauses': async () => gcPauses.take(),
+  // The next quarter-hour of a site-day's rollup, as today's job keeps a day (rollup-delta.ts), run here in the
+  // service's own rollup thread: the first step (and the one after the day closed) rolls the day up to noon,
+  // then each step adds a quarter-hour, the last one closes the day (`mixed.ts`).
+  'rollup-step': async (args) => {
+    const { siteId, day } = args as { siteId: string; day: string };
+    const key = `${siteId}/${day}`;
+    const at = stepsAt.get(key);
+    const to = at === undefined || at >= 24 ? STEPS_FROM_HOUR : at + 0.25;
+    const until = to >= 24 ? undefined : new Date(Date.parse(`${day}T00:00:00Z`) + to * 3_600_000);
+    await rollupSiteDay(running.deps.orm, { siteId, timezone: 'UTC', day }, until?.toISOString());
+    stepsAt.set(key, to);
+    return { hour: to };
+  },
   // Everything acknowledged so far committed to PostgreSQL, so the driver can count it.
   flush: async () => {
     const r = await running.deps.ingest.flushNow();
@@ -124,11 +141,11 @@ const controls: Record<string, () => Promise<unknown>> = {
     return { inserted: r.inserted };
   },
 };
-process.on('message', (m: { id: number; type: string }) => {
+process.on('message', (m: { id: number; type: string; args?: unknown }) => {
   const reply = (r: Omit<ChildReply, 'id'>) => process.send?.({ id: m.id, ...r });
   const control = controls[m.type];
   if (!control) return reply({ error: `unknown control ${m.type}` });
-  control().then(
+  control(m.args).then(
     (r) => reply({ reply: r }),
     (e) => reply({ error: String(e) }),
   );

@@ -45,8 +45,8 @@ export interface ChildReply {
 
 let lastId = 0;
 
-/** Sends a control message (`type`) to a bench child and resolves with its reply. */
-export function askChild<T>(proc: ChildProcess, type: string): Promise<T> {
+/** Sends a control message (`type`, with `args` when it takes any) to a bench child and resolves with its reply. */
+export function askChild<T>(proc: ChildProcess, type: string, args?: unknown): Promise<T> {
   const id = ++lastId;
   return new Promise((resolve, reject) => {
     const onMessage = (m: ChildReply) => {
@@ -65,6 +65,6 @@ export function askChild<T>(proc: ChildProcess, type: string): Promise<T> {
     };
     proc.on('message', onMessage);
     proc.once('exit', onExit);
-    proc.send({ id, type });
+    proc.send({ id, type, args });
   });
 }

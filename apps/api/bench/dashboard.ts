@@ -83,19 +83,25 @@ function request(baseUrl: string, token: string, agent: http.Agent, path: string
  * The People dashboard's reads for the last 30 days (with the previous period, as the page asks), sent
  * together; resolves with the statuses. `where`: a filter as the page adds it when a row is clicked.
  */
-export function dashboardReads(baseUrl: string, token: string, siteId: string, where: Record<string, string> = {}) {
+export function dashboardReads(
+  baseUrl: string,
+  token: string,
+  siteId: string,
+  where: Record<string, string> = {},
+  period: { days: number; by: 'day' | 'week' } = { days: STATS_DAYS, by: 'day' },
+) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 6 });
   const filter = Object.entries(where)
     .map(([k, v]) => `&where.${k}=${encodeURIComponent(v)}`)
     .join('');
   const site = `/v1/sites/${siteId}`;
-  const days = `days=${STATS_DAYS}`;
+  const days = `days=${period.days}`;
   const tables = ['source', 'page', 'country', 'device'];
   const read = () =>
     Promise.all([
       request(baseUrl, token, agent, `${site}/summary?${days}${filter}`),
       request(baseUrl, token, agent, `${site}/stats/batch`, {
-        queries: { series: { metrics: 'pageviews', by: 'day', compare: true, days: STATS_DAYS, where } },
+        queries: { series: { metrics: 'pageviews', by: period.by, compare: true, days: period.days, where } },
       }),
       ...tables.map((t) =>
         request(baseUrl, token, agent, `${site}/top/${t}?${days}&limit=10${t === 'page' ? '&count=pageviews' : ''}${filter}`),
@@ -111,8 +117,9 @@ export async function timeDashboard(
   siteId: string,
   runs: number,
   where: Record<string, string> = {},
+  period?: Parameters<typeof dashboardReads>[4],
 ): Promise<Latency & { bad: number[] }> {
-  const d = dashboardReads(baseUrl, token, siteId, where);
+  const d = dashboardReads(baseUrl, token, siteId, where, period);
   const bad: number[] = [];
   try {
     const l = await timeRuns(runs, async () => {

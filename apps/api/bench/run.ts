@@ -8,7 +8,8 @@
 // figure), BENCH_ROUND_SECONDS (2), BENCH_PACED_ROUNDS (3 per paced figure), BENCH_INGEST_ROWS (200000),
 // BENCH_PAGEVIEWS (10000000: the stats site), BENCH_STATS_RUNS (20), BENCH_SOAK_SECONDS (600),
 // BENCH_EDGE_REQUESTS (4000 per worker), BENCH_DATA_DIR (.data/bench), BENCH_ONLY (comma-separated
-// sections: size, protection, edge, scaleout, http, collect, proxy, ingest, stats, results, export, soak).
+// sections: size, protection, edge, scaleout, http, collect, proxy, mixed, ingest, stats, results, export, soak;
+// and `year`, only when named: BENCH_YEAR_PER_DAY (300000) pageviews a day for 365 days, in its own BENCH_DATA_DIR).
 // The scale-out section (scaleout.ts: one PostgreSQL 15 beside Citus, needs Citus built: scripts/citus/build.sh):
 // BENCH_SCALEOUT_SITES (200), BENCH_SCALEOUT_PAGEVIEWS (2500000), BENCH_SCALEOUT_INGEST_ROWS (200000),
 // BENCH_KEEP (keep its databases' folders).
@@ -26,6 +27,7 @@ import { benchExport, collectRequest } from './export.ts';
 import type { GcPauses } from './gc-pauses.ts';
 import { formatIngest, ingestPath, insertBatches, postgresAlone } from './ingest.ts';
 import { formatRow, mcpToolCall, runLoad } from './load.ts';
+import { mixedLoad } from './mixed.ts';
 import { formatProtection, protectionBench } from './protection.ts';
 import { formatProxyLatency, prepareProxySite, proxyRequest } from './proxy.ts';
 import { fillResultDays, prepareResultsSite, resultsRoutes, startLiveTraffic } from './results.ts';
@@ -33,6 +35,7 @@ import { scaleoutBench } from './scaleout.ts';
 import { edgeSdkSizes, formatEdgeSdkSizes, formatScriptSizes, scriptSizes } from './script-size.ts';
 import { runSoak } from './soak.ts';
 import { ensureStatsSite, formatLatency, getStatus, type Latency, STATS_DAYS, timeRuns } from './stats.ts';
+import { yearBench } from './year.ts';
 
 const here = import.meta.dirname;
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -45,7 +48,7 @@ const statsPageviews = Number(process.env.BENCH_PAGEVIEWS ?? 10_000_000);
 const statsRuns = Number(process.env.BENCH_STATS_RUNS ?? 20);
 const soakSeconds = Number(process.env.BENCH_SOAK_SECONDS ?? 600);
 const only = new Set(
-  (process.env.BENCH_ONLY ?? 'size,protection,edge,scaleout,http,collect,proxy,ingest,stats,results,export,soak')
+  (process.env.BENCH_ONLY ?? 'size,protection,edge,scaleout,http,collect,proxy,mixed,ingest,stats,results,export,soak')
     .split(',')
     .map((s) => s.trim()),
 );
@@ -73,11 +76,12 @@ if (only.has('scaleout')) {
   });
 }
 // The remaining sections need the API; without any of them, stop here.
-if (!['http', 'collect', 'proxy', 'ingest', 'stats', 'results', 'export', 'soak'].some((s) => only.has(s))) process.exit(0);
+if (!['http', 'collect', 'proxy', 'mixed', 'ingest', 'stats', 'results', 'export', 'soak'].some((s) => only.has(s)))
+  process.exit(0);
 
 // bare http stays up beside the API: each throughput figure alternates rounds of both (beside.ts).
 const bare =
-  only.has('http') || only.has('collect') || only.has('proxy')
+  only.has('http') || only.has('collect') || only.has('proxy') || only.has('mixed')
     ? await startChild<{ url: string }>(path.join(here, 'bare-server.ts'))
     : null;
 if (bare) {
@@ -134,6 +138,22 @@ try {
       rate,
     });
     console.log(formatProxyLatency(paced, rate));
+  }
+  if (bare && only.has('mixed')) {
+    const { publicKey, hostname } = api.info.collect;
+    const collect = collectRequest(publicKey, hostname);
+    // The rate is set by bare http's throughput in this run, as in the collect section.
+    const full = await loadBeside(bare.info.url, api.info.url, collect, rounds);
+    const lines = await mixedLoad({
+      bareUrl: bare.info.url,
+      bareRps: full.bare.rps,
+      api: { ...api.info, proc: api.proc },
+      collect,
+      statsPageviews,
+      rounds: { rounds: pacedRounds, seconds, settle: rounds.settle },
+      log,
+    });
+    console.log(lines.join('\n'));
   }
   if (bare) await stopChild(bare.proc);
 
@@ -287,6 +307,17 @@ try {
         }
         agent.destroy();
       }
+    } finally {
+      await orm.close();
+    }
+  }
+
+  if (only.has('year')) {
+    log('› year: a site with 365 days of data (its own BENCH_DATA_DIR: the stats section truncates what it finds)');
+    const orm = await createOrm(api.info.dbUrl, { poolMax: 6 });
+    try {
+      const perDay = Number(process.env.BENCH_YEAR_PER_DAY ?? 300_000);
+      console.log((await yearBench({ orm, api: api.info, perDay, runs: statsRuns, log })).join('\n'));
     } finally {
       await orm.close();
     }
