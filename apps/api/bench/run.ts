@@ -76,7 +76,7 @@ if (only.has('scaleout')) {
   });
 }
 // The remaining sections need the API; without any of them, stop here.
-if (!['http', 'collect', 'proxy', 'mixed', 'ingest', 'stats', 'results', 'export', 'soak'].some((s) => only.has(s)))
+if (!['http', 'collect', 'proxy', 'mixed', 'ingest', 'stats', 'results', 'export', 'year', 'soak'].some((s) => only.has(s)))
   process.exit(0);
 
 // bare http stays up beside the API: each throughput figure alternates rounds of both (beside.ts).
