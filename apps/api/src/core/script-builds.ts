@@ -12,7 +12,7 @@ export interface ScriptBuild {
   versioned: string;
   gzip: number;
   brotli: number;
-  /** The code's gzip without the licence line: what the budgets count. */
+  /** The code's gzip without the licence line: what a part adds is counted on it. */
   codeGzip: number;
 }
 
