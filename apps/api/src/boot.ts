@@ -11,6 +11,7 @@ import { countryOf, loadNetworks } from './core/enrich/index.ts';
 import { deriveUrls, type Env, parseEnv } from './core/env.ts';
 import { createHotStore, redisTargetOf } from './core/hot/index.ts';
 import { loadAppSecret } from './core/security/app-secret.ts';
+import { collectStartupGarbage } from './core/startup-heap.ts';
 import { metricsServer } from './faces/metrics.ts';
 import { copyStoreOf } from './features/export/copies.ts';
 import { ownServiceAccount } from './features/search/connections.ts';
@@ -85,6 +86,7 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
   // page report (which would hold every request of that moment up).
   loadNetworks();
   countryOf('127.0.0.1');
+  collectStartupGarbage();
   const server = createServer(deps);
   const port = await listening(server, env.PORT, env.HOST);
   // Prometheus on a port of its own (docs/operations/observability.md); it answers until the very end of a shutdown.
