@@ -12,6 +12,8 @@ if (!existsSync('apps/web/dist/index.html')) {
 // leave with its exit status, rather than dying first and leaving it behind.
 const server = spawn(process.execPath, [...apiNode.flags, ...apiNode.sourceFlags, '--import', 'tsx', 'apps/api/src/main.ts'], {
   stdio: 'inherit',
+  // MALLOC_ARENA_MAX and the like: glibc reads them as the process starts (a value set already wins).
+  env: { ...apiNode.env, ...process.env },
 });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.kill(signal));
 server.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

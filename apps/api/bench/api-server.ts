@@ -1,18 +1,17 @@
 // The real service (embedded PostgreSQL in the bench DATA_DIR, default .data/bench, kept between runs;
 // in-process hot state) plus a signed-up user, an API token and a site for collect reports, announced
 // on stdout for the benchmark driver together with the database URL. Over the IPC channel the driver
-// opens (child.ts) it answers two bench-only controls, `memory` and `flush`: no route of the product.
+// opens (child.ts) it answers bench-only controls (`memory`, `rss`, `flush`, `rollup-collect`…): no route of the product.
 import { writeFileSync } from 'node:fs';
 import inspector from 'node:inspector';
 import path from 'node:path';
 import { scopesOfRole } from '@us/shared';
 import { ensureAccount, ensureSite } from '../scripts/seed/accounts.ts';
 import { deleteTraffic } from '../scripts/seed/generate.ts';
-import { rollupSiteDay } from '../src/analytics/rollup/rollup.ts';
 import { start } from '../src/boot.ts';
 import { parseEnv } from '../src/core/env.ts';
 import { issueToken } from '../src/features/tokens/issue.ts';
-import { runResultDays, runRollups, runTodayRollups } from '../src/jobs/index.ts';
+import { rollupSiteDay, runResultDays, runRollups, runTodayRollups } from '../src/jobs/index.ts';
 import type { ChildReply } from './child.ts';
 import { watchGcPauses } from './gc-pauses.ts';
 
@@ -133,6 +132,19 @@ const controls: Record<string, (args?: unknown) => Promise<unknown>> = {
     await rollupSiteDay(running.deps.orm, { siteId, timezone: 'UTC', day }, until?.toISOString());
     stepsAt.set(key, to);
     return { hour: to };
+  },
+  // The collect site's today rolled up to this moment, in this process's rollup thread, as the quarter-hour
+  // job steps a live site's day (memory.ts runs it over and over beside its collect load).
+  'rollup-collect': async () =>
+    rollupSiteDay(
+      running.deps.orm,
+      { siteId: site.site.id, timezone: 'UTC', day: new Date().toISOString().slice(0, 10) },
+      new Date().toISOString(),
+    ),
+  // The collect site emptied again (after the memory section's load), so later sections start as a run does.
+  'reset-collect': async () => {
+    await running.deps.ingest.flushNow();
+    return { deleted: await deleteTraffic(running.deps.orm, site.site.id) };
   },
   // Everything acknowledged so far committed to PostgreSQL, so the driver can count it.
   flush: async () => {

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { API_NODE_FLAGS, API_SOURCE_FLAGS } from '../src/core/node-flags.ts';
+import { API_NODE_FLAGS, API_SOURCE_FLAGS, apiProcessEnv } from '../src/core/node-flags.ts';
 
 /**
  * Starts a bench server script in its own process and waits for the JSON line it announces itself with.
@@ -24,11 +24,13 @@ export async function startChild<T>(
 }
 
 /**
- * Starts the bench API (api-server.ts) with the V8 flags `npm start` gives the API, and any others; `env` adds
- * to this process's environment (BENCH_DATABASE_URL, BENCH_DATA_DIR: another database, another folder).
+ * Starts the bench API (api-server.ts) with the V8 flags and environment (MALLOC_ARENA_MAX) `npm start` gives the
+ * API, and any others; `env` adds to this process's environment (BENCH_DATABASE_URL, BENCH_DATA_DIR: another
+ * database, another folder).
  */
 export function startApiChild<T>(nodeArgs: string[] = [], env: NodeJS.ProcessEnv = {}) {
-  return startChild<T>(path.join(import.meta.dirname, 'api-server.ts'), [...API_NODE_FLAGS, ...nodeArgs], env);
+  const script = path.join(import.meta.dirname, 'api-server.ts');
+  return startChild<T>(script, [...API_NODE_FLAGS, ...nodeArgs], { ...apiProcessEnv(), ...env });
 }
 
 export async function stopChild(proc: ChildProcess) {

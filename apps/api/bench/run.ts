@@ -7,9 +7,11 @@
 // Environment: BENCH_SECONDS (5), BENCH_CONCURRENCY (32), BENCH_ROUNDS (5 alternating rounds per throughput
 // figure), BENCH_ROUND_SECONDS (2), BENCH_PACED_ROUNDS (3 per paced figure), BENCH_INGEST_ROWS (200000),
 // BENCH_PAGEVIEWS (10000000: the stats site), BENCH_STATS_RUNS (20), BENCH_SOAK_SECONDS (600),
-// BENCH_EDGE_REQUESTS (4000 per worker), BENCH_DATA_DIR (.data/bench), BENCH_ONLY (comma-separated
-// sections: size, protection, edge, scaleout, http, collect, proxy, mixed, ingest, stats, results, export, soak;
-// and `year`, only when named: BENCH_YEAR_PER_DAY (300000) pageviews a day for 365 days, in its own BENCH_DATA_DIR).
+// BENCH_EDGE_REQUESTS (4000 per worker), BENCH_MEMORY_SECONDS (30: the memory section's load),
+// BENCH_MEMORY_SETTLE_SECONDS (10: its idle wait), BENCH_MEMORY_RATE (its collect reports/s; 30 % of bare http),
+// BENCH_DATA_DIR (.data/bench), BENCH_ONLY (comma-separated sections: size, protection, edge, scaleout, memory,
+// http, collect, proxy, mixed, ingest, stats, results, export, soak; and `year`, only when named:
+// BENCH_YEAR_PER_DAY (300000) pageviews a day for 365 days, in its own BENCH_DATA_DIR).
 // The scale-out section (scaleout.ts: one PostgreSQL 15 beside Citus, needs Citus built: scripts/citus/build.sh):
 // BENCH_SCALEOUT_SITES (200), BENCH_SCALEOUT_PAGEVIEWS (2500000), BENCH_SCALEOUT_INGEST_ROWS (200000),
 // BENCH_KEEP (keep its databases' folders).
@@ -27,6 +29,7 @@ import { benchExport, collectRequest } from './export.ts';
 import type { GcPauses } from './gc-pauses.ts';
 import { formatIngest, ingestPath, insertBatches, postgresAlone } from './ingest.ts';
 import { formatRow, mcpToolCall, runLoad } from './load.ts';
+import { benchMemory, rssAfter } from './memory.ts';
 import { mixedLoad } from './mixed.ts';
 import { formatProtection, protectionBench } from './protection.ts';
 import { formatProxyLatency, prepareProxySite, proxyRequest } from './proxy.ts';
@@ -47,8 +50,10 @@ const ingestRows = Number(process.env.BENCH_INGEST_ROWS ?? 200_000);
 const statsPageviews = Number(process.env.BENCH_PAGEVIEWS ?? 10_000_000);
 const statsRuns = Number(process.env.BENCH_STATS_RUNS ?? 20);
 const soakSeconds = Number(process.env.BENCH_SOAK_SECONDS ?? 600);
+const memorySeconds = Number(process.env.BENCH_MEMORY_SECONDS ?? 30);
+const memorySettleSeconds = Number(process.env.BENCH_MEMORY_SETTLE_SECONDS ?? 10);
 const only = new Set(
-  (process.env.BENCH_ONLY ?? 'size,protection,edge,scaleout,http,collect,proxy,mixed,ingest,stats,results,export,soak')
+  (process.env.BENCH_ONLY ?? 'size,protection,edge,scaleout,memory,http,collect,proxy,mixed,ingest,stats,results,export,soak')
     .split(',')
     .map((s) => s.trim()),
 );
@@ -76,19 +81,21 @@ if (only.has('scaleout')) {
   });
 }
 // The remaining sections need the API; without any of them, stop here.
-if (!['http', 'collect', 'proxy', 'mixed', 'ingest', 'stats', 'results', 'export', 'year', 'soak'].some((s) => only.has(s)))
-  process.exit(0);
+const apiSections = ['memory', 'http', 'collect', 'proxy', 'mixed', 'ingest', 'stats', 'results', 'export', 'year', 'soak'];
+if (!apiSections.some((s) => only.has(s))) process.exit(0);
 
 // bare http stays up beside the API: each throughput figure alternates rounds of both (beside.ts).
+// The memory section paces its collect load at 30 % of bare http's rate, measured here.
 const bare =
-  only.has('http') || only.has('collect') || only.has('proxy') || only.has('mixed')
+  only.has('http') || only.has('collect') || only.has('proxy') || only.has('memory') || only.has('mixed')
     ? await startChild<{ url: string }>(path.join(here, 'bare-server.ts'))
     : null;
+let bareRps = 0;
 if (bare) {
   await runLoad(bare.info.url, { method: 'GET', path: '/' }, { seconds: 1, concurrency }); // warm-up
-  console.log(
-    formatRow('bare node http (constant)', await runLoad(bare.info.url, { method: 'GET', path: '/' }, { seconds, concurrency })),
-  );
+  const constant = await runLoad(bare.info.url, { method: 'GET', path: '/' }, { seconds, concurrency });
+  bareRps = constant.rps;
+  console.log(formatRow('bare node http (constant)', constant));
 }
 
 log(`› starting the API with its database in ${process.env.BENCH_DATA_DIR ?? '.data/bench'}`);
@@ -96,6 +103,14 @@ log(`› starting the API with its database in ${process.env.BENCH_DATA_DIR ?? '
 const api = await startApiChild<ApiInfo>(['--expose-gc']);
 try {
   const auth = { authorization: `Bearer ${api.info.token}` };
+  /** The API's RSS once a section is done (the memory section's own figures come first). */
+  const sectionDone = async (section: string) => console.log(await rssAfter(api.proc, section));
+  if (only.has('memory')) {
+    const memory = { seconds: memorySeconds, settleSeconds: memorySettleSeconds };
+    const fixed = Number(process.env.BENCH_MEMORY_RATE ?? 0);
+    const rate = fixed ? { rate: fixed, rateNote: 'BENCH_MEMORY_RATE' } : { rate: bareRps * 0.3, rateNote: '30% of bare http' };
+    console.log((await benchMemory(api, { ...memory, ...rate }, log)).join('\n'));
+  }
   // Before each bare window the API stores what it buffered, so its flush does not run in bare http's time.
   const rounds = { rounds: roundCount, seconds: roundSeconds, concurrency, settle: () => askChild(api.proc, 'flush') };
   if (bare && only.has('http')) {
@@ -103,6 +118,7 @@ try {
     console.log(formatBeside('GET /v1/me (token)', await loadBeside(bare.info.url, api.info.url, me, rounds)));
     const mcp = mcpToolCall(api.info.token, 'get_me');
     console.log(formatBeside('MCP tools/call get_me (token)', await loadBeside(bare.info.url, api.info.url, mcp, rounds)));
+    await sectionDone('http');
   }
 
   if (bare && only.has('collect')) {
@@ -124,6 +140,7 @@ try {
     const goalRate = full.bare.rps * 0.3;
     await pacedFigure('  paced at 30% of bare http', { ...paced, rate: goalRate });
     await pacedFigure("  the same, sent by Node's http client", { ...paced, rate: goalRate, pacer: 'node' });
+    await sectionDone('collect');
   }
   if (bare && only.has('proxy')) {
     // The origin is bare http itself: the figures are what the service adds between a visitor and an origin.
@@ -138,15 +155,15 @@ try {
       rate,
     });
     console.log(formatProxyLatency(paced, rate));
+    await sectionDone('proxy');
   }
   if (bare && only.has('mixed')) {
     const { publicKey, hostname } = api.info.collect;
     const collect = collectRequest(publicKey, hostname);
-    // The rate is set by bare http's throughput in this run, as in the collect section.
-    const full = await loadBeside(bare.info.url, api.info.url, collect, rounds);
+    // The rate is set by bare http's throughput in this run (its constant figure above).
     const lines = await mixedLoad({
       bareUrl: bare.info.url,
-      bareRps: full.bare.rps,
+      bareRps,
       api: { ...api.info, proc: api.proc },
       collect,
       statsPageviews,
@@ -154,6 +171,7 @@ try {
       log,
     });
     console.log(lines.join('\n'));
+    await sectionDone('mixed');
   }
   if (bare) await stopChild(bare.proc);
 
@@ -180,6 +198,7 @@ try {
         await deleteTraffic(orm, site.id);
         console.log(formatIngest('insertRows, 5000 rows per call', await insertBatches(orm, site.id, n, 5000), alone));
         await deleteTraffic(orm, site.id);
+        await sectionDone('ingest');
       }
 
       if (only.has('stats') || only.has('results') || only.has('export')) {
@@ -289,6 +308,7 @@ try {
             ['  GET journeys?days=30&zoom=page', `/v1/sites/${s.siteId}/journeys?days=${STATS_DAYS}&zoom=page`],
           ]);
           console.log(`  (live traffic meanwhile: ${await stop()} rows inserted for today)`);
+          await sectionDone('stats');
         }
         if (only.has('results')) {
           await prepareResultsSite(orm, s.siteId);
@@ -298,12 +318,14 @@ try {
           const stop = startLiveTraffic(orm, s.siteId);
           await timeRoutes(resultsRoutes(s.siteId, STATS_DAYS));
           console.log(`  (live traffic meanwhile: ${await stop()} rows inserted for today)`);
+          await sectionDone('results');
         }
         if (only.has('export')) {
           // A whole UTC day of the site: the day before its last.
           const day = new Date(Date.parse(`${s.to}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
           log(`› export: one day (${day}) of ${label}, downloaded through its links`);
           console.log((await benchExport({ ...api.info, proc: api.proc }, s.siteId, day, concurrency)).join('\n'));
+          await sectionDone('export');
         }
         agent.destroy();
       }
@@ -321,9 +343,13 @@ try {
     } finally {
       await orm.close();
     }
+    await sectionDone('year');
   }
 
-  if (only.has('soak')) console.log((await runSoak(api, soakSeconds, log)).join('\n'));
+  if (only.has('soak')) {
+    console.log((await runSoak(api, soakSeconds, log)).join('\n'));
+    await sectionDone('soak');
+  }
 } finally {
   await stopChild(api.proc);
 }

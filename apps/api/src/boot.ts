@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { createOrm, type EmbeddedDatabase, migrate, startEmbeddedPostgres } from '@us/db';
+import { createOrm, type EmbeddedDatabase, migrate, readPostgresSettings, startEmbeddedPostgres } from '@us/db';
 import { recountsSettled } from './analytics/day-store/gather.ts';
 import { createServer } from './app.ts';
 import { within } from './core/deadline.ts';
@@ -11,6 +11,7 @@ import { countryOf, loadNetworks } from './core/enrich/index.ts';
 import { deriveUrls, type Env, parseEnv } from './core/env.ts';
 import { createHotStore, redisTargetOf } from './core/hot/index.ts';
 import { loadAppSecret } from './core/security/app-secret.ts';
+import { collectStartupGarbage } from './core/startup-heap.ts';
 import { metricsServer } from './faces/metrics.ts';
 import { copyStoreOf } from './features/export/copies.ts';
 import { ownServiceAccount } from './features/search/connections.ts';
@@ -55,9 +56,16 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
   let embedded: EmbeddedDatabase | undefined;
   let databaseUrl = env.DATABASE_URL;
   if (!databaseUrl) {
-    embedded = await startEmbeddedPostgres({ dataDir: env.DATA_DIR, leaveSignalsToOwner: true });
+    const settings = env.POSTGRES_SETTINGS_FILE ? readPostgresSettings(env.POSTGRES_SETTINGS_FILE) : undefined;
+    embedded = await startEmbeddedPostgres({ dataDir: env.DATA_DIR, leaveSignalsToOwner: true, settings });
     databaseUrl = embedded.url;
-    logger.info(`embedded PostgreSQL running with its files in ${env.DATA_DIR}/postgres`);
+    logger.info(
+      `embedded PostgreSQL running with its files in ${env.DATA_DIR}/postgres${settings ? ` and the settings of ${env.POSTGRES_SETTINGS_FILE}` : ''}`,
+    );
+  } else if (env.POSTGRES_SETTINGS_FILE) {
+    logger.warn(
+      `POSTGRES_SETTINGS_FILE is for the embedded PostgreSQL; with DATABASE_URL, include ${env.POSTGRES_SETTINGS_FILE} in that PostgreSQL's postgresql.conf`,
+    );
   }
   const orm = await createOrm(databaseUrl);
   await migrate(orm);
@@ -85,6 +93,7 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
   // page report (which would hold every request of that moment up).
   loadNetworks();
   countryOf('127.0.0.1');
+  collectStartupGarbage();
   const server = createServer(deps);
   const port = await listening(server, env.PORT, env.HOST);
   // Prometheus on a port of its own (docs/operations/observability.md); it answers until the very end of a shutdown.

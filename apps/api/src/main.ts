@@ -1,7 +1,7 @@
 import { EmbeddedPostgresMissing } from '@us/db';
 import { within } from './core/deadline.ts';
 import { ConfigError } from './core/env.ts';
-import { missingNodeFlags } from './core/node-flags.ts';
+import { missingNodeFlags, missingProcessEnv } from './core/node-flags.ts';
 import { readSettings, type Settings, staleOfflineData } from './startup-checks.ts';
 
 let settings: Settings;
@@ -24,10 +24,10 @@ const running = await start(settings.env).catch((err: unknown) => {
 const { logger } = running.deps;
 if (settings.envFile) logger.info(`settings from ${settings.envFile} (variables set in the environment win over it)`);
 for (const warning of [...settings.warnings, ...staleOfflineData()]) logger.warn(warning);
-const missing = missingNodeFlags();
+const missing = [...missingNodeFlags(), ...missingProcessEnv()];
 if (missing.length) {
   logger.warn(
-    `started without ${missing.join(' ')} (apps/api/node-flags.json, which npm start passes): expect longer pauses under steady load`,
+    `started without ${missing.join(' ')} (apps/api/node-flags.json, which npm start passes): expect longer pauses under steady load, or more memory`,
   );
 }
 // An error nothing caught ends the process as Node would (exit 1), once it is logged and reported to the

@@ -68,6 +68,8 @@ export async function startEmbeddedPostgres(opts: {
   persistent?: boolean;
   /** The caller handles SIGINT/SIGTERM and stops the database itself (see `loadEmbeddedPostgres`). */
   leaveSignalsToOwner?: boolean;
+  /** PostgreSQL settings it starts with (`-c name=value`), e.g. `readPostgresSettings` of infra/postgres/1gb.conf. */
+  settings?: Record<string, string>;
 }): Promise<EmbeddedDatabase> {
   const EmbeddedPostgres = await loadEmbeddedPostgres(opts.leaveSignalsToOwner ?? false);
   const dir = path.resolve(opts.dataDir, 'postgres');
@@ -85,6 +87,7 @@ export async function startEmbeddedPostgres(opts: {
     port,
     persistent: opts.persistent ?? true,
     createPostgresUser: asRoot,
+    postgresFlags: Object.entries(opts.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
     onLog: () => {},
     onError: (m) => {
       if (process.env.DEBUG_PG) console.error(String(m));

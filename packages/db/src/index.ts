@@ -5,3 +5,4 @@ export * from './entities/index.ts';
 export * from './faults.ts';
 export * from './migrate.ts';
 export * from './orm.ts';
+export * from './postgres-settings.ts';

@@ -75,6 +75,13 @@ const EnvSchema = z.object({
       who: 'operator (unset for the embedded PostgreSQL)',
       secret: true,
     }),
+  POSTGRES_SETTINGS_FILE: z.string().optional().register(help, {
+    group: 'stores',
+    unset: "the embedded PostgreSQL starts with PostgreSQL's own defaults",
+    meaning:
+      'a file of PostgreSQL settings (postgresql.conf lines, `name = value`) the embedded PostgreSQL starts with; `infra/postgres/1gb.conf` is the one for a 1 GB machine ([PostgreSQL on a 1 GB machine](operations/deploy.md#postgresql-on-a-1-gb-machine)). Ignored with `DATABASE_URL`: a PostgreSQL of your own takes the file as an `include` in its postgresql.conf',
+    who: 'operator (embedded PostgreSQL on a small machine)',
+  }),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\/[^,\s]+(\s*,\s*rediss?:\/\/[^,\s]+)*$/, 'must be a redis:// URL (or a comma-separated list of them)')

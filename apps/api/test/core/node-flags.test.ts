@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { API_NODE_FLAGS, missingNodeFlags } from '../../src/core/node-flags.ts';
+import { API_NODE_FLAGS, apiProcessEnv, missingNodeFlags, missingProcessEnv } from '../../src/core/node-flags.ts';
 
 describe('the API process flags', () => {
   it('lists the memory reducer off (its watchdog collection paused the API 70–94 ms under steady load)', () => {
@@ -7,9 +7,23 @@ describe('the API process flags', () => {
   });
 
   it('names the flags a process was started without, in either spelling V8 takes', () => {
-    expect(missingNodeFlags(['--import', 'tsx'])).toEqual(['--no-memory-reducer']);
-    expect(missingNodeFlags(['--memory-reducer', '--import', 'tsx'])).toEqual(['--no-memory-reducer']);
-    expect(missingNodeFlags(['--no-memory-reducer', '--import', 'tsx'])).toEqual([]);
-    expect(missingNodeFlags(['--no_memory_reducer'])).toEqual([]);
+    const all = ['--no-memory-reducer', '--max-semi-space-size=16'];
+    expect(missingNodeFlags(['--import', 'tsx'])).toEqual(all);
+    expect(missingNodeFlags(['--memory-reducer', '--max-semi-space-size=16', '--import', 'tsx'])).toEqual([
+      '--no-memory-reducer',
+    ]);
+    expect(missingNodeFlags([...all, '--import', 'tsx'])).toEqual([]);
+    expect(missingNodeFlags(['--no_memory_reducer', '--max_semi_space_size=16'])).toEqual([]);
+  });
+
+  it('lists a young generation of 2 × 16 MB (the default on a large machine is 2 × 64 MB, resident once used)', () => {
+    expect(API_NODE_FLAGS).toContain('--max-semi-space-size=16');
+  });
+
+  it('starts the process with at most two malloc arenas, unless its starter already chose a number', () => {
+    expect(apiProcessEnv({})).toEqual({ MALLOC_ARENA_MAX: '2' });
+    expect(apiProcessEnv({ MALLOC_ARENA_MAX: '4' })).toEqual({ MALLOC_ARENA_MAX: '4' });
+    expect(missingProcessEnv({})).toEqual(['MALLOC_ARENA_MAX=2']);
+    expect(missingProcessEnv({ MALLOC_ARENA_MAX: '1' })).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { envPairs, execForm, parseDockerfile } from '../../../../infra/container/reproduce-stages.ts';
-import { API_NODE_FLAGS } from '../../src/core/node-flags.ts';
+import { API_NODE_FLAGS, API_PROCESS_ENV } from '../../src/core/node-flags.ts';
 
 /**
  * What the image promises, read from the Dockerfile (no Docker on these machines; its stages run in
@@ -57,10 +57,17 @@ describe('Dockerfile', () => {
     expect(envPairs(runtime('ENV').join(' '))).toMatchObject({ NODE_ENV: 'production', HOST: '0.0.0.0', PORT: '8080' });
   });
 
+  it("sets the API process's environment of apps/api/node-flags.json (MALLOC_ARENA_MAX), as npm run start:prod does", () => {
+    expect(API_PROCESS_ENV).toMatchObject({ MALLOC_ARENA_MAX: '2' });
+    expect(envPairs(runtime('ENV').join(' '))).toMatchObject(API_PROCESS_ENV);
+  });
+
   it('starts the bundle with source maps and the V8 flags of apps/api/node-flags.json, as npm run start:prod does', () => {
     const cmd = execForm(runtime('CMD')[0] ?? '');
     expect(cmd).toEqual(['node', '--enable-source-maps', ...API_NODE_FLAGS, 'apps/api/dist/main.js']);
-    expect(manifest('.').scripts['start:prod']).toBe(cmd?.join(' '));
+    // The variables first, each keeping a value the environment already has.
+    const env = Object.entries(API_PROCESS_ENV).map(([k, v]) => `${k}=\${${k}:-${v}}`);
+    expect(manifest('.').scripts['start:prod']).toBe([...env, ...(cmd ?? [])].join(' '));
   });
 
   it('leaves installs, builds, local data and secrets out of the build context', () => {

@@ -10,7 +10,7 @@ import { Redis } from 'ioredis';
 import { expect, vi } from 'vitest';
 import { type RedisCluster, startRedisCluster } from '../../../../scripts/redis-cluster.ts';
 import type { Logger } from '../../src/core/logger.ts';
-import { API_NODE_FLAGS, API_SOURCE_FLAGS } from '../../src/core/node-flags.ts';
+import { API_NODE_FLAGS, API_PROCESS_ENV, API_SOURCE_FLAGS } from '../../src/core/node-flags.ts';
 
 /**
  * Fault-injection support: a PostgreSQL or a redis-server of the test's own (the suite's shared ones are
@@ -426,6 +426,7 @@ export function launchServer(
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? tmpdir(),
+      ...API_PROCESS_ENV,
       PORT: '0',
       HOST: '127.0.0.1',
       ...production,
