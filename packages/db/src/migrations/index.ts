@@ -31,6 +31,7 @@ import { Migration20261218090000_properties } from './Migration20261218090000_pr
 import { Migration20261219090000_imports } from './Migration20261219090000_imports.ts';
 import { Migration20261220090000_rollup_kept_properties } from './Migration20261220090000_rollup_kept_properties.ts';
 import { Migration20261221090000_alerts } from './Migration20261221090000_alerts.ts';
+import { Migration20261222090000_rollups_by_dimension } from './Migration20261222090000_rollups_by_dimension.ts';
 
 /** The committed migrations, in order. New ones: `npm run -w @us/db migration:create -- <name>`, then list it here. */
 export const migrationsList = [
@@ -73,4 +74,5 @@ export const migrationsList = [
     class: Migration20261220090000_rollup_kept_properties,
   },
   { name: 'Migration20261221090000_alerts', class: Migration20261221090000_alerts },
+  { name: 'Migration20261222090000_rollups_by_dimension', class: Migration20261222090000_rollups_by_dimension },
 ];

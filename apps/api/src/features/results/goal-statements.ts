@@ -90,6 +90,8 @@ export function rollupGoalStatement(
     join goals g on (g.kind = 'event' and r.metric_set = 'events' and r.dimension = 'event' and r.value = g.value)
       or (g.kind <> 'event' and r.metric_set = 'pageviews' and r.dimension = 'page' and ${pathMatchSql('r.value', 'g.kind', 'g.value')})
     where r.lane = 'human'
+      -- The join's two kinds of rows named again here, so only their rows are read (an index leads with them).
+      and (r.metric_set, r.dimension) in (('events', 'event'), ('pageviews', 'page'))
     group by g.i, r.day`;
   return statement(sql, p);
 }

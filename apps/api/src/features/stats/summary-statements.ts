@@ -88,6 +88,8 @@ export function rollupSummaryStatement(
     from ${source}
     where ${range}
       and value = ''
-      and metric_set in ('sessions', 'pageviews', 'summary')`;
+      -- Named pair by pair, so only these rows are read (an index leads with them), not every dimension's rows of each day.
+      and (metric_set, dimension) in (('sessions', ''), ('pageviews', ''), ('summary', 'from_search'),
+        ('summary', 'single_page'), ('summary', 'visible_ms'))`;
   return statement(sql, p);
 }
