@@ -40,6 +40,9 @@ const running = await start(
     MCP_CALLS_PER_MINUTE: unlimited,
     COLLECT_REPORTS_PER_ADDRESS_PER_MINUTE: unlimited,
     COLLECT_REPORTS_PER_SITE_PER_MINUTE: unlimited,
+    // What a run may tune, as the service reads it (unset: the service's default).
+    STATS_POOL_SIZE: process.env.STATS_POOL_SIZE,
+    POSTGRES_SETTINGS_FILE: process.env.POSTGRES_SETTINGS_FILE,
   }),
 );
 const em = running.deps.orm.em.fork();
