@@ -1,6 +1,7 @@
 // The rollup tallies' own thread (rollup-thread.ts starts it): reads a site-day's COPY streams on connections of
 // its own, counts the day's rollup rows and writes them, so the API's event loop never runs the counting or the
 // rows' encoding (on it, a large site-day paused the loop: docs/performance/history.md, "The rollup's 1 s goal").
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
 import { pooledCopyOut } from './copy-connections.ts';
@@ -30,6 +31,18 @@ export interface RollupDone {
 
 /** Recounting more than this share of the visitors the last rollup counted costs more than counting the day once. */
 const MAX_RECOUNTED_SHARE = 0.5;
+
+/**
+ * This thread's scheduling priority (nice): below the event loop's, so on a machine whose cores are all busy
+ * the loop answering requests runs first and the counting waits (it is background work; a quarter-hour step
+ * may take longer). On Linux it applies to this thread alone; anyone may lower their own priority.
+ */
+const ROLLUP_THREAD_NICE = 10;
+try {
+  setPriority(ROLLUP_THREAD_NICE);
+} catch {
+  // A platform that does not allow it: the thread runs at the process's priority.
+}
 
 const { url, connections } = workerData as { url: string; connections: number };
 // Idle connections close soon: the thread lives as long as the process, a rollup runs now and then.

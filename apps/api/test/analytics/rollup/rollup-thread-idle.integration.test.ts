@@ -2,6 +2,7 @@
 // the heap of its busiest counting, large after a backlog of busy days: docs/performance/history.md,
 // "What the flag costs: the rollup thread's idle heap"), never while a task runs, and the next rollup
 // starts a new one that counts the same rows.
+import { readdirSync, readFileSync } from 'node:fs';
 import { createOrm, type Orm } from '@us/db';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { rollupSiteDay, type SiteDay, siteDaySource } from '../../../src/analytics/rollup/rollup.ts';
@@ -50,6 +51,21 @@ describe('the rollup thread', { timeout: 90_000 }, () => {
     expect(b).not.toBeNull();
     expect(await stored(first)).toEqual(await expected(first));
     expect(await stored(second)).toEqual(await expected(second));
+  });
+
+  it('counts below the priority of the event loop, so a busy machine runs the loop first (Linux)', async () => {
+    rollupThreadIdle.ms = 60_000;
+    expect(await rollupSiteDay(orm, first)).not.toBeNull();
+    expect(liveRollupThreads()).toBe(1);
+    // Each thread of this process with its nice value (field 19 of /proc/<pid>/task/<tid>/stat).
+    const nice = (task: string) => {
+      const stat = readFileSync(`/proc/self/task/${task}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    };
+    const tasks = readdirSync('/proc/self/task');
+    expect(nice(String(process.pid))).toBe(0);
+    expect(tasks.map(nice)).toContain(10);
+    await stopRollupThreads();
   });
 
   it('lives on across tasks that follow each other within its idle time', async () => {
