@@ -49,4 +49,4 @@ STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # The V8 flags are apps/api/node-flags.json's (a unit test holds them in step).
-CMD ["node", "--enable-source-maps", "--no-memory-reducer", "--max-semi-space-size=16", "apps/api/dist/main.js"]
+CMD ["node", "--enable-source-maps", "--no-memory-reducer", "apps/api/dist/main.js"]

@@ -7,17 +7,15 @@ describe('the API process flags', () => {
   });
 
   it('names the flags a process was started without, in either spelling V8 takes', () => {
-    const all = ['--no-memory-reducer', '--max-semi-space-size=16'];
+    const all = ['--no-memory-reducer'];
     expect(missingNodeFlags(['--import', 'tsx'])).toEqual(all);
-    expect(missingNodeFlags(['--memory-reducer', '--max-semi-space-size=16', '--import', 'tsx'])).toEqual([
-      '--no-memory-reducer',
-    ]);
+    expect(missingNodeFlags(['--memory-reducer', '--import', 'tsx'])).toEqual(['--no-memory-reducer']);
     expect(missingNodeFlags([...all, '--import', 'tsx'])).toEqual([]);
-    expect(missingNodeFlags(['--no_memory_reducer', '--max_semi_space_size=16'])).toEqual([]);
+    expect(missingNodeFlags(['--no_memory_reducer'])).toEqual([]);
   });
 
-  it('lists a young generation of 2 × 16 MB (the default on a large machine is 2 × 64 MB, resident once used)', () => {
-    expect(API_NODE_FLAGS).toContain('--max-semi-space-size=16');
+  it("leaves the young generation at V8's size: 2 × 16 MB took collect's throughput from 54 % to 34 % of bare http", () => {
+    expect(API_NODE_FLAGS.some((f) => f.startsWith('--max-semi-space-size'))).toBe(false);
   });
 
   it('starts the process with at most two malloc arenas, unless its starter already chose a number', () => {
