@@ -68,14 +68,34 @@ export const TIME_DIMENSIONS = new Set(['day', 'hour', 'week', 'month']);
 /** The condition keeping element clicks (journeys only) out of every events figure, raw or rolled up. */
 export const CLICKS_EXCLUDED = `kind <> 'click'`;
 
+/** The channels that count as "from search". */
+export const SEARCH_CHANNELS = ['Organic Search', 'Paid Search'] as const;
+/** A search engine's host (any subdomain)… */
+const SEARCH_HOST = String.raw`(^|\.)(google|bing|duckduckgo|yahoo|ecosia|baidu|yandex|qwant|startpage|naver|seznam)\.`;
+const SEARCH_HOST_EXACT = 'search.brave.com';
+/** …but none of their mail or app hosts. */
+const NOT_SEARCH_HOST = String.raw`^(mail|email|webmail|inbox|accounts|myaccount|docs|drive|calendar|meet|chat|keep|photos|play|classroom|sites|groups|support|developers|translate|maps)\.`;
+
 /**
  * "From search": the pageview's channel is Organic Search or Paid Search. Rows stored before channels
  * (channel null) test the referrer's host: a search engine's, but none of their mail or app hosts
  * (`mail.google.com` is Gmail, not Google search). No `?` in it: statements number their bind parameters from `?`.
  */
-export const SEARCH_REFERRER_SQL = `(case when channel is not null then channel in ('Organic Search', 'Paid Search')
-  else (referrer_host ~ '(^|\\.)(google|bing|duckduckgo|yahoo|ecosia|baidu|yandex|qwant|startpage|naver|seznam)\\.' or referrer_host = 'search.brave.com')
-    and referrer_host !~ '^(mail|email|webmail|inbox|accounts|myaccount|docs|drive|calendar|meet|chat|keep|photos|play|classroom|sites|groups|support|developers|translate|maps)\\.' end)`;
+export const SEARCH_REFERRER_SQL = `(case when channel is not null then channel in (${SEARCH_CHANNELS.map((c) => `'${c}'`).join(', ')})
+  else (referrer_host ~ '${SEARCH_HOST}' or referrer_host = '${SEARCH_HOST_EXACT}')
+    and referrer_host !~ '${NOT_SEARCH_HOST}' end)`;
+
+const searchHost = new RegExp(SEARCH_HOST);
+const notSearchHost = new RegExp(NOT_SEARCH_HOST);
+/**
+ * SEARCH_REFERRER_SQL in the process (the rollup's streams; its patterns read the same in JavaScript as in
+ * PostgreSQL): a null channel or host is SQL NULL; an empty host is no search engine's.
+ */
+export function isSearchReferrer(channel: string | null, host: string | null): boolean {
+  if (channel !== null) return (SEARCH_CHANNELS as readonly string[]).includes(channel);
+  if (host === null) return false;
+  return (searchHost.test(host) || host === SEARCH_HOST_EXACT) && !notSearchHost.test(host);
+}
 
 /** Source: the stored one (utm_source, else the referrer's family, else its host); before channels, utm_source or the referrer host. */
 export const SOURCE_SQL = `coalesce(source, coalesce(nullif(utm_source, ''), referrer_host))`;

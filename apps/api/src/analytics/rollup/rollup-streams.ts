@@ -10,9 +10,9 @@ import type { MetricSet } from '@us/shared';
 import {
   CATALOGUE,
   EVENT_CENTS_SQL,
+  isSearchReferrer,
   ROLLUP_PAIRS,
   rollupDimensions,
-  SEARCH_REFERRER_SQL,
   SUMMARY_ROLLUP_MEASURES,
 } from '../catalogue.ts';
 import { EXIT_DIMENSIONS, namesExit, VISIT_ORDER } from '../exit-paths.ts';
@@ -78,7 +78,8 @@ interface Layout {
   lane: number;
   visitor: number;
   filters: readonly number[];
-  searched: number;
+  /** Pageviews only: the stored channel, which with the referrer's host says whether a visit came from search. */
+  channel: number;
   cents: number;
   /** Pageviews only: the pageview's id (its leave reports), the UTC day, the instant, whether the row began a visit. */
   pageviewId: number;
@@ -90,7 +91,7 @@ const NONE: Layout = {
   lane: 0,
   visitor: -1,
   filters: [],
-  searched: -1,
+  channel: -1,
   cents: -1,
   pageviewId: -1,
   day: -1,
@@ -109,19 +110,12 @@ interface StreamShape {
   emits: readonly Emit[];
 }
 
-// Pageviews: lane, visitor, UTC day, session start, from search, the pageview's id, the instant, then
-// the two sets' row filters; in the order that numbers a visitor-day's visits.
+// Pageviews: lane, visitor, UTC day, session start, the stored channel, the pageview's id, the instant,
+// then the two sets' row filters; in the order that numbers a visitor-day's visits. "From search" is
+// decided here, once per referrer host (isSearchReferrer): PostgreSQL's regular expressions
+// (SEARCH_REFERRER_SQL) cost more per row, and more again on a connection's first use of them.
 const PAGEVIEWS: StreamShape = (() => {
-  const fixed = [
-    'lane',
-    'visitor',
-    'day',
-    'session_start',
-    `coalesce(session_start and ${SEARCH_REFERRER_SQL}, false)`,
-    'pageview_id',
-    'at',
-    ...filtersOf('pageviews'),
-  ];
+  const fixed = ['lane', 'visitor', 'day', 'session_start', 'channel', 'pageview_id', 'at', ...filtersOf('pageviews')];
   const { groupings, exprs } = groupingsOf('pageviews', (names) => !namesExit(names));
   // Exit groupings name pageviews dimensions besides the exit page: the same columns.
   const exits = groupingsOf('sessions', namesExit, exprs).groupings;
@@ -133,7 +127,7 @@ const PAGEVIEWS: StreamShape = (() => {
       visitor: 1,
       day: 2,
       start: 3,
-      searched: 4,
+      channel: 4,
       pageviewId: 5,
       at: 6,
       filters: [7, 8].slice(0, filtersOf('pageviews').length),
@@ -147,6 +141,9 @@ const PAGEVIEWS: StreamShape = (() => {
 /** The path's column among the pageviews' dimensions: a visit's exit page is its last pageview's path. */
 const PATH_COLUMN = PAGEVIEWS.exprs.indexOf(`coalesce((path)::text, '')`);
 if (PATH_COLUMN < 0) throw new Error('the pageviews stream lacks the path');
+/** The referrer's host among the pageviews' dimensions (whether a visit came from search). */
+const REFERRER_COLUMN = PAGEVIEWS.exprs.indexOf(`coalesce((referrer_host)::text, '')`);
+if (REFERRER_COLUMN < 0) throw new Error('the pageviews stream lacks the referrer host');
 
 const EVENTS: StreamShape = {
   table: 'events',
@@ -221,6 +218,17 @@ async function readStream(shape: StreamShape, stream: AsyncIterable<Buffer>, lea
     cents: Number.NaN,
   };
   const [f0 = -1, f1 = -1] = L.filters;
+  // Whether a referrer host (by its id) is a search engine's, decided once per host (a null host reads '': neither is).
+  const searchHosts: boolean[] = [];
+  const fromSearch = (channel: string | null, host: number) => {
+    if (channel !== null) return isSearchReferrer(channel, null);
+    let yes = searchHosts[host];
+    if (yes === undefined) {
+      yes = isSearchReferrer(null, (columns[REFERRER_COLUMN] as Interner).values[host] as string);
+      searchHosts[host] = yes;
+    }
+    return yes;
+  };
   if (L.pageviewId >= 0) await leaves.done;
   let started = false;
   let visitor: string | null = null;
@@ -235,7 +243,10 @@ async function readStream(shape: StreamShape, stream: AsyncIterable<Buffer>, lea
     for (let c = 0; c < dims; c++) row.ids[c] = (columns[c] as Interner).id(f[base + c] as string);
     row.in0 = f0 >= 0 && f[f0] === 't' ? 1 : 0;
     row.in1 = f1 >= 0 && f[f1] === 't' ? 1 : 0;
-    row.searched = L.searched >= 0 && f[L.searched] === 't' ? 1 : 0;
+    row.searched =
+      L.channel >= 0 && f[L.start] === 't' && fromSearch(f[L.channel] as string | null, row.ids[REFERRER_COLUMN] as number)
+        ? 1
+        : 0;
     row.cents = L.cents >= 0 ? numberOr(f[L.cents]) : Number.NaN;
     if (L.pageviewId >= 0) {
       const leave = leaves.of(f[L.pageviewId] as string);

@@ -63,6 +63,16 @@ beforeAll(async () => {
     pv('e-odd', 4 * HOUR + 3 * MIN, { path: '/ü/😀', asOrg: 'Netz "GmbH"' }),
     pv('e-bot', 5 * HOUR, { sessionStart: true, lane: 'bot', botName: 'Googlebot', botCategory: 'search' }),
     pv('e-internal', 6 * HOUR, { sessionStart: true, lane: 'internal', device: 'mobile' }),
+    // "From search" (decided in the process): rows before channels by the referrer's host, a search engine's
+    // or its mail host, an empty one; rows with a channel by it alone, whatever the host.
+    pv('e-search-1', 6 * HOUR, { sessionStart: true, channel: null, referrerHost: 'www.bing.test' }),
+    pv('e-search-2', 6 * HOUR, { sessionStart: true, channel: null, referrerHost: 'search.brave.com' }),
+    pv('e-search-3', 6 * HOUR, { sessionStart: true, channel: null, referrerHost: 'mail.google.test' }),
+    pv('e-search-4', 6 * HOUR, { sessionStart: true, channel: null, referrerHost: 'google.example' }),
+    pv('e-search-5', 6 * HOUR, { sessionStart: true, channel: null, referrerHost: '' }),
+    pv('e-search-6', 6 * HOUR, { sessionStart: true, channel: 'Paid Search', referrerHost: 'news.test' }),
+    pv('e-search-7', 6 * HOUR, { sessionStart: true, channel: 'Referral', referrerHost: 'www.google.com' }),
+    pv('e-search-8', 6 * HOUR, { sessionStart: false, channel: null, referrerHost: 'www.google.test' }),
   ]);
   // Control characters are refused at the door and by insertRows; a row stored before that still rolls up.
   await orm.em.getConnection().execute(
@@ -134,6 +144,10 @@ describe('rollup tallies', () => {
     expect(row('event_value', 'event', 'refund')).toMatchObject({ count: '-325', visitors: 2 });
     expect(row('events', 'event', 'Buy now')).toBeUndefined(); // element clicks count in no figure
     expect(row('requests', 'path', '/tally-api', 'bot')).toMatchObject({ count: '2', visitors: 0 });
+    expect(row('search_sessions', 'referrer', 'www.bing.test')).toMatchObject({ count: '1', visitors: 1 });
+    expect(row('search_sessions', 'referrer', 'news.test')).toMatchObject({ count: '1', visitors: 1 }); // its channel
+    expect(row('search_sessions', 'referrer', 'mail.google.test')).toBeUndefined(); // Gmail
+    expect(row('search_sessions', 'referrer', 'www.google.test')).toBeUndefined(); // no visit began there
   });
 
   it('give the SQL rows of a day so far (today up to an hour boundary)', async () => {
