@@ -32,6 +32,7 @@ import { Migration20261219090000_imports } from './Migration20261219090000_impor
 import { Migration20261220090000_rollup_kept_properties } from './Migration20261220090000_rollup_kept_properties.ts';
 import { Migration20261221090000_alerts } from './Migration20261221090000_alerts.ts';
 import { Migration20261222090000_rollups_by_dimension } from './Migration20261222090000_rollups_by_dimension.ts';
+import { Migration20261223090000_page_leaves_at } from './Migration20261223090000_page_leaves_at.ts';
 
 /** The committed migrations, in order. New ones: `npm run -w @us/db migration:create -- <name>`, then list it here. */
 export const migrationsList = [
@@ -75,4 +76,5 @@ export const migrationsList = [
   },
   { name: 'Migration20261221090000_alerts', class: Migration20261221090000_alerts },
   { name: 'Migration20261222090000_rollups_by_dimension', class: Migration20261222090000_rollups_by_dimension },
+  { name: 'Migration20261223090000_page_leaves_at', class: Migration20261223090000_page_leaves_at },
 ];
