@@ -46,11 +46,14 @@ describe('segments, annotations and what changed on the dashboard in a real brow
 
     // Filters in force can be saved as a segment; it is then the one chosen.
     await page.goto(`${t.url}/sites/${siteId}/dashboard?where.page=%2Fblog`);
+    // The filter is in force (shown in the Filters list) before the segment is saved with it.
+    await expect.poll(() => page.getByRole('list', { name: 'Filters' }).textContent()).toContain('/blog');
     const segments = page.getByRole('region', { name: 'Segments' });
     await segments.getByLabel('Segment name').fill('Blog readers');
     await segments.getByRole('button', { name: 'Save as segment' }).click();
     const pick = segments.getByLabel('Segment', { exact: true });
-    await expect.poll(async () => pick.locator('option:checked').textContent()).toBe('Blog readers');
+    // Saved, the list is asked again and the new segment shown as chosen: on a loaded CI machine past 10 s once.
+    await expect.poll(async () => pick.locator('option:checked').textContent(), { timeout: 30_000 }).toBe('Blog readers');
 
     // Cleared, then applied again from the list: its filter is back in the address.
     await page.goto(`${t.url}/sites/${siteId}/dashboard`);
