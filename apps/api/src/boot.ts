@@ -8,7 +8,7 @@ import { createServer } from './app.ts';
 import { within } from './core/deadline.ts';
 import type { Deps } from './core/deps.ts';
 import { countryOf, loadNetworks } from './core/enrich/index.ts';
-import { deriveUrls, type Env, parseEnv } from './core/env.ts';
+import { ConfigError, deriveUrls, type Env, parseEnv } from './core/env.ts';
 import { createHotStore, redisTargetOf } from './core/hot/index.ts';
 import { loadAppSecret } from './core/security/app-secret.ts';
 import { collectStartupGarbage } from './core/startup-heap.ts';
@@ -56,7 +56,7 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
   let embedded: EmbeddedDatabase | undefined;
   let databaseUrl = env.DATABASE_URL;
   if (!databaseUrl) {
-    const settings = env.POSTGRES_SETTINGS_FILE ? readPostgresSettings(env.POSTGRES_SETTINGS_FILE) : undefined;
+    const settings = env.POSTGRES_SETTINGS_FILE ? postgresSettingsOf(env.POSTGRES_SETTINGS_FILE) : undefined;
     embedded = await startEmbeddedPostgres({ dataDir: env.DATA_DIR, leaveSignalsToOwner: true, settings });
     databaseUrl = embedded.url;
     logger.info(
@@ -155,4 +155,16 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
       if (metrics) await closeServer(metrics, 0);
     },
   };
+}
+
+/** POSTGRES_SETTINGS_FILE read; a file that is missing or not in postgresql.conf's syntax stops start-up, naming it. */
+function postgresSettingsOf(file: string): Record<string, string> {
+  try {
+    return readPostgresSettings(file);
+  } catch (err) {
+    const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? `${file} does not exist` : String((err as Error).message);
+    throw new ConfigError('Invalid configuration:', [
+      `POSTGRES_SETTINGS_FILE: ${why} (give a file of postgresql.conf lines, e.g. infra/postgres/1gb.conf)`,
+    ]);
+  }
 }

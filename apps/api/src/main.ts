@@ -16,8 +16,9 @@ try {
 // The server's code loads once its settings are known to be usable: a refused start says so at once.
 const { start } = await import('./boot.ts');
 const running = await start(settings.env).catch((err: unknown) => {
-  // A production install without DATABASE_URL: one line saying what to set, not a stack trace.
-  if (!(err instanceof EmbeddedPostgresMissing)) throw err;
+  // A production install without DATABASE_URL, or a setting only start-up can check (POSTGRES_SETTINGS_FILE's
+  // file): what to set, not a stack trace.
+  if (!(err instanceof EmbeddedPostgresMissing) && !(err instanceof ConfigError)) throw err;
   console.error(err.message);
   process.exit(1);
 });

@@ -61,6 +61,15 @@ describe('start-up refuses unsafe production settings', () => {
     expect(lines).toHaveLength(2);
   });
 
+  it('names a POSTGRES_SETTINGS_FILE that does not exist, without a stack trace', async () => {
+    const { code, lines } = await refused({ POSTGRES_SETTINGS_FILE: '/nonexistent/1gb.conf' });
+    expect(code).toBe(1);
+    expect(lines).toEqual([
+      'Invalid configuration:',
+      expect.stringMatching(/^ {2}POSTGRES_SETTINGS_FILE: \/nonexistent\/1gb\.conf does not exist/),
+    ]);
+  });
+
   it('says which value is invalid, without a stack trace', async () => {
     const { code, lines } = await refused({ PORT: 'eighty' });
     expect(code).toBe(1);
