@@ -354,7 +354,9 @@ function pageSql(
 ),
 pv as (
   insert into ${t.pageviews} (${cols})
-  select ${uuid(site)}, (r.at at time zone 'UTC')::date, gen_random_uuid(), r.at, r.pageview_id, r.visitor, r.session_start, r.lane,
+  select ${uuid(site)}, (r.at at time zone 'UTC')::date, gen_random_uuid(), r.at, r.pageview_id,
+    -- A visitor's code is made with the UTC day's salt (core/enrich/visitor.ts): a new code each UTC day.
+    substr(md5(r.visitor || to_char(r.at at time zone 'UTC', 'YYYY-MM-DD')), 1, 22), r.session_start, r.lane,
     r.path, ${PAGE_TYPE_SQL}, r.referrer_host, r.utm_source, r.utm_medium, r.utm_campaign, r.country, r.asn, r.as_org, r.device,
     r.window_width, r.language, r.timezone, r.bot_name, r.bot_category, r.tab_page, r.tls, r.browser, r.browser_major, r.os, r.os_major, r.source, r.channel
   from (

@@ -4,7 +4,7 @@
 // day at once both write the same figures.
 import type { EntityManager } from '@mikro-orm/postgresql';
 
-export type StoreKind = 'visits' | 'goal' | 'experiment' | 'journeys' | 'funnel';
+export type StoreKind = 'visits' | 'goal' | 'experiment' | 'journeys' | 'funnel' | 'kept';
 
 export interface StoredDay<Row> {
   spec: string;

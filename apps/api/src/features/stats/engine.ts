@@ -13,6 +13,7 @@ import { type AppError, badRequest } from '../../core/errors.ts';
 import { comparability } from './comparability.ts';
 import { comparableBefore, comparedRange } from './compare-range.ts';
 import { type GroupRow, groupsStatement, type Sources, totalsStatement } from './figures-statement.ts';
+import { keptDays } from './kept-days.ts';
 import { type FiguresPlan, planFigures, propertiesNamed, type Refusal, type RollupShape } from './planner.ts';
 import { countNames, type Figures, type Question, sourceOf } from './question.ts';
 import { daysWithoutProperties, firstOlderFormat, splitForQuestion } from './rolled-days.ts';
@@ -117,6 +118,13 @@ export async function figures(ctx: SiteCtx, qn: Question): Promise<Figures> {
   if (!plan.ok) throw refusalError(plan);
   const sources = await chooseSources(ctx, qn, plan);
   const { counts } = plan;
+  // Raw rows alone answer it: the days a same question kept (kept-days.ts) are read from the store.
+  if (!sources.rollup && sources.raw) {
+    sources.kept = await keptDays(ctx, qn, counts, [
+      ...(qn.by ? ['groups' as const] : []),
+      ...(plan.totalsFromGroups ? [] : ['totals' as const]),
+    ]);
+  }
   const [totalRows, groups] = await Promise.all([
     plan.totalsFromGroups ? null : run(ctx.em, totalsStatement(ctx, qn, counts, sources)),
     qn.by ? run(ctx.em, groupsStatement(ctx, qn, counts, sources, plan.totalsFromGroups)) : [],

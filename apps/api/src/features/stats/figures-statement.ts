@@ -4,6 +4,7 @@ import { SUMMED_COUNTS, TIME_DIMENSIONS } from '../../analytics/catalogue.ts';
 import type { DayRange, RawRange } from '../../analytics/range.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
 import { type Grouping, Params, q, type Statement, statement, tzParam } from '../../analytics/sql.ts';
+import type { KeptDays } from './kept-days.ts';
 import type { RollupShape } from './planner.ts';
 import type { Question } from './question.ts';
 import { rawPart } from './raw-statements.ts';
@@ -13,6 +14,8 @@ import { rollupPart } from './rollup-statements.ts';
 export interface Sources {
   raw: RawRange | null;
   rollup: { days: DayRange; shape: RollupShape } | null;
+  /** Days of the raw range answered from the per-day store (kept-days.ts); the raw part reads only the rest. */
+  kept?: KeptDays | null;
 }
 
 /** Each count (float8) by name. */
@@ -21,9 +24,37 @@ export type TotalsRow = Record<string, number>;
 /** One value (null: no value) with its counts; `total_<count>` columns when the grand totals ride along. */
 export type GroupRow = { value: string | null } & Record<string, number | string | null>;
 
+/**
+ * The kept days' rows (kept-days.ts): the raw part's columns as the store holds them, per day and value;
+ * `values` narrows the rows as the raw part does.
+ */
+function keptPart(ctx: SiteCtx, p: Params, qn: Question, kept: KeptDays, counts: string[], grouping: Grouping): string | null {
+  const entries = kept.entries[grouping];
+  if (!entries?.days.length) return null;
+  const columns = counts.flatMap((c) =>
+    SUMMED_COUNTS[c] ? [`${q(`${c}__sum`)} numeric`, `${q(`${c}__n`)} bigint`] : [`${q(c)} float8`],
+  );
+  const names = counts.flatMap((c) => (SUMMED_COUNTS[c] ? [q(`${c}__sum`), q(`${c}__n`)] : [q(c)]));
+  const values =
+    qn.values && grouping === 'groups' ? `\n      and coalesce(x.value, '') = any(${p.add(qn.values, 'text[]')})` : '';
+  return `
+    select ${grouping === 'groups' ? 'x.value' : 'null::text as value'}, ${names.map((n) => `x.${n}`).join(', ')}
+    from result_days r
+      join unnest(${p.add(entries.specs, 'text[]')}, ${p.add(entries.days, 'date[]')}) w(spec, day) on r.spec = w.spec and r.day = w.day
+      cross join lateral jsonb_to_recordset(r.rows) x(value text, ${columns.join(', ')})
+    where r.site_id = ${p.add(ctx.siteId, 'uuid')} and r.kind = 'kept'${values}`;
+}
+
 function unionOfParts(ctx: SiteCtx, p: Params, qn: Question, counts: string[], sources: Sources, grouping: Grouping) {
   const parts: string[] = [];
-  if (sources.raw) parts.push(rawPart(ctx, p, tzParam(p, ctx.timezone), qn, sources.raw, counts, grouping));
+  const { kept } = sources;
+  if (kept) {
+    const stored = keptPart(ctx, p, qn, kept, counts, grouping);
+    if (stored) parts.push(stored);
+    if (sources.raw && kept.rawDays.length) {
+      parts.push(rawPart({ ...ctx, utcDays: kept.rawDays }, p, tzParam(p, ctx.timezone), qn, sources.raw, counts, grouping));
+    }
+  } else if (sources.raw) parts.push(rawPart(ctx, p, tzParam(p, ctx.timezone), qn, sources.raw, counts, grouping));
   if (sources.rollup) parts.push(rollupPart(ctx, p, qn, sources.rollup.days, sources.rollup.shape, counts, grouping));
   return parts.join('\n    union all');
 }

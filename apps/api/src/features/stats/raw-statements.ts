@@ -14,6 +14,7 @@ import {
   type Params,
   q,
   rangeCond,
+  utcDaysCond,
   whereConds,
 } from '../../analytics/sql.ts';
 import type { Question } from './question.ts';
@@ -88,7 +89,7 @@ export function rawPart(
   if (namesExit(names)) from = exitVisits(ctx, p, tz, qn, days);
   const conditions = [
     `site_id = ${p.add(ctx.siteId, 'uuid')}`,
-    rangeCond(p, tz, days),
+    rangeCond(p, tz, days) + utcDaysCond(p, ctx.utcDays),
     ...(def.rowFilter ? [def.rowFilter] : []),
     laneCond(p, def.table, ctx.windows, qn.lane),
     ...whereConds(p, qn.metrics, qn.where),

@@ -1,0 +1,132 @@
+// Questions the rollups do not keep, answered from raw rows, then asked again once their days are kept
+// (kept-days.ts): the answers must be the same, with the store read (its entries emptied, the answer
+// changes), after new rows arrive (the changed days read raw), and never kept past a day's value limit
+// or for a small site. Generated traffic in Berlin time, so the range's edge UTC days are read raw.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { generateTraffic } from '../../../scripts/seed/generate.ts';
+import { addDays } from '../../../src/analytics/range.ts';
+import { keptFillsSettled, keptLimits } from '../../../src/features/stats/kept-days.ts';
+import { dayAgo, type StatsFixture, statsFixture } from '../../support/stats-fixture.ts';
+
+const TZ = 'Europe/Berlin';
+const DEFAULTS = { ...keptLimits };
+
+describe('stats: questions kept per day answer as raw rows do', () => {
+  let f: StatsFixture;
+  let siteId: string;
+  const yesterday = dayAgo(TZ, 1);
+  const range = { from: addDays(yesterday, -3), to: yesterday };
+  // Each names dimensions no rollup row keeps together, so raw rows answer it.
+  const questions: Record<string, string>[] = [
+    { metrics: 'sessions', by: 'referrer', 'where.country': 'DE' },
+    { metrics: 'pageviews', by: 'page', 'where.country': 'DE', 'where.device': 'desktop' },
+    { metrics: 'pageviews', by: 'page', sort: 'time_on_page', 'where.browser': 'Chrome', 'where.device': 'mobile' },
+    { metrics: 'sessions', by: 'source', 'where.browser': 'Firefox', 'where.country': 'US' },
+    { metrics: 'sessions', 'where.country': 'DE', 'where.device': 'desktop', 'where.browser': 'Chrome' },
+    { metrics: 'events', by: 'event', 'where.browser': 'Chrome', 'where.country': 'DE' },
+    { metrics: 'events', by: 'label', sort: 'value_sum', 'where.device': 'desktop', 'where.country': 'DE' },
+  ];
+  const ask = (q: Record<string, string>) => f.get(`/v1/sites/${siteId}/stats`, { ...q, ...range, limit: 1000 }).expect(200);
+  const answers = async () => {
+    const out: { rows: unknown; totals: unknown }[] = [];
+    // One at a time: a workspace runs at most 8 stats questions at once (429 beyond).
+    for (const q of questions) {
+      const { rows, totals } = (await ask(q)).body;
+      out.push({ rows, totals });
+    }
+    return out;
+  };
+  const keptEntries = async (what: 'all' | 'over' = 'all') => {
+    const [row] = await f.t.deps.orm.em
+      .fork()
+      .getConnection()
+      .execute<{ n: string }[]>(
+        `select count(*) as n from result_days where site_id = ? and kind = 'kept' ${what === 'over' ? `and jsonb_typeof(rows) <> 'array'` : ''}`,
+        [siteId],
+        'all',
+      );
+    return Number(row?.n);
+  };
+  let raw: { rows: unknown; totals: unknown }[];
+
+  beforeAll(async () => {
+    f = await statsFixture();
+    siteId = await f.site({ timezone: TZ });
+    await generateTraffic(f.t.deps.orm, { siteId, timezone: TZ, days: 5, pageviews: 6000, jobs: 1, seed: 'kept-days' });
+    keptLimits.minRows = 1;
+    raw = await answers();
+    await keptFillsSettled();
+  }, 120_000);
+  afterEach(() => Object.assign(keptLimits, DEFAULTS, { minRows: 1 }));
+  afterAll(async () => {
+    Object.assign(keptLimits, DEFAULTS);
+    await keptFillsSettled();
+    await f?.close();
+  });
+
+  it('keeps the days of every question asked, and answers them as raw rows did', async () => {
+    // Four local days in Berlin hold three whole UTC days; each question keeps its groups and/or totals.
+    expect(await keptEntries()).toBeGreaterThanOrEqual(questions.length * 3);
+    const kept = await answers();
+    kept.forEach((k, i) => {
+      expect(k, JSON.stringify(questions[i])).toEqual(raw[i]);
+    });
+  });
+
+  it('reads the kept days: emptied entries change the answer', async () => {
+    const q = questions[0] as Record<string, string>;
+    const conn = f.t.deps.orm.em.fork().getConnection();
+    const saved = await conn.execute(`select spec, day, rows from result_days where site_id = ? and kind = 'kept'`, [siteId], 'all');
+    await conn.execute(`update result_days set rows = '[]'::jsonb where site_id = ? and kind = 'kept'`, [siteId], 'run');
+    try {
+      const emptied = (await ask(q)).body;
+      expect(emptied.totals.sessions).toBeLessThan((raw[0]?.totals as Record<string, number>).sessions);
+    } finally {
+      for (const s of saved as { spec: string; day: string; rows: unknown }[]) {
+        await conn.execute(`update result_days set rows = ?::jsonb where site_id = ? and kind = 'kept' and spec = ? and day = ?`, [
+          JSON.stringify(s.rows),
+          siteId,
+          s.spec,
+          s.day,
+        ]);
+      }
+    }
+    expect((await ask(q)).body.totals).toEqual(raw[0]?.totals);
+  });
+
+  it('reads the days that got new rows since they were kept raw', async () => {
+    await generateTraffic(f.t.deps.orm, { siteId, timezone: TZ, days: 5, pageviews: 1500, jobs: 1, seed: 'kept-days-late' });
+    const kept = await answers();
+    // The same questions with keeping off: raw rows only.
+    keptLimits.minRows = Number.POSITIVE_INFINITY;
+    const truth = await answers();
+    kept.forEach((k, i) => {
+      expect(k, JSON.stringify(questions[i])).toEqual(truth[i]);
+    });
+    expect(truth[0]).not.toEqual(raw[0]);
+  });
+
+  it('does not keep a day with more values than the limit: the question stays raw', async () => {
+    keptLimits.dayValues = 1;
+    const q = { metrics: 'pageviews', by: 'page', 'where.os': 'Windows', 'where.device': 'desktop', 'where.country': 'DE' };
+    const first = (await ask(q)).body;
+    await keptFillsSettled();
+    expect(await keptEntries('over')).toBeGreaterThan(0);
+    expect((await ask(q)).body).toEqual(first);
+    keptLimits.minRows = Number.POSITIVE_INFINITY;
+    expect((await ask(q)).body.rows).toEqual(first.rows);
+  });
+
+  it('keeps nothing for a site below the size that needs it', async () => {
+    keptLimits.minRows = DEFAULTS.minRows;
+    const small = await f.site({ timezone: TZ });
+    await generateTraffic(f.t.deps.orm, { siteId: small, timezone: TZ, days: 3, pageviews: 300, jobs: 1, seed: 'kept-small' });
+    await f.get(`/v1/sites/${small}/stats`, { ...questions[0], ...range }).expect(200);
+    await keptFillsSettled();
+    const [row] = await f.t.deps.orm.em
+      .fork()
+      .getConnection()
+      .execute<{ n: string }[]>(`select count(*) as n from result_days where site_id = ? and kind = 'kept'`, [small], 'all');
+    expect(Number(row?.n)).toBe(0);
+  });
+});
