@@ -10,6 +10,7 @@ import { ensureAccount, ensureSite } from '../scripts/seed/accounts.ts';
 import { deleteTraffic } from '../scripts/seed/generate.ts';
 import { start } from '../src/boot.ts';
 import { parseEnv } from '../src/core/env.ts';
+import { keptFillsPending, keptFillsSettled } from '../src/features/stats/kept-days.ts';
 import { issueToken } from '../src/features/tokens/issue.ts';
 import { rollupSiteDay, runResultDays, runRollups, runTodayRollups } from '../src/jobs/index.ts';
 import type { ChildReply } from './child.ts';
@@ -120,6 +121,13 @@ const controls: Record<string, (args?: unknown) => Promise<unknown>> = {
     const file = path.join(process.env.BENCH_PROFILE_DIR ?? '/tmp', `api-${Date.now()}.cpuprofile`);
     writeFileSync(file, JSON.stringify(profile));
     return { file };
+  },
+  // Once the questions asked so far have their days kept (features/stats/kept-days.ts): how long that took.
+  'kept-settled': async () => {
+    const started = performance.now();
+    const pending = keptFillsPending();
+    await keptFillsSettled();
+    return { pending, ms: performance.now() - started };
   },
   // The collections since the last ask (gc-pauses.ts): read around each paced figure.
   'gc-pauses': async () => gcPauses.take(),

@@ -182,6 +182,9 @@ function fillLater(ctx: SiteCtx, qn: Question, counts: readonly string[], groupi
   fills.set(key, job);
 }
 
+/** How many questions' fills are waiting or running in this process. */
+export const keptFillsPending = () => fills.size;
+
 /** Resolves once the fills under way have ended (tests, the bench, an orderly stop). */
 export async function keptFillsSettled(): Promise<void> {
   while (fills.size) await Promise.all([...fills.values()]);
