@@ -99,7 +99,7 @@ export async function* siteStoreFile(
   }
   for await (const rows of pages(em, (a) => [
     `select kind, spec, to_char(day, 'YYYY-MM-DD') as day, rows from result_days
-      where site_id = ? and kind not like '%-span' ${a ? 'and (kind, spec, day) > (?, ?, ?::date)' : ''}
+      where site_id = ? and kind not like '%-span' and kind <> 'kept' ${a ? 'and (kind, spec, day) > (?, ?, ?::date)' : ''}
       order by kind, spec, day`,
     a ? [siteId, a.kind, a.spec, a.day] : [siteId],
   ])) {

@@ -31,7 +31,9 @@ export async function manifest(em: EntityManager, row: ExportRow, linkTo: (file:
     Number((await em.getConnection().execute<{ n: string }[]>(sql, [row.site_id], 'all'))[0]?.n ?? 0);
   const rollups = await count('select count(*) as n from daily_rollups where site_id = ?');
   const totals = await count(`select count(*) as n from daily_rollups where site_id = ? and dimension = ''`);
-  const stored = await count(`select count(*) as n from result_days where site_id = ? and kind not like '%-span'`);
+  const stored = await count(
+    `select count(*) as n from result_days where site_id = ? and kind not like '%-span' and kind <> 'kept'`,
+  );
   const searchWeeks = await count('select count(*) as n from search_weeks where site_id = ?');
   const imported = await count('select count(*) as n from imported_rollups where site_id = ?');
   const journeys = await journeyLineCount(em, await siteRowOf(em, row.site_id), { from: row.range_from, to: row.range_to });
