@@ -1,13 +1,13 @@
 // Filtered tables the rollups do not keep (referrers where country = DE, anything by an unkept property):
 // per UTC day, the raw part's rows of the question kept in the per-day store (`result_days`, kind `kept`),
-// so the same question asked again reads a few hundred kept rows per day instead of scanning every raw
-// row of the range. The first ask keeps the days itself, one statement per day (for up to `askFillMs`,
-// then raw rows for the rest, kept in the background); a later ask reads the days kept and current, and
-// raw rows for the rest (the range's edge days in the site's time zone, days with rows that arrived
-// since). Visitors add up across UTC days (a visitor code never outlives its UTC day), and every other
-// count is a sum or a summed pair (SUMMED_COUNTS), so the kept days and the raw days add up to the raw
-// answer exactly. Only for sites large enough to need it (`minRows` over the range), and never for a day
-// with more than `dayValues` values (kept as "over": the question stays raw). docs/performance/history.md,
+// so the same question asked again reads a few hundred kept rows per closed day instead of scanning every
+// raw row of the range. The first ask is answered from raw rows as before and keeps its days in the
+// background; a later ask reads the days kept and current, and raw rows for the rest (the range's edge
+// days in the site's time zone, days not kept yet, days with rows that arrived since). Visitors add up
+// across UTC days (a visitor code never outlives its UTC day), and every other count is a sum or a
+// summed pair (SUMMED_COUNTS), so the kept days and the raw days add up to the raw answer exactly.
+// Only for sites large enough to need it (KEPT_MIN_ROWS over the range), and never for a day with more
+// than KEPT_DAY_VALUES values (kept as "over": the question stays raw). docs/performance/history.md,
 // "Any filter at 10M".
 import { TIME_DIMENSIONS } from '../../analytics/catalogue.ts';
 import { localRangeOf, splitUtcDays } from '../../analytics/day-store/days.ts';
@@ -33,12 +33,6 @@ export const keptLimits = {
   dayValues: 10_000,
   /** Fills waiting in this process past which a new one is left for a later ask. */
   queued: 16,
-  /**
-   * How long an ask keeps the days no ask kept yet before reading raw rows for the rest: a day's statement
-   * reads one partition and counts in memory, so the days one at a time take less than one statement
-   * over the range (docs/performance/history.md, "Any filter at 10M").
-   */
-  askFillMs: 3000,
 };
 
 /** What the figures statement reads from the store, and which UTC days it still reads raw. */
@@ -81,8 +75,7 @@ interface Header {
 
 /**
  * Which of the question's days the store answers, or null: not worth it (a small site), not keepable,
- * or a day too varied to keep. Days no ask kept yet are kept now for up to `askFillMs`; the rest of them,
- * and days outdated, are read raw and kept in the background for the next ask.
+ * or a day too varied to keep. Days missing or outdated are kept in the background for the next ask.
  */
 export async function keptDays(
   ctx: SiteCtx,
@@ -105,21 +98,13 @@ export async function keptDays(
   const found = new Map(headers.map((h) => [`${h.spec} ${h.day}`, h]));
   if (headers.some((h) => !h.fits)) return null;
   const usable = new Set(split.stored);
-  const missing = new Set<string>();
   const toFill = new Set<string>();
   for (const w of wanted) {
     const h = found.get(`${w.spec} ${w.day}`);
     const now = arrivals.get(w.day) ?? 0;
     const current = h !== undefined && (Number(h.seen) === now || now >= LIVE_DAY_ROWS);
     if (!current) usable.delete(w.day);
-    if (!h) missing.add(w.day);
     if (!h || (Number(h.seen) !== now && h.age > LIVE_LAG_SECONDS)) toFill.add(w.day);
-  }
-  const filled = await fillNow(ctx, qn, counts, groupings, [...missing].sort(), arrivals);
-  if (filled === null) return null;
-  for (const day of filled) {
-    usable.add(day);
-    toFill.delete(day);
   }
   if (toFill.size) fillLater(ctx, qn, counts, groupings, [...toFill].sort());
   const entries: KeptDays['entries'] = {};
@@ -162,42 +147,16 @@ function keepDayStatement(ctx: SiteCtx, qn: Question, counts: readonly string[],
   const dayCtx = { ...ctx, utcDays: [day] };
   const part = rawPart(dayCtx, p, tzParam(p, ctx.timezone), qn, localRangeOf(day, ctx.timezone), [...counts], grouping);
   const spec = specOf(definitionOf(ctx, qn, counts, grouping), ctx.windows, day);
-  return statement<{ fits: boolean }>(
+  return statement<never>(
     `insert into result_days (site_id, kind, spec, day, rows, seen, computed_at)
      select ${p.add(ctx.siteId, 'uuid')}, '${KIND}', ${p.add(spec, 'text')}, ${p.add(day, 'date')},
             case when count(*) > ${p.add(keptLimits.dayValues, 'int')} then '"over"'::jsonb
                  else coalesce(jsonb_agg(to_jsonb(part)), '[]'::jsonb) end,
             ${p.add(seen, 'bigint')}, now()
        from (${part}) part
-     on conflict (site_id, kind, spec, day) do update set rows = excluded.rows, seen = excluded.seen, computed_at = excluded.computed_at
-     returning jsonb_typeof(rows) = 'array' as fits`,
+     on conflict (site_id, kind, spec, day) do update set rows = excluded.rows, seen = excluded.seen, computed_at = excluded.computed_at`,
     p,
   );
-}
-
-/**
- * Keeps days while the ask's fill time lasts (at least one), as of the arrivals read before: the days kept,
- * or null when one of them has more values than a day may keep.
- */
-async function fillNow(
-  ctx: SiteCtx,
-  qn: Question,
-  counts: readonly string[],
-  groupings: readonly Grouping[],
-  days: readonly string[],
-  arrivals: ReadonlyMap<string, number>,
-): Promise<string[] | null> {
-  const started = Date.now();
-  const done: string[] = [];
-  for (const day of days) {
-    if (done.length && Date.now() - started > keptLimits.askFillMs) break;
-    for (const g of groupings) {
-      const [kept] = await run(ctx.em, keepDayStatement(ctx, qn, counts, g, day, arrivals.get(day) ?? 0));
-      if (!kept?.fits) return null;
-    }
-    done.push(day);
-  }
-  return done;
 }
 
 /** Fills waiting or running in this process, by site and question. */
