@@ -49,17 +49,31 @@ export function keepable(qn: Question): boolean {
   return (qn.by === null || !TIME_DIMENSIONS.has(qn.by)) && !namesExit(names);
 }
 
-/** Everything the kept rows of one grouping depend on besides the day's bot windows (specOf adds those). */
+/** The raw part a day is kept from: every value of the question (`values` narrows only what an answer reads). */
+function dayPart(ctx: SiteCtx, p: Params, qn: Question, counts: readonly string[], grouping: Grouping, day: string): string {
+  const whole = { ...qn, values: undefined };
+  return rawPart(
+    { ...ctx, utcDays: [day] },
+    p,
+    tzParam(p, ctx.timezone),
+    whole,
+    localRangeOf(day, ctx.timezone),
+    [...counts],
+    grouping,
+  );
+}
+
+/**
+ * Everything the kept rows of one grouping depend on besides the day's bot windows (specOf adds those):
+ * the part's SQL text itself, so a release that counts differently never reads what an older one kept.
+ */
 function definitionOf(ctx: SiteCtx, qn: Question, counts: readonly string[], grouping: Grouping): unknown {
   return [
     KIND,
     KEPT_FORMAT,
-    qn.metrics,
-    grouping === 'groups' ? qn.by : null,
-    qn.lane,
+    dayPart(ctx, new Params(), qn, counts, grouping, '2000-01-01'),
     Object.entries(qn.where).sort(),
-    [...counts].sort(),
-    qn.rawExtra ?? [],
+    qn.lane,
     // Visitors are counted per local day, and a UTC day can hold two of them.
     ctx.timezone,
   ];
@@ -144,8 +158,7 @@ function headersStatement(siteId: string, wanted: readonly { spec: string; day: 
  */
 function keepDayStatement(ctx: SiteCtx, qn: Question, counts: readonly string[], grouping: Grouping, day: string, seen: number) {
   const p = new Params();
-  const dayCtx = { ...ctx, utcDays: [day] };
-  const part = rawPart(dayCtx, p, tzParam(p, ctx.timezone), qn, localRangeOf(day, ctx.timezone), [...counts], grouping);
+  const part = dayPart(ctx, p, qn, counts, grouping, day);
   const spec = specOf(definitionOf(ctx, qn, counts, grouping), ctx.windows, day);
   return statement<never>(
     `insert into result_days (site_id, kind, spec, day, rows, seen, computed_at)

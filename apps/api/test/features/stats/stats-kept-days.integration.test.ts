@@ -73,8 +73,25 @@ describe('stats: questions kept per day answer as raw rows do', () => {
     });
   });
 
+  it('keeps every value when an ask reads only some (the exit rates of the exit pages shown)', async () => {
+    const exitPages = (limit: number) =>
+      f
+        .get(`/v1/sites/${siteId}/top/exit_page`, { ...range, 'where.country': 'DE', 'where.device': 'desktop', limit })
+        .expect(200);
+    keptLimits.minRows = Number.POSITIVE_INFINITY;
+    const truth = (await exitPages(10)).body.rows;
+    keptLimits.minRows = 1;
+    // The first ask keeps the pageviews of its two pages' days; the second reads them for ten pages.
+    expect((await exitPages(2)).body.rows).toEqual(truth.slice(0, 2));
+    await keptFillsSettled();
+    expect((await exitPages(10)).body.rows).toEqual(truth);
+    expect(truth.filter((r: { exitRate: number | null }) => r.exitRate !== null).length).toBeGreaterThan(2);
+  });
+
   it('reads the kept days: emptied entries change the answer', async () => {
     const q = questions[0] as Record<string, string>;
+    await ask(q);
+    await keptFillsSettled();
     const conn = f.t.deps.orm.em.fork().getConnection();
     const saved = await conn.execute(
       `select spec, day, rows from result_days where site_id = ? and kind = 'kept'`,
