@@ -15,6 +15,7 @@ import { collectStartupGarbage } from './core/startup-heap.ts';
 import { metricsServer } from './faces/metrics.ts';
 import { copyStoreOf } from './features/export/copies.ts';
 import { ownServiceAccount } from './features/search/connections.ts';
+import { stopKeptFills } from './features/stats/kept-days.ts';
 import { RAW_PARTITION_DAYS, startJobs, stopRollupThreads } from './jobs/index.ts';
 import { errorReportsFor, loggerFor, makeDeps, statsOrmFor } from './make-deps.ts';
 
@@ -139,7 +140,7 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
       await within(server.flushProxyRecords(), SHUTDOWN_DEADLINES.flushMs);
       const last = await ingest.stop(Math.max(0, SHUTDOWN_DEADLINES.flushMs - (Date.now() - started)));
       if (last.error) logger.warn(`shutdown: the last flush did not finish (${String(last.error)})`);
-      await within(Promise.all([jobs.stop(), recountsSettled()]), SHUTDOWN_DEADLINES.jobsMs);
+      await within(Promise.all([jobs.stop(), recountsSettled(), stopKeptFills()]), SHUTDOWN_DEADLINES.jobsMs);
       // A site-day still counting (past the deadline) is left unwritten: the next start rolls it up.
       await stopRollupThreads();
       // Everything is stored or saved by now: a connection that will not close (a query stuck on a

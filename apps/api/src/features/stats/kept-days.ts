@@ -1,14 +1,14 @@
 // Filtered tables the rollups do not keep (referrers where country = DE, anything by an unkept property):
 // per UTC day, the raw part's rows of the question kept in the per-day store (`result_days`, kind `kept`),
-// so the same question asked again reads a few hundred kept rows per closed day instead of scanning every
+// so the same question asked again reads a few hundred kept rows per day instead of scanning every
 // raw row of the range. The first ask is answered from raw rows as before and keeps its days in the
 // background; a later ask reads the days kept and current, and raw rows for the rest (the range's edge
 // days in the site's time zone, days not kept yet, days with rows that arrived since). Visitors add up
 // across UTC days (a visitor code never outlives its UTC day), and every other count is a sum or a
 // summed pair (SUMMED_COUNTS), so the kept days and the raw days add up to the raw answer exactly.
-// Only for sites large enough to need it (KEPT_MIN_ROWS over the range), and never for a day with more
-// than KEPT_DAY_VALUES values (kept as "over": the question stays raw). docs/performance/history.md,
-// "Any filter at 10M".
+// Only for sites large enough to need it (`keptLimits.minRows` over the range), and never for a day with
+// more than `keptLimits.dayValues` values (kept as "over": the question stays raw).
+// docs/architecture.md, "Kept filtered tables"; docs/performance/history.md, "Kept filtered tables".
 import { TIME_DIMENSIONS } from '../../analytics/catalogue.ts';
 import { localRangeOf, splitUtcDays } from '../../analytics/day-store/days.ts';
 import { LIVE_DAY_ROWS, LIVE_LAG_SECONDS } from '../../analytics/day-store/gather.ts';
@@ -153,8 +153,8 @@ function headersStatement(siteId: string, wanted: readonly { spec: string; day: 
 
 /**
  * Keeps one UTC day of one grouping: the raw part's rows over that day alone, written by PostgreSQL
- * itself (no round trip of the rows), as of arrivals version `seen`; a day past KEPT_DAY_VALUES values
- * is kept as "over".
+ * itself (no round trip of the rows), as of arrivals version `seen`; a day past `keptLimits.dayValues`
+ * values is kept as "over".
  */
 function keepDayStatement(ctx: SiteCtx, qn: Question, counts: readonly string[], grouping: Grouping, day: string, seen: number) {
   const p = new Params();
@@ -176,16 +176,22 @@ function keepDayStatement(ctx: SiteCtx, qn: Question, counts: readonly string[],
 const fills = new Map<string, Promise<void>>();
 /** Fills run one after another: keeping days is background work beside the answers on the stats pool. */
 let chain: Promise<unknown> = Promise.resolve();
+/** Moved by an orderly stop: fills queued before it keep no more days (a server started later fills again). */
+let generation = 0;
 
 function fillLater(ctx: SiteCtx, qn: Question, counts: readonly string[], groupings: readonly Grouping[], days: string[]) {
   const key = JSON.stringify([ctx.siteId, groupings.map((g) => definitionOf(ctx, qn, counts, g))]);
   if (fills.has(key) || fills.size >= keptLimits.queued) return;
+  const queuedIn = generation;
   const job = chain
     .then(async () => {
       // Versions before the figures: rows arriving meanwhile make a kept day outdated, never wrongly current.
       const arrivals = await arrivalsOf(ctx.em, ctx.siteId, days);
       for (const day of days) {
-        for (const g of groupings) await run(ctx.em, keepDayStatement(ctx, qn, counts, g, day, arrivals.get(day) ?? 0));
+        for (const g of groupings) {
+          if (generation !== queuedIn) return;
+          await run(ctx.em, keepDayStatement(ctx, qn, counts, g, day, arrivals.get(day) ?? 0));
+        }
       }
     })
     // A failed fill is left: the answers stay raw for those days, and the next ask tries again.
@@ -198,7 +204,13 @@ function fillLater(ctx: SiteCtx, qn: Question, counts: readonly string[], groupi
 /** How many questions' fills are waiting or running in this process. */
 export const keptFillsPending = () => fills.size;
 
-/** Resolves once the fills under way have ended (tests, the bench, an orderly stop). */
+/** Resolves once the fills under way have ended (tests, the bench). */
 export async function keptFillsSettled(): Promise<void> {
   while (fills.size) await Promise.all([...fills.values()]);
+}
+
+/** An orderly stop: the fills queued keep no more days; resolves once the statement running has ended. */
+export function stopKeptFills(): Promise<void> {
+  generation++;
+  return keptFillsSettled();
 }
