@@ -303,13 +303,20 @@ describe('search pull', () => {
     expect(at(lines, lastWeek, 'primary')).toEqual({ type: 'search-week', ...NOTHING, week: lastWeek, source: 'primary' });
     expect(at(lines, thisWeek, 'primary')).toMatchObject({ clicks: 3, position: null });
 
-    // A day later Google reports this week's position and impressions but no longer its clicks, and last
-    // week after all: the reported figures replace or fill, the missing clicks keep the known 3.
+    // At the next pull Google reports this week's position and impressions but no longer its clicks, and last
+    // week after all: the reported figures replace or fill, the missing clicks keep the known 3. The pull is
+    // made due a second later rather than a day later: on a Sunday the next day's pull would begin a new week
+    // and no longer ask for last week.
     providers.googleData(site2, [
       { day: today, page: `${site2}a`, query: 'partly', impressions: 60, position: 4 },
       { day: lastWeek, page: `${site2}a`, query: 'late', clicks: 1, impressions: 5, position: 9 },
     ]);
-    expect(await pullSite(new Date(first.getTime() + 86_401_000))).toMatchObject({ pulled: 2, failed: 0 });
+    const next = new Date(first.getTime() + 1000);
+    await t.deps.orm.em
+      .fork()
+      .getConnection()
+      .execute('update search_connections set next_pull_at = ? where site_id = ?', [next, site.id], 'run');
+    expect(await pullSite(next)).toMatchObject({ pulled: 2, failed: 0 });
     weeks = await read();
     expect(at(weeks, thisWeek, 'primary')).toMatchObject({ clicks: 3, impressions: 60, position: 4, ctr: 0.075 });
     expect(at(weeks, lastWeek, 'primary')).toMatchObject({ clicks: 1, impressions: 5, position: 9, pages: 1, queries: 1 });
