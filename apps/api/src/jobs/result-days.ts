@@ -12,7 +12,7 @@ import { siteCtx } from '../analytics/site-ctx.ts';
 import { withJobLock } from '../core/job-lock.ts';
 import type { Logger } from '../core/logger.ts';
 import { savedFunnelSteps, storedFunnelRows } from '../features/funnels/index.ts';
-import { storedJourneyRows, warmJourneySpan } from '../features/journeys/days.ts';
+import { keepJourneyDays, warmJourneySpan } from '../features/journeys/days.ts';
 import { firstEventGoal, goalDefs } from '../features/journeys/goals.ts';
 import { storedExperimentRows } from '../features/results/experiment-days.ts';
 import { storedGoalRows } from '../features/results/goal-days.ts';
@@ -121,7 +121,7 @@ async function fill(orm: Orm, opts: ResultDaysOptions): Promise<ResultDaysRun> {
           convertedGoal: firstEventGoal(goals) + 1,
           experimentKeys: settings.experiments.map((x) => x.key),
         };
-        await storedJourneyRows(ctx, q, days, all);
+        await keepJourneyDays(ctx, q, days, all);
         // The span the dashboard's 30-day journeys read, so its first ask of the day finds it built.
         await warmJourneySpan(ctx, { ...q, range: resolveRange({ days: SPAN_WARM_DAYS }, ctx.today) }, all);
       }

@@ -11,7 +11,7 @@ import type { DayRange } from '../range.ts';
 import type { SiteCtx } from '../site-ctx.ts';
 import { localRangeOf } from './days.ts';
 import { specOf } from './spec.ts';
-import { arrivalsOf, type ReadDay, readStored, type StoreKind, writeStored } from './store.ts';
+import { arrivalsOf, readHeaders, readRows, type StoreKind, writeStored } from './store.ts';
 
 /** How long one answer may spend computing missing days (the stats statement timeout is 15 s). */
 export const FILL_BUDGET_MS = 8000;
@@ -39,7 +39,15 @@ export interface GatherOptions {
   budgetMs?: number;
   /** Default LIVE_DAY_ROWS (tests make every day large). */
   liveDayRows?: number;
+  /** Default READ_BATCH_BYTES (tests read one entry at a time). */
+  readBatchBytes?: number;
 }
+
+/** Stored rows are read in batches of about this many stored (compressed) bytes: a month of a large site's journeys is never held at once. */
+export const READ_BATCH_BYTES = 4 << 20;
+
+/** Takes the rows of one part and day, as they are read or computed. */
+export type UseRows<Row> = (part: number, rows: readonly Row[]) => void;
 
 /** Per part, the rows of every day (stored or just computed). */
 export async function gatherDays<Row>(
@@ -49,14 +57,41 @@ export async function gatherDays<Row>(
   compute: ComputeDay<Row>,
   opts: GatherOptions = {},
 ): Promise<Row[][]> {
-  const started = Date.now();
   const out: Row[][] = parts.map(() => []);
+  await eachDay(
+    ctx,
+    parts,
+    days,
+    compute,
+    (i, rows) => {
+      const list = out[i] as Row[];
+      for (const r of rows) list.push(r);
+    },
+    opts,
+  );
+  return out;
+}
+
+/**
+ * The rows of every part and day, handed to `use` a batch at a time, computing and storing missing or
+ * outdated days first. With `use` null, days are only kept stored: those stored and current are not read.
+ */
+export async function eachDay<Row>(
+  ctx: SiteCtx,
+  parts: readonly Part[],
+  days: readonly string[],
+  compute: ComputeDay<Row>,
+  use: UseRows<Row> | null,
+  opts: GatherOptions = {},
+): Promise<void> {
+  const started = Date.now();
   const missing = new Map<string, number[]>();
-  const byKind = new Map<StoreKind, { i: number; spec: string; day: string }[]>();
+  const addMissing = (day: string, i: number) => missing.set(day, [...(missing.get(day) ?? []), i]);
+  const byKind = new Map<StoreKind, Wanted[]>();
   for (const [i, part] of parts.entries()) {
     for (const day of days) {
       const list = byKind.get(part.kind) ?? [];
-      list.push({ i, spec: specOf([part.kind, part.definition], ctx.windows, day), day });
+      list.push({ i, spec: specOf([part.kind, part.definition], ctx.windows, day), day, bytes: 0 });
       byKind.set(part.kind, list);
     }
   }
@@ -65,16 +100,28 @@ export async function gatherDays<Row>(
   /** Large live days served as stored while they are counted again in the background. */
   const recount = new Map<string, number[]>();
   for (const [kind, wanted] of byKind) {
-    const stored = await readStored<Row>(ctx.em, ctx.siteId, kind, wanted);
-    const found = new Map<string, ReadDay<Row>>(stored.map((s) => [`${s.spec} ${s.day}`, s]));
+    const headers = await readHeaders(ctx.em, ctx.siteId, kind, wanted);
+    const found = new Map(headers.map((h) => [`${h.spec} ${h.day}`, h]));
+    const usable: Wanted[] = [];
     for (const w of wanted) {
-      const s = found.get(`${w.spec} ${w.day}`);
+      const h = found.get(`${w.spec} ${w.day}`);
       const now = arrivals.get(w.day) ?? 0;
-      if (s && s.seen !== now && now >= liveDayRows && s.age > LIVE_LAG_SECONDS) {
+      if (h && h.seen !== now && now >= liveDayRows && h.age > LIVE_LAG_SECONDS) {
         recount.set(w.day, [...(recount.get(w.day) ?? []), w.i]);
       }
-      if (s && (s.seen === now || now >= liveDayRows)) (out[w.i] as Row[]).push(...s.rows);
-      else missing.set(w.day, [...(missing.get(w.day) ?? []), w.i]);
+      if (h && (h.seen === now || now >= liveDayRows)) usable.push({ ...w, bytes: h.bytes });
+      else addMissing(w.day, w.i);
+    }
+    if (!use) continue;
+    for (const batch of batchesOf(usable, opts.readBatchBytes ?? READ_BATCH_BYTES)) {
+      const stored = await readRows<Row>(ctx.em, ctx.siteId, kind, batch);
+      const got = new Map(stored.map((s) => [`${s.spec} ${s.day}`, s.rows]));
+      for (const w of batch) {
+        const rows = got.get(`${w.spec} ${w.day}`);
+        // Deleted since its header was read (rows arrived for the day): computed below.
+        if (rows) use(w.i, rows);
+        else addMissing(w.day, w.i);
+      }
     }
   }
   for (const [day, idx] of recount) recountLater({ ctx, parts, day, idx, seen: arrivals.get(day) ?? 0, compute });
@@ -86,12 +133,33 @@ export async function gatherDays<Row>(
     }
     const idx = missing.get(day) ?? [];
     const rows = await computeDay({ ctx, parts, day, idx, seen: arrivals.get(day) ?? 0, compute });
-    idx.forEach((i, k) => {
-      (out[i] as Row[]).push(...(rows[k] ?? []));
-    });
+    if (use) for (const [k, i] of idx.entries()) use(i, rows[k] ?? []);
     done++;
   }
-  return out;
+}
+
+/** A part's day as asked: its index among the parts, its spec, and (once its header is read) its stored size. */
+interface Wanted {
+  i: number;
+  spec: string;
+  day: string;
+  bytes: number;
+}
+
+/** Consecutive runs of entries of at most `most` stored bytes (at least one entry each). */
+function* batchesOf(entries: readonly Wanted[], most: number): Generator<Wanted[]> {
+  let batch: Wanted[] = [];
+  let bytes = 0;
+  for (const e of entries) {
+    if (batch.length && bytes + e.bytes > most) {
+      yield batch;
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(e);
+    bytes += e.bytes;
+  }
+  if (batch.length) yield batch;
 }
 
 /** One UTC day of the parts `idx`, to be stored as of version `seen`. */

@@ -12,30 +12,57 @@ export interface StoredDay<Row> {
   rows: Row[];
 }
 
-export interface ReadDay<Row> extends StoredDay<Row> {
+/** What is known of a stored entry without reading its rows. */
+export interface StoredHeader {
+  spec: string;
+  day: string;
+  /** The day's arrivals version when the rows were computed. */
   seen: number;
-  /** Seconds since the figures were computed. */
+  /** Seconds since the rows were computed. */
   age: number;
+  /** The rows' stored size (compressed), so that they can be read in batches of bounded size. */
+  bytes: number;
+  /** False when the entry holds a marker instead of a list of rows (a kept table's "over"). */
+  list: boolean;
 }
 
-/** The stored entries among (spec, day) pairs of one kind. */
-export async function readStored<Row>(
+/** The entries stored among (spec, day) pairs of one kind, without their rows. */
+export async function readHeaders(
   em: EntityManager,
   siteId: string,
   kind: StoreKind,
   wanted: readonly { spec: string; day: string }[],
-): Promise<ReadDay<Row>[]> {
+): Promise<StoredHeader[]> {
   if (!wanted.length) return [];
-  const rows = await em.getConnection().execute<(StoredDay<Row> & { seen: string; age: number })[]>(
-    `select r.spec, to_char(r.day, 'YYYY-MM-DD') as day, r.rows, r.seen,
-            extract(epoch from now() - r.computed_at)::float8 as age
+  const rows = await em.getConnection().execute<(Omit<StoredHeader, 'seen'> & { seen: string })[]>(
+    `select r.spec, to_char(r.day, 'YYYY-MM-DD') as day, r.seen,
+            extract(epoch from now() - r.computed_at)::float8 as age,
+            pg_column_size(r.rows) as bytes, jsonb_typeof(r.rows) = 'array' as list
        from result_days r
        join jsonb_to_recordset(?::jsonb) w(spec text, day date) on r.spec = w.spec and r.day = w.day
       where r.site_id = ?::uuid and r.kind = ?`,
     [JSON.stringify(wanted.map((w) => ({ spec: w.spec, day: w.day }))), siteId, kind],
     'all',
   );
-  return rows.map((r) => ({ ...r, seen: Number(r.seen), age: Number(r.age) }));
+  return rows.map((r) => ({ ...r, seen: Number(r.seen), age: Number(r.age), bytes: Number(r.bytes) }));
+}
+
+/** The rows of stored entries among (spec, day) pairs of one kind (an entry deleted meanwhile is left out). */
+export async function readRows<Row>(
+  em: EntityManager,
+  siteId: string,
+  kind: StoreKind,
+  wanted: readonly { spec: string; day: string }[],
+): Promise<StoredDay<Row>[]> {
+  if (!wanted.length) return [];
+  return em.getConnection().execute<StoredDay<Row>[]>(
+    `select r.spec, to_char(r.day, 'YYYY-MM-DD') as day, r.rows
+       from result_days r
+       join jsonb_to_recordset(?::jsonb) w(spec text, day date) on r.spec = w.spec and r.day = w.day
+      where r.site_id = ?::uuid and r.kind = ?`,
+    [JSON.stringify(wanted.map((w) => ({ spec: w.spec, day: w.day }))), siteId, kind],
+    'all',
+  );
 }
 
 export async function writeStored(

@@ -5,7 +5,7 @@
 import type { JourneyZoom } from '@us/shared';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
 import { readSettings } from '../sites/index.ts';
-import { storedJourneyRows } from './days.ts';
+import { eachJourneyGroup } from './days.ts';
 import { firstEventGoal, goalDefs } from './goals.ts';
 
 export interface DayJourneys {
@@ -38,12 +38,19 @@ export async function dayJourneys(
   };
   const out: DayJourneys = { day, zoom, who: 'human', paths: [], experiments: [] };
   // One day: the fill budget never refuses it.
-  for (const g of await storedJourneyRows(ctx, q, [day], { budgetMs: Number.POSITIVE_INFINITY })) {
-    if (g[0] === 'x') out.experiments.push({ key: g[1], variant: g[2], sessions: g[3], converted: g[4] });
-    else {
-      const reached = goals.filter((_, i) => g[2][i] === '1').map((goal) => goal.id);
-      out.paths.push({ steps: g[1] ?? [], sessions: g[3], goals: reached });
-    }
-  }
+  const budget = { budgetMs: Number.POSITIVE_INFINITY };
+  await eachJourneyGroup(
+    ctx,
+    q,
+    [day],
+    (g) => {
+      if (g[0] === 'x') out.experiments.push({ key: g[1], variant: g[2], sessions: g[3], converted: g[4] });
+      else {
+        const reached = goals.filter((_, i) => g[2][i] === '1').map((goal) => goal.id);
+        out.paths.push({ steps: g[1] ?? [], sessions: g[3], goals: reached });
+      }
+    },
+    budget,
+  );
   return out;
 }

@@ -4,8 +4,9 @@
 // columns (groups.ts), the older days of a long range read as one packed span; k-anonymity is applied
 // afterwards by the answer, on the sums over all days only. Anchored questions read raw.
 import { splitUtcDays } from '../../analytics/day-store/days.ts';
-import { type GatherOptions, gatherDays } from '../../analytics/day-store/gather.ts';
+import { eachDay, type GatherOptions } from '../../analytics/day-store/gather.ts';
 import { type SpanCodec, spanOf } from '../../analytics/day-store/span.ts';
+import type { DayRange } from '../../analytics/range.ts';
 import { run } from '../../analytics/runner.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
 import { GroupColumns } from './groups.ts';
@@ -17,20 +18,17 @@ import { type JourneyQuestion, type JourneyRow, journeyStatement } from './state
  * groups a day and reading them back is mostly parsing. Stored days have no anchor (win, pre null);
  * goal flags are a string of 0 and 1.
  */
-type StoredGroup = ['p', string[] | null, string, number] | ['x', string, string, number, number | null];
+export type StoredGroup = ['p', string[] | null, string, number] | ['x', string, string, number, number | null];
 
 const toStored = (r: JourneyRow): StoredGroup =>
   r.part === 'x'
     ? ['x', r.experiment as string, r.variant as string, r.sessions, r.converted]
     : ['p', r.steps, (r.goals ?? []).map((g) => (g ? '1' : '0')).join(''), r.sessions];
 
-/** Stored groups into columns (unsummed: see groups.ts). */
-function addStored(cols: GroupColumns, groups: readonly StoredGroup[]): GroupColumns {
-  for (const g of groups) {
-    if (g[0] === 'x') cols.addExposure({ experiment: g[1], variant: g[2], sessions: g[3], converted: g[4] });
-    else cols.add(g[1], g[2], g[3]);
-  }
-  return cols;
+/** A stored group into columns (unsummed: see groups.ts). */
+function addStored(cols: GroupColumns, g: StoredGroup): void {
+  if (g[0] === 'x') cols.addExposure({ experiment: g[1], variant: g[2], sessions: g[3], converted: g[4] });
+  else cols.add(g[1], g[2], g[3]);
 }
 
 /** The session groups of a question: stored days (and a span of the older ones) plus raw rest. */
@@ -65,24 +63,50 @@ const definitionOf = (q: JourneyQuestion) => [
   q.experimentKeys,
 ];
 
+const journeyPart = (q: JourneyQuestion) => ({ kind: 'journeys' as const, definition: definitionOf(q) });
+
+/** One day of the question as the store keeps it (no anchor). */
+const computeJourneyDay = (q: JourneyQuestion) => async (dayCtx: SiteCtx, range: DayRange) => [
+  (await run(dayCtx.em, journeyStatement(dayCtx, { ...q, range, anchor: null }))).map(toStored),
+];
+
 /**
- * The groups of the stored days, computing and storing missing ones (the question's anchor is ignored:
- * stored days have none). The hourly job calls this to keep days stored.
+ * Each group of the stored days, read a batch of days at a time, computing and storing missing days
+ * first (the question's anchor is ignored: stored days have none).
  */
-export async function storedJourneyRows(
+export async function eachJourneyGroup(
+  ctx: SiteCtx,
+  q: JourneyQuestion,
+  days: readonly string[],
+  use: (group: StoredGroup) => void,
+  opts: GatherOptions = {},
+): Promise<void> {
+  await eachDay<StoredGroup>(
+    ctx,
+    [journeyPart(q)],
+    days,
+    computeJourneyDay(q),
+    (_, groups) => {
+      for (const g of groups) use(g);
+    },
+    opts,
+  );
+}
+
+/** The groups of the stored days added to `cols`. */
+async function addStoredDays(cols: GroupColumns, ctx: SiteCtx, q: JourneyQuestion, days: readonly string[], opts: GatherOptions) {
+  await eachJourneyGroup(ctx, q, days, (g) => addStored(cols, g), opts);
+  return cols;
+}
+
+/** Computes and stores the days not stored or outdated, reading none back (the hourly job). */
+export async function keepJourneyDays(
   ctx: SiteCtx,
   q: JourneyQuestion,
   days: readonly string[],
   opts: GatherOptions = {},
-): Promise<StoredGroup[]> {
-  const [stored] = await gatherDays<StoredGroup>(
-    ctx,
-    [{ kind: 'journeys', definition: definitionOf(q) }],
-    days,
-    async (dayCtx, range) => [(await run(dayCtx.em, journeyStatement(dayCtx, { ...q, range, anchor: null }))).map(toStored)],
-    opts,
-  );
-  return stored ?? [];
+): Promise<void> {
+  await eachDay<StoredGroup>(ctx, [journeyPart(q)], days, computeJourneyDay(q), null, opts);
 }
 
 const packedGroups: SpanCodec<GroupColumns, PackedHeader> = {
@@ -103,16 +127,15 @@ const spanGroups = (ctx: SiteCtx, q: JourneyQuestion, older: readonly string[], 
     'journeys',
     definitionOf(q),
     older,
-    async (o) => addStored(new GroupColumns(), await storedJourneyRows(ctx, q, older, { ...opts, ...o })),
+    (o) => addStoredDays(new GroupColumns(), ctx, q, older, { ...opts, ...o }),
     packedGroups,
   );
 
 /** The stored days as columns; from SPAN_MIN_DAYS + SPAN_FRESH_DAYS days on, the older ones as one span. */
 async function storedGroups(ctx: SiteCtx, q: JourneyQuestion, days: readonly string[], opts: GatherOptions) {
   const split = spanDays(days);
-  if (!split) return addStored(new GroupColumns(), await storedJourneyRows(ctx, q, days, opts));
-  const cols = await spanGroups(ctx, q, split.older, opts);
-  return addStored(cols, await storedJourneyRows(ctx, q, split.fresh, opts));
+  if (!split) return addStoredDays(new GroupColumns(), ctx, q, days, opts);
+  return addStoredDays(await spanGroups(ctx, q, split.older, opts), ctx, q, split.fresh, opts);
 }
 
 /**

@@ -13,7 +13,7 @@ import { TIME_DIMENSIONS } from '../../analytics/catalogue.ts';
 import { localRangeOf, splitUtcDays } from '../../analytics/day-store/days.ts';
 import { LIVE_DAY_ROWS, LIVE_LAG_SECONDS } from '../../analytics/day-store/gather.ts';
 import { specOf } from '../../analytics/day-store/spec.ts';
-import { arrivalsOf } from '../../analytics/day-store/store.ts';
+import { arrivalsOf, readHeaders } from '../../analytics/day-store/store.ts';
 import { namesExit } from '../../analytics/exit-paths.ts';
 import { addDays } from '../../analytics/range.ts';
 import { run } from '../../analytics/runner.ts';
@@ -22,7 +22,7 @@ import { type Grouping, Params, statement, tzParam } from '../../analytics/sql.t
 import type { Question } from './question.ts';
 import { rawPart } from './raw-statements.ts';
 
-const KIND = 'kept';
+const KIND = 'kept' as const;
 /** Bump when the kept rows' form changes: older entries are then never read again (retention drops them). */
 const KEPT_FORMAT = 1;
 
@@ -79,14 +79,6 @@ function definitionOf(ctx: SiteCtx, qn: Question, counts: readonly string[], gro
   ];
 }
 
-interface Header {
-  spec: string;
-  day: string;
-  seen: string;
-  age: number;
-  fits: boolean;
-}
-
 /**
  * Which of the question's days the store answers, or null: not worth it (a small site), not keepable,
  * or a day too varied to keep. Days missing or outdated are kept in the background for the next ask.
@@ -108,17 +100,17 @@ export async function keptDays(
     const definition = definitionOf(ctx, qn, counts, grouping);
     return split.stored.map((day) => ({ grouping, day, spec: specOf(definition, ctx.windows, day) }));
   });
-  const headers = await run(ctx.em, headersStatement(ctx.siteId, wanted));
+  const headers = await readHeaders(ctx.em, ctx.siteId, KIND, wanted);
   const found = new Map(headers.map((h) => [`${h.spec} ${h.day}`, h]));
-  if (headers.some((h) => !h.fits)) return null;
+  if (headers.some((h) => !h.list)) return null;
   const usable = new Set(split.stored);
   const toFill = new Set<string>();
   for (const w of wanted) {
     const h = found.get(`${w.spec} ${w.day}`);
     const now = arrivals.get(w.day) ?? 0;
-    const current = h !== undefined && (Number(h.seen) === now || now >= LIVE_DAY_ROWS);
+    const current = h !== undefined && (h.seen === now || now >= LIVE_DAY_ROWS);
     if (!current) usable.delete(w.day);
-    if (!h || (Number(h.seen) !== now && h.age > LIVE_LAG_SECONDS)) toFill.add(w.day);
+    if (!h || (h.seen !== now && h.age > LIVE_LAG_SECONDS)) toFill.add(w.day);
   }
   if (toFill.size) fillLater(ctx, qn, counts, groupings, [...toFill].sort());
   const entries: KeptDays['entries'] = {};
@@ -131,24 +123,6 @@ export async function keptDays(
   }
   const rawDays = [...split.raw, ...split.stored.filter((d) => !usable.has(d))].sort();
   return { entries, rawDays };
-}
-
-function headersStatement(siteId: string, wanted: readonly { spec: string; day: string }[]) {
-  const p = new Params();
-  return statement<Header>(
-    `select r.spec, to_char(r.day, 'YYYY-MM-DD') as day, r.seen, extract(epoch from now() - r.computed_at)::float8 as age,
-            jsonb_typeof(r.rows) = 'array' as fits
-       from result_days r
-       join unnest(${p.add(
-         wanted.map((w) => w.spec),
-         'text[]',
-       )}, ${p.add(
-         wanted.map((w) => w.day),
-         'date[]',
-       )}) w(spec, day) on r.spec = w.spec and r.day = w.day
-      where r.site_id = ${p.add(siteId, 'uuid')} and r.kind = '${KIND}'`,
-    p,
-  );
 }
 
 /**
