@@ -10,6 +10,7 @@ import { ensureAccount, ensureSite } from '../scripts/seed/accounts.ts';
 import { deleteTraffic } from '../scripts/seed/generate.ts';
 import { start } from '../src/boot.ts';
 import { parseEnv } from '../src/core/env.ts';
+import { releaseAfterWork, releaseMemory } from '../src/core/heap-release.ts';
 import { keptFillsPending, keptFillsSettled } from '../src/features/stats/kept-days.ts';
 import { issueToken } from '../src/features/tokens/issue.ts';
 import { rollupSiteDay, runResultDays, runRollups, runTodayRollups } from '../src/jobs/index.ts';
@@ -71,6 +72,9 @@ for (;;) {
 await runResultDays(running.deps.orm, { wait: true }).catch(() => null);
 // And for today's rollup up to the last hour boundary (the scheduler's start-up run, or this one).
 await runTodayRollups(running.deps.orm, { wait: true }).catch(() => null);
+// The scheduler gives memory back after these runs (jobs/scheduler.ts); having taken their locks, its own runs
+// found nothing to do, so this process does it in their place.
+releaseAfterWork();
 if (Date.now() - rollupStart > 2000) {
   process.stderr.write(
     `  (waited ${((Date.now() - rollupStart) / 1000).toFixed(1)} s for the start-up rollup, today's rollup and result-days jobs)\n`,
@@ -99,9 +103,9 @@ const post = (method: string) =>
 const stepsAt = new Map<string, number>();
 const STEPS_FROM_HOUR = 12;
 const controls: Record<string, (args?: unknown) => Promise<unknown>> = {
-  // After a full GC when the driver started us with --expose-gc, so growth means retained memory.
+  // After a full collection that gives memory back (core/heap-release.ts), so growth means retained memory.
   memory: async () => {
-    (globalThis as { gc?: () => void }).gc?.();
+    releaseMemory();
     return process.memoryUsage();
   },
   // Without a GC: what the process holds right now (sampled while an export streams).

@@ -92,7 +92,7 @@ export async function benchMemory(
   const ofGoal = (v: number, goal: number) => `${v.toFixed(1)} MB of the ${goal} MB goal${v > goal ? ' (over!)' : ''}`;
   return [
     'memory (the API process; PostgreSQL is a process of its own):',
-    `  API RSS idle ${ofGoal(idle, RSS_GOALS_MB.idle)}   (after a full GC: ${afterGc.toFixed(1)} MB; main heap ${mb(idleUsage.heapTotal).toFixed(1)} MB)`,
+    `  API RSS idle ${ofGoal(idle, RSS_GOALS_MB.idle)}   (after a collection giving memory back: ${afterGc.toFixed(1)} MB; main heap ${mb(idleUsage.heapTotal).toFixed(1)} MB)`,
     `  API RSS under collect load ${ofGoal(peak, RSS_GOALS_MB.load)} (peak)   p50 ${percentile(samples, 50).toFixed(1)} MB   ${samples.length} samples; main heap peak ${heapPeak.toFixed(1)} MB`,
     `    load: ${Math.round(o.rate).toLocaleString('en')} collect reports/s (${o.rateNote}) for ${o.seconds} s, ${collect.requests.toLocaleString('en')} answered, ${collect.errors} errors, p99 ${collect.p99.toFixed(2)} ms;`,
     `    ${reads} dashboard views (6 reads each${notOk.length ? `, ${notOk.length} not 200: ${[...new Set(notOk)].join(', ')}` : ''}), ${rollups} rollups of the collect site's day`,

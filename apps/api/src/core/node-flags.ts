@@ -7,8 +7,8 @@ import apiNode from '../../node-flags.json' with { type: 'json' };
 export const API_NODE_FLAGS: readonly string[] = apiNode.flags;
 
 /**
- * The environment the API process is started with (`apps/api/node-flags.json`): `MALLOC_ARENA_MAX`, which glibc
- * reads only when a process starts, so a starter sets it. A value the starter's own environment has wins.
+ * The environment the API process is started with (`apps/api/node-flags.json`): glibc malloc settings, which glibc
+ * reads only when a process starts, so a starter sets them. A value the starter's own environment has wins.
  */
 export const API_PROCESS_ENV: Readonly<Record<string, string>> = apiNode.env;
 

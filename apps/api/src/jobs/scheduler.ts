@@ -1,3 +1,4 @@
+import { releaseAfterWork } from '../core/heap-release.ts';
 import { jobDuration, jobFailures, jobLastRun, jobLastSuccess } from '../core/observe/metrics.ts';
 import { BEHIND, JOBS, type Job, type JobStep, type JobsOptions } from './job-table.ts';
 
@@ -14,7 +15,8 @@ export interface Jobs {
  * e-mail reports, the proxy hostnames' DNS checks): each at start-up, then every its period after the end
  * of its last run. Each run takes its job's advisory lock, so across nodes one run does the work (the
  * proxy hostnames' run claims each hostname's check in the hot state instead). Timers are unref'd; a failed run is
- * logged and retried at the next period. A job whose options are missing is not started.
+ * logged and retried at the next period. A job whose options are missing is not started. After a run of a job
+ * marked `releasesMemory` that grew the process, memory is given back (core/heap-release.ts).
  * (Raw partition drops run with the ingest partition upkeep: `maintainPartitions`.)
  */
 export function startJobs(opts: JobsOptions): Jobs {
@@ -56,6 +58,8 @@ export function startJobs(opts: JobsOptions): Jobs {
   async function runJob(job: Job) {
     const outcome = await attempt(job);
     if (job.followedBy) await attempt(job.followedBy);
+    // A heavy run that grew the process gives memory back now, not whenever V8's old generation next fills up.
+    if (job.releasesMemory) releaseAfterWork();
     later(outcome === BEHIND ? catchUp : job.every(opts), () => runJob(job));
   }
 

@@ -18,10 +18,11 @@ describe('the API process flags', () => {
     expect(API_NODE_FLAGS.some((f) => f.startsWith('--max-semi-space-size'))).toBe(false);
   });
 
-  it('starts the process with at most two malloc arenas, unless its starter already chose a number', () => {
-    expect(apiProcessEnv({})).toEqual({ MALLOC_ARENA_MAX: '2' });
-    expect(apiProcessEnv({ MALLOC_ARENA_MAX: '4' })).toEqual({ MALLOC_ARENA_MAX: '4' });
-    expect(missingProcessEnv({})).toEqual(['MALLOC_ARENA_MAX=2']);
-    expect(missingProcessEnv({ MALLOC_ARENA_MAX: '1' })).toEqual([]);
+  it('starts the process with at most two malloc arenas and a fixed mmap threshold, unless its starter already chose', () => {
+    const ours = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' };
+    expect(apiProcessEnv({})).toEqual(ours);
+    expect(apiProcessEnv({ MALLOC_ARENA_MAX: '4' })).toEqual({ ...ours, MALLOC_ARENA_MAX: '4' });
+    expect(missingProcessEnv({})).toEqual(['MALLOC_ARENA_MAX=2', 'MALLOC_MMAP_THRESHOLD_=131072']);
+    expect(missingProcessEnv({ MALLOC_ARENA_MAX: '1', MALLOC_MMAP_THRESHOLD_: '65536' })).toEqual([]);
   });
 });

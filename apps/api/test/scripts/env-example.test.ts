@@ -49,7 +49,7 @@ describe('.env.example and the settings tables', () => {
 const ALLOWED: Record<string, string> = {
   'apps/api/src/core/env.ts': 'the settings themselves',
   'apps/api/src/core/node-flags.ts':
-    "MALLOC_ARENA_MAX: glibc's variable, not a setting; read to warn when a starter left it out (apps/api/node-flags.json)",
+    "MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_: glibc's variables, not settings; read to warn when a starter left one out (apps/api/node-flags.json)",
   'apps/web/src/pages/sites/protection/edgeInstall.ts':
     "not a read: the Node install snippet the Protection page shows, written for the customer's server",
   'packages/db/src/embedded.ts':

@@ -57,8 +57,8 @@ describe('Dockerfile', () => {
     expect(envPairs(runtime('ENV').join(' '))).toMatchObject({ NODE_ENV: 'production', HOST: '0.0.0.0', PORT: '8080' });
   });
 
-  it("sets the API process's environment of apps/api/node-flags.json (MALLOC_ARENA_MAX), as npm run start:prod does", () => {
-    expect(API_PROCESS_ENV).toMatchObject({ MALLOC_ARENA_MAX: '2' });
+  it("sets the API process's environment of apps/api/node-flags.json (glibc's malloc settings), as npm run start:prod does", () => {
+    expect(API_PROCESS_ENV).toMatchObject({ MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' });
     expect(envPairs(runtime('ENV').join(' '))).toMatchObject(API_PROCESS_ENV);
   });
 

@@ -4,6 +4,7 @@
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
+import { releaseAfterWork } from '../../core/heap-release.ts';
 import { pooledCopyOut } from './copy-connections.ts';
 import { deltaRows, deltaSources, type RolledState, seenSource, unseenVisitorsSql } from './rollup-delta.ts';
 import type { RollupSource } from './rollup-format.ts';
@@ -124,4 +125,6 @@ parentPort?.on('message', async (task: RollupTask) => {
     const error = e instanceof Error ? { message: e.message, code: (e as { code?: string }).code } : { message: String(e) };
     parentPort?.postMessage({ id: task.id, error });
   }
+  // A whole day's tallies are garbage now: this thread's heap gives it back (it holds no request up).
+  releaseAfterWork();
 });
