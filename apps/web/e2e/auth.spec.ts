@@ -68,6 +68,8 @@ describe('dashboard: sign-up to two-factor sign-in in a real browser', () => {
     await page.getByRole('heading', { name: 'Your account' }).waitFor();
     await page.getByText(email, { exact: true }).first().waitFor();
     expect(await page.locator('#two-factor-status').textContent()).toBe('Off');
+    // The sessions list comes with its own request, after the account's details (a loaded CI run counted it empty).
+    await page.locator('.session-current').first().waitFor();
     expect(await page.locator('.session-current').count()).toBe(1);
 
     // Two-factor: enrol with the password, read the secret shown, confirm a current code.
