@@ -193,7 +193,10 @@ describeEachShared()('fault: Redis is killed, or hangs, during ingest (%s)', (ki
   it('a push Redis ran but whose answer was lost (killed mid-reply) is stored once, not twice', async () => {
     const buffer = new RedisIngestBuffer(redis.target, `ingest-${randomUUID()}`);
     // What SIGKILL between the append-only write and the reply does: the rows are in Redis, the caller sees an error.
-    const inner = (buffer as unknown as { redis: { eval: (...a: unknown[]) => Promise<unknown> } }).redis;
+    // (On a cluster, pushes go through the part that also asks a replica to confirm them.)
+    type Evaluating = { eval: (...a: unknown[]) => Promise<unknown> };
+    const parts = buffer as unknown as { redis: Evaluating; replicated?: Evaluating };
+    const inner = parts.replicated ?? parts.redis;
     const run = inner.eval.bind(inner);
     let lose = false;
     inner.eval = async (...args: unknown[]) => {

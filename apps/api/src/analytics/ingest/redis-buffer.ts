@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Cluster } from 'ioredis';
 import { connectRedis, isCluster, type RedisClient, type RedisTarget } from '../../core/hot/redis-connection.ts';
 import {
   type AnalyticsRows,
@@ -12,6 +13,7 @@ import {
   withId,
 } from './buffer.ts';
 import { MemoryIngestBuffer } from './memory-buffer.ts';
+import { ReplicatedPush } from './replicated-push.ts';
 
 // Pushes the rows (ARGV[2..]) unless the queue would pass ARGV[1] rows: count first, in one step.
 const ENQUEUE = `if redis.call('LLEN', KEYS[1]) + #ARGV - 1 > tonumber(ARGV[1]) then return -1 end
@@ -81,13 +83,16 @@ const COMMAND_TIMEOUT_MS = 500;
  *
  * When Redis cannot be reached, rows go to an in-process fallback (same bound) that the flusher drains
  * first, so the collector keeps answering and keeps what it acknowledged. Commands never wait for a
- * reconnection (no offline queue): the fallback is taken at once.
+ * reconnection (no offline queue): the fallback is taken at once. On a cluster, a push a replica has not
+ * confirmed is kept in the fallback as well (`ReplicatedPush`): a failover may lose it from Redis.
  */
 export class RedisIngestBuffer implements IngestBuffer {
   readonly kind = 'redis' as const;
   private readonly redis: RedisClient;
   private readonly cluster: boolean;
   private readonly local: MemoryIngestBuffer;
+  /** On a cluster: pushes a replica confirms, or that are kept in the process as well. */
+  private readonly replicated?: ReplicatedPush;
   private readonly ready: Promise<void>;
   private everReady = false;
 
@@ -112,6 +117,7 @@ export class RedisIngestBuffer implements IngestBuffer {
       commandTimeout: COMMAND_TIMEOUT_MS,
     });
     this.redis.on('error', () => {});
+    if (this.cluster) this.replicated = new ReplicatedPush(this.redis as Cluster);
     this.local = new MemoryIngestBuffer(maxRows);
     this.ready = new Promise<void>((resolve) =>
       this.redis.once('ready', () => {
@@ -140,10 +146,16 @@ export class RedisIngestBuffer implements IngestBuffer {
     const identified = rows.map((r) => withId(r));
     const values = identified.map((r) => JSON.stringify(r));
     let pushed: number;
+    let confirmed = true;
     try {
       // Only the first connection is worth a short wait; a lost one sends rows to the fallback at once.
       if (this.redis.status !== 'ready' && !this.everReady) await this.connected(1000);
-      pushed = Number(await this.redis.eval(ENQUEUE, 1, this.keys(table)[0], this.maxRows, ...values));
+      const [queue] = this.keys(table);
+      if (this.replicated) {
+        const push = await this.replicated.eval(ENQUEUE, queue, [this.maxRows, ...values]);
+        pushed = Number(push.answer);
+        confirmed = push.confirmed;
+      } else pushed = Number(await this.redis.eval(ENQUEUE, 1, queue, this.maxRows, ...values));
     } catch (err) {
       // A hung connection is dropped (and made again): until Redis answers its ready check, every push
       // fails at once and goes to the fallback, instead of each report waiting out the timeout.
@@ -153,6 +165,9 @@ export class RedisIngestBuffer implements IngestBuffer {
       return;
     }
     if (pushed < 0) throw new BufferFull(this.maxRows);
+    // No replica confirmed them: the process keeps a copy in case the master dies before one has them. The
+    // rows are in Redis already, so a fallback too full for the copy does not refuse them.
+    if (!confirmed) await this.local.enqueue(table, identified).catch(() => {});
   }
   async size(table: AnalyticsTable) {
     await this.connected();

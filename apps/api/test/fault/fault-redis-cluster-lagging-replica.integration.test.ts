@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import { pageviewRow } from '@us/db';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { startRedisCluster } from '../../../../scripts/redis-cluster.ts';
+import { RedisIngestBuffer } from '../../src/analytics/ingest/index.ts';
+import { replicasOfMyself } from '../../src/analytics/ingest/replicated-push.ts';
+import { connectRedis } from '../../src/core/hot/redis-connection.ts';
+
+type Cluster = Awaited<ReturnType<typeof startRedisCluster>>;
+
+const rows = (label: string, n: number) =>
+  Array.from({ length: n }, (_, i) => pageviewRow(randomUUID(), new Date(), { pageviewId: `${label}-${i}`, visitor: 'v' }));
+const ids = (list: { pageviewId: string }[]) => list.map((r) => r.pageviewId).sort();
+
+/** What the flusher is handed until `expected` ids were all taken (a row may come twice: see below). */
+async function takeAll(buffer: RedisIngestBuffer, expected: string[]) {
+  const taken = new Set<string>();
+  await expect
+    .poll(
+      async () => {
+        const batch = await buffer.take('pageviews', 100).catch(() => null);
+        if (batch) {
+          for (const row of batch.rows) taken.add(row.pageviewId);
+          await batch.ack();
+        }
+        return [...taken].sort();
+      },
+      { timeout: 15_000 },
+    )
+    .toEqual(expected);
+}
+
+/**
+ * Redis copies a master's writes to its replica after answering them. A master that dies before its replica
+ * has a write loses it when the replica takes over; a report answered 202 on that write would be lost with it.
+ */
+describe.skipIf(!inject('redisClusterNodes'))('fault: a master dies with writes its replica had not copied', () => {
+  const clusters: Cluster[] = [];
+  const closers: (() => unknown)[] = [];
+  afterAll(async () => {
+    for (const close of closers) await close();
+    for (const cluster of clusters) await cluster.stop();
+  });
+
+  it('keeps the acknowledged rows the promoted replica never had', { timeout: 90_000 }, async () => {
+    const cluster = await startRedisCluster({ nodeTimeoutMs: 1000 });
+    clusters.push(cluster);
+    const prefix = `ingest-${randomUUID()}`;
+    const queue = `us:${prefix}:pageviews`;
+    const buffer = new RedisIngestBuffer({ cluster: cluster.nodes }, prefix);
+    const raw = connectRedis({ cluster: cluster.nodes }, { maxRetriesPerRequest: 1 });
+    closers.push(
+      () => buffer.close(),
+      () => raw.disconnect(),
+    );
+
+    await buffer.enqueue('pageviews', rows('copied', 5));
+    expect(buffer.takeLocal()).toEqual([]); // a replica confirmed them: no copy in the process
+    const master = await cluster.masterOf(queue);
+    const replica = (await cluster.replicaOf(master)) as number;
+    expect(replica).toBeGreaterThan(0);
+
+    // The replica copies nothing more: paused, and its link cut (a paused replica still receives into its socket).
+    cluster.pauseNode(replica);
+    const onMaster = new Redis({ host: '127.0.0.1', port: master, lazyConnect: true });
+    await onMaster.connect();
+    await onMaster.call('CLIENT', 'KILL', 'TYPE', 'replica');
+    onMaster.disconnect();
+    await buffer.enqueue('pageviews', rows('uncopied', 5)); // what the collector answers 202 on
+
+    await cluster.stopNode(master, 'SIGKILL');
+    cluster.resumeNode(replica);
+    await cluster.waitUntilServing(30_000);
+    expect(await cluster.masterOf(queue)).toBe(replica);
+    // The promoted replica has only what it had copied.
+    await expect.poll(() => raw.lrange(queue, 0, -1).catch(() => null), { timeout: 15_000 }).not.toBeNull();
+    const inRedis = (await raw.lrange(queue, 0, -1)).map((r) => JSON.parse(r) as { pageviewId: string });
+    expect(ids(inRedis)).toEqual(ids(rows('copied', 5)));
+
+    // The flusher is handed all ten (the process's copy; its ids make any second insert a no-op).
+    await takeAll(buffer, ids([...rows('copied', 5), ...rows('uncopied', 5)]));
+  });
+
+  it('keeps no copy in the process on a cluster without replicas (its masters never fail over)', {
+    timeout: 60_000,
+  }, async () => {
+    const cluster = await startRedisCluster({ replicas: 0, nodeTimeoutMs: 1000 });
+    clusters.push(cluster);
+    const buffer = new RedisIngestBuffer({ cluster: cluster.nodes }, `ingest-${randomUUID()}`);
+    closers.push(() => buffer.close());
+    await buffer.enqueue('pageviews', rows('alone', 3));
+    await buffer.enqueue('pageviews', rows('again', 3));
+    expect(buffer.takeLocal()).toEqual([]);
+    await takeAll(buffer, ids([...rows('alone', 3), ...rows('again', 3)]));
+  });
+});
+
+describe('replicasOfMyself', () => {
+  // Shape of Redis 7's CLUSTER NODES (ids shortened), as node `me` answers it.
+  const nodes = (me: string) =>
+    [
+      'a1 127.0.0.1:7000@17000 master - 0 0 1 connected 0-5460',
+      'b2 127.0.0.1:7001@17001 master - 0 1 2 connected 5461-10922',
+      'c3 127.0.0.1:7003@17003 slave a1 0 1 1 connected',
+      'd4 127.0.0.1:7004@17004 slave,fail a1 0 1 1 disconnected',
+      'e5 127.0.0.1:7005@17005 slave b2 0 1 2 connected',
+    ]
+      .map((line) => (line.startsWith(`${me} `) ? line.replace(/ (master|slave)/, ' myself,$1') : line))
+      .join('\n');
+  it('counts the replicas of the master answering, connected or not, failed or not', () => {
+    expect(replicasOfMyself(`${nodes('a1')}\n`)).toBe(2);
+    expect(replicasOfMyself(nodes('b2'))).toBe(1);
+  });
+  it('counts none for a replica answering, or an answer without itself', () => {
+    expect(replicasOfMyself(nodes('c3'))).toBe(0);
+    expect(replicasOfMyself(nodes('zz'))).toBe(0);
+    expect(replicasOfMyself('')).toBe(0);
+  });
+});
