@@ -1,4 +1,4 @@
-import type { Cluster } from 'ioredis';
+import type { ChainableCommander, Cluster } from 'ioredis';
 
 /** How long a push waits for a replica to confirm it (Redis checks these timeouts every tenth of a second). */
 export const REPLICA_WAIT_MS = 100;
@@ -28,48 +28,105 @@ export function replicasOfMyself(nodes: string): number {
   return lines.filter((fields) => fields[3] === me[0]).length;
 }
 
+/** One `WAIT` on a queue's master: the replicas that confirmed every write its connection sent before it. */
+interface Confirmation {
+  /** The node that answered it (`CLUSTER MYID`). */
+  node: string;
+  replicas: number;
+}
+
+/** A pipeline's answers, or the first error among them. */
+async function answersOf(pipeline: ChainableCommander): Promise<unknown[]> {
+  const answers = (await pipeline.exec()) ?? [];
+  const failed = answers.find(([err]) => err);
+  if (failed) throw failed[0];
+  return answers.map(([, answer]) => answer);
+}
+
+/** `script`, answering `{its answer, the id of the node that ran it}` (made once per script). */
+const withNodeIdMemo = new Map<string, string>();
+function withNodeId(script: string): string {
+  let wrapped = withNodeIdMemo.get(script);
+  if (!wrapped) {
+    wrapped = `local function run() ${script} end\nreturn { run(), redis.call('CLUSTER', 'MYID') }`;
+    withNodeIdMemo.set(script, wrapped);
+  }
+  return wrapped;
+}
+
 /**
  * Redis copies a master's writes to its replicas after answering them: a master that dies can take with it a
  * write its replica never had, and the replica takes over without it. A report answered 202 on that write
- * would be lost. So on a cluster whose master has replicas, a push asks for one replica's confirmation in the
- * same round trip (`WAIT 1`); when none confirms in time (a replica paused, cut off or far behind), the push
- * is not `confirmed` and its caller keeps its own copy as well (the rows' ids make a second insert a no-op).
- * After such a miss, pushes stop waiting for a while and are kept both ways, so a dead replica does not add
- * the wait to every report. A master without replicas never fails over: its pushes neither wait nor copy.
+ * would be lost. So on a cluster whose master has replicas, a push waits for one replica's confirmation
+ * (`WAIT 1`); when none confirms in time (a replica paused, cut off or far behind), the push is not
+ * `confirmed` and its caller keeps its own copy as well (the rows' ids make a second insert a no-op).
+ *
+ * `WAIT` confirms every earlier write of the connection it is sent on, so the pushes answered in one turn of
+ * the event loop share one. It confirms a push only when sent to the node that ran it with no connection of
+ * the client lost in between (a new connection's `WAIT` covers none of the old one's writes). After a miss,
+ * pushes stop waiting for a while and are kept both ways, so a dead replica does not add the wait to every
+ * report. A master without replicas never fails over: its pushes neither wait nor copy.
  */
 export class ReplicatedPush {
   private readonly masters = new Map<string, MasterState>();
+  /** The next `WAIT` of each queue, while pushes can still join it. */
+  private readonly waits = new Map<string, Promise<Confirmation>>();
+  private readonly counts = new Map<string, Promise<void>>();
+  /** Connections lost so far (each closed one leaves the cluster client's pool). */
+  private lost = 0;
 
   constructor(
     private readonly redis: Cluster,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    redis.on('-node', () => this.lost++);
+  }
 
   /** Runs `script` on `key`'s master; its answer, and whether it is kept beyond that master alone. */
   async eval(script: string, key: string, args: (string | number)[]): Promise<{ answer: unknown; confirmed: boolean }> {
-    const at = this.now();
     const master = this.masters.get(key) ?? { replicas: -1, countedAt: 0, laggingUntil: 0 };
     this.masters.set(key, master);
-    const recount = at - master.countedAt >= RECOUNT_EVERY_MS;
-    const lagging = at < master.laggingUntil;
-    const wait = master.replicas !== 0 && !lagging;
-
-    const pipeline = this.redis.pipeline().eval(script, 1, key, ...args);
-    if (wait) pipeline.call('WAIT', '1', String(REPLICA_WAIT_MS));
-    if (recount) pipeline.cluster('NODES');
-    const answers = (await pipeline.exec()) ?? [];
-    const failed = answers.find(([err]) => err);
-    if (failed) throw failed[0];
-
-    const [, answer] = answers[0] as [null, unknown];
-    if (recount) {
-      master.replicas = replicasOfMyself(String(answers.at(-1)?.[1] ?? ''));
-      master.countedAt = at;
-    }
+    const counting = this.now() - master.countedAt >= RECOUNT_EVERY_MS ? this.count(key, master) : undefined;
+    const lost = this.lost;
+    const [answer, node] = (await this.redis.eval(withNodeId(script), 1, key, ...args)) as [unknown, string];
+    if (master.replicas < 0) await counting; // the first push knows before it waits
     if (master.replicas === 0) return { answer, confirmed: true };
-    if (!wait) return { answer, confirmed: false };
-    const confirmed = Number(answers[1]?.[1]) >= 1;
-    if (!confirmed) master.laggingUntil = this.now() + LAGGING_FOR_MS;
-    return { answer, confirmed };
+    if (this.now() < master.laggingUntil) return { answer, confirmed: false };
+    const confirmation = await this.nextWait(key);
+    if (confirmation.replicas < 1) master.laggingUntil = this.now() + LAGGING_FOR_MS;
+    return { answer, confirmed: confirmation.replicas >= 1 && confirmation.node === node && this.lost === lost };
+  }
+
+  /** Counts the replicas of `key`'s master again, in the background (a failed count keeps the last one). */
+  private count(key: string, master: MasterState): Promise<void> {
+    let counting = this.counts.get(key);
+    if (!counting) {
+      // A keyed command first: a cluster sends a pipeline to the master of its first key's slot.
+      counting = answersOf(this.redis.pipeline().exists(key).cluster('NODES'))
+        .then(([, nodes]) => {
+          master.replicas = replicasOfMyself(String(nodes));
+          master.countedAt = this.now();
+        })
+        .catch(() => {})
+        .finally(() => this.counts.delete(key));
+      this.counts.set(key, counting);
+    }
+    return counting;
+  }
+
+  /** The `WAIT` sent once the pushes answered in this turn of the event loop have joined it. */
+  private nextWait(key: string): Promise<Confirmation> {
+    let wait = this.waits.get(key);
+    if (!wait) {
+      wait = new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+        this.waits.delete(key);
+        const [, node, replicas] = await answersOf(
+          this.redis.pipeline().exists(key).cluster('MYID').call('WAIT', '1', String(REPLICA_WAIT_MS)),
+        );
+        return { node: String(node), replicas: Number(replicas) };
+      });
+      this.waits.set(key, wait);
+    }
+    return wait;
   }
 }
