@@ -90,6 +90,19 @@ if (undeclared.length) {
   );
   process.exit(1);
 }
+// The rollup thread starts anew whenever today's rollups run after it ended idle: its bundle imports only what
+// counting needs, never the ORM, the migrations or the schemas (a thread's heap held them all before).
+const ROLLUP_THREAD_PACKAGES = new Set(['pg', 'pg-copy-streams']);
+const [, rollupThread] = Object.entries(result.metafile.outputs).find(([file]) => file.endsWith('/rollup-worker.js'));
+const rollupThreadExtra = rollupThread.imports
+  .filter((i) => i.external && !isBuiltin(i.path) && !ROLLUP_THREAD_PACKAGES.has(packageName(i.path)))
+  .map((i) => i.path);
+if (rollupThreadExtra.length) {
+  console.error(
+    `apps/api/dist/rollup-worker.js imports ${[...new Set(rollupThreadExtra)].join(', ')}: the rollup thread's modules must import narrow entries (e.g. @us/db/pg-client), not a package's index`,
+  );
+  process.exit(1);
+}
 // The API reference page's renderer (GET /v1/docs): Scalar's browser bundle is a devDependency (the package
 // pulls in hundreds of megabytes a server never runs), so its one file and a licence notice are copied beside
 // the bundle, where faces/api-docs.ts finds them in a production install. The package ships no LICENSE file:

@@ -104,7 +104,15 @@ function createApp(deps: Deps, collect: ReturnType<typeof collectHandler>, metri
   // Only the entries our own proxies appended: the left of X-Forwarded-For is whatever the client sent.
   app.maxIpsCount = deps.env.TRUST_PROXY_HOPS;
   const ops = listOperations(appRouter);
-  const openapi = buildOpenApi(ops, `${deps.urls.base}`);
+  /** The OpenAPI document's text, made when first asked for (and again after a failure). */
+  let openapi: Promise<string> | undefined;
+  const openapiText = () =>
+    (openapi ??= buildOpenApi(ops, `${deps.urls.base}`)
+      .then((doc) => JSON.stringify(doc))
+      .catch((err: unknown) => {
+        openapi = undefined;
+        throw err;
+      }));
   const rest = restHandler(deps, ops);
   const trpc = trpcHandler(deps);
   const mcp = mcpHandler(deps, ops, { callsPerMinute: deps.env.MCP_CALLS_PER_MINUTE });
@@ -173,7 +181,8 @@ function createApp(deps: Deps, collect: ReturnType<typeof collectHandler>, metri
     }
     if (p === '/v1/openapi.json') {
       label('rest', p, 'openapi');
-      ctx.body = openapi;
+      ctx.type = 'application/json';
+      ctx.body = await openapiText();
       return;
     }
     // Export files: the link is the credential, and the body a stream rather than JSON.

@@ -5,4 +5,5 @@ export * from './entities/index.ts';
 export * from './faults.ts';
 export * from './migrate.ts';
 export * from './orm.ts';
+export * from './pg-client.ts';
 export * from './postgres-settings.ts';

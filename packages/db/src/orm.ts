@@ -2,6 +2,7 @@ import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { entities } from './entities/index.ts';
 import { migrationsList } from './migrations/index.ts';
+import type { PgPool } from './pg-client.ts';
 import { releaseEndedConnections } from './pool-guard.ts';
 
 export type Orm = MikroORM;
@@ -13,26 +14,6 @@ export interface OrmOptions {
   statementTimeoutMs?: number;
   /** How long a query waits for a free connection of the pool before failing (ms; forever when unset). */
   waitForConnectionMs?: number;
-}
-
-/** What of a `pg` pool's client a COPY stream needs (structural, so `pg`'s types are not needed here). */
-export interface PgClient {
-  query<T>(query: T): T;
-  escapeLiteral(value: string): string;
-  release(err?: Error | boolean): void;
-}
-export interface PgPool {
-  connect(): Promise<PgClient>;
-}
-
-/** Gives `client` back to its pool once, however many paths end its use; with an error it is discarded. */
-export function releaseOnce(client: PgClient): (err?: Error) => void {
-  let released = false;
-  return (err) => {
-    if (released) return;
-    released = true;
-    client.release(err ?? false);
-  };
 }
 
 const pgPools = new WeakMap<Orm, () => PgPool | null>();

@@ -1,4 +1,5 @@
-import { type Lane, type MetricSet, PROPERTY_PREFIX, propertyOfDimension } from '@us/shared';
+import type { Lane, MetricSet } from '@us/shared';
+import { PROPERTY_PREFIX, propertyOfDimension } from '@us/shared/properties';
 
 /**
  * The stats catalogue: the one allow-list of metric sets, dimensions, filters and counts. Every SQL

@@ -1,5 +1,5 @@
 // COPY streams read on pooled connections (the rollup's day streams).
-import { type PgClient, type PgPool, releaseOnce } from '@us/db';
+import { type PgClient, type PgPool, releaseOnce } from '@us/db/pg-client';
 import { to as copyTo } from 'pg-copy-streams';
 
 /** A COPY's bytes, to be read to the end, or abandoned (its connection is then discarded). */

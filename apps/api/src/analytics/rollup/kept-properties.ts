@@ -1,7 +1,7 @@
 // The custom property keys a site keeps past the raw window (settings `keptProperties`, issue 40 item 2):
 // the daily rollups hold a `prop:<key>` dimension for each, and `rollup_days.properties` records which
 // keys a site-day's rollup holds. Only these keys: the rollups never grow with the keys strangers send.
-import { PROPERTY_PREFIX } from '@us/shared';
+import { PROPERTY_PREFIX } from '@us/shared/properties';
 import { propertyDimension } from '../catalogue.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Logger } from '../logger.ts';
 
 export interface Mail {
@@ -29,12 +29,20 @@ export function createMailer(opts: {
   production: boolean;
 }): Mailer {
   if (opts.smtpUrl) {
-    const transport: Transporter = nodemailer.createTransport(opts.smtpUrl);
+    const smtpUrl = opts.smtpUrl;
+    // The SMTP client is loaded with the first e-mail: most nodes send none for hours.
+    let transport: Promise<Transporter> | undefined;
+    const connect = () =>
+      (transport ??= import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport(smtpUrl)));
     return {
       async send(mail) {
-        await transport.sendMail({ from: opts.from, ...mail });
+        await (await connect()).sendMail({ from: opts.from, ...mail });
       },
-      close: () => transport.close(),
+      close: () =>
+        void transport?.then(
+          (t) => t.close(),
+          () => {},
+        ),
     };
   }
   const outbox = path.resolve(opts.dataDir, 'outbox.ndjson');

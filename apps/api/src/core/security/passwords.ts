@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
-import { dictionary } from '@zxcvbn-ts/language-common';
 
 // Argon2id (the library's default algorithm) with OWASP's recommended minimum cost.
 const ARGON2 = { memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
@@ -24,8 +23,13 @@ export function dummyVerify(password: string): Promise<boolean> {
   return dummyHash.then((h) => verifyPassword(h, password)).then(() => false);
 }
 
-// The most common passwords from breach corpora, as shipped by zxcvbn-ts (offline).
-const common = new Set<string>((dictionary['passwords-common'] as string[]).map((p) => p.toLowerCase()));
+// The most common passwords from breach corpora, as shipped by zxcvbn-ts (offline): loaded when a password is
+// first checked, so a node that never sees one does not hold the list.
+let common: Promise<Set<string>> | undefined;
+const commonPasswords = () =>
+  (common ??= import('@zxcvbn-ts/language-common').then(
+    ({ dictionary }) => new Set<string>((dictionary['passwords-common'] as string[]).map((p) => p.toLowerCase())),
+  ));
 
 /**
  * True when the password is known from breaches: the offline list always, and, when `rangeUrl` is
@@ -33,7 +37,7 @@ const common = new Set<string>((dictionary['passwords-common'] as string[]).map(
  * An unreachable range service does not block sign-up.
  */
 export async function isBreached(password: string, rangeUrl?: string): Promise<boolean> {
-  if (common.has(password.toLowerCase())) return true;
+  if ((await commonPasswords()).has(password.toLowerCase())) return true;
   if (!rangeUrl) return false;
   const sha1 = createHash('sha1').update(password).digest('hex').toUpperCase();
   try {

@@ -1,4 +1,4 @@
-import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
+import type { OpenAPIObject } from 'trpc-to-openapi';
 import { PROBLEM_CODES } from '../../core/problem-types.ts';
 import { scopesOf } from '../../procedures/meta.ts';
 import type { Operation } from '../../procedures/registry.ts';
@@ -45,8 +45,11 @@ function errorStatuses(op: Operation): number[] {
 /**
  * The OpenAPI 3.1 document, generated from the router, then completed with what the generator does not
  * know: success statuses other than 200, problem+json errors, and the Idempotency-Key / X-Workspace headers.
+ * The generator is loaded here, when the document is first asked for: it is most of a megabyte of code
+ * and several of heap that a node serving no one reading it would hold for nothing.
  */
-export function buildOpenApi(ops: Operation[], baseUrl: string): OpenAPIObject {
+export async function buildOpenApi(ops: Operation[], baseUrl: string): Promise<OpenAPIObject> {
+  const { generateOpenApiDocument } = await import('trpc-to-openapi');
   const doc = generateOpenApiDocument(appRouter, {
     title: 'Unseen Stats API',
     description: 'Cookie-free web analytics and bot protection. Every operation is also an MCP tool at POST /mcp.',

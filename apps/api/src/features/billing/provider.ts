@@ -2,8 +2,9 @@
 // Without STRIPE_SECRET_KEY there is no provider: billing answers "not configured" (503) and every
 // workspace stays on Free. Plans are Stripe prices found by lookup key (`unseen_starter_month`, …), made
 // on first use when the account has none, so operators may also make or re-price them in Stripe.
+import { createRequire } from 'node:module';
 import { type BillingInterval, PAID_PLANS, type PaidPlan, PLAN_PRICES, type Plan } from '@us/shared';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import type { Env } from '../../core/env.ts';
 import { AppError, notConfigured } from '../../core/errors.ts';
 
@@ -23,7 +24,9 @@ export interface BillingProvider {
 export function billingProviderOf(env: Env): BillingProvider | null {
   if (!env.STRIPE_SECRET_KEY || !env.STRIPE_WEBHOOK_SECRET) return null;
   const base = new URL(env.STRIPE_API_URL);
-  const stripe = new Stripe(env.STRIPE_SECRET_KEY, {
+  // Loaded only when billing is configured: a node without it never holds the client (several MB of heap).
+  const StripeClient = createRequire(import.meta.url)('stripe') as typeof Stripe;
+  const stripe = new StripeClient(env.STRIPE_SECRET_KEY, {
     host: base.hostname,
     port: base.port || (base.protocol === 'http:' ? 80 : 443),
     protocol: base.protocol === 'http:' ? 'http' : 'https',

@@ -4,10 +4,28 @@
 // until the download link's own expiry. Objects live under EXPORT_S3_PREFIX<export>/<file>.
 
 import { PassThrough, type Readable } from 'node:stream';
-import { DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { CopyStore, KeptCopy } from './storage.ts';
+
+/** The SDK's parts used here, loaded with the first copy looked up or kept (a node holds it only once it does). */
+async function loadSdk() {
+  const [s3, storage, presigner] = await Promise.all([
+    import('@aws-sdk/client-s3'),
+    import('@aws-sdk/lib-storage'),
+    import('@aws-sdk/s3-request-presigner'),
+  ]);
+  const { DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client } = s3;
+  return {
+    DeleteObjectsCommand,
+    GetObjectCommand,
+    HeadObjectCommand,
+    ListObjectsV2Command,
+    S3Client,
+    Upload: storage.Upload,
+    getSignedUrl: presigner.getSignedUrl,
+  };
+}
+type Sdk = Awaited<ReturnType<typeof loadSdk>>;
 
 export interface S3Settings {
   bucket: string;
@@ -20,14 +38,21 @@ export interface S3Settings {
 }
 
 export class S3Copies implements CopyStore {
-  private readonly s3: S3Client;
+  private client: Promise<{ sdk: Sdk; s3: S3Client }> | undefined;
 
-  constructor(private readonly settings: S3Settings) {
-    this.s3 = new S3Client({
-      region: settings.region,
-      ...(settings.endpoint ? { endpoint: settings.endpoint, forcePathStyle: true } : {}),
-      ...(settings.credentials ? { credentials: settings.credentials } : {}),
-    });
+  constructor(private readonly settings: S3Settings) {}
+
+  private connect() {
+    const { settings } = this;
+    this.client ??= loadSdk().then((sdk) => ({
+      sdk,
+      s3: new sdk.S3Client({
+        region: settings.region,
+        ...(settings.endpoint ? { endpoint: settings.endpoint, forcePathStyle: true } : {}),
+        ...(settings.credentials ? { credentials: settings.credentials } : {}),
+      }),
+    }));
+    return this.client;
   }
 
   private keyOf(exportId: string, file: string): string {
@@ -36,17 +61,18 @@ export class S3Copies implements CopyStore {
 
   async find(exportId: string, file: string, until: Date): Promise<KeptCopy | null> {
     const Key = this.keyOf(exportId, file);
+    const { sdk, s3 } = await this.connect();
     try {
-      await this.s3.send(new HeadObjectCommand({ Bucket: this.settings.bucket, Key }));
+      await s3.send(new sdk.HeadObjectCommand({ Bucket: this.settings.bucket, Key }));
     } catch (e) {
       if ((e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return null;
       throw e;
     }
     const expiresIn = Math.max(1, Math.floor((until.getTime() - Date.now()) / 1000));
     const name = file.replaceAll('/', '-');
-    const redirect = await getSignedUrl(
-      this.s3,
-      new GetObjectCommand({
+    const redirect = await sdk.getSignedUrl(
+      s3,
+      new sdk.GetObjectCommand({
         Bucket: this.settings.bucket,
         Key,
         ResponseContentDisposition: `attachment; filename="${name}"`,
@@ -59,11 +85,12 @@ export class S3Copies implements CopyStore {
 
   async tee(exportId: string, file: string): Promise<(source: Readable) => Readable> {
     const Key = this.keyOf(exportId, file);
+    const { sdk, s3 } = await this.connect();
     return (source) => {
       const toClient = new PassThrough();
       const toStore = new PassThrough();
-      const upload = new Upload({
-        client: this.s3,
+      const upload = new sdk.Upload({
+        client: s3,
         params: {
           Bucket: this.settings.bucket,
           Key,
@@ -96,14 +123,15 @@ export class S3Copies implements CopyStore {
   async sweep(before: Date): Promise<number> {
     let swept = 0;
     let token: string | undefined;
+    const { sdk, s3 } = await this.connect();
     do {
-      const page = await this.s3.send(
-        new ListObjectsV2Command({ Bucket: this.settings.bucket, Prefix: this.settings.prefix, ContinuationToken: token }),
+      const page = await s3.send(
+        new sdk.ListObjectsV2Command({ Bucket: this.settings.bucket, Prefix: this.settings.prefix, ContinuationToken: token }),
       );
       const old = (page.Contents ?? []).filter((o) => o.Key && o.LastModified && o.LastModified < before);
       if (old.length) {
-        await this.s3.send(
-          new DeleteObjectsCommand({
+        await s3.send(
+          new sdk.DeleteObjectsCommand({
             Bucket: this.settings.bucket,
             Delete: { Objects: old.map((o) => ({ Key: o.Key as string })) },
           }),
@@ -116,6 +144,9 @@ export class S3Copies implements CopyStore {
   }
 
   close(): void {
-    this.s3.destroy();
+    void this.client?.then(
+      ({ s3 }) => s3.destroy(),
+      () => {},
+    );
   }
 }
