@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { API_NODE_FLAGS, API_SOURCE_FLAGS, apiProcessEnv } from '../src/core/node-flags.ts';
@@ -11,8 +12,12 @@ export async function startChild<T>(
   script: string,
   nodeArgs: string[] = [],
   env: NodeJS.ProcessEnv = {},
+  cgroup?: string,
 ): Promise<{ info: T; proc: ChildProcess }> {
-  const proc = spawn(process.execPath, [...nodeArgs, ...API_SOURCE_FLAGS, '--import', 'tsx', script], {
+  const argv = [process.execPath, ...nodeArgs, ...API_SOURCE_FLAGS, '--import', 'tsx', script];
+  // In a cgroup: a shell joins it, then becomes the process (exec), so the child's pid is the server's.
+  const [command, ...args] = cgroup ? ['/bin/sh', '-c', `echo $$ > '${cgroup}/cgroup.procs' && exec "$@"`, 'sh', ...argv] : argv;
+  const proc = spawn(command as string, args, {
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
     env: { ...process.env, ...env },
   });
@@ -30,7 +35,34 @@ export async function startChild<T>(
  */
 export function startApiChild<T>(nodeArgs: string[] = [], env: NodeJS.ProcessEnv = {}) {
   const script = path.join(import.meta.dirname, 'api-server.ts');
-  return startChild<T>(script, [...API_NODE_FLAGS, ...nodeArgs], { ...apiProcessEnv(), ...env });
+  const machineMb = Number(process.env.BENCH_API_MEMORY_MB ?? 0);
+  return startChild<T>(
+    script,
+    [...API_NODE_FLAGS, ...nodeArgs],
+    { ...apiProcessEnv(), ...env },
+    machineMb ? memoryCgroup(machineMb) : undefined,
+  );
+}
+
+/**
+ * A cgroup (v1 memory controller) limited to `mb`, for `BENCH_API_MEMORY_MB`: the API started in it, with its
+ * embedded PostgreSQL, has a machine of that size. Node sizes V8's heap (the young generation too) by the memory
+ * its cgroup allows, as on such a machine. Needs a writable /sys/fs/cgroup/memory (root in a container).
+ */
+function memoryCgroup(mb: number): string {
+  const dir = `/sys/fs/cgroup/memory/us-bench-api-${process.pid}`;
+  try {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'memory.limit_in_bytes'), String(mb * 1024 * 1024));
+  } catch (err) {
+    throw new Error(`BENCH_API_MEMORY_MB needs a writable memory cgroup (${dir}): ${(err as Error).message}`);
+  }
+  process.once('exit', () => {
+    try {
+      rmdirSync(dir); // once its processes are gone
+    } catch {}
+  });
+  return dir;
 }
 
 export async function stopChild(proc: ChildProcess) {
