@@ -19,6 +19,7 @@ import { addDays } from '../../analytics/range.ts';
 import { run } from '../../analytics/runner.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
 import { type Grouping, Params, statement, tzParam } from '../../analytics/sql.ts';
+import { FillQueue } from './kept-fills.ts';
 import type { Question } from './question.ts';
 import { rawPart } from './raw-statements.ts';
 
@@ -31,8 +32,10 @@ export const keptLimits = {
   minRows: 100_000,
   /** Values of one day past which the day is not kept (the question stays raw). */
   dayValues: 10_000,
-  /** Fills waiting in this process past which a new one is left for a later ask. */
-  queued: 16,
+  /** Fills waiting or running in this process past which a new one is left for a later ask. */
+  queued: 64,
+  /** The same, for one site (sites take turns: kept-fills.ts): a dashboard's questions, not a flood's. */
+  queuedPerSite: 8,
 };
 
 /** What the figures statement reads from the store, and which UTC days it still reads raw. */
@@ -146,42 +149,31 @@ function keepDayStatement(ctx: SiteCtx, qn: Question, counts: readonly string[],
   );
 }
 
-/** Fills waiting or running in this process, by site and question. */
-const fills = new Map<string, Promise<void>>();
-/** Fills run one after another: keeping days is background work beside the answers on the stats pool. */
-let chain: Promise<unknown> = Promise.resolve();
+/** Fills run one at a time, each site's in turn. */
+const fills = new FillQueue(keptLimits);
 /** Moved by an orderly stop: fills queued before it keep no more days (a server started later fills again). */
 let generation = 0;
 
 function fillLater(ctx: SiteCtx, qn: Question, counts: readonly string[], groupings: readonly Grouping[], days: string[]) {
   const key = JSON.stringify([ctx.siteId, groupings.map((g) => definitionOf(ctx, qn, counts, g))]);
-  if (fills.has(key) || fills.size >= keptLimits.queued) return;
   const queuedIn = generation;
-  const job = chain
-    .then(async () => {
-      // Versions before the figures: rows arriving meanwhile make a kept day outdated, never wrongly current.
-      const arrivals = await arrivalsOf(ctx.em, ctx.siteId, days);
-      for (const day of days) {
-        for (const g of groupings) {
-          if (generation !== queuedIn) return;
-          await run(ctx.em, keepDayStatement(ctx, qn, counts, g, day, arrivals.get(day) ?? 0));
-        }
+  fills.add(ctx.siteId, key, async () => {
+    // Versions before the figures: rows arriving meanwhile make a kept day outdated, never wrongly current.
+    const arrivals = await arrivalsOf(ctx.em, ctx.siteId, days);
+    for (const day of days) {
+      for (const g of groupings) {
+        if (generation !== queuedIn) return;
+        await run(ctx.em, keepDayStatement(ctx, qn, counts, g, day, arrivals.get(day) ?? 0));
       }
-    })
-    // A failed fill is left: the answers stay raw for those days, and the next ask tries again.
-    .catch(() => undefined)
-    .finally(() => fills.delete(key));
-  chain = job;
-  fills.set(key, job);
+    }
+  });
 }
 
 /** How many questions' fills are waiting or running in this process. */
 export const keptFillsPending = () => fills.size;
 
 /** Resolves once the fills under way have ended (tests, the bench). */
-export async function keptFillsSettled(): Promise<void> {
-  while (fills.size) await Promise.all([...fills.values()]);
-}
+export const keptFillsSettled = (): Promise<void> => fills.settled();
 
 /** An orderly stop: the fills queued keep no more days; resolves once the statement running has ended. */
 export function stopKeptFills(): Promise<void> {
