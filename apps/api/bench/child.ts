@@ -36,6 +36,9 @@ export async function startChild<T>(
 export function startApiChild<T>(nodeArgs: string[] = [], env: NodeJS.ProcessEnv = {}) {
   const script = path.join(import.meta.dirname, 'api-server.ts');
   const machineMb = Number(process.env.BENCH_API_MEMORY_MB ?? 0);
+  if (!Number.isInteger(machineMb) || (machineMb !== 0 && machineMb < 256)) {
+    throw new Error(`BENCH_API_MEMORY_MB is the machine's memory in MB, 256 or more: not ${process.env.BENCH_API_MEMORY_MB}`);
+  }
   return startChild<T>(
     script,
     [...API_NODE_FLAGS, ...nodeArgs],

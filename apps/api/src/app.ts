@@ -10,6 +10,7 @@ import { sendProblem } from './core/http/problem-response.ts';
 import { servedOverHttps } from './core/http/security-headers.ts';
 import { notServed, spaStatic } from './core/http/static.ts';
 import { endAtTurnEnd, sendAtTurnEnd } from './core/http/turn-end.ts';
+import { loadOnce } from './core/load-once.ts';
 import { currentRequest, label } from './core/observe/request-scope.ts';
 import { API_DOCS_PATH, apiDocsHandler } from './faces/api-docs.ts';
 import { collectHandler } from './faces/collect/handler.ts';
@@ -104,15 +105,8 @@ function createApp(deps: Deps, collect: ReturnType<typeof collectHandler>, metri
   // Only the entries our own proxies appended: the left of X-Forwarded-For is whatever the client sent.
   app.maxIpsCount = deps.env.TRUST_PROXY_HOPS;
   const ops = listOperations(appRouter);
-  /** The OpenAPI document's text, made when first asked for (and again after a failure). */
-  let openapi: Promise<string> | undefined;
-  const openapiText = () =>
-    (openapi ??= buildOpenApi(ops, `${deps.urls.base}`)
-      .then((doc) => JSON.stringify(doc))
-      .catch((err: unknown) => {
-        openapi = undefined;
-        throw err;
-      }));
+  /** The OpenAPI document's text, made when first asked for. */
+  const openapiText = loadOnce(() => buildOpenApi(ops, `${deps.urls.base}`).then((doc) => JSON.stringify(doc)));
   const rest = restHandler(deps, ops);
   const trpc = trpcHandler(deps);
   const mcp = mcpHandler(deps, ops, { callsPerMinute: deps.env.MCP_CALLS_PER_MINUTE });

@@ -117,7 +117,7 @@ export class RedisIngestBuffer implements IngestBuffer {
       commandTimeout: COMMAND_TIMEOUT_MS,
     });
     this.redis.on('error', () => {});
-    if (this.cluster) this.replicated = new ReplicatedPush(this.redis as Cluster);
+    if (this.cluster) this.replicated = new ReplicatedPush(this.redis as Cluster, ENQUEUE);
     this.local = new MemoryIngestBuffer(maxRows);
     this.ready = new Promise<void>((resolve) =>
       this.redis.once('ready', () => {
@@ -152,7 +152,7 @@ export class RedisIngestBuffer implements IngestBuffer {
       if (this.redis.status !== 'ready' && !this.everReady) await this.connected(1000);
       const [queue] = this.keys(table);
       if (this.replicated) {
-        const push = await this.replicated.eval(ENQUEUE, queue, [this.maxRows, ...values]);
+        const push = await this.replicated.eval(queue, [this.maxRows, ...values]);
         pushed = Number(push.answer);
         confirmed = push.confirmed;
       } else pushed = Number(await this.redis.eval(ENQUEUE, 1, queue, this.maxRows, ...values));

@@ -43,16 +43,8 @@ async function answersOf(pipeline: ChainableCommander): Promise<unknown[]> {
   return answers.map(([, answer]) => answer);
 }
 
-/** `script`, answering `{its answer, the id of the node that ran it}` (made once per script). */
-const withNodeIdMemo = new Map<string, string>();
-function withNodeId(script: string): string {
-  let wrapped = withNodeIdMemo.get(script);
-  if (!wrapped) {
-    wrapped = `local function run() ${script} end\nreturn { run(), redis.call('CLUSTER', 'MYID') }`;
-    withNodeIdMemo.set(script, wrapped);
-  }
-  return wrapped;
-}
+/** `script`, answering `{its answer, the id of the node that ran it}`. */
+const withNodeId = (script: string) => `local function run() ${script} end\nreturn { run(), redis.call('CLUSTER', 'MYID') }`;
 
 /**
  * Redis copies a master's writes to its replicas after answering them: a master that dies can take with it a
@@ -74,21 +66,28 @@ export class ReplicatedPush {
   private readonly counts = new Map<string, Promise<void>>();
   /** Connections lost so far (each closed one leaves the cluster client's pool). */
   private lost = 0;
+  private readonly script: string;
 
+  /** Pushes with `script` (one key, its arguments), run on the key's master. */
   constructor(
     private readonly redis: Cluster,
+    script: string,
     private readonly now: () => number = Date.now,
   ) {
+    this.script = withNodeId(script);
     redis.on('-node', () => this.lost++);
   }
 
-  /** Runs `script` on `key`'s master; its answer, and whether it is kept beyond that master alone. */
-  async eval(script: string, key: string, args: (string | number)[]): Promise<{ answer: unknown; confirmed: boolean }> {
-    const master = this.masters.get(key) ?? { replicas: -1, countedAt: 0, laggingUntil: 0 };
-    this.masters.set(key, master);
+  /** Runs the script on `key`'s master; its answer, and whether it is kept beyond that master alone. */
+  async eval(key: string, args: (string | number)[]): Promise<{ answer: unknown; confirmed: boolean }> {
+    let master = this.masters.get(key);
+    if (!master) {
+      master = { replicas: -1, countedAt: 0, laggingUntil: 0 };
+      this.masters.set(key, master);
+    }
     const counting = this.now() - master.countedAt >= RECOUNT_EVERY_MS ? this.count(key, master) : undefined;
     const lost = this.lost;
-    const [answer, node] = (await this.redis.eval(withNodeId(script), 1, key, ...args)) as [unknown, string];
+    const [answer, node] = (await this.redis.eval(this.script, 1, key, ...args)) as [unknown, string];
     if (master.replicas < 0) await counting; // the first push knows before it waits
     if (master.replicas === 0) return { answer, confirmed: true };
     if (this.now() < master.laggingUntil) return { answer, confirmed: false };

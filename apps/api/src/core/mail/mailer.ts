@@ -1,6 +1,7 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Transporter } from 'nodemailer';
+import { loadOnce } from '../load-once.ts';
 import type { Logger } from '../logger.ts';
 
 export interface Mail {
@@ -31,15 +32,15 @@ export function createMailer(opts: {
   if (opts.smtpUrl) {
     const smtpUrl = opts.smtpUrl;
     // The SMTP client is loaded with the first e-mail: most nodes send none for hours.
-    let transport: Promise<Transporter> | undefined;
-    const connect = () =>
-      (transport ??= import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport(smtpUrl)));
+    const transport = loadOnce<Transporter>(() =>
+      import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport(smtpUrl)),
+    );
     return {
       async send(mail) {
-        await (await connect()).sendMail({ from: opts.from, ...mail });
+        await (await transport()).sendMail({ from: opts.from, ...mail });
       },
       close: () =>
-        void transport?.then(
+        void transport.started()?.then(
           (t) => t.close(),
           () => {},
         ),

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
+import { loadOnce } from '../load-once.ts';
 
 // Argon2id (the library's default algorithm) with OWASP's recommended minimum cost.
 const ARGON2 = { memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
@@ -25,11 +26,11 @@ export function dummyVerify(password: string): Promise<boolean> {
 
 // The most common passwords from breach corpora, as shipped by zxcvbn-ts (offline): loaded when a password is
 // first checked, so a node that never sees one does not hold the list.
-let common: Promise<Set<string>> | undefined;
-const commonPasswords = () =>
-  (common ??= import('@zxcvbn-ts/language-common').then(
+const commonPasswords = loadOnce(() =>
+  import('@zxcvbn-ts/language-common').then(
     ({ dictionary }) => new Set<string>((dictionary['passwords-common'] as string[]).map((p) => p.toLowerCase())),
-  ));
+  ),
+);
 
 /**
  * True when the password is known from breaches: the offline list always, and, when `rangeUrl` is

@@ -5,6 +5,7 @@
 
 import { PassThrough, type Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
+import { type LoadOnce, loadOnce } from '../../core/load-once.ts';
 import type { CopyStore, KeptCopy } from './storage.ts';
 
 /** The SDK's parts used here, loaded with the first copy looked up or kept (a node holds it only once it does). */
@@ -38,21 +39,19 @@ export interface S3Settings {
 }
 
 export class S3Copies implements CopyStore {
-  private client: Promise<{ sdk: Sdk; s3: S3Client }> | undefined;
+  private readonly connect: LoadOnce<{ sdk: Sdk; s3: S3Client }>;
 
-  constructor(private readonly settings: S3Settings) {}
-
-  private connect() {
-    const { settings } = this;
-    this.client ??= loadSdk().then((sdk) => ({
-      sdk,
-      s3: new sdk.S3Client({
-        region: settings.region,
-        ...(settings.endpoint ? { endpoint: settings.endpoint, forcePathStyle: true } : {}),
-        ...(settings.credentials ? { credentials: settings.credentials } : {}),
-      }),
-    }));
-    return this.client;
+  constructor(private readonly settings: S3Settings) {
+    this.connect = loadOnce(() =>
+      loadSdk().then((sdk) => ({
+        sdk,
+        s3: new sdk.S3Client({
+          region: settings.region,
+          ...(settings.endpoint ? { endpoint: settings.endpoint, forcePathStyle: true } : {}),
+          ...(settings.credentials ? { credentials: settings.credentials } : {}),
+        }),
+      })),
+    );
   }
 
   private keyOf(exportId: string, file: string): string {
@@ -144,7 +143,7 @@ export class S3Copies implements CopyStore {
   }
 
   close(): void {
-    void this.client?.then(
+    void this.connect.started()?.then(
       ({ s3 }) => s3.destroy(),
       () => {},
     );
