@@ -1,7 +1,8 @@
 // Section `mixed`: POST /collect's latency paced at 30 % of bare http's throughput, first alone, then while the
 // 10M-pageview stats site's dashboard view (six reads at once) is read once a second and the service's own
 // rollup steps of a busy day run back to back in the API process (each step a quarter-hour of that day, as
-// today's job keeps it). Both figures in alternating rounds beside bare http paced at the same rate, which the
+// today's job keeps it; the day a copy on a site of its own, step-site.ts, so the view reads the stats site
+// as production keeps it). Both figures in alternating rounds beside bare http paced at the same rate, which the
 // same background load slows too: the gap between the two lines is what the service adds.
 import type { ChildProcess } from 'node:child_process';
 import { createOrm, type Orm } from '@us/db';
@@ -11,6 +12,7 @@ import { dashboardReads } from './dashboard.ts';
 import type { GcPauses } from './gc-pauses.ts';
 import type { LoadRequest } from './load.ts';
 import { ensureStatsSite, percentile } from './stats.ts';
+import { ensureStepSite } from './step-site.ts';
 
 interface MixedOptions {
   bareUrl: string;
@@ -25,11 +27,11 @@ interface MixedOptions {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Reads the dashboard view once a second and runs rollup steps back to back until `stop()`; what they did. */
-function backgroundLoad(o: MixedOptions, siteId: string, day: string) {
+function backgroundLoad(o: MixedOptions, siteId: string, steps: { siteId: string; day: string }) {
   let stopped = false;
   const views: number[] = [];
   const notOk = new Set<number>();
-  let steps = 0;
+  let stepped = 0;
   const reads = dashboardReads(o.api.url, o.api.token, siteId);
   const viewing = (async () => {
     while (!stopped) {
@@ -42,8 +44,8 @@ function backgroundLoad(o: MixedOptions, siteId: string, day: string) {
   })();
   const rolling = (async () => {
     while (!stopped) {
-      await askChild(o.api.proc, 'rollup-step', { siteId, day });
-      steps += 1;
+      await askChild(o.api.proc, 'rollup-step', steps);
+      stepped += 1;
     }
   })();
   return async () => {
@@ -51,7 +53,7 @@ function backgroundLoad(o: MixedOptions, siteId: string, day: string) {
     await Promise.all([viewing, rolling]);
     reads.close();
     views.sort((a, b) => a - b);
-    return { views, notOk: [...notOk], steps };
+    return { views, notOk: [...notOk], steps: stepped };
   };
 }
 
@@ -60,13 +62,14 @@ export async function mixedLoad(o: MixedOptions): Promise<string[]> {
   try {
     const s = await ensureStatsSite(orm, o.api.workspaceId, o.statsPageviews, o.log);
     const day = new Date(Date.parse(`${s.to}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+    const steps = await ensureStepSite(orm, o.api.workspaceId, s.siteId, day, o.log);
     const rate = o.bareRps * 0.3;
     const paced = { ...o.rounds, rate };
     const lines = [`collect under mixed load (paced at 30% of bare http, ${Math.round(rate)} reports/s):`];
     await askChild(o.api.proc, 'gc-pauses');
     const alone = await pacedBeside(o.bareUrl, o.api.url, o.collect, paced);
     lines.push(formatPaced('  alone', alone, o.bareRps, await askChild<GcPauses>(o.api.proc, 'gc-pauses')));
-    const stop = backgroundLoad(o, s.siteId, day);
+    const stop = backgroundLoad(o, s.siteId, steps);
     const mixed = await pacedBeside(o.bareUrl, o.api.url, o.collect, paced);
     const gc = await askChild<GcPauses>(o.api.proc, 'gc-pauses');
     const done = await stop();
@@ -75,7 +78,7 @@ export async function mixedLoad(o: MixedOptions): Promise<string[]> {
       `  p99 with that load ${mixed.api.p99.toFixed(1)} ms = ${((mixed.api.p99 * 100) / alone.api.p99).toFixed(0)}% of alone (${alone.api.p99.toFixed(1)} ms); ` +
         `meanwhile ${done.views.length} dashboard views of ${s.pageviews.toLocaleString('en')} pageviews (p50 ${percentile(done.views, 50).toFixed(0)} ms, ` +
         `p99 ${percentile(done.views, 99).toFixed(0)} ms${done.notOk.length ? `, answers not 200: ${done.notOk.join(', ')}` : ''}) ` +
-        `and ${done.steps} quarter-hour rollup steps of ${day} in the API process`,
+        `and ${done.steps} quarter-hour rollup steps of a copy of ${day} (${steps.pageviews.toLocaleString('en')} pageviews) in the API process`,
     );
     return lines;
   } finally {
