@@ -82,7 +82,8 @@ export async function loadBeside(bareUrl: string, apiUrl: string, req: LoadReque
  * Open-loop latency of `req` on the API at `rate` requests a second, in rounds alternating with bare http
  * paced at the same rate: the API's percentiles over all its rounds, and bare http's beside them (the
  * machine's own tail at that rate: its pauses delay any server's answers). The load comes from the lean
- * pacer (raw sockets, see lean-pacer.ts) unless `pacer` is `node` (Node's http client, as before).
+ * pacer (raw sockets, see lean-pacer.ts) unless `pacer` is `node` (Node's http client, as before). A second of
+ * each is sent first and not counted.
  */
 export async function pacedBeside(
   bareUrl: string,
@@ -92,6 +93,11 @@ export async function pacedBeside(
 ): Promise<{ api: LoadResult; bare: LoadResult; apiRounds: LoadResult[] }> {
   const window = { rate: o.rate, seconds: o.seconds };
   const pace = o.pacer === 'node' ? runPaced : runPacedLean;
+  // A second of each first, not counted (as loadBeside warms up): the first paced second after a pause
+  // ran the API's slowest round.
+  await pace(apiUrl, req, { rate: o.rate, seconds: 1 });
+  await o.settle?.();
+  await pace(bareUrl, BARE, { rate: o.rate, seconds: 1 });
   const { api, bare } = await alternate(
     o,
     () => pace(bareUrl, BARE, window),
