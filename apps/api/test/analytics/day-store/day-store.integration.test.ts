@@ -166,6 +166,65 @@ describe('the per-day store answers as the raw rows', () => {
     expect((await spanSpecs()).length).toBe(2);
   });
 
+  it('computes a stored day that was deleted between its header read and its rows read, and stores it again', async () => {
+    const em = f.t.deps.orm.em.fork();
+    const [site] = await em
+      .getConnection()
+      .execute<{ settings: Record<string, unknown> }[]>('select settings from sites where id = ?', [siteId]);
+    const s = readSettings(site?.settings ?? {});
+    const days = 14;
+    const ask = (ctx: ReturnType<typeof siteCtx>, store: boolean) =>
+      goalResultsOf(ctx, s, { id: siteId, days }, { store, readBatchBytes: 1 });
+    const plainCtx = () => siteCtx(f.t.deps.statsOrm.em.fork(), { id: siteId, timezone: TZ, settings: site?.settings ?? {} });
+    const raw = await ask(plainCtx(), false);
+    await ask(plainCtx(), true);
+    const storedEntries = async () =>
+      (
+        await em
+          .getConnection()
+          .execute<{ spec: string; day: string }[]>(
+            `select spec, to_char(day, 'YYYY-MM-DD') as day from result_days where site_id = ? order by 1, 2`,
+            [siteId],
+          )
+      ).map((r) => `${r.spec} ${r.day}`);
+    const before = await storedEntries();
+    // Every other rows read (one entry each: readBatchBytes 1) finds its entry deleted just before it runs,
+    // as when rows arrive for the day and another node deletes the entry between the two reads.
+    const statsEm = f.t.deps.statsOrm.em.fork();
+    const conn = statsEm.getConnection();
+    const deleted: string[] = [];
+    let reads = 0;
+    const racing = new Proxy(conn, {
+      get(target, key) {
+        const value = Reflect.get(target, key);
+        if (key !== 'execute') return typeof value === 'function' ? value.bind(target) : value;
+        return async (sql: string, params: unknown[], ...rest: unknown[]) => {
+          if (/r\.rows\s+from result_days/.test(sql) && reads++ % 2 === 0) {
+            for (const w of JSON.parse(params[0] as string) as { spec: string; day: string }[]) {
+              await em
+                .getConnection()
+                .execute('delete from result_days where site_id = ? and spec = ? and day = ?', [siteId, w.spec, w.day]);
+              deleted.push(`${w.spec} ${w.day}`);
+            }
+          }
+          return (target.execute as (...a: unknown[]) => unknown)(sql, params, ...rest);
+        };
+      },
+    });
+    const racingEm = new Proxy(statsEm, {
+      get(target, key) {
+        if (key === 'getConnection') return () => racing;
+        const value = Reflect.get(target, key);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const answer = await ask(siteCtx(racingEm, { id: siteId, timezone: TZ, settings: site?.settings ?? {} }), true);
+    expect(deleted.length).toBeGreaterThan(1);
+    expect(answer).toEqual(raw);
+    // The deleted entries were computed and stored again.
+    expect(await storedEntries()).toEqual(before);
+  });
+
   it('counts old sessions for a goal added after the traffic', async () => {
     const next = { ...settings(), goals: [...GOALS, { id: 'pricing', name: 'Pricing', type: 'path', match: '/pricing' }] };
     await f.t.deps.orm.em
