@@ -2,8 +2,9 @@
 // 10M-pageview stats site's dashboard view (six reads at once) is read once a second and the service's own
 // rollup steps of a busy day run in the API process (each step a quarter-hour of that day, as today's job
 // keeps it; the day a copy on a site of its own, step-site.ts, so the view reads the stats site as production
-// keeps it): first a step starting every window, then steps back to back. Both figures in alternating rounds beside bare http paced at the same rate, which the
-// same background load slows too: the gap between the two lines is what the service adds.
+// keeps it): first a step starting every window, then steps back to back. Each figure in alternating rounds
+// beside bare http paced at the same rate, which the same background load slows too: the gap between the two
+// lines is what the service adds.
 import type { ChildProcess } from 'node:child_process';
 import { createOrm, type Orm } from '@us/db';
 import { formatPaced, pacedBeside, type Rounds } from './beside.ts';

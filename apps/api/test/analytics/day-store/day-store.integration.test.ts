@@ -3,6 +3,7 @@
 // off pages, small groups; every route asked with the store and raw-only, then a goal added after the
 // traffic, then late rows for a stored day, then today's rows as they keep arriving. Funnels too, with and
 // without a filter.
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { insertRows } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 as rng } from '../../../scripts/seed/random.ts';
@@ -84,13 +85,19 @@ describe('the per-day store answers as the raw rows', () => {
   });
   afterAll(() => f.close());
 
-  async function both<T>(ask: (ctx: ReturnType<typeof siteCtx>, s: Record<string, unknown>, store: boolean) => Promise<T>) {
+  /** The site's settings as stored now, and a stats context for them (on a new fork, or on `em`). */
+  async function current() {
     const em = f.t.deps.orm.em.fork();
     const [site] = await em
       .getConnection()
       .execute<{ settings: Record<string, unknown> }[]>('select settings from sites where id = ?', [siteId]);
-    const s = site?.settings ?? {};
-    const ctx = () => siteCtx(f.t.deps.statsOrm.em.fork(), { id: siteId, timezone: TZ, settings: s });
+    const settings = site?.settings ?? {};
+    const ctx = (on: EntityManager = f.t.deps.statsOrm.em.fork()) => siteCtx(on, { id: siteId, timezone: TZ, settings });
+    return { em, settings, ctx };
+  }
+
+  async function both<T>(ask: (ctx: ReturnType<typeof siteCtx>, s: Record<string, unknown>, store: boolean) => Promise<T>) {
+    const { settings: s, ctx } = await current();
     const raw = await ask(ctx(), s, false);
     const first = await ask(ctx(), s, true); // computes and stores the missing days
     const again = await ask(ctx(), s, true); // reads them
@@ -167,17 +174,13 @@ describe('the per-day store answers as the raw rows', () => {
   });
 
   it('computes a stored day that was deleted between its header read and its rows read, and stores it again', async () => {
-    const em = f.t.deps.orm.em.fork();
-    const [site] = await em
-      .getConnection()
-      .execute<{ settings: Record<string, unknown> }[]>('select settings from sites where id = ?', [siteId]);
-    const s = readSettings(site?.settings ?? {});
+    const { em, settings, ctx } = await current();
+    const s = readSettings(settings);
     const days = 14;
-    const ask = (ctx: ReturnType<typeof siteCtx>, store: boolean) =>
-      goalResultsOf(ctx, s, { id: siteId, days }, { store, readBatchBytes: 1 });
-    const plainCtx = () => siteCtx(f.t.deps.statsOrm.em.fork(), { id: siteId, timezone: TZ, settings: site?.settings ?? {} });
-    const raw = await ask(plainCtx(), false);
-    await ask(plainCtx(), true);
+    const ask = (on: ReturnType<typeof siteCtx>, store: boolean) =>
+      goalResultsOf(on, s, { id: siteId, days }, { store, readBatchBytes: 1 });
+    const raw = await ask(ctx(), false);
+    await ask(ctx(), true);
     const storedEntries = async () =>
       (
         await em
@@ -218,7 +221,7 @@ describe('the per-day store answers as the raw rows', () => {
         return typeof value === 'function' ? value.bind(target) : value;
       },
     });
-    const answer = await ask(siteCtx(racingEm, { id: siteId, timezone: TZ, settings: site?.settings ?? {} }), true);
+    const answer = await ask(ctx(racingEm), true);
     expect(deleted.length).toBeGreaterThan(1);
     expect(answer).toEqual(raw);
     // The deleted entries were computed and stored again.
@@ -284,12 +287,8 @@ describe('the per-day store answers as the raw rows', () => {
   });
 
   it('uses a large live day’s stored figures for a minute, then counts the rows that arrived since', async () => {
-    const em = f.t.deps.orm.em.fork();
-    const [site] = await em
-      .getConnection()
-      .execute<{ settings: Record<string, unknown> }[]>('select settings from sites where id = ?', [siteId]);
-    const s = readSettings(site?.settings ?? {});
-    const ctx = () => siteCtx(f.t.deps.statsOrm.em.fork(), { id: siteId, timezone: TZ, settings: site?.settings ?? {} });
+    const { em, settings, ctx } = await current();
+    const s = readSettings(settings);
     // Every day counts as large here (a real one has 50,000 rows or more). Yesterday (UTC) lies wholly
     // inside Tokyo's last three days at any hour, so it is a stored day.
     const ask = (store: boolean) => goalResultsOf(ctx(), s, { id: siteId, days: 3 }, { store, liveDayRows: 1 });
