@@ -112,11 +112,14 @@ describe('dashboard: a site’s figures in a real browser', () => {
     // Top tables: pages by pageviews, in order; internal pages are not People's.
     await expect.poll(() => rowLabels(page, 'Top pages')).toEqual(['/pricing', '/', '/blog/hello']);
     // The Sources card opens on channels; rows stored before channels read Direct or Referral.
-    expect((await rowLabels(page, 'Top channels')).sort()).toEqual(['Direct', 'Organic Search', 'Referral']);
+    await expect
+      .poll(async () => (await rowLabels(page, 'Top channels')).sort())
+      .toEqual(['Direct', 'Organic Search', 'Referral']);
     await page.getByRole('tab', { name: 'Sources', exact: true }).click();
     await expect.poll(async () => (await rowLabels(page, 'Top sources'))[0]).toBe('Google');
-    expect(await rowLabels(page, 'Top devices')).toEqual(['Desktop', 'Mobile']);
-    expect((await rowLabels(page, 'Top countries'))[0]).toMatch(/\(DE\)$/);
+    // Each card asks on its own: wait for each one's rows.
+    await expect.poll(() => rowLabels(page, 'Top devices')).toEqual(['Desktop', 'Mobile']);
+    await expect.poll(async () => (await rowLabels(page, 'Top countries'))[0]).toMatch(/\(DE\)$/);
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
 
     // On a phone the chart is drawn at the width it has.
@@ -135,7 +138,7 @@ describe('dashboard: a site’s figures in a real browser', () => {
     expect(await measure(page, 'Crawlers seen').locator('.dash-measure-value').textContent()).toBe('3');
     const crawlerChart = page.getByRole('img', { name: /^Crawler requests per day/ });
     expect(await crawlerChart.locator('circle.dash-chart-point').count()).toBe(7);
-    expect(await rowLabels(page, 'Top status codes')).toEqual(['200', '404']);
+    await expect.poll(() => rowLabels(page, 'Top status codes')).toEqual(['200', '404']);
     await expect.poll(() => rowLabels(page, 'Top networks')).toEqual(['Google LLC', 'Microsoft Corporation']);
     const credit = page.locator('[data-dimension="network"] .dash-attribution');
     expect(await credit.textContent()).toContain('IP Geolocation by DB-IP');
