@@ -85,7 +85,7 @@ describe('the per-day store answers as the raw rows', () => {
   });
   afterAll(() => f.close());
 
-  /** The site's settings as stored now, and a stats context for them (on a new fork, or on `em`). */
+  /** The site's settings as stored now, and a stats context for them (on a new fork, or on the manager `on`). */
   async function current() {
     const em = f.t.deps.orm.em.fork();
     const [site] = await em
