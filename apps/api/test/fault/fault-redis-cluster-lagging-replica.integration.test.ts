@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { startRedisCluster } from '../../../../scripts/redis-cluster.ts';
 import { RedisIngestBuffer } from '../../src/analytics/ingest/index.ts';
-import { replicasOfMyself } from '../../src/analytics/ingest/replicated-push.ts';
+import { mastership } from '../../src/analytics/ingest/replicated-push.ts';
 import { connectRedis } from '../../src/core/hot/redis-connection.ts';
 
 type Cluster = Awaited<ReturnType<typeof startRedisCluster>>;
@@ -102,25 +102,30 @@ describe.skipIf(!inject('redisClusterNodes'))('fault: a master dies with writes 
   });
 });
 
-describe('replicasOfMyself', () => {
-  // Shape of Redis 7's CLUSTER NODES (ids shortened), as node `me` answers it.
+describe('mastership', () => {
+  // Shape of Redis 7's CLUSTER NODES, as node `me` answers it.
+  const id = (name: string) => name.repeat(20);
   const nodes = (me: string) =>
     [
-      'a1 127.0.0.1:7000@17000 master - 0 0 1 connected 0-5460',
-      'b2 127.0.0.1:7001@17001 master - 0 1 2 connected 5461-10922',
-      'c3 127.0.0.1:7003@17003 slave a1 0 1 1 connected',
-      'd4 127.0.0.1:7004@17004 slave,fail a1 0 1 1 disconnected',
-      'e5 127.0.0.1:7005@17005 slave b2 0 1 2 connected',
+      `${id('a1')} 127.0.0.1:7000@17000 master - 0 0 1 connected 0-5460`,
+      `${id('b2')} 127.0.0.1:7001@17001 master - 0 1 2 connected 5461-10922`,
+      `${id('c3')} 127.0.0.1:7003@17003 slave ${id('a1')} 0 1 1 connected`,
+      `${id('d4')} 127.0.0.1:7004@17004 slave,fail ${id('a1')} 0 1 1 disconnected`,
+      `${id('e5')} 127.0.0.1:7005@17005 slave ${id('b2')} 0 1 2 connected`,
     ]
-      .map((line) => (line.startsWith(`${me} `) ? line.replace(/ (master|slave)/, ' myself,$1') : line))
+      .map((line) => (line.startsWith(`${id(me)} `) ? line.replace(/ (master|slave)/, ' myself,$1') : line))
       .join('\n');
   it('counts the replicas of the master answering, connected or not, failed or not', () => {
-    expect(replicasOfMyself(`${nodes('a1')}\n`)).toBe(2);
-    expect(replicasOfMyself(nodes('b2'))).toBe(1);
+    expect(mastership(`${nodes('a1')}\n`)).toEqual({ node: id('a1'), replicas: 2 });
+    expect(mastership(nodes('b2'))).toEqual({ node: id('b2'), replicas: 1 });
   });
-  it('counts none for a replica answering, or an answer without itself', () => {
-    expect(replicasOfMyself(nodes('c3'))).toBe(0);
-    expect(replicasOfMyself(nodes('zz'))).toBe(0);
-    expect(replicasOfMyself('')).toBe(0);
+  it('counts none for a replica answering', () => {
+    expect(mastership(nodes('c3'))).toEqual({ node: id('c3'), replicas: 0 });
+  });
+  it('knows no node from a text that names none as itself: the reply of another command', () => {
+    expect(mastership(nodes('zz'))).toBeUndefined();
+    expect(mastership('')).toBeUndefined();
+    expect(mastership(`4,${id('a1')}`)).toBeUndefined();
+    expect(mastership(nodes('a1').replace(id('a1'), 'a1'))).toBeUndefined();
   });
 });

@@ -13,7 +13,7 @@ import {
   withId,
 } from './buffer.ts';
 import { MemoryIngestBuffer } from './memory-buffer.ts';
-import { ReplicatedPush } from './replicated-push.ts';
+import { MismatchedReply, ReplicatedPush } from './replicated-push.ts';
 
 // Pushes the rows (ARGV[2..]) unless the queue would pass ARGV[1] rows: count first, in one step.
 const ENQUEUE = `if redis.call('LLEN', KEYS[1]) + #ARGV - 1 > tonumber(ARGV[1]) then return -1 end
@@ -158,8 +158,10 @@ export class RedisIngestBuffer implements IngestBuffer {
       } else pushed = Number(await this.redis.eval(ENQUEUE, 1, queue, this.maxRows, ...values));
     } catch (err) {
       // A hung connection is dropped (and made again): until Redis answers its ready check, every push
-      // fails at once and goes to the fallback, instead of each report waiting out the timeout.
-      if (err instanceof Error && err.message === 'Command timed out') this.redis.disconnect(true);
+      // fails at once and goes to the fallback, instead of each report waiting out the timeout. So is one
+      // whose replies no longer match its commands: a new connection starts matched.
+      const hung = err instanceof Error && err.message === 'Command timed out';
+      if (hung || err instanceof MismatchedReply) this.redis.disconnect(true);
       this.onFallback(err);
       await this.local.enqueue(table, identified);
       return;

@@ -9,6 +9,8 @@ const LAGGING_FOR_MS = 5000;
 
 /** A queue's master, as its pushes have seen it. */
 interface MasterState {
+  /** The node counted (`CLUSTER MYID`); '' until counted. */
+  node: string;
   /** Replicas the cluster lists for it, connected or not; -1 until counted. */
   replicas: number;
   countedAt: number;
@@ -16,16 +18,34 @@ interface MasterState {
   laggingUntil: number;
 }
 
-/** Replicas of the node answering (`CLUSTER NODES`: `<id> <addr> <flags> <master id> …`, one line per node). */
-export function replicasOfMyself(nodes: string): number {
+/** A Redis Cluster node's id: 40 hex digits. */
+const NODE_ID = /^[0-9a-f]{40}$/;
+
+/**
+ * A reply that is not what its command answers: the connection no longer matches replies to commands (see
+ * `ReplicatedPush`). The caller keeps the push's rows itself and drops the connections.
+ */
+export class MismatchedReply extends Error {
+  constructor(what: string) {
+    super(`Redis answered ${what} with a reply of another command`);
+  }
+}
+
+/**
+ * The node answering `CLUSTER NODES` (`<id> <addr> <flags> <master id> …`, one line per node) and its replicas;
+ * a replica answering has none. Undefined when the text names no node as `myself`: not that command's reply.
+ */
+export function mastership(nodes: string): { node: string; replicas: number } | undefined {
   const lines = nodes
     .trim()
     .split('\n')
     .map((line) => line.trim().split(' '));
   const flags = (fields: string[]) => (fields[2] ?? '').split(',');
   const me = lines.find((fields) => flags(fields).includes('myself'));
-  if (!me || !flags(me).includes('master')) return 0;
-  return lines.filter((fields) => fields[3] === me[0]).length;
+  const node = me?.[0] ?? '';
+  if (!me || !NODE_ID.test(node)) return undefined;
+  if (!flags(me).includes('master')) return { node, replicas: 0 };
+  return { node, replicas: lines.filter((fields) => fields[3] === node).length };
 }
 
 /** One `WAIT` on a queue's master: the replicas that confirmed every write its connection sent before it. */
@@ -45,6 +65,15 @@ async function answersOf(pipeline: ChainableCommander): Promise<unknown[]> {
 
 /** `script`, answering `{its answer, the id of the node that ran it}`. */
 const withNodeId = (script: string) => `local function run() ${script} end\nreturn { run(), redis.call('CLUSTER', 'MYID') }`;
+/** What a node answers about itself, asked by a script: a script goes to its key's master like any keyed command. */
+const MY_ID = `return redis.call('CLUSTER', 'MYID')`;
+const MY_NODES = `return redis.call('CLUSTER', 'NODES')`;
+
+/** A node id a script answered, or MismatchedReply. */
+function nodeIdOf(reply: unknown, what: string): string {
+  if (typeof reply !== 'string' || !NODE_ID.test(reply)) throw new MismatchedReply(what);
+  return reply;
+}
 
 /**
  * Redis copies a master's writes to its replicas after answering them: a master that dies can take with it a
@@ -57,7 +86,13 @@ const withNodeId = (script: string) => `local function run() ${script} end\nretu
  * the event loop share one. It confirms a push only when sent to the node that ran it with no connection of
  * the client lost in between (a new connection's `WAIT` covers none of the old one's writes). After a miss,
  * pushes stop waiting for a while and are kept both ways, so a dead replica does not add the wait to every
- * report. A master without replicas never fails over: its pushes neither wait nor copy.
+ * report. A master without replicas never fails over: its pushes neither wait nor copy. A count vouches for
+ * the node it was taken on only: a push another node ran (a failover, a slot moved) waits for a replica.
+ *
+ * CLUSTER commands are asked in scripts, never in a pipeline: ioredis (6.0) sends a pipeline's CLUSTER commands
+ * while it reconnects and refuses the others, so the pipeline is never written while the node's connection
+ * waits for its reply, and every later reply goes to the command before (docs/operations/scale-out.md).
+ * A reply of the wrong shape throws `MismatchedReply`.
  */
 export class ReplicatedPush {
   private readonly masters = new Map<string, MasterState>();
@@ -82,14 +117,18 @@ export class ReplicatedPush {
   async eval(key: string, args: (string | number)[]): Promise<{ answer: unknown; confirmed: boolean }> {
     let master = this.masters.get(key);
     if (!master) {
-      master = { replicas: -1, countedAt: 0, laggingUntil: 0 };
+      master = { node: '', replicas: -1, countedAt: 0, laggingUntil: 0 };
       this.masters.set(key, master);
     }
     const counting = this.now() - master.countedAt >= RECOUNT_EVERY_MS ? this.count(key, master) : undefined;
     const lost = this.lost;
-    const [answer, node] = (await this.redis.eval(this.script, 1, key, ...args)) as [unknown, string];
+    const reply = await this.redis.eval(this.script, 1, key, ...args);
+    if (!Array.isArray(reply) || reply.length !== 2) throw new MismatchedReply('a push');
+    const [answer, node] = [reply[0], nodeIdOf(reply[1], 'a push')];
     if (master.replicas < 0) await counting; // the first push knows before it waits
-    if (master.replicas === 0) return { answer, confirmed: true };
+    // A count vouches for the node it was taken on only: another one now serving the queue is counted again.
+    if (master.node !== node) master.countedAt = 0;
+    else if (master.replicas === 0) return { answer, confirmed: true };
     if (this.now() < master.laggingUntil) return { answer, confirmed: false };
     const confirmation = await this.nextWait(key);
     if (confirmation.replicas < 1) master.laggingUntil = this.now() + LAGGING_FOR_MS;
@@ -100,11 +139,12 @@ export class ReplicatedPush {
   private count(key: string, master: MasterState): Promise<void> {
     let counting = this.counts.get(key);
     if (!counting) {
-      // A keyed command first: a cluster sends a pipeline to the master of its first key's slot.
-      counting = answersOf(this.redis.pipeline().exists(key).cluster('NODES'))
-        .then(([, nodes]) => {
-          master.replicas = replicasOfMyself(String(nodes));
-          master.countedAt = this.now();
+      counting = this.redis
+        .eval(MY_NODES, 1, key)
+        .then((nodes) => {
+          const counted = typeof nodes === 'string' ? mastership(nodes) : undefined;
+          if (!counted) throw new MismatchedReply('CLUSTER NODES');
+          Object.assign(master, counted, { countedAt: this.now() });
         })
         .catch(() => {})
         .finally(() => this.counts.delete(key));
@@ -119,10 +159,12 @@ export class ReplicatedPush {
     if (!wait) {
       wait = new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
         this.waits.delete(key);
-        const [, node, replicas] = await answersOf(
-          this.redis.pipeline().exists(key).cluster('MYID').call('WAIT', '1', String(REPLICA_WAIT_MS)),
+        // The keyed script first: a cluster sends a pipeline to the master of its first key's slot.
+        const [node, replicas] = await answersOf(
+          this.redis.pipeline().eval(MY_ID, 1, key).call('WAIT', '1', String(REPLICA_WAIT_MS)),
         );
-        return { node: String(node), replicas: Number(replicas) };
+        if (!Number.isInteger(replicas)) throw new MismatchedReply('WAIT');
+        return { node: nodeIdOf(node, 'CLUSTER MYID'), replicas: Number(replicas) };
       });
       this.waits.set(key, wait);
     }
