@@ -7,6 +7,7 @@
 // lines is what the service adds.
 import type { ChildProcess } from 'node:child_process';
 import { createOrm, type Orm } from '@us/db';
+import { addDays } from '../src/analytics/range.ts';
 import { formatPaced, pacedBeside, type Rounds } from './beside.ts';
 import { askChild } from './child.ts';
 import { dashboardReads } from './dashboard.ts';
@@ -67,7 +68,7 @@ export async function mixedLoad(o: MixedOptions): Promise<string[]> {
   const orm: Orm = await createOrm(o.api.dbUrl, { poolMax: 4 });
   try {
     const s = await ensureStatsSite(orm, o.api.workspaceId, o.statsPageviews, o.log);
-    const day = new Date(Date.parse(`${s.to}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+    const day = addDays(s.to, -1);
     const steps = await ensureStepSite(orm, o.api.workspaceId, s.siteId, day, o.log);
     const rate = o.bareRps * 0.3;
     const paced = { ...o.rounds, rate };
