@@ -90,7 +90,7 @@ export async function mixedLoad(o: MixedOptions): Promise<string[]> {
       measured.push({ load, mixed, gc, done: await stop() });
     }
     // Alone again once the loads are over: the first figure also carries whatever the API's start still costs
-    // (its first round was the slowest in every run), so each load is compared with both.
+    // (its first round was often its slowest), so each load is compared with both.
     const after = await pacedBeside(o.bareUrl, o.api.url, o.collect, paced);
     const afterGc = await askChild<GcPauses>(o.api.proc, 'gc-pauses');
     const ofAlone = (p99: number) =>
