@@ -2,6 +2,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { endAtTurnEnd, sendAtTurnEnd } from '../../src/core/http/turn-end.ts';
+import { currentRequest, newRequestScope, runInRequest } from '../../src/core/observe/request-scope.ts';
 
 describe('answers written at the end of the turn', () => {
   const nextTurn = () => new Promise((r) => setImmediate(r));
@@ -126,5 +127,34 @@ describe('whole answers at the end of the turn, streams as they come', () => {
     expect(calls).toEqual(['write', 'end']);
     await nextTurn();
     expect(calls).toEqual(['write', 'end', 'whole end']);
+  });
+});
+
+describe('work after the answers, in its own request', () => {
+  const nextTurn = () => new Promise((r) => setImmediate(r));
+
+  it("runs each work in the scope of the request it came with (its later steps too), never the turn's first", async () => {
+    const seen: string[] = [];
+    const send = sendAtTurnEnd((e) => {
+      throw e;
+    });
+    const work = (name: string) => async () => {
+      seen.push(`${name} ${currentRequest()?.id ?? 'none'}`);
+      await Promise.resolve();
+      seen.push(`${name} later ${currentRequest()?.id ?? 'none'}`);
+    };
+    runInRequest(newRequestScope('POST', 'first-request'), () => send.after(work('a')));
+    runInRequest(newRequestScope('POST', 'second-request'), () => send.after(work('b')));
+    send.after(work('c'));
+    await nextTurn();
+    await nextTurn();
+    expect(seen).toEqual([
+      'a first-request',
+      'b second-request',
+      'c none',
+      'a later first-request',
+      'b later second-request',
+      'c later none',
+    ]);
   });
 });

@@ -1,5 +1,5 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ServerResponse } from 'node:http';
+import { currentRequest, outsideRequests, type RequestScope, runInRequest } from '../observe/request-scope.ts';
 
 /** Anything with an answer ready to write. */
 export interface Sendable {
@@ -28,13 +28,17 @@ export interface SendAtTurnEnd {
 export function sendAtTurnEnd(onError: (err: unknown) => void): SendAtTurnEnd {
   let due: Sendable[] = [];
   let then: (() => void)[] = [];
+  /** The request each of `then` came with (`after`), by index. */
+  let thenScopes: (RequestScope | undefined)[] = [];
   let scheduled = false;
   const writeAll = () => {
     scheduled = false;
     const now = due;
     const later = then;
+    const scopes = thenScopes;
     due = [];
     then = [];
+    thenScopes = [];
     for (const answer of now) {
       try {
         answer.send();
@@ -42,9 +46,12 @@ export function sendAtTurnEnd(onError: (err: unknown) => void): SendAtTurnEnd {
         onError(err);
       }
     }
-    for (const work of later) {
+    for (let i = 0; i < later.length; i++) {
+      const work = later[i] as () => void;
+      const scope = scopes[i];
       try {
-        work();
+        if (scope) runInRequest(scope, work);
+        else work();
       } catch (err) {
         onError(err);
       }
@@ -53,15 +60,19 @@ export function sendAtTurnEnd(onError: (err: unknown) => void): SendAtTurnEnd {
   const schedule = () => {
     if (scheduled) return;
     scheduled = true;
-    setImmediate(writeAll);
+    // Outside the request that happened to come first: each work enters its own, work of none runs in none.
+    outsideRequests(() => setImmediate(writeAll));
   };
   const send = ((answer: Sendable) => {
     due.push(answer);
     schedule();
   }) as SendAtTurnEnd;
   send.after = (work) => {
-    // In its own request's scope (its log lines carry that request's id), not the turn's first.
-    then.push(AsyncLocalStorage.bind(work));
+    // In its own request's scope (its log lines carry that request's id), not the turn's first: the scope is
+    // entered again when the work runs. (A function bound with AsyncLocalStorage.bind per page report made the
+    // collect path's collections far longer: docs/performance/history.md, "The request scope's cost to collect".)
+    then.push(work);
+    thenScopes.push(currentRequest());
     schedule();
   };
   return send;

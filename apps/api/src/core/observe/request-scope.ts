@@ -60,6 +60,11 @@ export function runInRequest<T>(scope: RequestScope, fn: () => T): T {
   return scopes.run(scope, fn);
 }
 
+/** Runs `fn` in no request's scope (what it schedules runs in none either). */
+export function outsideRequests<T>(fn: () => T): T {
+  return scopes.exit(fn);
+}
+
 /**
  * Names what the current request is: its face, route template and operation. Faces call it as soon as they
  * know (the REST face once a route matched); later calls refine earlier ones.
