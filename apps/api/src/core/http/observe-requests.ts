@@ -15,26 +15,37 @@ export const QUIET_FACES: ReadonlySet<string> = new Set(['collect', 'proxy', 'he
 /** Status when the client left before the answer was written (as nginx logs it). */
 const CLIENT_LEFT = 499;
 
-/** Metric children by label values: looked up once per combination rather than hashed on every request. */
-const counters = new Map<string, ReturnType<typeof httpRequests.labels>>();
-const timers = new Map<string, ReturnType<typeof httpDuration.labels>>();
+/** A request's metric children for one face and operation: its counters by status class (index: status / 100) and its timer. */
+interface OperationMetrics {
+  counters: (ReturnType<typeof httpRequests.labels> | undefined)[];
+  timer: ReturnType<typeof httpDuration.labels>;
+}
+
+/**
+ * Metric children by face, then operation: looked up once per combination, and found again per request by two map
+ * lookups of the names as they are (no key text put together per request: page reports come by the thousand).
+ */
+const metricsByFace = new Map<string, Map<string, OperationMetrics>>();
 
 function count(face: string, operation: string, status: number, seconds: number) {
-  const statusClass = `${Math.floor(status / 100)}xx`;
-  const key = `${face}\u0000${operation}`;
-  const countKey = `${key}\u0000${statusClass}`;
-  let counter = counters.get(countKey);
+  let byOperation = metricsByFace.get(face);
+  if (!byOperation) {
+    byOperation = new Map();
+    metricsByFace.set(face, byOperation);
+  }
+  let metrics = byOperation.get(operation);
+  if (!metrics) {
+    metrics = { counters: [], timer: httpDuration.labels(face, operation) };
+    byOperation.set(operation, metrics);
+  }
+  const statusClass = Math.floor(status / 100);
+  let counter = metrics.counters[statusClass];
   if (!counter) {
-    counter = httpRequests.labels(face, operation, statusClass);
-    counters.set(countKey, counter);
+    counter = httpRequests.labels(face, operation, `${statusClass}xx`);
+    metrics.counters[statusClass] = counter;
   }
   counter.inc();
-  let timer = timers.get(key);
-  if (!timer) {
-    timer = httpDuration.labels(face, operation);
-    timers.set(key, timer);
-  }
-  timer.observe(seconds);
+  metrics.timer.observe(seconds);
 }
 
 /**
@@ -50,6 +61,7 @@ export function observeRequests(
   // Without debug lines, a quiet face's access line is not even put together (page reports come by the thousand).
   const quietLines = parts.env.LOG_LEVEL === 'debug';
   const ended = (scope: RequestScope, res: ServerResponse) => {
+    if (scope.status !== undefined) return; // ended already
     const status = res.writableFinished ? res.statusCode : CLIENT_LEFT;
     scope.status = status;
     const ms = performance.now() - scope.startedAt;
@@ -74,8 +86,9 @@ export function observeRequests(
   };
   return (req, res) => {
     const scope = newRequestScope(req.method, req.headers['x-request-id']);
-    // 'close' comes once the answer has ended, or when the connection went first (then not finished).
-    res.once('close', () => ended(scope, res));
+    // 'close' comes once the answer has ended, or when the connection went first (then not finished). `on`, not
+    // `once`: no wrapper per request (`ended` counts a request once).
+    res.on('close', () => ended(scope, res));
     runInRequest(scope, () => handle(req, res));
   };
 }
