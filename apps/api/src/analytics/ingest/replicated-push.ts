@@ -2,21 +2,8 @@ import type { ChainableCommander, Cluster } from 'ioredis';
 
 /** How long a push waits for a replica to confirm it (Redis checks these timeouts every tenth of a second). */
 export const REPLICA_WAIT_MS = 100;
-/** How often the replicas of the master holding a queue are counted again (sent along with a push). */
-const RECOUNT_EVERY_MS = 5000;
-/** After a replica did not confirm in time, pushes stop waiting for one this long (and are kept in the process too). */
+/** After a replica did not confirm in time, pushes to its master stop waiting for one this long (and are kept in the process too). */
 const LAGGING_FOR_MS = 5000;
-
-/** A queue's master, as its pushes have seen it. */
-interface MasterState {
-  /** The node counted (`CLUSTER MYID`); '' until counted. */
-  node: string;
-  /** Replicas the cluster lists for it, connected or not; -1 until counted. */
-  replicas: number;
-  countedAt: number;
-  /** Until then a replica is counted as lagging: pushes do not wait for it. */
-  laggingUntil: number;
-}
 
 /** A Redis Cluster node's id: 40 hex digits. */
 const NODE_ID = /^[0-9a-f]{40}$/;
@@ -29,23 +16,6 @@ export class MismatchedReply extends Error {
   constructor(what: string) {
     super(`Redis answered ${what} with a reply of another command`);
   }
-}
-
-/**
- * The node answering `CLUSTER NODES` (`<id> <addr> <flags> <master id> …`, one line per node) and its replicas;
- * a replica answering has none. Undefined when the text names no node as `myself`: not that command's reply.
- */
-export function mastership(nodes: string): { node: string; replicas: number } | undefined {
-  const lines = nodes
-    .trim()
-    .split('\n')
-    .map((line) => line.trim().split(' '));
-  const flags = (fields: string[]) => (fields[2] ?? '').split(',');
-  const me = lines.find((fields) => flags(fields).includes('myself'));
-  const node = me?.[0] ?? '';
-  if (!me || !NODE_ID.test(node)) return undefined;
-  if (!flags(me).includes('master')) return { node, replicas: 0 };
-  return { node, replicas: lines.filter((fields) => fields[3] === node).length };
 }
 
 /** One `WAIT` on a queue's master: the replicas that confirmed every write its connection sent before it. */
@@ -63,11 +33,15 @@ async function answersOf(pipeline: ChainableCommander): Promise<unknown[]> {
   return answers.map(([, answer]) => answer);
 }
 
-/** `script`, answering `{its answer, the id of the node that ran it}`. */
-const withNodeId = (script: string) => `local function run() ${script} end\nreturn { run(), redis.call('CLUSTER', 'MYID') }`;
+/**
+ * `script`, answering `{its answer, the id of the node that ran it, how many replicas the cluster lists for that
+ * node}`: the replicas as they were when the push ran, connected or not, failed or not.
+ */
+const withNodeAndReplicas = (script: string) => `local function run() ${script} end
+local me = redis.call('CLUSTER', 'MYID')
+return { run(), me, #redis.call('CLUSTER', 'REPLICAS', me) }`;
 /** What a node answers about itself, asked by a script: a script goes to its key's master like any keyed command. */
 const MY_ID = `return redis.call('CLUSTER', 'MYID')`;
-const MY_NODES = `return redis.call('CLUSTER', 'NODES')`;
 
 /** A node id a script answered, or MismatchedReply. */
 function nodeIdOf(reply: unknown, what: string): string {
@@ -75,19 +49,31 @@ function nodeIdOf(reply: unknown, what: string): string {
   return reply;
 }
 
+/** How many replicas a push script answered its node has, or MismatchedReply. */
+function replicasOf(reply: unknown): number {
+  if (typeof reply !== 'number' || !Number.isInteger(reply) || reply < 0) throw new MismatchedReply('a push');
+  return reply;
+}
+
 /**
  * Redis copies a master's writes to its replicas after answering them: a master that dies can take with it a
  * write its replica never had, and the replica takes over without it. A report answered 202 on that write
- * would be lost. So on a cluster whose master has replicas, a push waits for one replica's confirmation
- * (`WAIT 1`); when none confirms in time (a replica paused, cut off or far behind), the push is not
- * `confirmed` and its caller keeps its own copy as well (the rows' ids make a second insert a no-op).
+ * would be lost. So a push to a master with replicas waits for one replica's confirmation (`WAIT 1`); when
+ * none confirms in time (a replica paused, cut off or far behind), the push is not `confirmed` and its
+ * caller keeps its own copy as well (the rows' ids make a second insert a no-op).
+ *
+ * The push's script answers how many replicas the cluster lists for its node at the moment it ran. None: no
+ * replica can take over without this write (one that attaches later copies it in its first sync), so the push
+ * neither waits nor copies; a cluster without replicas costs nothing. The replicas are asked with every push,
+ * not counted now and then: a count a few seconds old missed a replica that had just attached, and its master,
+ * paused, was replaced by it without the pushes it had answered meanwhile (docs/performance/history.md,
+ * "A push a replica confirms").
  *
  * `WAIT` confirms every earlier write of the connection it is sent on, so the pushes answered in one turn of
  * the event loop share one. It confirms a push only when sent to the node that ran it with no connection of
  * the client lost in between (a new connection's `WAIT` covers none of the old one's writes). After a miss,
- * pushes stop waiting for a while and are kept both ways, so a dead replica does not add the wait to every
- * report. A master without replicas never fails over: its pushes neither wait nor copy. A count vouches for
- * the node it was taken on only: a push another node ran (a failover, a slot moved) waits for a replica.
+ * pushes to that node stop waiting for a while and are kept both ways, so a dead replica does not add the
+ * wait to every report.
  *
  * CLUSTER commands are asked in scripts, never in a pipeline: ioredis (6.0) sends a pipeline's CLUSTER commands
  * while it reconnects and refuses the others, so the pipeline is never written while the node's connection
@@ -95,10 +81,10 @@ function nodeIdOf(reply: unknown, what: string): string {
  * A reply of the wrong shape throws `MismatchedReply`.
  */
 export class ReplicatedPush {
-  private readonly masters = new Map<string, MasterState>();
+  /** Until when pushes to a node (by id) do not wait for its replicas: one did not confirm in time. */
+  private readonly laggingUntil = new Map<string, number>();
   /** The next `WAIT` of each queue, while pushes can still join it. */
   private readonly waits = new Map<string, Promise<Confirmation>>();
-  private readonly counts = new Map<string, Promise<void>>();
   /** Connections lost so far (each closed one leaves the cluster client's pool). */
   private lost = 0;
   private readonly script: string;
@@ -109,48 +95,21 @@ export class ReplicatedPush {
     script: string,
     private readonly now: () => number = Date.now,
   ) {
-    this.script = withNodeId(script);
+    this.script = withNodeAndReplicas(script);
     redis.on('-node', () => this.lost++);
   }
 
   /** Runs the script on `key`'s master; its answer, and whether it is kept beyond that master alone. */
   async eval(key: string, args: (string | number)[]): Promise<{ answer: unknown; confirmed: boolean }> {
-    let master = this.masters.get(key);
-    if (!master) {
-      master = { node: '', replicas: -1, countedAt: 0, laggingUntil: 0 };
-      this.masters.set(key, master);
-    }
-    const counting = this.now() - master.countedAt >= RECOUNT_EVERY_MS ? this.count(key, master) : undefined;
     const lost = this.lost;
     const reply = await this.redis.eval(this.script, 1, key, ...args);
-    if (!Array.isArray(reply) || reply.length !== 2) throw new MismatchedReply('a push');
-    const [answer, node] = [reply[0], nodeIdOf(reply[1], 'a push')];
-    if (master.replicas < 0) await counting; // the first push knows before it waits
-    // A count vouches for the node it was taken on only: another one now serving the queue is counted again.
-    if (master.node !== node) master.countedAt = 0;
-    else if (master.replicas === 0) return { answer, confirmed: true };
-    if (this.now() < master.laggingUntil) return { answer, confirmed: false };
+    if (!Array.isArray(reply) || reply.length !== 3) throw new MismatchedReply('a push');
+    const [answer, node, replicas] = [reply[0], nodeIdOf(reply[1], 'a push'), replicasOf(reply[2])];
+    if (replicas === 0) return { answer, confirmed: true };
+    if (this.now() < (this.laggingUntil.get(node) ?? 0)) return { answer, confirmed: false };
     const confirmation = await this.nextWait(key);
-    if (confirmation.replicas < 1) master.laggingUntil = this.now() + LAGGING_FOR_MS;
+    if (confirmation.replicas < 1) this.laggingUntil.set(node, this.now() + LAGGING_FOR_MS);
     return { answer, confirmed: confirmation.replicas >= 1 && confirmation.node === node && this.lost === lost };
-  }
-
-  /** Counts the replicas of `key`'s master again, in the background (a failed count keeps the last one). */
-  private count(key: string, master: MasterState): Promise<void> {
-    let counting = this.counts.get(key);
-    if (!counting) {
-      counting = this.redis
-        .eval(MY_NODES, 1, key)
-        .then((nodes) => {
-          const counted = typeof nodes === 'string' ? mastership(nodes) : undefined;
-          if (!counted) throw new MismatchedReply('CLUSTER NODES');
-          Object.assign(master, counted, { countedAt: this.now() });
-        })
-        .catch(() => {})
-        .finally(() => this.counts.delete(key));
-      this.counts.set(key, counting);
-    }
-    return counting;
   }
 
   /** The `WAIT` sent once the pushes answered in this turn of the event loop have joined it. */
