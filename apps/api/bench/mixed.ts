@@ -2,9 +2,9 @@
 // 10M-pageview stats site's dashboard view (six reads at once) is read once a second and the service's own
 // rollup steps of a busy day run in the API process (each step a quarter-hour of that day, as today's job
 // keeps it; the day a copy on a site of its own, step-site.ts, so the view reads the stats site as production
-// keeps it): first a step starting every window, then steps back to back. Each figure in alternating rounds
-// beside bare http paced at the same rate, which the same background load slows too: the gap between the two
-// lines is what the service adds.
+// keeps it): the view alone, a step starting every window alone, both, then both with steps back to back. Each
+// figure in alternating rounds beside bare http paced at the same rate, which the same background load slows
+// too: the gap between the two lines is what the service adds.
 import type { ChildProcess } from 'node:child_process';
 import { createOrm, type Orm } from '@us/db';
 import { addDays } from '../src/analytics/range.ts';
@@ -28,18 +28,22 @@ interface MixedOptions {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/**
- * Reads the dashboard view once a second and runs rollup steps, one starting every `stepEveryMs` (null: back
- * to back), until `stop()`; what they did.
- */
-function backgroundLoad(o: MixedOptions, siteId: string, steps: { siteId: string; day: string }, stepEveryMs: number | null) {
+/** A background load: a dashboard view a second or none, and a rollup step starting every `stepEveryMs`, back to back (null) or none. */
+interface Load {
+  name: string;
+  views: boolean;
+  stepEveryMs: number | null | 'none';
+}
+
+/** Reads the dashboard view once a second and runs rollup steps as `load` says, until `stop()`; what they did. */
+function backgroundLoad(o: MixedOptions, siteId: string, steps: { siteId: string; day: string }, load: Load) {
   let stopped = false;
   const views: number[] = [];
   const notOk = new Set<number>();
   let stepped = 0;
   const reads = dashboardReads(o.api.url, o.api.token, siteId);
   const viewing = (async () => {
-    while (!stopped) {
+    while (load.views && !stopped) {
       const started = performance.now();
       for (const status of await reads.read()) if (status !== 200) notOk.add(status);
       const took = performance.now() - started;
@@ -48,8 +52,9 @@ function backgroundLoad(o: MixedOptions, siteId: string, steps: { siteId: string
     }
   })();
   const rolling = (async () => {
-    while (!stopped) {
-      const next = performance.now() + (stepEveryMs ?? 0);
+    const every = load.stepEveryMs;
+    while (every !== 'none' && !stopped) {
+      const next = performance.now() + (every ?? 0);
       await askChild(o.api.proc, 'rollup-step', steps);
       stepped += 1;
       while (!stopped && performance.now() < next) await sleep(Math.min(50, next - performance.now()));
@@ -76,15 +81,19 @@ export async function mixedLoad(o: MixedOptions): Promise<string[]> {
     await askChild(o.api.proc, 'gc-pauses');
     const alone = await pacedBeside(o.bareUrl, o.api.url, o.collect, paced);
     lines.push(formatPaced('  alone', alone, o.bareRps, await askChild<GcPauses>(o.api.proc, 'gc-pauses')));
-    // Issue 41's load: a step starting with every window (one busy site's quarter-hour job, 180 times as
-    // often); then steps back to back (a node whose job steps many busy sites one after another).
-    const loads = [
-      { name: `a rollup step every ${o.rounds.seconds} s`, every: o.rounds.seconds * 1000 },
-      { name: 'rollup steps back to back', every: null },
+    // Issue 41's load: a view a second and a step starting with every window (one busy site's quarter-hour
+    // job, 180 times as often), first each part alone (which one to tune), then both; then steps back to back
+    // (a node whose job steps many busy sites one after another).
+    const every = o.rounds.seconds * 1000;
+    const loads: Load[] = [
+      { name: 'a dashboard view a second alone', views: true, stepEveryMs: 'none' },
+      { name: `a rollup step every ${o.rounds.seconds} s alone`, views: false, stepEveryMs: every },
+      { name: `a dashboard view a second and a rollup step every ${o.rounds.seconds} s`, views: true, stepEveryMs: every },
+      { name: 'a dashboard view a second and rollup steps back to back', views: true, stepEveryMs: null },
     ];
     const measured = [];
     for (const load of loads) {
-      const stop = backgroundLoad(o, s.siteId, steps, load.every);
+      const stop = backgroundLoad(o, s.siteId, steps, load);
       const mixed = await pacedBeside(o.bareUrl, o.api.url, o.collect, paced);
       const gc = await askChild<GcPauses>(o.api.proc, 'gc-pauses');
       measured.push({ load, mixed, gc, done: await stop() });
@@ -97,11 +106,13 @@ export async function mixedLoad(o: MixedOptions): Promise<string[]> {
       `${((p99 * 100) / alone.api.p99).toFixed(0)}% of alone (${alone.api.p99.toFixed(1)} ms), ` +
       `${((p99 * 100) / after.api.p99).toFixed(0)}% of alone after (${after.api.p99.toFixed(1)} ms)`;
     for (const { load, mixed, gc, done } of measured) {
-      lines.push(formatPaced(`  with a dashboard view a second and ${load.name}`, mixed, o.bareRps, gc));
+      lines.push(formatPaced(`  with ${load.name}`, mixed, o.bareRps, gc));
+      const views = done.views.length
+        ? `${done.views.length} dashboard views of ${s.pageviews.toLocaleString('en')} pageviews (p50 ${percentile(done.views, 50).toFixed(0)} ms, ` +
+          `p99 ${percentile(done.views, 99).toFixed(0)} ms${done.notOk.length ? `, answers not 200: ${done.notOk.join(', ')}` : ''})`
+        : 'no dashboard view';
       lines.push(
-        `    p99 with that load ${mixed.api.p99.toFixed(1)} ms = ${ofAlone(mixed.api.p99)}; ` +
-          `meanwhile ${done.views.length} dashboard views of ${s.pageviews.toLocaleString('en')} pageviews (p50 ${percentile(done.views, 50).toFixed(0)} ms, ` +
-          `p99 ${percentile(done.views, 99).toFixed(0)} ms${done.notOk.length ? `, answers not 200: ${done.notOk.join(', ')}` : ''}) ` +
+        `    p99 with that load ${mixed.api.p99.toFixed(1)} ms = ${ofAlone(mixed.api.p99)}; meanwhile ${views} ` +
           `and ${done.steps} quarter-hour rollup steps of a copy of ${day} (${steps.pageviews.toLocaleString('en')} pageviews) in the API process`,
       );
     }
