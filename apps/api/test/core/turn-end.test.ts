@@ -57,6 +57,31 @@ describe('answers written at the end of the turn', () => {
     await nextTurn();
     expect(order.at(-1)).toBe('work 2');
   });
+
+  it("runs each work in the scope of the request it came with (its later steps too), never the turn's first", async () => {
+    const seen: string[] = [];
+    const send = sendAtTurnEnd((e) => {
+      throw e;
+    });
+    const work = (name: string) => async () => {
+      seen.push(`${name} ${currentRequest()?.id ?? 'none'}`);
+      await Promise.resolve();
+      seen.push(`${name} later ${currentRequest()?.id ?? 'none'}`);
+    };
+    runInRequest(newRequestScope('POST', 'first-request'), () => send.after(work('a')));
+    runInRequest(newRequestScope('POST', 'second-request'), () => send.after(work('b')));
+    send.after(work('c'));
+    await nextTurn();
+    await nextTurn();
+    expect(seen).toEqual([
+      'a first-request',
+      'b second-request',
+      'c none',
+      'a later first-request',
+      'b later second-request',
+      'c later none',
+    ]);
+  });
 });
 
 describe('whole answers at the end of the turn, streams as they come', () => {
@@ -127,34 +152,5 @@ describe('whole answers at the end of the turn, streams as they come', () => {
     expect(calls).toEqual(['write', 'end']);
     await nextTurn();
     expect(calls).toEqual(['write', 'end', 'whole end']);
-  });
-});
-
-describe('work after the answers, in its own request', () => {
-  const nextTurn = () => new Promise((r) => setImmediate(r));
-
-  it("runs each work in the scope of the request it came with (its later steps too), never the turn's first", async () => {
-    const seen: string[] = [];
-    const send = sendAtTurnEnd((e) => {
-      throw e;
-    });
-    const work = (name: string) => async () => {
-      seen.push(`${name} ${currentRequest()?.id ?? 'none'}`);
-      await Promise.resolve();
-      seen.push(`${name} later ${currentRequest()?.id ?? 'none'}`);
-    };
-    runInRequest(newRequestScope('POST', 'first-request'), () => send.after(work('a')));
-    runInRequest(newRequestScope('POST', 'second-request'), () => send.after(work('b')));
-    send.after(work('c'));
-    await nextTurn();
-    await nextTurn();
-    expect(seen).toEqual([
-      'a first-request',
-      'b second-request',
-      'c none',
-      'a later first-request',
-      'b later second-request',
-      'c later none',
-    ]);
   });
 });
