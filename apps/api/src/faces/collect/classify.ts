@@ -115,8 +115,14 @@ export async function rowsOfReport(
   }
   const referrer = referrerHost(r.r);
   const tag = pageDataOf(r.pd);
+  const traffic = trafficOf(referrer, utm, click);
+  // Every field named, no spreads: a literal that spreads objects in between grows its property store a few
+  // fields at a time, ~1 KB of garbage a report (docs/performance/history.md, "What a collect report allocates").
   const pageview: PageviewRow = {
-    ...common,
+    siteId: site.id,
+    at,
+    pageviewId: r.id,
+    lane,
     visitor,
     sessionStart: r.n === 1,
     tabPage: r.n,
@@ -126,12 +132,16 @@ export async function rowsOfReport(
     utmSource: utm.source,
     utmMedium: utm.medium,
     utmCampaign: utm.campaign,
-    ...trafficOf(referrer, utm, click),
+    source: traffic.source,
+    channel: traffic.channel,
     country: e.country,
     asn: e.asn,
     asOrg: e.asOrg,
     device: e.device,
-    ...software,
+    browser: e.browser,
+    browserMajor: e.browserMajor,
+    os: e.os,
+    osMajor: e.osMajor,
     windowWidth: r.w,
     language: r.l || null,
     timezone: r.z || null,
