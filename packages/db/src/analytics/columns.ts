@@ -212,8 +212,8 @@ export function cleanRow<T extends AnalyticsTable>(table: T, row: AnalyticsRows[
   const out: Record<string, unknown> = { ...row, siteId: uuidValue('site_id', row.siteId) };
   if (row.id !== undefined) out.id = uuidValue('id', row.id);
   const cols = COLUMNS[table] as readonly Column<Record<string, unknown>>[];
-  // Indexed, not destructured: an array pattern runs the iterator protocol, ~80 B of garbage a column and row
-  // (docs/performance/history.md, "What a collect report allocates").
+  // Indexed, not destructured: an array pattern runs the iterator protocol, garbage for every column of every
+  // row (docs/performance/history.md, "What a collect report allocates").
   for (let c = 0; c < cols.length; c++) {
     const col = cols[c] as Column<Record<string, unknown>>;
     out[col[1]] = cleanValue(col[0], col[2], (row as unknown as Record<string, unknown>)[col[1]]);

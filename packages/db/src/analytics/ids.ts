@@ -50,8 +50,8 @@ const text = Buffer.alloc(36);
 
 /**
  * The 16 bytes as a UUID's text in one flat string: hex slices joined by a template make a rope of about a
- * dozen strings (~300 B against ~56 B), and a row's id lives until its flush, often long enough to be promoted
- * to the old generation (docs/performance/history.md, "What a buffered row keeps").
+ * dozen strings, several times the flat one's size, and a row's id lives until its flush, often long enough to
+ * be promoted to the old generation (docs/performance/history.md, "What a buffered row keeps").
  */
 function uuidText(b: Buffer): string {
   let o = 0;

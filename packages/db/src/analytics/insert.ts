@@ -197,8 +197,8 @@ export async function prepareChunk<T extends AnalyticsTable>(
     (writers[1] as BinaryArrayWriter).add(at);
     (writers[2] as BinaryArrayWriter).add(r.id == null ? timeOrderedUuid() : uuidValue('id', r.id));
     for (let c = 0; c < cols.length; c++) {
-      // Indexed, not destructured: an array pattern runs the iterator protocol, ~80 B of garbage a column and
-      // row (docs/performance/history.md, "What a collect report allocates").
+      // Indexed, not destructured: an array pattern runs the iterator protocol, garbage for every column of
+      // every row (docs/performance/history.md, "What a collect report allocates").
       const col = cols[c] as Column<Record<string, unknown>>;
       const value = cleanValue(col[0], col[2], r[col[1]]);
       if (c === laneColumn) lanes[n] = value as string;

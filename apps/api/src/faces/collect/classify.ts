@@ -117,7 +117,7 @@ export async function rowsOfReport(
   const tag = pageDataOf(r.pd);
   const traffic = trafficOf(referrer, utm, click);
   // Every field named, no spreads: a literal that spreads objects in between grows its property store a few
-  // fields at a time, ~1 KB of garbage a report (docs/performance/history.md, "What a collect report allocates").
+  // fields at a time, garbage on every report (docs/performance/history.md, "What a collect report allocates").
   const pageview: PageviewRow = {
     siteId: site.id,
     at,
