@@ -212,11 +212,18 @@ export function cleanRow<T extends AnalyticsTable>(table: T, row: AnalyticsRows[
   const out: Record<string, unknown> = { ...row, siteId: uuidValue('site_id', row.siteId) };
   if (row.id !== undefined) out.id = uuidValue('id', row.id);
   const cols = COLUMNS[table] as readonly Column<Record<string, unknown>>[];
-  // Indexed, not destructured: an array pattern runs the iterator protocol, garbage for every column of every
-  // row (docs/performance/history.md, "What a collect report allocates").
   for (let c = 0; c < cols.length; c++) {
     const col = cols[c] as Column<Record<string, unknown>>;
-    out[col[1]] = cleanValue(col[0], col[2], (row as unknown as Record<string, unknown>)[col[1]]);
+    out[col[1]] = cleanColumn(col, row as unknown as Record<string, unknown>);
   }
   return out as unknown as AnalyticsRows[T];
+}
+
+/**
+ * The row's value of one column made storable (`cleanValue`), for loops over every column of every row. The
+ * tuple is read by index: an array pattern runs the iterator protocol, garbage for each column of each row
+ * (docs/performance/history.md, "What a collect report allocates").
+ */
+export function cleanColumn(col: Column<Record<string, unknown>>, row: Record<string, unknown>): unknown {
+  return cleanValue(col[0], col[2], row[col[1]]);
 }

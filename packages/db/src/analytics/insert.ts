@@ -1,7 +1,7 @@
 import { CompiledQuery } from 'kysely';
 import { isUniqueViolation } from '../faults.ts';
 import { ARRAY_TYPE, BinaryArrayWriter, type ElementType, giveColumnBuffersBack, takeColumnBuffers } from './binary-array.ts';
-import { COLUMNS, type Column, type ColumnKind, cleanValue, timeValue, uuidValue } from './columns.ts';
+import { COLUMNS, type Column, type ColumnKind, cleanColumn, timeValue, uuidValue } from './columns.ts';
 import { type AnalyticsDb, type AnalyticsTable, connectionOf, ensuredDays, type SqlConnection, utcDay } from './db.ts';
 import { timeOrderedUuid } from './ids.ts';
 import { ensurePartitionsForDays } from './partitions.ts';
@@ -197,10 +197,7 @@ export async function prepareChunk<T extends AnalyticsTable>(
     (writers[1] as BinaryArrayWriter).add(at);
     (writers[2] as BinaryArrayWriter).add(r.id == null ? timeOrderedUuid() : uuidValue('id', r.id));
     for (let c = 0; c < cols.length; c++) {
-      // Indexed, not destructured: an array pattern runs the iterator protocol, garbage for every column of
-      // every row (docs/performance/history.md, "What a collect report allocates").
-      const col = cols[c] as Column<Record<string, unknown>>;
-      const value = cleanValue(col[0], col[2], r[col[1]]);
+      const value = cleanColumn(cols[c] as Column<Record<string, unknown>>, r);
       if (c === laneColumn) lanes[n] = value as string;
       (writers[c + 3] as BinaryArrayWriter).add(value);
     }
