@@ -250,9 +250,9 @@ async function readStream(shape: StreamShape, stream: AsyncIterable<Buffer>, lea
     row.cents = L.cents >= 0 ? numberOr(f[L.cents]) : Number.NaN;
     if (L.pageviewId >= 0) {
       const leave = leaves.of(f[L.pageviewId] as string);
-      row.scroll = leave ? leave.scroll : Number.NaN;
-      row.ms = leave ? leave.ms : Number.NaN;
-      if (leave && f[L.lane] === 'human') leaves.countVisible(leave);
+      row.scroll = leave < 0 ? Number.NaN : leaves.scrollOf(leave);
+      row.ms = leave < 0 ? Number.NaN : leaves.msOf(leave);
+      if (leave >= 0 && f[L.lane] === 'human') leaves.countVisible(leave);
     }
     tally.add(row);
     if (visits) visits.take(row, f[L.at] as string, f[L.pageviewId] as string, f[L.start] === 't');
