@@ -4,6 +4,9 @@
 // in another, so a lookup touches two or three cache lines. A Map of a million such strings touched
 // about six and was most of a whole-day rollup's leave work (docs/performance/history.md, "Leave
 // reports by packed id"). Any other id (longer, other characters) is numbered through a Map.
+// Strangers choose these ids: the hash is seeded at random per table, as V8 seeds its own, so ids
+// cannot be made to crowd one run of slots.
+import { randomBytes } from 'node:crypto';
 
 /** Words an id takes: its length, then five characters a word. */
 const STRIDE = 8;
@@ -37,23 +40,37 @@ function pack(id: string, w: Int32Array): boolean {
   return true;
 }
 
-function hashOf(w: Int32Array, at: number): number {
-  let h = 0x811c9dc5;
+function hashOf(seed: number, w: Int32Array, at: number): number {
+  let h = seed;
   for (let k = 0; k < STRIDE; k++) {
     h = Math.imul(h ^ (w[at + k] as number), 0x9e3779b1);
     h ^= h >>> 15;
   }
-  return h;
+  // MurmurHash3's finaliser: every bit of the words reaches the low bits a slot is chosen by.
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return h ^ (h >>> 16);
+}
+
+/** The hash `id` has under `seed` when it packs (tests build colliding ids with it), else undefined. */
+export function packedHash(id: string, seed: number): number | undefined {
+  const w = new Int32Array(STRIDE);
+  return pack(id, w) ? hashOf(seed, w, 0) : undefined;
 }
 
 /** Numbers distinct id strings 0, 1, 2… in the order first added. */
 export class IdNumbers {
   size = 0;
+  /** Slots stepped over in all lookups so far (a table flooded by colliding ids shows here). */
+  probes = 0;
   private words = new Int32Array(1024 * STRIDE);
   /** Open addressing over the packed ids: number + 1, 0 for an empty slot. */
   private slots = new Int32Array(1 << 16);
   private readonly others = new Map<string, number>();
   private readonly scratch = new Int32Array(STRIDE);
+
+  /** `seed`: the hash's, random unless a test fixes it. */
+  constructor(private readonly seed = randomBytes(4).readInt32LE(0)) {}
 
   /** The number of `id`, or -1 when it was never added. */
   find(id: string): number {
@@ -61,9 +78,10 @@ export class IdNumbers {
     if (!pack(id, w)) return this.others.get(id) ?? -1;
     const slots = this.slots;
     const mask = slots.length - 1;
-    for (let i = hashOf(w, 0) & mask; ; i = (i + 1) & mask) {
+    for (let i = hashOf(this.seed, w, 0) & mask; ; i = (i + 1) & mask) {
       const n = slots[i] as number;
       if (n === 0) return -1;
+      this.probes++;
       if (this.same(n - 1, w)) return n - 1;
     }
   }
@@ -81,10 +99,11 @@ export class IdNumbers {
     }
     const slots = this.slots;
     const mask = slots.length - 1;
-    let i = hashOf(w, 0) & mask;
+    let i = hashOf(this.seed, w, 0) & mask;
     for (; ; i = (i + 1) & mask) {
       const n = slots[i] as number;
       if (n === 0) break;
+      this.probes++;
       if (this.same(n - 1, w)) return n - 1;
     }
     const n = this.next();
@@ -122,7 +141,7 @@ export class IdNumbers {
     const mask = slots.length - 1;
     for (let n = 0; n < this.size; n++) {
       if (this.words[n * STRIDE] === 0) continue;
-      let i = hashOf(this.words, n * STRIDE) & mask;
+      let i = hashOf(this.seed, this.words, n * STRIDE) & mask;
       while (slots[i] !== 0) i = (i + 1) & mask;
       slots[i] = n + 1;
     }

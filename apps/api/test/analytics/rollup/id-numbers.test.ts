@@ -1,7 +1,7 @@
 // The leave reports' pageview ids numbered for the rollup (id-numbers.ts): exact for every string, whether
 // it packs into words (the collect door's alphabet, up to 35 characters) or goes through the Map.
 import { describe, expect, it } from 'vitest';
-import { IdNumbers } from '../../../src/analytics/rollup/id-numbers.ts';
+import { IdNumbers, packedHash } from '../../../src/analytics/rollup/id-numbers.ts';
 import { LeaveSums } from '../../../src/analytics/rollup/rollup-leaves.ts';
 
 describe('pageview ids numbered for the leave sums', () => {
@@ -39,6 +39,29 @@ describe('pageview ids numbered for the leave sums', () => {
     for (let i = 0; i < 200_000; i++) expect(ids.add(idOf(i))).toBe(i);
     for (let i = 0; i < 200_000; i += 997) expect(ids.find(idOf(i))).toBe(i);
     expect(ids.find('zzzzzzzzz')).toBe(-1);
+  });
+});
+
+describe('pageview ids a stranger chose to collide', () => {
+  it('crowd one run of slots only under a hash seed they know; a table seeds its own at random', () => {
+    // Ids whose hash under a known seed picks the same slot of a new table (65,536 slots).
+    const seed = 12345;
+    const slot = (id: string) => (packedHash(id, seed) as number) & 0xffff;
+    const target = slot('first-pageview');
+    const colliding: string[] = [];
+    for (let i = 0; colliding.length < 150; i++) {
+      const id = `atk-${i.toString(36).padStart(6, '0')}`;
+      if (slot(id) === target) colliding.push(id);
+    }
+    const known = new IdNumbers(seed);
+    expect(colliding.map((id) => known.add(id))).toEqual(colliding.map((_, i) => i));
+    expect(colliding.map((id) => known.find(id))).toEqual(colliding.map((_, i) => i));
+    expect(known.probes).toBeGreaterThan(150 * 149);
+
+    const own = new IdNumbers();
+    expect(colliding.map((id) => own.add(id))).toEqual(colliding.map((_, i) => i));
+    expect(colliding.map((id) => own.find(id))).toEqual(colliding.map((_, i) => i));
+    expect(own.probes).toBeLessThan(300);
   });
 });
 
