@@ -205,18 +205,20 @@ export function cleanValue(column: string, kind: ColumnKind, value: unknown): un
 }
 
 /**
- * A row with every value made storable (the intake's cleaning, and again right before the insert, so
- * rows buffered by an older version are safe too). Throws `RowRefused` for a row that cannot be.
+ * `row` with every value made storable, in place (the intake's cleaning; the insert cleans each value again,
+ * so rows buffered by an older version are safe too). Pass a row just built: a copy of each collect report's
+ * row was garbage on every report. Throws `RowRefused` for a row that cannot be, its values then part cleaned.
  */
 export function cleanRow<T extends AnalyticsTable>(table: T, row: AnalyticsRows[T]): AnalyticsRows[T] {
-  const out: Record<string, unknown> = { ...row, siteId: uuidValue('site_id', row.siteId) };
+  const out = row as unknown as Record<string, unknown>;
+  out.siteId = uuidValue('site_id', row.siteId);
   if (row.id !== undefined) out.id = uuidValue('id', row.id);
   const cols = COLUMNS[table] as readonly Column<Record<string, unknown>>[];
   for (let c = 0; c < cols.length; c++) {
     const col = cols[c] as Column<Record<string, unknown>>;
-    out[col[1]] = cleanColumn(col, row as unknown as Record<string, unknown>);
+    out[col[1]] = cleanColumn(col, out);
   }
-  return out as unknown as AnalyticsRows[T];
+  return row;
 }
 
 /**

@@ -75,6 +75,24 @@ function propertiesOf(raw: unknown): Record<string, string> | null {
   return props;
 }
 
+/** The fields an event row shares with its pageview (built only for events, clicks and exposures). */
+function eventFields(site: Site, at: Date, pageviewId: string, lane: Lane, visitor: string, path: string, e: Enrichment) {
+  return {
+    siteId: site.id,
+    at,
+    pageviewId,
+    lane,
+    visitor,
+    path,
+    country: e.country,
+    device: e.device,
+    browser: e.browser,
+    browserMajor: e.browserMajor,
+    os: e.os,
+    osMajor: e.osMajor,
+  };
+}
+
 /** The rows one page report adds: a pageview and its A/B exposures, an event, a click, or a leave report. */
 export async function rowsOfReport(
   hot: HotStore,
@@ -89,17 +107,22 @@ export async function rowsOfReport(
   const internal = inAnyNetwork(networksOf(site), client.ip) || (r.m ? verifyInternalMark(site, r.m) : false);
   const lane = laneOf(e, internal);
   const { path, utm, click } = page;
-  const common = { siteId: site.id, at, pageviewId: r.id, lane };
   if (r.t === 'leave') {
-    const leave: PageLeaveRow = { ...common, scrollDepth: r.s, timeOnPageMs: r.d, interacted: r.i === 1 };
+    const leave: PageLeaveRow = {
+      siteId: site.id,
+      at,
+      pageviewId: r.id,
+      lane,
+      scrollDepth: r.s,
+      timeOnPageMs: r.d,
+      interacted: r.i === 1,
+    };
     return [rowsOf('page_leaves', [leave])];
   }
   const visitor = visitorCode(await dailySalt(hot), site.id, client.ip, client.ua);
-  const software = { browser: e.browser, browserMajor: e.browserMajor, os: e.os, osMajor: e.osMajor };
-  const event = { ...common, visitor, path, country: e.country, device: e.device, ...software };
   if (r.t === 'ev') {
     const ev: EventRow = {
-      ...event,
+      ...eventFields(site, at, r.id, lane, visitor, path, e),
       name: r.e,
       label: r.el ?? null,
       value: r.ev ?? null,
@@ -110,7 +133,7 @@ export async function rowsOfReport(
   }
   if (r.t === 'c') {
     // An element click: only for journeys at element zoom, never counted as an event (`kind = 'click'`).
-    const click: EventRow = { ...event, name: clickLabel(r.e), kind: 'click' };
+    const click: EventRow = { ...eventFields(site, at, r.id, lane, visitor, path, e), name: clickLabel(r.e), kind: 'click' };
     return [rowsOf('events', [click])];
   }
   const referrer = referrerHost(r.r);
@@ -151,10 +174,19 @@ export async function rowsOfReport(
     journeys: r.j !== 1,
     props: propertiesOf(pageviewProperties(r.pr, tag.props)),
   };
-  const exposures = Object.entries(r.x ?? tag.exposures ?? {}).map(
-    ([experiment, variant]): EventRow => ({ ...event, name: experiment, kind: 'exposure', experiment, variant }),
+  const exposed = r.x ?? tag.exposures;
+  const pageviews = rowsOf('pageviews', [pageview]);
+  if (!exposed) return [pageviews];
+  const exposures = Object.entries(exposed).map(
+    ([experiment, variant]): EventRow => ({
+      ...eventFields(site, at, r.id, lane, visitor, path, e),
+      name: experiment,
+      kind: 'exposure',
+      experiment,
+      variant,
+    }),
   );
-  return [rowsOf('pageviews', [pageview]), ...(exposures.length ? [rowsOf('events', exposures)] : [])];
+  return exposures.length ? [pageviews, rowsOf('events', exposures)] : [pageviews];
 }
 
 /**
