@@ -320,8 +320,11 @@ export interface Answer {
 /** Internals a problem body must not name (an answer with data may legitimately carry such words). */
 const INTERNALS = [/postgres|mikro-?orm|zod|TypeError|ReferenceError|RangeError|Cannot read propert/i];
 
-/** What is wrong with an answer under spec §7, or undefined when it is a good answer. */
-export function judge(answer: Answer): string | undefined {
+/**
+ * What is wrong with an answer under spec §7, or undefined when it is a good answer. `sent`: the request's
+ * text, whose own words a problem may echo (a random name holding "zod" named back in the title is no leak).
+ */
+export function judge(answer: Answer, sent = ''): string | undefined {
   const { status, contentType, text } = answer;
   if (status >= 500) return `${status} answer`;
   for (const leak of STACK_OR_SQL) if (leak.test(text)) return `leaks ${leak}`;
@@ -336,6 +339,10 @@ export function judge(answer: Answer): string | undefined {
   if (typeof body.title !== 'string' || !body.title.trim()) return `problem ${status} without a title`;
   if (body.status !== status) return `problem status ${String(body.status)} differs from HTTP ${status}`;
   if (status === 400 && (typeof body.field !== 'string' || !body.field)) return 'problem 400 without a field';
-  for (const leak of INTERNALS) if (leak.test(text)) return `problem names internals (${leak})`;
+  const echoes = sent.toLowerCase();
+  for (const leak of INTERNALS) {
+    const named = [...text.matchAll(new RegExp(leak.source, 'gi'))].map((m) => m[0].toLowerCase());
+    if (named.some((word) => !echoes.includes(word))) return `problem names internals (${leak})`;
+  }
   return undefined;
 }

@@ -560,6 +560,17 @@ function makeRequest(op: Op, rng: Rng, w: World, schemas: Schemas): Request {
   return { method, url: `${path}${qs ? `?${qs}` : ''}`, headers, body, mutations };
 }
 
+/** What a request said, as a problem could echo it: the decoded address and the body. */
+function sentText(req: Request): string {
+  let url = req.url;
+  try {
+    url = decodeURIComponent(url);
+  } catch {
+    // A malformed escape (a hostile case): the address as sent.
+  }
+  return `${url}\n${req.body ?? ''}`;
+}
+
 async function send(req: Request): Promise<Answer> {
   const res = await fetch(`${t.url}${req.url}`, { method: req.method, headers: req.headers, body: req.body, redirect: 'manual' });
   return { status: res.status, contentType: res.headers.get('content-type') ?? '', text: await res.text() };
@@ -710,7 +721,7 @@ describe.concurrent(`every operation of /v1/openapi.json under fuzzing (seed ${S
         const req = makeRequest(op, rng, world, schemas);
         const answer = await send(req);
         count(op.label, answer.status, answer.text);
-        const why = judge(answer);
+        const why = judge(answer, sentText(req));
         if (why) failures.push(report(`${op.label} (case ${i})`, req, answer, why));
         if (destructive(op) && answer.status < 300 && i < RUNS - 1) world = await makeWorld(analytics, plan);
       }
@@ -754,26 +765,27 @@ function depthOf(value: unknown, cap = 64): number {
  * (-32602, MCP requires an object) and messages nested past MAX_MESSAGE_DEPTH (-32600, HTTP 400).
  */
 function judgeTool(answer: Answer, args: unknown): string | undefined {
+  const sent = JSON.stringify(args) ?? '';
   let body: { result?: { isError?: boolean; content?: { text?: string }[]; structuredContent?: Js }; error?: unknown };
   try {
     body = JSON.parse(answer.text);
   } catch {
-    return judge(answer) ?? 'answer is not JSON';
+    return judge(answer, sent) ?? 'answer is not JSON';
   }
   const code = (body.error as { code?: number } | undefined)?.code;
   const notObject = typeof args !== 'object' || args === null || Array.isArray(args);
   if (code === -32602 && notObject && answer.status === 200) return undefined;
   if (code === -32600 && answer.status === 400 && depthOf(args) + 3 > MAX_MESSAGE_DEPTH) return undefined;
-  if (answer.status !== 200) return judge(answer) ?? `HTTP ${answer.status} to a tools/call`;
+  if (answer.status !== 200) return judge(answer, sent) ?? `HTTP ${answer.status} to a tools/call`;
   if (!body.result) return `JSON-RPC error instead of a tool result: ${JSON.stringify(body.error)}`;
-  if (!body.result.isError) return judge(answer);
+  if (!body.result.isError) return judge(answer, sent);
   const problem = body.result.structuredContent ?? {};
   const status = Number(problem.status);
   if (!(status >= 400 && status < 500)) return `isError result with status ${String(problem.status)}`;
   const text = body.result.content?.[0]?.text ?? '';
   if (!text.trim() || typeof problem.title !== 'string' || !problem.title.trim()) return 'isError result without a title';
   if (status === 400 && (typeof problem.field !== 'string' || !problem.field)) return 'problem 400 without a field';
-  return judge({ status, contentType: 'application/problem+json', text: JSON.stringify(problem) });
+  return judge({ status, contentType: 'application/problem+json', text: JSON.stringify(problem) }, sent);
 }
 
 describe.concurrent(`every MCP tool under fuzzing (seed ${SEED})`, () => {
