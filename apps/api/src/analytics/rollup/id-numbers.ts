@@ -64,8 +64,11 @@ export class IdNumbers {
   /** Slots stepped over in all lookups so far (a table flooded by colliding ids shows here). */
   probes = 0;
   private words = new Int32Array(1024 * STRIDE);
-  /** Open addressing over the packed ids: number + 1, 0 for an empty slot. */
-  private slots = new Int32Array(1 << 16);
+  /**
+   * Open addressing over the packed ids, two numbers a slot: the id's number + 1 (0: empty) and its hash, so a
+   * lookup passes other ids without reading their words, and growing reads the slots in order.
+   */
+  private slots = new Int32Array(2 << 16);
   private readonly others = new Map<string, number>();
   private readonly scratch = new Int32Array(STRIDE);
 
@@ -77,12 +80,13 @@ export class IdNumbers {
     const w = this.scratch;
     if (!pack(id, w)) return this.others.get(id) ?? -1;
     const slots = this.slots;
-    const mask = slots.length - 1;
-    for (let i = hashOf(this.seed, w, 0) & mask; ; i = (i + 1) & mask) {
-      const n = slots[i] as number;
+    const mask = (slots.length >> 1) - 1;
+    const h = hashOf(this.seed, w, 0);
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const n = slots[2 * i] as number;
       if (n === 0) return -1;
       this.probes++;
-      if (this.same(n - 1, w)) return n - 1;
+      if (slots[2 * i + 1] === h && this.same(n - 1, w)) return n - 1;
     }
   }
 
@@ -98,18 +102,20 @@ export class IdNumbers {
       return n;
     }
     const slots = this.slots;
-    const mask = slots.length - 1;
-    let i = hashOf(this.seed, w, 0) & mask;
+    const mask = (slots.length >> 1) - 1;
+    const h = hashOf(this.seed, w, 0);
+    let i = h & mask;
     for (; ; i = (i + 1) & mask) {
-      const n = slots[i] as number;
+      const n = slots[2 * i] as number;
       if (n === 0) break;
       this.probes++;
-      if (this.same(n - 1, w)) return n - 1;
+      if (slots[2 * i + 1] === h && this.same(n - 1, w)) return n - 1;
     }
     const n = this.next();
     this.words.set(w, n * STRIDE);
-    slots[i] = n + 1;
-    if (this.size * 2 > slots.length) this.rehash();
+    slots[2 * i] = n + 1;
+    slots[2 * i + 1] = h;
+    if (this.size * 2 > mask) this.rehash();
     return n;
   }
 
@@ -135,15 +141,19 @@ export class IdNumbers {
     );
   }
 
-  /** Twice the slots, every packed id placed again (ids numbered through the Map have zero words). */
+  /** Twice the slots, every packed id placed again by its kept hash. */
   private rehash() {
-    const slots = new Int32Array(this.slots.length * 2);
-    const mask = slots.length - 1;
-    for (let n = 0; n < this.size; n++) {
-      if (this.words[n * STRIDE] === 0) continue;
-      let i = hashOf(this.seed, this.words, n * STRIDE) & mask;
-      while (slots[i] !== 0) i = (i + 1) & mask;
-      slots[i] = n + 1;
+    const old = this.slots;
+    const slots = new Int32Array(old.length * 2);
+    const mask = (slots.length >> 1) - 1;
+    for (let k = 0; k < old.length; k += 2) {
+      const n = old[k] as number;
+      if (n === 0) continue;
+      const h = old[k + 1] as number;
+      let i = h & mask;
+      while (slots[2 * i] !== 0) i = (i + 1) & mask;
+      slots[2 * i] = n;
+      slots[2 * i + 1] = h;
     }
     this.slots = slots;
   }
