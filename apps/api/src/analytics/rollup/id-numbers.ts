@@ -68,7 +68,7 @@ export class IdNumbers {
    * Open addressing over the packed ids, two numbers a slot: the id's number + 1 (0: empty) and its hash, so a
    * lookup passes other ids without reading their words, and growing reads the slots in order.
    */
-  private slots = new Int32Array(2 << 16);
+  private slots = new Int32Array(2 << 12);
   private readonly others = new Map<string, number>();
   private readonly scratch = new Int32Array(STRIDE);
 

@@ -44,9 +44,9 @@ describe('pageview ids numbered for the leave sums', () => {
 
 describe('pageview ids a stranger chose to collide', () => {
   it('crowd one run of slots only under a hash seed they know; a table seeds its own at random', () => {
-    // Ids whose hash under a known seed picks the same slot of a new table (65,536 slots).
+    // Ids whose hash under a known seed picks the same slot of a new table (4,096 slots).
     const seed = 12345;
-    const slot = (id: string) => (packedHash(id, seed) as number) & 0xffff;
+    const slot = (id: string) => (packedHash(id, seed) as number) & 0xfff;
     const target = slot('first-pageview');
     const colliding: string[] = [];
     for (let i = 0; colliding.length < 150; i++) {
