@@ -160,7 +160,7 @@ export class IdNumbers {
 }
 
 /** A typed array twice as long, with the same start. */
-export function grown<T extends Int32Array | Float64Array | Uint8Array>(a: T): T {
+export function grown<T extends Int32Array | Float64Array>(a: T): T {
   const b = new (a.constructor as new (n: number) => T)(a.length * 2);
   b.set(a);
   return b;
