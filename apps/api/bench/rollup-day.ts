@@ -96,7 +96,6 @@ try {
           );
         },
         held.length,
-        2,
       ),
     );
   for (let i = 0; i <= (process.env.ROLLUP_DAY_STAGES === 'step' ? -1 : runs); i++) {

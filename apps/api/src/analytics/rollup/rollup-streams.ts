@@ -2,8 +2,10 @@
 // COPY streams of the day's narrow rows: PostgreSQL evaluates the catalogue's expressions and sorts the
 // pageviews by visitor in the order that numbers visits; this module sums the leave reports per
 // pageview, numbers each visitor-day's visits and finds their exits, and rollup-tally.ts groups the rows.
-// The pageviews are split into `parts` streams by a hash of the visitor code (disjoint visitors, so
-// their counts add up), each on a connection of its own. Also used by the demo generator on its staging tables.
+// The pageviews can be split into `parts` streams by a hash of the visitor code (disjoint visitors, so
+// their counts add up), each on a connection of its own; one stream is the default, as the counting here,
+// not PostgreSQL's sorting, sets the pace (docs/performance/history.md, "One pageviews stream").
+// Also used by the demo generator on its staging tables.
 // (Joined and numbered in PostgreSQL, its streams took longer: docs/performance/history.md, "The rollup's 1 s goal";
 // here they cost a map of the day's leave reports and a pass per visitor-day.)
 import type { MetricSet } from '@us/shared';
@@ -299,11 +301,11 @@ function summaryRows(rows: RollupRow[], leaves: LeaveSums): RollupRow[] {
 }
 
 /**
- * Every rollup row of one site-day: the pageviews in `parts` streams (split by visitor), then events and
- * requests, read through `copyOut` up to `atOnce` at a time. Every stream started is read to its end,
- * or the first failure is thrown once all have stopped.
+ * Every rollup row of one site-day: the leave reports, the pageviews in `parts` streams (split by visitor),
+ * then events and requests, read through `copyOut` up to `atOnce` at a time. Every stream started is read
+ * to its end, or the first failure is thrown once all have stopped.
  */
-export async function tallySiteDay(src: RollupSource, copyOut: CopyOut, atOnce = 1, parts = atOnce): Promise<RollupRow[]> {
+export async function tallySiteDay(src: RollupSource, copyOut: CopyOut, atOnce = 1, parts = 1): Promise<RollupRow[]> {
   const leaves = new LeaveSums();
   const pageviews = withProperties(PAGEVIEWS, src.keptProperties);
   const events = withProperties(EVENTS, src.keptProperties);

@@ -283,5 +283,5 @@ export async function rollupSiteDay(orm: Orm, sd: SiteDay, until?: string): Prom
   return null;
 }
 
-/** Connections one site-day's rollup reads on at once (its pageviews are split over them by visitor). */
+/** Connections one site-day's rollup reads on at once (the leave reports beside the pageviews, then events and requests). */
 const ROLLUP_CONNECTIONS = 2;
