@@ -116,6 +116,63 @@ describe('site export', () => {
     expect(new Set(paths).size).toBe(5003);
   });
 
+  it('lists every rollup row once over many pages, in the key order, and the daily totals day by day', async () => {
+    const siteId = await f.site();
+    const other = await f.site();
+    const days = ['2026-10-01', '2026-10-02', '2026-10-03'];
+    const rows: [string, string, string, string, string, number, number][] = [];
+    for (const set of ['events', 'pageviews', 'sessions']) {
+      for (const lane of ['bot', 'human']) {
+        for (const d of days) {
+          rows.push([d, set, '', '', lane, 1000, 10]);
+          for (let v = 0; v < 400; v++) rows.push([d, set, 'page', `/p${String(v).padStart(3, '0')}`, lane, v, 1]);
+        }
+      }
+    }
+    const conn = f.t.deps.orm.em.getConnection();
+    const column = (i: number) => `{${rows.map((r) => `"${r[i]}"`).join(',')}}`;
+    for (const site of [siteId, other]) {
+      await conn.execute(
+        `insert into daily_rollups (site_id, day, metric_set, dimension, value, lane, count, visitors)
+           select ?::uuid, * from unnest(?::date[], ?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::bigint[])`,
+        [site, ...[0, 1, 2, 3, 4, 5, 6].map(column)],
+      );
+    }
+    const body = (await exportOf(siteId)).body as ExportAnswer;
+    const link = (name: string) => body.files.find((x) => x.name === name)?.url as string;
+    const key = (r: Record<string, unknown>) => [r.metricSet, r.dimension, r.lane, r.day, r.value] as string[];
+    const byKey = (a: Record<string, unknown>, b: Record<string, unknown>) => {
+      const [x, y] = [key(a), key(b)];
+      const i = x.findIndex((v, n) => v !== y[n]);
+      return i < 0 ? 0 : (x[i] as string) < (y[i] as string) ? -1 : 1;
+    };
+
+    const exported = (await fetchLink(link('rollups.ndjson')).expect(200)).body.toString().trim().split('\n');
+    const got = exported.map((l: string) => JSON.parse(l) as Record<string, unknown>);
+    expect(got).toHaveLength(rows.length);
+    const expected = rows
+      .map(([d, metricSet, dimension, value, lane, count, visitors]) => ({
+        day: d,
+        metricSet,
+        dimension,
+        value,
+        lane,
+        count,
+        visitors,
+      }))
+      .sort(byKey);
+    expect(got).toEqual(expected);
+
+    const store = (await fetchLink(link('site-store.ndjson')).expect(200)).body.toString().trim().split('\n');
+    const totals = store.map((l: string) => JSON.parse(l)).filter((r: { type: string }) => r.type === 'daily-totals');
+    expect(totals.map((r: Record<string, unknown>) => `${r.day} ${r.metricSet} ${r.lane}`)).toEqual(
+      days.flatMap((d) =>
+        ['events', 'pageviews', 'sessions'].flatMap((set) => ['bot', 'human'].map((lane) => `${d} ${set} ${lane}`)),
+      ),
+    );
+    expect(totals[0]).toMatchObject({ count: 1000, visitors: 10 });
+  });
+
   it('puts no key, secret, address or user agent in any file', async () => {
     const siteId = await f.site();
     await insertRows(f.t.deps.orm, 'pageviews', [pv(siteId, at(8))]);
