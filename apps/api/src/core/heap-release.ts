@@ -50,3 +50,48 @@ export function releaseAfterWork(): boolean {
   releaseMemory();
   return true;
 }
+
+/** What `releaseWhenIdle` answers: called as each piece of work starts and ends. */
+export interface IdleRelease {
+  started(): void;
+  ended(): void;
+}
+
+/**
+ * Gives memory back (`release`, by default releaseAfterWork) once background work has paused for `idleMs`, or as
+ * a piece ends when the last release is `maxGapMs` old: work that comes in a row (the rollup thread's site-days one
+ * after another) pays for the collection once every `maxGapMs` instead of after each piece, and what it holds
+ * meanwhile stays bounded (docs/performance/history.md, "Giving memory back once a row of rollups ends").
+ */
+export function releaseWhenIdle(
+  idleMs: number,
+  maxGapMs: number,
+  release: () => unknown = releaseAfterWork,
+  now: () => number = Date.now,
+): IdleRelease {
+  let running = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let last = now();
+  const releaseNow = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    last = now();
+    release();
+  };
+  return {
+    started() {
+      running++;
+      clearTimeout(timer);
+      timer = undefined;
+    },
+    ended() {
+      running = Math.max(0, running - 1);
+      if (running > 0) return;
+      if (now() - last >= maxGapMs) return releaseNow();
+      clearTimeout(timer);
+      timer = setTimeout(releaseNow, idleMs);
+      // The thread's message port keeps it alive; the timer alone does not.
+      timer.unref();
+    },
+  };
+}

@@ -1,5 +1,11 @@
-import { describe, expect, it } from 'vitest';
-import { collectStartupGarbage, RELEASE_GROWTH_BYTES, releaseAfterWork, releaseMemory } from '../../src/core/heap-release.ts';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  collectStartupGarbage,
+  RELEASE_GROWTH_BYTES,
+  releaseAfterWork,
+  releaseMemory,
+  releaseWhenIdle,
+} from '../../src/core/heap-release.ts';
 
 const MB = 1 << 20;
 
@@ -39,5 +45,65 @@ describe('giving memory back', () => {
     expect(releaseAfterWork()).toBe(true);
     expect(releaseAfterWork()).toBe(false);
     expect(held.length).toBe(RELEASE_GROWTH_BYTES * 2);
+  });
+
+  it('after work in a row, releases once, when none has come for the pause', () => {
+    vi.useFakeTimers();
+    try {
+      const release = vi.fn();
+      const idle = releaseWhenIdle(1000, 60_000, release);
+      // Three rollups one after another, the next starting 50 ms after the last ended.
+      for (let i = 0; i < 3; i++) {
+        idle.started();
+        vi.advanceTimersByTime(400);
+        idle.ended();
+        vi.advanceTimersByTime(50);
+      }
+      expect(release).not.toHaveBeenCalled();
+      vi.advanceTimersByTime(950);
+      expect(release).toHaveBeenCalledTimes(1);
+      vi.advanceTimersByTime(5000);
+      expect(release).toHaveBeenCalledTimes(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('waits for every piece of work running at once to end', () => {
+    vi.useFakeTimers();
+    try {
+      const release = vi.fn();
+      const idle = releaseWhenIdle(1000, 60_000, release);
+      idle.started();
+      idle.started();
+      idle.ended();
+      vi.advanceTimersByTime(2000);
+      expect(release).not.toHaveBeenCalled();
+      idle.ended();
+      vi.advanceTimersByTime(1000);
+      expect(release).toHaveBeenCalledTimes(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('while work keeps coming, releases as a piece ends once the last release is old enough', () => {
+    vi.useFakeTimers();
+    try {
+      const release = vi.fn();
+      const idle = releaseWhenIdle(1000, 10_000, release, () => Date.now());
+      // Two-second rollups back to back for 25 s: no pause of a second, so only the gap releases.
+      for (let t = 0; t < 25_000; t += 2000) {
+        idle.started();
+        vi.advanceTimersByTime(1990);
+        idle.ended();
+        vi.advanceTimersByTime(10);
+      }
+      expect(release).toHaveBeenCalledTimes(2);
+      vi.advanceTimersByTime(1000);
+      expect(release).toHaveBeenCalledTimes(3);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

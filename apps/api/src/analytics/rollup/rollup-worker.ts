@@ -4,7 +4,7 @@
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
-import { releaseAfterWork } from '../../core/heap-release.ts';
+import { releaseWhenIdle } from '../../core/heap-release.ts';
 import { pooledCopyOut } from './copy-connections.ts';
 import { deltaRows, deltaSources, type RolledState, seenSource, unseenVisitorsSql } from './rollup-delta.ts';
 import type { RollupSource } from './rollup-format.ts';
@@ -114,7 +114,15 @@ async function rollUpDelta(task: RollupTask, last: RolledState, snapshot: string
   return { rows: deltas.length, recounted: visitors.length };
 }
 
+/**
+ * A day's tallies are garbage once its rollup is written: this thread's heap gives them back (it holds no request
+ * up) once no rollup has come for a second, or at most every 10 s while they keep coming, so a row of rollups (a
+ * run's site-days) does not pay a full collection for each day.
+ */
+const idle = releaseWhenIdle(1000, 10_000);
+
 parentPort?.on('message', async (task: RollupTask) => {
+  idle.started();
   try {
     // Rows committed after this snapshot are left to the next rollup, which will find them unseen.
     const [now] = await query<{ snapshot: string }>('select pg_current_snapshot()::text as snapshot');
@@ -125,6 +133,5 @@ parentPort?.on('message', async (task: RollupTask) => {
     const error = e instanceof Error ? { message: e.message, code: (e as { code?: string }).code } : { message: String(e) };
     parentPort?.postMessage({ id: task.id, error });
   }
-  // A whole day's tallies are garbage now: this thread's heap gives it back (it holds no request up).
-  releaseAfterWork();
+  idle.ended();
 });
