@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   collectStartupGarbage,
   RELEASE_GROWTH_BYTES,
@@ -47,9 +47,15 @@ describe('giving memory back', () => {
     expect(held.length).toBe(RELEASE_GROWTH_BYTES * 2);
   });
 
-  it('after work in a row, releases once, when none has come for the pause', () => {
-    vi.useFakeTimers();
-    try {
+  describe('once background work pauses', () => {
+    beforeEach(() => {
+      vi.useFakeTimers();
+    });
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it('after work in a row, releases once, when none has come for the pause', () => {
       const release = vi.fn();
       const idle = releaseWhenIdle(1000, 60_000, release);
       // Three rollups one after another, the next starting 50 ms after the last ended.
@@ -64,14 +70,9 @@ describe('giving memory back', () => {
       expect(release).toHaveBeenCalledTimes(1);
       vi.advanceTimersByTime(5000);
       expect(release).toHaveBeenCalledTimes(1);
-    } finally {
-      vi.useRealTimers();
-    }
-  });
+    });
 
-  it('waits for every piece of work running at once to end', () => {
-    vi.useFakeTimers();
-    try {
+    it('waits for every piece of work running at once to end', () => {
       const release = vi.fn();
       const idle = releaseWhenIdle(1000, 60_000, release);
       idle.started();
@@ -82,14 +83,9 @@ describe('giving memory back', () => {
       idle.ended();
       vi.advanceTimersByTime(1000);
       expect(release).toHaveBeenCalledTimes(1);
-    } finally {
-      vi.useRealTimers();
-    }
-  });
+    });
 
-  it('while work keeps coming, releases as a piece ends once the last release is old enough', () => {
-    vi.useFakeTimers();
-    try {
+    it('while work keeps coming, releases as a piece ends once the last release is old enough', () => {
       const release = vi.fn();
       const idle = releaseWhenIdle(1000, 10_000, release, () => Date.now());
       // Two-second rollups back to back for 25 s: no pause of a second, so only the gap releases.
@@ -102,8 +98,6 @@ describe('giving memory back', () => {
       expect(release).toHaveBeenCalledTimes(2);
       vi.advanceTimersByTime(1000);
       expect(release).toHaveBeenCalledTimes(3);
-    } finally {
-      vi.useRealTimers();
-    }
+    });
   });
 });
