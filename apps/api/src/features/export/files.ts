@@ -21,21 +21,6 @@ async function* pages(em: EntityManager, page: (after: Row | null) => [string, u
   }
 }
 
-/** The metric sets of a site's rollups, each found once through the rollups' key (a loose index scan). */
-async function metricSetsOf(em: EntityManager, siteId: string): Promise<string[]> {
-  const rows = await em.getConnection().execute<{ set: string }[]>(
-    `with recursive s(set) as (
-       select min(metric_set) from daily_rollups where site_id = ?
-       union all
-       select (select min(metric_set) from daily_rollups where site_id = ? and metric_set > s.set) from s where s.set is not null
-     )
-     select set from s where set is not null`,
-    [siteId, siteId],
-    'all',
-  );
-  return rows.map((r) => r.set);
-}
-
 /**
  * Text chunks of at most CHUNK lines: a page joined into one large string would be allocated outside the
  * young generation and kept until a full collection (the process grew a lot over a day of raw files:
@@ -84,15 +69,12 @@ export async function* siteStoreFile(
   range: { from: string | null; to: string },
 ): AsyncGenerator<string> {
   yield* lines([await siteSettings(em, siteId)], { type: 'settings' });
-  // Found through the rollups' key by metric set (totals are dimension ''), then put in day order.
-  const sets = `{${(await metricSetsOf(em, siteId)).join(',')}}`;
   for await (const rows of pages(em, (a) => [
     `select to_char(day, 'YYYY-MM-DD') as day, metric_set as "metricSet", lane, count::float8 as count,
             visitors::float8 as visitors from daily_rollups
-      where site_id = ? and metric_set = any(?::text[]) and dimension = ''
-        ${a ? 'and (day, metric_set, lane) > (?::date, ?, ?)' : ''}
+      where site_id = ? and dimension = '' ${a ? 'and (day, metric_set, lane) > (?::date, ?, ?)' : ''}
       order by day, metric_set, lane`,
-    a ? [siteId, sets, a.day, a.metricSet, a.lane] : [siteId, sets],
+    a ? [siteId, a.day, a.metricSet, a.lane] : [siteId],
   ])) {
     yield* lines(rows, { type: 'daily-totals' });
   }
@@ -127,18 +109,15 @@ export async function* siteStoreFile(
   yield* journeyLines(em, await siteRowOf(em, siteId), range);
 }
 
-/**
- * Every rollup row: per local day, metric set, dimension, value and lane, its count and visitors; in the order of
- * the rollups' key (metric set, dimension, lane, then day by day), which pages through them without sorting.
- */
+/** Every rollup row: per local day, metric set, dimension, value and lane, its count and visitors. */
 export async function* rollupsFile(em: EntityManager, siteId: string): AsyncGenerator<string> {
   for await (const rows of pages(em, (a) => [
     `select to_char(day, 'YYYY-MM-DD') as day, metric_set as "metricSet", dimension, value, lane, count::float8 as count,
             visitors::float8 as visitors
       from daily_rollups where site_id = ?
-      ${a ? 'and (metric_set, dimension, lane, day, value) > (?, ?, ?, ?::date, ?)' : ''}
-      order by metric_set, dimension, lane, day, value`,
-    a ? [siteId, a.metricSet, a.dimension, a.lane, a.day, a.value] : [siteId],
+      ${a ? 'and (day, metric_set, dimension, value, lane) > (?::date, ?, ?, ?, ?)' : ''}
+      order by day, metric_set, dimension, value, lane`,
+    a ? [siteId, a.day, a.metricSet, a.dimension, a.value, a.lane] : [siteId],
   ])) {
     yield* lines(rows);
   }

@@ -116,7 +116,7 @@ describe('site export', () => {
     expect(new Set(paths).size).toBe(5003);
   });
 
-  it('lists every rollup row once over many pages, in the key order, and the daily totals day by day', async () => {
+  it('lists every rollup row once over many pages, day by day, and the daily totals in day order', async () => {
     const siteId = await f.site();
     const other = await f.site();
     const days = ['2026-10-01', '2026-10-02', '2026-10-03'];
@@ -140,7 +140,7 @@ describe('site export', () => {
     }
     const body = (await exportOf(siteId)).body as ExportAnswer;
     const link = (name: string) => body.files.find((x) => x.name === name)?.url as string;
-    const key = (r: Record<string, unknown>) => [r.metricSet, r.dimension, r.lane, r.day, r.value] as string[];
+    const key = (r: Record<string, unknown>) => [r.day, r.metricSet, r.dimension, r.value, r.lane] as string[];
     const byKey = (a: Record<string, unknown>, b: Record<string, unknown>) => {
       const [x, y] = [key(a), key(b)];
       const i = x.findIndex((v, n) => v !== y[n]);
