@@ -63,19 +63,14 @@ export interface IdleRelease {
  * after another) pays for the collection once every `maxGapMs` instead of after each piece, and what it holds
  * meanwhile stays bounded (docs/performance/history.md, "Giving memory back once a row of rollups ends").
  */
-export function releaseWhenIdle(
-  idleMs: number,
-  maxGapMs: number,
-  release: () => unknown = releaseAfterWork,
-  now: () => number = Date.now,
-): IdleRelease {
+export function releaseWhenIdle(idleMs: number, maxGapMs: number, release: () => unknown = releaseAfterWork): IdleRelease {
   let running = 0;
   let timer: NodeJS.Timeout | undefined;
-  let last = now();
+  let last = Date.now();
   const releaseNow = () => {
     clearTimeout(timer);
     timer = undefined;
-    last = now();
+    last = Date.now();
     release();
   };
   return {
@@ -87,7 +82,7 @@ export function releaseWhenIdle(
     ended() {
       running = Math.max(0, running - 1);
       if (running > 0) return;
-      if (now() - last >= maxGapMs) return releaseNow();
+      if (Date.now() - last >= maxGapMs) return releaseNow();
       clearTimeout(timer);
       timer = setTimeout(releaseNow, idleMs);
       // The thread's message port keeps it alive; the timer alone does not.

@@ -87,7 +87,7 @@ describe('giving memory back', () => {
 
     it('while work keeps coming, releases as a piece ends once the last release is old enough', () => {
       const release = vi.fn();
-      const idle = releaseWhenIdle(1000, 10_000, release, () => Date.now());
+      const idle = releaseWhenIdle(1000, 10_000, release);
       // Two-second rollups back to back for 25 s: no pause of a second, so only the gap releases.
       for (let t = 0; t < 25_000; t += 2000) {
         idle.started();

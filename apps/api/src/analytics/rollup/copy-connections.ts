@@ -26,9 +26,9 @@ export const copyOutOn =
  * COPY streams each on a connection of `pool` taken for the stream's length, in a transaction of its
  * own with room to sort most days' rows in memory (a busier day's sort spills to disk), without parallel
  * workers (two streams at once already use the cores; workers measured slower). The statement starts at
- * once, so PostgreSQL sorts while the caller does something else. A stream not read to its end discards its connection (it is in the
- * middle of a COPY). Streams take connections one at a time, so they never wait for one another's:
- * a nearly full pool makes them run one after another.
+ * once, so PostgreSQL sorts while the caller does something else. A stream not read to its end discards
+ * its connection (it is in the middle of a COPY). Streams take connections one at a time, so they never
+ * wait for one another's: a nearly full pool makes them run one after another.
  */
 export const pooledCopyOut =
   (pool: PgPool): CopyOut =>
