@@ -658,7 +658,13 @@ export async function generateTraffic(orm: Orm, opts: GenerateOptions): Promise<
       await client.query(requestSql(opts.siteId, opts.timezone, plan, STAGED, perPageview));
       const src = { tables: STAGED, where: 'true', whereParams: [], leavesWhere: 'true', leavesParams: [] };
       const rollupRows = await tallySiteDay(src, copyOutOn(client));
-      await replaceSiteDayRollup((sql, params) => client.query(sql, params), opts.siteId, plan.day, rollupRows, null);
+      await replaceSiteDayRollup(
+        async (sql, params) => ((await client.query(sql, params)) as { rows: unknown[] }).rows,
+        opts.siteId,
+        plan.day,
+        rollupRows,
+        null,
+      );
       await client.query('commit');
       client.release();
       rows.daily_rollups += rollupRows.length;

@@ -1,32 +1,53 @@
 // Writing one site-day's rollup: its rows and its `rollup_days` record, inside the caller's transaction.
 import { ROLLUP_VERSION, type RollupRow } from './rollup-format.ts';
 
-/** Runs one statement with `$n` parameters inside the caller's transaction. */
-export type RunStatement = (sql: string, params: unknown[]) => Promise<unknown>;
+/** Runs one statement with `$n` parameters inside the caller's transaction; resolves with its rows. */
+export type RunStatement = (sql: string, params: unknown[]) => Promise<unknown[]>;
+
+/** Rollup rows as one bound array per column: metric set, dimension, value, lane, count, visitors. */
+const columnsOf = (rows: RollupRow[]) => [
+  rows.map((r) => r.metric_set),
+  rows.map((r) => r.dimension),
+  rows.map((r) => r.value),
+  rows.map((r) => r.lane),
+  rows.map((r) => String(r.count)),
+  rows.map((r) => String(r.visitors)),
+];
 
 /** Inserts one site-day's rollup rows (one bound array per column); `conflict`: what a row already there does. */
-export async function writeRollupRows(run: RunStatement, siteId: string, day: string, rows: RollupRow[], conflict = '') {
+async function writeRollupRows(run: RunStatement, siteId: string, day: string, rows: RollupRow[], conflict = '') {
   if (!rows.length) return;
   await run(
     `insert into daily_rollups (site_id, day, metric_set, dimension, value, lane, count, visitors)
        select $1::uuid, $2::date, * from unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[])
        ${conflict}`,
-    [
-      siteId,
-      day,
-      rows.map((r) => r.metric_set),
-      rows.map((r) => r.dimension),
-      rows.map((r) => r.value),
-      rows.map((r) => r.lane),
-      rows.map((r) => String(r.count)),
-      rows.map((r) => String(r.visitors)),
-    ],
+    [siteId, day, ...columnsOf(rows)],
   );
+}
+
+const keyOf = (r: RollupRow) => `${r.metric_set}\x00${r.dimension}\x00${r.value}\x00${r.lane}`;
+
+/** What turns the `stored` rollup rows into `rows`: rows new or with other sums, and rows no longer counted. */
+export function rollupChanges(stored: RollupRow[], rows: RollupRow[]): { changed: RollupRow[]; gone: RollupRow[] } {
+  const left = new Map(stored.map((r) => [keyOf(r), r]));
+  const changed: RollupRow[] = [];
+  for (const r of rows) {
+    const key = keyOf(r);
+    const was = left.get(key);
+    if (was === undefined || String(was.count) !== String(r.count) || String(was.visitors) !== String(r.visitors))
+      changed.push(r);
+    left.delete(key);
+  }
+  return { changed, gone: [...left.values()] };
 }
 
 /**
  * Replaces a site-day's rollup rows with `rows` and records the day in `rollup_days` in the current
- * format; `until`: the instant the rows reach (the current day), null for a complete day; `snapshot`:
+ * format. Only what differs is written when that is the smaller part: rows no longer counted deleted, new
+ * and changed ones upserted, the others left as they are (a day counted again, as after a long pause or a
+ * format change, mostly gives the same rows; rewriting them all was most of the write, and left as many
+ * dead rows to vacuum: docs/performance/history.md, "Writing only the rollup rows that changed").
+ * `until`: the instant the rows reach (the current day), null for a complete day; `snapshot`:
  * which rows the count saw (rollup-delta.ts), null when unknown (the next rollup then counts the whole day);
  * `properties`: the site's kept property keys the rows were counted with (kept-properties.ts).
  * The record comes first: every writer of a site-day locks its `rollup_days` row before its rollup rows
@@ -43,8 +64,32 @@ export async function replaceSiteDayRollup(
   properties: readonly string[] = [],
 ) {
   await recordSiteDay(run, siteId, day, until, snapshot, properties);
-  await run('delete from daily_rollups where site_id = $1::uuid and day = $2::date', [siteId, day]);
-  await writeRollupRows(run, siteId, day, rows);
+  const stored = (await run(
+    `select metric_set, dimension, value, lane, count::text as count, visitors::text as visitors
+       from daily_rollups where site_id = $1::uuid and day = $2::date`,
+    [siteId, day],
+  )) as RollupRow[];
+  const { changed, gone } = rollupChanges(stored, rows);
+  if (changed.length + gone.length > stored.length / 2) {
+    await run('delete from daily_rollups where site_id = $1::uuid and day = $2::date', [siteId, day]);
+    await writeRollupRows(run, siteId, day, rows);
+    return;
+  }
+  if (gone.length) {
+    await run(
+      `delete from daily_rollups where site_id = $1::uuid and day = $2::date
+         and (metric_set, dimension, value, lane) in (select * from unnest($3::text[], $4::text[], $5::text[], $6::text[]))`,
+      [siteId, day, ...columnsOf(gone).slice(0, 4)],
+    );
+  }
+  await writeRollupRows(
+    run,
+    siteId,
+    day,
+    changed,
+    `on conflict (site_id, day, metric_set, dimension, value, lane)
+       do update set count = excluded.count, visitors = excluded.visitors`,
+  );
 }
 
 /**

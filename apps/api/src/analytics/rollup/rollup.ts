@@ -271,7 +271,7 @@ export async function rollupSiteDay(orm: Orm, sd: SiteDay, until?: string): Prom
     .transaction()
     .execute((trx) =>
       replaceSiteDayRollup(
-        (sql, params) => trx.executeQuery(CompiledQuery.raw(sql, params)),
+        async (sql, params) => (await trx.executeQuery(CompiledQuery.raw(sql, params))).rows,
         sd.siteId,
         sd.day,
         [],

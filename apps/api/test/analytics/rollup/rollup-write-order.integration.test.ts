@@ -35,8 +35,8 @@ const row = (value: string, count: number, visitors: number): RollupRow => ({
 });
 const runOn =
   (client: PoolClient): RunStatement =>
-  (sql, params) =>
-    client.query(sql, params);
+  async (sql, params) =>
+    (await client.query(sql, params)).rows;
 
 describe('two rollups of one site-day at once', () => {
   it('wait for each other on the day record: both commit, the later one is what stays', async () => {
