@@ -18,13 +18,25 @@ export async function rollUpSite(orm: Orm, siteId: string) {
   return { days: run.rolled + run.empty + today.refreshed, failed: run.failed + today.failed, ms: performance.now() - t };
 }
 
-/** Times rolling up one complete site-day again (each run rewrites the same rows), with its pageviews. */
-export async function timeSiteDayRollup(orm: Orm, siteId: string, day: string, runs = 3) {
-  const [row] = await orm.em
-    .getConnection()
-    .execute<{ n: string }[]>('select count(*) as n from pageviews where site_id = ? and day = ?', [siteId, day], 'all');
+/**
+ * Times rolling up one complete site-day, with its pageviews: its first count (`stored` 'none': the day's
+ * rollup is deleted before each run, untimed), or counted again over the same rows (`'same'`: a day
+ * counted again after a pause or a format change, whose write leaves the rows that did not change).
+ */
+export async function timeSiteDayRollup(orm: Orm, siteId: string, day: string, runs = 3, stored: 'none' | 'same' = 'none') {
+  const conn = orm.em.getConnection();
+  const [row] = await conn.execute<{ n: string }[]>(
+    'select count(*) as n from pageviews where site_id = ? and day = ?',
+    [siteId, day],
+    'all',
+  );
   const pageviews = Number(row?.n ?? 0);
-  const latency = await timeRuns(runs, () => rollupSiteDay(orm, { siteId, timezone: 'UTC', day }));
+  const forget = async () => {
+    if (stored === 'same') return;
+    await conn.execute('delete from daily_rollups where site_id = ? and day = ?', [siteId, day], 'run');
+    await conn.execute('delete from rollup_days where site_id = ? and day = ?', [siteId, day], 'run');
+  };
+  const latency = await timeRuns(runs, () => rollupSiteDay(orm, { siteId, timezone: 'UTC', day }), undefined, forget);
   return { pageviews, latency };
 }
 

@@ -4,7 +4,8 @@
 //     read to the end without parsing;
 //   - the rollup as the job runs it (rollupSiteDay: the rollup thread, COPY streams, write);
 //   - its stages in this process: the COPY streams read to the end without parsing (PostgreSQL's share),
-//     the tallies over those bytes held in memory (the process's share), and the write of the rows.
+//     the tallies over those bytes held in memory (the process's share), and the write of the rows (where
+//     none were stored, and over the same rows).
 // Usage: BENCH_DATA_DIR=.data/bench npx tsx apps/api/bench/rollup-day.ts [runs=5] [siteId day]
 // ROLLUP_DAY_STAGES=0 skips the stage timings; =job times the job's runs back to back, the baselines once
 // after them; =step the quarter-hour step of the busiest hour (the bench's); =thread times only the job beside the same counting in this
@@ -138,24 +139,31 @@ try {
       const bytes = held.reduce((s, h) => s + h.chunks.reduce((a, c) => a + c.length, 0), 0);
       note('  (MB streamed)', bytes / 1e6);
       const rows = await tallies();
-      await time('stage: write the rows', async () => {
-        const client = await pool.connect();
-        try {
-          await client.query('begin; set local synchronous_commit = off');
-          await replaceSiteDayRollup(
-            async (sql, params) => (await client.query(sql, params as unknown[])).rows,
-            siteId,
-            day,
-            rows,
-            null,
-            null,
-            src.keptProperties,
-          );
-          await client.query('commit');
-        } finally {
-          client.release();
+      // The rows written where none were stored (a day's first count: deleted first, untimed), then over the
+      // same rows (a day counted again: the write leaves them).
+      for (const stored of ['none', 'the same'] as const) {
+        if (stored === 'none') {
+          await conn.execute('delete from daily_rollups where site_id = ? and day = ?', [siteId, day], 'run');
         }
-      });
+        await time(`stage: write the rows, ${stored} stored`, async () => {
+          const client = await pool.connect();
+          try {
+            await client.query('begin; set local synchronous_commit = off');
+            await replaceSiteDayRollup(
+              async (sql, params) => (await client.query(sql, params as unknown[])).rows,
+              siteId,
+              day,
+              rows,
+              null,
+              null,
+              src.keptProperties,
+            );
+            await client.query('commit');
+          } finally {
+            client.release();
+          }
+        });
+      }
       note('  (rollup rows)', rows.length);
     };
     await round();

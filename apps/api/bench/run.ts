@@ -258,14 +258,22 @@ try {
             log(`  rolled up ${rolled.days} site-days in ${(rolled.ms / 1000).toFixed(1)} s (${rolled.failed} failed)`);
           }
           const yesterday = new Date(Date.parse(`${s.to}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
-          const r = await timeSiteDayRollup(orm, s.siteId, yesterday);
-          console.log(
-            formatLatency(
-              `  rollup of one site-day`,
-              r.latency,
-              `   ${r.pageviews.toLocaleString('en')} pageviews, ${Math.round((r.pageviews * 1000) / r.latency.p50).toLocaleString('en')} pageviews/s`,
-            ),
-          );
+          // Its first count (no rollup stored), then counted again over the same rows (the write leaves them).
+          let wholeDayMs = 0;
+          for (const [name, stored] of [
+            ['  rollup of one site-day', 'none'],
+            ['  the same, counted again', 'same'],
+          ] as const) {
+            const r = await timeSiteDayRollup(orm, s.siteId, yesterday, 3, stored);
+            wholeDayMs ||= r.latency.p50;
+            console.log(
+              formatLatency(
+                name,
+                r.latency,
+                `   ${r.pageviews.toLocaleString('en')} pageviews, ${Math.round((r.pageviews * 1000) / r.latency.p50).toLocaleString('en')} pageviews/s`,
+              ),
+            );
+          }
           // The same day kept by quarter-hours, as today's job keeps it: a step of its busiest hour, an hour's
           // step (what the job took before quarter-hours) for comparison, and its closing rollup (last: it
           // leaves the day complete, as the stats below expect).
@@ -279,7 +287,7 @@ try {
               formatLatency(
                 name,
                 d.latency,
-                `   ${d.recounted === null ? 'whole day counted' : `${d.recounted.toLocaleString('en')} visitors recounted`}, ${((d.latency.p50 * 100) / r.latency.p50).toFixed(1)}% of the whole day's rollup`,
+                `   ${d.recounted === null ? 'whole day counted' : `${d.recounted.toLocaleString('en')} visitors recounted`}, ${((d.latency.p50 * 100) / wholeDayMs).toFixed(1)}% of the whole day's first rollup`,
               ),
             );
           }

@@ -24,13 +24,21 @@ export function percentile(sorted: number[], p: number) {
  * Up to `runs` sequential timings of `fn` after one warm-up run; fewer (at least 5) when the warm-up
  * shows that `runs` would take longer than `budgetMs`.
  */
-export async function timeRuns(runs: number, fn: () => Promise<unknown>, budgetMs = 180_000): Promise<Latency> {
+export async function timeRuns(
+  runs: number,
+  fn: () => Promise<unknown>,
+  budgetMs = 180_000,
+  /** Runs untimed before each run. */
+  before: () => Promise<unknown> = async () => {},
+): Promise<Latency> {
+  await before();
   const w = performance.now();
   await fn();
   const warm = performance.now() - w;
   const n = Math.max(Math.min(runs, 5), Math.min(runs, Math.floor(budgetMs / Math.max(1, warm))));
   const ms: number[] = [];
   for (let i = 0; i < n; i++) {
+    await before();
     const t = performance.now();
     await fn();
     ms.push(performance.now() - t);
