@@ -33,8 +33,8 @@ export async function timeSiteDayRollup(orm: Orm, siteId: string, day: string, r
   const pageviews = Number(row?.n ?? 0);
   const forget = async () => {
     if (stored === 'same') return;
+    // Its rows only: without its `rollup_days` record the API's own rollup job would count the day meanwhile.
     await conn.execute('delete from daily_rollups where site_id = ? and day = ?', [siteId, day], 'run');
-    await conn.execute('delete from rollup_days where site_id = ? and day = ?', [siteId, day], 'run');
   };
   const latency = await timeRuns(runs, () => rollupSiteDay(orm, { siteId, timezone: 'UTC', day }), undefined, forget);
   return { pageviews, latency };

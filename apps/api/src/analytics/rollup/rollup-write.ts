@@ -25,6 +25,9 @@ async function writeRollupRows(run: RunStatement, siteId: string, day: string, r
   );
 }
 
+/** What an inserted row whose key is stored already does instead. */
+const onConflictSet = (set: string) => `on conflict (site_id, day, metric_set, dimension, value, lane) do update set ${set}`;
+
 const keyOf = (r: RollupRow) => `${r.metric_set}\x00${r.dimension}\x00${r.value}\x00${r.lane}`;
 
 /** What turns the `stored` rollup rows into `rows`: rows new or with other sums, and rows no longer counted. */
@@ -82,14 +85,7 @@ export async function replaceSiteDayRollup(
       [siteId, day, ...columnsOf(gone).slice(0, 4)],
     );
   }
-  await writeRollupRows(
-    run,
-    siteId,
-    day,
-    changed,
-    `on conflict (site_id, day, metric_set, dimension, value, lane)
-       do update set count = excluded.count, visitors = excluded.visitors`,
-  );
+  await writeRollupRows(run, siteId, day, changed, onConflictSet('count = excluded.count, visitors = excluded.visitors'));
 }
 
 /**
@@ -111,8 +107,7 @@ export async function addToSiteDayRollup(
     siteId,
     day,
     deltas,
-    `on conflict (site_id, day, metric_set, dimension, value, lane)
-       do update set count = daily_rollups.count + excluded.count, visitors = daily_rollups.visitors + excluded.visitors`,
+    onConflictSet('count = daily_rollups.count + excluded.count, visitors = daily_rollups.visitors + excluded.visitors'),
   );
   await run(
     `delete from daily_rollups where site_id = $1::uuid and day = $2::date and count = 0 and visitors = 0 and metric_set <> 'summary'`,
