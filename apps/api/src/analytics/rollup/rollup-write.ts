@@ -28,6 +28,7 @@ async function writeRollupRows(run: RunStatement, siteId: string, day: string, r
 /** What an inserted row whose key is stored already does instead. */
 const onConflictSet = (set: string) => `on conflict (site_id, day, metric_set, dimension, value, lane) do update set ${set}`;
 
+/** A rollup row's key as one string (PostgreSQL's text never holds a NUL, so its parts cannot run together). */
 const keyOf = (r: RollupRow) => `${r.metric_set}\x00${r.dimension}\x00${r.value}\x00${r.lane}`;
 
 /** What turns the `stored` rollup rows into `rows`: rows new or with other sums, and rows no longer counted. */
