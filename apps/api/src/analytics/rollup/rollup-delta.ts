@@ -13,7 +13,7 @@
 // per id: so V also takes every visitor with a row carrying the id of an unseen row or leave report.
 // Requests have no visitor: their unseen rows are simply added.
 import { inline, sqlLiteral } from './copy-connections.ts';
-import type { RollupRow, RollupSource } from './rollup-format.ts';
+import { type RollupRow, type RollupSource, rollupRowKey } from './rollup-format.ts';
 
 /** What a site-day's last rollup counted: its rows before `until` that `snapshot` sees. */
 export interface RolledState {
@@ -107,8 +107,6 @@ export function deltaSources(src: RollupSource, last: RolledState, now: string, 
   };
 }
 
-const key = (r: RollupRow) => `${r.metric_set}\x00${r.dimension}\x00${r.value}\x00${r.lane}`;
-
 /** A count as a number while it is exact, else a BigInt (event values in hundredths can pass 2^53). */
 const amount = (v: string | number): number | bigint => {
   const n = Number(v);
@@ -129,7 +127,7 @@ const plus = (a: number | bigint, b: number | bigint, sign: 1 | -1): number | bi
 export function deltaRows(before: RollupRow[], after: RollupRow[]): RollupRow[] {
   const rows = new Map<string, { row: RollupRow; count: number | bigint; visitors: number }>();
   const add = (r: RollupRow, sign: 1 | -1) => {
-    const k = key(r);
+    const k = rollupRowKey(r);
     let had = rows.get(k);
     if (!had) {
       had = { row: r, count: 0, visitors: 0 };

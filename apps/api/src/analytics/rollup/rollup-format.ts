@@ -22,6 +22,9 @@ export interface RollupRow {
   visitors: string | number;
 }
 
+/** A rollup row's key as one string (PostgreSQL's text never holds a NUL, so its parts cannot run together). */
+export const rollupRowKey = (r: RollupRow) => `${r.metric_set}\x00${r.dimension}\x00${r.value}\x00${r.lane}`;
+
 /** Where the day's rows are: table names (raw tables or the generator's staging tables) and their conditions. */
 export interface RollupSource {
   tables: Record<'pageviews' | 'events' | 'requests' | 'page_leaves', string>;

@@ -21,7 +21,7 @@ import { EXIT_DIMENSIONS, namesExit, VISIT_ORDER } from '../exit-paths.ts';
 import { type CopyOut, type CopyStream, inline } from './copy-connections.ts';
 import { forEachCopyRow } from './copy-rows.ts';
 import { keptDimensions } from './kept-properties.ts';
-import type { RollupRow, RollupSource } from './rollup-format.ts';
+import { type RollupRow, type RollupSource, rollupRowKey } from './rollup-format.ts';
 import { LeaveSums } from './rollup-leaves.ts';
 import {
   type Emit,
@@ -268,7 +268,7 @@ function merged(parts: RollupRow[][]): RollupRow[] {
   const out = new Map<string, RollupRow>();
   for (const rows of parts) {
     for (const r of rows) {
-      const key = `${r.metric_set}\x00${r.dimension}\x00${r.value}\x00${r.lane}`;
+      const key = rollupRowKey(r);
       const had = out.get(key);
       if (!had) out.set(key, r);
       else {

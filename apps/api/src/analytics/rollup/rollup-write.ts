@@ -1,5 +1,5 @@
 // Writing one site-day's rollup: its rows and its `rollup_days` record, inside the caller's transaction.
-import { ROLLUP_VERSION, type RollupRow } from './rollup-format.ts';
+import { ROLLUP_VERSION, type RollupRow, rollupRowKey } from './rollup-format.ts';
 
 /** Runs one statement with `$n` parameters inside the caller's transaction; resolves with its rows. */
 export type RunStatement = (sql: string, params: unknown[]) => Promise<unknown[]>;
@@ -28,15 +28,12 @@ async function writeRollupRows(run: RunStatement, siteId: string, day: string, r
 /** What an inserted row whose key is stored already does instead. */
 const onConflictSet = (set: string) => `on conflict (site_id, day, metric_set, dimension, value, lane) do update set ${set}`;
 
-/** A rollup row's key as one string (PostgreSQL's text never holds a NUL, so its parts cannot run together). */
-const keyOf = (r: RollupRow) => `${r.metric_set}\x00${r.dimension}\x00${r.value}\x00${r.lane}`;
-
 /** What turns the `stored` rollup rows into `rows`: rows new or with other sums, and rows no longer counted. */
 export function rollupChanges(stored: RollupRow[], rows: RollupRow[]): { changed: RollupRow[]; gone: RollupRow[] } {
-  const left = new Map(stored.map((r) => [keyOf(r), r]));
+  const left = new Map(stored.map((r) => [rollupRowKey(r), r]));
   const changed: RollupRow[] = [];
   for (const r of rows) {
-    const key = keyOf(r);
+    const key = rollupRowKey(r);
     const was = left.get(key);
     if (was === undefined || String(was.count) !== String(r.count) || String(was.visitors) !== String(r.visitors))
       changed.push(r);
