@@ -5,6 +5,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { startRedisCluster } from '../../../../scripts/redis-cluster.ts';
 import { ReplicatedPush } from '../../src/analytics/ingest/replicated-push.ts';
 import { connectRedis } from '../../src/core/hot/redis-connection.ts';
+import { startOwnRedis } from '../support/faults.ts';
 
 type OwnCluster = Awaited<ReturnType<typeof startRedisCluster>>;
 
@@ -121,5 +122,36 @@ describe.skipIf(!inject('redisClusterNodes'))('fault: confirmations of pushes on
     const moved = await push.eval(queue, ['moved']);
     expect(await onOther.lindex(queue, 0)).toBe('moved');
     expect(moved.confirmed).toBe(false);
+  });
+
+  it('waits for a replica connected to the master before the cluster lists it', { timeout: 60_000 }, async () => {
+    // A master hears of a replica that just attached over the cluster bus, up to half the node timeout after the
+    // replica has its copy. A replica outside the cluster never gets listed: it stands for one not listed yet.
+    const cluster: OwnCluster = await startRedisCluster({ replicas: 0, nodeTimeoutMs: 1000 });
+    closers.push(() => cluster.stop());
+    const redis = await bufferClient(cluster.nodes);
+    closers.push(() => redis.disconnect());
+    const queue = `us:ingest-${randomUUID()}:pageviews`;
+    const push = new ReplicatedPush(redis, PUSH);
+    // No replica: nothing can take over without the push.
+    expect((await push.eval(queue, ['alone'])).confirmed).toBe(true);
+
+    const master = await cluster.masterOf(queue);
+    const replica = await startOwnRedis({ replicaOf: master });
+    closers.push(() => replica.remove());
+    const onMaster = new Redis({ host: '127.0.0.1', port: master });
+    closers.push(() => onMaster.disconnect());
+    await expect
+      .poll(async () => /connected_slaves:1\r/.test(await onMaster.info('replication')), { timeout: 15_000 })
+      .toBe(true);
+    expect(await onMaster.call('CLUSTER', 'REPLICAS', String(await onMaster.call('CLUSTER', 'MYID')))).toEqual([]);
+    await expect.poll(() => push.eval(queue, ['copied']).then((p) => p.confirmed), { timeout: 15_000 }).toBe(true);
+
+    // Its replica stops confirming (paused, its connection still open): the push is not taken as kept beyond the master.
+    replica.pause();
+    const unconfirmed = await push.eval(queue, ['uncopied']);
+    replica.resume();
+    expect(await onMaster.lindex(queue, 0)).toBe('uncopied');
+    expect(unconfirmed.confirmed).toBe(false);
   });
 });

@@ -137,14 +137,18 @@ async function pingRedis(url: string): Promise<boolean> {
   }
 }
 
-/** A redis-server that writes every change to its append-only file before answering (`appendfsync always`). */
-export async function startOwnRedis(): Promise<OwnRedis> {
+/**
+ * A redis-server that writes every change to its append-only file before answering (`appendfsync always`);
+ * with `replicaOf`, a replica of the server on that port of 127.0.0.1 (outside any cluster).
+ */
+export async function startOwnRedis(opts: { replicaOf?: number } = {}): Promise<OwnRedis> {
   const dir = mkdtempSync(path.join(tmpdir(), 'us-fault-redis-'));
   const port = await freePort();
   const url = `redis://127.0.0.1:${port}`;
   let proc: ChildProcess | undefined;
   const launch = async () => {
     const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes'];
+    if (opts.replicaOf) args.push('--replicaof', '127.0.0.1', String(opts.replicaOf));
     proc = spawn('redis-server', [...args, '--appendfsync', 'always', '--dir', dir], { stdio: 'ignore' });
     if (!(await waitFor(() => pingRedis(url), 10_000))) throw new Error('redis-server did not start');
   };

@@ -34,12 +34,19 @@ async function answersOf(pipeline: ChainableCommander): Promise<unknown[]> {
 }
 
 /**
- * `script`, answering `{its answer, the id of the node that ran it, how many replicas the cluster lists for that
- * node}`: the replicas as they were when the push ran, connected or not, failed or not.
+ * `script`, answering `{its answer, the id of the node that ran it, how many replicas it has}`: the replicas as
+ * they were when the push ran, those the cluster lists for the node (connected or not, failed or not) or, with
+ * none listed, those connected to it. A master hears of a replica that just attached over the cluster bus, up to
+ * half the node timeout after the replica has its copy; the connection shows it at once. (`INFO` only then:
+ * with replicas attached it slows every push, docs/performance/history.md.)
  */
 const withNodeAndReplicas = (script: string) => `local function run() ${script} end
+local answer = run()
 local me = redis.call('CLUSTER', 'MYID')
-return { run(), me, #redis.call('CLUSTER', 'REPLICAS', me) }`;
+local listed = #redis.call('CLUSTER', 'REPLICAS', me)
+if listed > 0 then return { answer, me, listed } end
+local connected = tonumber(string.match(redis.call('INFO', 'replication'), 'connected_slaves:(%d+)')) or 0
+return { answer, me, connected }`;
 /** What a node answers about itself, asked by a script: a script goes to its key's master like any keyed command. */
 const MY_ID = `return redis.call('CLUSTER', 'MYID')`;
 
@@ -62,12 +69,13 @@ function replicasOf(reply: unknown): number {
  * none confirms in time (a replica paused, cut off or far behind), the push is not `confirmed` and its
  * caller keeps its own copy as well (the rows' ids make a second insert a no-op).
  *
- * The push's script answers how many replicas the cluster lists for its node at the moment it ran. None: no
- * replica can take over without this write (one that attaches later copies it in its first sync), so the push
- * neither waits nor copies; a cluster without replicas costs nothing. The replicas are asked with every push,
- * not counted now and then: a count a few seconds old missed a replica that had just attached, and its master,
- * paused, was replaced by it without the pushes it had answered meanwhile (docs/performance/history.md,
- * "A push a replica confirms").
+ * The push's script answers how many replicas its node has at the moment it ran: listed by the cluster, or
+ * connected. None: no replica can take over without this write (one that attaches later copies it in its first
+ * sync), so the push neither waits nor copies; a cluster without replicas costs nothing. The replicas are asked
+ * with every push, not counted now and then: a count a few seconds old missed a replica that had just attached,
+ * and its master, paused, was replaced by it without the pushes it had answered meanwhile. The cluster's list
+ * alone missed one for up to half the node timeout after it attached (docs/performance/history.md, "A push a
+ * replica confirms").
  *
  * `WAIT` confirms every earlier write of the connection it is sent on, so the pushes answered in one turn of
  * the event loop share one. It confirms a push only when sent to the node that ran it with no connection of
