@@ -30,7 +30,7 @@ RUN npm run build
 # What runs: Node, the production dependencies and the built files, as the unprivileged `node` user.
 FROM ${NODE_IMAGE} AS runtime
 # MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_: apps/api/node-flags.json's env (glibc reads it at start; a unit test holds them in step).
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 DATA_DIR=/var/lib/unseen-stats MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 DATA_DIR=/var/lib/unseen-stats MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=65536
 WORKDIR /app
 COPY --from=deps /app ./
 COPY --from=build /app/apps/api/dist apps/api/dist

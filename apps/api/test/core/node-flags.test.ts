@@ -19,10 +19,10 @@ describe('the API process flags', () => {
   });
 
   it('starts the process with at most two malloc arenas and a fixed mmap threshold, unless its starter already chose', () => {
-    const ours = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' };
+    const ours = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '65536' };
     expect(apiProcessEnv({})).toEqual(ours);
     expect(apiProcessEnv({ MALLOC_ARENA_MAX: '4' })).toEqual({ ...ours, MALLOC_ARENA_MAX: '4' });
-    expect(missingProcessEnv({})).toEqual(['MALLOC_ARENA_MAX=2', 'MALLOC_MMAP_THRESHOLD_=131072']);
-    expect(missingProcessEnv({ MALLOC_ARENA_MAX: '1', MALLOC_MMAP_THRESHOLD_: '65536' })).toEqual([]);
+    expect(missingProcessEnv({})).toEqual(['MALLOC_ARENA_MAX=2', 'MALLOC_MMAP_THRESHOLD_=65536']);
+    expect(missingProcessEnv({ MALLOC_ARENA_MAX: '1', MALLOC_MMAP_THRESHOLD_: '131072' })).toEqual([]);
   });
 });

@@ -58,7 +58,7 @@ describe('Dockerfile', () => {
   });
 
   it("sets the API process's environment of apps/api/node-flags.json (glibc's malloc settings), as npm run start:prod does", () => {
-    expect(API_PROCESS_ENV).toMatchObject({ MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' });
+    expect(API_PROCESS_ENV).toMatchObject({ MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '65536' });
     expect(envPairs(runtime('ENV').join(' '))).toMatchObject(API_PROCESS_ENV);
   });
 
