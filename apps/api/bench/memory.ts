@@ -4,6 +4,7 @@
 // thread). Goals (issue 41): ≤ 200 MB idle, ≤ 350 MB under that load, so the API and PostgreSQL serve a
 // site of 1M pageviews a month on a 1 GB machine. `rssAfter` prints the RSS after each other section.
 import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import type { ApiInfo } from './api-server.ts';
 import { askChild } from './child.ts';
 import { dashboardReads } from './dashboard.ts';
@@ -17,6 +18,21 @@ const mb = (bytes: number) => bytes / 1024 / 1024;
 const usageOf = (proc: ChildProcess) => askChild<NodeJS.MemoryUsage>(proc, 'rss');
 const rssOf = async (proc: ChildProcess) => mb((await usageOf(proc)).rss);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * What glibc's main heap (`[heap]` in /proc/<pid>/smaps) holds of a process's RSS, MB; null where that is not
+ * readable. Freed blocks stay in it while live ones sit above them: what varied most between idle readings
+ * (docs/performance/history.md, "The mmap threshold at 64 KB").
+ */
+function glibcHeapOf(pid: number | undefined): number | null {
+  try {
+    const smaps = readFileSync(`/proc/${pid}/smaps`, 'utf8');
+    const heap = /\[heap\]\n(?:.*\n)*?Rss:\s+(\d+) kB/.exec(smaps);
+    return heap ? Number(heap[1]) / 1024 : 0;
+  } catch {
+    return null;
+  }
+}
 
 /** One line: the API's RSS now (no forced GC), e.g. after a section. */
 export async function rssAfter(proc: ChildProcess, section: string) {
@@ -44,6 +60,7 @@ export async function benchMemory(
   await sleep(o.settleSeconds * 1000);
   const idleUsage = await usageOf(proc);
   const idle = mb(idleUsage.rss);
+  const glibcHeap = glibcHeapOf(proc.pid);
   const afterGc = mb((await askChild<NodeJS.MemoryUsage>(proc, 'memory')).rss);
 
   const samples: number[] = [];
@@ -92,7 +109,7 @@ export async function benchMemory(
   const ofGoal = (v: number, goal: number) => `${v.toFixed(1)} MB of the ${goal} MB goal${v > goal ? ' (over!)' : ''}`;
   return [
     'memory (the API process; PostgreSQL is a process of its own):',
-    `  API RSS idle ${ofGoal(idle, RSS_GOALS_MB.idle)}   (after a collection giving memory back: ${afterGc.toFixed(1)} MB; main heap ${mb(idleUsage.heapTotal).toFixed(1)} MB)`,
+    `  API RSS idle ${ofGoal(idle, RSS_GOALS_MB.idle)}   (after a collection giving memory back: ${afterGc.toFixed(1)} MB; main heap ${mb(idleUsage.heapTotal).toFixed(1)} MB${glibcHeap === null ? '' : `; glibc's heap ${glibcHeap.toFixed(1)} MB`})`,
     `  API RSS under collect load ${ofGoal(peak, RSS_GOALS_MB.load)} (peak)   p50 ${percentile(samples, 50).toFixed(1)} MB   ${samples.length} samples; main heap peak ${heapPeak.toFixed(1)} MB`,
     `    load: ${Math.round(o.rate).toLocaleString('en')} collect reports/s (${o.rateNote}) for ${o.seconds} s, ${collect.requests.toLocaleString('en')} answered, ${collect.errors} errors, p99 ${collect.p99.toFixed(2)} ms;`,
     `    ${reads} dashboard views (6 reads each${notOk.length ? `, ${notOk.length} not 200: ${[...new Set(notOk)].join(', ')}` : ''}), ${rollups} rollups of the collect site's day`,
