@@ -36,7 +36,7 @@ export async function timeSiteDayRollup(orm: Orm, siteId: string, day: string, r
     // Its rows only: without its `rollup_days` record the API's own rollup job would count the day meanwhile.
     await conn.execute('delete from daily_rollups where site_id = ? and day = ?', [siteId, day], 'run');
   };
-  const latency = await timeRuns(runs, () => rollupSiteDay(orm, { siteId, timezone: 'UTC', day }), undefined, forget);
+  const latency = await timeRuns(runs, () => rollupSiteDay(orm, { siteId, timezone: 'UTC', day }), { before: forget });
   return { pageviews, latency };
 }
 

@@ -27,9 +27,14 @@ export function percentile(sorted: number[], p: number) {
 export async function timeRuns(
   runs: number,
   fn: () => Promise<unknown>,
-  budgetMs = 180_000,
-  /** Runs untimed before each run. */
-  before: () => Promise<unknown> = async () => {},
+  {
+    budgetMs = 180_000,
+    before = async () => {},
+  }: {
+    budgetMs?: number;
+    /** Runs untimed before each run. */
+    before?: () => Promise<unknown>;
+  } = {},
 ): Promise<Latency> {
   await before();
   const w = performance.now();

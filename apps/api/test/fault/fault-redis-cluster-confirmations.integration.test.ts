@@ -149,8 +149,7 @@ describe.skipIf(!inject('redisClusterNodes'))('fault: confirmations of pushes on
 
     // Its replica stops confirming (paused, its connection still open): the push is not taken as kept beyond the master.
     replica.pause();
-    const unconfirmed = await push.eval(queue, ['uncopied']);
-    replica.resume();
+    const unconfirmed = await push.eval(queue, ['uncopied']).finally(() => replica.resume());
     expect(await onMaster.lindex(queue, 0)).toBe('uncopied');
     expect(unconfirmed.confirmed).toBe(false);
   });

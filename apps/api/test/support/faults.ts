@@ -158,6 +158,8 @@ export async function startOwnRedis(opts: { replicaOf?: number } = {}): Promise<
     if (!p || p.exitCode !== null || p.signalCode !== null) return;
     await new Promise<void>((resolve) => {
       p.once('exit', () => resolve());
+      // A paused process acts on no other signal (SIGKILL ends it as it is, without letting it run first).
+      if (signal !== 'SIGKILL') p.kill('SIGCONT');
       p.kill(signal);
     });
   };
