@@ -30,13 +30,20 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
 fi
 
 export PATH="$root/node_modules/.bin:$PATH"
+
+# The API process's glibc settings (apps/api/node-flags.json's env; a value set already wins), for the bench: it
+# runs the API's rollups in threads of its own process, and glibc reads them only as a process starts.
+api_env() {
+  eval "$(node -e 'for (const [k, v] of Object.entries(require("./apps/api/node-flags.json").env)) if (process.env[k] === undefined) console.log(`export ${k}=${v}`)')"
+}
+
 task="${1:-}"; shift || true
 case "$task" in
   start) exec node scripts/start.mjs "$@" ;;
   test)  exec node scripts/test.mjs "$@" ;;
   build) exec turbo run build --output-logs=errors-only "$@" ;;
-  bench) exec node --conditions=@unseen-stats/source --import tsx apps/api/bench/run.ts "$@" ;;
-  bench-profile) exec node --conditions=@unseen-stats/source --import tsx apps/api/bench/profile.ts "$@" ;;
+  bench) api_env; exec node --conditions=@unseen-stats/source --import tsx apps/api/bench/run.ts "$@" ;;
+  bench-profile) api_env; exec node --conditions=@unseen-stats/source --import tsx apps/api/bench/profile.ts "$@" ;;
   screenshots) turbo run build --output-logs=errors-only --filter=@us/web && exec vitest run --config vitest.shots.config.ts "$@" ;;
   exec)  exec "$@" ;;
   *) echo "usage: with-node.sh start|test|build|bench|bench-profile|screenshots|exec CMD..." >&2; exit 2 ;;

@@ -6,7 +6,9 @@
 //   - its stages in this process: the COPY streams read to the end without parsing (PostgreSQL's share),
 //     the tallies over those bytes held in memory (the process's share), and the write of the rows (where
 //     none were stored, and over the same rows).
-// Usage: BENCH_DATA_DIR=.data/bench npx tsx apps/api/bench/rollup-day.ts [runs=5] [siteId day]
+// Usage: BENCH_DATA_DIR=.data/bench npx tsx apps/api/bench/rollup-day.ts [runs=5] [siteId day], with the API's
+// malloc settings in the environment to count as the API does (apps/api/node-flags.json's env; `npm run bench`
+// sets them).
 // ROLLUP_DAY_STAGES=0 skips the stage timings; =job times the job's runs back to back, the baselines once
 // after them; =step the quarter-hour step of the busiest hour (the bench's); =thread times only the job beside the same counting in this
 // thread; =tally only the tallies over held bytes (for node --cpu-prof).
