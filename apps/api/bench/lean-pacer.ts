@@ -22,6 +22,7 @@ export async function runPacedLean(
   const latencies = new Float64Array(total);
   let answered = 0;
   let errors = 0;
+  const errorKinds: Record<string, number> = {};
   let settled = 0;
   const idle: Connection[] = [];
   const all = new Set<Connection>();
@@ -32,9 +33,12 @@ export async function runPacedLean(
   const done = new Promise<void>((r) => {
     finish = r;
   });
-  const settle = (scheduled: number, ok: boolean) => {
-    if (ok) latencies[answered++] = performance.now() - scheduled;
-    else errors++;
+  const settle = (scheduled: number, error: string | null) => {
+    if (error === null) latencies[answered++] = performance.now() - scheduled;
+    else {
+      errors++;
+      errorKinds[error] = (errorKinds[error] ?? 0) + 1;
+    }
     if (++settled === total) finish();
   };
   const next = (c: Connection) => {
@@ -70,7 +74,7 @@ export async function runPacedLean(
   await done;
   const seconds = (performance.now() - started) / 1000;
   for (const c of all) c.close();
-  return summarise([...latencies.subarray(0, answered)], errors, seconds);
+  return summarise([...latencies.subarray(0, answered)], errors, seconds, errorKinds);
 }
 
 function requestBytes(url: URL, req: LoadRequest): Buffer {
@@ -96,16 +100,17 @@ class Connection {
   constructor(
     url: URL,
     private readonly bytes: Buffer,
-    private readonly settle: (scheduled: number, ok: boolean) => void,
+    /** Settles a request: `error` null, or what went wrong ('status 503', 'closed before an answer'). */
+    private readonly settle: (scheduled: number, error: string | null) => void,
     private readonly next: (c: Connection) => void,
     private readonly onClosed: (c: Connection) => void,
   ) {
     this.socket = net.connect({ host: url.hostname, port: Number(url.port), noDelay: true });
     this.socket.on('data', (chunk: Buffer) => this.read(chunk));
-    this.socket.on('error', () => this.fail());
+    this.socket.on('error', (e: NodeJS.ErrnoException) => this.fail(`socket ${e.code ?? 'error'}`));
     this.socket.on('close', () => {
       this.closed = true;
-      this.fail();
+      this.fail('closed before an answer');
       this.onClosed(this);
     });
   }
@@ -120,8 +125,8 @@ class Connection {
     this.socket.destroy();
   }
 
-  private fail() {
-    if (this.scheduled) this.settle(this.scheduled, false);
+  private fail(why: string) {
+    if (this.scheduled) this.settle(this.scheduled, why);
     this.scheduled = 0;
   }
 
@@ -146,7 +151,7 @@ class Connection {
     this.pending = null;
     const scheduled = this.scheduled;
     this.scheduled = 0;
-    this.settle(scheduled, status > 0 && status < 400);
+    this.settle(scheduled, status > 0 && status < 400 ? null : `status ${status || '?'}`);
     this.next(this);
   }
 }

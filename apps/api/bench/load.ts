@@ -11,6 +11,8 @@ export interface LoadResult {
   latencies: number[];
   /** How long the load ran. */
   seconds: number;
+  /** The errors by kind ('status 503', 'closed before an answer'), where the load told them apart. */
+  errorKinds?: Record<string, number>;
 }
 
 export interface LoadRequest {
@@ -31,11 +33,12 @@ function resultOf(latencies: number[], errors: number, started: number): LoadRes
 }
 
 /** Throughput and latency percentiles of `latencies` (sorted in place) answered in `seconds`. */
-export function summarise(latencies: number[], errors: number, seconds: number): LoadResult {
+export function summarise(latencies: number[], errors: number, seconds: number, errorKinds?: Record<string, number>): LoadResult {
   latencies.sort((a, b) => a - b);
   return {
     requests: latencies.length,
     errors,
+    ...(errorKinds && { errorKinds }),
     rps: latencies.length / seconds,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
@@ -50,7 +53,21 @@ export function combineResults(runs: readonly LoadResult[]): LoadResult {
     runs.flatMap((r) => r.latencies),
     runs.reduce((n, r) => n + r.errors, 0),
     runs.reduce((n, r) => n + r.seconds, 0),
+    runs.some((r) => r.errorKinds) ? addedKinds(runs) : undefined,
   );
+}
+
+/** The runs' errors by kind, added up. */
+function addedKinds(runs: readonly LoadResult[]): Record<string, number> {
+  const kinds: Record<string, number> = {};
+  for (const r of runs) for (const [k, n] of Object.entries(r.errorKinds ?? {})) kinds[k] = (kinds[k] ?? 0) + n;
+  return kinds;
+}
+
+/** A result's errors, with their kinds when known: `8 (closed before an answer ×6, status 503 ×2)`. */
+export function formatErrors(r: LoadResult): string {
+  const kinds = Object.entries(r.errorKinds ?? {});
+  return kinds.length && r.errors ? `${r.errors} (${kinds.map(([k, n]) => `${k} ×${n}`).join(', ')})` : String(r.errors);
 }
 
 /**
@@ -141,7 +158,7 @@ export async function runPaced(
 
 export function formatRow(name: string, r: LoadResult, baseline?: LoadResult) {
   const ratio = baseline ? `  ${((r.rps / baseline.rps) * 100).toFixed(1)}% of bare http` : '';
-  return `${name.padEnd(34)} ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   errors ${r.errors}${ratio}`;
+  return `${name.padEnd(34)} ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   errors ${formatErrors(r)}${ratio}`;
 }
 
 /** An MCP `tools/call` of `tool` (no arguments) with a bearer token, as an MCP client sends it. */

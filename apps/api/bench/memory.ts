@@ -10,6 +10,7 @@ import { askChild } from './child.ts';
 import { dashboardReads } from './dashboard.ts';
 import { collectRequest } from './export.ts';
 import { runPacedLean } from './lean-pacer.ts';
+import { formatErrors } from './load.ts';
 import { percentile } from './stats.ts';
 
 export const RSS_GOALS_MB = { idle: 200, load: 350 } as const;
@@ -111,7 +112,7 @@ export async function benchMemory(
     'memory (the API process; PostgreSQL is a process of its own):',
     `  API RSS idle ${ofGoal(idle, RSS_GOALS_MB.idle)}   (after a collection giving memory back: ${afterGc.toFixed(1)} MB; main heap ${mb(idleUsage.heapTotal).toFixed(1)} MB${glibcHeap === null ? '' : `; glibc's heap ${glibcHeap.toFixed(1)} MB`})`,
     `  API RSS under collect load ${ofGoal(peak, RSS_GOALS_MB.load)} (peak)   p50 ${percentile(samples, 50).toFixed(1)} MB   ${samples.length} samples; main heap peak ${heapPeak.toFixed(1)} MB`,
-    `    load: ${Math.round(o.rate).toLocaleString('en')} collect reports/s (${o.rateNote}) for ${o.seconds} s, ${collect.requests.toLocaleString('en')} answered, ${collect.errors} errors, p99 ${collect.p99.toFixed(2)} ms;`,
+    `    load: ${Math.round(o.rate).toLocaleString('en')} collect reports/s (${o.rateNote}) for ${o.seconds} s, ${collect.requests.toLocaleString('en')} answered, ${formatErrors(collect)} errors, p99 ${collect.p99.toFixed(2)} ms;`,
     `    ${reads} dashboard views (6 reads each${notOk.length ? `, ${notOk.length} not 200: ${[...new Set(notOk)].join(', ')}` : ''}), ${rollups} rollups of the collect site's day`,
     `  API RSS after the load ${afterLoad.toFixed(1)} MB`,
   ];
