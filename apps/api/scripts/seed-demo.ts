@@ -7,10 +7,8 @@
  * Options (or environment): --days (SEED_DAYS, default 180), --pageviews (SEED_PAGEVIEWS, default
  * 1000000), --email (SEED_EMAIL), --password (SEED_PASSWORD), --jobs (SEED_JOBS, default 2).
  */
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createOrm, type EmbeddedDatabase, migrate, startEmbeddedPostgres } from '@us/db';
+import { createOrm, type EmbeddedDatabase, EmbeddedPostgresUnavailable, migrate, startEmbeddedPostgres } from '@us/db';
 import { deriveUrls, loadEnvFile, parseEnv } from '../src/core/env.ts';
 import { seedDemo } from './seed/demo.ts';
 import { formatDuration, progressReporter } from './seed/progress.ts';
@@ -54,23 +52,13 @@ const env = parseEnv();
 let embedded: EmbeddedDatabase | undefined;
 let databaseUrl = env.DATABASE_URL;
 if (!databaseUrl) {
-  const pidFile = path.resolve(env.DATA_DIR, 'postgres', 'postmaster.pid');
-  if (existsSync(pidFile)) {
-    const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
-    let alive = false;
-    try {
-      process.kill(pid, 0);
-      alive = true;
-    } catch {}
-    if (alive) {
-      console.error(
-        `The embedded PostgreSQL in ${env.DATA_DIR} is in use (pid ${pid}): stop the server (npm start) first, then run the seed again.`,
-      );
-      process.exit(1);
-    }
-  }
   console.error(`› starting the embedded PostgreSQL in ${env.DATA_DIR}/postgres`);
-  embedded = await startEmbeddedPostgres({ dataDir: env.DATA_DIR });
+  // Refused, with who holds it, while a server (npm start) runs on the same folder.
+  embedded = await startEmbeddedPostgres({ dataDir: env.DATA_DIR }).catch((e: unknown) => {
+    if (!(e instanceof EmbeddedPostgresUnavailable)) throw e;
+    console.error(e.message);
+    process.exit(1);
+  });
   databaseUrl = embedded.url;
 }
 

@@ -58,7 +58,12 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
   let databaseUrl = env.DATABASE_URL;
   if (!databaseUrl) {
     const settings = env.POSTGRES_SETTINGS_FILE ? postgresSettingsOf(env.POSTGRES_SETTINGS_FILE) : undefined;
-    embedded = await startEmbeddedPostgres({ dataDir: env.DATA_DIR, leaveSignalsToOwner: true, settings });
+    embedded = await startEmbeddedPostgres({
+      dataDir: env.DATA_DIR,
+      leaveSignalsToOwner: true,
+      settings,
+      notice: (m) => logger.warn(m),
+    });
     databaseUrl = embedded.url;
     logger.info(
       `embedded PostgreSQL running with its files in ${env.DATA_DIR}/postgres${settings ? ` and the settings of ${env.POSTGRES_SETTINGS_FILE}` : ''}`,

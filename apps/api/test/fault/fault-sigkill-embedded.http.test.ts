@@ -1,0 +1,131 @@
+// The server on its embedded PostgreSQL (no DATABASE_URL, as `npm start` runs it) killed with SIGKILL, as the
+// kernel's out-of-memory killer does: its PostgreSQL keeps running, holding DATA_DIR. The next start stops that
+// PostgreSQL (what it committed is kept) and serves; a start while a server runs on the folder, or while a
+// PostgreSQL no server here started runs there, is refused with what to do; a PostgreSQL that does not start says why.
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { launchServer, type ServerProcess, spawnServer } from '../support/faults.ts';
+
+const dataDir = mkdtempSync(path.join(tmpdir(), 'us-sigkill-embedded-'));
+const pgDir = path.join(dataDir, 'postgres');
+const running: ServerProcess[] = [];
+
+/** The pid and port of the PostgreSQL running in the data folder, from its postmaster.pid. */
+function postmaster() {
+  const lines = readFileSync(path.join(pgDir, 'postmaster.pid'), 'utf8').split('\n');
+  return { pid: Number(lines[0]), port: Number(lines[3]) };
+}
+
+function isRunning(pid: number) {
+  try {
+    process.kill(pid, 0);
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  return !readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z');
+}
+
+async function query<R>(port: number, sql: string): Promise<R[]> {
+  const client = new pg.Client({ connectionString: `postgres://postgres:postgres@127.0.0.1:${port}/unseen` });
+  await client.connect();
+  try {
+    return (await client.query(sql)).rows as R[];
+  } finally {
+    await client.end();
+  }
+}
+
+async function start(env: Record<string, string> = {}) {
+  const server = await spawnServer({ DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env }, 120_000);
+  running.push(server);
+  return server;
+}
+
+/** A start that must be refused: its exit and what it printed. */
+async function refusedStart(env: Record<string, string> = {}) {
+  const { exited, output } = launchServer({ DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env });
+  return { exit: await exited, output: output() };
+}
+
+describe('fault: the server killed on its embedded PostgreSQL', () => {
+  afterAll(async () => {
+    for (const s of running) if (s.proc.exitCode === null && s.proc.signalCode === null) s.proc.kill('SIGTERM');
+    await Promise.all(running.map((s) => s.exited));
+    if (existsSync(path.join(pgDir, 'postmaster.pid'))) {
+      const { pid } = postmaster();
+      if (isRunning(pid)) process.kill(pid, 'SIGINT');
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('starts again after SIGKILL: the PostgreSQL left running is stopped first and what it committed is kept', async () => {
+    const first = await start();
+    const left = postmaster();
+    await query(left.port, 'create table left_behind (note text); insert into left_behind values ($$committed$$)');
+    first.proc.kill('SIGKILL');
+    expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    // What the kill leaves: the PostgreSQL it started, still running and holding the folder.
+    expect(isRunning(left.pid)).toBe(true);
+
+    const second = await start();
+    expect(second.output()).toContain(
+      `stopped the embedded PostgreSQL (pid ${left.pid}) that a server which ended without stopping it left running`,
+    );
+    expect(isRunning(left.pid)).toBe(false);
+    const now = postmaster();
+    expect(now.pid).not.toBe(left.pid);
+    expect(await query(now.port, 'select note from left_behind')).toEqual([{ note: 'committed' }]);
+    expect((await fetch(`${second.url}/healthz`)).status).toBe(200);
+  }, 300_000);
+
+  it('refuses a second server on the same folder, naming the one that runs, and the first goes on serving', async () => {
+    const serving = running.at(-1) as ServerProcess;
+    const refused = await refusedStart();
+    expect(refused.exit.code, refused.output).toBe(1);
+    expect(refused.output).toContain(
+      `The embedded PostgreSQL in ${dataDir} is in use by a running server or demo generator (pid ${serving.proc.pid}): stop it first`,
+    );
+    expect(refused.output).not.toMatch(/\n\s+at /);
+    expect((await fetch(`${serving.url}/healthz`)).status).toBe(200);
+  }, 120_000);
+
+  it('never stops a PostgreSQL that no server here started (no owner record): it says which to stop', async () => {
+    const serving = running.at(-1) as ServerProcess;
+    const owner = path.join(dataDir, 'postgres.owner');
+    renameSync(owner, `${owner}.aside`);
+    try {
+      const refused = await refusedStart();
+      const { pid } = postmaster();
+      expect(refused.exit.code, refused.output).toBe(1);
+      expect(refused.output).toContain(
+        `A PostgreSQL no server here started (pid ${pid}) is running in ${pgDir}: stop it (kill -INT ${pid})`,
+      );
+      expect(isRunning(pid)).toBe(true);
+      expect((await fetch(`${serving.url}/healthz`)).status).toBe(200);
+    } finally {
+      renameSync(`${owner}.aside`, owner);
+    }
+  }, 120_000);
+
+  it('stops its PostgreSQL and gives the folder up on SIGTERM', async () => {
+    const serving = running.at(-1) as ServerProcess;
+    const { pid } = postmaster();
+    serving.proc.kill('SIGTERM');
+    expect((await serving.exited).code, serving.output()).toBe(0);
+    expect(isRunning(pid)).toBe(false);
+    expect(existsSync(path.join(dataDir, 'postgres.owner'))).toBe(false);
+  }, 120_000);
+
+  it('says why when PostgreSQL does not start (a setting it rejects), without a stack trace', async () => {
+    const settings = path.join(dataDir, 'bad.conf');
+    writeFileSync(settings, "shared_buffers = 'plenty'\n");
+    const refused = await refusedStart({ POSTGRES_SETTINGS_FILE: settings });
+    expect(refused.exit.code, refused.output).toBe(1);
+    expect(refused.output).toContain(`The embedded PostgreSQL in ${pgDir} did not start:`);
+    expect(refused.output).toMatch(/invalid value for parameter "shared_buffers"/);
+    expect(refused.output).not.toMatch(/\n\s+at /);
+  }, 120_000);
+});
