@@ -177,7 +177,12 @@ process.on('message', (m: { id: number; type: string; args?: unknown }) => {
     (e) => reply({ error: String(e) }),
   );
 });
-process.on('SIGTERM', async () => {
-  await running.close();
-  process.exit(0);
-});
+let stopping: Promise<void> | null = null;
+const stop = () => {
+  stopping ??= running.close().then(() => process.exit(0));
+  return stopping;
+};
+process.on('SIGTERM', stop);
+// The bench gone (ended by a timeout or a signal that skipped its clean-up): its IPC channel closes, and this
+// server stops with its embedded PostgreSQL instead of holding the bench folder.
+process.on('disconnect', stop);

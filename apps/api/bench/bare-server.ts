@@ -10,3 +10,5 @@ const server = http.createServer((_req, res) => {
 server.listen(0, '127.0.0.1', () => {
   process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })}\n`);
 });
+// The bench gone: its IPC channel closes, and nothing is left behind.
+process.on('disconnect', () => process.exit(0));
