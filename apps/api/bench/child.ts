@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, rmdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { API_NODE_FLAGS, API_SOURCE_FLAGS, apiProcessEnv } from '../src/core/node-flags.ts';
@@ -53,6 +53,19 @@ export function startApiChild<T>(nodeArgs: string[] = [], env: NodeJS.ProcessEnv
  * its cgroup allows, as on such a machine. Needs a writable /sys/fs/cgroup/memory (root in a container).
  */
 function memoryCgroup(mb: number): string {
+  // Those of benches that ended without their clean-up (SIGKILL): removed once empty (one in use refuses).
+  const stale = (() => {
+    try {
+      return readdirSync('/sys/fs/cgroup/memory').filter((d) => d.startsWith('us-bench-api-'));
+    } catch {
+      return [];
+    }
+  })();
+  for (const old of stale) {
+    try {
+      rmdirSync(path.join('/sys/fs/cgroup/memory', old));
+    } catch {}
+  }
   const dir = `/sys/fs/cgroup/memory/us-bench-api-${process.pid}`;
   try {
     mkdirSync(dir, { recursive: true });
