@@ -25,7 +25,12 @@ function isRunning(pid: number) {
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
-  return !readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z');
+  // An exited process its parent has not reaped yet (state Z) runs no more.
+  try {
+    return !readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z');
+  } catch {
+    return false;
+  }
 }
 
 async function query<R>(port: number, sql: string): Promise<R[]> {
