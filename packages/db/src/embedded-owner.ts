@@ -96,7 +96,7 @@ async function stopLeftRunning(pid: number, dir: string): Promise<void> {
   while (isRunning({ pid, started: null })) {
     if (Date.now() > until) {
       throw new EmbeddedPostgresUnavailable(
-        `The embedded PostgreSQL a stopped server left running in ${dir} (pid ${pid}) did not stop within ${ORPHAN_STOP_MS / 1000} s: stop it (kill ${pid}), then start again.`,
+        `The embedded PostgreSQL a stopped server left running in ${dir} (pid ${pid}) did not stop within ${ORPHAN_STOP_MS / 1000} s: wait for it, or end it with kill -QUIT ${pid} (PostgreSQL recovers at its next start), then start again.`,
       );
     }
     await sleep(50);
