@@ -31,14 +31,27 @@ export interface Running {
  */
 export const SHUTDOWN_DEADLINES = { requestsMs: 10_000, flushMs: 10_000, jobsMs: 5_000, connectionsMs: 5_000 } as const;
 
-/** Starts listening; resolves once it does (or rejects: the port is taken). */
-async function listening(server: Server, port: number, host: string): Promise<number> {
+/**
+ * Starts listening; resolves once it does. A port taken or not allowed, or a HOST that is not this machine's,
+ * rejects with a ConfigError naming the setting (`setting`: PORT or METRICS_PORT) and what to do.
+ */
+async function listening(server: Server, port: number, host: string, setting: 'PORT' | 'METRICS_PORT'): Promise<number> {
   server.listen(port, host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
-    server.once('error', reject);
+    server.once('error', (err: NodeJS.ErrnoException) => reject(listenRefused(err, port, host, setting)));
   });
   return (server.address() as AddressInfo).port;
+}
+
+function listenRefused(err: NodeJS.ErrnoException, port: number, host: string, setting: string): Error {
+  const why: Record<string, string> = {
+    EADDRINUSE: `${setting}: port ${port} on ${host} is in use by another process (another server?): stop it, or set ${setting} to a free port`,
+    EACCES: `${setting}: port ${port} needs privileges this process lacks: use a port above 1023 (behind a reverse proxy for 80 and 443)`,
+    EADDRNOTAVAIL: `HOST: ${host} is not an address of this machine: use one of its addresses, 127.0.0.1, or 0.0.0.0 for all`,
+  };
+  const problem = err.code ? why[err.code] : undefined;
+  return problem ? new ConfigError('Cannot listen:', [problem]) : err;
 }
 
 /** Stops accepting connections, lets requests in flight finish (at most `ms`), then cuts what is left. */
@@ -73,6 +86,24 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
       `POSTGRES_SETTINGS_FILE is for the embedded PostgreSQL; with DATABASE_URL, include ${env.POSTGRES_SETTINGS_FILE} in that PostgreSQL's postgresql.conf`,
     );
   }
+  try {
+    return await serve(env, databaseUrl, embedded, logger, errors);
+  } catch (err) {
+    // A start that fails once the embedded PostgreSQL runs (a port taken, a migration that fails) stops it, so
+    // nothing is left holding DATA_DIR.
+    await embedded?.stop().catch(() => {});
+    throw err;
+  }
+}
+
+/** The service on its database: connections, migrations, hot state, the HTTP server and the jobs. */
+async function serve(
+  env: Env,
+  databaseUrl: string,
+  embedded: EmbeddedDatabase | undefined,
+  logger: ReturnType<typeof loggerFor>,
+  errors: Awaited<ReturnType<typeof errorReportsFor>>,
+): Promise<Running> {
   const orm = await createOrm(databaseUrl);
   await migrate(orm);
   const statsOrm = await statsOrmFor(databaseUrl, env);
@@ -101,11 +132,11 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
   countryOf('127.0.0.1');
   collectStartupGarbage();
   const server = createServer(deps);
-  const port = await listening(server, env.PORT, env.HOST);
+  const port = await listening(server, env.PORT, env.HOST, 'PORT');
   // Prometheus on a port of its own (docs/operations/observability.md); it answers until the very end of a shutdown.
   const metrics = env.METRICS_PORT ? metricsServer(deps, server.metrics) : undefined;
   if (metrics) {
-    const at = await listening(metrics, env.METRICS_PORT as number, env.HOST);
+    const at = await listening(metrics, env.METRICS_PORT as number, env.HOST, 'METRICS_PORT');
     logger.info(`metrics on http://${env.HOST}:${at}/metrics`);
   }
   // With PORT=0 the real port is known only now.

@@ -1,8 +1,10 @@
 // The server on its embedded PostgreSQL (no DATABASE_URL, as `npm start` runs it) killed with SIGKILL, as the
 // kernel's out-of-memory killer does: its PostgreSQL keeps running, holding DATA_DIR. The next start stops that
 // PostgreSQL (what it committed is kept) and serves; a start while a server runs on the folder, or while a
-// PostgreSQL no server here started runs there, is refused with what to do; a PostgreSQL that does not start says why.
+// PostgreSQL no server here started runs there, is refused with what to do; a PostgreSQL that does not start says
+// why; a start refused after PostgreSQL started (its port taken) stops it again.
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -122,6 +124,24 @@ describe('fault: the server killed on its embedded PostgreSQL', () => {
     expect((await serving.exited).code, serving.output()).toBe(0);
     expect(isRunning(pid)).toBe(false);
     expect(existsSync(path.join(dataDir, 'postgres.owner'))).toBe(false);
+  }, 120_000);
+
+  it('says which setting when its port is taken, and stops the PostgreSQL it started', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as net.AddressInfo).port;
+    try {
+      const refused = await refusedStart({ PORT: String(port) });
+      expect(refused.exit.code, refused.output).toBe(1);
+      expect(refused.output).toContain(`PORT: port ${port} on 127.0.0.1 is in use by another process`);
+      expect(refused.output).not.toMatch(/\n\s+at /);
+      // It had started the embedded PostgreSQL (its log says so), and stopped it again.
+      expect(refused.output).toContain('embedded PostgreSQL running');
+      expect(existsSync(path.join(pgDir, 'postmaster.pid'))).toBe(false);
+      expect(existsSync(path.join(dataDir, 'postgres.owner'))).toBe(false);
+    } finally {
+      taken.close();
+    }
   }, 120_000);
 
   it('says why when PostgreSQL does not start (a setting it rejects), without a stack trace', async () => {
