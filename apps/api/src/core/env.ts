@@ -48,8 +48,7 @@ const EnvSchema = z.object({
   }),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080).register(help, {
     group: 'process',
-    meaning:
-      'port to listen on (`0` picks a free one); one in use ends the start (exit 1) with `Cannot listen: PORT: port … is in use by another process`, and an embedded PostgreSQL it started is stopped again',
+    meaning: 'port to listen on (`0` picks a free one; one in use ends the start, saying so)',
   }),
   HOST: z.string().default('127.0.0.1').register(help, {
     group: 'process',
