@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { accessSync, constants, mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -66,7 +66,7 @@ async function closeServer(server: Server, ms: number): Promise<void> {
 export async function start(env: Env = parseEnv()): Promise<Running> {
   const errors = await errorReportsFor(env);
   const logger = loggerFor(env, errors);
-  mkdirSync(env.DATA_DIR, { recursive: true });
+  readyDataDir(env.DATA_DIR);
   let embedded: EmbeddedDatabase | undefined;
   let databaseUrl = env.DATABASE_URL;
   if (!databaseUrl) {
@@ -192,6 +192,19 @@ async function serve(
       if (metrics) await closeServer(metrics, 0);
     },
   };
+}
+
+/** DATA_DIR made if missing; one that cannot be made or written stops start-up, naming it (not a stack trace). */
+function readyDataDir(dir: string) {
+  try {
+    mkdirSync(dir, { recursive: true });
+    accessSync(dir, constants.W_OK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? String(err);
+    throw new ConfigError('Invalid configuration:', [
+      `DATA_DIR: ${dir} cannot be made or written (${code}): give a folder this process can create and write`,
+    ]);
+  }
 }
 
 /** POSTGRES_SETTINGS_FILE read; a file that is missing or not in postgresql.conf's syntax stops start-up, naming it. */

@@ -70,6 +70,22 @@ describe('start-up refuses unsafe production settings', () => {
     ]);
   });
 
+  it('names a DATA_DIR it cannot make, without a stack trace', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'us-data-dir-'));
+    const file = path.join(dir, 'a-file');
+    writeFileSync(file, 'not a folder');
+    try {
+      const { code, lines } = await refused({ DATA_DIR: path.join(file, 'data') });
+      expect(code).toBe(1);
+      expect(lines).toEqual([
+        'Invalid configuration:',
+        `  DATA_DIR: ${path.join(file, 'data')} cannot be made or written (ENOTDIR): give a folder this process can create and write`,
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('says which value is invalid, without a stack trace', async () => {
     const { code, lines } = await refused({ PORT: 'eighty' });
     expect(code).toBe(1);

@@ -56,7 +56,8 @@ const EnvSchema = z.object({
   }),
   DATA_DIR: z.string().default('./.data').register(help, {
     group: 'process',
-    meaning: 'embedded PostgreSQL files, generated app secret, local mail outbox, ingest spill files',
+    meaning:
+      'embedded PostgreSQL files, generated app secret, local mail outbox, ingest spill files (made if missing; one that cannot be made or written ends the start, saying so)',
   }),
   ENV_FILE: z.string().optional().register(help, {
     group: 'process',
