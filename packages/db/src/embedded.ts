@@ -85,8 +85,9 @@ export async function startEmbeddedPostgres(opts: {
   if (asRoot) chmodSync(path.dirname(dir), 0o755);
   const port = opts.port ?? (await freePort());
   const database = opts.database ?? 'unseen';
-  // What PostgreSQL writes while it starts: the reason, when it does not (its start rejects without one).
-  const said = boundedLog(4096);
+  // What PostgreSQL writes while it starts (its last 4 KB): the reason, when it does not (its start rejects without
+  // one). Nothing is kept once it runs.
+  let startLog: string | null = '';
   const pg = new EmbeddedPostgres({
     databaseDir: dir,
     user: 'postgres',
@@ -95,7 +96,9 @@ export async function startEmbeddedPostgres(opts: {
     persistent: opts.persistent ?? true,
     createPostgresUser: asRoot,
     postgresFlags: Object.entries(opts.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
-    onLog: (m) => said.push(String(m)),
+    onLog: (m) => {
+      if (startLog !== null) startLog = (startLog + String(m)).slice(-4096);
+    },
     onError: (m) => {
       if (process.env.DEBUG_PG) console.error(String(m));
     },
@@ -103,9 +106,10 @@ export async function startEmbeddedPostgres(opts: {
   if (!existsSync(path.join(dir, 'PG_VERSION'))) await pg.initialise();
   await readyEmbeddedFolder(opts.dataDir, dir, opts.notice ?? ((m) => console.error(m)));
   await pg.start().catch((e: unknown) => {
-    const why = [e instanceof Error ? e.message : '', said.text().trim()].filter(Boolean).join('\n');
+    const why = [e instanceof Error ? e.message : '', startLog?.trim()].filter(Boolean).join('\n');
     throw new EmbeddedPostgresUnavailable(`The embedded PostgreSQL in ${dir} did not start:\n${why}`);
   });
+  startLog = null;
   const release = recordEmbeddedOwner(opts.dataDir, dir);
   try {
     await pg.createDatabase(database);
@@ -118,16 +122,5 @@ export async function startEmbeddedPostgres(opts: {
       await pg.stop();
       release();
     },
-  };
-}
-
-/** The last `max` characters of what was pushed. */
-function boundedLog(max: number) {
-  let text = '';
-  return {
-    push: (s: string) => {
-      text = (text + s).slice(-max);
-    },
-    text: () => text,
   };
 }
