@@ -8,7 +8,7 @@ import { type LoadRequest, type LoadResult, summarise } from './load.ts';
  * client (docs/performance/history.md, "A lean pacer, and the flush prepared a slice at a time") and almost no
  * garbage, so on a two-core machine the generator neither
  * takes the server's core nor pauses to collect its own heap (both showed in the tail as the server's
- * latency). Each request is timed from its scheduled start, as in `runPaced`.
+ * latency). Each request is timed from its scheduled start, as in `runPaced`, and both are kept (`timeline`).
  */
 export async function runPacedLean(
   baseUrl: string,
@@ -20,6 +20,7 @@ export async function runPacedLean(
   const total = Math.round(opts.rate * opts.seconds);
   const maxSockets = opts.maxSockets ?? 256;
   const latencies = new Float64Array(total);
+  const scheduledAt = new Float64Array(total);
   let answered = 0;
   let errors = 0;
   const errorKinds: Record<string, number> = {};
@@ -34,8 +35,10 @@ export async function runPacedLean(
     finish = r;
   });
   const settle = (scheduled: number, error: string | null) => {
-    if (error === null) latencies[answered++] = performance.now() - scheduled;
-    else {
+    if (error === null) {
+      scheduledAt[answered] = scheduled;
+      latencies[answered++] = performance.now() - scheduled;
+    } else {
       errors++;
       errorKinds[error] = (errorKinds[error] ?? 0) + 1;
     }
@@ -74,7 +77,10 @@ export async function runPacedLean(
   await done;
   const seconds = (performance.now() - started) / 1000;
   for (const c of all) c.close();
-  return summarise([...latencies.subarray(0, answered)], errors, seconds, errorKinds);
+  return {
+    ...summarise([...latencies.subarray(0, answered)], errors, seconds, errorKinds),
+    timeline: { scheduled: scheduledAt.subarray(0, answered), latency: latencies.subarray(0, answered) },
+  };
 }
 
 function requestBytes(url: URL, req: LoadRequest): Buffer {

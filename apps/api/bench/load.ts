@@ -13,6 +13,11 @@ export interface LoadResult {
   seconds: number;
   /** The errors by kind ('status 503', 'closed before an answer'), where the load told them apart. */
   errorKinds?: Record<string, number>;
+  /**
+   * Each answered request's scheduled start (`performance.now()` ms) and latency, in the order answered, where
+   * the load kept them (the lean pacer): to tell the requests due during some stretch from the others.
+   */
+  timeline?: { scheduled: Float64Array; latency: Float64Array };
 }
 
 export interface LoadRequest {
@@ -44,6 +49,36 @@ export function summarise(latencies: number[], errors: number, seconds: number, 
     p99: percentile(latencies, 99),
     latencies,
     seconds,
+  };
+}
+
+/** Requests due in some stretches of time and those due outside them: how many of each, and their p99. */
+export interface WindowSplit {
+  inside: { requests: number; p99: number };
+  outside: { requests: number; p99: number };
+}
+
+/**
+ * The answered requests of `runs` (their `timeline`s) split by whether each was due within one of `windows`
+ * (`[start, end]` in `performance.now()` ms, in order, not overlapping), e.g. while a rollup step ran.
+ */
+export function splitByWindows(runs: readonly LoadResult[], windows: readonly (readonly [number, number])[]): WindowSplit {
+  const inside: number[] = [];
+  const outside: number[] = [];
+  for (const r of runs) {
+    if (!r.timeline) throw new Error('a load without a timeline (only the lean pacer keeps one)');
+    const { scheduled, latency } = r.timeline;
+    for (let i = 0; i < scheduled.length; i++) {
+      const t = scheduled[i] as number;
+      const within = windows.some(([a, b]) => t >= a && t <= b);
+      (within ? inside : outside).push(latency[i] as number);
+    }
+  }
+  inside.sort((a, b) => a - b);
+  outside.sort((a, b) => a - b);
+  return {
+    inside: { requests: inside.length, p99: percentile(inside, 99) },
+    outside: { requests: outside.length, p99: percentile(outside, 99) },
   };
 }
 

@@ -12,7 +12,7 @@ import { formatPaced, pacedBeside, type Rounds } from './beside.ts';
 import { askChild } from './child.ts';
 import { dashboardReads } from './dashboard.ts';
 import type { GcPauses } from './gc-pauses.ts';
-import type { LoadRequest } from './load.ts';
+import { type LoadRequest, splitByWindows } from './load.ts';
 import { ensureStatsSite, percentile } from './stats.ts';
 import { ensureStepSite } from './step-site.ts';
 
@@ -41,6 +41,8 @@ function backgroundLoad(o: MixedOptions, siteId: string, steps: { siteId: string
   const views: number[] = [];
   const notOk = new Set<number>();
   let stepped = 0;
+  /** When each step ran (`performance.now()` ms): the reports due then are told apart from the others. */
+  const stepWindows: [number, number][] = [];
   const reads = dashboardReads(o.api.url, o.api.token, siteId);
   const viewing = (async () => {
     while (load.views && !stopped) {
@@ -54,8 +56,10 @@ function backgroundLoad(o: MixedOptions, siteId: string, steps: { siteId: string
   const rolling = (async () => {
     const every = load.stepEveryMs;
     while (every !== 'none' && !stopped) {
-      const next = performance.now() + (every ?? 0);
+      const started = performance.now();
+      const next = started + (every ?? 0);
       await askChild(o.api.proc, 'rollup-step', steps);
+      stepWindows.push([started, performance.now()]);
       stepped += 1;
       while (!stopped && performance.now() < next) await sleep(Math.min(50, next - performance.now()));
     }
@@ -65,7 +69,7 @@ function backgroundLoad(o: MixedOptions, siteId: string, steps: { siteId: string
     await Promise.all([viewing, rolling]);
     reads.close();
     views.sort((a, b) => a - b);
-    return { views, notOk: [...notOk], steps: stepped };
+    return { views, notOk: [...notOk], steps: stepped, stepWindows };
   };
 }
 
@@ -115,6 +119,16 @@ export async function mixedLoad(o: MixedOptions): Promise<string[]> {
         `    p99 with that load ${mixed.api.p99.toFixed(1)} ms = ${ofAlone(mixed.api.p99)}; meanwhile ${views} ` +
           `and ${done.steps} quarter-hour rollup steps of a copy of ${day} (${steps.pageviews.toLocaleString('en')} pageviews) in the API process`,
       );
+      // Steps every window come 180 times as often as the job takes them for one busy site: the reports due
+      // during a step and those due between steps, apart (what a site sees between its job's steps).
+      if (done.stepWindows.length && load.stepEveryMs !== null) {
+        const split = splitByWindows(mixed.apiRounds, done.stepWindows);
+        const share = (split.inside.requests * 100) / (split.inside.requests + split.outside.requests);
+        lines.push(
+          `    reports due during a step (${share.toFixed(0)}% of them): p99 ${split.inside.p99.toFixed(1)} ms; ` +
+            `due between steps: p99 ${split.outside.p99.toFixed(1)} ms = ${ofAlone(split.outside.p99)}`,
+        );
+      }
     }
     lines.push(formatPaced('  alone after them', after, o.bareRps, afterGc));
     return lines;

@@ -5,6 +5,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runPacedLean } from '../../bench/lean-pacer.ts';
+import { type LoadResult, splitByWindows } from '../../bench/load.ts';
 
 let server: http.Server | undefined;
 afterEach(() => new Promise<void>((r) => (server ? server.close(() => r()) : r())));
@@ -72,5 +73,65 @@ describe('the lean pacer', () => {
     const r = await runPacedLean(url, { method: 'GET', path: '/' }, { rate: 100, seconds: 0.3 });
     expect(r.requests).toBe(30);
     expect(r.p50).toBeGreaterThanOrEqual(40);
+  });
+
+  it('keeps when each answered request was due, so those due while the server was slow can be told apart', async () => {
+    // The server is slow for a stretch in the middle of the load; the requests due in that stretch show it.
+    let slowSince = Number.POSITIVE_INFINITY;
+    let slowUntil = Number.POSITIVE_INFINITY;
+    const url = await serve((_req, res) => {
+      const now = performance.now();
+      if (now >= slowSince && now <= slowUntil) setTimeout(() => res.end('late'), 40);
+      else res.end('ok');
+    });
+    const slow = new Promise<void>((done) =>
+      setTimeout(() => {
+        slowSince = performance.now();
+        setTimeout(() => {
+          slowUntil = performance.now();
+          done();
+        }, 150);
+      }, 200),
+    );
+    const r = await runPacedLean(url, { method: 'GET', path: '/' }, { rate: 100, seconds: 0.6 });
+    await slow;
+    expect(r.timeline?.scheduled).toHaveLength(r.requests);
+    expect(r.timeline?.latency).toHaveLength(r.requests);
+    // Inside: the requests due from the stretch's start to 45 ms before its end. Each reaches the server within
+    // the stretch, or was sent so late that its latency, counted from when it was due, is as long anyway.
+    const split = splitByWindows([r], [[slowSince, slowUntil - 45]]);
+    expect(split.inside.requests).toBeGreaterThan(0);
+    expect(split.inside.requests + split.outside.requests).toBe(r.requests);
+    expect(split.inside.p99).toBeGreaterThanOrEqual(40);
+  });
+});
+
+describe('splitting a load by windows of time', () => {
+  const run = (scheduled: number[], latency: number[]): LoadResult => ({
+    requests: scheduled.length,
+    errors: 0,
+    rps: 0,
+    p50: 0,
+    p99: 0,
+    latencies: [...latency].sort((a, b) => a - b),
+    seconds: 1,
+    timeline: { scheduled: Float64Array.from(scheduled), latency: Float64Array.from(latency) },
+  });
+
+  it('counts a request due at either end of a window as inside it, across runs', () => {
+    const split = splitByWindows(
+      [run([0, 1, 2, 3, 4], [1, 1, 50, 60, 2]), run([10, 11, 12], [3, 70, 4])],
+      [
+        [2, 3],
+        [11, 11],
+      ],
+    );
+    expect(split.inside).toEqual({ requests: 3, p99: 70 });
+    expect(split.outside).toEqual({ requests: 5, p99: 4 });
+  });
+
+  it('refuses a load that kept no timeline, rather than putting every request outside', () => {
+    const { timeline: _, ...bare } = run([0], [1]);
+    expect(() => splitByWindows([bare], [[0, 1]])).toThrow(/timeline/);
   });
 });
