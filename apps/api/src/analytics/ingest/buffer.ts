@@ -65,8 +65,11 @@ export interface IngestBuffer {
   size(table: AnalyticsTable): Promise<number>;
   /** Moves up to `max` of the oldest rows into processing; null when none wait. */
   take<T extends AnalyticsTable>(table: T, max: number): Promise<Batch<T> | null>;
-  /** Puts every batch left in processing (by a crashed flush) back at the head of its queue; returns rows moved. */
-  recover(): Promise<number>;
+  /**
+   * Puts every batch left in processing (by a crashed flush) back at the head of its queue; returns rows moved.
+   * A shared store it cannot reach is left for `reclaimStale`, and `unreachable` told why.
+   */
+  recover(unreachable?: (err: unknown) => void): Promise<number>;
   /** Puts back batches that have been in processing longer than `olderThanMs` (a node died mid-flush). */
   reclaimStale(olderThanMs: number): Promise<number>;
   /** Takes every row held only in this process, queued or in processing (at shutdown, to save them). */

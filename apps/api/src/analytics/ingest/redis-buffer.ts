@@ -196,11 +196,27 @@ export class RedisIngestBuffer implements IngestBuffer {
       },
     };
   }
-  async recover() {
-    let n = await this.local.recover();
+  /**
+   * At start-up: the batches a stopped flush left in processing, put back. A Redis not reachable then does not
+   * stop the start (reports go to the process meanwhile, as in any outage): its batches are put back by the
+   * periodic reclaim once it answers (`reclaimStale`), and `unreachable` is told why.
+   */
+  async recover(unreachable: (err: unknown) => void = () => {}) {
+    const n = await this.local.recover();
     await this.connected();
-    n += await this.reclaim(Number.MAX_SAFE_INTEGER);
-    return n;
+    if (this.redis.status !== 'ready') {
+      unreachable(new Error(`no connection within 3 s (${this.redis.status})`));
+      return n;
+    }
+    try {
+      return n + (await this.reclaim(Number.MAX_SAFE_INTEGER));
+    } catch (err) {
+      // Lost or hung meanwhile: the same outage. Anything else is a fault of ours, and stops the start.
+      const outage = this.redis.status !== 'ready' || (err instanceof Error && err.message === 'Command timed out');
+      if (!outage) throw err;
+      unreachable(err);
+      return n;
+    }
   }
   async reclaimStale(olderThanMs: number) {
     return this.reclaim(Date.now() - olderThanMs);

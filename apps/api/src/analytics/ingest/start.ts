@@ -157,7 +157,11 @@ export async function startIngest(args: StartIngestArgs): Promise<Ingest> {
   const buffer = args.buffer ?? createIngestBuffer(args.redis, { maxRows: args.maxBufferRows, logger: args.logger });
   const daysAhead = args.daysAhead ?? 7;
   await maintainPartitions(args.orm, { daysAhead, retainRawDays: args.retainRawDays, logger: args.logger });
-  const recovered = await buffer.recover();
+  const recovered = await buffer.recover((err) =>
+    args.logger?.warn(
+      `ingest: Redis is not reachable at start-up (${err instanceof Error ? err.message : String(err)}): reports are buffered in this process until it is, and batches an interrupted flush left in Redis are put back once it answers`,
+    ),
+  );
   if (recovered) args.logger?.warn(`ingest: re-queued ${recovered} rows left by an interrupted flush`);
 
   const insert: Inserter = args.insert ?? ((table, rows) => insertRows(args.orm, table, rows));
