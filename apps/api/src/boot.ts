@@ -5,6 +5,7 @@ import path from 'node:path';
 import { createOrm, type EmbeddedDatabase, migrate, readPostgresSettings, startEmbeddedPostgres } from '@us/db';
 import { recountsSettled } from './analytics/day-store/gather.ts';
 import { createServer } from './app.ts';
+import { waitForDatabase } from './core/database-wait.ts';
 import { within } from './core/deadline.ts';
 import type { Deps } from './core/deps.ts';
 import { countryOf, loadNetworks } from './core/enrich/index.ts';
@@ -81,10 +82,13 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
     logger.info(
       `embedded PostgreSQL running with its files in ${env.DATA_DIR}/postgres${settings ? ` and the settings of ${env.POSTGRES_SETTINGS_FILE}` : ''}`,
     );
-  } else if (env.POSTGRES_SETTINGS_FILE) {
-    logger.warn(
-      `POSTGRES_SETTINGS_FILE is for the embedded PostgreSQL; with DATABASE_URL, include ${env.POSTGRES_SETTINGS_FILE} in that PostgreSQL's postgresql.conf`,
-    );
+  } else {
+    if (env.POSTGRES_SETTINGS_FILE) {
+      logger.warn(
+        `POSTGRES_SETTINGS_FILE is for the embedded PostgreSQL; with DATABASE_URL, include ${env.POSTGRES_SETTINGS_FILE} in that PostgreSQL's postgresql.conf`,
+      );
+    }
+    await waitForDatabase(databaseUrl, { waitMs: env.DATABASE_WAIT_SECONDS * 1000, waiting: (m) => logger.warn(m) });
   }
   try {
     return await serve(env, databaseUrl, embedded, logger, errors);

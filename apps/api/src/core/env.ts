@@ -76,6 +76,12 @@ const EnvSchema = z.object({
       who: 'operator (unset for the embedded PostgreSQL)',
       secret: true,
     }),
+  DATABASE_WAIT_SECONDS: z.coerce.number().int().min(0).max(3600).default(30).register(help, {
+    group: 'stores',
+    meaning:
+      'how long a start waits for the PostgreSQL at `DATABASE_URL` while it does not answer yet (refused, unknown host, starting up), trying again every few seconds; then the start ends, saying why. `0`: no wait. A wrong user or password ends it at once',
+    who: 'operator (a database started beside the service)',
+  }),
   POSTGRES_SETTINGS_FILE: z.string().optional().register(help, {
     group: 'stores',
     unset: "the embedded PostgreSQL starts with PostgreSQL's own defaults",
