@@ -354,7 +354,7 @@ const EnvSchema = z.object({
   }),
   METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional().register(help, {
     group: 'observability',
-    meaning: 'serve Prometheus `/metrics` on this port of its own (no token unless METRICS_TOKEN is set)',
+    meaning: 'serve Prometheus `/metrics` on this port of its own, not PORT (no token unless METRICS_TOKEN is set)',
     unset: 'no port of its own',
   }),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional().register(help, {
@@ -400,6 +400,11 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
   if (parsed.data.REDIS_URL && parsed.data.REDIS_CLUSTER_NODES) {
     throw new ConfigError('Invalid configuration:', [
       'REDIS_URL and REDIS_CLUSTER_NODES: set one (one Redis, or the nodes of a Redis Cluster), not both',
+    ]);
+  }
+  if (parsed.data.METRICS_PORT !== undefined && parsed.data.METRICS_PORT === parsed.data.PORT) {
+    throw new ConfigError('Invalid configuration:', [
+      `METRICS_PORT: ${parsed.data.METRICS_PORT} is PORT too; metrics need a port of their own (e.g. ${parsed.data.PORT === 9464 ? 9465 : 9464})`,
     ]);
   }
   if (!parsed.data.STRIPE_SECRET_KEY !== !parsed.data.STRIPE_WEBHOOK_SECRET) {
