@@ -2,8 +2,9 @@
 // server killed without stopping it (SIGKILL, the kernel's out-of-memory killer) leaves its PostgreSQL running
 // and holding the folder, and the next start failed. So a server that started one records itself and it beside
 // the folder (`postgres.owner`), and a start that finds that PostgreSQL still running stops it once its server is
-// gone, or says who holds the folder while that server runs.
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// gone, or says who holds the folder while that server runs. The record is made before anything else is (created
+// only where none is), so it also keeps two starts at once from both making a new folder's database.
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /** The embedded PostgreSQL could not be started: the folder is held by another running server, or it failed. */
@@ -103,41 +104,102 @@ async function stopLeftRunning(pid: number, dir: string): Promise<void> {
   }
 }
 
-/**
- * Readies `dir` (`dataDir`/postgres) for this process to start its embedded PostgreSQL: one left running by a server
- * that is gone (the owner record names it and its server) is stopped first, and `onStopped` says so; one whose
- * server still runs, or that no record names (a server of a version before the record, or run by hand), is left
- * alone and the start refused: only a PostgreSQL known to be left behind is ever stopped.
- */
-export async function readyEmbeddedFolder(dataDir: string, dir: string, onStopped: (message: string) => void): Promise<void> {
-  const running = runningPostmaster(dir);
-  if (running === null) return;
-  const owner = readOwner(dataDir);
-  if (owner?.postmaster !== running) {
-    throw new EmbeddedPostgresUnavailable(
-      `A PostgreSQL no server here started (pid ${running}) is running in ${dir}: stop it (kill -INT ${running}), then start again.`,
-    );
+/** What a start that holds the folder does with it: note the PostgreSQL it started, and give the folder up. */
+export interface EmbeddedClaim {
+  /** Records the PostgreSQL now running in `dir` as this process's (a later start stops it once this process is gone). */
+  started(): void;
+  /** Gives the record up (the PostgreSQL stopped, or never started). */
+  release(): void;
+}
+
+/** The record as this process writes it: pid, start, and its PostgreSQL's pid once started ('-' before). */
+const ownRecord = (postmaster: number | null) => `${process.pid} ${startTimeOf(process.pid) ?? '-'} ${postmaster ?? '-'}\n`;
+
+/** Creates the owner record, only where there is none (atomic: of two starts at once, one creates it). */
+function createRecord(dataDir: string): boolean {
+  try {
+    writeFileSync(ownerFile(dataDir), ownRecord(null), { flag: 'wx' });
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw e;
   }
-  if (isRunning(owner)) {
-    throw new EmbeddedPostgresUnavailable(
-      `The embedded PostgreSQL in ${dataDir} is in use by a running server or demo generator (pid ${owner.pid}): stop it first, or give this one another DATA_DIR.`,
-    );
-  }
-  await stopLeftRunning(running, dir);
-  onStopped(
-    `stopped the embedded PostgreSQL (pid ${running}) that a server which ended without stopping it left running in ${dir}`,
-  );
 }
 
 /**
- * Records this process as the owner of the PostgreSQL now running in `dir`; answers a release that gives the record
- * up once that PostgreSQL is stopped.
+ * Takes away a record `stale` read as one of a server that is gone. Moved aside first, then looked at: when another
+ * start replaced it meanwhile, the record moved is that start's, and it is put back.
  */
-export function recordEmbeddedOwner(dataDir: string, dir: string): () => void {
-  const postmaster = runningPostmaster(dir);
-  const started = startTimeOf(process.pid);
-  writeFileSync(ownerFile(dataDir), `${process.pid} ${started ?? '-'} ${postmaster ?? '-'}\n`);
-  return () => {
-    if (readOwner(dataDir)?.pid === process.pid) rmSync(ownerFile(dataDir), { force: true });
-  };
+function removeStaleRecord(dataDir: string, stale: string): void {
+  const aside = `${ownerFile(dataDir)}.stale-${process.pid}`;
+  try {
+    renameSync(ownerFile(dataDir), aside);
+  } catch {
+    return; // gone already: another start took it away
+  }
+  if (readFileSync(aside, 'utf8') === stale) rmSync(aside, { force: true });
+  else renameSync(aside, ownerFile(dataDir));
+}
+
+const readRecord = (dataDir: string) => {
+  try {
+    return readFileSync(ownerFile(dataDir), 'utf8');
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * Claims `dir` (`dataDir`/postgres) for this process to make and start its embedded PostgreSQL, before anything is
+ * made there: of two starts at once on a new folder, one makes it and the other is refused. A PostgreSQL left running
+ * by a server that is gone (the owner record names it and its server) is stopped first, and `onStopped` says so; one
+ * whose server still runs (or is starting), or that no record names (a server of a version before the record, or run
+ * by hand), is left alone and the start refused: only a PostgreSQL known to be left behind is ever stopped.
+ */
+export async function claimEmbeddedFolder(
+  dataDir: string,
+  dir: string,
+  onStopped: (message: string) => void,
+): Promise<EmbeddedClaim> {
+  for (let attempt = 0; ; attempt++) {
+    if (createRecord(dataDir)) {
+      const running = runningPostmaster(dir);
+      if (running !== null) {
+        rmSync(ownerFile(dataDir), { force: true });
+        throw new EmbeddedPostgresUnavailable(
+          `A PostgreSQL no server here started (pid ${running}) is running in ${dir}: stop it (kill -INT ${running}), then start again.`,
+        );
+      }
+      return {
+        started: () => writeFileSync(ownerFile(dataDir), ownRecord(runningPostmaster(dir))),
+        release: () => {
+          if (readOwner(dataDir)?.pid === process.pid) rmSync(ownerFile(dataDir), { force: true });
+        },
+      };
+    }
+    const text = readRecord(dataDir);
+    if (text === null) continue; // taken away meanwhile: claim again
+    const owner = readOwner(dataDir);
+    if (owner && isRunning(owner)) {
+      throw new EmbeddedPostgresUnavailable(
+        `The embedded PostgreSQL in ${dataDir} is in use by a running server or demo generator (pid ${owner.pid}): stop it first, or give this one another DATA_DIR.`,
+      );
+    }
+    const running = runningPostmaster(dir);
+    if (running !== null) {
+      if (owner?.postmaster !== running) {
+        throw new EmbeddedPostgresUnavailable(
+          `A PostgreSQL no server here started (pid ${running}) is running in ${dir}: stop it (kill -INT ${running}), then start again.`,
+        );
+      }
+      await stopLeftRunning(running, dir);
+      onStopped(
+        `stopped the embedded PostgreSQL (pid ${running}) that a server which ended without stopping it left running in ${dir}`,
+      );
+    }
+    // Starts racing over one stale record settle within a few rounds; more means something else rewrites it.
+    if (attempt >= 5)
+      throw new EmbeddedPostgresUnavailable(`Could not take ${ownerFile(dataDir)}: another start keeps changing it.`);
+    removeStaleRecord(dataDir, text);
+  }
 }

@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { EmbeddedPostgresUnavailable, readyEmbeddedFolder, recordEmbeddedOwner } from './embedded-owner.ts';
+import { claimEmbeddedFolder, EmbeddedPostgresUnavailable } from './embedded-owner.ts';
 
 export { EmbeddedPostgresUnavailable } from './embedded-owner.ts';
 
@@ -103,14 +103,26 @@ export async function startEmbeddedPostgres(opts: {
       if (process.env.DEBUG_PG) console.error(String(m));
     },
   });
-  if (!existsSync(path.join(dir, 'PG_VERSION'))) await pg.initialise();
-  await readyEmbeddedFolder(opts.dataDir, dir, opts.notice ?? ((m) => console.error(m)));
-  await pg.start().catch((e: unknown) => {
-    const why = [e instanceof Error ? e.message : '', startLog?.trim()].filter(Boolean).join('\n');
-    throw new EmbeddedPostgresUnavailable(`The embedded PostgreSQL in ${dir} did not start:\n${why}`);
-  });
+  // Claimed before anything is made there: two starts at once on a new folder would each run initdb into it.
+  const claim = await claimEmbeddedFolder(opts.dataDir, dir, opts.notice ?? ((m) => console.error(m)));
+  try {
+    if (!existsSync(path.join(dir, 'PG_VERSION'))) {
+      await pg.initialise().catch((e: unknown) => {
+        throw new EmbeddedPostgresUnavailable(
+          `The embedded PostgreSQL's files could not be made in ${dir}:\n${e instanceof Error ? e.message : String(e)}`,
+        );
+      });
+    }
+    await pg.start().catch((e: unknown) => {
+      const why = [e instanceof Error ? e.message : '', startLog?.trim()].filter(Boolean).join('\n');
+      throw new EmbeddedPostgresUnavailable(`The embedded PostgreSQL in ${dir} did not start:\n${why}`);
+    });
+  } catch (e) {
+    claim.release();
+    throw e;
+  }
   startLog = null;
-  const release = recordEmbeddedOwner(opts.dataDir, dir);
+  claim.started();
   try {
     await pg.createDatabase(database);
   } catch {
@@ -120,7 +132,7 @@ export async function startEmbeddedPostgres(opts: {
     url: `postgres://postgres:postgres@127.0.0.1:${port}/${database}`,
     stop: async () => {
       await pg.stop();
-      release();
+      claim.release();
     },
   };
 }

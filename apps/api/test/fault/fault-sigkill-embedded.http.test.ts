@@ -3,7 +3,7 @@
 // PostgreSQL (what it committed is kept) and serves; a start while a server runs on the folder, or while a
 // PostgreSQL no server here started runs there, is refused with what to do; a PostgreSQL that does not start says
 // why; a start refused after PostgreSQL started (its port taken) stops it again.
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -152,5 +152,58 @@ describe('fault: the server killed on its embedded PostgreSQL', () => {
     expect(refused.output).toContain(`The embedded PostgreSQL in ${pgDir} did not start:`);
     expect(refused.output).toMatch(/invalid value for parameter "shared_buffers"/);
     expect(refused.output).not.toMatch(/\n\s+at /);
+    // Nothing is left claiming the folder.
+    expect(existsSync(path.join(dataDir, 'postgres.owner'))).toBe(false);
+  }, 120_000);
+});
+
+describe('fault: two servers started at once on a new data folder', () => {
+  const fresh = mkdtempSync(path.join(tmpdir(), 'us-two-starts-'));
+  const started: ServerProcess[] = [];
+  afterAll(async () => {
+    for (const s of started) if (s.proc.exitCode === null && s.proc.signalCode === null) s.proc.kill('SIGTERM');
+    await Promise.all(started.map((s) => s.exited));
+    rmSync(fresh, { recursive: true, force: true });
+  });
+
+  it('one makes the folder and serves; the other is refused, naming it, and the folder is whole', async () => {
+    const a = launchServer({ DATA_DIR: fresh, LOG_LEVEL: 'info' });
+    const b = launchServer({ DATA_DIR: fresh, LOG_LEVEL: 'info' });
+    started.push({ url: '', ...a }, { url: '', ...b });
+    // Each either listens or exits: the first to exit is the refused one.
+    const ended = await Promise.race([a.exited.then(() => [b, a] as const), b.exited.then(() => [a, b] as const)]);
+    const [serving, refused] = ended;
+    expect((await refused.exited).code, refused.output()).toBe(1);
+    expect(refused.output()).toContain(
+      `The embedded PostgreSQL in ${fresh} is in use by a running server or demo generator (pid ${serving.proc.pid}): stop it first`,
+    );
+    expect(refused.output()).not.toMatch(/\n\s+at /);
+    let url = '';
+    await expect
+      .poll(() => (url = /listening on (http:\/\/\S+)/.exec(serving.output())?.[1] ?? ''), { timeout: 120_000, interval: 200 })
+      .not.toBe('');
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    serving.proc.kill('SIGTERM');
+    expect((await serving.exited).code, serving.output()).toBe(0);
+    expect(existsSync(path.join(fresh, 'postgres', 'PG_VERSION'))).toBe(true);
+    expect(existsSync(path.join(fresh, 'postgres.owner'))).toBe(false);
+  }, 240_000);
+
+  it("says why when PostgreSQL's files cannot be made (a folder already holding other files), without a stack trace", async () => {
+    const other = mkdtempSync(path.join(tmpdir(), 'us-not-empty-'));
+    try {
+      mkdirSync(path.join(other, 'postgres'));
+      writeFileSync(path.join(other, 'postgres', 'notes.txt'), 'not a database\n');
+      const { exited, output } = launchServer({ DATA_DIR: other, LOG_LEVEL: 'info' });
+      expect((await exited).code, output()).toBe(1);
+      expect(output()).toContain(`The embedded PostgreSQL's files could not be made in ${path.join(other, 'postgres')}:`);
+      expect(output()).toMatch(/exists but is not empty/);
+      expect(output()).not.toMatch(/\n\s+at /);
+      // The file it found is still there, and nothing claims the folder.
+      expect(readFileSync(path.join(other, 'postgres', 'notes.txt'), 'utf8')).toBe('not a database\n');
+      expect(existsSync(path.join(other, 'postgres.owner'))).toBe(false);
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
   }, 120_000);
 });
