@@ -418,7 +418,10 @@ ev as (
   select y.site_id, (y.eat at time zone 'UTC')::date, gen_random_uuid(), y.eat, y.pageview_id, y.visitor, y.lane, y.path, y.name, y.label,
     y.value, y.kind, y.experiment, y.variant, y.country, y.device, y.browser, y.browser_major, y.os, y.os_major
   from (
-    select e.*, least(now(), e.at + (2 + random() * 60) * interval '1 second') as eat,
+    -- Never past the pageview's UTC day: the event carries the pageview's visitor code, which intake would give
+    -- only to rows of that day (the next day's code is another).
+    select e.*, least(now(), e.at + (2 + random() * 60) * interval '1 second',
+        (date_trunc('day', e.at at time zone 'UTC') + interval '1 day' - interval '1 millisecond') at time zone 'UTC') as eat,
       case e.name when 'add_to_cart' then substr(e.path, 11) when 'purchase' then 'order' when 'newsletter_subscribe' then 'blog' end as label,
       case e.name
         when 'add_to_cart' then (39 + abs(hashtext(e.path)) % 160 + 0.99)::float8

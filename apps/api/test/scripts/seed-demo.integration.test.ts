@@ -3,6 +3,7 @@
 // run replaces them rather than adding to them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Demo, seedDemo } from '../../scripts/seed/demo.ts';
+import { generateTraffic } from '../../scripts/seed/generate.ts';
 import { monthOf } from '../../src/features/billing/usage-counters.ts';
 import { callerFor } from '../support/caller.ts';
 import { createToken, GOOD_PASSWORD, startTestServer, type TestServer, uniqueEmail } from '../support/server.ts';
@@ -72,5 +73,28 @@ describe('seed:demo and the usage counters', () => {
     expect(await counted(demo.account.workspace.id)).toEqual(rows);
     const thisMonth = rows.find((r) => r.month === monthOf(new Date())) ?? { pageviews: 0, requests: 0 };
     expect(await billingUsage(demo)).toEqual({ pageviews: thisMonth.pageviews, requests: thisMonth.requests });
+  });
+
+  it('never stores a visitor code past its UTC day, as intake never does (kept days add visitors up by day)', async () => {
+    const demo = await seed();
+    // An event a minute after a pageview at 23:59 UTC is the next day's: intake gives it that day's code. A site in
+    // Auckland (UTC+13) has its busy early afternoon at UTC midnight, so such events are many there.
+    await generateTraffic(t.deps.orm, {
+      siteId: demo.site.id,
+      timezone: 'Pacific/Auckland',
+      days: 3,
+      pageviews: 60_000,
+      jobs: 2,
+      seed: 'utc-midnight',
+    });
+    const outliving = await t.deps.orm.em.fork().execute<{ visitor: string; days: string }[]>(
+      `select visitor, string_agg(distinct day::text, ' ') as days from (
+         select visitor, day from pageviews where site_id = ?
+         union all
+         select visitor, day from events where site_id = ?
+       ) x group by visitor having count(distinct day) > 1 limit 5`,
+      [demo.site.id, demo.site.id],
+    );
+    expect(outliving).toEqual([]);
   });
 });
