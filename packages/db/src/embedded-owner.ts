@@ -162,6 +162,10 @@ export async function claimEmbeddedFolder(
   onStopped: (message: string) => void,
 ): Promise<EmbeddedClaim> {
   for (let attempt = 0; ; attempt++) {
+    // Starts racing over one stale record settle within a few rounds; more means something else rewrites it.
+    if (attempt > 5) {
+      throw new EmbeddedPostgresUnavailable(`Could not take ${ownerFile(dataDir)}: another start keeps changing it.`);
+    }
     if (createRecord(dataDir)) {
       const running = runningPostmaster(dir);
       if (running !== null) {
@@ -197,9 +201,6 @@ export async function claimEmbeddedFolder(
         `stopped the embedded PostgreSQL (pid ${running}) that a server which ended without stopping it left running in ${dir}`,
       );
     }
-    // Starts racing over one stale record settle within a few rounds; more means something else rewrites it.
-    if (attempt >= 5)
-      throw new EmbeddedPostgresUnavailable(`Could not take ${ownerFile(dataDir)}: another start keeps changing it.`);
     removeStaleRecord(dataDir, text);
   }
 }

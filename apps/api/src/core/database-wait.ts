@@ -59,8 +59,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Resolves once the PostgreSQL at `url` takes a connection; tries again, after a second at first and at most 5 s
- * apart, until `waitMs` have passed (a last attempt then). `waiting` is told once, at the first failed attempt. A database that does not exist counts as
- * reached (migrations make it when the user may). Rejects with `DatabaseUnreachable`.
+ * apart, until `waitMs` have passed (a last attempt then). `waiting` is told once, at the first failed attempt. A
+ * database that does not exist counts as reached (migrations make it when the user may). Rejects with
+ * `DatabaseUnreachable`.
  */
 export async function waitForDatabase(url: string, opts: { waitMs: number; waiting?: (message: string) => void }): Promise<void> {
   const shown = describeDatabaseUrl(url);
