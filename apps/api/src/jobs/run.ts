@@ -5,7 +5,8 @@
 import { createOrm, migrate } from '@us/db';
 import { applySiteRetention, dropRolledUpPartitions } from '../analytics/rollup/retention.ts';
 import { runRollups } from '../analytics/rollup/rollup.ts';
-import { loadEnvFile, parseEnv } from '../core/env.ts';
+import { DatabaseUnreachable, waitForDatabase } from '../core/database-wait.ts';
+import { ConfigError, loadEnvFile, parseEnv } from '../core/env.ts';
 import { createLogger } from '../core/logger.ts';
 
 const args = process.argv.slice(2);
@@ -18,12 +19,27 @@ if (Number.isNaN(now.getTime()) || !['rollups', 'retention', 'partitions', 'all'
   process.exit(2);
 }
 loadEnvFile();
-const url = parseEnv().DATABASE_URL;
+/** Settings it cannot run with, or a database it cannot reach: what to do, in one line each, not a stack trace. */
+const told = (err: unknown) => {
+  if (!(err instanceof ConfigError || err instanceof DatabaseUnreachable)) throw err;
+  console.error(err.message);
+  process.exit(1);
+};
+let env: ReturnType<typeof parseEnv>;
+try {
+  env = parseEnv();
+} catch (err) {
+  told(err);
+  throw err;
+}
+const url = env.DATABASE_URL;
 if (!url) {
   console.error('Set DATABASE_URL');
   process.exit(2);
 }
 const logger = createLogger('info', { format: 'readable' });
+// As the server does: a PostgreSQL that does not answer yet is waited for (DATABASE_WAIT_SECONDS).
+await waitForDatabase(url, { waitMs: env.DATABASE_WAIT_SECONDS * 1000, waiting: (m) => logger.warn(m) }).catch(told);
 const orm = await createOrm(url, { poolMax: 3 });
 try {
   await migrate(orm);

@@ -2,7 +2,11 @@
 // the database and the service start together (a compose file, a machine booting): it waits, saying so, and starts
 // once PostgreSQL takes connections. One that never comes ends the start after DATABASE_WAIT_SECONDS, and one that
 // refuses the password ends it at once; each with one line saying what to do, no stack trace, no password.
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import net from 'node:net';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { launchServer, waitFor } from '../support/faults.ts';
 import { ownServerSuite } from '../support/own-server.ts';
@@ -40,6 +44,9 @@ async function forwarder(port: number, to: URL): Promise<net.Server> {
 }
 
 const STACK = /\n\s+at /;
+const ROOT = path.resolve(import.meta.dirname, '../../../..');
+/** tsx's loader by its path: the entry runs in an empty folder of its own, where no `.env` of the repository is read. */
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 describe('fault: the server started before its PostgreSQL answers', () => {
   const own = ownServerSuite('fault-postgres-at-start', async () => null);
@@ -90,6 +97,32 @@ describe('fault: the server started before its PostgreSQL answers', () => {
     expect(output()).toContain('Start it, or check the host, port and TLS settings in DATABASE_URL');
     expect(output()).not.toContain('hidden-pw-1');
     expect(output()).not.toMatch(STACK);
+  });
+
+  it('the one-off jobs entry says the same when PostgreSQL never answers, without a stack trace', {
+    timeout: 60_000,
+  }, async () => {
+    const port = await closedPort();
+    const jobs = spawnSync(
+      process.execPath,
+      ['--conditions=@unseen-stats/source', '--import', TSX, path.join(ROOT, 'apps/api/src/jobs/run.ts'), 'rollups'],
+      {
+        cwd: own.dataDir,
+        env: {
+          PATH: process.env.PATH,
+          DATABASE_URL: changed(own.db.url, { port, password: 'hidden-pw-3' }),
+          DATABASE_WAIT_SECONDS: '1',
+        },
+        encoding: 'utf8',
+        timeout: 50_000,
+      },
+    );
+    const output = jobs.stdout + jobs.stderr;
+    expect(jobs.status, output).toBe(1);
+    expect(output).toContain('does not answer yet');
+    expect(output).toContain(`Cannot reach PostgreSQL at ${new URL(own.db.url).username}@127.0.0.1:${port}/`);
+    expect(output).not.toContain('hidden-pw-3');
+    expect(output).not.toMatch(STACK);
   });
 
   it('ends the start at once when PostgreSQL refuses the password, without waiting and without it', {
