@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { parseEnv as parseEnvText } from 'node:util';
 import { z } from 'zod';
@@ -39,6 +40,13 @@ export interface SettingHelp {
 /** Each setting's help, attached to its schema with `.register(help, …)`. */
 export const help = z.registry<SettingHelp>();
 
+/** An address a server can listen on: an IP address, or a host name (not a dotted number that is no address). */
+function isListenHost(value: string): boolean {
+  if (isIP(value) !== 0) return true;
+  const hostName = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+  return value.length <= 253 && hostName.test(value) && !/^[\d.]+$/.test(value);
+}
+
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development').register(help, {
     group: 'process',
@@ -50,10 +58,14 @@ const EnvSchema = z.object({
     group: 'process',
     meaning: 'port to listen on (`0` picks a free one; one in use ends the start, saying so)',
   }),
-  HOST: z.string().default('127.0.0.1').register(help, {
-    group: 'process',
-    meaning: 'address to listen on (`0.0.0.0` for every interface)',
-  }),
+  HOST: z
+    .string()
+    .refine(isListenHost, 'must be an IP address (127.0.0.1, 0.0.0.0 for every interface, ::) or a host name of this machine')
+    .default('127.0.0.1')
+    .register(help, {
+      group: 'process',
+      meaning: 'address to listen on (`0.0.0.0` for every interface)',
+    }),
   DATA_DIR: z.string().default('./.data').register(help, {
     group: 'process',
     meaning:

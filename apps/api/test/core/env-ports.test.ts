@@ -1,4 +1,4 @@
-// PORT and METRICS_PORT as the start reads them: one port cannot serve both.
+// PORT, METRICS_PORT and HOST as the start reads them: one port cannot serve both, and HOST must be an address.
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseEnv } from '../../src/core/env.ts';
 
@@ -14,5 +14,19 @@ describe('PORT and METRICS_PORT', () => {
   it('takes two different ports, and no METRICS_PORT at all', () => {
     expect(parseEnv({ PORT: '8080', METRICS_PORT: '9464' })).toMatchObject({ PORT: 8080, METRICS_PORT: 9464 });
     expect(parseEnv({ PORT: '8080' }).METRICS_PORT).toBeUndefined();
+  });
+});
+
+describe('HOST', () => {
+  it('takes IP addresses and host names', () => {
+    for (const host of ['127.0.0.1', '0.0.0.0', '::', '::1', 'localhost', 'stats-1.internal', '10.0.0.12']) {
+      expect(parseEnv({ HOST: host }).HOST).toBe(host);
+    }
+  });
+
+  it('refuses what no server can listen on, naming the setting, instead of failing later on a URL made of it', () => {
+    for (const host of ['999.1.1.1', '127.0.0', 'http://127.0.0.1', '127.0.0.1:8080', 'two words', '-bad.example']) {
+      expect(() => parseEnv({ HOST: host }), host).toThrow(/HOST: must be an IP address/);
+    }
   });
 });
