@@ -68,6 +68,8 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
   const errors = await errorReportsFor(env);
   const logger = loggerFor(env, errors);
   readyDataDir(env.DATA_DIR);
+  // Before the database starts: a kept secret that is refused ends the start with nothing to stop.
+  const appSecret = loadAppSecret(env.APP_SECRET, env.DATA_DIR);
   let embedded: EmbeddedDatabase | undefined;
   let databaseUrl = env.DATABASE_URL;
   if (!databaseUrl) {
@@ -91,7 +93,7 @@ export async function start(env: Env = parseEnv()): Promise<Running> {
     await waitForDatabase(databaseUrl, { waitMs: env.DATABASE_WAIT_SECONDS * 1000, waiting: (m) => logger.warn(m) });
   }
   try {
-    return await serve(env, databaseUrl, embedded, logger, errors);
+    return await serve(env, databaseUrl, embedded, appSecret, logger, errors);
   } catch (err) {
     // A start that fails once the embedded PostgreSQL runs (a port taken, a migration that fails) stops it, so
     // nothing is left holding DATA_DIR.
@@ -105,6 +107,7 @@ async function serve(
   env: Env,
   databaseUrl: string,
   embedded: EmbeddedDatabase | undefined,
+  appSecret: string,
   logger: ReturnType<typeof loggerFor>,
   errors: Awaited<ReturnType<typeof errorReportsFor>>,
 ): Promise<Running> {
@@ -119,7 +122,7 @@ async function serve(
     orm,
     statsOrm,
     hot,
-    appSecret: loadAppSecret(env.APP_SECRET, env.DATA_DIR),
+    appSecret,
     logger,
     errors,
     ingest: {

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
@@ -81,6 +81,23 @@ describe('start-up refuses unsafe production settings', () => {
         'Invalid configuration:',
         `  DATA_DIR: ${path.join(file, 'data')} cannot be made or written (ENOTDIR): give a folder this process can create and write`,
       ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('names an app-secret file cut short, before it starts the embedded PostgreSQL', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'us-data-dir-'));
+    writeFileSync(path.join(dir, 'app-secret'), 'garbage\n');
+    try {
+      const { code, lines } = await refused({ DATA_DIR: dir });
+      expect(code).toBe(1);
+      expect(lines).toEqual([
+        'Invalid configuration:',
+        expect.stringMatching(/^ {2}DATA_DIR: .*app-secret holds 7 characters, fewer than the 32 a secret needs/),
+      ]);
+      // Refused first: no PostgreSQL was made or started for it.
+      expect(existsSync(path.join(dir, 'postgres'))).toBe(false);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
