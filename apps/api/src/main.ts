@@ -1,8 +1,7 @@
-import { EmbeddedPostgresMissing, EmbeddedPostgresUnavailable } from '@us/db';
-import { DatabaseUnreachable } from './core/database-wait.ts';
 import { within } from './core/deadline.ts';
 import { ConfigError } from './core/env.ts';
 import { missingNodeFlags, missingProcessEnv } from './core/node-flags.ts';
+import { isStartRefusal } from './core/start-refusals.ts';
 import { readSettings, type Settings, staleOfflineData } from './startup-checks.ts';
 
 let settings: Settings;
@@ -20,12 +19,7 @@ const running = await start(settings.env).catch((err: unknown) => {
   // A production install without DATABASE_URL, an embedded PostgreSQL that another server holds or that did not
   // start, a PostgreSQL at DATABASE_URL that cannot be reached or refuses the user, or a setting only start-up can
   // check (POSTGRES_SETTINGS_FILE's file): what to do, not a stack trace.
-  const told =
-    err instanceof EmbeddedPostgresMissing ||
-    err instanceof EmbeddedPostgresUnavailable ||
-    err instanceof DatabaseUnreachable ||
-    err instanceof ConfigError;
-  if (!told) throw err;
+  if (!isStartRefusal(err)) throw err;
   console.error(err.message);
   process.exit(1);
 });

@@ -5,9 +5,10 @@
 import { createOrm, migrate } from '@us/db';
 import { applySiteRetention, dropRolledUpPartitions } from '../analytics/rollup/retention.ts';
 import { runRollups } from '../analytics/rollup/rollup.ts';
-import { DatabaseUnreachable, waitForDatabase } from '../core/database-wait.ts';
-import { ConfigError, loadEnvFile, parseEnv } from '../core/env.ts';
+import { waitForDatabase } from '../core/database-wait.ts';
+import { type Env, loadEnvFile, parseEnv } from '../core/env.ts';
 import { createLogger } from '../core/logger.ts';
+import { isStartRefusal } from '../core/start-refusals.ts';
 
 const args = process.argv.slice(2);
 const job = args.find((a) => !a.startsWith('--')) ?? 'all';
@@ -18,19 +19,18 @@ if (Number.isNaN(now.getTime()) || !['rollups', 'retention', 'partitions', 'all'
   console.error('usage: run.ts [rollups|retention|partitions|all] [--now=ISO] [--max-days=N]');
   process.exit(2);
 }
-loadEnvFile();
-/** Settings it cannot run with, or a database it cannot reach: what to do, in one line each, not a stack trace. */
-const told = (err: unknown) => {
-  if (!(err instanceof ConfigError || err instanceof DatabaseUnreachable)) throw err;
+/** Settings it cannot run with, or a database it cannot reach: what to do, not a stack trace. */
+function told(err: unknown): never {
+  if (!isStartRefusal(err)) throw err;
   console.error(err.message);
   process.exit(1);
-};
-let env: ReturnType<typeof parseEnv>;
+}
+let env: Env;
 try {
+  loadEnvFile();
   env = parseEnv();
 } catch (err) {
   told(err);
-  throw err;
 }
 const url = env.DATABASE_URL;
 if (!url) {
