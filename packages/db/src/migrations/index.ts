@@ -33,6 +33,7 @@ import { Migration20261220090000_rollup_kept_properties } from './Migration20261
 import { Migration20261221090000_alerts } from './Migration20261221090000_alerts.ts';
 import { Migration20261222090000_rollups_by_dimension } from './Migration20261222090000_rollups_by_dimension.ts';
 import { Migration20261223090000_page_leaves_at } from './Migration20261223090000_page_leaves_at.ts';
+import { Migration20261224090000_rollup_snapshot_server } from './Migration20261224090000_rollup_snapshot_server.ts';
 
 /** The committed migrations, in order. New ones: `npm run -w @us/db migration:create -- <name>`, then list it here. */
 export const migrationsList = [
@@ -77,4 +78,5 @@ export const migrationsList = [
   { name: 'Migration20261221090000_alerts', class: Migration20261221090000_alerts },
   { name: 'Migration20261222090000_rollups_by_dimension', class: Migration20261222090000_rollups_by_dimension },
   { name: 'Migration20261223090000_page_leaves_at', class: Migration20261223090000_page_leaves_at },
+  { name: 'Migration20261224090000_rollup_snapshot_server', class: Migration20261224090000_rollup_snapshot_server },
 ];

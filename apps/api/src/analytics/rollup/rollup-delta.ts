@@ -19,6 +19,8 @@ import { type RollupRow, type RollupSource, rollupRowKey } from './rollup-format
 export interface RolledState {
   until: string;
   snapshot: string;
+  /** The PostgreSQL that took the snapshot (moved-database.ts), null when the rollup did not record it. */
+  server: string | null;
 }
 
 /** A row's arrival seen by `snapshot` (rows stored before arrivals were recorded: seen by all). */

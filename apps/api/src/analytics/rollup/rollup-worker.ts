@@ -6,6 +6,15 @@ import { parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
 import { releaseWhenIdle } from '../../core/heap-release.ts';
 import { pooledCopyOut } from './copy-connections.ts';
+import {
+  arrivalsAheadSql,
+  clearArrivalsSql,
+  recordedElsewhere,
+  type ServerSnapshot,
+  SNAPSHOT_ALONE_SQL,
+  SNAPSHOT_WITH_SERVER_SQL,
+  usableLast,
+} from './moved-database.ts';
 import { deltaRows, deltaSources, type RolledState, seenSource, unseenVisitorsSql } from './rollup-delta.ts';
 import type { RollupSource } from './rollup-format.ts';
 import { tallySiteDay } from './rollup-streams.ts';
@@ -15,6 +24,8 @@ import { addToSiteDayRollup, type RunStatement, replaceSiteDayRollup } from './r
 export interface RollupTask {
   id: number;
   src: RollupSource;
+  /** The whole day's rows (`src` without its `until`): where rows restored from another server are looked for. */
+  wholeDay: RollupSource;
   atOnce: number;
   siteId: string;
   day: string;
@@ -71,12 +82,32 @@ async function inTransaction(fn: (run: RunStatement & Query) => Promise<void>) {
 
 const query: Query = async (sql, params) => (await pool.query(sql, params)).rows;
 
-/** Counts the whole day as `snapshot` sees it and replaces its rollup. */
-async function rollUpWholeDay(task: RollupTask, snapshot: string): Promise<RollupDone> {
-  const rows = await tallySiteDay(seenSource(task.src, snapshot), copyOut, task.atOnce);
-  await inTransaction((run) =>
-    replaceSiteDayRollup(run, task.siteId, task.day, rows, task.until, snapshot, task.src.keptProperties),
-  );
+/** Whether the server answers which server it is (a role an operator refused pg_control_system answers '' from then on). */
+let serverTold = true;
+
+/** A snapshot of now, with the server that took it. */
+async function snapshotNow(): Promise<ServerSnapshot> {
+  if (serverTold) {
+    try {
+      return (await query<ServerSnapshot>(SNAPSHOT_WITH_SERVER_SQL))[0] as ServerSnapshot;
+    } catch (e) {
+      if ((e as { code?: string }).code !== '42501') throw e;
+      serverTold = false;
+    }
+  }
+  return (await query<ServerSnapshot>(SNAPSHOT_ALONE_SQL))[0] as ServerSnapshot;
+}
+
+/** Whether the day holds rows another server numbered (moved-database.ts). */
+async function arrivalsAhead(wholeDay: RollupSource, now: ServerSnapshot): Promise<boolean> {
+  const [row] = await query<{ ahead: boolean }>(arrivalsAheadSql(wholeDay, now.snapshot));
+  return row?.ahead === true;
+}
+
+/** Counts the whole day as `now` sees it and replaces its rollup. */
+async function rollUpWholeDay(task: RollupTask, now: ServerSnapshot): Promise<RollupDone> {
+  const rows = await tallySiteDay(seenSource(task.src, now.snapshot), copyOut, task.atOnce);
+  await inTransaction((run) => replaceSiteDayRollup(run, task.siteId, task.day, rows, task.until, now, task.src.keptProperties));
   return { rows: rows.length, recounted: null };
 }
 
@@ -84,7 +115,8 @@ async function rollUpWholeDay(task: RollupTask, snapshot: string): Promise<Rollu
  * Brings the day's last rollup up to date (rollup-delta.ts), or answers null when too many of its
  * visitors have unseen rows. Fails if another rollup of the day was written meanwhile.
  */
-async function rollUpDelta(task: RollupTask, last: RolledState, snapshot: string): Promise<RollupDone | null> {
+async function rollUpDelta(task: RollupTask, last: RolledState, now: ServerSnapshot): Promise<RollupDone | null> {
+  const snapshot = now.snapshot;
   const [unseen, [day]] = await Promise.all([
     query<{ visitor: string }>(unseenVisitorsSql(task.src, last, snapshot)),
     query<{ visitors: string | null }>(
@@ -109,7 +141,7 @@ async function rollUpDelta(task: RollupTask, last: RolledState, snapshot: string
       [task.siteId, task.day, last.until, last.snapshot],
     );
     if (state?.same !== true) throw new Error('the site-day was rolled up by another run meanwhile');
-    await addToSiteDayRollup(run, task.siteId, task.day, deltas, task.until, snapshot, task.src.keptProperties);
+    await addToSiteDayRollup(run, task.siteId, task.day, deltas, task.until, now, task.src.keptProperties);
   });
   return { rows: deltas.length, recounted: visitors.length };
 }
@@ -125,9 +157,18 @@ parentPort?.on('message', async (task: RollupTask) => {
   idle.started();
   try {
     // Rows committed after this snapshot are left to the next rollup, which will find them unseen.
-    const [now] = await query<{ snapshot: string }>('select pg_current_snapshot()::text as snapshot');
-    const snapshot = (now as { snapshot: string }).snapshot;
-    const done = (task.last && (await rollUpDelta(task, task.last, snapshot))) ?? (await rollUpWholeDay(task, snapshot));
+    let now = await snapshotNow();
+    let last = task.last;
+    if (recordedElsewhere(last, now) || (await arrivalsAhead(task.wholeDay, now))) {
+      // The database came from another server (moved-database.ts): its day is counted whole, its rows seen by all.
+      await inTransaction(async (run) => {
+        for (const sql of clearArrivalsSql(task.wholeDay, now.snapshot)) await run(sql);
+      });
+      now = await snapshotNow();
+      last = null;
+    }
+    if (last && !usableLast(last, now)) last = null;
+    const done = (last && (await rollUpDelta(task, last, now))) ?? (await rollUpWholeDay(task, now));
     parentPort?.postMessage({ id: task.id, ...done });
   } catch (e) {
     const error = e instanceof Error ? { message: e.message, code: (e as { code?: string }).code } : { message: String(e) };

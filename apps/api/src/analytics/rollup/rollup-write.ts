@@ -1,4 +1,6 @@
 // Writing one site-day's rollup: its rows and its `rollup_days` record, inside the caller's transaction.
+
+import type { ServerSnapshot } from './moved-database.ts';
 import { ROLLUP_VERSION, type RollupRow, rollupRowKey } from './rollup-format.ts';
 
 /** Runs one statement with `$n` parameters inside the caller's transaction; resolves with its rows. */
@@ -49,7 +51,7 @@ export function rollupChanges(stored: RollupRow[], rows: RollupRow[]): { changed
  * format change, mostly gives the same rows; rewriting them all was most of the write, and left as many
  * dead rows to vacuum: docs/performance/history.md, "Writing only the rollup rows that changed").
  * `until`: the instant the rows reach (the current day), null for a complete day; `snapshot`:
- * which rows the count saw (rollup-delta.ts), null when unknown (the next rollup then counts the whole day);
+ * which rows the count saw and the server that took it (rollup-delta.ts, moved-database.ts), null when unknown (the next rollup then counts the whole day);
  * `properties`: the site's kept property keys the rows were counted with (kept-properties.ts).
  * The record comes first: every writer of a site-day locks its `rollup_days` row before its rollup rows
  * (the incremental one selects it `for update`), so two rollups of one day wait for each other instead
@@ -61,7 +63,7 @@ export async function replaceSiteDayRollup(
   day: string,
   rows: RollupRow[],
   until: string | null,
-  snapshot: string | null = null,
+  snapshot: ServerSnapshot | null = null,
   properties: readonly string[] = [],
 ) {
   await recordSiteDay(run, siteId, day, until, snapshot, properties);
@@ -97,7 +99,7 @@ export async function addToSiteDayRollup(
   day: string,
   deltas: RollupRow[],
   until: string | null,
-  snapshot: string,
+  snapshot: ServerSnapshot,
   properties: readonly string[] = [],
 ) {
   await writeRollupRows(
@@ -119,15 +121,16 @@ async function recordSiteDay(
   siteId: string,
   day: string,
   until: string | null,
-  snapshot: string | null,
+  snapshot: ServerSnapshot | null,
   properties: readonly string[],
 ) {
   await run(
     // rolled_at from the inserted row rather than now() in the update: Citus takes only immutable functions there.
-    `insert into rollup_days (site_id, day, version, rolled_until, snapshot, rolled_at, properties)
-     values ($1::uuid, $2::date, $3::smallint, $4::timestamptz, $5::pg_snapshot, now(), $6::text[])
+    `insert into rollup_days (site_id, day, version, rolled_until, snapshot, snapshot_server, rolled_at, properties)
+     values ($1::uuid, $2::date, $3::smallint, $4::timestamptz, $5::pg_snapshot, $6::text, now(), $7::text[])
      on conflict (site_id, day) do update set rolled_at = excluded.rolled_at, version = excluded.version,
-       rolled_until = excluded.rolled_until, snapshot = excluded.snapshot, properties = excluded.properties`,
-    [siteId, day, ROLLUP_VERSION, until, snapshot, [...properties]],
+       rolled_until = excluded.rolled_until, snapshot = excluded.snapshot, snapshot_server = excluded.snapshot_server,
+       properties = excluded.properties`,
+    [siteId, day, ROLLUP_VERSION, until, snapshot?.snapshot ?? null, snapshot?.server ?? null, [...properties]],
   );
 }

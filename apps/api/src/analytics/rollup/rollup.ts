@@ -230,9 +230,9 @@ export interface SiteDayRolled {
 async function lastRollup(orm: Orm, sd: SiteDay, src: RollupSource, until: string | null): Promise<RolledState | null> {
   const [last] = await orm.em
     .getConnection()
-    .execute<{ until: string | null; snapshot: string | null; version: number; properties: string[] }[]>(
+    .execute<{ until: string | null; snapshot: string | null; server: string | null; version: number; properties: string[] }[]>(
       `select to_char(rolled_until at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as until,
-              snapshot::text as snapshot, version, properties
+              snapshot::text as snapshot, snapshot_server as server, version, properties
          from rollup_days where site_id = ? and day = ?`,
       [sd.siteId, sd.day],
       'all',
@@ -240,7 +240,7 @@ async function lastRollup(orm: Orm, sd: SiteDay, src: RollupSource, until: strin
   if (!last?.until || !last.snapshot || last.version !== ROLLUP_VERSION) return null;
   if (!sameKeys(last.properties, src.keptProperties ?? [])) return null;
   if (until !== null && Date.parse(until) < Date.parse(last.until)) return null;
-  return { until: last.until, snapshot: last.snapshot };
+  return { until: last.until, snapshot: last.snapshot, server: last.server };
 }
 
 /**
@@ -264,7 +264,16 @@ export async function rollupSiteDay(orm: Orm, sd: SiteDay, until?: string): Prom
   if (probe?.any === true) {
     // Counted and written in the rollup thread: the API's event loop neither counts nor encodes the rows.
     const last = await lastRollup(orm, sd, src, until ?? null);
-    return rollupInThread(orm, { src, atOnce: ROLLUP_CONNECTIONS, siteId: sd.siteId, day: sd.day, until: until ?? null, last });
+    const wholeDay = until === undefined ? src : await siteDaySource(orm, sd);
+    return rollupInThread(orm, {
+      src,
+      wholeDay,
+      atOnce: ROLLUP_CONNECTIONS,
+      siteId: sd.siteId,
+      day: sd.day,
+      until: until ?? null,
+      last,
+    });
   }
   await conn
     .getClient()

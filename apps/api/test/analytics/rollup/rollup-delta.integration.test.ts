@@ -145,8 +145,9 @@ describe('incremental rollups', () => {
 
   it('refuse to add to a rollup another run replaced meanwhile, and write nothing', async () => {
     await rollupSiteDay(orm, sd, until(22));
-    const [stale] = await orm.em.getConnection().execute<{ until: string; snapshot: string }[]>(
-      `select to_char(rolled_until at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as until, snapshot::text as snapshot
+    const [stale] = await orm.em.getConnection().execute<{ until: string; snapshot: string; server: string }[]>(
+      `select to_char(rolled_until at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as until, snapshot::text as snapshot,
+              snapshot_server as server
            from rollup_days where site_id = ? and day = ?`,
       [sd.siteId, sd.day],
       'all',
@@ -158,11 +159,12 @@ describe('incremental rollups', () => {
     await expect(
       rollupInThread(orm, {
         src,
+        wholeDay: src,
         atOnce: 2,
         siteId: sd.siteId,
         day: sd.day,
         until: null,
-        last: stale as { until: string; snapshot: string },
+        last: stale as { until: string; snapshot: string; server: string },
       }),
     ).rejects.toThrow(/another run/);
     expect(await stored()).toEqual(rows);

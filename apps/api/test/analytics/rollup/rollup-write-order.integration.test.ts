@@ -69,7 +69,7 @@ describe('two rollups of one site-day at once', () => {
         { timeout: 10_000, interval: 20 },
       );
       // The incremental one adds its deltas to the rows the whole-day one would have locked already.
-      await addToSiteDayRollup(runOn(incremental), siteId, DAY, [row('/a', 1, 1)], null, snapshot);
+      await addToSiteDayRollup(runOn(incremental), siteId, DAY, [row('/a', 1, 1)], null, { snapshot, server: '' });
       await incremental.query('commit');
       await replaced;
 
