@@ -156,9 +156,7 @@ try {
               siteId,
               day,
               rows,
-              null,
-              null,
-              src.keptProperties,
+              { until: null, properties: src.keptProperties, timezone: 'UTC' },
             );
             await client.query('commit');
           } finally {

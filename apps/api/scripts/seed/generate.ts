@@ -666,7 +666,7 @@ export async function generateTraffic(orm: Orm, opts: GenerateOptions): Promise<
         opts.siteId,
         plan.day,
         rollupRows,
-        null,
+        { until: null, timezone: opts.timezone },
       );
       await client.query('commit');
       client.release();

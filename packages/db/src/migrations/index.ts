@@ -34,6 +34,7 @@ import { Migration20261221090000_alerts } from './Migration20261221090000_alerts
 import { Migration20261222090000_rollups_by_dimension } from './Migration20261222090000_rollups_by_dimension.ts';
 import { Migration20261223090000_page_leaves_at } from './Migration20261223090000_page_leaves_at.ts';
 import { Migration20261224090000_rollup_snapshot_server } from './Migration20261224090000_rollup_snapshot_server.ts';
+import { Migration20261225090000_rollup_timezone } from './Migration20261225090000_rollup_timezone.ts';
 
 /** The committed migrations, in order. New ones: `npm run -w @us/db migration:create -- <name>`, then list it here. */
 export const migrationsList = [
@@ -79,4 +80,5 @@ export const migrationsList = [
   { name: 'Migration20261222090000_rollups_by_dimension', class: Migration20261222090000_rollups_by_dimension },
   { name: 'Migration20261223090000_page_leaves_at', class: Migration20261223090000_page_leaves_at },
   { name: 'Migration20261224090000_rollup_snapshot_server', class: Migration20261224090000_rollup_snapshot_server },
+  { name: 'Migration20261225090000_rollup_timezone', class: Migration20261225090000_rollup_timezone },
 ];

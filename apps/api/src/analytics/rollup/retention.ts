@@ -63,7 +63,8 @@ async function dayBlocked(orm: Orm, day: string): Promise<boolean> {
       -- A zone PostgreSQL does not know cannot be rolled up (the rollup job skips it): it holds nothing.
       where s.timezone in (select name from pg_timezone_names)
         and not exists (
-        select 1 from rollup_days rd where rd.site_id = r.site_id and rd.day = (r.at at time zone s.timezone)::date)
+        select 1 from rollup_days rd where rd.site_id = r.site_id and rd.day = (r.at at time zone s.timezone)::date
+           and (rd.timezone is null or rd.timezone = s.timezone))
       limit 1`,
     [day, day, day],
     'all',

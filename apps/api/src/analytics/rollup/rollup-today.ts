@@ -70,7 +70,7 @@ async function refreshToday(orm: Orm, opts: TodayRollupOptions): Promise<TodayRo
 /**
  * Sites whose local day holding `until` began before it, that have rows around that day, and whose
  * rollup of that day is missing, reaches an earlier boundary or is of an older format (a complete day
- * is never redone here), or was counted with other kept property keys than the site's. The arrivals and
+ * is never redone here), or was counted with other kept property keys than the site's or in its former time zone. The arrivals and
  * the rollups already current are read as sets of their own (a local day is within a day of `until`'s UTC
  * day), not per site: Citus runs a subquery on its distributed tables only when it is not correlated with
  * the sites (a reference table).
@@ -87,7 +87,7 @@ export async function dueSiteDays(orm: Orm, until: string, siteIds?: string[]): 
           ${siteCond('a.site_id')}
      ),
      current as materialized (
-       select rd.site_id, rd.day, rd.rolled_until is null as complete, rd.properties from rollup_days rd
+       select rd.site_id, rd.day, rd.rolled_until is null as complete, rd.properties, rd.timezone from rollup_days rd
         where rd.day between (?::timestamptz at time zone 'UTC')::date - 1 and (?::timestamptz at time zone 'UTC')::date + 1
           and (rd.rolled_until is null or (rd.rolled_until >= ?::timestamptz and rd.version >= ${ROLLUP_VERSION}))
           ${siteCond('rd.site_id')}
@@ -100,6 +100,7 @@ export async function dueSiteDays(orm: Orm, until: string, siteIds?: string[]): 
         ${siteCond('s.id')}
         and exists (select 1 from arrived a where a.site_id = s.id and a.day between t.day - 1 and t.day + 1)
         and not exists (select 1 from current c where c.site_id = s.id and c.day = t.day
+                          and (c.timezone is null or c.timezone = s.timezone)
                           and (c.complete or ${sameKeysSql('c.properties', keptPropertiesSql('s'))}))
       order by s.id`,
     [until, until, ...sites, until, until, until, ...sites, until, until, ...sites],

@@ -29,6 +29,8 @@ export interface RollupTask {
   atOnce: number;
   siteId: string;
   day: string;
+  /** The site's time zone (the local day's bounds in `src`). */
+  timezone: string;
   /** The instant the rows reach (the current day), null for a complete day. */
   until: string | null;
   /** The day's last rollup, when it can be brought up to date (rollup-delta.ts); else the whole day is counted. */
@@ -104,10 +106,17 @@ async function arrivalsAhead(wholeDay: RollupSource, now: ServerSnapshot): Promi
   return row?.ahead === true;
 }
 
+const recordOf = (task: RollupTask, now: ServerSnapshot) => ({
+  until: task.until,
+  snapshot: now,
+  properties: task.src.keptProperties,
+  timezone: task.timezone,
+});
+
 /** Counts the whole day as `now` sees it and replaces its rollup. */
 async function rollUpWholeDay(task: RollupTask, now: ServerSnapshot): Promise<RollupDone> {
   const rows = await tallySiteDay(seenSource(task.src, now.snapshot), copyOut, task.atOnce);
-  await inTransaction((run) => replaceSiteDayRollup(run, task.siteId, task.day, rows, task.until, now, task.src.keptProperties));
+  await inTransaction((run) => replaceSiteDayRollup(run, task.siteId, task.day, rows, recordOf(task, now)));
   return { rows: rows.length, recounted: null };
 }
 
@@ -141,7 +150,7 @@ async function rollUpDelta(task: RollupTask, last: RolledState, now: ServerSnaps
       [task.siteId, task.day, last.until, last.snapshot],
     );
     if (state?.same !== true) throw new Error('the site-day was rolled up by another run meanwhile');
-    await addToSiteDayRollup(run, task.siteId, task.day, deltas, task.until, now, task.src.keptProperties);
+    await addToSiteDayRollup(run, task.siteId, task.day, deltas, recordOf(task, now));
   });
   return { rows: deltas.length, recounted: visitors.length };
 }

@@ -50,9 +50,7 @@ export function rollupChanges(stored: RollupRow[], rows: RollupRow[]): { changed
  * and changed ones upserted, the others left as they are (a day counted again, as after a long pause or a
  * format change, mostly gives the same rows; rewriting them all was most of the write, and left as many
  * dead rows to vacuum: docs/performance/history.md, "Writing only the rollup rows that changed").
- * `until`: the instant the rows reach (the current day), null for a complete day; `snapshot`:
- * which rows the count saw and the server that took it (rollup-delta.ts, moved-database.ts), null when unknown (the next rollup then counts the whole day);
- * `properties`: the site's kept property keys the rows were counted with (kept-properties.ts).
+ The record (`SiteDayRecord`) says what the rows are.
  * The record comes first: every writer of a site-day locks its `rollup_days` row before its rollup rows
  * (the incremental one selects it `for update`), so two rollups of one day wait for each other instead
  * of each holding what the other needs (a deadlock, one of them thrown away).
@@ -62,11 +60,9 @@ export async function replaceSiteDayRollup(
   siteId: string,
   day: string,
   rows: RollupRow[],
-  until: string | null,
-  snapshot: ServerSnapshot | null = null,
-  properties: readonly string[] = [],
+  record: SiteDayRecord,
 ) {
-  await recordSiteDay(run, siteId, day, until, snapshot, properties);
+  await recordSiteDay(run, siteId, day, record);
   const stored = (await run(
     `select metric_set, dimension, value, lane, count::text as count, visitors::text as visitors
        from daily_rollups where site_id = $1::uuid and day = $2::date`,
@@ -98,9 +94,7 @@ export async function addToSiteDayRollup(
   siteId: string,
   day: string,
   deltas: RollupRow[],
-  until: string | null,
-  snapshot: ServerSnapshot,
-  properties: readonly string[] = [],
+  record: SiteDayRecord & { snapshot: ServerSnapshot },
 ) {
   await writeRollupRows(
     run,
@@ -113,24 +107,31 @@ export async function addToSiteDayRollup(
     `delete from daily_rollups where site_id = $1::uuid and day = $2::date and count = 0 and visitors = 0 and metric_set <> 'summary'`,
     [siteId, day],
   );
-  await recordSiteDay(run, siteId, day, until, snapshot, properties);
+  await recordSiteDay(run, siteId, day, record);
 }
 
-async function recordSiteDay(
-  run: RunStatement,
-  siteId: string,
-  day: string,
-  until: string | null,
-  snapshot: ServerSnapshot | null,
-  properties: readonly string[],
-) {
+/** What a site-day's rollup rows are, kept in its `rollup_days` record. */
+export interface SiteDayRecord {
+  /** The instant the rows reach (the current day), null for a complete day. */
+  until: string | null;
+  /** Which rows the count saw and the server that took it (rollup-delta.ts, moved-database.ts); null when
+   * unknown: the next rollup then counts the whole day. */
+  snapshot?: ServerSnapshot | null;
+  /** The site's kept property keys the rows were counted with (kept-properties.ts). */
+  properties?: readonly string[];
+  /** The site's time zone the day was counted in (its local day's bounds); a day of another zone is counted again. */
+  timezone: string;
+}
+
+async function recordSiteDay(run: RunStatement, siteId: string, day: string, record: SiteDayRecord) {
+  const { until, snapshot = null, properties = [], timezone } = record;
   await run(
     // rolled_at from the inserted row rather than now() in the update: Citus takes only immutable functions there.
-    `insert into rollup_days (site_id, day, version, rolled_until, snapshot, snapshot_server, rolled_at, properties)
-     values ($1::uuid, $2::date, $3::smallint, $4::timestamptz, $5::pg_snapshot, $6::text, now(), $7::text[])
+    `insert into rollup_days (site_id, day, version, rolled_until, snapshot, snapshot_server, rolled_at, properties, timezone)
+     values ($1::uuid, $2::date, $3::smallint, $4::timestamptz, $5::pg_snapshot, $6::text, now(), $7::text[], $8::text)
      on conflict (site_id, day) do update set rolled_at = excluded.rolled_at, version = excluded.version,
        rolled_until = excluded.rolled_until, snapshot = excluded.snapshot, snapshot_server = excluded.snapshot_server,
-       properties = excluded.properties`,
-    [siteId, day, ROLLUP_VERSION, until, snapshot?.snapshot ?? null, snapshot?.server ?? null, [...properties]],
+       properties = excluded.properties, timezone = excluded.timezone`,
+    [siteId, day, ROLLUP_VERSION, until, snapshot?.snapshot ?? null, snapshot?.server ?? null, [...properties], timezone],
   );
 }

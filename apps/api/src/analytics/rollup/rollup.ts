@@ -105,7 +105,8 @@ async function rollupPending(orm: Orm, opts: RunRollupsOptions): Promise<RollupR
 }
 
 /**
- * Complete site-local days overlapping a raw partition and missing from `rollup_days`, oldest first. Two
+ * Complete site-local days overlapping a raw partition and missing from `rollup_days` (or rolled up in another
+ * format, with other kept property keys or in the site's former time zone), oldest first. Two
  * statements: the raw partitions' days from this node's catalog, then the sites' local days among them that
  * no complete rollup records. The rolled days are read as a set of their own rather than per candidate (a
  * correlated subquery), which is what Citus can run when `rollup_days` is spread over workers.
@@ -153,7 +154,8 @@ export async function pendingSiteDays(orm: Orm, opts: RunRollupsOptions, limit: 
         where s.timezone in (select name from z) ${siteCond('s.id')}
      ),
      rolled as materialized (
-       select rd.site_id, rd.day, rd.version >= ${ROLLUP_VERSION} and rd.rolled_until is null as complete, rd.properties
+       select rd.site_id, rd.day, rd.version >= ${ROLLUP_VERSION} and rd.rolled_until is null as complete, rd.properties,
+              rd.timezone
          from rollup_days rd
         where rd.day between ?::date - 1 and ?::date + 1
           ${siteCond('rd.site_id')}
@@ -163,7 +165,8 @@ export async function pendingSiteDays(orm: Orm, opts: RunRollupsOptions, limit: 
        from c
       where c.local_day < (?::timestamptz at time zone c.timezone)::date
         and not exists (select 1 from rolled r where r.site_id = c.site_id and r.day = c.local_day
-                          and r.complete and ${sameKeysSql('r.properties', 'c.kept')})
+                          and r.complete and ${sameKeysSql('r.properties', 'c.kept')}
+                          and (r.timezone is null or r.timezone = c.timezone))
         and (c.first_utc >= ?::date or not exists (select 1 from rolled r where r.site_id = c.site_id and r.day = c.local_day))
       order by c.local_day, c.site_id
       limit ?`,
@@ -222,22 +225,32 @@ export interface SiteDayRolled {
   recounted: number | null;
 }
 
+/** A site-day's `rollup_days` record, as the next rollup reads it. */
+interface DayRecordRow {
+  until: string | null;
+  snapshot: string | null;
+  server: string | null;
+  version: number;
+  properties: string[];
+  timezone: string | null;
+}
+
 /**
  * The day's last rollup, when the next one can start from it (rollup-delta.ts): a rollup of the current
- * day in this format and with these kept property keys that recorded its snapshot, reaching no further
+ * day in this format and with these kept property keys and time zone that recorded its snapshot, reaching no further
  * than `until` (null: the day's end).
  */
 async function lastRollup(orm: Orm, sd: SiteDay, src: RollupSource, until: string | null): Promise<RolledState | null> {
-  const [last] = await orm.em
-    .getConnection()
-    .execute<{ until: string | null; snapshot: string | null; server: string | null; version: number; properties: string[] }[]>(
-      `select to_char(rolled_until at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as until,
-              snapshot::text as snapshot, snapshot_server as server, version, properties
-         from rollup_days where site_id = ? and day = ?`,
-      [sd.siteId, sd.day],
-      'all',
-    );
+  const [last] = await orm.em.getConnection().execute<DayRecordRow[]>(
+    `select to_char(rolled_until at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as until,
+            snapshot::text as snapshot, snapshot_server as server, version, properties, timezone
+       from rollup_days where site_id = ? and day = ?`,
+    [sd.siteId, sd.day],
+    'all',
+  );
   if (!last?.until || !last.snapshot || last.version !== ROLLUP_VERSION) return null;
+  // Counted in the site's former time zone: another local day.
+  if (last.timezone !== null && last.timezone !== sd.timezone) return null;
   if (!sameKeys(last.properties, src.keptProperties ?? [])) return null;
   if (until !== null && Date.parse(until) < Date.parse(last.until)) return null;
   return { until: last.until, snapshot: last.snapshot, server: last.server };
@@ -271,6 +284,7 @@ export async function rollupSiteDay(orm: Orm, sd: SiteDay, until?: string): Prom
       atOnce: ROLLUP_CONNECTIONS,
       siteId: sd.siteId,
       day: sd.day,
+      timezone: sd.timezone,
       until: until ?? null,
       last,
     });
@@ -284,9 +298,7 @@ export async function rollupSiteDay(orm: Orm, sd: SiteDay, until?: string): Prom
         sd.siteId,
         sd.day,
         [],
-        until ?? null,
-        null,
-        src.keptProperties,
+        { until: until ?? null, properties: src.keptProperties, timezone: sd.timezone },
       ),
     );
   return null;

@@ -104,7 +104,15 @@ export async function getSite(em: EntityManager, actor: Actor, siteId: string): 
 export async function updateSite(em: EntityManager, actor: Actor, input: UpdateSiteInput): Promise<SiteOutput> {
   const site = await loadSite(em, actor, input.id);
   if (input.name !== undefined) site.name = input.name;
-  if (input.timezone !== undefined) site.timezone = timezoneOf(input.timezone);
+  if (input.timezone !== undefined) {
+    const timezone = timezoneOf(input.timezone);
+    if (timezone !== site.timezone) {
+      // Its days rolled up so far were counted in the zone it leaves: rollups recorded before they named their zone
+      // name it now, so they are counted again in the new one (analytics/rollup) and read raw until then.
+      await em.execute('update rollup_days set timezone = ? where site_id = ? and timezone is null', [site.timezone, site.id]);
+      site.timezone = timezone;
+    }
+  }
   if (input.retentionDays !== undefined) site.retentionDays = input.retentionDays;
   await em.flush();
   return { site: await siteRecordOf(em, site) };

@@ -20,7 +20,7 @@ function botWindowTouches(ctx: SiteCtx, r: DayRange): boolean {
 }
 
 /**
- * Days of `r` rolled up in format `version` or later with every custom property key of `properties`
+ * Days of `r` rolled up in the site's time zone, in format `version` or later with every custom property key of `properties`
  * (`until`: where a partly rolled-up day's rollup ends), days of imported history, and local days no raw
  * partition can hold rows of (none of the UTC days they overlap has one, e.g. before the first data):
  * nothing to read raw, so they count as rolled up (their rollups are empty).
@@ -41,6 +41,8 @@ function rolledDaysStatement(
     from rollup_days
     where site_id = ${p.add(ctx.siteId, 'uuid')}
       and day between ${from} and ${to}
+      -- A day counted in the site's former time zone is another local day: read raw until counted again.
+      and (timezone is null or timezone = ${tz})
       and version >= ${p.add(version, 'int')}${
         properties.length
           ? `

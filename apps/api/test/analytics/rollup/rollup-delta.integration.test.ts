@@ -163,6 +163,7 @@ describe('incremental rollups', () => {
         atOnce: 2,
         siteId: sd.siteId,
         day: sd.day,
+        timezone: sd.timezone,
         until: null,
         last: stale as { until: string; snapshot: string; server: string },
       }),

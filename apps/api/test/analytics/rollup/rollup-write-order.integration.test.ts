@@ -13,6 +13,8 @@ import { normalRows, storedRollupRows } from '../../support/rollup-day.ts';
 import { siteInNewWorkspace } from '../../support/sites.ts';
 
 const DAY = '2026-01-15';
+/** A complete day's record, in the test site's zone. */
+const WHOLE = { until: null, timezone: 'UTC' };
 let orm: Orm;
 let siteId: string;
 
@@ -47,7 +49,7 @@ describe('two rollups of one site-day at once', () => {
     const [wholePid, incrementalPid] = [await pidOf(whole), await pidOf(incremental)];
     try {
       await whole.query('begin');
-      await replaceSiteDayRollup(runOn(whole), siteId, DAY, [row('/a', 5, 3), row('/b', 2, 2)], null);
+      await replaceSiteDayRollup(runOn(whole), siteId, DAY, [row('/a', 5, 3), row('/b', 2, 2)], WHOLE);
       await whole.query('commit');
       const { rows } = await incremental.query<{ s: string }>('select pg_current_snapshot()::text as s');
       const snapshot = rows[0]?.s as string;
@@ -57,7 +59,7 @@ describe('two rollups of one site-day at once', () => {
       await incremental.query('select 1 from rollup_days where site_id = $1::uuid and day = $2::date for update', [siteId, DAY]);
       // A whole-day rollup starts meanwhile.
       await whole.query('begin');
-      const replaced = replaceSiteDayRollup(runOn(whole), siteId, DAY, [row('/a', 7, 4), row('/c', 1, 1)], null).then(() =>
+      const replaced = replaceSiteDayRollup(runOn(whole), siteId, DAY, [row('/a', 7, 4), row('/c', 1, 1)], WHOLE).then(() =>
         whole.query('commit'),
       );
       replaced.catch(() => {}); // awaited below; a deadlock may throw it before then
@@ -69,7 +71,10 @@ describe('two rollups of one site-day at once', () => {
         { timeout: 10_000, interval: 20 },
       );
       // The incremental one adds its deltas to the rows the whole-day one would have locked already.
-      await addToSiteDayRollup(runOn(incremental), siteId, DAY, [row('/a', 1, 1)], null, { snapshot, server: '' });
+      await addToSiteDayRollup(runOn(incremental), siteId, DAY, [row('/a', 1, 1)], {
+        ...WHOLE,
+        snapshot: { snapshot, server: '' },
+      });
       await incremental.query('commit');
       await replaced;
 

@@ -38,7 +38,7 @@ async function replace(day: string, rows: RollupRow[]) {
   try {
     const run: RunStatement = async (sql, params) => (await client.query(sql, params)).rows;
     await client.query('begin');
-    await replaceSiteDayRollup(run, siteId, day, rows, null);
+    await replaceSiteDayRollup(run, siteId, day, rows, { until: null, timezone: 'UTC' });
     await client.query('commit');
   } finally {
     client.release();

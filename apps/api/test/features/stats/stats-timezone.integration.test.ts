@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../../src/analytics/range.ts';
+import { runRollups } from '../../../src/analytics/rollup/rollup.ts';
+import { createToken } from '../../support/server.ts';
 import { dayAgo, insertRows, pv, type StatsFixture, statsFixture } from '../../support/stats-fixture.ts';
 
 describe('stats: days are calendar days in the site time zone', () => {
@@ -50,5 +52,66 @@ describe('stats: days are calendar days in the site time zone', () => {
       { value: utcDay, counts: { sessions: 0, visitors: 0 } },
       { value: next, counts: { sessions: 1, visitors: 1 } },
     ]);
+  });
+
+  it('a site whose time zone changes: its rolled-up days follow the new zone, read raw until counted again', async () => {
+    const siteId = await f.site();
+    const d = dayAgo('UTC', 10);
+    const next = addDays(d, 1);
+    await insertRows(f.t.deps.orm, 'pageviews', [
+      pv(siteId, new Date(`${d}T02:00:00Z`), { visitor: 'tz-a', sessionStart: true }),
+      pv(siteId, new Date(`${d}T20:00:00Z`), { visitor: 'tz-b', sessionStart: true }),
+      pv(siteId, new Date(`${next}T03:00:00Z`), { visitor: 'tz-c', sessionStart: true }),
+    ]);
+    expect((await runRollups(f.t.deps.orm, { siteIds: [siteId], wait: true })).failed).toBe(0);
+    // One day as a rollup recorded before rollups named their zone.
+    await f.t.deps.orm.em.fork().execute('update rollup_days set timezone = null where site_id = ? and day = ?', [siteId, d]);
+    const byDay = async () => {
+      const res = await f.get(`/v1/sites/${siteId}/stats`, { metrics: 'pageviews', by: 'day', from: d, to: next }).expect(200);
+      return {
+        source: res.body.source,
+        days: res.body.rows.map((r: { value: string; counts: { pageviews: number } }) => [r.value, r.counts.pageviews]),
+      };
+    };
+    expect(await byDay()).toEqual({
+      source: 'rollups',
+      days: [
+        [d, 2],
+        [next, 1],
+      ],
+    });
+
+    // Tokyo is UTC+9: 20:00 UTC is the next morning there.
+    const { token } = await createToken(f.t.deps, { userId: f.userId, workspaceId: f.workspaceId, scopes: ['sites:write'] });
+    await f.t.request
+      .patch(`/v1/sites/${siteId}`)
+      .set('Authorization', `Bearer ${token}`)
+      .send({ timezone: 'Asia/Tokyo' })
+      .expect(200);
+    const tokyo = [
+      [d, 1],
+      [next, 2],
+    ];
+    expect(await byDay()).toEqual({ source: 'raw', days: tokyo });
+    expect((await runRollups(f.t.deps.orm, { siteIds: [siteId], wait: true })).failed).toBe(0);
+    expect(await byDay()).toEqual({ source: 'rollups', days: tokyo });
+
+    // And back: counted again in UTC.
+    await f.t.request.patch(`/v1/sites/${siteId}`).set('Authorization', `Bearer ${token}`).send({ timezone: 'UTC' }).expect(200);
+    expect(await byDay()).toEqual({
+      source: 'raw',
+      days: [
+        [d, 2],
+        [next, 1],
+      ],
+    });
+    expect((await runRollups(f.t.deps.orm, { siteIds: [siteId], wait: true })).failed).toBe(0);
+    expect(await byDay()).toEqual({
+      source: 'rollups',
+      days: [
+        [d, 2],
+        [next, 1],
+      ],
+    });
   });
 });
