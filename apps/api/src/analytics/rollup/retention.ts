@@ -63,8 +63,9 @@ async function dayBlocked(orm: Orm, day: string): Promise<boolean> {
       -- A zone PostgreSQL does not know cannot be rolled up (the rollup job skips it): it holds nothing.
       where s.timezone in (select name from pg_timezone_names)
         and not exists (
-        select 1 from rollup_days rd where rd.site_id = r.site_id and rd.day = (r.at at time zone s.timezone)::date
-           and (rd.timezone is null or rd.timezone = s.timezone))
+        -- Of any zone: a day counted in the site's former zone that has not been counted again keeps that rollup
+        -- (a local day reaching before the oldest partition is never counted again from part of its rows).
+        select 1 from rollup_days rd where rd.site_id = r.site_id and rd.day = (r.at at time zone s.timezone)::date)
       limit 1`,
     [day, day, day],
     'all',
