@@ -1,5 +1,4 @@
 // Writing one site-day's rollup: its rows and its `rollup_days` record, inside the caller's transaction.
-
 import type { ServerSnapshot } from './moved-database.ts';
 import { ROLLUP_VERSION, type RollupRow, rollupRowKey } from './rollup-format.ts';
 
@@ -50,7 +49,7 @@ export function rollupChanges(stored: RollupRow[], rows: RollupRow[]): { changed
  * and changed ones upserted, the others left as they are (a day counted again, as after a long pause or a
  * format change, mostly gives the same rows; rewriting them all was most of the write, and left as many
  * dead rows to vacuum: docs/performance/history.md, "Writing only the rollup rows that changed").
- The record (`SiteDayRecord`) says what the rows are.
+ * `record` (`SiteDayRecord`) says what the rows are.
  * The record comes first: every writer of a site-day locks its `rollup_days` row before its rollup rows
  * (the incremental one selects it `for update`), so two rollups of one day wait for each other instead
  * of each holding what the other needs (a deadlock, one of them thrown away).
@@ -134,4 +133,17 @@ async function recordSiteDay(run: RunStatement, siteId: string, day: string, rec
        properties = excluded.properties, timezone = excluded.timezone`,
     [siteId, day, ROLLUP_VERSION, until, snapshot?.snapshot ?? null, snapshot?.server ?? null, [...properties], timezone],
   );
+}
+
+/**
+ * Before a site's time zone changes from `formerZone`: its rollups recorded before they named their zone
+ * (migration 20261225090000) were counted in that one. Naming it makes the jobs count those days again in the
+ * new zone, and the stats read them raw until then.
+ */
+export async function nameFormerZone(
+  conn: { execute(sql: string, params: unknown[]): Promise<unknown> },
+  siteId: string,
+  formerZone: string,
+) {
+  await conn.execute('update rollup_days set timezone = ? where site_id = ? and timezone is null', [formerZone, siteId]);
 }

@@ -15,6 +15,7 @@ import {
 } from '@us/shared';
 import { loadSite, visibleSites, workspaceIdOf } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
+import { nameFormerZone } from '../../analytics/rollup/rollup-write.ts';
 import type { Deps } from '../../core/deps.ts';
 import { AppError, badRequest } from '../../core/errors.ts';
 import { scriptBuildFor, scriptFeaturesOf, scriptManifest } from '../../core/script-builds.ts';
@@ -107,9 +108,8 @@ export async function updateSite(em: EntityManager, actor: Actor, input: UpdateS
   if (input.timezone !== undefined) {
     const timezone = timezoneOf(input.timezone);
     if (timezone !== site.timezone) {
-      // Its days rolled up so far were counted in the zone it leaves: rollups recorded before they named their zone
-      // name it now, so they are counted again in the new one (analytics/rollup) and read raw until then.
-      await em.execute('update rollup_days set timezone = ? where site_id = ? and timezone is null', [site.timezone, site.id]);
+      // Its days rolled up so far are counted again in the new zone, and read raw until then.
+      await nameFormerZone(em, site.id, site.timezone);
       site.timezone = timezone;
     }
   }
