@@ -660,13 +660,14 @@ export async function generateTraffic(orm: Orm, opts: GenerateOptions): Promise<
       await client.query(pageSql(opts.siteId, opts.timezone, plan, STAGED, shares));
       await client.query(requestSql(opts.siteId, opts.timezone, plan, STAGED, perPageview));
       const src = { tables: STAGED, where: 'true', whereParams: [], leavesWhere: 'true', leavesParams: [] };
-      const rollupRows = await tallySiteDay(src, copyOutOn(client));
+      const omitted = new Set<string>();
+      const rollupRows = await tallySiteDay(src, copyOutOn(client), 1, 1, omitted);
       await replaceSiteDayRollup(
         async (sql, params) => ((await client.query(sql, params)) as { rows: unknown[] }).rows,
         opts.siteId,
         plan.day,
         rollupRows,
-        { until: null, timezone: opts.timezone },
+        { until: null, timezone: opts.timezone, omitted: [...omitted].sort() },
       );
       await client.query('commit');
       client.release();

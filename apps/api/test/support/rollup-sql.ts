@@ -253,7 +253,7 @@ export async function sqlRollupRows(orm: Orm, src: RollupSource): Promise<Rollup
         )
       ).rows;
     });
-    out.push(...rows);
+    for (const r of rows) out.push(r); // not push(...rows): a day of many pages passes the call stack's bound
   }
   return out;
 }

@@ -35,6 +35,7 @@ import { Migration20261222090000_rollups_by_dimension } from './Migration2026122
 import { Migration20261223090000_page_leaves_at } from './Migration20261223090000_page_leaves_at.ts';
 import { Migration20261224090000_rollup_snapshot_server } from './Migration20261224090000_rollup_snapshot_server.ts';
 import { Migration20261225090000_rollup_timezone } from './Migration20261225090000_rollup_timezone.ts';
+import { Migration20261226090000_rollup_omitted_pairs } from './Migration20261226090000_rollup_omitted_pairs.ts';
 
 /** The committed migrations, in order. New ones: `npm run -w @us/db migration:create -- <name>`, then list it here. */
 export const migrationsList = [
@@ -81,4 +82,5 @@ export const migrationsList = [
   { name: 'Migration20261223090000_page_leaves_at', class: Migration20261223090000_page_leaves_at },
   { name: 'Migration20261224090000_rollup_snapshot_server', class: Migration20261224090000_rollup_snapshot_server },
   { name: 'Migration20261225090000_rollup_timezone', class: Migration20261225090000_rollup_timezone },
+  { name: 'Migration20261226090000_rollup_omitted_pairs', class: Migration20261226090000_rollup_omitted_pairs },
 ];

@@ -21,6 +21,8 @@ export interface RolledState {
   snapshot: string;
   /** The PostgreSQL that took the snapshot (moved-database.ts), null when the rollup did not record it. */
   server: string | null;
+  /** The pairs the day's rollup left out (rollup-tally.ts, PAIR_VALUES_PER_DAY): their deltas are not added. */
+  omitted: readonly string[];
 }
 
 /** A row's arrival seen by `snapshot` (rows stored before arrivals were recorded: seen by all). */

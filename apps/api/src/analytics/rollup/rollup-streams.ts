@@ -201,7 +201,12 @@ function statementOf(shape: StreamShape, src: RollupSource, part = ''): string {
 const numberOr = (v: string | null | undefined) => (v === null || v === undefined ? Number.NaN : Number(v));
 
 /** Reads one stream's rows into a tally of its own; resolves with its rollup rows. Pageviews wait for the leave reports. */
-async function readStream(shape: StreamShape, stream: AsyncIterable<Buffer>, leaves: LeaveSums): Promise<RollupRow[]> {
+async function readStream(
+  shape: StreamShape,
+  stream: AsyncIterable<Buffer>,
+  leaves: LeaveSums,
+  omitted: Set<string>,
+): Promise<RollupRow[]> {
   const L = shape.layout;
   const base = shape.fixed.length;
   const dims = shape.exprs.length;
@@ -260,6 +265,7 @@ async function readStream(shape: StreamShape, stream: AsyncIterable<Buffer>, lea
     if (visits) visits.take(row, f[L.at] as string, f[L.pageviewId] as string, f[L.start] === 't');
   });
   visits?.flush();
+  for (const pair of tally.omitted()) omitted.add(pair);
   return tally.rows();
 }
 
@@ -303,9 +309,16 @@ function summaryRows(rows: RollupRow[], leaves: LeaveSums): RollupRow[] {
 /**
  * Every rollup row of one site-day: the leave reports, the pageviews in `parts` streams (split by visitor),
  * then events and requests, read through `copyOut` up to `atOnce` at a time. Every stream started is read
- * to its end, or the first failure is thrown once all have stopped.
+ * to its end, or the first failure is thrown once all have stopped. Pairs with too many values
+ * (PAIR_VALUES_PER_DAY) are left out and named in `omitted`.
  */
-export async function tallySiteDay(src: RollupSource, copyOut: CopyOut, atOnce = 1, parts = 1): Promise<RollupRow[]> {
+export async function tallySiteDay(
+  src: RollupSource,
+  copyOut: CopyOut,
+  atOnce = 1,
+  parts = 1,
+  omitted = new Set<string>(),
+): Promise<RollupRow[]> {
   const leaves = new LeaveSums();
   const pageviews = withProperties(PAGEVIEWS, src.keptProperties);
   const events = withProperties(EVENTS, src.keptProperties);
@@ -323,10 +336,10 @@ export async function tallySiteDay(src: RollupSource, copyOut: CopyOut, atOnce =
     },
     ...Array.from({ length: parts }, (_, k) => ({
       sql: statementOf(pageviews, src, partOf(k, parts)),
-      read: (s: AsyncIterable<Buffer>) => readStream(pageviews, s, leaves),
+      read: (s: AsyncIterable<Buffer>) => readStream(pageviews, s, leaves, omitted),
     })),
-    { sql: statementOf(events, src), read: (s) => readStream(events, s, leaves) },
-    { sql: statementOf(REQUESTS, src), read: (s) => readStream(REQUESTS, s, leaves) },
+    { sql: statementOf(events, src), read: (s) => readStream(events, s, leaves, omitted) },
+    { sql: statementOf(REQUESTS, src), read: (s) => readStream(REQUESTS, s, leaves, omitted) },
   ];
   const results: RollupRow[][] = new Array(streams.length);
   let next = 0;
@@ -351,6 +364,7 @@ export async function tallySiteDay(src: RollupSource, copyOut: CopyOut, atOnce =
     }),
   );
   if (failure !== null) throw failure;
-  const rows = merged(results);
+  // A pair one part left out goes from every part's rows.
+  const rows = merged(results).filter((r) => !omitted.has(r.dimension));
   return [...rows, ...summaryRows(rows, leaves)];
 }

@@ -65,6 +65,17 @@ export class Tally {
   rs = 0;
 }
 
+/**
+ * The most values (tallies over its lanes) a pair keeps for one site-day. Past it the pair is no summary any
+ * more (a day of 20,000 pages gave 128k rows of countries by page alone; docs/performance/history.md, "A day of
+ * many pages, probed"): it stops counting and the day's rollup leaves it out (`rollup_days.omitted_pairs`), so
+ * questions needing it read that day's raw rows.
+ */
+export const PAIR_VALUES_PER_DAY = 20_000;
+
+/** Where the rows of a pair that stopped counting go (never written). */
+const DISCARDED = new Tally();
+
 /** The tallies of one grouping, found by lane and value ids; the last one found is kept at hand. */
 class GroupingTallies {
   /** [lane][a] → tally (one column or the day total, a = 0), or → tallies by b (pairs). */
@@ -76,6 +87,10 @@ class GroupingTallies {
   readonly a: number;
   readonly b: number;
   readonly pair: boolean;
+  /** Tallies made so far. */
+  private size = 0;
+  /** A pair past PAIR_VALUES_PER_DAY: it counts nothing more and writes no rows. */
+  overflowed = false;
 
   constructor(readonly grouping: TallyGrouping) {
     this.a = grouping.columns[0] ?? -2;
@@ -99,6 +114,7 @@ class GroupingTallies {
       }
       t = inner.get(ib);
       if (t === undefined) {
+        if (++this.size > PAIR_VALUES_PER_DAY) return this.overflow();
         t = new Tally();
         inner.set(ib, t);
       }
@@ -113,8 +129,17 @@ class GroupingTallies {
     return this.last;
   }
 
+  /** Drops the pair's tallies: from here on it counts nothing. */
+  private overflow(): Tally {
+    this.overflowed = true;
+    this.byLane.length = 0;
+    this.lastLane = -1;
+    return DISCARDED;
+  }
+
   /** Every tally with its lane index and value ids (-1 where the grouping has no such column). */
   *entries(): Generator<[number, number, number, Tally]> {
+    if (this.overflowed) return;
     for (let lane = 0; lane < this.byLane.length; lane++) {
       const values = this.byLane[lane];
       if (values === undefined) continue;
@@ -194,6 +219,7 @@ export class StreamTally {
   add(r: TallyRow) {
     const ids = r.ids;
     for (const g of this.groupings) {
+      if (g.overflowed) continue;
       const t = g.of(r.lane, g.a < 0 ? 0 : (ids[g.a] as number), g.b < 0 ? 0 : (ids[g.b] as number));
       t.n0 += r.in0;
       t.n1 += r.in1;
@@ -217,6 +243,7 @@ export class StreamTally {
   /** Adds one visit at its exit page: `lane` and `ids` are those of the row that began it. */
   addVisit(lane: number, ids: Int32Array, exitId: number) {
     for (const g of this.exits) {
+      if (g.overflowed) continue;
       const a = g.a === EXIT_COLUMN ? exitId : (ids[g.a] as number);
       const b = g.b === EXIT_COLUMN ? exitId : g.b < 0 ? 0 : (ids[g.b] as number);
       const t = g.of(lane, a, b);
@@ -248,6 +275,11 @@ export class StreamTally {
     }
     this.touched = [];
     this.run++;
+  }
+
+  /** The pairs that had too many values to keep (PAIR_VALUES_PER_DAY): their rows are not among `rows()`. */
+  omitted(): string[] {
+    return [...this.groupings, ...this.exits].filter((g) => g.overflowed).map((g) => g.grouping.dimension);
   }
 
   /** The rollup rows counted (rows with nothing counted are left out, as the SQL rollup did). */

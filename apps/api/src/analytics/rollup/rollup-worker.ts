@@ -106,17 +106,19 @@ async function arrivalsAhead(wholeDay: RollupSource, now: ServerSnapshot): Promi
   return row?.ahead === true;
 }
 
-const recordOf = (task: RollupTask, now: ServerSnapshot) => ({
+const recordOf = (task: RollupTask, now: ServerSnapshot, omitted: Iterable<string>) => ({
   until: task.until,
   snapshot: now,
   properties: task.src.keptProperties,
   timezone: task.timezone,
+  omitted: [...omitted].sort(),
 });
 
 /** Counts the whole day as `now` sees it and replaces its rollup. */
 async function rollUpWholeDay(task: RollupTask, now: ServerSnapshot): Promise<RollupDone> {
-  const rows = await tallySiteDay(seenSource(task.src, now.snapshot), copyOut, task.atOnce);
-  await inTransaction((run) => replaceSiteDayRollup(run, task.siteId, task.day, rows, recordOf(task, now)));
+  const omitted = new Set<string>();
+  const rows = await tallySiteDay(seenSource(task.src, now.snapshot), copyOut, task.atOnce, 1, omitted);
+  await inTransaction((run) => replaceSiteDayRollup(run, task.siteId, task.day, rows, recordOf(task, now, omitted)));
   return { rows: rows.length, recounted: null };
 }
 
@@ -138,11 +140,15 @@ async function rollUpDelta(task: RollupTask, last: RolledState, now: ServerSnaps
   if (visitors.length > MAX_RECOUNTED_SHARE * Number(day?.visitors ?? 0)) return null;
   const sources = deltaSources(task.src, last, snapshot, visitors);
   const atOnce = Math.max(1, Math.floor(task.atOnce / 2));
+  // The recounted visitors' own rows left a pair out: too many to add up here, the day is counted whole.
+  const omittedNow = new Set<string>();
   const [before, after] = await Promise.all([
-    tallySiteDay(sources.before, copyOut, atOnce),
-    tallySiteDay(sources.after, copyOut, atOnce),
+    tallySiteDay(sources.before, copyOut, atOnce, 1, omittedNow),
+    tallySiteDay(sources.after, copyOut, atOnce, 1, omittedNow),
   ]);
-  const deltas = deltaRows(before, after);
+  if ([...omittedNow].some((pair) => !last.omitted.includes(pair))) return null;
+  // Pairs the day's rollup left out get no rows.
+  const deltas = deltaRows(before, after).filter((r) => !last.omitted.includes(r.dimension));
   await inTransaction(async (run) => {
     const [state] = await run<{ same: boolean }>(
       `select rolled_until = $3::timestamptz and snapshot::text = $4 as same from rollup_days
@@ -150,7 +156,7 @@ async function rollUpDelta(task: RollupTask, last: RolledState, now: ServerSnaps
       [task.siteId, task.day, last.until, last.snapshot],
     );
     if (state?.same !== true) throw new Error('the site-day was rolled up by another run meanwhile');
-    await addToSiteDayRollup(run, task.siteId, task.day, deltas, recordOf(task, now));
+    await addToSiteDayRollup(run, task.siteId, task.day, deltas, recordOf(task, now, last.omitted));
   });
   return { rows: deltas.length, recounted: visitors.length };
 }

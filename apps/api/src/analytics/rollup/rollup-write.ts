@@ -120,18 +120,31 @@ export interface SiteDayRecord {
   properties?: readonly string[];
   /** The site's time zone the day was counted in (its local day's bounds); a day of another zone is counted again. */
   timezone: string;
+  /** The pairs left out for too many values (rollup-tally.ts, PAIR_VALUES_PER_DAY). */
+  omitted?: readonly string[];
 }
 
 async function recordSiteDay(run: RunStatement, siteId: string, day: string, record: SiteDayRecord) {
-  const { until, snapshot = null, properties = [], timezone } = record;
+  const { until, snapshot = null, properties = [], timezone, omitted = [] } = record;
   await run(
     // rolled_at from the inserted row rather than now() in the update: Citus takes only immutable functions there.
-    `insert into rollup_days (site_id, day, version, rolled_until, snapshot, snapshot_server, rolled_at, properties, timezone)
-     values ($1::uuid, $2::date, $3::smallint, $4::timestamptz, $5::pg_snapshot, $6::text, now(), $7::text[], $8::text)
+    `insert into rollup_days (site_id, day, version, rolled_until, snapshot, snapshot_server, rolled_at, properties, timezone,
+                              omitted_pairs)
+     values ($1::uuid, $2::date, $3::smallint, $4::timestamptz, $5::pg_snapshot, $6::text, now(), $7::text[], $8::text, $9::text[])
      on conflict (site_id, day) do update set rolled_at = excluded.rolled_at, version = excluded.version,
        rolled_until = excluded.rolled_until, snapshot = excluded.snapshot, snapshot_server = excluded.snapshot_server,
-       properties = excluded.properties, timezone = excluded.timezone`,
-    [siteId, day, ROLLUP_VERSION, until, snapshot?.snapshot ?? null, snapshot?.server ?? null, [...properties], timezone],
+       properties = excluded.properties, timezone = excluded.timezone, omitted_pairs = excluded.omitted_pairs`,
+    [
+      siteId,
+      day,
+      ROLLUP_VERSION,
+      until,
+      snapshot?.snapshot ?? null,
+      snapshot?.server ?? null,
+      [...properties],
+      timezone,
+      [...omitted],
+    ],
   );
 }
 

@@ -233,6 +233,7 @@ interface DayRecordRow {
   version: number;
   properties: string[];
   timezone: string | null;
+  omitted: string[];
 }
 
 /**
@@ -243,7 +244,7 @@ interface DayRecordRow {
 async function lastRollup(orm: Orm, sd: SiteDay, src: RollupSource, until: string | null): Promise<RolledState | null> {
   const [last] = await orm.em.getConnection().execute<DayRecordRow[]>(
     `select to_char(rolled_until at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as until,
-            snapshot::text as snapshot, snapshot_server as server, version, properties, timezone
+            snapshot::text as snapshot, snapshot_server as server, version, properties, timezone, omitted_pairs as omitted
        from rollup_days where site_id = ? and day = ?`,
     [sd.siteId, sd.day],
     'all',
@@ -253,7 +254,7 @@ async function lastRollup(orm: Orm, sd: SiteDay, src: RollupSource, until: strin
   if (last.timezone !== null && last.timezone !== sd.timezone) return null;
   if (!sameKeys(last.properties, src.keptProperties ?? [])) return null;
   if (until !== null && Date.parse(until) < Date.parse(last.until)) return null;
-  return { until: last.until, snapshot: last.snapshot, server: last.server };
+  return { until: last.until, snapshot: last.snapshot, server: last.server, omitted: last.omitted };
 }
 
 /**

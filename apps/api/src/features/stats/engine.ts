@@ -16,7 +16,7 @@ import { type GroupRow, groupsStatement, type Sources, totalsStatement } from '.
 import { keptDays } from './kept-days.ts';
 import { type FiguresPlan, planFigures, propertiesNamed, type Refusal, type RollupShape } from './planner.ts';
 import { countNames, type Figures, type Question, sourceOf } from './question.ts';
-import { daysWithoutProperties, firstOlderFormat, splitForQuestion } from './rolled-days.ts';
+import { daysOmittingPairs, daysWithoutProperties, firstOlderFormat, splitForQuestion } from './rolled-days.ts';
 import { withoutImported } from './rollup-statements.ts';
 import type { NormalSpec } from './spec.ts';
 
@@ -35,6 +35,8 @@ function versionFor(qn: Question, plan: FiguresPlan & { rollups: RollupShape }):
 }
 
 const usesPair = (shape: RollupShape) => shape.groups.includes('|') || shape.totals.includes('|');
+/** The pair dimensions a rollup shape reads. */
+const pairsOf = (shape: RollupShape) => [shape.groups, shape.totals].filter((d) => d.includes('|'));
 
 /**
  * Days older than the raw window rolled up in a format that lacks what the question names (a pair, or a
@@ -84,15 +86,41 @@ async function refuseDaysWithoutProperties(ctx: SiteCtx, qn: Question): Promise<
   );
 }
 
+/**
+ * Days older than the raw window whose rollup left out a pair the question reads (too many values of the two
+ * together: rollup-tally.ts, PAIR_VALUES_PER_DAY): refused, naming the days and the field.
+ */
+async function refuseDaysOmittingPairs(ctx: SiteCtx, qn: Question, shape: RollupShape): Promise<void> {
+  const old = splitRange(qn.range, ctx.rawStart).rollup;
+  const pairs = pairsOf(shape);
+  if (!old || !pairs.length) return;
+  const omitted = await daysOmittingPairs(ctx, old, pairs);
+  if (!omitted) return;
+  const [field] = Object.keys(qn.where);
+  throw badRequest(
+    `where.${field}`,
+    `Days from ${omitted.from} to ${omitted.to} had too many values of two dimensions together to keep them: choose days from ${addDays(omitted.to, 1)} on, or drop one dimension`,
+  );
+}
+
 /** The days each source answers: rolled-up recent days move to the rollups when the plan lets them. */
 async function chooseSources(ctx: SiteCtx, qn: Question, plan: FiguresPlan): Promise<Sources> {
   // No rollup shape: the planner has refused any day older than the raw window.
   if (!plan.rollups) return { raw: qn.range, rollup: null };
   await refuseOlderFormats(ctx, qn, plan.rollups);
   await refuseDaysWithoutProperties(ctx, qn);
+  await refuseDaysOmittingPairs(ctx, qn, plan.rollups);
   const version = versionFor(qn, { ...plan, rollups: plan.rollups });
   const properties = propertiesNamed(qn.by, qn.where).map((p) => p.key);
-  const split = await splitForQuestion(ctx, qn.range, plan.recentFromRollups, version, !namesExit(dimensionsOf(qn)), properties);
+  const split = await splitForQuestion(
+    ctx,
+    qn.range,
+    plan.recentFromRollups,
+    version,
+    !namesExit(dimensionsOf(qn)),
+    properties,
+    pairsOf(plan.rollups),
+  );
   return { raw: split.raw, rollup: split.rollup && { days: split.rollup, shape: plan.rollups } };
 }
 

@@ -21,6 +21,7 @@ function botWindowTouches(ctx: SiteCtx, r: DayRange): boolean {
 
 /**
  * Days of `r` rolled up in the site's time zone, in format `version` or later with every custom property key of `properties`
+ * and every pair of `pairs` kept
  * (`until`: where a partly rolled-up day's rollup ends), days of imported history, and local days no raw
  * partition can hold rows of (none of the UTC days they overlap has one, e.g. before the first data):
  * nothing to read raw, so they count as rolled up (their rollups are empty).
@@ -30,6 +31,7 @@ function rolledDaysStatement(
   r: DayRange,
   version: number,
   properties: readonly string[],
+  pairs: readonly string[],
 ): Statement<{ day: string; until: string | null; rolled: boolean }> {
   const p = new Params();
   const from = p.add(r.from, 'date');
@@ -42,7 +44,13 @@ function rolledDaysStatement(
     where site_id = ${p.add(ctx.siteId, 'uuid')}
       and day between ${from} and ${to}
       -- A day counted in the site's former time zone is another local day: read raw until counted again.
-      and (timezone is null or timezone = ${tz})
+      and (timezone is null or timezone = ${tz})${
+        pairs.length
+          ? `
+      -- A pair the day left out for too many values: read raw.
+      and not (omitted_pairs && ${p.add([...pairs], 'text[]')})`
+          : ''
+      }
       and version >= ${p.add(version, 'int')}${
         properties.length
           ? `
@@ -73,14 +81,20 @@ function rolledDaysStatement(
  * The last day E of `r` such that every day from r.from to E is rolled up (format `version`+), and the
  * day after E when its rollup reaches only part of it (the current day).
  */
-async function rolledUp(ctx: SiteCtx, r: DayRange, version: number, properties: readonly string[]): Promise<RolledUp> {
+async function rolledUp(
+  ctx: SiteCtx,
+  r: DayRange,
+  version: number,
+  properties: readonly string[],
+  pairs: readonly string[],
+): Promise<RolledUp> {
   const none: RolledUp = { complete: null, partial: null };
   if (botWindowTouches(ctx, r)) return none;
   let complete: string | null = null;
   let next = r.from;
   // Days without partitions alone are no reason to read rollups (the answer's source stays raw).
   let real = false;
-  for (const { day, until, rolled } of await run(ctx.em, rolledDaysStatement(ctx, r, version, properties))) {
+  for (const { day, until, rolled } of await run(ctx.em, rolledDaysStatement(ctx, r, version, properties, pairs))) {
     if (day === complete) continue;
     if (day !== next) break;
     if (until) return { complete, partial: { day, until } };
@@ -96,7 +110,8 @@ async function rolledUp(ctx: SiteCtx, r: DayRange, version: number, properties: 
  * from rollups at all (no hourly series, one dimension or a kept pair, no raw-only condition); `version`:
  * the rollup format it needs (2 for a pair); `partial`: whether the current day's rollup up to an hour may
  * answer (not for exit pages: a visit going on past that hour has a later exit than the rollup kept);
- * `properties`: the custom property keys it names (a day rolled up before one was kept has no rows of it).
+ * `properties`: the custom property keys it names (a day rolled up before one was kept has no rows of it);
+ * `pairs`: the pair dimensions it reads (a day that left one out has no rows of it).
  */
 export async function splitForQuestion(
   ctx: SiteCtx,
@@ -105,9 +120,10 @@ export async function splitForQuestion(
   version: number,
   partial = true,
   properties: readonly string[] = [],
+  pairs: readonly string[] = [],
 ): Promise<DaySplit> {
   const recent = splitRange(r, ctx.rawStart).raw;
-  const rolled = eligible && recent ? await rolledUp(ctx, recent, version, properties) : { complete: null, partial: null };
+  const rolled = eligible && recent ? await rolledUp(ctx, recent, version, properties, pairs) : { complete: null, partial: null };
   return splitDays(r, ctx.rawStart, partial ? rolled : { ...rolled, partial: null });
 }
 
@@ -136,6 +152,19 @@ export async function daysWithoutProperties(ctx: SiteCtx, r: DayRange, propertie
     where site_id = ${p.add(ctx.siteId, 'uuid')}
       and day between ${p.add(r.from, 'date')} and ${p.add(r.to, 'date')}
       and not (properties @> ${p.add([...properties], 'text[]')})`;
+  const [row] = await run(ctx.em, statement<{ from: string | null; to: string | null }>(sql, p));
+  return row?.from && row.to ? { from: row.from, to: row.to } : null;
+}
+
+/** The first and last day of `r` whose rollup left out one of `pairs` (too many values), or null. */
+export async function daysOmittingPairs(ctx: SiteCtx, r: DayRange, pairs: readonly string[]): Promise<DayRange | null> {
+  const p = new Params();
+  const sql = `
+    select to_char(min(day), 'YYYY-MM-DD') as "from", to_char(max(day), 'YYYY-MM-DD') as "to"
+    from rollup_days
+    where site_id = ${p.add(ctx.siteId, 'uuid')}
+      and day between ${p.add(r.from, 'date')} and ${p.add(r.to, 'date')}
+      and omitted_pairs && ${p.add([...pairs], 'text[]')}`;
   const [row] = await run(ctx.em, statement<{ from: string | null; to: string | null }>(sql, p));
   return row?.from && row.to ? { from: row.from, to: row.to } : null;
 }

@@ -61,7 +61,9 @@ async function baseOf(
   // A filter on one dimension or a kept pair is answered from rolled-up days too (rollup format 4).
   const fit = first === undefined ? null : rollupFit('pageviews', null, where);
   const filter = fit?.ok ? { dimension: fit.dimension, where } : undefined;
-  const split = await splitForQuestion(ctx, r, first === undefined || filter !== undefined, filter ? 4 : 1);
+  // A pair a day's rollup left out (too many values) is read raw that day.
+  const pairs = filter?.dimension.includes('|') ? [filter.dimension] : [];
+  const split = await splitForQuestion(ctx, r, first === undefined || filter !== undefined, filter ? 4 : 1, true, [], pairs);
   const [raw, rollup] = await Promise.all([
     split.raw ? rawBase(ctx, split.raw, where) : ZERO,
     split.rollup ? rollupBase(ctx, split.rollup, filter) : ZERO,
