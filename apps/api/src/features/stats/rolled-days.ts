@@ -140,31 +140,26 @@ export async function firstOlderFormat(ctx: SiteCtx, r: DayRange, version: numbe
   return row?.day ?? null;
 }
 
-/**
- * The first and last day of `r` rolled up without one of the custom property keys `properties` (rolled up
- * before the site kept it: its rollups hold no rows of that key), or null when every rolled-up day has them.
- */
-export async function daysWithoutProperties(ctx: SiteCtx, r: DayRange, properties: readonly string[]): Promise<DayRange | null> {
+/** The first and last day of `r` whose `rollup_days` record meets `condition` (its values bound in `p`), or null. */
+async function daysWhose(ctx: SiteCtx, r: DayRange, condition: (p: Params) => string): Promise<DayRange | null> {
   const p = new Params();
   const sql = `
     select to_char(min(day), 'YYYY-MM-DD') as "from", to_char(max(day), 'YYYY-MM-DD') as "to"
     from rollup_days
     where site_id = ${p.add(ctx.siteId, 'uuid')}
       and day between ${p.add(r.from, 'date')} and ${p.add(r.to, 'date')}
-      and not (properties @> ${p.add([...properties], 'text[]')})`;
+      and ${condition(p)}`;
   const [row] = await run(ctx.em, statement<{ from: string | null; to: string | null }>(sql, p));
   return row?.from && row.to ? { from: row.from, to: row.to } : null;
 }
 
+/**
+ * The first and last day of `r` rolled up without one of the custom property keys `properties` (rolled up
+ * before the site kept it: its rollups hold no rows of that key), or null when every rolled-up day has them.
+ */
+export const daysWithoutProperties = (ctx: SiteCtx, r: DayRange, properties: readonly string[]) =>
+  daysWhose(ctx, r, (p) => `not (properties @> ${p.add([...properties], 'text[]')})`);
+
 /** The first and last day of `r` whose rollup left out one of `pairs` (too many values), or null. */
-export async function daysOmittingPairs(ctx: SiteCtx, r: DayRange, pairs: readonly string[]): Promise<DayRange | null> {
-  const p = new Params();
-  const sql = `
-    select to_char(min(day), 'YYYY-MM-DD') as "from", to_char(max(day), 'YYYY-MM-DD') as "to"
-    from rollup_days
-    where site_id = ${p.add(ctx.siteId, 'uuid')}
-      and day between ${p.add(r.from, 'date')} and ${p.add(r.to, 'date')}
-      and omitted_pairs && ${p.add([...pairs], 'text[]')}`;
-  const [row] = await run(ctx.em, statement<{ from: string | null; to: string | null }>(sql, p));
-  return row?.from && row.to ? { from: row.from, to: row.to } : null;
-}
+export const daysOmittingPairs = (ctx: SiteCtx, r: DayRange, pairs: readonly string[]) =>
+  daysWhose(ctx, r, (p) => `omitted_pairs && ${p.add([...pairs], 'text[]')}`);
