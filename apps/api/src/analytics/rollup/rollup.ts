@@ -202,12 +202,8 @@ async function boundsOf(orm: Orm, sd: SiteDay): Promise<Bounds> {
   return b;
 }
 
-/**
- * Where a site-day's raw rows are (before `until`, when given): its local day's instants within its UTC day
- * partitions; with the site's kept property keys.
- */
-export async function siteDaySource(orm: Orm, sd: SiteDay, until?: string): Promise<RollupSource> {
-  const b = await boundsOf(orm, sd);
+/** A site-day's raw rows (before `until`, when given) within its bounds. */
+function sourceWithin(sd: SiteDay, b: Bounds, until?: string): RollupSource {
   return {
     tables: { pageviews: 'pageviews', events: 'events', requests: 'requests', page_leaves: 'page_leaves' },
     where: `site_id = ?::uuid and day between ?::date and ?::date and at >= ?::timestamptz and at < ?::timestamptz`,
@@ -217,6 +213,14 @@ export async function siteDaySource(orm: Orm, sd: SiteDay, until?: string): Prom
     leavesParams: [sd.siteId, b.firstUtc, b.lastUtc],
     keptProperties: b.kept,
   };
+}
+
+/**
+ * Where a site-day's raw rows are (before `until`, when given): its local day's instants within its UTC day
+ * partitions; with the site's kept property keys.
+ */
+export async function siteDaySource(orm: Orm, sd: SiteDay, until?: string): Promise<RollupSource> {
+  return sourceWithin(sd, await boundsOf(orm, sd), until);
 }
 
 /** What rolling up a site-day did: rollup rows written, visitors recounted (null: the whole day was counted). */
@@ -269,7 +273,8 @@ async function lastRollup(orm: Orm, sd: SiteDay, src: RollupSource, until: strin
  */
 export async function rollupSiteDay(orm: Orm, sd: SiteDay, until?: string): Promise<SiteDayRolled | null> {
   const conn = orm.em.getConnection();
-  const src = await siteDaySource(orm, sd, until);
+  const bounds = await boundsOf(orm, sd);
+  const src = sourceWithin(sd, bounds, until);
   const [probe] = await conn.execute<{ any: boolean }[]>(
     `select ${TABLES.map((t) => `exists (select 1 from ${t} where ${src.where})`).join(' or ')} as any`,
     TABLES.flatMap(() => src.whereParams),
@@ -278,7 +283,7 @@ export async function rollupSiteDay(orm: Orm, sd: SiteDay, until?: string): Prom
   if (probe?.any === true) {
     // Counted and written in the rollup thread: the API's event loop neither counts nor encodes the rows.
     const last = await lastRollup(orm, sd, src, until ?? null);
-    const wholeDay = until === undefined ? src : await siteDaySource(orm, sd);
+    const wholeDay = until === undefined ? src : sourceWithin(sd, bounds);
     return rollupInThread(orm, {
       src,
       wholeDay,
