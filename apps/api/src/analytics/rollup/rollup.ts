@@ -18,8 +18,8 @@ import { replaceSiteDayRollup } from './rollup-write.ts';
  *   so rows the buffers and the edge SDK deliver late still land in it.
  * - Candidates are the local days overlapping an existing raw partition (catalog, no table scan) that
  *   are not rolled up in the current format (ROLLUP_VERSION) with the site's kept property keys
- *   (kept-properties.ts: a changed list rolls the raw window's days up again), oldest first, at most
- *   `maxDays` per run. A day rolled up before whose first UTC day's partition is gone already is left as
+ *   (kept-properties.ts: a changed list rolls the raw window's days up again), at most `maxDays` per run.
+ *   The order is fair between tenants (`pendingSiteDays`). A day rolled up before whose first UTC day's partition is gone already is left as
  *   it is: rolled up again from what is left, it would lose the rows of that partition.
  *   A candidate with no raw rows gets only its `rollup_days` row (nothing to roll up), so it is not probed again.
  * - Lanes are the stored `lane` column: a site's bot windows are not applied in rollups.
@@ -36,7 +36,7 @@ export interface RunRollupsOptions {
   now?: Date;
   /** Only these sites (tests; a shared database). */
   siteIds?: string[];
-  /** Site-days per run, oldest first. Default 500. */
+  /** Site-days per run, in the order of `pendingSiteDays`. Default 500. */
   maxDays?: number;
   graceMs?: number;
   /** Wait for another node's run to end instead of skipping (tests, one-off runs). */
@@ -77,10 +77,8 @@ async function rollupPending(orm: Orm, opts: RunRollupsOptions): Promise<RollupR
   const candidates = await pendingSiteDays(orm, opts, maxDays + 1);
   const more = candidates.length > maxDays;
   const run: RollupRun = { ran: true, rolled: 0, empty: 0, more, failed: 0 };
-  // The oldest complete site-day this run leaves without its rollup (a failure, or past `maxDays`); ages on
-  // the run's clock.
   const now = () => opts.now?.getTime() ?? Date.now();
-  let oldestLeft = more ? candidates[maxDays]?.endedAt : undefined;
+  let oldestFailed: number | undefined;
   for (const sd of candidates.slice(0, maxDays)) {
     try {
       if (await rollupSiteDay(orm, sd)) run.rolled += 1;
@@ -88,13 +86,16 @@ async function rollupPending(orm: Orm, opts: RunRollupsOptions): Promise<RollupR
       if (sd.endedAt !== undefined) rollupLag.observe((now() - sd.endedAt) / 1000);
     } catch (e) {
       run.failed += 1;
-      if (sd.endedAt !== undefined) oldestLeft = Math.min(oldestLeft ?? sd.endedAt, sd.endedAt);
+      if (sd.endedAt !== undefined) oldestFailed = Math.min(oldestFailed ?? sd.endedAt, sd.endedAt);
       opts.logger?.error(`rollups: site ${sd.siteId} day ${sd.day} failed`, e);
     }
     if ((run.rolled + run.empty) % 100 === 0) {
       opts.logger?.info(`rollups: ${run.rolled + run.empty}/${Math.min(maxDays, candidates.length)} site-days`);
     }
   }
+  // The oldest complete site-day this run leaves without a rollup (a failure, or past `maxDays`), read again as
+  // the run took its days by turns; a day counted again keeps its rollup meanwhile. Ages on the run's clock.
+  const oldestLeft = more || run.failed ? await oldestUnclosedDay(orm, opts).catch(() => oldestFailed) : undefined;
   rollupOldestPending.set(oldestLeft === undefined ? 0 : Math.max(0, (now() - oldestLeft) / 1000));
   if (run.rolled || run.failed || more) {
     opts.logger?.info(
@@ -106,15 +107,64 @@ async function rollupPending(orm: Orm, opts: RunRollupsOptions): Promise<RollupR
 
 /**
  * Complete site-local days overlapping a raw partition and missing from `rollup_days` (or rolled up in another
- * format, with other kept property keys or in the site's former time zone), oldest first. Two
- * statements: the raw partitions' days from this node's catalog, then the sites' local days among them that
- * no complete rollup records. The rolled days are read as a set of their own rather than per candidate (a
- * correlated subquery), which is what Citus can run when `rollup_days` is spread over workers.
+ * format, with other kept property keys or in the site's former time zone), in the order a run takes them:
+ * - first the days no rollup has closed yet, then the days counted again. A change of time zone, of kept
+ *   property keys or of the format makes a site's whole raw window a recount (read raw meanwhile), which must
+ *   not hold back another tenant's new day;
+ * - within each, the sites take turns (one day of each site, then the next), so that a site with many days
+ *   (an owner switching zones back and forth) gets no larger share of a run than a site with one;
+ * - each site's days newest first: the days its dashboards read most.
  */
 export async function pendingSiteDays(orm: Orm, opts: RunRollupsOptions, limit: number): Promise<SiteDay[]> {
-  if (opts.siteIds && opts.siteIds.length === 0) return [];
-  const conn = orm.em.getConnection();
-  const partitions = await conn.execute<{ day: string }[]>(
+  const q = await candidatesQuery(orm, opts);
+  if (!q) return [];
+  const rows = await orm.em.getConnection().execute<{ site_id: string; timezone: string; day: string; ended_at: string }[]>(
+    `${q.ctes}
+     select c.site_id::text as site_id, c.timezone, to_char(c.local_day, 'YYYY-MM-DD') as day, ${ENDED_AT}::text as ended_at,
+            ${RECOUNT} as recount,
+            row_number() over (partition by c.site_id, ${RECOUNT} order by c.local_day desc) as turn
+     ${q.fromWhere}
+      order by recount, turn, c.local_day desc, c.site_id
+      limit ?`,
+    [...q.params, limit],
+    'all',
+  );
+  return rows.map((r) => ({ siteId: r.site_id, timezone: r.timezone, day: r.day, endedAt: Number(r.ended_at) }));
+}
+
+/** When the oldest pending day that no rollup has closed yet ended (ms since the epoch); days counted again keep theirs. */
+export async function oldestUnclosedDay(orm: Orm, opts: RunRollupsOptions): Promise<number | undefined> {
+  const q = await candidatesQuery(orm, opts);
+  if (!q) return undefined;
+  const [row] = await orm.em
+    .getConnection()
+    .execute<{ ended_at: string | null }[]>(
+      `${q.ctes} select min(${ENDED_AT})::text as ended_at ${q.fromWhere} and not ${RECOUNT}`,
+      q.params,
+      'all',
+    );
+  return row?.ended_at == null ? undefined : Number(row.ended_at);
+}
+
+/** When a candidate's local day ended, in ms since the epoch. */
+const ENDED_AT = '(extract(epoch from ((c.local_day + 1)::timestamp at time zone c.timezone)) * 1000)::bigint';
+/** Whether a candidate was closed by a rollup before (now in another format, zone or with other kept keys). */
+const RECOUNT = 'coalesce(k.closed, false)';
+
+/**
+ * The candidates' statement but for what it selects: the raw partitions' days from this node's catalog (a
+ * statement of its own), then `ctes` and `fromWhere` for the sites' local days among them that no complete
+ * rollup records (`c`, each with its day's rollup record `k` if any). The rolled days are read as a set of
+ * their own and joined rather than looked up per candidate (a correlated subquery), which is what Citus can run
+ * when `rollup_days` is spread over workers (it also stops with a segmentation fault on such lookups inside a
+ * subquery of the statement). Null when there is no raw partition.
+ */
+async function candidatesQuery(
+  orm: Orm,
+  opts: RunRollupsOptions,
+): Promise<{ ctes: string; fromWhere: string; params: unknown[] } | null> {
+  if (opts.siteIds && opts.siteIds.length === 0) return null;
+  const partitions = await orm.em.getConnection().execute<{ day: string }[]>(
     `select distinct to_char(to_date(substring(c.relname from '_p([0-9]{8})$'), 'YYYYMMDD'), 'YYYY-MM-DD') as day
        from pg_inherits i
        join pg_class c on c.oid = i.inhrelid
@@ -126,7 +176,7 @@ export async function pendingSiteDays(orm: Orm, opts: RunRollupsOptions, limit: 
     [],
     'all',
   );
-  if (!partitions.length) return [];
+  if (!partitions.length) return null;
   const days = partitions.map((p) => p.day);
   const now = opts.now ?? new Date();
   const ready = new Date(now.getTime() - (opts.graceMs ?? DEFAULT_GRACE_MS));
@@ -139,9 +189,9 @@ export async function pendingSiteDays(orm: Orm, opts: RunRollupsOptions, limit: 
   params.push(days[0], days[days.length - 1]);
   if (siteIds) params.push(siteIds);
   // The oldest raw partition: a local day starting before it lost some of its rows to retention.
-  params.push(ready.toISOString(), days[0], limit);
-  const rows = await conn.execute<{ site_id: string; timezone: string; day: string; ended_at: string }[]>(
-    `with z as materialized (select name from pg_timezone_names),
+  params.push(ready.toISOString(), days[0]);
+  return {
+    ctes: `with z as materialized (select name from pg_timezone_names),
      c as (
        select distinct s.id as site_id, s.timezone, ld.local_day, ${keptPropertiesSql('s')} as kept,
               ((ld.local_day::timestamp at time zone s.timezone) at time zone 'UTC')::date as first_utc
@@ -155,25 +205,20 @@ export async function pendingSiteDays(orm: Orm, opts: RunRollupsOptions, limit: 
      ),
      rolled as materialized (
        select rd.site_id, rd.day, rd.version >= ${ROLLUP_VERSION} and rd.rolled_until is null as complete, rd.properties,
-              rd.timezone
+              rd.timezone, rd.rolled_until is null as closed
          from rollup_days rd
         where rd.day between ?::date - 1 and ?::date + 1
           ${siteCond('rd.site_id')}
-     )
-     select c.site_id::text as site_id, c.timezone, to_char(c.local_day, 'YYYY-MM-DD') as day,
-            (extract(epoch from ((c.local_day + 1)::timestamp at time zone c.timezone)) * 1000)::bigint::text as ended_at
-       from c
+     )`,
+    // One record per site-day at most (the primary key).
+    fromWhere: `from c
+       left join rolled k on k.site_id = c.site_id and k.day = c.local_day
       where c.local_day < (?::timestamptz at time zone c.timezone)::date
-        and not exists (select 1 from rolled r where r.site_id = c.site_id and r.day = c.local_day
-                          and r.complete and ${sameKeysSql('r.properties', 'c.kept')}
-                          and (r.timezone is null or r.timezone = c.timezone))
-        and (c.first_utc >= ?::date or not exists (select 1 from rolled r where r.site_id = c.site_id and r.day = c.local_day))
-      order by c.local_day, c.site_id
-      limit ?`,
+        and not coalesce(k.complete and ${sameKeysSql('k.properties', 'c.kept')}
+                         and (k.timezone is null or k.timezone = c.timezone), false)
+        and (c.first_utc >= ?::date or k.site_id is null)`,
     params,
-    'all',
-  );
-  return rows.map((r) => ({ siteId: r.site_id, timezone: r.timezone, day: r.day, endedAt: Number(r.ended_at) }));
+  };
 }
 
 interface Bounds {

@@ -191,7 +191,7 @@ describe('rollup job', () => {
     expect(await rollups(s, '2003-06-02')).toEqual([]);
   });
 
-  it('stops at maxDays, oldest first, and continues on the next run', async () => {
+  it('stops at maxDays, newest first, and continues on the next run', async () => {
     const s = await newSite();
     await insertRows(orm, 'pageviews', [
       pv(s, '2003-07-01T10:00:00Z'),
@@ -201,7 +201,7 @@ describe('rollup job', () => {
     const opts = { now: new Date('2003-07-10T00:00:00Z'), siteIds: [s], wait: true };
     const pending = await pendingSiteDays(orm, opts, 1000);
     const withRows = pending.filter((p) => p.day >= '2003-07-01' && p.day <= '2003-07-03').map((p) => p.day);
-    expect(withRows).toEqual(['2003-07-01', '2003-07-02', '2003-07-03']);
+    expect(withRows).toEqual(['2003-07-03', '2003-07-02', '2003-07-01']);
     let rolled = 0;
     let runs = 0;
     for (;;) {
