@@ -183,25 +183,36 @@ async function candidatesQuery(
   const siteCond = (column: string) => (opts.siteIds ? `and ${column} = any(?::uuid[])` : '');
   // Arrays go as PostgreSQL array literals (the values are dates and uuids).
   const siteIds = opts.siteIds ? `{${opts.siteIds.join(',')}}` : undefined;
-  const params: unknown[] = [`{${days.join(',')}}`];
+  const params: unknown[] = [];
   if (siteIds) params.push(siteIds);
+  // The partitions' days, and when a local day must have ended to be complete.
+  params.push(`{${days.join(',')}}`, ready.toISOString());
   // A site-local day reaches at most a day either side of the UTC days it overlaps.
   params.push(days[0], days[days.length - 1]);
   if (siteIds) params.push(siteIds);
   // The oldest raw partition: a local day starting before it lost some of its rows to retention.
-  params.push(ready.toISOString(), days[0]);
+  params.push(days[0]);
+  // The local days are worked out once per zone in use, not per site: a few hundred zones at most.
   return {
-    ctes: `with z as materialized (select name from pg_timezone_names),
-     c as (
-       select distinct s.id as site_id, s.timezone, ld.local_day, ${keptPropertiesSql('s')} as kept,
-              ((ld.local_day::timestamp at time zone s.timezone) at time zone 'UTC')::date as first_utc
+    ctes: `with site_keys as materialized (
+       select s.id, s.timezone, ${keptPropertiesSql('s')} as kept
          from sites s
+        where s.timezone in (select name from pg_timezone_names) ${siteCond('s.id')}
+     ),
+     zone_days as materialized (
+       select distinct z.timezone, ld.local_day,
+              ((ld.local_day::timestamp at time zone z.timezone) at time zone 'UTC')::date as first_utc
+         from (select distinct timezone from site_keys) z
          cross join unnest(?::date[]) p(day)
          cross join lateral (values
-           (((p.day::timestamp at time zone 'UTC') at time zone s.timezone)::date),
-           (((((p.day + 1)::timestamp at time zone 'UTC') - interval '1 microsecond') at time zone s.timezone)::date)
+           (((p.day::timestamp at time zone 'UTC') at time zone z.timezone)::date),
+           (((((p.day + 1)::timestamp at time zone 'UTC') - interval '1 microsecond') at time zone z.timezone)::date)
          ) ld(local_day)
-        where s.timezone in (select name from z) ${siteCond('s.id')}
+        where ld.local_day < (?::timestamptz at time zone z.timezone)::date
+     ),
+     c as (
+       select sk.id as site_id, sk.timezone, sk.kept, d.local_day, d.first_utc
+         from site_keys sk join zone_days d on d.timezone = sk.timezone
      ),
      rolled as materialized (
        select rd.site_id, rd.day, rd.version >= ${ROLLUP_VERSION} and rd.rolled_until is null as complete, rd.properties,
@@ -213,8 +224,7 @@ async function candidatesQuery(
     // One record per site-day at most (the primary key).
     fromWhere: `from c
        left join rolled k on k.site_id = c.site_id and k.day = c.local_day
-      where c.local_day < (?::timestamptz at time zone c.timezone)::date
-        and not coalesce(k.complete and ${sameKeysSql('k.properties', 'c.kept')}
+      where not coalesce(k.complete and ${sameKeysSql('k.properties', 'c.kept')}
                          and (k.timezone is null or k.timezone = c.timezone), false)
         and (c.first_utc >= ?::date or k.site_id is null)`,
     params,
