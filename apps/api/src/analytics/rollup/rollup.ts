@@ -18,9 +18,9 @@ import { replaceSiteDayRollup } from './rollup-write.ts';
  *   so rows the buffers and the edge SDK deliver late still land in it.
  * - Candidates are the local days overlapping an existing raw partition (catalog, no table scan) that
  *   are not rolled up in the current format (ROLLUP_VERSION) with the site's kept property keys
- *   (kept-properties.ts: a changed list rolls the raw window's days up again), at most `maxDays` per run.
- *   The order is fair between tenants (`pendingSiteDays`). A day rolled up before whose first UTC day's partition is gone already is left as
- *   it is: rolled up again from what is left, it would lose the rows of that partition.
+ *   (kept-properties.ts: a changed list rolls the raw window's days up again), at most `maxDays` per run, in
+ *   an order fair between tenants (`pendingSiteDays`). A day rolled up before whose first UTC day's partition
+ *   is gone already is left as it is: rolled up again from what is left, it would lose the rows of that partition.
  *   A candidate with no raw rows gets only its `rollup_days` row (nothing to roll up), so it is not probed again.
  * - Lanes are the stored `lane` column: a site's bot windows are not applied in rollups.
  * - Rows arriving for a day after its complete rollup are not added to its rollups.
@@ -95,7 +95,13 @@ async function rollupPending(orm: Orm, opts: RunRollupsOptions): Promise<RollupR
   }
   // The oldest complete site-day this run leaves without a rollup (a failure, or past `maxDays`), read again as
   // the run took its days by turns; a day counted again keeps its rollup meanwhile. Ages on the run's clock.
-  const oldestLeft = more || run.failed ? await oldestUnclosedDay(orm, opts).catch(() => oldestFailed) : undefined;
+  const oldestLeft =
+    more || run.failed
+      ? await oldestUnclosedDay(orm, opts).catch((e) => {
+          opts.logger?.error('rollups: the oldest day left could not be read; the gauge counts the failed days only', e);
+          return oldestFailed;
+        })
+      : undefined;
   rollupOldestPending.set(oldestLeft === undefined ? 0 : Math.max(0, (now() - oldestLeft) / 1000));
   if (run.rolled || run.failed || more) {
     opts.logger?.info(
