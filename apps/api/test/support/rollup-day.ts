@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Orm, type PageviewRow, pageviewRow } from '@us/db';
 import { generateTraffic } from '../../scripts/seed/generate.ts';
-import type { SiteDay } from '../../src/analytics/rollup/rollup.ts';
+import type { SiteDay } from '../../src/analytics/rollup/pending-days.ts';
 import type { RollupRow } from '../../src/analytics/rollup/rollup-format.ts';
 import { siteInNewWorkspace } from './sites.ts';
 import { dayAgo } from './stats-fixture.ts';

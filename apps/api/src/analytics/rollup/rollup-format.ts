@@ -12,6 +12,9 @@
  */
 export const ROLLUP_VERSION = 10;
 
+/** The raw tables a rollup counts (leave reports are read with the pageviews). */
+export const ROLLED_TABLES = ['pageviews', 'events', 'requests'] as const;
+
 /** One rollup row (format: the header of stats/catalogue.ts). */
 export interface RollupRow {
   metric_set: string;

@@ -2,7 +2,8 @@ import type { Orm } from '@us/db';
 import { withJobLock } from '../../core/job-lock.ts';
 import type { Logger } from '../../core/logger.ts';
 import { keptPropertiesSql, sameKeysSql } from './kept-properties.ts';
-import { rollupSiteDay, type SiteDay } from './rollup.ts';
+import type { SiteDay } from './pending-days.ts';
+import { rollupSiteDay } from './rollup.ts';
 import { ROLLUP_VERSION } from './rollup-format.ts';
 
 /**

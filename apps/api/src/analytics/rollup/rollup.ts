@@ -3,9 +3,10 @@ import { CompiledQuery } from 'kysely';
 import { withJobLock } from '../../core/job-lock.ts';
 import type { Logger } from '../../core/logger.ts';
 import { rollupLag, rollupOldestPending } from '../../core/observe/metrics.ts';
-import { keptPropertiesSql, sameKeys, sameKeysSql } from './kept-properties.ts';
+import { keptPropertiesSql, sameKeys } from './kept-properties.ts';
+import { oldestUnclosedDay, type PendingDaysOptions, pendingSiteDays, type SiteDay } from './pending-days.ts';
 import type { RolledState } from './rollup-delta.ts';
-import { ROLLUP_VERSION, type RollupSource } from './rollup-format.ts';
+import { ROLLED_TABLES, ROLLUP_VERSION, type RollupSource } from './rollup-format.ts';
 import { rollupInThread } from './rollup-thread.ts';
 import { replaceSiteDayRollup } from './rollup-write.ts';
 
@@ -29,16 +30,10 @@ import { replaceSiteDayRollup } from './rollup-write.ts';
  */
 
 const DEFAULT_MAX_DAYS = 500;
-const DEFAULT_GRACE_MS = 3600_000;
-const TABLES = ['pageviews', 'events', 'requests'] as const;
 
-export interface RunRollupsOptions {
-  now?: Date;
-  /** Only these sites (tests; a shared database). */
-  siteIds?: string[];
+export interface RunRollupsOptions extends PendingDaysOptions {
   /** Site-days per run, in the order of `pendingSiteDays`. Default 500. */
   maxDays?: number;
-  graceMs?: number;
   /** Wait for another node's run to end instead of skipping (tests, one-off runs). */
   wait?: boolean;
   logger?: Pick<Logger, 'info' | 'warn' | 'error'>;
@@ -54,15 +49,6 @@ export interface RollupRun {
   /** true when the run stopped at `maxDays` with more candidates waiting. */
   more: boolean;
   failed: number;
-}
-
-export interface SiteDay {
-  siteId: string;
-  timezone: string;
-  /** Site-local day, `YYYY-MM-DD`. */
-  day: string;
-  /** When the local day ended (ms since the epoch), for the rollup lag (`pendingSiteDays` gives it). */
-  endedAt?: number;
 }
 
 /** Rolls up every complete site-local day not rolled up yet (bounded per run; once across nodes). */
@@ -109,132 +95,6 @@ async function rollupPending(orm: Orm, opts: RunRollupsOptions): Promise<RollupR
     );
   }
   return run;
-}
-
-/**
- * Complete site-local days overlapping a raw partition and missing from `rollup_days` (or rolled up in another
- * format, with other kept property keys or in the site's former time zone), in the order a run takes them:
- * - first the days no rollup has closed yet, then the days counted again. A change of time zone, of kept
- *   property keys or of the format makes a site's whole raw window a recount (read raw meanwhile), which must
- *   not hold back another tenant's new day;
- * - within each, the sites take turns (one day of each site, then the next), so that a site with many days
- *   (an owner switching zones back and forth) gets no larger share of a run than a site with one;
- * - each site's days newest first: the days its dashboards read most.
- */
-export async function pendingSiteDays(orm: Orm, opts: RunRollupsOptions, limit: number): Promise<SiteDay[]> {
-  const q = await candidatesQuery(orm, opts);
-  if (!q) return [];
-  const rows = await orm.em.getConnection().execute<{ site_id: string; timezone: string; day: string; ended_at: string }[]>(
-    `${q.ctes}
-     select c.site_id::text as site_id, c.timezone, to_char(c.local_day, 'YYYY-MM-DD') as day, ${ENDED_AT}::text as ended_at,
-            ${RECOUNT} as recount,
-            row_number() over (partition by c.site_id, ${RECOUNT} order by c.local_day desc) as turn
-     ${q.fromWhere}
-      order by recount, turn, c.local_day desc, c.site_id
-      limit ?`,
-    [...q.params, limit],
-    'all',
-  );
-  return rows.map((r) => ({ siteId: r.site_id, timezone: r.timezone, day: r.day, endedAt: Number(r.ended_at) }));
-}
-
-/** When the oldest pending day that no rollup has closed yet ended (ms since the epoch); days counted again keep theirs. */
-export async function oldestUnclosedDay(orm: Orm, opts: RunRollupsOptions): Promise<number | undefined> {
-  const q = await candidatesQuery(orm, opts);
-  if (!q) return undefined;
-  const [row] = await orm.em
-    .getConnection()
-    .execute<{ ended_at: string | null }[]>(
-      `${q.ctes} select min(${ENDED_AT})::text as ended_at ${q.fromWhere} and not ${RECOUNT}`,
-      q.params,
-      'all',
-    );
-  return row?.ended_at == null ? undefined : Number(row.ended_at);
-}
-
-/** When a candidate's local day ended, in ms since the epoch. */
-const ENDED_AT = '(extract(epoch from ((c.local_day + 1)::timestamp at time zone c.timezone)) * 1000)::bigint';
-/** Whether a candidate was closed by a rollup before (now in another format, zone or with other kept keys). */
-const RECOUNT = 'coalesce(k.closed, false)';
-
-/**
- * The candidates' statement but for what it selects: the raw partitions' days from this node's catalog (a
- * statement of its own), then `ctes` and `fromWhere` for the sites' local days among them that no complete
- * rollup records (`c`, each with its day's rollup record `k` if any). The rolled days are read as a set of
- * their own and joined rather than looked up per candidate (a correlated subquery), which is what Citus can run
- * when `rollup_days` is spread over workers (it also stops with a segmentation fault on such lookups inside a
- * subquery of the statement). Null when there is no raw partition.
- */
-async function candidatesQuery(
-  orm: Orm,
-  opts: RunRollupsOptions,
-): Promise<{ ctes: string; fromWhere: string; params: unknown[] } | null> {
-  if (opts.siteIds && opts.siteIds.length === 0) return null;
-  const partitions = await orm.em.getConnection().execute<{ day: string }[]>(
-    `select distinct to_char(to_date(substring(c.relname from '_p([0-9]{8})$'), 'YYYYMMDD'), 'YYYY-MM-DD') as day
-       from pg_inherits i
-       join pg_class c on c.oid = i.inhrelid
-       join pg_class pp on pp.oid = i.inhparent
-       join pg_namespace n on n.oid = pp.relnamespace
-      where n.nspname = current_schema() and pp.relname in (${TABLES.map((t) => `'${t}'`).join(', ')})
-        and c.relname ~ '_p[0-9]{8}$'
-      order by 1`,
-    [],
-    'all',
-  );
-  if (!partitions.length) return null;
-  const days = partitions.map((p) => p.day);
-  const now = opts.now ?? new Date();
-  const ready = new Date(now.getTime() - (opts.graceMs ?? DEFAULT_GRACE_MS));
-  const siteCond = (column: string) => (opts.siteIds ? `and ${column} = any(?::uuid[])` : '');
-  // Arrays go as PostgreSQL array literals (the values are dates and uuids).
-  const siteIds = opts.siteIds ? `{${opts.siteIds.join(',')}}` : undefined;
-  const params: unknown[] = [];
-  if (siteIds) params.push(siteIds);
-  // The partitions' days, and when a local day must have ended to be complete.
-  params.push(`{${days.join(',')}}`, ready.toISOString());
-  // A site-local day reaches at most a day either side of the UTC days it overlaps.
-  params.push(days[0], days[days.length - 1]);
-  if (siteIds) params.push(siteIds);
-  // The oldest raw partition: a local day starting before it lost some of its rows to retention.
-  params.push(days[0]);
-  // The local days are worked out once per zone in use, not per site: a few hundred zones at most.
-  return {
-    ctes: `with site_keys as materialized (
-       select s.id, s.timezone, ${keptPropertiesSql('s')} as kept
-         from sites s
-        where s.timezone in (select name from pg_timezone_names) ${siteCond('s.id')}
-     ),
-     zone_days as materialized (
-       select distinct z.timezone, ld.local_day,
-              ((ld.local_day::timestamp at time zone z.timezone) at time zone 'UTC')::date as first_utc
-         from (select distinct timezone from site_keys) z
-         cross join unnest(?::date[]) p(day)
-         cross join lateral (values
-           (((p.day::timestamp at time zone 'UTC') at time zone z.timezone)::date),
-           (((((p.day + 1)::timestamp at time zone 'UTC') - interval '1 microsecond') at time zone z.timezone)::date)
-         ) ld(local_day)
-        where ld.local_day < (?::timestamptz at time zone z.timezone)::date
-     ),
-     c as (
-       select sk.id as site_id, sk.timezone, sk.kept, d.local_day, d.first_utc
-         from site_keys sk join zone_days d on d.timezone = sk.timezone
-     ),
-     rolled as materialized (
-       select rd.site_id, rd.day, rd.version >= ${ROLLUP_VERSION} and rd.rolled_until is null as complete, rd.properties,
-              rd.timezone, rd.rolled_until is null as closed
-         from rollup_days rd
-        where rd.day between ?::date - 1 and ?::date + 1
-          ${siteCond('rd.site_id')}
-     )`,
-    // One record per site-day at most (the primary key).
-    fromWhere: `from c
-       left join rolled k on k.site_id = c.site_id and k.day = c.local_day
-      where not coalesce(k.complete and ${sameKeysSql('k.properties', 'c.kept')}
-                         and (k.timezone is null or k.timezone = c.timezone), false)
-        and (c.first_utc >= ?::date or k.site_id is null)`,
-    params,
-  };
 }
 
 interface Bounds {
@@ -337,8 +197,8 @@ export async function rollupSiteDay(orm: Orm, sd: SiteDay, until?: string): Prom
   const bounds = await boundsOf(orm, sd);
   const src = sourceWithin(sd, bounds, until);
   const [probe] = await conn.execute<{ any: boolean }[]>(
-    `select ${TABLES.map((t) => `exists (select 1 from ${t} where ${src.where})`).join(' or ')} as any`,
-    TABLES.flatMap(() => src.whereParams),
+    `select ${ROLLED_TABLES.map((t) => `exists (select 1 from ${t} where ${src.where})`).join(' or ')} as any`,
+    ROLLED_TABLES.flatMap(() => src.whereParams),
     'all',
   );
   if (probe?.any === true) {

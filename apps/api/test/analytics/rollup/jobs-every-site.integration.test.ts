@@ -5,7 +5,7 @@
 // The days (2037) are apart from every other suite's.
 import { createOrm, insertRows, type Orm, pageviewRow } from '@us/db';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { pendingSiteDays } from '../../../src/analytics/rollup/rollup.ts';
+import { pendingSiteDays } from '../../../src/analytics/rollup/pending-days.ts';
 import { dueSiteDays } from '../../../src/analytics/rollup/rollup-today.ts';
 import { recentSites } from '../../../src/jobs/result-days.ts';
 import { siteInNewWorkspace } from '../../support/sites.ts';

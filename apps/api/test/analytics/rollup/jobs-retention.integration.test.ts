@@ -1,8 +1,9 @@
 import { createOrm, dropPartitionsOfDays, insertRows, listPartitions, type Orm, pageviewRow, requestRow } from '@us/db';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { maintainPartitions } from '../../../src/analytics/ingest/index.ts';
+import { pendingSiteDays } from '../../../src/analytics/rollup/pending-days.ts';
 import { applySiteRetention, dropRolledUpPartitions } from '../../../src/analytics/rollup/retention.ts';
-import { pendingSiteDays, runRollups } from '../../../src/analytics/rollup/rollup.ts';
+import { runRollups } from '../../../src/analytics/rollup/rollup.ts';
 import { siteInNewWorkspace } from '../../support/sites.ts';
 
 // Days long gone (2002, 2004), apart from the other suites' days, on the suite's shared database.

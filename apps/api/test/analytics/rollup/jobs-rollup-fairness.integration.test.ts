@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { pendingSiteDays, runRollups } from '../../../src/analytics/rollup/rollup.ts';
+import { pendingSiteDays } from '../../../src/analytics/rollup/pending-days.ts';
+import { runRollups } from '../../../src/analytics/rollup/rollup.ts';
 import { rollupOldestPending } from '../../../src/core/observe/metrics.ts';
 import { createOwnDatabase } from '../../support/faults.ts';
 import { createToken } from '../../support/server.ts';

@@ -12,7 +12,8 @@ import {
 } from '@us/db';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { rollupDimensions } from '../../../src/analytics/catalogue.ts';
-import { pendingSiteDays, rollupSiteDay, runRollups } from '../../../src/analytics/rollup/rollup.ts';
+import { pendingSiteDays } from '../../../src/analytics/rollup/pending-days.ts';
+import { rollupSiteDay, runRollups } from '../../../src/analytics/rollup/rollup.ts';
 import { withJobLock } from '../../../src/core/job-lock.ts';
 import { startJobs } from '../../../src/jobs/scheduler.ts';
 import { siteInNewWorkspace } from '../../support/sites.ts';

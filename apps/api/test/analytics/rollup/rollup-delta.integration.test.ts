@@ -6,7 +6,8 @@
 // row inserted by a transaction still open while the rollup ran.
 import { createOrm, eventRow, insertRows, type Orm, type PageviewRow, pageLeaveRow, pgPoolOf, requestRow } from '@us/db';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { rollupSiteDay, type SiteDay, siteDaySource } from '../../../src/analytics/rollup/rollup.ts';
+import type { SiteDay } from '../../../src/analytics/rollup/pending-days.ts';
+import { rollupSiteDay, siteDaySource } from '../../../src/analytics/rollup/rollup.ts';
 import { rollupInThread } from '../../../src/analytics/rollup/rollup-thread.ts';
 import { generatedSiteDay, normalRows, pageview, storedRollupRows } from '../../support/rollup-day.ts';
 import { sqlRollupRows } from '../../support/rollup-sql.ts';

@@ -3,7 +3,8 @@
 // SQL rollup's (support/rollup-sql.ts), counted whole and then brought up to date.
 import { createOrm, insertRows, type Orm, pageviewRows } from '@us/db';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { rollupSiteDay, type SiteDay, siteDaySource } from '../../../src/analytics/rollup/rollup.ts';
+import type { SiteDay } from '../../../src/analytics/rollup/pending-days.ts';
+import { rollupSiteDay, siteDaySource } from '../../../src/analytics/rollup/rollup.ts';
 import { PAIR_VALUES_PER_DAY } from '../../../src/analytics/rollup/rollup-tally.ts';
 import { normalRows, pageview, storedRollupRows } from '../../support/rollup-day.ts';
 import { sqlRollupRows } from '../../support/rollup-sql.ts';

@@ -6,7 +6,8 @@
 // counted whole (as after a new rollup format).
 import { createOrm, insertRows, type Orm, type PageviewRow } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rollupSiteDay, type SiteDay, siteDaySource } from '../../../src/analytics/rollup/rollup.ts';
+import type { SiteDay } from '../../../src/analytics/rollup/pending-days.ts';
+import { rollupSiteDay, siteDaySource } from '../../../src/analytics/rollup/rollup.ts';
 import { ROLLUP_VERSION } from '../../../src/analytics/rollup/rollup-format.ts';
 import { type OwnPostgres, startOwnPostgres } from '../../support/faults.ts';
 import { advanceTransactionIds, copyEveryRow, nextTransactionId } from '../../support/restore-copy.ts';

@@ -17,7 +17,8 @@ import {
 } from '@us/db';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { pooledCopyOut } from '../../../src/analytics/rollup/copy-connections.ts';
-import { rollupSiteDay, type SiteDay, siteDaySource } from '../../../src/analytics/rollup/rollup.ts';
+import type { SiteDay } from '../../../src/analytics/rollup/pending-days.ts';
+import { rollupSiteDay, siteDaySource } from '../../../src/analytics/rollup/rollup.ts';
 import type { RollupSource } from '../../../src/analytics/rollup/rollup-format.ts';
 import { tallySiteDay } from '../../../src/analytics/rollup/rollup-streams.ts';
 import { liveRollupThreads, stopRollupThreads } from '../../../src/analytics/rollup/rollup-thread.ts';

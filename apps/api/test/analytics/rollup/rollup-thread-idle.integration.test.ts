@@ -5,7 +5,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { createOrm, type Orm } from '@us/db';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { rollupSiteDay, type SiteDay, siteDaySource } from '../../../src/analytics/rollup/rollup.ts';
+import type { SiteDay } from '../../../src/analytics/rollup/pending-days.ts';
+import { rollupSiteDay, siteDaySource } from '../../../src/analytics/rollup/rollup.ts';
 import { liveRollupThreads, rollupThreadIdle, stopRollupThreads } from '../../../src/analytics/rollup/rollup-thread.ts';
 import { generatedSiteDay, normalRows, storedRollupRows } from '../../support/rollup-day.ts';
 import { sqlRollupRows } from '../../support/rollup-sql.ts';
