@@ -14,6 +14,8 @@ export interface SiteDay {
   day: string;
   /** When the local day ended (ms since the epoch), for the rollup lag (`pendingSiteDays` gives it). */
   endedAt?: number;
+  /** A day a rollup closed before, counted again (another format, zone or kept keys): `pendingSiteDays` says. */
+  recount?: boolean;
 }
 
 export interface PendingDaysOptions {
@@ -37,18 +39,26 @@ export interface PendingDaysOptions {
 export async function pendingSiteDays(orm: Orm, opts: PendingDaysOptions, limit: number): Promise<SiteDay[]> {
   const q = await candidatesQuery(orm, opts);
   if (!q) return [];
-  const rows = await orm.em.getConnection().execute<{ site_id: string; timezone: string; day: string; ended_at: string }[]>(
-    `${q.ctes}
+  const rows = await orm.em
+    .getConnection()
+    .execute<{ site_id: string; timezone: string; day: string; ended_at: string; recount: boolean }[]>(
+      `${q.ctes}
      select c.site_id::text as site_id, c.timezone, to_char(c.local_day, 'YYYY-MM-DD') as day, ${ENDED_AT}::text as ended_at,
             ${RECOUNT} as recount,
             row_number() over (partition by c.site_id, ${RECOUNT} order by c.local_day desc) as turn
      ${q.fromWhere}
       order by recount, turn, c.local_day desc, c.site_id
       limit ?`,
-    [...q.params, limit],
-    'all',
-  );
-  return rows.map((r) => ({ siteId: r.site_id, timezone: r.timezone, day: r.day, endedAt: Number(r.ended_at) }));
+      [...q.params, limit],
+      'all',
+    );
+  return rows.map((r) => ({
+    siteId: r.site_id,
+    timezone: r.timezone,
+    day: r.day,
+    endedAt: Number(r.ended_at),
+    recount: r.recount,
+  }));
 }
 
 /** When the oldest pending day that no rollup has closed yet ended (ms since the epoch); days counted again keep theirs. */

@@ -69,10 +69,11 @@ async function rollupPending(orm: Orm, opts: RunRollupsOptions): Promise<RollupR
     try {
       if (await rollupSiteDay(orm, sd)) run.rolled += 1;
       else run.empty += 1;
-      if (sd.endedAt !== undefined) rollupLag.observe((now() - sd.endedAt) / 1000);
+      // A day counted again had its complete rollup long ago: its age is no lag.
+      if (sd.endedAt !== undefined && !sd.recount) rollupLag.observe((now() - sd.endedAt) / 1000);
     } catch (e) {
       run.failed += 1;
-      if (sd.endedAt !== undefined) oldestFailed = Math.min(oldestFailed ?? sd.endedAt, sd.endedAt);
+      if (sd.endedAt !== undefined && !sd.recount) oldestFailed = Math.min(oldestFailed ?? sd.endedAt, sd.endedAt);
       opts.logger?.error(`rollups: site ${sd.siteId} day ${sd.day} failed`, e);
     }
     if ((run.rolled + run.empty) % 100 === 0) {
