@@ -21,7 +21,12 @@ export const JOB_LOCKS = {
   todayRollups: 7,
   emailReports: 8,
   alerts: 9,
+  /** Not a job's run: the import job's claims, one at a time across nodes (a transaction lock). */
+  importClaims: 10,
 } as const;
+
+/** A job's advisory lock key in PostgreSQL's two-int form, for a transaction lock (`pg_advisory_xact_lock`). */
+export const jobLockKey = (job: keyof typeof JOB_LOCKS): [number, number] => [LOCK_SPACE, JOB_LOCKS[job]];
 
 /**
  * Runs `fn` only when this node gets the job's session-level advisory lock (`pg_try_advisory_lock`),

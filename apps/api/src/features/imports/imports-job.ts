@@ -1,10 +1,11 @@
 // The import job: reads a started import's files, streaming, into imported daily figures, in batches each
 // stored with its checkpoint, so a run stopped anywhere (a restart, a node gone) resumes after the last
-// stored line and ends with the figures of one uninterrupted run. Runs every few seconds on one node at
-// a time per import (the claim below); see docs/product/imports.md.
+// stored line and ends with the figures of one uninterrupted run. Runs every few seconds, a site's imports
+// one at a time across nodes (the claim below); see docs/product/imports.md.
 import type { Orm, PgPool } from '@us/db';
 import { pgPoolOf } from '@us/db';
 import { IMPORT_LIMITS } from '@us/shared';
+import { jobLockKey } from '../../core/job-lock.ts';
 import type { Logger } from '../../core/logger.ts';
 import { readCsv } from './csv-records.ts';
 import type { ImportFormat, ImportSink, ImportSource } from './formats/format.ts';
@@ -40,27 +41,45 @@ interface Claimed {
   rows_read: string;
 }
 
-/** Imports due: queued ones, and running ones whose node stopped writing. Each run takes one at a time. */
+/**
+ * Imports due: queued ones, and running ones whose node stopped writing. Each run takes one at a time, and a
+ * site's imports run one at a time in every node's runs together: a later import replaces the earlier one's
+ * days (`replaceEarlier`), so two read side by side would delete what the other stored, batch by batch.
+ */
 export async function runDueImports(orm: Orm, opts: ImportRunOptions & { siteIds?: string[] } = {}): Promise<number> {
   const pool = await pgPoolOf(orm);
   let done = 0;
   for (;;) {
-    const { rows } = await withClient(pool, (db) =>
-      db.query<{ id: string }>(
-        `update imports set status = 'running', started_at = coalesce(started_at, now()), heartbeat_at = now()
-         where id = (select id from imports
-                     where (status = 'queued' or (status = 'running' and heartbeat_at < now() - make_interval(secs => $1)))
-                       and ($2::uuid[] is null or site_id = any($2::uuid[]))
-                     order by created_at limit 1 for update skip locked)
-         returning id`,
-        [STALE_MS / 1000, opts.siteIds ?? null],
-      ),
-    );
-    const id = rows[0]?.id;
+    const id = await claimNext(pool, opts.siteIds);
     if (!id) return done;
     await runImport(orm, id, opts);
     done++;
   }
+}
+
+/**
+ * Claims the next import due whose site runs no other one: a site's running import first (another node's
+ * blocks the site; a stopped node's is resumed), then its oldest queued one. Claims are taken one at a time
+ * across nodes (a transaction lock), so no two see the same site free.
+ */
+async function claimNext(pool: PgPool, siteIds: string[] | undefined): Promise<string | undefined> {
+  return inTransaction(pool, async (db) => {
+    await db.query('select pg_advisory_xact_lock($1, $2)', jobLockKey('importClaims'));
+    const { rows } = await db.query<{ id: string }>(
+      `update imports set status = 'running', started_at = coalesce(started_at, now()), heartbeat_at = now()
+       where id = (select i.id from imports i
+                   where (i.status = 'queued' or (i.status = 'running' and i.heartbeat_at < now() - make_interval(secs => $1)))
+                     and ($2::uuid[] is null or i.site_id = any($2::uuid[]))
+                     and not exists (
+                       select 1 from imports e
+                        where e.site_id = i.site_id and e.id <> i.id and e.status in ('queued', 'running')
+                          and ((e.status <> 'running')::int, e.created_at, e.id) < ((i.status <> 'running')::int, i.created_at, i.id))
+                   order by i.created_at limit 1 for update skip locked)
+       returning id`,
+      [STALE_MS / 1000, siteIds ?? null],
+    );
+    return rows[0]?.id;
+  });
 }
 
 /** Runs (or resumes) one import to its end; a run stopped by `stopAfterBatches` leaves it running. */

@@ -1,7 +1,7 @@
 // The import job against real PostgreSQL: a Plausible export read into imported figures that the stats
 // answer from (marked as imported), a run stopped mid-way and resumed ending with the figures of one run,
 // days with the site's own data skipped, days of an earlier import replaced, bad rows counted and named,
-// and per-record (staged) figures counted by distinct visit.
+// per-record (staged) figures counted by distinct visit, and a site's imports one at a time across nodes.
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { pgPoolOf } from '@us/db';
@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ImportFormat } from '../../../src/features/imports/formats/format.ts';
 import { storeFile } from '../../../src/features/imports/import-files.ts';
 import { IMPORT_COLUMNS, type ImportRow, toImport } from '../../../src/features/imports/import-row.ts';
-import { type ImportRunOptions, runImport } from '../../../src/features/imports/imports-job.ts';
+import { type ImportRunOptions, runDueImports, runImport } from '../../../src/features/imports/imports-job.ts';
 import { insertRollups, type StatsFixture, statsFixture } from '../../support/stats-fixture.ts';
 
 const DIR = new URL('./fixtures/plausible/', import.meta.url);
@@ -160,6 +160,50 @@ describe('import job', () => {
     });
     expect(res.body.rows.map((r: { counts: { pageviews: number } }) => r.counts.pageviews)).toEqual([1, 5, 4]);
     expect(res.body.imported).toEqual({ days: 2, sources: ['plausible'], included: true });
+  });
+
+  it('two imports of one site never run at once: two nodes leave the later import’s figures, as one node does', async () => {
+    // The later import replaces the earlier one's days (replaceEarlier): read side by side, each batch of one
+    // would delete what the other stored for its days, and the figures would be a mix of both.
+    const later = Object.fromEntries(
+      Object.entries(PLAUSIBLE)
+        .filter(([name]) => name.includes('visitors') || name.includes('pages_'))
+        .map(([name, text]) => [name, text.replace(/(\d+)(\r?\n)/g, (_, n: string, eol: string) => `${Number(n) + 1}${eol}`)]),
+    );
+    const one = await f.site();
+    await run(one, 'plausible', PLAUSIBLE, { batchRecords: 2 });
+    await run(one, 'plausible', later, { batchRecords: 2 });
+    const expected = await figures(one);
+
+    const two = await f.site();
+    const first = await newImport(two, 'plausible', PLAUSIBLE);
+    const second = await newImport(two, 'plausible', later);
+    // Two nodes' runs of the job at once, batches of two records so that they interleave.
+    const nodes = [0, 1].map(() => runDueImports(f.t.deps.orm, { siteIds: [two], batchRecords: 2 }));
+    expect((await Promise.all(nodes)).reduce((a, b) => a + b, 0)).toBe(2);
+    expect((await importOf(first)).status).toBe('done');
+    expect((await importOf(second)).status).toBe('done');
+    expect(await figures(two)).toEqual(expected);
+  });
+
+  it('a site’s import waits while another node runs one of the site’s, and one whose node stopped is resumed first', async () => {
+    const siteId = await f.site();
+    const visitors = {
+      'imported_visitors_20240101_20240102.csv': PLAUSIBLE['imported_visitors_20240101_20240102.csv'] as string,
+    };
+    // Made first, queued (its files came last); the other one running on a node that writes as it goes.
+    const queued = await newImport(siteId, 'plausible', visitors);
+    const running = await newImport(siteId, 'plausible', visitors);
+    const db = f.t.deps.orm.em.fork();
+    await db.execute(`update imports set status = 'running', heartbeat_at = now() where id = ?`, [running]);
+    expect(await runDueImports(f.t.deps.orm, { siteIds: [siteId] })).toBe(0);
+    expect((await importOf(queued)).status).toBe('queued');
+    // That node stops: its import is taken over and ends before the queued one starts.
+    await db.execute(`update imports set heartbeat_at = now() - interval '1 hour' where id = ?`, [running]);
+    expect(await runDueImports(f.t.deps.orm, { siteIds: [siteId] })).toBe(2);
+    const [a, b] = [await importOf(running), await importOf(queued)];
+    expect([a.status, b.status]).toEqual(['done', 'done']);
+    expect(Date.parse(a.finishedAt as string)).toBeLessThanOrEqual(Date.parse(b.startedAt as string));
   });
 
   it('a bad row costs only itself: all counted, the first 100 named by file and line', async () => {
