@@ -57,8 +57,9 @@ describe.skipIf(!inject('redisClusterNodes'))('fault: a master dies with writes 
     // (On a loaded machine a replica may not confirm the first push in time: it is then kept in the process too.)
     await buffer.enqueue('pageviews', rows('copied', 5));
     const master = await cluster.masterOf(queue);
+    // A node learns of the others' replicas by gossip: on a loaded machine, a moment after the cluster serves.
+    await expect.poll(() => cluster.replicaOf(master), { timeout: 15_000 }).toBeGreaterThan(0);
     const replica = (await cluster.replicaOf(master)) as number;
-    expect(replica).toBeGreaterThan(0);
 
     // The replica has the first rows; then it copies nothing more: paused, and its link cut (a paused replica
     // still receives into its socket).
