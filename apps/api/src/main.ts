@@ -13,6 +13,18 @@ try {
   console.error(err.message);
   process.exit(1);
 }
+// SIGTERM while the server starts on its embedded PostgreSQL (the first start's initdb and migrations take
+// seconds: `docker stop`, systemd) waits for the start to end and then stops what it started: a process ended by
+// the signal would leave that PostgreSQL running, holding DATA_DIR. A second one (more than a second later) ends
+// it at once. Ctrl-C reaches the embedded PostgreSQL too (one process group), and with DATABASE_URL nothing of
+// the server's outlives it: there the signal ends the start as it always did.
+let stopAskedAt = 0;
+const stopWhileStarting = () => {
+  if (stopAskedAt && Date.now() - stopAskedAt > 1000) process.exit(1);
+  stopAskedAt ||= Date.now();
+};
+const startSignals = settings.env.DATABASE_URL ? [] : (['SIGTERM'] as const);
+for (const signal of startSignals) process.on(signal, stopWhileStarting);
 // The server's code loads once its settings are known to be usable: a refused start says so at once.
 const { start } = await import('./boot.ts');
 const running = await start(settings.env).catch((err: unknown) => {
@@ -23,6 +35,12 @@ const running = await start(settings.env).catch((err: unknown) => {
   console.error(err.message);
   process.exit(1);
 });
+if (stopAskedAt) {
+  running.deps.logger.info('stopping: asked to while starting');
+  await running.close();
+  process.exit(0);
+}
+for (const signal of startSignals) process.off(signal, stopWhileStarting);
 const { logger } = running.deps;
 if (settings.envFile) logger.info(`settings from ${settings.envFile} (variables set in the environment win over it)`);
 for (const warning of [...settings.warnings, ...staleOfflineData()]) logger.warn(warning);

@@ -1,0 +1,55 @@
+// The server stopped (SIGTERM, as `docker stop` or systemd send it) while it starts on its embedded PostgreSQL:
+// the first start's initdb and migrations take seconds. It finishes the start, stops what it started and exits
+// 0, so no PostgreSQL is left running in DATA_DIR, and the next start serves.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { launchServer, type ServerProcess, spawnServer } from '../support/faults.ts';
+
+const dataDir = mkdtempSync(path.join(tmpdir(), 'us-sigterm-starting-'));
+const pidFile = path.join(dataDir, 'postgres', 'postmaster.pid');
+const started: ServerProcess['proc'][] = [];
+
+function isRunning(pid: number) {
+  try {
+    process.kill(pid, 0);
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    return !readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z');
+  } catch {
+    return false;
+  }
+}
+
+describe('fault: the server stopped while it starts its embedded PostgreSQL', () => {
+  afterAll(async () => {
+    for (const p of started) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
+    if (existsSync(pidFile)) {
+      const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+      if (isRunning(pid)) process.kill(pid, 'SIGINT');
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('stops its PostgreSQL and exits 0; the next start serves', { timeout: 240_000 }, async () => {
+    const { proc, exited, output } = launchServer({ DATA_DIR: dataDir, LOG_LEVEL: 'info' });
+    started.push(proc);
+    // PostgreSQL is up (its postmaster.pid written); the migrations of a new database still run.
+    await expect.poll(() => existsSync(pidFile), { timeout: 120_000, interval: 10 }).toBe(true);
+    const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+    expect(output()).not.toMatch(/listening on/);
+    proc.kill('SIGTERM');
+    expect(await exited).toEqual({ code: 0, signal: null });
+    expect(isRunning(pid)).toBe(false);
+    expect(existsSync(pidFile)).toBe(false);
+
+    const next = await spawnServer({ DATA_DIR: dataDir, LOG_LEVEL: 'info' }, 120_000);
+    started.push(next.proc);
+    expect((await fetch(`${next.url}/healthz`)).status).toBe(200);
+    next.proc.kill('SIGTERM');
+    expect(await next.exited).toEqual({ code: 0, signal: null });
+  });
+});
