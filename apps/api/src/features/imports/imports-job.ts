@@ -17,6 +17,8 @@ import { type Db, fileChunks, inTransaction, withClient } from './import-files.t
 export const BATCH_RECORDS = 2000;
 /** A running import whose node has written nothing for this long is taken over. */
 export const STALE_MS = 120_000;
+/** A checkpoint's line once its file is read to its end. */
+const FILE_END = Number.MAX_SAFE_INTEGER;
 
 export interface ImportRunOptions {
   logger?: Logger;
@@ -127,7 +129,8 @@ async function readFiles(pool: PgPool, claimed: Claimed, format: ImportFormat, o
   let fileStart = from;
   if (format.holdsRecords) await dropStagedAfter(pool, claimed, from?.file ?? null);
   for (const { name } of files) {
-    if (from && name < from.file) continue;
+    // Files before the checkpoint's, and its own when it was read to its end, are stored already.
+    if (from && (name < from.file || (name === from.file && from.line === FILE_END))) continue;
     let batch = new Batch();
     let sinceFlush = 0;
     let lastLine = from && name === from.file ? from.line : 1;
@@ -182,7 +185,7 @@ async function readFiles(pool: PgPool, claimed: Claimed, format: ImportFormat, o
     };
     await format.read(name, counted(), sink);
     // The file's end: its last batch, with the checkpoint at its last line.
-    fileStart = { file: name, line: Number.MAX_SAFE_INTEGER };
+    fileStart = { file: name, line: FILE_END };
     await flush(fileStart, true);
   }
 }

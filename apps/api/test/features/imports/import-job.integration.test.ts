@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { pgPoolOf } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ImportFormat } from '../../../src/features/imports/formats/format.ts';
+import { formatOf } from '../../../src/features/imports/formats/index.ts';
 import { storeFile } from '../../../src/features/imports/import-files.ts';
 import { IMPORT_COLUMNS, type ImportRow, toImport } from '../../../src/features/imports/import-row.ts';
 import { type ImportRunOptions, runDueImports, runImport } from '../../../src/features/imports/imports-job.ts';
@@ -117,6 +118,31 @@ describe('import job', () => {
     const resumed = await importOf(id);
     expect(resumed.status).toBe('done');
     expect(resumed.progress.rowsRead).toBe(SAMPLE_RECORDS);
+    expect(await figures(cut)).toEqual(await figures(whole));
+  });
+
+  it('a run stopped at a file’s end resumes with the next file, without reading that one again', async () => {
+    const whole = await f.site();
+    await run(whole, 'plausible', PLAUSIBLE);
+    const read: string[] = [];
+    const plausible = formatOf('plausible');
+    const watched: ImportFormat = {
+      ...plausible,
+      read: (name, records, sink) => {
+        read.push(name);
+        return plausible.read(name, records, sink);
+      },
+    };
+    // Batches larger than any file: the first stop is the first file's end.
+    const cut = await f.site();
+    const { id, imp } = await run(cut, 'plausible', PLAUSIBLE, { formatOf: () => watched, stopAfterBatches: 1 });
+    const names = Object.keys(PLAUSIBLE).sort();
+    expect(imp.status).toBe('running');
+    expect(read).toEqual(names.slice(0, 1));
+    read.length = 0;
+    await runImport(f.t.deps.orm, id, { formatOf: () => watched });
+    expect(read).toEqual(names.slice(1));
+    expect((await importOf(id)).status).toBe('done');
     expect(await figures(cut)).toEqual(await figures(whole));
   });
 
