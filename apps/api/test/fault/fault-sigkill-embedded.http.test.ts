@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { launchServer, type ServerProcess, spawnServer } from '../support/faults.ts';
+import { isRunning, launchServer, type ServerProcess, spawnServer } from '../support/faults.ts';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'us-sigkill-embedded-'));
 const pgDir = path.join(dataDir, 'postgres');
@@ -19,20 +19,6 @@ const running: ServerProcess[] = [];
 function postmaster() {
   const lines = readFileSync(path.join(pgDir, 'postmaster.pid'), 'utf8').split('\n');
   return { pid: Number(lines[0]), port: Number(lines[3]) };
-}
-
-function isRunning(pid: number) {
-  try {
-    process.kill(pid, 0);
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  // An exited process its parent has not reaped yet (state Z) runs no more.
-  try {
-    return !readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z');
-  } catch {
-    return false;
-  }
 }
 
 async function query<R>(port: number, sql: string): Promise<R[]> {

@@ -5,24 +5,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { launchServer, type ServerProcess, spawnServer } from '../support/faults.ts';
+import { isRunning, launchServer, type ServerProcess, spawnServer } from '../support/faults.ts';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'us-sigterm-starting-'));
 const pidFile = path.join(dataDir, 'postgres', 'postmaster.pid');
 const started: ServerProcess['proc'][] = [];
-
-function isRunning(pid: number) {
-  try {
-    process.kill(pid, 0);
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  try {
-    return !readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z');
-  } catch {
-    return false;
-  }
-}
 
 describe('fault: the server stopped while it starts its embedded PostgreSQL', () => {
   afterAll(async () => {
