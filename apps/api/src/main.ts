@@ -1,3 +1,4 @@
+import type { Running } from './boot.ts';
 import { within } from './core/deadline.ts';
 import { ConfigError } from './core/env.ts';
 import { missingNodeFlags, missingProcessEnv } from './core/node-flags.ts';
@@ -13,18 +14,33 @@ try {
   console.error(err.message);
   process.exit(1);
 }
+// The orderly stop (SIGTERM, SIGINT): a second signal more than a second after the first ends the process at
+// once (one within a second is the same stop delivered twice: a terminal signals the whole process group).
 // SIGTERM while the server starts on its embedded PostgreSQL (the first start's initdb and migrations take
-// seconds: `docker stop`, systemd) waits for the start to end and then stops what it started: a process ended by
-// the signal would leave that PostgreSQL running, holding DATA_DIR. A second one (more than a second later) ends
-// it at once. Ctrl-C reaches the embedded PostgreSQL too (one process group), and with DATABASE_URL nothing of
-// the server's outlives it: there the signal ends the start as it always did.
+// seconds: `docker stop`, systemd) is kept until the start ends, then stops what it started: a process ended by
+// the signal would leave that PostgreSQL running, holding DATA_DIR. Ctrl-C reaches the embedded PostgreSQL too
+// (one process group), and with DATABASE_URL nothing of the server's outlives it: there a signal ends the start
+// as it always did.
+let started: Running | undefined;
 let stopAskedAt = 0;
-const stopWhileStarting = () => {
-  if (stopAskedAt && Date.now() - stopAskedAt > 1000) process.exit(1);
-  stopAskedAt ||= Date.now();
-};
-const startSignals = settings.env.DATABASE_URL ? [] : (['SIGTERM'] as const);
-for (const signal of startSignals) process.on(signal, stopWhileStarting);
+function onStopSignal() {
+  if (stopAskedAt) {
+    if (Date.now() - stopAskedAt > 1000) process.exit(1);
+    return;
+  }
+  stopAskedAt = Date.now();
+  if (started) void stopAndExit(started);
+}
+async function stopAndExit(r: Running) {
+  try {
+    await r.close();
+    process.exit(0);
+  } catch (err) {
+    r.deps.logger.error('shutdown failed', err);
+    process.exit(1);
+  }
+}
+if (!settings.env.DATABASE_URL) process.on('SIGTERM', onStopSignal);
 // The server's code loads once its settings are known to be usable: a refused start says so at once.
 const { start } = await import('./boot.ts');
 const running = await start(settings.env).catch((err: unknown) => {
@@ -35,12 +51,13 @@ const running = await start(settings.env).catch((err: unknown) => {
   console.error(err.message);
   process.exit(1);
 });
+started = running;
 if (stopAskedAt) {
   running.deps.logger.info('stopping: asked to while starting');
-  await running.close();
-  process.exit(0);
+  await stopAndExit(running);
 }
-for (const signal of startSignals) process.off(signal, stopWhileStarting);
+process.on('SIGINT', onStopSignal);
+if (settings.env.DATABASE_URL) process.on('SIGTERM', onStopSignal); // without it, on since before the start
 const { logger } = running.deps;
 if (settings.envFile) logger.info(`settings from ${settings.envFile} (variables set in the environment win over it)`);
 for (const warning of [...settings.warnings, ...staleOfflineData()]) logger.warn(warning);
@@ -58,25 +75,5 @@ for (const source of ['uncaughtException', 'unhandledRejection'] as const) {
     running.deps.logger.error(`${source}: the process stops`, err);
     await within(reported, 2000);
     process.exit(1);
-  });
-}
-
-let stoppingSince = 0;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, async () => {
-    // A second signal while stopping means "now" (what is not saved yet is given up); one within a
-    // second of the first is the same stop delivered twice (a terminal signals the whole process group).
-    if (stoppingSince) {
-      if (Date.now() - stoppingSince > 1000) process.exit(1);
-      return;
-    }
-    stoppingSince = Date.now();
-    try {
-      await running.close();
-      process.exit(0);
-    } catch (err) {
-      running.deps.logger.error('shutdown failed', err);
-      process.exit(1);
-    }
   });
 }
