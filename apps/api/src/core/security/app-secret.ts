@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../env.ts';
 import { randomToken } from './tokens.ts';
@@ -22,8 +22,17 @@ export function loadAppSecret(configured: string | undefined, dataDir: string): 
     ]);
   }
   mkdirSync(path.dirname(file), { recursive: true });
-  const secret = randomToken(48);
-  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
-  chmodSync(file, 0o600);
-  return secret;
+  // Written whole beside it, then linked into place: two servers starting at once on a new folder never read
+  // a file half written, and both keep the one secret that got there first.
+  const draft = `${file}.${process.pid}.draft`;
+  writeFileSync(draft, `${randomToken(48)}\n`, { mode: 0o600 });
+  chmodSync(draft, 0o600);
+  try {
+    linkSync(draft, file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  } finally {
+    rmSync(draft, { force: true });
+  }
+  return loadAppSecret(undefined, dataDir);
 }
