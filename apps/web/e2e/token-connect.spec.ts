@@ -28,7 +28,8 @@ describe('dashboard: connecting an MCP client with a new token', () => {
     const mcpUrl = `${t.deps.urls.base}/mcp`;
     const snippet = page.locator('#connect-panel pre');
     const tabs = page.getByRole('tablist', { name: 'MCP clients' }).getByRole('tab');
-    expect(await tabs.allTextContents()).toEqual([
+    // The panel renders just after the secret: wait for its tabs.
+    await expect.poll(() => tabs.allTextContents()).toEqual([
       'Claude Code',
       'Claude Desktop',
       'Cursor',
