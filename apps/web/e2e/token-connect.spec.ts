@@ -29,13 +29,9 @@ describe('dashboard: connecting an MCP client with a new token', () => {
     const snippet = page.locator('#connect-panel pre');
     const tabs = page.getByRole('tablist', { name: 'MCP clients' }).getByRole('tab');
     // The panel renders just after the secret: wait for its tabs.
-    await expect.poll(() => tabs.allTextContents()).toEqual([
-      'Claude Code',
-      'Claude Desktop',
-      'Cursor',
-      'VS Code',
-      'Official SDK (TypeScript)',
-    ]);
+    await expect
+      .poll(() => tabs.allTextContents())
+      .toEqual(['Claude Code', 'Claude Desktop', 'Cursor', 'VS Code', 'Official SDK (TypeScript)']);
     for (const client of await tabs.allTextContents()) {
       await page.getByRole('tab', { name: client }).click();
       await expect.poll(() => page.getByRole('tab', { name: client }).getAttribute('aria-selected')).toBe('true');
