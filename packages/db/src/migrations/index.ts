@@ -36,6 +36,7 @@ import { Migration20261223090000_page_leaves_at } from './Migration2026122309000
 import { Migration20261224090000_rollup_snapshot_server } from './Migration20261224090000_rollup_snapshot_server.ts';
 import { Migration20261225090000_rollup_timezone } from './Migration20261225090000_rollup_timezone.ts';
 import { Migration20261226090000_rollup_omitted_pairs } from './Migration20261226090000_rollup_omitted_pairs.ts';
+import { Migration20261227090000_import_turns } from './Migration20261227090000_import_turns.ts';
 
 /** The committed migrations, in order. New ones: `npm run -w @us/db migration:create -- <name>`, then list it here. */
 export const migrationsList = [
@@ -83,4 +84,5 @@ export const migrationsList = [
   { name: 'Migration20261224090000_rollup_snapshot_server', class: Migration20261224090000_rollup_snapshot_server },
   { name: 'Migration20261225090000_rollup_timezone', class: Migration20261225090000_rollup_timezone },
   { name: 'Migration20261226090000_rollup_omitted_pairs', class: Migration20261226090000_rollup_omitted_pairs },
+  { name: 'Migration20261227090000_import_turns', class: Migration20261227090000_import_turns },
 ];

@@ -1,7 +1,8 @@
 // The import job: reads a started import's files, streaming, into imported daily figures, in batches each
 // stored with its checkpoint, so a run stopped anywhere (a restart, a node gone) resumes after the last
 // stored line and ends with the figures of one uninterrupted run. Runs every few seconds, a site's imports
-// one at a time across nodes (the claim below); see docs/product/imports.md.
+// one at a time across nodes, and imports due in turns a file at a time, workspace by workspace (the claim
+// below); see docs/product/imports.md.
 import type { Orm, PgPool } from '@us/db';
 import { pgPoolOf } from '@us/db';
 import { IMPORT_LIMITS } from '@us/shared';
@@ -33,6 +34,8 @@ export interface ImportRunOptions {
 
 class Stopped extends Error {}
 class Refused extends Error {}
+/** A run that ended a file while other imports were due: it goes back to the queue, resuming with its next file. */
+class Yielded extends Error {}
 
 interface Claimed {
   id: string;
@@ -47,36 +50,48 @@ interface Claimed {
  * Imports due: queued ones, and running ones whose node stopped writing. Each run takes one at a time, and a
  * site's imports run one at a time in every node's runs together: a later import replaces the earlier one's
  * days (`replaceEarlier`), so two read side by side would delete what the other stored, batch by batch.
+ * Imports take turns a file at a time: one that ends a file while another is due goes back to the queue.
+ * Returns the turns taken.
  */
 export async function runDueImports(orm: Orm, opts: ImportRunOptions & { siteIds?: string[] } = {}): Promise<number> {
   const pool = await pgPoolOf(orm);
-  let done = 0;
+  let turns = 0;
   for (;;) {
     const id = await claimNext(pool, opts.siteIds);
-    if (!id) return done;
-    await runImport(orm, id, opts);
-    done++;
+    if (!id) return turns;
+    await runTurn(orm, id, opts, { siteIds: opts.siteIds });
+    turns++;
   }
 }
 
 /**
- * Claims the next import due whose site runs no other one: a site's running import first (another node's
- * blocks the site; a stopped node's is resumed), then its oldest queued one. Claims are taken one at a time
- * across nodes (a transaction lock), so no two see the same site free.
+ * An import that may be claimed: due (queued, or running on a node that stopped writing), among `$2`'s sites
+ * when given, and first of its site: the site's running import, then its oldest queued one.
+ */
+const CLAIMABLE = `(i.status = 'queued' or (i.status = 'running' and i.heartbeat_at < now() - make_interval(secs => $1)))
+  and ($2::uuid[] is null or i.site_id = any($2::uuid[]))
+  and not exists (
+    select 1 from imports e
+     where e.site_id = i.site_id and e.id <> i.id and e.status in ('queued', 'running')
+       and ((e.status <> 'running')::int, e.created_at, e.id) < ((i.status <> 'running')::int, i.created_at, i.id))`;
+
+/**
+ * Claims the next import due whose site runs no other one (CLAIMABLE). Turns go workspace by workspace: the
+ * workspace whose last turn is oldest (or that had none) first, then its import whose last turn is oldest, so
+ * one workspace's many imports do not hold back another's. Claims are taken one at a time across nodes (a
+ * transaction lock), so no two see the same site free.
  */
 async function claimNext(pool: PgPool, siteIds: string[] | undefined): Promise<string | undefined> {
   return inTransaction(pool, async (db) => {
     await db.query('select pg_advisory_xact_lock($1, $2)', jobLockKey('importClaims'));
     const { rows } = await db.query<{ id: string }>(
-      `update imports set status = 'running', started_at = coalesce(started_at, now()), heartbeat_at = now()
-       where id = (select i.id from imports i
-                   where (i.status = 'queued' or (i.status = 'running' and i.heartbeat_at < now() - make_interval(secs => $1)))
-                     and ($2::uuid[] is null or i.site_id = any($2::uuid[]))
-                     and not exists (
-                       select 1 from imports e
-                        where e.site_id = i.site_id and e.id <> i.id and e.status in ('queued', 'running')
-                          and ((e.status <> 'running')::int, e.created_at, e.id) < ((i.status <> 'running')::int, i.created_at, i.id))
-                   order by i.created_at limit 1 for update skip locked)
+      `update imports set status = 'running', started_at = coalesce(started_at, now()), heartbeat_at = now(), turn_at = now()
+       where id = (select i.id from imports i join sites s on s.id = i.site_id
+                   where ${CLAIMABLE}
+                   order by (select max(t.turn_at) from imports t join sites ts on ts.id = t.site_id
+                              where ts.workspace_id = s.workspace_id) nulls first,
+                            i.turn_at nulls first, i.created_at, i.id
+                   limit 1 for update of i skip locked)
        returning id`,
       [STALE_MS / 1000, siteIds ?? null],
     );
@@ -84,18 +99,41 @@ async function claimNext(pool: PgPool, siteIds: string[] | undefined): Promise<s
   });
 }
 
+/** Whether an import other than this one may be claimed now: the job's run then ends its turn at a file's end. */
+async function othersDue(pool: PgPool, importId: string, siteIds: string[] | undefined): Promise<boolean> {
+  const { rows } = await withClient(pool, (db) =>
+    db.query(`select 1 from imports i where i.id <> $3 and ${CLAIMABLE} limit 1`, [STALE_MS / 1000, siteIds ?? null, importId]),
+  );
+  return rows.length > 0;
+}
+
+/** Back to the queue after a turn, its checkpoint at the file just read (unless it was deleted meanwhile). */
+async function endTurn(pool: PgPool, importId: string) {
+  await withClient(pool, (db) =>
+    db.query(`update imports set status = 'queued' where id = $1 and status = 'running'`, [importId]),
+  );
+}
+
 /** Runs (or resumes) one import to its end; a run stopped by `stopAfterBatches` leaves it running. */
 export async function runImport(orm: Orm, importId: string, opts: ImportRunOptions = {}): Promise<void> {
+  await runTurn(orm, importId, opts, null);
+}
+
+/** Which imports a turn ends for (those of these sites when given); null: the run goes to the import's end. */
+type Turns = { siteIds: string[] | undefined } | null;
+
+async function runTurn(orm: Orm, importId: string, opts: ImportRunOptions, turns: Turns): Promise<void> {
   const pool = await pgPoolOf(orm);
   const claimed = await loadClaim(pool, importId);
   if (!claimed) return;
   const format = (opts.formatOf ?? formatOf)(claimed.source);
   try {
     if (!format) throw new Refused(`Imports from ${claimed.source} are not read by this version of the service yet`);
-    await readFiles(pool, claimed, format, opts);
+    await readFiles(pool, claimed, format, opts, turns);
     await finish(pool, claimed);
   } catch (e) {
     if (e instanceof Stopped) return;
+    if (e instanceof Yielded) return endTurn(pool, importId);
     const known = e instanceof Refused;
     if (!known) opts.logger?.error(`imports: import ${importId} failed`, e);
     await fail(pool, claimed, known ? e.message : 'The import failed on our side: delete it and start a new one');
@@ -114,7 +152,7 @@ async function loadClaim(pool: PgPool, importId: string): Promise<Claimed | null
   return rows[0] ?? null;
 }
 
-async function readFiles(pool: PgPool, claimed: Claimed, format: ImportFormat, opts: ImportRunOptions) {
+async function readFiles(pool: PgPool, claimed: Claimed, format: ImportFormat, opts: ImportRunOptions, turns: Turns) {
   const { rows: files } = await withClient(pool, (db) =>
     db.query<{ name: string }>('select name from import_files where import_id = $1 and complete order by name', [claimed.id]),
   );
@@ -127,10 +165,13 @@ async function readFiles(pool: PgPool, claimed: Claimed, format: ImportFormat, o
   // A format holding records (format.ts) resumes only at a file's end: what it staged from a file begun
   // after that is dropped, and its batches inside a file keep the checkpoint where the file began.
   let fileStart = from;
+  let filesRead = 0;
   if (format.holdsRecords) await dropStagedAfter(pool, claimed, from?.file ?? null);
   for (const { name } of files) {
     // Files before the checkpoint's, and its own when it was read to its end, are stored already.
     if (from && (name < from.file || (name === from.file && from.line === FILE_END))) continue;
+    // A turn is a file at least: it ends after one when another import is due.
+    if (turns && filesRead > 0 && (await othersDue(pool, claimed.id, turns.siteIds))) throw new Yielded();
     let batch = new Batch();
     let sinceFlush = 0;
     let lastLine = from && name === from.file ? from.line : 1;
@@ -187,6 +228,7 @@ async function readFiles(pool: PgPool, claimed: Claimed, format: ImportFormat, o
     // The file's end: its last batch, with the checkpoint at its last line.
     fileStart = { file: name, line: FILE_END };
     await flush(fileStart, true);
+    filesRead++;
   }
 }
 

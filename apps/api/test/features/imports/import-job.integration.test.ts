@@ -1,7 +1,8 @@
 // The import job against real PostgreSQL: a Plausible export read into imported figures that the stats
 // answer from (marked as imported), a run stopped mid-way and resumed ending with the figures of one run,
 // days with the site's own data skipped, days of an earlier import replaced, bad rows counted and named,
-// per-record (staged) figures counted by distinct visit, and a site's imports one at a time across nodes.
+// per-record (staged) figures counted by distinct visit, a site's imports one at a time across nodes, and
+// imports due taking turns a file at a time, workspace by workspace.
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { pgPoolOf } from '@us/db';
@@ -11,6 +12,8 @@ import { formatOf } from '../../../src/features/imports/formats/index.ts';
 import { storeFile } from '../../../src/features/imports/import-files.ts';
 import { IMPORT_COLUMNS, type ImportRow, toImport } from '../../../src/features/imports/import-row.ts';
 import { type ImportRunOptions, runDueImports, runImport } from '../../../src/features/imports/imports-job.ts';
+import { createUser } from '../../support/server.ts';
+import { createSite } from '../../support/sites.ts';
 import { insertRollups, type StatsFixture, statsFixture } from '../../support/stats-fixture.ts';
 
 const DIR = new URL('./fixtures/plausible/', import.meta.url);
@@ -230,6 +233,51 @@ describe('import job', () => {
     const [a, b] = [await importOf(running), await importOf(queued)];
     expect([a.status, b.status]).toEqual(['done', 'done']);
     expect(Date.parse(a.finishedAt as string)).toBeLessThanOrEqual(Date.parse(b.startedAt as string));
+  });
+
+  it('a workspace’s many imports take turns a file at a time: another workspace’s import is not held back', async () => {
+    // One tenant queues an import for each of its sites; another tenant's import, started later, is read after
+    // one file of the first tenant's instead of after all of them, and every import ends with one run's figures.
+    const events = readFileSync(new URL('./fixtures/umami/website_event.csv', import.meta.url), 'utf8');
+    const umami = { 'website_event.csv': events, 'website_event_2.csv': events.replaceAll('2026-', '2025-') };
+    const wholeP = await f.site();
+    await run(wholeP, 'plausible', PLAUSIBLE);
+    const wholeU = await f.site();
+    await run(wholeU, 'umami', umami);
+
+    const read: string[] = [];
+    const watched = (source: 'plausible' | 'umami'): ImportFormat => {
+      const format = formatOf(source);
+      return {
+        ...format,
+        read: (name, records, sink) => {
+          read.push(source);
+          return format.read(name, records, sink);
+        },
+      };
+    };
+    // Two tenants of their own (the fixture's workspace has had turns in the tests before).
+    const tenantSites = async (n: number) => {
+      const { workspace } = await createUser(f.t.deps);
+      const em = f.t.deps.orm.em.fork();
+      const sites = [];
+      for (let i = 0; i < n; i++) sites.push((await createSite(em, { workspace: workspace.id })).siteId);
+      await em.flush();
+      return sites;
+    };
+    const busy = await tenantSites(2);
+    const busyImports = [];
+    for (const site of busy) busyImports.push(await newImport(site, 'plausible', PLAUSIBLE));
+    const [other] = (await tenantSites(1)) as [string];
+    const otherImport = await newImport(other, 'umami', umami);
+
+    await runDueImports(f.t.deps.orm, { siteIds: [...busy, other], formatOf: (s) => watched(s as 'plausible' | 'umami') });
+    const files = Object.keys(PLAUSIBLE).length;
+    // The other tenant's two files come second and fourth, between the busy tenant's sites taking turns.
+    expect(read).toEqual(['plausible', 'umami', 'plausible', 'umami', ...Array(2 * files - 2).fill('plausible')]);
+    for (const id of [...busyImports, otherImport]) expect((await importOf(id)).status).toBe('done');
+    for (const site of busy) expect(await figures(site)).toEqual(await figures(wholeP));
+    expect(await figures(other)).toEqual(await figures(wholeU));
   });
 
   it('a bad row costs only itself: all counted, the first 100 named by file and line', async () => {
