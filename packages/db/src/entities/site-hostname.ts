@@ -19,6 +19,8 @@ export const SiteHostname = defineEntity({
     edgeId: p.string().length(128).nullable(),
     edgeStatus: p.string().length(32).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
+    /** When the built-in ingress's job last looked up a pending proxy hostname's records (its turns). */
+    ingressCheckedAt: p.datetime().nullable(),
   },
 });
 export type SiteHostname = InferEntity<typeof SiteHostname>;

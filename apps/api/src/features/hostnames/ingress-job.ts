@@ -1,4 +1,4 @@
-import { type Orm, SiteHostname } from '@us/db';
+import type { Orm } from '@us/db';
 import type { Deps } from '../../core/deps.ts';
 import { bumpSitesGeneration } from '../../core/hot/generations.ts';
 import type { Logger } from '../../core/logger.ts';
@@ -19,7 +19,7 @@ export const INGRESS_CHECK_SCHEDULE: readonly { youngerThanMs: number; everyMs: 
   { youngerThanMs: 30 * DAY, everyMs: HOUR },
   { youngerThanMs: Number.POSITIVE_INFINITY, everyMs: DAY },
 ];
-/** Hostnames checked in one run at most (newest first); the rest wait for the next run. */
+/** Hostnames checked in one run at most (in turns: see `pendingInTurns`); the rest wait for the next run. */
 export const INGRESS_CHECKS_PER_RUN = 50;
 /** Pending hostnames a run reads at most, to find the ones due. */
 const ROWS_PER_RUN = 2000;
@@ -33,17 +33,25 @@ export interface IngressRun {
   live: string[];
 }
 
+/** A pending hostname as the job reads it. */
+interface PendingHostname {
+  site_id: string;
+  hostname: string;
+  verify_token: string;
+  created_at: Date;
+}
+
 const everyFor = (ageMs: number) => (INGRESS_CHECK_SCHEDULE.find((s) => ageMs < s.youngerThanMs) ?? { everyMs: DAY }).everyMs;
 
 /**
  * Claims the hostname's check for the current period of its schedule (counted from its creation): true
  * for the one run, on whichever node, that gets it. A run a minute later is in the next period.
  */
-async function claim(setup: IngressJobSetup, row: SiteHostname, now: number): Promise<boolean> {
-  const age = Math.max(0, now - row.createdAt.getTime());
+async function claim(setup: IngressJobSetup, row: PendingHostname, now: number): Promise<boolean> {
+  const age = Math.max(0, now - new Date(row.created_at).getTime());
   const every = everyFor(age);
   const period = Math.floor(age / every);
-  const key = `hostnames:ingress-check:${row.site.id}:${row.hostname}:${every}:${period}`;
+  const key = `hostnames:ingress-check:${row.site_id}:${row.hostname}:${every}:${period}`;
   return setup.hot.setIfAbsent(key, '1', Math.ceil((2 * every) / 1000));
 }
 
@@ -59,17 +67,8 @@ export async function runIngressChecks(
 ): Promise<IngressRun> {
   const now = (opts.now ?? new Date()).getTime();
   const em = orm.em.fork();
-  const rows = await em.find(
-    SiteHostname,
-    {
-      proxy: true,
-      edgeId: null,
-      edgeStatus: INGRESS_PENDING,
-      ...(opts.siteIds ? { site: { $in: opts.siteIds } } : {}),
-    },
-    { orderBy: { createdAt: 'desc', hostname: 'asc' }, limit: ROWS_PER_RUN },
-  );
-  const due: SiteHostname[] = [];
+  const rows = await pendingInTurns(orm, opts.siteIds);
+  const due: PendingHostname[] = [];
   for (const row of rows) {
     if (due.length >= INGRESS_CHECKS_PER_RUN) break;
     if (await claim(setup, row, now)) due.push(row);
@@ -80,14 +79,46 @@ export async function runIngressChecks(
   for (let i = 0; i < due.length; i += PARALLEL) {
     await Promise.all(
       due.slice(i, i + PARALLEL).map(async (row) => {
-        const check = await checkIngress(dns, row.hostname, row.verifyToken);
-        if (check.live && (await goLive(em, row.site.id, row.hostname))) live.push(row.hostname);
+        const check = await checkIngress(dns, row.hostname, row.verify_token);
+        if (check.live && (await goLive(em, row.site_id, row.hostname))) live.push(row.hostname);
       }),
     );
   }
+  await markChecked(orm, due, new Date(now));
   // The gate's caches learn the new return targets within about a second (core/hot/generations.ts).
   if (live.length > 0) await bumpSitesGeneration(setup.hot);
   if (live.length > 0) opts.logger?.info(`proxy hostnames live now: ${live.join(', ')}`);
   else if (due.length > 0) opts.logger?.debug(`proxy hostnames: ${due.length} checked, none live yet`);
   return { checked: due.length, live };
+}
+
+/**
+ * Pending built-in-ingress hostnames in turns: one of each workspace's (its least recently looked up, then its
+ * newest), then a second of each, and so on. A workspace adding more hostnames than a run checks, and leaving
+ * them pending, then takes one place of each turn: another workspace's hostname is looked up when due, and
+ * its own hostnames take turns too.
+ */
+async function pendingInTurns(orm: Orm, siteIds: string[] | undefined): Promise<PendingHostname[]> {
+  const order = 'h.ingress_checked_at asc nulls first, h.created_at desc, h.site_id, h.hostname';
+  return orm.em.getConnection().execute<PendingHostname[]>(
+    `select h.site_id, h.hostname, h.verify_token, h.created_at
+       from site_hostnames h join sites s on s.id = h.site_id
+      where h.proxy and h.edge_id is null and h.edge_status = ? and (?::uuid[] is null or h.site_id = any(?::uuid[]))
+      order by row_number() over (partition by s.workspace_id order by ${order}), ${order}
+      limit ?`,
+    [INGRESS_PENDING, ...Array(2).fill(siteIds ? `{${siteIds.join(',')}}` : null), ROWS_PER_RUN],
+    'all',
+  );
+}
+
+/** Records when the run looked the hostnames up, whatever it found: they go after the others in the next turns. */
+async function markChecked(orm: Orm, rows: PendingHostname[], at: Date) {
+  if (rows.length === 0) return;
+  await orm.em.getConnection().execute(
+    `update site_hostnames h set ingress_checked_at = ?
+       from jsonb_to_recordset(?::jsonb) as c(site_id uuid, hostname text)
+      where h.site_id = c.site_id and h.hostname = c.hostname`,
+    [at, JSON.stringify(rows.map((r) => ({ site_id: r.site_id, hostname: r.hostname })))],
+    'all',
+  );
 }

@@ -226,6 +226,48 @@ describe('proxy-mode hostnames on the built-in ingress (no edge platform)', () =
     expect([...(first?.live ?? []), ...(second_?.live ?? [])].sort()).toEqual([...hosts].sort());
   });
 
+  it('one workspace’s many pending hostnames do not hold back another’s, nor its own oldest ones', async () => {
+    // Workspace A adds more proxy hostnames than a run checks and never sets their records (each is looked up
+    // every minute in its first hour); workspace B's hostname, two hours old, has its records in place.
+    const a = await ownerWithSite(t, { plan: 'Business' });
+    const em = t.deps.orm.em.fork();
+    const { site: aSecond } = await createSite(em, { workspace: a.workspace.id, name: 'Second' });
+    const now = Date.now();
+    const pending = (siteId: string, host: string, token: string, createdAt: Date) =>
+      em.create(SiteHostname, {
+        site: siteId,
+        hostname: host,
+        proxy: true,
+        origin: ORIGIN,
+        verifyToken: token,
+        edgeStatus: 'pending',
+        createdAt,
+      });
+    const aHosts: string[] = [];
+    for (let i = 0; i < INGRESS_CHECKS_PER_RUN + 5; i++) {
+      const host = uniqueHost(`a${i}`);
+      aHosts.push(host);
+      // Made one second apart, the first the oldest.
+      pending(i % 2 ? aSecond.id : a.site.id, host, `a${i}`.padStart(32, '0'), new Date(now - (100 - i) * 1000));
+    }
+    const aOldest = aHosts[0] as string;
+    setRecords(aOldest, 'a0'.padStart(32, '0'));
+    const b = await ownerWithSite(t, { plan: 'Business' });
+    const bHost = uniqueHost('b');
+    pending(b.site.id, bHost, 'b'.padStart(32, '0'), new Date(now - 2 * HOUR));
+    setRecords(bHost, 'b'.padStart(32, '0'));
+    await em.flush();
+
+    const sites = [a.site.id, aSecond.id, b.site.id];
+    const first = await runJob(sites, new Date(now));
+    expect(first.checked).toBe(INGRESS_CHECKS_PER_RUN);
+    expect(first.live).toEqual([bHost]);
+    // A minute later every one of A's hostnames is due again: those not looked up yet go first.
+    const second = await runJob(sites, new Date(now + MINUTE));
+    expect(second.live).toEqual([aOldest]);
+    expect((await rowOf(b.site.id, bHost)).edgeStatus).toBe('active');
+  });
+
   it('keeps the Free allowance (402) and one proxying site per hostname (409)', async () => {
     const free = await ownerWithSite(t);
     const em = t.deps.orm.em.fork();
