@@ -19,10 +19,21 @@ export interface RawRange extends DayRange {
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 const MS_PER_DAY = 86_400_000;
 
-/** True for a real calendar day written YYYY-MM-DD (2026-02-30 is not one). */
+/**
+ * The days a question may name. Day arithmetic works on YYYY-MM-DD text: a day after 9999-12-31 has no four-digit
+ * year (`+010000-01`), still sorts before `9999-…`, and a loop over such a range never ended. Ranges reach at most
+ * STATS_LIMITS.maxDays (ten years) either side of a named day, so these bounds keep every day computed in 1960–2209.
+ */
+export const FIRST_DAY = '1970-01-01';
+export const LAST_DAY = '2199-12-31';
+
+/** What to send instead of a day that is not one (`isDay`). */
+export const dayAdvice = (field: string) => `Give ${field} as a real calendar day from ${FIRST_DAY} to ${LAST_DAY}, YYYY-MM-DD`;
+
+/** True for a real calendar day written YYYY-MM-DD (2026-02-30 is not one) from FIRST_DAY to LAST_DAY. */
 export function isDay(s: string): boolean {
   const m = DAY.exec(s);
-  if (!m) return false;
+  if (!m || s < FIRST_DAY || s > LAST_DAY) return false;
   const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
   return d.toISOString().slice(0, 10) === s;
 }
@@ -74,8 +85,8 @@ export function resolveRange(
   }
   if (to !== undefined && from === undefined) throw badRequest('from', 'Give from together with to (YYYY-MM-DD)');
   if (from !== undefined) {
-    if (!isDay(from)) throw badRequest('from', 'Give from as a real calendar day, YYYY-MM-DD');
-    if (to !== undefined && !isDay(to)) throw badRequest('to', 'Give to as a real calendar day, YYYY-MM-DD');
+    if (!isDay(from)) throw badRequest('from', dayAdvice('from'));
+    if (to !== undefined && !isDay(to)) throw badRequest('to', dayAdvice('to'));
     const end = to ?? today;
     if (from > end) throw badRequest(to === undefined ? 'from' : 'to', `Give a from on or before ${end}`);
     if (diffDays(from, end) + 1 > STATS_LIMITS.maxDays) {

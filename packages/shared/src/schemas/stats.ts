@@ -21,6 +21,8 @@ export const STATS_LIMITS = {
   maxOffset: 100_000,
   defaultTopRows: 10,
   maxTopRows: 100,
+  /** Filters in one question (a dashboard offers one per dimension; saved segments keep at most 6). */
+  maxFilters: 20,
 } as const;
 
 const zDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'Give a day as YYYY-MM-DD');
@@ -53,7 +55,9 @@ export const StatsSpecFields = {
   where: z
     .record(zName, z.string().max(2048))
     .optional()
-    .describe('Filters: dimension name → value; `(none)` matches an empty value. In a query string: where.<name>=<value>'),
+    .describe(
+      `Filters: dimension name → value; \`(none)\` matches an empty value; at most ${STATS_LIMITS.maxFilters}. In a query string: where.<name>=<value>`,
+    ),
   sort: zName.optional().describe('A count of the metric set to rank by, such as sessions or pageviews'),
   limit: z
     .number()

@@ -5,7 +5,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { CHANGE_LIMITS, type Changes, type ChangesQuery, type MetricSet } from '@us/shared';
 import type { Actor } from '../../actor/actor.ts';
 import { CATALOGUE } from '../../analytics/catalogue.ts';
-import { addDays, type DayRange, isDay, resolveRange } from '../../analytics/range.ts';
+import { addDays, type DayRange, dayAdvice, isDay, resolveRange } from '../../analytics/range.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
 import { type StatsDeps, withSite } from '../../analytics/site-slot.ts';
 import { badRequest } from '../../core/errors.ts';
@@ -82,7 +82,7 @@ function periodsOf(ctx: SiteCtx, input: ChangesQuery): { current: DayRange; prev
   if (input.compareTo && !input.compareFrom) throw badRequest('compareFrom', 'Give compareFrom with compareTo');
   for (const field of ['compareFrom', 'compareTo'] as const) {
     const day = input[field];
-    if (day !== undefined && !isDay(day)) throw badRequest(field, `Give ${field} as a real calendar day, YYYY-MM-DD`);
+    if (day !== undefined && !isDay(day)) throw badRequest(field, dayAdvice(field));
   }
   if (!input.compareFrom)
     return { current, previous: { from: addDays(current.from, -length(current)), to: addDays(current.from, -1) } };

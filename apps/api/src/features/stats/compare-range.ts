@@ -1,7 +1,7 @@
 // The period a figure is compared with: by default the days just before (range.ts previousRange), or a
 // custom earlier range `compareFrom`/`compareTo` (compareFrom alone: as many days as the period).
 import { STATS_LIMITS } from '@us/shared';
-import { addDays, type DayRange, diffDays, isDay, previousRange } from '../../analytics/range.ts';
+import { addDays, type DayRange, dayAdvice, diffDays, isDay, previousRange } from '../../analytics/range.ts';
 import { badRequest } from '../../core/errors.ts';
 
 export interface CompareInput {
@@ -16,9 +16,9 @@ export function customCompareRange(input: CompareInput, range: DayRange): DayRan
     if (compareTo !== undefined) throw badRequest('compareFrom', 'Give compareFrom together with compareTo (YYYY-MM-DD)');
     return null;
   }
-  if (!isDay(compareFrom)) throw badRequest('compareFrom', 'Give compareFrom as a real calendar day, YYYY-MM-DD');
+  if (!isDay(compareFrom)) throw badRequest('compareFrom', dayAdvice('compareFrom'));
   if (compareTo !== undefined && !isDay(compareTo)) {
-    throw badRequest('compareTo', 'Give compareTo as a real calendar day, YYYY-MM-DD');
+    throw badRequest('compareTo', dayAdvice('compareTo'));
   }
   const to = compareTo ?? addDays(compareFrom, diffDays(range.from, range.to));
   const field = compareTo === undefined ? 'compareFrom' : 'compareTo';

@@ -2,10 +2,13 @@
 // which counts it reads, and which sources may answer which days. Pure: every outcome is a value, a
 // refusal too (the engine turns it into the 400); which recent days are rolled up already is a fact of
 // the database, looked up afterwards (rolled-days.ts) and fed back to splitDays.
-import { type MetricSet, PROPERTY_PREFIX } from '@us/shared';
+import { type MetricSet, PROPERTY_PREFIX, STATS_LIMITS } from '@us/shared';
 import { CATALOGUE, pairDimension, ROLLUP_PAIRS, TIME_DIMENSIONS } from '../../analytics/catalogue.ts';
-import { addDays, type DayRange, type RawRange, splitRange } from '../../analytics/range.ts';
+import { addDays, type DayRange, diffDays, type RawRange, splitRange } from '../../analytics/range.ts';
 import { countNames, type Question } from './question.ts';
+
+/** The longest hourly series: the raw rows' days, today and tomorrow (a viewer's zone ahead of the site's). */
+const HOUR_SERIES_DAYS = STATS_LIMITS.rawDays + 2;
 
 /** A question the engine cannot answer: the spec field to change and what to do instead. */
 export interface Refusal {
@@ -113,6 +116,10 @@ export function planFigures(qn: Question, rawStart: string, kept: readonly strin
   const hasOldDays = splitRange(qn.range, rawStart).rollup !== null;
   if (qn.by === 'hour' && hasOldDays) {
     return refuse('by', `Hourly series exist only for the last 90 days: choose days from ${rawStart} on, or by=day`);
+  }
+  // The raw days and tomorrow (a zone ahead): longer is future days, each adding 24 empty rows to the answer.
+  if (qn.by === 'hour' && diffDays(qn.range.from, qn.range.to) + 1 > HOUR_SERIES_DAYS) {
+    return refuse('by', `Hourly series cover at most ${HOUR_SERIES_DAYS} days: choose a shorter range, or by=day`);
   }
   const unkept = hasOldDays ? propertiesNamed(qn.by, qn.where).find((p) => !kept.includes(p.key)) : undefined;
   if (unkept) {

@@ -107,7 +107,12 @@ function isPropertyName(set: MetricSet, name: string, field: string): boolean {
 /** `where` keys must be filters of the set: a dimension of the catalogue or a property (`prop:<key>`). */
 export function checkWhere(set: MetricSet, where: Record<string, string> | undefined): Record<string, string> {
   const filters = rollupDimensions(set);
-  for (const key of Object.keys(where ?? {})) {
+  const keys = Object.keys(where ?? {});
+  // Counted first: each filter costs work per question (and the planner's checks grow with their number).
+  if (keys.length > STATS_LIMITS.maxFilters) {
+    throw badRequest('where', `Give at most ${STATS_LIMITS.maxFilters} filters (${keys.length} were given)`);
+  }
+  for (const key of keys) {
     if (!filters.includes(key) && !isPropertyName(set, key, `where.${key}`)) {
       const props = PROPERTY_SETS.has(set) ? `, ${PROPERTY_PATTERN}` : '';
       throw badRequest(`where.${key}`, `Filter ${set} by one of: ${filters.join(', ')}${props} (see GET /v1/stats/catalogue)`);

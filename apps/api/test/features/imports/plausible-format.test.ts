@@ -131,7 +131,7 @@ describe('Plausible CSV export', () => {
     const { rows, bad } = await read('imported_pages_20240101_20240102.csv', text);
     expect(rows.map((r) => r.value)).toEqual(['/', '/a']);
     expect(bad).toEqual([
-      [3, 'date "2024-13-01" is not a day (YYYY-MM-DD)'],
+      [3, 'date "2024-13-01" is not a day from 1970-01-01 to 2199-12-31 (YYYY-MM-DD)'],
       [4, 'visitors "seven" is not a whole number'],
     ]);
   });

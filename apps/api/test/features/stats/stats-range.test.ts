@@ -23,6 +23,18 @@ describe('stats days', () => {
     expect(isDay('26-01-01')).toBe(false);
   });
 
+  it('knows days only from 1970 to 2199: a day past 9999-12-31 has no four-digit year, and ranges loop on it', () => {
+    expect(isDay('1970-01-01')).toBe(true);
+    expect(isDay('2199-12-31')).toBe(true);
+    expect(isDay('1969-12-31')).toBe(false);
+    expect(isDay('2200-01-01')).toBe(false);
+    expect(isDay('9999-12-31')).toBe(false);
+    const today = '2026-03-10';
+    expect(fieldOf(() => resolveRange({ from: '9999-12-30', to: '9999-12-31' }, today))).toBe('from');
+    expect(fieldOf(() => resolveRange({ from: '2026-03-01', to: '9999-12-31' }, today))).toBe('to');
+    expect(fieldOf(() => resolveRange({ from: '0001-01-01', to: '0001-01-02' }, today))).toBe('from');
+  });
+
   it('takes today in the site zone', () => {
     const at = new Date('2026-03-10T03:00:00Z');
     expect(localToday('UTC', at)).toBe('2026-03-10');

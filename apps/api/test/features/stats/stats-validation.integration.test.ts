@@ -31,6 +31,31 @@ describe('stats: refused specs name the field (400 problem+json)', () => {
   it('to without from', () => refused({ metrics: 'pageviews', to: '2026-01-01' }, 'from'));
   it('from after to', () => refused({ metrics: 'pageviews', from: '2026-01-05', to: '2026-01-01' }, 'to'));
   it('not a calendar day', () => refused({ metrics: 'pageviews', from: '2026-02-30' }, 'from'));
+  it('a day past 2199 (the last days of year 9999 once looped without end)', async () => {
+    for (const by of ['day', 'hour', 'week', 'month']) {
+      await refused({ metrics: 'pageviews', by, from: '9999-12-30', to: '9999-12-31' }, 'from', /1970-01-01 to 2199-12-31/);
+    }
+    await refused({ metrics: 'pageviews', by: 'day', from: '2026-01-01', to: '9999-12-31' }, 'to');
+    await f.get(`/v1/sites/${siteId}/stats`, { metrics: 'pageviews', by: 'day', days: 1 }).expect(200);
+  });
+  it('an hourly series over more days than the raw rows keep (hours of ten future years)', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    await refused(
+      { metrics: 'pageviews', by: 'hour', from: today, to: `${Number(today.slice(0, 4)) + 10}-01-01` },
+      'by',
+      /at most 92 days/,
+    );
+  });
+  it('more than 20 filters', async () => {
+    const where = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`where.prop:k${i}`, 'x']));
+    await refused({ metrics: 'pageviews', ...where }, 'where', /at most 20 filters/);
+    const res = await f.post(`/v1/sites/${siteId}/stats/query`, {
+      metrics: 'pageviews',
+      where: Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`prop:k${i}`, 'x'])),
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.field).toBe('where');
+  });
   it('bad lane', () => refused({ metrics: 'pageviews', lane: 'robots' }, 'lane'));
   it('a parameter with an empty name is named, not an empty field', async () => {
     for (const path of [

@@ -12,6 +12,7 @@
 //   (summary `visible_ms`);
 // - entry pages are the sessions' `page`, exit pages their `exit_page`, pages the pageviews' `page`;
 // - custom events are events by `event` name (and `page` where the export has the path).
+import { FIRST_DAY, isDay, LAST_DAY } from '../../../analytics/range.ts';
 import type { ImportedRow, ImportFormat, ImportSink, NumberedRecord } from './format.ts';
 
 interface Table {
@@ -162,10 +163,6 @@ export function plausibleTableOf(fileName: string): string | null {
   return table && table in PLAUSIBLE_TABLES ? table : null;
 }
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
-const isDay = (s: string) =>
-  DAY.test(s) && !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s);
-
 class BadRecord extends Error {}
 
 async function read(fileName: string, records: AsyncIterable<NumberedRecord>, sink: ImportSink): Promise<void> {
@@ -174,7 +171,7 @@ async function read(fileName: string, records: AsyncIterable<NumberedRecord>, si
   for await (const { line, record } of records) {
     const day = (record.date ?? '').trim();
     if (!isDay(day)) {
-      sink.bad(line, `date "${day.slice(0, 40)}" is not a day (YYYY-MM-DD)`);
+      sink.bad(line, `date "${day.slice(0, 40)}" is not a day from ${FIRST_DAY} to ${LAST_DAY} (YYYY-MM-DD)`);
       continue;
     }
     const n = (col: string) => {
