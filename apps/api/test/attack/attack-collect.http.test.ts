@@ -210,6 +210,33 @@ describe('attacks on the collect path', () => {
     });
   });
 
+  describe('page reports with made-up secrets', () => {
+    it('count against the address’s secret lookups: still counted (202), then no lookup, and a guess on the edge path is 429', async () => {
+      // Each new secret on a page report cost a lookup of its own, past the budget an edge's guesses have.
+      const ip = '203.0.113.96';
+      const ids: string[] = [];
+      for (let i = 0; i < 70; i++) {
+        const id = pvid();
+        ids.push(id);
+        await report(victim, { id }, ip)
+          .set('x-svc-proxy', `sk_live_${randomBytes(16).toString('hex')}`)
+          .expect(202);
+      }
+      const guess = await t.request
+        .post('/collect/requests')
+        .set('x-svc-proxy', `sk_live_${randomBytes(16).toString('hex')}`)
+        .set('X-Forwarded-For', ip)
+        .send({ k: victim.publicKey, records: [] });
+      expect(guess.status).toBe(429);
+      await t.deps.ingest.flushNow();
+      const rows = await stored('pageviews', victim.siteId);
+      expect(ids.every((id) => rows.some((r) => r.pageview_id === id))).toBe(true);
+      // The site's own edge, from another address, is unaffected.
+      await edge(victim, [{ at: Date.now(), method: 'GET', path: '/after-secret-reports', status: 200, ms: 1 }]).expect(202);
+      await bystanderStillCounted();
+    });
+  });
+
   describe('page reports with made-up Origin headers', () => {
     it('are 403 each, however many and however long, while the site’s own origin and other tenants go on', async () => {
       // More distinct origins than the node keeps hosts for (1,000), and long ones it never keeps.

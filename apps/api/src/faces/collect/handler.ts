@@ -81,7 +81,7 @@ export function collectHandler(deps: Deps, afterAnswers: (work: () => void) => v
     }
     const report = await readPageReport(ctx);
     const { site, page: url } = await siteOfReport(cache, report, ctx.get('origin'), { budgets, ip: ctx.ip });
-    const client = await clientOfReport(ctx, cache, site.id, trust);
+    const client = await clientOfReport(ctx, cache, budgets, site.id, trust);
     const at = new Date();
     // A pageview is one row and its exposures; room for them all, or 503 now (BufferFull).
     const room = deps.ingest.holdRoom(report.t === 'pv' ? 1 + MAX_EXPOSURES : 1);

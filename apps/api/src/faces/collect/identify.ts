@@ -80,12 +80,21 @@ const hintsOf = (ctx: CollectExchange): ClientHints | undefined => {
  * The client of a page report. Proxy headers (`x-svc-client-ip/-country/-asn/-as-org/-tls`) count only with
  * this site's valid secret in `x-svc-proxy`; otherwise the connection's own address and TLS (the trusted
  * hop's `X-Forwarded-Tls` or this node's TLS socket: the browser's own connection when nothing proxies it).
+ * A secret this node does not know costs a lookup, counted per address as the edge path counts it: past the
+ * budget the report is still counted, as not proxied.
  */
-export async function clientOfReport(ctx: CollectExchange, cache: SiteCache, siteId: string, trust: ProxyTrust): Promise<Client> {
+export async function clientOfReport(
+  ctx: CollectExchange,
+  cache: SiteCache,
+  budgets: CollectBudgets,
+  siteId: string,
+  trust: ProxyTrust,
+): Promise<Client> {
   const ua = ctx.get('user-agent');
   const hints = hintsOf(ctx);
   const secret = ctx.get('x-svc-proxy');
-  if (!secret || (await cache.siteIdForSecret(secret)) !== siteId) {
+  const mayLookUp = secret !== '' && (cache.knowsSecret(secret) || (await budgets.mayLookUpSecret(ctx.ip)));
+  if (!mayLookUp || (await cache.siteIdForSecret(secret)) !== siteId) {
     return { ip: ctx.ip, ua, hints, tls: tlsSummary(connectionTls(ctx.req, trust), null) };
   }
   const asn = Number(ctx.get('x-svc-client-asn'));
