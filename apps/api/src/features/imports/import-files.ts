@@ -55,7 +55,20 @@ export async function* fileChunks(pool: PgPool, importId: string, name: string):
   }
 }
 
-/** Stores a file's bytes as they come, replacing any file of that name; throws what `tooBig` makes past `maxBytes`. */
+/**
+ * What an upload checks as its file is added, under the import's lock, so uploads sent at once are counted one
+ * after the other and none lands in an import that started meanwhile.
+ */
+export interface FileSlot {
+  maxFiles: number;
+  started: () => Error;
+  full: () => Error;
+}
+
+/**
+ * Stores a file's bytes as they come, replacing any file of that name; throws what `tooBig` makes past
+ * `maxBytes`, and what `slot` makes when the import started or has its files already.
+ */
 export async function storeFile(
   pool: PgPool,
   importId: string,
@@ -63,8 +76,10 @@ export async function storeFile(
   body: AsyncIterable<Buffer> | Iterable<Buffer>,
   maxBytes: number,
   tooBig: () => Error,
+  slot?: FileSlot,
 ): Promise<number> {
-  await withClient(pool, async (c) => {
+  await inTransaction(pool, async (c) => {
+    if (slot) await takeSlot(c, importId, name, slot);
     await c.query('delete from import_files where import_id = $1 and name = $2', [importId, name]);
     await c.query('insert into import_files (import_id, name, bytes, complete) values ($1, $2, 0, false)', [importId, name]);
   });
@@ -103,6 +118,16 @@ export async function storeFile(
     c.query('update import_files set bytes = $3, complete = true where import_id = $1 and name = $2', [importId, name, bytes]),
   );
   return bytes;
+}
+
+async function takeSlot(c: Db, importId: string, name: string, slot: FileSlot) {
+  const { rows } = await c.query<{ status: string }>('select status from imports where id = $1 for update', [importId]);
+  if (rows[0]?.status !== 'awaiting_files') throw slot.started();
+  const { rows: count } = await c.query<{ n: string }>(
+    'select count(*) as n from import_files where import_id = $1 and name <> $2',
+    [importId, name],
+  );
+  if (Number(count[0]?.n ?? 0) >= slot.maxFiles) throw slot.full();
 }
 
 export async function dropFile(pool: PgPool, importId: string, name: string): Promise<void> {

@@ -1,6 +1,6 @@
 // An import as stored (table `imports`) and as answered (the shared `Import`).
-import type { Import, ImportSourceName, ImportStatus } from '@us/shared';
-import { AppError } from '../../core/errors.ts';
+import { IMPORT_LIMITS, type Import, type ImportSourceName, type ImportStatus } from '@us/shared';
+import { AppError, badRequest } from '../../core/errors.ts';
 
 export interface ImportRow {
   id: string;
@@ -52,5 +52,10 @@ export function toImport(r: ImportRow): Import {
 
 export const NO_IMPORT = () => new AppError(404, 'No such import on this site: check the id with GET /v1/sites/{id}/imports');
 
+export const TOO_MANY_FILES = () =>
+  badRequest(
+    'fileName',
+    `An import takes at most ${IMPORT_LIMITS.filesPerImport} files: start this one, then make another import for the rest`,
+  );
 export const ALREADY_STARTED = () =>
   new AppError(409, 'This import has started: its files can no longer change. Delete it and make a new import to change them');

@@ -8,6 +8,7 @@ import { AppError, badRequest } from '../../core/errors.ts';
 import { readCsv } from './csv-records.ts';
 import { formatOf } from './formats/index.ts';
 import { dropFile, fileChunks, storeFile } from './import-files.ts';
+import { ALREADY_STARTED, TOO_MANY_FILES } from './import-row.ts';
 
 export const fileTooLarge = () =>
   new AppError(
@@ -18,7 +19,11 @@ export const fileTooLarge = () =>
 /** Stores the body as the import's file `name` (replacing one of that name) and checks its header; answers its size. */
 export async function receiveFile(orm: Orm, imp: Import, name: string, body: AsyncIterable<Buffer>): Promise<number> {
   const pool = await pgPoolOf(orm);
-  const bytes = await storeFile(pool, imp.id, name, body, IMPORT_LIMITS.fileBytes, fileTooLarge);
+  const bytes = await storeFile(pool, imp.id, name, body, IMPORT_LIMITS.fileBytes, fileTooLarge, {
+    maxFiles: IMPORT_LIMITS.filesPerImport,
+    started: ALREADY_STARTED,
+    full: TOO_MANY_FILES,
+  });
   const refusal = await checkUploadedHeader(orm, imp, name);
   if (refusal) {
     await dropFile(pool, imp.id, name);

@@ -129,6 +129,21 @@ describe('imports over HTTP', () => {
       .expect(201);
   });
 
+  it('keeps at most 20 files per import, counted before each is added, when they are uploaded all at once too', async () => {
+    // A site of its own: the shared one's imports not done are bounded.
+    const site = await f.site();
+    const made = (await api().post(`/v1/sites/${site}/imports`, { source: 'plausible' }).expect(201)).body;
+    const base = `/v1/sites/${site}/imports/${made.id}`;
+    const names = Array.from({ length: 26 }, (_, i) => `imported_visitors_20240101_202402${String(i + 1).padStart(2, '0')}.csv`);
+    const sent = await Promise.all(names.map((name) => put(`${base}/files/${name}`, visitorsCsv)));
+    expect(sent.filter((r) => r.status === 200)).toHaveLength(20);
+    for (const refused of sent.filter((r) => r.status !== 200)) {
+      expect(refused.status).toBe(400);
+      expect(refused.body).toMatchObject({ field: 'fileName', title: expect.stringMatching(/at most 20 files/) });
+    }
+    expect((await api().get(base).expect(200)).body.files).toHaveLength(20);
+  });
+
   it('refuses a bad source, a bad file name, a file of another format, and a declared body past 200 MB', async () => {
     const bad = await api().post(`/v1/sites/${siteId}/imports`, { source: 'matomo' }).expect(400);
     expect(bad.body.title).toMatch(/plausible, umami or ga4/);
