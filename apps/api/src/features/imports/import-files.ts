@@ -78,11 +78,15 @@ export async function storeFile(
   tooBig: () => Error,
   slot?: FileSlot,
 ): Promise<number> {
-  await inTransaction(pool, async (c) => {
-    if (slot) await takeSlot(c, importId, name, slot);
+  // A refusal is thrown once the transaction has ended, so its connection goes back to the pool whole.
+  const refusal = await inTransaction(pool, async (c) => {
+    const refused = slot ? await slotRefusal(c, importId, name, slot) : null;
+    if (refused) return refused;
     await c.query('delete from import_files where import_id = $1 and name = $2', [importId, name]);
     await c.query('insert into import_files (import_id, name, bytes, complete) values ($1, $2, 0, false)', [importId, name]);
+    return null;
   });
+  if (refusal) throw refusal();
   let bytes = 0;
   let seq = 0;
   let parts: Buffer[] = [];
@@ -120,14 +124,15 @@ export async function storeFile(
   return bytes;
 }
 
-async function takeSlot(c: Db, importId: string, name: string, slot: FileSlot) {
+/** Under the import's lock: why the file may not be added (its maker), or null. */
+async function slotRefusal(c: Db, importId: string, name: string, slot: FileSlot): Promise<(() => Error) | null> {
   const { rows } = await c.query<{ status: string }>('select status from imports where id = $1 for update', [importId]);
-  if (rows[0]?.status !== 'awaiting_files') throw slot.started();
+  if (rows[0]?.status !== 'awaiting_files') return slot.started;
   const { rows: count } = await c.query<{ n: string }>(
     'select count(*) as n from import_files where import_id = $1 and name <> $2',
     [importId, name],
   );
-  if (Number(count[0]?.n ?? 0) >= slot.maxFiles) throw slot.full();
+  return Number(count[0]?.n ?? 0) >= slot.maxFiles ? slot.full : null;
 }
 
 export async function dropFile(pool: PgPool, importId: string, name: string): Promise<void> {
