@@ -142,4 +142,20 @@ describe('LookupCache', () => {
     expect(c.cache.peek('d')).toBe('site d');
     expect(c.cache.peek('a')).toBeUndefined();
   });
+
+  it('when full forgets its oldest answer, not every answer: one refreshed since stays (a flood of new keys)', async () => {
+    const c = setup({ maxEntries: 3 });
+    for (const key of ['a', 'b', 'c']) await c.prime(key, `site ${key}`);
+    // Late in its life, a busy key is refreshed in the background, and counts as new again.
+    c.at(55_000);
+    expect(c.get('a')).toBe('site a');
+    await turn();
+    c.lookups.at(-1)?.resolve('site a again');
+    await turn();
+    await c.prime('d', 'site d');
+    expect(c.cache.peek('a')).toBe('site a again');
+    expect(c.cache.peek('b')).toBeUndefined();
+    expect(c.cache.peek('c')).toBe('site c');
+    expect(c.cache.peek('d')).toBe('site d');
+  });
 });

@@ -3,7 +3,7 @@ export interface LookupCacheOptions<V = unknown> {
   ttlMs: number;
   /** In the last this-many ms of an entry's life, the first request that sees it refreshes it in the background. */
   refreshMs: number;
-  /** Entries kept at most; a full cache starts over. */
+  /** Entries kept at most; a full cache forgets the answer looked up longest ago. */
   maxEntries: number;
   now: () => number;
   /** A background refresh failed: the entry is used until it expires, then looked up in the foreground. */
@@ -62,7 +62,10 @@ export class LookupCache<V> {
       .then(load)
       .then((value) => {
         if (epoch === this.epoch && (this.o.keep?.(value) ?? true)) {
-          if (this.entries.size >= this.o.maxEntries) this.entries.clear();
+          // Kept last in the map's order, so a full cache forgets the answer looked up longest ago: a busy key
+          // is refreshed before its end, so a flood of new keys takes the ones nobody asked for again first.
+          this.entries.delete(key);
+          if (this.entries.size >= this.o.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
           this.entries.set(key, { value, until: now + this.o.ttlMs });
         } else if (epoch === this.epoch) this.entries.delete(key);
         return value;

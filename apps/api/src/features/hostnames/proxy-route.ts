@@ -22,7 +22,7 @@ const GENERATION_CHECK_MS = 1_000;
 /** Upper bound on staleness even if the hot store cannot be read. */
 const CACHE_MS = 60_000;
 const REFRESH_MS = 10_000;
-/** Hostnames a node remembers at most, answers and "not a live proxy hostname" alike; a full cache starts over. */
+/** Hostnames a node remembers at most, answers and "not a live proxy hostname" alike; a full cache forgets the oldest. */
 const MAX_ENTRIES = 10_000;
 const NO_ANSWER = Symbol('no answer');
 
