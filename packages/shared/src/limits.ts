@@ -12,6 +12,8 @@ export const LIMITS = {
   twoFactorGuesses: 5,
   twoFactorWindowSeconds: 300,
   loginFailuresBeforeSlowdown: 3,
+  /** Sign-in attempts an address may have failing in an hour; past them it is 429 without a check. */
+  loginFailuresPerAddress: 100,
   changeWrongBeforeThrottle: 3,
   changeWrongSignsOut: 5,
   mcpCallsPerMinute: 600,

@@ -1,3 +1,4 @@
+import { LIMITS } from '@us/shared';
 import type { Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enableTwoFactor, expectProblem, mailsTo, sleepsDuring, totpCode, uniqueIp, wrongCode } from '../support/auth-helpers.ts';
@@ -140,5 +141,31 @@ describe('attack: concurrent guesses against the throttles', () => {
     // Three free failures: every later attempt waits, doubling up to 8 s.
     expect(delays.length).toBeGreaterThanOrEqual(STORM - 3);
     expect(Math.max(...delays)).toBe(8000);
+  });
+
+  it(`sign-in: past ${LIMITS.loginFailuresPerAddress} failures an hour from one address, 429 without a check (even the right password); another address signs in`, async () => {
+    // The slowdown delays each answer, but guesses sent at once were all checked after their delay: each an
+    // Argon2 verification on the shared thread pool.
+    const { email } = await createUser(t.deps);
+    const ip = uniqueIp();
+    const answers = await Promise.all(
+      Array.from({ length: LIMITS.loginFailuresPerAddress + 5 }, () =>
+        t.request.post('/v1/auth/login').set('X-Forwarded-For', ip).send({ email, password: WRONG }),
+      ),
+    );
+    expect(count(answers, 401)).toBe(LIMITS.loginFailuresPerAddress);
+    expect(count(answers, 429)).toBe(5);
+    const refused = answers.find((r) => r.status === 429) as Response;
+    expectProblem(refused, 429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expectProblem(
+      await t.request.post('/v1/auth/login').set('X-Forwarded-For', ip).send({ email, password: GOOD_PASSWORD }),
+      429,
+    );
+    await t.request
+      .post('/v1/auth/login')
+      .set('X-Forwarded-For', uniqueIp())
+      .send({ email, password: GOOD_PASSWORD })
+      .expect(200);
   });
 });

@@ -3,7 +3,7 @@ import { User } from '@us/db';
 import { LIMITS } from '@us/shared';
 import type { RequestInfo } from '../../actor/request-info.ts';
 import type { Deps } from '../../core/deps.ts';
-import { AppError } from '../../core/errors.ts';
+import { AppError, tooMany } from '../../core/errors.ts';
 import { dummyVerify, verifyPassword } from '../../core/security/passwords.ts';
 import { randomToken, sha256 } from '../../core/security/tokens.ts';
 import type { ResponseOut } from '../../procedures/context.ts';
@@ -24,13 +24,21 @@ async function signedIn(deps: Deps, em: EntityManager, user: User, req: RequestI
 
 /**
  * Counts this attempt against the address and the account before the password is checked, so attempts
- * sent at once each see the ones before them; answers how many failures came before this one.
+ * sent at once each see the ones before them; answers how many failures came before this one. Past
+ * LIMITS.loginFailuresPerAddress from the address it is 429 without a check: the slowdown delays each answer,
+ * but guesses sent at once would each still be verified (Argon2, on the shared thread pool). An account has
+ * no such bound, so no one can lock another person out by guessing.
  */
 async function countAttempt(deps: Deps, address: string | null, user: User | null): Promise<number> {
+  const addressKey = address ? throttleKeys.loginByAddress(address) : null;
   const [byAddress, byAccount] = await Promise.all([
-    address ? deps.hot.incr(throttleKeys.loginByAddress(address), LOGIN_WINDOW_SECONDS) : 0,
+    addressKey ? deps.hot.incr(addressKey, LOGIN_WINDOW_SECONDS) : 0,
     user ? deps.hot.incr(throttleKeys.loginByAccount(user.id), LOGIN_WINDOW_SECONDS) : 0,
   ]);
+  if (addressKey && byAddress > LIMITS.loginFailuresPerAddress) {
+    const wait = Math.max(1, await deps.hot.ttl(addressKey));
+    throw tooMany(wait, `Too many failed sign-ins from this address: try again in ${Math.ceil(wait / 60)} minutes`);
+  }
   return Math.max(byAddress, byAccount) - 1;
 }
 
