@@ -14,6 +14,8 @@ export const LIMITS = {
   loginFailuresBeforeSlowdown: 3,
   /** Sign-in attempts an address may have failing in an hour; past them it is 429 without a check. */
   loginFailuresPerAddress: 100,
+  /** Sign-ups an address may send in an hour (each an Argon2 hash, and a new account's rows); then 429. */
+  signupsPerAddress: 30,
   changeWrongBeforeThrottle: 3,
   changeWrongSignsOut: 5,
   mcpCallsPerMinute: 600,

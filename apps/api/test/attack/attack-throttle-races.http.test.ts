@@ -143,6 +143,31 @@ describe('attack: concurrent guesses against the throttles', () => {
     expect(Math.max(...delays)).toBe(8000);
   });
 
+  it(`sign-up: ${LIMITS.signupsPerAddress} an hour from one address, counted before any work; past them 429, other addresses go on`, async () => {
+    const ip = uniqueIp();
+    const emails = Array.from({ length: LIMITS.signupsPerAddress + 5 }, () => uniqueEmail('storm'));
+    const answers = await Promise.all(
+      emails.map((email) =>
+        t.request.post('/v1/auth/signup').set('X-Forwarded-For', ip).send({ email, password: GOOD_PASSWORD }),
+      ),
+    );
+    expect(count(answers, 202)).toBe(LIMITS.signupsPerAddress);
+    expect(count(answers, 429)).toBe(5);
+    const refused = answers.find((r) => r.status === 429) as Response;
+    expectProblem(refused, 429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    // A refused sign-up made no account.
+    const [made] = await t.deps.orm.em
+      .fork()
+      .execute<{ n: string }[]>('select count(*) as n from users where email = any(?::text[])', [`{${emails.join(',')}}`]);
+    expect(Number(made?.n)).toBe(LIMITS.signupsPerAddress);
+    await t.request
+      .post('/v1/auth/signup')
+      .set('X-Forwarded-For', uniqueIp())
+      .send({ email: uniqueEmail(), password: GOOD_PASSWORD })
+      .expect(202);
+  });
+
   it(`sign-in: past ${LIMITS.loginFailuresPerAddress} failures an hour from one address, 429 without a check (even the right password); another address signs in`, async () => {
     // The slowdown delays each answer, but guesses sent at once were all checked after their delay: each an
     // Argon2 verification on the shared thread pool.

@@ -2,6 +2,7 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Membership, User, Workspace } from '@us/db';
 import { LIMITS } from '@us/shared';
+import type { RequestInfo } from '../../actor/request-info.ts';
 import type { Deps } from '../../core/deps.ts';
 import { AppError, badRequest } from '../../core/errors.ts';
 import { normaliseEmail } from '../../core/mail/address.ts';
@@ -9,7 +10,10 @@ import { mayMail } from '../../core/mail/budget.ts';
 import { alreadyRegisteredMail, verificationMail } from '../../core/mail/templates.ts';
 import { hashPassword, isBreached, verifyPassword } from '../../core/security/passwords.ts';
 import { consumeEmailToken, emailLink, findLiveEmailToken, issueEmailToken } from './email-tokens.ts';
-import { countGuess, throttleKeys } from './throttle.ts';
+import { addressTag, countGuess, throttleKeys } from './throttle.ts';
+
+/** Sign-ups are counted per address over one fixed hour. */
+const SIGNUP_WINDOW_SECONDS = 3600;
 
 export const SIGNUP_MESSAGE =
   'Check your inbox: we sent a link to confirm the address. If it already has an account, we sent sign-in help instead.';
@@ -42,7 +46,18 @@ export async function signup(
   deps: Deps,
   em: EntityManager,
   input: { email: string; password: string; workspaceName?: string | undefined },
+  req: RequestInfo,
 ) {
+  // Counted per address before any work: each sign-up costs an Argon2 hash, and a new address an account.
+  if (req.ip) {
+    await countGuess(
+      deps.hot,
+      throttleKeys.signupByAddress(addressTag(req.ip)),
+      LIMITS.signupsPerAddress,
+      SIGNUP_WINDOW_SECONDS,
+      (wait) => `Too many sign-ups from this address: try again in ${Math.ceil(wait / 60)} minutes`,
+    );
+  }
   const email = normaliseEmail(input.email);
   await refuseBreached(deps, input.password, 'password');
   const passwordHash = await hashPassword(input.password);

@@ -44,7 +44,7 @@ export const authRouter = router({
     .meta({ auth: 'none', status: 202, openapi: post('/v1/auth/signup', 'Create an account and its workspace') })
     .input(SignupInput)
     .output(zMessage)
-    .mutation(({ ctx, input }) => accounts.signup(ctx.deps, ctx.em, input)),
+    .mutation(({ ctx, input }) => accounts.signup(ctx.deps, ctx.em, input, ctx.req)),
 
   verify: publicProcedure
     .meta({ auth: 'none', openapi: post('/v1/auth/verify', 'Confirm the e-mail address from the link') })

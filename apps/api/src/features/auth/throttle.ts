@@ -11,6 +11,7 @@ export const LOGIN_WINDOW_SECONDS = 3600;
  */
 export const throttleKeys = {
   loginByAddress: (tag: string) => `login-fail:ip:${tag}`,
+  signupByAddress: (tag: string) => `signup:ip:${tag}`,
   loginByAccount: (userId: string) => `login-fail:acct:${userId}`,
   /** Hash: address tag → failures from it against this account, so a reset can take them back off. */
   loginAddressesOfAccount: (userId: string) => `login-fail:acct-ips:${userId}`,
