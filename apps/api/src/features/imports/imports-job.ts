@@ -1,23 +1,21 @@
 // The import job: reads a started import's files, streaming, into imported daily figures, in batches each
 // stored with its checkpoint, so a run stopped anywhere (a restart, a node gone) resumes after the last
 // stored line and ends with the figures of one uninterrupted run. Runs every few seconds, a site's imports
-// one at a time across nodes, and imports due in turns a file at a time, workspace by workspace (the claim
-// below); see docs/product/imports.md.
+// one at a time across nodes, and imports due in turns a file at a time, workspace by workspace (the claims:
+// import-claims.ts); see docs/product/imports.md.
 import type { Orm, PgPool } from '@us/db';
 import { pgPoolOf } from '@us/db';
 import { IMPORT_LIMITS } from '@us/shared';
-import { jobLockKey } from '../../core/job-lock.ts';
 import type { Logger } from '../../core/logger.ts';
 import { readCsv } from './csv-records.ts';
 import type { ImportFormat, ImportSink, ImportSource } from './formats/format.ts';
 import { formatOf } from './formats/index.ts';
 import { Batch, type Checkpoint, nativeDays, recordProgress, replaceEarlier, stageRecords, storeRows } from './import-batch.ts';
+import { claimNext, endTurn, othersDue } from './import-claims.ts';
 import { type Db, fileChunks, inTransaction, withClient } from './import-files.ts';
 
 /** Records per batch (each batch one transaction with its checkpoint). */
 export const BATCH_RECORDS = 2000;
-/** A running import whose node has written nothing for this long is taken over. */
-export const STALE_MS = 120_000;
 /** A checkpoint's line once its file is read to its end. */
 const FILE_END = Number.MAX_SAFE_INTEGER;
 
@@ -62,56 +60,6 @@ export async function runDueImports(orm: Orm, opts: ImportRunOptions & { siteIds
     await runTurn(orm, id, opts, { siteIds: opts.siteIds });
     turns++;
   }
-}
-
-/**
- * An import that may be claimed: due (queued, or running on a node that stopped writing), among `$2`'s sites
- * when given, and first of its site: the site's running import, then its oldest queued one.
- */
-const CLAIMABLE = `(i.status = 'queued' or (i.status = 'running' and i.heartbeat_at < now() - make_interval(secs => $1)))
-  and ($2::uuid[] is null or i.site_id = any($2::uuid[]))
-  and not exists (
-    select 1 from imports e
-     where e.site_id = i.site_id and e.id <> i.id and e.status in ('queued', 'running')
-       and ((e.status <> 'running')::int, e.created_at, e.id) < ((i.status <> 'running')::int, i.created_at, i.id))`;
-
-/**
- * Claims the next import due whose site runs no other one (CLAIMABLE). Turns go workspace by workspace: the
- * workspace whose last turn is oldest (or that had none) first, then its import whose last turn is oldest, so
- * one workspace's many imports do not hold back another's. Claims are taken one at a time across nodes (a
- * transaction lock), so no two see the same site free.
- */
-async function claimNext(pool: PgPool, siteIds: string[] | undefined): Promise<string | undefined> {
-  return inTransaction(pool, async (db) => {
-    await db.query('select pg_advisory_xact_lock($1, $2)', jobLockKey('importClaims'));
-    const { rows } = await db.query<{ id: string }>(
-      `update imports set status = 'running', started_at = coalesce(started_at, now()), heartbeat_at = now(), turn_at = now()
-       where id = (select i.id from imports i join sites s on s.id = i.site_id
-                   where ${CLAIMABLE}
-                   order by (select max(t.turn_at) from imports t join sites ts on ts.id = t.site_id
-                              where ts.workspace_id = s.workspace_id) nulls first,
-                            i.turn_at nulls first, i.created_at, i.id
-                   limit 1 for update of i skip locked)
-       returning id`,
-      [STALE_MS / 1000, siteIds ?? null],
-    );
-    return rows[0]?.id;
-  });
-}
-
-/** Whether an import other than this one may be claimed now: the job's run then ends its turn at a file's end. */
-async function othersDue(pool: PgPool, importId: string, siteIds: string[] | undefined): Promise<boolean> {
-  const { rows } = await withClient(pool, (db) =>
-    db.query(`select 1 from imports i where i.id <> $3 and ${CLAIMABLE} limit 1`, [STALE_MS / 1000, siteIds ?? null, importId]),
-  );
-  return rows.length > 0;
-}
-
-/** Back to the queue after a turn, its checkpoint at the file just read (unless it was deleted meanwhile). */
-async function endTurn(pool: PgPool, importId: string) {
-  await withClient(pool, (db) =>
-    db.query(`update imports set status = 'queued' where id = $1 and status = 'running'`, [importId]),
-  );
 }
 
 /** Runs (or resumes) one import to its end; a run stopped by `stopAfterBatches` leaves it running. */
