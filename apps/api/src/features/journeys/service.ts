@@ -5,7 +5,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Journeys, JourneysQuery, JourneyZoom } from '@us/shared';
 import type { Actor } from '../../actor/actor.ts';
 import type { GatherOptions } from '../../analytics/day-store/gather.ts';
-import { resolveRange } from '../../analytics/range.ts';
+import { addDays, resolveRange } from '../../analytics/range.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
 import { type StatsDeps, withSite } from '../../analytics/site-slot.ts';
 import { badRequest } from '../../core/errors.ts';
@@ -60,6 +60,10 @@ export async function journeysOf(
       input.from !== undefined ? 'from' : 'days',
       `Journeys read the last 90 days only: choose days from ${ctx.rawStart} on`,
     );
+  }
+  // Days to come have no journeys; each would be computed and stored as an empty day (tomorrow: a zone ahead).
+  if (range.to > addDays(ctx.today, 1)) {
+    throw badRequest('to', `Journeys read the last 90 days only: choose days up to ${ctx.today}`);
   }
   const settings = readSettings(stored);
   const goals = goalDefs(settings.goals);

@@ -33,6 +33,8 @@ describe('journeys over the wire', () => {
       [{ from: '2026-02-30' }, 'from'],
       [{ from: '2000-01-01' }, 'from'],
       [{ days: '7', from: '2026-01-01' }, 'days'],
+      // Days to come: each would be stored as an empty day.
+      [{ from: dayAgo('UTC', 0), to: dayAgo('UTC', -400) }, 'to'],
     ];
     for (const [query, field] of cases) expectProblem(await f.get(path(), query), 400, field);
     const unknown = expectProblem(await f.get(path(), { lane: 'human' }), 400);
