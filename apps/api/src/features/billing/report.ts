@@ -104,20 +104,31 @@ async function reportOne(conn: SqlConnection, provider: BillingProvider, r: Pend
   return item.id;
 }
 
+export interface OverageRunOptions {
+  /** Months sent in one run at most (default 500); the rest wait for the next run. */
+  perRun?: number;
+  /** Only these workspaces' months (tests on a shared database). */
+  workspaceIds?: string[];
+}
+
 /**
- * Sends every pending month to the provider. A failure is kept on the row (attempts, last error) and
- * tried again at the next run; nothing is sent twice.
+ * Sends the pending months to the provider, those tried least often first: a month the provider keeps refusing
+ * (a customer deleted there) goes after the others, so such months never hold newer ones back. A failure is
+ * kept on the row (attempts, last error) and tried again at the next run; nothing is sent twice.
  */
 export async function reportOverages(
   conn: SqlConnection,
   provider: BillingProvider,
+  opts: OverageRunOptions = {},
 ): Promise<{ reported: number; failed: number }> {
+  const ids = opts.workspaceIds ? `{${opts.workspaceIds.join(',')}}` : null;
   const pending = await conn.execute<Pending[]>(
     `select b.workspace_id::text as workspace_id, to_char(b.month, 'YYYY-MM-DD') as month, b.amount_cents, b.closed_at,
             a.customer_id, a.subscription_id, a.status, a.interval
        from billing_months b join billing_accounts a on a.workspace_id = b.workspace_id
-      where b.state = 'pending' order by b.month, b.workspace_id limit 500`,
-    [],
+      where b.state = 'pending' and (?::uuid[] is null or b.workspace_id = any(?::uuid[]))
+      order by b.attempts, b.month, b.workspace_id limit ?`,
+    [ids, ids, opts.perRun ?? 500],
     'all',
   );
   let reported = 0;

@@ -5,7 +5,8 @@
 // billing-month-end.http.test.ts.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBilling } from '../../../src/features/billing/billing-job.ts';
-import { overageKey } from '../../../src/features/billing/report.ts';
+import type { BillingProvider } from '../../../src/features/billing/provider.ts';
+import { overageKey, reportOverages } from '../../../src/features/billing/report.ts';
 import { monthOf } from '../../../src/features/billing/usage-counters.ts';
 import { createToken, createUser, startTestServer, type TestServer } from '../../support/server.ts';
 import { type StripeStandIn, startStripeStandIn, stripeEnv } from '../../support/stripe-standin.ts';
@@ -109,6 +110,43 @@ describe('month-end overage', () => {
     await runBilling(t.deps.orm, t.deps.billing, { now, wait: true });
     expect(itemsOf(w.customer).map((i) => i.amount)).toEqual([1]);
     expect((await monthsOf(w.auth))[0].reported).toBe(true);
+  });
+
+  it('a month the provider keeps refusing goes after the others, so months stuck on a gone customer never hold newer ones back', async () => {
+    const conn = t.deps.orm.em.getConnection();
+    const earlier = monthOf(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 2, 15)));
+    // Three older months of customers the provider no longer knows, refused at every run so far.
+    const stuck: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const { workspace } = await createUser(t.deps);
+      stuck.push(workspace.id);
+      await conn.execute('insert into billing_accounts (workspace_id, customer_id) values (?, ?)', [
+        workspace.id,
+        `cus_gone_${i}_${workspace.id}`,
+      ]);
+      await conn.execute(
+        `insert into billing_months (workspace_id, month, plan, pageviews, requests, proxies, amount_cents, state, attempts)
+         values (?, ?::date, 'Starter', 300000, 0, 0, 50, 'pending', 5)`,
+        [workspace.id, earlier],
+      );
+    }
+    const w = await paying('Growth', { pageviews: 1_000_001, requests: 0, proxies: 0 });
+    await conn.execute(
+      `insert into billing_months (workspace_id, month, plan, pageviews, requests, proxies, amount_cents, state)
+       values (?, ?::date, 'Growth', 1000001, 0, 0, 1, 'pending')`,
+      [w.workspace.id, lastMonth],
+    );
+    try {
+      // A run with room for three months: the new one goes first.
+      const sent = await reportOverages(conn, t.deps.billing as BillingProvider, {
+        perRun: 3,
+        workspaceIds: [...stuck, w.workspace.id],
+      });
+      expect(sent).toEqual({ reported: 1, failed: 2 });
+      expect(itemsOf(w.customer).map((i) => i.amount)).toEqual([1]);
+    } finally {
+      await conn.execute(`delete from billing_months where workspace_id = any(?::uuid[])`, [`{${stuck.join(',')}}`]);
+    }
   });
 
   it('finds the item a stopped run already made instead of making a second', async () => {
