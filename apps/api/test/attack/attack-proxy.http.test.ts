@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { SiteHostname } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bumpSitesGeneration } from '../../src/core/hot/generations.ts';
+import { PROXY_LIMITS } from '../../src/faces/proxy/limits.ts';
 import { visitorSigns } from '../../src/features/protection/behaviour.ts';
 import { visitorCodeOf } from '../../src/features/protection/visitor-code.ts';
 import { gateSite } from '../support/gate.ts';
@@ -129,6 +130,28 @@ describe('attack: proxy mode', () => {
       expect(JSON.parse(res.body), host).toEqual({ status: 'ok' });
     }
     expect(targetOrigin.seen.length).toBe(before);
+    await bystanderStillServed();
+  });
+
+  it(`made-up Hosts from one address cost ${PROXY_LIMITS.hostLookupsPerAddress} lookups a minute, then 429 without one; live hostnames and other addresses go on`, async () => {
+    // Each Host this node holds no answer for is looked up in the database: a new name per request was a query
+    // per request on the shared pool.
+    const from = '203.0.113.77';
+    // The bystander's route fresh in this node's cache (as a busy live hostname's is).
+    await bystanderStillServed();
+    const statuses: number[] = [];
+    for (let i = 0; i < PROXY_LIMITS.hostLookupsPerAddress + 5; i++) {
+      statuses.push((await viaProxy(t, `flood-${i}-${randomBytes(4).toString('hex')}.example`, '/healthz', { from })).status);
+    }
+    expect(statuses.slice(0, PROXY_LIMITS.hostLookupsPerAddress).every((s) => s === 200)).toBe(true);
+    const refused = await viaProxy(t, 'one-more.example', '/healthz', { from });
+    expect(refused.status).toBe(429);
+    expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(statuses.slice(PROXY_LIMITS.hostLookupsPerAddress)).toEqual([429, 429, 429, 429, 429]);
+    // A live proxy hostname the node knows still goes through from that address, and others are not held back.
+    expect((await viaProxy(t, bystander.hostname, '/from-the-flooder', { from })).status).toBe(200);
+    expect((await viaProxy(t, 'another-made-up.example', '/healthz', { from: '198.51.100.98' })).status).toBe(200);
     await bystanderStillServed();
   });
 

@@ -50,6 +50,11 @@ export class LookupCache<V> {
     return this.loading.get(key) ?? this.start(key, load, now);
   }
 
+  /** Whether a lookup of `key` is under way (a request for it now joins that one). */
+  isLoading(key: string): boolean {
+    return this.loading.has(key);
+  }
+
   clear(): void {
     this.entries.clear();
     this.loading.clear();

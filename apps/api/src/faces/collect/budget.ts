@@ -25,7 +25,8 @@ export interface CollectLimits {
   keyLookupsPerAddress: number;
 }
 
-const addressKey = (ip: string) => hash('sha256', ip, 'base64url').slice(0, 16);
+/** A client address as budget keys name it: hashed, never the address itself. */
+export const addressKey = (ip: string) => hash('sha256', ip, 'base64url').slice(0, 16);
 
 export function collectBudgets(hot: HotStore, limits: CollectLimits, logger: Logger) {
   // A count that does not answer within 100 ms (or fails) lets the report through: it must not hold it up.

@@ -4,11 +4,13 @@ import type { Site } from '@us/db';
 import { type BotAction, DECIDE_LIMITS, type RequestRecord } from '@us/shared';
 import type { Deps } from '../../core/deps.ts';
 import { AppError } from '../../core/errors.ts';
+import { hotAnswer } from '../../core/hot/within.ts';
 import { endAtTurnEnd, type SendAtTurnEnd } from '../../core/http/turn-end.ts';
 import { label } from '../../core/observe/request-scope.ts';
-import { type ProxyRoute, proxyRoutes } from '../../features/hostnames/index.ts';
+import { LOOKUP_REFUSED, type ProxyRoute, proxyRoutes } from '../../features/hostnames/index.ts';
 import { decideRequest } from '../../features/protection/decide-request.ts';
 import type { ProtectedSite } from '../../features/protection/protected-site.ts';
+import { addressKey } from '../collect/budget.ts';
 import { actOn, sendProxyProblem } from './answers.ts';
 import { forward, originAgent } from './forward.ts';
 import { forwardedOf } from './forwarded.ts';
@@ -71,14 +73,17 @@ export function proxyFace(deps: Deps, parts: ProxyFaceParts) {
     const host = proxyHostOf(req.headers.host);
     if (!host || own(deps.urls).has(host)) return false;
     const at = Date.now();
-    const route = routes.routeFor(host);
+    const route = routes.routeFor(host, () => mayLookUpHost(req));
     if (route === null) return false;
     if (!(route instanceof Promise)) {
       routed(req, res, host, route, at);
       return true;
     }
     route.then(
-      (r) => (r ? routed(req, res, host, r, at) : parts.next(req, res)),
+      (r) => {
+        if (r === LOOKUP_REFUSED) return refuseLookup(res);
+        return r ? routed(req, res, host, r, at) : parts.next(req, res);
+      },
       (err) => {
         label('proxy', '(proxied)', 'proxy');
         deps.logger.error('proxy: a hostname could not be looked up', err);
@@ -90,6 +95,21 @@ export function proxyFace(deps: Deps, parts: ProxyFaceParts) {
       },
     );
     return true;
+  }
+
+  /**
+   * Counts a lookup of a Host this node holds no answer for against the client's address, first and atomically
+   * in the hot store (every node shares it). A count that does not answer in 100 ms lets the lookup through.
+   */
+  async function mayLookUpHost(req: IncomingMessage): Promise<boolean> {
+    const key = `proxy:host-lookups:${addressKey(forwardedOf(req, trust, '').client)}`;
+    return (await hotAnswer(deps.hot, deps.hot.incr(key, 60), 100, 0)) <= limits.hostLookupsPerAddress;
+  }
+
+  function refuseLookup(res: ServerResponse) {
+    label('proxy', '(unknown host)', 'proxy');
+    endAtTurnEnd(res, parts.send);
+    sendProxyProblem(res, new AppError(429, 'Too many unknown hostnames from this address: wait a minute', { retryAfter: 60 }));
   }
 
   function routed(req: IncomingMessage, res: ServerResponse, host: string, route: ProxyRoute, at: number) {

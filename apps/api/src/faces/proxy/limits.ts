@@ -14,6 +14,11 @@ export const PROXY_LIMITS = {
   concurrentPerSite: 256,
   /** An idle connection to an origin is kept this long for the next request. */
   keepAliveMs: 4_000,
+  /**
+   * Lookups of a Host this node holds no answer for, per client address and minute (then 429 without one): a
+   * made-up name per request would otherwise be a database query per request.
+   */
+  hostLookupsPerAddress: 120,
 } as const;
 
 export type ProxyLimits = { -readonly [K in keyof typeof PROXY_LIMITS]: number };

@@ -2,7 +2,7 @@
 export { parseDnsServers } from './dns.ts';
 export { hostnameInput, releaseEdgeHostnames } from './hostnames.ts';
 export { type IngressJobSetup, runIngressChecks } from './ingress-job.ts';
-export { isLiveProxy, type ProxyRoute, type ProxyRoutes, proxyRoutes } from './proxy-route.ts';
+export { isLiveProxy, LOOKUP_REFUSED, type ProxyRoute, type ProxyRoutes, proxyRoutes } from './proxy-route.ts';
 export { byCreation, hostnameRecord } from './record.ts';
 export { TLS_ASK_PATH, tlsAskHandler } from './tls-ask.ts';
 export { newVerifyToken, verificationName, verificationValue } from './view.ts';

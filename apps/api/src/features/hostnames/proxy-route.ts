@@ -25,6 +25,8 @@ const REFRESH_MS = 10_000;
 /** Hostnames a node remembers at most, answers and "not a live proxy hostname" alike; a full cache forgets the oldest. */
 const MAX_ENTRIES = 10_000;
 const NO_ANSWER = Symbol('no answer');
+/** A lookup the caller's budget did not allow (`routeFor`). */
+export const LOOKUP_REFUSED = Symbol('lookup refused');
 
 /**
  * The live proxy hostnames' routes, per node: hostname → {siteId, origin}, or null for any other hostname
@@ -69,11 +71,16 @@ export function proxyRoutes(deps: Pick<Deps, 'orm' | 'hot' | 'logger'>, opts: { 
   return {
     /**
      * The route of a bare lower-case hostname (no port, no trailing dot): a cached answer at once, else the
-     * one lookup under way for it.
+     * one lookup under way for it, else a new lookup if `admit` allows it (the caller's budget for names this
+     * node holds no answer for), or LOOKUP_REFUSED.
      */
-    routeFor(hostname: string): ProxyRoute | null | Promise<ProxyRoute | null> {
+    routeFor(
+      hostname: string,
+      admit: () => Promise<boolean>,
+    ): ProxyRoute | null | Promise<ProxyRoute | null | typeof LOOKUP_REFUSED> {
       checkGeneration();
-      return cache.get(hostname, lookUp);
+      if (cache.peek(hostname) !== undefined || cache.isLoading(hostname)) return cache.get(hostname, lookUp);
+      return admit().then((ok) => (ok ? cache.get(hostname, lookUp) : LOOKUP_REFUSED));
     },
   };
 }
