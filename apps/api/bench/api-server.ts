@@ -40,6 +40,7 @@ const running = await start(
     LOG_FORMAT: 'readable',
     NODE_ENV: 'production',
     MCP_CALLS_PER_MINUTE: unlimited,
+    REST_CALLS_PER_MINUTE: unlimited,
     COLLECT_REPORTS_PER_ADDRESS_PER_MINUTE: unlimited,
     COLLECT_REPORTS_PER_SITE_PER_MINUTE: unlimited,
     // What a run may tune, as the service reads it (unset: the service's default).

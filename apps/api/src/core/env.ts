@@ -240,6 +240,11 @@ const EnvSchema = z.object({
     group: 'limits',
     meaning: 'MCP calls a token may make per minute (each batch member counts); over it, 429 with `Retry-After`',
   }),
+  REST_CALLS_PER_MINUTE: z.coerce.number().int().min(1).default(600).register(help, {
+    group: 'limits',
+    meaning:
+      'REST requests an API token may make per minute (sessions and shared links are not counted); over it, 429 with `Retry-After`',
+  }),
   COLLECT_REPORTS_PER_ADDRESS_PER_MINUTE: z.coerce.number().int().min(1).default(600).register(help, {
     group: 'limits',
     meaning:

@@ -1,10 +1,11 @@
 import type { Context } from 'koa';
 import type { Deps } from '../../core/deps.ts';
 import { logFailure, toAppError } from '../../core/error-map.ts';
-import { AppError } from '../../core/errors.ts';
+import { AppError, tooMany } from '../../core/errors.ts';
+import { hotAnswer } from '../../core/hot/within.ts';
 import { sendProblem } from '../../core/http/problem-response.ts';
 import { label } from '../../core/observe/request-scope.ts';
-import type { ResponseOut } from '../../procedures/context.ts';
+import type { Ctx, ResponseOut } from '../../procedures/context.ts';
 import type { Operation } from '../../procedures/registry.ts';
 import { invoke } from '../invoke.ts';
 import { createCtx, requestInfo } from '../request-context.ts';
@@ -32,6 +33,23 @@ function applyOut(ctx: Context, out: ResponseOut) {
   if (out.cookies.length) ctx.append('Set-Cookie', out.cookies);
 }
 
+/**
+ * Counts a request made with an API token against the token's minute (REST_CALLS_PER_MINUTE), first and atomically
+ * in the hot store (every node shares it), before its body is read; past it, 429. A credential that is no live
+ * token is left to the operation's own check (its 401); a count that does not answer in 100 ms lets the request
+ * through.
+ */
+async function countTokenCall(deps: Deps, reqCtx: Ctx) {
+  const actor = await reqCtx.resolveActor().catch(() => null);
+  if (actor?.type !== 'token') return;
+  const key = `rest-rate:${actor.token.id}`;
+  const limit = deps.env.REST_CALLS_PER_MINUTE;
+  if ((await hotAnswer(deps.hot, deps.hot.incr(key, 60), 100, 0)) <= limit) return;
+  const ttl = await hotAnswer(deps.hot, deps.hot.ttl(key), 100, 60);
+  const wait = ttl > 0 ? ttl : 60;
+  throw tooMany(wait, `Too many requests with this token: at most ${limit} a minute; wait ${wait} seconds, then try again`);
+}
+
 /** The REST face: `/v1/*` routes generated from the operations' meta, answering JSON or problem+json. */
 export function restHandler(deps: Deps, ops: Operation[]) {
   const routes = compileRoutes(ops);
@@ -51,6 +69,7 @@ export function restHandler(deps: Deps, ops: Operation[]) {
     const info = requestInfo(ctx.req, 'rest', ctx.ip, ctx.secure, workspaceQuery);
     const reqCtx = createCtx(deps, info);
     try {
+      if (info.bearer !== undefined) await countTokenCall(deps, reqCtx);
       const fromQuery = queryInput(route, ctx.method, query);
       const body = ['GET', 'HEAD'].includes(ctx.method) ? undefined : await readJsonBody(ctx.req);
       const hasInput = body !== undefined || Object.keys(fromQuery).length > 0 || route.params.length > 0;
