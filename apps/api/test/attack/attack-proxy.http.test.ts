@@ -151,6 +151,15 @@ describe('attack: proxy mode', () => {
     expect(statuses.slice(PROXY_LIMITS.hostLookupsPerAddress)).toEqual([429, 429, 429, 429, 429]);
     // A live proxy hostname the node knows still goes through from that address, and others are not held back.
     expect((await viaProxy(t, bystander.hostname, '/from-the-flooder', { from })).status).toBe(200);
+    // Also once a site's change has dropped the node's routes: a name that was live is looked up again without
+    // the address's budget. (The drop is seen when a name that became live meanwhile is proxied.)
+    const late = 'late.attack-proxy.example';
+    expect((await viaProxy(t, late, '/healthz', { from: '198.51.100.97' })).status).toBe(200);
+    await proxySite(t, late, targetOrigin.url, { mode: 'challenge' });
+    await expect
+      .poll(async () => (await viaProxy(t, late, '/after-the-drop', { from: '198.51.100.97' })).body)
+      .toBe('origin GET /after-the-drop');
+    expect((await viaProxy(t, bystander.hostname, '/after-a-drop', { from })).status).toBe(200);
     expect((await viaProxy(t, 'another-made-up.example', '/healthz', { from: '198.51.100.98' })).status).toBe(200);
     await bystanderStillServed();
   });

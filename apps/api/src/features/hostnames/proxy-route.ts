@@ -46,6 +46,10 @@ export function proxyRoutes(deps: Pick<Deps, 'orm' | 'hot' | 'logger'>, opts: { 
   });
   let generation: string | null | undefined;
   let checkedAt = 0;
+  // Names that were live proxy hostnames at their last lookup (insertion order: the oldest first). A cache drop
+  // (any site's change) forgets their routes; looking them up again never spends a caller's budget, so a live
+  // site's visitors behind a busy address are not refused after one.
+  const wereLive = new Set<string>();
 
   function checkGeneration() {
     const at = now();
@@ -64,22 +68,27 @@ export function proxyRoutes(deps: Pick<Deps, 'orm' | 'hot' | 'logger'>, opts: { 
     const row = await deps.orm.em
       .fork()
       .findOne(SiteHostname, { hostname, proxy: true }, { fields: ['site', 'proxy', 'origin', 'edgeStatus'] });
+    wereLive.delete(hostname);
     if (!row?.origin || !isLiveProxy(row)) return null;
+    if (wereLive.size >= MAX_ENTRIES) wereLive.delete(wereLive.values().next().value as string);
+    wereLive.add(hostname);
     return { siteId: row.site.id, origin: row.origin };
   }
 
   return {
     /**
      * The route of a bare lower-case hostname (no port, no trailing dot): a cached answer at once, else the
-     * one lookup under way for it, else a new lookup if `admit` allows it (the caller's budget for names this
-     * node holds no answer for), or LOOKUP_REFUSED.
+     * one lookup under way for it, else a new lookup: at once for a name that was live at its last lookup, else
+     * if `admit` allows it (the caller's budget for names this node holds no answer for), or LOOKUP_REFUSED.
      */
     routeFor(
       hostname: string,
       admit: () => Promise<boolean>,
     ): ProxyRoute | null | Promise<ProxyRoute | null | typeof LOOKUP_REFUSED> {
       checkGeneration();
-      if (cache.peek(hostname) !== undefined || cache.isLoading(hostname)) return cache.get(hostname, lookUp);
+      if (cache.peek(hostname) !== undefined || cache.isLoading(hostname) || wereLive.has(hostname)) {
+        return cache.get(hostname, lookUp);
+      }
       return admit().then((ok) => (ok ? cache.get(hostname, lookUp) : LOOKUP_REFUSED));
     },
   };
