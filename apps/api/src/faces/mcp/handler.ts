@@ -11,11 +11,11 @@ import { label } from '../../core/observe/request-scope.ts';
 import type { Ctx } from '../../procedures/context.ts';
 import type { Operation } from '../../procedures/registry.ts';
 import { createCtx, requestInfo } from '../request-context.ts';
+import { MCP_CALLS_PER_MINUTE, tokenRateRefusal } from '../token-rate.ts';
 import { callTool } from './call.ts';
 import { directAnswer, directCallOf } from './direct-call.ts';
 import { createDispatcher } from './dispatch.ts';
 import { batchRefusal, jsonRpcError, readBody } from './jsonrpc.ts';
-import { checkRateLimit, MCP_CALLS_PER_MINUTE } from './rate-limit.ts';
 import { authInfoFor, type CallScope } from './server.ts';
 import { buildTools } from './tools.ts';
 
@@ -87,7 +87,7 @@ export function mcpHandler(deps: Deps, ops: Operation[], opts: { callsPerMinute?
     const refusal = Array.isArray(body) ? batchRefusal(body, ctx.get('MCP-Protocol-Version') || undefined) : undefined;
     // A refused or unreadable request counts once; a served batch counts each of its messages.
     const calls = Array.isArray(body) && !refusal ? body.length : 1;
-    const limited = await checkRateLimit(deps.hot, actor.token.id, calls, limit).catch(toAppError);
+    const limited = await tokenRateRefusal(deps.hot, 'mcp', actor.token.id, calls, limit).catch(toAppError);
     if (limited) return sendProblem(ctx, limited);
     if (!parsed.ok) return writeResponse(ctx, parsed.response);
     if (refusal) return writeResponse(ctx, jsonRpcError(400, ProtocolErrorCode.InvalidRequest, refusal));

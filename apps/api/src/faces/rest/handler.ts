@@ -1,14 +1,14 @@
 import type { Context } from 'koa';
 import type { Deps } from '../../core/deps.ts';
 import { logFailure, toAppError } from '../../core/error-map.ts';
-import { AppError, tooMany } from '../../core/errors.ts';
-import { hotAnswer } from '../../core/hot/within.ts';
+import { AppError } from '../../core/errors.ts';
 import { sendProblem } from '../../core/http/problem-response.ts';
 import { label } from '../../core/observe/request-scope.ts';
 import type { Ctx, ResponseOut } from '../../procedures/context.ts';
 import type { Operation } from '../../procedures/registry.ts';
 import { invoke } from '../invoke.ts';
 import { createCtx, requestInfo } from '../request-context.ts';
+import { tokenRateRefusal } from '../token-rate.ts';
 import { readJsonBody } from './body.ts';
 import { coerceQuery } from './query.ts';
 import { compileRoutes, matchRoute, type RestRoute } from './routes.ts';
@@ -34,20 +34,17 @@ function applyOut(ctx: Context, out: ResponseOut) {
 }
 
 /**
- * Counts a request made with an API token against the token's minute (REST_CALLS_PER_MINUTE), first and atomically
- * in the hot store (every node shares it), before its body is read; past it, 429. A credential that is no live
- * token is left to the operation's own check (its 401); a count that does not answer in 100 ms lets the request
- * through.
+ * Counts a request made with an API token against the token's minute (token-rate.ts), before its body is read;
+ * past it, 429. A credential that is no live token is left to the operation's own check (its 401); a count that
+ * fails (the hot store unreachable) lets the request through.
  */
 async function countTokenCall(deps: Deps, reqCtx: Ctx) {
   const actor = await reqCtx.resolveActor().catch(() => null);
   if (actor?.type !== 'token') return;
-  const key = `rest-rate:${actor.token.id}`;
-  const limit = deps.env.REST_CALLS_PER_MINUTE;
-  if ((await hotAnswer(deps.hot, deps.hot.incr(key, 60), 100, 0)) <= limit) return;
-  const ttl = await hotAnswer(deps.hot, deps.hot.ttl(key), 100, 60);
-  const wait = ttl > 0 ? ttl : 60;
-  throw tooMany(wait, `Too many requests with this token: at most ${limit} a minute; wait ${wait} seconds, then try again`);
+  const refusal = await tokenRateRefusal(deps.hot, 'rest', actor.token.id, 1, deps.env.REST_CALLS_PER_MINUTE).catch(
+    () => undefined,
+  );
+  if (refusal) throw refusal;
 }
 
 /** The REST face: `/v1/*` routes generated from the operations' meta, answering JSON or problem+json. */

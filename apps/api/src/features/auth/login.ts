@@ -3,14 +3,14 @@ import { User } from '@us/db';
 import { LIMITS } from '@us/shared';
 import type { RequestInfo } from '../../actor/request-info.ts';
 import type { Deps } from '../../core/deps.ts';
-import { AppError, tooMany } from '../../core/errors.ts';
+import { AppError } from '../../core/errors.ts';
 import { dummyVerify, verifyPassword } from '../../core/security/passwords.ts';
 import { randomToken, sha256 } from '../../core/security/tokens.ts';
 import type { ResponseOut } from '../../procedures/context.ts';
 import { listMemberships } from '../me/index.ts';
 import { normaliseEmail } from './accounts.ts';
 import { startSession } from './sessions.ts';
-import { addressTag, countGuess, LOGIN_WINDOW_SECONDS, slowdownMs, throttleKeys } from './throttle.ts';
+import { addressTag, countGuess, LOGIN_WINDOW_SECONDS, refuseUntilReset, slowdownMs, throttleKeys } from './throttle.ts';
 import { checkTotp } from './two-factor.ts';
 
 const WRONG_SIGN_IN = 'Wrong e-mail or password: try again, or reset your password';
@@ -36,8 +36,11 @@ async function countAttempt(deps: Deps, address: string | null, user: User | nul
     user ? deps.hot.incr(throttleKeys.loginByAccount(user.id), LOGIN_WINDOW_SECONDS) : 0,
   ]);
   if (addressKey && byAddress > LIMITS.loginFailuresPerAddress) {
-    const wait = Math.max(1, await deps.hot.ttl(addressKey));
-    throw tooMany(wait, `Too many failed sign-ins from this address: try again in ${Math.ceil(wait / 60)} minutes`);
+    await refuseUntilReset(
+      deps.hot,
+      addressKey,
+      (wait) => `Too many failed sign-ins from this address: try again in ${Math.ceil(wait / 60)} minutes`,
+    );
   }
   return Math.max(byAddress, byAccount) - 1;
 }

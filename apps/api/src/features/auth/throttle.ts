@@ -46,6 +46,11 @@ export async function countGuess(
   title: (waitSeconds: number) => string,
 ): Promise<void> {
   if ((await hot.incr(key, windowSeconds)) <= limit) return;
+  await refuseUntilReset(hot, key, title);
+}
+
+/** The 429 of a counter past its limit, with `Retry-After` until its window ends. */
+export async function refuseUntilReset(hot: HotStore, key: string, title: (waitSeconds: number) => string): Promise<never> {
   const wait = Math.max(1, await hot.ttl(key));
   throw tooMany(wait, title(wait));
 }
