@@ -1,4 +1,5 @@
 import { keptAnswers } from '../cache/kept-answers.ts';
+import { userAgentHead } from './software.ts';
 
 export type DeviceClass = 'desktop' | 'mobile' | 'tablet' | 'bot' | 'other';
 
@@ -20,7 +21,7 @@ const userAgentClass = keptAnswers(classOfUserAgent, { max: 5_000, longest: 512 
  */
 export function deviceClassOf(ua: string | null | undefined, width?: number | null, isBot = false): DeviceClass {
   if (isBot) return 'bot';
-  return userAgentClass(ua ?? '') ?? widthClass(width) ?? 'other';
+  return userAgentClass(userAgentHead(ua)) ?? widthClass(width) ?? 'other';
 }
 
 function classOfUserAgent(s: string): DeviceClass | null {

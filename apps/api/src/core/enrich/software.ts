@@ -95,7 +95,9 @@ function browserOfUserAgent(ua: string): { browser: string; browserMajor: number
 const WINDOWS_NT: Record<string, number | null> = { '6.1': 7, '6.2': 8, '6.3': 8 };
 
 function osOfUserAgent(ua: string): { os: string; osMajor: number | null } {
-  const ios = /\b(?:iPhone|iPad|iPod)\b.*?(?: OS)? +(\d+)[_\d]* like Mac OS X/.exec(ua);
+  // One way to match each string: `.*? +(\d+)[_\d]*` split spaces and digits every way it could, cubic in a
+  // crafted string's length (a 4 KB user agent held the event loop for 4 s).
+  const ios = /\b(?:iPhone|iPad|iPod)\b.*? (\d+)(?:_\d+)* like Mac OS X/.exec(ua);
   if (ios) return { os: 'iOS', osMajor: major(ios[1]) };
   // iOS browsers name themselves even when an iPad asks for the desktop page (as a Mac).
   if (/\b(?:iPhone|iPad|iPod)\b|\b(?:CriOS|EdgiOS|FxiOS|OPiOS)\//.test(ua)) return { os: 'iOS', osMajor: null };
@@ -113,6 +115,13 @@ function osOfUserAgent(ua: string): { os: string; osMajor: number | null } {
   if (/\bLinux\b|\bX11\b|\bUbuntu\b|\bFedora\b/.test(ua)) return { os: 'Linux', osMajor: null };
   return { os: 'Other', osMajor: null };
 }
+
+/**
+ * The part of a user agent the patterns read: real ones end well within it, and a pattern with two `.*` (the
+ * in-app rule) costs the square of what it reads, or more, on a crafted string of many repeated words.
+ */
+export const USER_AGENT_READ = 1_024;
+export const userAgentHead = (ua: string | null | undefined) => (ua ?? '').slice(0, USER_AGENT_READ);
 
 const ofUserAgent = keptAnswers((ua: string): Software => ({ ...browserOfUserAgent(ua), ...osOfUserAgent(ua) }), {
   max: 5_000,
@@ -174,7 +183,7 @@ function osOfHints(platform: string, version: string | undefined): { os: string;
  * (they tell Brave from Chrome, and Windows 11 from 10 when the version hint is there).
  */
 export function softwareOf(ua: string | null | undefined, hints?: ClientHints): Software {
-  const fromUa = ofUserAgent(ua ?? '');
+  const fromUa = ofUserAgent(userAgentHead(ua));
   if (!hints?.brands && !hints?.platform) return fromUa;
   const brand = hints.brands && hints.brands.length <= HINT_LONGEST ? browserOfBrands(hints.brands) : null;
   const system = hints.platform && hints.platform.length <= 32 ? osOfHints(hints.platform, hints.platformVersion) : null;

@@ -176,4 +176,39 @@ describe('browser and operating system of a user agent', () => {
     const person = 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0';
     expect(enrich({ ua: person })).toMatchObject({ browser: 'Firefox', browserMajor: 133, os: 'Linux', osMajor: null });
   });
+
+  // The attack: a stranger's page report (or proxied request) with a crafted user agent of up to ~15 KB (the
+  // header limit). The iOS pattern split its spaces and digits every way it could (cubic: 4 KB took 4 s, 15 KB
+  // minutes of the event loop, every tenant's reports waiting), the in-app rule's two `.*` squared a repeated word.
+  it('reads a crafted user agent of any length in one pass, and only its first 1,024 characters', () => {
+    const n = 15_000;
+    const spaced = `Mozilla/5.0 (iPhone;${' '.repeat(n / 3)}${'1'.repeat((2 * n) / 3)}) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1`;
+    expect(enrich({ ua: spaced })).toMatchObject({ os: 'iOS', osMajor: null });
+    const repeated = `Mozilla/5.0 (Linux) ${'Android Version/4.0 '.repeat(745)}`;
+    expect(enrich({ ua: repeated })).toMatchObject({ os: 'Android' });
+    // What follows the first 1,024 characters says nothing.
+    const safari =
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
+    const padded = `${safari}${' x'.repeat(500)}`;
+    expect(enrich({ ua: padded })).toMatchObject({
+      browser: 'Safari',
+      browserMajor: 17,
+      os: 'iOS',
+      osMajor: 17,
+      device: 'mobile',
+    });
+    expect(enrich({ ua: `${padded} Firefox/133.0 Windows NT 10.0 Xbox` })).toMatchObject({
+      browser: 'Safari',
+      os: 'iOS',
+      device: 'mobile',
+    });
+    // The versions iOS user agents write, every way.
+    for (const [ua, major] of [
+      ['Mozilla/5.0 (iPad; CPU OS 16_6 like Mac OS X) AppleWebKit/605.1.15', 16],
+      ['Mozilla/5.0 (iPhone; U; CPU iPhone OS 4_3_3 like Mac OS X; en-us)', 4],
+      ['Mozilla/5.0 (iPhone; CPU iPhone OS 18_1_1 like Mac OS X) AppleWebKit/605.1.15', 18],
+    ] as const) {
+      expect(softwareOf(ua).osMajor).toBe(major);
+    }
+  });
 });
