@@ -22,6 +22,8 @@ export interface JobsOptions {
   logger?: Logger;
   /** Rollup period. Default 1 hour; a run that stopped at its bound is followed after `catchUpMs`. */
   rollupEveryMs?: number;
+  /** Site-days per rollup run. Default 500. */
+  rollupMaxDays?: number;
   catchUpMs?: number;
   /** How often the current day's rollups are checked for a newer quarter-hour boundary. Default 5 minutes. */
   todayEveryMs?: number;
@@ -85,8 +87,10 @@ export const JOBS: readonly Job[] = [
     every: (o) => o.rollupEveryMs ?? HOUR,
     enabled: always,
     async run(o) {
-      const run = await runRollups(o.orm, runOpts(o));
-      return run.more && !run.failed ? BEHIND : undefined;
+      const run = await runRollups(o.orm, { ...runOpts(o), maxDays: o.rollupMaxDays });
+      // Behind while runs make headway: a day failing every time (it waits for its next try) does not stop
+      // the catching up of the others, and a run in which every day failed (the database gone) waits its hour.
+      return run.more && run.rolled + run.empty > 0 ? BEHIND : undefined;
     },
     // The results' per-day store is built from the rollups.
     followedBy: {

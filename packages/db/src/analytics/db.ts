@@ -22,6 +22,7 @@ export const SITE_DATA_TABLES = [
   ...ANALYTICS_TABLES,
   'daily_rollups',
   'rollup_days',
+  'rollup_failures',
   'result_days',
   'day_arrivals',
   'imported_rollups',

@@ -16,6 +16,8 @@ export interface SiteDay {
   endedAt?: number;
   /** A day a rollup closed before, counted again (another format, zone or kept keys): `pendingSiteDays` says. */
   recount?: boolean;
+  /** How often its rollup failed before (rollup-failures.ts); 0 or absent when never. */
+  failures?: number;
 }
 
 export interface PendingDaysOptions {
@@ -34,22 +36,24 @@ export interface PendingDaysOptions {
  *   not hold back another tenant's new day;
  * - within each, the sites take turns (one day of each site, then the next), so that a site with many days
  *   (an owner switching zones back and forth) gets no larger share of a run than a site with one;
- * - each site's days newest first: the days its dashboards read most.
+ * - each site's days newest first: the days its dashboards read most;
+ * - a day whose rollup failed before only once its next try is due (rollup-failures.ts), after the others.
  */
 export async function pendingSiteDays(orm: Orm, opts: PendingDaysOptions, limit: number): Promise<SiteDay[]> {
   const q = await candidatesQuery(orm, opts);
   if (!q) return [];
   const rows = await orm.em
     .getConnection()
-    .execute<{ site_id: string; timezone: string; day: string; ended_at: string; recount: boolean }[]>(
+    .execute<{ site_id: string; timezone: string; day: string; ended_at: string; recount: boolean; failures: number }[]>(
       `${q.ctes}
      select c.site_id::text as site_id, c.timezone, to_char(c.local_day, 'YYYY-MM-DD') as day, ${ENDED_AT}::text as ended_at,
-            ${RECOUNT} as recount,
+            ${RECOUNT} as recount, coalesce(f.attempts, 0) as failures,
             row_number() over (partition by c.site_id, ${RECOUNT} order by c.local_day desc) as turn
      ${q.fromWhere}
-      order by recount, turn, c.local_day desc, c.site_id
+        and (f.next_try_at is null or f.next_try_at <= ?::timestamptz)
+      order by recount, f.attempts is not null, turn, c.local_day desc, c.site_id
       limit ?`,
-      [...q.params, limit],
+      [...q.params, (opts.now ?? new Date()).toISOString(), limit],
       'all',
     );
   return rows.map((r) => ({
@@ -58,10 +62,14 @@ export async function pendingSiteDays(orm: Orm, opts: PendingDaysOptions, limit:
     day: r.day,
     endedAt: Number(r.ended_at),
     recount: r.recount,
+    failures: r.failures,
   }));
 }
 
-/** When the oldest pending day that no rollup has closed yet ended (ms since the epoch); days counted again keep theirs. */
+/**
+ * When the oldest pending day that no rollup has closed yet ended (ms since the epoch); days counted again keep
+ * theirs. A failing day waiting for its next try counts: it is still without its rollup.
+ */
 export async function oldestUnclosedDay(orm: Orm, opts: PendingDaysOptions): Promise<number | undefined> {
   const q = await candidatesQuery(orm, opts);
   if (!q) return undefined;
@@ -119,6 +127,9 @@ async function candidatesQuery(
   // A site-local day reaches at most a day either side of the UTC days it overlaps.
   params.push(days[0], days[days.length - 1]);
   if (siteIds) params.push(siteIds);
+  // The failures, over the same days.
+  params.push(days[0], days[days.length - 1]);
+  if (siteIds) params.push(siteIds);
   // The oldest raw partition: a local day starting before it lost some of its rows to retention.
   params.push(days[0]);
   // The local days are worked out once per zone in use, not per site: a few hundred zones at most.
@@ -149,10 +160,16 @@ async function candidatesQuery(
          from rollup_days rd
         where rd.day between ?::date - 1 and ?::date + 1
           ${siteCond('rd.site_id')}
+     ),
+     failing as materialized (
+       select rf.site_id, rf.day, rf.attempts, rf.next_try_at from rollup_failures rf
+        where rf.day between ?::date - 1 and ?::date + 1
+          ${siteCond('rf.site_id')}
      )`,
-    // One record per site-day at most (the primary key).
+    // One record per site-day at most in each (their primary keys).
     fromWhere: `from c
        left join rolled k on k.site_id = c.site_id and k.day = c.local_day
+       left join failing f on f.site_id = c.site_id and f.day = c.local_day
       where not coalesce(k.complete and ${sameKeysSql('k.properties', 'c.kept')}
                          and (k.timezone is null or k.timezone = c.timezone), false)
         and (c.first_utc >= ?::date or k.site_id is null)`,

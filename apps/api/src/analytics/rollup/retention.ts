@@ -1,6 +1,7 @@
 import { ANALYTICS_TABLES, dropPartitionsOfDays, type Orm, partitionDays } from '@us/db';
 import { withJobLock } from '../../core/job-lock.ts';
 import type { Logger } from '../../core/logger.ts';
+import { FAILING_DAY_HOLD_MS } from './rollup-failures.ts';
 
 const DAY_MS = 86_400_000;
 /** Raw partitions are kept this many UTC days (spec §8: 90 days of raw history, plus a margin for zones). */
@@ -22,7 +23,7 @@ export interface RawRetentionRun {
  */
 export async function dropRolledUpPartitions(
   orm: Orm,
-  opts: { now?: Date; rawDays?: number; from?: string; wait?: boolean; logger?: Pick<Logger, 'info' | 'warn'> } = {},
+  opts: { now?: Date; rawDays?: number; from?: string; wait?: boolean; logger?: Pick<Logger, 'info' | 'warn' | 'error'> } = {},
 ): Promise<RawRetentionRun> {
   const res = await withJobLock(
     orm,
@@ -33,16 +34,23 @@ export async function dropRolledUpPartitions(
       const old = (await partitionDays(orm)).filter((d) => d < cutoff && (!opts.from || d >= opts.from));
       const droppable: string[] = [];
       let blockedAt: string | null = null;
+      const givenUpBefore = new Date(now.getTime() - FAILING_DAY_HOLD_MS).toISOString();
       for (const day of old) {
-        if (await dayBlocked(orm, day)) {
+        if (await dayBlocked(orm, day, givenUpBefore)) {
           blockedAt = day;
           break;
         }
         droppable.push(day);
       }
+      const lastDropped = droppable.at(-1);
+      if (lastDropped) await warnOfDaysGivenUp(orm, lastDropped, givenUpBefore, opts.logger);
       const dropped = await dropPartitionsOfDays(orm, droppable);
       if (dropped.length)
-        opts.logger?.info(`retention: dropped ${dropped.length} raw partitions (${droppable[0]} to ${droppable.at(-1)})`);
+        opts.logger?.info(`retention: dropped ${dropped.length} raw partitions (${droppable[0]} to ${lastDropped})`);
+      // A failure record outlives its day's rows by a day at most (a local day reaches a day past its UTC ones).
+      if (lastDropped) {
+        await orm.em.getConnection().execute(`delete from rollup_failures where day < ?::date`, [lastDropped], 'run');
+      }
       if (blockedAt) opts.logger?.warn(`retention: raw partitions from ${blockedAt} kept until their days are rolled up`);
       return { dropped, blockedAt };
     },
@@ -51,8 +59,12 @@ export async function dropRolledUpPartitions(
   return res.ran ? { ran: true, ...res.result } : { ran: false, dropped: [], blockedAt: null };
 }
 
-/** Whether a UTC day holds a raw row of an existing site whose local day is not rolled up. */
-async function dayBlocked(orm: Orm, day: string): Promise<boolean> {
+/**
+ * Whether a UTC day holds a raw row of an existing site whose local day is not rolled up, leaving out the local
+ * days whose rollup has failed since before `givenUpBefore` (one tenant's broken day does not keep every
+ * tenant's old partitions forever).
+ */
+async function dayBlocked(orm: Orm, day: string, givenUpBefore: string): Promise<boolean> {
   const rows = await orm.em.getConnection().execute(
     `select 1 from (
          select site_id, at from pageviews where day = ?::date
@@ -66,11 +78,34 @@ async function dayBlocked(orm: Orm, day: string): Promise<boolean> {
         -- Of any zone: a day counted in the site's former zone that has not been counted again keeps that rollup
         -- (a local day reaching before the oldest partition is never counted again from part of its rows).
         select 1 from rollup_days rd where rd.site_id = r.site_id and rd.day = (r.at at time zone s.timezone)::date)
+        and not exists (
+        select 1 from rollup_failures rf where rf.site_id = r.site_id and rf.day = (r.at at time zone s.timezone)::date
+           and rf.first_failed_at < ?::timestamptz)
       limit 1`,
-    [day, day, day],
+    [day, day, day, givenUpBefore],
     'all',
   );
   return rows.length > 0;
+}
+
+/** Names, as an error, each site-day failing for a week whose raw rows go now without a rollup. */
+async function warnOfDaysGivenUp(
+  orm: Orm,
+  lastDropped: string,
+  givenUpBefore: string,
+  logger?: Pick<Logger, 'error'>,
+): Promise<void> {
+  const lost = await orm.em.getConnection().execute<{ site_id: string; day: string; attempts: number; error: string }[]>(
+    `select site_id::text as site_id, to_char(day, 'YYYY-MM-DD') as day, attempts, error from rollup_failures
+      where day <= ?::date + 1 and first_failed_at < ?::timestamptz order by day, site_id`,
+    [lastDropped, givenUpBefore],
+    'all',
+  );
+  for (const f of lost) {
+    logger?.error(
+      `retention: site ${f.site_id} day ${f.day} has no rollup after ${f.attempts} failed tries over a week (${f.error}); its raw rows go with the oldest partitions`,
+    );
+  }
 }
 
 export interface SiteRetentionRun {

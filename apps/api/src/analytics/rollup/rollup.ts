@@ -6,6 +6,7 @@ import { rollupLag, rollupOldestPending } from '../../core/observe/metrics.ts';
 import { keptPropertiesSql, sameKeys } from './kept-properties.ts';
 import { oldestUnclosedDay, type PendingDaysOptions, pendingSiteDays, type SiteDay } from './pending-days.ts';
 import type { RolledState } from './rollup-delta.ts';
+import { clearRollupFailure, recordRollupFailure } from './rollup-failures.ts';
 import { ROLLED_TABLES, ROLLUP_VERSION, type RollupSource } from './rollup-format.ts';
 import { rollupInThread } from './rollup-thread.ts';
 import { replaceSiteDayRollup } from './rollup-write.ts';
@@ -20,7 +21,8 @@ import { replaceSiteDayRollup } from './rollup-write.ts';
  * - Candidates are the local days overlapping an existing raw partition (catalog, no table scan) that
  *   are not rolled up in the current format (ROLLUP_VERSION) with the site's kept property keys
  *   (kept-properties.ts: a changed list rolls the raw window's days up again), at most `maxDays` per run, in
- *   an order fair between tenants (`pendingSiteDays`). A day rolled up before whose first UTC day's partition
+ *   an order fair between tenants (`pendingSiteDays`), and none started after `maxRunMs`. A day whose rollup failed
+ *   is tried again an hour later, then further apart (rollup-failures.ts). A day rolled up before whose first UTC day's partition
  *   is gone already is left as it is: rolled up again from what is left, it would lose the rows of that partition.
  *   A candidate with no raw rows gets only its `rollup_days` row (nothing to roll up), so it is not probed again.
  * - Lanes are the stored `lane` column: a site's bot windows are not applied in rollups.
@@ -30,10 +32,14 @@ import { replaceSiteDayRollup } from './rollup-write.ts';
  */
 
 const DEFAULT_MAX_DAYS = 500;
+/** A run takes no new site-day after this long, so that the days closed meanwhile wait minutes, not hours. */
+const DEFAULT_MAX_RUN_MS = 600_000;
 
 export interface RunRollupsOptions extends PendingDaysOptions {
   /** Site-days per run, in the order of `pendingSiteDays`. Default 500. */
   maxDays?: number;
+  /** A run takes no new site-day once it has run this long (ms of the wall clock). Default 10 minutes. */
+  maxRunMs?: number;
   /** Wait for another node's run to end instead of skipping (tests, one-off runs). */
   wait?: boolean;
   logger?: Pick<Logger, 'info' | 'warn' | 'error'>;
@@ -46,7 +52,7 @@ export interface RollupRun {
   rolled: number;
   /** Candidate site-days that had no raw rows (marked done). */
   empty: number;
-  /** true when the run stopped at `maxDays` with more candidates waiting. */
+  /** true when the run stopped at `maxDays` or `maxRunMs` with more candidates waiting. */
   more: boolean;
   failed: number;
 }
@@ -60,35 +66,43 @@ export async function runRollups(orm: Orm, opts: RunRollupsOptions = {}): Promis
 async function rollupPending(orm: Orm, opts: RunRollupsOptions): Promise<RollupRun> {
   const maxDays = opts.maxDays ?? DEFAULT_MAX_DAYS;
   const started = Date.now();
+  const maxRunMs = opts.maxRunMs ?? DEFAULT_MAX_RUN_MS;
   const candidates = await pendingSiteDays(orm, opts, maxDays + 1);
-  const more = candidates.length > maxDays;
-  const run: RollupRun = { ran: true, rolled: 0, empty: 0, more, failed: 0 };
+  const run: RollupRun = { ran: true, rolled: 0, empty: 0, more: candidates.length > maxDays, failed: 0 };
   const now = () => opts.now?.getTime() ?? Date.now();
   let oldestFailed: number | undefined;
-  for (const sd of candidates.slice(0, maxDays)) {
+  const taken = candidates.slice(0, maxDays);
+  for (const [i, sd] of taken.entries()) {
+    if (i > 0 && Date.now() - started >= maxRunMs) {
+      run.more = true;
+      break;
+    }
     try {
       if (await rollupSiteDay(orm, sd)) run.rolled += 1;
       else run.empty += 1;
+      if (sd.failures) await clearRollupFailure(orm, sd);
       // A day counted again had its complete rollup long ago: its age is no lag.
       if (sd.endedAt !== undefined && !sd.recount) rollupLag.observe((now() - sd.endedAt) / 1000);
     } catch (e) {
       run.failed += 1;
       if (sd.endedAt !== undefined && !sd.recount) oldestFailed = Math.min(oldestFailed ?? sd.endedAt, sd.endedAt);
-      opts.logger?.error(`rollups: site ${sd.siteId} day ${sd.day} failed`, e);
+      opts.logger?.error(`rollups: site ${sd.siteId} day ${sd.day} failed (${(sd.failures ?? 0) + 1} times)`, e);
+      await recordRollupFailure(orm, sd, e, new Date(now())).catch((err) =>
+        opts.logger?.error(`rollups: the failure of site ${sd.siteId} day ${sd.day} could not be recorded`, err),
+      );
     }
     if ((run.rolled + run.empty) % 100 === 0) {
       opts.logger?.info(`rollups: ${run.rolled + run.empty}/${Math.min(maxDays, candidates.length)} site-days`);
     }
   }
-  // The oldest complete site-day this run leaves without a rollup (a failure, or past `maxDays`), read again as
-  // the run took its days by turns; a day counted again keeps its rollup meanwhile. Ages on the run's clock.
-  const oldestLeft =
-    more || run.failed
-      ? await oldestUnclosedDay(orm, opts).catch((e) => {
-          opts.logger?.error('rollups: the oldest day left could not be read; the gauge counts the failed days only', e);
-          return oldestFailed;
-        })
-      : undefined;
+  // The oldest complete site-day this run leaves without a rollup (a failure now or before, waiting for its next
+  // try, or past the run's bound), read again as the run took its days by turns; a day counted again keeps its
+  // rollup meanwhile. Ages on the run's clock.
+  const { more } = run;
+  const oldestLeft = await oldestUnclosedDay(orm, opts).catch((e) => {
+    opts.logger?.error('rollups: the oldest day left could not be read; the gauge counts the failed days only', e);
+    return oldestFailed;
+  });
   rollupOldestPending.set(oldestLeft === undefined ? 0 : Math.max(0, (now() - oldestLeft) / 1000));
   if (run.rolled || run.failed || more) {
     opts.logger?.info(
