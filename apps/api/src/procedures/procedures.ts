@@ -1,4 +1,5 @@
 import { type TRPC_ERROR_CODE_KEY, TRPCError } from '@trpc/server';
+import { isUuid } from '../actor/access.ts';
 import type { Actor } from '../actor/actor.ts';
 import { bumpCredentialsGeneration, watchTokenEnds } from '../actor/token-cache.ts';
 import { toAppError } from '../core/error-map.ts';
@@ -7,7 +8,7 @@ import { bumpSitesGeneration } from '../core/hot/generations.ts';
 import { authorize } from './authorize.ts';
 import { baseProcedure } from './init.ts';
 import { refuseUnsafeText } from './input-guard.ts';
-import { scopesOf } from './meta.ts';
+import { type Meta, scopesOf } from './meta.ts';
 
 /**
  * The three builders every operation starts from. Each one applies the rules its operation's meta
@@ -62,10 +63,19 @@ const checked = baseProcedure.use(async ({ ctx, meta, next, getRawInput }) => {
   }
   if (!result.ok) throw asTrpcError(result.error);
   // Collect nodes cache sites by public key (and the protection config they serve edges); any site or
-  // bot-protection change tells them to look again.
-  if (scopesOf(meta).some((s) => s === 'sites:write' || s === 'bot:write')) await bumpSitesGeneration(ctx.deps.hot);
+  // bot-protection change tells them to look that site up again (every site when the operation names none).
+  if (scopesOf(meta).some((s) => s === 'sites:write' || s === 'bot:write')) {
+    await bumpSitesGeneration(ctx.deps.hot, siteNamed(meta, await getRawInput()));
+  }
   return result;
 });
+
+/** The site an operation on `/v1/sites/{id}…` names (its input's `id`), as a list for the sites' generation. */
+function siteNamed(meta: Meta, input: unknown): string[] | undefined {
+  if (!meta.openapi?.path.startsWith('/v1/sites/{id}')) return undefined;
+  const id = (input as { id?: unknown } | null)?.id;
+  return typeof id === 'string' && isUuid(id) ? [id.toLowerCase()] : undefined;
+}
 
 export const publicProcedure = checked.meta({ builder: 'public', auth: 'none' });
 

@@ -21,7 +21,7 @@ export interface LookupCacheOptions<V = unknown> {
  * under load, once a minute, the lookups queued on the pool and the answers waited for them;
  * docs/performance/history.md, "Two stalls of the collect path found with the rounds".)
  * `clear()` forgets everything, lookups under way included: their answers go to the requests that waited
- * for them but are not kept.
+ * for them but are not kept; `forget()` forgets the answers it picks, and the lookups under way.
  */
 export class LookupCache<V> {
   private readonly entries = new Map<string, { value: V; until: number }>();
@@ -57,6 +57,16 @@ export class LookupCache<V> {
 
   clear(): void {
     this.entries.clear();
+    this.loading.clear();
+    this.epoch += 1;
+  }
+
+  /**
+   * Forgets the answers `drop` picks (one pass over the entries). Lookups under way are forgotten as `clear()`
+   * forgets them, whatever their key: one may have read what just changed.
+   */
+  forget(drop: (key: string, value: V) => boolean): void {
+    for (const [key, entry] of this.entries) if (drop(key, entry.value)) this.entries.delete(key);
     this.loading.clear();
     this.epoch += 1;
   }

@@ -1,7 +1,7 @@
 import { Site, SiteHostname } from '@us/db';
 import { LookupCache } from '../../core/cache/lookup-cache.ts';
 import type { Deps } from '../../core/deps.ts';
-import { GENERATION_KEY } from '../../core/hot/generations.ts';
+import { EVERY, GENERATION_KEY, sitesChangedBetween } from '../../core/hot/generations.ts';
 import { hotAnswer } from '../../core/hot/within.ts';
 import { sha256 } from '../../core/security/tokens.ts';
 import { passKeyOf } from '../../features/protection/pass-key.ts';
@@ -20,7 +20,8 @@ const MAX_ENTRIES = 10_000;
 
 /**
  * The site behind a public key and its hostnames, and the site behind a server secret, cached per key
- * (secrets by their hash) and invalidated through the generation counter. One lookup per key at a time,
+ * (secrets by their hash) and invalidated through the generation counter: the changed sites' entries, and the
+ * keys and secrets known to be no site's. One lookup per key at a time,
  * refreshed ahead of expiry while in use (`LookupCache`).
  */
 export function siteCache(deps: Pick<Deps, 'orm' | 'hot' | 'logger' | 'ciphers'>, opts: { now?: () => number } = {}) {
@@ -57,9 +58,18 @@ export function siteCache(deps: Pick<Deps, 'orm' | 'hot' | 'logger' | 'ciphers'>
       return;
     }
     if (current !== generation) {
-      byKey.clear();
-      bySecret.clear();
-      byId.clear();
+      const changed = await sitesChangedBetween(deps.hot, generation, current);
+      if (changed === EVERY) {
+        byKey.clear();
+        bySecret.clear();
+        byId.clear();
+      } else {
+        // A key or secret not known before may be the changed site's now.
+        byKey.forget((_, v) => v.site === null || changed.has(v.site.id));
+        bySecret.forget((_, id) => id === null || changed.has(id));
+        byId.forget((id) => changed.has(id));
+      }
+      // Every change: a site looked up again carries a new number (the gate's memo of its config is rebuilt).
       drops += 1;
       generation = current;
     }

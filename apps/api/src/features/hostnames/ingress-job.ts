@@ -76,17 +76,21 @@ export async function runIngressChecks(
 
   const dns = ingressDns(setup);
   const live: string[] = [];
+  const liveSites = new Set<string>();
   for (let i = 0; i < due.length; i += PARALLEL) {
     await Promise.all(
       due.slice(i, i + PARALLEL).map(async (row) => {
         const check = await checkIngress(dns, row.hostname, row.verify_token);
-        if (check.live && (await goLive(em, row.site_id, row.hostname))) live.push(row.hostname);
+        if (check.live && (await goLive(em, row.site_id, row.hostname))) {
+          live.push(row.hostname);
+          liveSites.add(row.site_id);
+        }
       }),
     );
   }
   await markChecked(orm, due, new Date(now));
   // The gate's caches learn the new return targets within about a second (core/hot/generations.ts).
-  if (live.length > 0) await bumpSitesGeneration(setup.hot);
+  if (live.length > 0) await bumpSitesGeneration(setup.hot, [...liveSites]);
   if (live.length > 0) opts.logger?.info(`proxy hostnames live now: ${live.join(', ')}`);
   else if (due.length > 0) opts.logger?.debug(`proxy hostnames: ${due.length} checked, none live yet`);
   return { checked: due.length, live };

@@ -1,7 +1,7 @@
 import { SiteHostname } from '@us/db';
 import { LookupCache } from '../../core/cache/lookup-cache.ts';
 import type { Deps } from '../../core/deps.ts';
-import { GENERATION_KEY } from '../../core/hot/generations.ts';
+import { EVERY, GENERATION_KEY, sitesChangedBetween } from '../../core/hot/generations.ts';
 import { hotAnswer } from '../../core/hot/within.ts';
 import { INGRESS_LIVE } from './go-live.ts';
 
@@ -31,9 +31,10 @@ export const LOOKUP_REFUSED = Symbol('lookup refused');
 /**
  * The live proxy hostnames' routes, per node: hostname → {siteId, origin}, or null for any other hostname
  * (negative answers are cached too, so a Host that is no proxy hostname costs one lookup a minute, not one
- * per request). The whole cache is dropped when the sites' generation moves (`core/hot/generations.ts`:
- * every change to a site or its hostnames bumps it), read at most once a second in the background, so a
- * request never waits for the hot store and a change is seen within about a second.
+ * per request). The changed sites' routes and the names that were no live proxy hostname are dropped when the
+ * sites' generation moves (`core/hot/generations.ts`: every change to a site or its hostnames bumps it), read at
+ * most once a second in the background, so a request never waits for the hot store and a change is seen within
+ * about a second.
  */
 export function proxyRoutes(deps: Pick<Deps, 'orm' | 'hot' | 'logger'>, opts: { now?: () => number } = {}) {
   const now = opts.now ?? Date.now;
@@ -55,11 +56,16 @@ export function proxyRoutes(deps: Pick<Deps, 'orm' | 'hot' | 'logger'>, opts: { 
     const at = now();
     if (at - checkedAt < GENERATION_CHECK_MS) return;
     checkedAt = at;
-    hotAnswer<string | null | typeof NO_ANSWER>(deps.hot, deps.hot.get(GENERATION_KEY), 200, NO_ANSWER).then((current) => {
+    hotAnswer<string | null | typeof NO_ANSWER>(deps.hot, deps.hot.get(GENERATION_KEY), 200, NO_ANSWER).then(async (current) => {
       if (current === NO_ANSWER || current === generation) return;
-      // The first read only learns the generation: nothing cached before it can be older than the lookups.
-      if (generation !== undefined) cache.clear();
+      const before = generation;
       generation = current;
+      // The first read only learns the generation: nothing cached before it can be older than the lookups.
+      if (before === undefined) return;
+      const changed = await sitesChangedBetween(deps.hot, before, current);
+      // A name that was no live proxy hostname may be the changed site's now.
+      if (changed === EVERY) cache.clear();
+      else cache.forget((_, route) => route === null || changed.has(route.siteId));
     });
   }
 

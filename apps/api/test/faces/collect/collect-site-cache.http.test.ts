@@ -147,4 +147,46 @@ describe('collector site cache', () => {
     expect((await c.cache.siteFor(site.pk)).site?.id).toBe(site.id);
     expect(c.lookups()).toBe(2);
   });
+
+  // The attack: a tenant with `sites:write` changing something of its own in a loop (an annotation a second).
+  // Every such change told every node to drop its whole site cache, so every tenant's reports, gate decisions and
+  // proxied requests went back to the database. Now a node forgets only the site that changed.
+  it("forgets only the changed site: another tenant's changes cost this site no lookup", async () => {
+    const victim = await newSite(['h.cache.example']);
+    const other = await createUser(t.deps);
+    const { token } = await createToken(t.deps, {
+      userId: other.user.id,
+      workspaceId: other.workspace.id,
+      scopes: ['sites:read', 'sites:write'],
+    });
+    const otherAuth = `Bearer ${token}`;
+    const own = await t.request.post('/v1/sites').set('Authorization', otherAuth).send({ name: 'Loop' }).expect(201);
+    const c = countedCache();
+    expect((await c.cache.siteFor(victim.pk)).site?.id).toBe(victim.id);
+    expect(c.lookups()).toBe(1);
+    for (let i = 0; i < 5; i++) {
+      await t.request
+        .post(`/v1/sites/${own.body.site.id}/annotations`)
+        .set('Authorization', otherAuth)
+        .send({ day: '2026-11-01', text: `deploy ${i}` })
+        .expect(201);
+      c.advance(1_100);
+      expect((await c.cache.siteFor(victim.pk)).site?.id).toBe(victim.id);
+    }
+    expect(c.lookups()).toBe(1);
+    // A change of the victim's own site is seen at the next look.
+    await t.request
+      .post(`/v1/sites/${victim.id}/hostnames`)
+      .set('Authorization', auth)
+      .send({ hostname: 'i.cache.example' })
+      .expect(201);
+    c.advance(1_100);
+    expect((await c.cache.siteFor(victim.pk)).hostnames.has('i.cache.example')).toBe(true);
+    expect(c.lookups()).toBe(2);
+    // A change naming no site (a new site) makes the node forget every site.
+    await t.request.post('/v1/sites').set('Authorization', otherAuth).send({ name: 'Another' }).expect(201);
+    c.advance(1_100);
+    await c.cache.siteFor(victim.pk);
+    expect(c.lookups()).toBe(3);
+  });
 });
