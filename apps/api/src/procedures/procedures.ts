@@ -56,8 +56,8 @@ const checked = baseProcedure.use(async ({ ctx, meta, next, getRawInput }) => {
   // Nodes cache API tokens (actor/token-cache.ts): an operation that revoked any, committed by now, tells
   // them to look again before the answer leaves, so a revoked token is refused at once everywhere. Also
   // when it failed after revoking (what committed stays revoked; a bump too many costs one lookup).
-  if (ended) {
-    await bumpCredentialsGeneration(ctx.deps.hot).catch((e) =>
+  if (ended.length > 0) {
+    await bumpCredentialsGeneration(ctx.deps.hot, ended).catch((e) =>
       ctx.deps.logger.error('credentials: the revocation counter could not be bumped; cached tokens expire within a minute', e),
     );
   }

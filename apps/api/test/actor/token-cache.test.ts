@@ -82,4 +82,38 @@ describe('the token cache', () => {
     expect(await cache.lookup('hash-3', counted(token('t3')))).toMatchObject({ id: 't3' });
     expect(loads).toBe(3);
   });
+
+  // The attack: a tenant creating and revoking tokens in a loop. One counter for every token sent every tenant's
+  // tokens back to the database on every node after each revocation; now a revocation moves its tokens' counters.
+  it('looks up again only the tokens a revocation ended, unless it ended every token', async () => {
+    const hot = new MemoryStore();
+    const cache = tokenCacheOf(hot);
+    let loads = 0;
+    const counted = (id: string) => async () => {
+      loads++;
+      return token(id);
+    };
+    await cache.lookup('hash-busy', counted('busy'));
+    await cache.lookup('hash-gone', counted('gone'));
+    expect(loads).toBe(2);
+    for (let i = 0; i < 5; i++) await bumpCredentialsGeneration(hot, ['hash-gone']);
+    expect(await cache.lookup('hash-busy', counted('busy'))).toMatchObject({ id: 'busy' });
+    expect(loads).toBe(2);
+    const revoked = async () => {
+      loads++;
+      return null;
+    };
+    expect(await cache.lookup('hash-gone', revoked)).toBeNull();
+    expect(loads).toBe(3);
+    // Every token's counter (a revocation by SQL, by hand; or of very many tokens at once).
+    await bumpCredentialsGeneration(hot);
+    await cache.lookup('hash-busy', counted('busy'));
+    expect(loads).toBe(4);
+    await bumpCredentialsGeneration(
+      hot,
+      Array.from({ length: 101 }, (_, i) => `hash-many-${i}`),
+    );
+    await cache.lookup('hash-busy', counted('busy'));
+    expect(loads).toBe(5);
+  });
 });

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ApiToken, User } from '@us/db';
+import { User } from '@us/db';
 import { LIMITS } from '@us/shared';
 import type { RequestInfo } from '../../actor/request-info.ts';
 import { noteTokensEnded } from '../../actor/token-cache.ts';
@@ -30,8 +30,11 @@ export async function requestReset(deps: Deps, em: EntityManager, input: { email
 
 /** Revokes every live API token the person made, in every workspace. */
 export async function revokeTokensMadeBy(em: EntityManager, userId: string) {
-  noteTokensEnded();
-  await em.nativeUpdate(ApiToken, { createdBy: userId, revokedAt: null }, { revokedAt: new Date() });
+  const ended = await em.execute<{ token_hash: string }[]>(
+    'update api_tokens set revoked_at = now() where created_by_id = ? and revoked_at is null returning token_hash',
+    [userId],
+  );
+  noteTokensEnded(ended.map((r) => r.token_hash));
 }
 
 /**

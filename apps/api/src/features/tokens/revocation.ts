@@ -9,8 +9,7 @@ import { noteTokensEnded } from '../../actor/token-cache.ts';
  */
 export async function revokeTokenTrees(em: EntityManager, rootIds: string[]): Promise<number> {
   if (rootIds.length === 0) return 0;
-  noteTokensEnded();
-  const rows = await em.execute<{ id: string }[]>(
+  const rows = await em.execute<{ id: string; token_hash: string }[]>(
     `with recursive tree(id) as (
        select id from api_tokens where id = any(?::uuid[])
        union
@@ -18,9 +17,10 @@ export async function revokeTokenTrees(em: EntityManager, rootIds: string[]): Pr
      )
      update api_tokens set revoked_at = now()
       where id in (select id from tree) and revoked_at is null
-      returning id`,
+      returning id, token_hash`,
     [`{${rootIds.join(',')}}`],
   );
+  noteTokensEnded(rows.map((r) => r.token_hash));
   return rows.length;
 }
 
