@@ -4,6 +4,7 @@ import { type Role, type Scope, scopesOfRole } from '@us/shared';
 import { AppError, unauthorized } from '../core/errors.ts';
 import type { HotStore } from '../core/hot/store.ts';
 import { sha256 } from '../core/security/tokens.ts';
+import { isUuid } from './access.ts';
 import type { Actor } from './actor.ts';
 import type { RequestInfo } from './request-info.ts';
 import { type CallerToken, tokenCacheOf } from './token-cache.ts';
@@ -74,7 +75,7 @@ async function loadToken(em: EntityManager, hash: string): Promise<CallerToken |
 /** The workspace named by X-Workspace / ?workspace=, else the one the person joined first. */
 async function pickMembership(em: EntityManager, userId: string, hint: string | undefined) {
   if (hint !== undefined) {
-    const m = /^[0-9a-f-]{36}$/i.test(hint) ? await em.findOne(Membership, { user: userId, workspace: hint }) : null;
+    const m = isUuid(hint) ? await em.findOne(Membership, { user: userId, workspace: hint }) : null;
     if (!m) {
       throw new AppError(404, 'No such workspace among yours: check X-Workspace (or ?workspace=) against /v1/me');
     }

@@ -413,4 +413,36 @@ describe('attacks on API input', () => {
       expect(res10.status).toBe(200);
     });
   });
+
+  // Each passed its field's pattern and reached PostgreSQL, which refused it: 500 (22008, 22007).
+  describe('a day or instant of the right shape that is no real one is 400 naming the field, never 500', () => {
+    it('an annotation day of year 0 and a cursor of month 13', async () => {
+      const made = await t.request
+        .post(`/v1/sites/${siteId}/annotations`)
+        .set('Authorization', auth)
+        .send({ day: '0000-01-01', text: 'x' });
+      expectProblem(made, 400);
+      expect(made.body.field).toBe('day');
+      const listed = await t.request
+        .get(`/v1/sites/${siteId}/annotations`)
+        .query({ cursor: '2024-13-45_00000000-0000-4000-8000-000000000000' })
+        .set('Authorization', auth);
+      expectProblem(listed, 400);
+      expect(listed.body.field).toBe('cursor');
+    });
+
+    it("an alert deliveries' cursor on the 30th of February", async () => {
+      const alert = await t.request
+        .post(`/v1/sites/${siteId}/alerts`)
+        .set('Authorization', auth)
+        .send({ kind: 'first_pageview', recipients: ['ops@example.com'] })
+        .expect(201);
+      const res = await t.request
+        .get(`/v1/sites/${siteId}/alerts/${alert.body.alert.id}/deliveries`)
+        .query({ cursor: '2024-02-30T00:00:00.000Z_00000000-0000-4000-8000-000000000000' })
+        .set('Authorization', auth);
+      expectProblem(res, 400);
+      expect(res.body.field).toBe('cursor');
+    });
+  });
 });

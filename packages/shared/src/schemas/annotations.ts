@@ -14,9 +14,14 @@ export const ANNOTATION_LIMITS = {
 const zDay = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'Give a day as YYYY-MM-DD')
-  .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d), {
-    message: 'Give a day of the calendar (YYYY-MM-DD)',
-  });
+  .refine(
+    (d) =>
+      d >= '1970-01-01' &&
+      d <= '2199-12-31' &&
+      !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) &&
+      new Date(`${d}T00:00:00Z`).toISOString().startsWith(d),
+    { message: 'Give a day of the calendar from 1970-01-01 to 2199-12-31 (YYYY-MM-DD)' },
+  );
 
 const zText = z
   .string()

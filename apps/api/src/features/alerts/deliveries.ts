@@ -35,7 +35,9 @@ const toDelivery = (r: DeliveryRow): AlertDelivery => ({
 
 function readCursor(cursor: string): { at: string; id: string } {
   const [at = '', id = ''] = cursor.split('_');
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(at) || Number.isNaN(Date.parse(at)) || !isUuid(id)) {
+  // An instant as the page wrote it: the same text back from the date it makes (2024-02-30 rolls over to March).
+  const date = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(at) ? new Date(at) : null;
+  if (!date || Number.isNaN(date.getTime()) || date.toISOString() !== at || !isUuid(id)) {
     throw badRequest('cursor', 'Pass the `next` of the previous page as cursor, unchanged');
   }
   return { at, id };

@@ -13,6 +13,7 @@ import {
 } from '@us/shared';
 import { isUuid, loadSite } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
+import { isDay } from '../../analytics/range.ts';
 import { AppError, badRequest } from '../../core/errors.ts';
 import { checkSiteLimit } from '../sites/index.ts';
 
@@ -40,7 +41,7 @@ const cursorOf = (a: Annotation) => `${a.day}_${a.id}`;
 
 function readCursor(cursor: string): { day: string; id: string } {
   const [day, id] = cursor.split('_');
-  if (!day || !/^\d{4}-\d{2}-\d{2}$/.test(day) || !id || !isUuid(id)) {
+  if (!day || !isDay(day) || !id || !isUuid(id)) {
     throw badRequest('cursor', 'Pass the `next` of the previous page as cursor, unchanged');
   }
   return { day, id };

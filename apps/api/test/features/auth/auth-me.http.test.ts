@@ -86,6 +86,9 @@ describe('GET /v1/me and credentials', () => {
       expectProblem(await t.request.get(`/v1/me?workspace=${stranger.workspace.id}`).set('Cookie', cookie), 404);
       expectProblem(await t.request.get('/v1/me').set('Cookie', cookie).set('X-Workspace', randomUUID()), 404);
       expectProblem(await t.request.get('/v1/me').set('Cookie', cookie).set('X-Workspace', 'my-workspace'), 404);
+      // The shape of an id without being one (it reached PostgreSQL's uuid column: 500).
+      expectProblem(await t.request.get('/v1/me').set('Cookie', cookie).set('X-Workspace', '-'.repeat(36)), 404);
+      expectProblem(await t.request.get(`/v1/me?workspace=${'f'.repeat(36)}`).set('Cookie', cookie), 404);
     });
 
     it('shows twoFactor true once two-factor sign-in is on', async () => {
