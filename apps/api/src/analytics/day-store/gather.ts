@@ -190,22 +190,31 @@ async function computeDay<Row>({ ctx, parts, day, idx, seen, compute }: DayWork<
   return rows;
 }
 
-/** Recounts of large live days under way in this process, one per site, day and set of parts. */
+/** Recounts of large live days under way in this process, by site: one at a time per site. */
 const recounts = new Map<string, Promise<unknown>>();
+/**
+ * Recounts at once in this process. Each holds a stats connection for up to a statement's time after its answer
+ * left the workspace's slot: one ask per filter value tried (each part its own stored spec) once started as many,
+ * and filled the pool for every tenant.
+ */
+const RECOUNTS_AT_ONCE = 2;
 
 /**
  * Counts a large live day again after the answer, so no ask waits for it (a busy site's today takes
- * about a second). A failed recount is left: the stored figures stay, and the next ask tries again.
+ * about a second). A site with a recount under way, or a process with RECOUNTS_AT_ONCE, starts none: the stored
+ * figures are answered, and a later ask starts it. A failed recount is left the same way.
  */
 function recountLater<Row>(work: DayWork<Row>): void {
-  const { ctx, parts, day, idx } = work;
-  const key = JSON.stringify([ctx.siteId, day, idx.map((i) => specOf([parts[i]?.kind, parts[i]?.definition], ctx.windows, day))]);
-  if (recounts.has(key)) return;
+  const key = work.ctx.siteId;
+  if (recounts.has(key) || recounts.size >= RECOUNTS_AT_ONCE) return;
   const job = computeDay(work)
     .catch(() => undefined)
     .finally(() => recounts.delete(key));
   recounts.set(key, job);
 }
+
+/** Recounts under way in this process (tests). */
+export const recountsUnderWay = () => recounts.size;
 
 /** Resolves once the recounts under way have ended (tests; an orderly stop). */
 export async function recountsSettled(): Promise<void> {

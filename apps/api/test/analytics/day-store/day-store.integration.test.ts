@@ -7,7 +7,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { insertRows } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 as rng } from '../../../scripts/seed/random.ts';
-import { LIVE_LAG_SECONDS, recountsSettled } from '../../../src/analytics/day-store/gather.ts';
+import { LIVE_LAG_SECONDS, recountsSettled, recountsUnderWay } from '../../../src/analytics/day-store/gather.ts';
 import { arrivalsOf } from '../../../src/analytics/day-store/store.ts';
 import { addDays } from '../../../src/analytics/range.ts';
 import { siteCtx } from '../../../src/analytics/site-ctx.ts';
@@ -312,5 +312,34 @@ describe('the per-day store answers as the raw rows', () => {
     expect(await ask(true)).toEqual(stored);
     await recountsSettled();
     expect(await ask(true)).toEqual(raw);
+  });
+
+  // The attack: asks that each want large live days counted again (one per filter value tried: each its own
+  // stored part) started a background statement per day and part, after their answers had left the workspace's
+  // slot: enough of them filled the stats pool for every tenant.
+  it('counts one large live day of a site again at a time, in the background', async () => {
+    const { em, settings, ctx } = await current();
+    const s = readSettings(settings);
+    const ask = () => goalResultsOf(ctx(), s, { id: siteId, days: 3 }, { store: true, liveDayRows: 1 });
+    await ask();
+    await recountsSettled();
+    const liveDays = [0, 1, 2].map((n) => addDays(utcToday(), -n));
+    for (const day of liveDays) {
+      await insertJourneys(
+        f.t.deps.orm,
+        addSessions(emptyRows(), siteId, { day, pages: [{ path: '/blog/again', events: ['signup'] }] }, 2),
+      );
+    }
+    await em
+      .getConnection()
+      .execute(`update result_days set computed_at = now() - make_interval(secs => ?) where site_id = ?`, [
+        LIVE_LAG_SECONDS + 1,
+        siteId,
+      ]);
+    await ask();
+    expect(recountsUnderWay()).toBe(1);
+    await ask();
+    expect(recountsUnderWay()).toBe(1);
+    await recountsSettled();
   });
 });
