@@ -1,5 +1,5 @@
 // POST /v1/sites/{id}/export: counts the budgets, lists the raw-record files of the range (one per kind
-// and UTC hour that has records, at most 20,000), records the export and answers the six files with
+// and UTC hour that has records, at most 20,000; in one of the workspace's stats slots), records the export and answers the six files with
 // links valid one hour. Every file is written when its link is fetched, streamed from the stats pool
 // (faces/downloads.ts), so an export costs nothing until downloaded and never holds a day in memory.
 import { randomUUID } from 'node:crypto';
@@ -8,6 +8,7 @@ import { EXPORT_FILES, EXPORT_LIMITS, type ExportInput, type ExportOutput } from
 import { loadSite, workspaceIdOf } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
 import { dayAdvice, isDay } from '../../analytics/range.ts';
+import { inWorkspaceSlot } from '../../analytics/site-slot.ts';
 import type { Deps } from '../../core/deps.ts';
 import { badRequest } from '../../core/errors.ts';
 import { takeExportBudget } from './limits.ts';
@@ -25,9 +26,12 @@ export async function exportSite(deps: Deps, em: EntityManager, actor: Actor, in
   if (from !== null && from > to) throw badRequest('from', 'Give a from day on or before to');
   const site = await loadSite(em, actor, input.id);
   const workspaceId = workspaceIdOf(actor);
-  await takeExportBudget(deps.hot, workspaceId, site.id);
-
-  const hours = await archiveHours(deps.statsOrm.em.fork(), site.id, { from, to }, EXPORT_LIMITS.archiveFiles);
+  // The listing counts the range's records on the stats pool: inside one of the workspace's stats slots, as a
+  // question (concurrent exports held the pool for every tenant), and a refusal for a full slot spends no export.
+  const hours = await inWorkspaceSlot(deps, workspaceId, async () => {
+    await takeExportBudget(deps.hot, workspaceId, site.id);
+    return archiveHours(deps.statsOrm.em.fork(), site.id, { from, to }, EXPORT_LIMITS.archiveFiles);
+  });
   const archive = hours.slice(0, EXPORT_LIMITS.archiveFiles);
   const id = randomUUID();
   const createdAt = new Date();

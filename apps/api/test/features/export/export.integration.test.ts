@@ -327,6 +327,27 @@ describe('site export', () => {
     expect(await copies.sweep(new Date(Date.now() - 60_000))).toBe(1);
     expect(await copies.read('e2', 'settings.json')).not.toBeNull();
   });
+  // The attack: many exports at once, each counting a site's whole raw history on the stats pool, outside the
+  // workspace's slots: they held the pool's connections for every tenant.
+  it("lists an export's records in one of the workspace's stats slots: 429 when they are all taken, no export spent", async () => {
+    const siteId = await f.site();
+    const key = `stats-running:${f.workspaceId}`;
+    const limit = f.t.deps.env.STATS_CONCURRENT_PER_WORKSPACE;
+    const holders = Array.from({ length: limit }, (_, i) => `question-${i}`);
+    for (const h of holders) expect(await f.t.deps.hot.acquireSlot(key, h, limit, 60)).toBe(true);
+    try {
+      const busy = await exportOf(siteId);
+      expect(busy.status).toBe(429);
+      expect(busy.body.title).toMatch(/stats questions running/);
+      expect(Number(busy.headers['retry-after'])).toBeGreaterThan(0);
+    } finally {
+      for (const h of holders) await f.t.deps.hot.releaseSlot(key, h);
+    }
+    // Refused for the slot, it spent none of the site's 5 exports an hour.
+    for (let i = 0; i < 5; i++) expect((await exportOf(siteId)).status).toBe(200);
+    expect((await exportOf(siteId)).status).toBe(429);
+  });
+
   it('allows 5 exports an hour per site and 20 per workspace, then 429 with Retry-After', async () => {
     const first = await f.site();
     for (let i = 0; i < 5; i++) expect((await exportOf(first)).status).toBe(200);
