@@ -63,7 +63,11 @@ export const GoalResult = z.object({
   /** The visits the rate is out of (the answer's `visits`). */
   visits: z.number().nullable(),
   rate: zRate,
-  series: z.array(z.object({ day: z.string(), completions: z.number() })),
+  series: z
+    .array(z.object({ day: z.string(), completions: z.number() }))
+    .describe(
+      'Completions per day of the range, zeros filled; past 366 days one entry per month (day: its first day in the range)',
+    ),
 });
 export type GoalResult = z.infer<typeof GoalResult>;
 

@@ -75,6 +75,25 @@ describe('GET /v1/sites/{id}/goals/results', () => {
     ]);
   });
 
+  it('gives a range longer than 366 days month by month, each month its first day in the range', async () => {
+    const res = await f.get(`/v1/sites/${siteId}/goals/results`, { days: 3660 }).expect(200);
+    const from = res.body.from as string;
+    for (const goal of res.body.goals) {
+      const series = goal.series as { day: string; completions: number }[];
+      expect(series[0]?.day).toBe(from);
+      expect(series.slice(1).every((d) => d.day.endsWith('-01'))).toBe(true);
+      expect(new Set(series.map((d) => d.day.slice(0, 7))).size).toBe(series.length);
+      expect(series.length).toBeGreaterThanOrEqual(120);
+      expect(series.length).toBeLessThanOrEqual(122);
+      expect(series.reduce((n, d) => n + d.completions, 0)).toBe(goal.completions);
+    }
+    const signup = res.body.goals[0];
+    expect(signup.completions).toBe(4);
+    // At 366 days it is still day by day.
+    const year = await f.get(`/v1/sites/${siteId}/goals/results`, { days: 366 }).expect(200);
+    expect(year.body.goals[0].series).toHaveLength(366);
+  });
+
   it('visits equal the sessions of the summary', async () => {
     for (const days of [1, 3, 7]) {
       const [results, summary] = await Promise.all([
