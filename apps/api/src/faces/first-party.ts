@@ -2,6 +2,7 @@ import { INTERNAL_MARK_COOKIE } from '@us/shared';
 import type { Context } from 'koa';
 import type { Deps } from '../core/deps.ts';
 import { AppError } from '../core/errors.ts';
+import { overBudget } from '../core/hot/address-budget.ts';
 import { sendProblem } from '../core/http/problem-response.ts';
 import { followInternalLink, type LinkOutcome } from '../features/internal-link/links.ts';
 import { internalMarkCookie } from '../features/internal-link/mark.ts';
@@ -56,6 +57,16 @@ export function firstPartyHandler(deps: Deps) {
     if (ctx.path === '/_us/pass' && ctx.method === 'GET') return passReturn(deps, ctx);
     if (ctx.path !== '/_us/internal' || ctx.method !== 'GET') {
       return sendProblem(ctx, new AppError(404, 'No such first-party path: check the address'));
+    }
+    // Counted per connecting address before the Host is looked up (edges forward for many visitors).
+    if (await overBudget(deps.hot, 'internal', ctx.ip)) {
+      ctx.set('Retry-After', '60');
+      return sendPage(
+        ctx,
+        429,
+        'Too many requests',
+        'This address opened too many internal links in a minute: try again in a minute.',
+      );
     }
     const host = ctx.hostname.toLowerCase().replace(/\.$/, '');
     const rawToken = ctx.query.token;

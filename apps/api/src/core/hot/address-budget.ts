@@ -18,6 +18,11 @@ export const CHECK_BUDGETS = {
   /** `/_us/pass`, per connecting address (an edge, or a visitor in proxy mode). */
   pass: 1200,
   /**
+   * `/_us/internal` (a team member following an internal link), per connecting address: each looks its Host up in
+   * the database before the link is read, so without a budget a stranger's loop held the main pool.
+   */
+  internal: 120,
+  /**
    * The payment provider's webhook, per sending address: requests whose signature fails only (a signed
    * event is never refused for a budget; features/billing/billing-webhook.ts).
    */
