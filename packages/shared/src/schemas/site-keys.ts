@@ -9,6 +9,9 @@ export const SECRET_KEY_PATTERN = /^sk_live_[A-Za-z0-9]{32}$/;
 /** Characters of a key kept for display (`prefix`): enough to tell keys apart, never enough to use. */
 export const KEY_PREFIX_LENGTH = 12;
 
+/** Ours: server secrets a site keeps at once (one per edge or server is the use; rotation replaces one). */
+export const SITE_KEY_LIMITS = { secretsPerSite: 20 } as const;
+
 export const SITE_KEY_KINDS = ['public', 'secret'] as const;
 export type SiteKeyKind = (typeof SITE_KEY_KINDS)[number];
 

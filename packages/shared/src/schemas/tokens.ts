@@ -3,8 +3,11 @@ import { z } from 'zod';
 import { SCOPES } from '../scopes.ts';
 import { zId, zName, zTimestamp } from './common.ts';
 
-/** Spec §8: at most 15 scopes (every scope once) and 100 site ids per token. */
-export const TOKEN_LIMITS = { scopes: SCOPES.length, siteIds: 100 } as const;
+/**
+ * Spec §8: at most 15 scopes (every scope once) and 100 site ids per token. Ours: at most 200 live tokens (not
+ * revoked, not expired) per workspace; each has its own request budget, and every node caches them.
+ */
+export const TOKEN_LIMITS = { scopes: SCOPES.length, siteIds: 100, livePerWorkspace: 200 } as const;
 
 const zTokenScope = z.enum(SCOPES, {
   error: `Use one of the ${SCOPES.length} scope names, such as sites:read or analytics:read`,

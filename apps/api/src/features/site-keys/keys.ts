@@ -5,6 +5,7 @@ import { Site, SiteKey } from '@us/db';
 import {
   type CreateSiteKeyInput,
   KEY_PREFIX_LENGTH,
+  SITE_KEY_LIMITS,
   type SiteKeyKind,
   type SiteKeyList,
   type SiteKeyOutput,
@@ -89,10 +90,20 @@ export function publicKeyOf(em: EntityManager, siteId: string): Promise<SiteKey 
  */
 export async function createKey(em: EntityManager, actor: Actor, input: CreateSiteKeyInput): Promise<SiteKeyOutput> {
   if (input.kind === 'secret') {
-    const site = await loadSite(em, actor, input.id);
-    const { row, value } = createKeyRow(em, site.id, 'secret');
-    await em.flush();
-    return { key: keyRecord(row, value) };
+    return em.transactional(async (tx) => {
+      const site = await loadSite(tx, actor, input.id);
+      // Counted under the site's row lock: secrets made at once each count the ones before them.
+      await tx.findOne(Site, { id: site.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+      if ((await tx.count(SiteKey, { site: site.id, kind: 'secret' })) >= SITE_KEY_LIMITS.secretsPerSite) {
+        throw new AppError(
+          409,
+          `This site has ${SITE_KEY_LIMITS.secretsPerSite} server secrets, the most it keeps: delete the ones no longer used (DELETE /v1/sites/{id}/keys/{keyId}) or rotate one`,
+        );
+      }
+      const { row, value } = createKeyRow(tx, site.id, 'secret');
+      await tx.flush();
+      return { key: keyRecord(row, value) };
+    });
   }
   return em.transactional(async (tx) => {
     const site = await loadSite(tx, actor, input.id);

@@ -1,9 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Site } from '@us/db';
-import type { CreateTokenInput, CreateTokenOutput, Scope } from '@us/shared';
+import { type CreateTokenInput, type CreateTokenOutput, type Scope, TOKEN_LIMITS } from '@us/shared';
 import { isUuid, responsibleUserId, workspaceIdOf } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
-import { badRequest, forbidden, scopeMissing } from '../../core/errors.ts';
+import { AppError, badRequest, forbidden, scopeMissing } from '../../core/errors.ts';
+import { lockWorkspace } from '../members/index.ts';
 import { firstMissingScope, toEntry } from './entry.ts';
 import { issueToken } from './issue.ts';
 
@@ -14,6 +15,7 @@ import { issueToken } from './issue.ts';
  *   give sites within its own (403) and, omitting them, passes its restriction on.
  * - `expiresAt` must be in the future. A token made by an expiring token expires no later than it:
  *   omitted, it inherits that expiry; later, it is refused (400 `expiresAt`).
+ * - A workspace keeps at most TOKEN_LIMITS.livePerWorkspace live tokens (409 past it).
  * - Made by a person: `createdBy` is the person. Made by a token: `createdBy` is that token's maker
  *   and `parentToken` the calling token, so revoking the caller revokes what it made.
  */
@@ -27,16 +29,31 @@ export async function createToken(em: EntityManager, actor: Actor, input: Create
   }
 
   const siteIds = await resolveSites(em, actor, workspaceId, input.siteIds ?? null);
-  const { secret, row } = await issueToken(em, {
-    workspaceId,
-    createdBy: responsibleUserId(actor),
-    parentToken: actor.type === 'token' ? actor.token.id : null,
-    name: input.name,
-    scopes: input.scopes as Scope[],
-    siteIds,
-    expiresAt,
+  return em.transactional(async (tx) => {
+    // Counted under the workspace's row lock: tokens made at once each count the ones before them.
+    await lockWorkspace(tx, workspaceId);
+    const [{ n } = { n: 0 }] = await tx.execute<{ n: number }[]>(
+      `select count(*)::int as n from api_tokens
+        where workspace_id = ? and revoked_at is null and (expires_at is null or expires_at > now())`,
+      [workspaceId],
+    );
+    if (n >= TOKEN_LIMITS.livePerWorkspace) {
+      throw new AppError(
+        409,
+        `This workspace has ${TOKEN_LIMITS.livePerWorkspace} live API tokens, the most it keeps: revoke the ones no longer used (DELETE /v1/tokens/{id}), then make this one`,
+      );
+    }
+    const { secret, row } = await issueToken(tx, {
+      workspaceId,
+      createdBy: responsibleUserId(actor),
+      parentToken: actor.type === 'token' ? actor.token.id : null,
+      name: input.name,
+      scopes: input.scopes as Scope[],
+      siteIds,
+      expiresAt,
+    });
+    return { ...toEntry(row), token: secret, shownOnce: true };
   });
-  return { ...toEntry(row), token: secret, shownOnce: true };
 }
 
 function resolveExpiry(actor: Actor, given: string | null): Date | null {

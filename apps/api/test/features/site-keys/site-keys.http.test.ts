@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { SiteKey } from '@us/db';
+import { SITE_KEY_LIMITS } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findSiteByPublicKey, findSiteBySecret } from '../../../src/features/site-keys/key-lookup.ts';
 import { expectProblem } from '../../support/auth-helpers.ts';
@@ -32,6 +33,22 @@ describe('site keys: list, create, rotate, delete, lookups', () => {
       .expect(201);
     return res.body.key as KeyRecord & { value: string };
   }
+
+  it(`keeps at most ${SITE_KEY_LIMITS.secretsPerSite} server secrets per site (409), even when made at once`, async () => {
+    const o = await siteOfNewOwner();
+    const make = () => t.request.post(`/v1/sites/${o.siteId}/keys`).set('Authorization', o.auth).send({ kind: 'secret' });
+    const answers = await Promise.all(Array.from({ length: SITE_KEY_LIMITS.secretsPerSite + 5 }, make));
+    expect(answers.filter((r) => r.status === 201)).toHaveLength(SITE_KEY_LIMITS.secretsPerSite);
+    for (const refused of answers.filter((r) => r.status !== 201)) {
+      expect(refused.status).toBe(409);
+      expect(refused.body.title).toMatch(/delete the ones no longer used/);
+    }
+    const listed = await t.request.get(`/v1/sites/${o.siteId}/keys`).set('Authorization', o.auth).expect(200);
+    expect(listed.body.keys.filter((k: KeyRecord) => k.kind === 'secret')).toHaveLength(SITE_KEY_LIMITS.secretsPerSite);
+    // Rotating one still works: it replaces a secret.
+    const one = answers.find((r) => r.status === 201)?.body.key as KeyRecord;
+    await t.request.post(`/v1/sites/${o.siteId}/keys/${one.id}/rotate`).set('Authorization', o.auth).expect(200);
+  });
 
   it('lists the public key in full', async () => {
     const o = await siteOfNewOwner();

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { ApiToken, Membership, Workspace } from '@us/db';
-import { SCOPES, type Scope } from '@us/shared';
+import { SCOPES, type Scope, TOKEN_LIMITS } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bumpCredentialsGeneration } from '../../../src/actor/token-cache.ts';
 import { expectProblem, expectProblemCode } from '../../support/auth-helpers.ts';
@@ -189,6 +189,34 @@ describe('API tokens: list, create, delete', () => {
 
       const rows = await t.deps.orm.em.fork().find(ApiToken, { workspace: o.workspace.id, name: 'n' });
       expect(rows).toHaveLength(0);
+    });
+
+    // The attack: tokens made in a loop, each with its own request budget, each cached on every node.
+    it(`keeps at most ${TOKEN_LIMITS.livePerWorkspace} live tokens per workspace (409), even when made at once; a revoked one frees its place`, async () => {
+      const o = await owner();
+      const caller = await tokenFor(o, ['tokens:write', 'tokens:read', 'sites:read']);
+      for (let i = 0; i < TOKEN_LIMITS.livePerWorkspace - 6; i++) await tokenFor(o, ['sites:read']);
+      // A revoked and an expired token take no place.
+      await t.deps.orm.em
+        .fork()
+        .nativeUpdate(ApiToken, { id: (await tokenFor(o, ['sites:read'])).id }, { revokedAt: new Date() });
+      await t.deps.orm.em
+        .fork()
+        .nativeUpdate(ApiToken, { id: (await tokenFor(o, ['sites:read'])).id }, { expiresAt: new Date(Date.now() - 1000) });
+      const make = () =>
+        t.request
+          .post('/v1/tokens')
+          .set('Authorization', bearer(caller.token))
+          .send({ name: 'loop', scopes: ['sites:read'] });
+      const answers = await Promise.all(Array.from({ length: 10 }, make));
+      expect(answers.filter((r) => r.status === 201)).toHaveLength(5);
+      for (const refused of answers.filter((r) => r.status !== 201)) {
+        expect(expectProblem(refused, 409).title).toMatch(/revoke the ones no longer used/);
+      }
+      const made = answers.find((r) => r.status === 201)?.body.id as string;
+      await t.request.delete(`/v1/tokens/${made}`).set('Authorization', bearer(caller.token)).expect(204);
+      await make().expect(201);
+      expectProblem(await make(), 409);
     });
 
     it('needs tokens:write, and credentials', async () => {
