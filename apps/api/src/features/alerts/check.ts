@@ -63,6 +63,9 @@ async function figuresOf(deps: AlertDeps, rule: RuleRow, now: Date): Promise<{ p
   const site = siteOf(rule);
   if (rule.kind === 'first_pageview') {
     if (rule.last_period === 'first') return null;
+    // Until the site has rows of the rule's days, no question is asked: a rule waiting on a site without traffic
+    // cost a stats question every five minutes, forever (20 a site, on every site of a workspace).
+    if (!(await rowsArrivedSince(deps, site.id, new Date(rule.created_at)))) return null;
     return {
       period: 'first',
       figures: { current: await pageviewsSince(deps, site, new Date(rule.created_at), now), baseline: null },
@@ -74,6 +77,21 @@ async function figuresOf(deps: AlertDeps, rule: RuleRow, now: Date): Promise<{ p
   // A goal removed from the site since: nothing to count; the period is passed over.
   const figures = counted ? await periodFigures(deps, site, counted, rule.time_window, period) : { current: 0, baseline: null };
   return { period: period.key, figures };
+}
+
+/**
+ * Whether pageview or event rows have arrived for the site's UTC days from the day before `since` on (the count
+ * reads from the local day of `since`, which starts at most a day earlier): one lookup of `day_arrivals`.
+ */
+async function rowsArrivedSince(deps: AlertDeps, siteId: string, since: Date): Promise<boolean> {
+  const [row] = await deps.statsOrm.em
+    .getConnection()
+    .execute<{ any: boolean }[]>(
+      `select exists (select 1 from day_arrivals where site_id = ?::uuid and day >= ?::date - 1 and rows > 0) as any`,
+      [siteId, since.toISOString().slice(0, 10)],
+      'all',
+    );
+  return row?.any === true;
 }
 
 /** The dashboard of the period's day. */

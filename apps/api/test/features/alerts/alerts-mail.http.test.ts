@@ -137,6 +137,20 @@ describe('alerts by e-mail', () => {
     expect(created.body.alert).toMatchObject({ kind: 'first_pageview', thresholdPercent: null, enabled: true });
     await answerConfirmation(t, 'first@example.com', 'yes', 'alerts');
     expect(await run([site.siteId])).toEqual({ ran: true, fired: 0, failed: 0 });
+    // While the site has no rows, the rule asks no stats question (it asked one every five minutes, forever):
+    // with every stats slot of the workspace taken, the look still succeeds.
+    const workspaceId = (
+      await t.deps.orm.em.fork().execute<{ w: string }[]>('select workspace_id::text as w from sites where id = ?', [site.siteId])
+    )[0]?.w;
+    const key = `stats-running:${workspaceId}`;
+    const limit = t.deps.env.STATS_CONCURRENT_PER_WORKSPACE;
+    const holders = Array.from({ length: limit }, (_, i) => `question-${i}`);
+    for (const h of holders) expect(await t.deps.hot.acquireSlot(key, h, limit, 60)).toBe(true);
+    try {
+      expect(await run([site.siteId])).toEqual({ ran: true, fired: 0, failed: 0 });
+    } finally {
+      for (const h of holders) await t.deps.hot.releaseSlot(key, h);
+    }
 
     await postReport(t, site).expect(202);
     await t.deps.ingest.flushNow();
