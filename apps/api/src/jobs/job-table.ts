@@ -4,7 +4,7 @@ import { runRollups } from '../analytics/rollup/rollup.ts';
 import { runTodayRollups } from '../analytics/rollup/rollup-today.ts';
 import type { Logger } from '../core/logger.ts';
 import { runAlerts } from '../features/alerts/alerts-job.ts';
-import type { AlertDeps } from '../features/alerts/check.ts';
+import type { AlertDeps } from '../features/alerts/rule-columns.ts';
 import { runBilling } from '../features/billing/billing-job.ts';
 import type { BillingProvider } from '../features/billing/provider.ts';
 import { sweepExports } from '../features/export/export-sweep.ts';

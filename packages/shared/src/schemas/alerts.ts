@@ -152,7 +152,9 @@ export const AlertDelivery = z.object({
   changePercent: z.number().nullable(),
   mails: z.number().describe('E-mails sent'),
   mailsHeld: z.number().describe('E-mails not sent: over the workspace’s daily alert budget or the address’s hourly one'),
-  webhook: z.enum(['none', 'sent', 'failed']),
+  webhook: z
+    .enum(['none', 'pending', 'sent', 'failed'])
+    .describe('pending: being sent (a run that stopped sends it at the next run, every 5 minutes)'),
   webhookStatus: z.number().nullable().describe('The HTTP status of the last try, null when none answered'),
 });
 export type AlertDelivery = z.infer<typeof AlertDelivery>;

@@ -1,10 +1,12 @@
-// The alerts job (every 5 minutes, under one advisory lock so one node runs it at a time): each enabled
-// rule looked at once per closed period (features/alerts/check.ts), then the webhooks of the rules that
-// fired, all at once, each with its own tries and time limit.
+// The alerts job (every 5 minutes, under one advisory lock so one node runs it at a time): first the
+// deliveries a stopped run left unsent (features/alerts/delivery.ts), then each enabled rule looked at once per
+// closed period (features/alerts/check.ts), then the webhooks, all at once, each with its own tries and time limit.
 import type { Orm } from '@us/db';
 import { type JobRunOptions, withJobLock } from '../../core/job-lock.ts';
 import type { Logger } from '../../core/logger.ts';
-import { type AlertDeps, checkRule, type PendingHook, type RuleRow, rulesSql } from './check.ts';
+import { checkRule, rulesSql } from './check.ts';
+import { resumeDeliveries } from './delivery.ts';
+import type { AlertDeps, PendingHook, RuleRow } from './rule-columns.ts';
 import { postWithRetries } from './webhook.ts';
 
 async function sendHook(deps: AlertDeps, orm: Orm, hook: PendingHook, logger: Pick<Logger, 'warn'> | undefined) {
@@ -36,21 +38,24 @@ export async function runAlerts(
     'alerts',
     async () => {
       const em = orm.em.fork();
-      const rules = await em.execute<RuleRow[]>(rulesSql(opts.siteIds), opts.siteIds ?? []);
       const hooks: Promise<void>[] = [];
+      const send = (hook: PendingHook) =>
+        hooks.push(
+          sendHook(deps, orm, hook, opts.logger).catch((e) =>
+            opts.logger?.error(`jobs: the webhook of alert delivery ${hook.deliveryId} could not be sent`, e),
+          ),
+        );
+      // First what a stopped run claimed and did not send: it is older than anything this run fires.
+      const unfinished = await resumeDeliveries(deps, em, opts.siteIds, opts.logger);
+      for (const hook of unfinished.hooks) send(hook);
+      const rules = await em.execute<RuleRow[]>(rulesSql(opts.siteIds), opts.siteIds ?? []);
       let fired = 0;
-      let failed = 0;
+      let failed = unfinished.failed;
       for (const rule of rules) {
         try {
           const outcome = await checkRule(deps, em, rule, now, opts.logger);
           if (outcome.fired) fired++;
-          if (outcome.hook) {
-            hooks.push(
-              sendHook(deps, orm, outcome.hook, opts.logger).catch((e) =>
-                opts.logger?.error(`jobs: the webhook of alert ${rule.id} could not be sent`, e),
-              ),
-            );
-          }
+          if (outcome.hook) send(outcome.hook);
         } catch (e) {
           failed++;
           opts.logger?.error(

@@ -1,10 +1,13 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { addDays, localToday } from '../../../src/analytics/range.ts';
 import { runAlerts } from '../../../src/features/alerts/alerts-job.ts';
+import { checkRule, rulesSql } from '../../../src/features/alerts/check.ts';
+import type { RuleRow } from '../../../src/features/alerts/rule-columns.ts';
 import { alertsOwner, siteWithYesterday, webhookReceiver } from '../../support/alerts.ts';
 import type { callerFor } from '../../support/caller.ts';
+import { answerConfirmation } from '../../support/report-optin.ts';
 import { startTestServer, type TestServer } from '../../support/server.ts';
 
 /** A receiver on 127.0.0.1 that checks each call as docs/product/alerts.md tells receivers to. */
@@ -120,5 +123,44 @@ describe('alert webhooks', () => {
       .fork()
       .execute<{ webhook_secret: string }[]>('select webhook_secret from alerts where id = ?', [made.alert.id]);
     expect(row?.webhook_secret).not.toContain(moved.webhookSecret as string);
+  });
+
+  // A fault: the process stops (a deploy's SIGTERM) after a run claimed a period's delivery and before it told
+  // anyone. The period was recorded as looked at, so no later run fired it again: the alert was lost. Here the
+  // stopped run is a look whose e-mail never leaves (its promise left behind, as a stopped process leaves it).
+  it('sends at the next run what a stopped run claimed and did not send: the e-mail and the webhook, once', async () => {
+    const siteId = await spikingSite('Stopped');
+    const { alert } = await owner.alerts.create({
+      id: siteId,
+      kind: 'traffic_spike',
+      thresholdPercent: 100,
+      webhookUrl: `${base}/hooks/stopped`,
+      recipients: ['stopped@example.com'],
+    });
+    await answerConfirmation(t, 'stopped@example.com', 'yes', 'alerts');
+    received.length = 0;
+    const em = t.deps.orm.em.fork();
+    const [rule] = await em.execute<RuleRow[]>(rulesSql([siteId]), [siteId]);
+    const stalled = { ...t.deps, mailer: { send: () => new Promise<never>(() => {}) } } as never;
+    void checkRule(stalled, t.deps.orm.em.fork(), rule as RuleRow, new Date(), undefined);
+    const delivery = () =>
+      em.execute<{ sent_at: Date | null; webhook: string; mails: number }[]>(
+        'select sent_at, webhook, mails from alert_deliveries where alert_id = ?',
+        [alert.id],
+      );
+    await vi.waitFor(async () => expect(await delivery()).toEqual([{ sent_at: null, webhook: 'pending', mails: 0 }]));
+    const listed = await owner.alerts.deliveries({ id: siteId, alert: alert.id });
+    expect(listed.deliveries).toMatchObject([{ webhook: 'pending', mails: 0 }]);
+
+    // The next run fires nothing new (the period was looked at) and sends what was left.
+    expect(await runAlerts(t.deps.orm, t.deps, { siteIds: [siteId], wait: true })).toEqual({ ran: true, fired: 0, failed: 0 });
+    await t.smtp.waitFor('stopped@example.com', /^Traffic spike on Stopped$/);
+    expect(received).toHaveLength(1);
+    expect(JSON.parse((received[0] as Received).body)).toMatchObject({ alert: 'traffic_spike', site: { id: siteId } });
+    expect(await delivery()).toEqual([{ sent_at: expect.any(String), webhook: 'sent', mails: 1 }]);
+    // And nothing twice.
+    expect(await runAlerts(t.deps.orm, t.deps, { siteIds: [siteId], wait: true })).toEqual({ ran: true, fired: 0, failed: 0 });
+    expect(received).toHaveLength(1);
+    expect(t.smtp.mails.filter((m) => m.to.includes('stopped@example.com') && /^Traffic spike/.test(m.subject))).toHaveLength(1);
   });
 });
