@@ -79,6 +79,10 @@ const length = (r: DayRange) => (Date.parse(r.to) - Date.parse(r.from)) / 86_400
 
 function periodsOf(ctx: SiteCtx, input: ChangesQuery): { current: DayRange; previous: DayRange } {
   const current = resolveRange({ days: input.days, from: input.from, to: input.to }, ctx.today);
+  // `days` is bounded by its schema; a from/to pair only here (a ten-year period made each question ten years').
+  if (length(current) > CHANGE_LIMITS.maxDays) {
+    throw badRequest(input.from ? 'from' : 'to', `Give a period of at most ${CHANGE_LIMITS.maxDays} days from from to to`);
+  }
   if (input.compareTo && !input.compareFrom) throw badRequest('compareFrom', 'Give compareFrom with compareTo');
   for (const field of ['compareFrom', 'compareTo'] as const) {
     const day = input[field];

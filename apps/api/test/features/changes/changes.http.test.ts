@@ -111,6 +111,11 @@ describe('GET /v1/sites/{id}/changes', () => {
     expect((await changes({ compareFrom: '2026-01-01', compareTo: '2026-02-30' }).expect(400)).body.field).toBe('compareTo');
     const backwards = await changes({ compareFrom: dayAgo('UTC', 9), compareTo: dayAgo('UTC', 12) }).expect(400);
     expect(backwards.body.field).toBe('compareTo');
+    // A from/to period is bounded as `days` is (ten years made every question of the answer ten years').
+    const decade = await changes({ from: '2016-01-01', to: '2025-12-31' }).expect(400);
+    expect(decade.body.field).toBe('from');
+    expect(decade.body.title).toMatch(/at most 366 days/);
+    await changes({ from: '2025-01-01', to: '2025-12-31' }).expect(200);
   });
 
   it('answers 404 for another workspace’s site and needs analytics:read (403 naming it)', async () => {
