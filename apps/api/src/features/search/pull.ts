@@ -24,7 +24,7 @@ export interface PullSetup {
   ownKey: ServiceAccountKey | null;
 }
 
-interface Due {
+export interface Due {
   site_id: string;
   source: 'primary' | 'secondary';
   mode: string | null;
@@ -110,6 +110,30 @@ function failureMessage(e: unknown): string {
   return 'an unexpected error (see the server log)';
 }
 
+/** Connections pulled per run at most. */
+const PULLS_PER_RUN = 500;
+/** A run starts no new pull after this long (each takes up to dozens of provider calls of 10 s at most). */
+const PULL_RUN_MS = 10 * 60_000;
+
+/**
+ * The connections due at `now` (access lost: not pulled again until the source is connected again), taken
+ * workspace by workspace: the first due of each workspace, then the second… So a workspace with thousands of
+ * connections (one per site, the same key everywhere) holds back no other's daily pull.
+ */
+export async function dueConnections(em: EntityManager, now: Date, limit: number, siteIds?: string[]): Promise<Due[]> {
+  return em.getConnection().execute<Due[]>(
+    `select site_id, source, mode, property, credentials_enc, last_pull_ok, access, failures from (
+       select c.*, row_number() over (partition by s.workspace_id order by c.next_pull_at nulls first, c.site_id, c.source) as turn
+         from search_connections c join sites s on s.id = c.site_id
+        where (c.next_pull_at is null or c.next_pull_at <= ?) and c.access <> 'access-lost'
+          ${siteIds ? 'and c.site_id = any(?::uuid[])' : ''}
+     ) d
+     order by turn, next_pull_at nulls first, site_id, source limit ?`,
+    siteIds ? [now, `{${siteIds.join(',')}}`, limit] : [now, limit],
+    'all',
+  );
+}
+
 /**
  * Pulls every connection due at `now`; answers how many pulled, failed and were stopped (delegated
  * access no longer holds), and the unexpected errors (not a provider's refusal: a credential that no
@@ -120,22 +144,20 @@ export async function pullDue(
   setup: PullSetup,
   now: Date,
   siteIds?: string[],
+  opts: { perRun?: number; runMs?: number } = {},
 ): Promise<{ pulled: number; failed: number; stopped: number; unexpected: unknown[] }> {
   const conn = em.getConnection();
-  // Access lost: not pulled again until the source is connected again.
-  const due = await conn.execute<Due[]>(
-    `select site_id, source, mode, property, credentials_enc, last_pull_ok, access, failures from search_connections
-      where (next_pull_at is null or next_pull_at <= ?) and access <> 'access-lost'
-        ${siteIds ? 'and site_id = any(?::uuid[])' : ''}
-      order by next_pull_at nulls first limit 500`,
-    siteIds ? [now, `{${siteIds.join(',')}}`] : [now],
-    'all',
-  );
+  const due = await dueConnections(em, now, opts.perRun ?? PULLS_PER_RUN, siteIds);
   const today = now.toISOString().slice(0, 10);
+  const started = Date.now();
   let failed = 0;
   let stopped = 0;
+  let pulled = 0;
   const unexpected: unknown[] = [];
   for (const c of due) {
+    // The connections left wait for the next run (hourly), still due and first in their workspace's turn.
+    if (Date.now() - started > (opts.runMs ?? PULL_RUN_MS)) break;
+    pulled++;
     const checked = { access: c.access };
     try {
       const figures = await figuresOf(em, setup, c, today, checked);
@@ -175,5 +197,5 @@ export async function pullDue(
       if (!(e instanceof ProviderError) && !(e instanceof UnusableKey)) unexpected.push(e);
     }
   }
-  return { pulled: due.length - failed - stopped, failed, stopped, unexpected };
+  return { pulled: pulled - failed - stopped, failed, stopped, unexpected };
 }
