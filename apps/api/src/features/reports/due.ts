@@ -76,14 +76,17 @@ export async function sendDue(
       if (suppressed.has(`${row.workspace_id} ${row.address}`)) continue;
       const period = lastClosedPeriod(row.frequency, localToday(row.timezone, opts.now));
       if (row.last_period_start !== null && period.from <= row.last_period_start) continue;
+      const report = dueOf(row);
+      const key = `${row.site_id}:${period.from}:${period.to}`;
+      if (!figures.has(key)) figures.set(key, reportFigures(deps, report.site, period));
+      // The figures first: a report whose figures cannot be read spends none of the address's budget, which it
+      // shares with sign-up and password mail (a report failing every hour spent one of its five each hour).
+      const read = await (figures.get(key) as Promise<ReportFigures>);
       if (await spendReportMail(deps.hot, 'report', row.workspace_id, row.address)) {
         deferred++;
         continue;
       }
-      const report = dueOf(row);
-      const key = `${row.site_id}:${period.from}:${period.to}`;
-      if (!figures.has(key)) figures.set(key, reportFigures(deps, report.site, period));
-      await sendReport(deps, report, period, await (figures.get(key) as Promise<ReportFigures>));
+      await sendReport(deps, report, period, read);
       await em.execute('update email_reports set last_period_start = ?, last_sent_at = ? where id = ?', [
         period.from,
         opts.now,

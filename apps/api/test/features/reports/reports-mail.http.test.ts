@@ -3,6 +3,7 @@ import { insertRows, newVisitor, type PageviewRow, pageviewRow } from '@us/db';
 import type { StatsResult, Summary } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, localToday } from '../../../src/analytics/range.ts';
+import { MAIL_BUDGET, mayMail } from '../../../src/core/mail/budget.ts';
 import { lastClosedPeriod } from '../../../src/features/reports/periods.ts';
 import { runEmailReports } from '../../../src/features/reports/reports-job.ts';
 import { callerFor, problemOf } from '../../support/caller.ts';
@@ -199,6 +200,31 @@ describe('e-mail reports', () => {
     expect(await run()).toEqual({ ran: true, sent: 0, failed: 0, deferred: 0 });
     await owner.reports.remove({ id: siteId, reportId: failing.id });
     await owner.reports.remove({ id: siteId, reportId: steady.id });
+  });
+
+  // A report whose figures cannot be read (its workspace's stats slots all taken here; a site too large for the
+  // statement timeout in the world) was retried every hour, and each try spent one of its address's five e-mails
+  // an hour, which sign-up and password mail share.
+  it("spends none of the address's e-mail budget on a report whose figures cannot be read; it stays due", async () => {
+    const report = await reportFrom('patient@example.com', 'weekly', WEEK_BEFORE.from);
+    const run = () => runEmailReports(t.deps.orm, t.deps, { now: minutes(90), siteIds: [siteId], wait: true });
+    const [{ w } = { w: '' }] = await t.deps.orm.em
+      .fork()
+      .execute<{ w: string }[]>('select workspace_id::text as w from sites where id = ?', [siteId]);
+    const key = `stats-running:${w}`;
+    const limit = t.deps.env.STATS_CONCURRENT_PER_WORKSPACE;
+    const holders = Array.from({ length: limit }, (_, i) => `question-${i}`);
+    for (const h of holders) expect(await t.deps.hot.acquireSlot(key, h, limit, 60)).toBe(true);
+    try {
+      expect(await run()).toEqual({ ran: true, sent: 0, failed: 1, deferred: 0 });
+    } finally {
+      for (const h of holders) await t.deps.hot.releaseSlot(key, h);
+    }
+    // The confirmation took one of the address's hour; the failed report none.
+    let left = 0;
+    while ((await mayMail(t.deps.hot, 'patient@example.com')) && left < 10) left++;
+    expect(left).toBe(MAIL_BUDGET.perAddressPerHour - 1);
+    await owner.reports.remove({ id: siteId, reportId: report.id });
   });
 
   it('refuses unsubscribe links that were made up, and keeps the report', async () => {
