@@ -264,6 +264,32 @@ describe('the per-day store answers as the raw rows', () => {
     await expectSame();
   });
 
+  // A site whose stored days all go at once (its goals or experiments changed: 30 days of each part) held the job,
+  // and the rollup run waiting for it, for as long as it took: hours on a large site.
+  it('gives a site its share of a run: past it, what was stored stays and the next run goes on', async () => {
+    const funnelDays = async () =>
+      Number(
+        (
+          await f.t.deps.orm.em
+            .getConnection()
+            .execute<{ n: string }[]>(`select count(*) as n from result_days where site_id = ? and kind = 'funnel'`, [siteId])
+        )[0]?.n,
+      );
+    await f.t.deps.orm.em.getConnection().execute(`delete from result_days where site_id = ? and kind = 'funnel'`, [siteId]);
+    const opts = { siteIds: [siteId], wait: true, siteMs: 0 };
+    const first = await runResultDays(f.t.deps.orm, opts);
+    expect(first).toMatchObject({ ran: true, sites: 0, unfinished: 1, failed: 0 });
+    expect(await funnelDays()).toBeGreaterThan(0);
+    let run = first;
+    for (let runs = 1; run.unfinished > 0; runs++) {
+      expect(runs).toBeLessThan(100);
+      run = await runResultDays(f.t.deps.orm, opts);
+    }
+    expect(run).toMatchObject({ sites: 1, unfinished: 0, failed: 0 });
+    expect(await funnelDays()).toBeGreaterThanOrEqual(20);
+    await expectSame();
+  });
+
   it('counts each inserted row once in the day’s arrivals version, a retried batch adding nothing', async () => {
     const em = f.t.deps.orm.em.fork();
     const day = utcToday();
