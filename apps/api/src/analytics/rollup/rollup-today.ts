@@ -4,6 +4,7 @@ import type { Logger } from '../../core/logger.ts';
 import { keptPropertiesSql, sameKeysSql } from './kept-properties.ts';
 import type { SiteDay } from './pending-days.ts';
 import { rollupSiteDay } from './rollup.ts';
+import { clearRollupFailure, recordRollupFailure } from './rollup-failures.ts';
 import { ROLLUP_VERSION } from './rollup-format.ts';
 
 /**
@@ -53,13 +54,17 @@ async function refreshToday(orm: Orm, opts: TodayRollupOptions): Promise<TodayRo
     Math.floor((now.getTime() - (opts.lagMs ?? DEFAULT_LAG_MS)) / TODAY_STEP_MS) * TODAY_STEP_MS,
   ).toISOString();
   const run: TodayRollupRun = { ran: true, refreshed: 0, failed: 0 };
-  for (const sd of await dueSiteDays(orm, until, opts.siteIds)) {
+  for (const sd of await dueSiteDays(orm, until, opts.siteIds, now)) {
     try {
       await rollupSiteDay(orm, sd, until);
+      if (sd.failures) await clearRollupFailure(orm, sd);
       run.refreshed += 1;
     } catch (e) {
       run.failed += 1;
-      opts.logger?.error(`today's rollups: site ${sd.siteId} day ${sd.day} failed`, e);
+      opts.logger?.error(`today's rollups: site ${sd.siteId} day ${sd.day} failed (${(sd.failures ?? 0) + 1} times)`, e);
+      await recordRollupFailure(orm, sd, e, now).catch((err) =>
+        opts.logger?.error(`today's rollups: the failure of site ${sd.siteId} day ${sd.day} could not be recorded`, err),
+      );
     }
   }
   if (run.refreshed || run.failed) {
@@ -71,17 +76,19 @@ async function refreshToday(orm: Orm, opts: TodayRollupOptions): Promise<TodayRo
 /**
  * Sites whose local day holding `until` began before it, that have rows around that day, and whose
  * rollup of that day is missing, reaches an earlier boundary or is of an older format (a complete day
- * is never redone here), or was counted with other kept property keys than the site's or in its former time zone. The arrivals and
- * the rollups already current are read as sets of their own (a local day is within a day of `until`'s UTC
- * day), not per site: Citus runs a subquery on its distributed tables only when it is not correlated with
- * the sites (a reference table).
+ * is never redone here), or was counted with other kept property keys than the site's or in its former time zone.
+ * The least current first (no rollup yet, then the earliest boundary), so a run longer than the job's period
+ * leaves the same sites behind no more than others; a day whose rollup failed only once its next try is due at
+ * `now` (rollup-failures.ts). The arrivals, the rollups and the failures are read as sets of their own (a local
+ * day is within a day of `until`'s UTC day), not per site: Citus runs a subquery on its distributed tables only
+ * when it is not correlated with the sites (a reference table).
  */
-export async function dueSiteDays(orm: Orm, until: string, siteIds?: string[]): Promise<SiteDay[]> {
+export async function dueSiteDays(orm: Orm, until: string, siteIds?: string[], now = new Date()): Promise<SiteDay[]> {
   if (siteIds && siteIds.length === 0) return [];
   const siteCond = (column: string) => (siteIds ? `and ${column} = any(?::uuid[])` : '');
   // Arrays go as PostgreSQL array literals (the values are uuids).
   const sites = siteIds ? [`{${siteIds.join(',')}}`] : [];
-  const rows = await orm.em.getConnection().execute<{ site_id: string; timezone: string; day: string }[]>(
+  const rows = await orm.em.getConnection().execute<{ site_id: string; timezone: string; day: string; failures: number }[]>(
     `with arrived as materialized (
        select distinct a.site_id, a.day from day_arrivals a
         where a.day between (?::timestamptz at time zone 'UTC')::date - 2 and (?::timestamptz at time zone 'UTC')::date + 2
@@ -92,10 +99,22 @@ export async function dueSiteDays(orm: Orm, until: string, siteIds?: string[]): 
         where rd.day between (?::timestamptz at time zone 'UTC')::date - 1 and (?::timestamptz at time zone 'UTC')::date + 1
           and (rd.rolled_until is null or (rd.rolled_until >= ?::timestamptz and rd.version >= ${ROLLUP_VERSION}))
           ${siteCond('rd.site_id')}
+     ),
+     reached as materialized (
+       select rd.site_id, rd.day, rd.rolled_until from rollup_days rd
+        where rd.day between (?::timestamptz at time zone 'UTC')::date - 1 and (?::timestamptz at time zone 'UTC')::date + 1
+          ${siteCond('rd.site_id')}
+     ),
+     failing as materialized (
+       select rf.site_id, rf.day, rf.attempts, rf.next_try_at from rollup_failures rf
+        where rf.day between (?::timestamptz at time zone 'UTC')::date - 1 and (?::timestamptz at time zone 'UTC')::date + 1
+          ${siteCond('rf.site_id')}
      )
-     select s.id::text as site_id, s.timezone, to_char(t.day, 'YYYY-MM-DD') as day
+     select s.id::text as site_id, s.timezone, to_char(t.day, 'YYYY-MM-DD') as day, coalesce(f.attempts, 0) as failures
        from sites s
        cross join lateral (select (?::timestamptz at time zone s.timezone)::date as day) t
+       left join reached r on r.site_id = s.id and r.day = t.day
+       left join failing f on f.site_id = s.id and f.day = t.day
       where s.timezone in (select name from pg_timezone_names)
         and (t.day::timestamp at time zone s.timezone) < ?::timestamptz
         ${siteCond('s.id')}
@@ -103,9 +122,28 @@ export async function dueSiteDays(orm: Orm, until: string, siteIds?: string[]): 
         and not exists (select 1 from current c where c.site_id = s.id and c.day = t.day
                           and (c.timezone is null or c.timezone = s.timezone)
                           and (c.complete or ${sameKeysSql('c.properties', keptPropertiesSql('s'))}))
-      order by s.id`,
-    [until, until, ...sites, until, until, until, ...sites, until, until, ...sites],
+        and (f.next_try_at is null or f.next_try_at <= ?::timestamptz)
+      order by r.rolled_until nulls first, s.id`,
+    [
+      until,
+      until,
+      ...sites,
+      until,
+      until,
+      until,
+      ...sites,
+      until,
+      until,
+      ...sites,
+      until,
+      until,
+      ...sites,
+      until,
+      until,
+      ...sites,
+      now.toISOString(),
+    ],
     'all',
   );
-  return rows.map((r) => ({ siteId: r.site_id, timezone: r.timezone, day: r.day }));
+  return rows.map((r) => ({ siteId: r.site_id, timezone: r.timezone, day: r.day, failures: r.failures }));
 }

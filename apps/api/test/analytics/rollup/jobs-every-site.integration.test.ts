@@ -39,7 +39,7 @@ describe('the analytics jobs pick their work over every site', () => {
 
   it("today's rollup job: sites with rows around their local today and no current rollup of it", async () => {
     const due = await dueSiteDays(orm, '2037-03-11T14:00:00.000Z');
-    expect(ofSite(due)).toEqual([{ siteId, timezone: TIMEZONE, day: '2037-03-11' }]);
+    expect(ofSite(due)).toEqual([{ siteId, timezone: TIMEZONE, day: '2037-03-11', failures: 0 }]);
     // Not on a day with no rows around it.
     expect(ofSite(await dueSiteDays(orm, '2037-03-20T14:00:00.000Z'))).toEqual([]);
   });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { pendingSiteDays } from '../../../src/analytics/rollup/pending-days.ts';
 import { dropRolledUpPartitions } from '../../../src/analytics/rollup/retention.ts';
 import { runRollups } from '../../../src/analytics/rollup/rollup.ts';
+import { dueSiteDays, runTodayRollups } from '../../../src/analytics/rollup/rollup-today.ts';
 import { rollupOldestPending } from '../../../src/core/observe/metrics.ts';
 import { BEHIND, JOBS, type JobsOptions } from '../../../src/jobs/job-table.ts';
 import { createOwnDatabase } from '../../support/faults.ts';
@@ -124,5 +125,46 @@ describe("rollup job: a day that fails every time holds back neither the others'
     expect(logged).toEqual([expect.stringContaining(`site ${broken} day 2003-01-10 has no rollup after 1 failed tries`)]);
     expect(await failures(broken)).toEqual([]);
     await mendRollups();
+  });
+
+  it("today's quarter-hour steps: a failing site waits for its next try, and the least current site comes first", async () => {
+    const broken = await f.site();
+    const behind = await f.site();
+    const current = await f.site();
+    const today = dayAgo('UTC', 0);
+    const now = new Date(`${today}T12:07:00Z`);
+    await insertRows(orm(), 'pageviews', [
+      pv(broken, new Date(`${today}T09:00:00Z`)),
+      pv(behind, new Date(`${today}T09:00:00Z`)),
+      pv(current, new Date(`${today}T09:00:00Z`)),
+      pv(current, new Date(`${today}T11:20:00Z`)),
+    ]);
+    // `current` was rolled up to 11:45 a moment ago, `behind` to 10:00; `broken` never.
+    await runTodayRollups(orm(), { siteIds: [behind], now: new Date(`${today}T10:07:00Z`), wait: true });
+    await runTodayRollups(orm(), { siteIds: [current], now: new Date(`${today}T11:50:00Z`), wait: true });
+    await insertRows(orm(), 'pageviews', [
+      pv(current, new Date(`${today}T11:55:00Z`)),
+      pv(behind, new Date(`${today}T11:00:00Z`)),
+    ]);
+    const due = await dueSiteDays(orm(), `${today}T12:00:00.000Z`, [broken, behind, current], now);
+    expect(due.map((d) => d.siteId)).toEqual([broken, behind, current]);
+
+    await breakRollupsOf(broken);
+    const run = await runTodayRollups(orm(), { siteIds: [broken, behind, current], now, wait: true });
+    expect(run).toMatchObject({ refreshed: 2, failed: 1 });
+    expect(await failures(broken)).toEqual([expect.objectContaining({ day: today, attempts: 1 })]);
+    // The next steps leave it out until its hour has passed.
+    const later = new Date(now.getTime() + 15 * 60_000);
+    expect((await dueSiteDays(orm(), `${today}T12:15:00.000Z`, [broken], later)).length).toBe(0);
+    const hourOn = new Date(now.getTime() + 61 * 60_000);
+    expect(await dueSiteDays(orm(), `${today}T13:00:00.000Z`, [broken], hourOn)).toEqual([
+      expect.objectContaining({ siteId: broken, failures: 1 }),
+    ]);
+    await mendRollups();
+    expect(await runTodayRollups(orm(), { siteIds: [broken], now: hourOn, wait: true })).toMatchObject({
+      refreshed: 1,
+      failed: 0,
+    });
+    expect(await failures(broken)).toEqual([]);
   });
 });
