@@ -207,14 +207,16 @@ const RECOUNTS_AT_ONCE = 2;
 function recountLater<Row>(work: DayWork<Row>): void {
   const key = work.ctx.siteId;
   if (recounts.has(key) || recounts.size >= RECOUNTS_AT_ONCE) return;
+  recountsStarted++;
   const job = computeDay(work)
     .catch(() => undefined)
     .finally(() => recounts.delete(key));
   recounts.set(key, job);
 }
 
-/** Recounts under way in this process (tests). */
-export const recountsUnderWay = () => recounts.size;
+let recountsStarted = 0;
+/** Recounts started in this process so far (tests). */
+export const recountsStartedSoFar = () => recountsStarted;
 
 /** Resolves once the recounts under way have ended (tests; an orderly stop). */
 export async function recountsSettled(): Promise<void> {
