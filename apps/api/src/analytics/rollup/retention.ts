@@ -1,6 +1,7 @@
 import { ANALYTICS_TABLES, dropPartitionsOfDays, type Orm, partitionDays } from '@us/db';
 import { withJobLock } from '../../core/job-lock.ts';
 import type { Logger } from '../../core/logger.ts';
+import { addDays } from '../range.ts';
 import { FAILING_DAY_HOLD_MS } from './rollup-failures.ts';
 
 const DAY_MS = 86_400_000;
@@ -115,15 +116,28 @@ export interface SiteRetentionRun {
   rollupRows: number;
 }
 
+/** Raw UTC days one transaction of per-site retention deletes at most. */
+const RAW_CHUNK_DAYS = 7;
+/** Rollup days one transaction deletes at most. */
+const ROLLUP_CHUNK_DAYS = 31;
+
 /**
  * Per-site retention (`sites.retention_days`): for each site with a value N, deletes its raw rows and
  * rollups of local days before (today in its zone − N), i.e. it keeps today and the N days before.
- * `rollup_days` rows stay, so the rollup job does not revisit the emptied days.
- * One transaction per site; once across nodes. `siteIds` narrows the run (tests).
+ * `rollup_days` rows stay, so the rollup job does not revisit the emptied days. The oldest days go first, a week
+ * of raw days (a month of rollups) per transaction: a retention set on a site of 90 busy days deleted tens of
+ * millions of rows in one transaction, which a stop undid whole, every day again. Once across nodes.
+ * `siteIds` narrows the run (tests); `chunkDays` sets the raw days per transaction (tests).
  */
 export async function applySiteRetention(
   orm: Orm,
-  opts: { now?: Date; siteIds?: string[]; wait?: boolean; logger?: Pick<Logger, 'info' | 'error'> } = {},
+  opts: {
+    now?: Date;
+    siteIds?: string[];
+    wait?: boolean;
+    chunkDays?: number;
+    logger?: Pick<Logger, 'info' | 'error'>;
+  } = {},
 ): Promise<SiteRetentionRun> {
   const res = await withJobLock(
     orm,
@@ -133,7 +147,7 @@ export async function applySiteRetention(
       const conn = orm.em.getConnection();
       if (opts.siteIds && !opts.siteIds.length) return { sites: 0, rawRows: 0, rollupRows: 0 };
       const siteCond = opts.siteIds ? `and s.id in (${opts.siteIds.map(() => '?').join(', ')})` : '';
-      const sites = await conn.execute<{ id: string; cutoff: string; lo: string; last_utc: string }[]>(
+      const sites = await conn.execute<RetainedSite[]>(
         `select id::text as id, to_char(cutoff, 'YYYY-MM-DD') as cutoff,
               to_char(lo at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as lo,
               to_char((lo at time zone 'UTC')::date, 'YYYY-MM-DD') as last_utc
@@ -149,41 +163,9 @@ export async function applySiteRetention(
       let rollupRows = 0;
       for (const s of sites) {
         try {
-          await conn.transactional(async (trx) => {
-            for (const table of ANALYTICS_TABLES) {
-              const r = await conn.execute<{ affectedRows: number }>(
-                `delete from ${table} where site_id = ?::uuid and day <= ?::date and at < ?::timestamptz`,
-                [s.id, s.last_utc, s.lo],
-                'run',
-                trx,
-              );
-              rawRows += r.affectedRows ?? 0;
-            }
-            // Stored result days hold figures of deleted rows: drop every UTC day touched, and their versions.
-            for (const table of ['result_days', 'day_arrivals']) {
-              await conn.execute(
-                `delete from ${table} where site_id = ?::uuid and day <= ?::date`,
-                [s.id, s.last_utc],
-                'run',
-                trx,
-              );
-            }
-            const r = await conn.execute<{ affectedRows: number }>(
-              'delete from daily_rollups where site_id = ?::uuid and day < ?::date',
-              [s.id, s.cutoff],
-              'run',
-              trx,
-            );
-            rollupRows += r.affectedRows ?? 0;
-            // Imported history is kept as long as the site's own figures of those days would be.
-            const imported = await conn.execute<{ affectedRows: number }>(
-              'delete from imported_rollups where site_id = ?::uuid and day < ?::date',
-              [s.id, s.cutoff],
-              'run',
-              trx,
-            );
-            rollupRows += imported.affectedRows ?? 0;
-          });
+          const done = await retainSite(orm, s, opts.chunkDays ?? RAW_CHUNK_DAYS);
+          rawRows += done.rawRows;
+          rollupRows += done.rollupRows;
         } catch (e) {
           opts.logger?.error(`retention: site ${s.id} failed`, e);
         }
@@ -197,3 +179,81 @@ export async function applySiteRetention(
   );
   return res.ran ? { ran: true, ...res.result } : { ran: false, sites: 0, rawRows: 0, rollupRows: 0 };
 }
+
+interface RetainedSite {
+  id: string;
+  /** The first local day kept. */
+  cutoff: string;
+  /** Its first instant, and that instant's UTC day (the last raw day with rows to delete). */
+  lo: string;
+  last_utc: string;
+}
+
+type Conn = ReturnType<Orm['em']['getConnection']>;
+
+/** The oldest day of the site's rows in `tables` up to `last`, or null when none. */
+async function oldestDay(conn: Conn, tables: readonly string[], siteId: string, last: string): Promise<string | null> {
+  const [row] = await conn.execute<{ day: string | null }[]>(
+    `select to_char(min(day), 'YYYY-MM-DD') as day from (
+       ${tables.map((t) => `select min(day) as day from ${t} where site_id = ?::uuid and day <= ?::date`).join(' union all ')}
+     ) d`,
+    tables.flatMap(() => [siteId, last]),
+    'all',
+  );
+  return row?.day ?? null;
+}
+
+/** One site's retention: its raw days then its rollup days, oldest first, a chunk per transaction. */
+async function retainSite(orm: Orm, s: RetainedSite, chunkDays: number): Promise<{ rawRows: number; rollupRows: number }> {
+  const conn = orm.em.getConnection();
+  let rawRows = 0;
+  let rollupRows = 0;
+  // Stored result days hold figures of deleted rows, and the arrivals count them: both go with their days.
+  const rawFirst = await oldestDay(conn, [...ANALYTICS_TABLES, 'result_days', 'day_arrivals'], s.id, s.last_utc);
+  for (let from = rawFirst; from !== null && from <= s.last_utc; from = addDays(from, chunkDays)) {
+    const to = minDay(addDays(from, chunkDays - 1), s.last_utc);
+    rawRows += await conn.transactional(async (trx) => {
+      let n = 0;
+      for (const table of ANALYTICS_TABLES) {
+        const r = await conn.execute<{ affectedRows: number }>(
+          `delete from ${table} where site_id = ?::uuid and day between ?::date and ?::date and at < ?::timestamptz`,
+          [s.id, from, to, s.lo],
+          'run',
+          trx,
+        );
+        n += r.affectedRows ?? 0;
+      }
+      for (const table of ['result_days', 'day_arrivals']) {
+        await conn.execute(
+          `delete from ${table} where site_id = ?::uuid and day between ?::date and ?::date`,
+          [s.id, from, to],
+          'run',
+          trx,
+        );
+      }
+      return n;
+    });
+  }
+  // Imported history is kept as long as the site's own figures of those days would be.
+  const lastRolled = addDays(s.cutoff, -1);
+  const rolledFirst = await oldestDay(conn, ['daily_rollups', 'imported_rollups'], s.id, lastRolled);
+  for (let from = rolledFirst; from !== null && from <= lastRolled; from = addDays(from, ROLLUP_CHUNK_DAYS)) {
+    const to = minDay(addDays(from, ROLLUP_CHUNK_DAYS - 1), lastRolled);
+    rollupRows += await conn.transactional(async (trx) => {
+      let n = 0;
+      for (const table of ['daily_rollups', 'imported_rollups']) {
+        const r = await conn.execute<{ affectedRows: number }>(
+          `delete from ${table} where site_id = ?::uuid and day between ?::date and ?::date`,
+          [s.id, from, to],
+          'run',
+          trx,
+        );
+        n += r.affectedRows ?? 0;
+      }
+      return n;
+    });
+  }
+  return { rawRows, rollupRows };
+}
+
+const minDay = (a: string, b: string) => (a < b ? a : b);

@@ -148,6 +148,44 @@ describe('per-site retention', () => {
     expect((await runRollups(orm, { now, siteIds: [short], wait: true })).rolled).toBe(0);
   });
 
+  // A retention set on a site of many busy days deleted them all in one transaction (tens of millions of rows,
+  // undone whole by a stop). Now a few days per transaction, oldest first: the same rows go.
+  it('deletes a few days per transaction, oldest first, with the same outcome', async () => {
+    const s = await newSite('UTC', 3);
+    const days = Array.from({ length: 12 }, (_, i) => `2004-05-${String(i + 1).padStart(2, '0')}`);
+    await insertRows(
+      orm,
+      'pageviews',
+      days.map((d) => pv(s, `${d}T12:00:00Z`)),
+    );
+    await insertRows(
+      orm,
+      'requests',
+      days.map((d) => req(s, `${d}T06:00:00Z`)),
+    );
+    const now = new Date('2004-05-12T18:00:00Z');
+    await runRollups(orm, { now, siteIds: [s], wait: true });
+    const run = await applySiteRetention(orm, { now, siteIds: [s], wait: true, chunkDays: 2 });
+    // Kept: today (05-12) and the 3 days before.
+    expect(run).toMatchObject({ sites: 1, rawRows: 16 });
+    const left = async (table: string) =>
+      (
+        await q<{ day: string }>(`select distinct to_char(day, 'YYYY-MM-DD') as day from ${table} where site_id = ? order by 1`, [
+          s,
+        ])
+      ).map((r) => r.day);
+    expect(await left('pageviews')).toEqual(days.slice(8));
+    expect(await left('requests')).toEqual(days.slice(8));
+    expect(await left('daily_rollups')).toEqual(days.slice(8, 11));
+    // The arrivals (and stored results) of the UTC day holding the first instant kept go too: in another zone it
+    // would hold deleted rows.
+    expect(await left('day_arrivals')).toEqual(days.slice(9));
+    expect(await applySiteRetention(orm, { now, siteIds: [s], wait: true, chunkDays: 2 })).toMatchObject({
+      rawRows: 0,
+      rollupRows: 0,
+    });
+  });
+
   it('keeps today and the retention days before it on local days', async () => {
     const s = await newSite('UTC', 1);
     await insertRows(orm, 'pageviews', [
