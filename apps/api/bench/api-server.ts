@@ -43,6 +43,8 @@ const running = await start(
     REST_CALLS_PER_MINUTE: unlimited,
     COLLECT_REPORTS_PER_ADDRESS_PER_MINUTE: unlimited,
     COLLECT_REPORTS_PER_SITE_PER_MINUTE: unlimited,
+    // The proxy section's origin is the bench's bare http server on 127.0.0.1.
+    PROXY_PRIVATE_ORIGINS: 'true',
     // What a run may tune, as the service reads it (unset: the service's default).
     STATS_POOL_SIZE: process.env.STATS_POOL_SIZE,
     POSTGRES_SETTINGS_FILE: process.env.POSTGRES_SETTINGS_FILE,

@@ -174,6 +174,12 @@ const EnvSchema = z.object({
       '`true`: alert webhooks may be `http://` and go to `127.0.0.1` or `[::1]` (tests; a receiver on the same machine). Otherwise they must be https to a public address',
     who: 'tests; whoever receives alert webhooks on the API machine itself',
   }),
+  PROXY_PRIVATE_ORIGINS: z.stringbool().default(false).register(help, {
+    group: 'addresses',
+    meaning:
+      "`true`: proxy-mode origins may be private or loopback addresses (`10.0.0.5`, `127.0.0.1`, a name resolving to one). Otherwise an origin must be a public address, checked when it is saved and at every connection, so no customer can point the proxy at the service's own network",
+    who: 'a single-tenant install whose origins live on its own network; tests (origins on 127.0.0.1)',
+  }),
   APP_SECRET: z.string().min(32, 'must be at least 32 characters').optional().register(help, {
     group: 'security',
     unset: 'generated once into `DATA_DIR/app-secret` (development and test only: production refuses to start without it)',

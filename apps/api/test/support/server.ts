@@ -114,6 +114,8 @@ export async function startTestServer(
     SEARCH_GOOGLE_API_URL: 'http://127.0.0.1:9/google',
     SEARCH_BING_API_URL: 'http://127.0.0.1:9/bing',
     STRIPE_API_URL: 'http://127.0.0.1:9',
+    // Proxy-mode origins are stand-ins on 127.0.0.1 too (the SSRF attack test turns this off).
+    PROXY_PRIVATE_ORIGINS: 'true',
     ...opts.env,
   });
   const databaseUrl = opts.databaseUrl ?? inject('databaseUrl');

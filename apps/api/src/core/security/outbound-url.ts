@@ -75,6 +75,21 @@ export function outboundUrlProblem(raw: string, allowLoopback: boolean): string 
   return null;
 }
 
+/**
+ * Why a proxy origin's host may not be connected to, or null when it may: a public address, or a name with a
+ * dot that is not `localhost` (where it resolves is checked at each connection).
+ */
+export function originHostProblem(hostname: string): string | null {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host)) {
+    return isAllowedAddress(host, false) ? null : 'Give an origin on a public address, not a private or local one';
+  }
+  if (host === 'localhost' || host.endsWith('.localhost') || !host.includes('.')) {
+    return 'Give an origin on a public host name, not a local one';
+  }
+  return null;
+}
+
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 /**

@@ -1,13 +1,35 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Agent, type Dispatcher } from 'undici';
+import { isIP } from 'node:net';
+import { Agent, buildConnector, type Dispatcher } from 'undici';
 import type { Logger } from '../../core/logger.ts';
+import { isAllowedAddress, publicLookup } from '../../core/security/outbound-url.ts';
 import { type Forwarded, originRequestHeaders, visitorResponseHeaders } from './headers.ts';
 import type { ProxyLimits } from './limits.ts';
 
-/** The connections to every origin of this node, with the connect, headers and body-idle timeouts. */
-export function originAgent(limits: ProxyLimits): Agent {
+/**
+ * The connections to every origin of this node, with the connect, headers and body-idle timeouts. Unless
+ * `allowPrivate`, each connection goes to a public address only: an address in the origin is checked as it is, a
+ * name at every address it resolves to (a name that later resolves to a private address is refused too). An
+ * origin is a customer's choice: pointed at 127.0.0.1 or 169.254.169.254, it would hand the service's own
+ * network (its metrics port, cloud metadata) to any visitor of that hostname.
+ */
+export function originAgent(limits: ProxyLimits, allowPrivate = false): Agent {
+  const connector = buildConnector({
+    timeout: limits.connectTimeoutMs,
+    ...(allowPrivate ? {} : { lookup: publicLookup(false) as never }),
+  });
   return new Agent({
-    connect: { timeout: limits.connectTimeoutMs },
+    connect: allowPrivate
+      ? connector
+      : (opts, callback) => {
+          const host = opts.hostname.replace(/^\[|\]$/g, '');
+          if (isIP(host) && !isAllowedAddress(host, false)) {
+            const refused: NodeJS.ErrnoException = new Error(`${opts.hostname} is not a public address`);
+            refused.code = 'ENOTPUBLIC';
+            return callback(refused, null);
+          }
+          connector(opts, callback);
+        },
     headersTimeout: limits.headersTimeoutMs,
     bodyTimeout: limits.bodyIdleTimeoutMs,
     keepAliveTimeout: limits.keepAliveMs,

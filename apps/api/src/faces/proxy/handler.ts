@@ -60,7 +60,7 @@ export function proxyFace(deps: Deps, parts: ProxyFaceParts) {
   const limits: ProxyLimits = { ...PROXY_LIMITS, ...parts.limits };
   const routes = proxyRoutes(deps);
   const own = ownHosts();
-  const agent = originAgent(limits);
+  const agent = originAgent(limits, deps.env.PROXY_PRIVATE_ORIGINS);
   const recorder = proxyRecorder(parts.recordRequests, deps.logger);
   const trust = { trust: deps.env.TRUST_PROXY, hops: deps.env.TRUST_PROXY_HOPS };
   const inProgress = new Map<string, number>();

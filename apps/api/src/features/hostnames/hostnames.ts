@@ -6,6 +6,7 @@ import { loadSite } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
 import type { Deps } from '../../core/deps.ts';
 import { AppError, badRequest, tooMany } from '../../core/errors.ts';
+import { originHostProblem } from '../../core/security/outbound-url.ts';
 import { sampleProxyPeaks } from '../billing/index.ts';
 import { lookupTxt, parseDnsServers } from './dns.ts';
 import {
@@ -29,7 +30,7 @@ export function hostnameInput(raw: string): string {
 }
 
 /** The origin of a proxy-mode hostname: an http(s) URL of scheme and host only. */
-function originInput(raw: string | undefined, hostname: string): { url: string; host: string } {
+function originInput(raw: string | undefined, hostname: string, allowPrivate: boolean): { url: string; host: string } {
   if (raw === undefined || raw.trim() === '') {
     throw badRequest(
       'origin',
@@ -55,6 +56,9 @@ function originInput(raw: string | undefined, hostname: string): { url: string; 
   if (url.hostname === hostname) {
     throw badRequest('origin', `Point origin at another host than ${hostname}: requests would come straight back to the proxy`);
   }
+  // The proxy connects only to public addresses (faces/proxy/forward.ts checks each connection too).
+  const problem = allowPrivate ? null : originHostProblem(url.hostname);
+  if (problem) throw badRequest('origin', problem);
   return { url: url.origin, host: url.hostname };
 }
 
@@ -144,7 +148,7 @@ export async function addHostname(
   const hostname = hostnameInput(input.hostname);
   const proxy = input.proxy === true;
   let origin: { url: string; host: string } | null = null;
-  if (proxy) origin = originInput(input.origin, hostname);
+  if (proxy) origin = originInput(input.origin, hostname, deps.env.PROXY_PRIVATE_ORIGINS);
   else if (input.origin !== undefined) {
     throw badRequest('origin', 'origin is only used in proxy mode: remove it, or set proxy to true');
   }

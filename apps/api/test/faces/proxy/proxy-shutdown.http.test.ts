@@ -22,7 +22,14 @@ describe('proxy mode: SIGTERM while requests are proxied', () => {
   );
 
   it('records every request answered before it exits 0', async () => {
-    const s = await spawnServer({ NODE_ENV: 'production', DATABASE_URL: own.db.url, DATA_DIR: own.dataDir, LOG_LEVEL: 'info' });
+    const s = await spawnServer({
+      NODE_ENV: 'production',
+      DATABASE_URL: own.db.url,
+      DATA_DIR: own.dataDir,
+      LOG_LEVEL: 'info',
+      // The origin is a stand-in on 127.0.0.1.
+      PROXY_PRIVATE_ORIGINS: 'true',
+    });
     own.server = s;
     const answered: string[] = [];
     let stop = false;
