@@ -136,6 +136,8 @@ function fromTrpc(err: TRPCError): AppError | undefined {
       return new AppError(400, err.message, { field: '(body)', cause: err });
     case 'PAYLOAD_TOO_LARGE':
       return new AppError(413, 'The body is too large: send less at once', { cause: err });
+    case 'UNSUPPORTED_MEDIA_TYPE':
+      return new AppError(400, 'Send the body as JSON, with Content-Type: application/json', { field: '(body)', cause: err });
     case 'NOT_FOUND':
     case 'METHOD_NOT_SUPPORTED':
       return new AppError(404, 'No such route: check the method and path', { cause: err });

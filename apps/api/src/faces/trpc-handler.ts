@@ -10,6 +10,7 @@ import type { Ctx } from '../procedures/context.ts';
 import { listOperations } from '../procedures/registry.ts';
 import { appRouter } from '../router.ts';
 import { createCtx, requestInfo } from './request-context.ts';
+import { tokenRateRefusal } from './token-rate.ts';
 
 /** Calls one batched request may carry (the dashboard's client sends at most this many). */
 export const TRPC_MAX_BATCH = 10;
@@ -29,17 +30,41 @@ function batchRefusal(paths: string[]): AppError | undefined {
   return undefined;
 }
 
+/**
+ * The 429 for a request made with an API token past its minute (shared with REST: token-rate.ts), or undefined. A
+ * credential that is no live token is left to the operation's own check (its 401); a count that fails (the hot
+ * store unreachable) lets the request through, as on REST.
+ */
+async function tokenRefusal(deps: Deps, reqCtx: Ctx, calls: number): Promise<AppError | undefined> {
+  const actor = await reqCtx.resolveActor().catch(() => null);
+  if (actor?.type !== 'token') return undefined;
+  return tokenRateRefusal(deps.hot, 'rest', actor.token.id, calls, deps.env.REST_CALLS_PER_MINUTE).catch(() => undefined);
+}
+
 /** The SPA face: tRPC over HTTP at /trpc, cookie session; the problem rides in error.data.problem. */
 export function trpcHandler(deps: Deps) {
   // Procedure names as the metrics' labels: only the router's own (a made-up name counts as `(unknown)`).
   const known = new Set(listOperations(appRouter).map((op) => op.path));
   return async (ctx: Context) => {
     const path = ctx.path.replace(/^\/trpc\/?/, '');
-    const paths = path.split(',');
     label('trpc', '/trpc/{procedure}');
+    // tRPC decodes the path before it splits the batch (`auth.login%2Cauth.login` is two calls): so do these checks.
+    let paths: string[];
+    try {
+      paths = decodeURIComponent(path).split(',');
+    } catch {
+      return sendProblem(ctx, new AppError(400, 'Fix the procedure path: it holds a broken %-escape', { field: '(path)' }));
+    }
     labelOperations(paths.slice(0, TRPC_MAX_BATCH).map((p) => (known.has(p) ? p : '(unknown)')));
     const refused = batchRefusal(paths);
     if (refused) return sendProblem(ctx, refused);
+    const info = requestInfo(ctx.req, 'trpc', ctx.ip, ctx.secure);
+    const reqCtx = createCtx(deps, info);
+    // An API token's calls here count against its minute as on REST, each call of a batch one.
+    if (info.bearer !== undefined) {
+      const refusal = await tokenRefusal(deps, reqCtx, Math.min(paths.length, TRPC_MAX_BATCH));
+      if (refusal) return sendProblem(ctx, refusal);
+    }
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       try {
         // Read here with the face's limit (413 problem+json, connection kept usable); tRPC takes `req.body`.
@@ -56,7 +81,7 @@ export function trpcHandler(deps: Deps) {
       router: appRouter,
       path,
       maxBatchSize: TRPC_MAX_BATCH,
-      createContext: () => createCtx(deps, requestInfo(ctx.req, 'trpc', ctx.ip, ctx.secure)),
+      createContext: () => reqCtx,
       responseMeta: ({ ctx: c, errors }) => {
         const out = (c as Ctx | undefined)?.out;
         const headers = new Headers();

@@ -396,6 +396,25 @@ describe('attacks on API input', () => {
       expect(res.body.title).toMatch(/auth\.login on its own/);
     });
 
+    it('a batch written with %2C instead of commas is the same batch, refused the same way', async () => {
+      const { email } = await createUser(t.deps);
+      const res = await t.request
+        .post('/trpc/auth.login%2Cauth.login?batch=1')
+        .set('Content-Type', 'application/json')
+        .send({ 0: { json: { email, password: 'wrong-password-1' } }, 1: { json: { email, password: 'wrong-password-2' } } });
+      expectProblem(res, 400);
+      expect(res.body.title).toMatch(/auth\.login on its own/);
+      expectProblem(await t.request.post('/trpc/auth.login%E0%A4').set('Content-Type', 'application/json').send({}), 400);
+    });
+
+    it('a body that is not JSON is 400 naming the body, not 500', async () => {
+      for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
+        const res = await t.request.post('/trpc/auth.login').set('Content-Type', type).send('email=a@example.com');
+        expect(res.status, type).toBe(400);
+        expect(res.text).toContain('application/json');
+      }
+    });
+
     it(`a batch of more than ${TRPC_MAX_BATCH} calls is refused`, async () => {
       const n = TRPC_MAX_BATCH + 1;
       const { user, workspace } = await createUser(t.deps);

@@ -45,4 +45,29 @@ describe('REST: requests per API token', () => {
     const withBad = await t.request.post('/v1/auth/signup').set('Authorization', 'Bearer ust_not-a-token').send(signup);
     expect([withBad.status, withBad.body.field]).toEqual([without.status, without.body.field]);
   });
+
+  // The attack: the same token on the dashboard's face, /trpc, ten calls a request, none counted.
+  it('counts a token on the dashboard face too, each call of a batch one, in the same minute as REST', async () => {
+    const owner = await ownerWithToken(t.deps, ['sites:read']);
+    const batch = (n: number) =>
+      t.request
+        .get(
+          `/trpc/${Array(n).fill('sites.list').join(',')}?batch=1&input=${encodeURIComponent(JSON.stringify(Object.fromEntries(Array.from({ length: n }, (_, i) => [String(i), {}]))))}`,
+        )
+        .set('Authorization', owner.auth);
+    await batch(LIMIT - 1).expect(200);
+    await t.request.get('/v1/sites').set('Authorization', owner.auth).expect(200);
+    const refused = await batch(2);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expectProblem(await t.request.get('/v1/sites').set('Authorization', owner.auth), 429);
+    // A signed-in person's dashboard is not counted.
+    const cookie = await signIn(t, owner.email);
+    for (let i = 0; i < 2; i++) {
+      await t.request
+        .get(`/trpc/sites.list?input=${encodeURIComponent(JSON.stringify({}))}`)
+        .set('Cookie', cookie)
+        .expect(200);
+    }
+  });
 });
