@@ -1,12 +1,15 @@
-// A stored file read as CSV records, streaming: its header, then each record with its line. Records the
-// parser cannot read (an unclosed quote, a record past the size bound) are reported and skipped; a
-// record whose field count differs from the header's is reported too.
-import { Readable } from 'node:stream';
-import { parse } from 'csv-parse';
+// A stored file read as CSV records, streaming: its header, then each record with its line. A record ends at a
+// line break outside quotes (a quoted field may hold line breaks). A record the reader cannot split into fields (an
+// unclosed quote, text after a closing quote) or longer than MAX_RECORD_BYTES is reported and skipped, and reading
+// goes on at the next line: one bad record costs only itself. (The CSV library this replaced did not recover after
+// some of these errors: the rest of the file was dropped silently, and a file of only unreadable lines was
+// buffered error by error while its header was looked for, until the process ran out of memory.)
 import type { NumberedRecord } from './formats/format.ts';
 
 /** One record may not be longer than this (a file of one endless line is refused, not buffered). */
 export const MAX_RECORD_BYTES = 64 * 1024;
+/** The header is the first readable record among this many (comments and empty lines aside); none: no header. */
+const HEADER_WITHIN_RECORDS = 100;
 
 export interface CsvFile {
   /** The header's columns, or null for a file without one. */
@@ -17,56 +20,229 @@ export interface CsvFile {
   close(): void;
 }
 
-type Parsed = { record: string[]; info: { lines: number } };
+/** A record as its lines held it: its text (without the line break), or too long to keep; `line` is its last line. */
+type RawRecord = { line: number; text: string } | { line: number; tooLong: true };
+
+const QUOTE = 34;
+const COMMA = 44;
+
+/**
+ * The records of a stream of UTF-8 bytes (a byte order mark dropped), split at line breaks outside quoted fields
+ * (a quote opens one only at a field's start; `""` inside is a quote); a comment line (starting with
+ * `commentPrefix`) and an empty line are no record. A record that grows past MAX_RECORD_BYTES over several lines
+ * (a quote never closed) gives its first line alone, as it is, and the lines after it are read again as records of
+ * their own; one that is a single line that long is given as too long, and reading goes on at the next line.
+ */
+export async function* rawRecords(chunks: AsyncIterable<Buffer>, commentPrefix?: string): AsyncGenerator<RawRecord> {
+  const decoder = new TextDecoder('utf-8');
+  let line = 1;
+  let startLine = 1;
+  let parts: string[] = [];
+  let length = 0;
+  let inQuotes = false;
+  /** A quote inside a quoted field, not yet known to close it or to be the first of `""`. */
+  let quotePending = false;
+  let fieldStart = true;
+  let skipping: 'comment' | 'tooLong' | null = null;
+  let atStart = true;
+
+  const reset = () => {
+    parts = [];
+    length = 0;
+    inQuotes = false;
+    quotePending = false;
+    fieldStart = true;
+    skipping = null;
+    atStart = true;
+  };
+
+  function* end(): Generator<RawRecord> {
+    if (skipping === 'tooLong') yield { line, tooLong: true };
+    else if (skipping === null) {
+      let text = parts.join('');
+      if (text.endsWith('\r')) text = text.slice(0, -1);
+      if (text !== '') yield { line, text };
+    }
+    reset();
+  }
+
+  /** Follows the quotes of `piece[from, to)`, a stretch without line breaks, from the state so far. */
+  function follow(piece: string, from: number, to: number) {
+    if (!inQuotes && !quotePending && piece.indexOf('"', from) < 0) {
+      if (to > from) fieldStart = piece.charCodeAt(to - 1) === COMMA;
+      return;
+    }
+    for (let i = from; i < to; i++) {
+      const c = piece.charCodeAt(i);
+      if (quotePending) {
+        quotePending = false;
+        if (c === QUOTE) continue;
+        inQuotes = false;
+      }
+      if (inQuotes) {
+        if (c === QUOTE) quotePending = true;
+      } else if (c === QUOTE && fieldStart) {
+        inQuotes = true;
+        fieldStart = false;
+      } else fieldStart = c === COMMA;
+    }
+  }
+
+  /** Reads `input`; text a bad record gives back to be read again is read before the rest of it (no recursion). */
+  function* take(input: string): Generator<RawRecord> {
+    const queue = [input];
+    while (queue.length > 0) {
+      const piece = queue.shift() as string;
+      let at = 0;
+      while (at < piece.length) {
+        if (atStart) {
+          startLine = line;
+          if (commentPrefix && piece.startsWith(commentPrefix, at)) skipping = 'comment';
+        }
+        atStart = false;
+        const newline = piece.indexOf('\n', at);
+        const stop = newline < 0 ? piece.length : newline;
+        if (skipping === null) {
+          follow(piece, at, stop);
+          if (quotePending && newline >= 0) {
+            // The quote before the line break closed its field.
+            quotePending = false;
+            inQuotes = false;
+          }
+          length += stop - at;
+          parts.push(piece.slice(at, stop));
+          if (length > MAX_RECORD_BYTES) {
+            const text = parts.join('');
+            const firstBreak = text.indexOf('\n');
+            if (firstBreak >= 0) {
+              // A quote never closed held the lines after it: its first line alone is the bad record, and the
+              // rest is read again, before what follows it.
+              const first = startLine;
+              reset();
+              line = first;
+              yield { line: first, text: text.slice(0, firstBreak) };
+              line = first + 1;
+              queue.unshift(text.slice(firstBreak + 1), piece.slice(stop));
+              break;
+            }
+            parts = [];
+            skipping = 'tooLong';
+          }
+        }
+        if (newline < 0) break;
+        // A line break inside a quoted field is the field's, except in a record being skipped.
+        if (inQuotes && skipping === null) {
+          parts.push('\n');
+          length += 1;
+        } else yield* end();
+        line += 1;
+        at = newline + 1;
+      }
+    }
+  }
+
+  for await (const chunk of chunks) yield* take(decoder.decode(chunk, { stream: true }));
+  yield* take(decoder.decode());
+  // The file ends inside a quoted field: the quote was never closed, so its first line alone is the bad record
+  // and the lines after it are read again (as when it grows past the bound), until none is left open.
+  while (inQuotes && skipping === null && parts.join('').includes('\n')) {
+    const text = parts.join('');
+    const firstBreak = text.indexOf('\n');
+    const first = startLine;
+    reset();
+    line = first;
+    yield { line: first, text: text.slice(0, firstBreak) };
+    line = first + 1;
+    yield* take(text.slice(firstBreak + 1));
+  }
+  if (length > 0 || skipping === 'tooLong') yield* end();
+}
+
+/**
+ * The fields of one record, or null when they cannot be read: a quoted field not closed, or text after its closing
+ * quote. A quote inside an unquoted field is kept as text; `""` inside a quoted field is one quote.
+ */
+export function fieldsOf(text: string): string[] | null {
+  const out: string[] = [];
+  let i = 0;
+  for (;;) {
+    if (text.charCodeAt(i) === QUOTE) {
+      let value = '';
+      let from = i + 1;
+      for (;;) {
+        const q = text.indexOf('"', from);
+        if (q < 0) return null;
+        value += text.slice(from, q);
+        if (text.charCodeAt(q + 1) === QUOTE) {
+          value += '"';
+          from = q + 2;
+          continue;
+        }
+        i = q + 1;
+        break;
+      }
+      out.push(value);
+      if (i === text.length) return out;
+      if (text.charCodeAt(i) !== COMMA) return null;
+      i += 1;
+    } else {
+      const comma = text.indexOf(',', i);
+      if (comma < 0) {
+        out.push(text.slice(i));
+        return out;
+      }
+      out.push(text.slice(i, comma));
+      i = comma + 1;
+    }
+    if (i === text.length) {
+      out.push('');
+      return out;
+    }
+  }
+}
+
+/** Why a raw record is not a record, or its fields. */
+function read(raw: RawRecord): string[] | string {
+  if ('tooLong' in raw) return `unreadable CSV: a record longer than ${MAX_RECORD_BYTES / 1024} KB`;
+  return fieldsOf(raw.text) ?? 'unreadable CSV: a quote not closed, or text after a closing quote';
+}
 
 export async function readCsv(
   chunks: AsyncIterable<Buffer>,
   opts: { commentPrefix?: string; afterLine: number; bad: (line: number, reason: string) => void },
 ): Promise<CsvFile> {
-  const pending: { line: number; reason: string }[] = [];
-  /** Reports the parser's skipped records up to `line`, those after `afterLine` (a resumed file has reported the others). */
-  const reportUpTo = (line: number) => {
-    while (pending.length && (pending[0] as { line: number }).line <= line) {
-      const b = pending.shift() as { line: number; reason: string };
-      if (b.line > opts.afterLine) opts.bad(b.line, b.reason);
-    }
-  };
-  const parser = Readable.from(chunks).pipe(
-    parse({
-      bom: true,
-      info: true,
-      relax_column_count: true,
-      skip_empty_lines: true,
-      skip_records_with_error: true,
-      max_record_size: MAX_RECORD_BYTES,
-      ...(opts.commentPrefix ? { comment: opts.commentPrefix, comment_no_infix: true } : {}),
-      // Called as the parser reads ahead (a whole chunk at once): reported in line order between the records.
-      on_skip: (err) => {
-        pending.push({ line: parser.info.lines, reason: `unreadable CSV: ${err?.message ?? 'bad quoting'}` });
-        return undefined;
-      },
-    }),
-  );
-  const it = parser[Symbol.asyncIterator]() as AsyncIterator<Parsed>;
-  const first = await it.next();
-  const close = () => parser.destroy();
-  if (first.done) return { header: null, records: (async function* () {})(), close };
-  const header = first.value.record.map((c) => c.trim());
+  const it = rawRecords(chunks, opts.commentPrefix);
+  const close = () => void it.return(undefined);
+  let header: string[] | null = null;
+  for (let seen = 0; seen < HEADER_WITHIN_RECORDS && header === null; seen++) {
+    const next = await it.next();
+    if (next.done) break;
+    const fields = read(next.value);
+    if (typeof fields !== 'string') header = fields.map((c) => c.trim());
+    else if (next.value.line > opts.afterLine) opts.bad(next.value.line, fields);
+  }
+  if (header === null) {
+    close();
+    return { header: null, records: (async function* () {})(), close };
+  }
+  const columns = header;
   async function* records(): AsyncGenerator<NumberedRecord> {
     try {
-      for (let next = await it.next(); !next.done; next = await it.next()) {
-        const { record, info } = next.value;
-        reportUpTo(info.lines);
-        if (info.lines <= opts.afterLine) continue;
-        if (record.length !== header.length) {
-          opts.bad(info.lines, `${record.length} fields where the header has ${header.length}`);
+      for await (const raw of it) {
+        if (raw.line <= opts.afterLine) continue;
+        const fields = read(raw);
+        if (typeof fields === 'string') {
+          opts.bad(raw.line, fields);
           continue;
         }
-        yield { line: info.lines, record: Object.fromEntries(header.map((h, i) => [h, record[i] as string])) };
+        if (fields.length !== columns.length) {
+          opts.bad(raw.line, `${fields.length} fields where the header has ${columns.length}`);
+          continue;
+        }
+        yield { line: raw.line, record: Object.fromEntries(columns.map((h, i) => [h, fields[i] as string])) };
       }
-      reportUpTo(Number.MAX_SAFE_INTEGER);
     } finally {
-      parser.destroy();
+      close();
     }
   }
   return { header, records: records(), close };
