@@ -46,7 +46,8 @@ for (const [source, hosts] of Object.entries(AI_ASSISTANTS)) add(source, 'ai', h
  * (`m.facebook.com` → `facebook.com`), never a single label. Null for a host no list knows.
  */
 export function referrerFamily(host: string | null | undefined): ReferrerFamily | null {
-  if (!host) return null;
+  // No host name is longer (RFC 1035); a longer "host" of many labels (an imported file's cell) cost a copy per label.
+  if (!host || host.length > 253) return null;
   let h = host.toLowerCase();
   if (h.endsWith('.')) h = h.slice(0, -1);
   for (;;) {

@@ -18,6 +18,12 @@ export interface BadRow {
   reason: string;
 }
 
+/**
+ * The most a figure is summed to: counts a file states (up to 15 digits a cell) add up past what a number holds
+ * exactly, and past PostgreSQL's bigint (one such day failed the whole import); a sum stops here instead.
+ */
+const MOST = Number.MAX_SAFE_INTEGER;
+
 /** Sums of one batch, keyed by day, set, dimension and value. */
 export class Batch {
   readonly sums = new Map<string, ImportedRow>();
@@ -31,9 +37,9 @@ export class Batch {
       const key = `${r.day}\x1f${r.metricSet}\x1f${r.dimension}\x1f${r.value}`;
       const had = this.sums.get(key);
       if (had) {
-        had.count += r.count;
-        had.visitors += r.visitors;
-      } else this.sums.set(key, { ...r });
+        had.count = Math.min(had.count + r.count, MOST);
+        had.visitors = Math.min(had.visitors + r.visitors, MOST);
+      } else this.sums.set(key, { ...r, count: Math.min(r.count, MOST), visitors: Math.min(r.visitors, MOST) });
     }
   }
 
@@ -80,7 +86,8 @@ export async function storeRows(db: Db, siteId: string, importId: string, rows: 
        select $1::uuid, d, m, dim, v, 'human', c, vis, $2::uuid
        from unnest($3::date[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[]) as x(d, m, dim, v, c, vis)
        on conflict (site_id, day, metric_set, dimension, value, lane, import_id)
-         do update set count = imported_rollups.count + excluded.count, visitors = imported_rollups.visitors + excluded.visitors
+         do update set count = least(imported_rollups.count + excluded.count, ${MOST}),
+                       visitors = least(imported_rollups.visitors + excluded.visitors, ${MOST})
        returning (xmax = 0) as inserted)
      select count(*) filter (where inserted) as added from up`,
     [

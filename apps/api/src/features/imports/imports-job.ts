@@ -5,7 +5,7 @@
 // import-claims.ts); see docs/product/imports.md.
 import type { Orm, PgPool } from '@us/db';
 import { pgPoolOf } from '@us/db';
-import { IMPORT_LIMITS } from '@us/shared';
+import { cleanText, IMPORT_LIMITS } from '@us/shared';
 import type { Logger } from '../../core/logger.ts';
 import { readCsv } from './csv-records.ts';
 import type { ImportFormat, ImportSink, ImportSource } from './formats/format.ts';
@@ -18,6 +18,18 @@ import { type Db, fileChunks, inTransaction, withClient } from './import-files.t
 export const BATCH_RECORDS = 2000;
 /** A checkpoint's line once its file is read to its end. */
 const FILE_END = Number.MAX_SAFE_INTEGER;
+
+/** The longest reason a bad row keeps: reasons quote cells, and a cell may be 64 KB. */
+const REASON_CHARS = 200;
+
+/**
+ * A bad row's reason as it is stored (jsonb) and shown: without control characters or lone surrogates (jsonb refuses
+ * NUL: one such cell failed the whole import), at most REASON_CHARS.
+ */
+export function shownReason(reason: string): string {
+  const clean = cleanText(reason, REASON_CHARS + 1);
+  return clean.length > REASON_CHARS ? `${cleanText(clean, REASON_CHARS - 1)}…` : clean;
+}
 
 export interface ImportRunOptions {
   logger?: Logger;
@@ -140,7 +152,7 @@ async function readFiles(pool: PgPool, claimed: Claimed, format: ImportFormat, o
       // Bad rows come in line order (csv-records.ts): a checkpoint after one does not read it again.
       lastLine = Math.max(lastLine, line);
       batch.badCount++;
-      if (batch.bad.length < IMPORT_LIMITS.badSamples) batch.bad.push({ file: name, line, reason });
+      if (batch.bad.length < IMPORT_LIMITS.badSamples) batch.bad.push({ file: name, line, reason: shownReason(reason) });
     };
     const csv = await readCsv(fileChunks(pool, claimed.id, name), {
       commentPrefix: format.commentPrefix,

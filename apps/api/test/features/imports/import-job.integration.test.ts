@@ -298,6 +298,39 @@ describe('import job', () => {
     ]);
   });
 
+  // Each of these failed the whole import (it kept nothing): a NUL quoted in a bad row's reason (jsonb refuses it),
+  // a count past what a bigint holds. A country cell of many spaces held the event loop for seconds.
+  it('a cell no database takes, or too large, or too long costs only its row', async () => {
+    const siteId = await f.site();
+    const header = 'date,hostname,page,visits,visitors,pageviews,scroll_depth,pageleave_visitors';
+    const plausible = [
+      header,
+      '2024-01-01\u0000,example.com,/nul,1,1,3,,0',
+      `2024-01-01,example.com,/huge,1,1,${'9'.repeat(400)},,0`,
+      ...Array.from({ length: 12 }, () => '2024-01-01,example.com,/many,1,1,999999999999999,,0'),
+      '2024-01-01,example.com,/good,1,1,3,,0',
+    ];
+    const ga4 = [
+      '# Demographic details: Country',
+      'Country,Date,Active users,New users,Engaged sessions,Engagement rate,Engaged sessions per active user,Average engagement time per active user,Event count,Key events,User key event rate,Total revenue',
+      `"x${' '.repeat(60_000)}x",20240101,1,1,1,0.5,1,1,1,0,0,0`,
+      `Germany,20240101,${'9'.repeat(400)},1,1,0.5,1,1,1,0,0,0`,
+      'Germany,20240101,3,1,1,0.5,1,1,1,0,0,0',
+    ];
+    const plausibleRun = await run(siteId, 'plausible', { 'imported_pages_20240101_20240102.csv': `${plausible.join('\n')}\n` });
+    expect(plausibleRun.imp.status).toBe('done');
+    expect(plausibleRun.imp.progress.badRows).toBe(2);
+    for (const b of plausibleRun.imp.badRowSamples) expect(b.reason.length).toBeLessThanOrEqual(200);
+    expect(JSON.stringify(plausibleRun.imp.badRowSamples)).not.toContain('\\u0000');
+    const many = (await figures(siteId)).find((r) => r.value === '/many');
+    expect(Number(many?.count)).toBe(Number.MAX_SAFE_INTEGER);
+    const other = await f.site();
+    const ga4Run = await run(other, 'ga4', { 'demographics.csv': `${ga4.join('\n')}\n` });
+    expect(ga4Run.imp.status).toBe('done');
+    expect(ga4Run.imp.progress.badRows).toBe(2);
+    for (const b of ga4Run.imp.badRowSamples) expect(b.reason.length).toBeLessThanOrEqual(200);
+  });
+
   it('a file whose header is another table’s fails the import, naming the columns expected, and keeps nothing', async () => {
     const siteId = await f.site();
     const { imp } = await run(siteId, 'plausible', {

@@ -25,14 +25,17 @@ const NOT_COUNTRIES = new Set(['EU', 'EZ', 'UN', 'QO', 'XA', 'XB', 'ZZ']);
 
 /** Case, accents, apostrophes and "&"/"and" folded: "Cote d'Ivoire" and "Côte d’Ivoire" meet. */
 function fold(name: string): string {
-  return name
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
-    .toLowerCase()
-    .replace(/[’‘`]/g, "'")
-    .replace(/\s*&\s*/g, ' and ')
-    .replace(/\s+/g, ' ')
-    .trim();
+  return (
+    name
+      .normalize('NFKD')
+      .replace(/\p{M}/gu, '')
+      .toLowerCase()
+      .replace(/[’‘`]/g, "'")
+      // Spaces collapsed before "&" is read: `\s*&\s*` over a run of spaces tried every split of it (quadratic).
+      .replace(/\s+/g, ' ')
+      .replace(/ ?& ?/g, ' and ')
+      .trim()
+  );
 }
 
 let byName: Map<string, string> | null = null;
@@ -59,8 +62,12 @@ function names(): Map<string, string> {
 }
 
 /** The two-letter code of a country's English name (or of a code itself), or null for a name no list knows. */
+/** No country's name is longer (the longest English ones are about 45 characters). */
+const LONGEST_NAME = 100;
+
 export function countryCode(name: string): string | null {
   const trimmed = name.trim();
+  if (trimmed.length > LONGEST_NAME) return null;
   // Names first: "UK" is CLDR's short name of GB, not a code.
   const known = names().get(fold(trimmed));
   if (known) return known;

@@ -37,6 +37,8 @@ const HEADER_NAMES = new Set([DATE, 'Nth day', ...Object.keys(GA4_DIMENSIONS), .
 export function parseCount(cell: string): number | null {
   const s = cell.trim();
   if (s === '') return 0;
+  // Up to 15 digits, as the other sources: a longer one is no count (400 nines made Infinity, failing the import).
+  if (s.replace(/\D/g, '').length > 15) return null;
   if (/^\d+$/.test(s)) return Number(s);
   const grouped = /^\d{1,3}([,.\u00a0\u202f '’])\d{3}(?:\1\d{3})*$/.test(s);
   // India's grouping: "12,34,567".

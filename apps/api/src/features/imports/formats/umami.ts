@@ -22,6 +22,9 @@ import { pageTraffic, stored } from './stored-values.ts';
 /** The columns without which no figure can be read. */
 export const UMAMI_REQUIRED_COLUMNS = ['created_at', 'session_id', 'event_type', 'url_path'] as const;
 
+/** A session or visit id: printable characters without spaces, at most 100 (Umami's are uuids). */
+const ID = /^[\x21-\x7e]{1,100}$/;
+
 /** Columns that add to the page URL what intake reads from it: utm parameters and ad click ids. */
 const QUERY_COLUMNS = ['utm_source', 'utm_medium', 'utm_campaign', 'gclid', 'fbclid', 'msclkid', 'ttclid', 'li_fat_id', 'twclid'];
 
@@ -122,6 +125,10 @@ class UmamiReader {
     if (at === null) return this.sink.bad(line, `created_at "${record.created_at ?? ''}" is not a time (2024-05-01 12:34:56)`);
     const visitor = record.session_id?.trim();
     if (!visitor) return this.sink.bad(line, 'session_id is empty');
+    // Umami's ids are uuids: anything else is no id (a NUL in one reached PostgreSQL's text and failed the import).
+    if (!ID.test(visitor)) return this.sink.bad(line, 'session_id is no id (at most 100 printable characters)');
+    if (record.visit_id && !ID.test(record.visit_id))
+      return this.sink.bad(line, 'visit_id is no id (at most 100 printable characters)');
     const type = Number(record.event_type);
     const day = utcDay(at);
     if (type === PAGEVIEW) {

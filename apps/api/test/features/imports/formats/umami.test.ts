@@ -85,6 +85,24 @@ describe('Umami data export', () => {
     ]);
   });
 
+  it('a session or visit id that is no id is a bad row (a NUL in one failed the whole import at PostgreSQL)', async () => {
+    const [header, first] = EXPORT.split('\n') as [string, string];
+    const cells = first.split(',');
+    const withNul = [...cells];
+    withNul[1] = 'a1a1\u0000a1a1';
+    const longVisit = [...cells];
+    longVisit[2] = 'v'.repeat(101);
+    const { sink } = await readWith(
+      umamiFormat,
+      'website_event.csv',
+      [header, withNul.join(','), longVisit.join(','), first, ''].join('\n'),
+    );
+    expect(sink.badLines).toEqual([
+      [2, 'session_id is no id (at most 100 printable characters)'],
+      [3, 'visit_id is no id (at most 100 printable characters)'],
+    ]);
+  });
+
   it('takes a visit where it began and ended even when the file is not in time order', async () => {
     const csv = [
       'created_at,session_id,visit_id,event_type,url_path',
