@@ -40,6 +40,7 @@ import { Migration20261227090000_import_turns } from './Migration20261227090000_
 import { Migration20261228090000_hostname_checks } from './Migration20261228090000_hostname_checks.ts';
 import { Migration20261229090000_rollup_failures } from './Migration20261229090000_rollup_failures.ts';
 import { Migration20261230090000_alert_sends } from './Migration20261230090000_alert_sends.ts';
+import { Migration20261231090000_import_claim } from './Migration20261231090000_import_claim.ts';
 
 /** The committed migrations, in order. New ones: `npm run -w @us/db migration:create -- <name>`, then list it here. */
 export const migrationsList = [
@@ -91,4 +92,5 @@ export const migrationsList = [
   { name: 'Migration20261228090000_hostname_checks', class: Migration20261228090000_hostname_checks },
   { name: 'Migration20261229090000_rollup_failures', class: Migration20261229090000_rollup_failures },
   { name: 'Migration20261230090000_alert_sends', class: Migration20261230090000_alert_sends },
+  { name: 'Migration20261231090000_import_claim', class: Migration20261231090000_import_claim },
 ];

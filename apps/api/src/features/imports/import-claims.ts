@@ -51,9 +51,12 @@ export async function othersDue(pool: PgPool, importId: string, siteIds: string[
   return rows.length > 0;
 }
 
-/** Back to the queue after a turn, its checkpoint at the file just read (unless it was deleted meanwhile). */
-export async function endTurn(pool: PgPool, importId: string) {
+/**
+ * Back to the queue after a turn, its checkpoint at the file just read (unless it was deleted meanwhile, or another
+ * run took it over: `claim` is the turn's own).
+ */
+export async function endTurn(pool: PgPool, importId: string, claim: string) {
   await withClient(pool, (db) =>
-    db.query(`update imports set status = 'queued' where id = $1 and status = 'running'`, [importId]),
+    db.query(`update imports set status = 'queued' where id = $1 and status = 'running' and claim = $2::uuid`, [importId, claim]),
   );
 }

@@ -49,6 +49,8 @@ class Yielded extends Error {}
 
 interface Claimed {
   id: string;
+  /** This run's hold on the import (`holdImport`). */
+  claim: string;
   site_id: string;
   source: ImportSource;
   timezone: string;
@@ -93,7 +95,7 @@ async function runTurn(orm: Orm, importId: string, opts: ImportRunOptions, turns
     await finish(pool, claimed);
   } catch (e) {
     if (e instanceof Stopped) return;
-    if (e instanceof Yielded) return endTurn(pool, importId);
+    if (e instanceof Yielded) return endTurn(pool, importId, claimed.claim);
     const known = e instanceof Refused;
     if (!known) opts.logger?.error(`imports: import ${importId} failed`, e);
     await fail(pool, claimed, known ? e.message : 'The import failed on our side: delete it and start a new one');
@@ -103,9 +105,10 @@ async function runTurn(orm: Orm, importId: string, opts: ImportRunOptions, turns
 async function loadClaim(pool: PgPool, importId: string): Promise<Claimed | null> {
   const { rows } = await withClient(pool, (db) =>
     db.query<Claimed>(
-      `update imports i set status = 'running', started_at = coalesce(i.started_at, now()), heartbeat_at = now()
+      `update imports i set status = 'running', started_at = coalesce(i.started_at, now()), heartbeat_at = now(),
+              claim = gen_random_uuid()
        from sites s where i.id = $1 and s.id = i.site_id and i.status in ('queued', 'running')
-       returning i.id, i.site_id, i.source, s.timezone, i.checkpoint, i.rows_read`,
+       returning i.id, i.claim::text as claim, i.site_id, i.source, s.timezone, i.checkpoint, i.rows_read`,
       [importId],
     ),
   );
@@ -213,7 +216,7 @@ async function writeBatch(
   native: Map<string, boolean>,
 ) {
   await inTransaction(pool, async (db) => {
-    await holdImport(db, claimed.id);
+    await holdImport(db, claimed);
     const days = batch.days();
     const unknown = days.filter((d) => !native.has(d));
     const found = await nativeDays(db, claimed.site_id, claimed.timezone, unknown);
@@ -245,15 +248,19 @@ async function writeBatch(
 }
 
 /** Locks the import's row for the batch; an import deleted or cancelled meanwhile stops the run. */
-async function holdImport(db: Db, importId: string) {
-  const { rows } = await db.query<{ status: string }>('select status from imports where id = $1 for update', [importId]);
-  if (rows[0]?.status !== 'running') throw new Stopped();
+async function holdImport(db: Db, claimed: Pick<Claimed, 'id' | 'claim'>) {
+  const { rows } = await db.query<{ status: string; claim: string | null }>(
+    'select status, claim::text as claim from imports where id = $1 for update',
+    [claimed.id],
+  );
+  // Deleted, done, or taken over by another run (this one wrote nothing for two minutes): that run goes on.
+  if (rows[0]?.status !== 'running' || rows[0].claim !== claimed.claim) throw new Stopped();
 }
 
 /** Every file read: the staged records summed (visitors: distinct visits), the files dropped, the import done. */
 async function finish(pool: PgPool, claimed: Claimed) {
   await inTransaction(pool, async (db) => {
-    await holdImport(db, claimed.id);
+    await holdImport(db, claimed);
     const { rows } = await db.query<{ added: string }>(
       `with up as (
          insert into imported_rollups (site_id, day, metric_set, dimension, value, lane, count, visitors, import_id)
@@ -278,8 +285,12 @@ async function finish(pool: PgPool, claimed: Claimed) {
 /** A refused or broken import keeps none of its figures (an import is whole or nothing, bad rows aside). */
 async function fail(pool: PgPool, claimed: Claimed, error: string) {
   await inTransaction(pool, async (db) => {
-    const { rows } = await db.query<{ status: string }>('select status from imports where id = $1 for update', [claimed.id]);
-    if (rows[0]?.status !== 'running') return;
+    try {
+      await holdImport(db, claimed);
+    } catch (e) {
+      if (e instanceof Stopped) return;
+      throw e;
+    }
     await db.query('delete from imported_rollups where site_id = $1 and import_id = $2', [claimed.site_id, claimed.id]);
     await db.query('delete from import_staged where site_id = $1 and import_id = $2', [claimed.site_id, claimed.id]);
     await db.query('delete from import_files where import_id = $1', [claimed.id]);

@@ -235,6 +235,65 @@ describe('import job', () => {
     expect(Date.parse(a.finishedAt as string)).toBeLessThanOrEqual(Date.parse(b.startedAt as string));
   });
 
+  // A fault: a node's run is slow, not gone (a long batch, a slow database), and after two minutes without a write
+  // another node takes the import over from its checkpoint. Both then stored the same records, and the figures
+  // were added twice. Here each run pauses at its third record of the file, as a slow run would.
+  it('a slow run whose import another run took over stops at its next batch: every record is counted once', async () => {
+    const whole = await f.site();
+    await run(whole, 'plausible', PLAUSIBLE);
+    const expected = await figures(whole);
+    const siteId = await f.site();
+    const id = await newImport(siteId, 'plausible', PLAUSIBLE);
+    const pausing = () => {
+      let reached = () => {};
+      let release = () => {};
+      const atPause = new Promise<void>((r) => {
+        reached = r;
+      });
+      const resumed = new Promise<void>((r) => {
+        release = r;
+      });
+      let paused = false;
+      const formatOfPausing = (source: 'plausible'): ImportFormat => {
+        const format = formatOf(source) as ImportFormat;
+        return {
+          ...format,
+          read: (name, records, sink) =>
+            format.read(
+              name,
+              (async function* () {
+                let n = 0;
+                for await (const r of records) {
+                  if (++n === 3 && !paused) {
+                    paused = true;
+                    reached();
+                    await resumed;
+                  }
+                  yield r;
+                }
+              })(),
+              sink,
+            ),
+        };
+      };
+      return { atPause, release, formatOf: formatOfPausing as ImportRunOptions['formatOf'] };
+    };
+    const slow = pausing();
+    const first = runImport(f.t.deps.orm, id, { batchRecords: 2, formatOf: slow.formatOf });
+    await slow.atPause;
+    await f.t.deps.orm.em.fork().execute(`update imports set heartbeat_at = now() - interval '1 hour' where id = ?`, [id]);
+    const other = pausing();
+    const second = runImport(f.t.deps.orm, id, { batchRecords: 2, formatOf: other.formatOf });
+    await other.atPause;
+    // The slow run goes on while the other holds the import: it stores nothing more.
+    slow.release();
+    await first;
+    other.release();
+    await second;
+    expect((await importOf(id)).status).toBe('done');
+    expect(await figures(siteId)).toEqual(expected);
+  });
+
   it('a workspace’s many imports take turns a file at a time: another workspace’s import is not held back', async () => {
     // One tenant queues an import for each of its sites; another tenant's import, started later, is read after
     // one file of the first tenant's instead of after all of them, and every import ends with one run's figures.
