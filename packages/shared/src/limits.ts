@@ -5,6 +5,8 @@ export const LIMITS = {
   name: { min: 1, max: 80 },
   idempotencyKey: { min: 1, max: 255 },
   idempotencyTtlSeconds: 24 * 3600,
+  /** New idempotency keys a workspace (or a caller without one) may use in 24 hours: each keeps its answer that long. */
+  idempotencyKeysPerDay: 10_000,
   verifyTokenTtlSeconds: 24 * 3600,
   resetTokenTtlSeconds: 3600,
   sessionTtlSeconds: 30 * 24 * 3600,

@@ -1,5 +1,5 @@
 import { LIMITS } from '@us/shared';
-import { AppError } from '../core/errors.ts';
+import { AppError, tooMany } from '../core/errors.ts';
 import { authorize } from '../procedures/authorize.ts';
 import { procedureCaller } from '../procedures/call-procedure.ts';
 import type { Ctx } from '../procedures/context.ts';
@@ -45,6 +45,21 @@ export function checkIdempotencyKey(key: string, field: string) {
 }
 
 /**
+ * Counts a new idempotency key against its workspace's 24 hours (each keeps its answer that long in the hot store,
+ * which a loop of new keys grew without bound); past LIMITS.idempotencyKeysPerDay, 429 and the key is not kept.
+ */
+async function countNewKey(hot: Ctx['deps']['hot'], whose: string, key: string): Promise<void> {
+  const n = await hot.incr(`idem-n:${whose}`, LIMITS.idempotencyTtlSeconds);
+  if (n <= LIMITS.idempotencyKeysPerDay) return;
+  await hot.del(key);
+  const ttl = await hot.ttl(`idem-n:${whose}`);
+  throw tooMany(
+    ttl > 0 ? ttl : 3600,
+    `This workspace has used ${LIMITS.idempotencyKeysPerDay.toLocaleString('en')} idempotency keys in 24 hours, the most kept: send without one, or wait`,
+  );
+}
+
+/**
  * Invokes an operation, honouring an idempotency key for operations that accept one: a repeat within
  * 24 hours by the same caller returns the first answer; the same key with another request is 422.
  * Only successful answers are kept (encrypted: they may hold secrets shown once).
@@ -73,6 +88,7 @@ export async function invoke(
   const fp = ciphers.idempotency.mac(`${scope}\n${op.path}\n${canonicalJson(input ?? null)}`);
 
   const claimed = await hot.setIfAbsent(key, JSON.stringify({ fp, state: 'pending' } satisfies IdempotencyRecord), 60);
+  if (claimed) await countNewKey(hot, actor.workspaceId ?? owner, key);
   if (!claimed) {
     const raw = await hot.get(key);
     const rec = raw ? (JSON.parse(raw) as IdempotencyRecord) : null;

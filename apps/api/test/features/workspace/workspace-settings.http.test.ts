@@ -1,4 +1,5 @@
 import { Workspace } from '@us/db';
+import { LIMITS } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem } from '../../support/auth-helpers.ts';
 import { createToken, createUser, joinAs, signIn, startTestServer, type TestServer } from '../../support/server.ts';
@@ -183,6 +184,34 @@ describe('GET and PATCH /v1/workspace', () => {
         .expect(200);
       expect(again.headers['idempotent-replayed']).toBe('true');
       expect(again.body).toEqual(first.body);
+    });
+
+    // The attack: a new Idempotency-Key on every call. Each kept its answer 24 hours in the hot store (in the
+    // process, with no Redis), so a loop grew it without bound. A workspace has 10,000 new keys a day.
+    it(`keeps ${LIMITS.idempotencyKeysPerDay.toLocaleString('en')} new keys a day per workspace: then 429, a replay and a call without a key still answered`, async () => {
+      const { email, workspace } = await createUser(t.deps);
+      const cookie = await signIn(t, email);
+      const rename = (key?: string) => {
+        const req = t.request.patch('/v1/workspace').set('Cookie', cookie);
+        return (key ? req.set('Idempotency-Key', key) : req).send({ name: 'Keyed' });
+      };
+      await rename('kept-1').expect(200);
+      // As if the workspace had used its day's keys since.
+      await t.deps.hot.set(`idem-n:${workspace.id}`, String(LIMITS.idempotencyKeysPerDay), 3600);
+      const refused = await rename('one-more');
+      expectProblem(refused, 429);
+      expect(refused.body.title).toMatch(/idempotency keys in 24 hours/);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect((await rename('kept-1').expect(200)).headers['idempotent-replayed']).toBe('true');
+      await rename().expect(200);
+      // Another workspace's keys are its own.
+      const other = await createUser(t.deps);
+      await t.request
+        .patch('/v1/workspace')
+        .set('Cookie', await signIn(t, other.email))
+        .set('Idempotency-Key', 'one-more')
+        .send({ name: 'Other' })
+        .expect(200);
     });
   });
 });
