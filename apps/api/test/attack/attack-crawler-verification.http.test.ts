@@ -62,6 +62,16 @@ describe('attacks on crawler verification', () => {
     ).toMatchObject({ action: 'allow', reason: 'browser: no sign of automation' });
   });
 
+  // The attack: one customer, through its own site's decide route, names addresses of a real crawler's network.
+  // The network's share was one for every site: after 20 such claims, the real crawler went unverified everywhere.
+  it("a customer naming a crawler's network at its own site spends that site's share of it, not another site's", async () => {
+    const crawlerNet = Array.from({ length: VERIFICATION_BUDGET.perNetworkPerMinute + 5 }, (_, i) => `192.0.2.${i + 100}`);
+    for (const ip of crawlerNet) await claim(ip, other);
+    dns.setPtr('192.0.2.200', ['crawl-192-0-2-200.googlebot.com']);
+    dns.setAddresses('crawl-192-0-2-200.googlebot.com', ['192.0.2.200']);
+    expect((await claim('192.0.2.200', site)).body.reason).toBe('verified search engine: Googlebot');
+  });
+
   it('three /24s of made-up claims, more than the site’s whole budget, leave that budget for everyone else', async () => {
     const networks = ['203.0.114', '203.0.115', '203.0.116'];
     const flood = networks.flatMap((net) => Array.from({ length: 250 }, (_, i) => `${net}.${i + 1}`));

@@ -96,7 +96,7 @@ export async function verifyCrawler(
   }
   let run = pending.get(key);
   if (!run) {
-    const share = networkShare(ip);
+    const share = networkShare(ip, siteId);
     const release = takeLookupSlot(share);
     if (!release) return NOT_YET;
     const domains = check.domains;

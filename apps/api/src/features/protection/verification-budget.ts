@@ -5,24 +5,25 @@ import { sha256 } from '../../core/security/tokens.ts';
 
 /**
  * What crawler lookups may cost, in fair shares: a client's network (its IPv4 /24 or IPv6 /48, so that one
- * client's many addresses count as one; a free IPv6 tunnel hands anyone a /48) gets a share of the
+ * client's many addresses count as one; a free IPv6 tunnel hands anyone a /48) gets, at each site, a share of the
  * fresh lookups and of the lookups in flight, so a stranger flooding made-up crawler claims spends its own
- * share, never the site's or the node's.
+ * share, never the site's or the node's. Per site: the address of `/collect/decide` and `/collect/verify` is the
+ * caller's to name, and one customer naming a real crawler's network spent that network's share at every site.
  */
 export const VERIFICATION_BUDGET = {
   /** Lookups in flight at once per node; past it, `unknown` without a question. */
   inFlight: 64,
   /** Of those, at most this many for one client network. */
   inFlightPerNetwork: 4,
-  /** Fresh lookups per client network and minute, over every site (counted before looking). */
+  /** Fresh lookups per client network, site and minute (counted before looking). */
   perNetworkPerMinute: 20,
   /** Fresh lookups per site and minute (counted before looking, after the network's share). */
   perSitePerMinute: 600,
 } as const;
 
-/** The share a client address belongs to: a hash of its /24 or /48 (addresses are never kept). */
-export function networkShare(ip: string): string {
-  return sha256(coarseNetwork(ip) ?? ip).slice(0, 22);
+/** The share a client address belongs to at a site: a hash of the site and its /24 or /48 (addresses are never kept). */
+export function networkShare(ip: string, siteId: string): string {
+  return sha256(`${siteId}|${coarseNetwork(ip) ?? ip}`).slice(0, 22);
 }
 
 let running = 0;
