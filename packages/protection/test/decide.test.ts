@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   type BotMode,
+  canonicalPath,
   classifyUserAgent,
   type Decision,
   decide,
@@ -348,6 +349,26 @@ describe('decide: risk and signals', () => {
       signs: ['tls-mismatch'],
     });
     expect(d.signals).toEqual(['headless-chrome', 'tls-mismatch', 'burst']);
+  });
+});
+
+// The attack: a site denies `/admin`; a stranger asks `//admin`, `/./admin` or `/%61dmin`, which origins serve as
+// `/admin`. Matched raw, none was refused.
+describe('path rules match the path an origin serves', () => {
+  const denyAdmin = settings('challenge', { rules: [rule('deny', { path: '/admin' }, 'admin')] });
+  it.each(['/admin', '//admin', '/./admin', '/%61dmin', '/%61%64min/users', '/x/../admin', '/../admin', '///admin/./x'])(
+    '%s is refused by a rule on /admin',
+    (path) => {
+      expect(decide(denyAdmin, facts({ path }))).toMatchObject({ action: 'deny', reason: 'rule: admin' });
+    },
+  );
+  it.each(['/Admin', '/admi', '/a%2Fdmin', '/blog/admin', '/x/admin/..'])('%s is not under /admin', (path) => {
+    expect(decide(denyAdmin, facts({ path })).action).not.toBe('deny');
+  });
+  it('writes escapes of other characters in capitals and keeps them', () => {
+    expect(canonicalPath('/a%2fb%7e')).toBe('/a%2Fb~');
+    expect(canonicalPath('/a/b/.')).toBe('/a/b/');
+    expect(canonicalPath('/a/..')).toBe('/');
   });
 });
 
