@@ -11,7 +11,10 @@ const HOSTNAME = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0
 export function proxyHostOf(header: string | undefined): string | null {
   if (!header) return null;
   const colon = header.lastIndexOf(':');
-  let name = (colon >= 0 && !header.includes(']') ? header.slice(0, colon) : header).toLowerCase();
+  // A port is digits: `victim.example:@evil.com` is no Host (the header also names the visitor's host to the
+  // origin and in rewritten redirects, where a browser would read `evil.com`).
+  if (colon >= 0 && !/^\d{1,5}$/.test(header.slice(colon + 1))) return null;
+  let name = (colon >= 0 ? header.slice(0, colon) : header).toLowerCase();
   if (name.endsWith('.')) name = name.slice(0, -1);
   return HOSTNAME.test(name) ? name : null;
 }
