@@ -88,6 +88,7 @@ export async function dueSiteDays(orm: Orm, until: string, siteIds?: string[], n
   const siteCond = (column: string) => (siteIds ? `and ${column} = any(?::uuid[])` : '');
   // Arrays go as PostgreSQL array literals (the values are uuids).
   const sites = siteIds ? [`{${siteIds.join(',')}}`] : [];
+  const around = [until, until, ...sites];
   const rows = await orm.em.getConnection().execute<{ site_id: string; timezone: string; day: string; failures: number }[]>(
     `with arrived as materialized (
        select distinct a.site_id, a.day from day_arrivals a
@@ -124,25 +125,8 @@ export async function dueSiteDays(orm: Orm, until: string, siteIds?: string[], n
                           and (c.complete or ${sameKeysSql('c.properties', keptPropertiesSql('s'))}))
         and (f.next_try_at is null or f.next_try_at <= ?::timestamptz)
       order by r.rolled_until nulls first, s.id`,
-    [
-      until,
-      until,
-      ...sites,
-      until,
-      until,
-      until,
-      ...sites,
-      until,
-      until,
-      ...sites,
-      until,
-      until,
-      ...sites,
-      until,
-      until,
-      ...sites,
-      now.toISOString(),
-    ],
+    // Each set's two bounds around `until` and its sites; the rollups already current one more `until`.
+    [...around, until, ...around, ...around, ...around, ...around, now.toISOString()],
     'all',
   );
   return rows.map((r) => ({ siteId: r.site_id, timezone: r.timezone, day: r.day, failures: r.failures }));
