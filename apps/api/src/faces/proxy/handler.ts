@@ -7,6 +7,7 @@ import { AppError } from '../../core/errors.ts';
 import { hotAnswer } from '../../core/hot/within.ts';
 import { endAtTurnEnd, type SendAtTurnEnd } from '../../core/http/turn-end.ts';
 import { label } from '../../core/observe/request-scope.ts';
+import { coarseNetwork } from '../../core/security/client-info.ts';
 import { LOOKUP_REFUSED, type ProxyRoute, proxyRoutes } from '../../features/hostnames/index.ts';
 import { decideRequest } from '../../features/protection/decide-request.ts';
 import type { ProtectedSite } from '../../features/protection/protected-site.ts';
@@ -63,7 +64,9 @@ export function proxyFace(deps: Deps, parts: ProxyFaceParts) {
   const agent = originAgent(limits, deps.env.PROXY_PRIVATE_ORIGINS);
   const recorder = proxyRecorder(parts.recordRequests, deps.logger);
   const trust = { trust: deps.env.TRUST_PROXY, hops: deps.env.TRUST_PROXY_HOPS };
+  /** Requests in progress by site id, and by site and client network (`clientKey`). */
   const inProgress = new Map<string, number>();
+  const clientKey = (siteId: string, client: string) => `${siteId}|${coarseNetwork(client) ?? client}`;
 
   /** Takes the request when its Host may be a live proxy hostname; false leaves it to the rest of the server. */
   function take(req: IncomingMessage, res: ServerResponse): boolean {
@@ -152,8 +155,15 @@ export function proxyFace(deps: Deps, parts: ProxyFaceParts) {
         res,
         new AppError(503, 'This site has too many requests in progress: try again in a moment', { retryAfter: 1 }),
       );
+    } else if ((inProgress.get(clientKey(route.siteId, client)) ?? 0) >= limits.concurrentPerClient) {
+      status = sendProxyProblem(
+        res,
+        new AppError(429, 'Too many of your requests to this site are in progress: wait for them, then try again', {
+          retryAfter: 1,
+        }),
+      );
     } else {
-      ({ status, html } = await forwardCounted(req, res, route, forwarded));
+      ({ status, html } = await forwardCounted(req, res, route, forwarded, clientKey(route.siteId, client)));
     }
     if (header(req, 'sec-gpc').trim() === '1') return; // Global Privacy Control: decided, never recorded.
     const rec: RequestRecord = {
@@ -205,14 +215,17 @@ export function proxyFace(deps: Deps, parts: ProxyFaceParts) {
     res: ServerResponse,
     route: ProxyRoute,
     forwarded: ReturnType<typeof forwardedOf>['forwarded'],
+    client: string,
   ): Promise<{ status: number; html?: boolean }> {
-    const siteId = route.siteId;
-    inProgress.set(siteId, (inProgress.get(siteId) ?? 0) + 1);
-    res.once('close', () => {
-      const n = (inProgress.get(siteId) ?? 1) - 1;
-      if (n > 0) inProgress.set(siteId, n);
-      else inProgress.delete(siteId);
-    });
+    // The site's requests in progress, and its client network's among them (both given back once the answer ends).
+    for (const key of [route.siteId, client]) {
+      inProgress.set(key, (inProgress.get(key) ?? 0) + 1);
+      res.once('close', () => {
+        const n = (inProgress.get(key) ?? 1) - 1;
+        if (n > 0) inProgress.set(key, n);
+        else inProgress.delete(key);
+      });
+    }
     const visitorBase = `${forwarded.proto}://${forwarded.host}`;
     const out = await forward(
       agent,

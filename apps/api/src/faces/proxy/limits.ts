@@ -1,7 +1,7 @@
 /**
  * Proxy mode's timeouts and limits (docs/operations/proxy-mode.md, "Timeouts and limits"). An origin that
  * cannot be reached answers 502, one that does not connect or start its answer in time 504; a site past its
- * share of requests in progress answers 503 with Retry-After.
+ * share of requests in progress answers 503 with Retry-After, a client network past its share of them 429.
  */
 export const PROXY_LIMITS = {
   /** Opening a connection to the origin, TCP and TLS. */
@@ -12,6 +12,11 @@ export const PROXY_LIMITS = {
   bodyIdleTimeoutMs: 30_000,
   /** Proxied requests one site may have in progress on one node, so one slow origin cannot hold every socket. */
   concurrentPerSite: 256,
+  /**
+   * Of those, one client network's (its /24 or /48) at most: a body sent a byte at a time holds its request for
+   * minutes, and one client's few hundred such requests filled the site's share for every visitor.
+   */
+  concurrentPerClient: 32,
   /** An idle connection to an origin is kept this long for the next request. */
   keepAliveMs: 4_000,
   /**

@@ -191,4 +191,35 @@ describe('proxy mode: the gate and the origin', () => {
       .poll(async () => (await storedRequests(t, busy.siteId)).map((r) => `${r.path} ${r.status}`).sort())
       .toEqual(['/after 200', '/hold 200', '/hold 200', '/one-too-many 503']);
   });
+
+  // The attack: one client holds requests in progress (a body a byte at a time holds one for minutes) until the
+  // site's share is full, and every other visitor of the site gets 503. Now a client network has a share of it.
+  it("holds one client network to its share of a site's requests in progress (429 past it); other visitors go on", async () => {
+    const own = await startTestServer({ env: { TRUST_PROXY: 'true' }, proxyLimits: { concurrentPerClient: 2 } });
+    const held: ServerResponse[] = [];
+    origin.answer((req, res, entry) => {
+      if (req.url === '/slow') held.push(res.writeHead(200, { 'content-type': 'text/plain' }));
+      else origin.byDefault(req, res, entry);
+    });
+    try {
+      const site = await proxySite(own, 'shop.proxy-one-client.example', origin.url, { mode: 'off' });
+      const from = '203.0.113.9';
+      const holding = [
+        viaProxy(own, site.hostname, '/slow', { from }),
+        viaProxy(own, site.hostname, '/slow', { from: '203.0.113.10' }),
+      ];
+      await expect.poll(() => held.length).toBe(2);
+      // Its /24 is one client: a third from it is refused at once.
+      const over = await viaProxy(own, site.hostname, '/third', { from: '203.0.113.11' });
+      expect(over.status).toBe(429);
+      expect(over.headers['retry-after']).toBe('1');
+      expect((await viaProxy(own, site.hostname, '/other', { from: '198.51.100.7' })).body).toBe('origin GET /other');
+      for (const res of held) res.end('released');
+      expect((await Promise.all(holding)).map((r) => r.status)).toEqual([200, 200]);
+      expect((await viaProxy(own, site.hostname, '/after', { from })).status).toBe(200);
+    } finally {
+      origin.reset();
+      await own.close();
+    }
+  });
 });
