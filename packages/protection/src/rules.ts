@@ -20,9 +20,9 @@ const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
  */
 export function canonicalPath(raw: string): string {
   let path = raw.includes('%')
-    ? raw.replace(/%([0-9A-Fa-f]{2})/g, (escape, hex: string) => {
+    ? raw.replace(/%([0-9A-Fa-f]{2})/g, (percent, hex: string) => {
         const c = String.fromCharCode(Number.parseInt(hex, 16));
-        return UNRESERVED.test(c) ? c : escape.toUpperCase();
+        return UNRESERVED.test(c) ? c : percent.toUpperCase();
       })
     : raw;
   if (path.includes('//')) path = path.replace(/\/{2,}/g, '/');
