@@ -45,10 +45,19 @@ export async function runBilling(
         [monthOf(now)],
         'all',
       );
-      for (const { id } of open) await conn.transactional((t) => closeOpenMonths(conn, t, id, now));
+      // One workspace's month that cannot be closed (logged) holds back neither the others' nor the overages.
+      let closed = 0;
+      for (const { id } of open) {
+        try {
+          await conn.transactional((t) => closeOpenMonths(conn, t, id, now));
+          closed++;
+        } catch (e) {
+          opts.logger?.warn(`billing: the months of workspace ${id} could not be closed (tried again next hour): ${String(e)}`);
+        }
+      }
       await conn.execute(`delete from billing_events where received_at < now() - interval '90 days'`, [], 'run');
       const sent = provider ? await reportOverages(conn, provider) : { reported: 0, failed: 0 };
-      return { closed: open.length, ...sent, cancelFailed: lapsed.failed };
+      return { closed, ...sent, cancelFailed: lapsed.failed };
     },
     { wait: opts.wait },
   );
