@@ -16,17 +16,22 @@ export function graceEndsAt(account: { status: string | null; pastDueSince: Date
   return new Date(account.pastDueSince.getTime() + GRACE_MS);
 }
 
-/** Ends the plans whose grace period is over at `now`. Answers how many ended and how many cancels failed. */
+/**
+ * Ends the plans whose grace period is over at `now`, at most `perRun`. Answers how many ended and how many
+ * cancels failed. One whose cancel failed goes behind the others (its `updated_at` is the failure's): ordered by
+ * the grace period's start alone, 500 such accounts would come first every run and no newer one would end.
+ */
 export async function endLapsedSubscriptions(
   conn: SqlConnection,
   provider: BillingProvider | null,
   now: Date,
+  perRun = 500,
 ): Promise<{ ended: number; failed: number }> {
   const lapsed = await conn.execute<{ workspace_id: string; subscription_id: string }[]>(
     `select workspace_id::text as workspace_id, subscription_id from billing_accounts
       where status = 'past_due' and subscription_id is not null and past_due_since <= ?
-      order by past_due_since limit 500`,
-    [new Date(now.getTime() - GRACE_MS)],
+      order by updated_at, past_due_since limit ?`,
+    [new Date(now.getTime() - GRACE_MS), perRun],
     'all',
   );
   let failed = 0;
@@ -41,6 +46,11 @@ export async function endLapsedSubscriptions(
       const there = await provider.stripe.subscriptions.retrieve(a.subscription_id).catch(() => null);
       if (!there || !ENDED_STATUSES.has(there.status)) {
         failed += 1;
+        await conn.execute(
+          'update billing_accounts set updated_at = ? where workspace_id = ? and subscription_id = ?',
+          [now, a.workspace_id, a.subscription_id],
+          'run',
+        );
         continue;
       }
     }

@@ -5,6 +5,7 @@
 // file has a database of its own.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runBilling } from '../../../src/features/billing/billing-job.ts';
+import { endLapsedSubscriptions } from '../../../src/features/billing/grace.ts';
 import { monthOf } from '../../../src/features/billing/usage-counters.ts';
 import { createOwnDatabase } from '../../support/faults.ts';
 import { createToken, createUser, startTestServer, type TestServer } from '../../support/server.ts';
@@ -172,5 +173,27 @@ describe('month end with plan segments', () => {
     await run(new Date(afterThisMonth.getTime() + HOUR));
     expect((await billing(stuck.auth)).months).toEqual([expect.objectContaining({ month: thisMonth.month, reported: true })]);
     expect(itemsOf(stuck.customer)).toHaveLength(1);
+  });
+
+  it('tries a lapsed plan whose cancel keeps failing after the others, so it holds no newer one back', async () => {
+    const conn = t.deps.orm.em.getConnection();
+    const failing = await paying('Starter');
+    const next = await paying('Starter');
+    const failedAt = Date.now();
+    await stripe.change(failing.sub.id as string, { status: 'past_due' });
+    await expect.poll(async () => (await billing(failing.auth)).subscription?.status).toBe('past_due');
+    await stripe.change(next.sub.id as string, { status: 'past_due' });
+    await expect.poll(async () => (await billing(next.auth)).subscription?.status).toBe('past_due');
+    const lapse = failedAt + 14 * DAY + HOUR;
+    const status = (w: { sub: Obj }) => stripe.subscriptions.get(w.sub.id as string)?.status;
+    // One a run: the first lapsed, whose cancel (and the look at the subscription after it) is refused.
+    stripe.failNext(2, 400);
+    expect(await endLapsedSubscriptions(conn, t.deps.billing, new Date(lapse), 1)).toEqual({ ended: 1, failed: 1 });
+    expect([status(failing), status(next)]).toEqual(['past_due', 'past_due']);
+    // The next run takes the other one, not the failing one again; the one after, the failing one.
+    expect(await endLapsedSubscriptions(conn, t.deps.billing, new Date(lapse + HOUR), 1)).toEqual({ ended: 1, failed: 0 });
+    expect([status(failing), status(next)]).toEqual(['past_due', 'canceled']);
+    expect(await endLapsedSubscriptions(conn, t.deps.billing, new Date(lapse + 2 * HOUR), 1)).toEqual({ ended: 1, failed: 0 });
+    expect(status(failing)).toBe('canceled');
   });
 });
