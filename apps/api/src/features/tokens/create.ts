@@ -4,7 +4,6 @@ import { type CreateTokenInput, type CreateTokenOutput, type Scope, TOKEN_LIMITS
 import { isUuid, responsibleUserId, workspaceIdOf } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
 import { AppError, badRequest, forbidden, scopeMissing } from '../../core/errors.ts';
-import { lockWorkspace } from '../members/index.ts';
 import { firstMissingScope, toEntry } from './entry.ts';
 import { issueToken } from './issue.ts';
 
@@ -31,7 +30,7 @@ export async function createToken(em: EntityManager, actor: Actor, input: Create
   const siteIds = await resolveSites(em, actor, workspaceId, input.siteIds ?? null);
   return em.transactional(async (tx) => {
     // Counted under the workspace's row lock: tokens made at once each count the ones before them.
-    await lockWorkspace(tx, workspaceId);
+    await tx.execute('select 1 from workspaces where id = ? for update', [workspaceId]);
     const [{ n } = { n: 0 }] = await tx.execute<{ n: number }[]>(
       `select count(*)::int as n from api_tokens
         where workspace_id = ? and revoked_at is null and (expires_at is null or expires_at > now())`,
