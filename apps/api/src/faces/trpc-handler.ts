@@ -10,7 +10,7 @@ import type { Ctx } from '../procedures/context.ts';
 import { listOperations } from '../procedures/registry.ts';
 import { appRouter } from '../router.ts';
 import { createCtx, requestInfo } from './request-context.ts';
-import { tokenRateRefusal } from './token-rate.ts';
+import { restTokenRefusal } from './token-rate.ts';
 
 /** Calls one batched request may carry (the dashboard's client sends at most this many). */
 export const TRPC_MAX_BATCH = 10;
@@ -28,17 +28,6 @@ function batchRefusal(paths: string[]): AppError | undefined {
   if (auth)
     return new AppError(400, `Call ${auth} on its own: sign-in and account procedures cannot be batched`, { field: '(batch)' });
   return undefined;
-}
-
-/**
- * The 429 for a request made with an API token past its minute (shared with REST: token-rate.ts), or undefined. A
- * credential that is no live token is left to the operation's own check (its 401); a count that fails (the hot
- * store unreachable) lets the request through, as on REST.
- */
-async function tokenRefusal(deps: Deps, reqCtx: Ctx, calls: number): Promise<AppError | undefined> {
-  const actor = await reqCtx.resolveActor().catch(() => null);
-  if (actor?.type !== 'token') return undefined;
-  return tokenRateRefusal(deps.hot, 'rest', actor.token.id, calls, deps.env.REST_CALLS_PER_MINUTE).catch(() => undefined);
 }
 
 /** The SPA face: tRPC over HTTP at /trpc, cookie session; the problem rides in error.data.problem. */
@@ -62,7 +51,7 @@ export function trpcHandler(deps: Deps) {
     const reqCtx = createCtx(deps, info);
     // An API token's calls here count against its minute as on REST, each call of a batch one.
     if (info.bearer !== undefined) {
-      const refusal = await tokenRefusal(deps, reqCtx, Math.min(paths.length, TRPC_MAX_BATCH));
+      const refusal = await restTokenRefusal(deps, reqCtx, Math.min(paths.length, TRPC_MAX_BATCH));
       if (refusal) return sendProblem(ctx, refusal);
     }
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {

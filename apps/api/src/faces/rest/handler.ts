@@ -4,11 +4,11 @@ import { logFailure, toAppError } from '../../core/error-map.ts';
 import { AppError } from '../../core/errors.ts';
 import { sendProblem } from '../../core/http/problem-response.ts';
 import { label } from '../../core/observe/request-scope.ts';
-import type { Ctx, ResponseOut } from '../../procedures/context.ts';
+import type { ResponseOut } from '../../procedures/context.ts';
 import type { Operation } from '../../procedures/registry.ts';
 import { invoke } from '../invoke.ts';
 import { createCtx, requestInfo } from '../request-context.ts';
-import { tokenRateRefusal } from '../token-rate.ts';
+import { restTokenRefusal } from '../token-rate.ts';
 import { readJsonBody } from './body.ts';
 import { coerceQuery } from './query.ts';
 import { compileRoutes, matchRoute, type RestRoute } from './routes.ts';
@@ -33,20 +33,6 @@ function applyOut(ctx: Context, out: ResponseOut) {
   if (out.cookies.length) ctx.append('Set-Cookie', out.cookies);
 }
 
-/**
- * Counts a request made with an API token against the token's minute (token-rate.ts), before its body is read;
- * past it, 429. A credential that is no live token is left to the operation's own check (its 401); a count that
- * fails (the hot store unreachable) lets the request through.
- */
-async function countTokenCall(deps: Deps, reqCtx: Ctx) {
-  const actor = await reqCtx.resolveActor().catch(() => null);
-  if (actor?.type !== 'token') return;
-  const refusal = await tokenRateRefusal(deps.hot, 'rest', actor.token.id, 1, deps.env.REST_CALLS_PER_MINUTE).catch(
-    () => undefined,
-  );
-  if (refusal) throw refusal;
-}
-
 /** The REST face: `/v1/*` routes generated from the operations' meta, answering JSON or problem+json. */
 export function restHandler(deps: Deps, ops: Operation[]) {
   const routes = compileRoutes(ops);
@@ -66,7 +52,11 @@ export function restHandler(deps: Deps, ops: Operation[]) {
     const info = requestInfo(ctx.req, 'rest', ctx.ip, ctx.secure, workspaceQuery);
     const reqCtx = createCtx(deps, info);
     try {
-      if (info.bearer !== undefined) await countTokenCall(deps, reqCtx);
+      // Counted before the body is read.
+      if (info.bearer !== undefined) {
+        const refusal = await restTokenRefusal(deps, reqCtx, 1);
+        if (refusal) throw refusal;
+      }
       const fromQuery = queryInput(route, ctx.method, query);
       const body = ['GET', 'HEAD'].includes(ctx.method) ? undefined : await readJsonBody(ctx.req);
       const hasInput = body !== undefined || Object.keys(fromQuery).length > 0 || route.params.length > 0;
