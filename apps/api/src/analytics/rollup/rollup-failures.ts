@@ -1,4 +1,5 @@
 import type { Orm } from '@us/db';
+import type { Logger } from '../../core/logger.ts';
 import type { SiteDay } from './pending-days.ts';
 
 // The site-days whose rollup failed (`rollup_failures`). Without a record, a day that fails every time (a bug
@@ -20,7 +21,7 @@ const ERROR_CHARS = 500;
 export const hoursUntilRetry = (attempts: number) => Math.min(2 ** Math.max(0, attempts - 1), MAX_WAIT_HOURS);
 
 /** Records that a site-day's rollup failed at `now`: one more attempt, the next try later. */
-export async function recordRollupFailure(orm: Orm, sd: SiteDay, error: unknown, now: Date): Promise<void> {
+async function recordRollupFailure(orm: Orm, sd: SiteDay, error: unknown, now: Date): Promise<void> {
   const message = (error instanceof Error ? error.message : String(error)).slice(0, ERROR_CHARS);
   await orm.em.getConnection().execute(
     `insert into rollup_failures (site_id, day, attempts, first_failed_at, next_try_at, error)
@@ -40,4 +41,19 @@ export async function clearRollupFailure(orm: Orm, sd: SiteDay): Promise<void> {
   await orm.em
     .getConnection()
     .execute('delete from rollup_failures where site_id = ?::uuid and day = ?::date', [sd.siteId, sd.day], 'run');
+}
+
+/** A site-day's rollup failed in `job`'s run: logged with how often it has, and recorded for its next try. */
+export async function noteRollupFailure(
+  orm: Orm,
+  sd: SiteDay,
+  error: unknown,
+  now: Date,
+  job: string,
+  logger?: Pick<Logger, 'error'>,
+): Promise<void> {
+  logger?.error(`${job}: site ${sd.siteId} day ${sd.day} failed (${(sd.failures ?? 0) + 1} times)`, error);
+  await recordRollupFailure(orm, sd, error, now).catch((e) =>
+    logger?.error(`${job}: the failure of site ${sd.siteId} day ${sd.day} could not be recorded`, e),
+  );
 }

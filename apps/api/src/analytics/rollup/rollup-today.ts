@@ -4,7 +4,7 @@ import type { Logger } from '../../core/logger.ts';
 import { keptPropertiesSql, sameKeysSql } from './kept-properties.ts';
 import type { SiteDay } from './pending-days.ts';
 import { rollupSiteDay } from './rollup.ts';
-import { clearRollupFailure, recordRollupFailure } from './rollup-failures.ts';
+import { clearRollupFailure, noteRollupFailure } from './rollup-failures.ts';
 import { ROLLUP_VERSION } from './rollup-format.ts';
 
 /**
@@ -61,10 +61,7 @@ async function refreshToday(orm: Orm, opts: TodayRollupOptions): Promise<TodayRo
       run.refreshed += 1;
     } catch (e) {
       run.failed += 1;
-      opts.logger?.error(`today's rollups: site ${sd.siteId} day ${sd.day} failed (${(sd.failures ?? 0) + 1} times)`, e);
-      await recordRollupFailure(orm, sd, e, now).catch((err) =>
-        opts.logger?.error(`today's rollups: the failure of site ${sd.siteId} day ${sd.day} could not be recorded`, err),
-      );
+      await noteRollupFailure(orm, sd, e, now, "today's rollups", opts.logger);
     }
   }
   if (run.refreshed || run.failed) {

@@ -6,7 +6,7 @@ import { rollupLag, rollupOldestPending } from '../../core/observe/metrics.ts';
 import { keptPropertiesSql, sameKeys } from './kept-properties.ts';
 import { oldestUnclosedDay, type PendingDaysOptions, pendingSiteDays, type SiteDay } from './pending-days.ts';
 import type { RolledState } from './rollup-delta.ts';
-import { clearRollupFailure, recordRollupFailure } from './rollup-failures.ts';
+import { clearRollupFailure, noteRollupFailure } from './rollup-failures.ts';
 import { ROLLED_TABLES, ROLLUP_VERSION, type RollupSource } from './rollup-format.ts';
 import { rollupInThread } from './rollup-thread.ts';
 import { replaceSiteDayRollup } from './rollup-write.ts';
@@ -86,10 +86,7 @@ async function rollupPending(orm: Orm, opts: RunRollupsOptions): Promise<RollupR
     } catch (e) {
       run.failed += 1;
       if (sd.endedAt !== undefined && !sd.recount) oldestFailed = Math.min(oldestFailed ?? sd.endedAt, sd.endedAt);
-      opts.logger?.error(`rollups: site ${sd.siteId} day ${sd.day} failed (${(sd.failures ?? 0) + 1} times)`, e);
-      await recordRollupFailure(orm, sd, e, new Date(now())).catch((err) =>
-        opts.logger?.error(`rollups: the failure of site ${sd.siteId} day ${sd.day} could not be recorded`, err),
-      );
+      await noteRollupFailure(orm, sd, e, new Date(now()), 'rollups', opts.logger);
     }
     if ((run.rolled + run.empty) % 100 === 0) {
       opts.logger?.info(`rollups: ${run.rolled + run.empty}/${Math.min(maxDays, candidates.length)} site-days`);

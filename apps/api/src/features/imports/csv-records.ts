@@ -88,6 +88,21 @@ export async function* rawRecords(chunks: AsyncIterable<Buffer>, commentPrefix?:
     }
   }
 
+  /**
+   * A record held over several lines by a quote never closed: its first line alone is the bad record (given as it
+   * is); answers the lines after it, to be read again as records of their own.
+   */
+  function* firstLineAlone(): Generator<RawRecord, string> {
+    const text = parts.join('');
+    const firstBreak = text.indexOf('\n');
+    const first = startLine;
+    reset();
+    line = first;
+    yield { line: first, text: text.slice(0, firstBreak) };
+    line = first + 1;
+    return text.slice(firstBreak + 1);
+  }
+
   /** Reads `input`; text a bad record gives back to be read again is read before the rest of it (no recursion). */
   function* take(input: string): Generator<RawRecord> {
     const queue = [input];
@@ -112,17 +127,9 @@ export async function* rawRecords(chunks: AsyncIterable<Buffer>, commentPrefix?:
           length += stop - at;
           parts.push(piece.slice(at, stop));
           if (length > MAX_RECORD_BYTES) {
-            const text = parts.join('');
-            const firstBreak = text.indexOf('\n');
-            if (firstBreak >= 0) {
-              // A quote never closed held the lines after it: its first line alone is the bad record, and the
-              // rest is read again, before what follows it.
-              const first = startLine;
-              reset();
-              line = first;
-              yield { line: first, text: text.slice(0, firstBreak) };
-              line = first + 1;
-              queue.unshift(text.slice(firstBreak + 1), piece.slice(stop));
+            if (parts.includes('\n')) {
+              // Read again before what follows it.
+              queue.unshift(yield* firstLineAlone(), piece.slice(stop));
               break;
             }
             parts = [];
@@ -145,16 +152,7 @@ export async function* rawRecords(chunks: AsyncIterable<Buffer>, commentPrefix?:
   yield* take(decoder.decode());
   // The file ends inside a quoted field: the quote was never closed, so its first line alone is the bad record
   // and the lines after it are read again (as when it grows past the bound), until none is left open.
-  while (inQuotes && skipping === null && parts.join('').includes('\n')) {
-    const text = parts.join('');
-    const firstBreak = text.indexOf('\n');
-    const first = startLine;
-    reset();
-    line = first;
-    yield { line: first, text: text.slice(0, firstBreak) };
-    line = first + 1;
-    yield* take(text.slice(firstBreak + 1));
-  }
+  while (inQuotes && skipping === null && parts.includes('\n')) yield* take(yield* firstLineAlone());
   if (length > 0 || skipping === 'tooLong') yield* end();
 }
 
