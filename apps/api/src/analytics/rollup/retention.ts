@@ -203,56 +203,70 @@ async function oldestDay(conn: Conn, tables: readonly string[], siteId: string, 
   return row?.day ?? null;
 }
 
-/** One site's retention: its raw days then its rollup days, oldest first, a chunk per transaction. */
+/** A table per-site retention empties by day: rows before `before` only (raw days), counted in the run or not. */
+interface DayTable {
+  name: string;
+  before?: string;
+  counted?: boolean;
+}
+
+/**
+ * Deletes the site's rows of `tables` up to day `last`, oldest first, `step` days a transaction (a stop keeps what
+ * was done); answers the rows deleted from the counted tables.
+ */
+async function deleteOldestDays(conn: Conn, siteId: string, tables: readonly DayTable[], last: string, step: number) {
+  let deleted = 0;
+  const first = await oldestDay(
+    conn,
+    tables.map((t) => t.name),
+    siteId,
+    last,
+  );
+  for (let from = first; from !== null && from <= last; from = addDays(from, step)) {
+    const to = minDay(addDays(from, step - 1), last);
+    deleted += await conn.transactional(async (trx) => {
+      let n = 0;
+      for (const t of tables) {
+        const r = await conn.execute<{ affectedRows: number }>(
+          `delete from ${t.name} where site_id = ?::uuid and day between ?::date and ?::date${t.before ? ' and at < ?::timestamptz' : ''}`,
+          [siteId, from, to, ...(t.before ? [t.before] : [])],
+          'run',
+          trx,
+        );
+        if (t.counted) n += r.affectedRows ?? 0;
+      }
+      return n;
+    });
+  }
+  return deleted;
+}
+
+/** One site's retention: its raw days (UTC) then its rollup days (local). */
 async function retainSite(orm: Orm, s: RetainedSite, chunkDays: number): Promise<{ rawRows: number; rollupRows: number }> {
   const conn = orm.em.getConnection();
-  let rawRows = 0;
-  let rollupRows = 0;
-  // Stored result days hold figures of deleted rows, and the arrivals count them: both go with their days.
-  const rawFirst = await oldestDay(conn, [...ANALYTICS_TABLES, 'result_days', 'day_arrivals'], s.id, s.last_utc);
-  for (let from = rawFirst; from !== null && from <= s.last_utc; from = addDays(from, chunkDays)) {
-    const to = minDay(addDays(from, chunkDays - 1), s.last_utc);
-    rawRows += await conn.transactional(async (trx) => {
-      let n = 0;
-      for (const table of ANALYTICS_TABLES) {
-        const r = await conn.execute<{ affectedRows: number }>(
-          `delete from ${table} where site_id = ?::uuid and day between ?::date and ?::date and at < ?::timestamptz`,
-          [s.id, from, to, s.lo],
-          'run',
-          trx,
-        );
-        n += r.affectedRows ?? 0;
-      }
-      for (const table of ['result_days', 'day_arrivals']) {
-        await conn.execute(
-          `delete from ${table} where site_id = ?::uuid and day between ?::date and ?::date`,
-          [s.id, from, to],
-          'run',
-          trx,
-        );
-      }
-      return n;
-    });
-  }
+  const rawRows = await deleteOldestDays(
+    conn,
+    s.id,
+    [
+      ...ANALYTICS_TABLES.map((name) => ({ name, before: s.lo, counted: true })),
+      // Stored result days hold figures of deleted rows, and the arrivals count them: both go with their days.
+      { name: 'result_days' },
+      { name: 'day_arrivals' },
+    ],
+    s.last_utc,
+    chunkDays,
+  );
   // Imported history is kept as long as the site's own figures of those days would be.
-  const lastRolled = addDays(s.cutoff, -1);
-  const rolledFirst = await oldestDay(conn, ['daily_rollups', 'imported_rollups'], s.id, lastRolled);
-  for (let from = rolledFirst; from !== null && from <= lastRolled; from = addDays(from, ROLLUP_CHUNK_DAYS)) {
-    const to = minDay(addDays(from, ROLLUP_CHUNK_DAYS - 1), lastRolled);
-    rollupRows += await conn.transactional(async (trx) => {
-      let n = 0;
-      for (const table of ['daily_rollups', 'imported_rollups']) {
-        const r = await conn.execute<{ affectedRows: number }>(
-          `delete from ${table} where site_id = ?::uuid and day between ?::date and ?::date`,
-          [s.id, from, to],
-          'run',
-          trx,
-        );
-        n += r.affectedRows ?? 0;
-      }
-      return n;
-    });
-  }
+  const rollupRows = await deleteOldestDays(
+    conn,
+    s.id,
+    [
+      { name: 'daily_rollups', counted: true },
+      { name: 'imported_rollups', counted: true },
+    ],
+    addDays(s.cutoff, -1),
+    ROLLUP_CHUNK_DAYS,
+  );
   return { rawRows, rollupRows };
 }
 
