@@ -1,4 +1,5 @@
 export * from './bot-vocabulary.ts';
+export * from './days.ts';
 export * from './hostname.ts';
 export * from './limits.ts';
 export * from './mcp-snippets.ts';

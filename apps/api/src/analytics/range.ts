@@ -1,6 +1,6 @@
 // Report days: calendar days in the site's time zone (spec §2 "Stats spec"). Days travel as
 // `YYYY-MM-DD` text; instants are made by PostgreSQL from the day and the zone (see sql.ts).
-import { STATS_LIMITS } from '@us/shared';
+import { FIRST_DAY, isDay, LAST_DAY, STATS_LIMITS } from '@us/shared';
 import { badRequest } from '../core/errors.ts';
 
 export interface DayRange {
@@ -16,27 +16,12 @@ export interface RawRange extends DayRange {
   after?: string;
 }
 
-const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 const MS_PER_DAY = 86_400_000;
 
-/**
- * The days a question may name. Day arithmetic works on YYYY-MM-DD text: a day after 9999-12-31 has no four-digit
- * year (`+010000-01`), still sorts before `9999-…`, and a loop over such a range never ended. Ranges reach at most
- * STATS_LIMITS.maxDays (ten years) either side of a named day, so these bounds keep every day computed in 1960–2209.
- */
-export const FIRST_DAY = '1970-01-01';
-export const LAST_DAY = '2199-12-31';
+export { FIRST_DAY, isDay, LAST_DAY } from '@us/shared';
 
 /** What to send instead of a day that is not one (`isDay`). */
 export const dayAdvice = (field: string) => `Give ${field} as a real calendar day from ${FIRST_DAY} to ${LAST_DAY}, YYYY-MM-DD`;
-
-/** True for a real calendar day written YYYY-MM-DD (2026-02-30 is not one) from FIRST_DAY to LAST_DAY. */
-export function isDay(s: string): boolean {
-  const m = DAY.exec(s);
-  if (!m || s < FIRST_DAY || s > LAST_DAY) return false;
-  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
-  return d.toISOString().slice(0, 10) === s;
-}
 
 export function addDays(day: string, n: number): string {
   return new Date(Date.parse(`${day}T00:00:00Z`) + n * MS_PER_DAY).toISOString().slice(0, 10);

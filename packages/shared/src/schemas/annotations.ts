@@ -2,6 +2,7 @@
 // docs/product/segments-and-annotations.md): a day and a short text on a site's chart, from the dashboard, REST
 // or MCP (an agent can mark its deploys).
 import { z } from 'zod';
+import { FIRST_DAY, isDay, LAST_DAY } from '../days.ts';
 import { zId } from './common.ts';
 
 export const ANNOTATION_LIMITS = {
@@ -14,14 +15,7 @@ export const ANNOTATION_LIMITS = {
 const zDay = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'Give a day as YYYY-MM-DD')
-  .refine(
-    (d) =>
-      d >= '1970-01-01' &&
-      d <= '2199-12-31' &&
-      !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) &&
-      new Date(`${d}T00:00:00Z`).toISOString().startsWith(d),
-    { message: 'Give a day of the calendar from 1970-01-01 to 2199-12-31 (YYYY-MM-DD)' },
-  );
+  .refine(isDay, { message: `Give a day of the calendar from ${FIRST_DAY} to ${LAST_DAY} (YYYY-MM-DD)` });
 
 const zText = z
   .string()
