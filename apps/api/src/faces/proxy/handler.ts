@@ -148,6 +148,7 @@ export function proxyFace(deps: Deps, parts: ProxyFaceParts) {
     const gate = await gateOf(p, r, { ip: client, ua, host, tls }, req);
     let status: number;
     let html: boolean | undefined;
+    const mine = clientKey(route.siteId, client);
     if (gate.action !== 'allow') {
       status = actOn(req, res, { action: gate.action, challengeUrl: gate.challengeUrl });
     } else if ((inProgress.get(route.siteId) ?? 0) >= limits.concurrentPerSite) {
@@ -155,7 +156,7 @@ export function proxyFace(deps: Deps, parts: ProxyFaceParts) {
         res,
         new AppError(503, 'This site has too many requests in progress: try again in a moment', { retryAfter: 1 }),
       );
-    } else if ((inProgress.get(clientKey(route.siteId, client)) ?? 0) >= limits.concurrentPerClient) {
+    } else if ((inProgress.get(mine) ?? 0) >= limits.concurrentPerClient) {
       status = sendProxyProblem(
         res,
         new AppError(429, 'Too many of your requests to this site are in progress: wait for them, then try again', {
@@ -163,7 +164,7 @@ export function proxyFace(deps: Deps, parts: ProxyFaceParts) {
         }),
       );
     } else {
-      ({ status, html } = await forwardCounted(req, res, route, forwarded, clientKey(route.siteId, client)));
+      ({ status, html } = await forwardCounted(req, res, route, forwarded, mine));
     }
     if (header(req, 'sec-gpc').trim() === '1') return; // Global Privacy Control: decided, never recorded.
     const rec: RequestRecord = {
