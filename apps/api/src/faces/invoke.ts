@@ -6,6 +6,7 @@ import type { Ctx } from '../procedures/context.ts';
 import { refuseDeepInput } from '../procedures/input-guard.ts';
 import type { Operation } from '../procedures/registry.ts';
 import { appRouter } from '../router.ts';
+import { IdempotencyClaim } from './idempotency-claim.ts';
 
 const callProcedure = procedureCaller(appRouter);
 
@@ -46,12 +47,11 @@ export function checkIdempotencyKey(key: string, field: string) {
 
 /**
  * Counts a new idempotency key against its workspace's 24 hours (each keeps its answer that long in the hot store,
- * which a loop of new keys grew without bound); past LIMITS.idempotencyKeysPerDay, 429 and the key is not kept.
+ * which a loop of new keys grew without bound); past LIMITS.idempotencyKeysPerDay, 429 (the caller gives the key back).
  */
-async function countNewKey(hot: Ctx['deps']['hot'], whose: string, key: string): Promise<void> {
+async function countNewKey(hot: Ctx['deps']['hot'], whose: string): Promise<void> {
   const n = await hot.incr(`idem-n:${whose}`, LIMITS.idempotencyTtlSeconds);
   if (n <= LIMITS.idempotencyKeysPerDay) return;
-  await hot.del(key);
   const ttl = await hot.ttl(`idem-n:${whose}`);
   throw tooMany(
     ttl > 0 ? ttl : 3600,
@@ -87,9 +87,8 @@ export async function invoke(
   const key = `idem:${scope}:${ciphers.idempotency.mac(idempotencyKey)}`;
   const fp = ciphers.idempotency.mac(`${scope}\n${op.path}\n${canonicalJson(input ?? null)}`);
 
-  const claimed = await hot.setIfAbsent(key, JSON.stringify({ fp, state: 'pending' } satisfies IdempotencyRecord), 60);
-  if (claimed) await countNewKey(hot, actor.workspaceId ?? owner, key);
-  if (!claimed) {
+  const claim = await IdempotencyClaim.take(hot, key, fp);
+  if (!claim) {
     const raw = await hot.get(key);
     const rec = raw ? (JSON.parse(raw) as IdempotencyRecord) : null;
     if (rec && rec.fp !== fp) {
@@ -102,13 +101,16 @@ export async function invoke(
       code: 'idempotency-in-progress',
     });
   }
+  let data: unknown;
   try {
-    const data = await call(op, ctx, input);
-    const sealed = ciphers.idempotency.encrypt(JSON.stringify(data ?? null));
-    await hot.set(key, JSON.stringify({ fp, state: 'done', sealed } satisfies IdempotencyRecord), LIMITS.idempotencyTtlSeconds);
-    return { data, replayed: false };
+    await countNewKey(hot, actor.workspaceId ?? owner);
+    data = await call(op, ctx, input);
   } catch (err) {
-    await hot.del(key);
+    // Refused or failed: the key is free again (only failures are not kept), and this error is the answer.
+    await claim.release().catch(() => {});
     throw err;
   }
+  const sealed = ciphers.idempotency.encrypt(JSON.stringify(data ?? null));
+  await claim.settle(JSON.stringify({ fp, state: 'done', sealed } satisfies IdempotencyRecord), LIMITS.idempotencyTtlSeconds);
+  return { data, replayed: false };
 }

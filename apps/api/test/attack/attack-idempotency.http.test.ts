@@ -58,6 +58,7 @@ describe('attack: idempotency records', () => {
     const stored: string[] = [];
     const spy = vi.spyOn(t.deps.hot, 'set');
     const claims = vi.spyOn(t.deps.hot, 'setIfAbsent');
+    const settled = vi.spyOn(t.deps.hot, 'replaceIfEquals');
     try {
       await t.request
         .post('/v1/auth/password/change')
@@ -66,9 +67,11 @@ describe('attack: idempotency records', () => {
         .send(input)
         .expect(200);
       for (const [key, value] of [...spy.mock.calls, ...claims.mock.calls]) if (key.startsWith('idem:')) stored.push(value);
+      for (const [key, , value] of settled.mock.calls) if (key.startsWith('idem:')) stored.push(value);
     } finally {
       spy.mockRestore();
       claims.mockRestore();
+      settled.mockRestore();
     }
     expect(stored.length).toBeGreaterThanOrEqual(2);
     const canonical = canonicalJson(input);

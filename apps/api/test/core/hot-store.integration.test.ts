@@ -95,6 +95,33 @@ describe.each(hotKinds({ cluster: true }))('hot-state store contract (%s)', (kin
     expect(results.filter(Boolean)).toHaveLength(1);
   });
 
+  it('replaceIfEquals and delIfEquals act only while the key holds the value expected', async () => {
+    await hot.set(key('held'), 'mine', 30);
+    expect(await hot.replaceIfEquals(key('held'), 'theirs', 'x', 600)).toBe(false);
+    expect(await hot.delIfEquals(key('held'), 'theirs')).toBe(false);
+    expect(await hot.get(key('held'))).toBe('mine');
+    expect(await hot.ttl(key('held'))).toBeLessThanOrEqual(30);
+    // Renewed: the same value, a new expiry.
+    expect(await hot.replaceIfEquals(key('held'), 'mine', 'mine', 600)).toBe(true);
+    expect(await hot.ttl(key('held'))).toBeGreaterThan(30);
+    expect(await hot.replaceIfEquals(key('held'), 'mine', 'settled', 60)).toBe(true);
+    expect(await hot.get(key('held'))).toBe('settled');
+    expect(await hot.delIfEquals(key('held'), 'mine')).toBe(false);
+    expect(await hot.delIfEquals(key('held'), 'settled')).toBe(true);
+    expect(await hot.get(key('held'))).toBeNull();
+    // An absent key is never created.
+    expect(await hot.replaceIfEquals(key('never'), 'mine', 'x', 60)).toBe(false);
+    expect(await hot.get(key('never'))).toBeNull();
+    expect(await hot.delIfEquals(key('never'), 'mine')).toBe(false);
+  });
+
+  it('a value that ran out is no longer the one expected', async () => {
+    await hot.set(key('ran-out'), 'mine', 1);
+    await pass(1100);
+    expect(await hot.replaceIfEquals(key('ran-out'), 'mine', 'mine', 60)).toBe(false);
+    expect(await hot.get(key('ran-out'))).toBeNull();
+  });
+
   it('del removes every key named, and tolerates absent keys and no keys', async () => {
     await hot.set(key('d1'), '1', 60);
     await hot.set(key('d2'), '2', 60);

@@ -90,6 +90,18 @@ export class MemoryStore implements HotStore {
   async del(...keys: string[]) {
     for (const k of keys) this.map.delete(k);
   }
+  async replaceIfEquals(key: string, expected: string, value: string, ttlSeconds: number) {
+    const e = this.live(key);
+    if (!e || String(e.value) !== expected) return false;
+    await this.set(key, value, ttlSeconds);
+    return true;
+  }
+  async delIfEquals(key: string, expected: string) {
+    const e = this.live(key);
+    if (!e || String(e.value) !== expected) return false;
+    this.map.delete(key);
+    return true;
+  }
   async incr(key: string, ttlSeconds: number) {
     return this.incrNow(key, ttlSeconds);
   }

@@ -7,6 +7,13 @@ const INCR_WITH_TTL = `local n = redis.call('INCR', KEYS[1])
 if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 return n`;
 
+// A value replaced, or deleted, only while it is the one expected: a claim's holder renewing or giving it up.
+const REPLACE_IF_EQUALS = `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
+return 1`;
+const DEL_IF_EQUALS = `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+return redis.call('DEL', KEYS[1])`;
+
 // Slots as a sorted set scored by expiry (ms): drop the expired, then add the holder if room is left.
 const ACQUIRE_SLOT = `redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
@@ -169,6 +176,13 @@ export class RedisStore implements HotStore {
     // A cluster deletes several keys in one command only within one slot: these need not share one.
     if (this.kind === 'redis-cluster') await Promise.all(keys.map((k) => this.redis.del(k)));
     else await this.redis.del(...keys);
+  }
+  async replaceIfEquals(key: string, expected: string, value: string, ttlSeconds: number) {
+    const ttl = Math.max(1, Math.ceil(ttlSeconds));
+    return Number(await this.redis.eval(REPLACE_IF_EQUALS, 1, key, expected, value, ttl)) === 1;
+  }
+  async delIfEquals(key: string, expected: string) {
+    return Number(await this.redis.eval(DEL_IF_EQUALS, 1, key, expected)) === 1;
   }
   async incr(key: string, ttlSeconds: number) {
     return Number(await this.redis.eval(INCR_WITH_TTL, 1, key, Math.max(1, Math.ceil(ttlSeconds))));

@@ -12,6 +12,13 @@ export interface HotStore {
   /** Sets only when absent; true when this call set it. */
   setIfAbsent(key: string, value: string, ttlSeconds: number): Promise<boolean>;
   del(...keys: string[]): Promise<void>;
+  /**
+   * Sets `value` with a new expiry only while the key holds `expected`, in one atomic step; true when it did.
+   * A claim's holder renews or settles it this way, never touching a claim that ran out and is another's now.
+   */
+  replaceIfEquals(key: string, expected: string, value: string, ttlSeconds: number): Promise<boolean>;
+  /** Deletes the key only while it holds `expected`, in one atomic step; true when it did. */
+  delIfEquals(key: string, expected: string): Promise<boolean>;
   /** Atomically adds 1; a new counter lives `ttlSeconds` (the window does not slide). */
   incr(key: string, ttlSeconds: number): Promise<number>;
   /** Seconds left, or -2 when the key is absent. */
