@@ -41,6 +41,12 @@ const BATCH = 2_000;
  * approximation of the entry and exit page for a shuffled one that large.
  */
 const MAX_OPEN_VISITS = 100_000;
+/**
+ * Visits counted early that a later pageview must not open again. The most recently closed are remembered:
+ * a file of millions of one-pageview visits (5M rows an import) would otherwise hold every visit's key, some
+ * 700 MB. A visit whose pageviews lie further apart in the file than this is counted twice.
+ */
+const MAX_CLOSED_VISITS = 2 * MAX_OPEN_VISITS;
 
 /** What one visit counts as a session, once all its pageviews are read. */
 interface Visit {
@@ -107,13 +113,21 @@ function pageviewValues(record: Record<string, string>, has: Columns): { page: s
 }
 
 /** Reads one file's records; the visits stay open until the file ends (or MAX_OPEN_VISITS). */
-class UmamiReader {
+export class UmamiReader {
   private columns: Columns | null = null;
   private batch: StagedRecord[] = [];
   private readonly open = new Map<string, Visit>();
   private readonly closed = new Set<string>();
 
-  constructor(private readonly sink: ImportSink) {}
+  constructor(
+    private readonly sink: ImportSink,
+    private readonly bounds = { open: MAX_OPEN_VISITS, closed: MAX_CLOSED_VISITS },
+  ) {}
+
+  /** Visits held in memory: open ones and those remembered as counted. */
+  get visitsHeld(): number {
+    return this.open.size + this.closed.size;
+  }
 
   private trim: ((record: Record<string, string>) => Record<string, string>) | null = null;
 
@@ -164,7 +178,7 @@ class UmamiReader {
     const known = this.open.get(key);
     if (!known) {
       this.open.set(key, { at: pv.at, day: pv.day, values: pv.values, visitor: pv.visitor, lastAt: pv.at, exitPage: pv.page });
-      if (this.open.size > MAX_OPEN_VISITS) this.close(this.open.keys().next().value as string);
+      if (this.open.size > this.bounds.open) this.close(this.open.keys().next().value as string);
       return;
     }
     if (pv.at < known.at) Object.assign(known, { at: pv.at, day: pv.day, values: pv.values });
@@ -176,6 +190,7 @@ class UmamiReader {
     const v = this.open.get(key) as Visit;
     this.open.delete(key);
     this.closed.add(key);
+    if (this.closed.size > this.bounds.closed) this.closed.delete(this.closed.values().next().value as string);
     this.batch.push(...stagedOf(v.day, 'sessions', [...v.values, ['exit_page', v.exitPage]], v.visitor));
   }
 

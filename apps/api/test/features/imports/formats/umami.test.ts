@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { umamiFormat } from '../../../../src/features/imports/formats/umami.ts';
-import { fixture, readWith } from './format-harness.ts';
+import { UmamiReader, umamiFormat } from '../../../../src/features/imports/formats/umami.ts';
+import { csvOf, fixture, RecordingSink, readWith } from './format-harness.ts';
 
 // Fixture: Umami's data export of website events in its own columns (fixtures/README.md says where from).
 const EXPORT = fixture('umami/website_event.csv');
@@ -112,6 +112,27 @@ describe('Umami data export', () => {
     ].join('\n');
     const { sink } = await readWith(umamiFormat, 'export.csv', csv);
     expect(sink.of('2026-03-05', 'sessions')).toEqual({ '=': [1, 1], 'page=/a': [1, 1], 'exit_page=/b': [1, 1] });
+  });
+
+  it('holds a bounded number of visits however many the file has: one visit each counted once, in time order', async () => {
+    const rows = ['created_at,session_id,visit_id,event_type,url_path'];
+    for (let i = 0; i < 1_000; i++) {
+      const at = `2026-03-05 10:${String(Math.floor(i / 60) % 60).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}`;
+      rows.push(`${at},s${i},v${i},1,/a`);
+      // The visit's second pageview comes a little later in the file, after its first was counted.
+      if (i >= 15) rows.push(`${at},s${i - 15},v${i - 15},1,/b`);
+    }
+    const sink = new RecordingSink();
+    const reader = new UmamiReader(sink, { open: 10, closed: 20 });
+    let mostHeld = 0;
+    for (const record of csvOf(rows.join('\n')).records) {
+      await reader.add(record);
+      mostHeld = Math.max(mostHeld, reader.visitsHeld);
+    }
+    await reader.end();
+    expect(mostHeld).toBeLessThanOrEqual(31);
+    expect(sink.of('2026-03-05', 'sessions', '')).toEqual({ '=': [1_000, 1_000] });
+    expect(sink.of('2026-03-05', 'pageviews', '')).toEqual({ '=': [1_985, 1_000] });
   });
 
   it('without visit ids (Umami before 2.11), a session day is one visit; zones in created_at are read', async () => {
