@@ -41,6 +41,7 @@ import { Migration20261228090000_hostname_checks } from './Migration202612280900
 import { Migration20261229090000_rollup_failures } from './Migration20261229090000_rollup_failures.ts';
 import { Migration20261230090000_alert_sends } from './Migration20261230090000_alert_sends.ts';
 import { Migration20261231090000_import_claim } from './Migration20261231090000_import_claim.ts';
+import { Migration20270101090000_confirmation_sending } from './Migration20270101090000_confirmation_sending.ts';
 
 /** The committed migrations, in order. New ones: `npm run -w @us/db migration:create -- <name>`, then list it here. */
 export const migrationsList = [
@@ -93,4 +94,5 @@ export const migrationsList = [
   { name: 'Migration20261229090000_rollup_failures', class: Migration20261229090000_rollup_failures },
   { name: 'Migration20261230090000_alert_sends', class: Migration20261230090000_alert_sends },
   { name: 'Migration20261231090000_import_claim', class: Migration20261231090000_import_claim },
+  { name: 'Migration20270101090000_confirmation_sending', class: Migration20270101090000_confirmation_sending },
 ];

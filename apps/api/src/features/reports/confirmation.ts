@@ -26,6 +26,13 @@ const wantedBy = (alias: string, sites = '') => `(exists (select 1 from email_re
 
 /** How long a confirmation link works. */
 export const CONFIRM_DAYS = 7;
+/**
+ * How long a claim to send a confirmation holds: past it, a claim whose e-mail never went out (its process
+ * stopped) is taken again by the reports job.
+ */
+const SENDING_MINUTES = 15;
+/** An address waiting for its confirmation e-mail: never claimed, or claimed by a sender that stopped. */
+const waitsForMail = (alias: string) => `(${alias}.mailed_at is null or ${alias}.sending_until < now())`;
 
 export type ConfirmDeps = Pick<Deps, 'hot' | 'mailer' | 'urls' | 'ciphers'>;
 export type Confirmation = 'confirmed' | 'waiting' | 'expired';
@@ -50,7 +57,7 @@ export const confirmedJoin = (alias: string) =>
 export async function recordAsk(tx: EntityManager, workspaceId: string, address: string): Promise<void> {
   await tx.execute(
     `insert into report_recipients (workspace_id, address) values (?, ?)
-       on conflict (workspace_id, address) do update set asked_at = excluded.asked_at, mailed_at = null, token_hash = null, expires_at = null
+       on conflict (workspace_id, address) do update set asked_at = excluded.asked_at, mailed_at = null, token_hash = null, expires_at = null, sending_until = null
        where report_recipients.confirmed_at is null and report_recipients.expires_at <= excluded.asked_at`,
     [workspaceId, address],
   );
@@ -59,7 +66,8 @@ export async function recordAsk(tx: EntityManager, workspaceId: string, address:
 /**
  * Sends the confirmation e-mail of an address that waits for one, while a report to it of a current
  * member exists. Claimed first (so two callers at once send one e-mail), then within the budgets: over them, or when the mail server refuses, the claim is
- * given back and the address waits for the next run of the reports job, which says so in the log.
+ * given back and the address waits for the next run of the reports job, which says so in the log. A claim
+ * whose sender stopped before the e-mail went out lapses after SENDING_MINUTES, and a later run sends it.
  */
 export async function askToConfirm(
   deps: ConfirmDeps,
@@ -71,15 +79,16 @@ export async function askToConfirm(
   const secret = randomToken(32);
   const tokenHash = sha256(secret);
   const claimed = await em.execute<unknown[]>(
-    `update report_recipients rr set mailed_at = now(), token_hash = ?, expires_at = now() + interval '${CONFIRM_DAYS} days'
-      where workspace_id = ? and address = ? and confirmed_at is null and mailed_at is null and ${wantedBy('rr')}
+    `update report_recipients rr set mailed_at = now(), token_hash = ?, expires_at = now() + interval '${CONFIRM_DAYS} days',
+        sending_until = now() + interval '${SENDING_MINUTES} minutes'
+      where workspace_id = ? and address = ? and confirmed_at is null and ${waitsForMail('rr')} and ${wantedBy('rr')}
       returning 1`,
     [tokenHash, workspaceId, address],
   );
   if (claimed.length === 0) return 'nothing';
   const giveBack = () =>
     em.execute(
-      'update report_recipients set mailed_at = null, token_hash = null, expires_at = null where workspace_id = ? and address = ? and token_hash = ?',
+      'update report_recipients set mailed_at = null, token_hash = null, expires_at = null, sending_until = null where workspace_id = ? and address = ? and token_hash = ?',
       [workspaceId, address, tokenHash],
     );
   const over = await spendReportMail(deps.hot, 'confirmation', workspaceId, address);
@@ -110,17 +119,22 @@ export async function askToConfirm(
         link: emailLink(deps.urls.app, 'confirm-report', secret),
       }),
     );
-    return 'sent';
   } catch (err) {
     await giveBack();
     logger?.error(`mail: a report confirmation of workspace ${workspaceId} could not be sent; tried again at the next run`, err);
     return 'waiting';
   }
+  // Sent: the claim is done. Should this not be written, the next run after the claim lapses mails a new link.
+  await em.execute(
+    'update report_recipients set sending_until = null where workspace_id = ? and address = ? and token_hash = ?',
+    [workspaceId, address, tokenHash],
+  );
+  return 'sent';
 }
 
 /**
- * The reports job's part: confirmations that wait for their e-mail (over budget, or refused by the mail
- * server) are sent, oldest ask first. Asks left with no report to confirm (removed meanwhile) are dropped.
+ * The reports job's part: confirmations that wait for their e-mail (over budget, refused by the mail
+ * server, or claimed by a process that stopped) are sent, oldest ask first. Asks left with no report to confirm (removed meanwhile) are dropped.
  */
 export async function sendWaitingConfirmations(
   em: EntityManager,
@@ -136,7 +150,7 @@ export async function sendWaitingConfirmations(
   const sites = opts.siteIds ? `and $site in (${opts.siteIds.map(() => '?::uuid').join(', ')})` : '';
   const rows = await em.execute<{ workspace_id: string; address: string }[]>(
     `select rr.workspace_id, rr.address from report_recipients rr
-      where rr.confirmed_at is null and rr.mailed_at is null and ${wantedBy('rr', sites)}
+      where rr.confirmed_at is null and ${waitsForMail('rr')} and ${wantedBy('rr', sites)}
       order by rr.asked_at`,
     opts.siteIds ? [...opts.siteIds, ...opts.siteIds] : [],
   );

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, localToday } from '../../../src/analytics/range.ts';
 import { MAIL_BUDGET } from '../../../src/core/mail/budget.ts';
+import { askToConfirm } from '../../../src/features/reports/confirmation.ts';
 import { runEmailReports } from '../../../src/features/reports/reports-job.ts';
 import { callerFor, problemOf } from '../../support/caller.ts';
 import { answerConfirmation, confirmationsTo, confirmationTo } from '../../support/report-optin.ts';
@@ -186,6 +187,32 @@ describe('e-mail report recipients confirm first', () => {
     await t.deps.hot.del(`report-confirm-hour:${workspaceId}`);
     await run([siteId], logger);
     await confirmationTo(t, address);
+    expect(confirmationsTo(t, address)).toHaveLength(1);
+  });
+
+  it('a confirmation whose sender stopped before mailing it goes out at a run after its claim lapses, not 7 days later', async () => {
+    const { workspaceId, siteId, owner } = await workspace();
+    await t.deps.hot.set(`report-confirm-hour:${workspaceId}`, String(MAIL_BUDGET.reportConfirmationsPerWorkspacePerHour), 3600);
+    const address = uniqueEmail('stopped');
+    await owner.reports.add({ id: siteId, address, frequency: 'weekly' });
+    await t.deps.hot.del(`report-confirm-hour:${workspaceId}`);
+    // A process claims the address, then stops while its mail server is still being asked (a deploy's SIGTERM).
+    const stopping = { ...t.deps, mailer: { ...t.deps.mailer, send: () => new Promise<never>(() => {}) } };
+    void askToConfirm(stopping, t.deps.orm.em.fork(), workspaceId, address, undefined);
+    const claimed = async () =>
+      (await t.deps.orm.em.fork().execute('select mailed_at from report_recipients where workspace_id = ?', [workspaceId]))[0]
+        ?.mailed_at ?? null;
+    await expect.poll(claimed).not.toBeNull();
+    // While the claim holds, a run does not send a second e-mail beside the one in flight.
+    await run([siteId]);
+    expect(confirmationsTo(t, address)).toHaveLength(0);
+    // A quarter of an hour later the claim has lapsed: the next run sends it, and its link works.
+    await t.deps.orm.em
+      .fork()
+      .execute(`update report_recipients set sending_until = now() - interval '1 second' where workspace_id = ?`, [workspaceId]);
+    await run([siteId]);
+    await confirmationTo(t, address);
+    expect(await answerConfirmation(t, address)).toMatchObject({ address, answer: 'yes' });
     expect(confirmationsTo(t, address)).toHaveLength(1);
   });
 
