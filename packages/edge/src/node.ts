@@ -115,8 +115,12 @@ export function protectMiddleware(options: ProtectMiddlewareOptions): ProtectMid
       const ip = options.clientIp ? options.clientIp(req) : (req.ip ?? req.socket?.remoteAddress);
       const host = typeof req.hostname === 'string' && req.hostname ? req.hostname : first(req.headers.host);
       const facts = options.facts?.(req) ?? {};
-      if (forward && serviceOrigin && isServicePath(url.split('?')[0] ?? '')) {
-        await forwardToService(req, res, { url, host, ip, serviceOrigin, secret: options.secret, facts });
+      // Forwarded with the site's secret only when the resolved path is the service's own: `/_us/../collect/…`
+      // resolves (in fetch as at the origin) to a route of the service that answers the site's secret.
+      const target = new URL(url, 'http://origin.invalid');
+      if (forward && serviceOrigin && isServicePath(target.pathname)) {
+        const forwarded = target.pathname + target.search;
+        await forwardToService(req, res, { url: forwarded, host, ip, serviceOrigin, secret: options.secret, facts });
         return;
       }
       verdict = await protect({

@@ -101,6 +101,18 @@ export const ALWAYS_SERVED_PATHS: ReadonlySet<string> = new Set(['/robots.txt', 
 /** The service's own paths on the customer host (`/_us/pass` after the check) are never gated. */
 export const isServicePath = (path: string) => path === '/_us' || path.startsWith('/_us/');
 
+/**
+ * The path a request URL names once resolved as `fetch` and URL-resolving origins resolve it: dot segments,
+ * encoded dots (`%2e`) and backslashes. `/_us/../admin` is `/admin`, never the service's own path.
+ */
+export function resolvedPath(url: string): string {
+  try {
+    return new URL(url, 'http://origin.invalid').pathname;
+  } catch {
+    return '/';
+  }
+}
+
 const header = (headers: ProtectInput['headers'], name: string): string => {
   const v = headers?.[name];
   return (Array.isArray(v) ? v.join(', ') : v) ?? '';
@@ -189,9 +201,10 @@ export const noReturnReason = (reason: string) =>
 type Gate = { action: 'allow' | 'challenge' | 'deny'; reason: string; risk?: number };
 
 /** Builds and queues this request's records, once. */
-function recorder(input: ProtectInput, path: string) {
+function recorder(input: ProtectInput, path: string, resolved: string) {
   const at = Date.now();
-  const enabled = !!input.key && input.record !== false && !sendsGpc(header(input.headers, 'sec-gpc')) && !isServicePath(path);
+  const enabled =
+    !!input.key && input.record !== false && !sendsGpc(header(input.headers, 'sec-gpc')) && !isServicePath(resolved);
   let recorded = false;
   return (status: number, gate: Gate) => {
     if (!enabled || recorded || !Number.isInteger(status) || status < 100 || status > 599) return;
@@ -241,7 +254,9 @@ function asNumber(value: ProtectInput['asn']): number | undefined {
 export async function protect(input: ProtectInput): Promise<ProtectVerdict> {
   const url = (typeof input.url === 'string' && input.url) || '/';
   const path = url.split('?')[0] || '/';
-  const record = recorder(input, path);
+  // Which paths pass undecided is asked of the resolved path: a raw `/_us/%2e%2e/admin` is the origin's `/admin`.
+  const resolved = resolvedPath(url);
+  const record = recorder(input, path, resolved);
   const serve = (reason: string, extra: { action?: 'allow' | 'challenge' | 'deny'; risk?: number } = {}): ProtectVerdict => ({
     do: 'serve',
     reason,
@@ -249,8 +264,8 @@ export async function protect(input: ProtectInput): Promise<ProtectVerdict> {
     done: (status) => record(status, { action: 'allow', ...extra, reason }),
   });
   try {
-    if (ALWAYS_SERVED_PATHS.has(path)) return serve(`always served: ${path}`, { action: 'allow' });
-    if (isServicePath(path)) return serve('the service’s own path', { action: 'allow' });
+    if (ALWAYS_SERVED_PATHS.has(resolved)) return serve(`always served: ${resolved}`, { action: 'allow' });
+    if (isServicePath(resolved)) return serve('the service’s own path', { action: 'allow' });
     const accept = header(input.headers, 'accept');
     const body: DecideRequest = {
       ip: String(input.ip ?? ''),

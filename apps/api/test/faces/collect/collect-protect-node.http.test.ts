@@ -13,7 +13,9 @@ const HTML = 'text/html,application/xhtml+xml';
 /** One request to the shop as a visitor from `ip` sends it (node:http: the Host header is the visitor's to choose). */
 function visit(base: string, path: string, headers: Record<string, string>) {
   return new Promise<{ status: number; headers: IncomingHttpHeaders; body: string }>((resolve, reject) => {
-    const req = request(`${base}${path}`, { headers: { host: HOST, ...headers } }, (res) => {
+    // The path as written (a URL string would have its dot segments resolved before sending).
+    const { hostname, port } = new URL(base);
+    const req = request({ hostname, port, path, headers: { host: HOST, ...headers } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }));
@@ -152,5 +154,23 @@ describe('protectMiddleware in a node:http shop, in front of the real service', 
     await gate.flush();
     await t.deps.ingest.flushNow();
     expect((await report()).totals.total).toBe(before);
+  });
+
+  it('a /_us/ path that resolves elsewhere is decided as that path, never forwarded with the site’s secret', async () => {
+    const browser = { 'user-agent': BROWSER_UA, accept: HTML, 'x-test-ip': '198.51.100.34' };
+    // Resolved by fetch these were the service's own route that answers the site's protection config (its pass key).
+    for (const path of ['/_us/../collect/protection', '/_us/%2e%2e/collect/protection', '/_us/%2E%2E/collect/protection']) {
+      const res = await visit(shopUrl, path, browser);
+      expect(res.body).not.toContain('passKey');
+      expect(res.headers['content-type'] ?? '').not.toContain('application/json');
+    }
+    // And the origin's `/admin` under a /_us/ disguise meets the rule on /admin.
+    for (const path of ['/_us/../admin', '/_us/%2e%2e/admin']) {
+      const res = await visit(shopUrl, path, browser);
+      expect(res.status).toBe(403);
+      expect(res.body).not.toContain('origin');
+    }
+    // The service's own path still goes through.
+    expect((await visit(shopUrl, '/_us/./pass?g=not-a-grant', browser)).status).toBe(400);
   });
 });
