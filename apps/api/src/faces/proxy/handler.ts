@@ -218,6 +218,9 @@ export function proxyFace(deps: Deps, parts: ProxyFaceParts) {
     forwarded: ReturnType<typeof forwardedOf>['forwarded'],
     client: string,
   ): Promise<{ status: number; html?: boolean }> {
+    // A visitor who left while the gate decided: its answer's 'close' has fired already, so a count taken now
+    // would never be given back (enough of them and the site answered 503 to everyone on this node).
+    if (res.destroyed || req.socket.destroyed) return { status: CLIENT_LEFT };
     // The site's requests in progress, and its client network's among them (both given back once the answer ends).
     for (const key of [route.siteId, client]) {
       inProgress.set(key, (inProgress.get(key) ?? 0) + 1);

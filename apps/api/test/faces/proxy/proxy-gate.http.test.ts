@@ -3,6 +3,8 @@ import { type AddressInfo, connect } from 'node:net';
 import { readTicket } from '@us/protection';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueGrant } from '../../../src/features/protection/challenge/grant.ts';
+import { BROWSER_UA } from '../../support/collect.ts';
+import { reverseName, startDnsServer } from '../../support/dns-server.ts';
 import { getConfig } from '../../support/gate.ts';
 import { type Origin, proxySite, startOrigin, storedRequests, viaProxy } from '../../support/proxy.ts';
 import { startTestServer, type TestServer } from '../../support/server.ts';
@@ -220,6 +222,46 @@ describe('proxy mode: the gate and the origin', () => {
     } finally {
       origin.reset();
       await own.close();
+    }
+  });
+
+  // The attack: requests that leave while the gate decides (a crawler's DNS check takes a while) were counted as in
+  // progress after their 'close' had fired, so they were never given back: 32 of them and the client network got
+  // 429 for good, 256 and every visitor of the site got 503 on that node.
+  it('a visitor who leaves while the gate decides holds no share of requests in progress', async () => {
+    const dns = await startDnsServer();
+    const own = await startTestServer({
+      env: { TRUST_PROXY: 'true', DNS_SERVERS: dns.address },
+      proxyLimits: { concurrentPerClient: 2 },
+    });
+    try {
+      const site = await proxySite(own, 'shop.proxy-leavers.example', origin.url, { mode: 'challenge', bots: 'allow' });
+      const leavers = ['203.0.113.31', '203.0.113.32', '203.0.113.33'];
+      for (const from of leavers) {
+        dns.slowDown(reverseName(from), 2_000); // the Googlebot check waits out its 300 ms
+        await new Promise<void>((resolve, reject) => {
+          const socket = connect(Number(new URL(own.url).port), '127.0.0.1', () => {
+            socket.end(
+              `GET /left HTTP/1.1\r\nHost: ${site.hostname}\r\nUser-Agent: Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)\r\nX-Forwarded-For: ${from}\r\n\r\n`,
+            );
+            socket.destroy();
+            resolve();
+          });
+          socket.on('error', reject);
+        });
+      }
+      // Each was decided and recorded once the gate was done, as a visitor that left.
+      await expect
+        .poll(async () => (await storedRequests(own, site.siteId)).filter((r) => r.path === '/left').map((r) => r.status), {
+          timeout: 10_000,
+        })
+        .toEqual([499, 499, 499]);
+      const after = await viaProxy(own, site.hostname, '/after', { from: '203.0.113.34', headers: { 'user-agent': BROWSER_UA } });
+      expect(after.status).toBe(200);
+      expect(after.body).toBe('origin GET /after');
+    } finally {
+      await own.close();
+      await dns.close();
     }
   });
 });
