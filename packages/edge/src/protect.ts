@@ -4,11 +4,12 @@
  * or refuse it. With the site key it records the request too, in the same batches as the edge worker
  * (`records.ts`): a refused or redirected request at once, a served one when the caller says how it was
  * answered (`verdict.done(status)`; the middleware in `node.ts` does that on the response's 'finish').
- * Dependency-free besides `records.ts` (copy both if you like); it fails open: no answer in time, an error or
+ * Dependency-free besides `records.ts` and the protection package's `paths.ts`; it fails open: no answer in time, an error or
  * an answer it cannot read → serve.
  *
  * The refusal pages live here too, so the edge worker and proxy mode answer alike.
  */
+import { pathToDecide } from '../../protection/src/paths.ts';
 import { batchTiming, cut, enqueueRecord, type RequestRecord } from './records.ts';
 
 export const DEFAULT_DECIDE_BUDGET_MS = 50;
@@ -112,6 +113,20 @@ export function resolvedPath(url: string): string {
     return '/';
   }
 }
+
+/** A request target as path and query: an absolute-form target (`http://host/admin`, a visitor's choice) is `/admin`. */
+function originForm(url: string): string {
+  if (url.startsWith('/')) return url;
+  try {
+    const u = new URL(url, 'http://origin.invalid');
+    return u.pathname + u.search;
+  } catch {
+    return '/';
+  }
+}
+
+/** The decide endpoint's bounds on the fields a visitor chooses (`DECIDE_LIMITS` of the service's schema). */
+const DECIDE_BOUNDS = { ua: 1024, path: 2048, host: 253, pass: 128 } as const;
 
 const header = (headers: ProtectInput['headers'], name: string): string => {
   const v = headers?.[name];
@@ -267,18 +282,20 @@ export async function protect(input: ProtectInput): Promise<ProtectVerdict> {
     if (ALWAYS_SERVED_PATHS.has(resolved)) return serve(`always served: ${resolved}`, { action: 'allow' });
     if (isServicePath(resolved)) return serve('the service’s own path', { action: 'allow' });
     const accept = header(input.headers, 'accept');
+    // The visitor's fields within the endpoint's bounds: one past them was a 400, and a 400 serves the request.
+    const host = String(input.host ?? '')
+      .toLowerCase()
+      .replace(/:\d+$/, '');
     const body: DecideRequest = {
       ip: String(input.ip ?? ''),
-      ua: header(input.headers, 'user-agent'),
-      path: url.slice(0, 4096),
-      host: String(input.host ?? '')
-        .toLowerCase()
-        .replace(/:\d+$/, ''),
+      ua: header(input.headers, 'user-agent').slice(0, DECIDE_BOUNDS.ua),
+      path: pathToDecide(originForm(url), DECIDE_BOUNDS.path),
+      host: host.length > 0 && host.length <= DECIDE_BOUNDS.host ? host : '(none)',
     };
     const pass = passCookie(header(input.headers, 'cookie'));
-    if (pass) body.pass = pass;
+    if (pass && pass.length <= DECIDE_BOUNDS.pass) body.pass = pass;
     if (typeof input.verifiedBot === 'boolean') body.verifiedBot = input.verifiedBot;
-    if (input.country && /^[A-Za-z0-9]{2}$/.test(input.country)) body.country = input.country.toUpperCase();
+    if (input.country && /^[A-Za-z]{2}$/.test(input.country)) body.country = input.country.toUpperCase();
     const asn = asNumber(input.asn);
     if (asn !== undefined) body.asn = asn;
     if (input.tls) body.tls = String(input.tls).slice(0, 32);

@@ -1,5 +1,8 @@
 import { clientKind, type RequestFacts } from './facts.ts';
+import { canonicalPath } from './paths.ts';
 import type { Rule, RuleMatch } from './settings.ts';
+
+export { canonicalPath, pathToDecide } from './paths.ts';
 
 const list = <T>(v: T | T[]): T[] => (Array.isArray(v) ? v : [v]);
 
@@ -9,36 +12,6 @@ const PLACE_FIELDS = new Set(['asn', 'country', 'path']);
 /** The fields a match names (a field left undefined is not named). */
 export function namedFields(match: RuleMatch): string[] {
   return Object.keys(match).filter((k) => match[k as keyof RuleMatch] !== undefined);
-}
-
-const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
-
-/**
- * The path an origin serves for `raw`, as rules match it: escapes of unreserved characters decoded (`/%61dmin`),
- * repeated slashes one (`//admin`), dot segments resolved (`/./admin`, `/x/../admin`; RFC 3986 5.2.4). Origins
- * (nginx, Apache) serve `/admin` for each of these: matched raw, a rule on `/admin` let them all through.
- */
-export function canonicalPath(raw: string): string {
-  let path = raw.includes('%')
-    ? raw.replace(/%([0-9A-Fa-f]{2})/g, (percent, hex: string) => {
-        const c = String.fromCharCode(Number.parseInt(hex, 16));
-        return UNRESERVED.test(c) ? c : percent.toUpperCase();
-      })
-    : raw;
-  if (path.includes('//')) path = path.replace(/\/{2,}/g, '/');
-  if (!path.includes('.')) return path;
-  const out: string[] = [];
-  const segments = path.split('/');
-  for (const [i, segment] of segments.entries()) {
-    const last = i === segments.length - 1;
-    if (segment === '.' || segment === '..') {
-      if (segment === '..' && out.length > 1) out.pop();
-      if (last) out.push('');
-      continue;
-    }
-    out.push(segment);
-  }
-  return out.join('/') || '/';
 }
 
 /** True when every field the match names holds for the request. */
@@ -58,8 +31,9 @@ export function matches(match: RuleMatch, facts: RequestFacts): boolean {
     if (!country || !list(match.country).some((c) => c.toUpperCase() === country)) return false;
   }
   if (match.path !== undefined) {
-    const path = canonicalPath(facts.path);
-    if (!list(match.path).some((p) => path.startsWith(p))) return false;
+    // Without regard to case: Express, IIS and ASP.NET serve `/ADMIN` as `/admin`.
+    const path = canonicalPath(facts.path).toLowerCase();
+    if (!list(match.path).some((p) => path.startsWith(p.toLowerCase()))) return false;
   }
   return namedFields(match).length > 0;
 }

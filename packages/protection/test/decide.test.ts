@@ -6,6 +6,7 @@ import {
   type Decision,
   decide,
   type ProtectionSettings,
+  pathToDecide,
   type RequestFacts,
   type Rule,
   type Verification,
@@ -356,19 +357,40 @@ describe('decide: risk and signals', () => {
 // `/admin`. Matched raw, none was refused.
 describe('path rules match the path an origin serves', () => {
   const denyAdmin = settings('challenge', { rules: [rule('deny', { path: '/admin' }, 'admin')] });
-  it.each(['/admin', '//admin', '/./admin', '/%61dmin', '/%61%64min/users', '/x/../admin', '/../admin', '///admin/./x'])(
-    '%s is refused by a rule on /admin',
-    (path) => {
-      expect(decide(denyAdmin, facts({ path }))).toMatchObject({ action: 'deny', reason: 'rule: admin' });
-    },
-  );
-  it.each(['/Admin', '/admi', '/a%2Fdmin', '/blog/admin', '/x/admin/..'])('%s is not under /admin', (path) => {
+  it.each([
+    '/admin',
+    '//admin',
+    '/./admin',
+    '/%61dmin',
+    '/%61%64min/users',
+    '/x/../admin',
+    '/../admin',
+    '///admin/./x',
+    // nginx decodes %2F before resolving dot segments; Windows servers take a backslash as a slash.
+    '/%2Fadmin',
+    '/x%2F..%2Fadmin',
+    '/x%5C..%5Cadmin',
+    '/x\\..\\admin',
+    // Express, IIS and ASP.NET route without regard to case.
+    '/ADMIN',
+    '/Admin/users',
+  ])('%s is refused by a rule on /admin', (path) => {
+    expect(decide(denyAdmin, facts({ path }))).toMatchObject({ action: 'deny', reason: 'rule: admin' });
+  });
+  it.each(['/admi', '/a%2Fdmin', '/blog/admin', '/x/admin/..'])('%s is not under /admin', (path) => {
     expect(decide(denyAdmin, facts({ path })).action).not.toBe('deny');
   });
   it('writes escapes of other characters in capitals and keeps them', () => {
-    expect(canonicalPath('/a%2fb%7e')).toBe('/a%2Fb~');
+    expect(canonicalPath('/a%3fb%7e')).toBe('/a%3Fb~');
+    expect(canonicalPath('/a%2fb')).toBe('/a/b');
     expect(canonicalPath('/a/b/.')).toBe('/a/b/');
     expect(canonicalPath('/a/..')).toBe('/');
+  });
+  it('sends a long path to be decided made canonical first, then cut', () => {
+    const long = `/${'a'.repeat(2_100)}/../admin?x=1`;
+    expect(pathToDecide(long, 2_048)).toBe('/admin?x=1');
+    expect(pathToDecide(`/admin/${'b'.repeat(3_000)}`, 2_048)).toHaveLength(2_048);
+    expect(pathToDecide('/shop/./cart?a=/../b', 2_048)).toBe('/shop/cart?a=/../b');
   });
 });
 

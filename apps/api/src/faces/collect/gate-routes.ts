@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
-import { DecideRequest, normaliseHostname, VerifyRequest } from '@us/shared';
+import { pathToDecide } from '@us/protection';
+import { DECIDE_LIMITS, DecideRequest, normaliseHostname, VerifyRequest } from '@us/shared';
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import type { Deps } from '../../core/deps.ts';
@@ -19,8 +20,11 @@ import type { CollectBudgets } from './budget.ts';
 import { siteIdOfSecret } from './identify.ts';
 import type { SiteCache } from './site-cache.ts';
 
-/** The largest decide request (its fields are bounded well below this). */
-export const DECIDE_BODY_LIMIT = 8 * 1024;
+/**
+ * The largest decide request. Its visitor's fields are cut to their bounds rather than refused, so the body may
+ * carry them whole: a request's headers reach 16 KB in Node, more once escaped in JSON.
+ */
+export const DECIDE_BODY_LIMIT = 64 * 1024;
 /** The largest verify request (an address and a user agent). */
 const VERIFY_BODY_LIMIT = 2 * 1024;
 /** A built config is reused this long on a node (unless a site changed meanwhile): edges ask every minute. */
@@ -69,14 +73,20 @@ export function protectionRoutes(deps: Deps, cache: SiteCache, budgets: CollectB
   }
 
   async function readDecideRequest(ctx: Context): Promise<DecideInput> {
-    const req = await readGateBody(ctx, DECIDE_BODY_LIMIT, DecideRequest, 'Send the request to decide as JSON');
+    const req = await readGateBody(
+      ctx,
+      DECIDE_BODY_LIMIT,
+      DecideRequest,
+      'Send the request to decide as JSON',
+      visitorFieldsBounded,
+    );
     // The Host header's form: a port is dropped. A host that is no valid hostname is kept only to be told apart.
     const bare = req.host
       .trim()
       .toLowerCase()
       .replace(/:\d{1,5}$/, '');
     const host = normaliseHostname(bare);
-    return { ...req, host: host.ok ? host.hostname : '(not a hostname)' };
+    return { ...req, host: host.ok ? host.hostname : NO_HOST };
   }
 
   const readVerifyRequest = (ctx: Context): Promise<VerifyRequest> =>
@@ -127,16 +137,47 @@ function methodNotAllowed(ctx: Context, allow: string): true {
   return true;
 }
 
+/**
+ * The decide request's fields a visitor chooses (its user agent, path, Host, pass cookie; the country an edge
+ * passes on), brought within their bounds instead of refused: a 400 makes the caller serve the request (the gate
+ * fails open), so a 1,100-character user agent or a made-up Tor country `T1` got past every rule.
+ */
+function visitorFieldsBounded(json: unknown): unknown {
+  if (!json || typeof json !== 'object' || Array.isArray(json)) return json;
+  const body = { ...(json as Record<string, unknown>) };
+  if (typeof body.ua === 'string') body.ua = body.ua.slice(0, DECIDE_LIMITS.ua);
+  if (typeof body.path === 'string') body.path = pathToDecide(originForm(body.path), DECIDE_LIMITS.path);
+  if (typeof body.host === 'string' && (body.host.length === 0 || body.host.length > DECIDE_LIMITS.host)) body.host = NO_HOST;
+  if (typeof body.pass === 'string' && body.pass.length > DECIDE_LIMITS.pass) delete body.pass;
+  if (typeof body.country === 'string' && !/^[A-Za-z]{2}$/.test(body.country)) delete body.country;
+  return body;
+}
+
+/** A request target as its path and query: `http://host/admin` (absolute form, a visitor's choice) is `/admin`. */
+function originForm(target: string): string {
+  if (target.startsWith('/')) return target;
+  try {
+    const url = new URL(target, 'http://origin.invalid');
+    return url.pathname + url.search;
+  } catch {
+    return '/';
+  }
+}
+
+/** What a Host that is no hostname is decided as (it is no host a check may return to). */
+const NO_HOST = '(not a hostname)';
+
 /** A gate route's JSON body, bounded, checked against its schema, with a client address that is one. */
 async function readGateBody<T extends { ip: string }>(
   ctx: Context,
   limit: number,
   schema: z.ZodType<T>,
   notJson: string,
+  clean: (json: unknown) => unknown = (json) => json,
 ): Promise<T> {
   let json: unknown;
   try {
-    json = JSON.parse((await readBody(ctx.req, limit)).toString('utf8'));
+    json = clean(JSON.parse((await readBody(ctx.req, limit)).toString('utf8')));
   } catch (e) {
     if (e instanceof AppError) throw e;
     throw badRequest('(body)', notJson);

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ALWAYS_SERVED_PATHS, isServicePath, passCookie } from '@unseen-stats/edge/protect';
 import type { Site } from '@us/db';
+import { pathToDecide } from '@us/protection';
 import { type BotAction, DECIDE_LIMITS, type RequestRecord } from '@us/shared';
 import type { Deps } from '../../core/deps.ts';
 import { AppError } from '../../core/errors.ts';
@@ -198,7 +199,7 @@ export function proxyFace(deps: Deps, parts: ProxyFaceParts) {
       const d = await decideRequest(deps, p, {
         ip,
         ua: ua.slice(0, DECIDE_LIMITS.ua),
-        path: r.url.slice(0, DECIDE_LIMITS.path),
+        path: pathToDecide(r.url, DECIDE_LIMITS.path),
         host,
         ...(tls ? { tls } : {}),
         ...(pass && pass.length <= DECIDE_LIMITS.pass ? { pass } : {}),

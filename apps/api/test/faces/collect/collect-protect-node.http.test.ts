@@ -173,4 +173,20 @@ describe('protectMiddleware in a node:http shop, in front of the real service', 
     // The service's own path still goes through.
     expect((await visit(shopUrl, '/_us/./pass?g=not-a-grant', browser)).status).toBe(400);
   });
+
+  // The attack: fields past the decide endpoint's bounds made it answer 400, and protect() serves on any failure.
+  it('a visitor’s long user agent, long pass cookie, long path or absolute-form target still meets the rules', async () => {
+    const from = { 'x-test-ip': '198.51.100.35', accept: HTML };
+    for (const [path, headers] of [
+      ['/admin', { 'user-agent': `${BROWSER_UA} ${'x'.repeat(3_000)}` }],
+      ['/admin', { 'user-agent': BROWSER_UA, cookie: `us_pass=${'p'.repeat(300)}` }],
+      [`/${'a'.repeat(2_100)}/../admin`, { 'user-agent': BROWSER_UA }],
+      [`/${'a'.repeat(2_100)}%2F..%2Fadmin`, { 'user-agent': BROWSER_UA }],
+      ['/ADMIN', { 'user-agent': BROWSER_UA }],
+    ] as const) {
+      const res = await visit(shopUrl, path, { ...from, ...headers });
+      expect(res.status, path.slice(-20)).toBe(403);
+      expect(res.body).not.toContain('origin');
+    }
+  });
 });

@@ -264,4 +264,18 @@ describe('proxy mode: the gate and the origin', () => {
       await dns.close();
     }
   });
+
+  // The attack: proxy mode decided on the first 2,048 characters of the URL and forwarded all of it, so
+  // `/` + 2,100 characters + `/../admin` was decided as its harmless beginning and served by the origin as /admin.
+  it('decides a long URL by the path the origin serves, not by its first 2,048 characters', async () => {
+    const site = await proxySite(t, 'shop.proxy-long-url.example', origin.url, {
+      mode: 'challenge',
+      rules: [{ action: 'deny', label: 'admin', match: { path: '/admin' } }],
+    });
+    for (const path of [`/${'a'.repeat(2_100)}/../admin`, `/${'a'.repeat(2_100)}%2F..%2Fadmin`, '/ADMIN']) {
+      const res = await viaProxy(t, site.hostname, path, { from: '198.51.100.77' });
+      expect(res.status, path.slice(-16)).toBe(403);
+    }
+    expect(origin.seen.filter((r) => /admin$/i.test(r.url))).toEqual([]);
+  });
 });
