@@ -193,4 +193,24 @@ describe('attack: concurrent guesses against the throttles', () => {
       .send({ email, password: GOOD_PASSWORD })
       .expect(200);
   });
+
+  // The attack: an IPv6 client picks a new address in its /64 for each request, so a budget per whole address
+  // never counted it twice.
+  it('sign-up from a new IPv6 address in one /64 each time is one client: past its budget 429; another /64 goes on', async () => {
+    const block = `2001:db8:${(Date.now() % 0xffff).toString(16)}:${Math.floor(Math.random() * 0xffff).toString(16)}`;
+    const answers = await Promise.all(
+      Array.from({ length: LIMITS.signupsPerAddress + 5 }, (_, i) =>
+        t.request
+          .post('/v1/auth/signup')
+          .set('X-Forwarded-For', `${block}:${(i + 1).toString(16)}::${(i * 7 + 3).toString(16)}`)
+          .send({ email: uniqueEmail('v6'), password: GOOD_PASSWORD }),
+      ),
+    );
+    expectBudget(answers, LIMITS.signupsPerAddress, 202);
+    await t.request
+      .post('/v1/auth/signup')
+      .set('X-Forwarded-For', `2001:db8:ffff:${Math.floor(Math.random() * 0xffff).toString(16)}::1`)
+      .send({ email: uniqueEmail(), password: GOOD_PASSWORD })
+      .expect(202);
+  });
 });

@@ -1,3 +1,4 @@
+import { budgetClient } from '../security/client-info.ts';
 import { sha256 } from '../security/tokens.ts';
 import type { HotStore } from './store.ts';
 import { hotAnswer } from './within.ts';
@@ -30,10 +31,12 @@ export const CHECK_BUDGETS = {
 } as const;
 
 /**
- * Counts one request and says whether `who` (an address, or an address and user agent) is past its budget. The count must not hold a visitor
- * up: when the hot store is slow (100 ms) or down, the request goes through uncounted.
+ * Counts one request and says whether the client at `ip` (its IPv6 /64: `budgetClient`), with `also` when given
+ * (a user agent), is past its budget. The count must not hold a visitor up: when the hot store is slow (100 ms) or
+ * down, the request goes through uncounted.
  */
-export async function overBudget(hot: HotStore, face: keyof typeof CHECK_BUDGETS, who: string): Promise<boolean> {
+export async function overBudget(hot: HotStore, face: keyof typeof CHECK_BUDGETS, ip: string, also?: string): Promise<boolean> {
+  const who = also === undefined ? budgetClient(ip) : `${budgetClient(ip)}\n${also}`;
   const n = await hotAnswer(hot, hot.incr(`check-budget:${face}:${sha256(who).slice(0, 22)}`, 60), 100, 0);
   return n > CHECK_BUDGETS[face];
 }

@@ -1,4 +1,18 @@
 import { isIPv4, isIPv6 } from 'node:net';
+import { parseIp } from '../enrich/ip.ts';
+
+/**
+ * The client a budget per address counts (sign-in, sign-up, shared links, reports, unknown keys, secrets and
+ * hosts, the check page): an IPv4 address, or an IPv6 address's /64. Every IPv6 subscriber holds a /64 at least
+ * and may pick a new address in it for each request: counted by the whole address, one client was never limited.
+ */
+export function budgetClient(ip: string): string {
+  if (isIPv4(ip)) return ip;
+  const parsed = parseIp(ip);
+  if (!parsed) return ip;
+  if (parsed.v === 4) return [parsed.n >>> 24, (parsed.n >>> 16) & 255, (parsed.n >>> 8) & 255, parsed.n & 255].join('.');
+  return `${parsed.hi.toString(16)}::/64`;
+}
 
 /** Coarse network of an address: IPv4 /24 or IPv6 /48. The full address is never stored. */
 export function coarseNetwork(ip: string | undefined): string | null {

@@ -4,6 +4,7 @@ import type { HotStore } from '../../core/hot/store.ts';
 import { hotAnswer } from '../../core/hot/within.ts';
 import type { Logger } from '../../core/logger.ts';
 import { collectDropped } from '../../core/observe/metrics.ts';
+import { budgetClient } from '../../core/security/client-info.ts';
 import { countDrop, type DropReason } from '../../features/sites/dropped-reports.ts';
 
 /**
@@ -25,8 +26,8 @@ export interface CollectLimits {
   keyLookupsPerAddress: number;
 }
 
-/** A client address as budget keys name it: hashed, never the address itself. */
-export const addressKey = (ip: string) => hash('sha256', ip, 'base64url').slice(0, 16);
+/** A client address as budget keys name it: its budget client (an IPv6 /64), hashed, never the address itself. */
+export const addressKey = (ip: string) => hash('sha256', budgetClient(ip), 'base64url').slice(0, 16);
 
 export function collectBudgets(hot: HotStore, limits: CollectLimits, logger: Logger) {
   // A count that does not answer within 100 ms (or fails) lets the report through: it must not hold it up.

@@ -1,5 +1,6 @@
 import { tooMany } from '../../core/errors.ts';
 import type { HotStore } from '../../core/hot/store.ts';
+import { budgetClient } from '../../core/security/client-info.ts';
 import { sha256 } from '../../core/security/tokens.ts';
 
 /** Sign-in failures are counted per address and per account over one fixed hour. */
@@ -21,7 +22,7 @@ export const throttleKeys = {
 };
 
 /** A client address as it appears in hot state: hashed, never the address itself. */
-export const addressTag = (ip: string) => sha256(`address\n${ip}`);
+export const addressTag = (ip: string) => sha256(`address\n${budgetClient(ip)}`);
 
 /** Failures allowed before answers slow down, and how the delay grows (doubling, capped). */
 const FREE_FAILURES = 3;

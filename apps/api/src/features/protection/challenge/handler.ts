@@ -126,7 +126,7 @@ export function challengeHandler(deps: Deps) {
     }
     // Both counted before either is checked: the browser's own share, and the address's whole.
     const [browser, address] = await Promise.all([
-      overBudget(deps.hot, 'check', `${ctx.ip}\n${ctx.get('user-agent')}`),
+      overBudget(deps.hot, 'check', ctx.ip, ctx.get('user-agent')),
       overBudget(deps.hot, 'checkAddress', ctx.ip),
     ]);
     if (browser || address) return sendRefusal(ctx, lang, 429, 'tooMany', { retryAfter: 60 });
