@@ -39,8 +39,8 @@ export interface StripeStandIn {
     object: Obj,
     opts?: { created?: number; id?: string; secret?: string },
   ): Promise<{ status: number; body: Obj }>;
-  /** The next `n` API requests answer this status (an outage). */
-  failNext(n: number, status?: number): void;
+  /** The next `n` API requests answer this status (an outage); only those to `path` (`POST /v1/invoices`) when named. */
+  failNext(n: number, status?: number, path?: string): void;
   /** Subscription changes made through the API send their events (as Stripe does); off to send them by hand. */
   autoEvents: boolean;
   close(): Promise<void>;
@@ -89,7 +89,7 @@ export async function startStripeStandIn(opts: { secretKey?: string; webhookSecr
   const invoices: Obj[] = [];
   const requests: StripeStandIn['requests'] = [];
   const idempotent = new Map<string, { request: string; status: number; body: unknown }>();
-  let failures: { n: number; status: number } = { n: 0, status: 500 };
+  let failures: { n: number; status: number; path?: string } = { n: 0, status: 500 };
   let base = '';
 
   const refusal = (status: number, type: string, message: string, param?: string) => ({
@@ -249,6 +249,11 @@ export async function startStripeStandIn(opts: { secretKey?: string; webhookSecr
         currency: params.currency,
         description: params.description ?? null,
         subscription: params.subscription ?? null,
+        // The API's shape since 2025-03-31: the subscription under `parent`, and the invoice once one holds it.
+        parent: params.subscription
+          ? { type: 'subscription_details', subscription_details: { subscription: params.subscription } }
+          : null,
+        invoice: null,
         metadata: params.metadata ?? {},
         date: now(),
         created: now(),
@@ -272,6 +277,12 @@ export async function startStripeStandIn(opts: { secretKey?: string; webhookSecr
         metadata: params.metadata ?? {},
       };
       invoices.push(inv);
+      // `include`: the customer's pending items that no subscription will invoice go on this one.
+      if (params.pending_invoice_items_behavior === 'include') {
+        for (const item of invoiceItems) {
+          if (item.customer === params.customer && item.invoice === null && item.parent === null) item.invoice = inv.id;
+        }
+      }
       return { status: 200, body: inv };
     }
     return refusal(404, 'invalid_request_error', `Unrecognized request URL (${method}: ${path}).`);
@@ -322,7 +333,7 @@ export async function startStripeStandIn(opts: { secretKey?: string; webhookSecr
       if (req.headers.authorization !== `Bearer ${secretKey}`) {
         return answer(401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided.' } });
       }
-      if (failures.n > 0) {
+      if (failures.n > 0 && (failures.path === undefined || failures.path === `${req.method} ${url.pathname}`)) {
         failures.n -= 1;
         return answer(failures.status, { error: { type: 'api_error', message: 'Something went wrong on our end.' } });
       }
@@ -362,8 +373,8 @@ export async function startStripeStandIn(opts: { secretKey?: string; webhookSecr
     invoices,
     requests,
     autoEvents: true,
-    failNext(n, status = 500) {
-      failures = { n, status };
+    failNext(n, status = 500, path) {
+      failures = { n, status, ...(path ? { path } : {}) };
     },
     async send(type, object, o = {}) {
       const created = o.created ?? now();

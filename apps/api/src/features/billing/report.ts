@@ -80,7 +80,12 @@ async function reportOne(conn: SqlConnection, provider: BillingProvider, r: Pend
   const { stripe } = provider;
   const key = overageKey(r.workspace_id, r.month);
   const found = await findItem(stripe, r, key);
-  if (found) return found.id;
+  if (found) {
+    // A run that stopped (or whose invoice the provider refused) after the item was made: an item no subscription
+    // invoices still needs its own invoice, or it waits on the customer for good.
+    if (found.invoice === null && !found.parent?.subscription_details) await invoiceOfItsOwn(stripe, r, key);
+    return found.id;
+  }
   // On a monthly subscription's next invoice (it comes at the month's end anyway). A yearly one's would
   // come months later, and with none left there is none: then on an invoice of its own, now.
   const live = r.subscription_id && LIVE_STATUSES.has(r.status ?? '') && r.interval === 'month' ? r.subscription_id : undefined;
@@ -95,13 +100,16 @@ async function reportOne(conn: SqlConnection, provider: BillingProvider, r: Pend
     },
     { idempotencyKey: key },
   );
-  if (!live) {
-    await stripe.invoices.create(
-      { customer: r.customer_id, auto_advance: true, pending_invoice_items_behavior: 'include', metadata: { overage_key: key } },
-      { idempotencyKey: `${key}:invoice` },
-    );
-  }
+  if (!live) await invoiceOfItsOwn(stripe, r, key);
   return item.id;
+}
+
+/** The overage's own invoice, now, with the customer's pending items (the month's overage item among them). */
+async function invoiceOfItsOwn(stripe: Stripe, r: Pending, key: string): Promise<void> {
+  await stripe.invoices.create(
+    { customer: r.customer_id, auto_advance: true, pending_invoice_items_behavior: 'include', metadata: { overage_key: key } },
+    { idempotencyKey: `${key}:invoice` },
+  );
 }
 
 export interface OverageRunOptions {

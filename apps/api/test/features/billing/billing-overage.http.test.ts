@@ -206,4 +206,20 @@ describe('month-end overage', () => {
     expect(row?.n).toBe('0');
     expect(stripe.requests.some((r) => JSON.stringify(r.params).includes(free.workspace.id))).toBe(false);
   });
+
+  // The defect: the item was made, the invoice refused; the next run found the item, took the month as reported
+  // and never made the invoice, so a yearly or ended plan's overage stayed pending at the provider for good.
+  it('makes the invoice a run could not make after its item, at the next run', async () => {
+    const w = await paying('Starter', { pageviews: 270_000, requests: 0, proxies: 0 }, 'year');
+    stripe.failNext(5, 500, 'POST /v1/invoices');
+    await runBilling(t.deps.orm, t.deps.billing, { now, wait: true });
+    expect(itemsOf(w.customer)).toMatchObject([{ amount: 20, invoice: null }]);
+    expect((await monthsOf(w.auth))[0]).toMatchObject({ overageUsd: 0.2, reported: false });
+    stripe.failNext(0);
+    await runBilling(t.deps.orm, t.deps.billing, { now, wait: true });
+    const invoices = stripe.invoices.filter((i) => i.customer === w.customer);
+    expect(invoices).toHaveLength(1);
+    expect(itemsOf(w.customer)).toMatchObject([{ amount: 20, invoice: invoices[0]?.id }]);
+    expect((await monthsOf(w.auth))[0]).toMatchObject({ overageUsd: 0.2, reported: true });
+  });
 });
