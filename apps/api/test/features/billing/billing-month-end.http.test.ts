@@ -186,8 +186,8 @@ describe('month end with plan segments', () => {
     await expect.poll(async () => (await billing(next.auth)).subscription?.status).toBe('past_due');
     const lapse = failedAt + 14 * DAY + HOUR;
     const status = (w: { sub: Obj }) => stripe.subscriptions.get(w.sub.id as string)?.status;
-    // One a run: the first lapsed, whose cancel (and the look at the subscription after it) is refused.
-    stripe.failNext(2, 400);
+    // One a run: the first lapsed, whose cancel is refused (and still past due there).
+    stripe.failNext(1, 400, `DELETE /v1/subscriptions/${failing.sub.id}`);
     expect(await endLapsedSubscriptions(conn, t.deps.billing, new Date(lapse), 1)).toEqual({ ended: 1, failed: 1 });
     expect([status(failing), status(next)]).toEqual(['past_due', 'past_due']);
     // The next run takes the other one, not the failing one again; the one after, the failing one.
@@ -195,5 +195,23 @@ describe('month end with plan segments', () => {
     expect([status(failing), status(next)]).toEqual(['past_due', 'canceled']);
     expect(await endLapsedSubscriptions(conn, t.deps.billing, new Date(lapse + 2 * HOUR), 1)).toEqual({ ended: 1, failed: 0 });
     expect(status(failing)).toBe('canceled');
+  });
+
+  // The defect: the card was updated and paid on the last day of the grace period, but the provider's event had not
+  // arrived (late, or retried): the job read `past_due` here and cancelled a subscription just paid for, with no credit.
+  it('keeps a plan paid at the provider after its grace period ran out, though its event has not arrived', async () => {
+    const w = await paying('Starter');
+    const failedAt = Date.now();
+    await stripe.change(w.sub.id as string, { status: 'past_due' });
+    await expect.poll(async () => (await billing(w.auth)).subscription?.status).toBe('past_due');
+    stripe.autoEvents = false;
+    try {
+      await stripe.change(w.sub.id as string, { status: 'active' });
+      await run(new Date(failedAt + 14 * DAY + HOUR));
+      expect(stripe.subscriptions.get(w.sub.id as string)?.status).toBe('active');
+      expect((await billing(w.auth)).plan).toBe('Starter');
+    } finally {
+      stripe.autoEvents = true;
+    }
   });
 });
