@@ -97,16 +97,46 @@ export async function* siteStoreFile(
   ])) {
     yield* lines(rows, { type: 'imported' });
   }
-  for await (const rows of pages(em, (a) => [
-    `select kind, spec, to_char(day, 'YYYY-MM-DD') as day, rows from result_days
+  yield* storedDays(em, siteId);
+  // Last: computing a day stores it, and the stored days above are the store as it was.
+  yield* journeyLines(em, await siteRowOf(em, siteId), range);
+}
+
+/**
+ * Bytes of stored days' rows read at once. A busy site's journeys day is megabytes of JSON, and a page of 2,000
+ * such rows read whole ran the API out of memory: the headers are paged by key, the rows read this much at a time.
+ */
+const STORED_BATCH_BYTES = 4 * 1024 * 1024;
+
+/** Stored results per day (`result_days`), one line each, their rows as PostgreSQL writes them (no parse here). */
+export async function* storedDays(em: EntityManager, siteId: string, batchBytes = STORED_BATCH_BYTES): AsyncGenerator<string> {
+  for await (const heads of pages(em, (a) => [
+    `select kind, spec, to_char(day, 'YYYY-MM-DD') as day, pg_column_size(rows) as bytes from result_days
       where site_id = ? and kind not like '%-span' and kind <> 'kept' ${a ? 'and (kind, spec, day) > (?, ?, ?::date)' : ''}
       order by kind, spec, day`,
     a ? [siteId, a.kind, a.spec, a.day] : [siteId],
   ])) {
-    yield* lines(rows, { type: 'stored-day' });
+    let batch: Row[] = [];
+    let bytes = 0;
+    for (const [i, head] of heads.entries()) {
+      batch.push(head);
+      bytes += Number(head.bytes);
+      if (bytes < batchBytes && i < heads.length - 1) continue;
+      const rows = await em.getConnection().execute<{ kind: string; spec: string; day: string; rows: string }[]>(
+        `select r.kind, r.spec, to_char(r.day, 'YYYY-MM-DD') as day, r.rows::text as rows
+           from result_days r join jsonb_to_recordset(?::jsonb) w(kind text, spec text, day date)
+             on r.kind = w.kind and r.spec = w.spec and r.day = w.day
+          where r.site_id = ? order by r.kind, r.spec, r.day`,
+        [JSON.stringify(batch.map(({ kind, spec, day }) => ({ kind, spec, day }))), siteId],
+        'all',
+      );
+      for (const r of rows) {
+        yield `${JSON.stringify({ type: 'stored-day', kind: r.kind, spec: r.spec, day: r.day }).slice(0, -1)},"rows":${r.rows}}\n`;
+      }
+      batch = [];
+      bytes = 0;
+    }
   }
-  // Last: computing a day stores it, and the stored days above are the store as it was.
-  yield* journeyLines(em, await siteRowOf(em, siteId), range);
 }
 
 /** Every rollup row: per local day, metric set, dimension, value and lane, its count and visitors. */

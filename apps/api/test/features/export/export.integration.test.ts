@@ -9,6 +9,7 @@ import { Readable } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sweepExports } from '../../../src/features/export/export-sweep.ts';
+import { storedDays } from '../../../src/features/export/files.ts';
 import { makeLink } from '../../../src/features/export/links.ts';
 import { DataDirCopies, exportsDirOf } from '../../../src/features/export/storage.ts';
 import { fetchBytes } from '../../support/download.ts';
@@ -171,6 +172,44 @@ describe('site export', () => {
       ),
     );
     expect(totals[0]).toMatchObject({ count: 1000, visitors: 10 });
+  });
+
+  // A busy site's stored journeys day is megabytes: a page of 2,000 stored days read whole ran the API out of memory.
+  it('writes stored days a bounded number of bytes at a time, each as stored, in key order', async () => {
+    const siteId = await f.site();
+    const stored = [
+      { kind: 'visits', spec: 'a', day: '2026-11-01', rows: [{ v: 1 }] },
+      {
+        kind: 'journeys',
+        spec: 'page',
+        day: '2026-11-02',
+        rows: { groups: Array.from({ length: 500 }, (_, i) => [`/p${i}`, i]) },
+      },
+      { kind: 'journeys', spec: 'page', day: '2026-11-01', rows: { groups: [['/é "quoted"', 1]] } },
+      { kind: 'goals', spec: 'signup', day: '2026-11-03', rows: [] },
+    ];
+    for (const r of stored) {
+      await f.t.deps.orm.em
+        .getConnection()
+        .execute(
+          `insert into result_days (site_id, kind, spec, day, rows, seen, computed_at) values (?, ?, ?, ?::date, ?::jsonb, 0, now())`,
+          [siteId, r.kind, r.spec, r.day, JSON.stringify(r.rows)],
+        );
+    }
+    const read = async (batchBytes: number) => {
+      const out: unknown[] = [];
+      for await (const line of storedDays(f.t.deps.orm.em.fork(), siteId, batchBytes)) {
+        expect(line.endsWith('\n')).toBe(true);
+        out.push(JSON.parse(line));
+      }
+      return out;
+    };
+    const expected = [...stored]
+      .sort((a, b) => `${a.kind} ${a.spec} ${a.day}`.localeCompare(`${b.kind} ${b.spec} ${b.day}`))
+      .map((r) => ({ type: 'stored-day', ...r }));
+    // One row a batch (past the bound at once), and all in one.
+    expect(await read(1)).toEqual(expected);
+    expect(await read(64 * 1024 * 1024)).toEqual(expected);
   });
 
   it('puts no key, secret, address or user agent in any file', async () => {
