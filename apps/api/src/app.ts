@@ -47,7 +47,7 @@ type AppOptions = {
   /** Proxy mode's timeouts and limits, where a test needs them shorter (`faces/proxy/limits.ts`). */
   proxyLimits?: Partial<ProxyLimits>;
   /** Export downloads' idle and per-file time limits, where a test needs them shorter (`features/export/limits.ts`). */
-  downloadLimits?: Partial<DownloadLimits>;
+  downloadLimits?: Partial<DownloadLimits> & { atOnceOnNode?: number };
 };
 
 /** The server, and what shutdown must do with it beside closing it. */

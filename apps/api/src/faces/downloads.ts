@@ -30,11 +30,33 @@ const notMade = () =>
 /** Files of one workspace made from the database at once (each holds a stats-pool connection while it is made). */
 export const DOWNLOADS_AT_ONCE = 2;
 
-async function takeDownloadSlot(deps: Deps, workspaceId: string, limits: DownloadLimits): Promise<() => void> {
+/**
+ * Files made from the database at once on this node, over every workspace: each holds a stats-pool connection
+ * for as long as its client reads (up to the file's 15 minutes), so a few workspaces' slow downloads held the
+ * pool every tenant's dashboard asks on. A third of the pool, at least one.
+ */
+export const downloadsOnNode = (statsPoolSize: number) => Math.max(1, Math.floor(statsPoolSize / 3));
+
+async function takeDownloadSlot(
+  deps: Deps,
+  workspaceId: string,
+  limits: DownloadLimits,
+  node: { running: number; most: number },
+): Promise<() => void> {
+  if (node.running >= node.most) {
+    throw new AppError(503, 'Many export files are being written right now: try again in a moment', { retryAfter: 5 });
+  }
+  node.running += 1;
   const key = `downloads-running:${workspaceId}`;
   const holder = randomUUID();
+  let taken = false;
+  try {
+    taken = await deps.hot.acquireSlot(key, holder, DOWNLOADS_AT_ONCE, Math.ceil(limits.fileMs / 1000) + 60);
+  } finally {
+    if (!taken) node.running -= 1;
+  }
   // A slot never given back (a process gone mid-download) frees itself after the file's time limit and a minute.
-  if (!(await deps.hot.acquireSlot(key, holder, DOWNLOADS_AT_ONCE, Math.ceil(limits.fileMs / 1000) + 60))) {
+  if (!taken) {
     throw new AppError(
       429,
       `This workspace already has ${DOWNLOADS_AT_ONCE} export files being written: download them one or two at a time (files already sent are kept and come at once)`,
@@ -45,6 +67,7 @@ async function takeDownloadSlot(deps: Deps, workspaceId: string, limits: Downloa
   return () => {
     if (released) return;
     released = true;
+    node.running -= 1;
     deps.hot.releaseSlot(key, holder).catch(() => undefined);
   };
 }
@@ -73,7 +96,7 @@ function madeFrom(chunks: AsyncIterable<string>): Made {
   };
 }
 
-export function downloadsHandler(deps: Deps, limits: Partial<DownloadLimits> = {}) {
+export function downloadsHandler(deps: Deps, limits: Partial<DownloadLimits> & { atOnceOnNode?: number } = {}) {
   const copies = copyStoreOf(deps.env);
   const serve = fileServer(deps, copies, { ...DOWNLOAD_LIMITS, ...limits });
   return async (ctx: Context) => {
@@ -88,7 +111,8 @@ export function downloadsHandler(deps: Deps, limits: Partial<DownloadLimits> = {
   };
 }
 
-function fileServer(deps: Deps, copies: CopyStore, limits: DownloadLimits) {
+function fileServer(deps: Deps, copies: CopyStore, limits: DownloadLimits & { atOnceOnNode?: number }) {
+  const node = { running: 0, most: limits.atOnceOnNode ?? downloadsOnNode(deps.env.STATS_POOL_SIZE) };
   return async (ctx: Context) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       return sendProblem(ctx, new AppError(404, 'Downloads are fetched with GET'));
@@ -127,7 +151,7 @@ function fileServer(deps: Deps, copies: CopyStore, limits: DownloadLimits) {
     const sendListing = async (make: () => unknown | Promise<unknown>, indent: number) => {
       headers('application/json');
       if (headOnly()) return;
-      const release = await takeDownloadSlot(deps, row.workspace_id, limits);
+      const release = await takeDownloadSlot(deps, row.workspace_id, limits, node);
       try {
         ctx.body = JSON.stringify(await make(), null, indent);
       } finally {
@@ -149,7 +173,7 @@ function fileServer(deps: Deps, copies: CopyStore, limits: DownloadLimits) {
         return;
       }
       const tee = await copies.tee(row.id, file);
-      const release = await takeDownloadSlot(deps, row.workspace_id, limits);
+      const release = await takeDownloadSlot(deps, row.workspace_id, limits, node);
       let made: Made;
       try {
         made = await make();

@@ -92,7 +92,7 @@ export async function startTestServer(
     /** Proxy mode's timeouts and limits, shorter for a test (`faces/proxy/limits.ts`). */
     proxyLimits?: Partial<ProxyLimits>;
     /** Export downloads' idle and per-file time limits, shorter for a test (`features/export/limits.ts`). */
-    downloadLimits?: Partial<DownloadLimits>;
+    downloadLimits?: Partial<DownloadLimits> & { atOnceOnNode?: number };
     /** The edge SDK package folder served at /sdk/edge@<version>/ (default: the workspace's). */
     edgeSdkDir?: string;
     /** Where the server's log lines go (`captureLogs` in ./logs.ts); standard output otherwise. */

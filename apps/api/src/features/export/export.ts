@@ -29,8 +29,14 @@ export async function exportSite(deps: Deps, em: EntityManager, actor: Actor, in
   // The listing counts the range's records on the stats pool: inside one of the workspace's stats slots, as a
   // question (concurrent exports held the pool for every tenant), and a refusal for a full slot spends no export.
   const hours = await inWorkspaceSlot(deps, workspaceId, async () => {
-    await takeExportBudget(deps.hot, workspaceId, site.id);
-    return archiveHours(deps.statsOrm.em.fork(), site.id, { from, to }, EXPORT_LIMITS.archiveFiles);
+    const giveBack = await takeExportBudget(deps.hot, workspaceId, site.id);
+    try {
+      return await archiveHours(deps.statsOrm.em.fork(), site.id, { from, to }, EXPORT_LIMITS.archiveFiles);
+    } catch (err) {
+      // No export was made (the listing timed out, say): a retry spends nothing more.
+      await giveBack();
+      throw err;
+    }
   });
   const archive = hours.slice(0, EXPORT_LIMITS.archiveFiles);
   const id = randomUUID();

@@ -13,9 +13,24 @@ async function take(hot: HotStore, key: string, limit: number, what: string): Pr
   });
 }
 
-export async function takeExportBudget(hot: HotStore, workspaceId: string, siteId: string): Promise<void> {
-  await take(hot, `export:site:${siteId}`, EXPORT_LIMITS.perSitePerHour, 'One site');
-  await take(hot, `export:ws:${workspaceId}`, EXPORT_LIMITS.perWorkspacePerHour, 'One workspace');
+/**
+ * Spends one export of the site's hour and one of the workspace's. Refused by the workspace's, the site's is
+ * given back: a workspace at its 20 otherwise spent its sites' hours on refusals. Answers how to give both back
+ * (the export failed before it was made).
+ */
+export async function takeExportBudget(hot: HotStore, workspaceId: string, siteId: string): Promise<() => Promise<void>> {
+  const site = `export:site:${siteId}`;
+  const workspace = `export:ws:${workspaceId}`;
+  await take(hot, site, EXPORT_LIMITS.perSitePerHour, 'One site');
+  try {
+    await take(hot, workspace, EXPORT_LIMITS.perWorkspacePerHour, 'One workspace');
+  } catch (err) {
+    await hot.decrBy(site, 1).catch(() => undefined);
+    throw err;
+  }
+  return async () => {
+    await Promise.all([hot.decrBy(site, 1), hot.decrBy(workspace, 1)]).catch(() => undefined);
+  };
 }
 
 /**

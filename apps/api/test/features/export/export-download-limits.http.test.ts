@@ -12,20 +12,22 @@ import {
   archiveOf,
   bulkyPageviews,
   type ExportAnswer,
+  fetchBytes,
   freeDownloadSlots,
   holdDownload,
   lockPartition,
   recordsOf,
   runningCopies,
 } from '../../support/download.ts';
-import { createToken } from '../../support/server.ts';
+import { createToken, createUser } from '../../support/server.ts';
+import { createSite } from '../../support/sites.ts';
 import { dayAgo, insertRows, pv, statsFixture } from '../../support/stats-fixture.ts';
 
 /** A day of its own for the locked partition, so no other suite's rows wait behind the lock. */
 const LOCKED_DAY = dayAgo('UTC', 77);
 const WAIT = { timeout: 15_000, interval: 100 };
 
-async function exportServer(limits: Partial<DownloadLimits>) {
+async function exportServer(limits: Partial<DownloadLimits> & { atOnceOnNode?: number }) {
   const f = await statsFixture({ downloadLimits: limits });
   const { token } = await createToken(f.t.deps, { userId: f.userId, workspaceId: f.workspaceId, scopes: ['export:read'] });
   const exportOf = async (siteId: string, body: Record<string, unknown> = {}) =>
@@ -109,5 +111,51 @@ describe('a file that takes longer than the per-file time limit', () => {
     }
     expect((await held.finish()).complete).toBe(false);
     expect((await recordsOf(s.f.t, url)).map((r) => r.path)).toEqual(['/locked']);
+  });
+});
+
+// The attack: each file being written holds a stats-pool connection while its client reads; two a workspace, but
+// a few workspaces' slow downloads held the whole pool every tenant's dashboard asks on.
+describe('files being written at once on a node, over every workspace', () => {
+  let s: Awaited<ReturnType<typeof exportServer>>;
+  beforeAll(async () => {
+    s = await exportServer({ atOnceOnNode: 1 });
+  });
+  afterAll(() => s.f.close());
+
+  it('past the node’s share another workspace’s file is 503 with Retry-After, and is written once one ends', async () => {
+    const other = await createUser(s.f.t.deps);
+    const em = s.f.t.deps.orm.em.fork();
+    const otherSite = (await createSite(em, { workspace: other.workspace.id, name: 'Other site' })).siteId;
+    const day = dayAgo('UTC', 5);
+    await insertRows(s.f.t.deps.orm, 'pageviews', [pv(otherSite, new Date(`${day}T10:00:00Z`), { path: '/other' })]);
+    const { token } = await createToken(s.f.t.deps, {
+      userId: other.user.id,
+      workspaceId: other.workspace.id,
+      scopes: ['export:read'],
+    });
+    const answer = await s.f.t.request
+      .post(`/v1/sites/${otherSite}/export`)
+      .set('Authorization', `Bearer ${token}`)
+      .send({ from: day, to: day })
+      .expect(200);
+    const [otherFile] = await archiveOf(s.f.t, answer.body as ExportAnswer);
+
+    const { siteId, url } = await s.lockableFile();
+    const unlock = await lockPartition(partitionName('pageviews', new Date(`${LOCKED_DAY}T00:00:00Z`)));
+    let held: ReturnType<typeof holdDownload> | undefined;
+    try {
+      held = holdDownload(url);
+      await expect.poll(() => runningCopies(s.f.t, siteId), WAIT).toBe(1);
+      const busy = await fetchBytes(s.f.t, otherFile?.url as string);
+      expect(busy.status).toBe(503);
+      expect(busy.headers['retry-after']).toBe('5');
+      held.abort();
+      await expect.poll(() => runningCopies(s.f.t, siteId), WAIT).toBe(0);
+    } finally {
+      await unlock();
+    }
+    await expect.poll(async () => (await fetchBytes(s.f.t, otherFile?.url as string)).status, WAIT).toBe(200);
+    expect((await recordsOf(s.f.t, otherFile?.url as string)).map((r) => r.path)).toEqual(['/other']);
   });
 });

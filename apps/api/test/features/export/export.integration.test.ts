@@ -399,8 +399,12 @@ describe('site export', () => {
       const site = await f.site();
       for (let i = 0; i < 5 && made < 20; i++) expect((await exportOf(site)).status).toBe(200);
     }
-    const over = await exportOf(await f.site());
+    const spared = await f.site();
+    const over = await exportOf(spared);
     expect(over.status).toBe(429);
     expect(over.body.title).toMatch(/workspace/i);
+    // Refused by the workspace's hour, the site spent none of its own: the workspace's refusal stays the answer.
+    for (let i = 0; i < 6; i++) expect((await exportOf(spared)).body.title).toMatch(/workspace/i);
+    expect(await f.t.deps.hot.get(`export:site:${spared}`)).toBe('0');
   });
 });
