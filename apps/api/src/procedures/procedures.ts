@@ -64,8 +64,13 @@ const checked = baseProcedure.use(async ({ ctx, meta, next, getRawInput }) => {
   if (!result.ok) throw asTrpcError(result.error);
   // Collect nodes cache sites by public key (and the protection config they serve edges); any site or
   // bot-protection change tells them to look that site up again (every site when the operation names none).
+  // The change has committed: a bump that fails must not answer it as failed (a retry under its Idempotency-Key
+  // made a second site). Nodes then see it when their cached sites expire, within a minute.
   if (scopesOf(meta).some((s) => s === 'sites:write' || s === 'bot:write')) {
-    await bumpSitesGeneration(ctx.deps.hot, siteNamed(meta, await getRawInput()));
+    const named = siteNamed(meta, await getRawInput());
+    await bumpSitesGeneration(ctx.deps.hot, named).catch((e) =>
+      ctx.deps.logger.error('sites: the change counter could not be bumped; cached sites expire within a minute', e),
+    );
   }
   return result;
 });

@@ -1,6 +1,6 @@
 import { Membership, Site, SiteHostname, SiteKey, Workspace } from '@us/db';
 import type { Scope } from '@us/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { findSiteByPublicKey, findSiteBySecret } from '../../../src/features/site-keys/key-lookup.ts';
 import { expectProblem } from '../../support/auth-helpers.ts';
 import { modernCall } from '../../support/mcp-http.ts';
@@ -197,6 +197,33 @@ describe('sites: list, create, get, update, delete, install status, snippet', ()
       const again = await send().expect(201);
       expect(again.headers['idempotent-replayed']).toBe('true');
       expect(again.body).toEqual(first.body);
+      expect(await t.deps.orm.em.fork().count(Site, { workspace: o.workspace.id })).toBe(1);
+    });
+
+    // The fault: the hot store fails after the site committed, at the counter that tells nodes about it. The
+    // answer was 503 and the key given back, so the client's retry under the same key made a second site.
+    it('a site made while the change counter cannot be bumped is answered made, and a retry makes no second', async () => {
+      const o = await owner();
+      const real = t.deps.hot.incr.bind(t.deps.hot);
+      const failing = vi
+        .spyOn(t.deps.hot, 'incr')
+        .mockImplementation((key, ttl) =>
+          key === 'sites:generation' ? Promise.reject(new Error('Redis gone')) : real(key, ttl),
+        );
+      try {
+        const send = () =>
+          t.request
+            .post('/v1/sites')
+            .set('Authorization', o.auth)
+            .set('Idempotency-Key', 'create-unbumped')
+            .send({ name: 'Once' });
+        const first = await send();
+        expect(first.status, first.text).toBe(201);
+        const again = await send().expect(201);
+        expect(again.body.site.id).toBe(first.body.site.id);
+      } finally {
+        failing.mockRestore();
+      }
       expect(await t.deps.orm.em.fork().count(Site, { workspace: o.workspace.id })).toBe(1);
     });
 
