@@ -15,27 +15,36 @@ import type { HotStore } from '../hot/store.ts';
  */
 export const SALT_TTL_SECONDS = 48 * 3600;
 
-/** Per-store cache of the current day's salt, so a request normally costs no HotStore round-trip. */
-const cache = new WeakMap<HotStore, { day: string; salt: string }>();
+/**
+ * Per-store cache of the current day's salt, so a request normally costs no HotStore round-trip. `shared`: the
+ * store's own; otherwise the node's own, counted with while the store did not answer, and offered to the store
+ * again at `retryAt` (every SALT_RETRY_MS), so the node joins the others as soon as the store is back.
+ */
+const cache = new WeakMap<HotStore, { day: string; salt: string; shared: boolean; retryAt: number }>();
+const SALT_RETRY_MS = 10_000;
 
 export async function dailySalt(hot: HotStore, now: Date | number = Date.now()): Promise<string> {
   const day = utcDay(now);
   const hit = cache.get(hot);
-  if (hit && hit.day === day) return hit.salt;
+  const today = hit?.day === day ? hit : undefined;
+  if (today && (today.shared || Date.now() < today.retryAt)) return today.salt;
+  // One caller at a time offers the node's salt again; the others count with it meanwhile.
+  if (today) today.retryAt = Date.now() + SALT_RETRY_MS;
   const key = `salt:${day}`;
-  const candidate = randomBytes(32).toString('base64url');
+  const candidate = today?.salt ?? randomBytes(32).toString('base64url');
   let salt = candidate;
+  let shared = true;
   try {
     if (!(await hot.setIfAbsent(key, candidate, SALT_TTL_SECONDS))) {
       salt = (await hot.get(key)) ?? candidate;
     }
   } catch {
-    // The shared store is unreachable: this node counts with a salt of its own today rather than
-    // refusing reports (a visitor seen by two nodes then counts twice until the store is back).
-    if (hit?.day === day) return hit.salt;
+    // The shared store is unreachable: this node counts with a salt of its own rather than refusing reports (a
+    // visitor seen by two nodes then counts twice), and offers it to the store again in a few seconds.
+    shared = false;
   }
   // Only cache today's salt (a caller asking about another day must not replace it).
-  if (!hit || hit.day <= day) cache.set(hot, { day, salt });
+  if (!hit || hit.day <= day) cache.set(hot, { day, salt, shared, retryAt: Date.now() + SALT_RETRY_MS });
   return salt;
 }
 

@@ -10,20 +10,21 @@ import type { HotStore } from '../../core/hot/store.ts';
  * code can be linked to an address again. Codes change at midnight UTC: memory is of the current day.
  */
 
-const keys = new Map<string, Promise<string>>();
+/** Derived keys by day and site, with the salt each came from: a node's own salt, replaced by the shared one, makes a new key. */
+const keys = new Map<string, { salt: string; key: Promise<string> }>();
 
 /** The site's behaviour key of the UTC day `now` falls in (cached per node; a few hundred bytes per site). */
 export async function dayKeyFor(hot: HotStore, siteId: string, now = Date.now()): Promise<{ day: string; dayKey: string }> {
   const day = utcDay(now);
+  const salt = await dailySalt(hot, now);
   const id = `${day}:${siteId}`;
-  let key = keys.get(id);
-  if (!key) {
+  let entry = keys.get(id);
+  if (!entry || entry.salt !== salt) {
     if (keys.size >= 10_000) keys.clear();
-    key = dailySalt(hot, now).then((salt) => dayKeyOf(salt, siteId));
-    keys.set(id, key);
-    key.catch(() => keys.delete(id));
+    entry = { salt, key: dayKeyOf(salt, siteId) };
+    keys.set(id, entry);
   }
-  return { day, dayKey: await key };
+  return { day, dayKey: await entry.key };
 }
 
 /** A visitor's code today on a site. The address and user agent go in; only the code comes out. */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { pageOf, readPageUrl, referrerHost, utmOf } from '../../../src/core/enrich/url.ts';
 import { dailySalt, SALT_TTL_SECONDS, visitorCode } from '../../../src/core/enrich/visitor.ts';
 import { MemoryStore } from '../../../src/core/hot/memory.ts';
@@ -47,6 +47,30 @@ describe('dailySalt', () => {
   });
   it('separate stores (separate deployments) get different salts', async () => {
     expect(await dailySalt(new MemoryStore(), DAY1)).not.toBe(await dailySalt(new MemoryStore(), DAY1));
+  });
+  // The fault: the store did not answer the day's first ask; the node's own salt was then kept until midnight, so
+  // its visitors counted apart from every other node's all day, long after the store was back.
+  describe('a store that did not answer', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+    it('is asked again within seconds, and the node then counts with the shared salt', async () => {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      const shared = new MemoryStore();
+      let down = true;
+      const flaky: HotStore = Object.create(shared);
+      flaky.setIfAbsent = (key, value, ttl) =>
+        down ? Promise.reject(new Error('Redis gone')) : shared.setIfAbsent(key, value, ttl);
+      const own = await dailySalt(flaky, DAY1);
+      const others = await dailySalt(Object.create(shared), DAY1);
+      expect(own).not.toBe(others);
+      down = false;
+      // Within the retry pause the node keeps its own (one store round trip a pause, not one a request).
+      expect(await dailySalt(flaky, DAY1)).toBe(own);
+      vi.setSystemTime(Date.now() + 11_000);
+      expect(await dailySalt(flaky, DAY1)).toBe(others);
+      expect(await dailySalt(flaky, DAY1)).toBe(others);
+    });
   });
   it("yesterday's salt expires from the store", async () => {
     let now = DAY1;
