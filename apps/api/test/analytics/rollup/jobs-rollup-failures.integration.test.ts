@@ -28,8 +28,11 @@ describe("rollup job: a day that fails every time holds back neither the others'
 
   const orm = () => f.t.deps.orm;
   const sql = <T>(text: string, params: unknown[] = []) => orm().em.getConnection().execute<T[]>(text, params, 'all');
-  const breakRollupsOf = (siteId: string) =>
-    sql(`alter table daily_rollups add constraint broken_site check (site_id <> '${siteId}'::uuid)`);
+  // Dropped first: a test that failed before mending must not fail the next ones too.
+  const breakRollupsOf = async (siteId: string) => {
+    await sql('alter table daily_rollups drop constraint if exists broken_site');
+    return sql(`alter table daily_rollups add constraint broken_site check (site_id <> '${siteId}'::uuid)`);
+  };
   const mendRollups = () => sql('alter table daily_rollups drop constraint broken_site');
   const failures = (siteId: string) =>
     sql<{ day: string; attempts: number; error: string; wait_h: number }>(
@@ -53,7 +56,10 @@ describe("rollup job: a day that fails every time holds back neither the others'
       ...others.flatMap((s) => days.map((d) => pv(s, noonUtc(d)))),
     ]);
     await breakRollupsOf(broken);
-    const start = Date.now();
+    // Two in the morning of today, whatever the clock says: the hours below stay within today, and yesterday is due
+    // (a day closes an hour after it ends). Run in the hour after midnight with the clock's time, yesterday fell due
+    // between two of the steps.
+    const start = Date.parse(`${dayAgo('UTC', 0)}T02:00:00Z`);
     const job = (at: number): JobsOptions => ({ orm: orm(), siteIds: sites, rollupMaxDays: 8, now: () => new Date(at) });
 
     // The first run meets the broken day (each site's newest day comes first, yesterday's with no rows before
