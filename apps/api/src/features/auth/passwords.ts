@@ -9,7 +9,7 @@ import { mayMail } from '../../core/mail/budget.ts';
 import { resetMail } from '../../core/mail/templates.ts';
 import { hashPassword } from '../../core/security/passwords.ts';
 import type { ResponseOut } from '../../procedures/context.ts';
-import { normaliseEmail, refuseBreached, sendSafely } from './accounts.ts';
+import { normaliseEmail, refuseBreached, sendAfterAnswer } from './accounts.ts';
 import { consumeEmailToken, emailLink, endUnusedEmailTokens, findLiveEmailToken, issueEmailToken } from './email-tokens.ts';
 import { checkSessionPassword, type SessionPerson } from './session-password.ts';
 import { endAllSessions, endOtherSessions } from './sessions.ts';
@@ -23,7 +23,7 @@ export async function requestReset(deps: Deps, em: EntityManager, input: { email
   // Within the address's mail budget, silently: the answer is the same for every address.
   if (user && (await mayMail(deps.hot, email))) {
     const secret = await issueEmailToken(em, user.id, 'reset', LIMITS.resetTokenTtlSeconds);
-    await sendSafely(deps, () => deps.mailer.send(resetMail(email, emailLink(deps.urls.app, 'reset-password', secret))));
+    sendAfterAnswer(deps, () => deps.mailer.send(resetMail(email, emailLink(deps.urls.app, 'reset-password', secret))));
   }
   return { message: RESET_REQUEST_MESSAGE };
 }

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Session } from '@us/db';
 import { LIMITS, type Session as SessionOut } from '@us/shared';
+import { isUuid } from '../../actor/access.ts';
 import type { RequestInfo } from '../../actor/request-info.ts';
 import { notFound } from '../../core/errors.ts';
 import { coarseNetwork, deviceSummary } from '../../core/security/client-info.ts';
@@ -49,7 +50,8 @@ export async function listSessions(em: EntityManager, userId: string, currentId:
 
 /** Ends one of the person's sessions; someone else's (or an unknown id) is 404. */
 export async function endSession(em: EntityManager, userId: string, id: string): Promise<void> {
-  const n = /^[0-9a-f-]{36}$/i.test(id) ? await em.nativeDelete(Session, { id, user: userId }) : 0;
+  // A uuid's own form: 36 dashes passed a looser check and reached PostgreSQL as a uuid (500).
+  const n = isUuid(id) ? await em.nativeDelete(Session, { id, user: userId }) : 0;
   if (n === 0) throw notFound('session');
 }
 

@@ -1,5 +1,5 @@
 import { ApiToken, EmailToken, Session, User } from '@us/db';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   expectProblem,
   expireEmailTokens,
@@ -35,7 +35,10 @@ describe('Auth: password reset and change', () => {
 
   /** Asks for a reset link and returns its token. */
   async function resetToken(email: string) {
+    const before = mailsTo(t, email).length;
     await t.request.post('/v1/auth/password/reset-request').send({ email }).expect(202);
+    // Sent after the answer (its time must not tell whether the address has an account).
+    await expect.poll(() => mailsTo(t, email).length).toBe(before + 1);
     return linkToken(mailsTo(t, email).at(-1)!, 'reset-password');
   }
 
@@ -48,14 +51,37 @@ describe('Auth: password reset and change', () => {
       expect(a.body).toEqual({ message: expect.any(String) });
       expect(b.body).toEqual(a.body);
 
-      const mails = mailsTo(t, email);
-      expect(mails).toHaveLength(1);
-      expect(mails[0]?.text).toContain(`${t.deps.urls.app}/reset-password?token=`);
+      await expect.poll(() => mailsTo(t, email).length).toBe(1);
+      expect(mailsTo(t, email)[0]?.text).toContain(`${t.deps.urls.app}/reset-password?token=`);
       expect(mailsTo(t, unknown)).toEqual([]);
     });
 
     it('refuses a malformed address (400, field email)', async () => {
       expectProblem(await t.request.post('/v1/auth/password/reset-request').send({ email: 'x@' }), 400, 'email');
+    });
+
+    // The attack: the answer waited for the mail server for an address with an account only, so one request's
+    // time told whether the address had one (100 ms to seconds of SMTP exchange).
+    it('answers before the mail is sent, so its time does not tell whether the address has an account', async () => {
+      const { email } = await createUser(t.deps);
+      let release = () => {};
+      const held = new Promise<void>((r) => {
+        release = r;
+      });
+      const send = t.deps.mailer.send.bind(t.deps.mailer);
+      const slow = vi.spyOn(t.deps.mailer, 'send').mockImplementation(async (mail) => {
+        await held;
+        return send(mail);
+      });
+      try {
+        await t.request.post('/v1/auth/password/reset-request').send({ email }).expect(202);
+        expect(mailsTo(t, email)).toEqual([]);
+        release();
+        await expect.poll(() => mailsTo(t, email).length).toBe(1);
+      } finally {
+        release();
+        slow.mockRestore();
+      }
     });
   });
 

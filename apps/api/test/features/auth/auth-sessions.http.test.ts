@@ -125,6 +125,9 @@ describe('Auth: sessions', () => {
       const other = await signIn(t, email);
       expectProblem(await t.request.delete(`/v1/auth/sessions/${randomUUID()}`).set('Cookie', cookie), 404);
       expectProblem(await t.request.delete('/v1/auth/sessions/not-a-session-id').set('Cookie', cookie), 404);
+      // 36 characters of a uuid's alphabet that are no uuid reached PostgreSQL as one (500).
+      expectProblem(await t.request.delete(`/v1/auth/sessions/${'-'.repeat(36)}`).set('Cookie', cookie), 404);
+      expectProblem(await t.request.delete(`/v1/auth/sessions/${'a'.repeat(36)}`).set('Cookie', cookie), 404);
       // A malformed percent-escape in the path is just another unknown id, never a 500.
       expectProblem(await t.request.delete('/v1/auth/sessions/%E0%A4%A').set('Cookie', cookie), 404);
 
