@@ -23,6 +23,11 @@ export function rollupSource(site: string, from: string, to: string, imported = 
       select ${COLUMNS} from imported_rollups where site_id = ${site} and day between ${from} and ${to})`;
 }
 
+/** Imported history's rows alone, as `rollupSource`'s: for days of the raw window that had no data of their own. */
+export function importedSource(site: string, from: string, to: string): string {
+  return `(select ${COLUMNS} from imported_rollups where site_id = ${site} and day between ${from} and ${to})`;
+}
+
 /** The days of `r` with imported figures and the sources they came from, or undefined when there are none. */
 export async function importedMeta(ctx: SiteCtx, r: DayRange, included: boolean): Promise<ImportedMeta | undefined> {
   const p = new Params();

@@ -12,6 +12,11 @@ export const RESULTS_LIMITS = {
   alpha: 0.05,
   /** Experiment results read raw records only: at most the raw window. */
   experimentMaxDays: STATS_LIMITS.rawDays,
+  /**
+   * Variants seen but not declared that an answer lists at most (those with the most sessions): pages choose any
+   * variant name, and a stream of made-up ones grew the answer without bound.
+   */
+  undeclaredVariants: 20,
 } as const;
 
 const zDays = (max: number, note: string) =>

@@ -5,7 +5,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { CHANGE_LIMITS, type Changes, type ChangesQuery, type MetricSet } from '@us/shared';
 import type { Actor } from '../../actor/actor.ts';
 import { CATALOGUE } from '../../analytics/catalogue.ts';
-import { addDays, type DayRange, dayAdvice, isDay, resolveRange } from '../../analytics/range.ts';
+import { addDays, type DayRange, dayAdvice, FIRST_DAY, isDay, resolveRange } from '../../analytics/range.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
 import { type StatsDeps, withSite } from '../../analytics/site-slot.ts';
 import { badRequest } from '../../core/errors.ts';
@@ -88,9 +88,20 @@ function periodsOf(ctx: SiteCtx, input: ChangesQuery): { current: DayRange; prev
     const day = input[field];
     if (day !== undefined && !isDay(day)) throw badRequest(field, dayAdvice(field));
   }
-  if (!input.compareFrom)
-    return { current, previous: { from: addDays(current.from, -length(current)), to: addDays(current.from, -1) } };
+  if (!input.compareFrom) {
+    const previous = { from: addDays(current.from, -length(current)), to: addDays(current.from, -1) };
+    // The period before starts before the calendar's first day: named as the field that set it.
+    if (!isDay(previous.from)) {
+      throw badRequest(
+        input.from ? 'from' : 'days',
+        `The period before this one starts before ${FIRST_DAY}: give a later period, or compareFrom to compare with`,
+      );
+    }
+    return { current, previous };
+  }
   const previous = { from: input.compareFrom, to: input.compareTo ?? addDays(input.compareFrom, length(current) - 1) };
+  // A compareTo worked out from compareFrom past the calendar's last day: named as compareFrom, which set it.
+  if (!isDay(previous.to)) throw badRequest(input.compareTo ? 'compareTo' : 'compareFrom', dayAdvice('compareFrom'));
   if (previous.to < previous.from) throw badRequest('compareTo', 'Give a compareTo on or after compareFrom');
   if (length(previous) > CHANGE_LIMITS.maxDays) throw badRequest('compareTo', `Compare at most ${CHANGE_LIMITS.maxDays} days`);
   return { current, previous };

@@ -38,12 +38,17 @@ export function pickTargets(
   return { experiment, goal };
 }
 
-/** Declared variants in declared order, then any other variant seen, by name. */
+/**
+ * Declared variants in declared order, then other variants seen, by name: the RESULTS_LIMITS.undeclaredVariants
+ * with the most sessions.
+ */
 export function orderVariants(declared: readonly string[], rows: readonly VariantRow[]): VariantRow[] {
   const byName = new Map(rows.map((r) => [r.variant, r]));
   const extra = rows
+    .filter((r) => !declared.includes(r.variant))
+    .sort((a, b) => b.sessions - a.sessions || (a.variant < b.variant ? -1 : 1))
+    .slice(0, RESULTS_LIMITS.undeclaredVariants)
     .map((r) => r.variant)
-    .filter((v) => !declared.includes(v))
     .sort();
   return [...declared, ...extra].map((v) => byName.get(v) ?? { variant: v, sessions: 0, converted: 0, events: 0 });
 }

@@ -96,16 +96,19 @@ export async function goalResultsOf(
     if (day) g.byDay.set(day, (g.byDay.get(day) ?? 0) + n);
   };
   let visits: number | null = null;
-  const [raw, rolled] = await Promise.all([
+  const [raw, rolled, imported] = await Promise.all([
     split.raw ? rawDayRows(ctx, split.raw, matchers, opts) : [],
     split.rollup && matchers.length ? run(ctx.em, rollupGoalStatement(ctx, split.rollup, matchers)) : [],
+    // Imported history of raw-window days (a day with data of its own imports nothing): its completions count as
+    // the stats count them, or a site that imported its last weeks saw none until they left the raw window.
+    split.raw && matchers.length ? run(ctx.em, rollupGoalStatement(ctx, split.raw, matchers, 'imported')) : [],
   ]);
   for (const row of raw) {
     if (row.part === 'visits') visits = (visits ?? 0) + row.n;
     else if (row.part === 'day') add(row.i, row.day, row.n);
     else if (row.i !== null && per[row.i]) (per[row.i] as PerGoal).sessions += row.sessions ?? 0;
   }
-  for (const row of rolled) add(row.i, row.day, row.n);
+  for (const row of [...rolled, ...imported]) add(row.i, row.day, row.n);
   const days = daysOf(range);
   const goals: GoalResult[] = lists.goals.map((goal, i) => {
     const g = per[i] as PerGoal;

@@ -2,7 +2,7 @@
 // in one statement) and rollup days (completions per goal and day only). Goals travel as arrays of
 // bind parameters (index, match kind, value); every identifier is written here.
 import type { DayRange } from '../../analytics/range.ts';
-import { rollupSource } from '../../analytics/rollup-source.ts';
+import { importedSource, rollupSource } from '../../analytics/rollup-source.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
 import { localDaySql, Params, type Statement, statement, tzParam } from '../../analytics/sql.ts';
 import { type GoalMatcher, pathMatchSql } from './goal-match.ts';
@@ -81,12 +81,14 @@ export function rollupGoalStatement(
   ctx: SiteCtx,
   days: DayRange,
   matchers: GoalMatcher[],
+  read: 'rollups' | 'imported' = 'rollups',
 ): Statement<{ i: number; day: string; n: number }> {
   const p = new Params();
+  const source = read === 'rollups' ? rollupSource : importedSource;
   const sql = `
     with ${goalsCte(p, matchers)}
     select g.i, to_char(r.day, 'YYYY-MM-DD') as day, sum(r.count)::float8 as n
-    from ${rollupSource(p.add(ctx.siteId, 'uuid'), p.add(days.from, 'date'), p.add(days.to, 'date'))} r
+    from ${source(p.add(ctx.siteId, 'uuid'), p.add(days.from, 'date'), p.add(days.to, 'date'))} r
     join goals g on (g.kind = 'event' and r.metric_set = 'events' and r.dimension = 'event' and r.value = g.value)
       or (g.kind <> 'event' and r.metric_set = 'pageviews' and r.dimension = 'page' and ${pathMatchSql('r.value', 'g.kind', 'g.value')})
     where r.lane = 'human'

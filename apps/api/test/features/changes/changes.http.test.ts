@@ -116,6 +116,12 @@ describe('GET /v1/sites/{id}/changes', () => {
     expect(decade.body.field).toBe('from');
     expect(decade.body.title).toMatch(/at most 366 days/);
     await changes({ from: '2025-01-01', to: '2025-12-31' }).expect(200);
+    // Periods worked out from what was sent that leave the calendar: named as the field that set them (they
+    // were named as `from` with a title about a real day, or as `to`, a field never sent).
+    const first = await changes({ from: '1970-01-01', to: '1970-01-07' }).expect(400);
+    expect(first.body.field).toBe('from');
+    expect(first.body.title).toMatch(/period before this one starts before 1970-01-01/);
+    expect((await changes({ days: 7, compareFrom: '2199-12-31' }).expect(400)).body.field).toBe('compareFrom');
   });
 
   it('answers 404 for another workspace’s site and needs analytics:read (403 naming it)', async () => {

@@ -65,6 +65,30 @@ describe('GET /v1/sites/{id}/goals/results', () => {
     expect(res.body.goals.map((g: { id: string }) => g.id)).toEqual(GOALS.map((g) => g.id));
   });
 
+  // The defect: a site that imported the weeks before it started collecting saw none of those weeks' completions
+  // while they were in the raw window, then all at once 90 days later.
+  it('counts imported history of days in the raw window, as of days past it', async () => {
+    const site = await f.site({ settings: { goals: GOALS } });
+    const day = dayAgo('UTC', 4);
+    const importId = '6f1d2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b';
+    for (const [metricSet, dimension, value, count] of [
+      ['events', 'event', 'signup', 7],
+      ['pageviews', 'page', '/blog/imported', 3],
+      ['pageviews', 'page', '/', 40],
+    ] as const) {
+      await f.t.deps.orm.em.getConnection().execute(
+        `insert into imported_rollups (site_id, day, metric_set, dimension, value, lane, count, visitors, import_id)
+           values (?, ?::date, ?, ?, ?, 'human', ?, ?, ?::uuid)`,
+        [site, day, metricSet, dimension, value, count, count, importId],
+      );
+    }
+    const res = await f.get(`/v1/sites/${site}/goals/results`, { days: 7 }).expect(200);
+    const byId = Object.fromEntries(res.body.goals.map((g: { id: string }) => [g.id, g]));
+    expect(byId['signed-up'].completions).toBe(7);
+    expect(byId.blog.completions).toBe(3);
+    expect(byId['signed-up'].series.find((d: { day: string }) => d.day === day)).toEqual({ day, completions: 7 });
+  });
+
   it('gives every day of the range in the series, zeros filled', async () => {
     const res = await f.get(`/v1/sites/${siteId}/goals/results`, { days: 7 }).expect(200);
     const signup = res.body.goals[0];
