@@ -91,6 +91,13 @@ interface Queue {
   target: BatchTarget;
   timing: BatchTiming;
   records: RequestRecord[];
+  /** Batches sent and not yet answered. */
+  inFlight: number;
+  /**
+   * Node only: at most MAX_IN_FLIGHT of them. A worker's sends belong to the request that started them, and one
+   * the platform cancels may never settle: counted, it would hold the isolate's queue for good.
+   */
+  bounded: boolean;
   /** `at` of the oldest queued record. */
   oldest: number;
   /** Node only: sends what has grown old without waiting for another request. */
@@ -117,6 +124,7 @@ async function send(target: BatchTarget, records: RequestRecord[]): Promise<void
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-svc-proxy': target.secret },
         body,
+        signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
       });
       // Drain the body so the connection can be reused.
       await res.arrayBuffer().catch(() => undefined);
@@ -130,14 +138,38 @@ async function send(target: BatchTarget, records: RequestRecord[]): Promise<void
   console.warn(`unseen: dropped a batch of ${records.length} request records`);
 }
 
-/** Sends the queued records: those due at `now`, or all of them; never rejects. */
+/**
+ * A batch's send gives up after this long: a service that takes connections but answers slowly held every send
+ * for undici's 300 s, each holding its records.
+ */
+const SEND_TIMEOUT_MS = 10_000;
+/**
+ * Batches of one Node queue sent at once; the others wait queued (within MAX_QUEUED). Without it every full batch
+ * started another send to a slow service, and the records in flight grew with the request rate.
+ */
+export const MAX_IN_FLIGHT = 4;
+
+const full = (queue: Queue) => queue.bounded && queue.inFlight >= MAX_IN_FLIGHT;
+
+/** Sends the queued records: those due at `now`, or all of them (a flush, whatever is in flight); never rejects. */
 function sendQueued(queue: Queue, now: number, all: boolean): Promise<void> | undefined {
   const { batchSize, flushAfterMs } = queue.timing;
   const sends: Promise<void>[] = [];
-  while (queue.records.length > 0 && (all || queue.records.length >= batchSize || now - queue.oldest >= flushAfterMs)) {
+  while (
+    queue.records.length > 0 &&
+    (all || (!full(queue) && (queue.records.length >= batchSize || now - queue.oldest >= flushAfterMs)))
+  ) {
     const records = queue.records.splice(0, all ? MAX_BATCH : batchSize);
     queue.oldest = queue.records[0]?.at ?? now;
-    sends.push(send(queue.target, records));
+    queue.inFlight += 1;
+    sends.push(
+      send(queue.target, records).finally(() => {
+        queue.inFlight -= 1;
+        if (!queue.bounded) return;
+        void sendQueued(queue, Date.now(), false);
+        arm(queue);
+      }),
+    );
   }
   if (sends.length === 0) return undefined;
   return Promise.all(sends).then(
@@ -148,7 +180,8 @@ function sendQueued(queue: Queue, now: number, all: boolean): Promise<void> | un
 
 /** Node: a timer (unref'd, so it never keeps the process alive) for when the oldest record falls due. */
 function arm(queue: Queue): void {
-  if (queue.timer !== undefined || queue.records.length === 0) return;
+  // All sends taken: the first to end sends what is due and arms again (a timer now would spin).
+  if (queue.timer !== undefined || queue.records.length === 0 || full(queue)) return;
   const wait = Math.max(0, queue.oldest + queue.timing.flushAfterMs - Date.now());
   const timer = setTimeout(() => {
     queue.timer = undefined;
@@ -173,7 +206,7 @@ export function enqueueRecord(
   const id = `${target.collectUrl}\n${target.key}\n${target.secret}`;
   let queue = queues.get(id);
   if (!queue) {
-    queue = { target, timing, records: [], oldest: record.at };
+    queue = { target, timing, records: [], oldest: record.at, inFlight: 0, bounded: options.timer === true };
     queues.set(id, queue);
   }
   queue.timing = timing;

@@ -9,7 +9,7 @@ import type { ProtectionConfig, RequestRecord } from '../src/index.ts';
 import { protectMiddleware } from '../src/node.ts';
 import { type ProtectVerdict, protect } from '../src/protect.ts';
 import { proxyHeaders } from '../src/proxy-headers.ts';
-import { flushRecords } from '../src/records.ts';
+import { batchTiming, enqueueRecord, flushRecords, MAX_IN_FLIGHT } from '../src/records.ts';
 import { bundleWorker, SDK_ENTRY } from './bundle.ts';
 
 const SECRET = 'sk_live_testsecret123';
@@ -1089,5 +1089,48 @@ describe('proxyHeaders', () => {
       'x-svc-client-tls': 'TLSv1.2x-evil: 1',
     });
     expect(proxyHeaders({ secret: SECRET, tls: '' })).toEqual({ 'x-svc-proxy': SECRET });
+  });
+});
+
+// The attack: a service that takes connections and answers slowly. Every full batch started another send, each
+// held for undici's 300 s with its records: memory grew with the request rate.
+describe('request records from a Node server to a slow service', () => {
+  it(`keeps at most ${MAX_IN_FLIGHT} batches in flight; the others wait queued and go as sends end`, async () => {
+    const held: import('node:http').ServerResponse[] = [];
+    const paths: string[] = [];
+    let most = 0;
+    const slow = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => {
+        body += c;
+      });
+      req.on('end', () => {
+        for (const r of JSON.parse(body).records as { path: string }[]) paths.push(r.path);
+        held.push(res);
+        most = Math.max(most, held.length);
+      });
+    });
+    await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
+    try {
+      const target = {
+        collectUrl: `http://127.0.0.1:${(slow.address() as AddressInfo).port}/collect`,
+        key: KEY,
+        secret: 'sk_live_slowservice1',
+      };
+      const timing = batchTiming({ batchSize: 1, flushAfterMs: 10 });
+      for (let i = 0; i < 20; i++) {
+        enqueueRecord(target, { at: Date.now(), method: 'GET', path: `/p${i}`, status: 200, ms: 1 }, timing, { timer: true });
+      }
+      while (paths.length < 20) {
+        await waitFor(() => (held.length >= MAX_IN_FLIGHT || paths.length === 20 ? true : undefined));
+        for (const res of held.splice(0)) res.writeHead(202).end();
+      }
+      expect(most).toBeLessThanOrEqual(MAX_IN_FLIGHT);
+      expect(new Set(paths).size).toBe(20);
+    } finally {
+      for (const res of held.splice(0)) res.writeHead(202).end();
+      slow.closeAllConnections();
+      await new Promise((r) => slow.close(r));
+    }
   });
 });
