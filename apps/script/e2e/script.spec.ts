@@ -155,6 +155,40 @@ describe('page script in a real browser', () => {
     await context.close();
   });
 
+  it('a call with values that are no text throws nothing into the page; the calls after it still go', {
+    timeout: 30_000,
+  }, async () => {
+    // Queued before the script loaded, ahead of the page's own 'early'.
+    const init = `window.unseen = function () { (unseen.q = unseen.q || []).push(arguments) }; unseen(Symbol('queued'));`;
+    const { context, page } = await open('evbad', { init });
+    await expect.poll(() => of('evbad').filter((r) => r.t === 'ev').length).toBe(1);
+    const thrown = await page.evaluate(() => {
+      const call = (window as unknown as { unseen: (...a: unknown[]) => void }).unseen;
+      try {
+        call(Symbol('direct'));
+        call('labelled', { label: Symbol('label') });
+        call({
+          toString: () => {
+            throw new Error('no text');
+          },
+        });
+        call('after');
+        return null;
+      } catch (e) {
+        return String(e);
+      }
+    });
+    expect(thrown).toBeNull();
+    await expect
+      .poll(() =>
+        of('evbad')
+          .filter((r) => r.t === 'ev')
+          .map((r) => (r.t === 'ev' ? r.e : '')),
+      )
+      .toEqual(['early', 'after']);
+    await context.close();
+  });
+
   it('sends the tag data (data-exp, data-prop-<key>) for the collector to read (pd)', { timeout: 30_000 }, async () => {
     const attrs = { 'data-exp': 'pricing:b', 'data-prop-plan': 'pro', 'data-prop-team-size': 'small' };
     const { context } = await open('exp', { attrs });

@@ -235,17 +235,20 @@ declare const TAG_DATA: boolean; // the tag's data-exp (A/B exposures) and data-
       // biome-ignore lint/complexity/useOptionalChain: at es2017 `?.` compiles to a temporary and a null check, 15 B more minified
       const queuedCalls = win.unseen && win.unseen.q;
       win.unseen = (name, options) => {
-        if (!name) return;
-        const { label, value, props } = options || {};
-        const event: Report = {
-          t: 'ev',
-          e: `${name}`.slice(0, 128),
-          el: label == null ? undefined : `${label}`.slice(0, 256),
-          ev: Number.isFinite(value) ? value : undefined,
-          pr: props, // cleaned and bounded by the collector (30 properties; keys ≤ 64, values ≤ 256)
-        };
-        // biome-ignore lint/suspicious/noAssignInExpressions: the list exists only once an event waits (the core has none)
-        pageviewSent ? sendReport(event) : (heldEvents = heldEvents || []).push(event);
+        // The page's own call: nothing it passes (a Symbol, a throwing toString) may throw back into the page.
+        try {
+          if (!name) return;
+          const { label, value, props } = options || {};
+          const event: Report = {
+            t: 'ev',
+            e: `${name}`.slice(0, 128),
+            el: label == null ? undefined : `${label}`.slice(0, 256),
+            ev: Number.isFinite(value) ? value : undefined,
+            pr: props, // cleaned and bounded by the collector (30 properties; keys ≤ 64, values ≤ 256)
+          };
+          // biome-ignore lint/suspicious/noAssignInExpressions: the list exists only once an event waits (the core has none)
+          pageviewSent ? sendReport(event) : (heldEvents = heldEvents || []).push(event);
+        } catch {}
       };
       if (queuedCalls) for (const call of Array.from(queuedCalls)) win.unseen(...(Array.from(call) as EventArgs));
     }
