@@ -38,6 +38,12 @@ export const PROBLEM_TYPES = {
     description:
       'A paid plan needs a payment method first. Start a checkout (POST /v1/billing/checkout); the plan changes once it is paid.',
   },
+  'payment-past-due': {
+    status: 402,
+    title: 'Last payment failed',
+    description:
+      'The subscription’s last payment failed: a larger plan waits until the card is updated in the billing portal (POST /v1/billing/portal). A smaller plan or Free can be chosen meanwhile.',
+  },
   'plan-limit': {
     status: 402,
     title: 'Plan limit reached',

@@ -93,10 +93,19 @@ export async function changePlan(
         { field: 'plan', code: 'payment-method-required' },
       );
     }
-    const price = await providerCall('when looking up the plan price', () => p.prices.priceId(target, interval));
     // An upgrade (or monthly to yearly) is charged when it takes effect: the prorated difference is
     // invoiced at once. A smaller plan's unused difference is credited on the next invoice.
     const charged = rank(target) > rank(current) || (account.interval === 'month' && interval === 'year');
+    // A failing card: the provider applies the new price even when its invoice fails, so the larger plan held
+    // through the grace period unpaid (and its allowances lowered the month's overage).
+    if (charged && account.status === 'past_due') {
+      throw new AppError(
+        402,
+        'The last payment failed: update the card in the billing portal (portal_billing, POST /v1/billing/portal), then change the plan',
+        { field: 'plan', code: 'payment-past-due' },
+      );
+    }
+    const price = await providerCall('when looking up the plan price', () => p.prices.priceId(target, interval));
     await providerCall('when changing the subscription', async () => {
       const sub = await p.stripe.subscriptions.retrieve(account.subscriptionId);
       const item = sub.items.data[0];

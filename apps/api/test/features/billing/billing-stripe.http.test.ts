@@ -125,6 +125,24 @@ describe('billing with Stripe', () => {
     expect(refused.body.title).toContain('billing:write');
   });
 
+  // The defect: the provider applies a new price even when its invoice fails, so a workspace whose card was failing
+  // could take a larger plan and hold it through the grace period unpaid.
+  it('refuses a larger plan while the last payment failed (402 payment-past-due); a smaller one still goes', async () => {
+    const o = await owner();
+    const { sub } = await subscribe(o.auth, 'Growth');
+    await stripe.change(sub.id as string, { status: 'past_due' });
+    await expect.poll(async () => (await billing(o.auth)).subscription?.status).toBe('past_due');
+    const up = await t.request.post('/v1/billing/plan').set('Authorization', o.auth).send({ plan: 'Business' });
+    expectProblemCode(up, 'payment-past-due', 'plan');
+    expect(up.body.title).toContain('portal');
+    const item = ((stripe.subscriptions.get(sub.id as string) as Obj).items as { data: Obj[] }).data[0] as Obj;
+    expect((item.price as Obj).lookup_key).toBe('unseen_growth_month');
+    expect((await billing(o.auth)).plan).toBe('Growth');
+    const down = await t.request.post('/v1/billing/plan').set('Authorization', o.auth).send({ plan: 'Starter' });
+    expect(down.status, down.text).toBe(200);
+    expect(down.body.plan).toBe('Starter');
+  });
+
   it('changes plan at once, keeps the interval, refuses a downgrade while over its limits, and ends on Free', async () => {
     const o = await owner();
     // Without a subscription a paid plan needs checkout first.
