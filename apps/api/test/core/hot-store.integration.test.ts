@@ -202,6 +202,15 @@ describe.each(hotKinds({ cluster: true }))('hot-state store contract (%s)', (kin
     expect(await hot.get(key('never-counted'))).toBeNull();
   });
 
+  it('a counter decrBy brought to 0 keeps its window when counted again', async () => {
+    expect(await hot.incr(key('to-zero'), 30)).toBe(1);
+    expect(await hot.decrBy(key('to-zero'), 1)).toBe(0);
+    expect(await hot.incr(key('to-zero'), 600)).toBe(1);
+    const left = await hot.ttl(key('to-zero'));
+    expect(left).toBeGreaterThan(0);
+    expect(left).toBeLessThanOrEqual(30);
+  });
+
   it('decrBy is atomic under concurrency with incr', async () => {
     await Promise.all(Array.from({ length: 30 }, () => hot.incr(key('mixed'), 60)));
     await Promise.all([

@@ -2,9 +2,10 @@ import { connectRedis, isCluster, type RedisClient, type RedisTarget } from './r
 import { assertOneSlot, familyKeys } from './slots.ts';
 import type { BoundedChange, BoundedFamily, HotStore, RecentEntry } from './store.ts';
 
-// INCR, and set the expiry only when the counter is new: a fixed window.
+// INCR, and set the expiry only when the counter is new (it has none): a fixed window. Not `n == 1`: a counter
+// decrBy brought to 0 keeps its window, and its next INCR gives 1.
 const INCR_WITH_TTL = `local n = redis.call('INCR', KEYS[1])
-if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+if redis.call('TTL', KEYS[1]) == -1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 return n`;
 
 // A value replaced, or deleted, only while it is the one expected: a claim's holder renewing or giving it up.

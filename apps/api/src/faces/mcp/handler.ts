@@ -87,7 +87,8 @@ export function mcpHandler(deps: Deps, ops: Operation[], opts: { callsPerMinute?
     const refusal = Array.isArray(body) ? batchRefusal(body, ctx.get('MCP-Protocol-Version') || undefined) : undefined;
     // A refused or unreadable request counts once; a served batch counts each of its messages.
     const calls = Array.isArray(body) && !refusal ? body.length : 1;
-    const limited = await tokenRateRefusal(deps.hot, 'mcp', actor.token.id, calls, limit).catch(toAppError);
+    // A count that fails (the hot store unreachable) lets the calls through, as on REST: the service keeps serving.
+    const limited = await tokenRateRefusal(deps.hot, 'mcp', actor.token.id, calls, limit).catch(() => undefined);
     if (limited) return sendProblem(ctx, limited);
     if (!parsed.ok) return writeResponse(ctx, parsed.response);
     if (refusal) return writeResponse(ctx, jsonRpcError(400, ProtocolErrorCode.InvalidRequest, refusal));
