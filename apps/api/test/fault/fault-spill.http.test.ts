@@ -1,4 +1,5 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createOrm } from '@us/db';
@@ -105,6 +106,48 @@ describe('fault: SIGTERM while PostgreSQL is unreachable', () => {
     }
     expect(second.output()).toMatch(/rows saved at the last shutdown were queued again and stored/);
 
+    second.proc.kill('SIGTERM');
+    expect(await second.exited).toEqual({ code: 0, signal: null });
+  }, 90_000);
+
+  // The fault: a second stop signal (Ctrl-C twice, a supervisor that signals again) ended the process at once, and
+  // the rows it held, answered 202 and not yet stored, went with it.
+  it('a second signal during the stop still saves what it holds, and the next start stores it', async () => {
+    const first = await spawnServer(env());
+    servers.push(first);
+    const stream = streamReports({ baseUrl: () => first.url, site, loops: 4, untilRefused: true });
+    await waitWhileStreaming(stream, () => expect(stream.log.acked.length).toBeGreaterThan(20));
+    await pg.stop();
+    const down = Date.now();
+    await waitWhileStreaming(stream, () => expect(answered(stream.log, 202, down)).toBeGreaterThan(20));
+    // A request still arriving holds the orderly stop (it lets requests in flight finish, up to its deadline).
+    const { port } = new URL(first.url);
+    const slow = connect(Number(port), '127.0.0.1');
+    await new Promise<void>((r) => slow.once('connect', () => r()));
+    slow.write('POST /collect HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n{');
+    first.proc.kill('SIGTERM');
+    // A second signal within a second is the same stop delivered twice (a terminal signals the process group).
+    await sleep(1500);
+    expect(first.proc.exitCode).toBeNull();
+    first.proc.kill('SIGTERM');
+    const exit = await first.exited;
+    slow.destroy();
+    const log = await stream.stop();
+    expect(exit, first.output()).toEqual({ code: 1, signal: null });
+    expect(first.output()).toMatch(/rows not yet stored were saved to .*ingest-spill/);
+    expect(files(spillDir).length).toBe(1);
+
+    await pg.start();
+    const second = await spawnServer(env());
+    servers.push(second);
+    expect(files(spillDir)).toEqual([]);
+    const orm = await createOrm(pg.url, { poolMax: 1 });
+    try {
+      const stored = await storedCounts(orm, site.siteId);
+      expect(log.acked.filter((id) => !stored.has(id))).toEqual([]);
+    } finally {
+      await orm.close();
+    }
     second.proc.kill('SIGTERM');
     expect(await second.exited).toEqual({ code: 0, signal: null });
   }, 90_000);

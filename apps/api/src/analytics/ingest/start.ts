@@ -80,6 +80,11 @@ export interface Ingest {
    * what is still held in this process.
    */
   stop(deadlineMs?: number): Promise<FlushResult>;
+  /**
+   * Saves what this process still holds to the spill folder at once, synchronously: for a process about to end
+   * without `stop` (an error nothing caught, a second stop signal). Answers how many rows were saved.
+   */
+  saveHeldNow(): number;
   readonly buffer: IngestBuffer;
 }
 
@@ -188,6 +193,16 @@ export async function startIngest(args: StartIngestArgs): Promise<Ingest> {
   }, 6 * 3600_000);
   daily.unref();
   const rooms = openRooms(buffer, (rows) => flusher.noteEnqueued(rows));
+  const saveHeldNow = () => {
+    const held = buffer.takeLocal();
+    const count = held.reduce((n, h) => n + h.rows.length, 0);
+    if (count && args.spillDir) {
+      const file = spillRows(args.spillDir, held);
+      ingestSpilledRows.inc({ event: 'saved' }, count);
+      args.logger?.warn(`ingest: ${count} rows not yet stored were saved to ${file}; the next start stores them`);
+    } else if (count) args.logger?.error(`ingest: ${count} rows not yet stored are lost (no spill folder)`);
+    return args.spillDir ? count : 0;
+  };
 
   return {
     buffer,
@@ -215,15 +230,10 @@ export async function startIngest(args: StartIngestArgs): Promise<Ingest> {
       const started = Date.now();
       await within(rooms.released(), deadlineMs);
       const last = await flusher.stop(Math.max(0, deadlineMs - (Date.now() - started)));
-      const held = buffer.takeLocal();
-      const count = held.reduce((n, h) => n + h.rows.length, 0);
-      if (count && args.spillDir) {
-        const file = spillRows(args.spillDir, held);
-        ingestSpilledRows.inc({ event: 'saved' }, count);
-        args.logger?.warn(`ingest: ${count} rows not yet stored were saved to ${file}; the next start stores them`);
-      } else if (count) args.logger?.error(`ingest: ${count} rows not yet stored are lost (no spill folder)`);
+      saveHeldNow();
       if (own) await buffer.close();
       return last;
     },
+    saveHeldNow,
   };
 }
