@@ -33,7 +33,10 @@ export function createMailer(opts: {
     const smtpUrl = opts.smtpUrl;
     // The SMTP client is loaded with the first e-mail: most nodes send none for hours.
     const transport = loadOnce<Transporter>(() =>
-      import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport(smtpUrl)),
+      import('nodemailer').then(({ default: nodemailer }) =>
+        // Bounded: nodemailer waits 2 minutes to connect and 10 for an idle socket, and callers wait on a send.
+        nodemailer.createTransport({ url: smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 }),
+      ),
     );
     return {
       async send(mail) {

@@ -175,6 +175,9 @@ function dueTags(r: UsageRow): string[] {
   return tags;
 }
 
+/** How long a flush waits for the notices its insert made due (a notice still being sent goes on after it). */
+const NOTICE_WAIT_MS = 5_000;
+
 /**
  * The ingest inserter with allowance counting: inserts, adds what was really inserted to
  * `usage_months` in the same transaction, then (after commit) sends any Free notices now due.
@@ -188,7 +191,18 @@ export function countingInserter(deps: NoticeDeps) {
       },
     });
     if (usage.length) {
-      await sendDueNotices(deps, usage).catch((e) => deps.logger?.error('usage: notices failed', e));
+      // Waited for a few seconds at most: every table's flush on this node waits behind this one, and a mail
+      // server that hangs held them all (the buffer filled and reports were refused). The rest goes on unwaited.
+      const notices = sendDueNotices(deps, usage).catch((e) => deps.logger?.error('usage: notices failed', e));
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        notices,
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, NOTICE_WAIT_MS);
+          timer.unref();
+        }),
+      ]);
+      clearTimeout(timer);
     }
     return inserted;
   };

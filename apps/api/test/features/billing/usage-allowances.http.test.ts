@@ -224,6 +224,27 @@ describe('allowances: usage counters, the Free pause and notices', () => {
     expect((await usage(w.workspaceId)).notified.sort()).toEqual(['pageviews:100', 'pageviews:80', 'requests:80']);
   });
 
+  // The fault: a mail server that takes the connection and never answers. The flush that made a notice due waited on
+  // it, and every table's flush on the node waited behind that one: the buffer filled and reports were refused.
+  it('a notice whose mail server hangs holds the flush a few seconds at most', { timeout: 30_000 }, async () => {
+    const w = await workspaceWithSite();
+    const other = await workspaceWithSite('Growth');
+    await setUsage(w.workspaceId, { pageviews: FREE.humanPageviewsPerMonth * 0.8 - 1, requests: 0 });
+    const hung = vi.spyOn(t.deps.mailer, 'send').mockImplementation(() => new Promise<void>(() => {}));
+    try {
+      await t.deps.ingest.enqueue('pageviews', pv(w.siteId));
+      await t.deps.ingest.flushNow();
+      expect((await usage(w.workspaceId)).pageviews).toBe(FREE.humanPageviewsPerMonth * 0.8);
+      expect(hung).toHaveBeenCalled();
+      // The next flush, another workspace's, goes through.
+      await t.deps.ingest.enqueue('pageviews', pv(other.siteId));
+      await t.deps.ingest.flushNow();
+      expect((await usage(other.workspaceId)).pageviews).toBe(1);
+    } finally {
+      hung.mockRestore();
+    }
+  });
+
   it('sends no notices on paid plans', async () => {
     const w = await workspaceWithSite('Growth');
     await setUsage(w.workspaceId, { pageviews: PLAN_LIMITS.Growth.humanPageviewsPerMonth, requests: 0 });
