@@ -39,14 +39,22 @@ export function daysOf(r: DayRange): string[] {
   return out;
 }
 
+/** One formatter per zone: making one costs ~70 µs, and day splits ask thousands of times. */
+const dayFormats = new Map<string, Intl.DateTimeFormat>();
+function dayFormatOf(timezone: string): Intl.DateTimeFormat {
+  let f = dayFormats.get(timezone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' });
+    // Zones are a few hundred names; anything else fails above, before it is kept.
+    if (dayFormats.size >= 1000) dayFormats.clear();
+    dayFormats.set(timezone, f);
+  }
+  return f;
+}
+
 /** Today in the zone, YYYY-MM-DD. */
 export function localToday(timezone: string, now = new Date()): string {
-  const parts = new Intl.DateTimeFormat('en-CA', {
-    timeZone: timezone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  }).formatToParts(now);
+  const parts = dayFormatOf(timezone).formatToParts(now);
   const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '';
   return `${get('year')}-${get('month')}-${get('day')}`;
 }

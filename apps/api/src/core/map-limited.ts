@@ -1,6 +1,8 @@
 /**
  * `fn` over every item, at most `limit` running at once, the answers in the items' order: work that
  * shares a pool (database connections, a workspace's query slots) runs side by side without taking it all.
+ * Once one fails no further item starts, and the failure is thrown only when the items already running have
+ * ended: work left running after the caller returned (and gave its slot back) ran on without a slot.
  */
 export async function mapLimited<T, R>(
   items: readonly T[],
@@ -9,12 +11,20 @@ export async function mapLimited<T, R>(
 ): Promise<R[]> {
   const answers: R[] = new Array(items.length);
   let next = 0;
+  let failed = false;
   const worker = async () => {
-    while (next < items.length) {
+    while (next < items.length && !failed) {
       const i = next++;
-      answers[i] = await fn(items[i] as T, i);
+      try {
+        answers[i] = await fn(items[i] as T, i);
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  const ended = await Promise.allSettled(Array.from({ length: Math.min(limit, items.length) }, worker));
+  const failure = ended.find((e) => e.status === 'rejected');
+  if (failure) throw failure.reason;
   return answers;
 }

@@ -26,6 +26,31 @@ describe('mapLimited', () => {
     await expect(mapLimited([1, 2], 2, async (n) => (n === 2 ? Promise.reject(new Error('two')) : n))).rejects.toThrow('two');
   });
 
+  // The fault: one batch spec timed out; the batch answered 503 and gave its slot back while the other workers went
+  // on through the remaining specs, each on the stats pool with no slot held.
+  it('after a failure starts no further item, and throws only once those running have ended', async () => {
+    const started: number[] = [];
+    const releases = new Map<number, () => void>();
+    let settled = false;
+    const work = mapLimited([1, 2, 3, 4, 5, 6], 2, async (n) => {
+      started.push(n);
+      if (n === 1) throw new Error('one');
+      await new Promise<void>((resolve) => releases.set(n, resolve));
+      return n;
+    }).finally(() => {
+      settled = true;
+    });
+    const outcome = work.then(
+      () => 'answered',
+      (e: Error) => e.message,
+    );
+    await expect.poll(() => releases.has(2)).toBe(true);
+    expect(settled).toBe(false);
+    releases.get(2)?.();
+    expect(await outcome).toBe('one');
+    expect(started).toEqual([1, 2]);
+  });
+
   it('answers an empty list without calling', async () => {
     expect(await mapLimited([], 4, async () => 1)).toEqual([]);
   });
