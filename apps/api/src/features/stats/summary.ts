@@ -112,10 +112,20 @@ export async function summaryOf(ctx: SiteCtx, input: SummaryQuery): Promise<Summ
   const range = resolveRange(input, ctx.today);
   const custom = customCompareRange(input, range);
   const prevRange = comparedRange(range, custom);
-  const [current, comparison] = await Promise.all([
+  const [current, comparable] = await Promise.all([
     baseOf(ctx, range, where),
     comparability(ctx, 'pageviews', comparableBefore(range, custom)),
   ]);
+  // A filtered summary of 46 to 90 days compares with days older than 90, which filtered summaries cannot read:
+  // the answer goes without its comparison (it was refused whole, blaming days the caller never asked about).
+  const first = Object.keys(where)[0];
+  const comparison =
+    comparable.available && first !== undefined && splitRange(prevRange, ctx.rawStart).rollup
+      ? {
+          available: false,
+          reason: `The period before (${prevRange.from} to ${prevRange.to}) reaches past the last 90 days, where a filtered summary is not kept: compare a shorter period, or drop the filter`,
+        }
+      : comparable;
   const prev = comparison.available ? values((await baseOf(ctx, prevRange, where)).base) : null;
   const now = values(current.base);
   const imported = await importedMeta(ctx, range, current.importedRead);

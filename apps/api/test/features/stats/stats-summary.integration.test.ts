@@ -105,4 +105,21 @@ describe('summary', () => {
     const refused = await f.get(`/v1/sites/${site}/summary`, { from: old, to: old, 'where.country': 'DE' }).expect(400);
     expect(refused.body.field).toBe('where.country');
   });
+
+  // The defect: the dashboard's 90 days with a filter clicked answered 400, blaming the range: the comparison period
+  // before it reaches past the last 90 days, where filtered summaries are not kept.
+  it('a filtered summary of 46 to 90 days answers without its comparison when the period before is past 90 days', async () => {
+    const site = await f.site();
+    await insertRollups(f.t, site, [{ day: dayAgo('UTC', 150), metricSet: 'pageviews', count: 5, visitors: 5 }]);
+    await insertRows(f.t.deps.orm, 'pageviews', [pv(site, noonUtc(dayAgo('UTC', 3)), { country: 'DE' })]);
+    for (const days of [60, 90]) {
+      const res = await f.get(`/v1/sites/${site}/summary`, { days, 'where.country': 'DE' }).expect(200);
+      expect(res.body.measures.pageviews.value).toBe(1);
+      expect(res.body.measures.pageviews.previous).toBeNull();
+      expect(res.body.comparison).toEqual({ available: false, reason: expect.stringMatching(/past the last 90 days/) });
+    }
+    // Unfiltered, the same period compares as before.
+    const plain = await f.get(`/v1/sites/${site}/summary`, { days: 90 }).expect(200);
+    expect(plain.body.comparison.available).toBe(true);
+  });
 });
