@@ -22,6 +22,7 @@ import { metricsHandler, serverMetrics } from './faces/metrics.ts';
 import { PROBLEM_TYPES_PREFIX, problemTypesHandler } from './faces/problem-types.ts';
 import { proxyFace } from './faces/proxy/handler.ts';
 import type { ProxyLimits } from './faces/proxy/limits.ts';
+import { readinessOf } from './faces/readiness.ts';
 import { restHandler } from './faces/rest/handler.ts';
 import { buildOpenApi } from './faces/rest/openapi.ts';
 import { scriptHandler } from './faces/script.ts';
@@ -115,13 +116,14 @@ function createApp(deps: Deps, collect: ReturnType<typeof collectHandler>, metri
   // The check page answers on /challenge and on the path of CHALLENGE_URL when that names another one.
   const challengePath = new URL(deps.urls.challenge).pathname.replace(/\/+$/, '') || '/challenge';
   const downloads = downloadsHandler(deps, opts.downloadLimits);
+  const readiness = readinessOf(deps);
   const uploads = uploadsHandler(deps);
   const billingWebhook = billingWebhookHandler(deps);
   const script = scriptHandler((key, ctx) => collect.scriptFeaturesOf(key, ctx.ip), opts.scriptDist);
   const sdk = sdkHandler(opts.edgeSdkDir);
   const spa = spaStatic(opts.webDist ?? WEB_DIST, {
     https: (ctx) => servedOverHttps(ctx, deps.urls.app),
-    frameAncestors: (ctx) => shareFrameAncestors(deps, ctx.path),
+    frameAncestors: (ctx) => shareFrameAncestors(deps, ctx.path, ctx.ip),
   });
   const apiDocs = apiDocsHandler(deps);
   const problemTypes = problemTypesHandler();
@@ -157,10 +159,9 @@ function createApp(deps: Deps, collect: ReturnType<typeof collectHandler>, metri
     }
     if (p === '/readyz') {
       label('health', p, 'readyz');
-      const checks = await Promise.allSettled([deps.orm.em.fork().execute('select 1'), deps.hot.ping()]);
-      const [db, hot] = checks.map((c) => (c.status === 'fulfilled' ? 'ok' : 'unreachable'));
-      ctx.status = db === 'ok' && hot === 'ok' ? 200 : 503;
-      ctx.body = { status: ctx.status === 200 ? 'ready' : 'not ready', database: db, hotState: `${hot} (${deps.hot.kind})` };
+      const { ready, body } = await readiness();
+      ctx.status = ready ? 200 : 503;
+      ctx.body = body;
       return;
     }
     if (p === '/metrics') {

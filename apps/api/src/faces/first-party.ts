@@ -35,7 +35,13 @@ function sendPage(ctx: Context, status: number, title: string, text: string) {
   ctx.set('Cache-Control', 'no-store');
   ctx.set('Referrer-Policy', 'no-referrer');
   ctx.set('X-Robots-Tag', 'noindex');
-  ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
+  // Framed nowhere, sniffed as nothing else (frame-ancestors does not fall back to default-src).
+  ctx.set(
+    'Content-Security-Policy',
+    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+  );
+  ctx.set('X-Frame-Options', 'DENY');
+  ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.type = 'text/html; charset=utf-8';
   ctx.body = page(title, text);
 }

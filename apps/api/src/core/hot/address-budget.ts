@@ -24,6 +24,11 @@ export const CHECK_BUDGETS = {
    */
   internal: 120,
   /**
+   * `/share/<token>` pages, per connecting address: whether the link may be framed is looked up before the page is
+   * sent. Past the budget the page is sent all the same, with no frame allowed (no lookup).
+   */
+  sharePage: 120,
+  /**
    * The payment provider's webhook, per sending address: requests whose signature fails only (a signed
    * event is never refused for a budget; features/billing/billing-webhook.ts).
    */

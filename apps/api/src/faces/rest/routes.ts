@@ -65,7 +65,8 @@ export function matchRoute(routes: RestRoute[], method: string, path: string) {
     const m = route.pattern.exec(path);
     if (!m) continue;
     pathMatched = true;
-    if (route.method !== method) continue;
+    // HEAD is GET without the body (RFC 9110 9.3.2): Koa leaves the body out.
+    if (route.method !== method && !(method === 'HEAD' && route.method === 'GET')) continue;
     const params: Record<string, string> = {};
     route.params.forEach((name, i) => {
       params[name] = decodeParam(m[i + 1] as string);

@@ -17,7 +17,7 @@ const MAX_NAMES = 10_000;
 
 /**
  * `GET /proxy/tls-ask?domain=<hostname>`: 200 only for a registered proxy-mode hostname that is live
- * (status active), 404 for any other name, 400 without a valid hostname. Caddy asks at every name it has
+ * (status active), 404 for any other name (and for any request forwarded by a proxy), 400 without a valid hostname. Caddy asks at every name it has
  * no certificate for, strangers' made-up TLS server names included: answers are kept a few seconds per
  * name (one database lookup per name at a time, `LookupCache`).
  */
@@ -35,6 +35,12 @@ export function tlsAskHandler(deps: Pick<Deps, 'orm' | 'logger'>, opts: { now?: 
   };
 
   return async (ctx: Context) => {
+    // Caddy asks from next to the service, never through a proxy. Forwarded from outside (the public hostname's
+    // proxy adds X-Forwarded-For), a made-up name per request was a database lookup per request, and the answers
+    // told anyone which hostnames are live.
+    if (ctx.get('x-forwarded-for')) {
+      return sendProblem(ctx, new AppError(404, 'This path answers the ingress next to the service only'));
+    }
     const raw = ctx.query.domain;
     const check = typeof raw === 'string' && raw.length <= 253 ? normaliseHostname(raw) : null;
     if (!check?.ok) {

@@ -3,6 +3,7 @@
 import { SHARE_TOKEN_PATTERN } from '@us/shared';
 import { makerIsMember } from '../../actor/makers.ts';
 import type { Deps } from '../../core/deps.ts';
+import { overBudget } from '../../core/hot/address-budget.ts';
 import type { FrameAncestors } from '../../core/http/security-headers.ts';
 import { sha256 } from '../../core/security/tokens.ts';
 
@@ -12,11 +13,18 @@ const SHARE_PATH = /^\/share\/([^/]+)\/?$/;
 /**
  * The frame ancestors of the dashboard page at `path`: the site's hostnames for an open link that allows
  * embedding, `'none'` for anything else (another page, an unknown, revoked or stopped link). A failed
- * lookup answers `'none'` too: the view then opens, only not inside a frame.
+ * lookup, or an address past its budget of pages a minute, answers `'none'` too: the view then opens, only not
+ * inside a frame.
  */
-export async function shareFrameAncestors(deps: Pick<Deps, 'orm' | 'logger'>, path: string): Promise<FrameAncestors> {
+export async function shareFrameAncestors(
+  deps: Pick<Deps, 'orm' | 'logger' | 'hot'>,
+  path: string,
+  ip: string,
+): Promise<FrameAncestors> {
   const token = SHARE_PATH.exec(path)?.[1];
   if (!token || !SHARE_TOKEN_PATTERN.test(token)) return 'none';
+  // Counted first: a made-up token per request was a database lookup per request from anyone.
+  if (await overBudget(deps.hot, 'sharePage', ip)) return 'none';
   try {
     const rows = await deps.orm.em.fork().execute<{ hostnames: string[] }[]>(
       `select array(select h.hostname from site_hostnames h where h.site_id = l.site_id order by h.hostname) as hostnames

@@ -125,6 +125,10 @@ describe('internal link and the first-party /_us/internal path', () => {
 
     const unknown = await follow(`https://${o.verified}/_us/internal?token=nope`).expect(410);
     expect(unknown.text).toMatch(/expired or is not valid/);
+    // Its pages are framed nowhere and sniffed as nothing else.
+    expect(unknown.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(unknown.headers['x-frame-options']).toBe('DENY');
+    expect(unknown.headers['x-content-type-options']).toBe('nosniff');
     expect(markLine(unknown)).toBeUndefined();
     await follow(`https://${o.verified}/_us/internal`).expect(410);
 

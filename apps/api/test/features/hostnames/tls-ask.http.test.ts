@@ -55,6 +55,16 @@ describe('GET /proxy/tls-ask', () => {
     }
   });
 
+  // The attack: the public hostname's proxy forwarded /proxy/tls-ask from outside: a made-up name per request was a
+  // database lookup per request, and the answers listed which hostnames are live.
+  it('answers 404 to a request forwarded by a proxy, live hostname or not, without looking it up', async () => {
+    const problem = expectProblem(
+      await t.request.get('/proxy/tls-ask').query({ domain: hosts.builtInLive }).set('X-Forwarded-For', '203.0.113.5'),
+      404,
+    );
+    expect(problem.title).toContain('ingress next to the service only');
+  });
+
   it('answers 400 without one valid hostname', async () => {
     expectProblem(await ask(), 400, 'domain');
     for (const bad of [

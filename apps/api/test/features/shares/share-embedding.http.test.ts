@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { CHECK_BUDGETS } from '../../../src/core/hot/address-budget.ts';
 import { callerFor } from '../../support/caller.ts';
 import { createToken, createUser, startTestServer, type TestServer } from '../../support/server.ts';
 import { createSite } from '../../support/sites.ts';
@@ -68,5 +70,19 @@ describe('embedding a shared view', () => {
     const gone = await t.request.get(pathOf(open.url)).expect(200);
     expect(gone.headers['content-security-policy']).toContain("frame-ancestors 'none'");
     expect(gone.headers['x-frame-options']).toBe('DENY');
+  });
+
+  // The attack: a made-up link per request was a database lookup per request, from anyone, before the page was sent.
+  it('looks up at most the address’s budget of links a minute; past it the page is sent, framed nowhere', async () => {
+    const fork = vi.spyOn(t.deps.orm.em, 'fork');
+    try {
+      for (let i = 0; i < CHECK_BUDGETS.sharePage + 20; i++) {
+        const res = await t.request.get(`/share/shr_${randomBytes(24).toString('base64url').slice(0, 32)}`).expect(200);
+        expect(res.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+      }
+      expect(fork.mock.calls.length).toBeLessThanOrEqual(CHECK_BUDGETS.sharePage);
+    } finally {
+      fork.mockRestore();
+    }
   });
 });
