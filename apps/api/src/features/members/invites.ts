@@ -147,6 +147,9 @@ export async function acceptInvite(
       throw UNUSABLE_LINK();
     }
     const workspaceId = invite.workspace.id;
+    // One at a time with new invitations: their seat count (members, then pending invitations) must not see this
+    // invitation gone and its member not yet there (a Free workspace ended with 3 members of 2).
+    await lockWorkspace(tx, workspaceId);
     const used = await tx.nativeUpdate(
       Invite,
       { id: invite.id, acceptedAt: null, withdrawnAt: null, expiresAt: { $gt: now } },

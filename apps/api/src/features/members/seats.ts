@@ -35,7 +35,12 @@ export async function lockWorkspace(tx: EntityManager, workspaceId: string): Pro
  * otherwise an admin could mint an account:admin token and make themselves owner.
  */
 export async function canManageOwners(em: EntityManager, actor: Actor): Promise<boolean> {
-  if (actor.type === 'user') return actor.role === 'owner';
+  // Read again (callers hold the workspace's lock): the role the request began with may be gone, an owner demoted
+  // meanwhile by another owner could otherwise still remove or demote a third.
+  if (actor.type === 'user') {
+    const me = await em.findOne(Membership, { workspace: actor.workspaceId, user: actor.user.id });
+    return me?.role === 'owner';
+  }
   if (actor.type === 'share' || !actor.scopes.includes('account:admin')) return false;
   const maker = await em.findOne(Membership, { workspace: actor.workspaceId, user: actor.token.createdBy.id });
   return maker?.role === 'owner';

@@ -1,6 +1,8 @@
 import { Membership } from '@us/db';
 import { scopesOfRole } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Actor } from '../../../src/actor/actor.ts';
+import { canManageOwners } from '../../../src/features/members/seats.ts';
 import { expectProblem } from '../../support/auth-helpers.ts';
 import { createToken, createUser, startTestServer, type TestServer } from '../../support/server.ts';
 
@@ -53,5 +55,24 @@ describe('workspace owners', () => {
       .send({ role: 'owner' });
     expect(ok.status).toBe(200);
     expect(ok.body.role).toBe('owner');
+  });
+
+  // The race: an owner being demoted by another owner, with a request of their own already under way as an owner,
+  // could still remove or demote a third owner: the check read the role the request began with.
+  it('asks whether a person is an owner as the workspace is now, not as their request began', async () => {
+    const w = await workspaceWithAdmin();
+    const em = t.deps.orm.em.fork();
+    const asOwner = (user: unknown) =>
+      ({
+        type: 'user',
+        user,
+        workspaceId: w.workspaceId,
+        role: 'owner',
+        scopes: scopesOfRole('owner'),
+        siteIds: null,
+      }) as unknown as Actor;
+    expect(await canManageOwners(em, asOwner(w.owner.user))).toBe(true);
+    // The admin's request began while they were an owner; they are not one now.
+    expect(await canManageOwners(em, asOwner(w.admin.user))).toBe(false);
   });
 });
