@@ -1,5 +1,6 @@
 // The summary (GET /v1/sites/{id}/summary): headline measures of People traffic, always compared.
 import { SUMMARY_MEASURES, type Summary, type SummaryMeasure, type SummaryMeasureName, type SummaryQuery } from '@us/shared';
+import { formatForDimensions } from '../../analytics/catalogue.ts';
 import { type DayRange, type RawRange, resolveRange, splitRange } from '../../analytics/range.ts';
 import { importedMeta } from '../../analytics/rollup-source.ts';
 import { run } from '../../analytics/runner.ts';
@@ -63,7 +64,10 @@ async function baseOf(
   const filter = fit?.ok ? { dimension: fit.dimension, where } : undefined;
   // A pair a day's rollup left out (too many values) is read raw that day.
   const pairs = filter?.dimension.includes('|') ? [filter.dimension] : [];
-  const split = await splitForQuestion(ctx, r, first === undefined || filter !== undefined, filter ? 4 : 1, true, [], pairs);
+  // Format 4 keeps the per-value measures; a dimension added later (channel, browser…) needs the format that added
+  // it: a day rolled up before that has no rows of it, and read as rolled up it counted 0.
+  const version = filter ? Math.max(4, formatForDimensions(Object.keys(where))) : 1;
+  const split = await splitForQuestion(ctx, r, first === undefined || filter !== undefined, version, true, [], pairs);
   const [raw, rollup] = await Promise.all([
     split.raw ? rawBase(ctx, split.raw, where) : ZERO,
     split.rollup ? rollupBase(ctx, split.rollup, filter) : ZERO,
