@@ -10,7 +10,18 @@ import type { AlertDeps, PendingHook, RuleRow } from './rule-columns.ts';
 import { postWithRetries } from './webhook.ts';
 
 async function sendHook(deps: AlertDeps, orm: Orm, hook: PendingHook, logger: Pick<Logger, 'warn'> | undefined) {
-  const secret = deps.ciphers.alerts.decrypt(hook.sealedSecret);
+  let secret: string;
+  try {
+    secret = deps.ciphers.alerts.decrypt(hook.sealedSecret);
+  } catch {
+    // Sealed under another APP_SECRET (changed, or a backup restored under another): it never opens. Left pending, the
+    // delivery was taken again every run, and 200 such filled the window of every workspace's resumed deliveries.
+    await orm.em.fork().execute("update alert_deliveries set webhook = 'failed' where id = ?", [hook.deliveryId]);
+    logger?.warn(
+      `jobs: an alert webhook's signing secret cannot be read (APP_SECRET changed?): not sent; saving the rule's webhook URL again makes a new one`,
+    );
+    return;
+  }
   const outcome = await postWithRetries(hook.url, hook.body, secret, {
     allowLoopback: deps.env.ALERT_WEBHOOKS_TO_LOOPBACK,
     sleep: deps.sleep,

@@ -128,6 +128,24 @@ describe('alert webhooks', () => {
   // A fault: the process stops (a deploy's SIGTERM) after a run claimed a period's delivery and before it told
   // anyone. The period was recorded as looked at, so no later run fired it again: the alert was lost. Here the
   // stopped run is a look whose e-mail never leaves (its promise left behind, as a stopped process leaves it).
+  // The fault: a secret sealed under another APP_SECRET (changed, or a backup restored) never opens. The delivery
+  // stayed pending, was taken again every run, and 200 such filled every workspace's window of resumed deliveries.
+  it('a webhook whose secret cannot be opened is recorded failed, not tried again every run', async () => {
+    const siteId = await spikingSite('Unopenable');
+    const { alert } = await owner.alerts.create({
+      id: siteId,
+      kind: 'traffic_spike',
+      thresholdPercent: 100,
+      webhookUrl: `${base}/hooks/sealed`,
+    });
+    await t.deps.orm.em.fork().execute("update alerts set webhook_secret = 'sealed-under-another-key' where id = ?", [alert.id]);
+    received.length = 0;
+    await runAlerts(t.deps.orm, t.deps, { siteIds: [siteId], wait: true });
+    expect(received).toHaveLength(0);
+    const { deliveries } = await owner.alerts.deliveries({ id: siteId, alert: alert.id });
+    expect(deliveries).toMatchObject([{ webhook: 'failed' }]);
+  });
+
   it('sends at the next run what a stopped run claimed and did not send: the e-mail and the webhook, once', async () => {
     const siteId = await spikingSite('Stopped');
     const { alert } = await owner.alerts.create({
