@@ -38,7 +38,8 @@ export interface SearchProviders {
   /** Traffic and inbound links Bing reports for a site URL. */
   bingData(siteUrl: string, days: SearchDay[], links: number[]): void;
   /** The next Search Analytics query answers this error (a quota, an outage). */
-  failNextGoogle(status: number, message: string): void;
+  /** The next Search Console call (sites.get or a query) answers `status`; `reason`: Google's usage-limit reason. */
+  failNextGoogle(status: number, message: string, reason?: string): void;
   /** Every request's method and path (no query), in order. */
   seen: string[];
   close(): Promise<void>;
@@ -52,7 +53,16 @@ export async function startSearchProviders(): Promise<SearchProviders> {
   const seen: string[] = [];
   const googleDays = new Map<string, SearchDay[]>();
   const bingDays = new Map<string, { days: SearchDay[]; links: number[] }>();
-  let googleFailure: { status: number; message: string } | null = null;
+  let googleFailure: { status: number; message: string; reason?: string } | null = null;
+  /** Google's error body, as its APIs write one (a usage limit names its reason under `errors`). */
+  const googleError = (f: { status: number; message: string; reason?: string }) => ({
+    error: {
+      code: f.status,
+      message: f.message,
+      ...(f.reason ? { errors: [{ message: f.message, domain: 'usageLimits', reason: f.reason }] } : {}),
+      status: f.status === 403 ? 'PERMISSION_DENIED' : 'RESOURCE_EXHAUSTED',
+    },
+  });
   let base = '';
 
   const json = (res: http.ServerResponse, status: number, body: unknown) => {
@@ -118,7 +128,7 @@ export async function startSearchProviders(): Promise<SearchProviders> {
       if (googleFailure) {
         const f = googleFailure;
         googleFailure = null;
-        return json(res, f.status, { error: { code: f.status, message: f.message, status: 'RESOURCE_EXHAUSTED' } });
+        return json(res, f.status, googleError(f));
       }
       const q = JSON.parse(await readBody(req)) as { startDate: string; endDate: string; dimensions?: string[] };
       const days = (googleDays.get(property) ?? []).filter((d) => d.day >= q.startDate && d.day <= q.endDate);
@@ -159,6 +169,11 @@ export async function startSearchProviders(): Promise<SearchProviders> {
         });
       }
       const property = decodeURIComponent(site[1] as string);
+      if (googleFailure) {
+        const f = googleFailure;
+        googleFailure = null;
+        return json(res, f.status, googleError(f));
+      }
       const level = grants.get(property)?.get(email);
       if (!level) {
         return json(res, 403, {
@@ -256,8 +271,8 @@ export async function startSearchProviders(): Promise<SearchProviders> {
     bingData(siteUrl, days, links) {
       bingDays.set(siteUrl, { days, links });
     },
-    failNextGoogle(status, message) {
-      googleFailure = { status, message };
+    failNextGoogle(status, message, reason) {
+      googleFailure = { status, message, ...(reason ? { reason } : {}) };
     },
     seen,
     close: () => new Promise<void>((r) => server.close(() => r())),

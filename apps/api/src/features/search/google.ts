@@ -102,12 +102,59 @@ export async function accessToken(key: ServiceAccountKey, now = Date.now()): Pro
   return body.access_token;
 }
 
+/** Google's 403 reasons that say nothing about access to the property (usage limits, the API off or misconfigured). */
+const NOT_ACCESS = new Set([
+  'rateLimitExceeded',
+  'userRateLimitExceeded',
+  'dailyLimitExceeded',
+  'quotaExceeded',
+  'accessNotConfigured',
+  'RATE_LIMIT_EXCEEDED',
+  'SERVICE_DISABLED',
+  'API_KEY_SERVICE_BLOCKED',
+]);
+
+interface GoogleErrorBody {
+  error?: { message?: unknown; errors?: { domain?: unknown; reason?: unknown }[]; details?: { reason?: unknown }[] };
+}
+
+function notAccess(text: string): boolean {
+  let body: GoogleErrorBody;
+  try {
+    body = JSON.parse(text) as GoogleErrorBody;
+  } catch {
+    return false;
+  }
+  const errors = Array.isArray(body.error?.errors) ? body.error.errors : [];
+  const details = Array.isArray(body.error?.details) ? body.error.details : [];
+  return (
+    errors.some((e) => e?.domain === 'usageLimits' || NOT_ACCESS.has(String(e?.reason))) ||
+    details.some((d) => NOT_ACCESS.has(String(d?.reason)))
+  );
+}
+
+function errorMessageOf(text: string): string {
+  try {
+    const message = (JSON.parse(text) as GoogleErrorBody).error?.message;
+    return typeof message === 'string' ? message.slice(0, 300) : 'refused for a usage limit';
+  } catch {
+    return 'refused for a usage limit';
+  }
+}
+
 /** Whether the token's account may read the property (Search Console's sites.get). */
 export async function canReadProperty(apiUrl: string, token: string, property: string): Promise<boolean> {
   const res = await providerFetch('Google', `${apiUrl}/webmasters/v3/sites/${encodeURIComponent(property)}`, {
     headers: { authorization: `Bearer ${token}` },
   });
-  if (res.status === 403 || res.status === 404) return false;
+  if (res.status === 404) return false;
+  if (res.status === 403) {
+    const text = await res.text().catch(() => '');
+    // A 403 for quota, rate or the API's state is Google's (or the operator's project's), not the property's
+    // access: stopping the pulls for good on it stopped every delegated customer checked in that minute.
+    if (!notAccess(text)) return false;
+    throw new ProviderError('Google', 403, errorMessageOf(text));
+  }
   if (!res.ok) throw new ProviderError('Google', res.status, await providerMessage(res));
   const body = (await res.json().catch(() => ({}))) as { permissionLevel?: unknown };
   return typeof body.permissionLevel === 'string' && body.permissionLevel !== 'siteUnverifiedUser';

@@ -114,6 +114,19 @@ describe('delegated search access, checked before every pull', () => {
     expect(await primary()).toMatchObject({ status: 'ok', statusMessage: null, lastPull: { ok: true } });
   });
 
+  // The fault: Google answers 403 for usage limits too (one delegated service account serves every customer, and one
+  // tenant's loop of connects could spend its minute). Taken as access withdrawn, it stopped the pulls for good.
+  it('a 403 for a usage limit is a failed pull tried again, not access withdrawn', async () => {
+    providers.failNextGoogle(403, 'Quota exceeded for quota metric Queries per minute per user.', 'userRateLimitExceeded');
+    const failed = await pullAfter(DAY + 1000);
+    expect(failed).toMatchObject({ ran: true, pulled: 0, failed: 1, stopped: 0 });
+    const after = await primary();
+    expect(after.status).not.toBe('access-lost');
+    expect(after.lastPull).toMatchObject({ ok: false });
+    expect(await pullAfter(DAY)).toMatchObject({ pulled: 1, failed: 0, stopped: 0 });
+    expect(await primary()).toMatchObject({ status: 'ok', lastPull: { ok: true } });
+  });
+
   it('stops the pulls when access is withdrawn in Search Console, until the source is connected again', async () => {
     providers.revoke(own.email, property);
     expect(await pullAfter(DAY + 1000)).toEqual({ ran: true, pulled: 0, failed: 0, stopped: 1 });
