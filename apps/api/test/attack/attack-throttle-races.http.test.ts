@@ -213,4 +213,24 @@ describe('attack: concurrent guesses against the throttles', () => {
       .send({ email: uniqueEmail(), password: GOOD_PASSWORD })
       .expect(202);
   });
+
+  // The attack: failures against an account were counted, against an address with no account not; a few wrong
+  // passwords sent from new addresses then showed the slowdown only where an account existed.
+  it('failed sign-ins slow an address with an account and one without alike', async () => {
+    const { email } = await createUser(t.deps);
+    const nobody = uniqueEmail('nobody');
+    const delaysFor = (address: string) =>
+      sleepsDuring(t, async () => {
+        for (let i = 0; i < 5; i++) {
+          await t.request
+            .post('/v1/auth/login')
+            .set('X-Forwarded-For', uniqueIp())
+            .send({ email: address, password: WRONG })
+            .expect(401);
+        }
+      });
+    const known = await delaysFor(email);
+    expect(known.length).toBeGreaterThan(0);
+    expect(await delaysFor(nobody)).toEqual(known);
+  });
 });

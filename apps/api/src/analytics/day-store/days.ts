@@ -20,7 +20,7 @@ export function splitUtcDays(range: DayRange, timezone: string, earliest?: strin
   const raw: string[] = [];
   // No day after tomorrow holds rows (records are taken at most minutes ahead): a range ten years into the future
   // was thousands of days split on the event loop for nothing.
-  const end = addDays(range.to, 1) < addDays(utcDay(now), 2) ? addDays(range.to, 1) : addDays(utcDay(now), 2);
+  const end = [addDays(range.to, 1), addDays(utcDay(now), 2)].sort()[0] as string;
   for (let d = addDays(range.from, -1); d <= end; d = addDays(d, 1)) {
     const first = localToday(timezone, new Date(startOf(d)));
     const last = localToday(timezone, new Date(startOf(addDays(d, 1)) - 1));

@@ -69,9 +69,9 @@ export function readSpills(dir: string): Spilled {
         row.at = new Date(row.at);
         // Pushed, not copied: a copy of the table's rows per line made reading 200k spilled rows quadratic (minutes,
         // before the server listened, every start again).
-        let rows = byTable.get(table);
-        if (!rows) byTable.set(table, (rows = []));
-        rows.push(row as AnalyticsRows[AnalyticsTable]);
+        const rows = byTable.get(table);
+        if (rows) rows.push(row as AnalyticsRows[AnalyticsTable]);
+        else byTable.set(table, [row as AnalyticsRows[AnalyticsTable]]);
       } catch {
         unreadable.push(line);
       }

@@ -18,7 +18,7 @@ const CONFIRM_FIRST = 'Confirm your e-mail address first: open the link we sent,
 
 async function signedIn(deps: Deps, em: EntityManager, user: User, req: RequestInfo, out: ResponseOut) {
   await startSession(em, user.id, req, out);
-  await deps.hot.del(throttleKeys.loginByAccount(user.id));
+  await deps.hot.del(throttleKeys.loginByEmail(normaliseEmail(user.email)));
   return { user: { id: user.id, email: user.email }, memberships: await listMemberships(em, user.id) };
 }
 
@@ -29,11 +29,11 @@ async function signedIn(deps: Deps, em: EntityManager, user: User, req: RequestI
  * but guesses sent at once would each still be verified (Argon2, on the shared thread pool). An account has
  * no such bound, so no one can lock another person out by guessing.
  */
-async function countAttempt(deps: Deps, address: string | null, user: User | null): Promise<number> {
+async function countAttempt(deps: Deps, address: string | null, email: string): Promise<number> {
   const addressKey = address ? throttleKeys.loginByAddress(address) : null;
   const [byAddress, byAccount] = await Promise.all([
     addressKey ? deps.hot.incr(addressKey, LOGIN_WINDOW_SECONDS) : 0,
-    user ? deps.hot.incr(throttleKeys.loginByAccount(user.id), LOGIN_WINDOW_SECONDS) : 0,
+    deps.hot.incr(throttleKeys.loginByEmail(email), LOGIN_WINDOW_SECONDS),
   ]);
   if (addressKey && byAddress > LIMITS.loginFailuresPerAddress) {
     await refuseUntilReset(
@@ -48,7 +48,7 @@ async function countAttempt(deps: Deps, address: string | null, user: User | nul
 /** The password was right: the account starts afresh, and this attempt comes off the address's count. */
 async function passwordAccepted(deps: Deps, address: string | null, user: User) {
   await Promise.all([
-    deps.hot.del(throttleKeys.loginByAccount(user.id)),
+    deps.hot.del(throttleKeys.loginByEmail(normaliseEmail(user.email))),
     address ? deps.hot.decrBy(throttleKeys.loginByAddress(address), 1) : undefined,
   ]);
 }
@@ -67,7 +67,7 @@ export async function login(
   const email = normaliseEmail(input.email);
   const user = await em.findOne(User, { email });
   const address = req.ip ? addressTag(req.ip) : null;
-  const delay = slowdownMs(await countAttempt(deps, address, user));
+  const delay = slowdownMs(await countAttempt(deps, address, email));
   if (delay > 0) await deps.sleep(delay);
 
   const ok = user ? await verifyPassword(user.passwordHash, input.password) : await dummyVerify(input.password);

@@ -48,7 +48,7 @@ export async function resetPassword(deps: Deps, em: EntityManager, input: { toke
   await refuseBreached(deps, input.password, 'password');
   const passwordHash = await hashPassword(input.password);
   const userId = row.user.id;
-  await em.transactional(async (tx) => {
+  const email = await em.transactional(async (tx) => {
     if (!(await consumeEmailToken(tx, row.id))) {
       throw badRequest('token', 'This reset link is invalid, used or expired: ask for a new one');
     }
@@ -58,8 +58,9 @@ export async function resetPassword(deps: Deps, em: EntityManager, input: { toke
     await tx.nativeUpdate(User, { id: userId }, { passwordHash, emailVerifiedAt: user.emailVerifiedAt ?? new Date() });
     await endAllSessions(tx, userId);
     await revokeTokensMadeBy(tx, userId);
+    return user.email;
   });
-  await clearAccountThrottles(deps.hot, userId);
+  await clearAccountThrottles(deps.hot, userId, normaliseEmail(email));
   return { reset: true };
 }
 

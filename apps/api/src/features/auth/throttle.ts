@@ -13,7 +13,11 @@ export const LOGIN_WINDOW_SECONDS = 3600;
 export const throttleKeys = {
   loginByAddress: (tag: string) => `login-fail:ip:${tag}`,
   signupByAddress: (tag: string) => `signup:ip:${tag}`,
-  loginByAccount: (userId: string) => `login-fail:acct:${userId}`,
+  /**
+   * Failures against an e-mail address, whether an account has it or not: counted for accounts only, the slowdown
+   * came to addresses with an account alone, and timing a few failed sign-ins told which had one.
+   */
+  loginByEmail: (email: string) => `login-fail:email:${sha256(`email\n${email}`)}`,
   /** Hash: address tag → failures from it against this account, so a reset can take them back off. */
   loginAddressesOfAccount: (userId: string) => `login-fail:acct-ips:${userId}`,
   verifyWrong: (userId: string) => `verify-wrong:${userId}`,
@@ -60,14 +64,9 @@ export async function refuseUntilReset(hot: HotStore, key: string, title: (waitS
  * A password reset clears the account's sign-in throttling entirely: its own counters, and the failures
  * against it at the addresses they came from (other failures from those addresses keep counting).
  */
-export async function clearAccountThrottles(hot: HotStore, userId: string): Promise<void> {
+export async function clearAccountThrottles(hot: HotStore, userId: string, email: string): Promise<void> {
   const tally = throttleKeys.loginAddressesOfAccount(userId);
   const byAddress = await hot.hgetall(tally);
   await Promise.all(Object.entries(byAddress).map(([tag, n]) => hot.decrBy(throttleKeys.loginByAddress(tag), Number(n))));
-  await hot.del(
-    tally,
-    throttleKeys.loginByAccount(userId),
-    throttleKeys.verifyWrong(userId),
-    throttleKeys.twoFactorWrong(userId),
-  );
+  await hot.del(tally, throttleKeys.loginByEmail(email), throttleKeys.verifyWrong(userId), throttleKeys.twoFactorWrong(userId));
 }

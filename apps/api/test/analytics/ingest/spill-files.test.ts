@@ -29,7 +29,7 @@ describe('spill files', () => {
     expect(read.files).toHaveLength(2);
     const byTable = Object.fromEntries(read.rows.map((r) => [r.table, r.rows]));
     expect(byTable.pageviews?.map((r) => (r as { id: string }).id)).toEqual(['pv-1', 'pv-2']);
-    expect((byTable.pageviews?.[0] as { at: Date }).at).toEqual(new Date(1_700_000_000_001));
+    expect(byTable.pageviews?.[0]).toMatchObject({ at: new Date(1_700_000_000_001) });
     expect(byTable.events).toHaveLength(1);
     expect(read.unreadable).toEqual(['not json', '{"table":"nope","row":{}}']);
     // Nothing of the temporary name is left.
@@ -44,6 +44,6 @@ describe('spill files', () => {
     spillRows(dir, [{ table: 'pageviews', rows: rows as never[] }]);
     const read = readSpills(dir);
     expect(read.rows[0]?.rows).toHaveLength(200_000);
-    expect((read.rows[0]?.rows.at(-1) as { id: string }).id).toBe('pv-199999');
+    expect(read.rows[0]?.rows.at(-1)).toMatchObject({ id: 'pv-199999' });
   });
 });
