@@ -157,7 +157,15 @@ export async function figures(ctx: SiteCtx, qn: Question): Promise<Figures> {
     plan.totalsFromGroups ? null : run(ctx.em, totalsStatement(ctx, qn, counts, sources)),
     qn.by ? run(ctx.em, groupsStatement(ctx, qn, counts, sources, plan.totalsFromGroups)) : [],
   ]);
-  const totals = totalRows ? countsOf(totalRows[0], counts) : countsOf(groups[0], counts, 'total_');
+  // Totals that ride on the groups' rows are gone when no row comes back: a search matching nothing, an offset past
+  // the last row. They are asked on their own then (totals stay those of every value), from raw rows.
+  const noRowToCarry = plan.totalsFromGroups && groups.length === 0 && (!!qn.search || (qn.offset ?? 0) > 0);
+  const alone = noRowToCarry ? await run(ctx.em, totalsStatement(ctx, qn, counts, { ...sources, kept: null })) : null;
+  const totals = totalRows
+    ? countsOf(totalRows[0], counts)
+    : alone
+      ? countsOf(alone[0], counts)
+      : countsOf(groups[0], counts, 'total_');
   const importedRead = sources.rollup !== null && !withoutImported(sources.rollup.shape) && qn.lane === 'human';
   return { totals, ...shapeRows(qn, groups, counts), source: sourceOf(sources), importedRead };
 }

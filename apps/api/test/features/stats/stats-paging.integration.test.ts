@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { requestRow } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dayAgo, insertRollups, insertRows, noonUtc, pv, type StatsFixture, statsFixture } from '../../support/stats-fixture.ts';
 
@@ -48,6 +50,28 @@ describe('stats: paging and searching a ranked table', () => {
     expect(second.body.truncated).toBe(false);
     expect(second.body.totals.pageviews).toBe(10);
     expect((await stats({ ...spec, limit: 2, offset: 4 }).expect(200)).body.rows).toEqual([]);
+  });
+
+  // The defect: counts that are plain row counts (requests) carry their totals on the rows; a search matching
+  // nothing or an offset past the end brought no row back, and the totals came back 0.
+  it('totals of row counts stay every value’s when no row comes back', async () => {
+    const site = await f.site();
+    const at = noonUtc(yesterday);
+    await insertRows(f.t.deps.orm, 'requests', [
+      ...Array.from({ length: 3 }, () =>
+        requestRow(site, at, { id: randomUUID(), path: '/wp-login.php', lane: 'bot', kind: 'bot' }),
+      ),
+      requestRow(site, at, { id: randomUUID(), path: '/robots.txt', lane: 'bot', kind: 'bot' }),
+    ]);
+    const requests = { metrics: 'requests', lane: 'bot', by: 'path', from: yesterday, to: yesterday };
+    const all = await f.get(`/v1/sites/${site}/stats`, requests).expect(200);
+    const total = all.body.totals.requests as number;
+    expect(total).toBe(4);
+    for (const q of [{ search: 'zzz' }, { offset: 5 }] as Record<string, string | number>[]) {
+      const res = await f.get(`/v1/sites/${site}/stats`, { ...requests, ...q }).expect(200);
+      expect(res.body.rows).toEqual([]);
+      expect(res.body.totals.requests).toBe(total);
+    }
   });
 
   it('search keeps values containing the text in any case, wildcards taken literally; totals unchanged', async () => {
