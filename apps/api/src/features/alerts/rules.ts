@@ -140,11 +140,13 @@ async function setRecipients(tx: EntityManager, alertId: string, workspaceId: st
     [alertId, ...addresses],
   );
   for (const address of addresses) {
-    await tx.execute(
-      'insert into alert_recipients (id, alert_id, workspace_id, address) values (?, ?, ?, ?) on conflict do nothing',
+    const added = await tx.execute<unknown[]>(
+      'insert into alert_recipients (id, alert_id, workspace_id, address) values (?, ?, ?, ?) on conflict do nothing returning 1',
       [randomUUID(), alertId, workspaceId, address],
     );
-    await recordAsk(tx, workspaceId, address);
+    // Only an address new to the rule is asked: asked again for every address on any change of the rule, one that
+    // had unsubscribed (or let its link expire) was mailed a confirmation again, by a change it never made.
+    if (added.length) await recordAsk(tx, workspaceId, address);
   }
 }
 

@@ -26,9 +26,9 @@ const invalid = () =>
   new AppError(404, 'This unsubscribe link is not valid, or the report was already removed: nothing more will be sent with it');
 
 /**
- * Removes every report of the workspace to that address (not only the one the e-mail was about), forgets
- * its confirmation, and puts it on the workspace's suppression list: no report or invitation of the
- * workspace is sent to it again.
+ * Removes every report of the workspace to that address (not only the one the e-mail was about) and every alert
+ * rule's place for it, forgets its confirmation, and puts it on the workspace's suppression list: no report, alert
+ * or invitation of the workspace is sent to it again.
  */
 export async function unsubscribe(deps: Pick<Deps, 'ciphers'>, em: EntityManager, token: string) {
   const id = idOfUnsubscribeToken(deps.ciphers.reports, token);
@@ -42,6 +42,8 @@ export async function unsubscribe(deps: Pick<Deps, 'ciphers'>, em: EntityManager
     if (!row) throw invalid();
     await tx.execute('delete from email_reports where workspace_id = ? and address = ?', [row.workspace_id, row.address]);
     await tx.execute('delete from report_recipients where workspace_id = ? and address = ?', [row.workspace_id, row.address]);
+    // Its alerts too (they share the consent), as saying no does: left on the rules, the address showed as waiting.
+    await tx.execute('delete from alert_recipients where workspace_id = ? and address = ?', [row.workspace_id, row.address]);
     await suppress(tx, deps.ciphers.mail, row.workspace_id, row.address);
     return { address: row.address, siteName: row.name, frequency: row.frequency };
   });

@@ -5,6 +5,7 @@ import { addDays, localToday } from '../../../src/analytics/range.ts';
 import { MAIL_BUDGET, spendReportMail } from '../../../src/core/mail/budget.ts';
 import { runAlerts } from '../../../src/features/alerts/alerts-job.ts';
 import { lastClosedPeriod } from '../../../src/features/alerts/periods.ts';
+import { runEmailReports } from '../../../src/features/reports/reports-job.ts';
 import { alertsOwner, siteWithYesterday, weeksBefore } from '../../support/alerts.ts';
 import { callerFor } from '../../support/caller.ts';
 import { collectSite, postReport } from '../../support/collect.ts';
@@ -184,6 +185,30 @@ describe('alerts by e-mail', () => {
     expect(mailsTo('leaves@example.com')).toHaveLength(1);
     const { alert: after } = await owner.alerts.get({ id: siteId, alert: alert.id });
     expect(after.recipients.map((r) => r.address)).toEqual(['stays@example.com']);
+  });
+
+  // The defect: any change to a rule asked every address on it again; one whose link had expired unanswered (or that
+  // had unsubscribed from the reports) was mailed a new confirmation by a change it never made.
+  it('a change to a rule asks none of the addresses already on it again', async () => {
+    const siteId = await siteWith('Quiet reader', 30, 90);
+    const address = 'quiet-reader@example.com';
+    const { alert } = await owner.alerts.create({
+      id: siteId,
+      kind: 'traffic_spike',
+      thresholdPercent: 50,
+      recipients: [address],
+    });
+    await t.smtp.waitFor(address, /^Confirm/);
+    const confirmations = () => t.smtp.mails.filter((m) => m.to.includes(address) && /^Confirm/.test(m.subject)).length;
+    expect(confirmations()).toBe(1);
+    await t.deps.orm.em
+      .fork()
+      .execute(`update report_recipients set expires_at = now() - interval '1 minute' where address = ?`, [address]);
+    await owner.alerts.update({ id: siteId, alert: alert.id, thresholdPercent: 60 });
+    await runEmailReports(t.deps.orm, t.deps, { siteIds: [siteId], wait: true });
+    expect(confirmations()).toBe(1);
+    const { alert: after } = await owner.alerts.get({ id: siteId, alert: alert.id });
+    expect(after.recipients).toEqual([expect.objectContaining({ address, confirmation: 'expired' })]);
   });
 
   it(`holds e-mails once the workspace has sent ${MAIL_BUDGET.alertsPerWorkspacePerDay} alerts in a day, and says so in the deliveries`, async () => {
