@@ -95,6 +95,7 @@ export class RedisIngestBuffer implements IngestBuffer {
   private readonly replicated?: ReplicatedPush;
   private readonly ready: Promise<void>;
   private everReady = false;
+  private waitedForFirst = false;
 
   constructor(
     target: RedisTarget,
@@ -148,8 +149,12 @@ export class RedisIngestBuffer implements IngestBuffer {
     let pushed: number;
     let confirmed = true;
     try {
-      // Only the first connection is worth a short wait; a lost one sends rows to the fallback at once.
-      if (this.redis.status !== 'ready' && !this.everReady) await this.connected(1000);
+      // Only the first connection is worth a short wait, once; a lost one sends rows to the fallback at once. (Started
+      // while Redis was unreachable, every report waited the second for the whole outage.)
+      if (this.redis.status !== 'ready' && !this.everReady && !this.waitedForFirst) {
+        await this.connected(1000);
+        this.waitedForFirst = true;
+      }
       const [queue] = this.keys(table);
       if (this.replicated) {
         const push = await this.replicated.eval(queue, [this.maxRows, ...values]);
@@ -178,9 +183,25 @@ export class RedisIngestBuffer implements IngestBuffer {
   async take<T extends AnalyticsTable>(table: T, max: number): Promise<Batch<T> | null> {
     const fallback = await this.local.take(table, max);
     if (fallback) return fallback;
-    await this.connected();
+    // Redis not answering: its rows wait there for it, and this flush is done once the fallback is. Taken as a failed
+    // flush, it backed every flush off for up to 10 s, and the fallback filled while PostgreSQL was fine.
+    if (this.redis.status !== 'ready') {
+      // The first connection is waited for once (start-up), as by `enqueue`.
+      if (this.everReady || this.waitedForFirst) return null;
+      await this.connected();
+      this.waitedForFirst = true;
+      // (Read again: the wait may have changed it.)
+      if ((this.redis.status as string) !== 'ready') return null;
+    }
     const [queue, processing] = this.keys(table);
-    const raw = (await this.redis.eval(TAKE, 2, queue, processing, Math.max(1, max), randomUUID(), Date.now())) as string | null;
+    let raw: string | null;
+    try {
+      raw = (await this.redis.eval(TAKE, 2, queue, processing, Math.max(1, max), randomUUID(), Date.now())) as string | null;
+    } catch (err) {
+      // Lost under the command: as above. A Redis that answers with an error is a failure of the flush.
+      if (this.redis.status === 'ready') throw err;
+      return null;
+    }
     if (!raw) return null;
     const { rows } = JSON.parse(raw) as { rows: string[] };
     const read = rows.map((r) => ({ text: r, revived: revive(r) }));

@@ -127,7 +127,8 @@ async function restoreSpills(dir: string, buffer: IngestBuffer, flusher: Flusher
   const spilled = readSpills(dir);
   if (!spilled.files.length) return;
   let queued = 0;
-  for (const { table, rows } of spilled.rows) {
+  let whole = true;
+  restore: for (const { table, rows } of spilled.rows) {
     for (let i = 0; i < rows.length; i += 5000) {
       const chunk = rows.slice(i, i + 5000);
       try {
@@ -135,7 +136,19 @@ async function restoreSpills(dir: string, buffer: IngestBuffer, flusher: Flusher
       } catch (err) {
         if (!(err instanceof BufferFull)) throw err;
         await flusher.flushNow();
-        await buffer.enqueue(table, chunk);
+        // Still full (the flush could not store): the start goes on, and the files stay for the next one. Thrown,
+        // it ended every start the same way while the files stayed.
+        const again = await buffer.enqueue(table, chunk).then(
+          () => true,
+          (e: unknown) => {
+            if (!(e instanceof BufferFull)) throw e;
+            return false;
+          },
+        );
+        if (!again) {
+          whole = false;
+          break restore;
+        }
       }
       queued += chunk.length;
     }
@@ -146,10 +159,11 @@ async function restoreSpills(dir: string, buffer: IngestBuffer, flusher: Flusher
   );
   ingestSpilledRows.inc({ event: 'restored' }, queued);
   const flushed = await flusher.flushNow();
-  if (flushed.error === undefined) removeSpills(spilled.files);
+  const stored = whole && flushed.error === undefined;
+  if (stored) removeSpills(spilled.files);
   logger?.warn(
     `ingest: ${queued} rows saved at the last shutdown were queued again` +
-      (flushed.error === undefined ? ' and stored' : '; they stay on disk until stored'),
+      (stored ? ' and stored' : '; they stay on disk until stored (stored rows are not stored twice)'),
   );
 }
 

@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createOrm, eventRow, insertRows, type Orm, pageviewRow } from '@us/db';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -12,6 +15,7 @@ import {
   RedisIngestBuffer,
   startIngest,
 } from '../../../src/analytics/ingest/index.ts';
+import { spillRows } from '../../../src/analytics/ingest/spill.ts';
 import { describeEachShared, type HotKind, hotKinds, redisTargetOf } from '../../support/server.ts';
 
 let orm: Orm;
@@ -327,5 +331,51 @@ describe.runIf(bufferKinds.includes('redis'))('redis ingest buffer across the up
     await raw.quit();
     await ingest.stop();
     await buffer.close();
+  });
+});
+
+// The fault: Redis unreachable. Every flush took the in-process fallback's rows, then asked Redis, failed, and was
+// taken as a failed flush: flushes backed off up to 10 s while PostgreSQL was fine, and the fallback filled.
+describe('ingest buffer on a Redis that does not answer', () => {
+  it('holds the rows in the process, and a take past them finds nothing instead of failing', async () => {
+    const buffer = new RedisIngestBuffer('redis://127.0.0.1:1', `ingest-test-${randomUUID()}`);
+    try {
+      const at = new Date();
+      await buffer.enqueue('events', [eventRow(randomUUID(), at, { id: randomUUID() })]);
+      await buffer.enqueue('events', [eventRow(randomUUID(), at, { id: randomUUID() })]);
+      const first = await buffer.take('events', 10);
+      expect(first?.rows).toHaveLength(2);
+      await first?.ack();
+      await expect(buffer.take('events', 10)).resolves.toBeNull();
+      await expect(buffer.take('pageviews', 10)).resolves.toBeNull();
+    } finally {
+      await buffer.close();
+    }
+  });
+});
+
+// The fault: more rows were saved at the last stop than the buffer holds, and the flush that should make room could
+// not store (PostgreSQL refusing). The second BufferFull ended the start, and every start after it the same way.
+describe('rows saved at the last stop that the buffer cannot take at start', () => {
+  it('are queued as far as they fit, the start goes on, and the files stay until every row is stored', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'spill-restore-'));
+    try {
+      const site = randomUUID();
+      spillRows(dir, [{ table: 'pageviews', rows: Array.from({ length: 30 }, (_, i) => withId(pageview(site, i))) }]);
+      const refusing = async () => {
+        throw Object.assign(new Error('connection refused'), { code: 'ECONNREFUSED' });
+      };
+      const ingest = await startIngest({
+        orm,
+        buffer: new MemoryIngestBuffer(10),
+        insert: refusing,
+        spillDir: dir,
+        intervalMs: 60_000,
+      });
+      expect(readdirSync(dir).filter((n) => n.endsWith('.ndjson'))).toHaveLength(1);
+      await ingest.stop(100);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
