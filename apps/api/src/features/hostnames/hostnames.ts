@@ -6,6 +6,7 @@ import { loadSite } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
 import type { Deps } from '../../core/deps.ts';
 import { AppError, badRequest, tooMany } from '../../core/errors.ts';
+import { hotAnswer } from '../../core/hot/within.ts';
 import { originHostProblem } from '../../core/security/outbound-url.ts';
 import { sampleProxyPeaks } from '../billing/index.ts';
 import { lookupTxt, parseDnsServers } from './dns.ts';
@@ -215,16 +216,26 @@ async function findHostname(em: EntityManager, site: Site, rawHostname: string):
   return row;
 }
 
+/** Reads of the edge platform a workspace's hostname lookups make a minute at most (then the status last read). */
+export const EDGE_READS_PER_MINUTE = 60;
+
 /**
  * Reads a proxy-mode hostname's live state at the edge platform and keeps what it says: its status and,
  * once the edge platform has validated it (active), `verifiedAt`. When the edge platform cannot be
  * reached the answer carries the last known status with `live` false. A hostname without an edge
  * registration is the built-in ingress's, whose state is its own.
  */
-async function refreshProxy(deps: Deps, em: EntityManager, row: SiteHostname) {
+async function refreshProxy(deps: Deps, em: EntityManager, row: SiteHostname, budgetOf?: string) {
   if (!row.edgeId) return ingressStatusOf(deps, row);
   const cfg = edgeConfig(deps.env);
   if (!cfg) return proxyStatusOf(deps, row, null, false);
+  // Each read is a call on the operator's one edge-platform token, whose quota every tenant shares: a workspace
+  // polling a hostname past its reads a minute gets the status last read (live: false), not another call. (The
+  // verify route has a budget of its own.)
+  if (budgetOf !== undefined) {
+    const reads = await hotAnswer(deps.hot, deps.hot.incr(`edge-reads:${budgetOf}`, 60), 100, 0);
+    if (reads > EDGE_READS_PER_MINUTE) return proxyStatusOf(deps, row, null, false);
+  }
   let edge: EdgeHostname | null;
   try {
     edge = await getCustomHostname(cfg, row.edgeId);
@@ -248,7 +259,7 @@ export async function getHostname(
 ): Promise<HostnameDetail> {
   const site = await loadSite(em, actor, input.id);
   const row = await findHostname(em, site, input.hostname);
-  return hostnameDetail(row, row.proxy ? await refreshProxy(deps, em, row) : null);
+  return hostnameDetail(row, row.proxy ? await refreshProxy(deps, em, row, site.workspace.id) : null);
 }
 
 /**

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { SiteHostname } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EDGE_READS_PER_MINUTE } from '../../../src/features/hostnames/hostnames.ts';
 import { expectProblem, expectProblemCode } from '../../support/auth-helpers.ts';
 import { type EdgeStandIn, startEdgeStandIn } from '../../support/edge-standin.ts';
 import { startTestServer, type TestServer } from '../../support/server.ts';
@@ -256,6 +257,22 @@ describe('proxy-mode hostnames through the edge platform', () => {
     const rows = await rowsOf(t, host);
     expect(rows).toHaveLength(1);
     expect(edge.byHostname(host).map((h) => h.id)).toEqual([rows[0]?.edgeId]);
+  });
+  // The attack: each GET of a proxy hostname was a call on the operator's one edge-platform token, unbudgeted; a
+  // viewer token polling it spent the quota every tenant's hostname changes need.
+  it(`reads the edge platform at most ${EDGE_READS_PER_MINUTE} times a minute for a workspace; past that, the status last read`, async () => {
+    const o = await ownerWithSite(t);
+    const host = uniqueHost();
+    await add(o.auth, o.site.id, { hostname: host, proxy: true, origin: ORIGIN }).expect(201);
+    const reads = () => edge.calls.filter((c) => c.method === 'GET' && c.path.includes('/custom_hostnames/')).length;
+    const before = reads();
+    let stale = 0;
+    for (let i = 0; i < EDGE_READS_PER_MINUTE + 10; i++) {
+      const res = await get(o.auth, o.site.id, host).expect(200);
+      if (!res.body.proxy.live) stale++;
+    }
+    expect(reads() - before).toBe(EDGE_READS_PER_MINUTE);
+    expect(stale).toBe(10);
   });
 });
 
