@@ -24,15 +24,21 @@ function odd(bits: number): Buffer {
 /**
  * A PEM "RSA PRIVATE KEY" whose modulus has `bits` bits (a multiple of 16). By default shaped like a
  * real one (public exponent 65537, primes and CRT values of half the modulus); `primeBits` and
- * `exponentBits` (multiples of 8) make those numbers larger, as a stranger may.
+ * `exponentBits` (multiples of 8) make those numbers larger, and `evenModulus` the modulus even, as a stranger may.
  */
-export function craftedRsaKey(bits: number, opts: { primeBits?: number; exponentBits?: number } = {}): string {
+export function craftedRsaKey(
+  bits: number,
+  opts: { primeBits?: number; exponentBits?: number; evenModulus?: boolean } = {},
+): string {
   const half = () => integer(odd(opts.primeBits ?? bits / 2));
+  const modulus = odd(bits);
+  // An even modulus: no RSA key has one, and OpenSSL refuses to sign with it.
+  if (opts.evenModulus) modulus[modulus.length - 1] = (modulus[modulus.length - 1] as number) & 0xfe;
   const der = tlv(
     0x30,
     Buffer.concat([
       integer(Buffer.from([0])),
-      integer(odd(bits)),
+      integer(modulus),
       integer(opts.exponentBits ? odd(opts.exponentBits) : Buffer.from([1, 0, 1])),
       integer(odd(bits)),
       half(),

@@ -37,6 +37,12 @@ function bitsOf(b64url: unknown): number {
 
 const NOT_RSA = 'its private_key is not an RSA key in PEM form';
 
+/** Whether a big-endian unsigned number given in base64url is even (a prime of a key, or its modulus, never is). */
+function isEven(b64url: unknown): boolean {
+  const bytes = Buffer.from(typeof b64url === 'string' ? b64url : '', 'base64url');
+  return bytes.length === 0 || ((bytes[bytes.length - 1] as number) & 1) === 0;
+}
+
 /**
  * The private key parsed and checked: RSA with a modulus of 2,048–4,096 bits, a public exponent of at
  * most 32 bits, two primes, and no number longer than such a key has. Otherwise UnusableKey.
@@ -66,7 +72,9 @@ export function checkedSigningKey(pem: string): KeyObject {
     jwk.oth !== undefined ||
     bitsOf(jwk.e) > EXPONENT_BITS ||
     bitsOf(jwk.d) > bits ||
-    ['p', 'q', 'dp', 'dq', 'qi'].some((name) => bitsOf(jwk[name]) > half);
+    ['p', 'q', 'dp', 'dq', 'qi'].some((name) => bitsOf(jwk[name]) > half) ||
+    // An even modulus or prime: OpenSSL refuses to sign with it, which was a 500 at the first pull.
+    ['n', 'p', 'q'].some((name) => isEven(jwk[name]));
   if (oversized) {
     throw new UnusableKey(
       "The key file's private_key is not an RSA key as Google makes them (two primes of half the modulus each, a public exponent of at most 32 bits): give the key file as Google made it",
@@ -75,9 +83,18 @@ export function checkedSigningKey(pem: string): KeyObject {
   return key;
 }
 
-/** An RS256 (RSASSA-PKCS1-v1_5 with SHA-256) signature, computed on libuv's thread pool. */
+/**
+ * An RS256 (RSASSA-PKCS1-v1_5 with SHA-256) signature, computed on libuv's thread pool. A key OpenSSL cannot sign
+ * with is the key file's fault (UnusableKey), never the service's.
+ */
 export function signRs256(data: Buffer, key: KeyObject): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    sign('RSA-SHA256', data, key, (err, signature) => (err ? reject(err) : resolve(signature)));
+    sign('RSA-SHA256', data, key, (err, signature) =>
+      err
+        ? reject(
+            new UnusableKey("The key file's private_key cannot sign (OpenSSL refused it): give the key file as Google made it"),
+          )
+        : resolve(signature),
+    );
   });
 }

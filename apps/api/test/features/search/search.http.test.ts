@@ -143,6 +143,8 @@ describe('search connections', () => {
     const shape = /^The key file's private_key is not an RSA key as Google makes them/;
     await refuse(withKey(craftedRsaKey(2048, { primeBits: 2048 })), shape);
     await refuse(withKey(craftedRsaKey(2048, { exponentBits: 64 })), shape);
+    // An even modulus: OpenSSL refuses to sign with it (a 500 at the first pull).
+    await refuse(withKey(craftedRsaKey(2048, { evenModulus: true })), shape);
     // None of them reached Google: nothing was signed.
     expect(providers.seen.length).toBe(before);
   });
