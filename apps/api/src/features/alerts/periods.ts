@@ -37,8 +37,9 @@ export function lastClosedPeriod(window: AlertWindow, timezone: string, now: Dat
     const day = addDays(local.day, -1);
     return { key: day, day, baselineKeys: weeks.map((d) => addDays(day, -d)) };
   }
-  const day = local.hour === 0 ? addDays(local.day, -1) : local.day;
-  const hour = local.hour === 0 ? 23 : local.hour - 1;
+  // The local hour an hour ago, not the local hour minus one: on the night clocks go forward that names an hour
+  // that never was (counted 0, a false drop alert), and the hour before it was never looked at.
+  const { day, hour } = localNow(timezone, new Date(now.getTime() - 3600_000));
   return { key: hourKey(day, hour), day, baselineKeys: weeks.map((d) => hourKey(addDays(day, -d), hour)) };
 }
 
