@@ -223,7 +223,8 @@ function fileServer(deps: Deps, copies: CopyStore, limits: DownloadLimits & { at
     const { kind, hour } = hit;
     return sendFile(
       '',
-      async () => archiveFile(await pgPoolOf(deps.statsOrm), row.site_id, kind, new Date(hour), limits.fileMs),
+      async () =>
+        archiveFile(await pgPoolOf(deps.statsOrm), row.site_id, kind, new Date(hour), limits.fileMs, new Date(row.created_at)),
       {
         gzip: true,
       },

@@ -28,10 +28,12 @@ export async function exportSite(deps: Deps, em: EntityManager, actor: Actor, in
   const workspaceId = workspaceIdOf(actor);
   // The listing counts the range's records on the stats pool: inside one of the workspace's stats slots, as a
   // question (concurrent exports held the pool for every tenant), and a refusal for a full slot spends no export.
+  // The export's instant: its listing and its files hold the records before it (the hour it is made in goes on).
+  const createdAt = new Date();
   const hours = await inWorkspaceSlot(deps, workspaceId, async () => {
     const giveBack = await takeExportBudget(deps.hot, workspaceId, site.id);
     try {
-      return await archiveHours(deps.statsOrm.em.fork(), site.id, { from, to }, EXPORT_LIMITS.archiveFiles);
+      return await archiveHours(deps.statsOrm.em.fork(), site.id, { from, to }, EXPORT_LIMITS.archiveFiles, createdAt);
     } catch (err) {
       // No export was made (the listing timed out, say): a retry spends nothing more.
       await giveBack();
@@ -40,7 +42,6 @@ export async function exportSite(deps: Deps, em: EntityManager, actor: Actor, in
   });
   const archive = hours.slice(0, EXPORT_LIMITS.archiveFiles);
   const id = randomUUID();
-  const createdAt = new Date();
   await em
     .getConnection()
     .execute(

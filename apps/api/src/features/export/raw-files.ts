@@ -18,11 +18,21 @@ export const RAW_KINDS = Object.keys(RAW_TABLES) as RawKind[];
 /** The columns of a raw record: its id and UTC day, then every recorded column. */
 const columnsOf = (table: AnalyticsTable) => ['id', 'day', ...COLUMNS[table].map(([column]) => column)];
 
-/** The raw records of one kind and UTC hour, one JSON object per line, in time order (a COPY stream). */
-export function archiveFile(pool: PgPool, siteId: string, kind: RawKind, hour: Date, limitMs: number): Promise<CopyOut> {
+/**
+ * The raw records of one kind and UTC hour, one JSON object per line, in time order (a COPY stream); only those
+ * before `until`, the export's instant, as its listing counted them (the hour it was made in went on filling).
+ */
+export function archiveFile(
+  pool: PgPool,
+  siteId: string,
+  kind: RawKind,
+  hour: Date,
+  limitMs: number,
+  until: Date,
+): Promise<CopyOut> {
   const table = RAW_TABLES[kind];
   const day = hour.toISOString().slice(0, 10);
-  const end = new Date(hour.getTime() + 3600_000).toISOString();
+  const end = new Date(Math.min(hour.getTime() + 3600_000, until.getTime())).toISOString();
   const columns = columnsOf(table)
     .map((c) => `t."${c}"`)
     .join(', ');
@@ -38,21 +48,22 @@ export function archiveFile(pool: PgPool, siteId: string, kind: RawKind, hour: D
   );
 }
 
-/** Per kind and UTC hour of the range, how many raw records there are (only hours that have some). */
+/** Per kind and UTC hour of the range, how many raw records there are before `until` (only hours that have some). */
 export async function archiveHours(
   em: EntityManager,
   siteId: string,
   range: { from: string | null; to: string },
   cap: number,
+  until: Date,
 ): Promise<{ kind: RawKind; hour: string; records: number }[]> {
   const out: { kind: RawKind; hour: string; records: number }[] = [];
   for (const kind of RAW_KINDS) {
     const rows = await em.getConnection().execute<{ hour: string; records: string }[]>(
       `select to_char(date_trunc('hour', at at time zone 'UTC'), 'YYYY-MM-DD"T"HH24:00:00.000"Z"') as hour,
               count(*) as records from ${RAW_TABLES[kind]}
-        where site_id = ? and day <= ?::date ${range.from ? 'and day >= ?::date' : ''}
+        where site_id = ? and day <= ?::date ${range.from ? 'and day >= ?::date' : ''} and at < ?
         group by 1 order by 1 limit ?`,
-      range.from ? [siteId, range.to, range.from, cap + 1] : [siteId, range.to, cap + 1],
+      range.from ? [siteId, range.to, range.from, until, cap + 1] : [siteId, range.to, until, cap + 1],
       'all',
     );
     for (const r of rows) out.push({ kind, hour: r.hour, records: Number(r.records) });

@@ -174,6 +174,29 @@ describe('site export', () => {
     expect(totals[0]).toMatchObject({ count: 1000, visitors: 10 });
   });
 
+  // The defect: the listing counted the hour the export was made in as it stood then; the hour's file, written at
+  // its first download, held what came after too, and the counts of archive.json and manifest.json were wrong.
+  it('holds in the current hour’s file exactly the records its listing counted: those before the export', async () => {
+    const siteId = await f.site();
+    await insertRows(f.t.deps.orm, 'pageviews', [pv(siteId, new Date(Date.now() - 50), { path: '/before' })]);
+    const answer = (await exportOf(siteId).then((r) => r.body)) as ExportAnswer;
+    await insertRows(f.t.deps.orm, 'pageviews', [pv(siteId, new Date(Date.now() + 50), { path: '/after' })]);
+    const archive = JSON.parse(
+      (await fetchLink(answer.files.find((x) => x.name === 'archive.json')?.url as string).expect(200)).body.toString(),
+    );
+    let listed = 0;
+    const paths: string[] = [];
+    for (const file of archive.files as { url: string; records: number }[]) {
+      listed += file.records;
+      const body = gunzipSync((await fetchLink(file.url).expect(200)).body)
+        .toString()
+        .trim();
+      paths.push(...body.split('\n').map((l) => JSON.parse(l).path as string));
+    }
+    expect(paths).toEqual(['/before']);
+    expect(listed).toBe(1);
+  });
+
   // A busy site's stored journeys day is megabytes: a page of 2,000 stored days read whole ran the API out of memory.
   it('writes stored days a bounded number of bytes at a time, each as stored, in key order', async () => {
     const siteId = await f.site();
