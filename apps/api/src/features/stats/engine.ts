@@ -195,8 +195,18 @@ export async function answer(ctx: SiteCtx, spec: NormalSpec): Promise<StatsResul
     const custom = spec.compareRange ?? null;
     const comparison = await comparability(ctx, CATALOGUE[spec.metrics].table, comparableBefore(spec.range, custom));
     result.comparison = comparison;
-    if (comparison.available) {
-      const range = comparedRange(spec.range, custom);
+    const range = comparedRange(spec.range, custom);
+    // The period before may reach days that cannot answer this question (past the raw window, where a pair or a
+    // property is not kept): the answer then goes without it, saying why. It was refused whole, naming a field of
+    // the period asked for, which could answer.
+    const before = comparison.available ? planFigures({ ...qn, range }, ctx.rawStart, ctx.keptProperties) : null;
+    if (before && !before.ok) {
+      result.comparison = {
+        available: false,
+        reason: `The period before (${range.from} to ${range.to}) cannot answer this question: ${before.reason}`,
+      };
+      result.previous = null;
+    } else if (comparison.available) {
       const prev = await figures(ctx, { ...qn, range });
       result.previous = { from: range.from, to: range.to, totals: prev.totals, rows: prev.rows };
     } else result.previous = null;
