@@ -50,7 +50,13 @@ export async function dropRolledUpPartitions(
         opts.logger?.info(`retention: dropped ${dropped.length} raw partitions (${droppable[0]} to ${lastDropped})`);
       // A failure record outlives its day's rows by a day at most (a local day reaches a day past its UTC ones).
       if (lastDropped) {
-        await orm.em.getConnection().execute(`delete from rollup_failures where day < ?::date`, [lastDropped], 'run');
+        const conn = orm.em.getConnection();
+        await conn.execute(`delete from rollup_failures where day < ?::date`, [lastDropped], 'run');
+        // Results stored per day, and the arrivals versions they were checked against, answer raw-window questions
+        // only (kept tables, journeys, funnels, goals and experiments): past it nothing reads them, and without this
+        // they grew for as long as a site was kept.
+        await conn.execute(`delete from result_days where day < ?::date`, [lastDropped], 'run');
+        await conn.execute(`delete from day_arrivals where day < ?::date`, [lastDropped], 'run');
       }
       if (blockedAt) opts.logger?.warn(`retention: raw partitions from ${blockedAt} kept until their days are rolled up`);
       return { dropped, blockedAt };

@@ -58,6 +58,15 @@ describe('raw partition retention', () => {
 
     // Everything rolled up: every old partition goes, the recent one stays, the rollups stay.
     await runRollups(orm, { now, siteIds: [b], wait: true });
+    // Results stored for those days (nothing reads them past the raw window; they grew for as long as the site was
+    // kept) go with them; a recent day's stay.
+    for (const day of ['2002-01-10', '2002-01-11', '2002-03-20']) {
+      await q(
+        `insert into result_days (site_id, kind, spec, day, rows, seen, computed_at) values (?, 'journeys', 'page', ?::date, '[]', 0, now())`,
+        [a, day],
+      );
+      await q(`insert into day_arrivals (site_id, day, rows) values (?, ?::date, 1) on conflict do nothing`, [a, day]);
+    }
     const all = await dropRolledUpPartitions(orm, opts);
     expect(all.blockedAt).toBeNull();
     expect(all.dropped).toContain('pageviews_p20020111');
@@ -71,6 +80,12 @@ describe('raw partition retention', () => {
       [b],
     );
     expect(rolled).toEqual([{ day: '2002-01-12', count: 1 }]);
+    const stored = await q<{ day: string }>(
+      `select to_char(day, 'YYYY-MM-DD') as day from result_days where site_id = ? order by day`,
+      [a],
+    );
+    expect(stored).toEqual([{ day: '2002-03-20' }]);
+    expect(await q(`select 1 from day_arrivals where site_id = ? and day < '2002-03-01'`, [a])).toEqual([]);
   });
 
   it('maintenance drops rolled-up partitions only when retainRawDays is set', async () => {
