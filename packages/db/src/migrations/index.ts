@@ -42,6 +42,7 @@ import { Migration20261229090000_rollup_failures } from './Migration202612290900
 import { Migration20261230090000_alert_sends } from './Migration20261230090000_alert_sends.ts';
 import { Migration20261231090000_import_claim } from './Migration20261231090000_import_claim.ts';
 import { Migration20270101090000_confirmation_sending } from './Migration20270101090000_confirmation_sending.ts';
+import { Migration20270102090000_share_link_token } from './Migration20270102090000_share_link_token.ts';
 
 /** The committed migrations, in order. New ones: `npm run -w @us/db migration:create -- <name>`, then list it here. */
 export const migrationsList = [
@@ -95,4 +96,5 @@ export const migrationsList = [
   { name: 'Migration20261230090000_alert_sends', class: Migration20261230090000_alert_sends },
   { name: 'Migration20261231090000_import_claim', class: Migration20261231090000_import_claim },
   { name: 'Migration20270101090000_confirmation_sending', class: Migration20270101090000_confirmation_sending },
+  { name: 'Migration20270102090000_share_link_token', class: Migration20270102090000_share_link_token },
 ];

@@ -2,13 +2,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { User } from '@us/db';
 import { LIMITS } from '@us/shared';
 import type { RequestInfo } from '../../actor/request-info.ts';
-import { noteTokensEnded } from '../../actor/token-cache.ts';
 import type { Deps } from '../../core/deps.ts';
 import { badRequest } from '../../core/errors.ts';
 import { mayMail } from '../../core/mail/budget.ts';
 import { resetMail } from '../../core/mail/templates.ts';
 import { hashPassword } from '../../core/security/passwords.ts';
 import type { ResponseOut } from '../../procedures/context.ts';
+import { revokeTokensMadeBy } from '../tokens/index.ts';
 import { normaliseEmail, refuseBreached, sendAfterAnswer } from './accounts.ts';
 import { consumeEmailToken, emailLink, endUnusedEmailTokens, findLiveEmailToken, issueEmailToken } from './email-tokens.ts';
 import { checkSessionPassword, type SessionPerson } from './session-password.ts';
@@ -26,15 +26,6 @@ export async function requestReset(deps: Deps, em: EntityManager, input: { email
     sendAfterAnswer(deps, () => deps.mailer.send(resetMail(email, emailLink(deps.urls.app, 'reset-password', secret))));
   }
   return { message: RESET_REQUEST_MESSAGE };
-}
-
-/** Revokes every live API token the person made, in every workspace. */
-export async function revokeTokensMadeBy(em: EntityManager, userId: string) {
-  const ended = await em.execute<{ token_hash: string }[]>(
-    'update api_tokens set revoked_at = now() where created_by_id = ? and revoked_at is null returning token_hash',
-    [userId],
-  );
-  noteTokensEnded(ended.map((r) => r.token_hash));
 }
 
 /**

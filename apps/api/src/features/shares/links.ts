@@ -71,8 +71,8 @@ export async function createShareLink(
     );
     const id = randomUUID();
     await tx.execute(
-      `insert into share_links (id, site_id, workspace_id, label, token_hash, token_enc, password_hash, allow_embedding, created_by)
-         values (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `insert into share_links (id, site_id, workspace_id, label, token_hash, token_enc, password_hash, allow_embedding, created_by, created_by_token)
+         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         id,
         site.id,
@@ -83,6 +83,8 @@ export async function createShareLink(
         passwordHash,
         input.allowEmbedding ?? false,
         responsibleUserId(actor),
+        // A link made with a token goes when the token is revoked (features/tokens/revocation.ts).
+        actor.type === 'token' ? actor.token.id : null,
       ],
     );
     // Read back apart from the insert: its columns hold a subquery, which Citus takes in no INSERT.

@@ -1,2 +1,2 @@
 // The tokens wing's public surface: what other wings may use (the layering lint holds them to this file).
-export { revokeMemberTokens, revokeTokensBeyondRole } from './revocation.ts';
+export { revokeMemberTokens, revokeTokensBeyondRole, revokeTokensMadeBy } from './revocation.ts';

@@ -21,7 +21,31 @@ export async function revokeTokenTrees(em: EntityManager, rootIds: string[]): Pr
     [`{${rootIds.join(',')}}`],
   );
   noteTokensEnded(rows.map((r) => r.token_hash));
+  await deleteLinksMadeWith(
+    em,
+    rows.map((r) => r.id),
+  );
   return rows.length;
+}
+
+/**
+ * The shared links made with these tokens go with them: a leaked token's holder could make one and read the
+ * site through it for as long as the link stood, the token revoked or not.
+ */
+async function deleteLinksMadeWith(em: EntityManager, tokenIds: string[]): Promise<void> {
+  if (tokenIds.length === 0) return;
+  await em.execute('delete from share_links where created_by_token = any(?::uuid[])', [`{${tokenIds.join(',')}}`]);
+}
+
+/** Every live token the person made, in every workspace, and theirs (a password reset). */
+export async function revokeTokensMadeBy(em: EntityManager, userId: string): Promise<number> {
+  const rows = await em.execute<{ id: string }[]>('select id from api_tokens where created_by_id = ? and revoked_at is null', [
+    userId,
+  ]);
+  return revokeTokenTrees(
+    em,
+    rows.map((r) => r.id),
+  );
 }
 
 /** A maker removed from the workspace (or leaving) loses every token they made there. */

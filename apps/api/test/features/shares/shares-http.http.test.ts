@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SHARE_CALLS_PER_MINUTE } from '../../../src/actor/share-view.ts';
 import { SHARE_OPENS_PER_ADDRESS_PER_MINUTE } from '../../../src/features/shares/open.ts';
+import { revokeTokenTrees } from '../../../src/features/tokens/revocation.ts';
 import { callerFor } from '../../support/caller.ts';
 import { createToken, createUser, startTestServer, type TestServer } from '../../support/server.ts';
 import { createSite } from '../../support/sites.ts';
@@ -37,6 +38,25 @@ describe('shared links over HTTP', () => {
     expect(view).toMatch(/^[0-9a-f-]{36}\.\d+\.[0-9a-f]{64}$/);
   });
   afterAll(() => t.close());
+
+  // The attack: a leaked token with sites:write and analytics:read makes a shared link; the owner revokes the token,
+  // and the link went on opening a fresh view of the site's figures, for good.
+  it('a link made with a token goes when the token is revoked', async () => {
+    const { user, workspace } = await createUser(t.deps);
+    const site = (await createSite(t.deps.orm.em.fork(), { workspace: workspace.id, name: 'Leaked' })).siteId;
+    const leaked = await createToken(t.deps, {
+      userId: user.id,
+      workspaceId: workspace.id,
+      scopes: ['sites:read', 'sites:write', 'analytics:read'],
+    });
+    const { link } = await callerFor(t.deps, { token: leaked.token }).shares.create({ id: site, label: 'Theirs' });
+    const secret = link.url.split('/share/')[1] as string;
+    await t.request.post(trpcPost('shares.open')).send({ token: secret }).expect(200);
+    // What DELETE /v1/tokens/{id} and a password reset do to the token.
+    await revokeTokenTrees(t.deps.orm.em.fork(), [leaked.id]);
+    const refused = await t.request.post(trpcPost('shares.open')).send({ token: secret });
+    expect(refused.status).toBe(404);
+  });
 
   it('is honoured on the dashboard face only: REST and MCP take no view', async () => {
     const summary = await t.request.get(trpcGet('stats.summary', { id: siteId, days: 7 })).set('X-Share-View', view);
