@@ -6,7 +6,7 @@
 // swept hourly (features/export/export-sweep.ts).
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat, statfs, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
 
@@ -30,8 +30,24 @@ export interface CopyStore {
   sweep(before: Date): Promise<number>;
 }
 
+/**
+ * Space a copy leaves on the disk at least: 2 GiB and a tenth of it. DATA_DIR also holds the rows saved at a stop
+ * (ingest-spill) and, without DATABASE_URL, the database itself: copies (a full copy per export, a day each) filled
+ * it, and a full disk lost what those needed to write.
+ */
+const KEEP_FREE = { bytes: 2 * 1024 ** 3, share: 0.1 };
+
+/** Free and total bytes of the file system holding `dir`. */
+async function diskOf(dir: string): Promise<{ free: number; total: number }> {
+  const s = await statfs(dir);
+  return { free: s.bavail * s.bsize, total: s.blocks * s.bsize };
+}
+
 export class DataDirCopies implements CopyStore {
-  constructor(readonly root: string) {}
+  constructor(
+    readonly root: string,
+    private readonly disk: (dir: string) => Promise<{ free: number; total: number }> = diskOf,
+  ) {}
 
   async find(exportId: string, file: string): Promise<KeptCopy | null> {
     const stream = await this.read(exportId, file);
@@ -60,6 +76,9 @@ export class DataDirCopies implements CopyStore {
     const full = this.pathOf(exportId, file);
     const part = `${full}.${randomUUID()}.part`;
     await mkdir(path.dirname(full), { recursive: true });
+    const { free, total } = await this.disk(this.root).catch(() => ({ free: 0, total: 0 }));
+    // Short of space: the file is sent as it is made, and no copy is kept (the next download makes it again).
+    if (free < Math.max(KEEP_FREE.bytes, total * KEEP_FREE.share)) return (source) => source;
     return (source) => {
       const toClient = new PassThrough();
       const toDisk = createWriteStream(part);

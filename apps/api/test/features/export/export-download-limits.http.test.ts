@@ -148,7 +148,7 @@ describe('files being written at once on a node, over every workspace', () => {
       held = holdDownload(url);
       await expect.poll(() => runningCopies(s.f.t, siteId), WAIT).toBe(1);
       const busy = await fetchBytes(s.f.t, otherFile?.url as string);
-      expect(busy.status).toBe(503);
+      expect(busy.status, busy.body.toString()).toBe(503);
       expect(busy.headers['retry-after']).toBe('5');
       held.abort();
       await expect.poll(() => runningCopies(s.f.t, siteId), WAIT).toBe(0);

@@ -318,12 +318,14 @@ describe('site export', () => {
     expect(gunzipSync(again).toString()).toBe(gunzipSync(first).toString());
     expect(gunzipSync(again).toString()).not.toContain('/later');
 
-    // A day later the export is swept: its row (its links are then 404) and this node's copies.
-    const swept = await sweepExports(
-      f.t.deps.orm,
-      new DataDirCopies(exportsDirOf(f.t.deps.env.DATA_DIR)),
-      new Date(Date.now() + 86_401_000),
-    );
+    // A day later the export is swept: its row (its links are then 404) and this node's copies. Made two days back
+    // rather than swept two days ahead: a sweep ahead took every other suite's exports of the shared database too.
+    await f.t.deps.orm.em
+      .getConnection()
+      .execute(`update exports set created_at = created_at - interval '2 days' where id = ?`, [body.id]);
+    const twoDaysBack = new Date(Date.now() - 2 * 86_400_000);
+    await utimes(dir, twoDaysBack, twoDaysBack);
+    const swept = await sweepExports(f.t.deps.orm, new DataDirCopies(exportsDirOf(f.t.deps.env.DATA_DIR)), new Date());
     expect(swept.rows).toBeGreaterThan(0);
     expect(swept.copies).toBeGreaterThan(0);
     expect(existsSync(dir)).toBe(false);
@@ -389,6 +391,21 @@ describe('site export', () => {
     expect(await copies.sweep(new Date(Date.now() - 60_000))).toBe(1);
     expect(await copies.read('e2', 'settings.json')).not.toBeNull();
   });
+  // The fault: a full copy per export and download, kept a day, filled DATA_DIR, where the rows saved at a stop
+  // and the embedded database live too.
+  it('keeps no copy while the disk is short of space, and still sends the file', async () => {
+    const short = new DataDirCopies(path.join(f.t.deps.env.DATA_DIR, 'copies-short'), async () => ({
+      free: 1024 ** 3,
+      total: 100 * 1024 ** 3,
+    }));
+    const out = (await short.tee('e3', 'settings.json'))(Readable.from(['{"a":1}\n']));
+    let sent = '';
+    await new Promise((resolve) => out.on('data', (c) => (sent += c)).on('end', resolve));
+    expect(sent).toBe('{"a":1}\n');
+    expect(await readdir(path.join(short.root, 'e3'))).toEqual([]);
+    expect(await short.read('e3', 'settings.json')).toBeNull();
+  });
+
   // The attack: many exports at once, each counting a site's whole raw history on the stats pool, outside the
   // workspace's slots: they held the pool's connections for every tenant.
   it("lists an export's records in one of the workspace's stats slots: 429 when they are all taken, no export spent", async () => {
