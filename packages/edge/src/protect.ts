@@ -9,7 +9,7 @@
  *
  * The refusal pages live here too, so the edge worker and proxy mode answer alike.
  */
-import { pathToDecide } from '../../protection/src/paths.ts';
+import { originForm, pathToDecide } from '../../protection/src/paths.ts';
 import { batchTiming, cut, enqueueRecord, type RequestRecord } from './records.ts';
 
 export const DEFAULT_DECIDE_BUDGET_MS = 50;
@@ -109,17 +109,6 @@ export const isServicePath = (path: string) => path === '/_us' || path.startsWit
 export function resolvedPath(url: string): string {
   try {
     return new URL(url, 'http://origin.invalid').pathname;
-  } catch {
-    return '/';
-  }
-}
-
-/** A request target as path and query: an absolute-form target (`http://host/admin`, a visitor's choice) is `/admin`. */
-function originForm(url: string): string {
-  if (url.startsWith('/')) return url;
-  try {
-    const u = new URL(url, 'http://origin.invalid');
-    return u.pathname + u.search;
   } catch {
     return '/';
   }

@@ -44,3 +44,14 @@ export function pathToDecide(url: string, max: number): string {
   const path = canonicalPath(query < 0 ? url : url.slice(0, query));
   return (query < 0 ? path : path + url.slice(query)).slice(0, max);
 }
+
+/** A request target as its path and query: an absolute-form target (`http://host/admin`, a visitor's choice) is `/admin`. */
+export function originForm(target: string): string {
+  if (target.startsWith('/')) return target;
+  try {
+    const url = new URL(target, 'http://origin.invalid');
+    return url.pathname + url.search;
+  } catch {
+    return '/';
+  }
+}

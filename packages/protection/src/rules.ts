@@ -2,7 +2,7 @@ import { clientKind, type RequestFacts } from './facts.ts';
 import { canonicalPath } from './paths.ts';
 import type { Rule, RuleMatch } from './settings.ts';
 
-export { canonicalPath, pathToDecide } from './paths.ts';
+export { canonicalPath, originForm, pathToDecide } from './paths.ts';
 
 const list = <T>(v: T | T[]): T[] => (Array.isArray(v) ? v : [v]);
 

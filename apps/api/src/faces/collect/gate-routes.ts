@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { pathToDecide } from '@us/protection';
+import { originForm, pathToDecide } from '@us/protection';
 import { DECIDE_LIMITS, DecideRequest, normaliseHostname, VerifyRequest } from '@us/shared';
 import type { Context } from 'koa';
 import type { z } from 'zod';
@@ -151,17 +151,6 @@ function visitorFieldsBounded(json: unknown): unknown {
   if (typeof body.pass === 'string' && body.pass.length > DECIDE_LIMITS.pass) delete body.pass;
   if (typeof body.country === 'string' && !/^[A-Za-z]{2}$/.test(body.country)) delete body.country;
   return body;
-}
-
-/** A request target as its path and query: `http://host/admin` (absolute form, a visitor's choice) is `/admin`. */
-function originForm(target: string): string {
-  if (target.startsWith('/')) return target;
-  try {
-    const url = new URL(target, 'http://origin.invalid');
-    return url.pathname + url.search;
-  } catch {
-    return '/';
-  }
 }
 
 /** What a Host that is no hostname is decided as (it is no host a check may return to). */
