@@ -20,5 +20,5 @@ export async function deleteToken(em: EntityManager, actor: Actor, id: string): 
   if (missing) {
     throw scopeMissing(missing, 'this token holds it, and only a caller holding every scope of a token can delete it');
   }
-  await revokeTokenTrees(em, [row.id]);
+  await revokeTokenTrees(em, [row.id], { deleteLinks: true });
 }

@@ -5,9 +5,15 @@ import { noteTokensEnded } from '../../actor/token-cache.ts';
 
 /**
  * Revokes the given tokens and, at once, every token made by them, and theirs (the whole subtree
- * through `parent_token`). Returns how many tokens were live and are now revoked.
+ * through `parent_token`). Returns how many tokens were live and are now revoked. `deleteLinks`: the shared links
+ * made with them go too (a token revoked as such, or by its maker's password reset); a maker who left keeps them
+ * stopped instead, for an owner to take over.
  */
-export async function revokeTokenTrees(em: EntityManager, rootIds: string[]): Promise<number> {
+export async function revokeTokenTrees(
+  em: EntityManager,
+  rootIds: string[],
+  opts: { deleteLinks?: boolean } = {},
+): Promise<number> {
   if (rootIds.length === 0) return 0;
   const rows = await em.execute<{ id: string; token_hash: string }[]>(
     `with recursive tree(id) as (
@@ -21,10 +27,12 @@ export async function revokeTokenTrees(em: EntityManager, rootIds: string[]): Pr
     [`{${rootIds.join(',')}}`],
   );
   noteTokensEnded(rows.map((r) => r.token_hash));
-  await deleteLinksMadeWith(
-    em,
-    rows.map((r) => r.id),
-  );
+  if (opts.deleteLinks) {
+    await deleteLinksMadeWith(
+      em,
+      rows.map((r) => r.id),
+    );
+  }
   return rows.length;
 }
 
@@ -37,7 +45,7 @@ async function deleteLinksMadeWith(em: EntityManager, tokenIds: string[]): Promi
   await em.execute('delete from share_links where created_by_token = any(?::uuid[])', [`{${tokenIds.join(',')}}`]);
 }
 
-/** Every live token the person made, in every workspace, and theirs (a password reset). */
+/** Every live token the person made, in every workspace, and theirs, with their shared links (a password reset). */
 export async function revokeTokensMadeBy(em: EntityManager, userId: string): Promise<number> {
   const rows = await em.execute<{ id: string }[]>('select id from api_tokens where created_by_id = ? and revoked_at is null', [
     userId,
@@ -45,6 +53,7 @@ export async function revokeTokensMadeBy(em: EntityManager, userId: string): Pro
   return revokeTokenTrees(
     em,
     rows.map((r) => r.id),
+    { deleteLinks: true },
   );
 }
 

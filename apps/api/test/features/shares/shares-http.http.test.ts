@@ -53,7 +53,7 @@ describe('shared links over HTTP', () => {
     const secret = link.url.split('/share/')[1] as string;
     await t.request.post(trpcPost('shares.open')).send({ token: secret }).expect(200);
     // What DELETE /v1/tokens/{id} and a password reset do to the token.
-    await revokeTokenTrees(t.deps.orm.em.fork(), [leaked.id]);
+    await revokeTokenTrees(t.deps.orm.em.fork(), [leaked.id], { deleteLinks: true });
     const refused = await t.request.post(trpcPost('shares.open')).send({ token: secret });
     expect(refused.status).toBe(404);
   });
