@@ -83,9 +83,11 @@ export class DataDirCopies implements CopyStore {
       const toClient = new PassThrough();
       const toDisk = createWriteStream(part);
       let ended = false;
+      // Removed once the file is closed: unlinked while it was still being opened, the part was made after its removal.
       const drop = () => {
+        if (toDisk.closed) unlink(part).catch(() => undefined);
+        else toDisk.once('close', () => unlink(part).catch(() => undefined));
         toDisk.destroy();
-        unlink(part).catch(() => undefined);
       };
       source.once('end', () => {
         ended = true;
