@@ -57,13 +57,18 @@ ${snippet}</head><body><p>Hello</p></body></html>`;
     return res.body as { scriptUrl: string; script: { features: string[]; gzipBytes: number } };
   };
 
-  /** Opens `pathname`, waits for its pageview, pushes `next` into history, then closes the tab (its leave report). */
-  async function visit(pathname: string, next: string) {
+  /**
+   * Opens `pathname`, waits for its pageview, pushes `next` into history, then closes the tab (its leave report).
+   * `recorded`: `next` makes a pageview, waited for before the tab closes (closed at once, its request could be lost
+   * with the tab under load).
+   */
+  async function visit(pathname: string, next: string, recorded = false) {
     const context = await browser.newContext();
     const tab = await context.newPage();
     await tab.goto(`${shop.base}${pathname}`);
     await expect.poll(() => stored('pageviews', 'path'), { timeout: 15_000 }).toContain(pathname);
     await tab.evaluate((to) => history.pushState({}, '', to), next);
+    if (recorded) await expect.poll(() => stored('pageviews', 'path'), { timeout: 15_000 }).toContain(next);
     await context.close();
   }
 
@@ -94,7 +99,7 @@ ${snippet}</head><body><p>Hello</p></body></html>`;
       .poll(async () => (await t.request.get(`/script/${site.pk}.js`).set('Accept-Encoding', 'identity')).text)
       .toBe(built);
 
-    await visit('/full', '/full-next');
+    await visit('/full', '/full-next', true);
     await expect.poll(() => stored('pageviews', 'path'), { timeout: 15_000 }).toEqual(['/core', '/full', '/full-next']);
     await expect.poll(() => stored('events', 'name'), { timeout: 15_000 }).toEqual(['signup']);
   });
