@@ -55,7 +55,14 @@ describe('idempotency claim', () => {
     const given = await take('idem:given', 'fp', 5);
     await given?.release();
     await hot.set('idem:given', 'another', 30);
-    await new Promise((r) => setTimeout(r, 30)); // several renewal periods: the timers are stopped (nothing to wait for)
+    // A claim still running renews every few ms: once it has several times, the two ended ones would have too.
+    const renewals = vi.spyOn(hot, 'replaceIfEquals');
+    await take('idem:still-running', 'fp', 5);
+    await vi.waitFor(() =>
+      expect(renewals.mock.calls.filter(([key]) => key === 'idem:still-running').length).toBeGreaterThanOrEqual(3),
+    );
+    expect(renewals.mock.calls.filter(([key]) => key === 'idem:settled' || key === 'idem:given')).toEqual([]);
+    renewals.mockRestore();
     expect(await hot.get('idem:settled')).toBe('done');
     expect(await hot.ttl('idem:settled')).toBeLessThanOrEqual(30);
     expect(await hot.get('idem:given')).toBe('another');
