@@ -21,6 +21,8 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
  *   file); every other control character is still refused there.
  * - `shareable`: a shared link's viewer may call it (the dashboard's figures of its one site); nothing
  *   else lets such a viewer in.
+ * - `answers`: error statuses beyond those its kind implies (a public sign-in answers 401), so the
+ *   OpenAPI document lists them.
  * - `builder`: written by the builder the procedure was made from (`procedures.ts`), never by hand.
  */
 export type Meta = OpenApiMeta<{
@@ -35,6 +37,7 @@ export type Meta = OpenApiMeta<{
   external?: boolean;
   textBlocks?: string[];
   shareable?: boolean;
+  answers?: readonly 401[];
   builder?: 'public' | 'actor' | 'person';
 }>;
 

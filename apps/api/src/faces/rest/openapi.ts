@@ -28,6 +28,7 @@ const STATUS_TEXT: Record<number, string> = {
   404: 'No such resource in this workspace',
   409: 'Conflicts with the current state',
   422: 'Idempotency-Key already used for a different request',
+  413: 'Body over 256 KB',
   429: 'Rate limited: wait Retry-After seconds',
   402: 'Plan limit reached: upgrade, or free an allowance',
   503: 'A service this depends on is unavailable: try again later',
@@ -36,10 +37,12 @@ const STATUS_TEXT: Record<number, string> = {
 function errorStatuses(op: Operation): number[] {
   const s = [400, 429];
   if (op.meta.auth !== 'none') s.push(401, 403, 404);
+  s.push(...(op.meta.answers ?? []));
+  if (op.meta.openapi && op.meta.openapi.method !== 'GET') s.push(413);
   if (op.meta.idempotent) s.push(409, 422);
   // Creations and changes may meet a plan limit (402) or a service they depend on being down (503).
   if (op.type === 'mutation' && op.meta.auth !== 'none') s.push(402, 503);
-  return [...new Set(s)].sort();
+  return [...new Set(s)].sort((a, b) => a - b);
 }
 
 /**

@@ -59,13 +59,13 @@ export const authRouter = router({
     .mutation(({ ctx, input }) => accounts.resendVerification(ctx.deps, ctx.em, input)),
 
   login: publicProcedure
-    .meta({ auth: 'none', openapi: post('/v1/auth/login', 'Sign in; sets the us_session cookie') })
+    .meta({ auth: 'none', answers: [401], openapi: post('/v1/auth/login', 'Sign in; sets the us_session cookie') })
     .input(LoginInput)
     .output(LoginOutput)
     .mutation(({ ctx, input }) => loginService.login(ctx.deps, ctx.em, input, ctx.req, ctx.out)),
 
   loginTwoFactor: publicProcedure
-    .meta({ auth: 'none', openapi: post('/v1/auth/login/2fa', 'Finish signing in with a two-factor code') })
+    .meta({ auth: 'none', answers: [401], openapi: post('/v1/auth/login/2fa', 'Finish signing in with a two-factor code') })
     .input(LoginTwoFactorInput)
     .output(LoginSuccess)
     .mutation(({ ctx, input }) => loginService.loginTwoFactor(ctx.deps, ctx.em, input, ctx.req, ctx.out)),

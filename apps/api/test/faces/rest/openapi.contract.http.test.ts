@@ -34,6 +34,26 @@ describe('OpenAPI document', () => {
     expect(responses['400']?.content?.['application/problem+json']).toBeDefined();
   });
 
+  it('documents the 401 a sign-in answers and the 413 every body route answers', async () => {
+    const statuses = (method: string, path: string) => Object.keys(doc.paths[path]?.[method]?.responses ?? {});
+    expect(statuses('post', '/v1/auth/login')).toContain('401');
+    expect(statuses('post', '/v1/auth/login/2fa')).toContain('401');
+    expect(statuses('post', '/v1/auth/signup')).not.toContain('401');
+    for (const [method, path] of SPEC_ROUTES) {
+      const listed = statuses(method.toLowerCase(), path);
+      if (method === 'GET') expect(listed, `${method} ${path}`).not.toContain('413');
+      else expect(listed, `${method} ${path}`).toContain('413');
+    }
+    const wrong = await t.request.post('/v1/auth/login').send({ email: 'nobody@example.com', password: 'not the password' });
+    expect(wrong.status).toBe(401);
+    const big = await t.request
+      .post('/v1/auth/login')
+      .set('content-type', 'application/json')
+      .send(JSON.stringify({ email: 'a@example.com', password: 'x'.repeat(300 * 1024) }));
+    expect(big.status).toBe(413);
+    expect(big.headers['content-type']).toMatch(/problem\+json/);
+  });
+
   it('documents Idempotency-Key on idempotent routes and a session-only security on person routes', () => {
     for (const [method, path] of SPEC_ROUTES) {
       const op = doc.paths[path]?.[method.toLowerCase()] as { security?: unknown[]; parameters?: { name: string }[] };
