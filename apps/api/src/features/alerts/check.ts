@@ -38,7 +38,7 @@ async function figuresOf(deps: AlertDeps, rule: RuleRow, now: Date): Promise<{ p
     if (!(await rowsArrivedSince(deps, site.id, new Date(rule.created_at)))) return null;
     return {
       period: 'first',
-      figures: { current: await pageviewsSince(deps, site, new Date(rule.created_at), now), baseline: null },
+      figures: { current: await pageviewsSince(deps, site, new Date(rule.created_at)), baseline: null },
     };
   }
   const period = lastClosedPeriod(rule.time_window, rule.timezone, now);
@@ -49,15 +49,12 @@ async function figuresOf(deps: AlertDeps, rule: RuleRow, now: Date): Promise<{ p
   return { period: period.key, figures };
 }
 
-/**
- * Whether pageview or event rows have arrived for the site's UTC days from the day before `since` on (the count
- * reads from the local day of `since`, which starts at most a day earlier): one lookup of `day_arrivals`.
- */
+/** Whether pageview or event rows have arrived for the site's UTC days from that of `since` on: one lookup of `day_arrivals`. */
 async function rowsArrivedSince(deps: AlertDeps, siteId: string, since: Date): Promise<boolean> {
   const [row] = await deps.statsOrm.em
     .getConnection()
     .execute<{ any: boolean }[]>(
-      `select exists (select 1 from day_arrivals where site_id = ?::uuid and day >= ?::date - 1 and rows > 0) as any`,
+      `select exists (select 1 from day_arrivals where site_id = ?::uuid and day >= ?::date and rows > 0) as any`,
       [siteId, since.toISOString().slice(0, 10)],
       'all',
     );

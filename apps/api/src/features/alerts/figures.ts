@@ -1,11 +1,12 @@
 // What an alert rule compares, asked of the stats engine the dashboard uses (the stats wing's `answer`):
 // the People visitors of a period (or, for goal_drop, the visitors who completed the goal), and the
 // average of the same hour or weekday over the previous weeks; for first_pageview, the site's pageviews
-// since the rule was made.
+// since the instant the rule was made.
 import type { AlertKind, AlertWindow, MetricSet } from '@us/shared';
-import { localToday } from '../../analytics/range.ts';
+import { run } from '../../analytics/runner.ts';
 import { siteCtx } from '../../analytics/site-ctx.ts';
 import { inWorkspaceSlot, type StatsDeps } from '../../analytics/site-slot.ts';
+import { laneCond, Params, statement } from '../../analytics/sql.ts';
 import { readSettings } from '../sites/index.ts';
 import { answer, normalise } from '../stats/index.ts';
 import type { AlertPeriod } from './periods.ts';
@@ -67,13 +68,23 @@ export async function periodFigures(
   });
 }
 
-/** The site's People pageviews from the day the rule was made (site time zone) to today. */
-export async function pageviewsSince(deps: StatsDeps, site: AlertSite, since: Date, now: Date): Promise<number> {
+/**
+ * The site's People pageviews recorded at or after `since` (the instant the rule was made): a pageview of the same
+ * day from before the rule is not the first one it waits for. Raw rows only: a rule waits on days retention keeps.
+ */
+export async function pageviewsSince(deps: StatsDeps, site: AlertSite, since: Date): Promise<number> {
   return inWorkspaceSlot(deps, site.workspaceId, async () => {
     const ctx = siteCtx(deps.statsOrm.em.fork(), { id: site.id, timezone: site.timezone, settings: site.settings });
-    const today = localToday(site.timezone, now);
-    const from = localToday(site.timezone, new Date(Math.min(since.getTime(), now.getTime())));
-    const result = await answer(ctx, normalise({ metrics: 'pageviews', lane: 'human', from, to: today }, ctx.today));
-    return result.totals.pageviews ?? 0;
+    const p = new Params();
+    const [row] = await run(
+      ctx.em,
+      statement<{ pageviews: number }>(
+        `select count(*)::int as pageviews from pageviews
+          where site_id = ${p.add(site.id, 'uuid')} and day >= ${p.add(since.toISOString().slice(0, 10), 'date')}
+            and at >= ${p.add(since.toISOString(), 'timestamptz')} and ${laneCond(p, 'pageviews', ctx.windows, 'human')}`,
+        p,
+      ),
+    );
+    return row?.pageviews ?? 0;
   });
 }

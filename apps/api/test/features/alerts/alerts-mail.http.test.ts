@@ -164,6 +164,25 @@ describe('alerts by e-mail', () => {
     expect(mailsTo('first@example.com')).toHaveLength(1);
   });
 
+  it('waits for a pageview after the rule was made: the same day’s earlier pageviews do not fire it', async () => {
+    const site = await collectSite(t, 'first-later.example', ['analytics:read']);
+    // Recorded a second before the rule, on its day (the site's time zone is UTC's).
+    await insertRows(t.deps.orm, 'pageviews', pageviewRows(site.siteId, new Date(Date.now() - 1000), 3));
+    await t.request
+      .post(`/v1/sites/${site.siteId}/alerts`)
+      .set('Authorization', site.auth)
+      .send({ kind: 'first_pageview', recipients: ['first-later@example.com'] })
+      .expect(201);
+    await answerConfirmation(t, 'first-later@example.com', 'yes', 'alerts');
+    expect(await run([site.siteId])).toEqual({ ran: true, fired: 0, failed: 0 });
+
+    await postReport(t, site).expect(202);
+    await t.deps.ingest.flushNow();
+    expect(await run([site.siteId])).toEqual({ ran: true, fired: 1, failed: 0 });
+    const mail = await t.smtp.waitFor('first-later@example.com', /^First pageview on first-later\.example$/);
+    expect(mail.text).toContain('1 pageview so far');
+  });
+
   it('sends nothing more to an address that unsubscribed from the rule; the others still get it', async () => {
     const siteId = await siteWith('Two readers', 30, 90);
     const alert = await ruleTo(siteId, 'stays@example.com', { kind: 'traffic_spike', thresholdPercent: 50 });
