@@ -63,6 +63,24 @@ function revive(json: string): { row: unknown } | null {
   }
 }
 
+/** Rows revived between two turns of the event loop: a whole taken batch (5,000 rows, ~3 MB) held it ~20 ms. */
+const REVIVE_SLICE = 500;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** A taken batch's rows revived a slice at a time, letting other work in between: readable rows, and the rest as text. */
+async function reviveAll<R>(texts: string[]): Promise<{ rows: R[]; unreadable: string[] }> {
+  const rows: R[] = [];
+  const unreadable: string[] = [];
+  for (let i = 0; i < texts.length; i++) {
+    if (i > 0 && i % REVIVE_SLICE === 0) await nextTurn();
+    const text = texts[i] as string;
+    const revived = revive(text);
+    if (revived) rows.push(revived.row as R);
+    else unreadable.push(text);
+  }
+  return { rows, unreadable };
+}
+
 /** Where a queue's processing list was before clusters were supported (`{<queue>}:processing` since). */
 const LEGACY_PROCESSING = (queue: string) => `${queue}:processing`;
 
@@ -203,12 +221,11 @@ export class RedisIngestBuffer implements IngestBuffer {
       return null;
     }
     if (!raw) return null;
-    const { rows } = JSON.parse(raw) as { rows: string[] };
-    const read = rows.map((r) => ({ text: r, revived: revive(r) }));
+    const { rows, unreadable } = await reviveAll<AnalyticsRows[T]>((JSON.parse(raw) as { rows: string[] }).rows);
     return {
       table,
-      rows: read.flatMap((r) => (r.revived ? [r.revived.row as AnalyticsRows[T]] : [])),
-      unreadable: read.filter((r) => !r.revived).map((r) => r.text),
+      rows,
+      unreadable,
       ack: async () => {
         await this.redis.lrem(processing, 1, raw);
       },

@@ -301,6 +301,47 @@ describeEachShared()('redis ingest buffer crash recovery (%s)', (kind) => {
   });
 });
 
+describeEachShared()('a batch taken from Redis (%s)', (kind) => {
+  it('is read back a slice at a time: other work gets turns while 5,000 rows are revived', async () => {
+    const buffer = makeBuffer(kind) as RedisIngestBuffer;
+    const site = randomUUID();
+    await buffer.enqueue(
+      'pageviews',
+      Array.from({ length: 5000 }, (_, i) => pageview(site, i)),
+    );
+    // Rows revived (JSON.parse calls) between two turns of the event loop, while the take runs.
+    const parse = JSON.parse;
+    let parsed = 0;
+    JSON.parse = ((text: string, reviver?: Parameters<typeof parse>[1]) => {
+      parsed++;
+      return parse(text, reviver);
+    }) as typeof JSON.parse;
+    let most = 0;
+    let seen = 0;
+    let taking = true;
+    const tick = () => {
+      most = Math.max(most, parsed - seen);
+      seen = parsed;
+      if (taking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    let batch: Awaited<ReturnType<typeof buffer.take>>;
+    try {
+      batch = await buffer.take('pageviews', 5000);
+    } finally {
+      taking = false;
+      JSON.parse = parse;
+    }
+    tick();
+    expect(batch?.rows).toHaveLength(5000);
+    expect(batch?.rows[4999]).toMatchObject({ path: '/p4999', at: expect.any(Date) });
+    expect(most).toBeGreaterThan(0);
+    expect(most).toBeLessThanOrEqual(501);
+    await batch?.ack();
+    await buffer.close();
+  });
+});
+
 describe.runIf(bufferKinds.includes('redis'))('redis ingest buffer across the upgrade that renamed its processing lists', () => {
   it('takes rows an older version queued, and puts back the batches it left in processing under the old name', async () => {
     const prefix = `ingest-test-${randomUUID()}`;
