@@ -178,10 +178,8 @@ async function serve(
     async close() {
       deps.lifecycle.draining = true;
       await closeServer(server, SHUTDOWN_DEADLINES.requestsMs);
-      // Proxy mode's request records still waiting in the process go to the write buffer first.
-      const started = Date.now();
-      await within(server.flushProxyRecords(), SHUTDOWN_DEADLINES.flushMs);
-      const last = await ingest.stop(Math.max(0, SHUTDOWN_DEADLINES.flushMs - (Date.now() - started)));
+      // Proxy mode's request records still waiting in the process go to the write buffer first, a full one too.
+      const last = await ingest.stop(SHUTDOWN_DEADLINES.flushMs, server.flushProxyRecords);
       if (last.error) logger.warn(`shutdown: the last flush did not finish (${String(last.error)})`);
       await within(Promise.all([jobs.stop(), recountsSettled(), stopKeptFills()]), SHUTDOWN_DEADLINES.jobsMs);
       // A site-day still counting (past the deadline) is left unwritten: the next start rolls it up.

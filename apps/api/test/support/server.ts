@@ -173,8 +173,7 @@ export async function startTestServer(
     async close() {
       await new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections();
-      await server.flushProxyRecords();
-      await deps.ingest.stop();
+      await deps.ingest.stop(undefined, server.flushProxyRecords);
       await buffer.close();
       await statsOrm.close();
       await orm.close();

@@ -74,6 +74,11 @@ export interface IngestBuffer {
   reclaimStale(olderThanMs: number): Promise<number>;
   /** Takes every row held only in this process, queued or in processing (at shutdown, to save them). */
   takeLocal(): LocalRows[];
+  /**
+   * At shutdown, before the last rows come (the proxy's waiting request records): from now on rows past the
+   * maximum are held in this process instead of refused, since what it holds is saved to the spill folder moments later.
+   */
+  holdPastMaximum(): void;
   close(): Promise<void>;
 }
 

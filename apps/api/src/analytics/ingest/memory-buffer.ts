@@ -24,6 +24,8 @@ export class MemoryIngestBuffer implements IngestBuffer {
   /** Rows promised room by `holdRoom` and not queued yet: counted against `maxRows` like held ones. */
   private promised = 0;
 
+  /** Set at shutdown (`holdPastMaximum`): rows are no longer refused for the maximum's sake. */
+  private pastMaximum = false;
   constructor(private readonly maxRows = DEFAULT_MAX_BUFFER_ROWS) {}
 
   private queue(table: AnalyticsTable): unknown[] {
@@ -36,7 +38,7 @@ export class MemoryIngestBuffer implements IngestBuffer {
   }
 
   async enqueue<T extends AnalyticsTable>(table: T, rows: AnalyticsRows[T][]) {
-    if (this.held + this.promised + rows.length > this.maxRows) throw new BufferFull(this.maxRows);
+    if (!this.pastMaximum && this.held + this.promised + rows.length > this.maxRows) throw new BufferFull(this.maxRows);
     this.push(table, rows);
   }
 
@@ -104,6 +106,9 @@ export class MemoryIngestBuffer implements IngestBuffer {
     this.processing.clear();
     this.held = 0;
     return [...out].filter(([, rows]) => rows.length).map(([table, rows]) => ({ table, rows }) as LocalRows);
+  }
+  holdPastMaximum() {
+    this.pastMaximum = true;
   }
   async close() {}
 }

@@ -114,6 +114,8 @@ export class RedisIngestBuffer implements IngestBuffer {
   private readonly ready: Promise<void>;
   private everReady = false;
   private waitedForFirst = false;
+  /** Set at shutdown (`holdPastMaximum`): a full queue no longer refuses rows. */
+  private pastMaximum = false;
 
   constructor(
     target: RedisTarget,
@@ -189,7 +191,11 @@ export class RedisIngestBuffer implements IngestBuffer {
       await this.local.enqueue(table, identified);
       return;
     }
-    if (pushed < 0) throw new BufferFull(this.maxRows);
+    if (pushed < 0) {
+      // Redis's queue full at shutdown: the process holds them, and saves them with the rest of what it holds.
+      if (this.pastMaximum) return this.local.enqueue(table, identified);
+      throw new BufferFull(this.maxRows);
+    }
     // No replica confirmed them: the process keeps a copy in case the master dies before one has them. The
     // rows are in Redis already, so a fallback too full for the copy does not refuse them.
     if (!confirmed) await this.local.enqueue(table, identified).catch(() => {});
@@ -269,6 +275,10 @@ export class RedisIngestBuffer implements IngestBuffer {
       if (!this.cluster) n += Number(await this.redis.eval(RECLAIM, 2, queue, LEGACY_PROCESSING(queue), cutoff));
     }
     return n;
+  }
+  holdPastMaximum() {
+    this.pastMaximum = true;
+    this.local.holdPastMaximum();
   }
   takeLocal(): LocalRows[] {
     return this.local.takeLocal();

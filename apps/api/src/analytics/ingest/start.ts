@@ -76,10 +76,11 @@ export interface Ingest {
   /** Waits for the rooms held now, then flushes. */
   flushNow(): Promise<FlushResult>;
   /**
-   * Waits for the rooms held now, then the last flush, both within `deadlineMs` (default 10 s), then saves
-   * what is still held in this process.
+   * Queues the last rows (`lastRows`: the proxy's waiting request records), past the buffer's maximum if need be,
+   * waits for the rooms held now, then the last flush, all within `deadlineMs` (default 10 s), then saves what is
+   * still held in this process.
    */
-  stop(deadlineMs?: number): Promise<FlushResult>;
+  stop(deadlineMs?: number, lastRows?: () => Promise<unknown>): Promise<FlushResult>;
   /**
    * Saves what this process still holds to the spill folder at once, synchronously: for a process about to end
    * without `stop` (an error nothing caught, a second stop signal). Answers how many rows were saved.
@@ -239,10 +240,13 @@ export async function startIngest(args: StartIngestArgs): Promise<Ingest> {
       await rooms.released();
       return flusher.flushNow();
     },
-    async stop(deadlineMs = 10_000) {
+    async stop(deadlineMs = 10_000, lastRows) {
       clearInterval(daily);
       const started = Date.now();
-      await within(rooms.released(), deadlineMs);
+      // A full buffer refused them while the process ran; now what it holds is saved moments later.
+      buffer.holdPastMaximum();
+      if (lastRows) await within(lastRows(), deadlineMs);
+      await within(rooms.released(), Math.max(0, deadlineMs - (Date.now() - started)));
       const last = await flusher.stop(Math.max(0, deadlineMs - (Date.now() - started)));
       saveHeldNow();
       if (own) await buffer.close();

@@ -15,7 +15,9 @@ import {
   RedisIngestBuffer,
   startIngest,
 } from '../../../src/analytics/ingest/index.ts';
-import { spillRows } from '../../../src/analytics/ingest/spill.ts';
+import { readSpills, spillRows } from '../../../src/analytics/ingest/spill.ts';
+import type { Logger } from '../../../src/core/logger.ts';
+import { proxyRecorder } from '../../../src/faces/proxy/recording.ts';
 import { describeEachShared, type HotKind, hotKinds, redisTargetOf } from '../../support/server.ts';
 
 let orm: Orm;
@@ -415,6 +417,56 @@ describe('rows saved at the last stop that the buffer cannot take at start', () 
       });
       expect(readdirSync(dir).filter((n) => n.endsWith('.ndjson'))).toHaveLength(1);
       await ingest.stop(100);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+// The fault: proxy mode's request records that a full buffer refused waited in the process; at a stop they were
+// handed to the same full buffer again, refused again, and lost with the process, though their requests were answered.
+describe.each(bufferKinds)('records waiting for a full buffer at a stop (%s)', (kind) => {
+  it('are held past its maximum and saved to the spill folder with the rest', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'spill-last-'));
+    try {
+      const site = randomUUID();
+      const refusing = async () => {
+        throw Object.assign(new Error('connection refused'), { code: 'ECONNREFUSED' });
+      };
+      const buffer =
+        kind === 'memory'
+          ? new MemoryIngestBuffer(10)
+          : new RedisIngestBuffer(redisTargetOf(kind), `ingest-test-${randomUUID()}`, 10);
+      const ingest = await startIngest({ orm, buffer, insert: refusing, spillDir: dir, intervalMs: 60_000 });
+      await ingest.enqueueMany(
+        'pageviews',
+        Array.from({ length: 10 }, (_, i) => pageview(site, i)),
+      );
+      const quiet = { warn() {}, error() {}, info() {} } as unknown as Logger;
+      // A recorder whose records become pageviews of their own path: the buffer is full, so they wait.
+      const recorder = proxyRecorder(
+        (_site, records) =>
+          ingest.enqueueMany(
+            'pageviews',
+            records.map((_, i) => pageview(site, 100 + i)),
+          ),
+        quiet,
+      );
+      for (let i = 0; i < 3; i++) recorder.add({ id: site } as never, { path: `/r${i}` } as never);
+      await recorder.flush();
+      await expect(ingest.enqueueMany('pageviews', [pageview(site, 99)])).rejects.toBeInstanceOf(BufferFull);
+
+      await ingest.stop(2_000, () => recorder.flush());
+      const saved = readSpills(dir).rows.flatMap((r) => r.rows as { path: string }[]);
+      const records = ['/p100', '/p101', '/p102'];
+      if (kind === 'memory') {
+        expect(saved.map((r) => r.path).sort()).toEqual([...Array.from({ length: 10 }, (_, i) => `/p${i}`), ...records].sort());
+      } else {
+        // Redis keeps what it queued; the process saved what Redis had no room for.
+        expect(saved.map((r) => r.path).sort()).toEqual(records);
+        expect(await buffer.size('pageviews')).toBe(10);
+        await buffer.close();
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
