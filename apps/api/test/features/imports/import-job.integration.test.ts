@@ -167,6 +167,22 @@ describe('import job', () => {
     expect(await figures(cut)).toEqual(await figures(whole));
   });
 
+  it('a GA4 import stopped after some batches resumes at its checkpoint and ends with the figures of one run', async () => {
+    const dir = new URL('./fixtures/ga4/', import.meta.url);
+    const files = Object.fromEntries(['pages.csv', 'tech.csv'].map((n) => [n, readFileSync(new URL(n, dir), 'utf8')] as const));
+    const whole = await f.site();
+    const one = await run(whole, 'ga4', files, { batchRecords: 2 });
+    expect(one.imp.status).toBe('done');
+    expect(await figures(whole)).not.toEqual([]);
+    const cut = await f.site();
+    const { id } = await run(cut, 'ga4', files, { batchRecords: 2, stopAfterBatches: 2 });
+    await runImport(f.t.deps.orm, id, { batchRecords: 2, stopAfterBatches: 4 });
+    await runImport(f.t.deps.orm, id, { batchRecords: 2 });
+    const resumed = await importOf(id);
+    expect(resumed).toMatchObject({ status: 'done', progress: { rowsRead: one.imp.progress.rowsRead } });
+    expect(await figures(cut)).toEqual(await figures(whole));
+  });
+
   it('skips days with the site’s own data and replaces days of an earlier import, listing both', async () => {
     const siteId = await f.site();
     await insertRollups(f.t, siteId, [{ day: '2024-01-02', metricSet: 'pageviews', count: 4, visitors: 3 }]);

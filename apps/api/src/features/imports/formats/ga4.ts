@@ -20,8 +20,6 @@ import { DIMENSION_WORDS, GA4_DIMENSIONS, type Ga4Dimension, SCOPE_SETS, USER_CO
 import { trimmedNames } from './header-names.ts';
 
 const DATE = 'Date';
-/** Rows handed to the sink at once. */
-const BATCH = 2_000;
 /** The sum rows some downloads add (first in the table): figures of no day and value, left out. */
 const TOTAL_ROW = /^(grand )?totals?$/i;
 
@@ -119,7 +117,6 @@ function rowsOf(
 
 class Ga4Reader {
   private layout: Layout | null = null;
-  private batch: ImportedRow[] = [];
   /** Set when a second table begins: the rest of the file is not read. */
   done = false;
 
@@ -152,15 +149,8 @@ class Ga4Reader {
       if ('error' in values) return this.sink.bad(line, values.error);
       rows.push(...rowsOf(day, dimension.scope, values, figures));
     }
-    this.batch.push(...rows);
-    if (this.batch.length >= BATCH) await this.flush();
-  }
-
-  async flush() {
-    if (this.batch.length === 0) return;
-    const batch = this.batch;
-    this.batch = [];
-    await this.sink.rows(batch);
+    // Handed over with its record: the job checkpoints past a record once the next one is asked for.
+    if (rows.length > 0) await this.sink.rows(rows);
   }
 }
 
@@ -178,6 +168,5 @@ export const ga4Format: ImportFormat = {
       await reader.add(record);
       if (reader.done) break;
     }
-    await reader.flush();
   },
 };
