@@ -4,7 +4,7 @@
 // one at a time across nodes, and imports due in turns a file at a time, workspace by workspace (the claims:
 // import-claims.ts); see docs/product/imports.md.
 import type { Orm, PgPool } from '@us/db';
-import { pgPoolOf } from '@us/db';
+import { dbFault, pgPoolOf } from '@us/db';
 import { cleanText, IMPORT_LIMITS } from '@us/shared';
 import type { Logger } from '../../core/logger.ts';
 import { readCsv } from './csv-records.ts';
@@ -96,6 +96,14 @@ async function runTurn(orm: Orm, importId: string, opts: ImportRunOptions, turns
   } catch (e) {
     if (e instanceof Stopped) return;
     if (e instanceof Yielded) return endTurn(pool, importId, claimed.claim);
+    // PostgreSQL restarting, a lost connection, a deadlock: not the files' fault. The import goes back to the queue at
+    // its last checkpoint, its files kept, and this run ends (the job's next run resumes it). It failed for good
+    // before, and its files were deleted.
+    const fault = dbFault(e);
+    if (fault === 'unavailable' || fault === 'busy') {
+      await endTurn(pool, importId, claimed.claim).catch(() => {});
+      throw e;
+    }
     const known = e instanceof Refused;
     if (!known) opts.logger?.error(`imports: import ${importId} failed`, e);
     await fail(pool, claimed, known ? e.message : 'The import failed on our side: delete it and start a new one');

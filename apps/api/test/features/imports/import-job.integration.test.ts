@@ -124,6 +124,34 @@ describe('import job', () => {
     expect(await figures(cut)).toEqual(await figures(whole));
   });
 
+  it('a run cut by PostgreSQL (a restart, a lost connection) keeps its files and resumes at the next run', async () => {
+    const whole = await f.site();
+    await run(whole, 'plausible', PLAUSIBLE, { batchRecords: 2 });
+    const plausible = formatOf('plausible');
+    let cutOnce = true;
+    const restarting: ImportFormat = {
+      ...plausible,
+      read: async (name, records, sink) => {
+        await plausible.read(name, records, sink);
+        if (cutOnce) {
+          cutOnce = false;
+          throw Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
+        }
+      },
+    };
+    const cut = await f.site();
+    const id = await newImport(cut, 'plausible', PLAUSIBLE);
+    await expect(runImport(f.t.deps.orm, id, { batchRecords: 2, formatOf: () => restarting })).rejects.toThrow(
+      /administrator command/,
+    );
+    const waiting = await importOf(id);
+    expect(waiting.status).toBe('queued');
+    expect(waiting.files.length).toBe(Object.keys(PLAUSIBLE).length);
+    await runImport(f.t.deps.orm, id, { batchRecords: 2, formatOf: () => restarting });
+    expect(await importOf(id)).toMatchObject({ status: 'done', progress: { rowsRead: SAMPLE_RECORDS } });
+    expect(await figures(cut)).toEqual(await figures(whole));
+  });
+
   it('a run stopped at a file’s end resumes with the next file, without reading that one again', async () => {
     const whole = await f.site();
     await run(whole, 'plausible', PLAUSIBLE);
