@@ -3,6 +3,7 @@
 // file holds an address, a user agent, a credential or a secret: the tables keep none of the first two,
 // and site keys, the internal key and the pass key are left out here.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { IMPORTED_DONE } from '../../analytics/rollup-source.ts';
 import { journeyLines, siteRowOf } from './journey-lines.ts';
 
 const PAGE = 2000;
@@ -90,7 +91,7 @@ export async function* siteStoreFile(
   for await (const rows of pages(em, (a) => [
     `select to_char(day, 'YYYY-MM-DD') as day, metric_set as "metricSet", dimension, value, lane, count::float8 as count,
             visitors::float8 as visitors, import_id as "importId"
-      from imported_rollups where site_id = ?
+      from imported_rollups where site_id = ? and ${IMPORTED_DONE}
       ${a ? 'and (day, metric_set, dimension, value, lane, import_id) > (?::date, ?, ?, ?, ?, ?::uuid)' : ''}
       order by day, metric_set, dimension, value, lane, import_id`,
     a ? [siteId, a.day, a.metricSet, a.dimension, a.value, a.lane, a.importId] : [siteId],

@@ -1,6 +1,7 @@
 // manifest.json and archive.json: what is where, made from the export's row each time they are fetched
 // (never kept). The manifest counts the rows of the site's files with a few count statements.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { IMPORTED_DONE } from '../../analytics/rollup-source.ts';
 import { journeyLineCount, siteRowOf } from './journey-lines.ts';
 import { RAW_KINDS, type RawKind } from './raw-files.ts';
 
@@ -35,7 +36,7 @@ export async function manifest(em: EntityManager, row: ExportRow, linkTo: (file:
     `select count(*) as n from result_days where site_id = ? and kind not like '%-span' and kind <> 'kept'`,
   );
   const searchWeeks = await count('select count(*) as n from search_weeks where site_id = ?');
-  const imported = await count('select count(*) as n from imported_rollups where site_id = ?');
+  const imported = await count(`select count(*) as n from imported_rollups where site_id = ? and ${IMPORTED_DONE}`);
   const journeys = await journeyLineCount(em, await siteRowOf(em, row.site_id), { from: row.range_from, to: row.range_to });
   const perKind = Object.fromEntries(
     RAW_KINDS.map((k) => [k, row.archive.filter((f) => f.kind === k).reduce((n, f) => n + f.records, 0)]),

@@ -1,8 +1,9 @@
 // One batch of an import written in one transaction with its checkpoint: the figures summed per day and
 // key, the staged records, the bad rows, and where a resumed run starts. Days on which the site has its
-// own data are skipped; days an earlier import of the site covered lose that import's figures
-// (docs/product/imports.md, "Overlapping days").
+// own data are skipped; days an earlier import of the site covered lose that import's figures once this one is
+// done (docs/product/imports.md, "Overlapping days").
 import { IMPORT_LIMITS } from '@us/shared';
+import { IMPORTING_LANE } from '../../analytics/rollup-source.ts';
 import type { ImportedRow, StagedRecord } from './formats/format.ts';
 import type { Db } from './import-files.ts';
 
@@ -66,15 +67,37 @@ export async function nativeDays(db: Db, siteId: string, timezone: string, days:
   return new Set(rows.map((r) => r.day));
 }
 
-/** Removes earlier imports' figures on `days` (the site's other imports): the days that had some. */
-export async function replaceEarlier(db: Db, siteId: string, importId: string, days: string[]): Promise<string[]> {
+/**
+ * The days among `days` that the site's other (earlier) imports have figures of: this import replaces them once it is
+ * done (`replaceEarlier`), so a failed or deleted one leaves them as they were.
+ */
+export async function earlierDays(db: Db, siteId: string, importId: string, days: string[]): Promise<string[]> {
   if (!days.length) return [];
   const { rows } = await db.query<{ day: string }>(
-    `with gone as (delete from imported_rollups where site_id = $1 and day = any($2::date[]) and import_id <> $3 returning day)
-     select distinct to_char(day, 'YYYY-MM-DD') as day from gone`,
+    `select distinct to_char(day, 'YYYY-MM-DD') as day from imported_rollups
+      where site_id = $1 and day = any($2::date[]) and import_id <> $3`,
     [siteId, days, importId],
   );
   return rows.map((r) => r.day);
+}
+
+/**
+ * As the import ends: the other imports' figures of the days it stored are removed, and its own (waiting in
+ * IMPORTING_LANE) take the human lane, in the ending transaction, so the answers go from the earlier figures to
+ * these at once.
+ */
+export async function replaceEarlier(db: Db, siteId: string, importId: string): Promise<void> {
+  await db.query(
+    `delete from imported_rollups e
+      where e.site_id = $1 and e.import_id <> $2
+        and e.day in (select day from imported_rollups where site_id = $1 and import_id = $2
+                      union select day from import_staged where site_id = $1 and import_id = $2)`,
+    [siteId, importId],
+  );
+  await db.query(
+    `update imported_rollups set lane = 'human' where site_id = $1 and import_id = $2 and lane = '${IMPORTING_LANE}'`,
+    [siteId, importId],
+  );
 }
 
 /** Adds rows to the import's figures; answers how many rollup rows were new. */
@@ -83,7 +106,7 @@ export async function storeRows(db: Db, siteId: string, importId: string, rows: 
   const { rows: out } = await db.query<{ added: string }>(
     `with up as (
        insert into imported_rollups (site_id, day, metric_set, dimension, value, lane, count, visitors, import_id)
-       select $1::uuid, d, m, dim, v, 'human', c, vis, $2::uuid
+       select $1::uuid, d, m, dim, v, '${IMPORTING_LANE}', c, vis, $2::uuid
        from unnest($3::date[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[]) as x(d, m, dim, v, c, vis)
        on conflict (site_id, day, metric_set, dimension, value, lane, import_id)
          do update set count = least(imported_rollups.count + excluded.count, ${MOST}),

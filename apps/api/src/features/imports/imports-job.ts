@@ -10,7 +10,16 @@ import type { Logger } from '../../core/logger.ts';
 import { readCsv } from './csv-records.ts';
 import type { ImportFormat, ImportSink, ImportSource } from './formats/format.ts';
 import { formatOf } from './formats/index.ts';
-import { Batch, type Checkpoint, nativeDays, recordProgress, replaceEarlier, stageRecords, storeRows } from './import-batch.ts';
+import {
+  Batch,
+  type Checkpoint,
+  earlierDays,
+  nativeDays,
+  recordProgress,
+  replaceEarlier,
+  stageRecords,
+  storeRows,
+} from './import-batch.ts';
 import { claimNext, endTurn, othersDue } from './import-claims.ts';
 import { type Db, fileChunks, inTransaction, withClient } from './import-files.ts';
 
@@ -231,7 +240,7 @@ async function writeBatch(
     for (const d of unknown) native.set(d, found.has(d));
     const keep = days.filter((d) => !native.get(d));
     const skipped = days.filter((d) => native.get(d));
-    const replaced = await replaceEarlier(db, claimed.site_id, claimed.id, keep);
+    const replaced = await earlierDays(db, claimed.site_id, claimed.id, keep);
     const kept = new Set(keep);
     const stored = await storeRows(
       db,
@@ -265,10 +274,14 @@ async function holdImport(db: Db, claimed: Pick<Claimed, 'id' | 'claim'>) {
   if (rows[0]?.status !== 'running' || rows[0].claim !== claimed.claim) throw new Stopped();
 }
 
-/** Every file read: the staged records summed (visitors: distinct visits), the files dropped, the import done. */
+/**
+ * Every file read: the earlier imports' figures of its days replaced by its own, the staged records summed (visitors:
+ * distinct visits), the files dropped, the import done.
+ */
 async function finish(pool: PgPool, claimed: Claimed) {
   await inTransaction(pool, async (db) => {
     await holdImport(db, claimed);
+    await replaceEarlier(db, claimed.site_id, claimed.id);
     const { rows } = await db.query<{ added: string }>(
       `with up as (
          insert into imported_rollups (site_id, day, metric_set, dimension, value, lane, count, visitors, import_id)

@@ -1,6 +1,7 @@
 // Whether a previous period can be shown: comparing with days before the site recorded anything would
 // show zeros as if traffic had collapsed, so the answer says since when the site has data instead.
 import { CLICKS_EXCLUDED } from '../../analytics/catalogue.ts';
+import { IMPORTED_DONE } from '../../analytics/rollup-source.ts';
 import { run } from '../../analytics/runner.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
 import { Params, type Statement, statement, tzParam } from '../../analytics/sql.ts';
@@ -22,7 +23,7 @@ function firstDaysStatement(ctx: SiteCtx, table: 'pageviews' | 'events' | 'reque
     select
       (select to_char((min(at) at time zone ${tz})::date, 'YYYY-MM-DD') from ${table} where site_id = ${site}${clicks}) as raw_first,
       (select to_char(least((select min(day) from daily_rollups where site_id = ${site}),
-                            (select min(day) from imported_rollups where site_id = ${site})), 'YYYY-MM-DD')) as rollup_first`;
+                            (select min(day) from imported_rollups where site_id = ${site} and ${IMPORTED_DONE})), 'YYYY-MM-DD')) as rollup_first`;
   return statement(sql, p);
 }
 

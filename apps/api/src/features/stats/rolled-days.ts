@@ -5,6 +5,7 @@
 // no bot window (applied when reading raw rows, not in rollups) touches the days.
 
 import { addDays, type DayRange, splitRange } from '../../analytics/range.ts';
+import { IMPORTED_DONE } from '../../analytics/rollup-source.ts';
 import { run } from '../../analytics/runner.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
 import { Params, type Statement, statement } from '../../analytics/sql.ts';
@@ -62,7 +63,7 @@ function rolledDaysStatement(
     select distinct to_char(day, 'YYYY-MM-DD'), null, true
     from imported_rollups
     where site_id = ${p.add(ctx.siteId, 'uuid')}
-      and day between ${from} and ${to}
+      and day between ${from} and ${to} and ${IMPORTED_DONE}
     union
     select to_char(d, 'YYYY-MM-DD'), null, false
     from generate_series(${from}, ${to}, interval '1 day') d

@@ -235,6 +235,32 @@ describe('import job', () => {
     expect(res.body.imported).toEqual({ days: 2, sources: ['plausible'], included: true });
   });
 
+  it('a later import replaces an earlier one’s days only once it is done: while it runs, and if it fails, the earlier figures stand', async () => {
+    const siteId = await f.site();
+    const dayPageviews = async () =>
+      (
+        await f.get(`/v1/sites/${siteId}/stats`, { metrics: 'pageviews', by: 'day', from: '2024-01-01', to: '2024-01-02' })
+      ).body.rows.map((r: { counts: { pageviews: number } }) => r.counts.pageviews);
+    const visitors = 'imported_visitors_20240101_20240102.csv';
+    await run(siteId, 'plausible', { [visitors]: PLAUSIBLE[visitors] as string });
+    const earlier = await dayPageviews();
+    expect(earlier.some((n: number) => n > 0)).toBe(true);
+    const later = {
+      [visitors]: 'date,visitors,pageviews,bounces,visits,visit_duration\n2024-01-01,2,500,1,2,60\n2024-01-02,2,700,1,2,60\n',
+    };
+    // Refused after its first batch (too many rows): it stored that batch, and fails.
+    const failed = await run(siteId, 'plausible', later, { batchRecords: 1, maxRows: 1 });
+    expect(failed.imp.status).toBe('failed');
+    expect(await dayPageviews()).toEqual(earlier);
+    // Stopped after its first batch: running, its figures not yet in the answers.
+    const { id, imp: running } = await run(siteId, 'plausible', later, { batchRecords: 1, stopAfterBatches: 1 });
+    expect(running.status).toBe('running');
+    expect(await dayPageviews()).toEqual(earlier);
+    await runImport(f.t.deps.orm, id, { batchRecords: 1 });
+    expect(await importOf(id)).toMatchObject({ status: 'done', replacedDays: ['2024-01-01', '2024-01-02'] });
+    expect(await dayPageviews()).toEqual([500, 700]);
+  });
+
   it('two imports of one site never run at once: two nodes leave the later import’s figures, as one node does', async () => {
     // The later import replaces the earlier one's days (replaceEarlier): read side by side, each batch of one
     // would delete what the other stored for its days, and the figures would be a mix of both.
