@@ -1,6 +1,7 @@
 // What every question of one site needs, resolved once per request: its time zone (an unknown one
 // falls back to UTC), today and the first raw day in that zone, its bot windows and kept property keys.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { BOT_WINDOW_MAX_ASN, BOT_WINDOW_YEARS } from '@us/shared';
 import { localToday, rawStartOf } from './range.ts';
 
 export interface SiteCtx {
@@ -25,6 +26,9 @@ export interface BotWindowDef {
   asOrg: string | null;
 }
 
+/** A window's time the database can compare with (NaN, year 0 and years past 9999 are not). */
+const inWindowYears = (d: Date) => d.getUTCFullYear() >= BOT_WINDOW_YEARS.from && d.getUTCFullYear() <= BOT_WINDOW_YEARS.to;
+
 /** The site's bot windows, well-formed ones only. */
 export function botWindowsOf(settings: Record<string, unknown> | null | undefined): BotWindowDef[] {
   const list = Array.isArray(settings?.botWindows) ? (settings.botWindows as unknown[]) : [];
@@ -34,9 +38,11 @@ export function botWindowsOf(settings: Record<string, unknown> | null | undefine
     const { from, to, country, network } = w as Record<string, unknown>;
     const f = typeof from === 'string' ? new Date(from) : null;
     const t = typeof to === 'string' ? new Date(to) : null;
-    if (!f || !t || Number.isNaN(f.getTime()) || Number.isNaN(t.getTime())) continue;
+    if (!f || !t || !inWindowYears(f) || !inWindowYears(t)) continue;
     const net = typeof network === 'string' && network.trim() ? network.trim() : null;
     const asMatch = net ? /^AS(\d+)$/i.exec(net) : null;
+    // A window stored before its bounds were checked: one the database cannot compare with failed every question.
+    if (asMatch && !(Number(asMatch[1]) <= BOT_WINDOW_MAX_ASN)) continue;
     out.push({
       from: f,
       to: t,

@@ -33,7 +33,18 @@ export const zCidr = z
 
 // ---------- bot windows ----------
 
-const zWindowTime = z.iso.datetime({ offset: true, error: 'Give a timestamp such as 2030-01-31T12:00:00Z' });
+/** The years a bot window's times may lie in (the database holds no year 0, which JavaScript's dates do). */
+export const BOT_WINDOW_YEARS = { from: 1970, to: 9999 } as const;
+/** The largest AS number a window may name: the stored network numbers are 32-bit signed integers. */
+export const BOT_WINDOW_MAX_ASN = 2_147_483_647;
+
+const zWindowTime = z.iso.datetime({ offset: true, error: 'Give a timestamp such as 2030-01-31T12:00:00Z' }).refine(
+  (v) => {
+    const year = new Date(v).getUTCFullYear();
+    return year >= BOT_WINDOW_YEARS.from && year <= BOT_WINDOW_YEARS.to;
+  },
+  { error: 'Give a time between the years 1970 and 9999' },
+);
 
 export const BotWindowInput = z
   .object({
@@ -57,6 +68,10 @@ export const BotWindowInput = z
   .superRefine((w, ctx) => {
     if (Date.parse(w.from) >= Date.parse(w.to)) {
       ctx.addIssue({ code: 'custom', path: ['from'], message: 'Choose a from earlier than to' });
+    }
+    const asn = w.network ? /^AS(\d+)$/i.exec(w.network) : null;
+    if (asn && !(Number(asn[1]) <= BOT_WINDOW_MAX_ASN)) {
+      ctx.addIssue({ code: 'custom', path: ['network'], message: `Give an AS number up to ${BOT_WINDOW_MAX_ASN}` });
     }
   });
 export type BotWindowInput = z.infer<typeof BotWindowInput>;

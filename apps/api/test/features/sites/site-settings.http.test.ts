@@ -113,6 +113,8 @@ describe('site settings, goals and experiments', () => {
       [{ botWindows: [{ ...WINDOW, country: 'DEU' }] }, 'botWindows[0].country', /two-letter/],
       [{ botWindows: [{ ...WINDOW, colour: 'red' }] }, 'botWindows[0].colour', /Remove/],
       [{ botWindows: [{ from: WINDOW.from }] }, 'botWindows[0].to', /required/],
+      [{ botWindows: [{ ...WINDOW, network: 'AS99999999999' }] }, 'botWindows[0].network', /AS number up to/],
+      [{ botWindows: [{ ...WINDOW, from: '0000-06-01T00:00:00Z' }] }, 'botWindows[0].from', /years 1970 and 9999/],
       [{ goals: [{ name: 'Thanks', type: 'path', match: 'thanks' }] }, 'goals[0].match', /Start a path goal with \//],
       [{ goals: [{ name: 'Blog', type: 'path', match: '/blog/*/x' }] }, 'goals[0].match', /only at the end/],
       [{ goals: [{ name: 'Any', type: 'page', match: '/x' }] }, 'goals[0].type', /event.*path/],
