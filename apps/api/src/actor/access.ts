@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Site, Workspace } from '@us/db';
 import { AppError, forbidden, notFound } from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
 import type { Actor } from './actor.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isUuid = (s: string) => UUID.test(s);
+export { isUuid };
 
 /** The workspace the caller acts in; a person without one is told to create or join one. */
 export function workspaceIdOf(actor: Actor): string {

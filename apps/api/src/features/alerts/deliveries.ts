@@ -4,7 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ALERT_LIMITS, type AlertDeliveriesInput, type AlertDelivery } from '@us/shared';
 import { isUuid, loadSite } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
-import { badRequest } from '../../core/errors.ts';
+import { readInstantCursor } from '../../core/instant-cursor.ts';
 import { changePercent } from './evaluate.ts';
 import { NO_ALERT } from './rules.ts';
 
@@ -33,16 +33,6 @@ const toDelivery = (r: DeliveryRow): AlertDelivery => ({
   webhookStatus: r.webhook_status,
 });
 
-function readCursor(cursor: string): { at: string; id: string } {
-  const [at = '', id = ''] = cursor.split('_');
-  // An instant as the page wrote it: the same text back from the date it makes (2024-02-30 rolls over to March).
-  const date = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(at) ? new Date(at) : null;
-  if (!date || Number.isNaN(date.getTime()) || date.toISOString() !== at || !isUuid(id)) {
-    throw badRequest('cursor', 'Pass the `next` of the previous page as cursor, unchanged');
-  }
-  return { at, id };
-}
-
 export async function listDeliveries(em: EntityManager, actor: Actor, input: AlertDeliveriesInput) {
   const site = await loadSite(em, actor, input.id);
   const [rule] = isUuid(input.alert)
@@ -50,7 +40,7 @@ export async function listDeliveries(em: EntityManager, actor: Actor, input: Ale
     : [];
   if (!rule) throw NO_ALERT();
   const limit = input.limit ?? ALERT_LIMITS.defaultPage;
-  const after = input.cursor ? readCursor(input.cursor) : null;
+  const after = input.cursor ? readInstantCursor(input.cursor, 'next') : null;
   const rows = await em.execute<DeliveryRow[]>(
     `select id, period, fired_at, current, baseline, mails, mails_held, webhook, webhook_status from alert_deliveries
       where alert_id = ? ${after ? 'and (fired_at, id) < (?::timestamptz, ?::uuid)' : ''}

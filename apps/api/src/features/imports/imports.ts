@@ -14,6 +14,7 @@ import {
 import { isUuid, loadSite } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
 import { AppError, badRequest } from '../../core/errors.ts';
+import { readInstantCursor } from '../../core/instant-cursor.ts';
 import { checkSiteLimit } from '../sites/index.ts';
 import { ALREADY_STARTED, IMPORT_COLUMNS, type ImportRow, NO_IMPORT, TOO_MANY_FILES, toImport } from './import-row.ts';
 
@@ -55,18 +56,10 @@ export async function createImport(em: EntityManager, actor: Actor, input: Creat
 /** The cursor after an import: `<created_at ISO>_<id>`. */
 const cursorOf = (i: Import) => `${i.createdAt}_${i.id}`;
 
-function readCursor(cursor: string): { at: string; id: string } {
-  const [at, id] = cursor.split('_');
-  if (!at || Number.isNaN(Date.parse(at)) || !id || !isUuid(id)) {
-    throw badRequest('cursor', 'Pass the `nextCursor` of the previous page as cursor, unchanged');
-  }
-  return { at, id };
-}
-
 export async function listImports(em: EntityManager, actor: Actor, input: ImportListQuery): Promise<ImportList> {
   const site = await loadSite(em, actor, input.id);
   const limit = input.limit ?? IMPORT_LIMITS.defaultPage;
-  const after = input.cursor ? readCursor(input.cursor) : null;
+  const after = input.cursor ? readInstantCursor(input.cursor, 'nextCursor') : null;
   const rows = await em.execute<ImportRow[]>(
     `select ${IMPORT_COLUMNS} from imports i
       where i.site_id = ?${after ? ` and (date_trunc('milliseconds', i.created_at), i.id) < (?::timestamptz, ?::uuid)` : ''}

@@ -147,6 +147,13 @@ describe('alert rules over HTTP', () => {
       .set('Authorization', reader)
       .expect(400);
     expect(badCursor.body.field).toBe('cursor');
+    // A year 0 passed the check, and PostgreSQL refused it (500).
+    const yearZero = await t.request
+      .get(`/v1/sites/${siteId}/alerts/${id}/deliveries`)
+      .query({ cursor: '0000-01-01T00:00:00.000Z_00000000-0000-4000-8000-000000000000' })
+      .set('Authorization', reader)
+      .expect(400);
+    expect(yearZero.body.field).toBe('cursor');
     await t.request.delete(`/v1/sites/${siteId}/alerts/${id}`).set('Authorization', writer).expect(204);
     await t.request.delete(`/v1/sites/${siteId}/alerts/${id}`).set('Authorization', writer).expect(404);
   });

@@ -109,6 +109,12 @@ describe('imports over HTTP', () => {
     const second = (await api().get(`/v1/sites/${other}/imports`, { limit: 2, cursor: first.nextCursor }).expect(200)).body;
     expect(second).toEqual({ items: [expect.objectContaining({ id: ids[0] })], nextCursor: null });
     await api().get(`/v1/sites/${other}/imports`, { cursor: 'nonsense' }).expect(400);
+    // Text JavaScript reads as a date and PostgreSQL does not (they answered 500).
+    const id = '00000000-0000-4000-8000-000000000000';
+    for (const at of ['1', '2024-02-30T00:00:00.000Z', '0000-01-01T00:00:00.000Z']) {
+      const refused = await api().get(`/v1/sites/${other}/imports`, { cursor: `${at}_${id}` }).expect(400);
+      expect(refused.body.field).toBe('cursor');
+    }
   });
 
   it('keeps at most 3 imports not done per site (409), counted before each insert; deleting one makes room', async () => {
