@@ -1,4 +1,4 @@
-import { ensurePartitions, insertDeadLetters, insertRows, type Orm, pruneDeadLetters } from '@us/db';
+import { ensurePartitions, hasSqlState, insertDeadLetters, insertRows, type Orm, pruneDeadLetters } from '@us/db';
 import { within } from '../../core/deadline.ts';
 import type { RedisTarget } from '../../core/hot/redis-connection.ts';
 import type { Logger } from '../../core/logger.ts';
@@ -53,6 +53,8 @@ export interface StartIngestArgs {
    * RAW_PARTITION_DAYS (92); the test harness leaves it off so suites' old partitions stay.
    */
   retainRawDays?: number;
+  /** After a start whose partition upkeep met a raw table held too long: when it is tried again. Default 60 s. */
+  partitionRetryMs?: number;
 }
 
 declare module '../../core/deps.ts' {
@@ -176,7 +178,20 @@ export async function startIngest(args: StartIngestArgs): Promise<Ingest> {
   const own = !args.buffer;
   const buffer = args.buffer ?? createIngestBuffer(args.redis, { maxRows: args.maxBufferRows, logger: args.logger });
   const daysAhead = args.daysAhead ?? 7;
-  await maintainPartitions(args.orm, { daysAhead, retainRawDays: args.retainRawDays, logger: args.logger });
+  const upkeep = () => maintainPartitions(args.orm, { daysAhead, retainRawDays: args.retainRawDays, logger: args.logger });
+  // A raw table held past the partition change's retries (an export streaming a day, a long question): the start
+  // goes on (a row of a day without its partition makes it as it is inserted) and the upkeep is tried again soon.
+  // It stopped the start, and a restarted node came up only once the reader was done.
+  let retry: NodeJS.Timeout | undefined;
+  await upkeep().catch((err) => {
+    if (!hasSqlState(err, '55P03')) throw err;
+    args.logger?.warn('ingest: a raw table was held too long to keep its partitions at start-up: tried again in a minute');
+    const again = () => {
+      retry = setTimeout(() => upkeep().catch(again), args.partitionRetryMs ?? 60_000);
+      retry.unref();
+    };
+    again();
+  });
   const recovered = await buffer.recover((err) =>
     args.logger?.warn(
       `ingest: Redis is not reachable at start-up (${err instanceof Error ? err.message : String(err)}): reports are buffered in this process until it is, and batches an interrupted flush left in Redis are put back once it answers`,
@@ -242,6 +257,7 @@ export async function startIngest(args: StartIngestArgs): Promise<Ingest> {
     },
     async stop(deadlineMs = 10_000, lastRows) {
       clearInterval(daily);
+      clearTimeout(retry);
       const started = Date.now();
       // A full buffer refused them while the process ran; now what it holds is saved moments later.
       buffer.holdPastMaximum();
