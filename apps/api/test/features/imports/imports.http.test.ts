@@ -112,7 +112,9 @@ describe('imports over HTTP', () => {
     // Text JavaScript reads as a date and PostgreSQL does not (they answered 500).
     const id = '00000000-0000-4000-8000-000000000000';
     for (const at of ['1', '2024-02-30T00:00:00.000Z', '0000-01-01T00:00:00.000Z']) {
-      const refused = await api().get(`/v1/sites/${other}/imports`, { cursor: `${at}_${id}` }).expect(400);
+      const refused = await api()
+        .get(`/v1/sites/${other}/imports`, { cursor: `${at}_${id}` })
+        .expect(400);
       expect(refused.body.field).toBe('cursor');
     }
   });
