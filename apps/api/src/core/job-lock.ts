@@ -23,6 +23,7 @@ export const JOB_LOCKS = {
   alerts: 9,
   /** Not a job's run: the import job's claims, one at a time across nodes (a transaction lock). */
   importClaims: 10,
+  sitePurge: 11,
 } as const;
 
 /** A job's advisory lock key in PostgreSQL's two-int form, for a transaction lock (`pg_advisory_xact_lock`). */

@@ -2,6 +2,7 @@ import type { Orm } from '@us/db';
 import { applySiteRetention } from '../analytics/rollup/retention.ts';
 import { runRollups } from '../analytics/rollup/rollup.ts';
 import { runTodayRollups } from '../analytics/rollup/rollup-today.ts';
+import { purgeDeletedSites } from '../analytics/rollup/site-purge.ts';
 import type { Logger } from '../core/logger.ts';
 import { runAlerts } from '../features/alerts/alerts-job.ts';
 import type { AlertDeps } from '../features/alerts/rule-columns.ts';
@@ -111,6 +112,12 @@ export const JOBS: readonly Job[] = [
     every: (o) => o.retentionEveryMs ?? 86_400_000,
     enabled: always,
     run: (o) => applySiteRetention(o.orm, runOpts(o)),
+  },
+  {
+    name: 'deleted sites',
+    every: () => HOUR,
+    enabled: always,
+    run: (o) => purgeDeletedSites(o.orm, runOpts(o)),
   },
   {
     name: 'export sweep',

@@ -43,6 +43,7 @@ import { Migration20261230090000_alert_sends } from './Migration20261230090000_a
 import { Migration20261231090000_import_claim } from './Migration20261231090000_import_claim.ts';
 import { Migration20270101090000_confirmation_sending } from './Migration20270101090000_confirmation_sending.ts';
 import { Migration20270102090000_share_link_token } from './Migration20270102090000_share_link_token.ts';
+import { Migration20270103090000_deleted_sites } from './Migration20270103090000_deleted_sites.ts';
 
 /** The committed migrations, in order. New ones: `npm run -w @us/db migration:create -- <name>`, then list it here. */
 export const migrationsList = [
@@ -97,4 +98,5 @@ export const migrationsList = [
   { name: 'Migration20261231090000_import_claim', class: Migration20261231090000_import_claim },
   { name: 'Migration20270101090000_confirmation_sending', class: Migration20270101090000_confirmation_sending },
   { name: 'Migration20270102090000_share_link_token', class: Migration20270102090000_share_link_token },
+  { name: 'Migration20270103090000_deleted_sites', class: Migration20270103090000_deleted_sites },
 ];

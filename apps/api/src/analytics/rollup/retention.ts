@@ -2,6 +2,7 @@ import { ANALYTICS_TABLES, dropPartitionsOfDays, type Orm, partitionDays } from 
 import { withJobLock } from '../../core/job-lock.ts';
 import type { Logger } from '../../core/logger.ts';
 import { addDays } from '../range.ts';
+import { deleteOldestDays } from './day-deletes.ts';
 import { FAILING_DAY_HOLD_MS } from './rollup-failures.ts';
 
 const DAY_MS = 86_400_000;
@@ -195,58 +196,6 @@ interface RetainedSite {
   last_utc: string;
 }
 
-type Conn = ReturnType<Orm['em']['getConnection']>;
-
-/** The oldest day of the site's rows in `tables` up to `last`, or null when none. */
-async function oldestDay(conn: Conn, tables: readonly string[], siteId: string, last: string): Promise<string | null> {
-  const [row] = await conn.execute<{ day: string | null }[]>(
-    `select to_char(min(day), 'YYYY-MM-DD') as day from (
-       ${tables.map((t) => `select min(day) as day from ${t} where site_id = ?::uuid and day <= ?::date`).join(' union all ')}
-     ) d`,
-    tables.flatMap(() => [siteId, last]),
-    'all',
-  );
-  return row?.day ?? null;
-}
-
-/** A table per-site retention empties by day: rows before `before` only (raw days), counted in the run or not. */
-interface DayTable {
-  name: string;
-  before?: string;
-  counted?: boolean;
-}
-
-/**
- * Deletes the site's rows of `tables` up to day `last`, oldest first, `step` days a transaction (a stop keeps what
- * was done); answers the rows deleted from the counted tables.
- */
-async function deleteOldestDays(conn: Conn, siteId: string, tables: readonly DayTable[], last: string, step: number) {
-  let deleted = 0;
-  const first = await oldestDay(
-    conn,
-    tables.map((t) => t.name),
-    siteId,
-    last,
-  );
-  for (let from = first; from !== null && from <= last; from = addDays(from, step)) {
-    const to = minDay(addDays(from, step - 1), last);
-    deleted += await conn.transactional(async (trx) => {
-      let n = 0;
-      for (const t of tables) {
-        const r = await conn.execute<{ affectedRows: number }>(
-          `delete from ${t.name} where site_id = ?::uuid and day between ?::date and ?::date${t.before ? ' and at < ?::timestamptz' : ''}`,
-          [siteId, from, to, ...(t.before ? [t.before] : [])],
-          'run',
-          trx,
-        );
-        if (t.counted) n += r.affectedRows ?? 0;
-      }
-      return n;
-    });
-  }
-  return deleted;
-}
-
 /** One site's retention: its raw days (UTC) then its rollup days (local). */
 async function retainSite(orm: Orm, s: RetainedSite, chunkDays: number): Promise<{ rawRows: number; rollupRows: number }> {
   const conn = orm.em.getConnection();
@@ -275,5 +224,3 @@ async function retainSite(orm: Orm, s: RetainedSite, chunkDays: number): Promise
   );
   return { rawRows, rollupRows };
 }
-
-const minDay = (a: string, b: string) => (a < b ? a : b);

@@ -129,6 +129,8 @@ export async function deleteSite(deps: Deps, em: EntityManager, actor: Actor, si
     // Its stored result days go too: a foreign key cascades on one PostgreSQL, but a distributed table on Citus
     // keeps none to the control plane (packages/db/src/citus.ts).
     await tx.execute('delete from result_days where site_id = ?', [site.id]);
+    // Its analytics rows are purged by the deleted sites job (analytics/rollup/site-purge.ts).
+    await tx.execute('insert into deleted_sites (site_id) values (?) on conflict do nothing', [site.id]);
     await tx.nativeDelete(Site, { id: site.id });
   });
 }
