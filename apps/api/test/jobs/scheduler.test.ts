@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, type Mock, vi } from 'vite
 import { applySiteRetention } from '../../src/analytics/rollup/retention.ts';
 import { runRollups } from '../../src/analytics/rollup/rollup.ts';
 import { runTodayRollups } from '../../src/analytics/rollup/rollup-today.ts';
+import { purgeDeletedSites } from '../../src/analytics/rollup/site-purge.ts';
 import type { Logger } from '../../src/core/logger.ts';
 import { runBilling } from '../../src/features/billing/billing-job.ts';
 import { sweepExports } from '../../src/features/export/export-sweep.ts';
@@ -18,6 +19,7 @@ import { type JobsOptions, startJobs } from '../../src/jobs/scheduler.ts';
 vi.mock('../../src/analytics/rollup/rollup.ts', () => ({ runRollups: vi.fn() }));
 vi.mock('../../src/analytics/rollup/rollup-today.ts', () => ({ runTodayRollups: vi.fn() }));
 vi.mock('../../src/analytics/rollup/retention.ts', () => ({ applySiteRetention: vi.fn() }));
+vi.mock('../../src/analytics/rollup/site-purge.ts', () => ({ purgeDeletedSites: vi.fn() }));
 vi.mock('../../src/features/billing/billing-job.ts', () => ({ runBilling: vi.fn() }));
 vi.mock('../../src/features/export/export-sweep.ts', () => ({ sweepExports: vi.fn() }));
 vi.mock('../../src/features/imports/imports-job.ts', () => ({ runDueImports: vi.fn() }));
@@ -33,6 +35,7 @@ const work = {
   resultDays: runResultDays as Mock,
   today: runTodayRollups as Mock,
   retention: applySiteRetention as Mock,
+  purge: purgeDeletedSites as Mock,
   exports: sweepExports as Mock,
   search: runSearchPull as Mock,
   billing: runBilling as Mock,
@@ -90,6 +93,7 @@ describe('the job scheduler', () => {
       resultDays: 1,
       today: 1,
       retention: 1,
+      purge: 1,
       exports: 1,
       search: 1,
       billing: 1,
@@ -100,6 +104,7 @@ describe('the job scheduler', () => {
     expect(work.resultDays).toHaveBeenCalledWith(orm, scoped);
     expect(work.today).toHaveBeenCalledWith(orm, scoped);
     expect(work.retention).toHaveBeenCalledWith(orm, scoped);
+    expect(work.purge).toHaveBeenCalledWith(orm, scoped);
     expect(work.exports).toHaveBeenCalledWith(orm, setups.exportCopies, clock);
     expect(work.search).toHaveBeenCalledWith(orm, setups.searchPull, scoped);
     expect(work.billing).toHaveBeenCalledWith(orm, null, { logger, now: clock });
@@ -117,6 +122,7 @@ describe('the job scheduler', () => {
       resultDays: 2,
       today: 13,
       retention: 1,
+      purge: 2,
       exports: 2,
       search: 2,
       billing: 2,
@@ -140,6 +146,7 @@ describe('the job scheduler', () => {
       resultDays: 3,
       today: 25,
       retention: 1,
+      purge: 3,
       exports: 3,
       search: 0,
       billing: 0,
@@ -253,6 +260,6 @@ describe('the job scheduler', () => {
     }) as typeof setTimeout);
     start(everything);
     spy.mockRestore();
-    expect(unref).toHaveBeenCalledTimes(8);
+    expect(unref).toHaveBeenCalledTimes(9);
   });
 });
