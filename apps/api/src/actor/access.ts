@@ -25,6 +25,11 @@ export function responsibleUserId(actor: Actor): string {
   return actor.type === 'user' ? actor.user.id : actor.token.createdBy.id;
 }
 
+/** The API token a change is made with, or null (a signed-in person): what it makes goes when the token is revoked. */
+export function tokenOf(actor: Actor): string | null {
+  return actor.type === 'token' ? actor.token.id : null;
+}
+
 /** True when a site-restricted token may see this site (unrestricted callers see every site). */
 export function canSeeSite(actor: Actor, siteId: string): boolean {
   return actor.siteIds === null || actor.siteIds.includes(siteId);

@@ -14,7 +14,7 @@ import {
   type CreateAlertInput,
   type UpdateAlertInput,
 } from '@us/shared';
-import { isUuid, loadSite, responsibleUserId } from '../../actor/access.ts';
+import { isUuid, loadSite, responsibleUserId, tokenOf } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
 import { makerIsMember } from '../../actor/makers.ts';
 import type { Deps } from '../../core/deps.ts';
@@ -184,8 +184,9 @@ export async function createAlert(
       `A site has at most ${ALERT_LIMITS.perSite} alerts: remove one, then add this one`,
     );
     await tx.execute(
-      `insert into alerts (id, site_id, workspace_id, kind, threshold_percent, goal, time_window, webhook_url, webhook_secret, enabled, created_by)
-         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `insert into alerts (id, site_id, workspace_id, kind, threshold_percent, goal, time_window, webhook_url, webhook_secret, enabled,
+                           created_by, created_by_token)
+         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         id,
         site.id,
@@ -198,6 +199,8 @@ export async function createAlert(
         secret ? deps.ciphers.alerts.encrypt(secret) : null,
         input.enabled ?? true,
         responsibleUserId(actor),
+        // A rule made with a token goes when the token is revoked (features/tokens/revocation.ts).
+        tokenOf(actor),
       ],
     );
     await setRecipients(tx, id, workspaceId, rule.recipients);
@@ -233,7 +236,8 @@ export async function updateAlert(
     const updated = await tx.execute(
       `update alerts set threshold_percent = ?, goal = ?, time_window = ?, webhook_url = ?, enabled = ?,
               webhook_secret = case when ?::boolean then ? when ?::text is null then null else webhook_secret end,
-              last_period = case when time_window = ? then last_period end
+              last_period = case when time_window = ? then last_period end,
+              created_by_token = coalesce(?::uuid, created_by_token)
         where id = ? and site_id = ? returning id`,
       [
         rule.thresholdPercent,
@@ -245,6 +249,8 @@ export async function updateAlert(
         secret ? deps.ciphers.alerts.encrypt(secret) : null,
         rule.webhookUrl,
         rule.window,
+        // Changed with a token (a webhook URL, recipients): the rule goes when that token is revoked.
+        tokenOf(actor),
         was.id,
         site.id,
       ],

@@ -15,7 +15,7 @@ export async function takeOverAlert(em: EntityManager, actor: Actor, input: Aler
     throw forbidden('Only an owner can take over an alert: ask an owner of this workspace');
   }
   const taken = isUuid(input.alert)
-    ? await em.execute('update alerts set created_by = ? where id = ? and site_id = ? returning id', [
+    ? await em.execute('update alerts set created_by = ?, created_by_token = null where id = ? and site_id = ? returning id', [
         responsibleUserId(actor),
         input.alert,
         site.id,

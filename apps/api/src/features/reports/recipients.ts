@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { type EmailReport, REPORTS_PER_SITE } from '@us/shared';
-import { isUuid, loadSite, responsibleUserId } from '../../actor/access.ts';
+import { isUuid, loadSite, responsibleUserId, tokenOf } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
 import { makerIsMember } from '../../actor/makers.ts';
 import { localToday } from '../../analytics/range.ts';
@@ -76,9 +76,10 @@ export async function addReport(
       `A site sends at most ${REPORTS_PER_SITE} reports: remove one, then add this address`,
     );
     const rows = await tx.execute<{ id: string }[]>(
-      `insert into email_reports (id, site_id, workspace_id, address, frequency, created_by, last_period_start)
-         values (?, ?, ?, ?, ?, ?, ?) on conflict (site_id, address, frequency) do nothing returning id`,
-      [randomUUID(), site.id, workspaceId, address, input.frequency, responsibleUserId(actor), start],
+      `insert into email_reports (id, site_id, workspace_id, address, frequency, created_by, created_by_token, last_period_start)
+         values (?, ?, ?, ?, ?, ?, ?, ?) on conflict (site_id, address, frequency) do nothing returning id`,
+      // A report added with a token goes when the token is revoked (features/tokens/revocation.ts).
+      [randomUUID(), site.id, workspaceId, address, input.frequency, responsibleUserId(actor), tokenOf(actor), start],
     );
     if (rows[0]) await recordAsk(tx, workspaceId, address);
     return rows[0];

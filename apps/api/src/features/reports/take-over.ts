@@ -15,7 +15,7 @@ export async function takeOverReport(em: EntityManager, actor: Actor, input: { i
   }
   const rows = isUuid(input.reportId)
     ? await em.execute<ReportRow[]>(
-        `update email_reports set created_by = ? where id = ? and site_id = ? returning ${REPORT_COLUMNS}`,
+        `update email_reports set created_by = ?, created_by_token = null where id = ? and site_id = ? returning ${REPORT_COLUMNS}`,
         [responsibleUserId(actor), input.reportId, site.id],
       )
     : [];

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SHARE_LINKS_PER_SITE, type ShareLink } from '@us/shared';
-import { isUuid, loadSite, responsibleUserId } from '../../actor/access.ts';
+import { isUuid, loadSite, responsibleUserId, tokenOf } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
 import { makerIsMember } from '../../actor/makers.ts';
 import type { Deps } from '../../core/deps.ts';
@@ -84,7 +84,7 @@ export async function createShareLink(
         input.allowEmbedding ?? false,
         responsibleUserId(actor),
         // A link made with a token goes when the token is revoked (features/tokens/revocation.ts).
-        actor.type === 'token' ? actor.token.id : null,
+        tokenOf(actor),
       ],
     );
     // Read back apart from the insert: its columns hold a subquery, which Citus takes in no INSERT.

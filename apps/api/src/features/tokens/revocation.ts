@@ -5,9 +5,9 @@ import { noteTokensEnded } from '../../actor/token-cache.ts';
 
 /**
  * Revokes the given tokens and, at once, every token made by them, and theirs (the whole subtree
- * through `parent_token`). Returns how many tokens were live and are now revoked. `deleteLinks`: the shared links
- * made with them go too (a token revoked as such, or by its maker's password reset); a maker who left keeps them
- * stopped instead, for an owner to take over.
+ * through `parent_token`). Returns how many tokens were live and are now revoked. `deleteLinks`: the shared links,
+ * alert rules and e-mail reports made with them go too (a token revoked as such, or by its maker's password reset);
+ * a maker who left keeps them stopped instead, for an owner to take over.
  */
 export async function revokeTokenTrees(
   em: EntityManager,
@@ -37,12 +37,16 @@ export async function revokeTokenTrees(
 }
 
 /**
- * The shared links made with these tokens go with them: a leaked token's holder could make one and read the
- * site through it for as long as the link stood, the token revoked or not.
+ * What hands the site's figures out made with these tokens goes with them: a leaked token's holder could make a
+ * shared link, an alert with a webhook or an e-mail report to an address of theirs, and keep reading the site
+ * through it for as long as it stood, the token revoked or not.
  */
 async function deleteLinksMadeWith(em: EntityManager, tokenIds: string[]): Promise<void> {
   if (tokenIds.length === 0) return;
-  await em.execute('delete from share_links where created_by_token = any(?::uuid[])', [`{${tokenIds.join(',')}}`]);
+  const ids = `{${tokenIds.join(',')}}`;
+  await em.execute('delete from share_links where created_by_token = any(?::uuid[])', [ids]);
+  await em.execute('delete from alerts where created_by_token = any(?::uuid[])', [ids]);
+  await em.execute('delete from email_reports where created_by_token = any(?::uuid[])', [ids]);
 }
 
 /** Every live token the person made, in every workspace, and theirs, with their shared links (a password reset). */

@@ -58,6 +58,40 @@ describe('shared links over HTTP', () => {
     expect(refused.status).toBe(404);
   });
 
+  // The same attack through the other ways figures leave the site: an alert with a webhook of theirs, an e-mail
+  // report to an address of theirs. Both went on after the token was revoked.
+  it('alerts and e-mail reports made or changed with a token go when the token is revoked; the owner’s stay', async () => {
+    const { user, workspace } = await createUser(t.deps);
+    const site = (await createSite(t.deps.orm.em.fork(), { workspace: workspace.id, name: 'Leaked feeds' })).siteId;
+    const scopes = ['sites:read', 'sites:write', 'analytics:read'] as const;
+    const leaked = await createToken(t.deps, { userId: user.id, workspaceId: workspace.id, scopes: [...scopes] });
+    const ownerCaller = callerFor(t.deps, {
+      token: (await createToken(t.deps, { userId: user.id, workspaceId: workspace.id, scopes: [...scopes] })).token,
+    });
+    const thief = callerFor(t.deps, { token: leaked.token });
+    const made = await thief.alerts.create({ id: site, kind: 'first_pageview', webhookUrl: 'https://hooks.example.net/theirs' });
+    const owners = await ownerCaller.alerts.create({
+      id: site,
+      kind: 'first_pageview',
+      webhookUrl: 'https://hooks.example.com/ours',
+    });
+    const changed = await ownerCaller.alerts.create({
+      id: site,
+      kind: 'first_pageview',
+      webhookUrl: 'https://hooks.example.com/2',
+    });
+    await thief.alerts.update({ id: site, alert: changed.alert.id, webhookUrl: 'https://hooks.example.net/moved' });
+    await thief.reports.add({ id: site, address: 'thief@example.net', frequency: 'weekly' });
+    await ownerCaller.reports.add({ id: site, address: 'owner@example.com', frequency: 'weekly' });
+
+    await revokeTokenTrees(t.deps.orm.em.fork(), [leaked.id], { deleteLinks: true });
+    const alerts = (await ownerCaller.alerts.list({ id: site })).alerts.map((a) => a.id);
+    expect(alerts).toEqual([owners.alert.id]);
+    expect(alerts).not.toContain(made.alert.id);
+    const reports = (await ownerCaller.reports.list({ id: site })).reports.map((r) => r.address);
+    expect(reports).toEqual(['owner@example.com']);
+  });
+
   it('is honoured on the dashboard face only: REST and MCP take no view', async () => {
     const summary = await t.request.get(trpcGet('stats.summary', { id: siteId, days: 7 })).set('X-Share-View', view);
     expect(summary.status).toBe(200);
