@@ -44,6 +44,12 @@ export const PROBLEM_TYPES = {
     description:
       'The subscription’s last payment failed: a larger plan waits until the card is updated in the billing portal (POST /v1/billing/portal). A smaller plan or Free can be chosen meanwhile.',
   },
+  'payment-declined': {
+    status: 402,
+    title: 'Payment declined',
+    description:
+      'The card was declined for the plan change’s charge, so the plan stays as it was. Update the card in the billing portal (POST /v1/billing/portal): the change takes effect once the payment goes through (within 23 hours), or ask for it again.',
+  },
   'plan-limit': {
     status: 402,
     title: 'Plan limit reached',

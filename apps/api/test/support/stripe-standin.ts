@@ -43,6 +43,12 @@ export interface StripeStandIn {
   failNext(n: number, status?: number, path?: string): void;
   /** Subscription changes made through the API send their events (as Stripe does); off to send them by hand. */
   autoEvents: boolean;
+  /**
+   * The customer's card is declined: a change whose proration is invoiced at once (`always_invoice`) is kept as
+   * the subscription's `pending_update` with `payment_behavior=pending_if_incomplete`, and otherwise applied with
+   * the subscription `past_due` (Stripe's default, `allow_incomplete`).
+   */
+  declineCard: boolean;
   close(): Promise<void>;
 }
 
@@ -226,6 +232,13 @@ export async function startStripeStandIn(opts: { secretKey?: string; webhookSecr
       if (method === 'POST') {
         const items = (params.items as Obj[] | undefined) ?? [];
         const data = (s.items as { data: Obj[] }).data;
+        const invoiced = params.proration_behavior === 'always_invoice';
+        if (self.declineCard && invoiced && params.payment_behavior === 'pending_if_incomplete') {
+          if (params.metadata) return refusal(400, 'invalid_request_error', 'metadata is not supported with pending updates.');
+          s.pending_update = { expires_at: now() + 82_800, subscription_items: items };
+          return { status: 200, body: s };
+        }
+        if (self.declineCard && invoiced) s.status = 'past_due';
         for (const change of items) {
           const item = data.find((i) => i.id === change.id);
           if (!item) return refusal(400, 'invalid_request_error', `No such subscription item: '${change.id}'`, 'items');
@@ -373,6 +386,7 @@ export async function startStripeStandIn(opts: { secretKey?: string; webhookSecr
     invoices,
     requests,
     autoEvents: true,
+    declineCard: false,
     failNext(n, status = 500, path) {
       failures = { n, status, ...(path ? { path } : {}) };
     },

@@ -106,20 +106,33 @@ export async function changePlan(
       );
     }
     const price = await providerCall('when looking up the plan price', () => p.prices.priceId(target, interval));
-    await providerCall('when changing the subscription', async () => {
+    const pending = await providerCall('when changing the subscription', async () => {
       const sub = await p.stripe.subscriptions.retrieve(account.subscriptionId);
       const item = sub.items.data[0];
       if (!item) throw new Error(`subscription ${sub.id} has no item`);
-      await p.stripe.subscriptions.update(
+      const updated = await p.stripe.subscriptions.update(
         sub.id,
         {
           items: [{ id: item.id, price }],
           proration_behavior: charged ? 'always_invoice' : 'create_prorations',
-          metadata: { workspaceId: ws.id, plan: target },
+          // A charged change takes effect only once its invoice is paid: with a declined card it waits as the
+          // subscription's pending update (the provider's default applied it unpaid, and the larger plan held
+          // through the grace period). Metadata is refused beside a pending update before API 2026-05-27.
+          ...(charged
+            ? { payment_behavior: 'pending_if_incomplete' as const }
+            : { metadata: { workspaceId: ws.id, plan: target } }),
         },
         // No key of ours: going back to a plan within a day must change it again (the client keys its own retries).
       );
+      return updated.pending_update != null;
     });
+    if (pending) {
+      throw new AppError(
+        402,
+        'The card was declined for this change: update it in the billing portal (portal_billing, POST /v1/billing/portal); the plan changes once the payment goes through',
+        { field: 'plan', code: 'payment-declined' },
+      );
+    }
     await conn.execute(
       'update billing_accounts set interval = ?, updated_at = now() where workspace_id = ?',
       [interval, ws.id],

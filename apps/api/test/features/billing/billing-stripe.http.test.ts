@@ -143,6 +143,26 @@ describe('billing with Stripe', () => {
     expect(down.body.plan).toBe('Starter');
   });
 
+  // The defect: with the card declined on the upgrade's own charge (the subscription still active), the provider's
+  // default applied the larger price unpaid and the plan switched: Business limits for the grace period, for nothing.
+  it('keeps the plan when the card is declined for an upgrade’s charge (402 payment-declined)', async () => {
+    const o = await owner();
+    const { sub } = await subscribe(o.auth, 'Starter');
+    stripe.declineCard = true;
+    try {
+      const up = await t.request.post('/v1/billing/plan').set('Authorization', o.auth).send({ plan: 'Business' });
+      expectProblemCode(up, 'payment-declined', 'plan');
+      expect(up.body.title).toContain('portal');
+    } finally {
+      stripe.declineCard = false;
+    }
+    const asked = stripe.requests.filter((r) => r.method === 'POST' && r.path === `/v1/subscriptions/${sub.id}`).at(-1);
+    expect(asked?.params).toMatchObject({ payment_behavior: 'pending_if_incomplete', proration_behavior: 'always_invoice' });
+    const item = ((stripe.subscriptions.get(sub.id as string) as Obj).items as { data: Obj[] }).data[0] as Obj;
+    expect((item.price as Obj).lookup_key).toBe('unseen_starter_month');
+    expect(await billing(o.auth)).toMatchObject({ plan: 'Starter', subscription: { status: 'active' } });
+  });
+
   it('changes plan at once, keeps the interval, refuses a downgrade while over its limits, and ends on Free', async () => {
     const o = await owner();
     // Without a subscription a paid plan needs checkout first.
