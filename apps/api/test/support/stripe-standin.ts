@@ -41,6 +41,11 @@ export interface StripeStandIn {
   ): Promise<{ status: number; body: Obj }>;
   /** The next `n` API requests answer this status (an outage); only those to `path` (`POST /v1/invoices`) when named. */
   failNext(n: number, status?: number, path?: string): void;
+  /**
+   * API requests to `path` (`POST /v1/subscriptions/sub_…`) wait until the answer's `release` is called (a slow
+   * provider); `reached` settles once one is waiting.
+   */
+  stall(path: string): { reached: Promise<void>; release(): void };
   /** Subscription changes made through the API send their events (as Stripe does); off to send them by hand. */
   autoEvents: boolean;
   /**
@@ -96,6 +101,7 @@ export async function startStripeStandIn(opts: { secretKey?: string; webhookSecr
   const requests: StripeStandIn['requests'] = [];
   const idempotent = new Map<string, { request: string; status: number; body: unknown }>();
   let failures: { n: number; status: number; path?: string } = { n: 0, status: 500 };
+  const stalls = new Map<string, { arrived(): void; released: Promise<void> }>();
   let base = '';
 
   const refusal = (status: number, type: string, message: string, param?: string) => ({
@@ -306,7 +312,7 @@ export async function startStripeStandIn(opts: { secretKey?: string; webhookSecr
     req.on('data', (c) => {
       raw += c;
     });
-    req.on('end', () => {
+    req.on('end', async () => {
       const url = new URL(req.url ?? '/', 'http://x');
       // The client sends GET and DELETE parameters in the query, POST ones in the body.
       const params = req.method === 'GET' || req.method === 'DELETE' ? decodeForm(url.search.slice(1)) : decodeForm(raw);
@@ -345,6 +351,11 @@ export async function startStripeStandIn(opts: { secretKey?: string; webhookSecr
       }
       if (req.headers.authorization !== `Bearer ${secretKey}`) {
         return answer(401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided.' } });
+      }
+      const held = stalls.get(`${req.method} ${url.pathname}`);
+      if (held) {
+        held.arrived();
+        await held.released;
       }
       if (failures.n > 0 && (failures.path === undefined || failures.path === `${req.method} ${url.pathname}`)) {
         failures.n -= 1;
@@ -389,6 +400,20 @@ export async function startStripeStandIn(opts: { secretKey?: string; webhookSecr
     declineCard: false,
     failNext(n, status = 500, path) {
       failures = { n, status, ...(path ? { path } : {}) };
+    },
+    stall(path) {
+      let arrived!: () => void;
+      let release!: () => void;
+      const reached = new Promise<void>((r) => (arrived = r));
+      const released = new Promise<void>((r) => (release = r));
+      stalls.set(path, { arrived, released });
+      return {
+        reached,
+        release() {
+          stalls.delete(path);
+          release();
+        },
+      };
     },
     async send(type, object, o = {}) {
       const created = o.created ?? now();

@@ -3,6 +3,7 @@
 // downgrade is credited on the next invoice, and refused while the workspace uses more than the smaller
 // plan allows; a first paid plan goes through checkout (a payment method is needed).
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SqlConnection } from '@us/db';
 import { type BillingOutput, PLAN_LIMITS, PLANS, type Plan, type PlanChangeInput, planOf } from '@us/shared';
 import { loadWorkspace } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
@@ -60,28 +61,56 @@ export async function changePlan(
   const overview = () => billingOverview(em.fork(), actor, { configured: true, now });
   if (target === current && (!isPaid(target) || interval === account?.interval)) return overview();
 
-  if (rank(target) < rank(current)) {
-    const over = await overLimits(em, ws.id, target, now);
-    if (over.length) {
-      throw new AppError(409, `${target} is smaller than what this workspace uses: ${over.join('; ')}. Then try again`, {
-        field: 'plan',
-      });
-    }
+  const smaller = rank(target) < rank(current);
+  if (smaller) {
+    // Checked and written at once, under the workspace row's lock that adding a site, a member or a proxy hostname
+    // takes: one added while the provider is asked meets the smaller plan's limits. (Checked before without the
+    // lock, one added meanwhile was kept past them.) Switched back below if the provider's side does not follow.
+    await em.transactional(async (tx) => {
+      await tx.execute('select 1 from workspaces where id = ? for update', [ws.id]);
+      const over = await overLimits(tx, ws.id, target, now);
+      if (over.length) {
+        throw new AppError(409, `${target} is smaller than what this workspace uses: ${over.join('; ')}. Then try again`, {
+          field: 'plan',
+        });
+      }
+      await switchPlan(tx.getConnection(), ws.id, target, now, tx.getTransactionContext());
+    });
   }
+  try {
+    await changeAtProvider(p, conn, ws.id, account, current, target, interval);
+  } catch (e) {
+    if (smaller) await switchPlan(conn, ws.id, current, new Date());
+    throw e;
+  }
+  if (!smaller) await switchPlan(conn, ws.id, target, now);
+  return overview();
+}
 
+/** The subscription as the plan change needs it: ended (Free), or its price swapped, charged or credited. */
+async function changeAtProvider(
+  p: BillingProvider,
+  conn: SqlConnection,
+  workspaceId: string,
+  account: Awaited<ReturnType<typeof accountOf>>,
+  current: Plan,
+  target: Plan,
+  interval: 'month' | 'year',
+): Promise<void> {
   if (!isPaid(target)) {
     if (hasLiveSubscription(account)) {
-      // Ends at once with the unused time credited, so Free's limits and "never bills" hold from now.
+      // Ends at once with the unused time credited, so Free's limits and "never bills" hold from now. While past due
+      // nothing is credited: the time was not paid for (a credit then lowered the next overage invoice).
       await providerCall('when ending the subscription', () =>
         p.stripe.subscriptions.cancel(
           account.subscriptionId,
-          { prorate: true },
+          { prorate: account.status !== 'past_due' },
           { idempotencyKey: `cancel:${account.subscriptionId}` },
         ),
       );
       await conn.execute(
         `update billing_accounts set status = 'canceled', updated_at = now() where workspace_id = ?`,
-        [ws.id],
+        [workspaceId],
         'run',
       );
     }
@@ -114,13 +143,12 @@ export async function changePlan(
         sub.id,
         {
           items: [{ id: item.id, price }],
-          proration_behavior: charged ? 'always_invoice' : 'create_prorations',
+          // A smaller plan while past due credits nothing: the difference was not paid for.
+          proration_behavior: charged ? 'always_invoice' : account.status === 'past_due' ? 'none' : 'create_prorations',
           // A charged change takes effect only once its invoice is paid: with a declined card it waits as the
           // subscription's pending update (the provider's default applied it unpaid, and the larger plan held
           // through the grace period). Metadata is refused beside a pending update before API 2026-05-27.
-          ...(charged
-            ? { payment_behavior: 'pending_if_incomplete' as const }
-            : { metadata: { workspaceId: ws.id, plan: target } }),
+          ...(charged ? { payment_behavior: 'pending_if_incomplete' as const } : { metadata: { workspaceId, plan: target } }),
         },
         // No key of ours: going back to a plan within a day must change it again (the client keys its own retries).
       );
@@ -135,10 +163,8 @@ export async function changePlan(
     }
     await conn.execute(
       'update billing_accounts set interval = ?, updated_at = now() where workspace_id = ?',
-      [interval, ws.id],
+      [interval, workspaceId],
       'run',
     );
   }
-  await switchPlan(conn, ws.id, target, now);
-  return overview();
 }

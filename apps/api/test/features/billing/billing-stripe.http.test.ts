@@ -346,6 +346,52 @@ describe('billing with Stripe', () => {
     expectProblem(await t.request.post('/v1/billing/checkout').set('Authorization', o.auth).send({ plan: 'Business' }), 409);
   });
 
+  // The race: the smaller plan's limits were checked, then the provider was asked (seconds), then the plan written;
+  // a site added meanwhile was checked against the larger plan, and the workspace ended on Free past its limits.
+  it('a site added while a move to Free is at the provider meets Free’s limits; the move ends within them', async () => {
+    const o = await ownerWithToken(t.deps, ['billing:read', 'billing:write', 'sites:read', 'sites:write']);
+    const { sub } = await subscribe(o.auth, 'Starter');
+    const em = t.deps.orm.em.fork();
+    for (let i = 0; i < 5; i++) await createSite(em, { workspace: o.workspace.id, name: `Allowed ${i}` });
+    const slow = stripe.stall(`DELETE /v1/subscriptions/${sub.id}`);
+    const moving = t.request
+      .post('/v1/billing/plan')
+      .set('Authorization', o.auth)
+      .send({ plan: 'Free' })
+      .then((r) => r);
+    try {
+      await slow.reached;
+      const added = await t.request.post('/v1/sites').set('Authorization', o.auth).send({ name: 'One too many' });
+      expectProblemCode(added, 'plan-limit');
+    } finally {
+      slow.release();
+    }
+    const moved = await moving;
+    expect(moved.status, moved.text).toBe(200);
+    expect(moved.body).toMatchObject({ plan: 'Free', usage: { sites: { used: 5 } } });
+  });
+
+  it('a move to a smaller plan the provider refuses leaves the plan as it was', async () => {
+    const o = await owner();
+    const { sub } = await subscribe(o.auth, 'Growth');
+    stripe.failNext(1, 400, `POST /v1/subscriptions/${sub.id}`);
+    const down = await t.request.post('/v1/billing/plan').set('Authorization', o.auth).send({ plan: 'Starter' });
+    expect(down.status).toBeGreaterThanOrEqual(400);
+    expect((await billing(o.auth)).plan).toBe('Growth');
+  });
+
+  // Unpaid time is not credited: ending a past-due subscription with a credit lowered the next overage invoice.
+  it('ends a past-due subscription without crediting its unpaid time', async () => {
+    const o = await owner();
+    const { sub } = await subscribe(o.auth, 'Starter');
+    await stripe.change(sub.id as string, { status: 'past_due' });
+    await expect.poll(async () => (await billing(o.auth)).subscription?.status).toBe('past_due');
+    const down = await t.request.post('/v1/billing/plan').set('Authorization', o.auth).send({ plan: 'Free' });
+    expect(down.status, down.text).toBe(200);
+    const cancel = stripe.requests.filter((r) => r.method === 'DELETE' && r.path === `/v1/subscriptions/${sub.id}`).at(-1);
+    expect(cancel?.params).toMatchObject({ prorate: 'false' });
+  });
+
   it('a subscription cancelled in the portal leaves Free holding more than it allows: kept and working, nothing new past it (402)', async () => {
     const o = await ownerWithToken(t.deps, ['billing:read', 'billing:write', 'members:write', 'sites:read', 'sites:write']);
     const { sub } = await subscribe(o.auth, 'Growth');
