@@ -3,7 +3,7 @@
 // projection to the month's end, and the overage that projection would cost: this month's segments on
 // paid plans (features/billing/segments.ts), the running one to the month's end on the plan held now.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Site, SiteHostname } from '@us/db';
+import { Site, SiteHostname, type SqlConnection } from '@us/db';
 import { type BillingOutput, PLAN_LIMITS, PLAN_PRICES, PLANS } from '@us/shared';
 import { loadWorkspace } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
@@ -38,7 +38,12 @@ export async function billingOverview(
   const { start, end } = monthSpan(now);
   const closed = await segmentsOf(conn, ws.id, period.from);
   const runningFrom = closed.at(-1)?.endedAt.getTime() ?? start;
-  const o = overageOf(used.plan, used, period.elapsed, { monthMs: end - start, runningMs: end - runningFrom, closed });
+  const o = overageOf(used.plan, used, period.elapsed, {
+    monthMs: end - start,
+    runningMs: end - runningFrom,
+    closed,
+    runningProxyPeak: await runningProxyPeak(conn, ws.id, period.from, closed.length === 0),
+  });
   const account = await accountOf(conn, ws.id);
   const grace = account ? graceEndsAt(account) : null;
   return {
@@ -75,4 +80,18 @@ export async function billingOverview(
       proxyHostnames: PLAN_LIMITS[plan].proxyHostnames,
     })),
   };
+}
+
+/**
+ * The proxy-mode hostnames the running segment is billed on: the most it has held (the month's first segment: the
+ * month's peak so far), as closing it counts them (segments.ts, `closeSegment`).
+ */
+async function runningProxyPeak(conn: SqlConnection, workspaceId: string, month: string, first: boolean): Promise<number> {
+  const [row] = await conn.execute<{ peak: number | null }[]>(
+    `select ${first ? 'greatest(proxy_peak, segment_proxy_peak)' : 'segment_proxy_peak'} as peak
+       from usage_months where workspace_id = ? and month = ?::date`,
+    [workspaceId, month],
+    'all',
+  );
+  return row?.peak ?? 0;
 }

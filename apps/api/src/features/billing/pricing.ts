@@ -87,6 +87,8 @@ export interface MonthSoFar {
   monthMs: number;
   runningMs: number;
   closed: PlanSegment[];
+  /** The most proxy-mode hostnames the running segment has held: it is billed on that peak, not on those held now. */
+  runningProxyPeak?: number;
 }
 
 /**
@@ -108,7 +110,7 @@ export function overageOf(
     ms: soFar.runningMs,
     pageviews: Math.max(0, (projected.pageviews ?? used.pageviews) - before('pageviews')),
     requests: Math.max(0, (projected.requests ?? used.requests) - before('requests')),
-    proxies: used.proxies,
+    proxies: Math.max(used.proxies, soFar.runningProxyPeak ?? 0),
   };
   const cents = segmentsOverageCents([...soFar.closed, running], soFar.monthMs);
   const usd = (c: number) => c / 100;

@@ -88,6 +88,21 @@ describe('month-end overage', () => {
     expect(itemsOf(w.customer)).toHaveLength(1);
   });
 
+  // The overview priced the month's proxy hostnames on those held now, the month's bill on the most held: 6 added and
+  // 3 removed showed no overage, and the bill then charged 3.
+  it('projects proxy-hostname overage on the most the month held, as the bill counts it', async () => {
+    const p = await paying('Starter', { pageviews: 0, requests: 0, proxies: 0 });
+    await t.deps.orm.em.getConnection().execute(
+      `insert into usage_months (workspace_id, month, proxy_peak, segment_proxy_peak) values (?, ?::date, 6, 6)
+       on conflict (workspace_id, month) do update set proxy_peak = 6, segment_proxy_peak = 6`,
+      [p.workspace.id, monthOf(now)],
+    );
+    const overview = (await t.request.get('/v1/billing').set('Authorization', p.auth).expect(200)).body;
+    expect(overview.usage.proxyHostnames).toMatchObject({ used: 0 });
+    // (Priced by the time on the plan: the seconds on Free before the checkout are not.)
+    expect(overview.overage.proxyHostnamesUsd).toBeCloseTo(3, 1);
+  });
+
   it('keeps a month through a provider outage and reports it at the next run, once', async () => {
     // One pageview over Growth's million: one cent.
     const w = await paying('Growth', { pageviews: 1_000_001, requests: 0, proxies: 0 });
