@@ -36,7 +36,7 @@ function subscriptionIdOf(event: Stripe.Event): string | null {
 }
 
 /** The database's clock: reads on several nodes are ordered by one clock. */
-async function databaseNow(conn: SqlConnection): Promise<Date> {
+export async function databaseNow(conn: SqlConnection): Promise<Date> {
   const [row] = await conn.execute<{ now: Date | string }[]>('select clock_timestamp() as now', [], 'all');
   return new Date(row?.now ?? Date.now());
 }
@@ -112,6 +112,21 @@ async function applyState(
     trx,
   );
   if (plan) await switchPlan(conn, account.workspaceId, plan, new Date(), trx);
+}
+
+/**
+ * A subscription's state a job read from the provider (the grace check), applied as an event's would be: to the
+ * account recording that subscription, unless a state read later was applied first. Answers whether it was.
+ */
+export async function applyRead(conn: SqlConnection, read: Read): Promise<boolean> {
+  return conn.transactional(async (trx) => {
+    const customerId = idOf(read.sub.customer);
+    const account = customerId ? await accountOfCustomer(conn, customerId, trx) : null;
+    if (!account || account.subscriptionId !== read.sub.id) return false;
+    if (account.eventAt && read.readAt < account.eventAt) return false;
+    await applyState(conn, trx, account, read);
+    return true;
+  });
 }
 
 /** In one transaction: the event id, then the subscription's state if it is the one to apply. */

@@ -5,6 +5,7 @@
 // subscription at the provider; a cancel that fails is tried again next hour.
 import type { SqlConnection } from '@us/db';
 import { ENDED_STATUSES } from './accounts.ts';
+import { applyRead, databaseNow } from './events.ts';
 import { switchPlan } from './months.ts';
 import type { BillingProvider } from './provider.ts';
 
@@ -50,13 +51,17 @@ export async function endLapsedSubscriptions(
   for (const a of lapsed) {
     if (provider) {
       // Paid at the provider meanwhile (its event late, or still retried): nothing ends. Unknown there: next hour.
+      const readAt = await databaseNow(conn);
       const there = await provider.stripe.subscriptions.retrieve(a.subscription_id).catch(() => null);
       if (!there) {
         await later(a);
         continue;
       }
       if (!STILL_LAPSED.has(there.status)) {
-        await later(a, false);
+        // The provider's state is applied here: with its event lost for good, the account stayed past due (and every
+        // upgrade refused) until the next renewal's event, and the provider was asked again every hour.
+        const applied = await applyRead(conn, { sub: there, readAt }).catch(() => false);
+        if (!applied) await later(a, false);
         continue;
       }
     }

@@ -209,7 +209,8 @@ describe('month end with plan segments', () => {
       await stripe.change(w.sub.id as string, { status: 'active' });
       await run(new Date(failedAt + 14 * DAY + HOUR));
       expect(stripe.subscriptions.get(w.sub.id as string)?.status).toBe('active');
-      expect((await billing(w.auth)).plan).toBe('Starter');
+      // And the account says so: no longer past due (upgrades were refused with payment-past-due until an event came).
+      expect(await billing(w.auth)).toMatchObject({ plan: 'Starter', subscription: { status: 'active', graceEndsAt: null } });
     } finally {
       stripe.autoEvents = true;
     }
