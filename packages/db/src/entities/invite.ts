@@ -16,6 +16,8 @@ export const Invite = defineEntity({
     role: p.string().length(16),
     tokenHash: p.string().length(64).unique(),
     invitedBy: p.uuid(),
+    /** The API token it was made with (null: in a session): revoking the token withdraws it while pending. */
+    createdByToken: p.uuid().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     expiresAt: p.datetime(),
     acceptedAt: p.datetime().nullable(),

@@ -45,6 +45,7 @@ import { Migration20270101090000_confirmation_sending } from './Migration2027010
 import { Migration20270102090000_share_link_token } from './Migration20270102090000_share_link_token.ts';
 import { Migration20270103090000_deleted_sites } from './Migration20270103090000_deleted_sites.ts';
 import { Migration20270104090000_made_with_token } from './Migration20270104090000_made_with_token.ts';
+import { Migration20270105090000_invite_token } from './Migration20270105090000_invite_token.ts';
 
 /** The committed migrations, in order. New ones: `npm run -w @us/db migration:create -- <name>`, then list it here. */
 export const migrationsList = [
@@ -101,4 +102,5 @@ export const migrationsList = [
   { name: 'Migration20270102090000_share_link_token', class: Migration20270102090000_share_link_token },
   { name: 'Migration20270103090000_deleted_sites', class: Migration20270103090000_deleted_sites },
   { name: 'Migration20270104090000_made_with_token', class: Migration20270104090000_made_with_token },
+  { name: 'Migration20270105090000_invite_token', class: Migration20270105090000_invite_token },
 ];

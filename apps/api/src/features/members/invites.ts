@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Invite, Membership, User } from '@us/db';
 import { type Invite as InviteOut, type InviteRole, PLAN_LIMITS, type Role } from '@us/shared';
-import { isUuid, responsibleUserId, workspaceIdOf } from '../../actor/access.ts';
+import { isUuid, responsibleUserId, tokenOf, workspaceIdOf } from '../../actor/access.ts';
 import type { Actor, PersonActor } from '../../actor/actor.ts';
 import type { Deps } from '../../core/deps.ts';
 import { AppError } from '../../core/errors.ts';
@@ -85,6 +85,7 @@ export async function createInvite(
       role: input.role,
       tokenHash: sha256(secret),
       invitedBy,
+      createdByToken: tokenOf(actor),
       expiresAt: new Date(Date.now() + INVITE_TTL_MS),
     });
     await tx.flush();
@@ -156,6 +157,8 @@ export async function acceptInvite(
       { acceptedAt: now },
     );
     if (used !== 1) throw UNUSABLE_LINK();
+    // Made by someone who is no member any more (removed, left, account deleted): they can no longer let anyone in.
+    if (!(await tx.count(Membership, { workspace: workspaceId, user: invite.invitedBy }))) throw UNUSABLE_LINK();
     const existing = await tx.findOne(Membership, { workspace: workspaceId, user: person.user.id });
     if (existing) return { workspaceId, role: asRole(existing.role) };
     tx.create(Membership, { workspace: workspaceId, user: person.user.id, role: invite.role });

@@ -91,5 +91,10 @@ export async function removeMember(em: EntityManager, actor: Actor, userId: stri
     }
     await tx.nativeDelete(Membership, { workspace: workspaceId, user: userId });
     await revokeMemberTokens(tx, workspaceId, userId);
+    // Their pending invitations go with them: one accepted later let an address in on a removed member's say.
+    await tx.execute(
+      'update invites set withdrawn_at = now() where workspace_id = ? and invited_by = ? and accepted_at is null and withdrawn_at is null',
+      [workspaceId, userId],
+    );
   });
 }

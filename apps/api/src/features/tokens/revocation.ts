@@ -6,7 +6,8 @@ import { noteTokensEnded } from '../../actor/token-cache.ts';
 /**
  * Revokes the given tokens and, at once, every token made by them, and theirs (the whole subtree
  * through `parent_token`). Returns how many tokens were live and are now revoked. `deleteLinks`: the shared links,
- * alert rules and e-mail reports made with them go too (a token revoked as such, or by its maker's password reset);
+ * alert rules and e-mail reports made with them go too, and their pending invitations are withdrawn (a token revoked
+ * as such, or by its maker's password reset);
  * a maker who left keeps them stopped instead, for an owner to take over.
  */
 export async function revokeTokenTrees(
@@ -47,6 +48,10 @@ async function deleteLinksMadeWith(em: EntityManager, tokenIds: string[]): Promi
   await em.execute('delete from share_links where created_by_token = any(?::uuid[])', [ids]);
   await em.execute('delete from alerts where created_by_token = any(?::uuid[])', [ids]);
   await em.execute('delete from email_reports where created_by_token = any(?::uuid[])', [ids]);
+  await em.execute(
+    'update invites set withdrawn_at = now() where created_by_token = any(?::uuid[]) and accepted_at is null and withdrawn_at is null',
+    [ids],
+  );
 }
 
 /** Every live token the person made, in every workspace, and theirs, with their shared links (a password reset). */

@@ -263,6 +263,42 @@ describe('Invitations: POST /v1/members/invites, DELETE /v1/members/invites/{id}
     expect(mail.text).toContain(o.email);
   });
 
+  // The attack: an admin (or a leaked token with members:write) invites an address of their own as admin, then is
+  // removed (or the token revoked): the invitation was still good for a week, and let them back in.
+  it('an invitation is withdrawn when the member who made it is removed, or the token it was made with is revoked', async () => {
+    const o = await owner({ plan: 'Business' });
+    const admin = await joinAs(t, o.workspace.id, 'admin');
+    const byAdmin = uniqueEmail('by-admin');
+    await t.request
+      .post('/v1/members/invites')
+      .set('Cookie', admin.cookie)
+      .set('X-Workspace', o.workspace.id)
+      .send({ email: byAdmin, role: 'admin' })
+      .expect(201);
+    const adminLink = linkToken(await t.smtp.waitFor(byAdmin, /Join/), 'accept-invite');
+    await t.request.delete(`/v1/members/${admin.user.id}`).set('Cookie', o.cookie).expect(204);
+
+    const leaked = await createToken(t.deps, { userId: o.user.id, workspaceId: o.workspace.id, scopes: ['members:write'] });
+    const byToken = uniqueEmail('by-leaked-token');
+    await t.request
+      .post('/v1/members/invites')
+      .set('Authorization', `Bearer ${leaked.token}`)
+      .send({ email: byToken, role: 'admin' })
+      .expect(201);
+    const tokenLink = linkToken(await t.smtp.waitFor(byToken, /Join/), 'accept-invite');
+    await t.request.delete(`/v1/tokens/${leaked.id}`).set('Cookie', o.cookie).expect(204);
+
+    for (const [email, link] of [
+      [byAdmin, adminLink],
+      [byToken, tokenLink],
+    ] as const) {
+      await createUser(t.deps, { email });
+      expectProblem(await accept(await signIn(t, email), link), 404);
+    }
+    const list = await t.request.get('/v1/members').set('Cookie', o.cookie).expect(200);
+    expect(list.body.invites).toEqual([]);
+  });
+
   it('honours Idempotency-Key: the repeat replays the answer and sends no second e-mail', async () => {
     const o = await owner();
     const email = uniqueEmail('idem');
