@@ -21,7 +21,7 @@ export const INGRESS_CHECK_SCHEDULE: readonly { youngerThanMs: number; everyMs: 
 ];
 /** Hostnames checked in one run at most (in turns: see `pendingInTurns`); the rest wait for the next run. */
 export const INGRESS_CHECKS_PER_RUN = 50;
-/** Pending hostnames a run reads at most, to find the ones due. */
+/** Due pending hostnames a run reads at most, to claim up to `INGRESS_CHECKS_PER_RUN` of them. */
 const ROWS_PER_RUN = 2000;
 /** Hostnames checked at the same time (each check is two to six DNS questions). */
 const PARALLEL = 5;
@@ -67,7 +67,7 @@ export async function runIngressChecks(
 ): Promise<IngressRun> {
   const now = (opts.now ?? new Date()).getTime();
   const em = orm.em.fork();
-  const rows = await pendingInTurns(orm, opts.siteIds);
+  const rows = await pendingInTurns(orm, opts.siteIds, now);
   const due: PendingHostname[] = [];
   for (const row of rows) {
     if (due.length >= INGRESS_CHECKS_PER_RUN) break;
@@ -97,20 +97,39 @@ export async function runIngressChecks(
 }
 
 /**
- * Pending built-in-ingress hostnames in turns: one of each workspace's (its least recently looked up, then its
- * newest), then a second of each, and so on. A workspace adding more hostnames than a run checks, and leaving
- * them pending, then takes one place of each turn: another workspace's hostname is looked up when due, and
- * its own hostnames take turns too.
+ * The schedule in SQL, as `everyFor` reads it: the check interval (ms) for the column `a.age` (ms). Built
+ * from this module's numbers only.
  */
-async function pendingInTurns(orm: Orm, siteIds: string[] | undefined): Promise<PendingHostname[]> {
+const EVERY_SQL = (() => {
+  const last = INGRESS_CHECK_SCHEDULE.findIndex((s) => !Number.isFinite(s.youngerThanMs));
+  const steps = last < 0 ? INGRESS_CHECK_SCHEDULE : INGRESS_CHECK_SCHEDULE.slice(0, last);
+  const otherwise = last < 0 ? DAY : (INGRESS_CHECK_SCHEDULE[last]?.everyMs ?? DAY);
+  const whens = steps.map((s) => `when a.age < ${Math.trunc(s.youngerThanMs)} then ${Math.trunc(s.everyMs)}`);
+  return `case ${whens.join(' ')} else ${Math.trunc(otherwise)} end`;
+})();
+
+/**
+ * Due pending built-in-ingress hostnames in turns: one of each workspace's (its least recently looked up, then
+ * its newest), then a second of each, and so on. A workspace adding more hostnames than a run checks, and
+ * leaving them pending, then takes one place of each turn: another workspace's hostname is looked up when due,
+ * and its own hostnames take turns too.
+ *
+ * Due: never looked up, or last looked up before the current period of its schedule (as `claim` counts it,
+ * from its creation, at `now`). Only due hostnames are read and take turns, so those not due, however many,
+ * hold back none that is (a hostname in its first hour behind thousands looked up today).
+ */
+async function pendingInTurns(orm: Orm, siteIds: string[] | undefined, now: number): Promise<PendingHostname[]> {
   const order = 'h.ingress_checked_at asc nulls first, h.created_at desc, h.site_id, h.hostname';
   return orm.em.getConnection().execute<PendingHostname[]>(
     `select h.site_id, h.hostname, h.verify_token, h.created_at
        from site_hostnames h join sites s on s.id = h.site_id
+       cross join lateral (select greatest(0, ?::bigint - floor(extract(epoch from h.created_at) * 1000)::bigint) as age) a
+       cross join lateral (select ${EVERY_SQL}::bigint as every) e
       where h.proxy and h.edge_id is null and h.edge_status = ? and (?::uuid[] is null or h.site_id = any(?::uuid[]))
+        and (h.ingress_checked_at is null or extract(epoch from h.ingress_checked_at) * 1000 < ?::bigint - mod(a.age, e.every))
       order by row_number() over (partition by s.workspace_id order by ${order}), ${order}
       limit ?`,
-    [INGRESS_PENDING, ...Array(2).fill(siteIds ? `{${siteIds.join(',')}}` : null), ROWS_PER_RUN],
+    [now, INGRESS_PENDING, ...Array(2).fill(siteIds ? `{${siteIds.join(',')}}` : null), now, ROWS_PER_RUN],
     'all',
   );
 }

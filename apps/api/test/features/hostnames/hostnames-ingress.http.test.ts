@@ -268,6 +268,55 @@ describe('proxy-mode hostnames on the built-in ingress (no edge platform)', () =
     expect((await rowOf(b.site.id, bHost)).edgeStatus).toBe('active');
   });
 
+  it('a new hostname is looked up every minute even behind thousands of old pending ones not due yet', async () => {
+    // More old pending hostnames than a run reads (each looked up once a day, the last time within the hour)
+    // must not push a hostname added ten minutes ago, looked up two minutes ago, past its next minute.
+    const o = await ownerWithSite(t, { plan: 'Business' });
+    const em = t.deps.orm.em.fork();
+    const { site: second } = await createSite(em, { workspace: o.workspace.id, name: 'Second' });
+    const sites = [o.site.id, second.id];
+    const now = Date.now();
+    const stale = 2001;
+    await em.getConnection().execute(
+      `insert into site_hostnames (site_id, hostname, proxy, origin, verify_token, edge_status, created_at, ingress_checked_at)
+       select (?::uuid[])[1 + i % 2], 'stale' || i || '.i' || ? || '.example.test', true, ?, lpad(i::text, 32, '0'),
+              'pending', ?::timestamptz, ?::timestamptz - (3 + i % 57) * interval '1 minute'
+         from generate_series(1, ?) as i`,
+      [
+        `{${sites.join(',')}}`,
+        randomBytes(5).toString('hex'),
+        ORIGIN,
+        new Date(now - 40 * 24 * HOUR - 12 * HOUR),
+        new Date(now),
+        stale,
+      ],
+      'run',
+    );
+    const host = uniqueHost('new');
+    em.create(SiteHostname, {
+      site: o.site.id,
+      hostname: host,
+      proxy: true,
+      origin: ORIGIN,
+      verifyToken: 'y'.padStart(32, '0'),
+      edgeStatus: 'pending',
+      createdAt: new Date(now - 10 * MINUTE),
+      ingressCheckedAt: new Date(now - 2 * MINUTE),
+    });
+    await em.flush();
+    setRecords(host, 'y'.padStart(32, '0'));
+
+    try {
+      expect(await runJob(sites, new Date(now))).toEqual({ checked: 1, live: [host] });
+      expect((await rowOf(o.site.id, host)).edgeStatus).toBe('active');
+    } finally {
+      // The database is shared: other suites need not see two thousand pending proxy hostnames.
+      await em
+        .getConnection()
+        .execute('delete from site_hostnames where site_id = any(?::uuid[])', [`{${sites.join(',')}}`], 'run');
+    }
+  });
+
   it('keeps the Free allowance (402) and one proxying site per hostname (409)', async () => {
     const free = await ownerWithSite(t);
     const em = t.deps.orm.em.fork();
