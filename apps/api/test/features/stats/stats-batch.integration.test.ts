@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createToken } from '../../support/server.ts';
 import { dayAgo, insertRows, noonUtc, pv, type StatsFixture, statsFixture } from '../../support/stats-fixture.ts';
 
 describe('stats: batch', () => {
@@ -34,6 +35,34 @@ describe('stats: batch', () => {
     expect(res.body.typo.error).toMatchObject({ status: 400, field: 'queries.typo.colour' });
     const single = await f.post(`/v1/sites/${siteId}/stats/query`, { metrics: 'sessions' }).expect(200);
     expect(res.body.visits).toEqual(single.body);
+  });
+
+  it('applies a saved segment in each spec as the single question does; an unknown one is that spec’s error', async () => {
+    const { token } = await createToken(f.t.deps, { userId: f.userId, workspaceId: f.workspaceId, scopes: ['sites:write'] });
+    await f.t.request
+      .post(`/v1/sites/${siteId}/segments`)
+      .set('Authorization', `Bearer ${token}`)
+      .send({ name: 'French', filters: { country: 'FR' } })
+      .expect(201);
+    const question = { metrics: 'pageviews', by: 'country', segment: 'french' };
+    // The where object given too wins over the segment's filter for that dimension.
+    const overridden = { ...question, where: { country: 'DE' } };
+    const res = await f
+      .post(`/v1/sites/${siteId}/stats/batch`, {
+        queries: { french: question, german: overridden, nope: { metrics: 'pageviews', segment: 'Nobody saved this' } },
+      })
+      .expect(200);
+    const single = await f.post(`/v1/sites/${siteId}/stats/query`, question).expect(200);
+    expect(single.body.rows.map((r: { value: string }) => r.value)).toEqual(['FR']);
+    expect(res.body.french).toEqual(single.body);
+    expect(res.body.french.totals).toEqual(single.body.totals);
+    const unsegmented = await f.post(`/v1/sites/${siteId}/stats/query`, { metrics: 'pageviews', by: 'country' }).expect(200);
+    expect(res.body.french.totals).not.toEqual(unsegmented.body.totals);
+    expect(res.body.german).toEqual((await f.post(`/v1/sites/${siteId}/stats/query`, overridden).expect(200)).body);
+    expect(res.body.german.rows.map((r: { value: string }) => r.value)).toEqual(['DE']);
+    expect(res.body.nope).toEqual({
+      error: { status: 400, code: 'validation', title: expect.stringMatching(/No segment named/), field: 'queries.nope.segment' },
+    });
   });
 
   it('refuses more than 40 specs', async () => {
