@@ -31,20 +31,24 @@ describe('embedding a shared view', () => {
       scopes: ['sites:read', 'sites:write', 'analytics:read'],
     });
     owner = callerFor(t.deps, { token });
-    for (const hostname of ['shop.embed.test', 'www.shop.embed.test']) {
+    for (const hostname of ['shop.embed.test', 'www.shop.embed.test', 'unproven.embed.test']) {
       await t.request
         .post(`/v1/sites/${siteId}/hostnames`)
         .set('Authorization', `Bearer ${token}`)
         .send({ hostname })
         .expect(201);
     }
+    // Two proven the site's (their TXT record verified); the third only added, which anyone with sites:write may do.
+    await t.deps.orm.em
+      .fork()
+      .execute(`update site_hostnames set verified_at = now() where site_id = ? and hostname like '%shop.embed.test'`, [siteId]);
   });
   afterAll(async () => {
     await t?.close();
     rmSync(dist, { recursive: true, force: true });
   });
 
-  it('frames a link that allows it on the site’s hostnames only, and no other link or page', async () => {
+  it('frames a link that allows it on the site’s proven hostnames only, and no other link or page', async () => {
     const { link: open } = await owner.shares.create({ id: siteId, label: 'On our pages', allowEmbedding: true });
     const { link: closed } = await owner.shares.create({ id: siteId, label: 'Board' });
     expect(open.allowEmbedding).toBe(true);
