@@ -4,7 +4,7 @@ import type { Deps } from '../core/deps.ts';
 import { toAppError } from '../core/error-map.ts';
 import { AppError } from '../core/errors.ts';
 import { BODY_LIMITS, readBody } from '../core/http/body.ts';
-import { sendProblem } from '../core/http/problem-response.ts';
+import { NO_STORE, sendProblem } from '../core/http/problem-response.ts';
 import { label, labelOperations } from '../core/observe/request-scope.ts';
 import type { Ctx } from '../procedures/context.ts';
 import { listOperations } from '../procedures/registry.ts';
@@ -79,6 +79,8 @@ export function trpcHandler(deps: Deps) {
         const first = errors[0] as { cause?: { status?: number } } | undefined;
         const retry = (first?.cause as { retryAfter?: number } | undefined)?.retryAfter;
         if (retry !== undefined) headers.set('Retry-After', String(retry));
+        // Queries travel as GET: a shared cache or the browser's disk would otherwise keep a caller's figures.
+        if (!headers.has('Cache-Control')) headers.set('Cache-Control', NO_STORE);
         return { headers };
       },
     });

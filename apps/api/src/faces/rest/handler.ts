@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import type { Deps } from '../../core/deps.ts';
 import { logFailure, toAppError } from '../../core/error-map.ts';
 import { AppError } from '../../core/errors.ts';
-import { sendProblem } from '../../core/http/problem-response.ts';
+import { NO_STORE, sendProblem } from '../../core/http/problem-response.ts';
 import { label } from '../../core/observe/request-scope.ts';
 import type { ResponseOut } from '../../procedures/context.ts';
 import type { Operation } from '../../procedures/registry.ts';
@@ -28,9 +28,11 @@ function queryInput(route: RestRoute, method: string, query: URLSearchParams): R
   return coerceQuery(route.op.input, query);
 }
 
+/** The operation's headers and cookies on the answer; `Cache-Control: no-store` unless the operation set its own. */
 function applyOut(ctx: Context, out: ResponseOut) {
   for (const [k, v] of Object.entries(out.headers)) ctx.set(k, v);
   if (out.cookies.length) ctx.append('Set-Cookie', out.cookies);
+  if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', NO_STORE);
 }
 
 /** The REST face: `/v1/*` routes generated from the operations' meta, answering JSON or problem+json. */
