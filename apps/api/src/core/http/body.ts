@@ -106,3 +106,19 @@ class BodyRead {
     );
   }
 }
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A JSON body's text, or null when it is not UTF-8: its Content-Type names another charset, or its bytes are not
+ * UTF-8. (Decoded leniently, "Café" sent as ISO-8859-1 was stored as "Caf\uFFFD" and answered 200.)
+ */
+export function utf8Body(raw: Buffer, contentType: string | undefined): string | null {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType ?? '')?.[1]?.toLowerCase();
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') return null;
+  try {
+    return UTF8.decode(raw);
+  } catch {
+    return null;
+  }
+}

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { isJsonContentType, PROTOCOL_VERSION_META_KEY, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { BODY_LIMITS, readBody as readLimitedBody } from '../../core/http/body.ts';
+import { BODY_LIMITS, readBody as readLimitedBody, utf8Body } from '../../core/http/body.ts';
 import { MAX_INPUT_DEPTH, nestedDeeperThan } from '../../procedures/input-guard.ts';
 
 /** JSON-RPC batches are a 2025-03-26 feature only (later revisions removed them), and small here. */
@@ -28,9 +28,13 @@ export async function readBody(req: IncomingMessage): Promise<ParsedBody> {
     return { ok: false, response: jsonRpcError(415, -32000, 'Unsupported Media Type: send Content-Type: application/json') };
   }
   const raw = await readLimitedBody(req, BODY_LIMITS.mcp);
+  const text = utf8Body(raw, req.headers['content-type']);
+  if (text === null) {
+    return { ok: false, response: jsonRpcError(400, ProtocolErrorCode.ParseError, 'Parse error: send the body as UTF-8') };
+  }
   let body: unknown;
   try {
-    body = JSON.parse(raw.toString('utf8'));
+    body = JSON.parse(text);
   } catch {
     return { ok: false, response: jsonRpcError(400, ProtocolErrorCode.ParseError, 'Parse error: the body is not valid JSON') };
   }

@@ -1,16 +1,19 @@
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../../core/errors.ts';
-import { BODY_LIMITS, readBody } from '../../core/http/body.ts';
+import { BODY_LIMITS, readBody, utf8Body } from '../../core/http/body.ts';
 import { refuseDeepInput } from '../../procedures/input-guard.ts';
 
 /**
- * Reads a JSON request body: undefined when empty; 400 for non-JSON, malformed, non-object or too deeply
- * nested bodies; 413 past the limit.
+ * Reads a JSON request body: undefined when empty; 400 for non-JSON, non-UTF-8, malformed, non-object or too
+ * deeply nested bodies; 413 past the limit.
  */
 export async function readJsonBody(req: IncomingMessage): Promise<Record<string, unknown> | undefined> {
-  const text = (await readBody(req, BODY_LIMITS.rest)).toString('utf8');
-  if (text.trim() === '') return undefined;
+  const raw = await readBody(req, BODY_LIMITS.rest);
   const type = req.headers['content-type'] ?? '';
+  const text = utf8Body(raw, type);
+  if (text === null)
+    throw new AppError(400, 'Send the body as UTF-8 (Content-Type: application/json; charset=utf-8)', { field: '(body)' });
+  if (text.trim() === '') return undefined;
   if (!/^application\/(.+\+)?json\b/i.test(type)) {
     throw new AppError(400, 'Send the body as JSON with Content-Type: application/json', { field: '(body)' });
   }

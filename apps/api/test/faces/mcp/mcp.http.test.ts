@@ -77,6 +77,10 @@ describe('MCP over Streamable HTTP', () => {
       expect(bad.status).toBe(400);
       expect(((await bad.json()) as { error: { code: number } }).error.code).toBe(-32700);
       expect((await send('text/plain', '{}')).status).toBe(415);
+      // Not UTF-8 (said, or in its bytes): a parse error too, rather than arguments with U+FFFD in them.
+      const latin1 = await send('application/json; charset=iso-8859-1', '{"jsonrpc":"2.0","id":1,"method":"tools/list"}');
+      expect(latin1.status).toBe(400);
+      expect(((await latin1.json()) as { error: { code: number } }).error.code).toBe(-32700);
     });
 
     it('GET has no SSE stream to offer: 405', async () => {

@@ -213,6 +213,24 @@ describe('Auth: protocol rules', () => {
       expectProblem(scalar, 400);
     });
 
+    // Decoded as UTF-8 whatever it was, "Café" sent as ISO-8859-1 was stored as "Caf\uFFFD" and answered 200.
+    it('refuses a body that is not UTF-8, or says another charset (400 naming the body)', async () => {
+      // Raw bytes: supertest would turn a Buffer into JSON of its own.
+      const post = async (type: string, body: Buffer) => {
+        const res = await fetch(`${t.url}/v1/auth/login`, { method: 'POST', headers: { 'content-type': type }, body });
+        return { status: res.status, body: (await res.json()) as { field?: string; title: string } };
+      };
+      const login = '{"email":"nobody@example.test","password":"caf\u00e9 is not it"}';
+      const latin1 = Buffer.from(login, 'latin1');
+      const declared = await post('application/json; charset=iso-8859-1', latin1);
+      expect(declared).toMatchObject({ status: 400, body: { field: '(body)', title: expect.stringMatching(/UTF-8/) } });
+      expect(await post('application/json', latin1)).toMatchObject({ status: 400, body: { field: '(body)' } });
+      // UTF-8, said or not, goes on to the sign-in (wrong credentials: 401).
+      for (const type of ['application/json; charset=UTF-8', 'application/json']) {
+        expect((await post(type, Buffer.from(login, 'utf8'))).status).toBe(401);
+      }
+    });
+
     it('refuses fields of the wrong type with their name', async () => {
       expectProblem(await t.request.post('/v1/auth/login').send({ email: 42, password: GOOD_PASSWORD }), 400, 'email');
       expectProblem(await t.request.post('/v1/auth/login').send({ email: 'a@example.test', password: ['x'] }), 400, 'password');
