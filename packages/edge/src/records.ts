@@ -117,7 +117,10 @@ export function joinUrl(base: string, suffix: string): string {
 }
 
 async function send(target: BatchTarget, records: RequestRecord[]): Promise<void> {
-  const body = JSON.stringify({ k: target.key, records } satisfies RequestBatch);
+  // The batch's id, the same on the retry below: a batch whose answer was lost (or came past the timeout) is stored and
+  // counted once by the service. (Node before 19 has no global crypto: such a batch goes without one, as before.)
+  const b = globalThis.crypto?.randomUUID?.();
+  const body = JSON.stringify({ k: target.key, ...(b ? { b } : {}), records } satisfies RequestBatch);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const res = await fetch(joinUrl(target.collectUrl, '/requests'), {

@@ -262,6 +262,10 @@ describe('withUnseen (workerd via miniflare)', () => {
     await (await mf.dispatchFetch('https://shop.example/r1')).text();
     await waitFor(() => (batches().length >= 2 ? true : undefined));
     expect(batches().map((b) => JSON.parse(b.body).records[0].path)).toEqual(['/r1', '/r1']);
+    // The retry is the same batch to the service: the same id, so a send whose answer was lost is stored once.
+    const [first, retry] = batches().map((b) => JSON.parse(b.body).b);
+    expect(first).toMatch(/^[0-9a-f-]{36}$/);
+    expect(retry).toBe(first);
     captured.length = 0;
     failNext = 5;
     const res = await mf.dispatchFetch('https://shop.example/r2');
@@ -273,6 +277,8 @@ describe('withUnseen (workerd via miniflare)', () => {
     await (await mf.dispatchFetch('https://shop.example/r3')).text();
     await waitFor(() => (batches().length >= 3 ? true : undefined));
     expect(batches().map((b) => JSON.parse(b.body).records[0].path)).toEqual(['/r2', '/r2', '/r3']);
+    // Another batch, another id.
+    expect(JSON.parse(batches()[2]?.body ?? '{}').b).not.toBe(JSON.parse(batches()[0]?.body ?? '{}').b);
   });
 
   it('keeps serving when the collect endpoint is down', async () => {

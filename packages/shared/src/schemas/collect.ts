@@ -161,9 +161,17 @@ export const TLS_CLASSES = ['modern', 'legacy', 'non-browser', 'unknown'] as con
 export type TlsClass = (typeof TLS_CLASSES)[number];
 
 /** A batch from the edge SDK: `POST {COLLECT_URL}/requests` with header `x-svc-proxy: <site secret>`. */
+/** A batch's id as the edge SDK gives it (a uuid; any 8 to 64 letters, digits, `-` or `_`). */
+export const BATCH_ID_PATTERN = /^[A-Za-z0-9_-]{8,64}$/;
+
 export const RequestBatch = z.object({
   /** The site's public key. */
   k: z.string().regex(/^pk_[a-z0-9]{26}$/),
+  /**
+   * The batch's own id, the same when it is sent again (its answer lost or late): its records are then stored, and
+   * counted, once. Without it a batch sent twice is stored twice.
+   */
+  b: z.string().regex(BATCH_ID_PATTERN).optional(),
   records: z.array(RequestRecord).min(1).max(500),
 });
 export type RequestBatch = z.infer<typeof RequestBatch>;

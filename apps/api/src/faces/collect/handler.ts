@@ -9,6 +9,7 @@ import { scriptFeaturesOf } from '../../core/script-builds.ts';
 import { requestLoggingPaused } from '../../features/billing/usage-pause.ts';
 import { notePageScript, noteRequests } from '../../features/protection/behaviour.ts';
 import { visitorCodeOf } from '../../features/protection/visitor-code.ts';
+import { batchRowIds } from './batch-row-ids.ts';
 import { seenOfBatch } from './behaviour-feed.ts';
 import { collectBudgets } from './budget.ts';
 import { networksOf, protectionModeOf, rowOfRecord, rowsOfReport, type TableRows } from './classify.ts';
@@ -121,16 +122,24 @@ export function collectHandler(deps: Deps, afterAnswers: (work: () => void) => v
   /**
    * Request records of a site, from an edge batch or the service's own proxy (`faces/proxy`): stored and
    * counted unless the month's logging is paused or the site's batch budget is spent, and fed to behaviour
-   * memory. Answers how many were stored.
+   * memory. Answers how many were stored. `ids`: the rows' ids (an edge batch with its own id), else new ones.
    */
-  async function recordRequests(site: Site, records: RequestRecord[]): Promise<{ stored: number; paused: boolean }> {
+  async function recordRequests(
+    site: Site,
+    records: RequestRecord[],
+    ids?: readonly string[],
+  ): Promise<{ stored: number; paused: boolean }> {
     // Free at 150% of the month's server requests: accepted, not stored, until the month turns (spec §8).
     // Unknown while PostgreSQL is unreachable: then the records are kept (they are stored once it is back).
     if (await requestLoggingPaused(deps.orm, site.workspace.id).catch(() => false)) return { stored: 0, paused: true };
     if (!(await budgets.admitBatch(site.id))) return { stored: 0, paused: false };
     const networks = networksOf(site);
     const mode = protectionModeOf(site);
-    const rows = records.map((rec) => rowOfRecord(site, networks, rec, mode));
+    const rows = records.map((rec, i) => {
+      const row = rowOfRecord(site, networks, rec, mode);
+      if (ids) row.id = ids[i];
+      return row;
+    });
     await deps.ingest.enqueueMany('requests', rows);
     touch(site.id);
     noteNoReturnOfBatch(deps, site.id, records);
@@ -143,7 +152,15 @@ export function collectHandler(deps: Deps, afterAnswers: (work: () => void) => v
     const batch = await readRequestBatch(ctx);
     const site = await siteOfBatch(cache, batch.k, siteId);
     ctx.status = 202;
-    const { stored, paused } = await recordRequests(site, batch.records);
+    const { batchId, places } = batch;
+    const ids = batchId
+      ? batchRowIds(
+          site.id,
+          batchId,
+          batch.records.map((r, i) => ({ place: places[i] as number, at: r.at })),
+        )
+      : undefined;
+    const { stored, paused } = await recordRequests(site, batch.records, ids);
     if (paused) ctx.set('x-svc-logging', 'paused');
     ctx.body = batchAnswer(stored, batch.refused);
   }

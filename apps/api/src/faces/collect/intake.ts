@@ -1,4 +1,4 @@
-import { PageReport, RequestRecord } from '@us/shared';
+import { BATCH_ID_PATTERN, PageReport, RequestRecord } from '@us/shared';
 import { z } from 'zod';
 import { fieldPath, issueToError } from '../../core/error-map.ts';
 import { badRequest } from '../../core/errors.ts';
@@ -49,6 +49,7 @@ function checkedPageReport(json: unknown): PageReport {
 /** The envelope of an edge batch: records are checked one by one, so one bad record costs only itself. */
 const BatchEnvelope = z.object({
   k: z.string().regex(/^pk_[a-z0-9]{26}$/),
+  b: z.string().regex(BATCH_ID_PATTERN, 'Give the batch id as 8 to 64 letters, digits, - or _, or leave it out').optional(),
   records: z.array(z.unknown()).min(1).max(500),
 });
 
@@ -61,7 +62,11 @@ export interface RefusedRecord {
 
 export interface RequestBatchIntake {
   k: string;
+  /** The batch's id (`b`), when the sender gave one. */
+  batchId: string | null;
   records: RequestRecord[];
+  /** Each kept record's place in the batch as sent (refused ones leave gaps): with `batchId`, its row's id. */
+  places: number[];
   refused: RefusedRecord[];
 }
 
@@ -81,6 +86,7 @@ export async function readRequestBatch(ctx: Pick<CollectExchange, 'req'>, now = 
   const parsed = BatchEnvelope.safeParse(parseJson((await readBody(ctx.req, BODY_LIMITS.requestBatch)).toString('utf8')));
   if (!parsed.success) throw issueToError(parsed.error.issues[0] as z.core.$ZodIssue);
   const records: RequestRecord[] = [];
+  const places: number[] = [];
   const refused: RefusedRecord[] = [];
   parsed.data.records.forEach((raw, index) => {
     const rec = RequestRecord.safeParse(raw);
@@ -91,9 +97,12 @@ export async function readRequestBatch(ctx: Pick<CollectExchange, 'req'>, now = 
     }
     const late = inWindow(rec.data, index, now);
     if (late) refused.push(late);
-    else records.push(rec.data);
+    else {
+      records.push(rec.data);
+      places.push(index);
+    }
   });
-  return { k: parsed.data.k, records, refused };
+  return { k: parsed.data.k, batchId: parsed.data.b ?? null, records, places, refused };
 }
 
 /** What the edge SDK is told: how many records were kept, how many refused and why (counted by reason). */

@@ -181,6 +181,33 @@ describe('allowances: usage counters, the Free pause and notices', () => {
     expect((await usage(paid.workspaceId)).requests).toBe(PLAN_LIMITS.Starter.serverRequestsPerMonth * 3 + 2);
   });
 
+  // A batch whose answer was lost (or came past the SDK's 10 s) is sent again: its records were stored and counted
+  // twice. With the batch's id they are stored and counted once; a batch of the same records without one is new.
+  it('stores and counts a batch sent twice with its id once', async () => {
+    const w = await workspaceWithSite('Starter');
+    const sent = { ...batch(w.pk, '/twice', 3), b: 'b4a7e0f2-91c3-4c1e-9f5d-2a6b8c0d1e3f' };
+    for (let i = 0; i < 2; i++) await t.request.post('/collect/requests').set('x-svc-proxy', w.sk).send(sent).expect(202);
+    await t.deps.ingest.flushNow();
+    expect(await storedRequests(w.siteId, '/twice')).toBe(3);
+    expect((await usage(w.workspaceId)).requests).toBe(3);
+    // The same id on another site is that site's own batch.
+    const other = await workspaceWithSite('Starter');
+    await t.request
+      .post('/collect/requests')
+      .set('x-svc-proxy', other.sk)
+      .send({ ...sent, k: other.pk })
+      .expect(202);
+    await t.deps.ingest.flushNow();
+    expect(await storedRequests(other.siteId, '/twice')).toBe(3);
+    // A bad id is refused with its field.
+    const bad = await t.request
+      .post('/collect/requests')
+      .set('x-svc-proxy', w.sk)
+      .send({ ...sent, b: 'no spaces allowed' })
+      .expect(400);
+    expect(bad.body.field).toBe('b');
+  });
+
   it('mails Free owners at 80% and 100% of each allowance, once per month', async () => {
     const w = await workspaceWithSite();
     await setUsage(w.workspaceId, {
