@@ -111,13 +111,13 @@ export const JOBS: readonly Job[] = [
     name: 'site retention',
     every: (o) => o.retentionEveryMs ?? 86_400_000,
     enabled: always,
-    run: (o) => applySiteRetention(o.orm, runOpts(o)),
-  },
-  {
-    name: 'deleted sites',
-    every: () => HOUR,
-    enabled: always,
-    run: (o) => purgeDeletedSites(o.orm, runOpts(o)),
+    // Then deleted sites' rows: in the same run, not a job of its own beside it (each job running holds a connection
+    // for its lock and takes more for its work: one more at start-up could take the pool's last).
+    async run(o) {
+      const kept = await applySiteRetention(o.orm, runOpts(o));
+      await purgeDeletedSites(o.orm, runOpts(o));
+      return kept;
+    },
   },
   {
     name: 'export sweep',

@@ -122,7 +122,7 @@ describe('the job scheduler', () => {
       resultDays: 2,
       today: 13,
       retention: 1,
-      purge: 2,
+      purge: 1,
       exports: 2,
       search: 2,
       billing: 2,
@@ -146,7 +146,7 @@ describe('the job scheduler', () => {
       resultDays: 3,
       today: 25,
       retention: 1,
-      purge: 3,
+      purge: 1,
       exports: 3,
       search: 0,
       billing: 0,
@@ -260,6 +260,6 @@ describe('the job scheduler', () => {
     }) as typeof setTimeout);
     start(everything);
     spy.mockRestore();
-    expect(unref).toHaveBeenCalledTimes(9);
+    expect(unref).toHaveBeenCalledTimes(8);
   });
 });

@@ -17,13 +17,20 @@ export async function newestDay(conn: Conn, tables: readonly string[], siteId: s
   return row?.day ?? null;
 }
 
-/** The oldest day of the site's rows in `tables` up to `last`, or null when none. */
-async function oldestDay(conn: Conn, tables: readonly string[], siteId: string, last: string): Promise<string | null> {
+/** The oldest day of the site's rows in `tables` from `after` (exclusive; null: any) up to `last`, or null when none. */
+async function oldestDay(
+  conn: Conn,
+  tables: readonly string[],
+  siteId: string,
+  last: string,
+  after: string | null = null,
+): Promise<string | null> {
+  const from = after === null ? '' : ' and day > ?::date';
   const [row] = await conn.execute<{ day: string | null }[]>(
     `select to_char(min(day), 'YYYY-MM-DD') as day from (
-       ${tables.map((t) => `select min(day) as day from ${t} where site_id = ?::uuid and day <= ?::date`).join(' union all ')}
+       ${tables.map((t) => `select min(day) as day from ${t} where site_id = ?::uuid and day <= ?::date${from}`).join(' union all ')}
      ) d`,
-    tables.flatMap(() => [siteId, last]),
+    tables.flatMap(() => (after === null ? [siteId, last] : [siteId, last, after])),
     'all',
   );
   return row?.day ?? null;
@@ -42,13 +49,9 @@ export interface DayTable {
  */
 export async function deleteOldestDays(conn: Conn, siteId: string, tables: readonly DayTable[], last: string, step: number) {
   let deleted = 0;
-  const first = await oldestDay(
-    conn,
-    tables.map((t) => t.name),
-    siteId,
-    last,
-  );
-  for (let from = first; from !== null && from <= last; from = addDays(from, step)) {
+  const names = tables.map((t) => t.name);
+  // From one day holding rows to the next: the days between (years of rollups before 92 days of raw rows) cost nothing.
+  for (let from = await oldestDay(conn, names, siteId, last); from !== null && from <= last; ) {
     const to = minDay(addDays(from, step - 1), last);
     deleted += await conn.transactional(async (trx) => {
       let n = 0;
@@ -63,6 +66,7 @@ export async function deleteOldestDays(conn: Conn, siteId: string, tables: reado
       }
       return n;
     });
+    from = await oldestDay(conn, names, siteId, last, to);
   }
   return deleted;
 }

@@ -58,17 +58,18 @@ export async function purgeDeletedSites(orm: Orm, opts: JobRunOptions & { chunkD
   return res.ran ? { ran: true, ...res.result } : { ran: false, sites: 0, rows: 0 };
 }
 
-/** Every row of one site in every site-data table, oldest days first; answers the rows deleted. */
+/**
+ * Every row of one site in every site-data table, each table's oldest days first, `chunkDays` of days holding rows a
+ * transaction: the days between a table's rows (years of rollups against 92 days of raw rows) cost nothing. Answers
+ * the rows deleted.
+ */
 async function purgeSite(conn: Conn, siteId: string, chunkDays: number): Promise<number> {
-  const last = await newestDay(conn, SITE_DATA_TABLES, siteId);
-  if (!last) return 0;
-  return deleteOldestDays(
-    conn,
-    siteId,
-    SITE_DATA_TABLES.map((name) => ({ name, counted: true })),
-    last,
-    chunkDays,
-  );
+  let deleted = 0;
+  for (const table of SITE_DATA_TABLES) {
+    const last = await newestDay(conn, [table], siteId);
+    if (last) deleted += await deleteOldestDays(conn, siteId, [{ name: table, counted: true }], last, chunkDays);
+  }
+  return deleted;
 }
 
 /**
