@@ -3,7 +3,7 @@ import { createToken, createUser } from '../../api/test/support/server.ts';
 import { createSite } from '../../api/test/support/sites.ts';
 import { dashboardSuite, signedInPage } from './support/dashboard.ts';
 
-/** "Allow embedding" on the site page: the link says so in the list, and its page lets the site's hostnames frame it. */
+/** "Allow embedding" on the site page: the link says so in the list, and its page lets the site's proven hostnames frame it. */
 describe('dashboard: a shared link that may be embedded', () => {
   const suite = dashboardSuite();
 
@@ -23,6 +23,10 @@ describe('dashboard: a shared link that may be embedded', () => {
       .set('Authorization', `Bearer ${token}`)
       .send({ hostname: 'shop.embed.test' })
       .expect(201);
+    // Proven the site's (its TXT record verified): only such hostnames may frame a shared view.
+    await t.deps.orm.em
+      .fork()
+      .execute(`update site_hostnames set verified_at = now() where site_id = ? and hostname = 'shop.embed.test'`, [siteId]);
 
     const { context, page } = await signedInPage(suite, owner.email);
     await page.goto(`${t.url}/sites/${siteId}`);
