@@ -6,6 +6,7 @@
 import type { Orm, PgPool } from '@us/db';
 import { dbFault, pgPoolOf } from '@us/db';
 import { cleanText, IMPORT_LIMITS } from '@us/shared';
+import { localToday } from '../../analytics/range.ts';
 import type { Logger } from '../../core/logger.ts';
 import { readCsv } from './csv-records.ts';
 import type { ImportFormat, ImportSink, ImportSource } from './formats/format.ts';
@@ -237,7 +238,10 @@ async function writeBatch(
     const days = batch.days();
     const unknown = days.filter((d) => !native.has(d));
     const found = await nativeDays(db, claimed.site_id, claimed.timezone, unknown);
-    for (const d of unknown) native.set(d, found.has(d));
+    // The site's day in progress (and any later one) is its own: its rows are still arriving, and an imported figure
+    // of it would be summed with them once it is rolled up (a UTC day of Umami's exported in the evening of New York).
+    const today = localToday(claimed.timezone);
+    for (const d of unknown) native.set(d, found.has(d) || d >= today);
     const keep = days.filter((d) => !native.get(d));
     const skipped = days.filter((d) => native.get(d));
     const replaced = await earlierDays(db, claimed.site_id, claimed.id, keep);

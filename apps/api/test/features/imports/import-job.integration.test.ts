@@ -108,6 +108,21 @@ describe('import job', () => {
     expect(pair.body.totals.pageviews).toBe(0);
   });
 
+  // Plausible's values were stored trimmed only: "/über uns" never grouped with the native "/%C3%BCber%20uns", and one
+  // page of 2,047 CJK characters (6 KB, past the index's 2,704 bytes) failed the whole import.
+  it('stores Plausible values as intake stores native ones: paths read as URLs, each value bounded', async () => {
+    const siteId = await f.site();
+    const long = `/${'漢'.repeat(2047)}`;
+    const pages = `date,page,visitors,pageviews\n2024-01-01,/über uns,2,3\n2024-01-01,${long},1,1\n2024-01-02,/pricing,1,2\n`;
+    const { imp } = await run(siteId, 'plausible', { 'imported_pages_20240101_20240102.csv': pages });
+    expect(imp).toMatchObject({ status: 'done', progress: { badRows: 0 } });
+    const values = (await figures(siteId)).filter((r) => r.dimension === 'page').map((r) => r.value);
+    expect(values).toContain('/%C3%BCber%20uns');
+    expect(values).toContain('/pricing');
+    expect(values).toHaveLength(3);
+    expect(Math.max(...values.map((v) => Buffer.byteLength(v)))).toBeLessThanOrEqual(2048);
+  });
+
   it('a run stopped after some batches resumes at its checkpoint and ends with the figures of one run', async () => {
     const whole = await f.site();
     await run(whole, 'plausible', PLAUSIBLE, { batchRecords: 2 });
@@ -259,6 +274,16 @@ describe('import job', () => {
     await runImport(f.t.deps.orm, id, { batchRecords: 1 });
     expect(await importOf(id)).toMatchObject({ status: 'done', replacedDays: ['2024-01-01', '2024-01-02'] });
     expect(await dayPageviews()).toEqual([500, 700]);
+  });
+
+  it('skips the site’s day in progress: its own rows are still arriving', async () => {
+    const siteId = await f.site();
+    const today = new Date().toISOString().slice(0, 10);
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    const visitors = `date,visitors,pageviews,bounces,visits,visit_duration\n${yesterday},2,5,1,2,60\n${today},1,1,1,1,0\n`;
+    const { imp } = await run(siteId, 'plausible', { 'imported_visitors_20240101_20240102.csv': visitors });
+    expect(imp).toMatchObject({ status: 'done', skippedDays: [today] });
+    expect(new Set((await figures(siteId)).map((r) => r.day))).toEqual(new Set([yesterday]));
   });
 
   it('two imports of one site never run at once: two nodes leave the later import’s figures, as one node does', async () => {

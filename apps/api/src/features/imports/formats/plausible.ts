@@ -14,6 +14,7 @@
 // - custom events are events by `event` name (and `page` where the export has the path).
 import { FIRST_DAY, isDay, LAST_DAY } from '../../../analytics/range.ts';
 import type { ImportedRow, ImportFormat, ImportSink, NumberedRecord } from './format.ts';
+import { stored, storedPath } from './stored-values.ts';
 
 interface Table {
   /** Columns the file must have (besides `date`). */
@@ -52,7 +53,10 @@ const SEARCH_SOURCES = new Set([
   'Brave',
 ]);
 
-/** Plausible writes no value as an empty field, or `(none)` / `Direct / None` for direct visits. */
+/**
+ * Plausible writes no value as an empty field, or `(none)` / `Direct / None` for direct visits. The rest is stored
+ * as intake stores the native value of its column (`stored`, `storedPath`), so imported and native values group.
+ */
 const cleanValue = (v: string | undefined) => {
   // Control characters dropped (PostgreSQL refuses NUL in text: one such value would fail its whole batch)
   // and bounded as intake bounds a path.
@@ -62,6 +66,12 @@ const cleanValue = (v: string | undefined) => {
     .trim()
     .slice(0, 2048);
   return s === '(none)' || s === 'Direct / None' || s === '(not set)' ? '' : s;
+};
+
+/** A page path as intake stores one (read as a URL's path: `/über uns` and `/%C3%BCber%20uns` are one page); '' for none. */
+const pathOf = (v: string | undefined) => {
+  const path = cleanValue(v);
+  return path ? storedPath(path) : '';
 };
 
 /** "Chrome 131": a name and the major of its version, as our versions read; '' without either. */
@@ -92,11 +102,18 @@ export const PLAUSIBLE_TABLES: Record<string, Table> = {
   imported_sources: {
     required: ['source', 'utm_medium', 'utm_campaign', ...VISIT_COLUMNS],
     rows: (r, day, n) => {
-      const source = cleanValue(r.source);
+      const source = stored('pageviews', 'source', cleanValue(r.source));
       const out = [
         ...visitRows(day, 'source', source, r, n),
-        row(day, 'sessions', 'medium', cleanValue(r.utm_medium), n('visits'), n('visitors')),
-        row(day, 'sessions', 'campaign', cleanValue(r.utm_campaign), n('visits'), n('visitors')),
+        row(day, 'sessions', 'medium', stored('pageviews', 'utmMedium', cleanValue(r.utm_medium)), n('visits'), n('visitors')),
+        row(
+          day,
+          'sessions',
+          'campaign',
+          stored('pageviews', 'utmCampaign', cleanValue(r.utm_campaign)),
+          n('visits'),
+          n('visitors'),
+        ),
       ];
       if (SEARCH_SOURCES.has(source)) out.push(row(day, 'summary', 'from_search', '', n('visits'), 0));
       return out;
@@ -104,31 +121,31 @@ export const PLAUSIBLE_TABLES: Record<string, Table> = {
   },
   imported_pages: {
     required: ['page', 'visitors', 'pageviews'],
-    rows: (r, day, n) => [row(day, 'pageviews', 'page', cleanValue(r.page), n('pageviews'), n('visitors'))],
+    rows: (r, day, n) => [row(day, 'pageviews', 'page', pathOf(r.page), n('pageviews'), n('visitors'))],
   },
   imported_entry_pages: {
     required: ['entry_page', 'visitors', 'entrances'],
-    rows: (r, day, n) => [row(day, 'sessions', 'page', cleanValue(r.entry_page), n('entrances'), n('visitors'))],
+    rows: (r, day, n) => [row(day, 'sessions', 'page', pathOf(r.entry_page), n('entrances'), n('visitors'))],
   },
   imported_exit_pages: {
     required: ['exit_page', 'visitors', 'exits'],
-    rows: (r, day, n) => [row(day, 'sessions', 'exit_page', cleanValue(r.exit_page), n('exits'), n('visitors'))],
+    rows: (r, day, n) => [row(day, 'sessions', 'exit_page', pathOf(r.exit_page), n('exits'), n('visitors'))],
   },
   imported_locations: {
     required: ['country', ...VISIT_COLUMNS],
-    rows: (r, day, n) => visitRows(day, 'country', cleanValue(r.country).toUpperCase(), r, n),
+    rows: (r, day, n) => visitRows(day, 'country', stored('pageviews', 'country', cleanValue(r.country).toUpperCase()), r, n),
   },
   imported_devices: {
     required: ['device', ...VISIT_COLUMNS],
     rows: (r, day, n) => {
       const d = cleanValue(r.device);
-      return visitRows(day, 'device', DEVICES[d] ?? d.toLowerCase(), r, n);
+      return visitRows(day, 'device', stored('pageviews', 'device', DEVICES[d] ?? d.toLowerCase()), r, n);
     },
   },
   imported_browsers: {
     required: ['browser', ...VISIT_COLUMNS],
     rows: (r, day, n) => {
-      const name = BROWSERS[cleanValue(r.browser)] ?? cleanValue(r.browser);
+      const name = stored('pageviews', 'browser', BROWSERS[cleanValue(r.browser)] ?? cleanValue(r.browser));
       const out = visitRows(day, 'browser', name, r, n);
       if (r.browser_version !== undefined)
         out.push(...visitRows(day, 'browser_version', withMajor(name, r.browser_version), r, n));
@@ -138,7 +155,7 @@ export const PLAUSIBLE_TABLES: Record<string, Table> = {
   imported_operating_systems: {
     required: ['operating_system', ...VISIT_COLUMNS],
     rows: (r, day, n) => {
-      const name = SYSTEMS[cleanValue(r.operating_system)] ?? cleanValue(r.operating_system);
+      const name = stored('pageviews', 'os', SYSTEMS[cleanValue(r.operating_system)] ?? cleanValue(r.operating_system));
       const out = visitRows(day, 'os', name, r, n);
       if (r.operating_system_version !== undefined) {
         out.push(...visitRows(day, 'os_version', withMajor(name, r.operating_system_version), r, n));
@@ -149,8 +166,8 @@ export const PLAUSIBLE_TABLES: Record<string, Table> = {
   imported_custom_events: {
     required: ['name', 'visitors', 'events'],
     rows: (r, day, n) => {
-      const out = [row(day, 'events', 'event', cleanValue(r.name), n('events'), n('visitors'))];
-      if (r.path !== undefined) out.push(row(day, 'events', 'page', cleanValue(r.path), n('events'), n('visitors')));
+      const out = [row(day, 'events', 'event', stored('events', 'name', cleanValue(r.name)), n('events'), n('visitors'))];
+      if (r.path !== undefined) out.push(row(day, 'events', 'page', pathOf(r.path), n('events'), n('visitors')));
       return out;
     },
   },
