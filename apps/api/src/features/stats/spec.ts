@@ -11,6 +11,7 @@ import {
   TIME_DIMENSIONS,
 } from '../../analytics/catalogue.ts';
 import { type DayRange, resolveRange } from '../../analytics/range.ts';
+import { NONE } from '../../analytics/sql.ts';
 import { badRequest } from '../../core/errors.ts';
 import { customCompareRange } from './compare-range.ts';
 
@@ -118,7 +119,8 @@ export function checkWhere(set: MetricSet, where: Record<string, string> | undef
       throw badRequest(`where.${key}`, `Filter ${set} by one of: ${filters.join(', ')}${props} (see GET /v1/stats/catalogue)`);
     }
   }
-  return { ...(where ?? {}) };
+  // An empty value is "no value", as `(none)`: raw rows compared `= ''` (nothing) where rollups matched every row without one.
+  return Object.fromEntries(Object.entries(where ?? {}).map(([key, value]) => [key, value === '' ? NONE : value]));
 }
 
 /** Checks a parsed spec against the catalogue and resolves its days. */
