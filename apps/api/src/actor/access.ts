@@ -32,7 +32,9 @@ export function tokenOf(actor: Actor): string | null {
 
 /** True when a site-restricted token may see this site (unrestricted callers see every site). */
 export function canSeeSite(actor: Actor, siteId: string): boolean {
-  return actor.siteIds === null || actor.siteIds.includes(siteId);
+  // In any case, as PostgreSQL reads a uuid: an upper-case id was 404 for the very token restricted to that site.
+  const id = siteId.toLowerCase();
+  return actor.siteIds === null || actor.siteIds.some((s) => s.toLowerCase() === id);
 }
 
 /**

@@ -64,6 +64,13 @@ describe('API tokens and sites', () => {
       expect(res.body.siteIds).toEqual([w.s2]);
     });
 
+    it('a restricted token opens its site by an upper-case id too, as every other caller does', async () => {
+      const w = await setup();
+      const bearer = `Bearer ${w.restricted.token}`;
+      await t.request.get(`/v1/sites/${w.s1.toUpperCase()}`).set('Authorization', bearer).expect(200);
+      await t.request.get(`/v1/sites/${w.s3.toUpperCase()}`).set('Authorization', bearer).expect(404);
+    });
+
     it('null siteIds is every site, as when omitted', async () => {
       const w = await setup();
       const res = await t.request
