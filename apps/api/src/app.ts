@@ -160,7 +160,8 @@ function createApp(deps: Deps, collect: ReturnType<typeof collectHandler>, metri
     if (p === '/readyz') {
       label('health', p, 'readyz');
       const { ready, body } = await readiness();
-      ctx.status = ready ? 200 : 503;
+      // A node is ready while it runs (draining answers 503 above); `?strict` also needs the database and hot store.
+      ctx.status = ready || ctx.query.strict === undefined ? 200 : 503;
       ctx.body = body;
       return;
     }
@@ -176,6 +177,11 @@ function createApp(deps: Deps, collect: ReturnType<typeof collectHandler>, metri
     }
     if (p === '/v1/openapi.json') {
       label('rest', p, 'openapi');
+      // Read only, as every other route answers a method it does not take (it answered a DELETE with the document).
+      if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
+        ctx.set('Allow', 'GET, HEAD');
+        return sendProblem(ctx, new AppError(404, 'The OpenAPI document is read with GET'));
+      }
       ctx.type = 'application/json';
       ctx.body = await openapiText();
       return;

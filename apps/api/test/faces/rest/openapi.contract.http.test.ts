@@ -16,6 +16,16 @@ describe('OpenAPI document', () => {
   });
   afterAll(() => t.close());
 
+  it('is read with GET (or HEAD) only: another method is a 404 problem naming what it takes', async () => {
+    await t.request.head('/v1/openapi.json').expect(200);
+    for (const method of ['post', 'delete', 'put'] as const) {
+      const res = await t.request[method]('/v1/openapi.json');
+      expect(res.status, method).toBe(404);
+      expect(res.headers['content-type']).toMatch(/problem\+json/);
+      expect(res.headers.allow).toBe('GET, HEAD');
+    }
+  });
+
   it('is a valid OpenAPI 3.1 document, version 1', async () => {
     const validator = new Validator();
     const res = await validator.validate(doc);
