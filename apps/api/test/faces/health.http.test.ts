@@ -19,6 +19,21 @@ describe('health and readiness', () => {
     expect(res.body.hotState).toMatch(/^ok \((memory|redis)\)$/);
   });
 
+  // PostgreSQL and Redis are shared: a load balancer that drops each node whose check fails drops every node at once,
+  // and with them the degraded mode that keeps collect answering 202. `?strict` is for a deploy gate.
+  it('with the hot store down the node stays ready (degraded) to a load balancer; ?strict answers 503', async () => {
+    const ping = vi.spyOn(t.deps.hot, 'ping').mockRejectedValue(new Error('hot store down'));
+    try {
+      await expect.poll(async () => (await t.request.get('/readyz')).body.status, { timeout: 10_000 }).toBe('degraded');
+      const lenient = await t.request.get('/readyz').expect(200);
+      expect(lenient.body).toMatchObject({ status: 'degraded', database: 'ok', hotState: expect.stringMatching(/^unreachable/) });
+      expect((await t.request.get('/readyz?strict=1')).status).toBe(503);
+    } finally {
+      ping.mockRestore();
+    }
+    await expect.poll(async () => (await t.request.get('/readyz?strict=1')).status, { timeout: 10_000 }).toBe(200);
+  });
+
   // The attack: /readyz is on the public port, and each ask held a main-pool connection and pinged the hot store.
   it('asks the database and the hot store at most once a second, however many ask /readyz', async () => {
     const ping = vi.spyOn(t.deps.hot, 'ping');
