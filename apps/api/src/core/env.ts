@@ -1,3 +1,4 @@
+import { Resolver } from 'node:dns';
 import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
@@ -11,6 +12,27 @@ import { z } from 'zod';
  */
 
 /** The groups of `.env.example` and of docs/configuration.md, in their order. */
+/**
+ * An http(s) URL. (`z.url()` takes anything `URL` parses: `hibp-mirror:8080` is a URL of scheme `hibp-mirror:`, and a
+ * breach check pointed at it failed at every sign-up, quietly.)
+ */
+const httpUrl = () => z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
+
+/** Whether Node's resolver takes these servers (`ip` or `ip:port`, comma-separated). */
+function resolverTakes(setting: string): boolean {
+  try {
+    new Resolver().setServers(
+      setting
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== ''),
+    );
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export const SETTING_GROUPS = {
   process: 'The process',
   addresses: 'Public addresses',
@@ -142,22 +164,22 @@ const EnvSchema = z.object({
     group: 'mail',
     meaning: 'sender of every e-mail (production warns while it is the default)',
   }),
-  BASE_URL: z.url().optional().register(help, {
+  BASE_URL: httpUrl().optional().register(help, {
     group: 'addresses',
     unset: '`http://<HOST>:<PORT>` (`localhost` when `HOST` is `0.0.0.0` or `::`); production refuses to start without it',
     meaning: 'public address of the API (page-script snippets, download links, the OpenAPI document); https in production',
   }),
-  APP_URL: z.url().optional().register(help, {
+  APP_URL: httpUrl().optional().register(help, {
     group: 'addresses',
     unset: '`BASE_URL`',
     meaning: 'public address of the dashboard; e-mail links are `{APP_URL}/<page>?token=…`; https in production',
   }),
-  COLLECT_URL: z.url().optional().register(help, {
+  COLLECT_URL: httpUrl().optional().register(help, {
     group: 'addresses',
     unset: '`{BASE_URL}/collect`',
     meaning: 'where page reports go',
   }),
-  CHALLENGE_URL: z.url().optional().register(help, {
+  CHALLENGE_URL: httpUrl().optional().register(help, {
     group: 'addresses',
     unset: '`{BASE_URL}/challenge`',
     meaning: 'the bot-check page (give it a path, such as `/challenge`: the service serves the check at that path)',
@@ -188,7 +210,7 @@ const EnvSchema = z.object({
     who: 'operator (the same on every node)',
     secret: true,
   }),
-  PWNED_PASSWORDS_URL: z.url().optional().register(help, {
+  PWNED_PASSWORDS_URL: httpUrl().optional().register(help, {
     group: 'security',
     unset: 'offline list only',
     meaning: 'optional breach range service speaking the Pwned Passwords range API (`GET {url}/range/{5 hex}`)',
@@ -209,6 +231,8 @@ const EnvSchema = z.object({
   DNS_SERVERS: z
     .string()
     .regex(/^[0-9a-f.:[\]]+(\s*,\s*[0-9a-f.:[\]]+)*$/i, 'must be addresses such as 1.1.1.1 or 127.0.0.1:5353, comma-separated')
+    // What the resolver takes (`1.1.1` or `10.0.0.256` passed the pattern, and every lookup then failed).
+    .refine(resolverTakes, 'must be addresses such as 1.1.1.1 or 127.0.0.1:5353, comma-separated')
     .optional()
     .register(help, {
       group: 'security',
@@ -217,7 +241,7 @@ const EnvSchema = z.object({
         'resolvers for hostname verification (proxy-mode hostnames’ records too) and crawler verification, `ip` or `ip:port`, comma-separated',
       who: 'operator (optional); tests point it at a local DNS server',
     }),
-  EDGE_API_URL: z.url().default('https://api.cloudflare.com/client/v4').register(help, {
+  EDGE_API_URL: httpUrl().default('https://api.cloudflare.com/client/v4').register(help, {
     group: 'proxy',
     meaning: 'custom-hostname API of the edge platform (Cloudflare-for-SaaS style) for proxy-mode hostnames',
     who: 'operator; tests point it at a local stand-in',
@@ -276,7 +300,8 @@ const EnvSchema = z.object({
     meaning: 'visitors the in-process hot store keeps over all sites (Redis ignores it)',
     who: 'operator (single node)',
   }),
-  STATS_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000).register(help, {
+  // At most what a Node timer holds (it is the pool's connection timeout too): past it a timer fires at once.
+  STATS_TIMEOUT_MS: z.coerce.number().int().min(100).max(2_147_483_647).default(15_000).register(help, {
     group: 'limits',
     meaning: 'PostgreSQL `statement_timeout` of stats questions; past it the answer is 503 saying to narrow the range',
   }),
@@ -293,12 +318,12 @@ const EnvSchema = z.object({
     meaning:
       'rows the write buffer holds at most (in-process: all tables together; Redis: per table); when full, collect answers 503 with `Retry-After`',
   }),
-  SEARCH_GOOGLE_API_URL: z.url().default('https://searchconsole.googleapis.com').register(help, {
+  SEARCH_GOOGLE_API_URL: httpUrl().default('https://searchconsole.googleapis.com').register(help, {
     group: 'search',
     meaning: 'Search Console API base ([Search connections](product/search.md#search-connections))',
     who: 'tests (a local stand-in); operators leave it',
   }),
-  SEARCH_BING_API_URL: z.url().default('https://ssl.bing.com/webmaster/api.svc/json').register(help, {
+  SEARCH_BING_API_URL: httpUrl().default('https://ssl.bing.com/webmaster/api.svc/json').register(help, {
     group: 'search',
     meaning: 'Bing Webmaster Tools JSON API base',
     who: 'tests (a local stand-in); operators leave it',
@@ -317,7 +342,7 @@ const EnvSchema = z.object({
     meaning: 'keep export copies in this S3 bucket, shared by every node ([Export](product/export.md#export))',
     who: 'operator (several nodes)',
   }),
-  EXPORT_S3_ENDPOINT: z.url().optional().register(help, {
+  EXPORT_S3_ENDPOINT: httpUrl().optional().register(help, {
     group: 'export',
     unset: 'AWS',
     meaning: 'an S3-compatible endpoint (MinIO, R2, …; path-style addressing)',

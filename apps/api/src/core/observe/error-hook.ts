@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { ConfigError } from '../env.ts';
 
 /** What an error report says besides the error: never a body, an address or a path as sent. */
 export interface ErrorContext {
@@ -34,11 +35,14 @@ export async function loadErrorHook(spec: string | undefined, cwd = process.cwd(
   try {
     loaded = await import(target);
   } catch (err) {
-    throw new Error(`ERROR_HOOK: ${spec} could not be loaded (${err instanceof Error ? err.message : String(err)})`);
+    // A refusal of the settings (one line, no stack: start-refusals.ts), as every other setting's.
+    throw new ConfigError('Invalid configuration:', [
+      `ERROR_HOOK: ${spec} could not be loaded (${err instanceof Error ? err.message : String(err)})`,
+    ]);
   }
   const report = loaded.report ?? loaded.default?.report;
   if (typeof report !== 'function') {
-    throw new Error(`ERROR_HOOK: ${spec} exports no report(error, context) function`);
+    throw new ConfigError('Invalid configuration:', [`ERROR_HOOK: ${spec} exports no report(error, context) function`]);
   }
   return { report: report as ErrorHook['report'] };
 }
