@@ -4,6 +4,7 @@ import { causeChain, dbFault } from '@us/db';
 import { ZodError, type z } from 'zod';
 import { AppError } from './errors.ts';
 import type { Logger } from './logger.ts';
+import { heldNote, repeatGate } from './observe/repeat-gate.ts';
 
 /**
  * The one table from every failure we know to the problem answer a caller gets. Every face (REST, tRPC,
@@ -165,8 +166,16 @@ export function isInternal(err: AppError) {
   return err.status === 500;
 }
 
-/** The one way a face logs a failure: our bugs as errors (with the cause), unavailable dependencies as warnings. */
+const unavailableLines = repeatGate();
+
+/**
+ * The one way a face logs a failure: our bugs as errors (with the cause), unavailable dependencies as warnings, one
+ * per place and title every 10 s (an outage met by every request wrote a line per request).
+ */
 export function logFailure(logger: Logger, where: string, err: AppError): void {
   if (isInternal(err)) logger.error(`${where} failed`, err.cause ?? err);
-  else if (err.status === 503 && err.cause !== undefined) logger.warn(`${where}: ${err.title} (${String(err.cause)})`);
+  else if (err.status === 503 && err.cause !== undefined) {
+    const gate = unavailableLines(`${where}\x1f${err.title}`);
+    if (gate.write) logger.warn(`${where}: ${err.title} (${String(err.cause)})${heldNote(gate.held)}`);
+  }
 }

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../logger.ts';
 import type { ErrorReports } from '../observe/error-reports.ts';
 import { httpDuration, httpRequests } from '../observe/metrics.ts';
+import { heldNote, repeatGate } from '../observe/repeat-gate.ts';
 import { currentRequest, newRequestScope, type RequestScope, runInRequest } from '../observe/request-scope.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -60,6 +61,7 @@ export function observeRequests(
   const { logger, errors } = parts;
   // Without debug lines, a quiet face's access line is not even put together (page reports come by the thousand).
   const quietLines = parts.env.LOG_LEVEL === 'debug';
+  const outageLines = repeatGate();
   const ended = (scope: RequestScope, res: ServerResponse) => {
     if (scope.status !== undefined) return; // ended already
     const status = res.writableFinished ? res.statusCode : CLIENT_LEFT;
@@ -70,7 +72,15 @@ export function observeRequests(
     errors?.requestEnded(scope, status);
     const quiet = QUIET_FACES.has(scope.face) && status < 500;
     if (quiet && !quietLines) return;
-    const line = `${scope.method} ${scope.route} ${status} ${Math.round(ms)} ms`;
+    // A quiet face's refusals of an outage (503, an origin's 502/504) come by the thousand: one line per route and
+    // status every 10 s, saying how many more there were.
+    let held = '';
+    if (QUIET_FACES.has(scope.face) && status > 500 && !quietLines) {
+      const gate = outageLines(`${scope.face} ${scope.method} ${scope.route} ${status}`);
+      if (!gate.write) return;
+      held = heldNote(gate.held);
+    }
+    const line = `${scope.method} ${scope.route} ${status} ${Math.round(ms)} ms${held}`;
     const fields = {
       method: scope.method,
       route: scope.route,

@@ -1,4 +1,5 @@
 import type { ErrorContext, ErrorHook } from './error-hook.ts';
+import { repeatGate } from './repeat-gate.ts';
 import { currentRequest, type RequestScope } from './request-scope.ts';
 
 export interface ErrorReportsOptions {
@@ -23,6 +24,7 @@ function reportable(err: unknown, fallback: string, redact?: (text: string) => s
  * A hook that throws (or rejects) is noted with `onHookFailure`, never passed on.
  */
 export class ErrorReports {
+  private readonly outageReports = repeatGate();
   /** Errors reported as the process's own (`uncaught`), so that logging them does not report them twice. */
   private readonly processErrors = new WeakSet<object>();
 
@@ -55,6 +57,9 @@ export class ErrorReports {
     if (!this.hook) return;
     const first = scope.errors[0];
     if (!first && status < 500) return;
+    // An answer of 5xx with no error of ours behind it (a dependency down, an origin gone) is met by every request
+    // meanwhile: one report per route and status every 10 s, not one each (a tracker's quota went in minutes).
+    if (!first && !this.outageReports(`${scope.face} ${scope.method} ${scope.route} ${status}`).write) return;
     const message = first?.msg ?? `${scope.method} ${scope.route} answered ${status}`;
     this.send(first?.err ?? new Error(message), { ...requestContext(scope, status), message });
   }

@@ -7,6 +7,7 @@ import type { Deps } from '../../core/deps.ts';
 import { AppError } from '../../core/errors.ts';
 import { hotAnswer } from '../../core/hot/within.ts';
 import { endAtTurnEnd, type SendAtTurnEnd } from '../../core/http/turn-end.ts';
+import { heldNote, repeatGate } from '../../core/observe/repeat-gate.ts';
 import { label } from '../../core/observe/request-scope.ts';
 import { coarseNetwork } from '../../core/security/client-info.ts';
 import { LOOKUP_REFUSED, type ProxyRoute, proxyRoutes } from '../../features/hostnames/index.ts';
@@ -64,6 +65,8 @@ export function proxyFace(deps: Deps, parts: ProxyFaceParts) {
   const own = ownHosts();
   const agent = originAgent(limits, deps.env.PROXY_PRIVATE_ORIGINS);
   const recorder = proxyRecorder(parts.recordRequests, deps.logger);
+  // An origin that is down is met by each of its visitors: one line per origin every 10 s.
+  const originLines = repeatGate();
   const trust = { trust: deps.env.TRUST_PROXY, hops: deps.env.TRUST_PROXY_HOPS };
   /** Requests in progress by site id, and by site and client network (`clientKey`). */
   const inProgress = new Map<string, number>();
@@ -241,7 +244,12 @@ export function proxyFace(deps: Deps, parts: ProxyFaceParts) {
     );
     if (out.kind === 'answered') return { status: out.status, html: out.status === 200 ? out.html : undefined };
     if (out.kind === 'left') return { status: CLIENT_LEFT };
-    deps.logger.info(`proxy: origin ${route.origin} ${out.timeout ? 'too slow' : 'unreachable'} (${String(out.error)})`);
+    const gate = originLines(`${route.origin} ${out.timeout}`);
+    if (gate.write) {
+      deps.logger.info(
+        `proxy: origin ${route.origin} ${out.timeout ? 'too slow' : 'unreachable'} (${String(out.error)})${heldNote(gate.held)}`,
+      );
+    }
     const err = out.timeout
       ? new AppError(504, 'The site’s origin did not answer in time: try again later', { retryAfter: 5 })
       : new AppError(502, 'The site’s origin cannot be reached: try again later', { retryAfter: 5 });
