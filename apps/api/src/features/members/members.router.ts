@@ -122,7 +122,7 @@ export const membersRouter = router({
       mcp: {
         tool: 'delete_member',
         description:
-          "Remove a member (`userId`), or leave the workspace when it is the token maker's own id. Revokes every token the person made here; the last owner cannot leave.",
+          'Remove a member (`userId`; a token needs members:write for any id, its maker’s own too: only a signed-in person leaves without it). Revokes every token the person made here; the last owner cannot leave.',
       },
       openapi: {
         method: 'DELETE',
