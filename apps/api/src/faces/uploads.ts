@@ -13,6 +13,7 @@ import { acceptFile, fileTooLarge, receiveFile } from '../features/imports/index
 import { authorize } from '../procedures/authorize.ts';
 import type { Meta } from '../procedures/meta.ts';
 import { createCtx, requestInfo } from './request-context.ts';
+import { restTokenRefusal } from './token-rate.ts';
 
 export const UPLOAD_PATH = /^\/v1\/sites\/([^/]+)\/imports\/([^/]+)\/files\/([^/]+)$/;
 export const UPLOAD_ROUTE = '/v1/sites/{id}/imports/{importId}/files/{fileName}';
@@ -49,7 +50,13 @@ async function receive(deps: Deps, ctx: Context) {
     throw new AppError(404, 'Files of an import are uploaded with PUT, the raw CSV as the body');
   }
   const [, siteId, importId, rawName] = m as unknown as [string, string, string, string];
-  const reqCtx = createCtx(deps, requestInfo(ctx.req, 'rest', ctx.ip, ctx.secure, ctx.query.workspace as string | undefined));
+  const info = requestInfo(ctx.req, 'rest', ctx.ip, ctx.secure, ctx.query.workspace as string | undefined);
+  const reqCtx = createCtx(deps, info);
+  // A call of the token's REST budget, counted before a byte is read: a PUT of 200 MB in a loop was unmetered.
+  if (info.bearer !== undefined) {
+    const refusal = await restTokenRefusal(deps, reqCtx, 1);
+    if (refusal) throw refusal;
+  }
   const actor = await authorize(reqCtx, UPLOAD_META);
   if (!actor) throw new AppError(401, 'Sign in, or send a valid API token as Authorization: Bearer <token>');
   const name = decoded(rawName);

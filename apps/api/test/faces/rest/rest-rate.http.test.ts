@@ -38,6 +38,25 @@ describe('REST: requests per API token', () => {
     await t.request.get('/v1/sites').set('Authorization', stranger.auth).expect(200);
   });
 
+  // The attack: a file upload (PUT, up to 200 MB a time) was outside the REST budget: the same token sent it in a loop.
+  it('counts a file upload as a call of the token, before a byte of its body is read', async () => {
+    const owner = await ownerWithToken(t.deps, ['sites:read', 'sites:write']);
+    const site = (await t.request.post('/v1/sites').set('Authorization', owner.auth).send({ name: 'Uploads' }).expect(201)).body
+      .site.id as string;
+    const made = await t.request.post(`/v1/sites/${site}/imports`).set('Authorization', owner.auth).send({ source: 'umami' });
+    expect(made.status).toBe(201);
+    const put = () =>
+      t.request
+        .put(`/v1/sites/${site}/imports/${made.body.id}/files/website_event.csv`)
+        .set('Authorization', owner.auth)
+        .set('Content-Type', 'text/csv')
+        .send('not,a,real,file\n');
+    const answers = [];
+    for (let i = 0; i < LIMIT; i++) answers.push((await put()).status);
+    expect(answers).toContain(429);
+    expectProblem(await put(), 429);
+  });
+
   it('a credential that is no token is left to the route: 401 where one is needed, the same answer as without it elsewhere', async () => {
     expectProblem(await t.request.get('/v1/sites').set('Authorization', 'Bearer ust_not-a-token'), 401);
     const signup = { email: 'x@example.test', password: 'short' };
