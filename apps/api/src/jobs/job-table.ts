@@ -11,7 +11,7 @@ import type { BillingProvider } from '../features/billing/provider.ts';
 import { sweepExports } from '../features/export/export-sweep.ts';
 import type { CopyStore } from '../features/export/storage.ts';
 import { type IngressJobSetup, runIngressChecks } from '../features/hostnames/index.ts';
-import { runDueImports } from '../features/imports/index.ts';
+import { runDueImports, sweepAbandonedImports } from '../features/imports/index.ts';
 import { runEmailReports } from '../features/reports/reports-job.ts';
 import type { ReportDeps } from '../features/reports/send.ts';
 import type { PullSetup } from '../features/search/pull.ts';
@@ -116,6 +116,7 @@ export const JOBS: readonly Job[] = [
     async run(o) {
       const kept = await applySiteRetention(o.orm, runOpts(o));
       await purgeDeletedSites(o.orm, runOpts(o));
+      await sweepAbandonedImports(o.orm, runOpts(o));
       return kept;
     },
   },

@@ -23,6 +23,7 @@ vi.mock('../../src/analytics/rollup/site-purge.ts', () => ({ purgeDeletedSites: 
 vi.mock('../../src/features/billing/billing-job.ts', () => ({ runBilling: vi.fn() }));
 vi.mock('../../src/features/export/export-sweep.ts', () => ({ sweepExports: vi.fn() }));
 vi.mock('../../src/features/imports/imports-job.ts', () => ({ runDueImports: vi.fn() }));
+vi.mock('../../src/features/imports/abandoned.ts', () => ({ ABANDONED_IMPORT_DAYS: 30, sweepAbandonedImports: vi.fn() }));
 vi.mock('../../src/features/reports/reports-job.ts', () => ({ runEmailReports: vi.fn() }));
 vi.mock('../../src/features/search/search-pull-job.ts', () => ({ runSearchPull: vi.fn() }));
 vi.mock('../../src/jobs/result-days.ts', () => ({ runResultDays: vi.fn() }));

@@ -46,6 +46,7 @@ import { Migration20270102090000_share_link_token } from './Migration20270102090
 import { Migration20270103090000_deleted_sites } from './Migration20270103090000_deleted_sites.ts';
 import { Migration20270104090000_made_with_token } from './Migration20270104090000_made_with_token.ts';
 import { Migration20270105090000_invite_token } from './Migration20270105090000_invite_token.ts';
+import { Migration20270106090000_import_upload } from './Migration20270106090000_import_upload.ts';
 
 /** The committed migrations, in order. New ones: `npm run -w @us/db migration:create -- <name>`, then list it here. */
 export const migrationsList = [
@@ -103,4 +104,5 @@ export const migrationsList = [
   { name: 'Migration20270103090000_deleted_sites', class: Migration20270103090000_deleted_sites },
   { name: 'Migration20270104090000_made_with_token', class: Migration20270104090000_made_with_token },
   { name: 'Migration20270105090000_invite_token', class: Migration20270105090000_invite_token },
+  { name: 'Migration20270106090000_import_upload', class: Migration20270106090000_import_upload },
 ];

@@ -1,6 +1,7 @@
 // The uploaded files of an import, kept in the database in chunks (any node may run the import job)
 // until the job has read them. Written as they arrive, read back one chunk at a time: never a whole file
 // in memory.
+import { randomUUID } from 'node:crypto';
 import { type PgClient, type PgPool, releaseOnce } from '@us/db';
 import type pg from 'pg';
 
@@ -65,9 +66,17 @@ export interface FileSlot {
   full: () => Error;
 }
 
+/** The same file name was sent again while this upload was received: the later one is kept, this one stops. */
+export class UploadReplaced extends Error {
+  constructor(readonly fileName: string) {
+    super(`${fileName} was sent again while it was being received: the later upload is the one kept`);
+  }
+}
+
 /**
  * Stores a file's bytes as they come, replacing any file of that name; throws what `tooBig` makes past
- * `maxBytes`, and what `slot` makes when the import started or has its files already.
+ * `maxBytes`, what `slot` makes when the import started or has its files already, and `UploadReplaced` when the
+ * name is sent again meanwhile (each upload writes and completes only its own row, `upload`).
  */
 export async function storeFile(
   pool: PgPool,
@@ -78,12 +87,17 @@ export async function storeFile(
   tooBig: () => Error,
   slot?: FileSlot,
 ): Promise<number> {
+  const upload = randomUUID();
   // A refusal is thrown once the transaction has ended, so its connection goes back to the pool whole.
   const refusal = await inTransaction(pool, async (c) => {
     const refused = slot ? await slotRefusal(c, importId, name, slot) : null;
     if (refused) return refused;
     await c.query('delete from import_files where import_id = $1 and name = $2', [importId, name]);
-    await c.query('insert into import_files (import_id, name, bytes, complete) values ($1, $2, 0, false)', [importId, name]);
+    await c.query('insert into import_files (import_id, name, bytes, complete, upload) values ($1, $2, 0, false, $3)', [
+      importId,
+      name,
+      upload,
+    ]);
     return null;
   });
   if (refusal) throw refusal();
@@ -96,14 +110,23 @@ export async function storeFile(
     const data = Buffer.concat(parts, held);
     parts = [];
     held = 0;
-    await withClient(pool, (c) =>
-      c.query('insert into import_file_chunks (import_id, name, seq, data) values ($1, $2, $3, $4)', [
+    // Under its own row's lock: a second upload of the name waits to replace it, or has replaced it already.
+    const ours = await inTransaction(pool, async (c) => {
+      const { rows } = await c.query('select 1 from import_files where import_id = $1 and name = $2 and upload = $3 for update', [
+        importId,
+        name,
+        upload,
+      ]);
+      if (!rows.length) return false;
+      await c.query('insert into import_file_chunks (import_id, name, seq, data) values ($1, $2, $3, $4)', [
         importId,
         name,
         seq++,
         data,
-      ]),
-    );
+      ]);
+      return true;
+    });
+    if (!ours) throw new UploadReplaced(name);
   };
   try {
     for await (const part of body) {
@@ -115,12 +138,18 @@ export async function storeFile(
     }
     await flush();
   } catch (e) {
-    await dropFile(pool, importId, name);
+    await dropFile(pool, importId, name, upload);
     throw e;
   }
-  await withClient(pool, (c) =>
-    c.query('update import_files set bytes = $3, complete = true where import_id = $1 and name = $2', [importId, name, bytes]),
+  const done = await withClient(pool, (c) =>
+    c.query('update import_files set bytes = $3, complete = true where import_id = $1 and name = $2 and upload = $4', [
+      importId,
+      name,
+      bytes,
+      upload,
+    ]),
   );
+  if (!done.rowCount) throw new UploadReplaced(name);
   return bytes;
 }
 
@@ -135,6 +164,11 @@ async function slotRefusal(c: Db, importId: string, name: string, slot: FileSlot
   return Number(count[0]?.n ?? 0) >= slot.maxFiles ? slot.full : null;
 }
 
-export async function dropFile(pool: PgPool, importId: string, name: string): Promise<void> {
-  await withClient(pool, (c) => c.query('delete from import_files where import_id = $1 and name = $2', [importId, name]));
+export async function dropFile(pool: PgPool, importId: string, name: string, upload?: string): Promise<void> {
+  // A failed upload removes its own row only: not a later upload of the same name.
+  await withClient(pool, (c) =>
+    upload === undefined
+      ? c.query('delete from import_files where import_id = $1 and name = $2', [importId, name])
+      : c.query('delete from import_files where import_id = $1 and name = $2 and upload = $3', [importId, name, upload]),
+  );
 }

@@ -7,7 +7,7 @@ import { IMPORT_LIMITS, type Import } from '@us/shared';
 import { AppError, badRequest } from '../../core/errors.ts';
 import { readCsv } from './csv-records.ts';
 import { formatOf } from './formats/index.ts';
-import { dropFile, fileChunks, storeFile } from './import-files.ts';
+import { dropFile, fileChunks, storeFile, UploadReplaced } from './import-files.ts';
 import { ALREADY_STARTED, TOO_MANY_FILES } from './import-row.ts';
 
 export const fileTooLarge = () =>
@@ -23,6 +23,10 @@ export async function receiveFile(orm: Orm, imp: Import, name: string, body: Asy
     maxFiles: IMPORT_LIMITS.filesPerImport,
     started: ALREADY_STARTED,
     full: TOO_MANY_FILES,
+  }).catch((e: unknown) => {
+    // Sent again meanwhile (another upload of the name): that one is kept; this one says so.
+    if (e instanceof UploadReplaced) throw new AppError(409, e.message, { field: 'fileName' });
+    throw e;
   });
   const refusal = await checkUploadedHeader(orm, imp, name);
   if (refusal) {

@@ -7,9 +7,10 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { pgPoolOf } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sweepAbandonedImports } from '../../../src/features/imports/abandoned.ts';
 import type { ImportFormat } from '../../../src/features/imports/formats/format.ts';
 import { formatOf } from '../../../src/features/imports/formats/index.ts';
-import { storeFile } from '../../../src/features/imports/import-files.ts';
+import { CHUNK_BYTES, fileChunks, storeFile, UploadReplaced } from '../../../src/features/imports/import-files.ts';
 import { IMPORT_COLUMNS, type ImportRow, toImport } from '../../../src/features/imports/import-row.ts';
 import { type ImportRunOptions, runDueImports, runImport } from '../../../src/features/imports/imports-job.ts';
 import { createUser } from '../../support/server.ts';
@@ -66,6 +67,69 @@ describe('import job', () => {
     await runImport(f.t.deps.orm, id, opts);
     return { id, imp: await importOf(id) };
   }
+
+  // Two uploads of one name at once (a resumed upload while the broken one still trickles in): each wrote chunks into
+  // whichever row stood (a duplicate chunk was a 500), or the first's last step marked the second's half file complete.
+  it('keeps the later of two uploads of one name sent at once; the earlier stops and leaves it whole', async () => {
+    const siteId = await f.site();
+    const id = randomUUID();
+    await f.t.deps.orm.em.fork().execute(`insert into imports (id, site_id, source) values (?, ?, 'plausible')`, [id, siteId]);
+    const pool = await pgPoolOf(f.t.deps.orm);
+    const name = 'imported_visitors_20240101_20240102.csv';
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let firstStored!: () => void;
+    const stored = new Promise<void>((r) => (firstStored = r));
+    async function* slow() {
+      yield Buffer.alloc(CHUNK_BYTES, 'a');
+      firstStored();
+      await held;
+      yield Buffer.alloc(CHUNK_BYTES, 'a');
+    }
+    const earlier = storeFile(pool, id, name, slow(), 10_000_000, () => new Error('too big'));
+    // Its first chunk is stored once the second part is asked for.
+    await stored;
+    const later = Buffer.from('date,visitors,pageviews,bounces,visits,visit_duration\n2024-01-01,1,1,1,1,0\n');
+    expect(await storeFile(pool, id, name, [later], 10_000_000, () => new Error('too big'))).toBe(later.length);
+    release();
+    await expect(earlier).rejects.toBeInstanceOf(UploadReplaced);
+    const parts: Buffer[] = [];
+    for await (const chunk of fileChunks(pool, id, name)) parts.push(chunk);
+    expect(Buffer.concat(parts).equals(later)).toBe(true);
+    const [file] = await f.t.deps.orm.em
+      .fork()
+      .execute<{ bytes: string; complete: boolean }[]>('select bytes, complete from import_files where import_id = ?', [id]);
+    expect(file).toMatchObject({ complete: true });
+    expect(Number(file?.bytes)).toBe(later.length);
+  });
+
+  it('deletes an import left waiting for its files 30 days, with its files; a newer or a started one stays', async () => {
+    const siteId = await f.site();
+    const made = async (status: string, daysAgo: number) => {
+      const id = await newImport(siteId, 'plausible', { 'imported_visitors_20240101_20240102.csv': 'date,visitors\n' });
+      await f.t.deps.orm.em
+        .fork()
+        .execute(`update imports set status = ?, created_at = now() - make_interval(days => ?) where id = ?`, [
+          status,
+          daysAgo,
+          id,
+        ]);
+      return id;
+    };
+    const abandoned = await made('awaiting_files', 31);
+    const recent = await made('awaiting_files', 29);
+    const queued = await made('queued', 31);
+    expect(await sweepAbandonedImports(f.t.deps.orm, { siteIds: [siteId] })).toBe(1);
+    const left = await f.t.deps.orm.em
+      .fork()
+      .execute<{ id: string; files: number }[]>(
+        `select i.id::text as id, (select count(*)::int from import_files where import_id = i.id) as files from imports i where i.site_id = ?`,
+        [siteId],
+      );
+    expect(left.map((r) => r.id).sort()).toEqual([recent, queued].sort());
+    expect(left.every((r) => r.files === 1)).toBe(true);
+    expect(left.map((r) => r.id)).not.toContain(abandoned);
+  });
 
   it('reads a Plausible export into figures the stats and the summary answer from, saying they are imported', async () => {
     const siteId = await f.site();
