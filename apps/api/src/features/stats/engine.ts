@@ -166,13 +166,14 @@ export async function figures(ctx: SiteCtx, qn: Question): Promise<Figures> {
     : alone
       ? countsOf(alone[0], counts)
       : countsOf(groups[0], counts, 'total_');
-  const importedRead = sources.rollup !== null && !withoutImported(sources.rollup.shape) && qn.lane === 'human';
+  const importedRead =
+    sources.rollup !== null && !withoutImported(sources.rollup.shape) && !qn.withoutImported && qn.lane === 'human';
   return { totals, ...shapeRows(qn, groups, counts), source: sourceOf(sources), importedRead };
 }
 
 /** A checked spec answered, with the previous period when asked. */
-export async function answer(ctx: SiteCtx, spec: NormalSpec): Promise<StatsResult> {
-  const qn: Question = { ...spec };
+export async function answer(ctx: SiteCtx, spec: NormalSpec, opts: Pick<Question, 'withoutImported'> = {}): Promise<StatsResult> {
+  const qn: Question = { ...spec, ...opts };
   const current = await figures(ctx, qn);
   // Imported history is People traffic (lane human): other lanes have none to leave out.
   const imported = spec.lane === 'human' ? await importedMeta(ctx, spec.range, current.importedRead) : undefined;

@@ -30,6 +30,11 @@ export interface Question {
    * totals are not narrowed (unless they ride along the rows: read only the rows then).
    */
   values?: readonly string[];
+  /**
+   * Imported history left out even where its rows could answer: a caller that compares this answer with others that
+   * cannot hold it (the drivers of "what changed?", by dimensions the imported figures do not pair).
+   */
+  withoutImported?: boolean;
 }
 
 /** The answer of one period. */

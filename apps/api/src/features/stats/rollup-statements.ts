@@ -94,6 +94,6 @@ export function rollupPart(
   return `
     select ${valueSql(qn, grouping, dimension)} as value,
       ${aggregates.join(',\n      ')}
-    from ${rollupSource(site, from, to, !withoutImported(shape))} rollups
+    from ${rollupSource(site, from, to, !withoutImported(shape) && !qn.withoutImported)} rollups
     where ${conditions.join('\n      and ')}${grouping === 'groups' && qn.by ? '\n    group by 1' : ''}`;
 }
