@@ -64,6 +64,8 @@ export interface FileSlot {
   maxFiles: number;
   started: () => Error;
   full: () => Error;
+  /** Why the file may not join the import's other files (their names), or null; asked under the import's lock. */
+  conflict?: (others: string[]) => (() => Error) | null;
 }
 
 /** The same file name was sent again while this upload was received: the later one is kept, this one stops. */
@@ -157,11 +159,12 @@ export async function storeFile(
 async function slotRefusal(c: Db, importId: string, name: string, slot: FileSlot): Promise<(() => Error) | null> {
   const { rows } = await c.query<{ status: string }>('select status from imports where id = $1 for update', [importId]);
   if (rows[0]?.status !== 'awaiting_files') return slot.started;
-  const { rows: count } = await c.query<{ n: string }>(
-    'select count(*) as n from import_files where import_id = $1 and name <> $2',
-    [importId, name],
-  );
-  return Number(count[0]?.n ?? 0) >= slot.maxFiles ? slot.full : null;
+  const { rows: others } = await c.query<{ name: string }>('select name from import_files where import_id = $1 and name <> $2', [
+    importId,
+    name,
+  ]);
+  if (others.length >= slot.maxFiles) return slot.full;
+  return slot.conflict?.(others.map((o) => o.name)) ?? null;
 }
 
 export async function dropFile(pool: PgPool, importId: string, name: string, upload?: string): Promise<void> {

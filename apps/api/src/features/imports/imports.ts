@@ -17,6 +17,7 @@ import { AppError, badRequest } from '../../core/errors.ts';
 import { readInstantCursor } from '../../core/instant-cursor.ts';
 import { checkSiteLimit } from '../sites/index.ts';
 import { ALREADY_STARTED, IMPORT_COLUMNS, type ImportRow, NO_IMPORT, TOO_MANY_FILES, toImport } from './import-row.ts';
+import { overlapRefusal } from './upload.ts';
 
 async function loadRow(em: EntityManager, siteId: string, importId: string, lock = false): Promise<ImportRow> {
   if (!isUuid(importId)) throw NO_IMPORT();
@@ -138,11 +139,18 @@ export async function acceptFile(
       'Name the file as exported, ending in .csv (letters, digits, dots, dashes and underscores; at most 200 characters)',
     );
   }
-  const [count] = await em.execute<{ n: string }[]>('select count(*) as n from import_files where import_id = ? and name <> ?', [
+  const others = await em.execute<{ name: string }[]>('select name from import_files where import_id = ? and name <> ?', [
     row.id,
     name,
   ]);
   // Counted again as the file is added (storeFile's slot): this early answer spares reading a body for nothing.
-  if (Number(count?.n ?? 0) >= IMPORT_LIMITS.filesPerImport) throw TOO_MANY_FILES();
+  if (others.length >= IMPORT_LIMITS.filesPerImport) throw TOO_MANY_FILES();
+  // Looked at again as the file is added (under the import's lock): this early answer spares reading a body too.
+  const overlap = overlapRefusal(
+    row,
+    name,
+    others.map((o) => o.name),
+  );
+  if (overlap) throw overlap();
   return row;
 }

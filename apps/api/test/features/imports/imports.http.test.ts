@@ -10,6 +10,7 @@ import { tokenApi } from '../../support/token-api.ts';
 
 const VISITORS = 'imported_visitors_20240101_20240102.csv';
 const visitorsCsv = readFileSync(new URL(`./fixtures/plausible/${VISITORS}`, import.meta.url), 'utf8');
+const pagesCsv = readFileSync(new URL('./fixtures/plausible/imported_pages_20240101_20240102.csv', import.meta.url), 'utf8');
 
 describe('imports over HTTP', () => {
   let f: StatsFixture;
@@ -137,12 +138,38 @@ describe('imports over HTTP', () => {
       .expect(201);
   });
 
+  // Two exports of one table over overlapping periods were both read, and their rows added up: every day of the
+  // overlap counted twice.
+  it('refuses a Plausible file of a table another file holds over some of the same days, even sent at once', async () => {
+    const site = await f.site();
+    const made = (await api().post(`/v1/sites/${site}/imports`, { source: 'plausible' }).expect(201)).body;
+    const base = `/v1/sites/${site}/imports/${made.id}`;
+    await put(`${base}/files/imported_visitors_20240101_20240131.csv`, visitorsCsv).expect(200);
+    // Side by side: fine.
+    await put(`${base}/files/imported_visitors_20240201_20240229.csv`, visitorsCsv).expect(200);
+    const overlapping = await put(`${base}/files/imported_visitors_20240115_20240215.csv`, visitorsCsv).expect(400);
+    expect(overlapping.body).toMatchObject({ field: 'fileName', title: expect.stringMatching(/imported_visitors_2024/) });
+    // Another table over the same days: fine.
+    await put(`${base}/files/imported_pages_20240101_20240131.csv`, pagesCsv).expect(200);
+    // Two overlapping ones at once: one is kept.
+    const both = await Promise.all(
+      ['imported_visitors_20240301_20240331.csv', 'imported_visitors_20240315_20240415.csv'].map((n) =>
+        put(`${base}/files/${n}`, visitorsCsv),
+      ),
+    );
+    expect(both.map((r) => r.status).sort()).toEqual([200, 400]);
+  });
+
   it('keeps at most 20 files per import, counted before each is added, when they are uploaded all at once too', async () => {
     // A site of its own: the shared one's imports not done are bounded.
     const site = await f.site();
     const made = (await api().post(`/v1/sites/${site}/imports`, { source: 'plausible' }).expect(201)).body;
     const base = `/v1/sites/${site}/imports/${made.id}`;
-    const names = Array.from({ length: 26 }, (_, i) => `imported_visitors_20240101_202402${String(i + 1).padStart(2, '0')}.csv`);
+    // One day each, side by side (files of one table over the same days are refused on their own).
+    const names = Array.from({ length: 26 }, (_, i) => {
+      const day = `202401${String(i + 1).padStart(2, '0')}`;
+      return `imported_visitors_${day}_${day}.csv`;
+    });
     const sent = await Promise.all(names.map((name) => put(`${base}/files/${name}`, visitorsCsv)));
     expect(sent.filter((r) => r.status === 200)).toHaveLength(20);
     for (const refused of sent.filter((r) => r.status !== 200)) {

@@ -173,6 +173,25 @@ export const PLAUSIBLE_TABLES: Record<string, Table> = {
   },
 };
 
+/**
+ * The file among `others` holding the same table as `fileName` over days that overlap its own (the days are in the
+ * names Plausible gives), or null: two such files' rows would be summed. Two periods side by side are fine.
+ */
+export function overlappingPlausibleFile(fileName: string, others: readonly string[]): string | null {
+  const spanOf = (name: string) => {
+    const m = /^(?:imported_)?([a-z_]+?)_(\d{8})_(\d{8})\.csv$/.exec(name);
+    return m ? { table: m[1], from: m[2] as string, to: m[3] as string } : null;
+  };
+  const mine = spanOf(fileName);
+  if (!mine) return null;
+  return (
+    others.find((other) => {
+      const span = spanOf(other);
+      return other !== fileName && span !== null && span.table === mine.table && span.from <= mine.to && mine.from <= span.to;
+    }) ?? null
+  );
+}
+
 /** The table a file name names (`imported_pages_20240101_20240630.csv` or `pages_…`), or null. */
 export function plausibleTableOf(fileName: string): string | null {
   const m = /^(?:imported_)?([a-z_]+?)_\d{8}_\d{8}\.csv$/.exec(fileName);
