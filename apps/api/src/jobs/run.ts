@@ -1,14 +1,17 @@
 // One-off runs of the background jobs against DATABASE_URL (the server runs them on its own timers):
 //   node --conditions=@unseen-stats/source --import tsx apps/api/src/jobs/run.ts [rollups|retention|partitions|all] [--now=ISO] [--max-days=N]
 // rollups: every complete site-day not rolled up yet (repeats until none is left, or one pass with --max-days);
-// retention: per-site retention; partitions: drop raw partitions older than 92 days that are rolled up.
+// retention: per-site retention, then deleted sites' rows and imports left without their files (as the server's
+// daily run); partitions: drop raw partitions older than 92 days that are rolled up.
 import { createOrm, migrate } from '@us/db';
 import { applySiteRetention, dropRolledUpPartitions } from '../analytics/rollup/retention.ts';
 import { runRollups } from '../analytics/rollup/rollup.ts';
+import { purgeDeletedSites } from '../analytics/rollup/site-purge.ts';
 import { waitForDatabase } from '../core/database-wait.ts';
 import { type Env, loadEnvFile, parseEnv } from '../core/env.ts';
 import { createLogger } from '../core/logger.ts';
 import { isStartRefusal } from '../core/start-refusals.ts';
+import { sweepAbandonedImports } from '../features/imports/index.ts';
 
 const args = process.argv.slice(2);
 const job = args.find((a) => !a.startsWith('--')) ?? 'all';
@@ -52,6 +55,8 @@ try {
   }
   if (job === 'retention' || job === 'all') {
     logger.info(`site retention: ${JSON.stringify(await applySiteRetention(orm, { now, logger, wait: true }))}`);
+    logger.info(`deleted sites: ${JSON.stringify(await purgeDeletedSites(orm, { now, logger, wait: true }))}`);
+    logger.info(`imports left without their files: ${await sweepAbandonedImports(orm, { now })}`);
   }
   if (job === 'partitions' || job === 'all') {
     logger.info(`raw partitions: ${JSON.stringify(await dropRolledUpPartitions(orm, { now, logger, wait: true }))}`);
