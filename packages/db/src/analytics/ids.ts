@@ -53,7 +53,7 @@ const text = Buffer.alloc(36);
  * dozen strings, several times the flat one's size, and a row's id lives until its flush, often long enough to
  * be promoted to the old generation (docs/performance/history.md, "What a buffered row keeps").
  */
-function uuidText(b: Buffer): string {
+export function uuidText(b: Buffer): string {
   let o = 0;
   for (let i = 0; i < 16; i++) {
     if (i === 4 || i === 6 || i === 8 || i === 10) text[o++] = 0x2d; // '-'

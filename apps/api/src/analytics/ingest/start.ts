@@ -183,10 +183,13 @@ export async function startIngest(args: StartIngestArgs): Promise<Ingest> {
   // goes on (a row of a day without its partition makes it as it is inserted) and the upkeep is tried again soon.
   // It stopped the start, and a restarted node came up only once the reader was done.
   let retry: NodeJS.Timeout | undefined;
+  let stopped = false;
   await upkeep().catch((err) => {
     if (!hasSqlState(err, '55P03')) throw err;
     args.logger?.warn('ingest: a raw table was held too long to keep its partitions at start-up: tried again in a minute');
+    // Until it succeeds, and never after the stop (an upkeep running as the stop came would start another).
     const again = () => {
+      if (stopped) return;
       retry = setTimeout(() => upkeep().catch(again), args.partitionRetryMs ?? 60_000);
       retry.unref();
     };
@@ -257,6 +260,7 @@ export async function startIngest(args: StartIngestArgs): Promise<Ingest> {
     },
     async stop(deadlineMs = 10_000, lastRows) {
       clearInterval(daily);
+      stopped = true;
       clearTimeout(retry);
       const started = Date.now();
       // A full buffer refused them while the process ran; now what it holds is saved moments later.

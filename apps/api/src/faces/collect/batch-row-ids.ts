@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { uuidText } from '@us/db';
 
 /**
  * The row ids of an edge batch's records, from the site, the batch's id and each record's place in it: a batch sent
@@ -14,7 +15,6 @@ export function batchRowIds(siteId: string, batchId: string, records: readonly {
     b.writeUIntBE(Math.max(0, Math.min(at, 2 ** 48 - 1)), 0, 6);
     b[6] = 0x70 | ((b[6] as number) & 0x0f);
     b[8] = 0x80 | ((b[8] as number) & 0x3f);
-    const h = b.toString('hex');
-    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+    return uuidText(b);
   });
 }
