@@ -15,6 +15,7 @@ import { createHotStore, redisTargetOf } from './core/hot/index.ts';
 import { loadAppSecret } from './core/security/app-secret.ts';
 import { metricsServer } from './faces/metrics.ts';
 import { copyStoreOf } from './features/export/copies.ts';
+import { sealPlainInternalKeys } from './features/internal-link/index.ts';
 import { ownServiceAccount } from './features/search/connections.ts';
 import { stopKeptFills } from './features/stats/kept-days.ts';
 import { RAW_PARTITION_DAYS, startJobs, stopRollupThreads } from './jobs/index.ts';
@@ -133,6 +134,9 @@ async function serve(
     },
   });
   const { ingest } = deps;
+  // Internal keys stored in plain text before they were sealed (the migration had no app secret).
+  const sealed = await sealPlainInternalKeys(deps.ciphers, orm.em.fork());
+  if (sealed > 0) logger.info(`sealed ${sealed} sites' internal keys stored in plain text`);
   // The network and country tables load in about half a second: before listening, not on the first
   // page report (which would hold every request of that moment up).
   loadNetworks();

@@ -30,6 +30,8 @@ export interface Deps {
     totp: Cipher;
     idempotency: Cipher;
     passKey: Cipher;
+    /** Sites' internal keys (features/internal-link/internal-key.ts). */
+    internalKey: Cipher;
     downloads: Cipher;
     search: Cipher;
     share: Cipher;
@@ -50,6 +52,7 @@ export function makeCiphers(appSecret: string): Deps['ciphers'] {
     totp: new Cipher(appSecret, 'totp'),
     idempotency: new Cipher(appSecret, 'idempotency'),
     passKey: new Cipher(appSecret, 'pass-key'),
+    internalKey: new Cipher(appSecret, 'internal-key'),
     downloads: new Cipher(appSecret, 'downloads'),
     search: new Cipher(appSecret, 'search'),
     share: new Cipher(appSecret, 'share'),

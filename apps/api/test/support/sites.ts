@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { type Orm, Site, Workspace } from '@us/db';
 import type { Scope, SiteSettings } from '@us/shared';
+import type { Deps } from '../../src/core/deps.ts';
+import { newSealedInternalKey } from '../../src/features/internal-link/internal-key.ts';
 import { newInternalKey } from '../../src/features/internal-link/mark.ts';
 import { createKeyRow } from '../../src/features/site-keys/keys.ts';
 import { newSiteSettings } from '../../src/features/sites/settings-values.ts';
@@ -28,6 +30,11 @@ export interface SiteFactoryOptions {
   /** Replaces lists of the default settings (the rest stay as a new site has them). */
   settings?: Partial<SiteSettings>;
   retentionDays?: number | null;
+  /**
+   * The server's ciphers: the internal key is sealed with them, as site creation stores it. Without them it is
+   * stored in plain text, as sites made before keys were sealed have it (the start seals those).
+   */
+  ciphers?: Pick<Deps['ciphers'], 'internalKey'>;
 }
 
 /**
@@ -43,7 +50,7 @@ export async function createSite(
     name: opts.name ?? 'Test site',
     timezone: opts.timezone ?? 'UTC',
     settings: { ...newSiteSettings(), ...opts.settings },
-    internalKey: newInternalKey(),
+    ...(opts.ciphers ? { internalKeyEnc: newSealedInternalKey(opts.ciphers) } : { internalKey: newInternalKey() }),
     retentionDays: opts.retentionDays ?? null,
   });
   const publicKey = createKeyRow(em, site.id, 'public').value;
@@ -65,6 +72,6 @@ export async function siteInNewWorkspace(orm: Orm, workspaceName: string, opts: 
 export async function ownerWithSite(t: TestServer, opts: UserOptions & { scopes?: Scope[]; siteName?: string } = {}) {
   const { scopes = ['sites:read', 'sites:write'], siteName = 'Shop', ...user } = opts;
   const o = await ownerWithToken(t.deps, scopes, user);
-  const { site } = await createSite(t.deps.orm.em.fork(), { workspace: o.workspace.id, name: siteName });
+  const { site } = await createSite(t.deps.orm.em.fork(), { workspace: o.workspace.id, name: siteName, ciphers: t.deps.ciphers });
   return { ...o, site };
 }

@@ -35,6 +35,7 @@ export async function statsFixture(server: Parameters<typeof startTestServer>[0]
           name: 'Stats site',
           timezone: opts.timezone ?? 'UTC',
           settings: opts.settings ?? {},
+          ciphers: t.deps.ciphers,
         })
       ).site;
       await em.flush();

@@ -5,7 +5,9 @@ import { Workspace } from './workspace.ts';
 /**
  * A tracked site. `settings` holds the four lists of the spec (internalNetworks, botWindows, goals,
  * experiments) and the bot-protection settings, validated by the shared zod schemas before storage.
- * `internalKey` signs the first-party internal mark; rotating it ends every earlier mark.
+ * `internalKeyEnc` (encrypted with the app secret) signs the first-party internal mark; rotating it ends every
+ * earlier mark. `internalKey` is a key stored in plain text before keys were sealed, null once the service's
+ * start has sealed it.
  * `passKeyEnc` (encrypted with the app secret) signs the site's `us_pass` cookies and the bot check's
  * return tickets; the site's edges get it with their protection config. Made on first use.
  */
@@ -21,7 +23,8 @@ export const Site = defineEntity({
     name: p.string().length(80),
     timezone: p.string().length(64),
     settings: p.json<Record<string, unknown>>(),
-    internalKey: p.string().length(64),
+    internalKey: p.string().length(64).nullable(),
+    internalKeyEnc: p.text().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     lastSeenAt: p.datetime().nullable(),
     /** Days of analytics kept (raw rows and rollups); null = kept while the account exists. */

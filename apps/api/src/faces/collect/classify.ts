@@ -9,6 +9,7 @@ import {
   type Site,
 } from '@us/db';
 import { cleanProperties, clickLabel, type Lane, type PageReport, type PropertyDrop, type RequestRecord } from '@us/shared';
+import type { Deps } from '../../core/deps.ts';
 import { inAnyNetwork } from '../../core/enrich/cidr.ts';
 import {
   type ClickKind,
@@ -20,8 +21,8 @@ import {
   type Utm,
   visitorCode,
 } from '../../core/enrich/index.ts';
-import type { HotStore } from '../../core/hot/store.ts';
 import { propertiesDropped } from '../../core/observe/metrics.ts';
+import { internalKeyOf } from '../../features/internal-link/internal-key.ts';
 import { verifyInternalMark } from '../../features/internal-link/mark.ts';
 import { decisionOfRecord } from '../../features/protection/record-decision.ts';
 import { tlsSummary, tlsText } from '../../features/protection/tls.ts';
@@ -95,7 +96,7 @@ function eventFields(site: Site, at: Date, pageviewId: string, lane: Lane, visit
 
 /** The rows one page report adds: a pageview and its A/B exposures, an event, a click, or a leave report. */
 export async function rowsOfReport(
-  hot: HotStore,
+  deps: Pick<Deps, 'hot' | 'ciphers'>,
   site: Site,
   r: PageReport,
   client: Client,
@@ -104,7 +105,9 @@ export async function rowsOfReport(
   page: { path: string; utm: Utm; click: ClickKind | null },
 ): Promise<TableRows[]> {
   const e = enrich({ ip: client.ip, ua: client.ua, hints: client.hints, width: r.t === 'pv' ? r.w : null, known: client.known });
-  const internal = inAnyNetwork(networksOf(site), client.ip) || (r.m ? verifyInternalMark(site, r.m) : false);
+  const internal =
+    inAnyNetwork(networksOf(site), client.ip) ||
+    (r.m ? verifyInternalMark({ id: site.id, internalKey: internalKeyOf(deps.ciphers, site) }, r.m) : false);
   const lane = laneOf(e, internal);
   const { path, utm, click } = page;
   if (r.t === 'leave') {
@@ -119,7 +122,7 @@ export async function rowsOfReport(
     };
     return [rowsOf('page_leaves', [leave])];
   }
-  const visitor = visitorCode(await dailySalt(hot), site.id, client.ip, client.ua);
+  const visitor = visitorCode(await dailySalt(deps.hot), site.id, client.ip, client.ua);
   if (r.t === 'ev') {
     const ev: EventRow = {
       ...eventFields(site, at, r.id, lane, visitor, path, e),

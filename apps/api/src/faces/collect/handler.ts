@@ -109,7 +109,7 @@ export function collectHandler(deps: Deps, afterAnswers: (work: () => void) => v
     queue: { enqueueMany(table: TableRows['table'], rows: TableRows['rows']): unknown },
   ) {
     if (!(await budgets.admitReport(site.id, client.ip))) return;
-    for (const { table, rows } of await rowsOfReport(deps.hot, site, report, client, at, url)) {
+    for (const { table, rows } of await rowsOfReport(deps, site, report, client, at, url)) {
       await queue.enqueueMany(table, rows);
     }
     touch(site.id);

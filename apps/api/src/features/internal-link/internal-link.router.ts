@@ -50,5 +50,5 @@ export const internalLinkRouter = router({
     })
     .input(InternalLinkRotateInput)
     .output(InternalLinkRotateOutput)
-    .mutation(({ ctx, input }) => rotateInternalKey(ctx.em, ctx.actor, input)),
+    .mutation(({ ctx, input }) => rotateInternalKey(ctx.deps, ctx.em, ctx.actor, input)),
 });

@@ -7,7 +7,8 @@ import type { Deps } from '../../core/deps.ts';
 import { badRequest } from '../../core/errors.ts';
 import { randomToken, sha256 } from '../../core/security/tokens.ts';
 import { hostnameInput, isLiveProxy, verificationName, verificationValue } from '../hostnames/index.ts';
-import { newInternalKey, parseInternalMark, signInternalMark, verifyInternalMark } from './mark.ts';
+import { internalKeyOf, newSealedInternalKey } from './internal-key.ts';
+import { parseInternalMark, signInternalMark, verifyInternalMark } from './mark.ts';
 
 /**
  * Internal links (spec §4, §8): a link on a verified (or validated proxy-mode) hostname's first-party path
@@ -23,7 +24,7 @@ interface StoredLink {
 }
 
 const linkKey = (token: string) => `internal-link:${sha256(token)}`;
-const keyFingerprint = (internalKey: string) => sha256(`internal-key\n${internalKey}`).slice(0, 32);
+const keyFingerprint = (internalKey: string | null) => (internalKey ? sha256(`internal-key\n${internalKey}`).slice(0, 32) : '');
 
 export async function issueInternalLink(
   deps: Deps,
@@ -57,7 +58,11 @@ export async function issueInternalLink(
   const token = randomToken(32);
   const ttl = HOSTNAME_LIMITS.internalLinkTtlSeconds;
   const expiresAt = Date.now() + ttl * 1000;
-  const stored: StoredLink = { siteId: site.id, linkId: randomToken(12), keyFp: keyFingerprint(site.internalKey), expiresAt };
+  const internalKey = internalKeyOf(deps.ciphers, site);
+  if (!internalKey) {
+    throw new Error(`site ${site.id}: its internal key cannot be opened with this APP_SECRET (rotate the internal key)`);
+  }
+  const stored: StoredLink = { siteId: site.id, linkId: randomToken(12), keyFp: keyFingerprint(internalKey), expiresAt };
   await deps.hot.set(linkKey(token), JSON.stringify(stored), ttl);
   return {
     url: `https://${hostname}/_us/internal?token=${encodeURIComponent(token)}`,
@@ -66,9 +71,15 @@ export async function issueInternalLink(
 }
 
 /** Replaces the site's internal key: every earlier mark, and every link not yet followed, stops counting. */
-export async function rotateInternalKey(em: EntityManager, actor: Actor, input: { id: string }): Promise<{ rotated: true }> {
+export async function rotateInternalKey(
+  deps: Pick<Deps, 'ciphers'>,
+  em: EntityManager,
+  actor: Actor,
+  input: { id: string },
+): Promise<{ rotated: true }> {
   const site = await loadSite(em, actor, input.id);
-  site.internalKey = newInternalKey();
+  site.internalKeyEnc = newSealedInternalKey(deps.ciphers);
+  site.internalKey = null;
   await em.flush();
   return { rotated: true };
 }
@@ -113,19 +124,21 @@ export async function followInternalLink(
   }
   const site = await em.findOne(Site, { id: link.siteId });
   if (!site) return { kind: 'refused', status: 410, message: GONE };
-  if (keyFingerprint(site.internalKey) !== link.keyFp) {
+  const internalKey = internalKeyOf(deps.ciphers, site);
+  if (!internalKey || keyFingerprint(internalKey) !== link.keyFp) {
     return {
       kind: 'refused',
       status: 410,
       message: 'This internal link was made before the internal key was rotated: ask for a new one in the dashboard.',
     };
   }
-  if (verifyInternalMark(site, currentMark) && parseInternalMark(currentMark)?.linkId === link.linkId) {
+  const markSite = { id: site.id, internalKey };
+  if (verifyInternalMark(markSite, currentMark) && parseInternalMark(currentMark)?.linkId === link.linkId) {
     return {
       kind: 'refused',
       status: 410,
       message: 'This browser has already used this internal link and is marked as internal: nothing more to do.',
     };
   }
-  return { kind: 'marked', siteName: site.name, cookieValue: signInternalMark(site, link.linkId) };
+  return { kind: 'marked', siteName: site.name, cookieValue: signInternalMark(markSite, link.linkId) };
 }

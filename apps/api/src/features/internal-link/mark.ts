@@ -12,7 +12,8 @@ import { safeEqual } from '../../core/security/tokens.ts';
  */
 export interface MarkSite {
   id: string;
-  internalKey: string;
+  /** In plain text (`internalKeyOf`); null: no mark counts. */
+  internalKey: string | null;
 }
 
 export interface ParsedMark {
@@ -35,7 +36,11 @@ function sign(key: string, payload: string): string {
 }
 
 /** The mark's cookie value for a browser that followed link `linkId` of `site` at `issuedAt` (seconds). */
-export function signInternalMark(site: MarkSite, linkId: string, issuedAt = Math.floor(Date.now() / 1000)): string {
+export function signInternalMark(
+  site: { id: string; internalKey: string },
+  linkId: string,
+  issuedAt = Math.floor(Date.now() / 1000),
+): string {
   if (!PART.test(linkId)) throw new Error('link id must be base64url');
   const payload = `${VERSION}.${site.id}.${linkId}.${issuedAt}`;
   return `${payload}.${sign(site.internalKey, payload)}`;
@@ -59,12 +64,13 @@ export function parseInternalMark(value: string | null | undefined): ParsedMark 
  */
 export function verifyInternalMark(site: MarkSite, value: string | null | undefined, now = Date.now()): boolean {
   const mark = parseInternalMark(value);
-  if (!mark || mark.siteId !== site.id || !site.internalKey) return false;
+  const key = site.internalKey;
+  if (!mark || mark.siteId !== site.id || !key) return false;
   const nowSeconds = Math.floor(now / 1000);
   if (mark.issuedAt > nowSeconds + CLOCK_SKEW_SECONDS) return false;
   if (nowSeconds - mark.issuedAt > HOSTNAME_LIMITS.internalMarkTtlSeconds) return false;
   const payload = `${VERSION}.${mark.siteId}.${mark.linkId}.${mark.issuedAt}`;
-  return safeEqual(mark.signature, sign(site.internalKey, payload));
+  return safeEqual(mark.signature, sign(key, payload));
 }
 
 /**

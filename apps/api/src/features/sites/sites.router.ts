@@ -61,7 +61,7 @@ export const sitesRouter = router({
     })
     .input(CreateSiteInput)
     .output(CreateSiteOutput)
-    .mutation(({ ctx, input }) => createSite(ctx.em, ctx.actor, input)),
+    .mutation(({ ctx, input }) => createSite(ctx.deps, ctx.em, ctx.actor, input)),
 
   get: actorProcedure
     .meta({

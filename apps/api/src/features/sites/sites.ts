@@ -20,7 +20,7 @@ import type { Deps } from '../../core/deps.ts';
 import { AppError, badRequest } from '../../core/errors.ts';
 import { scriptBuildFor, scriptFeaturesOf, scriptManifest } from '../../core/script-builds.ts';
 import { newVerifyToken, releaseEdgeHostnames } from '../hostnames/index.ts';
-import { newInternalKey } from '../internal-link/index.ts';
+import { newSealedInternalKey } from '../internal-link/index.ts';
 import { lockWorkspace } from '../members/index.ts';
 import { createKeyRow, keyRecord, publicKeyOf } from '../site-keys/index.ts';
 import { droppedReports } from './dropped-reports.ts';
@@ -58,7 +58,12 @@ export async function listSites(em: EntityManager, actor: Actor): Promise<SiteLi
  * workspace row is locked while the sites are counted, so the plan's site allowance (Free 5, Starter
  * 20) cannot be passed by parallel requests: past it, 402.
  */
-export async function createSite(em: EntityManager, actor: Actor, input: CreateSiteInput): Promise<CreateSiteOutput> {
+export async function createSite(
+  deps: Pick<Deps, 'ciphers'>,
+  em: EntityManager,
+  actor: Actor,
+  input: CreateSiteInput,
+): Promise<CreateSiteOutput> {
   const workspaceId = workspaceIdOf(actor);
   const timezone = timezoneOf(input.timezone ?? 'UTC');
   const hostnames = hostnamesOf(input.hostnames ?? []);
@@ -74,7 +79,7 @@ export async function createSite(em: EntityManager, actor: Actor, input: CreateS
       name: input.name,
       timezone,
       settings: newSiteSettings(),
-      internalKey: newInternalKey(),
+      internalKeyEnc: newSealedInternalKey(deps.ciphers),
       lastSeenAt: null,
     });
     const now = new Date();

@@ -7,11 +7,13 @@ import { readdir, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
+import { Site } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sweepExports } from '../../../src/features/export/export-sweep.ts';
 import { storedDays } from '../../../src/features/export/files.ts';
 import { makeLink } from '../../../src/features/export/links.ts';
 import { DataDirCopies, exportsDirOf } from '../../../src/features/export/storage.ts';
+import { internalKeyOf } from '../../../src/features/internal-link/internal-key.ts';
 import { fetchBytes } from '../../support/download.ts';
 import { createToken } from '../../support/server.ts';
 import { insertRows, pv, type StatsFixture, statsFixture } from '../../support/stats-fixture.ts';
@@ -239,9 +241,9 @@ describe('site export', () => {
     const siteId = await f.site();
     await insertRows(f.t.deps.orm, 'pageviews', [pv(siteId, at(8))]);
     const em = f.t.deps.orm.em.fork();
-    const [site] = await em
-      .getConnection()
-      .execute<{ internal_key: string }[]>('select internal_key from sites where id = ?', [siteId]);
+    const site = await em.findOneOrFail(Site, { id: siteId });
+    const internalKey = internalKeyOf(f.t.deps.ciphers, site) as string;
+    expect(internalKey).toMatch(/^[0-9a-f]{64}$/);
     const keys = await em
       .getConnection()
       .execute<{ secret_hash: string }[]>('select * from site_keys where site_id = ?', [siteId]);
@@ -250,7 +252,8 @@ describe('site export', () => {
     for (const file of body.files) all += (await fetchLink(file.url).expect(200)).body.toString();
     const archive = JSON.parse((await fetchLink(body.files[3]?.url as string)).body.toString());
     for (const x of archive.files) all += gunzipSync((await fetchLink(x.url).expect(200)).body).toString();
-    expect(all).not.toContain(site?.internal_key);
+    expect(all).not.toContain(internalKey);
+    expect(all).not.toContain(site.internalKeyEnc);
     // Every secret-bearing column of the site's keys (their hashes, sealed values, prefixes).
     for (const k of keys) {
       for (const [name, v] of Object.entries(k)) {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Site, SiteHostname } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256 } from '../../../src/core/security/tokens.ts';
+import { internalKeyOf } from '../../../src/features/internal-link/internal-key.ts';
 import { newInternalKey, parseInternalMark, verifyInternalMark } from '../../../src/features/internal-link/mark.ts';
 import { cookieAttributes, expectProblem, setCookies } from '../../support/auth-helpers.ts';
 import { startTestServer, type TestServer } from '../../support/server.ts';
@@ -53,7 +54,11 @@ describe('internal link and the first-party /_us/internal path', () => {
   const markLine = (res: { headers: Record<string, unknown> }) =>
     setCookies(res as never).find((c) => c.startsWith('us_internal='));
 
-  const currentSite = (id: string) => t.deps.orm.em.fork().findOneOrFail(Site, { id });
+  /** The site as a mark is checked against: its id and its internal key, unsealed. */
+  const currentSite = async (id: string) => {
+    const site = await t.deps.orm.em.fork().findOneOrFail(Site, { id });
+    return { id, internalKey: internalKeyOf(t.deps.ciphers, site) };
+  };
 
   it('refuses a hostname that is not verified (400 hostname, says to verify first) or not on the site', async () => {
     const o = await owner();
@@ -179,7 +184,7 @@ describe('internal link and the first-party /_us/internal path', () => {
     const stranger = await owner();
     expectProblem(await issue(stranger.auth, o.site.id, o.verified), 404);
     expectProblem(await t.request.post(`/v1/sites/${o.site.id}/internal-link/rotate`).set('Authorization', stranger.auth), 404);
-    const site = await currentSite(o.site.id);
-    expect(site.internalKey).toBe(o.site.internalKey);
+    const site = await t.deps.orm.em.fork().findOneOrFail(Site, { id: o.site.id });
+    expect(site.internalKeyEnc).toBe(o.site.internalKeyEnc);
   });
 });
