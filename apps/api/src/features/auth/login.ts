@@ -17,7 +17,7 @@ const WRONG_SIGN_IN = 'Wrong e-mail or password: try again, or reset your passwo
 const CONFIRM_FIRST = 'Confirm your e-mail address first: open the link we sent, or ask for a new one';
 
 async function signedIn(deps: Deps, em: EntityManager, user: User, req: RequestInfo, out: ResponseOut) {
-  await startSession(em, user.id, req, out);
+  if (!(await startSession(em, user, req, out))) throw new AppError(401, PASSWORD_CHANGED);
   await deps.hot.del(throttleKeys.loginByEmail(normaliseEmail(user.email)));
   return { user: { id: user.id, email: user.email }, memberships: await listMemberships(em, user.id) };
 }
@@ -83,10 +83,32 @@ export async function login(
   await passwordAccepted(deps, address, user);
   if (user.twoFactorEnabledAt) {
     const challenge = randomToken(32);
-    await deps.hot.set(throttleKeys.twoFactorChallenge(sha256(challenge)), user.id, LIMITS.twoFactorWindowSeconds);
+    const begun: Challenge = { userId: user.id, password: passwordFingerprint(user.passwordHash) };
+    await deps.hot.set(throttleKeys.twoFactorChallenge(sha256(challenge)), JSON.stringify(begun), LIMITS.twoFactorWindowSeconds);
     return { twoFactorRequired: true as const, challenge };
   }
   return signedIn(deps, em, user, req, out);
+}
+
+const PASSWORD_CHANGED = 'The password of this account was changed just now: sign in again with the new password';
+
+/** A second step waiting for its code: whose, and which password began it (a fingerprint of its hash). */
+interface Challenge {
+  userId: string;
+  password: string;
+}
+
+const passwordFingerprint = (passwordHash: string) => sha256(`password\n${passwordHash}`).slice(0, 32);
+
+function challengeOf(stored: string | null): Challenge | null {
+  if (!stored) return null;
+  try {
+    const c = JSON.parse(stored) as Partial<Challenge>;
+    return typeof c.userId === 'string' && typeof c.password === 'string' ? { userId: c.userId, password: c.password } : null;
+  } catch {
+    // A step begun before steps carried the password: sign in again.
+    return null;
+  }
 }
 
 /** Second step: five guesses per account in five minutes, each counted before it is checked. */
@@ -98,8 +120,9 @@ export async function loginTwoFactor(
   out: ResponseOut,
 ) {
   const challengeKey = throttleKeys.twoFactorChallenge(sha256(input.challenge));
-  const userId = await deps.hot.get(challengeKey);
-  if (!userId) throw new AppError(401, 'This sign-in step has expired: sign in again with your password');
+  const begun = challengeOf(await deps.hot.get(challengeKey));
+  if (!begun) throw new AppError(401, 'This sign-in step has expired: sign in again with your password');
+  const { userId } = begun;
   const wrongKey = throttleKeys.twoFactorWrong(userId);
   await countGuess(
     deps.hot,
@@ -109,6 +132,11 @@ export async function loginTwoFactor(
     (wait) => `Too many wrong codes: wait ${wait} seconds, then sign in again`,
   );
   const user = await em.findOneOrFail(User, { id: userId });
+  // The step was begun with a password that has been reset or changed since.
+  if (passwordFingerprint(user.passwordHash) !== begun.password) {
+    await deps.hot.del(challengeKey);
+    throw new AppError(401, PASSWORD_CHANGED);
+  }
   if (!(await checkTotp(deps, em, user, input.code))) {
     throw new AppError(401, 'Wrong code: type the current six-digit code from your authenticator app');
   }

@@ -16,19 +16,36 @@ function cookie(value: string, maxAgeSeconds: number, req: RequestInfo): string 
   return parts.join('; ');
 }
 
-/** Starts a session for the person and sets the cookie on the answer. */
-export async function startSession(em: EntityManager, userId: string, req: RequestInfo, out: ResponseOut) {
+/**
+ * Starts a session for the person and sets the cookie on the answer, only while `passwordHash` (the one the
+ * sign-in checked) is still the person's: a reset or change that went through since ends the sign-in. The row is
+ * read `for share`, so a reset committing meanwhile either waits for this session (and then ends it) or is seen.
+ * Answers false when the password changed.
+ */
+export async function startSession(
+  em: EntityManager,
+  user: { id: string; passwordHash: string },
+  req: RequestInfo,
+  out: ResponseOut,
+): Promise<boolean> {
   const value = randomToken(32);
-  const session = em.create(Session, {
-    user: userId,
-    tokenHash: sha256(value),
-    expiresAt: new Date(Date.now() + LIMITS.sessionTtlSeconds * 1000),
-    network: coarseNetwork(req.ip),
-    device: deviceSummary(req.userAgent),
+  const started = await em.transactional(async (tx) => {
+    const current = await tx.execute<unknown[]>('select 1 from users where id = ? and password_hash = ? for share', [
+      user.id,
+      user.passwordHash,
+    ]);
+    if (current.length === 0) return false;
+    tx.create(Session, {
+      user: user.id,
+      tokenHash: sha256(value),
+      expiresAt: new Date(Date.now() + LIMITS.sessionTtlSeconds * 1000),
+      network: coarseNetwork(req.ip),
+      device: deviceSummary(req.userAgent),
+    });
+    return true;
   });
-  await em.flush();
-  out.cookies.push(cookie(value, LIMITS.sessionTtlSeconds, req));
-  return session;
+  if (started) out.cookies.push(cookie(value, LIMITS.sessionTtlSeconds, req));
+  return started;
 }
 
 export function clearSessionCookie(req: RequestInfo, out: ResponseOut) {

@@ -225,7 +225,8 @@ describe('Auth: sign-in, two-factor sign-in, sign-out', () => {
       const { user, email, secret } = await twoFactorUser();
       const challenge = await challengeFor(email);
       // An expired challenge is one the hot store no longer holds (that keys run out is the hot-store contract's test).
-      expect(await t.deps.hot.get(throttleKeys.twoFactorChallenge(sha256(challenge)))).toBe(user.id);
+      const stored = await t.deps.hot.get(throttleKeys.twoFactorChallenge(sha256(challenge)));
+      expect(JSON.parse(stored as string).userId).toBe(user.id);
       await t.deps.hot.del(throttleKeys.twoFactorChallenge(sha256(challenge)));
       expectProblem(await t.request.post('/v1/auth/login/2fa').send({ challenge, code: totpCode(secret) }), 401);
     });

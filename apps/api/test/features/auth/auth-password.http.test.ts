@@ -1,12 +1,14 @@
 import { ApiToken, EmailToken, Session, User } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
+  enableTwoFactor,
   expectProblem,
   expireEmailTokens,
   mailsTo,
   sessionSetCookie,
   setCookies,
   sleepsDuring,
+  totpCode,
   uniqueIp,
 } from '../../support/auth-helpers.ts';
 import {
@@ -94,6 +96,42 @@ describe('Auth: password reset and change', () => {
       expect(sessionSetCookie(res)).toBeUndefined();
       expectProblem(await login(email, GOOD_PASSWORD), 401);
       await login(email, NEW_PASSWORD).expect(200);
+    });
+
+    it('a sign-in that checked the old password while the reset went through starts no session', async () => {
+      const { user, email } = await createUser(t.deps);
+      const token = await resetToken(email);
+      // Failed guesses on the account slow its next sign-in down: it waits after reading the account and
+      // before checking the password, and the reset goes through in that wait.
+      for (let i = 0; i < 3; i++) expectProblem(await login(email, WRONG), 401);
+      const sleep = t.deps.sleep;
+      t.deps.sleep = async () => {
+        await t.request.post('/v1/auth/password/reset').send({ token, password: NEW_PASSWORD }).expect(200);
+      };
+      try {
+        const res = await login(email, GOOD_PASSWORD);
+        expectProblem(res, 401);
+        expect(sessionSetCookie(res)).toBeUndefined();
+      } finally {
+        t.deps.sleep = sleep;
+      }
+      expect(await t.deps.orm.em.fork().count(Session, { user: user.id })).toBe(0);
+      await login(email, NEW_PASSWORD).expect(200);
+    });
+
+    it('a two-factor step begun with the old password starts no session once the reset went through', async () => {
+      const { user, email } = await createUser(t.deps);
+      const secret = await enableTwoFactor(t, user.id);
+      const challenge = (await login(email, GOOD_PASSWORD).expect(200)).body.challenge as string;
+      expect(challenge).toBeTruthy();
+      await t.request
+        .post('/v1/auth/password/reset')
+        .send({ token: await resetToken(email), password: NEW_PASSWORD })
+        .expect(200);
+      const res = await t.request.post('/v1/auth/login/2fa').send({ challenge, code: totpCode(secret) });
+      expectProblem(res, 401);
+      expect(sessionSetCookie(res)).toBeUndefined();
+      expect(await t.deps.orm.em.fork().count(Session, { user: user.id })).toBe(0);
     });
 
     it('ends every session of the person', async () => {
