@@ -6,6 +6,7 @@ import type { Actor } from '../../actor/actor.ts';
 import { AppError, badRequest, forbidden, scopeMissing } from '../../core/errors.ts';
 import { firstMissingScope, toEntry } from './entry.ts';
 import { issueToken } from './issue.ts';
+import { checkStillEntitled } from './still-entitled.ts';
 
 /**
  * Makes a token in the caller's workspace and returns it with its secret, shown this once.
@@ -31,6 +32,7 @@ export async function createToken(em: EntityManager, actor: Actor, input: Create
   return em.transactional(async (tx) => {
     // Counted under the workspace's row lock: tokens made at once each count the ones before them.
     await tx.execute('select 1 from workspaces where id = ? for update', [workspaceId]);
+    await checkStillEntitled(tx, actor, workspaceId, input.scopes as Scope[]);
     const [{ n } = { n: 0 }] = await tx.execute<{ n: number }[]>(
       `select count(*)::int as n from api_tokens
         where workspace_id = ? and revoked_at is null and (expires_at is null or expires_at > now())`,

@@ -20,5 +20,10 @@ export async function deleteToken(em: EntityManager, actor: Actor, id: string): 
   if (missing) {
     throw scopeMissing(missing, 'this token holds it, and only a caller holding every scope of a token can delete it');
   }
-  await revokeTokenTrees(em, [row.id], { deleteLinks: true });
+  // Under the workspace's lock, as tokens are made: a token its descendant is making right now is either
+  // committed before the tree is read, or sees its maker revoked (still-entitled.ts).
+  await em.transactional(async (tx) => {
+    await tx.execute('select 1 from workspaces where id = ? for update', [workspaceId]);
+    await revokeTokenTrees(tx, [row.id], { deleteLinks: true });
+  });
 }
