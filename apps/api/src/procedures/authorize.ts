@@ -31,9 +31,10 @@ export async function authorize(ctx: Ctx, meta: Meta): Promise<Actor | null> {
     return null;
   }
   if (meta.auth === 'optional') {
-    // A dead credential is no credential here (logout must still answer and clear the cookie).
+    // A dead credential is no credential here (logout must still answer and clear the cookie). A session cookie
+    // is acted on whatever else the request carries (logout ends it by itself), so it is checked as such.
+    if (ctx.req.sessionCookie !== undefined) checkSameSite(ctx);
     const actor = await ctx.resolveActor().catch(() => null);
-    if (actor?.type === 'user') checkSameSite(ctx);
     return actor?.type === 'share' ? null : actor;
   }
   const actor = await ctx.resolveActor();

@@ -75,7 +75,8 @@ export const authRouter = router({
     .input(zEmpty.optional())
     .output(z.void())
     .mutation(async ({ ctx }) => {
-      if (ctx.auth?.type === 'user') await sessions.endSession(ctx.em, ctx.auth.user.id, ctx.auth.session.id);
+      // By the cookie itself: a workspace header the person no longer has, or a bearer beside it, must not leave it live.
+      if (ctx.req.sessionCookie !== undefined) await sessions.endSessionOfCookie(ctx.em, ctx.req.sessionCookie);
       sessions.clearSessionCookie(ctx.req, ctx.out);
     }),
 

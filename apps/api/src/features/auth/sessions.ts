@@ -72,6 +72,11 @@ export async function endSession(em: EntityManager, userId: string, id: string):
   if (n === 0) throw notFound('session');
 }
 
+/** Ends the session whose cookie value this is, if any (sign-out). */
+export async function endSessionOfCookie(em: EntityManager, cookieValue: string): Promise<void> {
+  await em.nativeDelete(Session, { tokenHash: sha256(cookieValue) });
+}
+
 export async function endOtherSessions(em: EntityManager, userId: string, keepId: string) {
   await em.nativeDelete(Session, { user: userId, id: { $ne: keepId } });
 }

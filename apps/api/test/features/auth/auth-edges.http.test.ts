@@ -19,6 +19,25 @@ describe('Auth: edges', () => {
     await t.request.post('/v1/auth/logout').set('Cookie', 'us_session=never-issued').expect(204);
   });
 
+  it('logout ends the session its cookie names whatever else the request carries', async () => {
+    const u = await createUser(t.deps);
+    // A workspace the person left since (the dashboard sends the one it remembers), then an API token beside the cookie.
+    const left = await signIn(t, u.email);
+    await t.request
+      .post('/v1/auth/logout')
+      .set('Cookie', left)
+      .set('X-Workspace', '6f1c1a52-3d7e-4c55-9a1e-2b8f0f9e1c11')
+      .expect(204);
+    expectProblem(await t.request.get('/v1/me').set('Cookie', left), 401);
+    const withBearer = await signIn(t, u.email);
+    await t.request.post('/v1/auth/logout').set('Cookie', withBearer).set('Authorization', 'Bearer not-a-token').expect(204);
+    expectProblem(await t.request.get('/v1/me').set('Cookie', withBearer), 401);
+    // Another site cannot sign the person out.
+    const kept = await signIn(t, u.email);
+    expectProblem(await t.request.post('/v1/auth/logout').set('Cookie', kept).set('Origin', 'https://evil.example'), 403);
+    await t.request.get('/v1/me').set('Cookie', kept).expect(200);
+  });
+
   it('a cookie with a malformed escape is an unknown credential (401 problem), not a server error', async () => {
     const res = await t.request.get('/v1/me').set('Cookie', 'us_session=%E0%A4%A');
     expectProblem(res, 401);
