@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Invite, Membership, type User } from '@us/db';
-import type { MemberList, Member as MemberOut, Role } from '@us/shared';
+import { type MemberList, type Member as MemberOut, type Role, scopesOfRole } from '@us/shared';
 import { isUuid, workspaceIdOf } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
 import { AppError, forbidden, notFound, scopeMissing } from '../../core/errors.ts';
@@ -62,6 +62,8 @@ export async function changeRole(em: EntityManager, actor: Actor, input: { userI
     m.role = input.role;
     await tx.flush();
     await revokeTokensBeyondRole(tx, workspaceId, input.userId, input.role);
+    // A role that may not invite leaves no invitation standing on the person's say (an admin's, accepted later, made an admin).
+    if (!scopesOfRole(input.role).includes('members:write')) await withdrawInvitesBy(tx, workspaceId, input.userId);
     return memberView(m);
   });
 }
@@ -92,9 +94,14 @@ export async function removeMember(em: EntityManager, actor: Actor, userId: stri
     await tx.nativeDelete(Membership, { workspace: workspaceId, user: userId });
     await revokeMemberTokens(tx, workspaceId, userId);
     // Their pending invitations go with them: one accepted later let an address in on a removed member's say.
-    await tx.execute(
-      'update invites set withdrawn_at = now() where workspace_id = ? and invited_by = ? and accepted_at is null and withdrawn_at is null',
-      [workspaceId, userId],
-    );
+    await withdrawInvitesBy(tx, workspaceId, userId);
   });
+}
+
+/** Withdraws the pending invitations the person made in the workspace. */
+async function withdrawInvitesBy(tx: EntityManager, workspaceId: string, userId: string): Promise<void> {
+  await tx.execute(
+    'update invites set withdrawn_at = now() where workspace_id = ? and invited_by = ? and accepted_at is null and withdrawn_at is null',
+    [workspaceId, userId],
+  );
 }

@@ -299,6 +299,27 @@ describe('Invitations: POST /v1/members/invites, DELETE /v1/members/invites/{id}
     expect(list.body.invites).toEqual([]);
   });
 
+  it('an invitation is withdrawn when the member who made it is demoted to a role that cannot invite', async () => {
+    const o = await owner({ plan: 'Business' });
+    const admin = await joinAs(t, o.workspace.id, 'admin');
+    const invite = async (email: string) => {
+      await t.request
+        .post('/v1/members/invites')
+        .set('Cookie', admin.cookie)
+        .set('X-Workspace', o.workspace.id)
+        .send({ email, role: 'admin' })
+        .expect(201);
+      return linkToken(await t.smtp.waitFor(email, /Join/), 'accept-invite');
+    };
+    const beforeDemotion = uniqueEmail('before-demotion');
+    const link = await invite(beforeDemotion);
+    await t.request.patch(`/v1/members/${admin.user.id}`).set('Cookie', o.cookie).send({ role: 'viewer' }).expect(200);
+    await createUser(t.deps, { email: beforeDemotion });
+    expectProblem(await accept(await signIn(t, beforeDemotion), link), 404);
+    const list = await t.request.get('/v1/members').set('Cookie', o.cookie).expect(200);
+    expect(list.body.invites).toEqual([]);
+  });
+
   it('honours Idempotency-Key: the repeat replays the answer and sends no second e-mail', async () => {
     const o = await owner();
     const email = uniqueEmail('idem');
