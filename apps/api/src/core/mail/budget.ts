@@ -41,6 +41,15 @@ export async function mayMail(hot: HotStore, to: string): Promise<boolean> {
   return (await spend(hot, addressKey(to), MAIL_BUDGET.perAddressPerHour)) === null;
 }
 
+/**
+ * For mail a stranger sets off about someone else's account (sign-up help for a taken address): once a day per
+ * address and `purpose`, outside the hourly budget, so such requests cannot use up the mail the person asks for
+ * (a reset link, a new confirmation link).
+ */
+export async function mayMailOncePerDay(hot: HotStore, to: string, purpose: string): Promise<boolean> {
+  return (await hot.incr(`mail-once:${purpose}:${sha256(normaliseEmail(to))}`, DAY)) === 1;
+}
+
 /** For senders that may say so (invitations): as `mayMail`, but a spent budget is 429 naming `field`. */
 export async function requireMailBudget(hot: HotStore, to: string, field: string): Promise<void> {
   const wait = await spend(hot, addressKey(to), MAIL_BUDGET.perAddressPerHour);

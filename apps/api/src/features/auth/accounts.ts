@@ -6,7 +6,7 @@ import type { RequestInfo } from '../../actor/request-info.ts';
 import type { Deps } from '../../core/deps.ts';
 import { AppError, badRequest } from '../../core/errors.ts';
 import { normaliseEmail } from '../../core/mail/address.ts';
-import { mayMail } from '../../core/mail/budget.ts';
+import { mayMail, mayMailOncePerDay } from '../../core/mail/budget.ts';
 import { alreadyRegisteredMail, verificationMail } from '../../core/mail/templates.ts';
 import { hashPassword, isBreached, verifyPassword } from '../../core/security/passwords.ts';
 import { consumeEmailToken, emailLink, findLiveEmailToken, issueEmailToken } from './email-tokens.ts';
@@ -71,7 +71,7 @@ export async function signup(
   const passwordHash = await hashPassword(input.password);
   const existing = await em.findOne(User, { email });
   if (existing) {
-    if (await mayMail(deps.hot, email)) {
+    if (await mayMailOncePerDay(deps.hot, email, 'already-registered')) {
       await sendSafely(deps, () => deps.mailer.send(alreadyRegisteredMail(email, `${deps.urls.app}/forgot-password`)));
     }
     return { message: SIGNUP_MESSAGE };

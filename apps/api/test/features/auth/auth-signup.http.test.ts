@@ -62,6 +62,16 @@ describe('Auth: sign-up, confirmation and resend', () => {
       expect(help.text).toContain(`${t.deps.urls.app}/forgot-password`);
     });
 
+    it('sign-ups for a taken address send its owner one help mail a day and cannot use up the mail a reset needs', async () => {
+      const { email } = await createUser(t.deps);
+      for (let i = 0; i < 6; i++) {
+        await t.request.post('/v1/auth/signup').send({ email, password: 'another-fine-password-77' }).expect(202);
+      }
+      expect(mailsTo(t, email).filter((m) => m.text.includes('/forgot-password'))).toHaveLength(1);
+      await t.request.post('/v1/auth/password/reset-request').send({ email }).expect(202);
+      await expect.poll(() => mailsTo(t, email).filter((m) => m.text.includes('/reset-password?token=')).length).toBe(1);
+    });
+
     it('does not change the password of a taken address', async () => {
       const { email } = await createUser(t.deps, { email: uniqueEmail('keep') });
       await t.request.post('/v1/auth/signup').send({ email, password: 'a-different-password-9' }).expect(202);
