@@ -3,6 +3,7 @@
 // which sends them after every rule's e-mails. Deliveries a stopped run left unsent are taken up again at the
 // next run's start.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { makerIsMember } from '../../actor/makers.ts';
 import type { Deps } from '../../core/deps.ts';
 import type { Logger } from '../../core/logger.ts';
 import { spendReportMail } from '../../core/mail/budget.ts';
@@ -121,7 +122,8 @@ const UNFINISHED_PER_RUN = 200;
  * before the webhook's answer): e-mails not recorded as sent, and webhooks still pending. Read at a run's start,
  * under the job's lock, so none is the current run's. An e-mail sent just before a stop, whose sending was not
  * recorded, goes again: a stop never loses an alert, and rarely tells it twice. A webhook whose rule has none
- * any more is recorded as failed.
+ * any more is recorded as failed. A rule paused since, or whose maker left, tells no one (as check.ts's rulesSql):
+ * its deliveries are closed unsent.
  */
 export async function resumeDeliveries(
   deps: AlertDeps,
@@ -129,6 +131,20 @@ export async function resumeDeliveries(
   siteIds: string[] | undefined,
   logger: Pick<Logger, 'error' | 'warn'> | undefined,
 ): Promise<{ hooks: PendingHook[]; failed: number }> {
+  const sites = siteIds ? `and a.site_id in (${siteIds.map(() => '?::uuid').join(', ')})` : '';
+  // Closed as if sent (no e-mail, webhook failed): left open, they went out at the first run after a restart.
+  const closed = await em.execute<unknown[]>(
+    `update alert_deliveries d set sent_at = coalesce(d.sent_at, now()),
+            webhook = case when d.webhook = 'pending' then 'failed' else d.webhook end
+       from alerts a
+      where a.id = d.alert_id and (d.sent_at is null or d.webhook = 'pending')
+        and not (a.enabled and ${makerIsMember('a')}) ${sites}
+      returning d.id`,
+    siteIds ?? [],
+  );
+  if (closed.length > 0) {
+    logger?.warn(`jobs: ${closed.length} unsent alert deliveries of paused rules (or rules whose maker left) closed unsent`);
+  }
   const rows = await em.execute<
     (RuleRow & {
       delivery_id: string;
@@ -142,8 +158,7 @@ export async function resumeDeliveries(
     `select ${RULE_COLUMNS}, d.id as delivery_id, d.period as d_period, d.current, d.baseline, d.fired_at,
             d.sent_at is not null as mails_sent
        from alert_deliveries d join alerts a on a.id = d.alert_id join sites s on s.id = a.site_id
-      where (d.sent_at is null or d.webhook = 'pending')
-        ${siteIds ? `and s.id in (${siteIds.map(() => '?::uuid').join(', ')})` : ''}
+      where (d.sent_at is null or d.webhook = 'pending') and a.enabled and ${makerIsMember('a')} ${sites}
       order by d.fired_at, d.id limit ${UNFINISHED_PER_RUN}`,
     siteIds ?? [],
   );

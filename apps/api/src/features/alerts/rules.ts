@@ -52,7 +52,11 @@ interface RuleFields {
   webhookUrl: string | null;
 }
 
-function checkRule(deps: RuleDeps, site: Site, r: RuleFields): RuleFields {
+/**
+ * `goalGiven`: whether the request names the goal. Only then is it looked up on the site: a rule whose goal was
+ * removed since stays silent, and must still be pausable or changeable.
+ */
+function checkRule(deps: RuleDeps, site: Site, r: RuleFields, goalGiven = true): RuleFields {
   const watchesFigures = r.kind !== 'first_pageview';
   if (watchesFigures && r.thresholdPercent === null) {
     throw badRequest('thresholdPercent', 'Give thresholdPercent, such as 50 for ±50% against the usual figure');
@@ -65,7 +69,7 @@ function checkRule(deps: RuleDeps, site: Site, r: RuleFields): RuleFields {
   }
   if (r.kind === 'goal_drop') {
     if (!r.goal) throw badRequest('goal', 'Give the name of the goal to watch (GET /v1/sites/{id}/goals lists them)');
-    if (!countedOf('goal_drop', r.goal, site.settings ?? {})) {
+    if (goalGiven && !countedOf('goal_drop', r.goal, site.settings ?? {})) {
       throw badRequest('goal', `No goal named "${r.goal}" on this site: check the name with GET /v1/sites/{id}/goals`);
     }
   }
@@ -220,14 +224,20 @@ export async function updateAlert(
   const workspaceId = site.workspace.id;
   const [was] = isUuid(input.alert) ? await alertsOf(em, site.id, input.alert) : [];
   if (!was) throw NO_ALERT();
-  const rule = checkRule(deps, site, {
-    kind: was.kind,
-    thresholdPercent: input.thresholdPercent ?? was.thresholdPercent,
-    goal: input.goal ?? was.goal,
-    window: input.window ?? was.window,
-    recipients: input.recipients ? uniqueAddresses(input.recipients) : was.recipients.map((r) => r.address),
-    webhookUrl: input.webhookUrl === undefined ? was.webhookUrl : input.webhookUrl,
-  });
+  const rule = checkRule(
+    deps,
+    site,
+    {
+      kind: was.kind,
+      thresholdPercent: input.thresholdPercent ?? was.thresholdPercent,
+      goal: input.goal ?? was.goal,
+      window: input.window ?? was.window,
+      recipients: input.recipients ? uniqueAddresses(input.recipients) : was.recipients.map((r) => r.address),
+      webhookUrl: input.webhookUrl === undefined ? was.webhookUrl : input.webhookUrl,
+    },
+    // The kind never changes: only a goal the request names is looked up.
+    input.goal !== undefined,
+  );
   const added = rule.recipients.filter((a) => !was.recipients.some((r) => r.address === a));
   await refuseSuppressed(deps, em, workspaceId, added);
   // A new URL gets a new secret: whoever held the old one need not be trusted by the new receiver.

@@ -27,16 +27,21 @@ function firstDaysStatement(ctx: SiteCtx, table: 'pageviews' | 'events' | 'reque
   return statement(sql, p);
 }
 
+/** The site's first local day with data: raw rows of `table`, or any rollup (or imported day); null without any. */
+export async function firstDataDay(ctx: SiteCtx, table: 'pageviews' | 'events' | 'requests'): Promise<string | null> {
+  const [row] = await run(ctx.em, firstDaysStatement(ctx, table));
+  const firsts = [row?.raw_first, row?.rollup_first].filter((d): d is string => typeof d === 'string');
+  return firsts.sort()[0] ?? null;
+}
+
 /** Available when the site has some row (raw rows of the table, or any rollup) before `from`. */
 export async function comparability(
   ctx: SiteCtx,
   table: 'pageviews' | 'events' | 'requests',
   from: string,
 ): Promise<Comparability> {
-  const [row] = await run(ctx.em, firstDaysStatement(ctx, table));
-  const firsts = [row?.raw_first, row?.rollup_first].filter((d): d is string => typeof d === 'string');
-  const first = firsts.sort()[0];
-  if (first === undefined) return { available: false, reason: `No data before ${from}: the site has no data yet` };
+  const first = await firstDataDay(ctx, table);
+  if (first === null) return { available: false, reason: `No data before ${from}: the site has no data yet` };
   if (first >= from) return { available: false, reason: `No data before ${from}: the site has recorded since ${first}` };
   return { available: true, reason: null };
 }

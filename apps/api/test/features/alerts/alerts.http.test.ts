@@ -158,6 +158,30 @@ describe('alert rules over HTTP', () => {
     await t.request.delete(`/v1/sites/${siteId}/alerts/${id}`).set('Authorization', writer).expect(404);
   });
 
+  // The defect: every change re-checked the stored goal, so once it was removed from the site even pausing the rule
+  // answered 400 naming `goal`.
+  it('changes a rule whose goal was removed from the site; a goal given is still checked', async () => {
+    const { siteId: shop } = await createSite(t.deps.orm.em.fork(), {
+      workspace: workspaceId,
+      name: 'Goal gone',
+      settings: { goals: [goal] },
+    });
+    const made = await post(writer, shop, {
+      kind: 'goal_drop',
+      goal: 'Signup',
+      thresholdPercent: 40,
+      webhookUrl: 'https://hooks.example.com/goal',
+    }).expect(201);
+    await t.deps.orm.em.fork().execute(`update sites set settings = settings || '{"goals": []}'::jsonb where id = ?`, [shop]);
+    const patch = (body: object) =>
+      t.request.patch(`/v1/sites/${shop}/alerts/${made.body.alert.id}`).set('Authorization', writer).send(body);
+    const paused = await patch({ enabled: false }).expect(200);
+    expect(paused.body.alert).toMatchObject({ enabled: false, goal: 'Signup' });
+    await patch({ thresholdPercent: 60, recipients: ['goal-gone@example.com'], webhookUrl: null }).expect(200);
+    const bad = await patch({ goal: 'Purchase' }).expect(400);
+    expect(bad.body).toMatchObject({ field: 'goal', title: expect.stringMatching(/No goal named "Purchase"/) });
+  });
+
   it(`keeps at most ${ALERT_LIMITS.perSite} rules per site (409), even when they are added at once`, async () => {
     const { siteId: busy } = await createSite(t.deps.orm.em.fork(), { workspace: workspaceId, name: 'Busy' });
     const made = await Promise.all(
