@@ -6,14 +6,17 @@ export const SITE_NAME_IN_MAIL = 80;
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** One line (no control characters or line breaks, which could add headers), at most SITE_NAME_IN_MAIL characters. */
-export function bounded(name: string): string {
-  const line = name.replace(/[\p{Cc}\u2028\u2029\s]+/gu, ' ').trim();
+/**
+ * One line (no control characters, line or paragraph separators, which could add headers or lines, nor bidi
+ * overrides, which could reorder the text around it), at most `max` characters.
+ */
+export function bounded(name: string, max = SITE_NAME_IN_MAIL): string {
+  const line = name.replace(/[\p{Cc}\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\s]+/gu, ' ').trim();
   const chars = [...line];
-  return chars.length <= SITE_NAME_IN_MAIL
+  return chars.length <= max
     ? line
     : `${chars
-        .slice(0, SITE_NAME_IN_MAIL - 1)
+        .slice(0, max - 1)
         .join('')
         .trimEnd()}…`;
 }

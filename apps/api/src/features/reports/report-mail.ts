@@ -1,11 +1,16 @@
 import type { SummaryMeasure } from '@us/shared';
 import type { Mail } from '../../core/mail/mailer.ts';
 import type { Change, Move } from './changes.ts';
+import { bounded } from './confirm-mail.ts';
 import type { ReportFigures } from './figures.ts';
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 /** Names typed by people go into a header: no line breaks or other control characters there. */
 const oneLine = (s: string) => s.replace(/[\p{Cc}\u2028\u2029]+/gu, ' ').trim();
+/** The most of a source or page a report shows. */
+export const VALUE_IN_MAIL = 100;
+/** Sources and pages come from visitors: one line each, so none writes lines of its own into the mail. */
+const shown = (value: string) => bounded(value, VALUE_IN_MAIL);
 const count = (n: number) => new Intl.NumberFormat('en').format(Math.round(n * 100) / 100);
 const signed = (n: number) => `${n >= 0 ? '+' : ''}${count(n)}`;
 const seconds = (s: number) => (s >= 60 ? `${Math.floor(s / 60)}m ${Math.round(s % 60)}s` : `${Math.round(s)}s`);
@@ -32,7 +37,7 @@ function headline(f: ReportFigures): [string, string][] {
 }
 
 const moveLine = (word: string, m: Move) =>
-  `${word}: ${m.dimension} ${m.value}, ${count(m.before)} → ${count(m.now)} visitors (${signed(m.now - m.before)})`;
+  `${word}: ${m.dimension} ${shown(m.value)}, ${count(m.before)} → ${count(m.now)} visitors (${signed(m.now - m.before)})`;
 const rowText = (r: Change) =>
   r.before === null ? count(r.now) : `${count(r.now)} (was ${count(r.before)}, ${signed(r.now - r.before)})`;
 
@@ -74,7 +79,7 @@ export function reportMail(opts: {
     ...headline(f).map(([k, v]) => `${k}: ${v}`),
     '',
     ...(moves.length ? [...moves, ''] : []),
-    ...tables.flatMap((t) => [t.title, ...t.rows.map((r) => `  ${r.value}: ${rowText(r)}`), '']),
+    ...tables.flatMap((t) => [t.title, ...t.rows.map((r) => `  ${shown(r.value)}: ${rowText(r)}`), '']),
     `The dashboard for this period: ${opts.dashboardLink}`,
     '',
     `${why} Unsubscribe: ${opts.unsubscribeLink}`,
@@ -89,7 +94,7 @@ export function reportMail(opts: {
     ...tables.map(
       (t) =>
         `<h3>${esc(t.title)}</h3><table>${t.rows
-          .map((r) => `<tr><td>${esc(r.value)}</td><td align="right">${esc(rowText(r))}</td></tr>`)
+          .map((r) => `<tr><td>${esc(shown(r.value))}</td><td align="right">${esc(rowText(r))}</td></tr>`)
           .join('')}</table>`,
     ),
     `<p><a href="${esc(opts.dashboardLink)}">Open the dashboard for this period</a></p>`,
