@@ -56,8 +56,14 @@ export async function runResultDays(orm: Orm, opts: ResultDaysOptions = {}): Pro
   return res.ran ? res.result : { ran: false, sites: 0, stale: 0, failed: 0, unfinished: 0 };
 }
 
-/** Deletes stored days of the site that got rows since they were computed (spans check their own days). */
-async function dropStale(orm: Orm, siteId: string): Promise<number> {
+/**
+ * Deletes stored days of the site that got rows since they were computed (spans check their own days), among
+ * the `days` this run stores again. Others are left to the asks: today's, still receiving rows, is always behind,
+ * and deleting it every run made each ask of a busy site count today again while it waited (a large live day is
+ * served as stored while it is counted again in the background: analytics/day-store/gather.ts).
+ */
+async function dropStale(orm: Orm, siteId: string, days: readonly string[]): Promise<number> {
+  if (days.length === 0) return 0;
   const rows = await orm.em
     .fork()
     .getConnection()
@@ -65,11 +71,11 @@ async function dropStale(orm: Orm, siteId: string): Promise<number> {
       `with gone as (
        delete from result_days r using day_arrivals a
         where r.site_id = ?::uuid and a.site_id = r.site_id and a.day = r.day and r.seen <> a.rows
-          and r.kind not like '%-span'
+          and r.kind not like '%-span' and r.day = any(?::date[])
         returning 1
      )
      select count(*) as n from gone`,
-      [siteId],
+      [siteId, `{${days.join(',')}}`],
       'all',
     );
   return Number(rows[0]?.n ?? 0);
@@ -121,10 +127,10 @@ async function fill(orm: Orm, opts: ResultDaysOptions): Promise<ResultDaysRun> {
     const siteEnds = Math.min(runEnds, Date.now() + (opts.siteMs ?? SITE_MS));
     const left = () => ({ budgetMs: Math.max(0, siteEnds - Date.now()) });
     try {
-      out.stale += await dropStale(orm, site.id);
       const ctx = siteCtx(orm.em.fork(), site, now);
       const range = { from: addDays(ctx.today, -span), to: addDays(ctx.today, -1) };
       const days = splitUtcDays(range, ctx.timezone, addDays(ctx.rawStart, 1)).stored;
+      out.stale += await dropStale(orm, site.id, days);
       const settings = readSettings(site.settings);
       await storedGoalRows(ctx, days, settings.goals.map(matcherOf), left());
       const eventGoal = settings.goals.find((g) => g.type === 'event');
