@@ -17,6 +17,8 @@ export const JOURNEY_LIMITS = {
   /** Steps of a path. */
   pathSteps: 4,
   paths: 20,
+  /** Labels a flow step names at most (its largest); the others show as `(other)`. */
+  namedPerStep: 25,
   anchor: 2048,
   /** Journeys read raw rows, kept for this many local days. */
   days: STATS_LIMITS.rawDays,

@@ -38,6 +38,22 @@ export interface FlowGroups {
 const nodeId = (step: number, label: string) => `${step}:${label}`;
 
 /**
+ * The pairs a step names: at least MIN sessions, and among the step's JOURNEY_LIMITS.namedPerStep largest (ties by
+ * their labels' text, so raw rows and stored days, which number labels apart, name the same), so a site with
+ * thousands of pages gets a flow a person can read and an answer of bounded size.
+ */
+function largestPairs(totals: readonly number[], pairNames: readonly string[]): Set<number> {
+  const eligible: number[] = [];
+  totals.forEach((n, k) => {
+    if (n >= MIN) eligible.push(k);
+  });
+  if (eligible.length <= JOURNEY_LIMITS.namedPerStep) return new Set(eligible);
+  const text = (k: number) => pairNames[k] as string;
+  eligible.sort((a, b) => (totals[b] as number) - (totals[a] as number) || (text(a) < text(b) ? -1 : text(a) > text(b) ? 1 : 0));
+  return new Set(eligible.slice(0, JOURNEY_LIMITS.namedPerStep));
+}
+
+/**
  * Folds the groups around slot `centre` (step 0): the centre by its own label, each later slot by
  * (folded slot before, label), each earlier slot by (label, folded slot after). Nodes are numbered
  * `slot * L + label`, L being the count of names.
@@ -56,17 +72,22 @@ export function foldFlow(groups: FlowGroups, centre: number): Flow {
     // Each group's pair numbered once (first pass), then named by its pair's total (second pass).
     const index = new PairIndex();
     const totals: number[] = [];
+    /** Per pair number: its label and the folded label beside it, as text (ties are broken by them). */
+    const pairNames: string[] = [];
     for (let g = 0; g < count; g++) {
       const label = slots[g * WIDTH + at] as number;
       if (label === NONE) continue;
-      const k = index.id(by === null ? NONE : (folded[g * WIDTH + by] as number), label);
+      const beside = by === null ? NONE : (folded[g * WIDTH + by] as number);
+      const k = index.id(beside, label);
+      if (pairNames[k] === undefined) pairNames[k] = `${names[label]}\n${beside === NONE ? '' : names[beside]}`;
       totals[k] = (totals[k] ?? 0) + (sessions[g] as number);
       keyIndex[g] = k;
     }
+    const shown = largestPairs(totals, pairNames);
     for (let g = 0; g < count; g++) {
       const label = slots[g * WIDTH + at] as number;
       if (label === NONE) continue;
-      const named = (totals[keyIndex[g] as number] as number) >= MIN;
+      const named = shown.has(keyIndex[g] as number);
       if (!named) otherSteps += sessions[g] as number;
       folded[g * WIDTH + at] = named ? label : other;
     }
