@@ -42,7 +42,10 @@ async function figuresOf(deps: AlertDeps, rule: RuleRow, now: Date): Promise<{ p
     };
   }
   const period = lastClosedPeriod(rule.time_window, rule.timezone, now);
-  if (rule.last_period !== null && period.key <= rule.last_period) return null;
+  // Looked at already: the same key. A key before the last is looked at too: the site moved to a zone behind the
+  // one that key was named in (its periods would otherwise pass over as looked at for up to a day). A period told
+  // under both zones is told once: deliveries are unique per rule and key.
+  if (period.key === rule.last_period) return null;
   const counted = countedOf(rule.kind, rule.goal, site.settings);
   // A goal removed from the site since: nothing to count; the period is passed over.
   const figures = counted ? await periodFigures(deps, site, counted, rule.time_window, period) : { current: 0, baseline: null };

@@ -120,4 +120,24 @@ describe('the usual figure of an alert', () => {
     expect(hourMail.text).toContain('5 visitors who completed "Blog" in');
     expect(hourMail.text).toContain('Usual figure: 25');
   });
+
+  // The defect: the last period looked at is a local key; after the site moved west (Tokyo to Los Angeles), the new
+  // zone's keys sorted before it, and every period was passed over as looked at for a day or more.
+  it('still looks at periods after the site moves to a zone behind the last one it looked at', async () => {
+    const siteId = await ruleOn(
+      'Moved west',
+      (id) => [WEEK1, WEEK2].flatMap((d) => pageviewRows(id, noon(d), 60)).concat(pageviewRows(id, noon(YESTERDAY), 20)),
+      'moved-west@example.com',
+      { kind: 'traffic_drop', thresholdPercent: 50 },
+    );
+    // As if looked at in a zone a day ahead of this one.
+    await t.deps.orm.em
+      .fork()
+      .getConnection()
+      .execute('update alerts set last_period = ? where site_id = ?', [addDays(YESTERDAY, 1), siteId]);
+    expect(await run(siteId)).toEqual({ ran: true, fired: 1, failed: 0 });
+    await t.smtp.waitFor('moved-west@example.com', /^Traffic drop on Moved west$/);
+    // Looked at once: the next run passes it over.
+    expect(await run(siteId)).toEqual({ ran: true, fired: 0, failed: 0 });
+  });
 });
