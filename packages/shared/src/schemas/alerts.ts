@@ -151,7 +151,11 @@ export const AlertDelivery = z.object({
   baseline: z.number().nullable().describe('The average of the same hour or weekday over the previous 4 weeks'),
   changePercent: z.number().nullable(),
   mails: z.number().describe('E-mails sent'),
-  mailsHeld: z.number().describe('E-mails not sent: over the workspace’s daily alert budget or the address’s hourly one'),
+  mailsHeld: z
+    .number()
+    .describe(
+      'E-mails not sent: over the workspace’s daily alert budget or the address’s hourly one, or refused by the mail server after six hours of tries',
+    ),
   webhook: z
     .enum(['none', 'pending', 'sent', 'failed'])
     .describe('pending: being sent (a run that stopped sends it at the next run, every 5 minutes)'),

@@ -99,7 +99,13 @@ export async function checkRule(
   if (!claimed) return { fired: false, hook: null };
   return {
     fired: true,
-    hook: await deliver(deps, em, rule, { id: deliveryId, period, figures, firedAt: now, mailsSent: false }, logger),
+    hook: await deliver(
+      deps,
+      em,
+      rule,
+      { id: deliveryId, period, figures, firedAt: now, mailsSent: false, webhookPending: hasWebhook(rule) },
+      logger,
+    ),
   };
 }
 

@@ -29,7 +29,7 @@ async function mailRecipients(
   period: string,
   figures: AlertFigures,
   logger: Pick<Logger, 'error' | 'warn'> | undefined,
-): Promise<{ mails: number; held: number }> {
+): Promise<{ mails: number; held: number; failed: number }> {
   const recipients = await em.execute<{ id: string; address: string }[]>(
     `select ar.id, ar.address from alert_recipients ar ${confirmedJoin('ar')} where ar.alert_id = ? order by ar.address`,
     [rule.id],
@@ -42,6 +42,7 @@ async function mailRecipients(
   );
   let mails = 0;
   let held = 0;
+  let failed = 0;
   for (const r of recipients) {
     if (suppressed.has(r.address)) continue;
     if (await spendReportMail(deps.hot, 'alert', rule.workspace_id, r.address)) {
@@ -64,17 +65,23 @@ async function mailRecipients(
       );
       mails++;
     } catch (e) {
-      held++;
+      failed++;
       logger?.error(`jobs: an alert e-mail of rule ${rule.id} could not be sent`, e);
     }
   }
   if (held > 0) {
     logger?.warn(
-      `jobs: ${held} e-mail(s) of alert ${rule.id} were not sent (the workspace's daily alert budget, an address's hourly one, or the mail server)`,
+      `jobs: ${held} e-mail(s) of alert ${rule.id} were held (the workspace's daily alert budget, or an address's hourly one)`,
     );
   }
-  return { mails, held };
+  return { mails, held, failed };
 }
+
+/**
+ * How long a delivery whose every e-mail the mail server refused is tried again (at each run, every 5 minutes):
+ * a mail server down for a while loses no alert. Each try spends the addresses' hourly budget, which bounds them too.
+ */
+const MAIL_RETRY_MS = 6 * 3600_000;
 
 /** A claimed delivery: what fired, and whether its e-mails went already. */
 export interface Delivery {
@@ -83,6 +90,8 @@ export interface Delivery {
   figures: AlertFigures;
   firedAt: Date;
   mailsSent: boolean;
+  /** Its webhook is still to be sent (one already sent or failed is not sent again). */
+  webhookPending: boolean;
 }
 
 /**
@@ -97,10 +106,20 @@ export async function deliver(
   logger: Pick<Logger, 'error' | 'warn'> | undefined,
 ): Promise<PendingHook | null> {
   if (!d.mailsSent) {
-    const { mails, held } = await mailRecipients(deps, em, rule, d.period, d.figures, logger);
-    await em.execute('update alert_deliveries set mails = ?, mails_held = ?, sent_at = now() where id = ?', [mails, held, d.id]);
+    const { mails, held, failed } = await mailRecipients(deps, em, rule, d.period, d.figures, logger);
+    // Nothing went and only the mail server stood in the way: left unsent, the next run tries again (none is sent twice).
+    const again = failed > 0 && mails === 0 && held === 0 && Date.now() - d.firedAt.getTime() < MAIL_RETRY_MS;
+    if (again) {
+      logger?.warn(`jobs: the mail server refused every e-mail of alert ${rule.id}; tried again at the next run`);
+    } else {
+      await em.execute('update alert_deliveries set mails = ?, mails_held = ?, sent_at = now() where id = ?', [
+        mails,
+        held + failed,
+        d.id,
+      ]);
+    }
   }
-  if (!rule.webhook_url || !rule.webhook_secret) return null;
+  if (!d.webhookPending || !rule.webhook_url || !rule.webhook_secret) return null;
   const body = JSON.stringify({
     alert: rule.kind,
     site: { id: rule.site_id, name: rule.name, timezone: rule.timezone },
@@ -153,10 +172,11 @@ export async function resumeDeliveries(
       baseline: number | null;
       fired_at: Date | string;
       mails_sent: boolean;
+      webhook_pending: boolean;
     })[]
   >(
     `select ${RULE_COLUMNS}, d.id as delivery_id, d.period as d_period, d.current, d.baseline, d.fired_at,
-            d.sent_at is not null as mails_sent
+            d.sent_at is not null as mails_sent, d.webhook = 'pending' as webhook_pending
        from alert_deliveries d join alerts a on a.id = d.alert_id join sites s on s.id = a.site_id
       where (d.sent_at is null or d.webhook = 'pending') and a.enabled and ${makerIsMember('a')} ${sites}
       order by d.fired_at, d.id limit ${UNFINISHED_PER_RUN}`,
@@ -171,6 +191,7 @@ export async function resumeDeliveries(
       figures: { current: r.current, baseline: r.baseline },
       firedAt: new Date(r.fired_at),
       mailsSent: r.mails_sent,
+      webhookPending: r.webhook_pending,
     };
     try {
       const hook = await deliver(deps, em, r, d, logger);

@@ -93,4 +93,30 @@ describe('deliveries a stopped run left', () => {
     expect(received.filter((u) => u.includes(siteId))).toEqual([]);
     expect(alertMails('left@example.com')).toEqual([]);
   });
+
+  // The defect: a mail server refusing for one run recorded the delivery's e-mails as held, sent: never tried again.
+  it('tries e-mails the mail server refused again at the next run, without sending the webhook twice', async () => {
+    const address = 'refused-once@example.com';
+    const { siteId } = await siteWithYesterday(t, workspaceId, { name: 'Mail server down', usual: 20, yesterday: 50 });
+    const { alert } = await owner.alerts.create({
+      id: siteId,
+      kind: 'traffic_spike',
+      thresholdPercent: 100,
+      webhookUrl: `${receiver.base}/${siteId}`,
+      recipients: [address],
+    });
+    await answerConfirmation(t, address, 'yes', 'alerts');
+    t.smtp.refused.add(address);
+    try {
+      expect(await runAlerts(t.deps.orm, t.deps, { siteIds: [siteId], wait: true })).toMatchObject({ fired: 1 });
+    } finally {
+      t.smtp.refused.delete(address);
+    }
+    expect(await deliveryOf(alert.id)).toMatchObject({ sent_at: null, mails: 0 });
+    await vi.waitFor(() => expect(received.filter((u) => u.includes(siteId))).toHaveLength(1));
+    await runAlerts(t.deps.orm, t.deps, { siteIds: [siteId], wait: true });
+    expect(alertMails(address)).toHaveLength(1);
+    expect(await deliveryOf(alert.id)).toMatchObject({ sent_at: expect.any(String), mails: 1, webhook: 'sent' });
+    expect(received.filter((u) => u.includes(siteId))).toHaveLength(1);
+  });
 });
