@@ -15,6 +15,8 @@ export interface Page {
 export interface VisitOptions {
   lane?: Lane;
   country?: string;
+  /** The network the pageviews came from (events have no network columns). */
+  asn?: number;
   /** false: the first page does not begin a session (a visit that crossed midnight). */
   starts?: boolean;
 }
@@ -34,6 +36,7 @@ export class Visits {
         lane: opts.lane ?? 'human',
         path: p.path,
         country: opts.country ?? 'DE',
+        ...(opts.asn !== undefined ? { asn: opts.asn } : {}),
       });
       this.pageviews.push(pageview);
       for (const [experiment, variant] of Object.entries(p.exposures ?? {})) {

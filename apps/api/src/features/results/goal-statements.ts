@@ -4,7 +4,7 @@
 import type { DayRange } from '../../analytics/range.ts';
 import { importedSource, rollupSource } from '../../analytics/rollup-source.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
-import { localDaySql, Params, type Statement, statement, tzParam } from '../../analytics/sql.ts';
+import { laneSql, localDaySql, Params, type Statement, statement, tzParam } from '../../analytics/sql.ts';
 import { type GoalMatcher, pathMatchSql } from './goal-match.ts';
 import { FROM_PAGEVIEW_SQL, humanEventsSql, humanPageviewsCte, PAGEVIEW_OF, SESSION_NUMBER_SQL } from './session-sql.ts';
 
@@ -30,6 +30,21 @@ function goalsCte(p: Params, matchers: GoalMatcher[]): string {
     )`;
 }
 
+/**
+ * Events have no network columns, so a bot window naming a network (`AS…` or an operator) leaves them human while
+ * their pageviews count as bots: an event whose pageview such a window takes is not a completion either. Nothing
+ * without such windows. (A condition over the events table's own columns, for `humanEventsSql`.)
+ */
+function notOfNetworkBots(ctx: SiteCtx, p: Params): string[] {
+  const windows = ctx.windows.filter((w) => w.asn !== null || w.asOrg !== null);
+  if (windows.length === 0) return [];
+  return [
+    `not exists (select 1 from pageviews b
+        where b.site_id = events.site_id and b.day = events.day and b.pageview_id = events.pageview_id
+          and b.lane = 'human' and ${laneSql(p, 'pageviews', windows)} <> 'human')`,
+  ];
+}
+
 export function rawGoalStatement(ctx: SiteCtx, days: DayRange, matchers: GoalMatcher[]): Statement<RawGoalRow> {
   const p = new Params();
   const tz = tzParam(p, ctx.timezone);
@@ -42,7 +57,7 @@ export function rawGoalStatement(ctx: SiteCtx, days: DayRange, matchers: GoalMat
       from pv p join goals g on g.kind <> 'event' and ${pathMatchSql('p.path', 'g.kind', 'g.value')}
       union all
       select g.i, e.day, e.pageview_id, e.at, ${localDaySql(tz, 'e.at')} as lday
-      from ${humanEventsSql(ctx, p, tz, days, [`kind = 'event'`, `name = any(${p.add(eventNames, 'text[]')})`])} e
+      from ${humanEventsSql(ctx, p, tz, days, [`kind = 'event'`, `name = any(${p.add(eventNames, 'text[]')})`, ...notOfNetworkBots(ctx, p)])} e
       join goals g on g.kind = 'event' and e.name = g.value
     ),
     -- Pageviews (they number the sessions) and completions in one stream, each completion after its pageview;

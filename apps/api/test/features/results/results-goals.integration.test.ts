@@ -176,6 +176,25 @@ describe('GET /v1/sites/{id}/goals/results', () => {
     expect(res.body.goals[1]).toMatchObject({ completions: 1, sessions: 1, rate: 100 });
   });
 
+  // The defect: events have no network columns, so a window naming a network left a fleet's events human while its
+  // pageviews became bots: its signups counted as completions of a goal no visit reached (a rate over 100 %).
+  it("a bot window naming a network takes the fleet's events out of the completions with its pageviews", async () => {
+    const at = noonUtc(dayAgo('UTC', 1));
+    const window = {
+      from: new Date(at.getTime() - 60_000).toISOString(),
+      to: new Date(at.getTime() + 3600_000).toISOString(),
+      network: 'AS16509',
+    };
+    const site = await f.site({ settings: { goals: GOALS, botWindows: [window] } });
+    const visits = new Visits(site).visit(at, 'person', [{ path: '/blog/y', events: ['signup'] }], { asn: 3320 });
+    for (let i = 0; i < 5; i++) visits.visit(at, `fleet-${i}`, [{ path: '/pricing', events: ['signup'] }], { asn: 16509 });
+    await visits.save(f.t);
+    const res = await f.get(`/v1/sites/${site}/goals/results`).expect(200);
+    expect(res.body.visits).toBe(1);
+    expect(res.body.goals[0]).toMatchObject({ id: 'signed-up', completions: 1, sessions: 1, rate: 100 });
+    expect(res.body.goals[0].series.reduce((n: number, d: { completions: number }) => n + d.completions, 0)).toBe(1);
+  });
+
   it('older than 90 days: completions from the rollups, sessions only from raw days, and the note says so', async () => {
     const site = await f.site({
       settings: { goals: GOALS, experiments: [{ key: 'signup', variants: ['a', 'b'], status: 'running' }] },
