@@ -19,12 +19,16 @@ export async function startSmtpCapture() {
   const waiters: (() => void)[] = [];
   /** Recipients this server turns away (451, "try again later"), as a busy or failing mail server does. */
   const refused = new Set<string>();
+  /** Recipients this server rejects for good (550, "no such user"), as a mailbox that does not exist is. */
+  const rejected = new Set<string>();
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
     onRcptTo(address, _session, callback) {
-      if (!refused.has(address.address.toLowerCase())) return callback();
+      const to = address.address.toLowerCase();
+      if (rejected.has(to)) return callback(Object.assign(new Error('No such user here'), { responseCode: 550 }));
+      if (!refused.has(to)) return callback();
       const err = Object.assign(new Error('Mailbox busy, try again later'), { responseCode: 451 });
       callback(err);
     },
@@ -51,6 +55,7 @@ export async function startSmtpCapture() {
     url: `smtp://127.0.0.1:${port}`,
     mails,
     refused,
+    rejected,
     /** Waits for the next message to `to` whose subject matches, and returns it. */
     async waitFor(to: string, subject: RegExp, timeoutMs = 5000): Promise<CapturedMail> {
       const deadline = Date.now() + timeoutMs;

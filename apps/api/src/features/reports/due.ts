@@ -72,9 +72,10 @@ export async function sendDue(
   let failed = 0;
   let deferred = 0;
   for (const row of rows) {
+    let period: ReturnType<typeof lastClosedPeriod> | undefined;
     try {
       if (suppressed.has(`${row.workspace_id} ${row.address}`)) continue;
-      const period = lastClosedPeriod(row.frequency, localToday(row.timezone, opts.now));
+      period = lastClosedPeriod(row.frequency, localToday(row.timezone, opts.now));
       if (row.last_period_start !== null && period.from <= row.last_period_start) continue;
       const report = dueOf(row);
       const key = `${row.site_id}:${period.from}:${period.to}`;
@@ -95,7 +96,19 @@ export async function sendDue(
       sent++;
     } catch (e) {
       failed++;
-      opts.logger?.error(`jobs: the ${row.frequency} report ${row.id} of site ${row.site_id} was not sent; retried next hour`, e);
+      if (period && rejectedForGood(e)) {
+        // A mailbox that does not exist stays so: tried again each hour, it read the figures and spent the
+        // address's budget forever. The period is passed over; the next one is tried once.
+        await em.execute('update email_reports set last_period_start = ? where id = ?', [period.from, row.id]);
+        opts.logger?.warn(
+          `jobs: the mail server rejected the ${row.frequency} report ${row.id} of site ${row.site_id} for good; its period is passed over`,
+        );
+      } else {
+        opts.logger?.error(
+          `jobs: the ${row.frequency} report ${row.id} of site ${row.site_id} was not sent; retried next hour`,
+          e,
+        );
+      }
     }
   }
   if (deferred > 0) {
@@ -104,4 +117,10 @@ export async function sendDue(
     );
   }
   return { sent, failed, deferred };
+}
+
+/** A mail server's permanent refusal (SMTP 5xx, such as 550 "no such user"), as nodemailer reports it. */
+function rejectedForGood(e: unknown): boolean {
+  const code = (e as { responseCode?: unknown } | null)?.responseCode;
+  return typeof code === 'number' && code >= 500 && code < 600;
 }

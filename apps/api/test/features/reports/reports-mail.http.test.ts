@@ -202,6 +202,27 @@ describe('e-mail reports', () => {
     await owner.reports.remove({ id: siteId, reportId: steady.id });
   });
 
+  // The defect: a mailbox that does not exist (550) was tried every hour, forever: each try read the figures again,
+  // spent the address's budget and logged an error.
+  it('passes over the period of a report whose address the mail server rejects for good, and tries the next period', async () => {
+    const report = await reportFrom('gone@example.com', 'weekly', WEEK_BEFORE.from);
+    const run = () => runEmailReports(t.deps.orm, t.deps, { now: minutes(90), siteIds: [siteId], wait: true });
+    t.smtp.rejected.add('gone@example.com');
+    try {
+      expect(await run()).toEqual({ ran: true, sent: 0, failed: 1, deferred: 0 });
+      expect(await run()).toEqual({ ran: true, sent: 0, failed: 0, deferred: 0 });
+    } finally {
+      t.smtp.rejected.delete('gone@example.com');
+    }
+    const [row] = await t.deps.orm.em
+      .fork()
+      .execute<{ p: string }[]>(`select to_char(last_period_start, 'YYYY-MM-DD') as p from email_reports where id = ?`, [
+        report.id,
+      ]);
+    expect(row?.p).toBe(lastClosedPeriod('weekly', localToday(ZONE, minutes(90))).from);
+    await owner.reports.remove({ id: siteId, reportId: report.id });
+  });
+
   // A report whose figures cannot be read (its workspace's stats slots all taken here; a site too large for the
   // statement timeout in the world) was retried every hour, and each try spent one of its address's five e-mails
   // an hour, which sign-up and password mail share.
