@@ -95,12 +95,12 @@ export type GoalResults = z.infer<typeof GoalResults>;
 
 export const ExperimentVariantResult = z.object({
   variant: z.string(),
-  /** People sessions shown this variant; null (like every figure) when under 5. */
+  /** People sessions whose first exposure showed this variant; null (like every figure) when under 5. */
   sessions: z.number().nullable(),
-  /** Of those, sessions that reached the goal; null without a goal. */
+  /** Of those, sessions that reached the goal from that exposure on; null without a goal. */
   converted: z.number().nullable(),
   rate: zRate,
-  /** Events (not exposures) sent in those sessions. */
+  /** Events (not exposures) sent in those sessions from that exposure on. */
   events: z.number().nullable(),
   /** At least 5 sessions: figures shown. */
   enough: z.boolean(),
@@ -129,7 +129,11 @@ export const ExperimentResults = z.object({
   to: z.string(),
   goal: z.object({ id: z.string(), name: z.string(), type: z.enum(GOAL_TYPES), match: z.string() }).nullable(),
   variants: z.array(ExperimentVariantResult),
+  /** People sessions shown more than one variant: each counts only in the variant it was shown first; null for 1 to 4. */
+  mixedSessions: z.number().nullable(),
   comparison: ExperimentComparison.nullable(),
+  /** The spec's `p`: comparison.p, present only when there is a comparison (both largest variants at least 5 sessions). */
+  p: z.number().optional(),
   verdict: z.string(),
 });
 export type ExperimentResults = z.infer<typeof ExperimentResults>;

@@ -1,6 +1,8 @@
 // Experiment results over UTC days from the per-day store (day-store/): per day one entry per
 // experiment key and goal definition, the raw statement's variant rows for that day alone, summed here
 // per variant (sessions never cross a UTC day, so the sums are those of one statement over all days).
+// The stored rows' meaning is versioned in the part's definition (EXPERIMENT_ROWS): a day stored under
+// another meaning has another spec, so it is never read, and is computed again when asked.
 import { splitUtcDays } from '../../analytics/day-store/days.ts';
 import { type GatherOptions, gatherDays } from '../../analytics/day-store/gather.ts';
 import type { DayRange } from '../../analytics/range.ts';
@@ -10,13 +12,21 @@ import { experimentStatement, type VariantRow } from './experiment-statement.ts'
 import type { GoalMatcher } from './goal-match.ts';
 import type { ReadOptions } from './goal-results.ts';
 
+/**
+ * The meaning of the stored variant rows. 'first-exposure-v2': each session in the variant of its first
+ * exposure, goal and events counted from that exposure on, and `mixed`. (The first form, with no tag, put a
+ * session in every variant it was shown and counted its whole session; those entries are not read.)
+ */
+export const EXPERIMENT_ROWS = 'first-exposure-v2';
+
 export function sumVariants(rows: readonly VariantRow[]): VariantRow[] {
   const by = new Map<string, VariantRow>();
   for (const r of rows) {
-    const v = by.get(r.variant) ?? { variant: r.variant, sessions: 0, converted: 0, events: 0 };
+    const v = by.get(r.variant) ?? { variant: r.variant, sessions: 0, converted: 0, events: 0, mixed: 0 };
     v.sessions += r.sessions;
     v.converted += r.converted;
     v.events += r.events;
+    v.mixed += r.mixed;
     by.set(r.variant, v);
   }
   return [...by.values()];
@@ -30,7 +40,7 @@ export async function storedExperimentRows(
   goal: GoalMatcher | null,
   opts: GatherOptions = {},
 ): Promise<VariantRow[]> {
-  const part = { kind: 'experiment' as const, definition: [key, goal?.kind ?? null, goal?.value ?? null] };
+  const part = { kind: 'experiment' as const, definition: [EXPERIMENT_ROWS, key, goal?.kind ?? null, goal?.value ?? null] };
   const [stored] = await gatherDays<VariantRow>(
     ctx,
     [part],

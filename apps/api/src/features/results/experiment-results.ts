@@ -1,7 +1,9 @@
-// GET /v1/sites/{id}/experiments/{key}/results: per variant the People sessions shown it, those reaching
-// the goal in the same session, the rate and the events sent; the two largest variants compared by a
-// pooled two-sided z-test with Newcombe's interval of the difference. Variants under 5 sessions are
-// listed without figures, and then never compared (spec §8).
+// GET /v1/sites/{id}/experiments/{key}/results: per variant the People sessions whose first exposure
+// showed it (each session in one variant only, so the compared groups never overlap), those reaching the
+// goal from that exposure on, the rate and the events sent from it on; the two largest variants compared by
+// a pooled two-sided z-test with Newcombe's interval of the difference. Variants under 5 sessions are
+// listed without figures, and then never compared (spec §8). `mixedSessions`: sessions shown more than one
+// variant (counted in their first).
 import {
   type Experiment,
   type ExperimentResults,
@@ -50,7 +52,13 @@ export function orderVariants(declared: readonly string[], rows: readonly Varian
     .slice(0, RESULTS_LIMITS.undeclaredVariants)
     .map((r) => r.variant)
     .sort();
-  return [...declared, ...extra].map((v) => byName.get(v) ?? { variant: v, sessions: 0, converted: 0, events: 0 });
+  return [...declared, ...extra].map((v) => byName.get(v) ?? { variant: v, sessions: 0, converted: 0, events: 0, mixed: 0 });
+}
+
+/** Sessions shown more than one variant, over every variant seen (listed or not); a group of 1 to 4 is not told (spec §8). */
+function mixedOf(rows: readonly VariantRow[]): number | null {
+  const n = rows.reduce((sum, r) => sum + r.mixed, 0);
+  return n > 0 && n < RESULTS_LIMITS.minSessions ? null : n;
 }
 
 /** The two largest variants (ties: listed order), compared when both have enough sessions and a goal exists. */
@@ -115,7 +123,9 @@ export async function experimentResultsOf(
     to: range.to,
     goal: goal ? { id: goal.id, name: goal.name, type: goal.type, match: goal.match } : null,
     variants: ordered.map((r) => shown(r, withGoal)),
+    mixedSessions: mixedOf(rows),
     comparison,
+    ...(comparison ? { p: comparison.p } : {}),
     verdict: verdictOf({ goal: withGoal, compared }),
   };
 }

@@ -2,7 +2,7 @@ import { RESULTS_LIMITS } from '@us/shared';
 import { describe, expect, it } from 'vitest';
 import { orderVariants } from '../../../src/features/results/experiment-results.ts';
 
-const row = (variant: string, sessions: number) => ({ variant, sessions, converted: 0, events: 0 });
+const row = (variant: string, sessions: number) => ({ variant, sessions, converted: 0, events: 0, mixed: 0 });
 
 describe('orderVariants', () => {
   it('lists the declared variants in order, seen or not, then undeclared ones by name', () => {
