@@ -135,7 +135,7 @@ async function fill(orm: Orm, opts: ResultDaysOptions): Promise<ResultDaysRun> {
       await storedGoalRows(ctx, days, settings.goals.map(matcherOf), left());
       const eventGoal = settings.goals.find((g) => g.type === 'event');
       for (const e of settings.experiments) {
-        await storedExperimentRows(ctx, days, e.key, eventGoal ? matcherOf(eventGoal) : null, left());
+        await storedExperimentRows(ctx, days, e, eventGoal ? matcherOf(eventGoal) : null, left());
       }
       for (const steps of await savedFunnelSteps(ctx)) await storedFunnelRows(ctx, days, steps, {}, left());
       const goals = goalDefs(settings.goals);

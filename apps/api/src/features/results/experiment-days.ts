@@ -8,7 +8,7 @@ import { type GatherOptions, gatherDays } from '../../analytics/day-store/gather
 import type { DayRange } from '../../analytics/range.ts';
 import { run } from '../../analytics/runner.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
-import { experimentStatement, type VariantRow } from './experiment-statement.ts';
+import { type ExperimentRef, experimentStatement, type VariantRow } from './experiment-statement.ts';
 import type { GoalMatcher } from './goal-match.ts';
 import type { ReadOptions } from './goal-results.ts';
 
@@ -36,16 +36,20 @@ export function sumVariants(rows: readonly VariantRow[]): VariantRow[] {
 export async function storedExperimentRows(
   ctx: SiteCtx,
   days: readonly string[],
-  key: string,
+  experiment: ExperimentRef,
   goal: GoalMatcher | null,
   opts: GatherOptions = {},
 ): Promise<VariantRow[]> {
-  const part = { kind: 'experiment' as const, definition: [EXPERIMENT_ROWS, key, goal?.kind ?? null, goal?.value ?? null] };
+  // The declared variants are part of what is stored: all of them are kept, the others only the largest.
+  const part = {
+    kind: 'experiment' as const,
+    definition: [EXPERIMENT_ROWS, experiment.key, goal?.kind ?? null, goal?.value ?? null, [...experiment.variants].sort()],
+  };
   const [stored] = await gatherDays<VariantRow>(
     ctx,
     [part],
     days,
-    async (dayCtx, dayRange) => [[...(await run(dayCtx.em, experimentStatement(dayCtx, dayRange, key, goal)))]],
+    async (dayCtx, dayRange) => [[...(await run(dayCtx.em, experimentStatement(dayCtx, dayRange, experiment, goal)))]],
     opts,
   );
   return stored ?? [];
@@ -54,13 +58,13 @@ export async function storedExperimentRows(
 export async function experimentRows(
   ctx: SiteCtx,
   range: DayRange,
-  key: string,
+  experiment: ExperimentRef,
   goal: GoalMatcher | null,
   opts: ReadOptions,
 ): Promise<VariantRow[]> {
-  if (opts.store === false) return [...(await run(ctx.em, experimentStatement(ctx, range, key, goal)))];
+  if (opts.store === false) return [...(await run(ctx.em, experimentStatement(ctx, range, experiment, goal)))];
   const days = splitUtcDays(range, ctx.timezone);
-  const stored = await storedExperimentRows(ctx, days.stored, key, goal, opts);
-  const rest = await run(ctx.em, experimentStatement({ ...ctx, utcDays: days.raw }, range, key, goal));
+  const stored = await storedExperimentRows(ctx, days.stored, experiment, goal, opts);
+  const rest = await run(ctx.em, experimentStatement({ ...ctx, utcDays: days.raw }, range, experiment, goal));
   return sumVariants([...stored, ...rest]);
 }

@@ -111,7 +111,7 @@ export async function experimentResultsOf(
 ): Promise<ExperimentResults> {
   const { experiment, goal } = pickTargets(lists, input.key, input.goal);
   const range = resolveRange({ days: input.days }, ctx.today);
-  const rows = await experimentRows(ctx, range, experiment.key, goal ? matcherOf(goal) : null, opts);
+  const rows = await experimentRows(ctx, range, experiment, goal ? matcherOf(goal) : null, opts);
   const ordered = orderVariants(experiment.variants, rows);
   const withGoal = goal !== null;
   const { comparison, compared } = compareLargest(ordered, withGoal);

@@ -25,8 +25,26 @@ export interface VariantRow {
   mixed: number;
 }
 
+/** The experiment asked about: its key and its declared variants. */
+export interface ExperimentRef {
+  key: string;
+  variants: readonly string[];
+}
+
+/**
+ * Variants not declared that one statement (a stored day) keeps at most, the largest: a page names any variant it
+ * likes, and 50,000 made-up ones a day were each stored, read and summed to show 20. Declared variants are all kept.
+ */
+export const UNDECLARED_KEPT = 200;
+
 /** `goal` null: no goal, converted is 0. */
-export function experimentStatement(ctx: SiteCtx, days: DayRange, key: string, goal: GoalMatcher | null): Statement<VariantRow> {
+export function experimentStatement(
+  ctx: SiteCtx,
+  days: DayRange,
+  experiment: ExperimentRef,
+  goal: GoalMatcher | null,
+): Statement<VariantRow> {
+  const { key } = experiment;
   const p = new Params();
   const tz = tzParam(p, ctx.timezone);
   const kind = p.add(goal?.kind ?? '', 'text');
@@ -78,13 +96,21 @@ export function experimentStatement(ctx: SiteCtx, days: DayRange, key: string, g
       from parts
       group by day, s_visitor, sn
       having count(variant) > 0
+    ),
+    by_variant as (
+      select variant,
+        count(*)::float8 as sessions,
+        count(*) filter (where reached)::float8 as converted,
+        sum(events)::float8 as events,
+        count(*) filter (where mixed)::float8 as mixed,
+        variant = any(${p.add([...experiment.variants], 'text[]')}) as declared
+      from per_session
+      group by variant
     )
-    select variant,
-      count(*)::float8 as sessions,
-      count(*) filter (where reached)::float8 as converted,
-      sum(events)::float8 as events,
-      count(*) filter (where mixed)::float8 as mixed
-    from per_session
-    group by variant`;
+    select variant, sessions, converted, events, mixed
+    from (
+      select *, row_number() over (partition by declared order by sessions desc, variant) as n from by_variant
+    ) ranked
+    where declared or n <= ${UNDECLARED_KEPT}`;
   return statement(sql, p);
 }

@@ -226,6 +226,33 @@ describe('GET /v1/sites/{id}/experiments/{key}/results', () => {
     ]);
   });
 
+  // The defect: a page may name any variant; each made-up one was stored per day, read and summed, to show 20.
+  it('stores a day with every declared variant and at most the 200 largest made-up ones', async () => {
+    const site = await f.site({
+      settings: { goals: GOALS, experiments: [{ key: 'hero', variants: ['a', 'b'], status: 'running' }] },
+    });
+    const v = new Visits(site);
+    sessionsOf(v, 'hero', 'a', 6, 1);
+    sessionsOf(v, 'hero', 'b', 1, 0);
+    sessionsOf(v, 'hero', 'big-made-up', 7, 0);
+    for (let i = 0; i < 260; i++) sessionsOf(v, 'hero', `made-up-${i}`, 1, 0);
+    await v.save(f.t);
+    const { body } = await f.get(`/v1/sites/${site}/experiments/hero/results`).expect(200);
+    expect(body.variants.slice(0, 3)).toEqual([
+      expect.objectContaining({ variant: 'a', sessions: 6 }),
+      expect.objectContaining({ variant: 'b', enough: false }),
+      expect.objectContaining({ variant: 'big-made-up', sessions: 7 }),
+    ]);
+    expect(body.variants).toHaveLength(2 + 20);
+    const [stored] = await f.t.deps.orm.em
+      .fork()
+      .execute<{ n: number }[]>(
+        `select max(jsonb_array_length(rows))::int as n from result_days where site_id = ? and kind = 'experiment'`,
+        [site],
+      );
+    expect(stored?.n).toBe(2 + 200);
+  });
+
   it('without an event goal and no goal given: goal null, no conversions, a verdict saying to add one', async () => {
     const site = await f.site({
       settings: {
