@@ -27,13 +27,24 @@ import { droppedReports } from './dropped-reports.ts';
 import { newSiteSettings } from './settings-values.ts';
 import { siteRecord, siteRecordOf, siteRecords } from './view.ts';
 
-/** The stored form of a time zone; 400 `timezone` when it is not an IANA zone. */
-function timezoneOf(given: string): string {
+/**
+ * The stored form of a time zone: PostgreSQL's spelling of it, which the rollup and retention jobs match sites'
+ * zones by (a name kept in another letter case was never rolled up, and its raw days went unkept). 400 `timezone`
+ * when it is not an IANA zone, or one this database does not know.
+ */
+async function timezoneOf(em: EntityManager, given: string): Promise<string> {
   const zone = canonicalTimezone(given);
   if (zone === null) {
     throw badRequest('timezone', 'Fix timezone: give an IANA time zone such as Europe/Berlin, America/New_York or UTC');
   }
-  return zone;
+  const [known] = await em.execute<{ name: string }[]>(
+    'select name from pg_timezone_names where lower(name) = lower(?) order by name = ? desc, name limit 1',
+    [zone, zone],
+  );
+  if (!known) {
+    throw badRequest('timezone', `Fix timezone: this database does not know ${zone}; give another name of the same zone, or UTC`);
+  }
+  return known.name;
 }
 
 /** Hostnames normalised, repeats collapsed, in the order given; a bad one is 400 `hostnames[i]` titled with what is wrong. */
@@ -65,7 +76,7 @@ export async function createSite(
   input: CreateSiteInput,
 ): Promise<CreateSiteOutput> {
   const workspaceId = workspaceIdOf(actor);
-  const timezone = timezoneOf(input.timezone ?? 'UTC');
+  const timezone = await timezoneOf(em, input.timezone ?? 'UTC');
   const hostnames = hostnamesOf(input.hostnames ?? []);
 
   return em.transactional(async (tx) => {
@@ -111,7 +122,7 @@ export async function updateSite(em: EntityManager, actor: Actor, input: UpdateS
   const site = await loadSite(em, actor, input.id);
   if (input.name !== undefined) site.name = input.name;
   if (input.timezone !== undefined) {
-    const timezone = timezoneOf(input.timezone);
+    const timezone = await timezoneOf(em, input.timezone);
     if (timezone !== site.timezone) {
       // Its days rolled up so far are counted again in the new zone, and read raw until then.
       await nameFormerZone(em, site.id, site.timezone);

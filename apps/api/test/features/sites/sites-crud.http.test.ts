@@ -110,6 +110,28 @@ describe('sites: list, create, get, update, delete, install status, snippet', ()
       expect(site.timezone).toBe('America/New_York');
     });
 
+    // The defect: a zone the runtime lists under another name was kept as typed; the jobs, which match zones by
+    // PostgreSQL's spelling, then never rolled the site up, and its raw days went at 92 days with nothing kept.
+    it.each([
+      ['Asia/Ho_chi_minh', 'Asia/Ho_Chi_Minh'],
+      ['US/EASTERN', 'US/Eastern'],
+      ['Europe/KYIV', 'Europe/Kyiv'],
+    ])('stores the zone %j as %j, the spelling the jobs match', async (typed, stored) => {
+      const o = await owner();
+      const { site } = await newSite(o.auth, { name: 'Alias', timezone: typed });
+      expect(site.timezone).toBe(stored);
+      const [row] = await t.deps.orm.em
+        .fork()
+        .execute<{ known: boolean }[]>('select ? in (select name from pg_timezone_names) as known', [site.timezone]);
+      expect(row?.known).toBe(true);
+      const patched = await t.request
+        .patch(`/v1/sites/${site.id}`)
+        .set('Authorization', o.auth)
+        .send({ timezone: stored.toUpperCase() })
+        .expect(200);
+      expect(patched.body.site.timezone).toBe(stored);
+    });
+
     it.each([['Mars/Olympus_Mons'], ['UTC+2'], [''], ['Europe/Berlin; drop table']])(
       'refuses the time zone %j: 400 timezone',
       async (timezone) => {
