@@ -123,6 +123,14 @@ export function checkPathPattern(match: string, ctx: z.RefinementCtx, what: stri
       path: ['match'],
       message: `Put * only at the end of a ${what} (/blog/* matches every path starting with /blog/)`,
     });
+  } else if (/[?#]/.test(match)) {
+    // Paths are stored without the URL's query and fragment: such a pattern would never match.
+    const part = match.includes('?') ? 'query (?…)' : 'fragment (#…)';
+    ctx.addIssue({
+      code: 'custom',
+      path: ['match'],
+      message: `Leave the ${part} out of a ${what}: pages are matched by their path alone, such as ${example}`,
+    });
   }
 }
 

@@ -51,7 +51,7 @@ export function countedOf(kind: AlertKind, goalName: string | null, settings: Re
   const matcher = matcherOf(goal);
   return matcher.kind === 'prefix'
     ? { set: 'pageviews', where: {}, prefix: matcher }
-    : { set: 'pageviews', where: { page: goal.match } };
+    : { set: 'pageviews', where: { page: matcher.value } };
 }
 
 /** Visitors per period key: the stats series the dashboard shows, or a prefix goal's raw count. */

@@ -16,10 +16,22 @@ export function escapeLike(s: string): string {
   return s.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
+/**
+ * A path as the collector stores paths (a page URL's pathname: percent-encoded, dot segments resolved), so a goal
+ * typed with the letters themselves (`/café/*`) matches the paths its pages send.
+ */
+export function asStoredPath(path: string): string {
+  try {
+    return new URL(path, 'http://path.invalid').pathname;
+  } catch {
+    return path;
+  }
+}
+
 export function matcherOf(goal: Pick<Goal, 'type' | 'match'>): GoalMatcher {
   if (goal.type === 'event') return { kind: 'event', value: goal.match };
-  if (goal.match.endsWith('*')) return { kind: 'prefix', value: `${escapeLike(goal.match.slice(0, -1))}%` };
-  return { kind: 'path', value: goal.match };
+  if (goal.match.endsWith('*')) return { kind: 'prefix', value: `${escapeLike(asStoredPath(goal.match.slice(0, -1)))}%` };
+  return { kind: 'path', value: asStoredPath(goal.match) };
 }
 
 /** SQL true when the path expression `col` matches a path matcher given as (kind, value) placeholders. */

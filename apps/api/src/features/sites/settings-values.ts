@@ -59,13 +59,23 @@ export function checkCidr(text: string): { ok: true; cidr: string } | { ok: fals
     }
     return { ok: false, problem: `Give a network in CIDR form (address/prefix length), ${CIDR_EXAMPLE}` };
   }
-  const address = m[1] as string;
-  const version = address.includes('%') ? 0 : isIP(address);
-  if (version === 0) return { ok: false, problem: `${address} is not an IPv4 or IPv6 address: give a network ${CIDR_EXAMPLE}` };
+  const written = m[1] as string;
+  const version = written.includes('%') ? 0 : isIP(written);
+  if (version === 0) return { ok: false, problem: `${written} is not an IPv4 or IPv6 address: give a network ${CIDR_EXAMPLE}` };
   const max = version === 4 ? 32 : 128;
   const prefix = Number(m[2]);
   if (prefix > max) return { ok: false, problem: `Use a prefix length of 0 to ${max} for an IPv${version} network` };
-  return { ok: true, cidr: `${address.toLowerCase()}/${prefix}` };
+  // IPv4 written inside IPv6 (as dual-stack logs show it): addresses are matched as IPv4, so it is stored so.
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(written);
+  if (mapped && prefix >= 96) return checkCidr(`${mapped[1]}/${prefix - 96}`);
+  const shortest = version === 4 ? 8 : 32;
+  if (prefix < shortest) {
+    return {
+      ok: false,
+      problem: `Use a prefix of /${shortest} or longer for an IPv${version} network: a wider one would file a large part of the internet's visitors as your team's`,
+    };
+  }
+  return { ok: true, cidr: `${written.toLowerCase()}/${prefix}` };
 }
 
 /** `internalNetworks` in stored form; a bad entry is 400 `internalNetworks[i]`. Repeats collapse. */

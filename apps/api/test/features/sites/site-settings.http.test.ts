@@ -97,6 +97,13 @@ describe('site settings, goals and experiments', () => {
       expectProblem(await patch(o, { bot: { mode: 'off' } }), 400, 'bot');
     });
 
+    // A network written as IPv4 inside IPv6 (as dual-stack logs show it) never matched: addresses arrive as IPv4.
+    it('stores an IPv4-mapped network in its IPv4 form', async () => {
+      const o = await siteOfNewOwner();
+      const res = await patch(o, { internalNetworks: ['::ffff:203.0.113.0/120', '::FFFF:198.51.100.7/128'] }).expect(200);
+      expect(res.body.site.settings.internalNetworks).toEqual(['203.0.113.0/24', '198.51.100.7/32']);
+    });
+
     it.each([
       [{ internalNetworks: ['nope'] }, 'internalNetworks[0]', /CIDR/],
       [{ internalNetworks: ['10.0.0.0/8', '10.0.0.0/33'] }, 'internalNetworks[1]', /0 to 32/],
@@ -105,6 +112,11 @@ describe('site settings, goals and experiments', () => {
       [{ internalNetworks: ['203.0.113.7'] }, 'internalNetworks[0]', /203\.0\.113\.7\/32/],
       [{ internalNetworks: ['10.0.0.0/x'] }, 'internalNetworks[0]', /CIDR/],
       [{ internalNetworks: ['fe80::1%eth0/64'] }, 'internalNetworks[0]', /not an IPv4 or IPv6/],
+      // Every address at once would file all traffic as the team's (and bill none of it).
+      [{ internalNetworks: ['0.0.0.0/0'] }, 'internalNetworks[0]', /\/8 or longer/],
+      [{ internalNetworks: ['10.0.0.0/8', '::/0'] }, 'internalNetworks[1]', /\/32 or longer/],
+      [{ goals: [{ name: 'Paid', type: 'path', match: '/thanks?plan=pro' }] }, 'goals[0].match', /query/],
+      [{ goals: [{ name: 'Top', type: 'path', match: '/docs#top' }] }, 'goals[0].match', /fragment/],
       [{ internalNetworks: '10.0.0.0/8' }, 'internalNetworks', /./],
       [{ botWindows: [WINDOW, { from: 'yesterday', to: WINDOW.to }] }, 'botWindows[1].from', /timestamp/],
       [{ botWindows: [WINDOW, { from: WINDOW.to, to: WINDOW.from }] }, 'botWindows[1].from', /earlier than to/],
