@@ -40,8 +40,8 @@ describe('deliveries a stopped run left', () => {
     return callerFor(t.deps, await createToken(t.deps, { userId, workspaceId, scopes }));
   }
 
-  /** A spiking site's rule by `maker`, to a confirmed address and a webhook, whose delivery a run claimed and never sent. */
-  async function stalledDelivery(name: string, maker: ReturnType<typeof callerFor>, address: string) {
+  /** A spiking site with a rule by `maker` to a confirmed address and a webhook. */
+  async function spikingRule(name: string, maker: ReturnType<typeof callerFor>, address: string) {
     const { siteId } = await siteWithYesterday(t, workspaceId, { name, usual: 20, yesterday: 50 });
     const { alert } = await maker.alerts.create({
       id: siteId,
@@ -51,6 +51,12 @@ describe('deliveries a stopped run left', () => {
       recipients: [address],
     });
     await answerConfirmation(t, address, 'yes', 'alerts');
+    return { siteId, alert };
+  }
+
+  /** A spiking site's rule by `maker`, to a confirmed address and a webhook, whose delivery a run claimed and never sent. */
+  async function stalledDelivery(name: string, maker: ReturnType<typeof callerFor>, address: string) {
+    const { siteId, alert } = await spikingRule(name, maker, address);
     const em = t.deps.orm.em.fork();
     const [rule] = await em.execute<RuleRow[]>(rulesSql([siteId]), [siteId]);
     const stalled = { ...t.deps, mailer: { send: () => new Promise<never>(() => {}) } } as never;
@@ -97,15 +103,7 @@ describe('deliveries a stopped run left', () => {
   // The defect: a mail server refusing for one run recorded the delivery's e-mails as held, sent: never tried again.
   it('tries e-mails the mail server refused again at the next run, without sending the webhook twice', async () => {
     const address = 'refused-once@example.com';
-    const { siteId } = await siteWithYesterday(t, workspaceId, { name: 'Mail server down', usual: 20, yesterday: 50 });
-    const { alert } = await owner.alerts.create({
-      id: siteId,
-      kind: 'traffic_spike',
-      thresholdPercent: 100,
-      webhookUrl: `${receiver.base}/${siteId}`,
-      recipients: [address],
-    });
-    await answerConfirmation(t, address, 'yes', 'alerts');
+    const { siteId, alert } = await spikingRule('Mail server down', owner, address);
     t.smtp.refused.add(address);
     try {
       expect(await runAlerts(t.deps.orm, t.deps, { siteIds: [siteId], wait: true })).toMatchObject({ fired: 1 });

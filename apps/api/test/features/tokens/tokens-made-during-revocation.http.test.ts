@@ -40,30 +40,33 @@ describe('tokens made while their maker loses the right to make them', () => {
 
   const liveTokensOf = (userId: string) => t.deps.orm.em.fork().count(ApiToken, { createdBy: userId, revokedAt: null });
 
-  it('a member removed while their token request waits gets no token', async () => {
+  /** An owner's workspace with a signed-in admin, and that admin's request for a token with `scopes`. */
+  async function adminAsking(name: string, scopes: string[]) {
     const owner = await createUser(t.deps);
     const admin = await createUser(t.deps);
     await t.deps.orm.em
       .fork()
       .insert(Membership, { workspace: owner.workspace.id, user: admin.user.id, role: 'admin', joinedAt: new Date() });
     const cookie = await signIn(t, admin.email);
-    const res = await whileLocked(
-      owner.workspace.id,
-      () =>
-        t.request
-          .post('/v1/tokens')
-          .set('Cookie', cookie)
-          .set('X-Workspace', owner.workspace.id)
-          .send({ name: 'on my way out', scopes: ['sites:read', 'members:write'] })
-          .then((r) => r),
-      async (sql) => {
-        await sql('delete from memberships where workspace_id = ? and user_id = ?', [owner.workspace.id, admin.user.id]);
-        await sql(
-          'update api_tokens set revoked_at = now() where workspace_id = ? and created_by_id = ? and revoked_at is null',
-          [owner.workspace.id, admin.user.id],
-        );
-      },
-    );
+    const ask = () =>
+      t.request
+        .post('/v1/tokens')
+        .set('Cookie', cookie)
+        .set('X-Workspace', owner.workspace.id)
+        .send({ name, scopes })
+        .then((r) => r);
+    return { owner, admin, ask };
+  }
+
+  it('a member removed while their token request waits gets no token', async () => {
+    const { owner, admin, ask } = await adminAsking('on my way out', ['sites:read', 'members:write']);
+    const res = await whileLocked(owner.workspace.id, ask, async (sql) => {
+      await sql('delete from memberships where workspace_id = ? and user_id = ?', [owner.workspace.id, admin.user.id]);
+      await sql('update api_tokens set revoked_at = now() where workspace_id = ? and created_by_id = ? and revoked_at is null', [
+        owner.workspace.id,
+        admin.user.id,
+      ]);
+    });
     expectProblem(res, 403);
     expect(await liveTokensOf(admin.user.id)).toBe(0);
   });
@@ -92,28 +95,13 @@ describe('tokens made while their maker loses the right to make them', () => {
   });
 
   it('a member demoted while their token request waits cannot give scopes the new role lacks', async () => {
-    const owner = await createUser(t.deps);
-    const admin = await createUser(t.deps);
-    await t.deps.orm.em
-      .fork()
-      .insert(Membership, { workspace: owner.workspace.id, user: admin.user.id, role: 'admin', joinedAt: new Date() });
-    const cookie = await signIn(t, admin.email);
-    const res = await whileLocked(
-      owner.workspace.id,
-      () =>
-        t.request
-          .post('/v1/tokens')
-          .set('Cookie', cookie)
-          .set('X-Workspace', owner.workspace.id)
-          .send({ name: 'before the demotion', scopes: ['members:write'] })
-          .then((r) => r),
-      async (sql) => {
-        await sql(`update memberships set role = 'viewer' where workspace_id = ? and user_id = ?`, [
-          owner.workspace.id,
-          admin.user.id,
-        ]);
-      },
-    );
+    const { owner, admin, ask } = await adminAsking('before the demotion', ['members:write']);
+    const res = await whileLocked(owner.workspace.id, ask, async (sql) => {
+      await sql(`update memberships set role = 'viewer' where workspace_id = ? and user_id = ?`, [
+        owner.workspace.id,
+        admin.user.id,
+      ]);
+    });
     expect(expectProblem(res, 403).title).toContain('members:write');
     expect(await liveTokensOf(admin.user.id)).toBe(0);
   });
