@@ -49,10 +49,13 @@ describe('attack: mail bombing through the service', () => {
         .send({ email: i % 2 ? email.toUpperCase() : email })
         .expect(202);
     }
-    await t.request.post('/v1/auth/signup').send({ email: email.toUpperCase(), password: GOOD_PASSWORD }).expect(202);
+    await t.request.post('/v1/auth/verify/resend').send({ email: email.toUpperCase() }).expect(202);
+    await t.request.post('/v1/auth/password/reset-request').send({ email: email.toUpperCase() }).expect(202);
     await t.request.post('/v1/auth/password/reset-request').send({ email }).expect(202);
     await expect.poll(() => mailsTo(t, email).length).toBe(5);
-    expect(await t.deps.hot.get(`mail-budget:${sha256(email)}`)).toBe('6');
+    // The sixth asked is counted (after the answer) and not sent.
+    await expect.poll(() => t.deps.hot.get(`mail-budget:${sha256(email)}`)).toBe('6');
+    expect(mailsTo(t, email)).toHaveLength(5);
     expect(await t.deps.hot.get(`mail-budget:${email}`)).toBeNull();
   });
 

@@ -125,14 +125,17 @@ export async function verifyEmail(deps: Deps, em: EntityManager, input: { token:
 }
 
 /** Sends a fresh confirmation link when the address has an unconfirmed account; answers the same always. */
-export async function resendVerification(deps: Deps, em: EntityManager, input: { email: string }) {
+export async function resendVerification(deps: Deps, _em: EntityManager, input: { email: string }) {
   const email = normaliseEmail(input.email);
-  const user = await em.findOne(User, { email });
-  // Within the address's mail budget, silently: the answer must not reveal anything.
-  if (user && !user.emailVerifiedAt && (await mayMail(deps.hot, email))) {
+  // All of it after the answer: only an unconfirmed account's address took that time (see requestReset).
+  sendAfterAnswer(deps, async () => {
+    const em = deps.orm.em.fork();
+    const user = await em.findOne(User, { email });
+    // Within the address's mail budget, silently: the answer must not reveal anything.
+    if (!user || user.emailVerifiedAt || !(await mayMail(deps.hot, email))) return;
     const secret = await issueEmailToken(em, user.id, 'verify', LIMITS.verifyTokenTtlSeconds);
-    sendAfterAnswer(deps, () => deps.mailer.send(verificationMail(email, emailLink(deps.urls.app, 'verify', secret))));
-  }
+    await deps.mailer.send(verificationMail(email, emailLink(deps.urls.app, 'verify', secret)));
+  });
   return { message: RESEND_MESSAGE };
 }
 

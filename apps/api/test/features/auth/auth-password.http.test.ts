@@ -62,6 +62,31 @@ describe('Auth: password reset and change', () => {
       expectProblem(await t.request.post('/v1/auth/password/reset-request').send({ email: 'x@' }), 400, 'email');
     });
 
+    // The attack: the lookups (the account, the address's mail budget, the new link) were time only an address
+    // with an account took. Held here, they must not hold the answer.
+    it('answers before looking the address up, so its time does not tell whether the address has an account', async () => {
+      const { email } = await createUser(t.deps);
+      let release = () => {};
+      const held = new Promise<void>((r) => {
+        release = r;
+      });
+      const incr = t.deps.hot.incr.bind(t.deps.hot);
+      const slow = vi.spyOn(t.deps.hot, 'incr').mockImplementation(async (key, ttl) => {
+        if (key.startsWith('mail-budget:')) await held;
+        return incr(key, ttl);
+      });
+      try {
+        await t.request.post('/v1/auth/password/reset-request').send({ email }).expect(202);
+        await t.request.post('/v1/auth/verify/resend').send({ email }).expect(202);
+        expect(mailsTo(t, email)).toEqual([]);
+        release();
+        await expect.poll(() => mailsTo(t, email).length).toBe(1);
+      } finally {
+        release();
+        slow.mockRestore();
+      }
+    });
+
     // The attack: the answer waited for the mail server for an address with an account only, so one request's
     // time told whether the address had one (100 ms to seconds of SMTP exchange).
     it('answers before the mail is sent, so its time does not tell whether the address has an account', async () => {
