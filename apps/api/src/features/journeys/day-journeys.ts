@@ -14,7 +14,7 @@ export interface DayJourneys {
   who: 'human';
   /** Sessions grouped by their first steps (at most 5) and the goals they reached (goal ids). */
   paths: { steps: string[]; sessions: number; goals: string[] }[];
-  /** Sessions exposed to each experiment's variant, and how many reached its goal (null: no event goal). */
+  /** Sessions first exposed to each experiment's variant, how many reached its goal from then on (null: no event goal). */
   experiments: { key: string; variant: string; sessions: number; converted: number | null }[];
 }
 

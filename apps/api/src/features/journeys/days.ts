@@ -54,8 +54,9 @@ const SPAN_MIN_DAYS = 7;
 const SPAN_FRESH_DAYS = 2;
 
 const definitionOf = (q: JourneyQuestion) => [
-  // 'groups-v2': the stored form (entries of the first form, objects, are not read).
-  'groups-v2',
+  // The stored form and meaning: 'groups-v3' counts each session in the variant of its first exposure, converted
+  // from it on ('groups-v2' counted every variant shown and the whole session; the first form was objects).
+  'groups-v3',
   q.zoom,
   q.who,
   q.goals.map((g) => [g.type, g.match, g.prefix]),

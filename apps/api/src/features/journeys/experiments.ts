@@ -1,5 +1,6 @@
-// Every experiment of the site's settings with, per declared variant, the sessions exposed to it and
-// those of them that reached the site's first event goal. A variant under 5 sessions has no figures.
+// Every experiment of the site's settings with, per declared variant, the sessions whose first exposure
+// showed it and those of them that reached the site's first event goal from that exposure on (statement.ts).
+// A variant under 5 sessions has no figures.
 // (The full results route, with the choice of goal and the significance test, is its own operation.)
 import { type Experiment, JOURNEY_LIMITS, type Journeys } from '@us/shared';
 import { percent } from './paths.ts';

@@ -2,6 +2,7 @@
 // 'event' by name; a path goal matches a page path, a trailing `*` matching every path starting with
 // the rest. Goals read stored rows, so a new goal counts earlier sessions too.
 import type { Goal } from '@us/shared';
+import { asStoredPath } from '../results/index.ts';
 
 export interface GoalDef {
   id: string;
@@ -15,8 +16,10 @@ export interface GoalDef {
 
 export function goalDefs(goals: readonly Goal[]): GoalDef[] {
   return goals.map((g) => {
-    const prefix = g.type === 'path' && g.match.endsWith('*');
-    return { id: g.id, name: g.name, type: g.type, match: prefix ? g.match.slice(0, -1) : g.match, prefix };
+    if (g.type === 'event') return { id: g.id, name: g.name, type: g.type, match: g.match, prefix: false };
+    // Paths as pages send them, percent-encoded (results/goal-match.ts).
+    const prefix = g.match.endsWith('*');
+    return { id: g.id, name: g.name, type: g.type, match: asStoredPath(prefix ? g.match.slice(0, -1) : g.match), prefix };
   });
 }
 

@@ -7,6 +7,9 @@
 // `day` partition) from a `session_start` pageview up to the next one, ordered by `at`, then `id`.
 // Pageviews of a visitor code before its first `session_start` belong to no session. Pageviews with
 // `journeys = false` (and their events) are dropped after the sessions are cut, so they never split one.
+//
+// A/B: a session counts in the variant of its first exposure to each experiment only, converted when the
+// goal is reached at or after it, in the experiment results' order (features/results/experiment-statement.ts).
 import type { JourneyLane, JourneyZoom } from '@us/shared';
 import type { DayRange } from '../../analytics/range.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
@@ -28,7 +31,8 @@ export interface JourneyQuestion {
  * `part = 'p'`: sessions grouped by their first steps (`steps`, at most 5), their steps around the
  * anchor's first occurrence (`win`, with `pre` steps before it; null without anchor or when the
  * session never reaches it) and their goal flags (one per goal, in settings order).
- * `part = 'x'`: sessions exposed to an experiment's variant and how many of them reached the goal.
+ * `part = 'x'`: per experiment variant the sessions whose first exposure to the experiment showed it, and
+ * how many of them reached the converted goal at or after that exposure (as the experiment results count).
  */
 export interface JourneyRow {
   part: 'p' | 'x';
@@ -66,18 +70,24 @@ export function journeyStatement(ctx: SiteCtx, q: JourneyQuestion): Statement<Jo
 
   // Rows are made narrow before the sort: a label, one flag per goal and an exposure, nothing else.
   // Path goals are met on pageview rows (ord 0), event goals on event rows (ord 1; `path` there is their pageview's).
-  const rowGoals = q.goals.map((g, i) => {
-    if (g.type === 'event') return `(ord = 1 and kind = 'event' and name = ${p.add(g.match, 'text')}) as g${i}`;
+  const goalConds = q.goals.map((g) => {
+    if (g.type === 'event') return `(ord = 1 and kind = 'event' and name = ${p.add(g.match, 'text')})`;
     const match = g.prefix
       ? `left(path, ${p.add(g.match.length, 'int')}) = ${p.add(g.match, 'text')}`
       : `path = ${p.add(g.match, 'text')}`;
-    return `(ord = 0 and ${match}) as g${i}`;
+    return `(ord = 0 and ${match})`;
   });
+  const rowGoals = goalConds.map((c, i) => `${c} as g${i}`);
   const cols = (list: string[]) => list.map((c) => `, ${c}`).join('');
   const goals = q.goals.length
     ? `array[${q.goals.map((_, i) => `coalesce(bool_or(g${i}), false)`).join(', ')}]`
     : 'array[]::boolean[]';
   const keys = p.add([...q.experimentKeys], 'text[]');
+  const xp = `case when kind = 'exposure' and experiment = any(${keys}) then experiment || chr(1) || variant end`;
+  // A/B rows (exposures and conversions) carry their pageview's place among pageviews of one instant, as the
+  // experiment results order them (session start first, then by pageview_id); other rows null.
+  const conv = q.convertedGoal > 0 && q.experimentKeys.length ? (goalConds[q.convertedGoal - 1] as string) : 'false';
+  const tie = `case when ${xp} is not null or ${conv} then case when pstart then '' else pageview_id end end`;
   const pvLabel = q.zoom === 'element' ? 'null::text' : PAGE_STEP[q.zoom]('path');
   const evLabel = q.zoom === 'element' ? `case when kind = 'click' then name end` : PAGE_STEP[q.zoom]('path');
   // Page and section labels sit on every row of a pageview, so repeats collapse over the session's rows;
@@ -91,7 +101,7 @@ export function journeyStatement(ctx: SiteCtx, q: JourneyQuestion): Statement<Jo
       ? 'null::text[] as win, null::int as pre'
       : `array_agg(label order by i) filter (where step and i between ai - 2 and ai + 2) as win,
              least(min(ai) - 1, 2)::int as pre`;
-  const converted = q.convertedGoal > 0 ? `count(*) filter (where goals[${q.convertedGoal}])::int` : 'null::int';
+  const converted = q.convertedGoal > 0 ? 'count(*) filter (where f.n < c.last)::int' : 'null::int';
 
   // Pageview rows and their events' rows in one stream: a window over (day, pageview_id) gives each event
   // its pageview's visitor code, time, id, path and journeys flag (an event whose pageview is not in the
@@ -111,8 +121,9 @@ export function journeyStatement(ctx: SiteCtx, q: JourneyQuestion): Statement<Jo
         and kind in ('event', 'exposure', 'click')
     ),
     owned as (
-      select day, ord, at, id, session_start, kind, name, experiment, variant,
+      select day, pageview_id, ord, at, id, session_start, kind, name, experiment, variant,
              first_value(ord) over pv_of as head, first_value(visitor) over pv_of as visitor,
+             first_value(session_start) over pv_of as pstart,
              first_value(at) over pv_of as pat, first_value(id) over pv_of as pid,
              first_value(journeys) over pv_of as journeys, first_value(path) over pv_of as path
       from raw
@@ -121,7 +132,7 @@ export function journeyStatement(ctx: SiteCtx, q: JourneyQuestion): Statement<Jo
     stream as (
       select day, visitor, pat, pid, ord, at, id, session_start, journeys,
              case when ord = 0 then ${pvLabel} else ${evLabel} end as label,
-             case when kind = 'exposure' and experiment = any(${keys}) then experiment || chr(1) || variant end as xp${cols(rowGoals)}
+             ${xp} as xp, ${tie} as tie${cols(rowGoals)}
       from owned
       where head = 0
     ),
@@ -148,7 +159,9 @@ export function journeyStatement(ctx: SiteCtx, q: JourneyQuestion): Statement<Jo
       select array_agg(label order by i) filter (where step and i <= 5) as steps,
              ${windowCols},
              ${goals} as goals,
-             array_agg(distinct xp) filter (where xp is not null) as exposures
+             -- A/B: exposures (xp) and conversions (null) in the experiment results' order: by pageview,
+             -- then its exposures by variant name, then its events.
+             array_agg(xp order by pat, tie, xp is null, split_part(xp, chr(1), 2)) filter (where tie is not null) as ab
       from anchored
       group by day, visitor, sn
     )
@@ -157,8 +170,18 @@ export function journeyStatement(ctx: SiteCtx, q: JourneyQuestion): Statement<Jo
     from ses
     group by steps, win, pre, goals
     union all
-    select 'x', null, null, null, null, split_part(x, chr(1), 1), split_part(x, chr(1), 2), count(*)::int, ${converted}
-    from ses cross join lateral unnest(exposures) x
-    group by x`;
+    -- Each exposed session in the variant of its first exposure to each experiment, converted when a
+    -- conversion comes after it.
+    select 'x', null, null, null, null, split_part(f.x, chr(1), 1), split_part(f.x, chr(1), 2), count(*)::int, ${converted}
+    from ses
+    cross join lateral (select max(n) as last from unnest(ab) with ordinality c(x, n) where x is null) c
+    cross join lateral (
+      select distinct on (split_part(x, chr(1), 1)) x, n
+      from unnest(ab) with ordinality a(x, n)
+      where x is not null
+      order by split_part(x, chr(1), 1), n
+    ) f
+    where ab is not null
+    group by f.x`;
   return statement(sql, p);
 }
