@@ -31,7 +31,8 @@ async function mailRecipients(
   logger: Pick<Logger, 'error' | 'warn'> | undefined,
 ): Promise<{ mails: number; held: number; failed: number }> {
   const recipients = await em.execute<{ id: string; address: string }[]>(
-    `select ar.id, ar.address from alert_recipients ar ${confirmedJoin('ar')} where ar.alert_id = ? order by ar.address`,
+    `select ar.id, ar.address from alert_recipients ar ${confirmedJoin('ar')}
+      where ar.alert_id = ? and ar.unsubscribed_at is null order by ar.address`,
     [rule.id],
   );
   const suppressed = await suppressedOf(

@@ -105,7 +105,7 @@ export async function alertsOf(em: EntityManager, siteId: string, alertId?: stri
   if (rows.length === 0) return [];
   const recipients = await em.execute<{ alert_id: string; address: string; confirmation: Confirmation }[]>(
     `select ar.alert_id, ar.address, ${confirmationOf('ar')} as confirmation from alert_recipients ar
-      where ar.alert_id in (${rows.map(() => '?').join(', ')}) order by ar.address`,
+      where ar.alert_id in (${rows.map(() => '?').join(', ')}) and ar.unsubscribed_at is null order by ar.address`,
     rows.map((r) => r.id),
   );
   return rows.map((r) => ({
@@ -137,10 +137,13 @@ export async function getAlert(em: EntityManager, actor: Actor, input: AlertPara
 
 const newSecret = () => `whsec_${randomToken(24)}`;
 
-/** Adds the addresses new to the rule (each asked to confirm once per workspace), removes those left out. */
+/**
+ * Adds the addresses new to the rule (each asked to confirm once per workspace), removes those left out. An
+ * address that unsubscribed from the rule stays off it: its marked row is neither removed nor added again.
+ */
 async function setRecipients(tx: EntityManager, alertId: string, workspaceId: string, addresses: string[]) {
   await tx.execute(
-    `delete from alert_recipients where alert_id = ? ${addresses.length ? `and address not in (${addresses.map(() => '?').join(', ')})` : ''}`,
+    `delete from alert_recipients where alert_id = ? and unsubscribed_at is null ${addresses.length ? `and address not in (${addresses.map(() => '?').join(', ')})` : ''}`,
     [alertId, ...addresses],
   );
   for (const address of addresses) {

@@ -1,6 +1,7 @@
 // One-click unsubscribe from an alert's e-mail (public `alerts.unsubscribe`): the link carries the
 // recipient's id and an HMAC of it (the reports wing's signed links, with the alerts' key), so it cannot be
-// made up for another address. It takes the address off that one rule; its other mail is left as it is.
+// made up for another address. It takes the address off that one rule for good (its row stays, marked, so a
+// change of the rule listing it again cannot add it back); its other mail is left as it is.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Deps } from '../../core/deps.ts';
 import { AppError } from '../../core/errors.ts';
@@ -13,8 +14,9 @@ export async function unsubscribeFromAlert(deps: Pick<Deps, 'ciphers'>, em: Enti
   const id = idOfUnsubscribeToken(deps.ciphers.alerts, token);
   const [row] = id
     ? await em.execute<{ address: string; name: string }[]>(
-        `delete from alert_recipients ar using alerts a, sites s
-          where ar.id = ? and a.id = ar.alert_id and s.id = a.site_id returning ar.address, s.name`,
+        `update alert_recipients ar set unsubscribed_at = now() from alerts a, sites s
+          where ar.id = ? and ar.unsubscribed_at is null and a.id = ar.alert_id and s.id = a.site_id
+          returning ar.address, s.name`,
         [id],
       )
     : [];

@@ -22,7 +22,8 @@ import type { Frequency } from './periods.ts';
 const wantedBy = (alias: string, sites = '') => `(exists (select 1 from email_reports r
       where r.workspace_id = ${alias}.workspace_id and r.address = ${alias}.address and ${makerIsMember('r')} ${sites.replaceAll('$site', 'r.site_id')})
     or exists (select 1 from alert_recipients ar join alerts a on a.id = ar.alert_id
-      where ar.workspace_id = ${alias}.workspace_id and ar.address = ${alias}.address and ${makerIsMember('a')} ${sites.replaceAll('$site', 'a.site_id')}))`;
+      where ar.workspace_id = ${alias}.workspace_id and ar.address = ${alias}.address and ar.unsubscribed_at is null
+        and ${makerIsMember('a')} ${sites.replaceAll('$site', 'a.site_id')}))`;
 
 /** How long a confirmation link works. */
 export const CONFIRM_DAYS = 7;
@@ -106,7 +107,7 @@ export async function askToConfirm(
         where r.workspace_id = ? and r.address = ?
        union all
        select s.name, null, a.created_at, a.id, 1 from alert_recipients ar join alerts a on a.id = ar.alert_id
-         join sites s on s.id = a.site_id where ar.workspace_id = ? and ar.address = ?) asked
+         join sites s on s.id = a.site_id where ar.workspace_id = ? and ar.address = ? and ar.unsubscribed_at is null) asked
       order by rank, created_at, id limit 1`,
     [workspaceId, address, workspaceId, address],
   );
@@ -144,7 +145,8 @@ export async function sendWaitingConfirmations(
   await em.execute(
     `delete from report_recipients rr where rr.confirmed_at is null
        and not exists (select 1 from email_reports r where r.workspace_id = rr.workspace_id and r.address = rr.address)
-       and not exists (select 1 from alert_recipients ar where ar.workspace_id = rr.workspace_id and ar.address = rr.address)`,
+       and not exists (select 1 from alert_recipients ar
+                        where ar.workspace_id = rr.workspace_id and ar.address = rr.address and ar.unsubscribed_at is null)`,
   );
   if (opts.siteIds?.length === 0) return { sent: 0, waiting: 0 };
   const sites = opts.siteIds ? `and $site in (${opts.siteIds.map(() => '?::uuid').join(', ')})` : '';
@@ -192,7 +194,7 @@ export async function answerConfirmation(
       `select s.name from email_reports r join sites s on s.id = r.site_id where r.workspace_id = ? and r.address = ?
        union
        select s.name from alert_recipients ar join alerts a on a.id = ar.alert_id join sites s on s.id = a.site_id
-        where ar.workspace_id = ? and ar.address = ?
+        where ar.workspace_id = ? and ar.address = ? and ar.unsubscribed_at is null
        order by name`,
       [row.workspace_id, row.address, row.workspace_id, row.address],
     );

@@ -204,6 +204,18 @@ describe('alerts by e-mail', () => {
     expect(mailsTo('leaves@example.com')).toHaveLength(1);
     const { alert: after } = await owner.alerts.get({ id: siteId, alert: alert.id });
     expect(after.recipients.map((r) => r.address)).toEqual(['stays@example.com']);
+    // A change of the rule sending its former list again (a form that kept it) does not put the address back.
+    const changed = await owner.alerts.update({
+      id: siteId,
+      alert: alert.id,
+      recipients: ['stays@example.com', 'leaves@example.com'],
+    });
+    expect(changed.alert.recipients.map((r) => r.address)).toEqual(['stays@example.com']);
+    await db.execute('delete from alert_deliveries where alert_id = ?', [alert.id]);
+    await db.execute('update alerts set last_period = null where id = ?', [alert.id]);
+    expect(await run([siteId])).toEqual({ ran: true, fired: 1, failed: 0 });
+    await expect.poll(() => mailsTo('stays@example.com').length).toBe(3);
+    expect(mailsTo('leaves@example.com')).toHaveLength(1);
   });
 
   // The defect: any change to a rule asked every address on it again; one whose link had expired unanswered (or that
