@@ -37,13 +37,32 @@ export interface SearchProviders {
   googleData(property: string, days: SearchDay[]): void;
   /** Traffic and inbound links Bing reports for a site URL. */
   bingData(siteUrl: string, days: SearchDay[], links: number[]): void;
-  /** The next Search Analytics query answers this error (a quota, an outage). */
-  /** The next Search Console call (sites.get or a query) answers `status`; `reason`: Google's usage-limit reason. */
-  failNextGoogle(status: number, message: string, reason?: string): void;
+  /**
+   * The next Search Console call (sites.get or a query; `at: 'query'`: the next Search Analytics query)
+   * answers `status`; `reason`: Google's usage-limit reason.
+   */
+  failNextGoogle(status: number, message: string, reason?: string, at?: 'any' | 'query'): void;
+  /**
+   * The next Google call of the kind named answers a body that cannot be read: `cut-off` (the connection
+   * drops halfway through the body, as when the time limit ends it), `truncated` (half of the JSON, the
+   * answer complete), `html` (a page, not JSON, as a proxy in the way gives). `at`: `token` (the token
+   * endpoint), `site` (sites.get), or a Search Analytics query: `total`, `page` or `query` (its dimension).
+   */
+  breakNextGoogle(how: BrokenBody, at: GoogleCall, status?: number): void;
+  /**
+   * Holds the next Search Analytics query until `release()`: `reached` settles once it has come in. For what
+   * happens meanwhile (a source connected again while its pull is under way).
+   */
+  holdNextQuery(): { reached: Promise<void>; release(): void };
+  /** Every failure, broken body and hold asked for and not met yet, forgotten (a held query is let go). */
+  resetGoogle(): void;
   /** Every request's method and path (no query), in order. */
   seen: string[];
   close(): Promise<void>;
 }
+
+export type BrokenBody = 'cut-off' | 'truncated' | 'html';
+export type GoogleCall = 'token' | 'site' | 'total' | 'page' | 'query';
 
 export async function startSearchProviders(): Promise<SearchProviders> {
   const publicKeys = new Map<string, KeyObject>();
@@ -53,7 +72,29 @@ export async function startSearchProviders(): Promise<SearchProviders> {
   const seen: string[] = [];
   const googleDays = new Map<string, SearchDay[]>();
   const bingDays = new Map<string, { days: SearchDay[]; links: number[] }>();
-  let googleFailure: { status: number; message: string; reason?: string } | null = null;
+  let googleFailure: { status: number; message: string; reason?: string; at: 'any' | 'query' } | null = null;
+  const broken = new Map<GoogleCall, { how: BrokenBody; status: number }>();
+  let held: { arrived: () => void; released: Promise<void> } | null = null;
+  /** Answers `body` broken as the test asked, when it asked for `at`: whether it did. */
+  const brokenAnswer = (res: http.ServerResponse, at: GoogleCall, body: unknown): boolean => {
+    const b = broken.get(at);
+    if (!b) return false;
+    broken.delete(at);
+    const text = JSON.stringify(body);
+    const half = text.slice(0, Math.max(1, Math.floor(text.length / 2)));
+    if (b.how === 'html') {
+      res.writeHead(b.status, { 'content-type': 'text/html; charset=utf-8' });
+      res.end('<html><body><h1>Forbidden</h1><p>The request was refused by the proxy.</p></body></html>');
+    } else if (b.how === 'truncated') {
+      res.writeHead(b.status, { 'content-type': 'application/json; charset=utf-8' });
+      res.end(half);
+    } else {
+      // The whole length announced, half of it sent, then the connection dropped.
+      res.writeHead(b.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+      res.write(half, () => res.socket?.destroy());
+    }
+    return true;
+  };
   /** Google's error body, as its APIs write one (a usage limit names its reason under `errors`). */
   const googleError = (f: { status: number; message: string; reason?: string }) => ({
     error: {
@@ -114,7 +155,9 @@ export async function startSearchProviders(): Promise<SearchProviders> {
       }
       const got = grantToken(form.get('assertion') ?? '');
       if (typeof got !== 'string') return json(res, 400, got);
-      return json(res, 200, { access_token: got, expires_in: 3599, token_type: 'Bearer' });
+      const answer = { access_token: got, expires_in: 3599, token_type: 'Bearer' };
+      if (brokenAnswer(res, 'token', answer)) return;
+      return json(res, 200, answer);
     }
     const analytics = /^\/google\/webmasters\/v3\/sites\/([^/]+)\/searchAnalytics\/query$/.exec(url.pathname);
     if (req.method === 'POST' && analytics) {
@@ -131,6 +174,12 @@ export async function startSearchProviders(): Promise<SearchProviders> {
         return json(res, f.status, googleError(f));
       }
       const q = JSON.parse(await readBody(req)) as { startDate: string; endDate: string; dimensions?: string[] };
+      if (held) {
+        const h = held;
+        held = null;
+        h.arrived();
+        await h.released;
+      }
       const days = (googleDays.get(property) ?? []).filter((d) => d.day >= q.startDate && d.day <= q.endDate);
       const dim = q.dimensions?.[0] as 'page' | 'query' | undefined;
       const groups = new Map<string, SearchDay[]>();
@@ -154,11 +203,9 @@ export async function startSearchProviders(): Promise<SearchProviders> {
         };
       });
       // Search Console leaves `rows` out when there is nothing.
-      return json(
-        res,
-        200,
-        rows.length ? { rows, responseAggregationType: 'byProperty' } : { responseAggregationType: 'byProperty' },
-      );
+      const answer = rows.length ? { rows, responseAggregationType: 'byProperty' } : { responseAggregationType: 'byProperty' };
+      if (brokenAnswer(res, (q.dimensions?.[0] as 'page' | 'query' | undefined) ?? 'total', answer)) return;
+      return json(res, 200, answer);
     }
     const site = /^\/google\/webmasters\/v3\/sites\/([^/]+)$/.exec(url.pathname);
     if (req.method === 'GET' && site) {
@@ -169,12 +216,13 @@ export async function startSearchProviders(): Promise<SearchProviders> {
         });
       }
       const property = decodeURIComponent(site[1] as string);
-      if (googleFailure) {
+      if (googleFailure?.at === 'any') {
         const f = googleFailure;
         googleFailure = null;
         return json(res, f.status, googleError(f));
       }
       const level = grants.get(property)?.get(email);
+      if (brokenAnswer(res, 'site', level ? { siteUrl: property, permissionLevel: level } : { error: { code: 403 } })) return;
       if (!level) {
         return json(res, 403, {
           error: {
@@ -271,8 +319,28 @@ export async function startSearchProviders(): Promise<SearchProviders> {
     bingData(siteUrl, days, links) {
       bingDays.set(siteUrl, { days, links });
     },
-    failNextGoogle(status, message, reason) {
-      googleFailure = { status, message, ...(reason ? { reason } : {}) };
+    failNextGoogle(status, message, reason, at = 'any') {
+      googleFailure = { status, message, at, ...(reason ? { reason } : {}) };
+    },
+    breakNextGoogle(how, at, status = 200) {
+      broken.set(at, { how, status });
+    },
+    holdNextQuery() {
+      let arrived = () => {};
+      let release = () => {};
+      const reached = new Promise<void>((r) => {
+        arrived = r;
+      });
+      const released = new Promise<void>((r) => {
+        release = r;
+      });
+      held = { arrived, released };
+      return { reached, release };
+    },
+    resetGoogle() {
+      googleFailure = null;
+      broken.clear();
+      held = null;
     },
     seen,
     close: () => new Promise<void>((r) => server.close(() => r())),

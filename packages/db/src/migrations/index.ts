@@ -49,6 +49,7 @@ import { Migration20270105090000_invite_token } from './Migration20270105090000_
 import { Migration20270106090000_import_upload } from './Migration20270106090000_import_upload.ts';
 import { Migration20270107090000_internal_key_sealed } from './Migration20270107090000_internal_key_sealed.ts';
 import { Migration20270108090000_site_zone_spelling } from './Migration20270108090000_site_zone_spelling.ts';
+import { Migration20270109090000_search_backfill } from './Migration20270109090000_search_backfill.ts';
 import { Migration20270110090000_alert_optouts } from './Migration20270110090000_alert_optouts.ts';
 
 /** The committed migrations, in order. New ones: `npm run -w @us/db migration:create -- <name>`, then list it here. */
@@ -110,5 +111,6 @@ export const migrationsList = [
   { name: 'Migration20270106090000_import_upload', class: Migration20270106090000_import_upload },
   { name: 'Migration20270107090000_internal_key_sealed', class: Migration20270107090000_internal_key_sealed },
   { name: 'Migration20270108090000_site_zone_spelling', class: Migration20270108090000_site_zone_spelling },
+  { name: 'Migration20270109090000_search_backfill', class: Migration20270109090000_search_backfill },
   { name: 'Migration20270110090000_alert_optouts', class: Migration20270110090000_alert_optouts },
 ];

@@ -1,6 +1,6 @@
 // Bing Webmaster Tools (the secondary provider): API-key calls to its JSON API at SEARCH_BING_API_URL
 // (answers wrapped in `d`). The key is sent as the `apikey` query parameter, as the API documents.
-import { ProviderError, providerFetch, providerMessage } from './provider-error.ts';
+import { ProviderError, providerAnswer, providerFetch, providerMessage } from './provider-error.ts';
 
 /** One call of the JSON API: its `d`, or a ProviderError with Bing's own words. */
 export async function bingCall<T>(
@@ -14,8 +14,8 @@ export async function bingCall<T>(
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
   const res = await providerFetch('Bing', url.toString());
   if (!res.ok) throw new ProviderError('Bing', res.status, await providerMessage(res));
-  const body = (await res.json().catch(() => null)) as { d?: T } | null;
-  if (!body || body.d === undefined) throw new ProviderError('Bing', res.status, 'an answer without its data');
+  const body = (await providerAnswer('Bing', res)) as { d?: T };
+  if (body.d === undefined) throw new ProviderError('Bing', res.status, 'an answer without its data');
   return body.d as T;
 }
 

@@ -1,7 +1,8 @@
 // GET /v1/sites/{id}/search, PUT …/search/primary and …/secondary, DELETE of either. Credentials are
 // checked against the provider before they are kept (sealed with the app secret), never shown again
 // and never exported; disconnecting keeps the collected weeks. Connecting again clears a stop of the
-// pulls (access.ts).
+// pulls (access.ts); connecting another property (or Bing site) deletes the source's weeks of any other,
+// in the same transaction, and the next pull fills the new one's twelve weeks.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SearchOutput, UpdatePrimarySearchInput, UpdateSecondarySearchInput } from '@us/shared';
 import { loadSite } from '../../actor/access.ts';
@@ -166,23 +167,38 @@ export async function updateSecondary(
   return getSearch(deps, em, actor, site.id);
 }
 
-/** Connects a source, or connects it again (times from the inserted row: Citus takes only immutable functions in DO UPDATE). */
+/**
+ * Connects a source, or connects it again (times from the inserted row: Citus takes only immutable functions
+ * in DO UPDATE). The source's weeks of another property (or Bing site) go in the same transaction, under the
+ * connection's row lock that a pull stores under (pull.ts): kept, the new property's figures were merged into
+ * them. Until a pull of its last twelve weeks succeeds, each pull asks for twelve (`backfilled_at`).
+ */
 async function upsert(
   em: EntityManager,
   siteId: string,
   source: Source,
   c: { mode: string | null; property: string; account: string | null; sealed: string | null },
 ): Promise<void> {
-  await em.getConnection().execute(
-    `insert into search_connections (site_id, source, mode, property, account, credentials_enc, connected_at, next_pull_at)
-     values (?, ?, ?, ?, ?, ?, now(), now())
-     on conflict (site_id, source) do update set mode = excluded.mode, property = excluded.property,
-       account = excluded.account, credentials_enc = excluded.credentials_enc, connected_at = excluded.connected_at,
-       last_pull_at = null, last_pull_ok = null, last_pull_message = null, failures = 0, access = 'ok',
-       next_pull_at = excluded.next_pull_at`,
-    [siteId, source, c.mode, c.property, c.account, c.sealed],
-    'run',
-  );
+  const conn = em.getConnection();
+  await conn.transactional(async (trx) => {
+    await conn.execute(
+      `insert into search_connections (site_id, source, mode, property, account, credentials_enc, connected_at, next_pull_at)
+       values (?, ?, ?, ?, ?, ?, now(), now())
+       on conflict (site_id, source) do update set mode = excluded.mode, property = excluded.property,
+         account = excluded.account, credentials_enc = excluded.credentials_enc, connected_at = excluded.connected_at,
+         last_pull_at = null, last_pull_ok = null, last_pull_message = null, failures = 0, access = 'ok',
+         next_pull_at = excluded.next_pull_at, backfilled_at = null`,
+      [siteId, source, c.mode, c.property, c.account, c.sealed],
+      'run',
+      trx,
+    );
+    await conn.execute(
+      'delete from search_weeks where site_id = ? and source = ? and property is distinct from ?',
+      [siteId, source, c.property],
+      'run',
+      trx,
+    );
+  });
 }
 
 /** Disconnects a source: its credentials go, its weeks stay. Not connected: 404. */

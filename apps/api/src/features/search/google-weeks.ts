@@ -2,7 +2,7 @@
 // week (clicks, impressions, ctr, position), and how many pages and queries were shown (rows of the
 // `page` and `query` dimensions, up to the API's 25,000 rows a request). What it does not report is null.
 
-import { ProviderError, providerFetch, providerMessage } from './provider-error.ts';
+import { ProviderError, providerAnswer, providerFetch, providerMessage } from './provider-error.ts';
 import { NOT_REPORTED, type TopRow, topOf, type WeekFigures } from './week-figures.ts';
 
 interface AnalyticsRow {
@@ -24,8 +24,14 @@ async function query(apiUrl: string, token: string, property: string, body: Reco
     },
   );
   if (!res.ok) throw new ProviderError('Google', res.status, await providerMessage(res));
-  const answer = (await res.json().catch(() => ({}))) as { rows?: AnalyticsRow[] };
-  return Array.isArray(answer.rows) ? answer.rows : [];
+  // Search Console leaves `rows` out when it has nothing; a body it did not finish, or rows that are not
+  // rows, is a failed pull (the stored weeks stay), never a week of nothing.
+  const { rows } = await providerAnswer('Google', res);
+  if (rows === undefined) return [];
+  if (!Array.isArray(rows) || !rows.every((r) => r && typeof r === 'object' && !Array.isArray(r))) {
+    throw new ProviderError('Google', res.status, 'an answer without its data');
+  }
+  return rows as AnalyticsRow[];
 }
 
 const asTop = (r: AnalyticsRow): TopRow => ({

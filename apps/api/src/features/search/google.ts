@@ -6,7 +6,7 @@
 // Its private key is checked once and signs off the event loop (signing-key.ts).
 import type { KeyObject } from 'node:crypto';
 import { badRequest } from '../../core/errors.ts';
-import { ProviderError, providerFetch, providerMessage } from './provider-error.ts';
+import { ProviderError, providerAnswer, providerFetch, providerMessage } from './provider-error.ts';
 import { checkedSigningKey, signRs256, UnusableKey } from './signing-key.ts';
 
 export interface ServiceAccountKey {
@@ -97,7 +97,7 @@ export async function accessToken(key: ServiceAccountKey, now = Date.now()): Pro
     }),
   });
   if (!res.ok) throw new ProviderError('Google', res.status, await providerMessage(res));
-  const body = (await res.json().catch(() => ({}))) as { access_token?: unknown };
+  const body = await providerAnswer('Google', res);
   if (typeof body.access_token !== 'string') throw new ProviderError('Google', res.status, 'no access token in the answer');
   return body.access_token;
 }
@@ -114,32 +114,46 @@ const NOT_ACCESS = new Set([
   'API_KEY_SERVICE_BLOCKED',
 ]);
 
-interface GoogleErrorBody {
-  error?: { message?: unknown; errors?: { domain?: unknown; reason?: unknown }[]; details?: { reason?: unknown }[] };
+interface GoogleError {
+  code?: unknown;
+  message?: unknown;
+  status?: unknown;
+  errors?: { domain?: unknown; reason?: unknown }[];
+  details?: { reason?: unknown }[];
 }
 
-function notAccess(text: string): boolean {
-  let body: GoogleErrorBody;
+/** Google's error object from an error body, or null when the body is not Google's JSON (a proxy's page, cut off). */
+function googleError(text: string): GoogleError | null {
   try {
-    body = JSON.parse(text) as GoogleErrorBody;
+    const error = (JSON.parse(text) as { error?: unknown } | null)?.error;
+    return error && typeof error === 'object' && !Array.isArray(error) ? (error as GoogleError) : null;
   } catch {
-    return false;
+    return null;
   }
-  const errors = Array.isArray(body.error?.errors) ? body.error.errors : [];
-  const details = Array.isArray(body.error?.details) ? body.error.details : [];
-  return (
+}
+
+/** The reasons by which Google says the account may not read the property (403), or that it has no such site (404). */
+const NO_ACCESS: Record<number, { status: string; reasons: Set<string> }> = {
+  403: { status: 'PERMISSION_DENIED', reasons: new Set(['forbidden', 'insufficientPermissions']) },
+  404: { status: 'NOT_FOUND', reasons: new Set(['notFound']) },
+};
+
+/**
+ * Whether a 403 or 404 is Google saying the account has no access to the property: its JSON error names
+ * a permission reason, and no usage limit or state of the API (a 403 for those is Google's, or the
+ * operator's project's, not the property's access: taken as withdrawn, it stopped every delegated customer
+ * checked in that minute). A body that is not Google's JSON says nothing about access.
+ */
+function namesNoAccess(status: number, error: GoogleError | null): boolean {
+  const expected = NO_ACCESS[status];
+  if (!error || !expected) return false;
+  const errors = Array.isArray(error.errors) ? error.errors : [];
+  const details = Array.isArray(error.details) ? error.details : [];
+  const limited =
     errors.some((e) => e?.domain === 'usageLimits' || NOT_ACCESS.has(String(e?.reason))) ||
-    details.some((d) => NOT_ACCESS.has(String(d?.reason)))
-  );
-}
-
-function errorMessageOf(text: string): string {
-  try {
-    const message = (JSON.parse(text) as GoogleErrorBody).error?.message;
-    return typeof message === 'string' ? message.slice(0, 300) : 'refused for a usage limit';
-  } catch {
-    return 'refused for a usage limit';
-  }
+    details.some((d) => NOT_ACCESS.has(String(d?.reason)));
+  if (limited) return false;
+  return error.status === expected.status || errors.some((e) => expected.reasons.has(String(e?.reason)));
 }
 
 /** Whether the token's account may read the property (Search Console's sites.get). */
@@ -147,17 +161,17 @@ export async function canReadProperty(apiUrl: string, token: string, property: s
   const res = await providerFetch('Google', `${apiUrl}/webmasters/v3/sites/${encodeURIComponent(property)}`, {
     headers: { authorization: `Bearer ${token}` },
   });
-  if (res.status === 404) return false;
-  if (res.status === 403) {
+  if (res.status === 403 || res.status === 404) {
     const text = await res.text().catch(() => '');
-    // A 403 for quota, rate or the API's state is Google's (or the operator's project's), not the property's
-    // access: stopping the pulls for good on it stopped every delegated customer checked in that minute.
-    if (!notAccess(text)) return false;
-    throw new ProviderError('Google', 403, errorMessageOf(text));
+    const error = googleError(text);
+    if (namesNoAccess(res.status, error)) return false;
+    const said = typeof error?.message === 'string' ? error.message.slice(0, 300) : "a refusal without Google's reason";
+    throw new ProviderError('Google', res.status, said);
   }
   if (!res.ok) throw new ProviderError('Google', res.status, await providerMessage(res));
-  const body = (await res.json().catch(() => ({}))) as { permissionLevel?: unknown };
-  return typeof body.permissionLevel === 'string' && body.permissionLevel !== 'siteUnverifiedUser';
+  const { permissionLevel } = await providerAnswer('Google', res);
+  if (typeof permissionLevel !== 'string') throw new ProviderError('Google', res.status, 'an answer without its data');
+  return permissionLevel !== 'siteUnverifiedUser';
 }
 
 /** The host a property covers: `sc-domain:example.com` → example.com; a URL prefix → its host. */

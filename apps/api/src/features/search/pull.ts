@@ -1,8 +1,10 @@
 // The daily pull (features/search/search-pull-job.ts): for each connection due, the figures of its recent weeks (the
-// last 12 on the first pull, then the previous and the current week, which fills in daily), written as
-// one row per site, source and week. A pull is all or nothing: a provider error or quota leaves the
-// stored weeks as they were, is shown on the connection ("last pull failed: …") and is retried with
-// backoff (1, 2, 4… hours, at most a day). Figures a provider does not give are null; zero is measured,
+// last 12 until a pull of them has succeeded — the first, and the first after a stop or a connect — then the
+// previous and the current week, which fills in daily), written as one row per site, source and week, with
+// the property it came from. A pull is all or nothing: a provider error or quota, or an answer whose body
+// cannot be read, leaves the stored weeks as they were, is shown on the connection ("last pull failed: …")
+// and is retried with backoff (1, 2, 4… hours, at most a day). A pull whose connection was connected to
+// another property meanwhile stores nothing. Figures a provider does not give are null; zero is measured,
 // and a later pull lacking a figure keeps the one already known. Delegated access is checked again
 // before every pull (access.ts); when it no longer holds, the connection says so and is not pulled.
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -29,10 +31,13 @@ export interface Due {
   source: 'primary' | 'secondary';
   mode: string | null;
   property: string;
+  account: string | null;
   credentials_enc: string | null;
   last_pull_ok: boolean | null;
   access: AccessStatus;
   failures: number;
+  /** When a pull of the last twelve weeks succeeded for what is connected; null: the next pull asks for twelve. */
+  backfilled_at: Date | null;
 }
 
 const FIRST_WEEKS = 12;
@@ -61,8 +66,8 @@ async function figuresOf(
   today: string,
   checked: { access: AccessStatus },
 ): Promise<WeekFigures[] | Exclude<AccessStatus, 'ok'>> {
-  // The first pull, and the first after pulls were stopped, fill the last twelve weeks.
-  const weeks = weeksToPull(today, c.last_pull_ok === null || c.access !== 'ok');
+  // Until a pull of the last twelve weeks has succeeded (after a connect or a stop), each pull asks for them.
+  const weeks = weeksToPull(today, c.backfilled_at === null);
   if (c.source === 'secondary') {
     return bingWeeks(setup.bingApi, setup.cipher.decrypt(c.credentials_enc ?? ''), c.property, weeks, today);
   }
@@ -78,28 +83,34 @@ async function figuresOf(
   return googleWeeks(setup.googleApi, check.token, c.property, weeks);
 }
 
+type Conn = ReturnType<EntityManager['getConnection']>;
+type Trx = Parameters<Parameters<Conn['transactional']>[0]>[0];
+
+/** Matches the connection the pull was taken for: the same property, mode and account (not connected again to another). */
+const SAME_CONNECTION =
+  'site_id = ? and source = ? and property = ? and mode is not distinct from ? and account is not distinct from ?';
+const sameConnection = (c: Due) => [c.site_id, c.source, c.property, c.mode, c.account];
+
 /**
- * Stores the weeks: a figure reported replaces the stored one, a figure not reported (null) keeps it. The
- * time comes with the inserted row (its default): Citus takes only immutable functions in DO UPDATE SET.
+ * Stores the weeks: a figure reported replaces the stored one, a figure not reported (null) keeps it (a week
+ * of another property, were one left, is replaced whole). The time comes with the inserted row (its default):
+ * Citus takes only immutable functions in DO UPDATE SET.
  */
-async function store(em: EntityManager, c: Due, figures: WeekFigures[]): Promise<void> {
-  await em.getConnection().execute(
-    `insert into search_weeks (site_id, source, week, clicks, impressions, ctr, position, pages, queries, links, top)
-     select ?::uuid, ?, w.week, w.clicks, w.impressions, w.ctr, w.position, w.pages, w.queries, w.links, w.top
+async function store(conn: Conn, trx: Trx, c: Due, figures: WeekFigures[]): Promise<void> {
+  const kept = (f: string) =>
+    `case when search_weeks.property is not distinct from excluded.property then coalesce(excluded.${f}, search_weeks.${f}) else excluded.${f} end`;
+  await conn.execute(
+    `insert into search_weeks (site_id, source, property, week, clicks, impressions, ctr, position, pages, queries, links, top)
+     select ?::uuid, ?, ?, w.week, w.clicks, w.impressions, w.ctr, w.position, w.pages, w.queries, w.links, w.top
        from jsonb_to_recordset(?::jsonb) w(week date, clicks bigint, impressions bigint, ctr float8, position float8,
                                            pages int, queries int, links bigint, top jsonb)
      on conflict (site_id, source, week) do update set
-       clicks = coalesce(excluded.clicks, search_weeks.clicks),
-       impressions = coalesce(excluded.impressions, search_weeks.impressions),
-       ctr = coalesce(excluded.ctr, search_weeks.ctr),
-       position = coalesce(excluded.position, search_weeks.position),
-       pages = coalesce(excluded.pages, search_weeks.pages),
-       queries = coalesce(excluded.queries, search_weeks.queries),
-       links = coalesce(excluded.links, search_weeks.links),
-       top = coalesce(excluded.top, search_weeks.top),
+       ${['clicks', 'impressions', 'ctr', 'position', 'pages', 'queries', 'links', 'top'].map((f) => `${f} = ${kept(f)}`).join(', ')},
+       property = excluded.property,
        updated_at = excluded.updated_at`,
-    [c.site_id, c.source, JSON.stringify(figures)],
+    [c.site_id, c.source, c.property, JSON.stringify(figures)],
     'run',
+    trx,
   );
 }
 
@@ -122,7 +133,7 @@ const PULL_RUN_MS = 10 * 60_000;
  */
 export async function dueConnections(em: EntityManager, now: Date, limit: number, siteIds?: string[]): Promise<Due[]> {
   return em.getConnection().execute<Due[]>(
-    `select site_id, source, mode, property, credentials_enc, last_pull_ok, access, failures from (
+    `select site_id, source, mode, property, account, credentials_enc, last_pull_ok, access, failures, backfilled_at from (
        select c.*, row_number() over (partition by s.workspace_id order by c.next_pull_at nulls first, c.site_id, c.source) as turn
          from search_connections c join sites s on s.id = c.site_id
         where (c.next_pull_at is null or c.next_pull_at <= ?) and c.access <> 'access-lost'
@@ -159,38 +170,51 @@ export async function pullDue(
     if (Date.now() - started > (opts.runMs ?? PULL_RUN_MS)) break;
     pulled++;
     const checked = { access: c.access };
+    const backfill = c.backfilled_at === null;
     try {
       const figures = await figuresOf(em, setup, c, today, checked);
       if (typeof figures === 'string') {
         stopped++;
-        // A hostname verified again resumes the pulls: checked hourly, in this database only.
+        // A hostname verified again resumes the pulls: checked hourly, in this database only. The weeks missed
+        // meanwhile are asked for again: twelve, until such a pull succeeds.
         await conn.execute(
-          'update search_connections set access = ?, next_pull_at = ? where site_id = ? and source = ?',
-          [figures, new Date(now.getTime() + HOUR), c.site_id, c.source],
+          `update search_connections set access = ?, next_pull_at = ?, backfilled_at = null where ${SAME_CONNECTION}`,
+          [figures, new Date(now.getTime() + HOUR), ...sameConnection(c)],
           'run',
         );
         continue;
       }
-      await store(em, c, figures);
-      await conn.execute(
-        `update search_connections set last_pull_at = ?, last_pull_ok = true, last_pull_message = null, failures = 0,
-           access = 'ok', next_pull_at = ? where site_id = ? and source = ?`,
-        [now, new Date(now.getTime() + 24 * HOUR), c.site_id, c.source],
-        'run',
-      );
+      // Under the connection's row lock, and only while it is still connected to what was pulled: connecting
+      // another property (connections.ts) deletes the old one's weeks under the same lock.
+      await conn.transactional(async (trx) => {
+        const [still] = await conn.execute<unknown[]>(
+          `select 1 from search_connections where ${SAME_CONNECTION} for update`,
+          sameConnection(c),
+          'all',
+          trx,
+        );
+        if (!still) return;
+        await store(conn, trx, c, figures);
+        await conn.execute(
+          `update search_connections set last_pull_at = ?, last_pull_ok = true, last_pull_message = null, failures = 0,
+             access = 'ok', next_pull_at = ?, backfilled_at = coalesce(backfilled_at, ?) where ${SAME_CONNECTION}`,
+          [now, new Date(now.getTime() + 24 * HOUR), backfill ? now : null, ...sameConnection(c)],
+          'run',
+          trx,
+        );
+      });
     } catch (e) {
       failed++;
       const hours = Math.min(24, 2 ** c.failures);
       await conn.execute(
         `update search_connections set last_pull_at = ?, last_pull_ok = false, last_pull_message = ?,
-           failures = failures + 1, access = ?, next_pull_at = ? where site_id = ? and source = ?`,
+           failures = failures + 1, access = ?, next_pull_at = ? where ${SAME_CONNECTION}`,
         [
           now,
           `last pull failed: ${failureMessage(e)}`.slice(0, 500),
           checked.access,
           new Date(now.getTime() + hours * HOUR),
-          c.site_id,
-          c.source,
+          ...sameConnection(c),
         ],
         'run',
       );
