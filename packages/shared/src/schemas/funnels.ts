@@ -51,7 +51,8 @@ const zFunnelName = z
   .min(1, 'Give the funnel a name')
   .max(FUNNEL_LIMITS.name, `Use at most ${FUNNEL_LIMITS.name} characters`);
 
-const zFunnelId = z.string().min(1).max(64).describe('The funnel id (from GET /v1/sites/{id}/funnels)');
+// Generously bounded only: an id that cannot be a funnel's is the same 404 as an unknown one (features/funnels).
+const zFunnelId = z.string().min(1).max(1024).describe('The funnel id (from GET /v1/sites/{id}/funnels)');
 
 export const Funnel = z.object({
   id: z.string().describe('Used in routes and results'),
