@@ -250,7 +250,7 @@ export async function updateAlert(
       `update alerts set threshold_percent = ?, goal = ?, time_window = ?, webhook_url = ?, enabled = ?,
               webhook_secret = case when ?::boolean then ? when ?::text is null then null else webhook_secret end,
               last_period = case when time_window = ? then last_period end,
-              created_by_token = coalesce(?::uuid, created_by_token)
+              created_by = ?, created_by_token = coalesce(?::uuid, created_by_token)
         where id = ? and site_id = ? returning id`,
       [
         rule.thresholdPercent,
@@ -262,6 +262,9 @@ export async function updateAlert(
         secret ? deps.ciphers.alerts.encrypt(secret) : null,
         rule.webhookUrl,
         rule.window,
+        // The rule acts for whoever changed it last: their webhook or address, sent on after they left, kept
+        // telling a removed member the site's figures (it stops with them, until an owner takes it over).
+        responsibleUserId(actor),
         // Changed with a token (a webhook URL, recipients): the rule goes when that token is revoked.
         tokenOf(actor),
         was.id,

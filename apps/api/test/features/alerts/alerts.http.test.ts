@@ -217,6 +217,20 @@ describe('alert rules over HTTP', () => {
     const caller = (auth: string) => callerFor(t.deps, { token: auth.replace(/^Bearer /, '') });
     expect((await problemOf(caller(admin.auth).alerts.takeOver({ id: siteId, alert: id }))).status).toBe(403);
     expect((await caller(ownerAdmin).alerts.takeOver({ id: siteId, alert: id })).alert).toMatchObject({ id, creatorLeft: false });
+
+    // The defect: a rule acted for its maker only, so a member who pointed someone else's rule at their own webhook
+    // was still sent the site's figures after being removed.
+    const editor = await colleague('member');
+    await t.request
+      .patch(`/v1/sites/${siteId}/alerts/${id}`)
+      .set('Authorization', editor.auth)
+      .send({ webhookUrl: 'https://hooks.example.com/mine' })
+      .expect(200);
+    await t.deps.orm.em
+      .fork()
+      .execute('delete from memberships where user_id = ? and workspace_id = ?', [editor.id, workspaceId]);
+    const after = await t.request.get(`/v1/sites/${siteId}/alerts/${id}`).set('Authorization', writer).expect(200);
+    expect(after.body.alert.creatorLeft).toBe(true);
   });
 
   it('refuses (409) an address that said no to this workspace’s mail', async () => {
