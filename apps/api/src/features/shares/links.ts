@@ -121,7 +121,8 @@ export async function takeOverShareLink(deps: Deps, em: EntityManager, actor: Ac
   }
   if (!isUuid(input.linkId)) throw missingLink();
   const rows = await em.execute<LinkRow[]>(
-    `update share_links set created_by = ? where id = ? and site_id = ? returning ${COLUMNS}`,
+    // The owner's now: no longer the token it was made with (revoking that token deleted the owner's link).
+    `update share_links set created_by = ?, created_by_token = null where id = ? and site_id = ? returning ${COLUMNS}`,
     [responsibleUserId(actor), input.linkId, site.id],
   );
   const row = rows[0];

@@ -146,6 +146,22 @@ describe('a member leaves: their links and reports stop until an owner takes the
     await t.smtp.waitFor(address, /^Weekly report for Team site/);
   });
 
+  // The defect: a take-over left the link marked as made with the maker's token, so revoking that token later
+  // deleted the owner's link.
+  it("a link an owner took over is the owner's: revoking the token it was made with leaves it open", async () => {
+    const m = await colleague('member');
+    const made = await createToken(t.deps, {
+      userId: m.user.id,
+      workspaceId,
+      scopes: ['analytics:read', 'sites:read', 'sites:write', 'tokens:write'],
+    });
+    const withToken = callerFor(t.deps, made);
+    const { link } = await withToken.shares.create({ id: siteId, label: 'Made with a token' });
+    await owner.shares.takeOver({ id: siteId, linkId: link.id });
+    await withToken.tokens.delete({ id: made.id });
+    expect((await anonymous().shares.open({ token: tokenOf(link.url) })).site.id).toBe(siteId);
+  });
+
   it('a link of a member who stays keeps opening and is not shown as stopped', async () => {
     const m = await colleague('member');
     const { link } = await m.session.shares.create({ id: siteId, label: 'Still here' });
