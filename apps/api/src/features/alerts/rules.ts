@@ -17,6 +17,7 @@ import {
 import { isUuid, loadSite, responsibleUserId, tokenOf } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
 import { makerIsMember } from '../../actor/makers.ts';
+import { checkStillEntitled } from '../../actor/still-entitled.ts';
 import type { Deps } from '../../core/deps.ts';
 import { AppError, badRequest } from '../../core/errors.ts';
 import { normaliseEmail } from '../../core/mail/address.ts';
@@ -190,6 +191,8 @@ export async function createAlert(
       ALERT_LIMITS.perSite,
       `A site has at most ${ALERT_LIMITS.perSite} alerts: remove one, then add this one`,
     );
+    // The caller's token or membership ended meanwhile (a revocation deletes what it made): nothing is made.
+    await checkStillEntitled(tx, actor, workspaceId, ['analytics:read', 'sites:write']);
     await tx.execute(
       `insert into alerts (id, site_id, workspace_id, kind, threshold_percent, goal, time_window, webhook_url, webhook_secret, enabled,
                            created_by, created_by_token)

@@ -3,6 +3,7 @@ import { Invite, Membership, User } from '@us/db';
 import { type Invite as InviteOut, type InviteRole, PLAN_LIMITS, type Role } from '@us/shared';
 import { isUuid, responsibleUserId, tokenOf, workspaceIdOf } from '../../actor/access.ts';
 import type { Actor, PersonActor } from '../../actor/actor.ts';
+import { checkStillEntitled } from '../../actor/still-entitled.ts';
 import type { Deps } from '../../core/deps.ts';
 import { AppError } from '../../core/errors.ts';
 import { requireInvitationBudget, requireMailBudget } from '../../core/mail/budget.ts';
@@ -53,6 +54,8 @@ export async function createInvite(
 
   const { invite, workspaceName } = await em.transactional(async (tx) => {
     const ws = await lockWorkspace(tx, workspaceId);
+    // Under the lock a removal or demotion takes: an inviter who lost the right meanwhile invites no one.
+    await checkStillEntitled(tx, actor, workspaceId, ['members:write']);
     if (await tx.count(Membership, { workspace: workspaceId, user: { email } })) {
       throw new AppError(409, `${email} is already a member of this workspace: change their role instead of inviting them`);
     }

@@ -5,6 +5,7 @@ import { type EmailReport, REPORTS_PER_SITE } from '@us/shared';
 import { isUuid, loadSite, responsibleUserId, tokenOf } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
 import { makerIsMember } from '../../actor/makers.ts';
+import { checkStillEntitled } from '../../actor/still-entitled.ts';
 import { localToday } from '../../analytics/range.ts';
 import type { Deps } from '../../core/deps.ts';
 import { AppError } from '../../core/errors.ts';
@@ -75,6 +76,8 @@ export async function addReport(
       REPORTS_PER_SITE,
       `A site sends at most ${REPORTS_PER_SITE} reports: remove one, then add this address`,
     );
+    // The caller's token or membership ended meanwhile (a revocation deletes what it made): nothing is made.
+    await checkStillEntitled(tx, actor, workspaceId, ['analytics:read', 'sites:write']);
     const rows = await tx.execute<{ id: string }[]>(
       `insert into email_reports (id, site_id, workspace_id, address, frequency, created_by, created_by_token, last_period_start)
          values (?, ?, ?, ?, ?, ?, ?, ?) on conflict (site_id, address, frequency) do nothing returning id`,

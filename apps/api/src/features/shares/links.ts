@@ -7,6 +7,7 @@ import { SHARE_LINKS_PER_SITE, type ShareLink } from '@us/shared';
 import { isUuid, loadSite, responsibleUserId, tokenOf } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
 import { makerIsMember } from '../../actor/makers.ts';
+import { checkStillEntitled } from '../../actor/still-entitled.ts';
 import type { Deps } from '../../core/deps.ts';
 import { AppError, forbidden } from '../../core/errors.ts';
 import { hashPassword } from '../../core/security/passwords.ts';
@@ -69,6 +70,8 @@ export async function createShareLink(
       SHARE_LINKS_PER_SITE,
       `A site has at most ${SHARE_LINKS_PER_SITE} shared links: revoke one you no longer hand out, then try again`,
     );
+    // The caller's token or membership ended meanwhile (a revocation deletes what it made): nothing is made.
+    await checkStillEntitled(tx, actor, site.workspace.id, ['analytics:read', 'sites:write']);
     const id = randomUUID();
     await tx.execute(
       `insert into share_links (id, site_id, workspace_id, label, token_hash, token_enc, password_hash, allow_embedding, created_by, created_by_token)

@@ -3,10 +3,10 @@ import { Site } from '@us/db';
 import { type CreateTokenInput, type CreateTokenOutput, type Scope, TOKEN_LIMITS } from '@us/shared';
 import { isUuid, responsibleUserId, workspaceIdOf } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
+import { checkStillEntitled } from '../../actor/still-entitled.ts';
 import { AppError, badRequest, forbidden, scopeMissing } from '../../core/errors.ts';
 import { firstMissingScope, toEntry } from './entry.ts';
 import { issueToken } from './issue.ts';
-import { checkStillEntitled } from './still-entitled.ts';
 
 /**
  * Makes a token in the caller's workspace and returns it with its secret, shown this once.

@@ -110,7 +110,7 @@ describe('a member leaves: their links and reports stop until an owner takes the
 
   it('leaving themselves, or their account deleted, stops them the same way', async () => {
     const leaver = await colleague('member');
-    const gone = await colleague('viewer');
+    const gone = await colleague('member');
     const { link: left } = await leaver.token.shares.create({ id: siteId, label: 'Leaver' });
     const { link: deleted } = await gone.token.shares.create({ id: siteId, label: 'Deleted account' });
     await leaver.session.members.remove({ userId: leaver.user.id });

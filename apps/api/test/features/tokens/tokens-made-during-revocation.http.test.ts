@@ -1,7 +1,9 @@
 import { ApiToken, Membership } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem } from '../../support/auth-helpers.ts';
+import { callerFor, problemOf } from '../../support/caller.ts';
 import { createToken, createUser, signIn, startTestServer, type TestServer } from '../../support/server.ts';
+import { createSite } from '../../support/sites.ts';
 
 /**
  * A token asked for while its maker is being removed, or while the token asking is being revoked, must not
@@ -105,4 +107,74 @@ describe('tokens made while their maker loses the right to make them', () => {
     expect(expectProblem(res, 403).title).toContain('members:write');
     expect(await liveTokensOf(admin.user.id)).toBe(0);
   });
+
+  // The same race for what a token makes besides tokens: a revocation deletes the links, rules, reports and
+  // invitations made with the token, and one made meanwhile was left.
+  it('a token revoked while it makes a shared link, an alert, a report or an invitation makes none of them', async () => {
+    const owner = await createUser(t.deps, { plan: 'Business' });
+    const siteId = (await createSite(t.deps.orm.em.fork(), { workspace: owner.workspace.id, name: 'Raced' })).siteId;
+    // Shared links and reports are dashboard operations (tRPC); alerts and invitations have REST routes too.
+    const caller = (token: string) => callerFor(t.deps, { token });
+    const statusOf = async (made: Promise<unknown>) => (await problemOf(made)).status;
+    const asks = [
+      (token: string) => statusOf(caller(token).shares.create({ id: siteId, label: 'raced' })),
+      (token: string) => statusOf(caller(token).reports.add({ id: siteId, address: 'raced@example.com', frequency: 'weekly' })),
+      async (token: string) =>
+        (
+          await t.request
+            .post(`/v1/sites/${siteId}/alerts`)
+            .set('Authorization', `Bearer ${token}`)
+            .send({ kind: 'first_pageview', webhookUrl: 'https://hooks.example.com/raced' })
+        ).status,
+      async (token: string) =>
+        (
+          await t.request
+            .post('/v1/members/invites')
+            .set('Authorization', `Bearer ${token}`)
+            .send({ email: 'raced@example.com', role: 'admin' })
+        ).status,
+    ];
+    for (const ask of asks) {
+      const leaked = await createToken(t.deps, {
+        userId: owner.user.id,
+        workspaceId: owner.workspace.id,
+        scopes: ['analytics:read', 'sites:read', 'sites:write', 'members:write'],
+      });
+      const status = await whileHeld(
+        'update api_tokens set revoked_at = now() where id = ?',
+        [leaked.id],
+        () => ask(leaked.token),
+        '%api_tokens%',
+      );
+      expect(status).toBe(401);
+    }
+    const made = await t.deps.orm.em.fork().execute<{ n: number }[]>(
+      `select (select count(*) from share_links where site_id = ?) + (select count(*) from alerts where site_id = ?)
+            + (select count(*) from email_reports where site_id = ?)
+            + (select count(*) from invites where workspace_id = ? and withdrawn_at is null) as n`,
+      [siteId, siteId, siteId, owner.workspace.id],
+    );
+    expect(Number(made[0]?.n)).toBe(0);
+  });
+
+  /** Runs `change` in a transaction, lets `request` wait for its row lock (a statement like `waiting`), then commits. */
+  async function whileHeld<T>(change: string, params: unknown[], request: () => Promise<T>, waiting: string): Promise<T> {
+    let pending: Promise<T> | undefined;
+    await t.deps.orm.em.fork().transactional(async (tx) => {
+      await tx.execute(change, params);
+      pending = request();
+      await expect
+        .poll(async () => {
+          const [row] = await t.deps.orm.em
+            .fork()
+            .execute<{ n: number }[]>(
+              `select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like ?`,
+              [waiting],
+            );
+          return row?.n ?? 0;
+        })
+        .toBeGreaterThan(0);
+    });
+    return pending as Promise<T>;
+  }
 });
