@@ -35,6 +35,15 @@ describe('Auth: password reset and change', () => {
   const login = (email: string, password: string, ip = uniqueIp()) =>
     t.request.post('/v1/auth/login').set('X-Forwarded-For', ip).send({ email, password });
 
+  /** A promise held until `release` is called. */
+  function gate() {
+    let release = () => {};
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    return { held, release };
+  }
+
   /** Asks for a reset link and returns its token. */
   async function resetToken(email: string) {
     const before = mailsTo(t, email).length;
@@ -66,10 +75,7 @@ describe('Auth: password reset and change', () => {
     // with an account took. Held here, they must not hold the answer.
     it('answers before looking the address up, so its time does not tell whether the address has an account', async () => {
       const { email } = await createUser(t.deps);
-      let release = () => {};
-      const held = new Promise<void>((r) => {
-        release = r;
-      });
+      const { held, release } = gate();
       const incr = t.deps.hot.incr.bind(t.deps.hot);
       const slow = vi.spyOn(t.deps.hot, 'incr').mockImplementation(async (key, ttl) => {
         if (key.startsWith('mail-budget:')) await held;
@@ -91,10 +97,7 @@ describe('Auth: password reset and change', () => {
     // time told whether the address had one (100 ms to seconds of SMTP exchange).
     it('answers before the mail is sent, so its time does not tell whether the address has an account', async () => {
       const { email } = await createUser(t.deps);
-      let release = () => {};
-      const held = new Promise<void>((r) => {
-        release = r;
-      });
+      const { held, release } = gate();
       const send = t.deps.mailer.send.bind(t.deps.mailer);
       const slow = vi.spyOn(t.deps.mailer, 'send').mockImplementation(async (mail) => {
         await held;

@@ -101,8 +101,12 @@ describe('funnels', () => {
   it('answers 404 for another workspace’s site and an unknown or malformed funnel id', async () => {
     await api().get(`/v1/sites/${siteId}/funnels/00000000-0000-4000-8000-000000000000/results`).expect(404);
     await api().get(`/v1/sites/${siteId}/funnels/not-an-id/results`).expect(404);
-    await api().get(`/v1/sites/${siteId}/funnels/${'f'.repeat(65)}/results`).expect(404);
-    await api().del(`/v1/sites/${siteId}/funnels/${'f'.repeat(65)}`).expect(404);
+    await api()
+      .get(`/v1/sites/${siteId}/funnels/${'f'.repeat(65)}/results`)
+      .expect(404);
+    await api()
+      .del(`/v1/sites/${siteId}/funnels/${'f'.repeat(65)}`)
+      .expect(404);
     const stranger = await statsFixture();
     try {
       const theirs = await stranger.site();

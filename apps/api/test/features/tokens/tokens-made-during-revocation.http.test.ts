@@ -17,27 +17,45 @@ describe('tokens made while their maker loses the right to make them', () => {
   });
   afterAll(() => t.close());
 
-  /** Runs `end` inside a transaction holding the workspace's row lock once `request` is waiting for that lock. */
-  async function whileLocked<T>(workspaceId: string, request: () => Promise<T>, end: (sql: Sql) => Promise<void>): Promise<T> {
-    const em = t.deps.orm.em.fork();
+  /**
+   * Runs `hold` in a transaction (taking a row lock), starts `request`, waits until a statement like `waiting` waits
+   * for a lock, runs `end` in the same transaction, and commits: the request goes on after the change it raced.
+   */
+  async function whileHeld<T>(
+    hold: (sql: Sql) => Promise<unknown>,
+    request: () => Promise<T>,
+    waiting: string,
+    end: (sql: Sql) => Promise<void> = async () => {},
+  ): Promise<T> {
     let pending: Promise<T> | undefined;
-    await em.transactional(async (tx) => {
-      await tx.execute('select 1 from workspaces where id = ? for update', [workspaceId]);
+    await t.deps.orm.em.fork().transactional(async (tx) => {
+      const sql: Sql = (text, params) => tx.execute(text, params);
+      await hold(sql);
       pending = request();
       await expect
         .poll(async () => {
           const [row] = await t.deps.orm.em
             .fork()
             .execute<{ n: number }[]>(
-              `select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%from workspaces where id%for update%'`,
+              `select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like ?`,
+              [waiting],
             );
           return row?.n ?? 0;
         })
         .toBeGreaterThan(0);
-      await end((sql, params) => tx.execute(sql, params));
+      await end(sql);
     });
     return pending as Promise<T>;
   }
+
+  /** Runs `end` inside a transaction holding the workspace's row lock once `request` is waiting for that lock. */
+  const whileLocked = <T>(workspaceId: string, request: () => Promise<T>, end: (sql: Sql) => Promise<void>) =>
+    whileHeld(
+      (sql) => sql('select 1 from workspaces where id = ? for update', [workspaceId]),
+      request,
+      '%from workspaces where id%for update%',
+      end,
+    );
   type Sql = (sql: string, params: unknown[]) => Promise<unknown>;
 
   const liveTokensOf = (userId: string) => t.deps.orm.em.fork().count(ApiToken, { createdBy: userId, revokedAt: null });
@@ -141,8 +159,7 @@ describe('tokens made while their maker loses the right to make them', () => {
         scopes: ['analytics:read', 'sites:read', 'sites:write', 'members:write'],
       });
       const status = await whileHeld(
-        'update api_tokens set revoked_at = now() where id = ?',
-        [leaked.id],
+        (sql) => sql('update api_tokens set revoked_at = now() where id = ?', [leaked.id]),
         () => ask(leaked.token),
         '%api_tokens%',
       );
@@ -156,25 +173,4 @@ describe('tokens made while their maker loses the right to make them', () => {
     );
     expect(Number(made[0]?.n)).toBe(0);
   });
-
-  /** Runs `change` in a transaction, lets `request` wait for its row lock (a statement like `waiting`), then commits. */
-  async function whileHeld<T>(change: string, params: unknown[], request: () => Promise<T>, waiting: string): Promise<T> {
-    let pending: Promise<T> | undefined;
-    await t.deps.orm.em.fork().transactional(async (tx) => {
-      await tx.execute(change, params);
-      pending = request();
-      await expect
-        .poll(async () => {
-          const [row] = await t.deps.orm.em
-            .fork()
-            .execute<{ n: number }[]>(
-              `select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like ?`,
-              [waiting],
-            );
-          return row?.n ?? 0;
-        })
-        .toBeGreaterThan(0);
-    });
-    return pending as Promise<T>;
-  }
 });
