@@ -9,16 +9,32 @@ type Ciphers = Pick<Deps['ciphers'], 'internalKey'>;
 export const newSealedInternalKey = (ciphers: Ciphers) => ciphers.internalKey.encrypt(newInternalKey());
 
 /**
+ * Opened keys by their sealed form, per cipher (app secret): the collector asks for the same cached site's key on
+ * every report carrying a mark, and opening it each time was AES work per report on the collect path.
+ */
+const openedBy = new WeakMap<Ciphers['internalKey'], Map<string, string | null>>();
+const OPENED_MAX = 10_000;
+
+/**
  * The site's internal key in plain text: the sealed one, or a key stored before keys were sealed. Null when
  * the sealed key cannot be opened (another app secret): marks then do not count, as with no key.
  */
 export function internalKeyOf(ciphers: Ciphers, site: Pick<Site, 'internalKey' | 'internalKeyEnc'>): string | null {
-  if (!site.internalKeyEnc) return site.internalKey ?? null;
+  const sealed = site.internalKeyEnc;
+  if (!sealed) return site.internalKey ?? null;
+  const opened = openedBy.get(ciphers.internalKey) ?? new Map<string, string | null>();
+  openedBy.set(ciphers.internalKey, opened);
+  const known = opened.get(sealed);
+  if (known !== undefined) return known;
+  let key: string | null;
   try {
-    return ciphers.internalKey.decrypt(site.internalKeyEnc);
+    key = ciphers.internalKey.decrypt(sealed);
   } catch {
-    return null;
+    key = null;
   }
+  if (opened.size >= OPENED_MAX) opened.clear();
+  opened.set(sealed, key);
+  return key;
 }
 
 const BATCH = 500;
