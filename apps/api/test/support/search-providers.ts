@@ -8,6 +8,7 @@
 import { createPublicKey, generateKeyPairSync, type KeyObject, randomUUID, verify } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { startTestServer } from './server.ts';
 
 /** One day of search traffic for a page and query, as both stand-ins report it (a figure left out: not reported). */
 export interface SearchDay {
@@ -345,4 +346,18 @@ export async function startSearchProviders(): Promise<SearchProviders> {
     seen,
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
+}
+
+/** The stand-ins and a test server using them, the service's own account (delegated mode) named `ownName`. */
+export async function searchTestServer(ownName: string) {
+  const providers = await startSearchProviders();
+  const own = providers.serviceAccount(ownName);
+  const t = await startTestServer({
+    env: {
+      SEARCH_GOOGLE_API_URL: providers.googleUrl,
+      SEARCH_BING_API_URL: providers.bingUrl,
+      SEARCH_SERVICE_ACCOUNT_KEY: JSON.stringify(own.keyFile),
+    },
+  });
+  return { providers, own, t };
 }

@@ -7,8 +7,8 @@ import { SiteHostname } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readKey } from '../../../src/features/search/google.ts';
 import { runSearchPull } from '../../../src/features/search/search-pull-job.ts';
-import { type SearchProviders, startSearchProviders } from '../../support/search-providers.ts';
-import { createToken, createUser, startTestServer, type TestServer } from '../../support/server.ts';
+import { type SearchProviders, searchTestServer } from '../../support/search-providers.ts';
+import { createToken, createUser, type TestServer } from '../../support/server.ts';
 import { createSite } from '../../support/sites.ts';
 
 const DAY = 86_400_000;
@@ -42,15 +42,7 @@ describe('delegated search access, checked before every pull', () => {
   const analyticsCalls = () => providers.seen.filter((s) => s.endsWith('/searchAnalytics/query')).length;
 
   beforeAll(async () => {
-    providers = await startSearchProviders();
-    own = providers.serviceAccount('unseen-delegated');
-    t = await startTestServer({
-      env: {
-        SEARCH_GOOGLE_API_URL: providers.googleUrl,
-        SEARCH_BING_API_URL: providers.bingUrl,
-        SEARCH_SERVICE_ACCOUNT_KEY: JSON.stringify(own.keyFile),
-      },
-    });
+    ({ providers, own, t } = await searchTestServer('unseen-delegated'));
     const { user, workspace } = await createUser(t.deps);
     const scopes = ['search:read', 'search:write', 'sites:read', 'sites:write'] as const;
     auth = `Bearer ${(await createToken(t.deps, { userId: user.id, workspaceId: workspace.id, scopes: [...scopes] })).token}`;

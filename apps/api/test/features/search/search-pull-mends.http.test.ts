@@ -9,8 +9,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readKey } from '../../../src/features/search/google.ts';
 import { runSearchPull } from '../../../src/features/search/search-pull-job.ts';
 import { mondayOf } from '../../../src/features/search/weeks.ts';
-import { type BrokenBody, type GoogleCall, type SearchProviders, startSearchProviders } from '../../support/search-providers.ts';
-import { createToken, createUser, startTestServer, type TestServer } from '../../support/server.ts';
+import { type BrokenBody, type GoogleCall, type SearchProviders, searchTestServer } from '../../support/search-providers.ts';
+import { createToken, createUser, type TestServer } from '../../support/server.ts';
 import { createSite } from '../../support/sites.ts';
 
 const dayBefore = (day: string, n: number) =>
@@ -76,16 +76,8 @@ describe('search pulls that go wrong halfway', () => {
     t.request.put(`/v1/sites/${siteId}/search/${which}`).set('Authorization', auth).send(body);
 
   beforeAll(async () => {
-    providers = await startSearchProviders();
-    own = providers.serviceAccount('unseen-mends');
+    ({ providers, own, t } = await searchTestServer('unseen-mends'));
     customer = providers.serviceAccount('mends-reader');
-    t = await startTestServer({
-      env: {
-        SEARCH_GOOGLE_API_URL: providers.googleUrl,
-        SEARCH_BING_API_URL: providers.bingUrl,
-        SEARCH_SERVICE_ACCOUNT_KEY: JSON.stringify(own.keyFile),
-      },
-    });
     const { user, workspace } = await createUser(t.deps);
     workspaceId = workspace.id;
     auth = `Bearer ${(await createToken(t.deps, { userId: user.id, workspaceId, scopes: ['search:read', 'search:write'] })).token}`;

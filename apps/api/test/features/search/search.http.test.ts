@@ -5,8 +5,8 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { SiteHostname } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { craftedRsaKey } from '../../support/crafted-rsa-key.ts';
-import { type SearchProviders, startSearchProviders } from '../../support/search-providers.ts';
-import { createToken, createUser, startTestServer, type TestServer } from '../../support/server.ts';
+import { type SearchProviders, searchTestServer, startSearchProviders } from '../../support/search-providers.ts';
+import { createToken, createUser, type TestServer } from '../../support/server.ts';
 import { createSite } from '../../support/sites.ts';
 
 describe('search connections', () => {
@@ -19,16 +19,8 @@ describe('search connections', () => {
   let customer: { email: string; keyFile: Record<string, string> };
 
   beforeAll(async () => {
-    providers = await startSearchProviders();
-    own = providers.serviceAccount('unseen-delegated');
+    ({ providers, own, t } = await searchTestServer('unseen-delegated'));
     customer = providers.serviceAccount('customer-reader');
-    t = await startTestServer({
-      env: {
-        SEARCH_GOOGLE_API_URL: providers.googleUrl,
-        SEARCH_BING_API_URL: providers.bingUrl,
-        SEARCH_SERVICE_ACCOUNT_KEY: JSON.stringify(own.keyFile),
-      },
-    });
     const { user, workspace } = await createUser(t.deps);
     workspaceId = workspace.id;
     auth = `Bearer ${(await createToken(t.deps, { userId: user.id, workspaceId, scopes: ['search:read', 'search:write'] })).token}`;
