@@ -69,6 +69,15 @@ export function isUniqueViolation(err: unknown): boolean {
   return false;
 }
 
+/** True when PostgreSQL refused a row that refers to one that is gone (foreign_key_violation); Citus's words as above. */
+export function isForeignKeyViolation(err: unknown): boolean {
+  if (hasSqlState(err, '23503')) return true;
+  for (const e of causeChain(err)) {
+    if (codeOf(e) === 'XX000' && /violates foreign key constraint/.test(String((e as Error)?.message))) return true;
+  }
+  return false;
+}
+
 export function dbFault(err: unknown): DbFault {
   for (const e of causeChain(err)) {
     const code = codeOf(e);

@@ -1,6 +1,6 @@
 import { ForeignKeyConstraintViolationException, NotFoundError, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { TRPCError } from '@trpc/server';
-import { causeChain, dbFault } from '@us/db';
+import { causeChain, dbFault, isForeignKeyViolation, isUniqueViolation } from '@us/db';
 import { ZodError, type z } from 'zod';
 import { AppError } from './errors.ts';
 import type { Logger } from './logger.ts';
@@ -82,15 +82,16 @@ const RULES: Rule[] = [
     (e) => e instanceof NotFoundError,
     (cause) => new AppError(404, 'It no longer exists: it was probably deleted meanwhile; reload and check the id', { cause }),
   ],
+  // The ORM's own exceptions, and PostgreSQL's errors as raw statements (`getConnection().execute`) throw them.
   [
-    (e) => e instanceof UniqueConstraintViolationException,
+    (e) => e instanceof UniqueConstraintViolationException || isUniqueViolation(e),
     (cause) =>
       new AppError(409, 'It already exists: the same change was probably made at the same moment; reload and try again', {
         cause,
       }),
   ],
   [
-    (e) => e instanceof ForeignKeyConstraintViolationException,
+    (e) => e instanceof ForeignKeyConstraintViolationException || isForeignKeyViolation(e),
     (cause) => new AppError(409, 'Something it refers to was deleted meanwhile: reload and try again', { cause }),
   ],
   [
