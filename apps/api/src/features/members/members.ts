@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Invite, Membership, type User } from '@us/db';
 import { type MemberList, type Member as MemberOut, type Role, scopesOfRole } from '@us/shared';
 import { isUuid, workspaceIdOf } from '../../actor/access.ts';
+import { checkStillEntitled } from '../../actor/still-entitled.ts';
 import type { Actor } from '../../actor/actor.ts';
 import { AppError, forbidden, notFound, scopeMissing } from '../../core/errors.ts';
 import { revokeMemberTokens, revokeTokensBeyondRole } from '../tokens/index.ts';
@@ -51,6 +52,8 @@ export async function changeRole(em: EntityManager, actor: Actor, input: { userI
   const workspaceId = workspaceIdOf(actor);
   return em.transactional(async (tx) => {
     await lockWorkspace(tx, workspaceId);
+    // Under the lock a removal or demotion takes: a caller who lost the right meanwhile changes no one.
+    await checkStillEntitled(tx, actor, workspaceId, ['members:write']);
     const m = await findMember(tx, workspaceId, input.userId);
     const from = asRole(m.role);
     if (from === 'owner' && !(await canManageOwners(tx, actor))) throw OWNERS_ONLY("change an owner's role");
@@ -84,6 +87,7 @@ export async function removeMember(em: EntityManager, actor: Actor, userId: stri
   }
   await em.transactional(async (tx) => {
     await lockWorkspace(tx, workspaceId);
+    if (!leaving) await checkStillEntitled(tx, actor, workspaceId, ['members:write']);
     const m = await findMember(tx, workspaceId, userId);
     if (m.role === 'owner') {
       if (!(await canManageOwners(tx, actor))) throw OWNERS_ONLY('remove an owner');

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { racedChange } from '../../support/raced-change.ts';
 import { createToken } from '../../support/server.ts';
 import { type StatsFixture, statsFixture } from '../../support/stats-fixture.ts';
 
@@ -13,30 +14,17 @@ describe('a site deleted while a request about it is under way', () => {
 
   beforeAll(async () => {
     f = await statsFixture();
-    ({ token } = await createToken(f.t.deps, { userId: f.userId, workspaceId: f.workspaceId, scopes: ['export:read', 'sites:read'] }));
+    ({ token } = await createToken(f.t.deps, {
+      userId: f.userId,
+      workspaceId: f.workspaceId,
+      scopes: ['export:read', 'sites:read'],
+    }));
   });
   afterAll(() => f.close());
 
   /** Deletes the site in a transaction, starts `request`, waits until a statement like `waiting` waits for the row, and commits. */
-  async function whileDeleting<T>(siteId: string, request: () => Promise<T>, waiting: string): Promise<T> {
-    let pending: Promise<T> | undefined;
-    await f.t.deps.orm.em.fork().transactional(async (tx) => {
-      await tx.execute('delete from sites where id = ?', [siteId]);
-      pending = request();
-      await expect
-        .poll(async () => {
-          const [row] = await f.t.deps.orm.em
-            .fork()
-            .execute<{ n: number }[]>(
-              `select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like ?`,
-              [waiting],
-            );
-          return row?.n ?? 0;
-        })
-        .toBeGreaterThan(0);
-    });
-    return pending as Promise<T>;
-  }
+  const whileDeleting = <T>(siteId: string, request: () => Promise<T>, waiting: string) =>
+    racedChange(f.t.deps.orm, (sql) => sql('delete from sites where id = ?', [siteId]), request, waiting);
 
   it('an export answers 409 problem+json, and the site stays deleted', async () => {
     const siteId = await f.site();

@@ -2,6 +2,7 @@ import { ApiToken, Membership } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem } from '../../support/auth-helpers.ts';
 import { callerFor, problemOf } from '../../support/caller.ts';
+import { racedChange, type Sql } from '../../support/raced-change.ts';
 import { createToken, createUser, signIn, startTestServer, type TestServer } from '../../support/server.ts';
 import { createSite } from '../../support/sites.ts';
 
@@ -17,36 +18,12 @@ describe('tokens made while their maker loses the right to make them', () => {
   });
   afterAll(() => t.close());
 
-  /**
-   * Runs `hold` in a transaction (taking a row lock), starts `request`, waits until a statement like `waiting` waits
-   * for a lock, runs `end` in the same transaction, and commits: the request goes on after the change it raced.
-   */
-  async function whileHeld<T>(
+  const whileHeld = <T>(
     hold: (sql: Sql) => Promise<unknown>,
     request: () => Promise<T>,
     waiting: string,
-    end: (sql: Sql) => Promise<void> = async () => {},
-  ): Promise<T> {
-    let pending: Promise<T> | undefined;
-    await t.deps.orm.em.fork().transactional(async (tx) => {
-      const sql: Sql = (text, params) => tx.execute(text, params);
-      await hold(sql);
-      pending = request();
-      await expect
-        .poll(async () => {
-          const [row] = await t.deps.orm.em
-            .fork()
-            .execute<{ n: number }[]>(
-              `select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like ?`,
-              [waiting],
-            );
-          return row?.n ?? 0;
-        })
-        .toBeGreaterThan(0);
-      await end(sql);
-    });
-    return pending as Promise<T>;
-  }
+    end?: (sql: Sql) => Promise<void>,
+  ) => racedChange(t.deps.orm, hold, request, waiting, end);
 
   /** Runs `end` inside a transaction holding the workspace's row lock once `request` is waiting for that lock. */
   const whileLocked = <T>(workspaceId: string, request: () => Promise<T>, end: (sql: Sql) => Promise<void>) =>
@@ -56,7 +33,6 @@ describe('tokens made while their maker loses the right to make them', () => {
       '%from workspaces where id%for update%',
       end,
     );
-  type Sql = (sql: string, params: unknown[]) => Promise<unknown>;
 
   const liveTokensOf = (userId: string) => t.deps.orm.em.fork().count(ApiToken, { createdBy: userId, revokedAt: null });
 
