@@ -202,7 +202,8 @@ export const sendsGpc = (value: string | null | undefined) => (value ?? '').trim
 export const noReturnReason = (reason: string) =>
   `${reason} (no check: not a verified hostname of the site, so a check could not return there)`;
 
-type Gate = { action: 'allow' | 'challenge' | 'deny'; reason: string; risk?: number };
+/** What was decided; `verifiedBot` is the service's verdict on a declared crawler, recorded when the platform gave none. */
+type Gate = { action: 'allow' | 'challenge' | 'deny'; reason: string; risk?: number; verifiedBot?: boolean | undefined };
 
 /** Builds and queues this request's records, once. */
 function recorder(input: ProtectInput, path: string, resolved: string) {
@@ -231,7 +232,8 @@ function recorder(input: ProtectInput, path: string, resolved: string) {
       if (input.country && /^[A-Za-z]{2}$/.test(input.country)) record.country = input.country.toUpperCase();
       const asn = asNumber(input.asn);
       if (asn !== undefined) record.asn = asn;
-      if (typeof input.verifiedBot === 'boolean') record.verifiedBot = input.verifiedBot;
+      const verifiedBot = typeof input.verifiedBot === 'boolean' ? input.verifiedBot : gate.verifiedBot;
+      if (typeof verifiedBot === 'boolean') record.verifiedBot = verifiedBot;
       const tls = cut(input.tls ? String(input.tls) : undefined, 32);
       if (tls) record.tls = tls;
       const target = { collectUrl: input.collectUrl, key: input.key as string, secret: input.secret };
@@ -252,8 +254,9 @@ function asNumber(value: ProtectInput['asn']): number | undefined {
  * longer than the budget: anything else is `serve` with a `fail open: …` reason. A refused or redirected
  * request is recorded at once; a served one when the caller calls `done(status)`.
  *
- * The service answers `{ action, reason, risk, signals, challengeUrl? }`; `challengeUrl` (the check page with a
- * signed return ticket) is there when a challenged request may return to its host.
+ * The service answers `{ action, reason, risk, signals, challengeUrl?, verifiedBot? }`; `challengeUrl` (the check page
+ * with a signed return ticket) is there when a challenged request may return to its host, `verifiedBot` when the
+ * request declared a crawler and the service's lookup ended (recorded with the request).
  */
 export async function protect(input: ProtectInput): Promise<ProtectVerdict> {
   const url = (typeof input.url === 'string' && input.url) || '/';
@@ -261,11 +264,15 @@ export async function protect(input: ProtectInput): Promise<ProtectVerdict> {
   // Which paths pass undecided is asked of the resolved path: a raw `/_us/%2e%2e/admin` is the origin's `/admin`.
   const resolved = resolvedPath(url);
   const record = recorder(input, path, resolved);
-  const serve = (reason: string, extra: { action?: 'allow' | 'challenge' | 'deny'; risk?: number } = {}): ProtectVerdict => ({
+  const serve = (
+    reason: string,
+    extra: { action?: 'allow' | 'challenge' | 'deny'; risk?: number } = {},
+    verifiedBot?: boolean,
+  ): ProtectVerdict => ({
     do: 'serve',
     reason,
     ...extra,
-    done: (status) => record(status, { action: 'allow', ...extra, reason }),
+    done: (status) => record(status, { action: 'allow', ...extra, reason, verifiedBot }),
   });
   try {
     if (ALWAYS_SERVED_PATHS.has(resolved)) return serve(`always served: ${resolved}`, { action: 'allow' });
@@ -307,7 +314,7 @@ export async function protect(input: ProtectInput): Promise<ProtectVerdict> {
       res.body?.cancel().catch(() => undefined);
       return serve(`fail open: service answered ${res.status}`);
     }
-    let answer: { action?: unknown; reason?: unknown; risk?: unknown; challengeUrl?: unknown };
+    let answer: { action?: unknown; reason?: unknown; risk?: unknown; challengeUrl?: unknown; verifiedBot?: unknown };
     try {
       answer = (await res.json()) as typeof answer;
     } catch (e) {
@@ -317,7 +324,8 @@ export async function protect(input: ProtectInput): Promise<ProtectVerdict> {
     const reason = typeof answer?.reason === 'string' ? answer.reason : '';
     const risk = typeof answer?.risk === 'number' ? answer.risk : undefined;
     const riskPart = risk === undefined ? {} : { risk };
-    if (answer?.action === 'allow') return serve(reason, { action: 'allow', ...riskPart });
+    const verifiedBot = typeof answer?.verifiedBot === 'boolean' ? answer.verifiedBot : undefined;
+    if (answer?.action === 'allow') return serve(reason, { action: 'allow', ...riskPart }, verifiedBot);
     if (answer?.action !== 'challenge' && answer?.action !== 'deny') return serve('fail open: unreadable answer');
     const action = answer.action;
     const ref = header(input.headers, 'cf-ray') || header(input.headers, 'x-request-id');
@@ -341,7 +349,7 @@ export async function protect(input: ProtectInput): Promise<ProtectVerdict> {
     } else {
       verdict = { do: 'refuse', action, reason, ...riskPart, ...refusalPage('deny', accept, ref) };
     }
-    record(verdict.status, { action, reason, ...riskPart });
+    record(verdict.status, { action, reason, ...riskPart, verifiedBot });
     return verdict;
   } catch (e) {
     return serve(`fail open: the gate failed (${e instanceof Error ? e.name : 'error'})`);

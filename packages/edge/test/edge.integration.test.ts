@@ -967,6 +967,27 @@ describe('protect() records', () => {
     ]);
   });
 
+  it("records the service's verdict on a declared crawler when the platform gave none; the platform's own wins", async () => {
+    const googlebot = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+    answer({ action: 'allow', reason: 'verified search engine: Googlebot', risk: -1, verifiedBot: true });
+    const crawl = await protect(input({ batchSize: 3, headers: { 'user-agent': googlebot } }));
+    if (crawl.do !== 'serve') throw new Error(`served expected, got ${crawl.do}`);
+    expect(crawl).not.toHaveProperty('verifiedBot');
+    crawl.done(200);
+    answer({ action: 'deny', reason: 'unverified claim to be Googlebot', risk: -1, verifiedBot: false });
+    expect((await protect(input({ batchSize: 3, url: '/fake', headers: { 'user-agent': googlebot } }))).do).toBe('refuse');
+    answer({ action: 'allow', reason: 'verified search engine: Googlebot', risk: -1, verifiedBot: true });
+    const told = await protect(input({ batchSize: 3, url: '/told', verifiedBot: false, headers: { 'user-agent': googlebot } }));
+    if (told.do !== 'serve') throw new Error(`served expected, got ${told.do}`);
+    told.done(200);
+    const batch = await waitFor(() => batches()[0]);
+    expect(JSON.parse(batch.body).records.map((r: RequestRecord) => [r.path, r.verifiedBot])).toEqual([
+      ['/pricing', true],
+      ['/fake', false],
+      ['/told', false],
+    ]);
+  });
+
   it('sends records by age on a timer, without another request; flushRecords() sends what is left', async () => {
     answer({ action: 'allow', reason: 'browser: no sign of automation', risk: 0 });
     const first = await protect(input({ batchSize: 100, flushAfterMs: 200 }));

@@ -228,5 +228,11 @@ export type VerifyAnswer = z.infer<typeof VerifyAnswer>;
 
 export const DecideAnswer = Decision.extend({
   challengeUrl: z.string().optional().describe('For a challenge: where to send the browser (302), with its return ticket'),
+  verifiedBot: z
+    .boolean()
+    .optional()
+    .describe(
+      "For a declared crawler: whether it is who it says (the operator's ranges, forward-confirmed reverse DNS, or the platform's verdict sent); absent for browsers and while a lookup is still running. Recorded with the request (`verifiedBot`)",
+    ),
 });
 export type DecideAnswer = z.infer<typeof DecideAnswer>;

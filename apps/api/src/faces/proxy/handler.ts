@@ -41,6 +41,8 @@ interface Gate {
   reason: string;
   risk?: number;
   challengeUrl?: string;
+  /** A declared crawler's verdict, recorded with the request. */
+  verifiedBot?: boolean;
 }
 
 /** Client closed the request before the origin answered (as nginx logs it). */
@@ -181,6 +183,7 @@ export function proxyFace(deps: Deps, parts: ProxyFaceParts) {
       reason: gate.reason.slice(0, 256),
     };
     if (gate.risk !== undefined) rec.risk = gate.risk;
+    if (gate.verifiedBot !== undefined) rec.verifiedBot = gate.verifiedBot;
     if (client) rec.ip = client.slice(0, 64);
     if (ua) rec.ua = ua.slice(0, 1024);
     if (html !== undefined) rec.html = html;
@@ -207,7 +210,7 @@ export function proxyFace(deps: Deps, parts: ProxyFaceParts) {
         ...(tls ? { tls } : {}),
         ...(pass && pass.length <= DECIDE_LIMITS.pass ? { pass } : {}),
       });
-      return { action: d.action, reason: d.reason, risk: d.risk, challengeUrl: d.challengeUrl };
+      return { action: d.action, reason: d.reason, risk: d.risk, challengeUrl: d.challengeUrl, verifiedBot: d.verifiedBot };
     } catch (err) {
       deps.logger.warn(`proxy: the gate failed, request served (${String(err)})`);
       return { action: 'allow', reason: `fail open: the gate failed (${err instanceof Error ? err.name : 'error'})` };

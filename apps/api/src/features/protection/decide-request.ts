@@ -1,7 +1,6 @@
 import {
   behaviourCode,
   classifyUserAgent,
-  type Decision,
   decide,
   isHostingNetwork,
   issueTicket,
@@ -97,7 +96,12 @@ export async function decideRequest(
     } as const;
     return decide(settings, facts);
   }
-  const decision: Decision = decide(settings, await factsOf(deps, p, req));
+  const facts = await factsOf(deps, p, req);
+  // What the verification found goes with the answer, so the request is recorded as the crawler it proved to be.
+  const decision: DecideAnswer =
+    facts.verification === 'unknown'
+      ? decide(settings, facts)
+      : { ...decide(settings, facts), verifiedBot: facts.verification === 'verified' };
   if (decision.action !== 'challenge') return decision;
   if (!p.returnHosts.includes(req.host)) {
     void noteNoReturn(deps, p.site.id, [req.host]);

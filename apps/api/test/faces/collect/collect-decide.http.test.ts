@@ -110,7 +110,12 @@ describe('POST /collect/decide', () => {
     it('refuses a "Googlebot" whose address does not resolve to Google', async () => {
       dns.setPtr('198.51.100.77', ['scraper.evil.example']);
       const res = await ask({ ua: GOOGLEBOT, ip: '198.51.100.77' }).expect(200);
-      expect(res.body).toMatchObject({ action: 'deny', reason: 'unverified claim to be Googlebot', risk: -1 });
+      expect(res.body).toMatchObject({
+        action: 'deny',
+        reason: 'unverified claim to be Googlebot',
+        risk: -1,
+        verifiedBot: false,
+      });
       expect(dns.queries).toContain(reverseName('198.51.100.77'));
     });
 
@@ -119,7 +124,12 @@ describe('POST /collect/decide', () => {
       dns.setPtr('198.51.100.78', [name]);
       dns.setAddresses(name, ['198.51.100.78']);
       const res = await ask({ ua: GOOGLEBOT, ip: '198.51.100.78' }).expect(200);
-      expect(res.body).toMatchObject({ action: 'allow', reason: 'verified search engine: Googlebot', risk: -1 });
+      expect(res.body).toMatchObject({
+        action: 'allow',
+        reason: 'verified search engine: Googlebot',
+        risk: -1,
+        verifiedBot: true,
+      });
       expect(dns.queries).toContain(name);
       const asked = dns.queries.length;
       await ask({ ua: GOOGLEBOT, ip: '198.51.100.78' }).expect(200);

@@ -80,6 +80,34 @@ describe('proxy mode: the gate and the origin', () => {
       ]);
   });
 
+  // The proxy recorded what the gate let through, but not what the verification found: a Googlebot proved by Google's
+  // ranges was stored as an unverified bot, shown so in the kind table and refused by the dry run's replay.
+  it("records a crawler the gate verified as verified (kind verified-bot), and a browser's request as no crawler", async () => {
+    const host = 'shop.proxy-crawlers.example';
+    const site = await proxySite(t, host, origin.url, { mode: 'challenge', bots: 'challenge' });
+    const googlebot = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+    const crawl = await viaProxy(t, host, '/catalogue', { from: '66.249.66.1', headers: { 'user-agent': googlebot } });
+    expect(crawl.status).toBe(200);
+    await viaProxy(t, host, '/home', { headers: { 'user-agent': BROWSER_UA } });
+    await t.deps.ingest.flushNow();
+    await expect
+      .poll(async () =>
+        t.deps.orm.em
+          .fork()
+          .execute(`select path, kind, bot_name, verified, reason from requests where site_id = ? order by path`, [site.siteId]),
+      )
+      .toEqual([
+        {
+          path: '/catalogue',
+          kind: 'verified-bot',
+          bot_name: 'Googlebot',
+          verified: true,
+          reason: 'verified search engine: Googlebot',
+        },
+        { path: '/home', kind: 'browser', bot_name: null, verified: false, reason: expect.any(String) },
+      ]);
+  });
+
   it('answers /_us/pass itself on the customer’s host: the pass cookie is set there, and then the visitor is served', async () => {
     const host = 'shop.proxy-pass.example';
     const site = await proxySite(t, host, origin.url, { mode: 'challenge' });

@@ -31,7 +31,7 @@ describe('member changes asked by someone demoted meanwhile', () => {
   const roleOf = async (workspaceId: string, userId: string) =>
     (await t.deps.orm.em.fork().findOne(Membership, { workspace: workspaceId, user: userId }))?.role ?? null;
 
-  const demotedWhileWaiting = (workspaceId: string, userId: string, request: () => Promise<{ status: number }>) =>
+  const demotedWhileWaiting = <T>(workspaceId: string, userId: string, request: () => Promise<T>) =>
     racedChange(
       t.deps.orm,
       (sql) => sql('select 1 from workspaces where id = ? for update', [workspaceId]),
