@@ -27,7 +27,14 @@ export function networkOf(ip: string): string {
   return ip;
 }
 
-const signed = (siteId: string, exp: number, ua: string, ip: string) => `pass\n${siteId}\n${exp}\n${ua}\n${networkOf(ip)}`;
+/**
+ * How much of the user agent a pass is bound to: the decide endpoint and proxy mode see at most this much of it
+ * (DECIDE_LIMITS.ua), so a pass issued or checked over more never matched there.
+ */
+export const PASS_UA_CHARS = 1024;
+
+const signed = (siteId: string, exp: number, ua: string, ip: string) =>
+  `pass\n${siteId}\n${exp}\n${ua.slice(0, PASS_UA_CHARS)}\n${networkOf(ip)}`;
 
 /** The cookie value for a browser (user agent `ua`, address `ip`) that passed the check for a site. */
 export async function issuePass(passKey: string, siteId: string, ua: string, ip: string, now = Date.now()): Promise<string> {

@@ -108,28 +108,44 @@ describe('proxy mode: the gate and the origin', () => {
       ]);
   });
 
-  it('answers /_us/pass itself on the customer’s host: the pass cookie is set there, and then the visitor is served', async () => {
-    const host = 'shop.proxy-pass.example';
+  /** A challenged visitor of `host` passes the check through /_us/pass there, then asks again with the cookie. */
+  async function passedAndBack(host: string, ua?: string) {
     const site = await proxySite(t, host, origin.url, { mode: 'challenge' });
+    const headers = { accept: HTML, ...(ua ? { 'user-agent': ua } : {}) };
     const { passKey } = (await getConfig(t, site).expect(200)).body;
-    const first = await viaProxy(t, host, '/welcome', { from: CLOUD, headers: { accept: HTML } });
+    const first = await viaProxy(t, host, '/welcome', { from: CLOUD, headers });
     expect(first.status).toBe(302);
-    const bad = await viaProxy(t, host, '/_us/pass?g=forged', { from: CLOUD, headers: { accept: HTML } });
-    expect(bad.status).toBe(400);
     const grant = await issueGrant(passKey, { s: site.siteId, h: host, p: '/welcome' });
-    const back = await viaProxy(t, host, `/_us/pass?g=${encodeURIComponent(grant)}`, { from: CLOUD, headers: { accept: HTML } });
+    const back = await viaProxy(t, host, `/_us/pass?g=${encodeURIComponent(grant)}`, { from: CLOUD, headers });
     expect(back.status).toBe(303);
     expect(back.headers.location).toBe('/welcome');
     const cookie = (back.headers['set-cookie'] ?? []).find((c) => c.startsWith('us_pass='));
     expect(cookie).toBeDefined();
-    expect(origin.seen.filter((s) => s.url.startsWith('/_us/'))).toHaveLength(0);
     const served = await viaProxy(t, host, '/welcome', {
       from: CLOUD,
-      headers: { accept: HTML, cookie: `theme=dark; ${(cookie as string).split(';')[0]}` },
+      headers: { ...headers, cookie: `theme=dark; ${(cookie as string).split(';')[0]}` },
     });
+    return served;
+  }
+
+  it('answers /_us/pass itself on the customer’s host: the pass cookie is set there, and then the visitor is served', async () => {
+    const host = 'shop.proxy-pass.example';
+    const served = await passedAndBack(host);
+    const bad = await viaProxy(t, host, '/_us/pass?g=forged', { from: CLOUD, headers: { accept: HTML } });
+    expect(bad.status).toBe(400);
     expect(served.status).toBe(200);
     expect(served.body).toBe('origin GET /welcome');
+    expect(origin.seen.filter((s) => s.url.startsWith('/_us/'))).toHaveLength(0);
     expect(origin.got('/welcome').map((s) => s.headers.cookie)).toEqual(['theme=dark']);
+  });
+
+  // The pass was signed over the whole user agent and checked over its first 1,024 characters: a browser with a longer
+  // one passed the check and was sent to it again on every request.
+  it('a browser whose user agent is longer than 1,024 characters is served once it passed the check', async () => {
+    const long = `${BROWSER_UA} ${'Extension/1.0 '.repeat(80)}`;
+    expect(long.length).toBeGreaterThan(1024);
+    const served = await passedAndBack('shop.proxy-pass-long.example', long);
+    expect(served.status).toBe(200);
   });
 
   it('answers 502 problem+json when the origin cannot be reached, 504 when it does not answer in time; both recorded', async () => {
