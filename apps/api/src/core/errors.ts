@@ -6,7 +6,7 @@ import { type ProblemCode, problemTypeUri } from './problem-types.ts';
  * `title` is written to be acted on: it says what to do; `code` says which kind of problem it is, for
  * clients to act on without reading the title (core/problem-types.ts).
  */
-export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 409 | 410 | 413 | 422 | 429 | 500 | 502 | 503 | 504;
+export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 405 | 409 | 410 | 413 | 422 | 429 | 500 | 502 | 503 | 504;
 
 /** The code of a status unless the throw site names another of the same status (`scope-missing`, ...). */
 export const CODE_OF_STATUS: Record<ErrorStatus, ProblemCode> = {
@@ -15,6 +15,7 @@ export const CODE_OF_STATUS: Record<ErrorStatus, ProblemCode> = {
   402: 'plan-limit',
   403: 'forbidden',
   404: 'not-found',
+  405: 'validation',
   409: 'conflict',
   410: 'gone',
   413: 'too-large',
@@ -78,6 +79,9 @@ export const scopeMissing = (scope: string, whatToDo: string) =>
   new AppError(403, `Missing scope ${scope}: ${whatToDo}`, { code: 'scope-missing' });
 export const notFound = (what: string) =>
   new AppError(404, `No such ${what} in this workspace: check the id, or choose another workspace`);
+/** A route asked with a method it does not take (405 with `Allow`). */
+export const methodNotAllowed = (allow: string) =>
+  new AppError(405, `Use ${allow.replace(/, ([A-Z]+)$/, ' or $1')} for this path`, { headers: { Allow: allow } });
 export const tooMany = (retryAfter: number, title?: string) =>
   new AppError(429, title ?? `Too many requests: wait ${retryAfter} seconds, then try again`, { retryAfter });
 /** The operator has not set up what this needs: retrying will not help until they do. */

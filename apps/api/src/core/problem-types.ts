@@ -16,9 +16,10 @@ export interface ProblemType {
 export const PROBLEM_TYPES = {
   validation: {
     status: 400,
+    alsoAs: [405],
     title: 'Refused input',
     description:
-      'The request was refused as sent: a value, a field, the body or the request itself. `field` names the culprit (such as `scopes[2]` or `(body)`); fix it as the title says, then send again.',
+      'The request was refused as sent: a value, a field, the body or the request itself (405: a method the path does not take; the Allow header lists those it does). `field` names the culprit (such as `scopes[2]` or `(body)`); fix it as the title says, then send again.',
   },
   unauthenticated: {
     status: 401,

@@ -5,7 +5,7 @@ import type { Context } from 'koa';
 import type { z } from 'zod';
 import type { Deps } from '../../core/deps.ts';
 import { issueToError } from '../../core/error-map.ts';
-import { AppError, badRequest } from '../../core/errors.ts';
+import { AppError, badRequest, methodNotAllowed } from '../../core/errors.ts';
 import { readBody } from '../../core/http/body.ts';
 import { type DecideInput, decideRequest } from '../../features/protection/decide-request.ts';
 import type { ProtectedSite } from '../../features/protection/protected-site.ts';
@@ -112,29 +112,23 @@ export function protectionRoutes(deps: Deps, cache: SiteCache, budgets: CollectB
     /** Handles the route when `ctx.path` is one of them; false otherwise. */
     async handle(ctx: Context): Promise<boolean> {
       if (ctx.path === '/collect/protection') {
-        if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return methodNotAllowed(ctx, 'GET, HEAD');
+        if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw methodNotAllowed('GET, HEAD');
         await config(ctx);
         return true;
       }
       if (ctx.path === '/collect/verify') {
-        if (ctx.method !== 'POST') return methodNotAllowed(ctx, 'POST');
+        if (ctx.method !== 'POST') throw methodNotAllowed('POST');
         await verifyRoute(ctx);
         return true;
       }
       if (ctx.path === '/collect/decide') {
-        if (ctx.method !== 'POST') return methodNotAllowed(ctx, 'POST');
+        if (ctx.method !== 'POST') throw methodNotAllowed('POST');
         await decideRoute(ctx);
         return true;
       }
       return false;
     },
   };
-}
-
-function methodNotAllowed(ctx: Context, allow: string): true {
-  ctx.set('Allow', allow);
-  ctx.status = 405;
-  return true;
 }
 
 /**

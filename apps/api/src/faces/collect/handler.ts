@@ -4,6 +4,7 @@ import type { Context } from 'koa';
 import type { Deps } from '../../core/deps.ts';
 import type { PageUrl } from '../../core/enrich/index.ts';
 import { logFailure, toAppError } from '../../core/error-map.ts';
+import { methodNotAllowed } from '../../core/errors.ts';
 import { sendProblem } from '../../core/http/problem-response.ts';
 import { scriptFeaturesOf } from '../../core/script-builds.ts';
 import { requestLoggingPaused } from '../../features/billing/usage-pause.ts';
@@ -177,11 +178,7 @@ export function collectHandler(deps: Deps, afterAnswers: (work: () => void) => v
         ctx.status = 204;
         return;
       }
-      if (ctx.method !== 'POST') {
-        ctx.set('Allow', 'POST, OPTIONS');
-        ctx.status = 405;
-        return;
-      }
+      if (ctx.method !== 'POST') throw methodNotAllowed('POST, OPTIONS');
       if (ctx.path === '/collect/requests') await requests(ctx);
       else await page(ctx);
     } catch (err) {

@@ -270,7 +270,7 @@ describe('POST /collect/decide', () => {
         .send(JSON.stringify({ ip: '1.2.3.4', pad: 'x'.repeat(65 * 1024) }));
       expectProblem(big, 413);
       const get = await t.request.get('/collect/decide').set('x-svc-proxy', site.secret);
-      expect(get.status).toBe(405);
+      expect(expectProblem(get, 405).title).toBe('Use POST for this path');
       expect(get.headers.allow).toBe('POST');
     });
   });

@@ -151,7 +151,13 @@ describe('collect lane: page reports and edge batches answered before Koa', () =
     expect(refused.headers['content-type']).toBe('application/problem+json');
     expect(JSON.parse(refused.body)).toMatchObject({ status: 400, field: '(body)' });
     const notAllowed = await exchange(port, 'GET', '/collect', {}, '');
-    expect(notAllowed).toMatchObject({ status: 405, body: 'Method Not Allowed' });
+    expect(notAllowed.status).toBe(405);
+    expect(notAllowed.headers['content-type']).toBe('application/problem+json');
+    expect(JSON.parse(notAllowed.body)).toMatchObject({
+      status: 405,
+      code: 'validation',
+      title: 'Use POST or OPTIONS for this path',
+    });
     expect(notAllowed.headers.allow).toBe('POST, OPTIONS');
     const edge = await exchange(
       port,

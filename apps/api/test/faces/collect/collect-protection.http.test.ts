@@ -121,6 +121,8 @@ describe('GET /collect/protection', () => {
   it('answers 405 to other methods', async () => {
     const res = await t.request.post('/collect/protection').set('x-svc-proxy', site.secret).send({});
     expect(res.status).toBe(405);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.body).toMatchObject({ status: 405, code: 'validation', title: 'Use GET or HEAD for this path' });
     expect(res.headers.allow).toBe('GET, HEAD');
   });
 });
