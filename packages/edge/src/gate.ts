@@ -18,6 +18,7 @@ import {
   passFromCookies,
   type RequestFacts,
   type Rule,
+  ticketRisk,
   type UaClass,
   type Verification,
   verifyPass,
@@ -390,8 +391,7 @@ export async function decideRequest(req: RequestView, config: LoadedConfig): Pro
 export async function challengeLocation(config: LoadedConfig, url: URL, risk: number): Promise<string | null> {
   const host = url.hostname.toLowerCase();
   if (!config.hosts.has(host)) return null;
-  // A declared bot (risk -1) that `bots: challenge` sends to the check gets a middling proof of work.
-  const r = risk < 0 ? 50 : Math.min(100, risk);
+  const r = ticketRisk(risk);
   const ticket = await issueTicket(config.passKey, { s: config.site, h: host, p: (url.pathname + url.search).slice(0, 2048), r });
   const target = new URL(config.challengeUrl);
   target.searchParams.set('t', ticket);

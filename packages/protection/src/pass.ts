@@ -87,6 +87,12 @@ export interface Ticket {
 
 export const TICKET_TTL_SECONDS = 600;
 
+/**
+ * The risk a check's ticket carries for a decision's risk: a declared bot (risk -1) that `bots: challenge` sends to
+ * the check gets a middling proof of work, wherever it was decided (at the edge, by the decide endpoint, in proxy mode).
+ */
+export const ticketRisk = (risk: number) => (risk < 0 ? 50 : Math.min(100, risk));
+
 export function issueTicket(passKey: string, t: Omit<Ticket, 'e'>, now = Date.now()): Promise<string> {
   return seal(passKey, { ...t, e: Math.floor(now / 1000) + TICKET_TTL_SECONDS });
 }

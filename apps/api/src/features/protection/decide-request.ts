@@ -5,6 +5,7 @@ import {
   isHostingNetwork,
   issueTicket,
   type RequestFacts,
+  ticketRisk,
   type Verification,
   verifyPass,
 } from '@us/protection';
@@ -107,6 +108,6 @@ export async function decideRequest(
     void noteNoReturn(deps, p.site.id, [req.host]);
     return { ...decision, reason: noReturnReason(decision.reason) };
   }
-  const ticket = await issueTicket(p.passKey, { s: p.site.id, h: req.host, p: req.path, r: Math.max(0, decision.risk) });
+  const ticket = await issueTicket(p.passKey, { s: p.site.id, h: req.host, p: req.path, r: ticketRisk(decision.risk) });
   return { ...decision, challengeUrl: `${deps.urls.challenge}?t=${encodeURIComponent(ticket)}` };
 }

@@ -41,6 +41,14 @@ describe('POST /collect/decide', () => {
     expect(ticket).toMatchObject({ s: site.siteId, h: HOST, p: '/account?tab=orders', r: 50 });
   });
 
+  // The decide endpoint gave a declared bot's ticket risk 0 (the lightest proof of work) where the edge gives 50.
+  it("a declared bot that bots: challenge sends to the check gets the edge's middling proof of work", async () => {
+    const res = await ask({ ua: 'Mozilla/5.0 (compatible; SemrushBot/7~bl; +http://www.semrush.com/bot.html)' }).expect(200);
+    expect(res.body).toMatchObject({ action: 'challenge', risk: -1 });
+    const url = new URL(res.body.challengeUrl);
+    expect(await readTicket(passKey, url.searchParams.get('t') as string)).toMatchObject({ s: site.siteId, r: 50 });
+  });
+
   it('a challenge on a host a check cannot return to stays a challenge without a check page, as at the edge; deny stays deny', async () => {
     const noCheck = '(no check: not a verified hostname of the site, so a check could not return there)';
     for (const host of ['not-ours.example', 'Not-Ours.example:8080', 'not a hostname!']) {
