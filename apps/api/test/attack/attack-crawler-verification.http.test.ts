@@ -109,24 +109,40 @@ describe('attacks on crawler verification', () => {
     await expect.poll(lookupsInFlight).toBe(0);
   });
 
-  it('many networks: at most 64 lookups in flight per node, and 600 fresh ones per site a minute, each counted before looking', async () => {
-    const siteId = `budget-${randomBytes(4).toString('hex')}`;
-    // 70 networks at once, every lookup slow: the node's slots fill, the rest are not asked about.
-    const burst = Array.from({ length: 70 }, (_, i) => `100.65.${i}.1`);
-    for (const ip of burst) dns.slowDown(reverseName(ip), 800);
-    const verdicts = await Promise.all(burst.map((ip) => verifyCrawler(t.deps, siteId, googlebot, ip, 50)));
+  it('one site naming slow crawler addresses of many networks holds at most its share of the slots: another site is looked up meanwhile', async () => {
+    const flooding = `budget-${randomBytes(4).toString('hex')}`;
+    const burst = Array.from({ length: 70 }, (_, i) => `100.67.${i}.1`);
+    for (const ip of burst) dns.slowDown(reverseName(ip), 3000);
+    const verdicts = await Promise.all(burst.map((ip) => verifyCrawler(t.deps, flooding, googlebot, ip, 50)));
+    expect(verdicts.every((v) => v.verification === 'unknown')).toBe(true);
+    expect(askedAbout(burst)).toBe(VERIFICATION_BUDGET.inFlightPerSite);
+    // While they run, a real Googlebot at another site is verified.
+    dns.setPtr('192.0.2.68', ['crawl-192-0-2-68.googlebot.com']);
+    dns.setAddresses('crawl-192-0-2-68.googlebot.com', ['192.0.2.68']);
+    expect((await claim('192.0.2.68', other)).body.reason).toBe('verified search engine: Googlebot');
+    await expect.poll(lookupsInFlight, { timeout: 10_000 }).toBe(0);
+  });
+
+  it('many sites and networks: at most 64 lookups in flight per node, and 600 fresh ones per site a minute, each counted before looking', async () => {
+    // Five sites of 16 networks at once, every lookup slow: the node's slots fill, the rest are not asked about.
+    const sites = Array.from({ length: 5 }, () => `budget-${randomBytes(4).toString('hex')}`);
+    const burst = sites.flatMap((siteId, s) =>
+      Array.from({ length: VERIFICATION_BUDGET.inFlightPerSite }, (_, i) => ({ siteId, ip: `100.65.${s * 16 + i}.1` })),
+    );
+    for (const { ip } of burst) dns.slowDown(reverseName(ip), 800);
+    const verdicts = await Promise.all(burst.map(({ siteId, ip }) => verifyCrawler(t.deps, siteId, googlebot, ip, 50)));
     expect(verdicts.every((v) => v.verification === 'unknown' && v.maxAgeSeconds === 0)).toBe(true);
-    expect(askedAbout(burst)).toBe(VERIFICATION_BUDGET.inFlight);
+    expect(askedAbout(burst.map((b) => b.ip))).toBe(VERIFICATION_BUDGET.inFlight);
     await expect.poll(lookupsInFlight).toBe(0);
-    // Another site's budget, from 50 networks of 12 addresses, waited for in full, 50 at a time (one per network).
+    // Another site's budget, from 50 networks of 12 addresses, waited for in full, a site's share at a time (one per network).
     const otherSite = `budget-${randomBytes(4).toString('hex')}`;
     const spread = Array.from(
       { length: VERIFICATION_BUDGET.perSitePerMinute },
       (_, k) => `100.64.${k % 50}.${Math.floor(k / 50)}`,
     );
     const answered: string[] = [];
-    for (let i = 0; i < spread.length; i += 50) {
-      const group = spread.slice(i, i + 50);
+    for (let i = 0; i < spread.length; i += VERIFICATION_BUDGET.inFlightPerSite) {
+      const group = spread.slice(i, i + VERIFICATION_BUDGET.inFlightPerSite);
       answered.push(
         ...(await Promise.all(group.map((ip) => verifyCrawler(t.deps, otherSite, googlebot, ip, 5000)))).map(
           (v) => v.verification,

@@ -97,7 +97,7 @@ export async function verifyCrawler(
   let run = pending.get(key);
   if (!run) {
     const share = networkShare(ip, siteId);
-    const release = takeLookupSlot(share);
+    const release = takeLookupSlot(share, siteId);
     if (!release) return NOT_YET;
     const domains = check.domains;
     run = (async (): Promise<Outcome> => {

@@ -15,6 +15,11 @@ export const VERIFICATION_BUDGET = {
   inFlight: 64,
   /** Of those, at most this many for one client network. */
   inFlightPerNetwork: 4,
+  /**
+   * And at most this many for one site: a customer naming made-up crawler addresses of many networks at its own
+   * site (the decide and verify endpoints take any address) held every slot of the node, for every site.
+   */
+  inFlightPerSite: 16,
   /** Fresh lookups per client network, site and minute (counted before looking). */
   perNetworkPerMinute: 20,
   /** Fresh lookups per site and minute (counted before looking, after the network's share). */
@@ -28,28 +33,41 @@ export function networkShare(ip: string, siteId: string): string {
 
 let running = 0;
 const runningPerNetwork = new Map<string, number>();
+const runningPerSite = new Map<string, number>();
+
+const up = (counts: Map<string, number>, key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
+function down(counts: Map<string, number>, key: string) {
+  const left = (counts.get(key) ?? 1) - 1;
+  if (left > 0) counts.set(key, left);
+  else counts.delete(key);
+}
 
 /** Lookups running on this node now. */
 export const lookupsInFlight = () => running;
 
 /**
- * Takes a lookup slot for the network, or null when the node or the network has none free. Taken and
- * counted in one synchronous step: concurrent callers cannot all pass the check first. Call the returned
+ * Takes a lookup slot for the network at the site, or null when the node, the site or the network has none free.
+ * Taken and counted in one synchronous step: concurrent callers cannot all pass the check first. Call the returned
  * function once when the lookup is over.
  */
-export function takeLookupSlot(share: string): (() => void) | null {
-  const mine = runningPerNetwork.get(share) ?? 0;
-  if (running >= VERIFICATION_BUDGET.inFlight || mine >= VERIFICATION_BUDGET.inFlightPerNetwork) return null;
+export function takeLookupSlot(share: string, siteId: string): (() => void) | null {
+  if (
+    running >= VERIFICATION_BUDGET.inFlight ||
+    (runningPerSite.get(siteId) ?? 0) >= VERIFICATION_BUDGET.inFlightPerSite ||
+    (runningPerNetwork.get(share) ?? 0) >= VERIFICATION_BUDGET.inFlightPerNetwork
+  ) {
+    return null;
+  }
   running += 1;
-  runningPerNetwork.set(share, mine + 1);
+  up(runningPerSite, siteId);
+  up(runningPerNetwork, share);
   let released = false;
   return () => {
     if (released) return;
     released = true;
     running -= 1;
-    const left = (runningPerNetwork.get(share) ?? 1) - 1;
-    if (left > 0) runningPerNetwork.set(share, left);
-    else runningPerNetwork.delete(share);
+    down(runningPerSite, siteId);
+    down(runningPerNetwork, share);
   };
 }
 
