@@ -160,6 +160,23 @@ describe('allowances: usage counters, the Free pause and notices', () => {
     expect(await requestLoggingPaused(t.deps.orm, w.workspaceId, next)).toBe(false);
   });
 
+  // A paused workspace that started paying had its records dropped for up to a minute on every node (the answer cached).
+  it('a paused Free workspace that moves to a paid plan is stored again within seconds on this node', async () => {
+    const w = await workspaceWithSite();
+    await setUsage(w.workspaceId, { requests: FREE.serverRequestsPerMonth * 1.5 });
+    const send = (path: string) =>
+      t.request.post('/collect/requests').set('x-svc-proxy', w.sk).send(batch(w.pk, path)).expect(202);
+    expect((await send('/before')).headers['x-svc-logging']).toBe('paused');
+    // The payment provider's webhook changes the plan (on whichever node it reaches).
+    await t.deps.orm.em.fork().execute(`update workspaces set plan = 'Starter' where id = ?`, [w.workspaceId]);
+    await expect
+      .poll(async () => (await send('/after')).headers['x-svc-logging'] ?? 'logging', { timeout: 10_000, interval: 500 })
+      .toBe('logging');
+    await t.deps.ingest.flushNow();
+    expect(await storedRequests(w.siteId, '/after')).toBeGreaterThan(0);
+    expect(await storedRequests(w.siteId, '/before')).toBe(0);
+  });
+
   it('Free under 150% keeps logging; paid plans never pause', async () => {
     const free = await workspaceWithSite();
     await setUsage(free.workspaceId, { requests: FREE.serverRequestsPerMonth * 1.5 - 1 });
