@@ -84,21 +84,37 @@ export function planOfPrice(price: Pick<Stripe.Price, 'lookup_key' | 'metadata' 
 
 export const isPaid = (plan: Plan): plan is PaidPlan => plan !== 'Free';
 
-/** Price ids by lookup key, looked up (or made) once per process. */
-export class PriceCatalogue {
-  private readonly ids = new Map<string, Promise<string>>();
+/**
+ * How long a price id is used before its lookup key is asked again: an operator who re-prices a plan in the provider
+ * (the lookup key moved to a new price, the old one archived) is followed within this long, without a restart.
+ */
+export const PRICE_ID_TTL_MS = 10 * 60_000;
 
-  constructor(private readonly stripe: Stripe) {}
+/** Price ids by lookup key, looked up (or made) at most once per PRICE_ID_TTL_MS per process. */
+export class PriceCatalogue {
+  private readonly ids = new Map<string, { id: Promise<string>; until: number }>();
+  private readonly ttlMs: number;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly stripe: Stripe,
+    opts: { ttlMs?: number; now?: () => number } = {},
+  ) {
+    this.ttlMs = opts.ttlMs ?? PRICE_ID_TTL_MS;
+    this.now = opts.now ?? Date.now;
+  }
 
   priceId(plan: PaidPlan, interval: BillingInterval): Promise<string> {
     const key = lookupKeyOf(plan, interval);
-    let id = this.ids.get(key);
-    if (!id) {
-      id = this.find(plan, interval, key);
-      // A failed lookup is asked again next time.
-      id.catch(() => this.ids.delete(key));
-      this.ids.set(key, id);
-    }
+    const known = this.ids.get(key);
+    if (known && known.until > this.now()) return known.id;
+    const id = this.find(plan, interval, key);
+    const entry = { id, until: this.now() + this.ttlMs };
+    // A failed lookup is asked again next time.
+    id.catch(() => {
+      if (this.ids.get(key) === entry) this.ids.delete(key);
+    });
+    this.ids.set(key, entry);
     return id;
   }
 

@@ -4,7 +4,9 @@
 // over Free's allowances, and the "not configured" answers of a server without Stripe.
 
 import { SiteHostname } from '@us/db';
+import type Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { PriceCatalogue } from '../../../src/features/billing/provider.ts';
 import { expectProblem, expectProblemCode } from '../../support/auth-helpers.ts';
 import { postReport } from '../../support/collect.ts';
 import { createToken, createUser, joinAs, ownerWithToken, startTestServer, type TestServer } from '../../support/server.ts';
@@ -286,6 +288,23 @@ describe('billing with Stripe', () => {
     } finally {
       stripe.autoEvents = true;
     }
+  });
+
+  // Price ids were kept for the life of the process: a plan re-priced at the provider (its lookup key moved to a new
+  // price, the old one archived) kept getting the archived price, and every checkout failed until a restart.
+  it('follows a plan re-priced at the provider once its price id is older than the catalogue keeps it', async () => {
+    let clock = Date.now();
+    const catalogue = new PriceCatalogue(t.deps.billing?.stripe as Stripe, { ttlMs: 60_000, now: () => clock });
+    const first = await catalogue.priceId('Business', 'year');
+    const old = stripe.prices.get(first) as Obj;
+    old.active = false;
+    const repriced = { ...old, id: `price_repriced_${Date.now()}`, active: true, unit_amount: 99_900 };
+    old.lookup_key = null;
+    stripe.prices.set(repriced.id, repriced);
+    clock += 59_000;
+    expect(await catalogue.priceId('Business', 'year')).toBe(first);
+    clock += 2_000;
+    expect(await catalogue.priceId('Business', 'year')).toBe(repriced.id);
   });
 
   it('refuses unsigned or mis-signed webhook requests, recording nothing', async () => {
