@@ -7,7 +7,11 @@ import { zId, zName, zTimestamp } from './common.ts';
  * Spec §8: at most 15 scopes (every scope once) and 100 site ids per token. Ours: at most 200 live tokens (not
  * revoked, not expired) per workspace; each has its own request budget, and every node caches them.
  */
-export const TOKEN_LIMITS = { scopes: SCOPES.length, siteIds: 100, livePerWorkspace: 200 } as const;
+/**
+ * `madePerWorkspacePerDay` bounds what the live cap does not: tokens made to expire (or be deleted) at once take no
+ * live place, and each stays a row (an expired one listed until deleted).
+ */
+export const TOKEN_LIMITS = { scopes: SCOPES.length, siteIds: 100, livePerWorkspace: 200, madePerWorkspacePerDay: 1000 } as const;
 
 const zTokenScope = z.enum(SCOPES, {
   error: `Use one of the ${SCOPES.length} scope names, such as sites:read or analytics:read`,

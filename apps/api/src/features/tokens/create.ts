@@ -4,7 +4,7 @@ import { type CreateTokenInput, type CreateTokenOutput, type Scope, TOKEN_LIMITS
 import { isUuid, responsibleUserId, workspaceIdOf } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
 import { checkStillEntitled } from '../../actor/still-entitled.ts';
-import { AppError, badRequest, forbidden, scopeMissing } from '../../core/errors.ts';
+import { AppError, badRequest, forbidden, scopeMissing, tooMany } from '../../core/errors.ts';
 import { firstMissingScope, toEntry } from './entry.ts';
 import { issueToken } from './issue.ts';
 
@@ -15,7 +15,8 @@ import { issueToken } from './issue.ts';
  *   give sites within its own (403) and, omitting them, passes its restriction on.
  * - `expiresAt` must be in the future. A token made by an expiring token expires no later than it:
  *   omitted, it inherits that expiry; later, it is refused (400 `expiresAt`).
- * - A workspace keeps at most TOKEN_LIMITS.livePerWorkspace live tokens (409 past it).
+ * - A workspace keeps at most TOKEN_LIMITS.livePerWorkspace live tokens (409 past it), and makes at most
+ *   TOKEN_LIMITS.madePerWorkspacePerDay in 24 hours (429 past it: made to expire at once, they took no place).
  * - Made by a person: `createdBy` is the person. Made by a token: `createdBy` is that token's maker
  *   and `parentToken` the calling token, so revoking the caller revokes what it made.
  */
@@ -33,11 +34,18 @@ export async function createToken(em: EntityManager, actor: Actor, input: Create
     // Counted under the workspace's row lock: tokens made at once each count the ones before them.
     await tx.execute('select 1 from workspaces where id = ? for update', [workspaceId]);
     await checkStillEntitled(tx, actor, workspaceId, input.scopes as Scope[]);
-    const [{ n } = { n: 0 }] = await tx.execute<{ n: number }[]>(
-      `select count(*)::int as n from api_tokens
-        where workspace_id = ? and revoked_at is null and (expires_at is null or expires_at > now())`,
+    const [{ n, today } = { n: 0, today: 0 }] = await tx.execute<{ n: number; today: number }[]>(
+      `select count(*) filter (where revoked_at is null and (expires_at is null or expires_at > now()))::int as n,
+              count(*) filter (where created_at > now() - interval '1 day')::int as today
+         from api_tokens where workspace_id = ?`,
       [workspaceId],
     );
+    if (today >= TOKEN_LIMITS.madePerWorkspacePerDay) {
+      throw tooMany(
+        3600,
+        `This workspace made ${TOKEN_LIMITS.madePerWorkspacePerDay} API tokens in the last 24 hours, the most it may: reuse a token, or try again later`,
+      );
+    }
     if (n >= TOKEN_LIMITS.livePerWorkspace) {
       throw new AppError(
         409,

@@ -219,6 +219,38 @@ describe('API tokens: list, create, delete', () => {
       expectProblem(await make(), 409);
     });
 
+    // The attack: tokens made to expire at once (or deleted at once) take no live place, and each stays a row: a loop
+    // grew the table and the workspace's token list without bound.
+    it(`makes at most ${TOKEN_LIMITS.madePerWorkspacePerDay} tokens per workspace in 24 hours (429), expired and revoked ones included`, async () => {
+      const o = await owner();
+      const caller = await tokenFor(o, ['tokens:write', 'tokens:read', 'sites:read']);
+      // The day's tokens so far, made and then expired or revoked at once.
+      await t.deps.orm.em.fork().execute(
+        `insert into api_tokens (id, workspace_id, name, prefix, token_hash, scopes, created_by_id, created_at, expires_at, revoked_at)
+         select gen_random_uuid(), ?, 'loop', 'us_x', md5(random()::text) || md5(random()::text), '{sites:read}', ?, now() - interval '1 hour',
+                now() - interval '59 minutes', case when i % 2 = 0 then now() else null end
+           from generate_series(1, ?) i`,
+        [o.workspace.id, o.user.id, TOKEN_LIMITS.madePerWorkspacePerDay - 2],
+      );
+      const make = () =>
+        t.request
+          .post('/v1/tokens')
+          .set('Authorization', bearer(caller.token))
+          .send({ name: 'one more', scopes: ['sites:read'], expiresAt: new Date(Date.now() + 60_000).toISOString() });
+      await make().expect(201);
+      const refused = await make();
+      expect(expectProblem(refused, 429).title).toMatch(/1000 API tokens in the last 24 hours/);
+      expect(refused.headers['retry-after']).toBe('3600');
+      // Another workspace makes its tokens as ever.
+      const other = await owner();
+      const otherCaller = await tokenFor(other, ['tokens:write', 'sites:read']);
+      await t.request
+        .post('/v1/tokens')
+        .set('Authorization', bearer(otherCaller.token))
+        .send({ name: 'fine', scopes: ['sites:read'] })
+        .expect(201);
+    });
+
     it('needs tokens:write, and credentials', async () => {
       const o = await owner();
       const caller = await tokenFor(o, ['tokens:read', 'sites:read']);
