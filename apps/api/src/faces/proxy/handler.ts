@@ -17,6 +17,7 @@ import { addressKey } from '../collect/budget.ts';
 import { actOn, sendProxyProblem } from './answers.ts';
 import { forward, originAgent } from './forward.ts';
 import { forwardedOf } from './forwarded.ts';
+import { MAX_PROXY_HOPS, proxyHopsOf } from './headers.ts';
 import { ownHosts, proxyHostOf } from './host.ts';
 import { PROXY_LIMITS, type ProxyLimits } from './limits.ts';
 import { proxyRecorder } from './recording.ts';
@@ -130,6 +131,13 @@ export function proxyFace(deps: Deps, parts: ProxyFaceParts) {
     // Never the path: it is the customer's visitor's.
     label('proxy', '(proxied)', 'proxy');
     endAtTurnEnd(res, parts.send);
+    if (proxyHopsOf(req.headers) >= MAX_PROXY_HOPS) {
+      sendProxyProblem(
+        res,
+        new AppError(502, `The origin of ${host} leads back to this proxy: point the hostname's origin at the site's own server`),
+      );
+      return;
+    }
     serve(req, res, host, route, { url, path, at }).catch((err) => {
       deps.logger.error('proxy: a request failed', err);
       if (!res.headersSent) sendProxyProblem(res, new AppError(500, 'Something went wrong on our side: try again in a moment'));

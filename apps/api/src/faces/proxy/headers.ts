@@ -55,6 +55,23 @@ export interface Forwarded {
   host: string;
 }
 
+/**
+ * How many times a request has passed through proxy mode: set on every request to an origin (a visitor's own is
+ * dropped with the other x-svc- headers, then read first). An origin that leads back to the proxy (a hostname whose
+ * origin is another proxy hostname whose origin is the first, or itself with a trailing dot) came back in as a new
+ * proxied request, again and again; past MAX_PROXY_HOPS it is refused instead.
+ */
+export const PROXY_HOPS_HEADER = 'x-svc-proxy-hops';
+/** Passes a request may make: two proxy hostnames of the service chained on purpose still work; a loop stops at its third. */
+export const MAX_PROXY_HOPS = 2;
+
+/** The passes through proxy mode a request says it made (0 when it says none, or nonsense). */
+export function proxyHopsOf(incoming: IncomingHttpHeaders): number {
+  const value = incoming[PROXY_HOPS_HEADER];
+  const n = Number(Array.isArray(value) ? value[0] : value);
+  return Number.isInteger(n) && n > 0 ? Math.min(n, 100) : 0;
+}
+
 /** The headers sent to the origin: the client's, cleaned (docs/operations/proxy-mode.md, "Header hygiene"). */
 export function originRequestHeaders(incoming: IncomingHttpHeaders, forwarded: Forwarded): Record<string, string | string[]> {
   const listed = connectionNames(incoming.connection);
@@ -71,6 +88,7 @@ export function originRequestHeaders(incoming: IncomingHttpHeaders, forwarded: F
   out['x-forwarded-for'] = forwarded.for;
   out['x-forwarded-proto'] = forwarded.proto;
   out['x-forwarded-host'] = forwarded.host;
+  out[PROXY_HOPS_HEADER] = String(proxyHopsOf(incoming) + 1);
   return out;
 }
 

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Origin, proxySite, startOrigin, viaProxy } from '../../support/proxy.ts';
 import { startTestServer, type TestServer } from '../../support/server.ts';
@@ -65,6 +66,40 @@ describe('proxy mode: header hygiene', () => {
     expect(got?.headers['x-forwarded-for']).toBe('127.0.0.1');
     expect(got?.headers['x-forwarded-proto']).toBe('http');
     expect(got?.headers['x-forwarded-host']).toBe(HOST);
+    // The passes through proxy mode, the client's own claim dropped with the other x-svc- headers.
+    expect(got?.headers['x-svc-proxy-hops']).toBe('1');
+  });
+
+  // The attack: an origin that leads back to the proxy (two proxy hostnames pointing at each other, or a server that
+  // sends every request back) made each visit a new proxied request, over and over through the shared ingress.
+  it('an origin that leads back to the proxy: the visitor gets 502 problem+json after two passes', async () => {
+    const before = origin.seen.length;
+    origin.answer((req, res) => {
+      const back = request(
+        {
+          host: '127.0.0.1',
+          port: Number(new URL(t.url).port),
+          method: req.method,
+          path: req.url,
+          headers: { ...req.headers, host: HOST },
+        },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      back.on('error', () => res.destroy());
+      req.pipe(back);
+    });
+    try {
+      const res = await viaProxy(t, HOST, '/round-and-round');
+      expect(res.status).toBe(502);
+      expect(res.headers['content-type']).toBe('application/problem+json');
+      expect(JSON.parse(res.body)).toMatchObject({ status: 502, title: expect.stringMatching(/leads back to this proxy/) });
+      expect(origin.seen.length - before).toBe(2);
+    } finally {
+      origin.reset();
+    }
   });
 
   it('sends the visitor the answer without hop-by-hop headers, the service’s headers, or cookies of the service', async () => {
