@@ -8,6 +8,12 @@ import type { NumberedRecord } from './formats/format.ts';
 
 /** One record may not be longer than this (a file of one endless line is refused, not buffered). */
 export const MAX_RECORD_BYTES = 64 * 1024;
+/**
+ * Nor span more than this many lines. A quote never closed makes its first line the bad record and the lines after
+ * it are read again: bounded only by bytes, a file of lines each opening a quote (`a"b,"`) read 64 KB again for
+ * every line, minutes of one core per megabyte, in the API's process.
+ */
+export const MAX_RECORD_LINES = 100;
 /** The header is the first readable record among this many (comments and empty lines aside); none: no header. */
 const HEADER_WITHIN_RECORDS = 100;
 
@@ -45,6 +51,9 @@ export async function* rawRecords(chunks: AsyncIterable<Buffer>, commentPrefix?:
   let fieldStart = true;
   let skipping: 'comment' | 'tooLong' | null = null;
   let atStart = true;
+  let breaks = 0;
+  /** The next quote at or after the last place looked from in the piece being read (-1: none left in it); null: not looked yet. */
+  let quoteAt: number | null = null;
 
   const reset = () => {
     parts = [];
@@ -54,6 +63,7 @@ export async function* rawRecords(chunks: AsyncIterable<Buffer>, commentPrefix?:
     fieldStart = true;
     skipping = null;
     atStart = true;
+    breaks = 0;
   };
 
   function* end(): Generator<RawRecord> {
@@ -68,7 +78,10 @@ export async function* rawRecords(chunks: AsyncIterable<Buffer>, commentPrefix?:
 
   /** Follows the quotes of `piece[from, to)`, a stretch without line breaks, from the state so far. */
   function follow(piece: string, from: number, to: number) {
-    if (!inQuotes && !quotePending && piece.indexOf('"', from) < 0) {
+    // The next quote is looked for once per stretch of the piece it skips: a search from every line to the piece's
+    // end made a chunk of short lines without quotes cost seconds.
+    if (quoteAt === null || (quoteAt >= 0 && quoteAt < from)) quoteAt = piece.indexOf('"', from);
+    if (!inQuotes && !quotePending && (quoteAt < 0 || quoteAt >= to)) {
       if (to > from) fieldStart = piece.charCodeAt(to - 1) === COMMA;
       return;
     }
@@ -108,6 +121,7 @@ export async function* rawRecords(chunks: AsyncIterable<Buffer>, commentPrefix?:
     const queue = [input];
     while (queue.length > 0) {
       const piece = queue.shift() as string;
+      quoteAt = null;
       let at = 0;
       while (at < piece.length) {
         if (atStart) {
@@ -126,7 +140,7 @@ export async function* rawRecords(chunks: AsyncIterable<Buffer>, commentPrefix?:
           }
           length += stop - at;
           parts.push(piece.slice(at, stop));
-          if (length > MAX_RECORD_BYTES) {
+          if (length > MAX_RECORD_BYTES || breaks >= MAX_RECORD_LINES) {
             if (parts.includes('\n')) {
               // Read again before what follows it.
               queue.unshift(yield* firstLineAlone(), piece.slice(stop));
@@ -141,6 +155,7 @@ export async function* rawRecords(chunks: AsyncIterable<Buffer>, commentPrefix?:
         if (inQuotes && skipping === null) {
           parts.push('\n');
           length += 1;
+          breaks += 1;
         } else yield* end();
         line += 1;
         at = newline + 1;

@@ -135,7 +135,12 @@ async function loadClaim(pool: PgPool, importId: string): Promise<Claimed | null
 
 async function readFiles(pool: PgPool, claimed: Claimed, format: ImportFormat, opts: ImportRunOptions, turns: Turns) {
   const { rows: files } = await withClient(pool, (db) =>
-    db.query<{ name: string }>('select name from import_files where import_id = $1 and complete order by name', [claimed.id]),
+    db.query<{ name: string }>(
+      // In byte order, as the checkpoint's names are compared below (a database's own collation, en_US on the
+      // compose file's PostgreSQL, put `overview.csv` before `Traffic.csv`, and a resume skipped or re-read a file).
+      'select name from import_files where import_id = $1 and complete order by name collate "C"',
+      [claimed.id],
+    ),
   );
   const from = claimed.checkpoint;
   let rowsRead = Number(claimed.rows_read);
@@ -216,7 +221,7 @@ async function readFiles(pool: PgPool, claimed: Claimed, format: ImportFormat, o
 /** Staged records of the files after `file` (every file when null): a holding format reads them again. */
 async function dropStagedAfter(pool: PgPool, claimed: Claimed, file: string | null) {
   await withClient(pool, (db) =>
-    db.query('delete from import_staged where site_id = $1 and import_id = $2 and ($3::text is null or file > $3)', [
+    db.query('delete from import_staged where site_id = $1 and import_id = $2 and ($3::text is null or file collate "C" > $3)', [
       claimed.site_id,
       claimed.id,
       file,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fieldsOf, MAX_RECORD_BYTES, readCsv } from '../../../src/features/imports/csv-records.ts';
+import { fieldsOf, MAX_RECORD_BYTES, MAX_RECORD_LINES, readCsv } from '../../../src/features/imports/csv-records.ts';
 
 async function* chunksOf(text: string, size = 1000) {
   const bytes = Buffer.from(text);
@@ -37,6 +37,33 @@ describe('reading an uploaded CSV file', () => {
     expect(records).toHaveLength(2000);
     expect(records.at(-1)).toEqual({ line: 2002, record: { date: '2024-01-01', page: '/p1999', visits: '1999' } });
     expect(bad).toEqual([{ line: 4, reason: expect.stringMatching(/^unreadable CSV/) }]);
+  });
+
+  // The attack: lines each opening a quote never closed. Each was the first line of a record read on to the 64 KB
+  // bound and then read again from its second line: 512 KB took 217 s of the API's one core.
+  it(`lines each opening a quote never closed: each is one bad line, read again at most ${MAX_RECORD_LINES} lines on`, async () => {
+    const lines = ['date,page,visits', ...Array.from({ length: 20_000 }, () => 'a"b,"'), ...GOOD.slice(1, 11)];
+    const { header, records, bad } = await readAll(`${lines.join('\n')}\n`, { chunk: 1 << 20 });
+    expect(header).toEqual(['date', 'page', 'visits']);
+    expect(bad).toHaveLength(20_000);
+    expect(records.map((r) => r.record.page)).toEqual(GOOD.slice(1, 11).map((l) => l.split(',')[1]));
+  });
+
+  it(`a quoted field holds up to ${MAX_RECORD_LINES} line breaks; one holding more is a bad first line`, async () => {
+    const within = `"${'x\n'.repeat(MAX_RECORD_LINES - 1)}x"`;
+    const past = `"${'y\n'.repeat(MAX_RECORD_LINES + 1)}y"`;
+    const ok = await readAll(`a,b\n${within},1\n2,3\n`);
+    expect(ok.records.map((r) => r.record.a)).toEqual([within.slice(1, -1), '2']);
+    expect(ok.bad).toEqual([]);
+    const refused = await readAll(`a,b\n${past},1\n2,3\n`);
+    expect(refused.bad[0]).toEqual({ line: 2, reason: expect.stringMatching(/^unreadable CSV/) });
+    expect(refused.records.at(-1)?.record).toEqual({ a: '2', b: '3' });
+  });
+
+  it('a chunk of short lines without quotes is read in one pass', async () => {
+    const { records, bad } = await readAll(`a\n${'1\n'.repeat(500_000)}`, { chunk: 1 << 20 });
+    expect(records).toHaveLength(500_000);
+    expect(bad).toEqual([]);
   });
 
   it('a file of only unreadable lines has no header, found within its first records', async () => {
