@@ -240,12 +240,14 @@ async function writeBatch(
 ) {
   await inTransaction(pool, async (db) => {
     await holdImport(db, claimed);
-    const days = batch.days();
+    // Days after the site's today are no history: neither stored nor listed (a file of every day to 9999 grew the
+    // import's skipped days by millions, rewritten on each batch and sent on each look at the import).
+    const today = localToday(claimed.timezone);
+    const days = batch.days().filter((d) => d <= today);
     const unknown = days.filter((d) => !native.has(d));
     const found = await nativeDays(db, claimed.site_id, claimed.timezone, unknown);
     // The site's day in progress (and any later one) is its own: its rows are still arriving, and an imported figure
     // of it would be summed with them once it is rolled up (a UTC day of Umami's exported in the evening of New York).
-    const today = localToday(claimed.timezone);
     for (const d of unknown) native.set(d, found.has(d) || d >= today);
     const keep = days.filter((d) => !native.get(d));
     const skipped = days.filter((d) => native.get(d));

@@ -344,9 +344,10 @@ describe('import job', () => {
     const siteId = await f.site();
     const today = new Date().toISOString().slice(0, 10);
     const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
-    const visitors = `date,visitors,pageviews,bounces,visits,visit_duration\n${yesterday},2,5,1,2,60\n${today},1,1,1,1,0\n`;
+    // Days after today are no history: neither stored nor listed.
+    const visitors = `date,visitors,pageviews,bounces,visits,visit_duration\n${yesterday},2,5,1,2,60\n${today},1,1,1,1,0\n2150-01-01,1,1,1,1,0\n2199-12-31,1,1,1,1,0\n`;
     const { imp } = await run(siteId, 'plausible', { 'imported_visitors_20240101_20240102.csv': visitors });
-    expect(imp).toMatchObject({ status: 'done', skippedDays: [today] });
+    expect(imp).toMatchObject({ status: 'done', skippedDays: [today], days: { from: yesterday, to: today } });
     expect(new Set((await figures(siteId)).map((r) => r.day))).toEqual(new Set([yesterday]));
   });
 
