@@ -53,13 +53,16 @@ export class Batch {
   }
 }
 
-/** The days among `days` on which the site has its own data: a daily rollup, or raw pageviews that local day. */
+/**
+ * The days among `days` on which the site has its own data: daily rollup rows, or raw pageviews that local day. A
+ * `rollup_days` record alone is no data: the rollup job records every day over the raw partitions, those before the
+ * site had any data too.
+ */
 export async function nativeDays(db: Db, siteId: string, timezone: string, days: string[]): Promise<Set<string>> {
   if (!days.length) return new Set();
   const { rows } = await db.query<{ day: string }>(
     `select to_char(d, 'YYYY-MM-DD') as day from unnest($2::date[]) d
      where exists (select 1 from daily_rollups where site_id = $1 and day = d)
-        or exists (select 1 from rollup_days where site_id = $1 and day = d)
         or exists (select 1 from pageviews where site_id = $1
                      and at >= (d::timestamp at time zone $3) and at < ((d + 1)::timestamp at time zone $3))`,
     [siteId, days, timezone],

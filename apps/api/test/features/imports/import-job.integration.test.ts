@@ -5,8 +5,9 @@
 // imports due taking turns a file at a time, workspace by workspace.
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { pgPoolOf } from '@us/db';
+import { ensurePartitionsForDays, pgPoolOf } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runRollups } from '../../../src/analytics/rollup/rollup.ts';
 import { sweepAbandonedImports } from '../../../src/features/imports/abandoned.ts';
 import type { ImportFormat } from '../../../src/features/imports/formats/format.ts';
 import { formatOf } from '../../../src/features/imports/formats/index.ts';
@@ -312,6 +313,23 @@ describe('import job', () => {
     });
     expect(res.body.rows.map((r: { counts: { pageviews: number } }) => r.counts.pageviews)).toEqual([1, 5, 4]);
     expect(res.body.imported).toEqual({ days: 2, sources: ['plausible'], included: true });
+  });
+
+  // The rollup job records every day over the raw partitions, those before the site had any data too, with no
+  // rollup rows: a site made today that imported its history had its last ~90 days skipped as its own.
+  it('imports the days the rollup job recorded without rows: the site had no data of its own there', async () => {
+    const siteId = await f.site();
+    const day = new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10);
+    await ensurePartitionsForDays(f.t.deps.orm, [new Date(`${day}T00:00:00Z`)]);
+    expect((await runRollups(f.t.deps.orm, { siteIds: [siteId], wait: true })).empty).toBeGreaterThan(0);
+    const [recorded] = await f.t.deps.orm.em
+      .fork()
+      .execute<{ n: string }[]>(`select count(*) as n from rollup_days where site_id = ? and day = ?`, [siteId, day]);
+    expect(Number(recorded?.n)).toBe(1);
+    const visitors = `date,visitors,pageviews,bounces,visits,visit_duration\n${day},2,5,1,2,60\n`;
+    const { imp } = await run(siteId, 'plausible', { 'imported_visitors_20240101_20240102.csv': visitors });
+    expect(imp).toMatchObject({ status: 'done', skippedDays: [] });
+    expect(new Set((await figures(siteId)).map((r) => r.day))).toEqual(new Set([day]));
   });
 
   it('a later import replaces an earlier one’s days only once it is done: while it runs, and if it fails, the earlier figures stand', async () => {
