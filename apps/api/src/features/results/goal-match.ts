@@ -18,11 +18,12 @@ export function escapeLike(s: string): string {
 
 /**
  * A path as the collector stores paths (a page URL's pathname: percent-encoded, dot segments resolved), so a goal
- * typed with the letters themselves (`/café/*`) matches the paths its pages send.
+ * typed with the letters themselves (`/café/*`) matches the paths its pages send. Joined to an origin, not resolved
+ * against one: resolved, `//thanks` would name a host and leave the path `/`.
  */
 export function asStoredPath(path: string): string {
   try {
-    return new URL(path, 'http://path.invalid').pathname;
+    return new URL(`http://path.invalid${path}`).pathname;
   } catch {
     return path;
   }

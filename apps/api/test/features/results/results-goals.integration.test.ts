@@ -208,6 +208,25 @@ describe('GET /v1/sites/{id}/goals/results', () => {
     expect(res.body.goals.map((g: { completions: number }) => g.completions)).toEqual([1, 1]);
   });
 
+  // The defect: a goal starting with // was read as a URL naming a host, so //thanks matched the home page and
+  // //shop/* every page.
+  it('matches a path goal starting with // against the paths that start so, and nothing else', async () => {
+    const goals = [
+      { id: 'thanks', name: 'Thanks', type: 'path', match: '//thanks' },
+      { id: 'shop', name: 'Shop', type: 'path', match: '//shop/*' },
+    ];
+    const site = await f.site({ settings: { goals } });
+    const noon = noonUtc(dayAgo('UTC', 1));
+    await new Visits(site)
+      .visit(noon, 'home-1', ['/'])
+      .visit(noon, 'home-2', ['/', '/shop/a'])
+      .visit(noon, 'thanked', ['//thanks'])
+      .visit(noon, 'shopper', ['//shop/a'])
+      .save(f.t);
+    const res = await f.get(`/v1/sites/${site}/goals/results`).expect(200);
+    expect(res.body.goals.map((g: { completions: number }) => g.completions)).toEqual([1, 1]);
+  });
+
   it('older than 90 days: completions from the rollups, sessions only from raw days, and the note says so', async () => {
     const site = await f.site({
       settings: { goals: GOALS, experiments: [{ key: 'signup', variants: ['a', 'b'], status: 'running' }] },
