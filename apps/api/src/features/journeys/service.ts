@@ -9,6 +9,7 @@ import { addDays, resolveRange } from '../../analytics/range.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
 import { type StatsDeps, withSite } from '../../analytics/site-slot.ts';
 import { badRequest } from '../../core/errors.ts';
+import { asStoredPath } from '../results/index.ts';
 import { readSettings } from '../sites/index.ts';
 import { journeyAnswer } from './answer.ts';
 import { journeyGroups } from './days.ts';
@@ -35,7 +36,8 @@ export function checkAnchor(zoom: JourneyZoom, anchor: string | undefined): stri
     throw badRequest('anchor', 'Give a section as one path segment, such as /blog (or use zoom=page for a full path)');
   }
   if (anchor.includes('?')) throw badRequest('anchor', 'Leave the query string out of the anchor: paths have none');
-  return anchor;
+  // As the paths are stored (and goals read): `/café` reaches `/caf%C3%A9`.
+  return asStoredPath(anchor);
 }
 
 export function siteJourneys(deps: StatsDeps, em: EntityManager, actor: Actor, input: JourneysQuery): Promise<Journeys> {

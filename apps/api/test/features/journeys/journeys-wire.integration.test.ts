@@ -41,6 +41,24 @@ describe('journeys over the wire', () => {
     expect(unknown.field).toBe('lane');
   });
 
+  // The defect: paths are stored percent-encoded, as goals know; an anchor typed with the letters themselves was
+  // compared as typed and never reached.
+  it('reads an anchor typed with non-ASCII letters as the paths are stored', async () => {
+    const site = await f.site();
+    const rows = emptyRows();
+    addSessions(rows, site, { day: dayAgo('UTC', 1), pages: ['/', '/caf%C3%A9', '/menu'] }, 5);
+    await insertJourneys(f.t.deps.orm, rows);
+    for (const [zoom, anchor] of [
+      ['page', '/café'],
+      ['section', '/café'],
+    ]) {
+      const res = await f.get(`/v1/sites/${site}/journeys`, { zoom, anchor, days: 3 }).expect(200);
+      expect(res.body.flow.links, `${zoom} ${anchor}`).toContainEqual(
+        expect.objectContaining({ target: '0:/caf%C3%A9', sessions: 5 }),
+      );
+    }
+  });
+
   it('401 without credentials, 403 naming analytics:read, 404 for an unknown site', async () => {
     expectProblem(await f.t.request.get(path()), 401);
     const { token } = await createToken(f.t.deps, { userId: f.userId, workspaceId: f.workspaceId, scopes: ['sites:read'] });
