@@ -28,3 +28,16 @@ export async function mapLimited<T, R>(
   if (failure) throw failure.reason;
   return answers;
 }
+
+/**
+ * `Promise.all` that waits for every promise to end before it throws the first failure, for the same reason:
+ * statements a question runs side by side keep their connections until they end, slot or no slot.
+ */
+export async function allEnded<T extends readonly unknown[] | []>(
+  promises: T,
+): Promise<{ -readonly [P in keyof T]: Awaited<T[P]> }> {
+  const ended = (await Promise.allSettled(promises)) as PromiseSettledResult<unknown>[];
+  const failure = ended.find((e): e is PromiseRejectedResult => e.status === 'rejected');
+  if (failure) throw failure.reason;
+  return ended.map((e) => (e as PromiseFulfilledResult<unknown>).value) as { -readonly [P in keyof T]: Awaited<T[P]> };
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mapLimited } from '../../src/core/map-limited.ts';
+import { allEnded, mapLimited } from '../../src/core/map-limited.ts';
 
 describe('mapLimited', () => {
   it('answers in the items’ order with at most `limit` running at once', async () => {
@@ -53,5 +53,29 @@ describe('mapLimited', () => {
 
   it('answers an empty list without calling', async () => {
     expect(await mapLimited([], 4, async () => 1)).toEqual([]);
+  });
+
+  // The fault: goal results ran three statements with Promise.all; the first to fail (a 503 of the fill budget)
+  // answered and gave the workspace's slot back while the other two ran on, up to the statement timeout.
+  it('allEnded throws the first failure only once every promise has ended, and answers in order otherwise', async () => {
+    let release!: () => void;
+    let slowEnded = false;
+    const slow = new Promise<string>((resolve) => {
+      release = () => {
+        slowEnded = true;
+        resolve('slow');
+      };
+    });
+    let settled = false;
+    const all = allEnded([Promise.reject(new Error('budget')), slow]).finally(() => {
+      settled = true;
+    });
+    all.catch(() => {});
+    await new Promise((r) => setImmediate(r));
+    expect(settled).toBe(false);
+    release();
+    await expect(all).rejects.toThrow('budget');
+    expect(slowEnded).toBe(true);
+    expect(await allEnded([Promise.resolve(1), Promise.resolve('two')])).toEqual([1, 'two']);
   });
 });

@@ -7,6 +7,7 @@ import type { GatherOptions } from '../../analytics/day-store/gather.ts';
 import { type DayRange, daysOf, resolveRange, splitRange } from '../../analytics/range.ts';
 import { run } from '../../analytics/runner.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
+import { allEnded } from '../../core/map-limited.ts';
 import { storedGoalRows } from './goal-days.ts';
 import { type GoalMatcher, matcherOf } from './goal-match.ts';
 import { type RawGoalRow, rawGoalStatement, rollupGoalStatement } from './goal-statements.ts';
@@ -96,7 +97,7 @@ export async function goalResultsOf(
     if (day) g.byDay.set(day, (g.byDay.get(day) ?? 0) + n);
   };
   let visits: number | null = null;
-  const [raw, rolled, imported] = await Promise.all([
+  const [raw, rolled, imported] = await allEnded([
     split.raw ? rawDayRows(ctx, split.raw, matchers, opts) : [],
     split.rollup && matchers.length ? run(ctx.em, rollupGoalStatement(ctx, split.rollup, matchers)) : [],
     // Imported history of raw-window days (a day with data of its own imports nothing): its completions count as

@@ -10,6 +10,7 @@ import { run } from '../../analytics/runner.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
 import { seriesKeys } from '../../analytics/time-buckets.ts';
 import { type AppError, badRequest } from '../../core/errors.ts';
+import { allEnded } from '../../core/map-limited.ts';
 import { comparability } from './comparability.ts';
 import { comparableBefore, comparedRange } from './compare-range.ts';
 import { type GroupRow, groupsStatement, type Sources, totalsStatement } from './figures-statement.ts';
@@ -153,7 +154,7 @@ export async function figures(ctx: SiteCtx, qn: Question): Promise<Figures> {
       ...(plan.totalsFromGroups ? [] : ['totals' as const]),
     ]);
   }
-  const [totalRows, groups] = await Promise.all([
+  const [totalRows, groups] = await allEnded([
     plan.totalsFromGroups ? null : run(ctx.em, totalsStatement(ctx, qn, counts, sources)),
     qn.by ? run(ctx.em, groupsStatement(ctx, qn, counts, sources, plan.totalsFromGroups)) : [],
   ]);

@@ -10,6 +10,7 @@ import { run } from '../../analytics/runner.ts';
 import { type SiteCtx, siteCtx } from '../../analytics/site-ctx.ts';
 import { laneCond, laneSql, Params, statement } from '../../analytics/sql.ts';
 import type { Deps } from '../../core/deps.ts';
+import { allEnded } from '../../core/map-limited.ts';
 import { sharedFor } from './shared-answers.ts';
 
 /** The UTC `day` partitions a time from `since` on can be in (rows are partitioned by the UTC day of `at`). */
@@ -45,7 +46,7 @@ export async function siteNow(deps: Pick<Deps, 'statsOrm'>, em: EntityManager, a
   return sharedFor(`site:${site.id}`, NOW.shareMs, async () => {
     const now = new Date();
     const ctx = siteCtx(deps.statsOrm.em.fork(), site, now);
-    const [[counts], recent] = await Promise.all([
+    const [[counts], recent] = await allEnded([
       run(ctx.em, visitorsNow(ctx, minutesAgo(now, NOW.minutes))),
       run(ctx.em, lastPageviews(ctx, minutesAgo(now, NOW.recentMinutes))),
     ]);

@@ -6,6 +6,7 @@ import { importedMeta } from '../../analytics/rollup-source.ts';
 import { run } from '../../analytics/runner.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
 import { badRequest } from '../../core/errors.ts';
+import { allEnded } from '../../core/map-limited.ts';
 import { comparability } from './comparability.ts';
 import { comparableBefore, comparedRange, customCompareRange } from './compare-range.ts';
 import { rollupFit } from './planner.ts';
@@ -68,7 +69,7 @@ async function baseOf(
   // it: a day rolled up before that has no rows of it, and read as rolled up it counted 0.
   const version = filter ? Math.max(4, formatForDimensions(Object.keys(where))) : 1;
   const split = await splitForQuestion(ctx, r, first === undefined || filter !== undefined, version, true, [], pairs);
-  const [raw, rollup] = await Promise.all([
+  const [raw, rollup] = await allEnded([
     split.raw ? rawBase(ctx, split.raw, where) : ZERO,
     split.rollup ? rollupBase(ctx, split.rollup, filter) : ZERO,
   ]);
@@ -116,7 +117,7 @@ export async function summaryOf(ctx: SiteCtx, input: SummaryQuery): Promise<Summ
   const range = resolveRange(input, ctx.today);
   const custom = customCompareRange(input, range);
   const prevRange = comparedRange(range, custom);
-  const [current, comparable] = await Promise.all([
+  const [current, comparable] = await allEnded([
     baseOf(ctx, range, where),
     comparability(ctx, 'pageviews', comparableBefore(range, custom)),
   ]);
