@@ -147,7 +147,7 @@ const controls: Record<string, (args?: unknown) => Promise<unknown>> = {
     const at = stepsAt.get(key);
     const to = at === undefined || at >= 24 ? STEPS_FROM_HOUR : at + 0.25;
     const until = to >= 24 ? undefined : new Date(Date.parse(`${day}T00:00:00Z`) + to * 3_600_000);
-    await rollupSiteDay(running.deps.orm, { siteId, timezone: 'UTC', day }, until?.toISOString());
+    await rollupSiteDay(running.deps.orm, { siteId, timezone: 'UTC', day }, until?.toISOString(), { rewind: true });
     stepsAt.set(key, to);
     return { hour: to };
   },

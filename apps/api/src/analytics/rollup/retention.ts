@@ -19,7 +19,7 @@ export interface RawRetentionRun {
 /**
  * Drops the raw partitions (all raw tables) whose UTC day is more than `rawDays` days before `now`,
  * but only the run of oldest days every one of which is rolled up: a day with a raw row of a site (that
- * still exists) whose site-local day is missing from `rollup_days` stays, with every later day.
+ * still exists) whose site-local day has no complete rollup in `rollup_days` stays, with every later day.
  * Rows of deleted sites do not hold a day. `from` ignores partitions before that day (tests sharing a
  * database). Once across nodes.
  */
@@ -84,8 +84,10 @@ async function dayBlocked(orm: Orm, day: string, givenUpBefore: string): Promise
       where s.timezone in (select name from pg_timezone_names)
         and not exists (
         -- Of any zone: a day counted in the site's former zone that has not been counted again keeps that rollup
-        -- (a local day reaching before the oldest partition is never counted again from part of its rows).
-        select 1 from rollup_days rd where rd.site_id = r.site_id and rd.day = (r.at at time zone s.timezone)::date)
+        -- (a local day reaching before the oldest partition is never counted again from part of its rows). A
+        -- quarter-hour step's record is no rollup of the day: the rows after its boundary are in no rollup yet.
+        select 1 from rollup_days rd where rd.site_id = r.site_id and rd.day = (r.at at time zone s.timezone)::date
+           and rd.rolled_until is null)
         and not exists (
         select 1 from rollup_failures rf where rf.site_id = r.site_id and rf.day = (r.at at time zone s.timezone)::date
            and rf.first_failed_at < ?::timestamptz)

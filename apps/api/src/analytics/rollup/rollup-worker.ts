@@ -35,6 +35,10 @@ export interface RollupTask {
   until: string | null;
   /** The day's last rollup, when it can be brought up to date (rollup-delta.ts); else the whole day is counted. */
   last: RolledState | null;
+  /** The UTC day of the day's first raw partition (`YYYY-MM-DD`). */
+  firstUtc: string;
+  /** Replace a rollup that reaches further too (rollup-write.ts, `ReplaceOptions`). */
+  rewind?: boolean;
 }
 
 /** What a task did: rollup rows written (or changed), and the visitors recounted (null: the whole day was counted). */
@@ -112,14 +116,18 @@ const recordOf = (task: RollupTask, now: ServerSnapshot, omitted: Iterable<strin
   properties: task.src.keptProperties,
   timezone: task.timezone,
   omitted: [...omitted].sort(),
+  firstUtc: task.firstUtc,
 });
 
 /** Counts the whole day as `now` sees it and replaces its rollup. */
 async function rollUpWholeDay(task: RollupTask, now: ServerSnapshot): Promise<RollupDone> {
   const omitted = new Set<string>();
   const rows = await tallySiteDay(seenSource(task.src, now.snapshot), copyOut, task.atOnce, 1, omitted);
-  await inTransaction((run) => replaceSiteDayRollup(run, task.siteId, task.day, rows, recordOf(task, now, omitted)));
-  return { rows: rows.length, recounted: null };
+  let written = false;
+  await inTransaction(async (run) => {
+    written = await replaceSiteDayRollup(run, task.siteId, task.day, rows, recordOf(task, now, omitted), task);
+  });
+  return { rows: written ? rows.length : 0, recounted: null };
 }
 
 /**

@@ -60,7 +60,9 @@ export async function replaceSiteDayRollup(
   day: string,
   rows: RollupRow[],
   record: SiteDayRecord,
-) {
+  opts: ReplaceOptions = {},
+): Promise<boolean> {
+  if (!(await mayReplace(run, siteId, day, record, opts))) return false;
   await recordSiteDay(run, siteId, day, record);
   const stored = (await run(
     `select metric_set, dimension, value, lane, count::text as count, visitors::text as visitors
@@ -71,7 +73,7 @@ export async function replaceSiteDayRollup(
   if (changed.length + gone.length > stored.length / 2) {
     await run('delete from daily_rollups where site_id = $1::uuid and day = $2::date', [siteId, day]);
     await writeRollupRows(run, siteId, day, rows);
-    return;
+    return true;
   }
   if (gone.length) {
     await run(
@@ -81,6 +83,40 @@ export async function replaceSiteDayRollup(
     );
   }
   await writeRollupRows(run, siteId, day, changed, onConflictSet('count = excluded.count, visitors = excluded.visitors'));
+  return true;
+}
+
+export interface ReplaceOptions {
+  /** Replace a rollup that reaches further too (benches and tests that roll a day back to an earlier step). */
+  rewind?: boolean;
+}
+
+/**
+ * Whether a count of the day may replace the rollup it has, whose record this locks first: not when that rollup
+ * reaches further (a quarter-hour step of a run that began before midnight, ending after the day was closed), nor
+ * when the day was rolled up before and retention dropped its first raw partition while it was counted (the count
+ * saw part of the day; the candidates leave such days as they are).
+ */
+async function mayReplace(
+  run: RunStatement,
+  siteId: string,
+  day: string,
+  record: SiteDayRecord,
+  opts: ReplaceOptions,
+): Promise<boolean> {
+  const [held] = (await run(
+    `select rolled_until is null as complete, rolled_until > $3::timestamptz as further from rollup_days
+      where site_id = $1::uuid and day = $2::date for update`,
+    [siteId, day, record.until],
+  )) as { complete: boolean; further: boolean | null }[];
+  if (!held) return true;
+  if (!opts.rewind && record.until !== null && (held.complete || held.further === true)) return false;
+  if (record.firstUtc === undefined) return true;
+  // A statement of its own: on Citus the one above runs on a worker, where partitions have other names.
+  const [first] = (await run('select to_regclass($1::text) is not null as present', [
+    `pageviews_p${record.firstUtc.replaceAll('-', '')}`,
+  ])) as { present: boolean }[];
+  return first?.present === true;
 }
 
 /**
@@ -122,6 +158,8 @@ export interface SiteDayRecord {
   timezone: string;
   /** The pairs left out for too many values (rollup-tally.ts, PAIR_VALUES_PER_DAY). */
   omitted?: readonly string[];
+  /** The UTC day of the day's first raw partition (`YYYY-MM-DD`), checked before a rollup there is replaced. */
+  firstUtc?: string;
 }
 
 async function recordSiteDay(run: RunStatement, siteId: string, day: string, record: SiteDayRecord) {

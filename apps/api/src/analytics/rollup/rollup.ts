@@ -9,7 +9,7 @@ import type { RolledState } from './rollup-delta.ts';
 import { clearRollupFailure, noteRollupFailure } from './rollup-failures.ts';
 import { ROLLED_TABLES, ROLLUP_VERSION, type RollupSource } from './rollup-format.ts';
 import { rollupInThread } from './rollup-thread.ts';
-import { replaceSiteDayRollup } from './rollup-write.ts';
+import { type ReplaceOptions, replaceSiteDayRollup } from './rollup-write.ts';
 
 /**
  * The daily rollup job: writes `daily_rollups` (format: the header of stats/catalogue.ts) for every
@@ -202,9 +202,15 @@ async function lastRollup(orm: Orm, sd: SiteDay, src: RollupSource, until: strin
  * (rollup-today.ts) is brought up to date by recounting only the visitors with rows that rollup did
  * not see (rollup-delta.ts). Answers null when the day has no raw rows. `until` (an instant within the
  * day): only rows before it, recorded as the day's `rolled_until` (the current day); without it the
- * day is complete.
+ * day is complete. A rollup of the day that reaches further than `until` stays unless `opts.rewind`, and so does
+ * one whose first raw partition retention dropped meanwhile (rollup-write.ts); nothing is written then.
  */
-export async function rollupSiteDay(orm: Orm, sd: SiteDay, until?: string): Promise<SiteDayRolled | null> {
+export async function rollupSiteDay(
+  orm: Orm,
+  sd: SiteDay,
+  until?: string,
+  opts: ReplaceOptions = {},
+): Promise<SiteDayRolled | null> {
   const conn = orm.em.getConnection();
   const bounds = await boundsOf(orm, sd);
   const src = sourceWithin(sd, bounds, until);
@@ -226,6 +232,8 @@ export async function rollupSiteDay(orm: Orm, sd: SiteDay, until?: string): Prom
       timezone: sd.timezone,
       until: until ?? null,
       last,
+      firstUtc: bounds.firstUtc,
+      rewind: opts.rewind,
     });
   }
   await conn
@@ -237,7 +245,8 @@ export async function rollupSiteDay(orm: Orm, sd: SiteDay, until?: string): Prom
         sd.siteId,
         sd.day,
         [],
-        { until: until ?? null, properties: src.keptProperties, timezone: sd.timezone },
+        { until: until ?? null, properties: src.keptProperties, timezone: sd.timezone, firstUtc: bounds.firstUtc },
+        opts,
       ),
     );
   return null;
