@@ -120,11 +120,22 @@ function unlistedCategory(ua: string): BotCategory {
 }
 
 function cleanName(s: string): string {
-  const name = s
-    .replace(/[/;(),+]+.*$/, '')
-    .replace(/\s+/g, ' ')
-    .trim();
+  const name = cutAtPunctuation(s).replace(/\s+/g, ' ').trim();
   return (name || s.trim()).slice(0, 64) || 'unknown';
+}
+
+const LINE_BREAK = /[\n\r\u2028\u2029]/;
+const NAME_END = /[/;(),+]/;
+
+/**
+ * `s` without what `/[/;(),+]+.*$/` removes (from the first of those characters on the last line), in one pass:
+ * that pattern backtracked in cubic time over a run of them on a line before the last.
+ */
+function cutAtPunctuation(s: string): string {
+  let lastLine = s.length;
+  while (lastLine > 0 && !LINE_BREAK.test(s[lastLine - 1] as string)) lastLine--;
+  const at = s.slice(lastLine).search(NAME_END);
+  return at < 0 ? s : s.slice(0, lastLine + at);
 }
 
 function info(name: string, category: BotCategory, verifiable: boolean): BotInfo {
@@ -140,9 +151,13 @@ const seen = new Map<string, UaClass>();
 const SEEN_MAX = 5_000;
 /** Longer strings are classified each time rather than kept (a stranger's 8 KB header is not memory we hold). */
 const SEEN_LONGEST = 512;
+/** The characters of a user agent the classifier reads. */
+export const UA_READ_CHARS = 1_024;
 
 export function classifyUserAgent(ua: string | null | undefined): UaClass {
-  const key = ua ?? '';
+  // Only the first 1,024 characters are read (what a pass is bound to): the patterns cost more than linear time
+  // over some made-up strings, and a page report's header may be 16 KB.
+  const key = (ua ?? '').slice(0, UA_READ_CHARS);
   const hit = seen.get(key);
   if (hit) return hit;
   const cls = classifyFresh(key);

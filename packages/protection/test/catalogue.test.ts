@@ -78,3 +78,28 @@ describe('AI agents', () => {
     ).toMatchObject({ category: 'ai-training', ai: true });
   });
 });
+
+// Strings built to make a pattern backtrack (not from a corpus: no real user agent is shaped so). A page report's
+// User-Agent header reaches the classifier whole (up to Node's 16 KB of headers), a JSON record's up to 1,024
+// characters with line breaks in it; the bot patterns backtracked over the first, the bot's name over the second.
+describe('user agents built to make the patterns backtrack', () => {
+  it('reads a user agent to its first 1,024 characters: 600 headers of 16 KB are classified in one pass each', () => {
+    for (let i = 0; i < 600; i++) {
+      const unit = ['Spider', 'Sogou', 'Exabot)'][i % 3] as string;
+      const ua = `${i} ${unit.repeat(Math.floor(16_000 / unit.length))}`;
+      expect(classifyUserAgent(ua).kind).toBeDefined();
+    }
+    // What the classifier sees past its first 1,024 characters counts for nothing.
+    const head = `${'x'.repeat(1_024)}`;
+    expect(classifyUserAgent(`${head} Googlebot/2.1 (+http://www.google.com/bot.html)`)).toEqual(classifyUserAgent(head));
+  });
+
+  it("names a bot from its own line: 200 records whose name's line ends in a run of punctuation", () => {
+    for (let i = 0; i < 200; i++) {
+      const cls = classifyUserAgent(`Spider${i}${'('.repeat(1_000)}\n(spider.com`);
+      expect(cls.bot?.name).toMatch(/^Spider/);
+    }
+    expect(classifyUserAgent('Spider (spider.com)').bot?.name).toBe('Spider');
+    expect(classifyUserAgent('Spiderling\nsee spider.com/a;b').bot?.name).toBe('Spiderling see spider.com');
+  });
+});

@@ -53,8 +53,10 @@ const SYSTEMS: [RegExp, string][] = [
 ];
 
 /** "Chrome 140 on Linux": a summary of a user-agent string; the string itself is never stored. */
-export function deviceSummary(ua: string | undefined): string | null {
-  if (!ua) return null;
+export function deviceSummary(whole: string | undefined): string | null {
+  if (!whole) return null;
+  // Its first 1,024 characters, as the classifier reads: `Version/(\d+).*Safari` is quadratic over a 16 KB header.
+  const ua = whole.slice(0, 1_024);
   let browser = 'Unknown browser';
   for (const [re, name] of BROWSERS) {
     const m = re.exec(ua);

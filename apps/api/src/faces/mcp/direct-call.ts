@@ -30,10 +30,19 @@ const ENVELOPE_KEYS = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_CAPABILITIES_ME
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const onlyKeys = (o: Record<string, unknown>, allowed: Set<string>) => Object.keys(o).every((k) => allowed.has(k));
-/** A header as the SDK reads it: one value, surrounding spaces and tabs stripped. */
+/**
+ * A header as the SDK reads it: one value, surrounding spaces and tabs stripped (by index: a pattern anchored at
+ * the end tried each run of tabs inside the value again, quadratic over a 16 KB header).
+ */
 const header = (h: IncomingHttpHeaders, name: string) => {
   const v = h[name];
-  return typeof v === 'string' ? v.replace(/^[ \t]+|[ \t]+$/g, '') : undefined;
+  if (typeof v !== 'string') return undefined;
+  const blank = (i: number) => v[i] === ' ' || v[i] === '\t';
+  let start = 0;
+  let end = v.length;
+  while (start < end && blank(start)) start++;
+  while (end > start && blank(end - 1)) end--;
+  return v.slice(start, end);
 };
 
 /** The call when this request may be answered directly, else undefined (the SDK answers it). */

@@ -63,6 +63,17 @@ describe('MCP tool calls answered directly, as the SDK answers them', () => {
     return direct;
   }
 
+  // The attack: a header of 16 KB with a run of tabs inside. Trimmed by a pattern anchored at the end, each run was
+  // tried again from each of its tabs: ~0.2 s of the event loop a call, for any token holder.
+  it('reads headers with long runs of tabs inside in one pass: 200 calls of 16 KB headers', () => {
+    const inner = `a${'\t'.repeat(16_000)}b`;
+    for (let i = 0; i < 200; i++) {
+      const headers = { ...headersFor('get_me'), [['mcp-protocol-version', 'mcp-method', 'mcp-name'][i % 3] as string]: inner };
+      expect(directCallOf(headers, call('get_me'), tools)).toBeUndefined();
+    }
+    expect(directCallOf({ ...headersFor('get_me'), 'mcp-name': ' \tget_me\t ' }, call('get_me'), tools)).toBeDefined();
+  });
+
   it('get_me, with and without arguments, numeric and string ids: the same answer, with resultType and serverInfo', async () => {
     for (const body of [call('get_me', {}), call('get_me'), call('get_me', {}, 'call-1')]) {
       expect(directCallOf(headersFor('get_me'), body, tools)).toBeDefined();
