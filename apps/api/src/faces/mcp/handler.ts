@@ -41,6 +41,18 @@ async function writeResponse(ctx: Context, response: Response) {
 }
 
 /**
+ * A served batch's answer as JSON-RPC 2.0 has it, an array, also when it holds one answer (a batch of one request,
+ * or of one request and notifications), which the SDK sends bare.
+ */
+async function asBatchAnswer(response: Response): Promise<Response> {
+  if (response.status !== 200 || !response.headers.get('content-type')?.startsWith('application/json')) return response;
+  const text = await response.text();
+  const headers = new Headers(response.headers);
+  headers.delete('content-length');
+  return new Response(text.trimStart().startsWith('{') ? `[${text}]` : text, { status: 200, headers });
+}
+
+/**
  * The MCP face, `POST /mcp`. In front of the SDK: the bearer token (401 problem+json), the body, the
  * batch rules and the rate limit (429 problem+json); then the SDK speaks the protocol, except for a plain
  * 2026-07-28 tool call, answered directly as the SDK would (`direct-call.ts`; `sdkOnly` turns that off
@@ -122,6 +134,7 @@ export function mcpHandler(deps: Deps, ops: Operation[], opts: { callsPerMinute?
     try {
       const request = await toWebRequest(ctx.req, body, { signal: abort.signal });
       response = await dispatch(request, body, authInfoFor(actor.token.id, actor.scopes, scope));
+      if (Array.isArray(body)) response = await asBatchAnswer(response);
     } catch (err) {
       deps.logger.error('MCP request failed', err);
       response = jsonRpcError(500, ProtocolErrorCode.InternalError, 'Internal error: try again in a moment');

@@ -68,5 +68,21 @@ export function batchRefusal(messages: unknown[], versionHeader: string | undefi
     return `Invalid Request: batches are accepted only with protocol version ${BATCH_VERSION}; send one message per request`;
   }
   if (messages.some(isInitialize)) return 'Invalid Request: initialize cannot be part of a batch; send it on its own';
+  const repeated = repeatedId(messages);
+  if (repeated !== undefined) {
+    return `Invalid Request: id ${JSON.stringify(repeated)} names more than one request of the batch; give each request its own id`;
+  }
+  return undefined;
+}
+
+/** The first request id a batch uses twice (answers are filed by id: all but one would run unanswered). */
+function repeatedId(messages: unknown[]): unknown {
+  const seen = new Set<unknown>();
+  for (const message of messages) {
+    const id = (message as { id?: unknown } | null)?.id;
+    if (id === undefined || id === null) continue;
+    if (seen.has(id)) return id;
+    seen.add(id);
+  }
   return undefined;
 }
