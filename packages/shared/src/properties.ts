@@ -45,6 +45,11 @@ function looksLikeEmail(value: string): boolean {
   return false;
 }
 
+/** Whether `text` has more than `max` characters (code points, as `cleanText` cuts: an emoji is one). */
+function longerThan(text: string, max: number): boolean {
+  return text.length > max && [...text].length > max;
+}
+
 /** The key of a property as stored, or null when it cannot be one. */
 export function propertyKey(raw: string): string | null {
   const key = raw.trim();
@@ -91,7 +96,7 @@ export function cleanProperties(raw: unknown): CleanedProperties {
     const text = valueText(rawValue);
     const value = text === null ? null : cleanText(text, PROPERTY_LIMITS.valueMax + 1).trim();
     if (value === '') continue;
-    if (key === null || value === null || value.length > PROPERTY_LIMITS.valueMax || kept >= PROPERTY_LIMITS.perReport) {
+    if (key === null || value === null || longerThan(value, PROPERTY_LIMITS.valueMax) || kept >= PROPERTY_LIMITS.perReport) {
       dropped.limit++;
     } else if (looksLikeEmail(value)) {
       dropped.email++;

@@ -45,7 +45,12 @@ export const PageviewReport = PageBase.extend({
   /** 1 when data-journeys="off". */
   j: z.literal(1).optional(),
   /** A/B exposures from data-exp: experiment key → variant. */
-  x: z.record(z.string().regex(/^[a-z0-9_-]{1,64}$/), z.string().min(1).max(64)).optional(),
+  x: z
+    .record(
+      z.string().regex(/^[a-z0-9_-]{1,64}$/),
+      z.string().min(1).max(64).refine(visibleText, 'Send a variant with at least one visible character'),
+    )
+    .optional(),
   /** Custom properties (`PageProperties`). */
   pr: PageProperties,
   /**
@@ -73,7 +78,7 @@ export const EVENT_VALUE_MAX = 1_000_000_000;
 export const EventReport = PageBase.extend({
   t: z.literal('ev'),
   /** Event name. */
-  e: z.string().min(1).max(128),
+  e: z.string().min(1).max(128).refine(visibleText, 'Send an event name with at least one visible character'),
   /** Optional label. */
   el: z.string().max(256).optional(),
   /**
@@ -84,6 +89,11 @@ export const EventReport = PageBase.extend({
   /** Custom properties (`PageProperties`). */
   pr: PageProperties,
 });
+
+/** Whether `text` keeps a visible character once cleaned as stored (control characters removed, trimmed). */
+export function visibleText(text: string): boolean {
+  return cleanText(text, text.length).trim() !== '';
+}
 
 /** Longest click label accepted; stored cut to the events' name column (128 characters). */
 export const CLICK_LABEL_MAX = 2048;

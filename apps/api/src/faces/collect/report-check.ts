@@ -1,4 +1,4 @@
-import type { PageReport } from '@us/shared';
+import { type PageReport, visibleText } from '@us/shared';
 
 /**
  * The page report schema (`PageReport` in `@us/shared`) checked by hand for the reports it certainly accepts as
@@ -20,7 +20,7 @@ export function pageReportAtOnce(value: unknown): PageReport | undefined {
       if (!intIn(o.s, 0, 100) || !intIn(o.d, 0, 86_400_000) || (o.i !== 0 && o.i !== 1)) return;
       return { ...base, t: 'leave', s: o.s, d: o.d, i: o.i };
     case 'ev': {
-      if (!textIn(o.e, 1, 128)) return;
+      if (!textIn(o.e, 1, 128) || !visibleText(o.e)) return;
       const report: Extract<PageReport, { t: 'ev' }> = { ...base, t: 'ev', e: o.e };
       if (o.el !== undefined) {
         if (!textIn(o.el, 0, 256)) return;
@@ -94,7 +94,7 @@ function exposuresOf(x: unknown): Record<string, string> | undefined {
   const out: Record<string, string> = {};
   for (const key of Object.keys(x)) {
     const variant = (x as Record<string, unknown>)[key];
-    if (key === '__proto__' || !EXPERIMENT_KEY.test(key) || !textIn(variant, 1, 64)) return;
+    if (key === '__proto__' || !EXPERIMENT_KEY.test(key) || !textIn(variant, 1, 64) || !visibleText(variant)) return;
     out[key] = variant;
   }
   return out;

@@ -53,6 +53,16 @@ describe('POST /collect: custom properties (pr)', () => {
     expect(await stored('events', id)).toEqual({ props: { plan: 'team' } });
   });
 
+  // The fault: the schema counted the name before cleaning; the dashboard then listed a blank event or variant.
+  it('refuses an event name or a variant with nothing visible once cleaned, naming the field', async () => {
+    for (const e of ['\u0007', ' \t ', '\u0001 \u0002']) {
+      const res = await postReport(t, site, { extra: { id: newId(), t: 'ev', e } }).expect(400);
+      expect(res.body.field).toBe('e');
+    }
+    const res = await postReport(t, site, { extra: { id: newId(), x: { hero: '\u0001' } } }).expect(400);
+    expect(res.body.field).toBe('x.hero');
+  });
+
   it('keeps 30 properties and drops the rest, counting them; the pageview still counts', async () => {
     const before = await dropped('limit');
     const many = Object.fromEntries(Array.from({ length: 35 }, (_, i) => [`k${i}`, `v${i}`]));
@@ -73,9 +83,12 @@ describe('POST /collect: custom properties (pr)', () => {
       nested: { a: 1 },
       list: [1, 2],
       edge: 'v'.repeat(256),
+      // Characters, not UTF-16 units: 256 emoji are 512 units.
+      emoji: '😀'.repeat(256),
+      emojiLong: '😀'.repeat(257),
     });
-    expect(row?.props).toEqual({ ok: 'yes', edge: 'v'.repeat(256) });
-    expect((await dropped('limit')) - before).toBe(5);
+    expect(row?.props).toEqual({ ok: 'yes', edge: 'v'.repeat(256), emoji: '😀'.repeat(256) });
+    expect((await dropped('limit')) - before).toBe(6);
   });
 
   it('stores no properties (null) when none is left, and refuses no report for a wrong shape', async () => {

@@ -54,6 +54,8 @@ const edges: Record<string, unknown[]> = {
     { ['e'.repeat(64)]: 'a' },
     { ['e'.repeat(65)]: 'a' },
     { exp: '' },
+    { exp: '\u0001' },
+    { exp: ' \t' },
     { exp: 'v'.repeat(64) },
     { exp: 'v'.repeat(65) },
     { exp: 1 },
