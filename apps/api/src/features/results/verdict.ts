@@ -11,10 +11,15 @@ export interface Compared {
 
 const percent = (r: number) => `${(r * 100).toFixed(1)} %`;
 
-/** p as people read it: two significant digits, and "< 0.001" below that. */
+/**
+ * p as people read it: two significant digits, "< 0.001" below that, and "< alpha" for a significant p that the
+ * digits would round up to the level (0.0496 is not "= 0.05").
+ */
 export function formatP(p: number): string {
   if (p < 0.001) return '< 0.001';
-  return `= ${Number(p.toPrecision(2))}`;
+  const shown = Number(p.toPrecision(2));
+  if (p < RESULTS_LIMITS.alpha && shown >= RESULTS_LIMITS.alpha) return `< ${RESULTS_LIMITS.alpha}`;
+  return `= ${shown}`;
 }
 
 export function verdictOf(opts: { goal: boolean; compared: Compared | null }): string {
