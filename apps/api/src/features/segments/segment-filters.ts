@@ -17,11 +17,16 @@ export function checkFilters(filters: Record<string, string>): Record<string, st
   return { ...filters };
 }
 
-/** The filters of the site's segment named (any case) or with id `nameOrId`; 400 naming `segment` when none. */
+/**
+ * The filters of the site's segment with id `nameOrId` or named so (any case); 400 naming `segment` when none. The id
+ * wins: a segment may be named with another one's id, and either was answered.
+ */
 async function segmentFilters(em: EntityManager, siteId: string, nameOrId: string): Promise<Record<string, string>> {
+  const id = isUuid(nameOrId) ? nameOrId : null;
   const [row] = await em.execute<{ filters: Record<string, string> }[]>(
-    `select filters from segments where site_id = ? and (lower(name) = lower(?) or id = ?::uuid) limit 1`,
-    [siteId, nameOrId, isUuid(nameOrId) ? nameOrId : null],
+    `select filters from segments where site_id = ? and (lower(name) = lower(?) or id = ?::uuid)
+      order by id = ?::uuid desc limit 1`,
+    [siteId, nameOrId, id, id],
   );
   if (!row) {
     throw badRequest('segment', `No segment named “${nameOrId}” on this site: see GET /v1/sites/{id}/segments`);

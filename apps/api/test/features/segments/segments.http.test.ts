@@ -147,6 +147,18 @@ describe('segments', () => {
     expect(await results({ days: 7 })).toEqual([21, 18]);
   });
 
+  // The fault: a segment may be named with another's id, and `segment=<id>` answered either one's filters.
+  it('segment=<id> is the segment with that id, also when another one is named with it', async () => {
+    const first = await send('post', `/v1/sites/${siteId}/segments`, { name: 'Spain', filters: { country: 'ES' } }).expect(201);
+    const id = first.body.segment.id;
+    await send('post', `/v1/sites/${siteId}/segments`, { name: id, filters: { country: 'DE' } }).expect(201);
+    // Changed after the other was saved: its row now comes after it.
+    await send('patch', `/v1/sites/${siteId}/segments/${id}`, { name: 'Spain only' }).expect(200);
+    const rows = async (q: Record<string, string | number>) =>
+      (await get(`/v1/sites/${siteId}/stats`, { ...q, days: 7, metrics: 'sessions', by: 'country' }).expect(200)).body.rows;
+    expect((await rows({ segment: id })).map((r: { value: string }) => r.value)).toEqual(['ES']);
+  });
+
   it('needs sites:write to save (403 naming the scope) and sites:read to list', async () => {
     // The fixture's own token holds analytics:read only.
     const refused = await f.post(`/v1/sites/${siteId}/segments`, { name: 'No', filters: { country: 'FR' } }).expect(403);
