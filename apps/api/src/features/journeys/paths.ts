@@ -47,10 +47,7 @@ export function commonPaths(
   overall: { sessions: number; reached: readonly number[] },
 ): { paths: PathAnswer[]; unlisted: number } {
   const { pathOf, count, stepsOf } = pathsOf(cols);
-  const G = goals.length;
   const sessions = new Float64Array(count);
-  const reached = new Float64Array(count * G);
-  const goalsOfFlag = cols.reachedGoals();
   let withSteps = 0;
   for (let g = 0; g < cols.count; g++) {
     const p = pathOf[g] as number;
@@ -58,9 +55,6 @@ export function commonPaths(
     const s = cols.sessions[g] as number;
     sessions[p] = (sessions[p] as number) + s;
     withSteps += s;
-    const hit = goalsOfFlag[cols.flags[g] as number] as number[];
-    for (let k = 0; k < hit.length; k++)
-      reached[p * G + (hit[k] as number)] = (reached[p * G + (hit[k] as number)] as number) + s;
   }
   const kept: number[] = [];
   sessions.forEach((s, p) => {
@@ -76,12 +70,13 @@ export function commonPaths(
     .sort((a, b) => b.sessions - a.sessions || JSON.stringify(a.steps).localeCompare(JSON.stringify(b.steps)))
     .slice(0, JOURNEY_LIMITS.paths);
   const unlisted = withSteps - listed.reduce((n, p) => n + p.sessions, 0);
+  const reached = goalsReached(cols, pathOf, listed, goals.length);
   return {
-    paths: listed.map(({ p, steps, sessions: n }) => ({
+    paths: listed.map(({ steps, sessions: n }, row) => ({
       steps,
       sessions: n,
       goals: goals.map((g, i) => {
-        const hit = reached[p * G + i] as number;
+        const hit = reached[row * goals.length + i] as number;
         const rate = n > 0 ? hit / n : 0;
         const base = overall.sessions > 0 ? (overall.reached[i] ?? 0) / overall.sessions : 0;
         return { id: g.id, rate: percent(hit, n), lift: base > 0 ? Math.round((rate / base) * 100) / 100 : null };
@@ -89,4 +84,25 @@ export function commonPaths(
     })),
     unlisted,
   };
+}
+
+/**
+ * Sessions reaching each goal, per listed path (a row each, in `listed`'s order): counted for those few paths only.
+ * A table over every path (up to 100 goals each) took hundreds of MB for a month at page zoom.
+ */
+function goalsReached(cols: GroupColumns, pathOf: Int32Array, listed: readonly { p: number }[], G: number): Float64Array {
+  const rowOf = new Map(listed.map(({ p }, row) => [p, row]));
+  const reached = new Float64Array(listed.length * G);
+  const goalsOfFlag = cols.reachedGoals();
+  for (let g = 0; g < cols.count; g++) {
+    const row = rowOf.get(pathOf[g] as number);
+    if (row === undefined) continue;
+    const s = cols.sessions[g] as number;
+    const hit = goalsOfFlag[cols.flags[g] as number] as number[];
+    for (let k = 0; k < hit.length; k++) {
+      const at = row * G + (hit[k] as number);
+      reached[at] = (reached[at] as number) + s;
+    }
+  }
+  return reached;
 }
