@@ -93,7 +93,19 @@ class RollupThread {
   terminate() {
     clearTimeout(this.idleTimer);
     this.dead = true;
+    for (const p of this.pending.values()) p.reject(new RollupStopped());
+    this.pending.clear();
     return this.worker.terminate();
+  }
+}
+
+/**
+ * A site-day's rollup ended by `stopRollupThreads` (an orderly stop): no failure of the day, nothing of it was written,
+ * and the next start counts it.
+ */
+export class RollupStopped extends Error {
+  constructor() {
+    super('the rollup thread was stopped (shutdown): the site-day is counted at the next start');
   }
 }
 

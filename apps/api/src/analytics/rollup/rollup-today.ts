@@ -6,6 +6,7 @@ import type { SiteDay } from './pending-days.ts';
 import { rollupSiteDay } from './rollup.ts';
 import { clearRollupFailure, noteRollupFailure } from './rollup-failures.ts';
 import { ROLLUP_VERSION } from './rollup-format.ts';
+import { RollupStopped } from './rollup-thread.ts';
 
 /**
  * Today's rollups, kept current: each site's current local day is rolled up to the last quarter-hour
@@ -60,6 +61,8 @@ async function refreshToday(orm: Orm, opts: TodayRollupOptions): Promise<TodayRo
       if (sd.failures) await clearRollupFailure(orm, sd);
       run.refreshed += 1;
     } catch (e) {
+      // An orderly stop (rollup-thread.ts): no failure of the day, and no new thread for the next site.
+      if (e instanceof RollupStopped) break;
       run.failed += 1;
       await noteRollupFailure(orm, sd, e, now, "today's rollups", opts.logger);
     }

@@ -8,7 +8,7 @@ import { oldestUnclosedDay, type PendingDaysOptions, pendingSiteDays, type SiteD
 import type { RolledState } from './rollup-delta.ts';
 import { clearRollupFailure, noteRollupFailure } from './rollup-failures.ts';
 import { ROLLED_TABLES, ROLLUP_VERSION, type RollupSource } from './rollup-format.ts';
-import { rollupInThread } from './rollup-thread.ts';
+import { RollupStopped, rollupInThread } from './rollup-thread.ts';
 import { type ReplaceOptions, replaceSiteDayRollup } from './rollup-write.ts';
 
 /**
@@ -84,6 +84,11 @@ async function rollupPending(orm: Orm, opts: RunRollupsOptions): Promise<RollupR
       // A day counted again had its complete rollup long ago: its age is no lag.
       if (sd.endedAt !== undefined && !sd.recount) rollupLag.observe((now() - sd.endedAt) / 1000);
     } catch (e) {
+      // An orderly stop: no failure of the day, and no new thread for the next one.
+      if (e instanceof RollupStopped) {
+        run.more = true;
+        break;
+      }
       run.failed += 1;
       if (sd.endedAt !== undefined && !sd.recount) oldestFailed = Math.min(oldestFailed ?? sd.endedAt, sd.endedAt);
       await noteRollupFailure(orm, sd, e, new Date(now()), 'rollups', opts.logger);
