@@ -130,6 +130,7 @@ async function serve(
       redis,
       retainRawDays: RAW_PARTITION_DAYS,
       maxBufferRows: env.INGEST_BUFFER_MAX_ROWS,
+      maxBufferBytes: env.INGEST_BUFFER_MAX_MB * 1024 * 1024,
       spillDir: path.join(env.DATA_DIR, 'ingest-spill'),
     },
   });

@@ -318,6 +318,11 @@ const EnvSchema = z.object({
     meaning:
       'rows the write buffer holds at most (in-process: all tables together; Redis: per table); when full, collect answers 503 with `Retry-After`',
   }),
+  INGEST_BUFFER_MAX_MB: z.coerce.number().int().min(16).default(128).register(help, {
+    group: 'limits',
+    meaning:
+      "the in-process write buffer's rows' size at most, their text counted in characters (rows of many properties reach it before the rows' maximum); when reached, collect answers 503 with `Retry-After`",
+  }),
   SEARCH_GOOGLE_API_URL: httpUrl().default('https://searchconsole.googleapis.com').register(help, {
     group: 'search',
     meaning: 'Search Console API base ([Search connections](product/search.md#search-connections))',

@@ -6,6 +6,28 @@ export const INGEST_TABLES: readonly AnalyticsTable[] = ['pageviews', 'page_leav
 /** Rows the buffer holds at most by default (in-process: all tables together; Redis: per table). */
 export const DEFAULT_MAX_BUFFER_ROWS = 200_000;
 
+/** The in-process buffer's rows' size at most by default (`rowBytes`), so rows of many properties cannot fill the heap. */
+export const DEFAULT_MAX_BUFFER_BYTES = 128 * 1024 * 1024;
+
+/**
+ * A row's size as the buffer counts it: the characters of its text (its properties' keys and values too) and 8
+ * bytes for anything else; an estimate of what it holds of the heap, read in one pass over its fields.
+ */
+export function rowBytes(row: object): number {
+  let n = 0;
+  for (const key in row) {
+    const v = (row as Record<string, unknown>)[key];
+    if (typeof v === 'string') n += v.length + 8;
+    else if (v !== null && typeof v === 'object' && !(v instanceof Date)) {
+      for (const k in v) {
+        const inner = (v as Record<string, unknown>)[k];
+        n += k.length + (typeof inner === 'string' ? inner.length : 8) + 8;
+      }
+    } else n += 8;
+  }
+  return n;
+}
+
 /** A batch taken out of the queue: `ack` after the DB commit, `nack` to put it back for a retry. */
 export interface Batch<T extends AnalyticsTable = AnalyticsTable> {
   readonly table: T;
@@ -28,8 +50,8 @@ export interface LocalRows<T extends AnalyticsTable = AnalyticsTable> {
  */
 export class BufferFull extends Error {
   readonly retryAfter = 5;
-  constructor(max: number) {
-    super(`the write buffer holds its maximum of ${max} rows`);
+  constructor(max: number, unit = 'rows') {
+    super(`the write buffer holds its maximum of ${max} ${unit}`);
     this.name = 'BufferFull';
   }
 }

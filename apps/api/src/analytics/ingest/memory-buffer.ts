@@ -4,16 +4,19 @@ import {
   type Batch,
   BufferFull,
   type BufferRoom,
+  DEFAULT_MAX_BUFFER_BYTES,
   DEFAULT_MAX_BUFFER_ROWS,
   type IngestBuffer,
   type LocalRows,
+  rowBytes,
   withId,
 } from './buffer.ts';
 
 /**
- * In-process buffer: arrays, bounded by `maxRows` over every table (queued and in processing), so a
- * database outage fills it up to a known size and then turns new reports away (503) instead of eating
- * memory. Lost on a crash like any in-process state (a shutdown saves it to disk: see spill.ts).
+ * In-process buffer: arrays, bounded by `maxRows` and by `maxBytes` of their rows (`rowBytes`) over every table
+ * (queued and in processing), so a database outage fills it up to a known size and then turns new reports away
+ * (503) instead of eating memory. Lost on a crash like any in-process state (a shutdown saves it to disk: see
+ * spill.ts).
  */
 export class MemoryIngestBuffer implements IngestBuffer {
   readonly kind = 'memory' as const;
@@ -21,12 +24,16 @@ export class MemoryIngestBuffer implements IngestBuffer {
   private readonly processing = new Map<number, { table: AnalyticsTable; rows: unknown[] }>();
   private seq = 0;
   private held = 0;
+  private heldBytes = 0;
   /** Rows promised room by `holdRoom` and not queued yet: counted against `maxRows` like held ones. */
   private promised = 0;
 
   /** Set at shutdown (`holdPastMaximum`): rows are no longer refused for the maximum's sake. */
   private pastMaximum = false;
-  constructor(private readonly maxRows = DEFAULT_MAX_BUFFER_ROWS) {}
+  constructor(
+    private readonly maxRows = DEFAULT_MAX_BUFFER_ROWS,
+    private readonly maxBytes = DEFAULT_MAX_BUFFER_BYTES,
+  ) {}
 
   private queue(table: AnalyticsTable): unknown[] {
     let q = this.queues.get(table);
@@ -38,7 +45,10 @@ export class MemoryIngestBuffer implements IngestBuffer {
   }
 
   async enqueue<T extends AnalyticsTable>(table: T, rows: AnalyticsRows[T][]) {
-    if (!this.pastMaximum && this.held + this.promised + rows.length > this.maxRows) throw new BufferFull(this.maxRows);
+    if (!this.pastMaximum) {
+      if (this.held + this.promised + rows.length > this.maxRows) throw new BufferFull(this.maxRows);
+      if (this.heldBytes + bytesOf(rows) > this.maxBytes) throw new BufferFull(this.maxBytes, 'bytes');
+    }
     this.push(table, rows);
   }
 
@@ -46,10 +56,13 @@ export class MemoryIngestBuffer implements IngestBuffer {
     const q = this.queue(table);
     for (const row of rows) q.push(withId(row));
     this.held += rows.length;
+    this.heldBytes += bytesOf(rows);
   }
 
+  /** Room for rows not built yet: refused once the rows held reach either maximum (a report's rows may pass the bytes'). */
   holdRoom(rows: number): BufferRoom {
     if (this.held + this.promised + rows > this.maxRows) throw new BufferFull(this.maxRows);
+    if (this.heldBytes >= this.maxBytes) throw new BufferFull(this.maxBytes, 'bytes');
     this.promised += rows;
     return new Room(this, rows);
   }
@@ -78,7 +91,9 @@ export class MemoryIngestBuffer implements IngestBuffer {
       rows,
       unreadable: [],
       ack: async () => {
-        if (this.processing.delete(id)) this.held -= rows.length;
+        if (!this.processing.delete(id)) return;
+        this.held -= rows.length;
+        this.heldBytes -= bytesOf(rows);
       },
       nack: async () => {
         if (this.processing.delete(id)) q.unshift(...rows);
@@ -105,12 +120,19 @@ export class MemoryIngestBuffer implements IngestBuffer {
     for (const [table, q] of this.queues) add(table, q.splice(0));
     this.processing.clear();
     this.held = 0;
+    this.heldBytes = 0;
     return [...out].filter(([, rows]) => rows.length).map(([table, rows]) => ({ table, rows }) as LocalRows);
   }
   holdPastMaximum() {
     this.pastMaximum = true;
   }
   async close() {}
+}
+
+function bytesOf(rows: readonly object[]): number {
+  let n = 0;
+  for (const row of rows) n += rowBytes(row);
+  return n;
 }
 
 /**

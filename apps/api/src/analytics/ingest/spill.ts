@@ -9,15 +9,29 @@ import { INGEST_TABLES } from './buffer.ts';
  * and queued again at the next start. A file is removed only once its rows are stored.
  */
 export function spillRows(dir: string, held: LocalRows[]): string | null {
-  const lines = held.flatMap(({ table, rows }) => rows.map((row) => JSON.stringify({ table, row })));
-  if (!lines.length) return null;
+  if (!held.some(({ rows }) => rows.length)) return null;
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `spill-${Date.now()}-${process.pid}.ndjson`);
   // Written under a temporary name first, so a crash mid-write never leaves half a file to read back; each step on
   // disk before the next (a host lost just after the rename could otherwise keep the name and not the rows).
   const fd = openSync(`${file}.tmp`, 'w');
   try {
-    writeSync(fd, `${lines.join('\n')}\n`);
+    // A piece at a time: the rows joined into one text could pass the longest string V8 makes.
+    let piece: string[] = [];
+    let chars = 0;
+    for (const { table, rows } of held) {
+      for (const row of rows) {
+        const line = JSON.stringify({ table, row });
+        piece.push(line);
+        chars += line.length + 1;
+        if (chars >= SPILL_PIECE_CHARS) {
+          writeSync(fd, `${piece.join('\n')}\n`);
+          piece = [];
+          chars = 0;
+        }
+      }
+    }
+    if (piece.length) writeSync(fd, `${piece.join('\n')}\n`);
     fsyncSync(fd);
   } finally {
     closeSync(fd);
@@ -26,6 +40,8 @@ export function spillRows(dir: string, held: LocalRows[]): string | null {
   syncFolder(dir);
   return file;
 }
+
+const SPILL_PIECE_CHARS = 1 << 20;
 
 /** Makes a rename in `dir` durable (where the platform allows a folder to be synced). */
 function syncFolder(dir: string): void {

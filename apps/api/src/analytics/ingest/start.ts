@@ -40,6 +40,8 @@ export interface StartIngestArgs {
   staleAfterMs?: number;
   /** Rows the buffer holds at most before new reports are answered 503 (default 200,000). */
   maxBufferRows?: number;
+  /** The in-process buffer's rows' size at most (`rowBytes`). */
+  maxBufferBytes?: number;
   /**
    * Where rows still held in this process at shutdown are saved, and read back at start-up
    * (`DATA_DIR/ingest-spill`). Without it, such rows are logged as lost (tests only).
@@ -93,9 +95,9 @@ export interface Ingest {
 
 export function createIngestBuffer(
   redis: RedisTarget | undefined | null,
-  opts: { maxRows?: number; logger?: Logger } = {},
+  opts: { maxRows?: number; maxBytes?: number; logger?: Logger } = {},
 ): IngestBuffer {
-  if (!redis) return new MemoryIngestBuffer(opts.maxRows);
+  if (!redis) return new MemoryIngestBuffer(opts.maxRows, opts.maxBytes);
   let warnedAt = 0;
   return new RedisIngestBuffer(redis, 'ingest', opts.maxRows, (err) => {
     if (Date.now() - warnedAt < 10_000) return;
@@ -176,7 +178,9 @@ async function restoreSpills(dir: string, buffer: IngestBuffer, flusher: Flusher
  */
 export async function startIngest(args: StartIngestArgs): Promise<Ingest> {
   const own = !args.buffer;
-  const buffer = args.buffer ?? createIngestBuffer(args.redis, { maxRows: args.maxBufferRows, logger: args.logger });
+  const buffer =
+    args.buffer ??
+    createIngestBuffer(args.redis, { maxRows: args.maxBufferRows, maxBytes: args.maxBufferBytes, logger: args.logger });
   const daysAhead = args.daysAhead ?? 7;
   const upkeep = () => maintainPartitions(args.orm, { daysAhead, retainRawDays: args.retainRawDays, logger: args.logger });
   // A raw table held past the partition change's retries (an export streaming a day, a long question): the start
