@@ -8,7 +8,7 @@ import { bumpSitesGeneration } from '../core/hot/generations.ts';
 import { authorize } from './authorize.ts';
 import { baseProcedure } from './init.ts';
 import { refuseUnsafeText } from './input-guard.ts';
-import { type Meta, scopesOf } from './meta.ts';
+import { scopesOf } from './meta.ts';
 
 /**
  * The three builders every operation starts from. Each one applies the rules its operation's meta
@@ -67,7 +67,7 @@ const checked = baseProcedure.use(async ({ ctx, meta, next, getRawInput }) => {
   // The change has committed: a bump that fails must not answer it as failed (a retry under its Idempotency-Key
   // made a second site). Nodes then see it when their cached sites expire, within a minute.
   if (scopesOf(meta).some((s) => s === 'sites:write' || s === 'bot:write')) {
-    const named = siteNamed(meta, await getRawInput());
+    const named = siteNamed(await getRawInput(), result.data);
     await bumpSitesGeneration(ctx.deps.hot, named).catch((e) =>
       ctx.deps.logger.error('sites: the change counter could not be bumped; cached sites expire within a minute', e),
     );
@@ -75,10 +75,14 @@ const checked = baseProcedure.use(async ({ ctx, meta, next, getRawInput }) => {
   return result;
 });
 
-/** The site an operation on `/v1/sites/{id}…` names (its input's `id`), as a list for the sites' generation. */
-function siteNamed(meta: Meta, input: unknown): string[] | undefined {
-  if (!meta.openapi?.path.startsWith('/v1/sites/{id}')) return undefined;
-  const id = (input as { id?: unknown } | null)?.id;
+/**
+ * The site an operation names, as a list for the sites' generation: its input's `id` (a route under
+ * `/v1/sites/{id}`, or a dashboard action given the site's id), else the site it made (nothing cached names a new
+ * site); undefined (every site) when it names none. Every site for a new one made each collect node forget every
+ * tenant's sites, and a loop of them kept every tenant's reports on the database.
+ */
+function siteNamed(input: unknown, answer: unknown): string[] | undefined {
+  const id = (input as { id?: unknown } | null)?.id ?? (answer as { site?: { id?: unknown } } | null)?.site?.id;
   return typeof id === 'string' && isUuid(id) ? [id.toLowerCase()] : undefined;
 }
 

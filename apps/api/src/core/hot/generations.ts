@@ -6,7 +6,7 @@ import { hotAnswer } from './within.ts';
  * it which site each step of the counter was for. Every successful `sites:write` operation bumps it; nodes compare
  * it at most about once a second (faces/collect/site-cache.ts, features/hostnames/proxy-route.ts) and forget what
  * they hold of the sites that changed, so a deleted key or hostname stops being accepted within about a second on
- * every node, without a hot-store round trip per report. Only when a step's site is not known (a new site, a
+ * every node, without a hot-store round trip per report. Only when a step's site is not known (an operation naming none, a
  * store that lost the list, more steps than it keeps) do they forget everything: before, every step did, so one
  * tenant editing annotations in a loop sent every tenant's reports and gate decisions to the database.
  */

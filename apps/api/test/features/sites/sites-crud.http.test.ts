@@ -1,6 +1,7 @@
 import { Membership, Site, SiteHostname, SiteKey, Workspace } from '@us/db';
 import type { Scope } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { GENERATION_KEY, sitesChangedBetween } from '../../../src/core/hot/generations.ts';
 import { findSiteByPublicKey, findSiteBySecret } from '../../../src/features/site-keys/key-lookup.ts';
 import { expectProblem } from '../../support/auth-helpers.ts';
 import { modernCall } from '../../support/mcp-http.ts';
@@ -25,6 +26,21 @@ describe('sites: list, create, get, update, delete, install status, snippet', ()
   }
 
   describe('POST /v1/sites', () => {
+    // The attack: each site made (and deleted) bumped the sites' counter for every site, and each collect node forgot
+    // every tenant's sites, keys and routes: a loop of them kept every tenant's reports on the database.
+    it('tells collect nodes that a new site changed nothing they hold but itself, and a deleted one that only it did', async () => {
+      const o = await owner();
+      const step = () => t.deps.hot.get(GENERATION_KEY);
+      await newSite(o.auth, { name: 'First' }); // the counter's first step
+      const before = await step();
+      const { site } = await newSite(o.auth);
+      const made = await step();
+      expect(made).not.toBe(before);
+      expect(await sitesChangedBetween(t.deps.hot, before, made)).toEqual(new Set([site.id]));
+      await t.request.delete(`/v1/sites/${site.id}`).set('Authorization', o.auth).expect(204);
+      expect(await sitesChangedBetween(t.deps.hot, made, await step())).toEqual(new Set([site.id]));
+    });
+
     it('creates the site, its unverified hostnames and its public key: 201 {site, publicKey}', async () => {
       const o = await owner();
       const before = Date.now();
