@@ -82,6 +82,8 @@ export const sitesRouter = router({
       auth: 'any',
       scope: 'sites:write',
       idempotent: true,
+      // `retentionDays` deletes the analytics older than them (MCP's destructiveHint: clients ask first).
+      destructive: true,
       mcp: {
         tool: 'update_site',
         description:

@@ -119,9 +119,11 @@ describe('MCP tool schemas', () => {
     for (const name of ['create_site', 'create_token', 'create_site_goal', 'internal_link_site']) {
       expect(hints(name), name).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false });
     }
-    for (const name of ['update_site', 'update_site_settings', 'update_member']) {
+    for (const name of ['update_site_settings', 'update_member']) {
       expect(hints(name), name).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true });
     }
+    // Its retentionDays deletes the analytics older than them: a client that runs non-destructive tools unasked ran it.
+    expect(hints('update_site')).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
     for (const name of ['verify_site_hostname', 'create_site_hostname', 'delete_site']) {
       expect(hints(name), name).toMatchObject({ openWorldHint: true });
     }
