@@ -4,7 +4,7 @@ import { HOSTNAME_LIMITS } from '@us/shared';
 import { loadSite } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
 import type { Deps } from '../../core/deps.ts';
-import { badRequest } from '../../core/errors.ts';
+import { AppError, badRequest } from '../../core/errors.ts';
 import { randomToken, sha256 } from '../../core/security/tokens.ts';
 import { hostnameInput, isLiveProxy, verificationName, verificationValue } from '../hostnames/index.ts';
 import { internalKeyOf, newSealedInternalKey } from './internal-key.ts';
@@ -60,7 +60,11 @@ export async function issueInternalLink(
   const expiresAt = Date.now() + ttl * 1000;
   const internalKey = internalKeyOf(deps.ciphers, site);
   if (!internalKey) {
-    throw new Error(`site ${site.id}: its internal key cannot be opened with this APP_SECRET (rotate the internal key)`);
+    // Sealed with another app secret (it changed): only a new key helps, and the owner can make one.
+    throw new AppError(
+      409,
+      `This site's internal key was sealed with another app secret and cannot be read: replace it with POST /v1/sites/${site.id}/internal-link/rotate (browsers marked before stop counting as internal), then ask for a link again`,
+    );
   }
   const stored: StoredLink = { siteId: site.id, linkId: randomToken(12), keyFp: keyFingerprint(internalKey), expiresAt };
   await deps.hot.set(linkKey(token), JSON.stringify(stored), ttl);

@@ -92,6 +92,38 @@ describe("a site's internal key at rest", () => {
     expect(rotated?.whole).not.toContain(newKey);
   });
 
+  // The fault: a key sealed with another app secret (the secret changed) answered 500 "try again in a moment" on
+  // every try; what to do reached the log only.
+  it('a key this app secret cannot open is 409 saying to rotate it; rotated, a link is issued again', async () => {
+    const o = await siteOfNewOwner(t);
+    const em = t.deps.orm.em.fork();
+    const host = `www.r${randomBytes(5).toString('hex')}.example.test`;
+    em.create(SiteHostname, {
+      site: em.getReference(Site, o.siteId),
+      hostname: host,
+      verifyToken: 'b'.repeat(32),
+      verifiedAt: new Date(),
+    });
+    await em.flush();
+    const other = await startTestServer({ appSecret: randomBytes(32).toString('hex') });
+    try {
+      const res = await other.request
+        .post(`/v1/sites/${o.siteId}/internal-link`)
+        .set('Authorization', o.auth)
+        .send({ hostname: host })
+        .expect(409);
+      expect(res.body.title).toContain(`/v1/sites/${o.siteId}/internal-link/rotate`);
+      await other.request.post(`/v1/sites/${o.siteId}/internal-link/rotate`).set('Authorization', o.auth).expect(200);
+      await other.request
+        .post(`/v1/sites/${o.siteId}/internal-link`)
+        .set('Authorization', o.auth)
+        .send({ hostname: host })
+        .expect(201);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('a key stored in plain text is sealed at start, and the marks it signed keep counting as internal', async () => {
     const s = await siteWithPlainKey();
     const mark = signInternalMark({ id: s.siteId, internalKey: s.key }, 'link1');
