@@ -1,3 +1,4 @@
+import { PASS_UA_CHARS } from './pass.ts';
 import { mac } from './signing.ts';
 
 /**
@@ -10,6 +11,7 @@ export function dayKeyOf(dailySalt: string, siteId: string): Promise<string> {
   return mac(dailySalt, `behaviour\n${siteId}`, 32);
 }
 
+/** A visitor's code of the day: its user agent read to the characters a pass binds (records keep as many). */
 export function behaviourCode(dayKey: string, ip: string, ua: string): Promise<string> {
-  return mac(dayKey, `${ip}\n${ua}`, 12);
+  return mac(dayKey, `${ip}\n${ua.slice(0, PASS_UA_CHARS)}`, 12);
 }

@@ -81,4 +81,15 @@ describe('behaviour codes', () => {
     expect(code).toBe(nodeCode);
     expect(await behaviourCode(await dayKeyOf(salt, 'site-2'), '203.0.113.7', UA)).not.toBe(code);
   });
+
+  // The fault: the edge coded the whole header, the service the 1,024 characters its records keep, so a browser's
+  // user agent padded past them was never found among the flagged ones at the edge.
+  it('read the user agent to its first 1,024 characters, as records and passes keep it', async () => {
+    const dayKey = await dayKeyOf(newKey(), 'site-1');
+    const padded = `${UA}${' x'.repeat(600)}`;
+    expect(await behaviourCode(dayKey, '203.0.113.7', padded)).toBe(
+      await behaviourCode(dayKey, '203.0.113.7', padded.slice(0, 1024)),
+    );
+    expect(await behaviourCode(dayKey, '203.0.113.7', UA)).not.toBe(await behaviourCode(dayKey, '203.0.113.7', UA.slice(0, -1)));
+  });
 });
