@@ -283,7 +283,7 @@ export async function protect(input: ProtectInput): Promise<ProtectVerdict> {
       .toLowerCase()
       .replace(/:\d+$/, '');
     const body: DecideRequest = {
-      ip: String(input.ip ?? ''),
+      ip: addressOrUnknown(input.ip),
       ua: header(input.headers, 'user-agent').slice(0, DECIDE_BOUNDS.ua),
       path: pathToDecide(originForm(url), DECIDE_BOUNDS.path),
       host: host.length > 0 && host.length <= DECIDE_BOUNDS.host ? host : '(none)',
@@ -354,4 +354,34 @@ export async function protect(input: ProtectInput): Promise<ProtectVerdict> {
   } catch (e) {
     return serve(`fail open: the gate failed (${e instanceof Error ? e.name : 'error'})`);
   }
+}
+
+const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+const HEX_GROUP = /^[0-9A-Fa-f]{1,4}$/;
+
+/** Whether `text` is an IPv6 address as Node's `isIP` reads one (groups of hex, one `::` at most, an IPv4 tail). */
+function isIpv6(text: string): boolean {
+  if (text.length > 45 || !text.includes(':')) return false;
+  const halves = text.split('::');
+  if (halves.length > 2) return false;
+  const groups = halves.map((h) => (h ? h.split(':') : []));
+  const last = groups.at(-1) as string[];
+  let count = 0;
+  if (last.length && (last.at(-1) as string).includes('.')) {
+    if (!IPV4.test(last.pop() as string)) return false;
+    count += 2;
+  }
+  for (const g of groups) for (const part of g) if (!HEX_GROUP.test(part)) return false;
+  count += groups.reduce((n, g) => n + g.length, 0);
+  return halves.length === 2 ? count <= 7 : count === 8;
+}
+
+/**
+ * The client address as the service reads it, or `0.0.0.0` when it is none: behind `trust proxy` the address may
+ * be the visitor's own X-Forwarded-For, and one the service refuses (400) made the request served undecided. As one
+ * unknown address it is decided (a crawler it claims to be is not verified from there).
+ */
+function addressOrUnknown(ip: unknown): string {
+  const text = String(ip ?? '');
+  return IPV4.test(text) || isIpv6(text) ? text : '0.0.0.0';
 }

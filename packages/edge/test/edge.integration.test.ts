@@ -873,6 +873,32 @@ describe('protect() for Node servers', () => {
     });
   });
 
+  // The attack: behind `trust proxy`, a visitor's own X-Forwarded-For became the address; one that is no address
+  // made the service answer 400, and a 400 serves the request: every rule and check was off for that visitor.
+  it('decides a visitor whose address is no address as one unknown address (0.0.0.0), never failing open', async () => {
+    service.decide = { status: 200, body: { action: 'deny', reason: 'rule: no', risk: 10 }, delayMs: 0 };
+    for (const ip of [
+      'x',
+      '',
+      'a'.repeat(65),
+      '203.0.113.9, 10.0.0.1',
+      '::1x',
+      '999.1.1.1',
+      'ab:cd',
+      '1::2::3',
+      '1:2:3:4:5:6:7:8:9',
+    ]) {
+      captured.length = 0;
+      expect(await protect(input({ ip })), ip).toMatchObject({ do: 'refuse', action: 'deny' });
+      expect(JSON.parse(captured.find((c) => c.url === '/collect/decide')!.body).ip, ip).toBe('0.0.0.0');
+    }
+    for (const ip of ['203.0.113.9', '2001:db8::7', '::ffff:203.0.113.9', '::', '1:2:3:4:5:6:7:8', '::1']) {
+      captured.length = 0;
+      await protect(input({ ip }));
+      expect(JSON.parse(captured.find((c) => c.url === '/collect/decide')!.body).ip).toBe(ip);
+    }
+  });
+
   it('serves robots.txt, security.txt and /_us/* without asking', async () => {
     for (const url of ['/robots.txt', '/.well-known/security.txt?x', '/_us/pass?g=1']) {
       expect((await protect(input({ url }))).do).toBe('serve');
