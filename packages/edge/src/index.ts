@@ -131,7 +131,14 @@ function buildRecord(
   return record;
 }
 
-function forwardToService(request: Request, serviceOrigin: string, secret: string): Promise<Response> {
+/** How long a `/_us/*` request waits for the service (as the Node middleware's). */
+const SERVICE_TIMEOUT_MS = 10_000;
+
+/**
+ * `/_us/*` passed on to the service; a 502 page when it cannot answer in time (a failed fetch escaped the handler to
+ * the platform's error page, and one that hung held the visitor).
+ */
+async function forwardToService(request: Request, serviceOrigin: string, secret: string): Promise<Response> {
   const incoming = new URL(request.url);
   const target = new URL(incoming.pathname + incoming.search, serviceOrigin);
   const headers = new Headers(request.headers);
@@ -152,12 +159,20 @@ function forwardToService(request: Request, serviceOrigin: string, secret: strin
   });
   for (const [name, value] of Object.entries(extra)) headers.set(name, value);
   const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
-  return fetch(target.toString(), {
-    method: request.method,
-    headers,
-    body: hasBody ? request.body : null,
-    redirect: 'manual',
-  });
+  try {
+    return await fetch(target.toString(), {
+      method: request.method,
+      headers,
+      body: hasBody ? request.body : null,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(SERVICE_TIMEOUT_MS),
+    });
+  } catch {
+    return new Response('The protection service could not be reached. Please try again.\n', {
+      status: 502,
+      headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' },
+    });
+  }
 }
 
 /**

@@ -309,6 +309,19 @@ describe('withUnseen (workerd via miniflare)', () => {
     expect(captured).toHaveLength(0);
   });
 
+  // The fault: a fetch that failed escaped the handler (the platform's error page), and one that hung held the visitor.
+  it('answers /_us/* with a 502 page when the service cannot be reached, as the Node middleware does', async () => {
+    const mf = await start(await bundle('{ batchSize: 1 }'), {
+      SVC_SECRET: SECRET,
+      SVC_SITE_KEY: KEY,
+      SVC_COLLECT_URL: 'http://127.0.0.1:9/collect',
+    });
+    const res = await mf.dispatchFetch('https://shop.example/_us/pass?g=abc');
+    expect(res.status).toBe(502);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(await res.text()).toBe('The protection service could not be reached. Please try again.\n');
+  });
+
   it('forwards /_us/* to the service origin with the customer host in x-forwarded-host', async () => {
     const mf = await start(await bundle('{ batchSize: 1 }'), {
       SVC_SECRET: SECRET,
