@@ -98,6 +98,8 @@ interface Queue {
    * the platform cancels may never settle: counted, it would hold the isolate's queue for good.
    */
   bounded: boolean;
+  /** Node only (`bounded`): the sends on their way, which a flush waits for too. */
+  sending: Set<Promise<void>>;
   /** `at` of the oldest queued record. */
   oldest: number;
   /** Node only: sends what has grown old without waiting for another request. */
@@ -132,6 +134,13 @@ async function send(target: BatchTarget, records: RequestRecord[]): Promise<void
       // Drain the body so the connection can be reused.
       await res.arrayBuffer().catch(() => undefined);
       if (res.ok) return;
+      // Too large for the service's body limit (long paths and user agents): each half on its own.
+      if (res.status === 413 && records.length > 1) {
+        const half = Math.ceil(records.length / 2);
+        await send(target, records.slice(0, half));
+        await send(target, records.slice(half));
+        return;
+      }
       // A refused batch (400/401/403/413) will be refused again; only retry what may pass later.
       if (res.status < 500 && res.status !== 429 && res.status !== 408) break;
     } catch {
@@ -165,14 +174,15 @@ function sendQueued(queue: Queue, now: number, all: boolean): Promise<void> | un
     const records = queue.records.splice(0, all ? MAX_BATCH : batchSize);
     queue.oldest = queue.records[0]?.at ?? now;
     queue.inFlight += 1;
-    sends.push(
-      send(queue.target, records).finally(() => {
-        queue.inFlight -= 1;
-        if (!queue.bounded) return;
-        void sendQueued(queue, Date.now(), false);
-        arm(queue);
-      }),
-    );
+    const sent: Promise<void> = send(queue.target, records).finally(() => {
+      queue.inFlight -= 1;
+      queue.sending.delete(sent);
+      if (!queue.bounded) return;
+      void sendQueued(queue, Date.now(), false);
+      arm(queue);
+    });
+    if (queue.bounded) queue.sending.add(sent);
+    sends.push(sent);
   }
   if (sends.length === 0) return undefined;
   return Promise.all(sends).then(
@@ -209,7 +219,15 @@ export function enqueueRecord(
   const id = `${target.collectUrl}\n${target.key}\n${target.secret}`;
   let queue = queues.get(id);
   if (!queue) {
-    queue = { target, timing, records: [], oldest: record.at, inFlight: 0, bounded: options.timer === true };
+    queue = {
+      target,
+      timing,
+      records: [],
+      oldest: record.at,
+      inFlight: 0,
+      sending: new Set(),
+      bounded: options.timer === true,
+    };
     queues.set(id, queue);
   }
   queue.timing = timing;
@@ -222,14 +240,18 @@ export function enqueueRecord(
   return due;
 }
 
-/** Sends every queued record now (a server shutting down); resolves when the sends are done, never rejects. */
+/**
+ * Sends every queued record now (a server shutting down); resolves when these sends and those already on their
+ * way are done (a timer's batch was cut by the `process.exit` after the flush), never rejects.
+ */
 export async function flushRecords(): Promise<void> {
   const sends: Promise<void>[] = [];
   for (const queue of queues.values()) {
     if (queue.timer !== undefined) clearTimeout(queue.timer);
     queue.timer = undefined;
+    sends.push(...queue.sending);
     const due = sendQueued(queue, Date.now(), true);
     if (due) sends.push(due);
   }
-  await Promise.all(sends);
+  await Promise.allSettled(sends);
 }

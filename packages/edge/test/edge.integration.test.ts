@@ -22,6 +22,8 @@ interface Captured {
   body: string;
   /** The status the capture server answered. */
   status?: number;
+  /** A batch post's answer has been written (batches may be answered late). */
+  answered?: boolean;
 }
 
 let server: Server;
@@ -38,9 +40,14 @@ const service: {
   decide: { status: number; body: unknown; delayMs: number };
   /** What `POST /collect/verify` answers (status, body), after a delay. */
   verify: { status: number; body: unknown; delayMs: number };
+  /** Batch posts: answered after this long, and 413 past this many bytes (as the service's body limit). */
+  requestsDelayMs: number;
+  requestsMaxBytes: number;
 } = {
   config: null,
   configDelayMs: 0,
+  requestsDelayMs: 0,
+  requestsMaxBytes: Number.POSITIVE_INFINITY,
   decide: { status: 200, body: {}, delayMs: 0 },
   verify: { status: 200, body: { verification: 'unknown', bot: null, maxAgeSeconds: 0 }, delayMs: 0 },
 };
@@ -149,7 +156,13 @@ beforeAll(async () => {
         res.writeHead(503).end();
         return;
       }
-      res.writeHead(202).end();
+      entry.status = req.url === '/collect/requests' && entry.body.length > service.requestsMaxBytes ? 413 : 202;
+      const answered = () => {
+        entry.answered = true;
+        res.writeHead(entry.status as number).end();
+      };
+      if (req.url === '/collect/requests' && service.requestsDelayMs) setTimeout(answered, service.requestsDelayMs);
+      else answered();
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -168,6 +181,8 @@ afterEach(async () => {
   service.configStatus = undefined;
   service.decide = { status: 200, body: {}, delayMs: 0 };
   service.verify = { status: 200, body: { verification: 'unknown', bot: null, maxAgeSeconds: 0 }, delayMs: 0 };
+  service.requestsDelayMs = 0;
+  service.requestsMaxBytes = Number.POSITIVE_INFINITY;
 });
 
 afterAll(async () => {
@@ -1041,6 +1056,34 @@ describe('protect() records', () => {
     await flushRecords();
     expect(batches()).toHaveLength(2);
     expect(JSON.parse(batches()[1]!.body).records.map((r: RequestRecord) => r.path)).toEqual(['/later']);
+  });
+
+  // The fault: a flush awaited only what was queued; batches a timer had sent were cut by the process.exit after it.
+  it('flushRecords() also waits for the batches already on their way', async () => {
+    answer({ action: 'allow', reason: 'browser: no sign of automation', risk: 0 });
+    service.requestsDelayMs = 300;
+    const first = await protect(input({ batchSize: 1 }));
+    if (first.do !== 'serve') throw new Error('served expected');
+    first.done(200);
+    await waitFor(() => batches()[0]);
+    await flushRecords();
+    expect(batches().map((b) => b.answered)).toEqual([true]);
+  });
+
+  // The fault: a 413 (a batch over the service's 1 MB, long paths and user agents) dropped the whole batch.
+  it('splits a batch the service finds too large and sends the halves, losing no record', async () => {
+    answer({ action: 'allow', reason: 'browser: no sign of automation', risk: 0 });
+    service.requestsMaxBytes = 2_500;
+    for (let i = 0; i < 8; i++) {
+      const served = await protect(input({ batchSize: 8, url: `/${i}-${'p'.repeat(400)}` }));
+      if (served.do !== 'serve') throw new Error('served expected');
+      served.done(200);
+    }
+    await flushRecords();
+    const stored = batches()
+      .filter((b) => b.status === 202)
+      .flatMap((b) => JSON.parse(b.body).records.map((r: RequestRecord) => r.path[1]));
+    expect(stored.sort()).toEqual(['0', '1', '2', '3', '4', '5', '6', '7']);
   });
 
   it('Global Privacy Control, no site key, record: false, the service’s own paths: decided, never recorded', async () => {
