@@ -192,7 +192,8 @@ export async function changesOfSite(
 }
 
 export function siteChanges(deps: StatsDeps, em: EntityManager, actor: Actor, input: ChangesQuery): Promise<Changes> {
-  return withSite(deps, em, actor, input.id, async (ctx, site) =>
-    changesOfSite(ctx, site.settings as Record<string, unknown> | null, await withSegment(ctx.em, site.id, input)),
-  );
+  return withSite(deps, em, actor, input.id, async (ctx, site) => {
+    const settings = site.settings as Record<string, unknown> | null;
+    return changesOfSite(ctx, settings, await withSegment(ctx.em, site.id, input, measureOf(input, settings).set));
+  });
 }

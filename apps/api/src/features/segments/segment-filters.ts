@@ -2,6 +2,7 @@
 // the segment (`segment=` by name or id), where each filter becomes a where.<dimension> parameter unless the
 // question gives that dimension itself.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { MetricSet } from '@us/shared';
 import { isUuid } from '../../actor/access.ts';
 import { rollupDimensions } from '../../analytics/catalogue.ts';
 import { badRequest } from '../../core/errors.ts';
@@ -42,10 +43,19 @@ export async function withSegment<Q extends { segment?: string | undefined }>(
   em: EntityManager,
   siteId: string,
   question: Q,
+  set: MetricSet = 'pageviews',
 ): Promise<Q> {
   const { segment, ...rest } = question;
   if (segment === undefined) return rest as Q;
   const filters = await segmentFilters(em, siteId, segment);
+  // Segments filter pageviews; a metric set without one of their dimensions was refused naming a filter never sent.
+  const lacking = Object.keys(filters).find((name) => !rollupDimensions(set).includes(name));
+  if (lacking !== undefined) {
+    throw badRequest(
+      'segment',
+      `Segment “${segment}” filters by ${lacking}, which ${set} cannot be filtered by: ask pageviews or sessions, or leave the segment out`,
+    );
+  }
   const own = (rest as { where?: Record<string, string> }).where ?? {};
   const out: Record<string, unknown> = { ...rest };
   for (const [name, value] of Object.entries(filters)) {

@@ -20,7 +20,7 @@ async function one(ctx: SiteCtx, name: string, raw: unknown): Promise<StatsBatch
   try {
     const parsed = BatchSpec.safeParse(raw);
     if (!parsed.success) throw toAppError(parsed.error);
-    const question = await withSegment(ctx.em, ctx.siteId, parsed.data);
+    const question = await withSegment(ctx.em, ctx.siteId, parsed.data, parsed.data.metrics);
     return await answer(ctx, normalise(specOf(question as Record<string, unknown>), ctx.today));
   } catch (err) {
     if (!(err instanceof AppError) || err.status !== 400) throw err;

@@ -32,7 +32,7 @@ export function siteStats(
   input: SiteStatsInput | SiteStatsQuery,
 ): Promise<StatsResult> {
   return withSite(deps, em, actor, input.id, async (ctx) => {
-    const question = await withSegment(ctx.em, ctx.siteId, input);
+    const question = await withSegment(ctx.em, ctx.siteId, input, input.metrics);
     return answer(ctx, normalise(specOf(question as Record<string, unknown>), ctx.today));
   });
 }

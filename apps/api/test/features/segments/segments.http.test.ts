@@ -159,6 +159,20 @@ describe('segments', () => {
     expect((await rows({ segment: id })).map((r: { value: string }) => r.value)).toEqual(['ES']);
   });
 
+  // The fault: the segment's filters were checked as the caller's own, and the 400 named `where.source`, never sent.
+  it('a segment on a metric set without one of its dimensions is 400 naming `segment` and the dimension', async () => {
+    await send('post', `/v1/sites/${siteId}/segments`, { name: 'From Google', filters: { source: 'google' } }).expect(201);
+    const res = await get(`/v1/sites/${siteId}/stats`, {
+      days: 7,
+      metrics: 'events',
+      by: 'event',
+      segment: 'From Google',
+    }).expect(400);
+    expect(res.body.field).toBe('segment');
+    expect(res.body.title).toContain('source');
+    await get(`/v1/sites/${siteId}/stats`, { days: 7, metrics: 'sessions', by: 'country', segment: 'From Google' }).expect(200);
+  });
+
   it('needs sites:write to save (403 naming the scope) and sites:read to list', async () => {
     // The fixture's own token holds analytics:read only.
     const refused = await f.post(`/v1/sites/${siteId}/segments`, { name: 'No', filters: { country: 'FR' } }).expect(403);
