@@ -21,6 +21,9 @@ import { batchAnswer, MAX_EXPOSURES, readPageReport, readRequestBatch } from './
 import { noteNoReturnOfBatch } from './no-return-feed.ts';
 import { siteCache } from './site-cache.ts';
 
+/** How long a batch id is remembered as fed to behaviour memory (the SDK sends a batch again within seconds). */
+const BATCH_FED_SECONDS = 600;
+
 const LAST_SEEN_EVERY_MS = 60_000;
 /** Lookups of secrets a node does not know yet, per address and minute: a real edge needs one. */
 const SECRET_LOOKUPS_PER_ADDRESS = 60;
@@ -129,6 +132,7 @@ export function collectHandler(deps: Deps, afterAnswers: (work: () => void) => v
     site: Site,
     records: RequestRecord[],
     ids?: readonly string[],
+    batchId?: string,
   ): Promise<{ stored: number; paused: boolean }> {
     // Free at 150% of the month's server requests: accepted, not stored, until the month turns (spec §8).
     // Unknown while PostgreSQL is unreachable: then the records are kept (they are stored once it is back).
@@ -143,6 +147,11 @@ export function collectHandler(deps: Deps, afterAnswers: (work: () => void) => v
     });
     await deps.ingest.enqueueMany('requests', rows);
     touch(site.id);
+    // A batch sent again under its id (its answer lost, or past the sender's timeout) is stored once by its rows'
+    // ids, and fed once: counted twice, a person's pages read as a burst. Unknown (the hot store away): fed.
+    if (batchId && !(await deps.hot.setIfAbsent(`batch-fed:${site.id}:${batchId}`, '1', BATCH_FED_SECONDS).catch(() => true))) {
+      return { stored: records.length, paused: false };
+    }
     noteNoReturnOfBatch(deps, site.id, records);
     if (mode !== 'off') await noteRequests(deps, site.id, await seenOfBatch(deps.hot, site.id, records, rows));
     return { stored: records.length, paused: false };
@@ -161,7 +170,7 @@ export function collectHandler(deps: Deps, afterAnswers: (work: () => void) => v
           batch.records.map((r, i) => ({ place: places[i] as number, at: r.at })),
         )
       : undefined;
-    const { stored, paused } = await recordRequests(site, batch.records, ids);
+    const { stored, paused } = await recordRequests(site, batch.records, ids, batchId ?? undefined);
     if (paused) ctx.set('x-svc-logging', 'paused');
     ctx.body = batchAnswer(stored, batch.refused);
   }

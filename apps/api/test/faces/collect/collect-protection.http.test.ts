@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { SiteHostname } from '@us/db';
 import { behaviourCode, issuePass, verifyPass } from '@us/protection';
 import { ProtectionConfig } from '@us/shared';
@@ -110,6 +111,32 @@ describe('GET /collect/protection', () => {
     const text = JSON.stringify(config);
     expect(text).not.toContain(ip);
     expect(text).not.toContain('Chrome/131');
+  });
+
+  // The fault: a batch sent again under its id (its answer lost or past the SDK's timeout) was stored once but fed
+  // to behaviour memory twice: 16 pages a minute read as 32, a burst, and the person was challenged.
+  it('feeds a batch sent again under its id to behaviour memory once', async () => {
+    const s = await gateSite(t, 'gate-resent.example', { mode: 'challenge' });
+    const ip = '198.51.100.24';
+    const at = Date.now();
+    const body = {
+      k: s.publicKey,
+      b: randomUUID(),
+      records: Array.from({ length: 16 }, (_, i) => ({
+        at: at + i,
+        method: 'GET',
+        path: `/p${i}`,
+        status: 200,
+        ms: 5,
+        ip,
+        ua: BROWSER_UA,
+      })),
+    };
+    for (let i = 0; i < 2; i++) await t.request.post('/collect/requests').set('x-svc-proxy', s.secret).send(body).expect(202);
+    // A third batch of its own: 16 more pages would now make a burst, so the count is waited for by it.
+    await postRecords(t, s, [{ path: '/other', ip: '198.51.100.25', ua: BROWSER_UA }]).expect(202);
+    await t.deps.ingest.flushNow();
+    expect(Object.keys(await flaggedVisitors(t.deps.hot, s.siteId))).toEqual([]);
   });
 
   it('refuses a missing, unknown or other site’s secret with 401 before anything else', async () => {
