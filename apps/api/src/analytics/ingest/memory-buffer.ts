@@ -25,6 +25,11 @@ export class MemoryIngestBuffer implements IngestBuffer {
   private seq = 0;
   private held = 0;
   private heldBytes = 0;
+  /**
+   * Each held row's size as counted when it came in: given back as counted, whatever a flush did to the row since
+   * (the insert cleans rows in place; counted again, the total drifted).
+   */
+  private readonly sizes = new WeakMap<object, number>();
   /** Rows promised room by `holdRoom` and not queued yet: counted against `maxRows` like held ones. */
   private promised = 0;
 
@@ -54,9 +59,14 @@ export class MemoryIngestBuffer implements IngestBuffer {
 
   private push<T extends AnalyticsTable>(table: T, rows: AnalyticsRows[T][]) {
     const q = this.queue(table);
-    for (const row of rows) q.push(withId(row));
+    for (const row of rows) {
+      const held = withId(row);
+      const bytes = rowBytes(held);
+      this.sizes.set(held, bytes);
+      this.heldBytes += bytes;
+      q.push(held);
+    }
     this.held += rows.length;
-    this.heldBytes += bytesOf(rows);
   }
 
   /** Room for rows not built yet: refused once the rows held reach either maximum (a report's rows may pass the bytes'). */
@@ -93,7 +103,7 @@ export class MemoryIngestBuffer implements IngestBuffer {
       ack: async () => {
         if (!this.processing.delete(id)) return;
         this.held -= rows.length;
-        this.heldBytes -= bytesOf(rows);
+        for (const row of rows) this.heldBytes -= this.sizes.get(row) ?? 0;
       },
       nack: async () => {
         if (this.processing.delete(id)) q.unshift(...rows);
