@@ -248,15 +248,20 @@ describe('room held in the in-process buffer (rows queued after the answer)', ()
     const site = randomUUID();
     const props = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`key${i}`, 'v'.repeat(256)]));
     const fat = (i: number) => ({ ...pageview(site, i), props });
-    let queued = 0;
-    await expect(
-      (async () => {
-        for (;;) {
-          await buffer.enqueue('pageviews', [fat(queued)]);
-          queued++;
-        }
-      })(),
-    ).rejects.toBeInstanceOf(BufferFull);
+    /** Rows queued one at a time until the buffer refuses one (BufferFull). */
+    const fill = async () => {
+      let n = 0;
+      await expect(
+        (async () => {
+          for (;;) {
+            await buffer.enqueue('pageviews', [fat(n)]);
+            n++;
+          }
+        })(),
+      ).rejects.toBeInstanceOf(BufferFull);
+      return n;
+    };
+    const queued = await fill();
     // ~7.7 KB of text a row: about 130 fit in 1 MB.
     expect(queued).toBeGreaterThan(100);
     expect(queued).toBeLessThan(140);
@@ -274,16 +279,7 @@ describe('room held in the in-process buffer (rows queued after the answer)', ()
       for (const row of b.rows) (row as { props: unknown }).props = null;
       await b.ack();
     }
-    let again = 0;
-    await expect(
-      (async () => {
-        for (;;) {
-          await buffer.enqueue('pageviews', [fat(again)]);
-          again++;
-        }
-      })(),
-    ).rejects.toBeInstanceOf(BufferFull);
-    expect(again).toBe(queued);
+    expect(await fill()).toBe(queued);
   });
 
   it('makes flushNow wait for the rooms open when it was asked, then stores their rows', async () => {
