@@ -50,23 +50,25 @@ export class MemoryIngestBuffer implements IngestBuffer {
   }
 
   async enqueue<T extends AnalyticsTable>(table: T, rows: AnalyticsRows[T][]) {
+    const held = rows.map(withId);
+    const sizes = held.map(rowBytes);
     if (!this.pastMaximum) {
       if (this.held + this.promised + rows.length > this.maxRows) throw new BufferFull(this.maxRows);
-      if (this.heldBytes + bytesOf(rows) > this.maxBytes) throw new BufferFull(this.maxBytes, 'bytes');
+      if (this.heldBytes + sizes.reduce((a, b) => a + b, 0) > this.maxBytes) throw new BufferFull(this.maxBytes, 'bytes');
     }
-    this.push(table, rows);
+    this.push(table, held, sizes);
   }
 
-  private push<T extends AnalyticsTable>(table: T, rows: AnalyticsRows[T][]) {
+  /** Queues rows given their ids, each with its size (`rowBytes`), counted once as it comes in. */
+  private push(table: AnalyticsTable, held: readonly object[], sizes: readonly number[]) {
     const q = this.queue(table);
-    for (const row of rows) {
-      const held = withId(row);
-      const bytes = rowBytes(held);
-      this.sizes.set(held, bytes);
+    for (const [i, row] of held.entries()) {
+      const bytes = sizes[i] as number;
+      this.sizes.set(row, bytes);
       this.heldBytes += bytes;
-      q.push(held);
+      q.push(row);
     }
-    this.held += rows.length;
+    this.held += held.length;
   }
 
   /** Room for rows not built yet: refused once the rows held reach either maximum (a report's rows may pass the bytes'). */
@@ -80,7 +82,8 @@ export class MemoryIngestBuffer implements IngestBuffer {
   /** For `Room`: rows queued within room promised before. */
   queuePromised<T extends AnalyticsTable>(table: T, rows: AnalyticsRows[T][]) {
     this.promised -= rows.length;
-    this.push(table, rows);
+    const held = rows.map(withId);
+    this.push(table, held, held.map(rowBytes));
   }
 
   /** For `Room`: promised room given back unused. */
@@ -137,12 +140,6 @@ export class MemoryIngestBuffer implements IngestBuffer {
     this.pastMaximum = true;
   }
   async close() {}
-}
-
-function bytesOf(rows: readonly object[]): number {
-  let n = 0;
-  for (const row of rows) n += rowBytes(row);
-  return n;
 }
 
 /**
