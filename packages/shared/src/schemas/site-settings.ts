@@ -98,17 +98,19 @@ export const RESERVED_GOAL_IDS: ReadonlySet<string> = new Set(['results']);
 /**
  * The id of a goal, derived from its name: lower-case ASCII letters and digits, every other run of
  * characters one hyphen, no hyphen at either end (`Signed up!` → `signed-up`); a reserved id gets `-1`
- * appended. Empty when the name has no letter or digit.
+ * appended. A name with no Latin letter or digit keeps its own letters, marks and digits in lower case
+ * (`Покупка` → `покупка`, `購入 完了` → `購入-完了`): folding it to ASCII would leave nothing. Empty when the
+ * name has no letter or digit in any script.
  */
 export function goalIdOf(name: string): string {
-  const id = name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '');
-  return RESERVED_GOAL_IDS.has(id) ? `${id}-1` : id;
+  const id = hyphenated(name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase(), /[^a-z0-9]+/g);
+  if (id) return RESERVED_GOAL_IDS.has(id) ? `${id}-1` : id;
+  // Ids of names that fold to ASCII stay as they were; only names that folded to nothing take this form.
+  return hyphenated(name.normalize('NFKC').toLowerCase(), /[^\p{L}\p{M}\p{N}]+/gu).normalize('NFC');
 }
+
+/** `text` with each run of `between` one hyphen, none at either end. */
+const hyphenated = (text: string, between: RegExp) => text.replace(between, '-').replace(/^-+|-+$/g, '');
 
 /**
  * A path pattern of a goal or funnel step (`what`, e.g. "path goal"): starts with /, and may end with * (only
