@@ -4,10 +4,11 @@ import type { Logger } from '../../core/logger.ts';
 import { addDays } from '../range.ts';
 import { deleteOldestDays } from './day-deletes.ts';
 import { FAILING_DAY_HOLD_MS } from './rollup-failures.ts';
+import { RAW_PARTITION_DAYS } from './rollup-write.ts';
 
 const DAY_MS = 86_400_000;
-/** Raw partitions are kept this many UTC days (spec §8: 90 days of raw history, plus a margin for zones). */
-export const RAW_PARTITION_DAYS = 92;
+
+export { RAW_PARTITION_DAYS };
 
 export interface RawRetentionRun {
   ran: boolean;

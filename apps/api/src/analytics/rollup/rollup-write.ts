@@ -91,11 +91,15 @@ export interface ReplaceOptions {
   rewind?: boolean;
 }
 
+/** Raw partitions are kept this many UTC days (spec §8: 90 days of raw history, plus a margin for zones). */
+export const RAW_PARTITION_DAYS = 92;
+
 /**
  * Whether a count of the day may replace the rollup it has, whose record this locks first: not when that rollup
  * reaches further (a quarter-hour step of a run that began before midnight, ending after the day was closed), nor
  * when the day was rolled up before and retention dropped its first raw partition while it was counted (the count
- * saw part of the day; the candidates leave such days as they are).
+ * saw part of the day; the candidates leave such days as they are). A partition missing within the days retention
+ * keeps was never made (nothing was stored that UTC day): the count saw the whole day.
  */
 async function mayReplace(
   run: RunStatement,
@@ -112,6 +116,8 @@ async function mayReplace(
   if (!held) return true;
   if (!opts.rewind && record.until !== null && (held.complete || held.further === true)) return false;
   if (record.firstUtc === undefined) return true;
+  const retained = new Date(Date.now() - RAW_PARTITION_DAYS * 86_400_000).toISOString().slice(0, 10);
+  if (record.firstUtc >= retained) return true;
   // A statement of its own: on Citus the one above runs on a worker, where partitions have other names.
   const [first] = (await run('select to_regclass($1::text) is not null as present', [
     `pageviews_p${record.firstUtc.replaceAll('-', '')}`,

@@ -3,6 +3,7 @@
 // complete rollup with less; the rollup already there stays.
 import { createOrm, dropPartitionsOfDays, ensurePartitionsForDays, insertRows, type Orm, pageviewRows } from '@us/db';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { addDays } from '../../../src/analytics/range.ts';
 import type { SiteDay } from '../../../src/analytics/rollup/pending-days.ts';
 import { rollupSiteDay } from '../../../src/analytics/rollup/rollup.ts';
 import { storedRollupRows } from '../../support/rollup-day.ts';
@@ -84,4 +85,25 @@ describe('a rollup write that comes too late', () => {
       }
     },
   );
+
+  it('a recount of a day whose first UTC partition was never made (nothing stored that day) replaces its rollup', async () => {
+    // A Tokyo day of 66 days ago spans two UTC days; only the second had rows, so only its partition exists.
+    const day = dayAgo('UTC', 66);
+    const [first, second] = [addDays(day, -1), day];
+    await dropPartitionsOfDays(orm, [first]);
+    await ensurePartitionsForDays(orm, [new Date(`${second}T00:00:00Z`)]);
+    const sd = await siteWithViews('Recount in a gap', 'Asia/Tokyo', day, [Date.parse(`${second}T03:00:00Z`)]);
+    await rollupSiteDay(orm, sd);
+    const counted = await storedRollupRows(orm, sd);
+    expect(counted.filter((r) => r.startsWith('pageviews|||human = 3/'))).toHaveLength(1);
+    await insertRows(
+      orm,
+      'pageviews',
+      pageviewRows(sd.siteId, new Date(`${second}T04:00:00Z`), 2, () => ({ path: '/later' })),
+    );
+    await rollupSiteDay(orm, sd);
+    const recounted = await storedRollupRows(orm, sd);
+    expect(recounted.filter((r) => r.startsWith('pageviews|||human = 5/'))).toHaveLength(1);
+    expect(recounted.filter((r) => r.startsWith('pageviews|page|/later|human = 2/'))).toHaveLength(1);
+  });
 });

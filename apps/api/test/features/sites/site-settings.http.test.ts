@@ -245,8 +245,7 @@ describe('site settings, goals and experiments', () => {
     it('a name in another script keeps its letters as the id, which the goal routes and results take', async () => {
       const o = await newOwnerSite(t, { name: 'Scripts', scopes: ['sites:read', 'sites:write', 'analytics:read'] });
       const base = `/v1/sites/${o.siteId}/goals`;
-      const add = (name: string) =>
-        t.request.post(base).set('Authorization', o.auth).send({ name, type: 'event', match: name });
+      const add = (name: string) => t.request.post(base).set('Authorization', o.auth).send({ name, type: 'event', match: name });
       // Names with no Latin letter or digit: Russian, Japanese, Hindi (its vowel signs are marks), Arabic.
       const ids = [];
       for (const name of ['Покупка', '購入 完了', 'खरीदारी', 'شراء!']) ids.push((await add(name).expect(201)).body.goal.id);
@@ -260,7 +259,10 @@ describe('site settings, goals and experiments', () => {
 
       const results = await t.request.get(`${base}/results`).query({ days: 7 }).set('Authorization', o.auth).expect(200);
       expect(JSON.stringify(results.body)).toContain('покупка');
-      await t.request.delete(`${base}/${encodeURIComponent('購入-完了')}`).set('Authorization', o.auth).expect(204);
+      await t.request
+        .delete(`${base}/${encodeURIComponent('購入-完了')}`)
+        .set('Authorization', o.auth)
+        .expect(204);
       const list = await t.request.get(base).set('Authorization', o.auth).expect(200);
       expect(list.body.goals.map((g: { id: string }) => g.id)).toEqual([
         'покупка',
