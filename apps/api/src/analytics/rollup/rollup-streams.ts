@@ -33,6 +33,8 @@ import {
   StreamTally,
   type TallyGrouping,
   type TallyRow,
+  VALUES_PER_DAY,
+  ValueBudget,
 } from './rollup-tally.ts';
 import { VisitExits } from './rollup-visits.ts';
 
@@ -206,13 +208,14 @@ async function readStream(
   stream: AsyncIterable<Buffer>,
   leaves: LeaveSums,
   omitted: Set<string>,
+  budget: ValueBudget,
 ): Promise<RollupRow[]> {
   const L = shape.layout;
   const base = shape.fixed.length;
   const dims = shape.exprs.length;
   const lanes = new Interner();
   const columns = Array.from({ length: dims }, () => new Interner());
-  const tally = new StreamTally(lanes, columns, shape.groupings, shape.emits, L.visitor >= 0, shape.exits, PATH_COLUMN);
+  const tally = new StreamTally(lanes, columns, shape.groupings, shape.emits, L.visitor >= 0, shape.exits, PATH_COLUMN, budget);
   const visits = L.start >= 0 ? new VisitExits(tally, PATH_COLUMN) : null;
   const row: TallyRow = {
     lane: 0,
@@ -309,8 +312,9 @@ function summaryRows(rows: RollupRow[], leaves: LeaveSums): RollupRow[] {
 /**
  * Every rollup row of one site-day: the leave reports, the pageviews in `parts` streams (split by visitor),
  * then events and requests, read through `copyOut` up to `atOnce` at a time. Every stream started is read
- * to its end, or the first failure is thrown once all have stopped. Pairs with too many values
- * (PAIR_VALUES_PER_DAY) are left out and named in `omitted`.
+ * to its end, or the first failure is thrown once all have stopped. Groupings with too many values
+ * (PAIR_VALUES_PER_DAY for a pair, `valuesPerDay` for the day's groupings together) are left out and named in
+ * `omitted`.
  */
 export async function tallySiteDay(
   src: RollupSource,
@@ -318,8 +322,10 @@ export async function tallySiteDay(
   atOnce = 1,
   parts = 1,
   omitted = new Set<string>(),
+  valuesPerDay = VALUES_PER_DAY,
 ): Promise<RollupRow[]> {
   const leaves = new LeaveSums();
+  const budget = new ValueBudget(valuesPerDay);
   const pageviews = withProperties(PAGEVIEWS, src.keptProperties);
   const events = withProperties(EVENTS, src.keptProperties);
   // The leave reports first: each pageviews stream waits for them (its statement already sorting meanwhile).
@@ -336,10 +342,10 @@ export async function tallySiteDay(
     },
     ...Array.from({ length: parts }, (_, k) => ({
       sql: statementOf(pageviews, src, partOf(k, parts)),
-      read: (s: AsyncIterable<Buffer>) => readStream(pageviews, s, leaves, omitted),
+      read: (s: AsyncIterable<Buffer>) => readStream(pageviews, s, leaves, omitted, budget),
     })),
-    { sql: statementOf(events, src), read: (s) => readStream(events, s, leaves, omitted) },
-    { sql: statementOf(REQUESTS, src), read: (s) => readStream(REQUESTS, s, leaves, omitted) },
+    { sql: statementOf(events, src), read: (s) => readStream(events, s, leaves, omitted, budget) },
+    { sql: statementOf(REQUESTS, src), read: (s) => readStream(REQUESTS, s, leaves, omitted, budget) },
   ];
   const results: RollupRow[][] = new Array(streams.length);
   let next = 0;
@@ -364,7 +370,7 @@ export async function tallySiteDay(
     }),
   );
   if (failure !== null) throw failure;
-  // A pair one part left out goes from every part's rows.
+  // A grouping one stream or part left out goes from every one's rows.
   const rows = merged(results).filter((r) => !omitted.has(r.dimension));
   return [...rows, ...summaryRows(rows, leaves)];
 }

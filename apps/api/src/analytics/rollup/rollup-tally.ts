@@ -73,7 +73,39 @@ export class Tally {
  */
 export const PAIR_VALUES_PER_DAY = 20_000;
 
-/** Where the rows of a pair that stopped counting go (never written). */
+/**
+ * The most values (tallies over their lanes) the single groupings of one site-day keep together (pairs have
+ * their own bound, PAIR_VALUES_PER_DAY, each). Strangers choose
+ * paths, referrers and custom properties: one address may send 600 reports a minute of new paths, and a
+ * grouping's values grew without bound until the rollup thread ran out of heap on every try. Past this
+ * bound the grouping holding the most values stops counting, as a pair past its own bound does (its
+ * heap: docs/performance/history.md, "The values a day's rollup keeps").
+ */
+export const VALUES_PER_DAY = 100_000;
+
+/** The values a site-day's single groupings may still take, shared by its streams (`VALUES_PER_DAY`). */
+export class ValueBudget {
+  private readonly holders: GroupingTallies[] = [];
+
+  constructor(public left = VALUES_PER_DAY) {}
+
+  /** Counts `g`'s values against the budget. */
+  join(g: GroupingTallies) {
+    this.holders.push(g);
+  }
+
+  /** Past the budget: the grouping holding the most values stops counting and gives its values back (never the day total). */
+  shed() {
+    let largest: GroupingTallies | undefined;
+    for (const g of this.holders) {
+      if (g.overflowed || g.grouping.dimension === '') continue;
+      if (largest === undefined || g.size > largest.size) largest = g;
+    }
+    largest?.overflow();
+  }
+}
+
+/** Where the rows of a grouping that stopped counting go (never written). */
 const DISCARDED = new Tally();
 
 /** The tallies of one grouping, found by lane and value ids; the last one found is kept at hand. */
@@ -88,14 +120,18 @@ class GroupingTallies {
   readonly b: number;
   readonly pair: boolean;
   /** Tallies made so far. */
-  private size = 0;
-  /** A pair past PAIR_VALUES_PER_DAY: it counts nothing more and writes no rows. */
+  size = 0;
+  /** Past PAIR_VALUES_PER_DAY (a pair), or shed by the day's budget (a single): it counts nothing more and writes no rows. */
   overflowed = false;
 
-  constructor(readonly grouping: TallyGrouping) {
+  constructor(
+    readonly grouping: TallyGrouping,
+    private readonly budget: ValueBudget,
+  ) {
     this.a = grouping.columns[0] ?? -2;
     this.b = grouping.columns[1] ?? -2;
     this.pair = grouping.columns.length === 2;
+    if (!this.pair) budget.join(this);
   }
 
   of(lane: number, ia: number, ib: number): Tally {
@@ -119,6 +155,7 @@ class GroupingTallies {
         inner.set(ib, t);
       }
     } else if (t === undefined) {
+      if (!this.spend()) return DISCARDED;
       t = new Tally();
       values[ia] = t;
     }
@@ -129,9 +166,18 @@ class GroupingTallies {
     return this.last;
   }
 
-  /** Drops the pair's tallies: from here on it counts nothing. */
-  private overflow(): Tally {
+  /** Takes one value of a single grouping from the day's budget; false when this grouping was shed to make room. */
+  private spend(): boolean {
+    this.size++;
+    if (--this.budget.left < 0) this.budget.shed();
+    return !this.overflowed;
+  }
+
+  /** Drops the grouping's tallies and gives a single's values back: from here on it counts nothing. */
+  overflow(): Tally {
+    if (!this.overflowed && !this.pair) this.budget.left += this.size;
     this.overflowed = true;
+    this.size = 0;
     this.byLane.length = 0;
     this.lastLane = -1;
     return DISCARDED;
@@ -210,9 +256,11 @@ export class StreamTally {
     exitGroupings: readonly TallyGrouping[] = [],
     /** The column whose interner numbers exit paths (the page's path). */
     private readonly exitColumn = -1,
+    /** The site-day's budget of values, shared with its other streams. */
+    budget = new ValueBudget(),
   ) {
-    this.groupings = groupings.map((g) => new GroupingTallies(g));
-    this.exits = exitGroupings.map((g) => new GroupingTallies(g));
+    this.groupings = groupings.map((g) => new GroupingTallies(g, budget));
+    this.exits = exitGroupings.map((g) => new GroupingTallies(g, budget));
   }
 
   /** Adds one row of the stream. */
@@ -277,7 +325,7 @@ export class StreamTally {
     this.run++;
   }
 
-  /** The pairs that had too many values to keep (PAIR_VALUES_PER_DAY): their rows are not among `rows()`. */
+  /** The groupings that had too many values to keep (PAIR_VALUES_PER_DAY, VALUES_PER_DAY): their rows are not among `rows()`. */
   omitted(): string[] {
     return [...this.groupings, ...this.exits].filter((g) => g.overflowed).map((g) => g.grouping.dimension);
   }

@@ -39,6 +39,8 @@ export interface RollupTask {
   firstUtc: string;
   /** Replace a rollup that reaches further too (rollup-write.ts, `ReplaceOptions`). */
   rewind?: boolean;
+  /** The values the day's groupings keep together (rollup-tally.ts, VALUES_PER_DAY); lower in tests. */
+  valuesPerDay?: number;
 }
 
 /** What a task did: rollup rows written (or changed), and the visitors recounted (null: the whole day was counted). */
@@ -122,7 +124,7 @@ const recordOf = (task: RollupTask, now: ServerSnapshot, omitted: Iterable<strin
 /** Counts the whole day as `now` sees it and replaces its rollup. */
 async function rollUpWholeDay(task: RollupTask, now: ServerSnapshot): Promise<RollupDone> {
   const omitted = new Set<string>();
-  const rows = await tallySiteDay(seenSource(task.src, now.snapshot), copyOut, task.atOnce, 1, omitted);
+  const rows = await tallySiteDay(seenSource(task.src, now.snapshot), copyOut, task.atOnce, 1, omitted, task.valuesPerDay);
   let written = false;
   await inTransaction(async (run) => {
     written = await replaceSiteDayRollup(run, task.siteId, task.day, rows, recordOf(task, now, omitted), task);
@@ -148,14 +150,14 @@ async function rollUpDelta(task: RollupTask, last: RolledState, now: ServerSnaps
   if (visitors.length > MAX_RECOUNTED_SHARE * Number(day?.visitors ?? 0)) return null;
   const sources = deltaSources(task.src, last, snapshot, visitors);
   const atOnce = Math.max(1, Math.floor(task.atOnce / 2));
-  // The recounted visitors' own rows left a pair out: too many to add up here, the day is counted whole.
+  // The recounted visitors' own rows left a grouping out: too many to add up here, the day is counted whole.
   const omittedNow = new Set<string>();
   const [before, after] = await Promise.all([
-    tallySiteDay(sources.before, copyOut, atOnce, 1, omittedNow),
-    tallySiteDay(sources.after, copyOut, atOnce, 1, omittedNow),
+    tallySiteDay(sources.before, copyOut, atOnce, 1, omittedNow, task.valuesPerDay),
+    tallySiteDay(sources.after, copyOut, atOnce, 1, omittedNow, task.valuesPerDay),
   ]);
   if ([...omittedNow].some((pair) => !last.omitted.includes(pair))) return null;
-  // Pairs the day's rollup left out get no rows.
+  // Groupings the day's rollup left out get no rows.
   const deltas = deltaRows(before, after).filter((r) => !last.omitted.includes(r.dimension));
   await inTransaction(async (run) => {
     const [state] = await run<{ same: boolean }>(

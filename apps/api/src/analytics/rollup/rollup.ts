@@ -214,7 +214,7 @@ export async function rollupSiteDay(
   orm: Orm,
   sd: SiteDay,
   until?: string,
-  opts: ReplaceOptions = {},
+  opts: ReplaceOptions & { valuesPerDay?: number } = {},
 ): Promise<SiteDayRolled | null> {
   const conn = orm.em.getConnection();
   const bounds = await boundsOf(orm, sd);
@@ -239,6 +239,7 @@ export async function rollupSiteDay(
       last,
       firstUtc: bounds.firstUtc,
       rewind: opts.rewind,
+      valuesPerDay: opts.valuesPerDay,
     });
   }
   await conn

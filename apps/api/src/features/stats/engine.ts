@@ -5,6 +5,7 @@ import type { StatsResult, StatsRow } from '@us/shared';
 import { CATALOGUE, dimensionOf, formatForDimensions, SUMMED_COUNTS, TIME_DIMENSIONS } from '../../analytics/catalogue.ts';
 import { namesExit } from '../../analytics/exit-paths.ts';
 import { addDays, splitRange } from '../../analytics/range.ts';
+import { VALUES_PER_DAY } from '../../analytics/rollup/rollup-tally.ts';
 import { importedMeta } from '../../analytics/rollup-source.ts';
 import { run } from '../../analytics/runner.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
@@ -17,7 +18,7 @@ import { type GroupRow, groupsStatement, type Sources, totalsStatement } from '.
 import { keptDays } from './kept-days.ts';
 import { type FiguresPlan, planFigures, propertiesNamed, type Refusal, type RollupShape } from './planner.ts';
 import { countNames, type Figures, type Question, sourceOf } from './question.ts';
-import { daysOmittingPairs, daysWithoutProperties, firstOlderFormat, splitForQuestion } from './rolled-days.ts';
+import { daysOmitting, daysWithoutProperties, firstOlderFormat, splitForQuestion } from './rolled-days.ts';
 import { withoutImported } from './rollup-statements.ts';
 import type { NormalSpec } from './spec.ts';
 
@@ -36,8 +37,8 @@ function versionFor(qn: Question, plan: FiguresPlan & { rollups: RollupShape }):
 }
 
 const usesPair = (shape: RollupShape) => shape.groups.includes('|') || shape.totals.includes('|');
-/** The pair dimensions a rollup shape reads. */
-const pairsOf = (shape: RollupShape) => [shape.groups, shape.totals].filter((d) => d.includes('|'));
+/** The groupings a rollup shape reads, the day total ('') aside: a day's rollup may have left any of them out. */
+const groupingsRead = (shape: RollupShape) => [shape.groups, shape.totals].filter((d) => d !== '');
 
 /**
  * Days older than the raw window rolled up in a format that lacks what the question names (a pair, or a
@@ -88,19 +89,27 @@ async function refuseDaysWithoutProperties(ctx: SiteCtx, qn: Question): Promise<
 }
 
 /**
- * Days older than the raw window whose rollup left out a pair the question reads (too many values of the two
- * together: rollup-tally.ts, PAIR_VALUES_PER_DAY): refused, naming the days and the field.
+ * Days older than the raw window whose rollup left out a grouping the question reads (too many values: a pair
+ * past rollup-tally.ts's PAIR_VALUES_PER_DAY, or the day's largest grouping past VALUES_PER_DAY): refused,
+ * naming the days and the field.
  */
-async function refuseDaysOmittingPairs(ctx: SiteCtx, qn: Question, shape: RollupShape): Promise<void> {
+async function refuseDaysOmittingGroupings(ctx: SiteCtx, qn: Question, shape: RollupShape): Promise<void> {
   const old = splitRange(qn.range, ctx.rawStart).rollup;
-  const pairs = pairsOf(shape);
-  if (!old || !pairs.length) return;
-  const omitted = await daysOmittingPairs(ctx, old, pairs);
+  const groupings = groupingsRead(shape);
+  if (!old || !groupings.length) return;
+  const omitted = await daysOmitting(ctx, old, groupings);
   if (!omitted) return;
   const [field] = Object.keys(qn.where);
+  const after = addDays(omitted.to, 1);
+  if (field !== undefined && usesPair(shape)) {
+    throw badRequest(
+      `where.${field}`,
+      `Days from ${omitted.from} to ${omitted.to} had too many values of two dimensions together to keep them: choose days from ${after} on, or drop one dimension`,
+    );
+  }
   throw badRequest(
-    `where.${field}`,
-    `Days from ${omitted.from} to ${omitted.to} had too many values of two dimensions together to keep them: choose days from ${addDays(omitted.to, 1)} on, or drop one dimension`,
+    field !== undefined && shape.groups === '' ? `where.${field}` : 'by',
+    `Days from ${omitted.from} to ${omitted.to} had too many values of ${shape.groups || shape.totals} to keep them (the rollup keeps ${VALUES_PER_DAY.toLocaleString('en')} values a day): choose days from ${after} on`,
   );
 }
 
@@ -110,7 +119,7 @@ async function chooseSources(ctx: SiteCtx, qn: Question, plan: FiguresPlan): Pro
   if (!plan.rollups) return { raw: qn.range, rollup: null };
   await refuseOlderFormats(ctx, qn, plan.rollups);
   await refuseDaysWithoutProperties(ctx, qn);
-  await refuseDaysOmittingPairs(ctx, qn, plan.rollups);
+  await refuseDaysOmittingGroupings(ctx, qn, plan.rollups);
   const version = versionFor(qn, { ...plan, rollups: plan.rollups });
   const properties = propertiesNamed(qn.by, qn.where).map((p) => p.key);
   const split = await splitForQuestion(
@@ -120,7 +129,7 @@ async function chooseSources(ctx: SiteCtx, qn: Question, plan: FiguresPlan): Pro
     version,
     !namesExit(dimensionsOf(qn)),
     properties,
-    pairsOf(plan.rollups),
+    groupingsRead(plan.rollups),
   );
   return { raw: split.raw, rollup: split.rollup && { days: split.rollup, shape: plan.rollups } };
 }

@@ -22,7 +22,7 @@ function botWindowTouches(ctx: SiteCtx, r: DayRange): boolean {
 
 /**
  * Days of `r` rolled up in the site's time zone, in format `version` or later with every custom property key of `properties`
- * and every pair of `pairs` kept
+ * and every grouping of `groupings` kept
  * (`until`: where a partly rolled-up day's rollup ends), days of imported history, and local days no raw
  * partition can hold rows of (none of the UTC days they overlap has one, e.g. before the first data):
  * nothing to read raw, so they count as rolled up (their rollups are empty).
@@ -32,7 +32,7 @@ function rolledDaysStatement(
   r: DayRange,
   version: number,
   properties: readonly string[],
-  pairs: readonly string[],
+  groupings: readonly string[],
 ): Statement<{ day: string; until: string | null; rolled: boolean }> {
   const p = new Params();
   const from = p.add(r.from, 'date');
@@ -46,10 +46,10 @@ function rolledDaysStatement(
       and day between ${from} and ${to}
       -- A day counted in the site's former time zone is another local day: read raw until counted again.
       and (timezone is null or timezone = ${tz})${
-        pairs.length
+        groupings.length
           ? `
-      -- A pair the day left out for too many values: read raw.
-      and not (omitted_pairs && ${p.add([...pairs], 'text[]')})`
+      -- A grouping the day left out for too many values: read raw.
+      and not (omitted_pairs && ${p.add([...groupings], 'text[]')})`
           : ''
       }
       and version >= ${p.add(version, 'int')}${
@@ -87,7 +87,7 @@ async function rolledUp(
   r: DayRange,
   version: number,
   properties: readonly string[],
-  pairs: readonly string[],
+  groupings: readonly string[],
 ): Promise<RolledUp> {
   const none: RolledUp = { complete: null, partial: null };
   if (botWindowTouches(ctx, r)) return none;
@@ -95,7 +95,7 @@ async function rolledUp(
   let next = r.from;
   // Days without partitions alone are no reason to read rollups (the answer's source stays raw).
   let real = false;
-  for (const { day, until, rolled } of await run(ctx.em, rolledDaysStatement(ctx, r, version, properties, pairs))) {
+  for (const { day, until, rolled } of await run(ctx.em, rolledDaysStatement(ctx, r, version, properties, groupings))) {
     if (day === complete) continue;
     if (day !== next) break;
     if (until) return { complete, partial: { day, until } };
@@ -112,7 +112,7 @@ async function rolledUp(
  * the rollup format it needs (2 for a pair); `partial`: whether the current day's rollup up to an hour may
  * answer (not for exit pages: a visit going on past that hour has a later exit than the rollup kept);
  * `properties`: the custom property keys it names (a day rolled up before one was kept has no rows of it);
- * `pairs`: the pair dimensions it reads (a day that left one out has no rows of it).
+ * `groupings`: the dimensions and pairs it reads (a day that left one out has no rows of it).
  */
 export async function splitForQuestion(
   ctx: SiteCtx,
@@ -121,10 +121,11 @@ export async function splitForQuestion(
   version: number,
   partial = true,
   properties: readonly string[] = [],
-  pairs: readonly string[] = [],
+  groupings: readonly string[] = [],
 ): Promise<DaySplit> {
   const recent = splitRange(r, ctx.rawStart).raw;
-  const rolled = eligible && recent ? await rolledUp(ctx, recent, version, properties, pairs) : { complete: null, partial: null };
+  const rolled =
+    eligible && recent ? await rolledUp(ctx, recent, version, properties, groupings) : { complete: null, partial: null };
   return splitDays(r, ctx.rawStart, partial ? rolled : { ...rolled, partial: null });
 }
 
@@ -161,6 +162,6 @@ async function daysWhose(ctx: SiteCtx, r: DayRange, condition: (p: Params) => st
 export const daysWithoutProperties = (ctx: SiteCtx, r: DayRange, properties: readonly string[]) =>
   daysWhose(ctx, r, (p) => `not (properties @> ${p.add([...properties], 'text[]')})`);
 
-/** The first and last day of `r` whose rollup left out one of `pairs` (too many values), or null. */
-export const daysOmittingPairs = (ctx: SiteCtx, r: DayRange, pairs: readonly string[]) =>
-  daysWhose(ctx, r, (p) => `omitted_pairs && ${p.add([...pairs], 'text[]')}`);
+/** The first and last day of `r` whose rollup left out one of `groupings` (too many values), or null. */
+export const daysOmitting = (ctx: SiteCtx, r: DayRange, groupings: readonly string[]) =>
+  daysWhose(ctx, r, (p) => `omitted_pairs && ${p.add([...groupings], 'text[]')}`);

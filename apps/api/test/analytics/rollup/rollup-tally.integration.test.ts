@@ -185,8 +185,10 @@ describe('rollup tallies', () => {
     const running = rollupSiteDay(orm, sd);
     // Stopped once its task is in the thread (a fixed wait could end before the job's own queries did).
     await vi.waitFor(() => expect(liveRollupThreads()).toBe(1), { timeout: 10_000, interval: 5 });
+    // Expected before the stop: the stop rejects it at once, and a rejection nothing awaits yet fails the run.
+    const stopped = expect(running).rejects.toThrow(/rollup thread/);
     await stopRollupThreads();
-    await expect(running).rejects.toThrow(/rollup thread/);
+    await stopped;
     expect(await stored()).toEqual([]);
     expect(await rollupSiteDay(orm, sd)).not.toBeNull();
     expect(await stored()).toEqual(normal(await sqlRollupRows(orm, src)));

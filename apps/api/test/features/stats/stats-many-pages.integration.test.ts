@@ -1,6 +1,6 @@
 import { pageviewRows } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runRollups } from '../../../src/analytics/rollup/rollup.ts';
+import { rollupSiteDay, runRollups } from '../../../src/analytics/rollup/rollup.ts';
 import { PAIR_VALUES_PER_DAY } from '../../../src/analytics/rollup/rollup-tally.ts';
 import { dayAgo, insertRows, noonUtc, type StatsFixture, statsFixture } from '../../support/stats-fixture.ts';
 
@@ -63,5 +63,71 @@ describe('stats: a day of many pages', () => {
     expect(JSON.stringify(res.body)).toContain(`Days from ${old} to ${old}`);
     const countries = await stats(old, { metrics: 'pageviews', by: 'country' }).expect(200);
     expect(countries.body.source).toBe('rollups');
+  });
+});
+
+/**
+ * A site sent more values a day than its rollup keeps together (VALUES_PER_DAY, lowered here): a stranger posting new
+ * paths all day, or a kept property holding an order number. The day's largest grouping is left out of its rollup,
+ * so its top table is read from the raw rows while they last and refused for older days; the others stay.
+ */
+describe('stats: a day of more values than its rollup keeps', () => {
+  let f: StatsFixture;
+  let siteId: string;
+  const recent = dayAgo('UTC', 6);
+  const old = dayAgo('UTC', 121);
+  const VALUES = 3_000;
+
+  const manyPaths = (day: string) =>
+    pageviewRows(siteId, noonUtc(day, 6), 2 * VALUES, (i) => ({
+      at: new Date(noonUtc(day, 6).getTime() + i * 1000),
+      visitor: `${day}-${i % 500}`,
+      sessionStart: i < 500,
+      path: `/search/${i}`,
+      country: i % 3 === 0 ? 'DE' : 'FR',
+    }));
+
+  beforeAll(async () => {
+    f = await statsFixture();
+    siteId = await f.site();
+    await insertRows(f.t.deps.orm, 'pageviews', [...manyPaths(recent), ...manyPaths(old)]);
+  }, 120_000);
+  afterAll(() => f?.close());
+
+  const stats = (day: string, q: Record<string, string>) => f.get(`/v1/sites/${siteId}/stats`, { ...q, from: day, to: day });
+  const rollUp = (day: string) =>
+    rollupSiteDay(f.t.deps.orm, { siteId, timezone: 'UTC', day }, undefined, { valuesPerDay: VALUES });
+
+  it('answers the grouping the day left out from its raw rows, the same as before the rollup', async () => {
+    const q = { metrics: 'pageviews', by: 'page', limit: '20' };
+    const raw = await stats(recent, q).expect(200);
+    expect(raw.body.source).toBe('raw');
+    await rollUp(recent);
+    await rollUp(old);
+    const [record] = await f.t.deps.orm.em
+      .getConnection()
+      .execute<{ omitted: string[] }[]>('select omitted_pairs as omitted from rollup_days where site_id = ? and day = ?', [
+        siteId,
+        recent,
+      ]);
+    expect(record?.omitted).toContain('page');
+
+    const after = await stats(recent, q).expect(200);
+    expect(after.body.source).toBe('raw');
+    expect(after.body.rows).toEqual(raw.body.rows);
+    expect(after.body.totals).toEqual(raw.body.totals);
+    // The day's total and the dimensions it kept come from the rollups.
+    const countries = await stats(recent, { metrics: 'pageviews', by: 'country' }).expect(200);
+    expect(countries.body.source).toBe('rollups');
+    expect(countries.body.totals.pageviews).toBe(2 * VALUES);
+  });
+
+  it('refuses it for days older than the raw rows, naming the days and the field', async () => {
+    const res = await stats(old, { metrics: 'pageviews', by: 'page' }).expect(400);
+    expect(res.headers['content-type']).toMatch(/problem\+json/);
+    expect(JSON.stringify(res.body)).toContain('"by"');
+    expect(JSON.stringify(res.body)).toContain(`Days from ${old} to ${old}`);
+    const summary = await f.get(`/v1/sites/${siteId}/summary`, { from: old, to: old }).expect(200);
+    expect(summary.body.measures.pageviews.value).toBe(2 * VALUES);
   });
 });
