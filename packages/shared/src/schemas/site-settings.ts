@@ -103,7 +103,10 @@ export const RESERVED_GOAL_IDS: ReadonlySet<string> = new Set(['results']);
  * name has no letter or digit in any script.
  */
 export function goalIdOf(name: string): string {
-  const folded = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+  const folded = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase();
   const id = hyphenated(folded, /[^a-z0-9]+/g);
   if (id) return RESERVED_GOAL_IDS.has(id) ? `${id}-1` : id;
   // Ids of names that fold to ASCII stay as they were; only names that folded to nothing take this form.
