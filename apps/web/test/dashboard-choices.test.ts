@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { choicesToParams, DEFAULT_CHOICES, parseChoices, whereParams } from '../src/pages/sites/dashboard/choices.ts';
+import {
+  choicesToParams,
+  comparedPeriodFields,
+  DEFAULT_CHOICES,
+  parseChoices,
+  whereParams,
+} from '../src/pages/sites/dashboard/choices.ts';
 import { filterText } from '../src/pages/sites/dashboard/FilterChips.tsx';
 import { toCsv } from '../src/pages/sites/dashboard/full/counts.ts';
 import { parseTableChoices, tableChoicesToParams } from '../src/pages/sites/dashboard/full/tableChoices.ts';
@@ -59,5 +65,21 @@ describe('full tables: choices and CSV', () => {
       ],
     );
     expect(csv).toBe('Page,Pageviews,Time on page\r\n"/a,b",3,12.5\r\n"\'=HYPERLINK(""x"")",1,0\r\n');
+  });
+});
+
+describe('the two periods compared', () => {
+  it('carry the chosen comparison range, so "What changed?" compares what the headline measures compare', () => {
+    const c = parseChoices(
+      '?range=custom&from=2026-11-01&to=2026-11-07&compare=1&compareFrom=2026-10-01&compareTo=2026-10-07&where.country=DE',
+    );
+    expect(comparedPeriodFields(c)).toMatchObject({
+      from: '2026-11-01',
+      to: '2026-11-07',
+      compareFrom: '2026-10-01',
+      compareTo: '2026-10-07',
+      'where.country': 'DE',
+    });
+    expect(comparedPeriodFields({ ...c, compare: false })).not.toHaveProperty('compareFrom');
   });
 });

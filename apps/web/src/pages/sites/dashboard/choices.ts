@@ -154,6 +154,14 @@ export function compareFields(c: Choices): { compareFrom?: string; compareTo?: s
   return c.compareTo ? { compareFrom: c.compareFrom, compareTo: c.compareTo } : { compareFrom: c.compareFrom };
 }
 
+/**
+ * The period, its comparison and the filters, as the routes comparing two periods take them (the headline
+ * measures and "What changed?", which must compare the same two periods).
+ */
+export function comparedPeriodFields(c: Choices) {
+  return { ...rangeFields(c), ...compareFields(c), ...whereParams(c.filters) };
+}
+
 /** A stats request's filters as the query-string routes take them (`where.<name>`). */
 export function whereParams(filters: Filters): Record<string, string> {
   return Object.fromEntries(Object.entries(filters).map(([name, value]) => [`where.${name}`, value]));

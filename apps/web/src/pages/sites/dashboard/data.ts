@@ -2,7 +2,15 @@ import { keepPreviousData, queryOptions, skipToken } from '@tanstack/react-query
 import { STATS_LIMITS } from '@us/shared';
 import { ProblemError } from '../../../problem.ts';
 import type { TRPC, TRPCClient } from '../../../trpc.ts';
-import { type Choices, compareFields, intervalOfChoices, laneOf, rangeFields, whereParams } from './choices.ts';
+import {
+  type Choices,
+  comparedPeriodFields,
+  compareFields,
+  intervalOfChoices,
+  laneOf,
+  rangeFields,
+  whereParams,
+} from './choices.ts';
 import { LANE_VIEWS, type TableDef } from './lanes.ts';
 import type { BatchResult, StatsResult } from './types.ts';
 
@@ -49,8 +57,7 @@ export function seriesOptions(trpc: TRPC, client: TRPCClient, siteId: string, c:
 
 /** The headline measures of People traffic (always with the previous period, when there is one); other lanes skip it. */
 export function summaryOptions(trpc: TRPC, siteId: string, c: Choices) {
-  const input =
-    c.lane === 'people' ? { id: siteId, ...rangeFields(c), ...compareFields(c), ...whereParams(c.filters) } : skipToken;
+  const input = c.lane === 'people' ? { id: siteId, ...comparedPeriodFields(c) } : skipToken;
   return trpc.stats.summary.queryOptions(input, { placeholderData: keepPreviousData });
 }
 

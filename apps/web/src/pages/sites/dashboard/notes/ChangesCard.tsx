@@ -5,7 +5,7 @@ import { Notice } from '../../../../components/Notice.tsx';
 import { formatCount, formatPercent, formatPeriod } from '../../../../lib/format.ts';
 import { toProblem } from '../../../../problem.ts';
 import { useTRPC } from '../../../../trpc.ts';
-import { type Choices, rangeFields, whereParams } from '../choices.ts';
+import { type Choices, comparedPeriodFields } from '../choices.ts';
 
 const METRICS = [
   { key: 'visits', label: 'Visits' },
@@ -17,7 +17,8 @@ type Metric = (typeof METRICS)[number]['key'];
 const SHOWN = 5;
 
 /**
- * "What changed?": this period against the one before it, and the values that explain most of the change
+ * "What changed?": this period against the one before it (or the comparison range chosen, as the headline
+ * measures compare), and the values that explain most of the change
  * in visits or pageviews, each in words (`changes.get`, GET /v1/sites/{id}/changes), with the filters in force;
  * asked when the person asks, then kept up to date with the choices.
  */
@@ -27,7 +28,7 @@ export function ChangesCard({ siteId, choices }: { siteId: string; choices: Choi
   const [asked, setAsked] = useState(false);
   const changes = useQuery(
     useTRPC().changes.get.queryOptions(
-      { id: siteId, metric, ...rangeFields(choices), ...whereParams(choices.filters) },
+      { id: siteId, metric, ...comparedPeriodFields(choices) },
       {
         enabled: asked,
         placeholderData: keepPreviousData,
