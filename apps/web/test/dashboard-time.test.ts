@@ -7,6 +7,7 @@ import {
   rangeFields,
 } from '../src/pages/sites/dashboard/choices.ts';
 import { defaultInterval, fits, intervalOf, stepped, todayIn } from '../src/pages/sites/dashboard/period.ts';
+import { customDayAgo } from '../src/pages/sites/dashboard/RangePicker.tsx';
 import { shortcutPatch } from '../src/pages/sites/dashboard/shortcuts.ts';
 
 const TODAY = '2026-11-28';
@@ -56,5 +57,14 @@ describe('dashboard time: intervals, stepping, shortcuts', () => {
     expect(shortcutPatch('Escape', c)).toBeNull();
     expect(shortcutPatch('Escape', { ...c, filters: { country: 'DE' } })).toEqual({ filters: {} });
     expect(shortcutPatch('x', c)).toBeNull();
+  });
+});
+
+describe('a custom range starts from the site’s today', () => {
+  it('counts the last 7 days back from the site’s day, not the browser’s', () => {
+    // A site in Auckland is already on the 3rd while a browser in Europe is still on the 2nd.
+    expect(customDayAgo({ today: '2026-12-03' }, 0)).toBe('2026-12-03');
+    expect(customDayAgo({ today: '2026-12-03' }, 6)).toBe('2026-11-27');
+    expect(customDayAgo({ today: '2026-03-01' }, 6)).toBe('2026-02-23');
   });
 });

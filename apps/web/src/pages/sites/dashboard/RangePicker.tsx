@@ -1,10 +1,12 @@
 import { useId } from 'react';
 import { CustomRange } from './CustomRange.tsx';
 import { type Choices, RANGE_CHOICES, type RangeKey } from './choices.ts';
+import { addDays, todayIn } from './period.ts';
 
 /** The report days: a preset (Today … 12 months) or a custom from/to. */
 export function RangePicker({ choices, onChange }: { choices: Choices; onChange: (patch: Partial<Choices>) => void }) {
   const id = useId();
+  const daysAgo = (n: number) => customDayAgo(choices, n);
   const pick = (range: RangeKey) => {
     if (range !== 'custom') onChange({ range });
     // Custom starts as the last 7 days, then edited below and applied.
@@ -41,9 +43,8 @@ export function RangePicker({ choices, onChange }: { choices: Choices; onChange:
   );
 }
 
-/** A day in the browser's calendar (a starting point only: the site's zone decides the report days). */
-function daysAgo(n: number): string {
-  const d = new Date();
-  d.setDate(d.getDate() - n);
-  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
-}
+/**
+ * A day `n` days before the site's today (the report days are the site's, not the browser's calendar): where a
+ * custom range starts, as the last 7 days.
+ */
+export const customDayAgo = (c: Pick<Choices, 'today'>, n: number): string => addDays(c.today ?? todayIn(), -n);
