@@ -24,6 +24,7 @@ import { normaliseEmail } from '../../core/mail/address.ts';
 import { suppressedOf } from '../../core/mail/suppression.ts';
 import { outboundUrlProblem } from '../../core/security/outbound-url.ts';
 import { randomToken } from '../../core/security/tokens.ts';
+import { canManageOwners } from '../members/index.ts';
 import { askToConfirm, type Confirmation, confirmationOf, recordAsk } from '../reports/index.ts';
 import { checkSiteLimit } from '../sites/index.ts';
 import { countedOf } from './figures.ts';
@@ -57,7 +58,7 @@ interface RuleFields {
  * `goalGiven`: whether the request names the goal. Only then is it looked up on the site: a rule whose goal was
  * removed since stays silent, and must still be pausable or changeable.
  */
-function checkRule(deps: RuleDeps, site: Site, r: RuleFields, goalGiven = true): RuleFields {
+function checkRule(deps: RuleDeps, site: Site, r: RuleFields, goalGiven = true, destinationsGiven = true): RuleFields {
   const watchesFigures = r.kind !== 'first_pageview';
   if (watchesFigures && r.thresholdPercent === null) {
     throw badRequest('thresholdPercent', 'Give thresholdPercent, such as 50 for ±50% against the usual figure');
@@ -74,7 +75,8 @@ function checkRule(deps: RuleDeps, site: Site, r: RuleFields, goalGiven = true):
       throw badRequest('goal', `No goal named "${r.goal}" on this site: check the name with GET /v1/sites/{id}/goals`);
     }
   }
-  if (r.recipients.length === 0 && r.webhookUrl === null) {
+  // A change that names no destination may pause or tune a rule whose every address took itself off.
+  if (destinationsGiven && r.recipients.length === 0 && r.webhookUrl === null) {
     throw badRequest('recipients', 'Give recipients, a webhookUrl or both: an alert that tells no one is not kept');
   }
   if (r.webhookUrl !== null) {
@@ -230,6 +232,15 @@ export async function updateAlert(
   const workspaceId = site.workspace.id;
   const [was] = isUuid(input.alert) ? await alertsOf(em, site.id, input.alert) : [];
   if (!was) throw NO_ALERT();
+  // A change makes the rule the changer's: of a rule whose maker left, that revives the maker's webhook and
+  // addresses, an owner's decision (take-over.ts), as taking it over is.
+  if (was.creatorLeft && !(await canManageOwners(em, actor))) {
+    throw new AppError(
+      409,
+      'This rule’s maker left the workspace: an owner must take it over (or change it) before it sends anything again; you may delete it',
+    );
+  }
+  const destinationsGiven = input.recipients !== undefined || input.webhookUrl !== undefined;
   const rule = checkRule(
     deps,
     site,
@@ -243,17 +254,20 @@ export async function updateAlert(
     },
     // The kind never changes: only a goal the request names is looked up.
     input.goal !== undefined,
+    destinationsGiven,
   );
   const added = rule.recipients.filter((a) => !was.recipients.some((r) => r.address === a));
   await refuseSuppressed(deps, em, workspaceId, added);
   // A new URL gets a new secret: whoever held the old one need not be trusted by the new receiver.
   const secret = rule.webhookUrl !== null && rule.webhookUrl !== was.webhookUrl ? newSecret() : null;
+  const repointed =
+    rule.webhookUrl !== was.webhookUrl || added.length > 0 || was.recipients.some((r) => !rule.recipients.includes(r.address));
   await em.transactional(async (tx) => {
     const updated = await tx.execute(
       `update alerts set threshold_percent = ?, goal = ?, time_window = ?, webhook_url = ?, enabled = ?,
               webhook_secret = case when ?::boolean then ? when ?::text is null then null else webhook_secret end,
               last_period = case when time_window = ? then last_period end,
-              created_by = ?, created_by_token = coalesce(?::uuid, created_by_token)
+              created_by = ?, created_by_token = case when ?::boolean then coalesce(?::uuid, created_by_token) else created_by_token end
         where id = ? and site_id = ? returning id`,
       [
         rule.thresholdPercent,
@@ -268,7 +282,9 @@ export async function updateAlert(
         // The rule acts for whoever changed it last: their webhook or address, sent on after they left, kept
         // telling a removed member the site's figures (it stops with them, until an owner takes it over).
         responsibleUserId(actor),
-        // Changed with a token (a webhook URL, recipients): the rule goes when that token is revoked.
+        // Pointed elsewhere with a token (a webhook URL, recipients): the rule goes when that token is revoked. A
+        // change that points it nowhere new (a pause, a threshold) leaves it tied to the token that chose where it goes.
+        repointed,
         tokenOf(actor),
         was.id,
         site.id,

@@ -233,6 +233,89 @@ describe('alert rules over HTTP', () => {
     expect(after.body.alert.creatorLeft).toBe(true);
   });
 
+  it('a rule whose maker left is changed by an owner only (409 for others: they would send its figures on in their name)', async () => {
+    const leaver = await joinAs(t, workspaceId, 'member');
+    const admin = await joinAs(t, workspaceId, 'admin');
+    const bearerOf = async (userId: string) =>
+      `Bearer ${(await createToken(t.deps, { userId, workspaceId, scopes: ['sites:read', 'sites:write', 'analytics:read'] })).token}`;
+    const leaverAuth = await bearerOf(leaver.user.id);
+    const adminAuth = await bearerOf(admin.user.id);
+    const made = await post(leaverAuth, siteId, {
+      kind: 'traffic_spike',
+      thresholdPercent: 50,
+      webhookUrl: 'https://hooks.example.com/gone',
+    });
+    const id = made.body.alert.id as string;
+    await t.deps.orm.em
+      .fork()
+      .execute('delete from memberships where user_id = ? and workspace_id = ?', [leaver.user.id, workspaceId]);
+    const refused = await t.request
+      .patch(`/v1/sites/${siteId}/alerts/${id}`)
+      .set('Authorization', adminAuth)
+      .send({ thresholdPercent: 30 })
+      .expect(409);
+    expect(refused.body.title).toMatch(/left the workspace: an owner/);
+    const still = await t.request.get(`/v1/sites/${siteId}/alerts/${id}`).set('Authorization', writer).expect(200);
+    expect(still.body.alert).toMatchObject({ creatorLeft: true, thresholdPercent: 50 });
+    // The admin may still remove it; an owner's change makes it the owner's.
+    const changed = await t.request
+      .patch(`/v1/sites/${siteId}/alerts/${id}`)
+      .set('Authorization', ownerAdmin)
+      .send({ thresholdPercent: 30 })
+      .expect(200);
+    expect(changed.body.alert).toMatchObject({ creatorLeft: false, thresholdPercent: 30 });
+    await t.request.delete(`/v1/sites/${siteId}/alerts/${id}`).set('Authorization', adminAuth).expect(204);
+  });
+
+  it('a rule stays tied to the token that chose where it goes: a change that names no destination does not move it', async () => {
+    const { user } = await joinAs(t, workspaceId, 'member');
+    const make = (scopes: Scope[]) => createToken(t.deps, { userId: user.id, workspaceId, scopes });
+    const chooser = await make(['sites:read', 'sites:write', 'analytics:read']);
+    const automation = await make(['sites:read', 'sites:write', 'analytics:read']);
+    // Revoking a token needs every scope it holds.
+    const revoker = await make(['tokens:read', 'tokens:write', 'sites:read', 'sites:write', 'analytics:read']);
+    const rule = async (body: object) =>
+      (await post(`Bearer ${chooser.token}`, siteId, { kind: 'traffic_spike', thresholdPercent: 50, ...body }).expect(201)).body
+        .alert.id as string;
+    const chosen = await rule({ webhookUrl: 'https://hooks.example.com/chosen' });
+    const repointed = await rule({ webhookUrl: 'https://hooks.example.com/before' });
+    const patch = (id: string, body: object) =>
+      t.request
+        .patch(`/v1/sites/${siteId}/alerts/${id}`)
+        .set('Authorization', `Bearer ${automation.token}`)
+        .send(body)
+        .expect(200);
+    await patch(chosen, { enabled: false });
+    await patch(chosen, { enabled: true, thresholdPercent: 40 });
+    await patch(repointed, { webhookUrl: 'https://hooks.example.com/after' });
+    const exists = async (id: string) =>
+      (await t.request.get(`/v1/sites/${siteId}/alerts/${id}`).set('Authorization', writer)).status === 200;
+
+    // Revoking the token that only paused and tuned a rule leaves it; the one that pointed a rule takes that rule.
+    await t.request.delete(`/v1/tokens/${automation.id}`).set('Authorization', `Bearer ${revoker.token}`).expect(204);
+    expect(await exists(chosen)).toBe(true);
+    expect(await exists(repointed)).toBe(false);
+    // Revoking the token that chose the first rule's webhook takes it (a leaked token keeps no webhook of its own).
+    await t.request.delete(`/v1/tokens/${chooser.id}`).set('Authorization', `Bearer ${revoker.token}`).expect(204);
+    expect(await exists(chosen)).toBe(false);
+  });
+
+  it('a rule whose every address unsubscribed can still be paused and tuned; a change of destinations still needs one', async () => {
+    const made = await post(writer, siteId, {
+      kind: 'traffic_spike',
+      thresholdPercent: 50,
+      recipients: ['gone@example.com'],
+    }).expect(201);
+    const id = made.body.alert.id as string;
+    // The one address took itself off the rule (its e-mail's one-click link).
+    await t.deps.orm.em.fork().execute('delete from alert_recipients where alert_id = ?', [id]);
+    const patch = (body: object) => t.request.patch(`/v1/sites/${siteId}/alerts/${id}`).set('Authorization', writer).send(body);
+    expect((await patch({ enabled: false }).expect(200)).body.alert).toMatchObject({ enabled: false, recipients: [] });
+    await patch({ thresholdPercent: 60 }).expect(200);
+    expect((await patch({ recipients: [] }).expect(400)).body.field).toBe('recipients');
+    await t.request.delete(`/v1/sites/${siteId}/alerts/${id}`).set('Authorization', writer).expect(204);
+  });
+
   it('refuses (409) an address that said no to this workspace’s mail', async () => {
     await post(writer, siteId, { kind: 'first_pageview', recipients: ['nope@example.com'] }).expect(201);
     await answerConfirmation(t, 'nope@example.com', 'no', 'alerts');
