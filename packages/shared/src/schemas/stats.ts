@@ -20,7 +20,8 @@ export const STATS_LIMITS = {
   maxRows: 1000,
   maxOffset: 100_000,
   defaultTopRows: 10,
-  maxTopRows: 100,
+  /** A world map asks for every country at once (about 250 codes). */
+  maxTopRows: 300,
   /** Filters in one question (a dashboard offers one per dimension; saved segments keep at most 6). */
   maxFilters: 20,
 } as const;

@@ -1,4 +1,5 @@
 import { type EventRow, eventRow, requestRow } from '@us/db';
+import { STATS_LIMITS } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NETWORK_ATTRIBUTION } from '../../../src/features/stats/top-dimensions.ts';
 import { dayAgo, insertRows, noonUtc, pv, type StatsFixture, statsFixture } from '../../support/stats-fixture.ts';
@@ -157,5 +158,24 @@ describe('top tables', () => {
     expect(a.headers['content-type']).toMatch(/problem\+json/);
     expect((await top('status', { count: 'pageviews' }).expect(400)).body.field).toBe('count');
     expect((await top('day').expect(400)).body.field).toBe('dimension');
+  });
+
+  it('gives a world map every country, past a hundred (limit up to 300), and refuses more', async () => {
+    const world = await f.site();
+    const at = noonUtc(dayAgo('UTC', 2));
+    // 180 countries, one visit each but the first: ranked past the old 100 rows, the last drew no colour.
+    const codes = Array.from({ length: 180 }, (_, i) => String.fromCharCode(65 + Math.floor(i / 26), 65 + (i % 26)));
+    await insertRows(
+      f.t.deps.orm,
+      'pageviews',
+      codes.map((country, i) => pv(world, at, { visitor: `w${i}`, country })),
+    );
+    await insertRows(f.t.deps.orm, 'pageviews', [pv(world, at, { visitor: 'w-again', country: 'AA' })]);
+    const res = await f.get(`/v1/sites/${world}/top/country`, { days: 7, limit: STATS_LIMITS.maxTopRows }).expect(200);
+    expect(res.body.rows).toHaveLength(180);
+    expect(res.body.rows[0]).toMatchObject({ value: 'AA', count: 2 });
+    const past = await f.get(`/v1/sites/${world}/top/country`, { days: 7, limit: STATS_LIMITS.maxTopRows + 1 }).expect(400);
+    expect(past.body.field).toBe('limit');
+    expect(STATS_LIMITS.maxTopRows).toBe(300);
   });
 });
