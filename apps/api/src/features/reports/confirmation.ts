@@ -64,6 +64,9 @@ export async function recordAsk(tx: EntityManager, workspaceId: string, address:
   );
 }
 
+/** The waiting confirmations one run of the reports job tries at most (the oldest asks first). */
+const CONFIRMATIONS_PER_RUN = 1000;
+
 /**
  * Sends the confirmation e-mail of an address that waits for one, while a report to it of a current
  * member exists. Claimed first (so two callers at once send one e-mail), then within the budgets: over them, or when the mail server refuses, the claim is
@@ -76,7 +79,7 @@ export async function askToConfirm(
   workspaceId: string,
   address: string,
   logger: Pick<Logger, 'warn' | 'error'> | undefined,
-): Promise<'sent' | 'waiting' | 'nothing'> {
+): Promise<'sent' | 'waiting' | 'workspace-spent' | 'nothing'> {
   const secret = randomToken(32);
   const tokenHash = sha256(secret);
   const claimed = await em.execute<unknown[]>(
@@ -98,7 +101,7 @@ export async function askToConfirm(
     logger?.warn(
       `mail: a report confirmation of workspace ${workspaceId} is over the ${over === 'workspace' ? "workspace's" : "address's"} e-mail budget; it waits for the next run of the reports job`,
     );
-    return 'waiting';
+    return over === 'workspace' ? 'workspace-spent' : 'waiting';
   }
   // The report (or else the alert) that asked first names the site and what is sent.
   const [first] = await em.execute<{ name: string; frequency: Frequency | null }[]>(
@@ -135,7 +138,10 @@ export async function askToConfirm(
 
 /**
  * The reports job's part: confirmations that wait for their e-mail (over budget, refused by the mail
- * server, or claimed by a process that stopped) are sent, oldest ask first. Asks left with no report to confirm (removed meanwhile) are dropped.
+ * server, or claimed by a process that stopped) are sent, oldest ask first, at most `CONFIRMATIONS_PER_RUN`
+ * a run. Once a workspace's budget is spent its other addresses wait for the next run untried (each was a
+ * claim, a give-back and a log line: a thousand waiting addresses cost two thousand writes every hour). Asks
+ * left with no report to confirm (removed meanwhile) are dropped.
  */
 export async function sendWaitingConfirmations(
   em: EntityManager,
@@ -153,15 +159,20 @@ export async function sendWaitingConfirmations(
   const rows = await em.execute<{ workspace_id: string; address: string }[]>(
     `select rr.workspace_id, rr.address from report_recipients rr
       where rr.confirmed_at is null and ${waitsForMail('rr')} and ${wantedBy('rr', sites)}
-      order by rr.asked_at`,
+      order by rr.asked_at
+      limit ${CONFIRMATIONS_PER_RUN}`,
     opts.siteIds ? [...opts.siteIds, ...opts.siteIds] : [],
   );
   let sent = 0;
   let waiting = 0;
+  const spent = new Set<string>();
   for (const row of rows) {
-    const outcome = await askToConfirm(deps, em, row.workspace_id, row.address, opts.logger);
+    const outcome = spent.has(row.workspace_id)
+      ? 'workspace-spent'
+      : await askToConfirm(deps, em, row.workspace_id, row.address, opts.logger);
     if (outcome === 'sent') sent++;
-    if (outcome === 'waiting') waiting++;
+    if (outcome === 'waiting' || outcome === 'workspace-spent') waiting++;
+    if (outcome === 'workspace-spent') spent.add(row.workspace_id);
   }
   return { sent, waiting };
 }

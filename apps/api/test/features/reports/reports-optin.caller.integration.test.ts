@@ -190,6 +190,25 @@ describe('e-mail report recipients confirm first', () => {
     expect(confirmationsTo(t, address)).toHaveLength(1);
   });
 
+  it('a workspace over its budget is asked once a run, however many of its addresses wait (each cost a claim and a log line)', async () => {
+    // Two sites of ten reports each: twenty addresses waiting.
+    const { workspaceId, sites, owner } = await workspace(['Queued one', 'Queued two']);
+    await t.deps.hot.set(`report-confirm-hour:${workspaceId}`, String(MAIL_BUDGET.reportConfirmationsPerWorkspacePerHour), 3600);
+    const addresses = Array.from({ length: 20 }, (_, i) => uniqueEmail(`queued-${i}`));
+    for (const [i, address] of addresses.entries()) {
+      await owner.reports.add({ id: sites[i % 2] as string, address, frequency: 'weekly' });
+    }
+    const warnings: string[] = [];
+    const logger = { error: (m: string) => warnings.push(m), warn: (m: string) => warnings.push(m) };
+    await run(sites, logger);
+    expect(warnings.filter((w) => w.includes(workspaceId) && /confirmation/.test(w))).toHaveLength(1);
+    // The hour turns: the addresses are asked at the next run, as far as the budget goes.
+    await t.deps.hot.del(`report-confirm-hour:${workspaceId}`);
+    await run(sites, logger);
+    for (const address of addresses.slice(0, MAIL_BUDGET.reportConfirmationsPerWorkspacePerHour))
+      await confirmationTo(t, address);
+  });
+
   it('a confirmation whose sender stopped before mailing it goes out at a run after its claim lapses, not 7 days later', async () => {
     const { workspaceId, siteId, owner } = await workspace();
     await t.deps.hot.set(`report-confirm-hour:${workspaceId}`, String(MAIL_BUDGET.reportConfirmationsPerWorkspacePerHour), 3600);
