@@ -47,8 +47,10 @@ async function figuresOf(deps: AlertDeps, rule: RuleRow, now: Date): Promise<{ p
   // under both zones is told once: deliveries are unique per rule and key.
   if (period.key === rule.last_period) return null;
   const counted = countedOf(rule.kind, rule.goal, site.settings);
-  // A goal removed from the site since: nothing to count; the period is passed over.
-  const figures = counted ? await periodFigures(deps, site, counted, rule.time_window, period) : { current: 0, baseline: null };
+  // A goal removed from the site since: nothing to count; the period is passed over. So is the hour clocks repeat
+  // (its figures are two hours'): no usual figure to hold them against.
+  const figures =
+    counted && period.once ? await periodFigures(deps, site, counted, rule.time_window, period) : { current: 0, baseline: null };
   return { period: period.key, figures };
 }
 

@@ -9,25 +9,51 @@ export interface AlertPeriod {
   key: string;
   /** The local day the period is in. */
   day: string;
-  /** Keys of the same hour or weekday 1…ALERT_LIMITS.baselineWeeks weeks earlier. */
+  /**
+   * Keys of the same hour or weekday 1…ALERT_LIMITS.baselineWeeks weeks earlier; of an hour, only those that
+   * happened once (the hour clocks skipped counts 0, the hour they repeat counts two hours).
+   */
   baselineKeys: string[];
+  /** Whether the period happened once: not the local hour repeated on the night clocks go back (two hours of figures). */
+  once: boolean;
 }
+
+/** One formatter per time zone (a formatter costs far more to make than to use). */
+const formatters = new Map<string, Intl.DateTimeFormat>();
 
 /** The local day and hour of `now` in `timezone`. */
 function localNow(timezone: string, now: Date): { day: string; hour: number } {
-  const parts = new Intl.DateTimeFormat('en-CA', {
-    timeZone: timezone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    hourCycle: 'h23',
-  }).formatToParts(now);
+  let format = formatters.get(timezone);
+  if (!format) {
+    if (formatters.size > 1000) formatters.clear();
+    format = new Intl.DateTimeFormat('en-CA', {
+      timeZone: timezone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      hourCycle: 'h23',
+    });
+    formatters.set(timezone, format);
+  }
+  const parts = format.formatToParts(now);
   const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '';
   return { day: `${get('year')}-${get('month')}-${get('day')}`, hour: Number(get('hour')) };
 }
 
 const hourKey = (day: string, hour: number) => `${day}T${String(hour).padStart(2, '0')}:00`;
+
+/** How many UTC hours are the local `hour` of `day` in `timezone`: 1, or 0 and 2 on the nights clocks change. */
+function timesHappened(timezone: string, day: string, hour: number): number {
+  // Zones are within 14 hours of UTC: the local day lies within the UTC hours from 14 before it to 14 after.
+  const from = Date.parse(`${day}T00:00:00Z`) - 14 * 3600_000;
+  let n = 0;
+  for (let h = 0; h < 24 + 28; h++) {
+    const local = localNow(timezone, new Date(from + h * 3600_000));
+    if (local.day === day && local.hour === hour) n++;
+  }
+  return n;
+}
 
 /** The last period of `window` that has ended by `now`, with its baseline's keys. */
 export function lastClosedPeriod(window: AlertWindow, timezone: string, now: Date): AlertPeriod {
@@ -35,12 +61,18 @@ export function lastClosedPeriod(window: AlertWindow, timezone: string, now: Dat
   const weeks = Array.from({ length: ALERT_LIMITS.baselineWeeks }, (_, i) => 7 * (i + 1));
   if (window === 'day') {
     const day = addDays(local.day, -1);
-    return { key: day, day, baselineKeys: weeks.map((d) => addDays(day, -d)) };
+    return { key: day, day, baselineKeys: weeks.map((d) => addDays(day, -d)), once: true };
   }
   // The local hour an hour ago, not the local hour minus one: on the night clocks go forward that names an hour
   // that never was (counted 0, a false drop alert), and the hour before it was never looked at.
   const { day, hour } = localNow(timezone, new Date(now.getTime() - 3600_000));
-  return { key: hourKey(day, hour), day, baselineKeys: weeks.map((d) => hourKey(addDays(day, -d), hour)) };
+  const baselineDays = weeks.map((d) => addDays(day, -d)).filter((d) => timesHappened(timezone, d, hour) === 1);
+  return {
+    key: hourKey(day, hour),
+    day,
+    baselineKeys: baselineDays.map((d) => hourKey(d, hour)),
+    once: timesHappened(timezone, day, hour) === 1,
+  };
 }
 
 /** How the period reads in an e-mail: "Nov 27, 2026" or "Nov 27, 2026, 14:00–15:00". */
