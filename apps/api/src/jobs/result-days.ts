@@ -17,6 +17,7 @@ import type { Logger } from '../core/logger.ts';
 import { savedFunnelSteps, storedFunnelRows } from '../features/funnels/index.ts';
 import { keepJourneyDays, warmJourneySpan } from '../features/journeys/days.ts';
 import { firstEventGoal, goalDefs } from '../features/journeys/goals.ts';
+import { abOf } from '../features/journeys/statement.ts';
 import { storedExperimentRows } from '../features/results/experiment-days.ts';
 import { storedGoalRows } from '../features/results/goal-days.ts';
 import { matcherOf } from '../features/results/goal-match.ts';
@@ -147,7 +148,7 @@ async function fill(orm: Orm, opts: ResultDaysOptions): Promise<ResultDaysRun> {
           anchor: null,
           goals,
           convertedGoal: firstEventGoal(goals) + 1,
-          experimentKeys: settings.experiments.map((x) => x.key),
+          ...abOf(settings.experiments),
         };
         await keepJourneyDays(ctx, q, days, left());
         // The span the dashboard's 30-day journeys read, so its first ask of the day finds it built.

@@ -7,6 +7,7 @@ import type { SiteCtx } from '../../analytics/site-ctx.ts';
 import { readSettings } from '../sites/index.ts';
 import { eachJourneyGroup } from './days.ts';
 import { firstEventGoal, goalDefs } from './goals.ts';
+import { abOf } from './statement.ts';
 
 export interface DayJourneys {
   day: string;
@@ -34,7 +35,7 @@ export async function dayJourneys(
     anchor: null,
     goals,
     convertedGoal: firstEventGoal(goals) + 1,
-    experimentKeys: experiments.map((e) => e.key),
+    ...abOf(experiments),
   };
   const out: DayJourneys = { day, zoom, who: 'human', paths: [], experiments: [] };
   // One day: the fill budget never refuses it.

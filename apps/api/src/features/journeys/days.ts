@@ -54,14 +54,16 @@ const SPAN_MIN_DAYS = 7;
 const SPAN_FRESH_DAYS = 2;
 
 const definitionOf = (q: JourneyQuestion) => [
-  // The stored form and meaning: 'groups-v3' counts each session in the variant of its first exposure, converted
-  // from it on ('groups-v2' counted every variant shown and the whole session; the first form was objects).
-  'groups-v3',
+  // The stored form and meaning: 'groups-v4' keeps the declared variants only; 'groups-v3' counted each session in
+  // the variant of its first exposure, converted from it on ('groups-v2' counted every variant shown and the whole
+  // session; the first form was objects).
+  'groups-v4',
   q.zoom,
   q.who,
   q.goals.map((g) => [g.type, g.match, g.prefix]),
   q.convertedGoal,
   q.experimentKeys,
+  q.declaredVariants,
 ];
 
 const journeyPart = (q: JourneyQuestion) => ({ kind: 'journeys' as const, definition: definitionOf(q) });

@@ -14,6 +14,7 @@ import { readSettings } from '../sites/index.ts';
 import { journeyAnswer } from './answer.ts';
 import { journeyGroups } from './days.ts';
 import { firstEventGoal, goalDefs } from './goals.ts';
+import { abOf } from './statement.ts';
 
 /** Element labels are event names, stored with at most 128 characters. */
 const ELEMENT_LABEL_MAX = 128;
@@ -78,7 +79,7 @@ export async function journeysOf(
       anchor,
       goals,
       convertedGoal: firstEventGoal(goals) + 1,
-      experimentKeys: settings.experiments.map((e) => e.key),
+      ...abOf(settings.experiments),
     },
     opts,
   );

@@ -25,7 +25,18 @@ export interface JourneyQuestion {
   /** 1-based index into the goal flags of the goal counted as converted for experiments, or 0. */
   convertedGoal: number;
   experimentKeys: readonly string[];
+  /**
+   * The variants the site's experiments declare, as `key\u0001variant`: the only ones counted (a page may name any
+   * variant, and each made-up one became a row of every stored day; the answer lists the declared ones only).
+   */
+  declaredVariants: readonly string[];
 }
+
+/** The A/B part of a journeys question: the site's experiment keys and their declared variants. */
+export const abOf = (experiments: readonly { key: string; variants: readonly string[] }[]) => ({
+  experimentKeys: experiments.map((e) => e.key),
+  declaredVariants: experiments.flatMap((e) => e.variants.map((v) => `${e.key}\u0001${v}`)),
+});
 
 /**
  * `part = 'p'`: sessions grouped by their first steps (`steps`, at most 5), their steps around the
@@ -181,7 +192,7 @@ export function journeyStatement(ctx: SiteCtx, q: JourneyQuestion): Statement<Jo
       where x is not null
       order by split_part(x, chr(1), 1), n
     ) f
-    where ab is not null
+    where ab is not null and f.x = any(${p.add([...q.declaredVariants], 'text[]')})
     group by f.x`;
   return statement(sql, p);
 }

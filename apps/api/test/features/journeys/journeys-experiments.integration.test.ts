@@ -3,6 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { specOf } from '../../../src/analytics/day-store/spec.ts';
 import { arrivalsOf, writeStored } from '../../../src/analytics/day-store/store.ts';
+import { siteCtx } from '../../../src/analytics/site-ctx.ts';
+import { dayJourneys } from '../../../src/features/journeys/index.ts';
 import { addSessions, emptyRows, insertJourneys, type SessionSpec } from '../../support/journeys-fixture.ts';
 import { dayAgo, type StatsFixture, statsFixture } from '../../support/stats-fixture.ts';
 
@@ -145,5 +147,25 @@ describe('journeys: A/B figures per first exposure', () => {
       { variant: 'a', sessions: 5, converted: 0 },
       { variant: 'b', sessions: null, converted: null },
     ]);
+  });
+
+  // The defect: a page may name any variant, and each one made up became a group of every stored day (and a line of
+  // the export's journeys) though the answer lists the declared variants only.
+  it('keeps the declared variants only: made-up ones are neither stored nor exported', async () => {
+    const settings = { goals: GOALS, experiments: [EXPERIMENTS[0]] };
+    const site = await f.site({ settings });
+    const rows = emptyRows();
+    addSessions(rows, site, { day, pages: [{ path: '/welcome', exposures: [['after', 'a']] }] }, 5);
+    for (let i = 0; i < 40; i++) {
+      addSessions(rows, site, { day, pages: [{ path: '/welcome', exposures: [['after', `made-up-${i}`]] }] }, 1);
+    }
+    await insertJourneys(f.t.deps.orm, rows);
+    expect(await variantsOf(site, 'after')).toEqual([
+      { variant: 'a', sessions: 5, converted: 0 },
+      { variant: 'b', sessions: null, converted: null },
+    ]);
+    const ctx = siteCtx(f.t.deps.orm.em.fork(), { id: site, timezone: 'UTC', settings });
+    const stored = await dayJourneys(ctx, settings, day, 'section');
+    expect(stored.experiments).toEqual([{ key: 'after', variant: 'a', sessions: 5, converted: 0 }]);
   });
 });
