@@ -89,6 +89,11 @@ export function mcpHandler(deps: Deps, ops: Operation[], opts: { callsPerMinute?
         jsonRpcError(405, -32000, 'Method not allowed: send JSON-RPC messages with POST (no GET stream, no sessions to delete)'),
       );
     }
+    // Counted before the body is read, as on REST: a token past its minute costs no read or parse of up to 1 MB. A
+    // count that fails (the hot store unreachable) lets the calls through, as on REST: the service keeps serving.
+    const count = (calls: number) => tokenRateRefusal(deps.hot, 'mcp', actor.token.id, calls, limit).catch(() => undefined);
+    const early = await count(1);
+    if (early) return sendProblem(ctx, early);
     let parsed: Awaited<ReturnType<typeof readBody>>;
     try {
       parsed = await readBody(ctx.req);
@@ -97,10 +102,9 @@ export function mcpHandler(deps: Deps, ops: Operation[], opts: { callsPerMinute?
     }
     const body = parsed.ok ? parsed.body : undefined;
     const refusal = Array.isArray(body) ? batchRefusal(body, ctx.get('MCP-Protocol-Version') || undefined) : undefined;
-    // A refused or unreadable request counts once; a served batch counts each of its messages.
+    // A refused or unreadable request counts once; a served batch counts each of its messages (the first is counted).
     const calls = Array.isArray(body) && !refusal ? body.length : 1;
-    // A count that fails (the hot store unreachable) lets the calls through, as on REST: the service keeps serving.
-    const limited = await tokenRateRefusal(deps.hot, 'mcp', actor.token.id, calls, limit).catch(() => undefined);
+    const limited = calls > 1 ? await count(calls - 1) : undefined;
     if (limited) return sendProblem(ctx, limited);
     if (!parsed.ok) return writeResponse(ctx, parsed.response);
     if (refusal) return writeResponse(ctx, jsonRpcError(400, ProtocolErrorCode.InvalidRequest, refusal));

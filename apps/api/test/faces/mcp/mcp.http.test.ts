@@ -282,5 +282,17 @@ describe('MCP over Streamable HTTP', () => {
       // Another token is not affected.
       expect((await modernCall(t.url, token, 'tools/list')).status).toBe(200);
     });
+
+    // The defect: the body (up to 1 MB) was read and parsed before the count, so a token past its minute still made
+    // the server parse every body in full; an oversized one was answered 413 after reading 1 MB.
+    it('a token past its minute is refused before its body is read', async () => {
+      const spent = await createToken(t.deps, { userId: owner.user.id, workspaceId: owner.workspace.id, scopes: [] });
+      await t.deps.hot.set(`mcp-rate:${spent.id}`, '600', 60);
+      const huge = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { pad: 'x'.repeat(1_100_000) } };
+      const res = await postMcp(t.url, huge, { authorization: `Bearer ${spent.token}` });
+      expect(res.status).toBe(429);
+      // Within its minute the same body is read, and refused for its size.
+      expect((await postMcp(t.url, huge, { authorization: `Bearer ${token}` })).status).toBe(413);
+    });
   });
 });
