@@ -46,16 +46,21 @@ export function checkIdempotencyKey(key: string, field: string) {
 }
 
 /**
- * Counts a new idempotency key against its workspace's 24 hours (each keeps its answer that long in the hot store,
- * which a loop of new keys grew without bound); past LIMITS.idempotencyKeysPerDay, 429 (the caller gives the key back).
+ * Counts a new idempotency key against its caller's 24 hours in the workspace (each keeps its answer that long in the
+ * hot store, which a loop of new keys grew without bound); past LIMITS.idempotencyKeysPerDay, 429 (the caller gives
+ * the key back). Per caller: counted per workspace, one member's loop of keys left everyone else's keyed writes 429.
+ * Answers how to take the count back (a refused or failed request keeps no answer).
  */
-async function countNewKey(hot: Ctx['deps']['hot'], whose: string): Promise<void> {
-  const n = await hot.incr(`idem-n:${whose}`, LIMITS.idempotencyTtlSeconds);
-  if (n <= LIMITS.idempotencyKeysPerDay) return;
-  const ttl = await hot.ttl(`idem-n:${whose}`);
+async function countNewKey(hot: Ctx['deps']['hot'], scope: string): Promise<() => Promise<unknown>> {
+  const counter = `idem-n:${scope}`;
+  const n = await hot.incr(counter, LIMITS.idempotencyTtlSeconds);
+  const takeBack = () => hot.decrBy(counter, 1);
+  if (n <= LIMITS.idempotencyKeysPerDay) return takeBack;
+  await takeBack();
+  const ttl = await hot.ttl(counter);
   throw tooMany(
     ttl > 0 ? ttl : 3600,
-    `This workspace has used ${LIMITS.idempotencyKeysPerDay.toLocaleString('en')} idempotency keys in 24 hours, the most kept: send without one, or wait`,
+    `You have used ${LIMITS.idempotencyKeysPerDay.toLocaleString('en')} idempotency keys in 24 hours in this workspace, the most kept: send without one, or wait`,
   );
 }
 
@@ -102,12 +107,14 @@ export async function invoke(
     });
   }
   let data: unknown;
+  let takeBack: (() => Promise<unknown>) | undefined;
   try {
-    await countNewKey(hot, actor.workspaceId ?? owner);
+    takeBack = await countNewKey(hot, scope);
     data = await call(op, ctx, input);
   } catch (err) {
-    // Refused or failed: the key is free again (only failures are not kept), and this error is the answer.
+    // Refused or failed: the key is free again and uncounted (only failures are not kept), and this error is the answer.
     await claim.release().catch(() => {});
+    await takeBack?.().catch(() => {});
     throw err;
   }
   const sealed = ciphers.idempotency.encrypt(JSON.stringify(data ?? null));

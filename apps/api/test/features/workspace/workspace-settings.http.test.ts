@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Workspace } from '@us/db';
 import { LIMITS } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -187,17 +188,17 @@ describe('GET and PATCH /v1/workspace', () => {
     });
 
     // The attack: a new Idempotency-Key on every call. Each kept its answer 24 hours in the hot store (in the
-    // process, with no Redis), so a loop grew it without bound. A workspace has 10,000 new keys a day.
-    it(`keeps ${LIMITS.idempotencyKeysPerDay.toLocaleString('en')} new keys a day per workspace: then 429, a replay and a call without a key still answered`, async () => {
-      const { email, workspace } = await createUser(t.deps);
+    // process, with no Redis), so a loop grew it without bound. A caller has 10,000 new keys a day in a workspace.
+    it(`keeps ${LIMITS.idempotencyKeysPerDay.toLocaleString('en')} new keys a day per caller: then 429, a replay and a call without a key still answered`, async () => {
+      const { email, user, workspace } = await createUser(t.deps);
       const cookie = await signIn(t, email);
       const rename = (key?: string) => {
         const req = t.request.patch('/v1/workspace').set('Cookie', cookie);
         return (key ? req.set('Idempotency-Key', key) : req).send({ name: 'Keyed' });
       };
       await rename('kept-1').expect(200);
-      // As if the workspace had used its day's keys since.
-      await t.deps.hot.set(`idem-n:${workspace.id}`, String(LIMITS.idempotencyKeysPerDay), 3600);
+      // As if the caller had used its day's keys since.
+      await t.deps.hot.set(`idem-n:u:${user.id}:w:${workspace.id}`, String(LIMITS.idempotencyKeysPerDay), 3600);
       const refused = await rename('one-more');
       expectProblem(refused, 429);
       expect(refused.body.title).toMatch(/idempotency keys in 24 hours/);
@@ -211,6 +212,33 @@ describe('GET and PATCH /v1/workspace', () => {
         .set('Cookie', await signIn(t, other.email))
         .set('Idempotency-Key', 'one-more')
         .send({ name: 'Other' })
+        .expect(200);
+    });
+
+    // The attack: the workspace's day of keys was counted for anyone, a refused request included, so a viewer sending
+    // 10,000 keyed requests that answer 404 left every owner and token of the workspace 429 on keyed writes for a day.
+    it('a member’s keys, refused ones above all, spend nothing of another caller’s day', async () => {
+      const owner = await createUser(t.deps);
+      const viewer = await joinAs(t, owner.workspace.id, 'viewer');
+      const viewerCookie = viewer.cookie;
+      const refusedDelete = (key: string) =>
+        t.request
+          .delete(`/v1/auth/sessions/${randomUUID()}`)
+          .set('Cookie', viewerCookie)
+          .set('X-Workspace', owner.workspace.id)
+          .set('Idempotency-Key', key);
+      for (let i = 0; i < 5; i++) expectProblem(await refusedDelete(`gone-${i}`), 404);
+      // Refused requests keep no answer: they spend none of the viewer's day either.
+      expect(Number((await t.deps.hot.get(`idem-n:u:${viewer.user.id}:w:${owner.workspace.id}`)) ?? 0)).toBe(0);
+      // As if the viewer had spent a day of keys: the owner's keyed write is still answered.
+      await t.deps.hot.set(`idem-n:u:${viewer.user.id}:w:${owner.workspace.id}`, String(LIMITS.idempotencyKeysPerDay), 3600);
+      expectProblem(await refusedDelete('one-more'), 429);
+      await t.request
+        .patch('/v1/workspace')
+        .set('Cookie', await signIn(t, owner.email))
+        .set('X-Workspace', owner.workspace.id)
+        .set('Idempotency-Key', 'owner-1')
+        .send({ name: 'Still mine' })
         .expect(200);
     });
   });
