@@ -3,7 +3,7 @@ import { SiteHostname } from '@us/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSearchPull } from '../../api/src/features/search/search-pull-job.ts';
 import { type SearchProviders, startSearchProviders } from '../../api/test/support/search-providers.ts';
-import { createUser } from '../../api/test/support/server.ts';
+import { createToken, createUser } from '../../api/test/support/server.ts';
 import { createSite } from '../../api/test/support/sites.ts';
 import { dashboardSuite, signedInPage } from './support/dashboard.ts';
 
@@ -89,11 +89,27 @@ describe('search page in a real browser', () => {
     expect(await page.getByRole('table', { name: 'Bing top queries' }).locator('tbody th').allTextContents()).toEqual(['shop']);
     await page.screenshot({ path: '/tmp/e2e-search.png', fullPage: true });
 
+    // Disconnected elsewhere meanwhile (another tab, the API): the button's refusal is shown, not swallowed.
+    const { token } = await createToken(t.deps, {
+      userId: owner.user.id,
+      workspaceId: owner.workspace.id,
+      scopes: ['search:write'],
+    });
+    await t.request.delete(`/v1/sites/${site.id}/search/secondary`).set('Authorization', `Bearer ${token}`).expect(204);
+    const disconnect = async () => {
+      await page
+        .getByTestId('search-secondary')
+        .getByRole('button', { name: `Disconnect ${property}` })
+        .click();
+      await page.getByTestId('search-secondary').getByRole('button', { name: 'Disconnect' }).click();
+    };
+    await disconnect();
     await page
       .getByTestId('search-secondary')
-      .getByRole('button', { name: `Disconnect ${property}` })
-      .click();
-    await page.getByTestId('search-secondary').getByRole('button', { name: 'Disconnect' }).click();
+      .getByRole('alert')
+      .filter({ hasText: /not connected/ })
+      .waitFor();
+    await page.reload();
     await page.getByLabel('API key').waitFor();
     // The weeks stay.
     expect(await weeks.locator('tbody tr').count()).toBeGreaterThan(0);

@@ -5,6 +5,7 @@ import { Field } from '../../../components/Field.tsx';
 import { FormShell } from '../../../components/FormShell.tsx';
 import { Notice } from '../../../components/Notice.tsx';
 import { useForm } from '../../../forms/useForm.ts';
+import { toProblem } from '../../../problem.ts';
 import { useTRPC } from '../../../trpc.ts';
 import { SelectField, TextAreaField } from '../parts/fields.tsx';
 import { type Search, useRefreshSearch } from './data.ts';
@@ -86,6 +87,7 @@ function Connected(props: {
         busy={remove.isPending}
         onConfirm={() => remove.mutate({ id: props.siteId })}
       />
+      {remove.error && <Notice tone="error">{toProblem(remove.error).title}</Notice>}
     </div>
   );
 }

@@ -118,8 +118,9 @@ export function FullTableView({
           }
         >
           <TableSearch label={`Search ${def.title.toLowerCase()}`} value={table.q} onSearch={(q) => change({ q })} />
-          {rows.error && <Notice tone="error">{toProblem(rows.error).title}</Notice>}
-          {rows.isPending && !rows.error && <p className="loading">Loading…</p>}
+          {/* The rows wait for the catalogue (the lane's counts): its failure is theirs. */}
+          {(rows.error ?? catalogue.error) && <Notice tone="error">{toProblem(rows.error ?? catalogue.error).title}</Notice>}
+          {rows.isPending && !rows.error && !catalogue.error && <p className="loading">Loading…</p>}
           {answer && (
             <FullTable
               title={def.title}

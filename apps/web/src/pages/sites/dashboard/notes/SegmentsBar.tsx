@@ -45,6 +45,8 @@ export function SegmentsBar({
   });
   const inForce: Segment | undefined = segments.find((s) => sameFilters(s.filters, filters));
   const filtered = Object.keys(filters).length > 0;
+  // A segment keeps the catalogue's dimensions (the API refuses a custom property's filter).
+  const properties = Object.keys(filters).filter((name) => name.startsWith('prop:'));
   if (segments.length === 0 && !filtered) return null;
   return (
     <section className="dash-segments" aria-label="Segments">
@@ -77,7 +79,13 @@ export function SegmentsBar({
           onConfirm={() => remove.mutate({ id: siteId, segment: inForce.id })}
         />
       )}
-      {filtered && !inForce && (
+      {filtered && !inForce && properties.length > 0 && (
+        <Notice tone="info">
+          Segments keep the dashboard’s dimensions only: take off the property filter {properties.join(', ')} to save the others
+          as a segment.
+        </Notice>
+      )}
+      {filtered && !inForce && properties.length === 0 && (
         <FormShell
           form={form}
           submitLabel="Save as segment"
