@@ -61,4 +61,12 @@ describe('health and readiness', () => {
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(res.body).toMatchObject({ status: 404, title: expect.stringContaining('No such route') });
   });
+
+  it('a known path asked with a method it does not take is a 404 that says which it takes (Allow)', async () => {
+    const res = await t.request.put('/v1/sites').send({}).expect(404);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.body.title).toMatch(/does not accept PUT/);
+    expect(res.headers.allow).toBe('GET, HEAD, POST');
+    expect((await t.request.get('/v1/nope')).headers.allow).toBeUndefined();
+  });
 });

@@ -11,7 +11,7 @@ import { createCtx, requestInfo } from '../request-context.ts';
 import { restTokenRefusal } from '../token-rate.ts';
 import { readJsonBody } from './body.ts';
 import { coerceQuery } from './query.ts';
-import { compileRoutes, matchRoute, type RestRoute } from './routes.ts';
+import { allowedMethods, compileRoutes, matchRoute, type RestRoute } from './routes.ts';
 
 /** Methods whose input is the JSON body only: a query string cannot carry their input (login CSRF). */
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -43,6 +43,8 @@ export function restHandler(deps: Deps, ops: Operation[]) {
     if (route) label('rest', route.path, route.op.path);
     else label('rest', '/v1/(unmatched)', '(unmatched)');
     if (!route) {
+      // A method the path does not take stays a 404 (the spec lists no 405), saying in `Allow` which it takes.
+      if (pathMatched) ctx.set('Allow', allowedMethods(routes, ctx.path));
       const err = pathMatched
         ? new AppError(404, `This path does not accept ${ctx.method}: check the method in /v1/openapi.json`)
         : new AppError(404, 'No such route: check the path against /v1/openapi.json');

@@ -75,3 +75,10 @@ export function matchRoute(routes: RestRoute[], method: string, path: string) {
   }
   return { route: undefined, params: {}, pathMatched };
 }
+
+/** The methods the routes of `path` take, for the `Allow` header of a method they do not (HEAD beside GET). */
+export function allowedMethods(routes: RestRoute[], path: string): string {
+  const methods = new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method));
+  if (methods.has('GET')) methods.add('HEAD');
+  return [...methods].sort().join(', ');
+}
