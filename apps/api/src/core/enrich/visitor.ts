@@ -18,18 +18,21 @@ export const SALT_TTL_SECONDS = 48 * 3600;
 /**
  * Per-store cache of the current day's salt, so a request normally costs no HotStore round-trip. `shared`: the
  * store's own; otherwise the node's own, counted with while the store did not answer, and offered to the store
- * again at `retryAt` (every SALT_RETRY_MS), so the node joins the others as soon as the store is back.
+ * again at `retryAt` (every SALT_RETRY_MS), so the node joins the others as soon as the store is back. A shared
+ * salt is offered again every SALT_RECHECK_MS too: a store that lost it (a restart without persistence, a
+ * failover) gets it back before a node started since makes another, and a node holding another takes the store's.
  */
 const cache = new WeakMap<HotStore, { day: string; salt: string; shared: boolean; retryAt: number }>();
 const SALT_RETRY_MS = 10_000;
+const SALT_RECHECK_MS = 60_000;
 
 export async function dailySalt(hot: HotStore, now: Date | number = Date.now()): Promise<string> {
   const day = utcDay(now);
   const hit = cache.get(hot);
   const today = hit?.day === day ? hit : undefined;
-  if (today && (today.shared || Date.now() < today.retryAt)) return today.salt;
+  if (today && Date.now() < today.retryAt) return today.salt;
   // One caller at a time offers the node's salt again; the others count with it meanwhile.
-  if (today) today.retryAt = Date.now() + SALT_RETRY_MS;
+  if (today) today.retryAt = Date.now() + (today.shared ? SALT_RECHECK_MS : SALT_RETRY_MS);
   const key = `salt:${day}`;
   const candidate = today?.salt ?? randomBytes(32).toString('base64url');
   let salt = candidate;
@@ -44,7 +47,8 @@ export async function dailySalt(hot: HotStore, now: Date | number = Date.now()):
     shared = false;
   }
   // Only cache today's salt (a caller asking about another day must not replace it).
-  if (!hit || hit.day <= day) cache.set(hot, { day, salt, shared, retryAt: Date.now() + SALT_RETRY_MS });
+  const retryAt = Date.now() + (shared ? SALT_RECHECK_MS : SALT_RETRY_MS);
+  if (!hit || hit.day <= day) cache.set(hot, { day, salt, shared, retryAt });
   return salt;
 }
 

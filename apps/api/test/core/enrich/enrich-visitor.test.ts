@@ -71,6 +71,33 @@ describe('dailySalt', () => {
       expect(await dailySalt(flaky, DAY1)).toBe(others);
       expect(await dailySalt(flaky, DAY1)).toBe(others);
     });
+
+    // The fault: the store lost the day's salt mid-day (a restart without persistence, a failover to a replica
+    // without it). Running nodes kept theirs until midnight, and a node started since made a new one: each visitor
+    // behind a load balancer then had two codes, counted twice all day.
+    it('that lost the day’s salt gets the running nodes’ salt back within a minute, so a node started since agrees', async () => {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      const shared = new MemoryStore();
+      const running = Object.create(shared) as HotStore;
+      const salt = await dailySalt(running, DAY1);
+      await shared.del('salt:2026-03-01');
+      vi.setSystemTime(Date.now() + 61_000);
+      expect(await dailySalt(running, DAY1)).toBe(salt);
+      expect(await shared.get('salt:2026-03-01')).toBe(salt);
+      expect(await dailySalt(Object.create(shared) as HotStore, DAY1)).toBe(salt);
+    });
+
+    it('holding another salt than the running node’s: the node takes the store’s within a minute', async () => {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      const shared = new MemoryStore();
+      const running = Object.create(shared) as HotStore;
+      await dailySalt(running, DAY1);
+      // Lost, then made anew by a node started before the running one offered its salt again.
+      await shared.del('salt:2026-03-01');
+      const started = await dailySalt(Object.create(shared) as HotStore, DAY1);
+      vi.setSystemTime(Date.now() + 61_000);
+      expect(await dailySalt(running, DAY1)).toBe(started);
+    });
   });
   it("yesterday's salt expires from the store", async () => {
     let now = DAY1;
