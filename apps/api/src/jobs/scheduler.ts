@@ -43,7 +43,9 @@ export function startJobs(opts: JobsOptions): Jobs {
     const started = performance.now();
     try {
       const outcome = await step.run(opts);
-      jobLastSuccess.set({ job }, Date.now() / 1000);
+      // A run that found the job's lock held elsewhere did nothing: no success to show (one stuck holding it
+      // would otherwise look fresh every period).
+      if ((outcome as { ran?: unknown } | null)?.ran !== false) jobLastSuccess.set({ job }, Date.now() / 1000);
       return outcome;
     } catch (e) {
       jobFailures.inc({ job });

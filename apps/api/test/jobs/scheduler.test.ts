@@ -5,6 +5,7 @@ import { runRollups } from '../../src/analytics/rollup/rollup.ts';
 import { runTodayRollups } from '../../src/analytics/rollup/rollup-today.ts';
 import { purgeDeletedSites } from '../../src/analytics/rollup/site-purge.ts';
 import type { Logger } from '../../src/core/logger.ts';
+import { jobLastRun, jobLastSuccess } from '../../src/core/observe/metrics.ts';
 import { runBilling } from '../../src/features/billing/billing-job.ts';
 import { sweepExports } from '../../src/features/export/export-sweep.ts';
 import type { CopyStore } from '../../src/features/export/storage.ts';
@@ -131,6 +132,20 @@ describe('the job scheduler', () => {
     });
     await vi.advanceTimersByTimeAsync(23 * HOUR);
     expect(runs()).toMatchObject({ retention: 2, rollups: 25, billing: 25 });
+  });
+
+  // The defect: a run that found the job's lock taken (another node's run, or one of this node stuck holding it)
+  // counted as a success, so the dashboards' "last success" stayed fresh while the job did nothing for hours.
+  it('counts a run skipped for another holder of the lock as no success, only as a run', async () => {
+    const successOf = async (job: string) => (await jobLastSuccess.get()).values.find((v) => v.labels.job === job)?.value ?? null;
+    jobLastSuccess.reset();
+    work.reports.mockResolvedValue({ ran: false });
+    work.billing.mockResolvedValue({ ran: true, result: {} });
+    start(everything);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(await successOf('e-mail reports')).toBeNull();
+    expect(await successOf('billing')).toBeGreaterThan(0);
+    expect((await jobLastRun.get()).values.find((v) => v.labels.job === 'e-mail reports')).toBeDefined();
   });
 
   it('takes the periods it is given', async () => {

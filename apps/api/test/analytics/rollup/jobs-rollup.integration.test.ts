@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { rollupDimensions } from '../../../src/analytics/catalogue.ts';
 import { pendingSiteDays } from '../../../src/analytics/rollup/pending-days.ts';
 import { rollupSiteDay, runRollups } from '../../../src/analytics/rollup/rollup.ts';
-import { withJobLock } from '../../../src/core/job-lock.ts';
+import { jobLockKey, withJobLock } from '../../../src/core/job-lock.ts';
 import { startJobs } from '../../../src/jobs/scheduler.ts';
 import { siteInNewWorkspace } from '../../support/sites.ts';
 
@@ -250,6 +250,31 @@ describe('rollup job', () => {
     } finally {
       await other.close();
     }
+  });
+
+  // The defect: when the lock's connection was cut during the run (an idle timeout, a proxy, a terminated backend),
+  // the unlock's error replaced the run's outcome: a rollup run that said it was behind waited an hour to catch up.
+  it('a run whose lock connection was cut keeps its own outcome, and the lock is free after it', async () => {
+    const [space, key] = jobLockKey('sitePurge');
+    const outcome = await withJobLock(
+      orm,
+      'sitePurge',
+      async () => {
+        await q(
+          `select pg_terminate_backend(pid) from pg_locks where locktype = 'advisory' and classid = ? and objid = ? and granted`,
+          [space, key],
+        );
+        return 'behind';
+      },
+      { wait: true },
+    );
+    expect(outcome).toEqual({ ran: true, result: 'behind' });
+    // The lock ended with its session.
+    const held = await q<{ n: number }>(
+      `select count(*)::int as n from pg_locks where locktype = 'advisory' and classid = ? and objid = ? and granted`,
+      [space, key],
+    );
+    expect(held[0]?.n).toBe(0);
   });
 
   it('the scheduler rolls up and applies retention at start-up, then stops cleanly', async () => {
