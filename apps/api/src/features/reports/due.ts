@@ -43,9 +43,9 @@ async function suppressedAmong(em: EntityManager, deps: ReportDeps, rows: Report
 }
 
 /**
- * Sends each report due at `now` and records `last_period_start`/`last_sent_at` right after its e-mail
- * left, so a second run never sends that period again. A failed send (figures or mail) leaves the report
- * due for the next run and does not hold the others up. Reports of one site and period share their figures.
+ * Sends each report due at `now`: its period is claimed (`last_period_start`) before the e-mail goes, so a second
+ * run, at the same time or later, never sends that period again, and `last_sent_at` recorded after. A failed send
+ * (figures or mail) gives the claim back, leaving the report due for the next run, and does not hold the others up. Reports of one site and period share their figures.
  * Only reports to addresses that confirmed are sent, never to one on the workspace's suppression list,
  * and not those whose maker left the workspace (actor/makers.ts) until an owner takes them over. Each
  * e-mail spends the workspace's and the address's budgets: one over them stays due for the next run
@@ -83,16 +83,23 @@ export async function sendDue(
       // The figures first: a report whose figures cannot be read spends none of the address's budget, which it
       // shares with sign-up and password mail (a report failing every hour spent one of its five each hour).
       const read = await (figures.get(key) as Promise<ReportFigures>);
+      // Claimed before its e-mail goes: a run at the same time (a node whose job lock went with its connection)
+      // finds it taken. Given back when it does not go, so it stays due.
+      const claim = await claimPeriod(em, row, period.from);
+      if (!claim) continue;
       if (await spendReportMail(deps.hot, 'report', row.workspace_id, row.address)) {
+        await claim.giveBack();
         deferred++;
         continue;
       }
-      await sendReport(deps, report, period, read);
-      await em.execute('update email_reports set last_period_start = ?, last_sent_at = ? where id = ?', [
-        period.from,
-        opts.now,
-        row.id,
-      ]);
+      try {
+        await sendReport(deps, report, period, read);
+      } catch (e) {
+        // A mailbox refused for good keeps the claim: its period is passed over (below).
+        if (!rejectedForGood(e)) await claim.giveBack();
+        throw e;
+      }
+      await em.execute('update email_reports set last_sent_at = ? where id = ?', [opts.now, row.id]);
       sent++;
     } catch (e) {
       failed++;
@@ -117,6 +124,23 @@ export async function sendDue(
     );
   }
   return { sent, failed, deferred };
+}
+
+/**
+ * Takes a report's period for this run: its `last_period_start` moved to `from` only while it is as this run read
+ * it. Null when another run took it meanwhile; else how to give it back.
+ */
+async function claimPeriod(em: EntityManager, row: ReportSiteRow, from: string) {
+  const was = row.last_period_start;
+  const taken = await em.execute<unknown[]>(
+    'update email_reports set last_period_start = ? where id = ? and last_period_start is not distinct from ?::date returning 1',
+    [from, row.id, was],
+  );
+  if (taken.length === 0) return null;
+  return {
+    giveBack: () =>
+      em.execute('update email_reports set last_period_start = ? where id = ? and last_period_start = ?', [was, row.id, from]),
+  };
 }
 
 /** A mail server's permanent refusal (SMTP 5xx, such as 550 "no such user"), as nodemailer reports it. */

@@ -4,6 +4,7 @@ import type { StatsResult, Summary } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, localToday } from '../../../src/analytics/range.ts';
 import { MAIL_BUDGET, mayMail } from '../../../src/core/mail/budget.ts';
+import { sendDue } from '../../../src/features/reports/due.ts';
 import { lastClosedPeriod } from '../../../src/features/reports/periods.ts';
 import { runEmailReports } from '../../../src/features/reports/reports-job.ts';
 import { callerFor, problemOf } from '../../support/caller.ts';
@@ -200,6 +201,22 @@ describe('e-mail reports', () => {
     expect(await run()).toEqual({ ran: true, sent: 0, failed: 0, deferred: 0 });
     await owner.reports.remove({ id: siteId, reportId: failing.id });
     await owner.reports.remove({ id: siteId, reportId: steady.id });
+  });
+
+  // The defect: a report was marked sent only after its e-mail left, and nothing claimed it before: two runs at
+  // once (a node whose job lock was lost with its connection, while another node's run began) both sent it.
+  it('two runs at once send a due report once: each claims it before its e-mail goes', async () => {
+    const address = 'once@example.com';
+    const report = await reportFrom(address, 'weekly', WEEK_BEFORE.from);
+    const now = minutes(90);
+    const [a, b] = await Promise.all([
+      sendDue(t.deps.orm.em.fork(), t.deps, { now, siteIds: [siteId] }),
+      sendDue(t.deps.orm.em.fork(), t.deps, { now, siteIds: [siteId] }),
+    ]);
+    expect(a.sent + b.sent).toBe(1);
+    await t.smtp.waitFor(address, /^Weekly report for Report shop/);
+    expect(t.smtp.mails.filter((m) => m.to.includes(address) && /^Weekly report/.test(m.subject))).toHaveLength(1);
+    await owner.reports.remove({ id: siteId, reportId: report.id });
   });
 
   // The defect: a mailbox that does not exist (550) was tried every hour, forever: each try read the figures again,
