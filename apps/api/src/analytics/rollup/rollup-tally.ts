@@ -75,11 +75,11 @@ export const PAIR_VALUES_PER_DAY = 20_000;
 
 /**
  * The most values (tallies over their lanes) the single groupings of one site-day keep together (pairs have
- * their own bound, PAIR_VALUES_PER_DAY, each). Strangers choose
- * paths, referrers and custom properties: one address may send 600 reports a minute of new paths, and a
- * grouping's values grew without bound until the rollup thread ran out of heap on every try. Past this
- * bound the grouping holding the most values stops counting, as a pair past its own bound does (its
- * heap: docs/performance/history.md, "The values a day's rollup keeps").
+ * their own bound, PAIR_VALUES_PER_DAY, each). Strangers choose paths, referrers and custom properties: one
+ * address may send 600 reports a minute of new paths, and a grouping's values grew without bound until the
+ * rollup thread ran out of heap on every try. Past this bound the grouping holding the most values stops
+ * counting, as a pair past its own bound does (its heap: docs/performance/history.md, "The values a day's
+ * rollup keeps").
  */
 export const VALUES_PER_DAY = 100_000;
 
