@@ -2,7 +2,7 @@
 // as the stats engine names an hour of a series) or day (`YYYY-MM-DD`), and the same hour or weekday of
 // the weeks before it, whose average is the usual figure.
 import { ALERT_LIMITS, type AlertWindow } from '@us/shared';
-import { addDays } from '../../analytics/range.ts';
+import { addDays, localDayHour } from '../../analytics/range.ts';
 
 export interface AlertPeriod {
   /** The key a delivery is recorded under: once per rule and key. */
@@ -18,29 +18,6 @@ export interface AlertPeriod {
   once: boolean;
 }
 
-/** One formatter per time zone (a formatter costs far more to make than to use). */
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-/** The local day and hour of `now` in `timezone`. */
-function localNow(timezone: string, now: Date): { day: string; hour: number } {
-  let format = formatters.get(timezone);
-  if (!format) {
-    if (formatters.size > 1000) formatters.clear();
-    format = new Intl.DateTimeFormat('en-CA', {
-      timeZone: timezone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      hourCycle: 'h23',
-    });
-    formatters.set(timezone, format);
-  }
-  const parts = format.formatToParts(now);
-  const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '';
-  return { day: `${get('year')}-${get('month')}-${get('day')}`, hour: Number(get('hour')) };
-}
-
 const hourKey = (day: string, hour: number) => `${day}T${String(hour).padStart(2, '0')}:00`;
 
 /** How many UTC hours are the local `hour` of `day` in `timezone`: 1, or 0 and 2 on the nights clocks change. */
@@ -49,7 +26,7 @@ function timesHappened(timezone: string, day: string, hour: number): number {
   const from = Date.parse(`${day}T00:00:00Z`) - 14 * 3600_000;
   let n = 0;
   for (let h = 0; h < 24 + 28; h++) {
-    const local = localNow(timezone, new Date(from + h * 3600_000));
+    const local = localDayHour(timezone, new Date(from + h * 3600_000));
     if (local.day === day && local.hour === hour) n++;
   }
   return n;
@@ -57,7 +34,7 @@ function timesHappened(timezone: string, day: string, hour: number): number {
 
 /** The last period of `window` that has ended by `now`, with its baseline's keys. */
 export function lastClosedPeriod(window: AlertWindow, timezone: string, now: Date): AlertPeriod {
-  const local = localNow(timezone, now);
+  const local = localDayHour(timezone, now);
   const weeks = Array.from({ length: ALERT_LIMITS.baselineWeeks }, (_, i) => 7 * (i + 1));
   if (window === 'day') {
     const day = addDays(local.day, -1);
@@ -65,7 +42,7 @@ export function lastClosedPeriod(window: AlertWindow, timezone: string, now: Dat
   }
   // The local hour an hour ago, not the local hour minus one: on the night clocks go forward that names an hour
   // that never was (counted 0, a false drop alert), and the hour before it was never looked at.
-  const { day, hour } = localNow(timezone, new Date(now.getTime() - 3600_000));
+  const { day, hour } = localDayHour(timezone, new Date(now.getTime() - 3600_000));
   const baselineDays = weeks.map((d) => addDays(day, -d)).filter((d) => timesHappened(timezone, d, hour) === 1);
   return {
     key: hourKey(day, hour),

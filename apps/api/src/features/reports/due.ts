@@ -44,8 +44,9 @@ async function suppressedAmong(em: EntityManager, deps: ReportDeps, rows: Report
 
 /**
  * Sends each report due at `now`: its period is claimed (`last_period_start`) before the e-mail goes, so a second
- * run, at the same time or later, never sends that period again, and `last_sent_at` recorded after. A failed send
- * (figures or mail) gives the claim back, leaving the report due for the next run, and does not hold the others up. Reports of one site and period share their figures.
+ * run, at the same time or later, never sends that period again; `last_sent_at` is recorded after. A failed send
+ * (figures or mail) gives the claim back, leaving the report due for the next run, and does not hold the others
+ * up. Reports of one site and period share their figures.
  * Only reports to addresses that confirmed are sent, never to one on the workspace's suppression list,
  * and not those whose maker left the workspace (actor/makers.ts) until an owner takes them over. Each
  * e-mail spends the workspace's and the address's budgets: one over them stays due for the next run
