@@ -4,6 +4,16 @@ import { rollupSiteDay, runRollups } from '../../../src/analytics/rollup/rollup.
 import { PAIR_VALUES_PER_DAY } from '../../../src/analytics/rollup/rollup-tally.ts';
 import { dayAgo, insertRows, noonUtc, type StatsFixture, statsFixture } from '../../support/stats-fixture.ts';
 
+/** `n` pageviews of the site's `day` from 06:00, a second apart, each on a path of its own, by `visitors` visitors. */
+const pathPerPageview = (siteId: string, day: string, n: number, visitors: number, prefix: string) =>
+  pageviewRows(siteId, noonUtc(day, 6), n, (i) => ({
+    at: new Date(noonUtc(day, 6).getTime() + i * 1000),
+    visitor: `${day}-${i % visitors}`,
+    sessionStart: i < visitors,
+    path: `${prefix}${i}`,
+    country: i % 3 === 0 ? 'DE' : 'FR',
+  }));
+
 /**
  * A site of more pages a day than a pair keeps (PAIR_VALUES_PER_DAY): its rollups leave out the countries by page,
  * so pages where country = DE are read from the raw rows while they last, and refused for older days.
@@ -14,14 +24,7 @@ describe('stats: a day of many pages', () => {
   const recent = dayAgo('UTC', 5);
   const old = dayAgo('UTC', 120);
 
-  const manyPages = (day: string) =>
-    pageviewRows(siteId, noonUtc(day, 6), PAIR_VALUES_PER_DAY + 500, (i) => ({
-      at: new Date(noonUtc(day, 6).getTime() + i * 1000),
-      visitor: `${day}-${i % 2000}`,
-      sessionStart: i < 2000,
-      path: `/product/${i}`,
-      country: i % 3 === 0 ? 'DE' : 'FR',
-    }));
+  const manyPages = (day: string) => pathPerPageview(siteId, day, PAIR_VALUES_PER_DAY + 500, 2000, '/product/');
 
   beforeAll(async () => {
     f = await statsFixture();
@@ -78,14 +81,7 @@ describe('stats: a day of more values than its rollup keeps', () => {
   const old = dayAgo('UTC', 121);
   const VALUES = 3_000;
 
-  const manyPaths = (day: string) =>
-    pageviewRows(siteId, noonUtc(day, 6), 2 * VALUES, (i) => ({
-      at: new Date(noonUtc(day, 6).getTime() + i * 1000),
-      visitor: `${day}-${i % 500}`,
-      sessionStart: i < 500,
-      path: `/search/${i}`,
-      country: i % 3 === 0 ? 'DE' : 'FR',
-    }));
+  const manyPaths = (day: string) => pathPerPageview(siteId, day, 2 * VALUES, 500, '/search/');
 
   beforeAll(async () => {
     f = await statsFixture();
