@@ -256,12 +256,17 @@ describe('rollup job', () => {
   // the unlock's error replaced the run's outcome: a rollup run that said it was behind waited an hour to catch up.
   it('a run whose lock connection was cut keeps its own outcome, and the lock is free after it', async () => {
     const [space, key] = jobLockKey('sitePurge');
+    // This database's holder only: pg_locks lists every database's, and other suites' servers use databases of their own.
+    const ourLock = `locktype = 'advisory' and classid = ? and objid = ? and granted
+      and database = (select oid from pg_database where datname = current_database())`;
     const outcome = await withJobLock(
       orm,
       'sitePurge',
       async () => {
         await q(
-          `select pg_terminate_backend(pid) from pg_locks where locktype = 'advisory' and classid = ? and objid = ? and granted`,
+          // The timeout waits until the backend has gone: the unlock then always meets a cut connection (without it,
+          // the unlock could still be answered and the next query take the dying connection from the pool).
+          `select pg_terminate_backend(pid, 10000) from pg_locks where ${ourLock}`,
           [space, key],
         );
         return 'behind';
@@ -271,7 +276,7 @@ describe('rollup job', () => {
     expect(outcome).toEqual({ ran: true, result: 'behind' });
     // The lock ended with its session.
     const held = await q<{ n: number }>(
-      `select count(*)::int as n from pg_locks where locktype = 'advisory' and classid = ? and objid = ? and granted`,
+      `select count(*)::int as n from pg_locks where ${ourLock}`,
       [space, key],
     );
     expect(held[0]?.n).toBe(0);
