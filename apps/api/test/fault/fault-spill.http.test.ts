@@ -120,11 +120,18 @@ describe('fault: SIGTERM while PostgreSQL is unreachable', () => {
     await pg.stop();
     const down = Date.now();
     await waitWhileStreaming(stream, () => expect(answered(stream.log, 202, down)).toBeGreaterThan(20));
-    // A request still arriving holds the orderly stop (it lets requests in flight finish, up to its deadline).
+    // A request still arriving holds the orderly stop (it lets requests in flight finish, up to its deadline). Its
+    // headers must have been read first: a connection whose request has not begun is idle, and the stop closes it.
+    // `Expect: 100-continue` makes the server say so (Node answers 100 once it has the headers).
     const { port } = new URL(first.url);
     const slow = connect(Number(port), '127.0.0.1');
     await new Promise<void>((r) => slow.once('connect', () => r()));
-    slow.write('POST /collect HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n{');
+    const begun = new Promise<void>((r) => slow.on('data', (d) => String(d).startsWith('HTTP/1.1 100') && r()));
+    slow.write(
+      'POST /collect HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\nExpect: 100-continue\r\n\r\n',
+    );
+    await begun;
+    slow.write('{');
     first.proc.kill('SIGTERM');
     // A second signal within a second is the same stop delivered twice (a terminal signals the process group).
     await sleep(1500);
