@@ -275,10 +275,7 @@ describe('rollup job', () => {
     );
     expect(outcome).toEqual({ ran: true, result: 'behind' });
     // The lock ended with its session.
-    const held = await q<{ n: number }>(
-      `select count(*)::int as n from pg_locks where ${ourLock}`,
-      [space, key],
-    );
+    const held = await q<{ n: number }>(`select count(*)::int as n from pg_locks where ${ourLock}`, [space, key]);
     expect(held[0]?.n).toBe(0);
   });
 
