@@ -2,12 +2,14 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectSite, postReport } from '../../api/test/support/collect.ts';
 import { type DnsStandIn, startDnsServer } from '../../api/test/support/dns-server.ts';
-import { createUser, startTestServer, type TestServer } from '../../api/test/support/server.ts';
+import { createToken, createUser, joinAs, startTestServer, type TestServer } from '../../api/test/support/server.ts';
+import { createSite } from '../../api/test/support/sites.ts';
 import { launchChromium, requireBuiltDashboard } from './support/browser.ts';
 import { signInThroughUi } from './support/dashboard.ts';
 
 const SITE_SCREENSHOT = '/tmp/e2e-site.png';
 const SITES_SCREENSHOT = '/tmp/e2e-sites.png';
+const VIEWER_SCREENSHOT = '/tmp/e2e-site-viewer.png';
 const UI_TIMEOUT = 15_000;
 
 /** The internal-network input showing `value`, and the text of the error tied to it (if any). */
@@ -214,6 +216,52 @@ describe('dashboard: site pages in a real browser', () => {
     // An unknown site is a friendly page.
     await page.goto(`${t.url}/sites/00000000-0000-4000-8000-000000000000`);
     await page.getByText('No such site in this workspace.').waitFor();
+    await context.close();
+  });
+  // The defect: a viewer saw every write button and form of a site, and each answered 403 once used.
+  it("shows a viewer the site's settings without the controls their role cannot use", { timeout: 120_000 }, async () => {
+    const viewer = await createUser(t.deps, { role: 'viewer', workspaceName: 'Looked-at workspace' });
+    const { site } = await createSite(t.deps.orm.em.fork(), {
+      workspace: viewer.workspace.id,
+      name: 'Looked at',
+      ciphers: t.deps.ciphers,
+    });
+    const owner = await joinAs(t, viewer.workspace.id, 'owner');
+    const { token } = await createToken(t.deps, {
+      userId: owner.user.id,
+      workspaceId: viewer.workspace.id,
+      scopes: ['sites:read', 'sites:write', 'analytics:read'],
+    });
+    const auth = `Bearer ${token}`;
+    await t.request
+      .post(`/v1/sites/${site.id}/goals`)
+      .set('Authorization', auth)
+      .send({ name: 'Signed up', type: 'event', match: 'signup' })
+      .expect(201);
+    await t.request.post(`/v1/sites/${site.id}/keys`).set('Authorization', auth).send({ kind: 'secret' }).expect(201);
+
+    const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    const page = await context.newPage();
+    page.setDefaultTimeout(UI_TIMEOUT);
+    await page.goto(`${t.url}/login`);
+    await signInThroughUi(page, viewer.email);
+    await page.waitForURL(/\/sites$/);
+    // The sites list offers no new site either.
+    await page.getByText(/Your role \(viewer\) can see/).waitFor();
+    expect(await page.locator('form[name="createSite"]').count()).toBe(0);
+
+    await page.goto(`${t.url}/sites/${site.id}`);
+    // What the site has is shown…
+    await page.getByRole('table', { name: 'Goals' }).getByText('Signed up').waitFor();
+    await page.getByRole('list', { name: 'Server secrets' }).waitFor();
+    await page.getByText(/Your role \(viewer\) can see this site's settings/).waitFor();
+    // …and nothing offers a change: no form to send, no button that writes.
+    expect(await page.locator('form button[type="submit"]:not([disabled])').count()).toBe(0);
+    for (const name of [/^Delete/, /^Rotate/, /^Rename/, /Create server secret/, /^Verify/, /Revoke/, /Pause/]) {
+      expect(await page.getByRole('button', { name }).count(), String(name)).toBe(0);
+    }
+    expect(await page.locator('form[name="addGoal"]').count()).toBe(0);
+    await page.screenshot({ path: VIEWER_SCREENSHOT, fullPage: true });
     await context.close();
   });
 });

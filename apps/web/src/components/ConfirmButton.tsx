@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
+import { useReadOnly } from './ReadOnly.tsx';
 
 interface ConfirmButtonProps {
   /** Visible text of the first button ("Delete"). */
@@ -14,13 +15,14 @@ interface ConfirmButtonProps {
   onConfirm: () => void;
 }
 
-/** A destructive button that asks first: the question and a confirm button replace it in place. */
+/** A destructive button that asks first: the question and a confirm button replace it in place. None where nothing may change (`ReadOnly`). */
 export function ConfirmButton(props: ConfirmButtonProps) {
   const { label, name, question, confirmLabel, busy, busyLabel = 'Working…', disabled, onConfirm } = props;
   const [asking, setAsking] = useState(false);
   const confirm = useRef<HTMLButtonElement>(null);
   const first = useRef<HTMLButtonElement>(null);
   const wasAsking = useRef(false);
+  const readOnly = useReadOnly();
 
   useEffect(() => {
     if (asking) confirm.current?.focus();
@@ -28,6 +30,7 @@ export function ConfirmButton(props: ConfirmButtonProps) {
     wasAsking.current = asking;
   }, [asking]);
 
+  if (readOnly) return null;
   if (!asking) {
     return (
       <button

@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import type { Form } from '../forms/useForm.ts';
+import { useReadOnly } from './ReadOnly.tsx';
 
 interface FormShellProps<F extends string> {
   form: Form<F>;
@@ -12,7 +13,10 @@ interface FormShellProps<F extends string> {
   after?: ReactNode;
 }
 
-/** A form with its top-level error, fields and one submit button that shows when work is under way. */
+/**
+ * A form with its top-level error, fields and one submit button that shows when work is under way. Where nothing
+ * may change (`ReadOnly`), its fields show what is set, disabled, and it has no buttons.
+ */
 export function FormShell<F extends string>({
   form,
   submitLabel,
@@ -23,6 +27,15 @@ export function FormShell<F extends string>({
   after,
 }: FormShellProps<F>) {
   const errorId = `${form.name}-form-error`;
+  if (useReadOnly()) {
+    return (
+      <form name={form.name} className="form" aria-label={label} onSubmit={(e) => e.preventDefault()}>
+        <fieldset className="form-read-only" disabled>
+          {children}
+        </fieldset>
+      </form>
+    );
+  }
   return (
     <form
       name={form.name}

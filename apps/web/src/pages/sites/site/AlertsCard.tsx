@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { Card } from '../../../components/Card.tsx';
 import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
 import { Notice } from '../../../components/Notice.tsx';
+import { IfWritable } from '../../../components/ReadOnly.tsx';
 import { formatDateTime } from '../../../lib/format.ts';
 import { toProblem } from '../../../problem.ts';
 import { useTRPC } from '../../../trpc.ts';
@@ -77,15 +78,17 @@ export function AlertsCard({ siteId }: { siteId: string }) {
                   disabled={takeOver.isPending}
                   onClick={() => takeOver.mutate({ id: siteId, alert: a.id })}
                 />
-                <button
-                  type="button"
-                  className="button button-secondary button-small"
-                  aria-label={`${a.enabled ? 'Pause' : 'Resume'}: ${ruleText(a)}`}
-                  disabled={toggle.isPending}
-                  onClick={() => toggle.mutate({ id: siteId, alert: a.id, enabled: !a.enabled })}
-                >
-                  {a.enabled ? 'Pause' : 'Resume'}
-                </button>{' '}
+                <IfWritable>
+                  <button
+                    type="button"
+                    className="button button-secondary button-small"
+                    aria-label={`${a.enabled ? 'Pause' : 'Resume'}: ${ruleText(a)}`}
+                    disabled={toggle.isPending}
+                    onClick={() => toggle.mutate({ id: siteId, alert: a.id, enabled: !a.enabled })}
+                  >
+                    {a.enabled ? 'Pause' : 'Resume'}
+                  </button>{' '}
+                </IfWritable>
                 <ConfirmButton
                   label="Remove"
                   name={`Remove the alert: ${ruleText(a)}`}
@@ -101,13 +104,15 @@ export function AlertsCard({ siteId }: { siteId: string }) {
           ))}
         </ActionsTable>
       )}
-      <AddAlertForm
-        siteId={siteId}
-        onAdded={(s) => {
-          setSecret(s);
-          void refresh();
-        }}
-      />
+      <IfWritable>
+        <AddAlertForm
+          siteId={siteId}
+          onAdded={(s) => {
+            setSecret(s);
+            void refresh();
+          }}
+        />
+      </IfWritable>
     </Card>
   );
 }

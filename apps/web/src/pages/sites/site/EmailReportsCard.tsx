@@ -3,6 +3,7 @@ import { REPORTS_PER_SITE } from '@us/shared';
 import { Card } from '../../../components/Card.tsx';
 import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
 import { Notice } from '../../../components/Notice.tsx';
+import { IfWritable } from '../../../components/ReadOnly.tsx';
 import { formatDateTime } from '../../../lib/format.ts';
 import { toProblem } from '../../../problem.ts';
 import { useTRPC } from '../../../trpc.ts';
@@ -64,15 +65,17 @@ export function EmailReportsCard({ siteId }: { siteId: string }) {
                     disabled={takeOver.isPending}
                     onClick={() => takeOver.mutate({ id: siteId, reportId: r.id })}
                   />
-                  <button
-                    type="button"
-                    className="button button-secondary button-small"
-                    aria-label={`Send now: the ${r.frequency} report to ${r.address}`}
-                    disabled={send.isPending || !status.sending}
-                    onClick={() => send.mutate({ id: siteId, reportId: r.id })}
-                  >
-                    Send now
-                  </button>{' '}
+                  <IfWritable>
+                    <button
+                      type="button"
+                      className="button button-secondary button-small"
+                      aria-label={`Send now: the ${r.frequency} report to ${r.address}`}
+                      disabled={send.isPending || !status.sending}
+                      onClick={() => send.mutate({ id: siteId, reportId: r.id })}
+                    >
+                      Send now
+                    </button>{' '}
+                  </IfWritable>
                   <ConfirmButton
                     label="Remove"
                     name={`Remove the ${r.frequency} report to ${r.address}`}
@@ -89,7 +92,9 @@ export function EmailReportsCard({ siteId }: { siteId: string }) {
           })}
         </ActionsTable>
       )}
-      <AddEmailReportForm siteId={siteId} onAdded={refresh} />
+      <IfWritable>
+        <AddEmailReportForm siteId={siteId} onAdded={refresh} />
+      </IfWritable>
     </Card>
   );
 }

@@ -2,6 +2,7 @@ import { useMutation } from '@tanstack/react-query';
 import { Card } from '../../../components/Card.tsx';
 import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
 import { Notice } from '../../../components/Notice.tsx';
+import { IfWritable, useReadOnly } from '../../../components/ReadOnly.tsx';
 import { latestProblem } from '../../../data/latestProblem.ts';
 import { Link } from '../../../router.tsx';
 import { useTRPC } from '../../../trpc.ts';
@@ -16,6 +17,7 @@ const isStatus = (v: string): v is ExperimentStatus => (EXPERIMENT_STATUSES as r
 export function ExperimentsCard({ site }: { site: Site }) {
   const experiments = site.settings.experiments;
   const trpc = useTRPC();
+  const readOnly = useReadOnly();
   const refresh = useRefreshSite(site.id);
   const update = useMutation(trpc.siteSettings.updateExperiment.mutationOptions({ onSuccess: refresh }));
   const remove = useMutation(trpc.siteSettings.deleteExperiment.mutationOptions({ onSuccess: refresh }));
@@ -64,7 +66,7 @@ export function ExperimentsCard({ site }: { site: Site }) {
                   className="site-select-small"
                   value={e.status}
                   onChange={(ev) => setStatus(e, ev.target.value)}
-                  disabled={busy !== null}
+                  disabled={busy !== null || readOnly}
                   aria-label={`Status of ${e.key}`}
                 >
                   {EXPERIMENT_STATUSES.map((s) => (
@@ -90,7 +92,9 @@ export function ExperimentsCard({ site }: { site: Site }) {
           ))}
         </ActionsTable>
       )}
-      <AddExperimentForm siteId={site.id} />
+      <IfWritable>
+        <AddExperimentForm siteId={site.id} />
+      </IfWritable>
     </Card>
   );
 }

@@ -2,6 +2,7 @@ import { useMutation } from '@tanstack/react-query';
 import { Card } from '../../../components/Card.tsx';
 import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
 import { Notice } from '../../../components/Notice.tsx';
+import { IfWritable } from '../../../components/ReadOnly.tsx';
 import { toProblem } from '../../../problem.ts';
 import { useTRPC } from '../../../trpc.ts';
 import { ActionsTable } from '../parts/ActionsTable.tsx';
@@ -53,7 +54,9 @@ export function GoalsCard({ site }: { site: Site }) {
           ))}
         </ActionsTable>
       )}
-      <AddGoalForm siteId={site.id} />
+      <IfWritable>
+        <AddGoalForm siteId={site.id} />
+      </IfWritable>
     </Card>
   );
 }

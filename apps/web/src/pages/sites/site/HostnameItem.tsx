@@ -1,6 +1,7 @@
 import { skipToken, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
+import { useReadOnly } from '../../../components/ReadOnly.tsx';
 import { latestProblem } from '../../../data/latestProblem.ts';
 import { toProblem } from '../../../problem.ts';
 import { useTRPC } from '../../../trpc.ts';
@@ -18,6 +19,7 @@ const sentence = (text: string) => (/[.!?]$/.test(text) ? text : `${text}.`);
  */
 export function HostnameItem({ siteId, host }: { siteId: string; host: Hostname }) {
   const trpc = useTRPC();
+  const readOnly = useReadOnly();
   const queryClient = useQueryClient();
   const refresh = useRefreshSite(siteId);
   const [message, setMessage] = useState<string | null>(null);
@@ -52,7 +54,7 @@ export function HostnameItem({ siteId, host }: { siteId: string; host: Hostname 
           <HostnameBadges host={host} />
         </span>
         <span className="site-host-actions">
-          {!host.verifiedAt && (
+          {!host.verifiedAt && !readOnly && (
             <button
               type="button"
               className="button button-primary button-small"

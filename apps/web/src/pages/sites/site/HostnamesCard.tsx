@@ -1,4 +1,5 @@
 import { Card } from '../../../components/Card.tsx';
+import { IfWritable, useReadOnly } from '../../../components/ReadOnly.tsx';
 import type { Site } from '../types.ts';
 import { AddHostnameForm } from './AddHostnameForm.tsx';
 import { HostnameItem } from './HostnameItem.tsx';
@@ -6,6 +7,7 @@ import { HostnameItem } from './HostnameItem.tsx';
 /** The hostnames the site is served on: each to verify with a DNS record, or served in proxy mode. */
 export function HostnamesCard({ site }: { site: Site }) {
   const total = site.hostnames.length;
+  const readOnly = useReadOnly();
   const verified = site.hostnames.filter((h) => h.verifiedAt).length;
   return (
     <Card title="Hostnames" aside={total > 0 && <span className="muted">{`${verified} of ${total} verified`}</span>}>
@@ -14,7 +16,7 @@ export function HostnamesCard({ site }: { site: Site }) {
         internal link works only on verified hostnames.
       </p>
       {total === 0 ? (
-        <p className="site-none">No hostnames yet: add one below.</p>
+        <p className="site-none">{readOnly ? 'No hostnames yet.' : 'No hostnames yet: add one below.'}</p>
       ) : (
         <ul className="site-hosts">
           {site.hostnames.map((h) => (
@@ -22,7 +24,9 @@ export function HostnamesCard({ site }: { site: Site }) {
           ))}
         </ul>
       )}
-      <AddHostnameForm siteId={site.id} />
+      <IfWritable>
+        <AddHostnameForm siteId={site.id} />
+      </IfWritable>
     </Card>
   );
 }

@@ -1,5 +1,6 @@
 import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useRef, useState } from 'react';
+import { IfWritable, useReadOnly } from '../../../components/ReadOnly.tsx';
 import { fieldMessage, toProblem } from '../../../problem.ts';
 import { useTRPC } from '../../../trpc.ts';
 import { useRefreshSite } from '../parts/useRefreshSite.ts';
@@ -24,6 +25,7 @@ export function InternalNetworksForm({ siteId, initial }: { siteId: string; init
   const [rowError, setRowError] = useState<{ key: number; message: string } | null>(null);
   const [formError, setFormError] = useState<string | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
+  const readOnly = useReadOnly();
 
   const edit = (key: number, value: string) => {
     setRows((rs) => rs.map((r) => (r.key === key ? { ...r, value } : r)));
@@ -109,20 +111,23 @@ export function InternalNetworksForm({ siteId, initial }: { siteId: string; init
                     name="internalNetworks"
                     value={r.value}
                     onChange={(e) => edit(r.key, e.target.value)}
+                    readOnly={readOnly}
                     placeholder="203.0.113.0/24"
                     autoCapitalize="none"
                     spellCheck={false}
                     aria-invalid={error ? true : undefined}
                     aria-describedby={error ? `${id}-error` : 'internal-networks-hint'}
                   />
-                  <button
-                    type="button"
-                    className="button button-secondary button-small"
-                    onClick={() => remove(r.key)}
-                    aria-label={`Remove network ${i + 1}${r.value ? ` (${r.value})` : ''}`}
-                  >
-                    Remove
-                  </button>
+                  <IfWritable>
+                    <button
+                      type="button"
+                      className="button button-secondary button-small"
+                      onClick={() => remove(r.key)}
+                      aria-label={`Remove network ${i + 1}${r.value ? ` (${r.value})` : ''}`}
+                    >
+                      Remove
+                    </button>
+                  </IfWritable>
                 </span>
                 {error && (
                   <p id={`${id}-error`} className="field-error">
@@ -139,14 +144,16 @@ export function InternalNetworksForm({ siteId, initial }: { siteId: string; init
           {saved}
         </p>
       )}
-      <div className="form-actions">
-        <button type="button" className="button button-secondary button-small" onClick={add}>
-          Add network
-        </button>
-        <button type="submit" className="button button-primary button-small" disabled={update.isPending}>
-          {update.isPending ? 'Saving…' : 'Save networks'}
-        </button>
-      </div>
+      <IfWritable>
+        <div className="form-actions">
+          <button type="button" className="button button-secondary button-small" onClick={add}>
+            Add network
+          </button>
+          <button type="submit" className="button button-primary button-small" disabled={update.isPending}>
+            {update.isPending ? 'Saving…' : 'Save networks'}
+          </button>
+        </div>
+      </IfWritable>
     </form>
   );
 }

@@ -1,4 +1,5 @@
 import { Card } from '../../../components/Card.tsx';
+import { IfWritable } from '../../../components/ReadOnly.tsx';
 import type { Site } from '../types.ts';
 import { InternalLinkSection } from './InternalLinkSection.tsx';
 import { InternalNetworksForm } from './InternalNetworksForm.tsx';
@@ -12,7 +13,9 @@ export function InternalTrafficCard({ site }: { site: Site }) {
         link in each browser of the team.
       </p>
       <InternalNetworksForm siteId={site.id} initial={site.settings.internalNetworks} />
-      <InternalLinkSection site={site} />
+      <IfWritable>
+        <InternalLinkSection site={site} />
+      </IfWritable>
     </Card>
   );
 }

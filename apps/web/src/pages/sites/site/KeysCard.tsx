@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Card } from '../../../components/Card.tsx';
 import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
 import { Notice } from '../../../components/Notice.tsx';
+import { IfWritable } from '../../../components/ReadOnly.tsx';
 import { latestProblem } from '../../../data/latestProblem.ts';
 import { formatDate } from '../../../lib/format.ts';
 import { toProblem } from '../../../problem.ts';
@@ -105,16 +106,18 @@ export function KeysCard({ siteId }: { siteId: string }) {
           ))}
         </ul>
       )}
-      <div className="form-actions site-actions-below">
-        <button
-          type="button"
-          className="button button-secondary"
-          onClick={() => create.mutate({ id: siteId, kind: 'secret' })}
-          disabled={working}
-        >
-          {create.isPending ? 'Creating…' : 'Create server secret'}
-        </button>
-      </div>
+      <IfWritable>
+        <div className="form-actions site-actions-below">
+          <button
+            type="button"
+            className="button button-secondary"
+            onClick={() => create.mutate({ id: siteId, kind: 'secret' })}
+            disabled={working}
+          >
+            {create.isPending ? 'Creating…' : 'Create server secret'}
+          </button>
+        </div>
+      </IfWritable>
     </Card>
   );
 }

@@ -1,4 +1,5 @@
 import { Notice } from '../../../components/Notice.tsx';
+import { IfWritable } from '../../../components/ReadOnly.tsx';
 import { toProblem } from '../../../problem.ts';
 import { useCreatePublicKey } from './useCreatePublicKey.ts';
 
@@ -15,16 +16,18 @@ export function NeedsPublicKey({ siteId }: { siteId: string }) {
         not counted. Create a new key, then replace the snippet in your pages.
       </Notice>
       {create.isError && <Notice tone="error">{toProblem(create.error).title}</Notice>}
-      <div className="form-actions">
-        <button
-          type="button"
-          className="button button-primary"
-          onClick={() => create.mutate({ id: siteId, kind: 'public' })}
-          disabled={create.isPending}
-        >
-          {create.isPending ? 'Creating…' : 'Create public key'}
-        </button>
-      </div>
+      <IfWritable>
+        <div className="form-actions">
+          <button
+            type="button"
+            className="button button-primary"
+            onClick={() => create.mutate({ id: siteId, kind: 'public' })}
+            disabled={create.isPending}
+          >
+            {create.isPending ? 'Creating…' : 'Create public key'}
+          </button>
+        </div>
+      </IfWritable>
     </div>
   );
 }

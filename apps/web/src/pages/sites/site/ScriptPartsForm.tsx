@@ -1,6 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { SCRIPT_FEATURE_TEXT, SCRIPT_FEATURES, type ScriptFeature, type SnippetOutput } from '@us/shared';
 import { type FormEvent, useState } from 'react';
+import { IfWritable, useReadOnly } from '../../../components/ReadOnly.tsx';
 import { toProblem } from '../../../problem.ts';
 import { useTRPC } from '../../../trpc.ts';
 import { useRefreshSite } from '../parts/useRefreshSite.ts';
@@ -24,6 +25,7 @@ export function ScriptPartsForm({ siteId, script }: { siteId: string; script: Sn
   const update = useMutation(trpc.siteSettings.update.mutationOptions());
   const [chosen, setChosen] = useState<ScriptFeature[]>(script.features);
   const [message, setMessage] = useState<{ tone: 'ok' | 'error'; text: string } | null>(null);
+  const readOnly = useReadOnly();
   const toggle = (f: ScriptFeature, on: boolean) => {
     setChosen((list) => (on ? [...list, f] : list.filter((x) => x !== f)));
     setMessage(null);
@@ -51,7 +53,7 @@ export function ScriptPartsForm({ siteId, script }: { siteId: string; script: Sn
         {bytes(script.coreGzipBytes)} gzip). Turn on only what the site uses. This site's script is now{' '}
         <strong id="script-bytes">{bytes(script.gzipBytes)}</strong> gzip.
       </p>
-      <fieldset className="site-script-parts">
+      <fieldset className="site-script-parts" disabled={readOnly}>
         <legend className="site-visually-hidden">Parts of the script</legend>
         {SCRIPT_FEATURES.map((f) => (
           <label key={f} className="check">
@@ -70,9 +72,11 @@ export function ScriptPartsForm({ siteId, script }: { siteId: string; script: Sn
           {message.text}
         </p>
       )}
-      <button type="submit" className="button button-secondary button-small" disabled={update.isPending}>
-        {update.isPending ? 'Saving…' : 'Save parts'}
-      </button>
+      <IfWritable>
+        <button type="submit" className="button button-secondary button-small" disabled={update.isPending}>
+          {update.isPending ? 'Saving…' : 'Save parts'}
+        </button>
+      </IfWritable>
     </form>
   );
 }

@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Card } from '../../../components/Card.tsx';
 import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
 import { Notice } from '../../../components/Notice.tsx';
+import { IfWritable } from '../../../components/ReadOnly.tsx';
 import { formatDateTime } from '../../../lib/format.ts';
 import { toProblem } from '../../../problem.ts';
 import { useTRPC } from '../../../trpc.ts';
@@ -72,7 +73,9 @@ export function ShareLinksCard({ siteId }: { siteId: string }) {
           ))}
         </ActionsTable>
       )}
-      <AddShareLinkForm siteId={siteId} onCreated={refresh} />
+      <IfWritable>
+        <AddShareLinkForm siteId={siteId} onCreated={refresh} />
+      </IfWritable>
     </Card>
   );
 }

@@ -2,6 +2,7 @@ import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Field } from '../../../components/Field.tsx';
 import { FormShell } from '../../../components/FormShell.tsx';
+import { IfWritable } from '../../../components/ReadOnly.tsx';
 import { useForm } from '../../../forms/useForm.ts';
 import { formatDate } from '../../../lib/format.ts';
 import { Link } from '../../../router.tsx';
@@ -51,14 +52,16 @@ export function SiteHeader({ site }: { site: Site }) {
             <Link to={`/sites/${site.id}/imports`} className="button button-secondary button-small">
               Imports
             </Link>
-            <button
-              type="button"
-              className="button button-secondary button-small"
-              onClick={() => setEditing(true)}
-              aria-label="Rename site or change its time zone"
-            >
-              Rename
-            </button>
+            <IfWritable>
+              <button
+                type="button"
+                className="button button-secondary button-small"
+                onClick={() => setEditing(true)}
+                aria-label="Rename site or change its time zone"
+              >
+                Rename
+              </button>
+            </IfWritable>
           </div>
         </div>
       )}
