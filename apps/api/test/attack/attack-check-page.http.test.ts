@@ -269,6 +269,20 @@ describe('attack: the bot check page', () => {
       expect((await post(answerTo((await show(await s.ticket(), ip)).text), ip)).status).toBe(303);
     });
 
+    // Global Privacy Control: a browser sending it is not recorded on any path, behaviour memory included. Its failed
+    // check was filed under its visitor code for a day (the gate's failed-check sign).
+    it.each([
+      ['a wrong nonce', { n: '0000abcd' }],
+      ['navigator.webdriver set', { wd: '1' }],
+    ])('fails %s from a browser sending Sec-GPC: 1 without remembering it', async (_label, over) => {
+      const ip = nextIp();
+      const res = await post(answerTo((await show(await s.ticket(), ip)).text, over), ip).set('Sec-GPC', '1');
+      expect(res.status).toBe(403);
+      expect(await failedChecks(t.deps, s.siteId, await visitorCodeOf(t.deps, s.siteId, ip, UA))).toBe(0);
+      // The next page is no harder: nothing was kept to make it so.
+      expect(formOf((await show(await s.ticket(), ip)).text).bits).toBe(12);
+    });
+
     it.each([
       ['navigator.webdriver set', { wd: '1' }],
       ['timers that never ran', { tm: '0' }],

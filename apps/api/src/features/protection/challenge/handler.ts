@@ -89,9 +89,11 @@ export function challengeHandler(deps: Deps) {
     if (outcome.kind === 'noScript') return sendRefusal(ctx, lang, 400, 'needsScript');
     if (outcome.kind === 'stale') return page(ctx, lang, check, 200, failed, 'stale');
     if (outcome.kind === 'failed' || outcome.kind === 'automated') {
-      let count = failed + 1;
+      // Global Privacy Control: not recorded on any path, behaviour memory included (the page is simply shown again).
+      const gpc = ctx.get('sec-gpc').trim() === '1';
+      let count = gpc ? failed : failed + 1;
       try {
-        count = await noteFailedCheck(deps, check.siteId, ip, ua);
+        if (!gpc) count = await noteFailedCheck(deps, check.siteId, ip, ua);
       } catch (err) {
         deps.logger.warn(`check page: failed check not counted (${String(err)})`);
       }
