@@ -262,6 +262,38 @@ describe('dashboard: site pages in a real browser', () => {
     }
     expect(await page.locator('form[name="addGoal"]').count()).toBe(0);
     await page.screenshot({ path: VIEWER_SCREENSHOT, fullPage: true });
+
+    // The site's other pages: each says what the role may do there, and offers no control it may not use.
+    const pages: [string, RegExp][] = [
+      ['protection', /can see this site's protection and try changes on it but not save them/],
+      ['search', /can see this site's search connections and figures but not connect or disconnect them/],
+      ['imports', /can see this site's imports but not start or delete one/],
+      ['export', /Your role \(viewer\) cannot export a site's data/],
+    ];
+    for (const [path, says] of pages) {
+      await page.goto(`${t.url}/sites/${site.id}/${path}`);
+      await page.getByText(says).waitFor();
+      for (const name of [
+        /^Save settings$/,
+        /^Rotate/,
+        /Create server secret/,
+        /^Connect$/,
+        /^Export$/,
+        /^Start import/,
+        /^Delete/,
+      ]) {
+        expect(await page.getByRole('button', { name }).count(), `${path}: ${String(name)}`).toBe(0);
+      }
+    }
+    // A viewer still tries a request against the protection settings (a read): its form stays.
+    await page.goto(`${t.url}/sites/${site.id}/protection?tab=try`);
+    await page.locator('form[name="tryRequest"]').waitFor();
+    await page.goto(`${t.url}/sites/${site.id}/funnels`);
+    await page
+      .getByRole('heading', { name: /funnels/i })
+      .first()
+      .waitFor();
+    expect(await page.locator('form button[type="submit"]:not([disabled])').count()).toBe(0);
     await context.close();
   });
 });

@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Card } from '../../../components/Card.tsx';
 import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
 import { Notice } from '../../../components/Notice.tsx';
+import { IfWritable } from '../../../components/ReadOnly.tsx';
 import { toProblem } from '../../../problem.ts';
 import { Link } from '../../../router.tsx';
 import { useTRPC } from '../../../trpc.ts';
@@ -70,7 +71,9 @@ export function FunnelsCard({
           ))}
         </ActionsTable>
       )}
-      <AddFunnelForm siteId={siteId} onCreated={onCreated} />
+      <IfWritable>
+        <AddFunnelForm siteId={siteId} onCreated={onCreated} />
+      </IfWritable>
     </Card>
   );
 }

@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Card } from '../../../components/Card.tsx';
 import { Notice } from '../../../components/Notice.tsx';
+import { ReadOnly, useCan } from '../../../components/ReadOnly.tsx';
 import { formatPeriod } from '../../../lib/format.ts';
 import { toProblem } from '../../../problem.ts';
 import { setSearch, usePath, useSearch } from '../../../router.tsx';
@@ -23,6 +24,7 @@ export function FunnelsPage() {
   const search = useSearch();
   const days = daysParam(search, FUNNEL_DAYS);
   const site = useQuery(useTRPC().sites.get.queryOptions({ id }));
+  const canWrite = useCan('sites:write');
   const list = useFunnels(id);
   const funnels = list.data?.funnels ?? [];
   const asked = new URLSearchParams(search).get('funnel');
@@ -76,7 +78,9 @@ export function FunnelsPage() {
               )}
             </Card>
           )}
-          <FunnelsCard siteId={id} funnels={funnels} selected={selected} linkTo={linkTo} onCreated={choose} />
+          <ReadOnly when={canWrite === false}>
+            <FunnelsCard siteId={id} funnels={funnels} selected={selected} linkTo={linkTo} onCreated={choose} />
+          </ReadOnly>
         </div>
       )}
     </SitesFrame>

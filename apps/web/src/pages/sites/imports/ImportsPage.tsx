@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { Notice } from '../../../components/Notice.tsx';
+import { CannotChange, ReadOnly, useCan } from '../../../components/ReadOnly.tsx';
 import { toProblem } from '../../../problem.ts';
 import { usePath } from '../../../router.tsx';
 import { useTRPC } from '../../../trpc.ts';
@@ -16,6 +17,7 @@ export function ImportsPage() {
   const trpc = useTRPC();
   const site = useQuery(trpc.sites.get.queryOptions({ id }));
   const problem = site.error ? toProblem(site.error) : null;
+  const canWrite = useCan('sites:write');
   if (isMissingSite(problem)) return <SiteMissing />;
   const name = site.data?.site.name;
   return (
@@ -24,8 +26,14 @@ export function ImportsPage() {
       {site.data && (
         <div className="site-stack">
           <SiteLinks siteId={id} current="imports" />
-          <NewImport siteId={id} />
-          <ImportList siteId={id} />
+          {canWrite === false ? (
+            <CannotChange what="this site's imports" change="start or delete one" />
+          ) : (
+            <NewImport siteId={id} />
+          )}
+          <ReadOnly when={canWrite === false}>
+            <ImportList siteId={id} />
+          </ReadOnly>
         </div>
       )}
     </SitesFrame>

@@ -3,6 +3,7 @@ import { version } from '@unseen-stats/edge/package.json';
 import { useState } from 'react';
 import { Card } from '../../../components/Card.tsx';
 import { Notice } from '../../../components/Notice.tsx';
+import { IfWritable } from '../../../components/ReadOnly.tsx';
 import { toProblem } from '../../../problem.ts';
 import { useTRPC } from '../../../trpc.ts';
 import { CopyButton } from '../parts/CopyButton.tsx';
@@ -92,16 +93,18 @@ export function EdgeInstallCard({ siteId, siteName }: { siteId: string; siteName
       </p>
       {fresh?.value && <NewSecret secret={fresh} onDone={() => setFresh(null)} />}
       {create.isError && <Notice tone="error">{toProblem(create.error).title}</Notice>}
-      <div className="form-actions">
-        <button
-          type="button"
-          className="button button-secondary"
-          onClick={() => create.mutate({ id: siteId, kind: 'secret' })}
-          disabled={create.isPending}
-        >
-          {create.isPending ? 'Creating…' : 'Create server secret'}
-        </button>
-      </div>
+      <IfWritable>
+        <div className="form-actions">
+          <button
+            type="button"
+            className="button button-secondary"
+            onClick={() => create.mutate({ id: siteId, kind: 'secret' })}
+            disabled={create.isPending}
+          >
+            {create.isPending ? 'Creating…' : 'Create server secret'}
+          </button>
+        </div>
+      </IfWritable>
     </Card>
   );
 }

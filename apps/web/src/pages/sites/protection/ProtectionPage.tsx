@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { type ReactNode, useMemo, useState } from 'react';
 import { Notice } from '../../../components/Notice.tsx';
+import { CannotChange, ReadOnly, useCan } from '../../../components/ReadOnly.tsx';
 import { type Problem, toProblem } from '../../../problem.ts';
 import { usePath } from '../../../router.tsx';
 import { useTRPC } from '../../../trpc.ts';
@@ -38,6 +39,7 @@ export function ProtectionPage() {
   const error = site.error ?? saved.error;
   const problem = error ? toProblem(error) : null;
   const name = site.data?.site.name;
+  const canWrite = useCan('bot:write');
   if (isMissingSite(problem)) return <SiteMissing />;
 
   return (
@@ -46,18 +48,21 @@ export function ProtectionPage() {
       {!saved.data && !problem && <p className="loading">Loading…</p>}
       {site.data && <SiteLinks siteId={id} current="protection" />}
       {saved.data && (
-        <div className="site-stack protection">
-          <SetupProblems siteId={id} mode={saved.data.mode} />
-          <ProtectionTabList current={tab} opened={opened} />
-          <ProtectionEditor siteId={id} siteName={name ?? ''} saved={saved.data} tab={tab} opened={opened}>
-            <ProtectionTabPanel tab="decisions" current={tab} opened={opened}>
-              <DecisionsCard siteId={id} days={decisionDays} onDays={setDecisionDays} />
-            </ProtectionTabPanel>
-            <ProtectionTabPanel tab="ai-traffic" current={tab} opened={opened}>
-              <AiTrafficCard siteId={id} days={aiDays} onDays={setAiDays} />
-            </ProtectionTabPanel>
-          </ProtectionEditor>
-        </div>
+        <ReadOnly when={canWrite === false}>
+          <div className="site-stack protection">
+            {canWrite === false && <CannotChange what="this site's protection and try changes on it" change="save them" />}
+            <SetupProblems siteId={id} mode={saved.data.mode} />
+            <ProtectionTabList current={tab} opened={opened} />
+            <ProtectionEditor siteId={id} siteName={name ?? ''} saved={saved.data} tab={tab} opened={opened}>
+              <ProtectionTabPanel tab="decisions" current={tab} opened={opened}>
+                <DecisionsCard siteId={id} days={decisionDays} onDays={setDecisionDays} />
+              </ProtectionTabPanel>
+              <ProtectionTabPanel tab="ai-traffic" current={tab} opened={opened}>
+                <AiTrafficCard siteId={id} days={aiDays} onDays={setAiDays} />
+              </ProtectionTabPanel>
+            </ProtectionEditor>
+          </div>
+        </ReadOnly>
       )}
     </SitesFrame>
   );

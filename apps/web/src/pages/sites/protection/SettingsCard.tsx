@@ -1,5 +1,6 @@
 import { type FormEvent, useId } from 'react';
 import { Card } from '../../../components/Card.tsx';
+import { IfWritable, useReadOnly } from '../../../components/ReadOnly.tsx';
 import { type Draft, emptyRule, type RuleDraft, ruleInputId, type SettingsError } from './draft.ts';
 import { RuleEditor } from './RuleEditor.tsx';
 import { BOT_DEFAULTS, type DryRun, MODES } from './types.ts';
@@ -24,9 +25,11 @@ export function SettingsCard({ draft, onDraft, error, dirty, saving, saved, outc
   const modeId = 'protection-mode';
   const botsId = 'protection-bots';
   const rulesId = useId();
+  // A role that cannot save still edits the draft: the dry run and the tried request read it.
+  const readOnly = useReadOnly();
   const submit = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
-    if (!saving) onSave();
+    if (!saving && !readOnly) onSave();
   };
   const patchRule = (key: number, patch: Partial<RuleDraft>) =>
     onDraft((d) => ({ ...d, rules: d.rules.map((r) => (r.key === key ? { ...r, ...patch } : r)) }));
@@ -155,9 +158,11 @@ export function SettingsCard({ draft, onDraft, error, dirty, saving, saved, outc
           </p>
         )}
         <div className="form-actions">
-          <button type="submit" className="button button-primary" disabled={saving}>
-            {saving ? 'Saving…' : 'Save settings'}
-          </button>
+          <IfWritable>
+            <button type="submit" className="button button-primary" disabled={saving}>
+              {saving ? 'Saving…' : 'Save settings'}
+            </button>
+          </IfWritable>
           {dirty && (
             <>
               <span className="protection-dirty">Unsaved changes</span>

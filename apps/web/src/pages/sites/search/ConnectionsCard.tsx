@@ -4,6 +4,7 @@ import { ConfirmButton } from '../../../components/ConfirmButton.tsx';
 import { Field } from '../../../components/Field.tsx';
 import { FormShell } from '../../../components/FormShell.tsx';
 import { Notice } from '../../../components/Notice.tsx';
+import { useReadOnly } from '../../../components/ReadOnly.tsx';
 import { useForm } from '../../../forms/useForm.ts';
 import { toProblem } from '../../../problem.ts';
 import { useTRPC } from '../../../trpc.ts';
@@ -26,6 +27,7 @@ function PullState({ lastPull }: { lastPull: LastPull }) {
 
 /** The two sources: what is connected, how the last pull went, and the forms to connect or disconnect. */
 export function ConnectionsCard({ siteId, search }: { siteId: string; search: Search }) {
+  const readOnly = useReadOnly();
   return (
     <>
       <Card title="Google Search Console">
@@ -39,6 +41,8 @@ export function ConnectionsCard({ siteId, search }: { siteId: string; search: Se
           >
             {search.primary.mode === 'delegated' ? 'Delegated access' : `Service account ${search.primary.account}`}
           </Connected>
+        ) : readOnly ? (
+          <p className="site-none">Not connected.</p>
         ) : (
           <PrimaryForm siteId={siteId} serviceAccount={search.serviceAccount} />
         )}
@@ -48,6 +52,8 @@ export function ConnectionsCard({ siteId, search }: { siteId: string; search: Se
           <Connected siteId={siteId} source="secondary" name={search.secondary.siteUrl} lastPull={search.secondary.lastPull}>
             API key (never shown again)
           </Connected>
+        ) : readOnly ? (
+          <p className="site-none">Not connected.</p>
         ) : (
           <SecondaryForm siteId={siteId} />
         )}

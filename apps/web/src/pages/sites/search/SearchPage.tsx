@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { Notice } from '../../../components/Notice.tsx';
+import { CannotChange, ReadOnly, useCan } from '../../../components/ReadOnly.tsx';
 import { toProblem } from '../../../problem.ts';
 import { usePath } from '../../../router.tsx';
 import { useTRPC } from '../../../trpc.ts';
@@ -20,6 +21,7 @@ export function SearchPage() {
   const weeks = useSearchWeeks(id);
   const error = site.error ?? search.error ?? weeks.error;
   const problem = error ? toProblem(error) : null;
+  const canWrite = useCan('search:write');
   if (isMissingSite(problem)) return <SiteMissing />;
   const name = site.data?.site.name;
   return (
@@ -29,7 +31,12 @@ export function SearchPage() {
       {site.data && search.data && (
         <div className="site-stack">
           <SiteLinks siteId={id} current="search" />
-          <ConnectionsCard siteId={id} search={search.data} />
+          {canWrite === false && (
+            <CannotChange what="this site's search connections and figures" change="connect or disconnect them" />
+          )}
+          <ReadOnly when={canWrite === false}>
+            <ConnectionsCard siteId={id} search={search.data} />
+          </ReadOnly>
           {weeks.data && <WeeksCard data={weeks.data} />}
           {weeks.data && <TopCard data={weeks.data} />}
         </div>
