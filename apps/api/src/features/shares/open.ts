@@ -57,9 +57,10 @@ export async function openShare(
         field: 'password',
       });
     }
+    const guesses = `share-password:${link.id}`;
     await countGuess(
       deps.hot,
-      `share-password:${link.id}`,
+      guesses,
       SHARE_PASSWORD_GUESSES,
       GUESS_WINDOW_SECONDS,
       (wait) => `Too many wrong passwords for this link: wait ${Math.ceil(wait / 60)} minutes, then try again`,
@@ -67,6 +68,8 @@ export async function openShare(
     if (!(await verifyPassword(link.password_hash, input.password))) {
       throw new AppError(401, 'Wrong password: check it with whoever shared the link', { field: 'password' });
     }
+    // Counted before checking (guesses sent at once each count); a right one is no guess: it gives its count back.
+    await deps.hot.decrBy(guesses, 1).catch(() => undefined);
   }
   await em.execute('update share_links set last_opened_at = now() where id = ?', [link.id]);
   const { view, expiresAt } = signView(deps.ciphers.share, link.id);

@@ -116,6 +116,17 @@ describe('shared links', () => {
     expect((await problemOf(anonymous.shares.open({ token, password: 'plum-harbour-lantern-7' }))).status).toBe(429);
   });
 
+  // The defect: a right password was counted as a guess too, so the eleventh colleague to open the link within 15
+  // minutes was told there had been too many wrong passwords.
+  it('counts only wrong passwords: the right one opens the link however many people use it', async () => {
+    const { link } = await owner.shares.create({ id: siteId, label: 'Board', password: 'plum-harbour-lantern-7' });
+    const token = tokenOf(link.url);
+    for (let i = 0; i < SHARE_PASSWORD_GUESSES + 2; i++) {
+      expect((await anonymous.shares.open({ token, password: 'plum-harbour-lantern-7' })).view).toBeTruthy();
+    }
+    expect((await problemOf(anonymous.shares.open({ token, password: 'wrong-password-1' }))).status).toBe(401);
+  });
+
   it('ends every view of a revoked link at its next call; the link no longer opens', async () => {
     const { link } = await owner.shares.create({ id: siteId, label: 'Temporary' });
     const token = tokenOf(link.url);
