@@ -83,8 +83,31 @@ function rate(fn: (i: number) => number, ms = 700): Rate {
   return { perSecond: best, nsPerOp: 1e9 / best };
 }
 
-export function protectionBench(): { baseline: Rate; decide: Rate; classifyAndDecide: Rate; classifyNew: Rate } {
+/**
+ * A site with 20 path rules of 5 prefixes each, asked by a stranger whose 2 KB path is escapes to decode: every rule
+ * reads the path made canonical.
+ */
+const PATH_RULES: ProtectionSettings = {
+  ...SETTINGS,
+  rules: Array.from({ length: 20 }, (_, r) => ({
+    action: 'challenge' as const,
+    label: `area ${r}`,
+    match: { path: Array.from({ length: 5 }, (_, p) => `/area-${r}/part-${p}`) },
+  })),
+};
+const CRAFTED_PATH = `/${'%00.'.repeat(510)}`;
+
+export function protectionBench(): {
+  baseline: Rate;
+  decide: Rate;
+  classifyAndDecide: Rate;
+  classifyNew: Rate;
+  pathRules: Rate;
+  craftedPath: Rate;
+} {
   const facts = Array.from({ length: 1000 }, (_, i) => factsOf(i));
+  // Each request its own path, as a stranger would send them (one path again and again is decoded once).
+  const crafted = facts.map((f, i) => ({ ...f, path: `${CRAFTED_PATH}${i}` }));
   const uaIdx = Array.from({ length: 1000 }, (_, i) => i);
   return {
     baseline: rate((i) => (ALWAYS_SERVED.has(facts[i % 1000]!.path) ? 1 : 0)),
@@ -99,6 +122,8 @@ export function protectionBench(): { baseline: Rate; decide: Rate; classifyAndDe
       const k = uaIdx[i % 1000]!;
       return decide(SETTINGS, factsOf(k, classifyUserAgent(`${UAS[k % UAS.length]} r/${i}`))).risk;
     }, 300),
+    pathRules: rate((i) => decide(PATH_RULES, facts[i % 1000]!).risk, 300),
+    craftedPath: rate((i) => decide(PATH_RULES, crafted[i % 1000]!).risk, 300),
   };
 }
 
@@ -111,6 +136,8 @@ export function formatProtection(r: ReturnType<typeof protectionBench>): string 
     row('protection: decide()', r.decide, r.baseline),
     row('protection: classifyUserAgent+decide', r.classifyAndDecide, r.baseline),
     row('protection: same, every UA string new', r.classifyNew, r.baseline),
+    row('protection: decide(), 20 path rules', r.pathRules, r.baseline),
+    `${row('protection: same, 2 KB of escapes', r.craftedPath, r.baseline)}   (${((r.craftedPath.perSecond / r.pathRules.perSecond) * 100).toFixed(1)}% of ordinary paths)`,
   ].join('\n');
 }
 

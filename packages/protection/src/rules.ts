@@ -14,6 +14,26 @@ export function namedFields(match: RuleMatch): string[] {
   return Object.keys(match).filter((k) => match[k as keyof RuleMatch] !== undefined);
 }
 
+/**
+ * The path rules match: canonical, and without regard to case (Express, IIS and ASP.NET serve `/ADMIN` as `/admin`).
+ * Every rule of a decision asks for the same path: the last one is kept, so a stranger's 2 KB of escapes is decoded
+ * once per decision, not once per rule.
+ */
+let lastPath = { raw: '/', matched: '/' };
+function matchedPath(raw: string): string {
+  if (raw !== lastPath.raw) lastPath = { raw, matched: canonicalPath(raw).toLowerCase() };
+  return lastPath.matched;
+}
+
+/** A rule's path prefixes in lower case, made once per saved rule (settings are kept while they do not change). */
+const prefixesOf = new WeakMap<object, string[]>();
+function lowerPrefixes(path: string | string[]): string[] {
+  if (typeof path === 'string') return [path.toLowerCase()];
+  let lower = prefixesOf.get(path);
+  if (!lower) prefixesOf.set(path, (lower = path.map((p) => p.toLowerCase())));
+  return lower;
+}
+
 /** True when every field the match names holds for the request. */
 export function matches(match: RuleMatch, facts: RequestFacts): boolean {
   const bot = facts.ua.bot;
@@ -31,9 +51,8 @@ export function matches(match: RuleMatch, facts: RequestFacts): boolean {
     if (!country || !list(match.country).some((c) => c.toUpperCase() === country)) return false;
   }
   if (match.path !== undefined) {
-    // Without regard to case: Express, IIS and ASP.NET serve `/ADMIN` as `/admin`.
-    const path = canonicalPath(facts.path).toLowerCase();
-    if (!list(match.path).some((p) => path.startsWith(p.toLowerCase()))) return false;
+    const path = matchedPath(facts.path);
+    if (!lowerPrefixes(match.path).some((p) => path.startsWith(p))) return false;
   }
   return namedFields(match).length > 0;
 }
