@@ -118,7 +118,7 @@ export const DryRunOutput = z.object({
 export type DryRunOutput = z.infer<typeof DryRunOutput>;
 
 /** One request shape as read: the columns the decision needs, and how many stored requests have it. */
-interface ShapeRow {
+export interface ShapeRow {
   fixed_path: string | null;
   sample_path: string;
   kind: ClientKind;
@@ -255,8 +255,16 @@ function top<K>(m: Map<K, number>, n: number): [K, number][] {
   return [...m].sort((a, b) => b[1] - a[1]).slice(0, n);
 }
 
-/** Replays the proposed settings over the window's request shapes (pure: no database). */
-export function replay(
+/** How long the replay decides before it lets the event loop turn (other requests wait no longer than this). */
+const SLICE_MS = 10;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Replays the proposed settings over the window's request shapes (pure: no database). It decides in slices of
+ * `SLICE_MS`, the event loop turning between them: up to `decideMs` of deciding in one go held every other request
+ * of the node that long.
+ */
+export async function replay(
   proposed: ProtectionSettings,
   saved: ProtectionSettings,
   shapes: readonly ShapeRow[],
@@ -278,9 +286,18 @@ export function replay(
   let replayed = 0;
   let unknownSigns = 0;
   let done = 0;
-  const deadline = Date.now() + opts.decideMs;
+  const deadline = performance.now() + opts.decideMs;
+  let slice = performance.now();
   for (const s of shapes) {
-    if (done % 256 === 0 && Date.now() > deadline) break;
+    // The clock is read every 16 shapes: a shape can cost a few hundred microseconds (many rules, long paths).
+    if (done % 16 === 0) {
+      const now = performance.now();
+      if (now > deadline) break;
+      if (now - slice > SLICE_MS) {
+        await nextTurn();
+        slice = performance.now();
+      }
+    }
     done++;
     const n = Math.round(s.n * scale);
     const facts = factsOfStored(s, lookup);
@@ -366,7 +383,7 @@ export async function dryRun(
     const requests = Math.round((shapes[0]?.total ?? 0) * scale);
     const shapeCount = shapes[0]?.shapes ?? 0;
     const capped = shapes.length > o.maxShapes;
-    const r = replay(proposed, saved, capped ? shapes.slice(0, o.maxShapes) : shapes, scale, o);
+    const r = await replay(proposed, saved, capped ? shapes.slice(0, o.maxShapes) : shapes, scale, o);
     const notes: string[] = [];
     if (rate < 1)
       notes.push(`read ${Math.round(rate * 100)}% of the stored requests (the full read took too long); figures are estimates`);
