@@ -3,6 +3,7 @@
 // on the top floor beside boot.ts because it composes parts of every floor (ingest, billing, mail).
 import { createOrm, type Orm } from '@us/db';
 import { type StartIngestArgs, startIngest } from './analytics/ingest/index.ts';
+import { workspaceShareOf, workspaceTurns } from './analytics/workspace-share.ts';
 import { type Deps, makeCiphers, realSleep } from './core/deps.ts';
 import type { Env, Urls } from './core/env.ts';
 import type { HotStore } from './core/hot/store.ts';
@@ -47,6 +48,7 @@ export function statsOrmFor(databaseUrl: string, env: Env): Promise<Orm> {
     poolMax: env.STATS_POOL_SIZE,
     statementTimeoutMs: env.STATS_TIMEOUT_MS,
     waitForConnectionMs: env.STATS_TIMEOUT_MS,
+    connectTurn: workspaceTurns(workspaceShareOf(env.STATS_POOL_SIZE)),
   });
 }
 

@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { entities } from './entities/index.ts';
@@ -14,6 +15,11 @@ export interface OrmOptions {
   statementTimeoutMs?: number;
   /** How long a query waits for a free connection of the pool before failing (ms; forever when unset). */
   waitForConnectionMs?: number;
+  /**
+   * Awaited before each connection is taken from the pool: resolves when the caller may take one, with what to call
+   * once it is given back (undefined: no turn to wait for). The caller's share of the pool (`gateConnections`).
+   */
+  connectTurn?: () => Promise<(() => void) | undefined>;
 }
 
 const pgPools = new WeakMap<Orm, () => PgPool | null>();
@@ -51,6 +57,33 @@ function countWaits(pool: PgPool & PoolFigures): void {
   };
 }
 
+/**
+ * Each checkout of the pool waits for `turn` first, and ends it when the connection is given back (pg-pool's
+ * `release` event, a connection that ended included). Only the promise form is gated: Kysely's.
+ */
+function gateConnections(pool: PgPool & EventEmitter, turn: NonNullable<OrmOptions['connectTurn']>): void {
+  const ends = new WeakMap<object, () => void>();
+  pool.on('release', (_err: unknown, client: object) => {
+    const end = ends.get(client);
+    ends.delete(client);
+    end?.();
+  });
+  const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<object>;
+  (pool as { connect: unknown }).connect = async (...args: unknown[]) => {
+    if (args.length) return connect(...args);
+    const end = await turn();
+    if (!end) return connect();
+    try {
+      const client = await connect();
+      ends.set(client, end);
+      return client;
+    } catch (err) {
+      end();
+      throw err;
+    }
+  };
+}
+
 /** The connections and waits of the pool under an ORM (none yet before its first query makes the pool). */
 export function poolUseOf(orm: Orm): PoolUse {
   const pool = pgPools.get(orm)?.() as (PgPool & PoolFigures) | null | undefined;
@@ -85,6 +118,7 @@ export async function createOrm(url: string, opts: OrmOptions = {}): Promise<Orm
       pool = created;
       releaseEndedConnections(created);
       countWaits(created);
+      if (opts.connectTurn) gateConnections(created as PgPool & EventEmitter, opts.connectTurn);
     },
   };
   if (opts.statementTimeoutMs) driverOptions.statement_timeout = opts.statementTimeoutMs;

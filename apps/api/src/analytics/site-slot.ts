@@ -8,6 +8,7 @@ import type { Actor } from '../actor/actor.ts';
 import type { Deps } from '../core/deps.ts';
 import { tooMany } from '../core/errors.ts';
 import { type SiteCtx, siteCtx } from './site-ctx.ts';
+import { inWorkspaceShare } from './workspace-share.ts';
 
 export type StatsDeps = Pick<Deps, 'env' | 'hot' | 'statsOrm'>;
 
@@ -32,7 +33,10 @@ export async function withSite<R>(
   );
 }
 
-/** Runs `fn` inside one of the workspace's stats slots: 429 (Retry-After) when they are all taken. */
+/**
+ * Runs `fn` inside one of the workspace's stats slots: 429 (Retry-After) when they are all taken. Its statements take
+ * at most the workspace's share of this node's stats pool (`workspace-share.ts`).
+ */
 export async function inWorkspaceSlot<R>(deps: StatsDeps, workspaceId: string, fn: () => Promise<R>): Promise<R> {
   const key = `stats-running:${workspaceId}`;
   const holder = randomUUID();
@@ -44,7 +48,7 @@ export async function inWorkspaceSlot<R>(deps: StatsDeps, workspaceId: string, f
     );
   }
   try {
-    return await fn();
+    return await inWorkspaceShare(workspaceId, fn);
   } finally {
     await deps.hot.releaseSlot(key, holder).catch(() => {});
   }

@@ -307,7 +307,8 @@ const EnvSchema = z.object({
   }),
   STATS_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10).register(help, {
     group: 'limits',
-    meaning: 'database connections of the stats pool (separate from sign-in, collect and ingest)',
+    meaning:
+      'database connections of the stats pool (separate from sign-in, collect and ingest); one workspace holds at most half of them',
   }),
   STATS_CONCURRENT_PER_WORKSPACE: z.coerce.number().int().min(1).default(8).register(help, {
     group: 'limits',

@@ -1,14 +1,14 @@
 // What the Protection page's own procedures (dry run, try a request, AI traffic) share: a second scope,
 // the site's saved bot settings, the stats pool with the workspace's slot, and which rule decided.
-import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Site } from '@us/db';
 import { ALWAYS_SERVED, firstMatch, type ProtectionSettings, type RequestFacts } from '@us/protection';
 import type { BotSettings, Scope } from '@us/shared';
 import { loadSite } from '../../actor/access.ts';
 import type { Actor } from '../../actor/actor.ts';
+import { inWorkspaceSlot } from '../../analytics/site-slot.ts';
 import type { Deps } from '../../core/deps.ts';
-import { scopeMissing, tooMany } from '../../core/errors.ts';
+import { scopeMissing } from '../../core/errors.ts';
 import { readSettings } from '../sites/index.ts';
 
 export type ToolsDeps = Pick<Deps, 'env' | 'hot' | 'statsOrm'>;
@@ -33,9 +33,6 @@ export function decidingRule(settings: ProtectionSettings, facts: RequestFacts):
   return firstMatch(settings.rules, facts)?.index ?? null;
 }
 
-/** A slot never given back (a process that died mid-question) frees itself after this long. */
-const SLOT_TTL_SECONDS = 300;
-
 /**
  * Runs a traffic read of a site on the stats pool, inside one of the workspace's stats slots (the same
  * budget as the stats routes: 429 with Retry-After when the workspace already has its maximum running).
@@ -48,15 +45,5 @@ export async function onStatsPool<R>(
   fn: (site: Site, statsEm: EntityManager) => Promise<R>,
 ): Promise<R> {
   const site = await loadSite(em, actor, siteId);
-  const key = `stats-running:${site.workspace.id}`;
-  const holder = randomUUID();
-  const limit = deps.env.STATS_CONCURRENT_PER_WORKSPACE;
-  if (!(await deps.hot.acquireSlot(key, holder, limit, SLOT_TTL_SECONDS))) {
-    throw tooMany(2, `This workspace already has ${limit} stats questions running: wait 2 seconds, then ask again`);
-  }
-  try {
-    return await fn(site, deps.statsOrm.em.fork());
-  } finally {
-    await deps.hot.releaseSlot(key, holder).catch(() => {});
-  }
+  return inWorkspaceSlot(deps, site.workspace.id, () => fn(site, deps.statsOrm.em.fork()));
 }
