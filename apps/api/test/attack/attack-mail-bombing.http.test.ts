@@ -95,6 +95,23 @@ describe('attack: mail bombing through the service', () => {
       expect(members.body.invites ?? []).toEqual([]);
     });
 
+    // The defect: an invitation that never went (its address's budget spent, or the mail server refusing it) still
+    // spent one of the workspace's 20 an hour, so refusals it could not help locked it out of inviting for an hour.
+    it("an invitation that is not sent gives the workspace's budget back", async () => {
+      const o = await owner();
+      const flooded = Array.from({ length: 25 }, () => uniqueEmail('flooded'));
+      for (const email of flooded) for (let i = 0; i < 5; i++) await t.deps.hot.incr(`mail-budget:${sha256(email)}`, 3600);
+      for (const email of flooded) expectProblem(await invite(o.cookie, email), 429, 'email');
+      const bounced = Array.from({ length: 5 }, () => uniqueEmail('bounced'));
+      for (const email of bounced) t.smtp.refused.add(email);
+      for (const email of bounced) expectProblem(await invite(o.cookie, email), 503);
+      for (const email of bounced) t.smtp.refused.delete(email);
+      // The mail server is back: the same addresses, and more, are invited; all 20 of the hour are still there.
+      const fresh = [...bounced, ...Array.from({ length: 15 }, () => uniqueEmail('fresh'))];
+      for (const email of fresh) expect((await invite(o.cookie, email)).status).toBe(201);
+      expectProblem(await invite(o.cookie, uniqueEmail('one-more')), 429);
+    });
+
     it('mail another workspace sent counts too: invitations cannot add to a flooded inbox', async () => {
       const { email } = await createUser(t.deps);
       for (let i = 0; i < 5; i++) await t.request.post('/v1/auth/password/reset-request').send({ email }).expect(202);

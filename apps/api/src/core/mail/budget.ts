@@ -33,6 +33,9 @@ async function spend(hot: HotStore, key: string, limit: number, seconds = HOUR):
   return Math.max(1, await hot.ttl(key));
 }
 
+/** Takes back one count of `key` (never below 0): what was counted for mail that did not go. */
+const giveBack = (hot: HotStore, key: string) => hot.decrBy(key, 1).catch(() => undefined);
+
 /**
  * Spends one e-mail of the address's hourly budget; false when it is spent: then the e-mail is not sent,
  * and routes that answer the same for every address still do.
@@ -61,6 +64,15 @@ export async function requireMailBudget(hot: HotStore, to: string, field: string
   );
 }
 
+/**
+ * Gives back what an invitation that was not sent spent: the workspace's invitation, and `to`'s e-mail when it was
+ * spent too (the mail server refused it, or the invitation was refused after its budgets were counted).
+ */
+export async function returnInvitation(hot: HotStore, workspaceId: string, to: string | null): Promise<void> {
+  await giveBack(hot, workspaceKey(workspaceId));
+  if (to !== null) await giveBack(hot, addressKey(to));
+}
+
 /** Spends one of the workspace's invitations for this hour; over the budget, 429. */
 export async function requireInvitationBudget(hot: HotStore, workspaceId: string): Promise<void> {
   const wait = await spend(hot, workspaceKey(workspaceId), MAIL_BUDGET.invitationsPerWorkspacePerHour);
@@ -85,8 +97,9 @@ const REPORT_WINDOWS: Record<ReportMailKind, { key: string; limit: number; secon
 
 /**
  * Spends one report e-mail of the workspace's budgets for `kind` (fixed windows), then one of the
- * address's hourly budget. Null when it may go; otherwise which budget is spent. What is over budget is
- * not sent now: the caller keeps it for a later run and says so in the log.
+ * address's hourly budget. Null when it may go; otherwise which budget is spent, and the workspace's windows that
+ * counted it are given back. What is over budget is not sent now: the caller keeps it for a later run and says so
+ * in the log.
  */
 export async function spendReportMail(
   hot: HotStore,
@@ -94,8 +107,21 @@ export async function spendReportMail(
   workspaceId: string,
   to: string,
 ): Promise<'workspace' | 'address' | null> {
-  for (const w of REPORT_WINDOWS[kind]) {
-    if ((await spend(hot, `${w.key}:${workspaceId}`, w.limit, w.seconds)) !== null) return 'workspace';
+  const windows = REPORT_WINDOWS[kind];
+  for (const [i, w] of windows.entries()) {
+    if ((await spend(hot, `${w.key}:${workspaceId}`, w.limit, w.seconds)) !== null) {
+      // The windows before this one counted an e-mail that is not sent now.
+      for (const before of windows.slice(0, i)) await giveBack(hot, `${before.key}:${workspaceId}`);
+      return 'workspace';
+    }
   }
-  return (await mayMail(hot, to)) ? null : 'address';
+  if (await mayMail(hot, to)) return null;
+  for (const w of windows) await giveBack(hot, `${w.key}:${workspaceId}`);
+  return 'address';
+}
+
+/** Gives back what `spendReportMail` spent for an e-mail the mail server then refused: it is tried again later. */
+export async function returnReportMail(hot: HotStore, kind: ReportMailKind, workspaceId: string, to: string): Promise<void> {
+  for (const w of REPORT_WINDOWS[kind]) await giveBack(hot, `${w.key}:${workspaceId}`);
+  await giveBack(hot, addressKey(to));
 }

@@ -8,7 +8,7 @@ import { makerIsMember } from '../../actor/makers.ts';
 import type { Deps } from '../../core/deps.ts';
 import { AppError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
-import { spendReportMail } from '../../core/mail/budget.ts';
+import { returnReportMail, spendReportMail } from '../../core/mail/budget.ts';
 import { suppress } from '../../core/mail/suppression.ts';
 import { randomToken, sha256 } from '../../core/security/tokens.ts';
 import { emailLink } from '../auth/index.ts';
@@ -125,6 +125,7 @@ export async function askToConfirm(
     );
   } catch (err) {
     await giveBack();
+    await returnReportMail(deps.hot, 'confirmation', workspaceId, address);
     logger?.error(`mail: a report confirmation of workspace ${workspaceId} could not be sent; tried again at the next run`, err);
     return 'waiting';
   }

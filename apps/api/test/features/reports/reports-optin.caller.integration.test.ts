@@ -209,6 +209,30 @@ describe('e-mail report recipients confirm first', () => {
       await confirmationTo(t, address);
   });
 
+  // The defect: a confirmation the mail server refused still spent the workspace's confirmations of the hour and day,
+  // so a mail outage used up its 50 a day and the addresses waited until the next day.
+  it("a confirmation the mail server refused gives the workspace's budget back", async () => {
+    const { workspaceId, sites, owner } = await workspace(['Outage A', 'Outage B', 'Outage C']);
+    const limit = MAIL_BUDGET.reportConfirmationsPerWorkspacePerHour;
+    // Added while the hour's confirmations are spent: none is mailed yet.
+    await t.deps.hot.set(`report-confirm-hour:${workspaceId}`, String(limit), 3600);
+    const refused = Array.from({ length: 10 }, () => uniqueEmail('refused'));
+    const fresh = Array.from({ length: limit }, () => uniqueEmail('fresh'));
+    for (const address of refused) await owner.reports.add({ id: sites[0] as string, address, frequency: 'weekly' });
+    for (const [i, address] of fresh.entries()) {
+      await owner.reports.add({ id: sites[1 + Math.floor(i / 10)] as string, address, frequency: 'weekly' });
+    }
+    await t.deps.hot.del(`report-confirm-hour:${workspaceId}`);
+    const down = { ...t.deps, mailer: { ...t.deps.mailer, send: () => Promise.reject(new Error('451 try again later')) } };
+    for (const address of refused) {
+      expect(await askToConfirm(down, t.deps.orm.em.fork(), workspaceId, address, undefined)).toBe('waiting');
+    }
+    // The mail server is back: the hour's confirmations are all there.
+    for (const address of fresh) {
+      expect(await askToConfirm(t.deps, t.deps.orm.em.fork(), workspaceId, address, undefined)).toBe('sent');
+    }
+  });
+
   it('a confirmation whose sender stopped before mailing it goes out at a run after its claim lapses, not 7 days later', async () => {
     const { workspaceId, siteId, owner } = await workspace();
     await t.deps.hot.set(`report-confirm-hour:${workspaceId}`, String(MAIL_BUDGET.reportConfirmationsPerWorkspacePerHour), 3600);
