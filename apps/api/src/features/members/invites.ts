@@ -54,55 +54,54 @@ export async function createInvite(
 
   // What the refused or unsent invitation gives back: the budgets are counted inside the transaction, before the row.
   let spent: 'nothing' | 'invitation' | 'invitation and mail' = 'nothing';
-  const { invite, workspaceName } = await em
-    .transactional(async (tx) => {
-      const ws = await lockWorkspace(tx, workspaceId);
-      // Under the lock a removal or demotion takes: an inviter who lost the right meanwhile invites no one.
-      await checkStillEntitled(tx, actor, workspaceId, ['members:write']);
-      if (await tx.count(Membership, { workspace: workspaceId, user: { email } })) {
-        throw new AppError(409, `${email} is already a member of this workspace: change their role instead of inviting them`);
-      }
-      if (await tx.count(Invite, { ...pendingInvite(workspaceId), email })) {
-        throw new AppError(
-          409,
-          `${email} already has a pending invitation: wait for it to be accepted, or withdraw it and invite again`,
-        );
-      }
-      // The address unsubscribed from this workspace's reports (or said no to one): it gets no mail of it.
-      if (await isSuppressed(tx, deps.ciphers.mail, workspaceId, email)) {
-        throw new AppError(409, `${email} asked not to get e-mail from this workspace: no invitation is sent to it`, {
-          field: 'email',
-        });
-      }
-      const limit = PLAN_LIMITS[ws.plan].members;
-      if (limit !== null && (await seatsTaken(tx, workspaceId)) >= limit) {
-        throw new AppError(
-          402,
-          `The ${ws.plan} plan allows ${limit} members, pending invitations included: upgrade the plan, or withdraw a pending invitation or remove a member`,
-        );
-      }
-      // Counted once the invitation would go out (an invitation that is refused sends nothing), first
-      // the workspace's hourly invitations, then the recipient's mail budget; a refusal rolls back.
-      await requireInvitationBudget(deps.hot, workspaceId);
-      spent = 'invitation';
-      await requireMailBudget(deps.hot, email, 'email');
-      spent = 'invitation and mail';
-      const row = tx.create(Invite, {
-        workspace: workspaceId,
-        email,
-        role: input.role,
-        tokenHash: sha256(secret),
-        invitedBy,
-        createdByToken: tokenOf(actor),
-        expiresAt: new Date(Date.now() + INVITE_TTL_MS),
+  const made = em.transactional(async (tx) => {
+    const ws = await lockWorkspace(tx, workspaceId);
+    // Under the lock a removal or demotion takes: an inviter who lost the right meanwhile invites no one.
+    await checkStillEntitled(tx, actor, workspaceId, ['members:write']);
+    if (await tx.count(Membership, { workspace: workspaceId, user: { email } })) {
+      throw new AppError(409, `${email} is already a member of this workspace: change their role instead of inviting them`);
+    }
+    if (await tx.count(Invite, { ...pendingInvite(workspaceId), email })) {
+      throw new AppError(
+        409,
+        `${email} already has a pending invitation: wait for it to be accepted, or withdraw it and invite again`,
+      );
+    }
+    // The address unsubscribed from this workspace's reports (or said no to one): it gets no mail of it.
+    if (await isSuppressed(tx, deps.ciphers.mail, workspaceId, email)) {
+      throw new AppError(409, `${email} asked not to get e-mail from this workspace: no invitation is sent to it`, {
+        field: 'email',
       });
-      await tx.flush();
-      return { invite: row, workspaceName: ws.name };
-    })
-    .catch(async (err: unknown) => {
-      if (spent !== 'nothing') await returnInvitation(deps.hot, workspaceId, spent === 'invitation and mail' ? email : null);
-      throw err;
+    }
+    const limit = PLAN_LIMITS[ws.plan].members;
+    if (limit !== null && (await seatsTaken(tx, workspaceId)) >= limit) {
+      throw new AppError(
+        402,
+        `The ${ws.plan} plan allows ${limit} members, pending invitations included: upgrade the plan, or withdraw a pending invitation or remove a member`,
+      );
+    }
+    // Counted once the invitation would go out (an invitation that is refused sends nothing), first
+    // the workspace's hourly invitations, then the recipient's mail budget; a refusal rolls back.
+    await requireInvitationBudget(deps.hot, workspaceId);
+    spent = 'invitation';
+    await requireMailBudget(deps.hot, email, 'email');
+    spent = 'invitation and mail';
+    const row = tx.create(Invite, {
+      workspace: workspaceId,
+      email,
+      role: input.role,
+      tokenHash: sha256(secret),
+      invitedBy,
+      createdByToken: tokenOf(actor),
+      expiresAt: new Date(Date.now() + INVITE_TTL_MS),
     });
+    await tx.flush();
+    return { invite: row, workspaceName: ws.name };
+  });
+  const { invite, workspaceName } = await made.catch(async (err: unknown) => {
+    if (spent !== 'nothing') await returnInvitation(deps.hot, workspaceId, spent === 'invitation and mail' ? email : null);
+    throw err;
+  });
 
   const inviter = await em.findOne(User, { id: invitedBy }, { fields: ['email'] });
   try {
