@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { connect as tlsConnect } from 'node:tls';
 import { freePort } from '@us/db';
 import { vi } from 'vitest';
 
@@ -12,6 +13,22 @@ export const PRODUCTION_CADDYFILE = path.resolve(import.meta.dirname, '../../../
 /** Whether the `caddy` binary (Debian package) is on PATH. */
 export function hasCaddy(): boolean {
   return spawnSync('caddy', ['version'], { stdio: 'ignore' }).status === 0;
+}
+
+/**
+ * True once Caddy completes a TLS handshake for `servername` with a certificate its local root `ca` signed: its TLS
+ * app is running (a listener accepts connections before that, and a handshake then could fail).
+ */
+function servesTls(port: number, servername: string, ca: Buffer): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = tlsConnect({ host: '127.0.0.1', port, servername, ca });
+    socket.setTimeout(5_000, () => socket.destroy(new Error('timed out')));
+    socket.once('secureConnect', () => {
+      resolve(socket.authorized);
+      socket.end();
+    });
+    socket.once('error', () => resolve(false));
+  });
 }
 
 /** True once something accepts TCP connections on 127.0.0.1:`port`. */
@@ -31,7 +48,7 @@ function accepts(port: number): Promise<boolean> {
  * options of the test's own: free high ports, no admin endpoint, storage in a temporary folder, and every
  * certificate from Caddy's local CA (`local_certs`: `tls internal` for every site, the on-demand one
  * included) that is never installed in the system's trust store. `rootCa` is that CA's root, to trust.
- * Resolves once Caddy listens on its HTTPS port and has made its CA.
+ * Resolves once Caddy listens on its HTTPS port, has made its CA, and serves the public hostname over TLS.
  */
 export async function startCaddy(opts: { servicePort: number; publicHost: string }) {
   const dir = mkdtempSync(path.join(tmpdir(), 'us-caddy-'));
@@ -83,6 +100,10 @@ export async function startCaddy(opts: { servicePort: number; publicHost: string
       async () => {
         if (proc.exitCode !== null) throw new Error(`caddy exited (${proc.exitCode}):\n${log}`);
         if (!(await accepts(httpsPort)) || !existsSync(rootCaPath)) throw new Error(`caddy is not ready yet:\n${log}`);
+        // The service's own hostname, whose certificate Caddy gets at start: ready once it is served.
+        if (!(await servesTls(httpsPort, opts.publicHost, readFileSync(rootCaPath)))) {
+          throw new Error(`caddy does not serve ${opts.publicHost} over TLS yet:\n${log}`);
+        }
       },
       { timeout: 30_000, interval: 100 },
     );
