@@ -29,8 +29,10 @@ function matchedPath(raw: string): string {
 const prefixesOf = new WeakMap<object, string[]>();
 function lowerPrefixes(path: string | string[]): string[] {
   if (typeof path === 'string') return [path.toLowerCase()];
-  let lower = prefixesOf.get(path);
-  if (!lower) prefixesOf.set(path, (lower = path.map((p) => p.toLowerCase())));
+  const kept = prefixesOf.get(path);
+  if (kept) return kept;
+  const lower = path.map((p) => p.toLowerCase());
+  prefixesOf.set(path, lower);
   return lower;
 }
 

@@ -28,9 +28,8 @@ export function workspaceTurns(share: number): () => Promise<(() => void) | unde
   return async () => {
     const workspaceId = asking.getStore();
     if (workspaceId === undefined) return undefined;
-    let s = shares.get(workspaceId);
-    if (!s) shares.set(workspaceId, (s = { busy: 0, waiting: [] }));
-    const held = s;
+    const held = shares.get(workspaceId) ?? { busy: 0, waiting: [] };
+    shares.set(workspaceId, held);
     if (held.busy < share) held.busy++;
     else await new Promise<void>((resolve) => held.waiting.push(resolve));
     let ended = false;
