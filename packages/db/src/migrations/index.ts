@@ -51,6 +51,7 @@ import { Migration20270107090000_internal_key_sealed } from './Migration20270107
 import { Migration20270108090000_site_zone_spelling } from './Migration20270108090000_site_zone_spelling.ts';
 import { Migration20270109090000_search_backfill } from './Migration20270109090000_search_backfill.ts';
 import { Migration20270110090000_alert_optouts } from './Migration20270110090000_alert_optouts.ts';
+import { Migration20270111090000_report_sending } from './Migration20270111090000_report_sending.ts';
 
 /** The committed migrations, in order. New ones: `npm run -w @us/db migration:create -- <name>`, then list it here. */
 export const migrationsList = [
@@ -113,4 +114,5 @@ export const migrationsList = [
   { name: 'Migration20270108090000_site_zone_spelling', class: Migration20270108090000_site_zone_spelling },
   { name: 'Migration20270109090000_search_backfill', class: Migration20270109090000_search_backfill },
   { name: 'Migration20270110090000_alert_optouts', class: Migration20270110090000_alert_optouts },
+  { name: 'Migration20270111090000_report_sending', class: Migration20270111090000_report_sending },
 ];

@@ -31,7 +31,7 @@ export const CONFIRM_DAYS = 7;
  * How long a claim to send a confirmation holds: past it, a claim whose e-mail never went out (its process
  * stopped) is taken again by the reports job.
  */
-const SENDING_MINUTES = 15;
+export const SENDING_MINUTES = 15;
 /** An address waiting for its confirmation e-mail: never claimed, or claimed by a sender that stopped. */
 const waitsForMail = (alias: string) => `(${alias}.mailed_at is null or ${alias}.sending_until < now())`;
 

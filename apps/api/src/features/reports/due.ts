@@ -6,7 +6,7 @@ import { localToday } from '../../analytics/range.ts';
 import type { Logger } from '../../core/logger.ts';
 import { spendReportMail } from '../../core/mail/budget.ts';
 import { suppressedOf } from '../../core/mail/suppression.ts';
-import { confirmedJoin } from './confirmation.ts';
+import { confirmedJoin, SENDING_MINUTES } from './confirmation.ts';
 import { type ReportFigures, reportFigures } from './figures.ts';
 import { type Frequency, lastClosedPeriod } from './periods.ts';
 import { type DueReport, type ReportDeps, sendReport } from './send.ts';
@@ -43,10 +43,11 @@ async function suppressedAmong(em: EntityManager, deps: ReportDeps, rows: Report
 }
 
 /**
- * Sends each report due at `now`: its period is claimed (`last_period_start`) before the e-mail goes, so a second
- * run, at the same time or later, never sends that period again; `last_sent_at` is recorded after. A failed send
- * (figures or mail) gives the claim back, leaving the report due for the next run, and does not hold the others
- * up. Reports of one site and period share their figures.
+ * Sends each report due at `now`: its period is claimed (a lease, `sending_until`) before the e-mail goes, so a run
+ * at the same time does not send it too; `last_period_start` and `last_sent_at` are recorded once it went, so a later
+ * run never sends that period again. A failed send (figures or mail) gives the claim back, leaving the report due
+ * for the next run, and does not hold the others up; a run that stopped mid-send leaves a claim that lapses. Reports
+ * of one site and period share their figures.
  * Only reports to addresses that confirmed are sent, never to one on the workspace's suppression list,
  * and not those whose maker left the workspace (actor/makers.ts) until an owner takes them over. Each
  * e-mail spends the workspace's and the address's budgets: one over them stays due for the next run
@@ -85,29 +86,38 @@ export async function sendDue(
       // shares with sign-up and password mail (a report failing every hour spent one of its five each hour).
       const read = await (figures.get(key) as Promise<ReportFigures>);
       // Claimed before its e-mail goes: a run at the same time (a node whose job lock went with its connection)
-      // finds it taken. Given back when it does not go, so it stays due.
-      const claim = await claimPeriod(em, row, period.from);
+      // finds it taken. Given back when it does not go, so it stays due; a run that stopped before giving it back
+      // (a deploy, a crash) leaves a claim that lapses, and a later run sends the report.
+      const claim = await claimPeriod(em, row);
       if (!claim) continue;
-      if (await spendReportMail(deps.hot, 'report', row.workspace_id, row.address)) {
-        await claim.giveBack();
-        deferred++;
-        continue;
-      }
       try {
+        if (await spendReportMail(deps.hot, 'report', row.workspace_id, row.address)) {
+          await claim.giveBack();
+          deferred++;
+          continue;
+        }
         await sendReport(deps, report, period, read);
       } catch (e) {
-        // A mailbox refused for good keeps the claim: its period is passed over (below).
-        if (!rejectedForGood(e)) await claim.giveBack();
+        // A mailbox refused for good: its period is passed over (below). Anything else (the mail server, the hot
+        // store gone) leaves the report due.
+        if (!rejectedForGood(e)) await claim.giveBack().catch(() => undefined);
         throw e;
       }
-      await em.execute('update email_reports set last_sent_at = ? where id = ?', [opts.now, row.id]);
+      await em.execute('update email_reports set last_period_start = ?, last_sent_at = ?, sending_until = null where id = ?', [
+        period.from,
+        opts.now,
+        row.id,
+      ]);
       sent++;
     } catch (e) {
       failed++;
       if (period && rejectedForGood(e)) {
         // A mailbox that does not exist stays so: tried again each hour, it read the figures and spent the
         // address's budget forever. The period is passed over; the next one is tried once.
-        await em.execute('update email_reports set last_period_start = ? where id = ?', [period.from, row.id]);
+        await em.execute('update email_reports set last_period_start = ?, sending_until = null where id = ?', [
+          period.from,
+          row.id,
+        ]);
         opts.logger?.warn(
           `jobs: the mail server rejected the ${row.frequency} report ${row.id} of site ${row.site_id} for good; its period is passed over`,
         );
@@ -128,19 +138,24 @@ export async function sendDue(
 }
 
 /**
- * Takes a report's period for this run: its `last_period_start` moved to `from` only while it is as this run read
- * it. Null when another run took it meanwhile; else how to give it back.
+ * Takes a report's next period for this run: a lease of SENDING_MINUTES, only while its `last_period_start` is as
+ * this run read it and no other run's lease holds. Null when another run has it; else how to give it back. The
+ * period itself is recorded once the e-mail went.
  */
-async function claimPeriod(em: EntityManager, row: ReportSiteRow, from: string) {
-  const was = row.last_period_start;
-  const taken = await em.execute<unknown[]>(
-    'update email_reports set last_period_start = ? where id = ? and last_period_start is not distinct from ?::date returning 1',
-    [from, row.id, was],
+async function claimPeriod(em: EntityManager, row: ReportSiteRow) {
+  const [taken] = await em.execute<{ until: string }[]>(
+    `update email_reports set sending_until = now() + interval '${SENDING_MINUTES} minutes'
+      where id = ? and last_period_start is not distinct from ?::date and (sending_until is null or sending_until <= now())
+      returning sending_until::text as until`,
+    [row.id, row.last_period_start],
   );
-  if (taken.length === 0) return null;
+  if (!taken) return null;
   return {
     giveBack: () =>
-      em.execute('update email_reports set last_period_start = ? where id = ? and last_period_start = ?', [was, row.id, from]),
+      em.execute('update email_reports set sending_until = null where id = ? and sending_until = ?::timestamptz', [
+        row.id,
+        taken.until,
+      ]),
   };
 }
 

@@ -219,6 +219,33 @@ describe('e-mail reports', () => {
     await owner.reports.remove({ id: siteId, reportId: report.id });
   });
 
+  // The defect: the claim moved the report's period before its e-mail went, and nothing gave it back when the run
+  // stopped in between (a deploy's SIGTERM while the mail server was slow, a crash): that week's report was lost.
+  it('a report whose run stopped before its e-mail went goes at a run after the claim lapses', async () => {
+    const address = 'stopped@example.com';
+    const report = await reportFrom(address, 'weekly', WEEK_BEFORE.from);
+    const now = minutes(90);
+    const stalled = { ...t.deps, mailer: { ...t.deps.mailer, send: () => new Promise<never>(() => {}) } };
+    void sendDue(t.deps.orm.em.fork(), stalled, { now, siteIds: [siteId] });
+    const claimed = async () =>
+      (
+        await t.deps.orm.em
+          .fork()
+          .execute<{ until: Date | null }[]>('select sending_until as until from email_reports where id = ?', [report.id])
+      )[0]?.until ?? null;
+    await expect.poll(claimed).not.toBeNull();
+    // While the claim holds, another run does not send it beside the one in flight.
+    expect((await sendDue(t.deps.orm.em.fork(), t.deps, { now, siteIds: [siteId] })).sent).toBe(0);
+    // A quarter of an hour later the claim has lapsed: the next run sends it, once.
+    await t.deps.orm.em
+      .fork()
+      .execute(`update email_reports set sending_until = now() - interval '1 second' where id = ?`, [report.id]);
+    expect((await sendDue(t.deps.orm.em.fork(), t.deps, { now, siteIds: [siteId] })).sent).toBe(1);
+    await t.smtp.waitFor(address, /^Weekly report for Report shop/);
+    expect((await sendDue(t.deps.orm.em.fork(), t.deps, { now, siteIds: [siteId] })).sent).toBe(0);
+    await owner.reports.remove({ id: siteId, reportId: report.id });
+  });
+
   // The defect: a mailbox that does not exist (550) was tried every hour, forever: each try read the figures again,
   // spent the address's budget and logged an error.
   it('passes over the period of a report whose address the mail server rejects for good, and tries the next period', async () => {
