@@ -7,7 +7,7 @@ import { makerIsMember } from '../../actor/makers.ts';
 import { localToday } from '../../analytics/range.ts';
 import type { Deps } from '../../core/deps.ts';
 import { AppError, tooMany } from '../../core/errors.ts';
-import { spendReportMail } from '../../core/mail/budget.ts';
+import { returnReportMail, spendReportMail } from '../../core/mail/budget.ts';
 import { type Confirmation, confirmationOf } from './confirmation.ts';
 import { type ReportFigures, type ReportSite, reportFigures } from './figures.ts';
 import { type Frequency, lastClosedPeriod, type Period, periodName } from './periods.ts';
@@ -98,6 +98,38 @@ export async function sendNow(deps: ReportDeps, em: EntityManager, actor: Actor,
     workspaceId: site.workspace.id,
     settings: site.settings ?? {},
   };
-  await sendReport(deps, { ...row, site: reportSite }, period);
+  // Nothing went: the minute's Send now and the e-mail budgets are given back, so it can be sent again at once.
+  const giveBack = async () => {
+    await deps.hot.del(key).catch(() => undefined);
+    await returnReportMail(deps.hot, 'report', site.workspace.id, row.address);
+  };
+  // The figures first: a question that fails answers as the stats do (503), before the mail server is asked.
+  const figures = await reportFigures(deps, reportSite, period).catch(async (err: unknown) => {
+    await giveBack();
+    throw err;
+  });
+  try {
+    await sendReport(deps, { ...row, site: reportSite }, period, figures);
+  } catch (err) {
+    await giveBack();
+    throw mailRefusal(err, row.address);
+  }
   return { sent: true as const, ...period };
+}
+
+/** What a Send now whose e-mail did not go answers: the mail server's refusal, or that it could not be reached. */
+function mailRefusal(err: unknown, address: string): AppError {
+  const { responseCode, response } = (err ?? {}) as { responseCode?: unknown; response?: unknown };
+  const said = typeof response === 'string' ? ` (${response.slice(0, 200)})` : '';
+  // 5xx: refused for good (no such mailbox); 4xx or no answer: for now (busy, greylisting, unreachable).
+  if (typeof responseCode === 'number' && responseCode >= 500) {
+    return new AppError(409, `The mail server rejected ${address} for good${said}: check the address`);
+  }
+  return new AppError(
+    503,
+    `The report could not be sent: the mail server did not take it now${said}. Try again in a few minutes`,
+    {
+      retryAfter: 60,
+    },
+  );
 }

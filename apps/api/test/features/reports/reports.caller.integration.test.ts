@@ -118,6 +118,38 @@ describe('e-mail report addresses', () => {
     expect((await problemOf(reader.reports.sendNow({ id: siteId, reportId: report.id }))).status).toBe(403);
   });
 
+  // The defect: when the mail server refused, the next Send now said the report was "just sent", and the refused
+  // e-mail kept its place in the address's and the workspace's budgets.
+  it('Send now whose e-mail the mail server refused says so, and can be sent again at once', async () => {
+    const address = 'refused-now@example.com';
+    const { report } = await owner.reports.add({ id: siteId, address, frequency: 'weekly' });
+    await answerConfirmation(t, address);
+    t.smtp.refused.add(address);
+    try {
+      expect(await problemOf(owner.reports.sendNow({ id: siteId, reportId: report.id }))).toMatchObject({
+        status: 503,
+        title: expect.stringMatching(/could not be sent/),
+      });
+    } finally {
+      t.smtp.refused.delete(address);
+    }
+    expect((await owner.reports.sendNow({ id: siteId, reportId: report.id })).sent).toBe(true);
+    await t.smtp.waitFor(address, /^Weekly report for Mailed/);
+    // A mailbox the mail server says does not exist: 409 naming the address, to be checked.
+    const gone = 'gone-now@example.com';
+    const other = await owner.reports.add({ id: siteId, address: gone, frequency: 'weekly' });
+    await answerConfirmation(t, gone);
+    t.smtp.rejected.add(gone);
+    try {
+      expect(await problemOf(owner.reports.sendNow({ id: siteId, reportId: other.report.id }))).toMatchObject({
+        status: 409,
+        title: expect.stringMatching(/^The mail server rejected gone-now@example.com for good .*: check the address$/),
+      });
+    } finally {
+      t.smtp.rejected.delete(gone);
+    }
+  });
+
   it('cannot be used to flood an address: its confirmation and Send now spend the address’s 5 e-mails an hour, over every site', async () => {
     const sites = await Promise.all(
       ['Flood 1', 'Flood 2', 'Flood 3'].map((name) => createSite(t.deps.orm.em.fork(), { workspace: workspaceId, name })),
