@@ -11,6 +11,7 @@ import type { Deps } from './core/deps.ts';
 import { countryOf, loadNetworks } from './core/enrich/index.ts';
 import { ConfigError, deriveUrls, type Env, parseEnv } from './core/env.ts';
 import { collectStartupGarbage } from './core/heap-release.ts';
+import { tagKeyOf } from './core/hot/address-tag.ts';
 import { createHotStore, redisTargetOf } from './core/hot/index.ts';
 import { loadAppSecret } from './core/security/app-secret.ts';
 import { metricsServer } from './faces/metrics.ts';
@@ -116,7 +117,7 @@ async function serve(
   await migrate(orm);
   const statsOrm = await statsOrmFor(databaseUrl, env);
   const redis = redisTargetOf(env);
-  const hot = createHotStore(redis);
+  const hot = createHotStore(redis, tagKeyOf(appSecret));
   const deps = await makeDeps({
     env,
     urls: deriveUrls(env, { host: env.HOST, port: env.PORT }),

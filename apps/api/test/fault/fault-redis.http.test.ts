@@ -3,8 +3,9 @@ import { pageviewRow } from '@us/db';
 import type { Response } from 'supertest';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RedisIngestBuffer, startIngest } from '../../src/analytics/ingest/index.ts';
+import { tagKeyOf, tagOf } from '../../src/core/hot/address-tag.ts';
 import type { RedisTarget } from '../../src/core/hot/index.ts';
-import { addressTag, throttleKeys } from '../../src/features/auth/throttle.ts';
+import { throttleKeys } from '../../src/features/auth/throttle.ts';
 import { type CollectSite, collectSite } from '../support/collect.ts';
 import {
   answered,
@@ -34,8 +35,10 @@ import { createUser, describeEachShared, startTestServer, type TestServer } from
  */
 const NO_BUDGETS = { COLLECT_REPORTS_PER_ADDRESS_PER_MINUTE: '10000000', COLLECT_REPORTS_PER_SITE_PER_MINUTE: '10000000' };
 
+/** The suite's APP_SECRET: the key its server tags client addresses with in hot-state keys derives from it. */
+const APP_SECRET = `fault-redis-${randomUUID()}`;
 /** The hot-state key sign-in counts this client's attempts under (supertest connects from 127.0.0.1). */
-const signInCounter = () => throttleKeys.loginByAddress(addressTag('127.0.0.1'));
+const signInCounter = () => throttleKeys.loginByAddress(tagOf(tagKeyOf(APP_SECRET), 'address\n127.0.0.1'));
 
 /** What the faults stop, and the server's keys placed on it. */
 interface RedisUnderFault {
@@ -120,6 +123,7 @@ describeEachShared()('fault: Redis is killed, or hangs, during ingest (%s)', (ki
   beforeAll(async () => {
     redis = kind === 'redis' ? await ownRedisServer() : await ownRedisCluster();
     t = await startTestServer({
+      appSecret: APP_SECRET,
       redis: redis.target,
       hotPrefix: redis.hotPrefix,
       ingestKey: redis.ingestKey,

@@ -11,6 +11,7 @@ import { MemoryIngestBuffer, RedisIngestBuffer, type StartIngestArgs } from '../
 import { createServer } from '../../src/app.ts';
 import type { Deps } from '../../src/core/deps.ts';
 import { deriveUrls, parseEnv } from '../../src/core/env.ts';
+import { tagKeyOf } from '../../src/core/hot/address-tag.ts';
 import { MemoryStore, RedisStore, type RedisTarget } from '../../src/core/hot/index.ts';
 import type { HotStore } from '../../src/core/hot/store.ts';
 import type { LogDestination } from '../../src/core/logger.ts';
@@ -63,9 +64,9 @@ export function redisTargetOf(kind: 'redis' | 'redis-cluster'): RedisTarget {
 }
 
 /** A hot store of `kind`: on `redis` (a Redis of the test's own) or else the run's own server or cluster. */
-export function makeHotStore(kind: HotKind, redis?: RedisTarget, prefix?: string): HotStore {
-  if (kind === 'memory') return new MemoryStore();
-  return new RedisStore(redis ?? redisTargetOf(kind), prefix);
+export function makeHotStore(kind: HotKind, redis?: RedisTarget, prefix?: string, tagKey?: string): HotStore {
+  if (kind === 'memory') return new MemoryStore(Date.now, tagKey);
+  return new RedisStore(redis ?? redisTargetOf(kind), prefix, tagKey);
 }
 
 /**
@@ -129,7 +130,8 @@ export async function startTestServer(
   const redis = hotKind === 'memory' ? undefined : (opts.redis ?? redisTargetOf(hotKind));
   // Its own keys in the shared redis-server too: budgets, throttles and caches of other suites' servers
   // (the same client address, 127.0.0.1, everywhere) must not count against this one's.
-  const hot = makeHotStore(hotKind, redis, opts.hotPrefix ?? `us:test-${randomUUID()}:`);
+  const appSecret = opts.appSecret ?? randomToken(48);
+  const hot = makeHotStore(hotKind, redis, opts.hotPrefix ?? `us:test-${randomUUID()}:`, tagKeyOf(appSecret));
   // Each server queues under its own Redis keys: servers of other suites share the redis-server, and a
   // flusher taking another suite's rows would make that suite's "flush, then read" racy.
   const maxRows = opts.ingest?.maxBufferRows ?? env.INGEST_BUFFER_MAX_ROWS;
@@ -145,7 +147,7 @@ export async function startTestServer(
     orm,
     statsOrm,
     hot,
-    appSecret: opts.appSecret ?? randomToken(48),
+    appSecret,
     ingest: { buffer, ...opts.ingest },
     logDestination: opts.logs,
     sleep: async (ms) => {

@@ -1,5 +1,4 @@
 import { budgetClient } from '../security/client-info.ts';
-import { sha256 } from '../security/tokens.ts';
 import type { HotStore } from './store.ts';
 import { hotAnswer } from './within.ts';
 
@@ -42,6 +41,6 @@ export const CHECK_BUDGETS = {
  */
 export async function overBudget(hot: HotStore, face: keyof typeof CHECK_BUDGETS, ip: string, also?: string): Promise<boolean> {
   const who = also === undefined ? budgetClient(ip) : `${budgetClient(ip)}\n${also}`;
-  const n = await hotAnswer(hot, hot.incr(`check-budget:${face}:${sha256(who).slice(0, 22)}`, 60), 100, 0);
+  const n = await hotAnswer(hot, hot.incr(`check-budget:${face}:${hot.tag(who)}`, 60), 100, 0);
   return n > CHECK_BUDGETS[face];
 }

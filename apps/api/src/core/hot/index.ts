@@ -7,7 +7,10 @@ export { redisTargetOf } from './redis-connection.ts';
 export type { HotStore, RedisTarget };
 export { MemoryStore, RedisStore };
 
-/** Redis (one server or a cluster) when the settings name one, else in-process state (one node only). */
-export function createHotStore(redis: RedisTarget | undefined): HotStore {
-  return redis ? new RedisStore(redis) : new MemoryStore();
+/**
+ * Redis (one server or a cluster) when the settings name one, else in-process state (one node only); client addresses
+ * in its keys are tagged with `tagKey` (`tagKeyOf(APP_SECRET)`).
+ */
+export function createHotStore(redis: RedisTarget | undefined, tagKey: string): HotStore {
+  return redis ? new RedisStore(redis, 'us:', tagKey) : new MemoryStore(Date.now, tagKey);
 }

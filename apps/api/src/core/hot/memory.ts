@@ -1,3 +1,4 @@
+import { tagOf } from './address-tag.ts';
 import { ExpirySweep } from './expiry-sweep.ts';
 import { LightestFirst } from './lightest-first.ts';
 import { assertOneSlot, familyKeys } from './slots.ts';
@@ -55,7 +56,11 @@ export class MemoryStore implements HotStore {
   private familiesSweptAt = 0;
   private readonly sweeper: NodeJS.Timeout;
 
-  constructor(private readonly now: () => number = Date.now) {
+  /** `tagKey`: the deployment's key of address tags (`address-tag.ts`; tests may leave it empty). */
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly tagKey = '',
+  ) {
     // Expired keys are forgotten in passes of at most one a minute, ~1 ms of the loop every 100 ms.
     const sweep = new ExpirySweep([this.map, this.recent], () => this.now());
     this.sweeper = setInterval(() => {
@@ -73,6 +78,10 @@ export class MemoryStore implements HotStore {
       return undefined;
     }
     return e;
+  }
+
+  tag(text: string) {
+    return tagOf(this.tagKey, text);
   }
 
   async get(key: string) {

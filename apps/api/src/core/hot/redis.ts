@@ -1,3 +1,4 @@
+import { tagOf } from './address-tag.ts';
 import { connectRedis, isCluster, type RedisClient, type RedisTarget } from './redis-connection.ts';
 import { assertOneSlot, familyKeys } from './slots.ts';
 import type { BoundedChange, BoundedFamily, HotStore, RecentEntry } from './store.ts';
@@ -145,8 +146,15 @@ export class RedisStore implements HotStore {
   readonly kind: 'redis' | 'redis-cluster';
   private readonly redis: RedisClient;
 
-  /** `prefix` leads every key (`us:`); another prefix keeps several stores apart in one Redis (tests). */
-  constructor(target: RedisTarget, prefix = 'us:') {
+  /**
+   * `prefix` leads every key (`us:`); another prefix keeps several stores apart in one Redis (tests). `tagKey`: the
+   * deployment's key of address tags (`address-tag.ts`), the same on every node.
+   */
+  constructor(
+    target: RedisTarget,
+    prefix = 'us:',
+    private readonly tagKey = '',
+  ) {
     // A brace in the prefix would become every key's hash tag: one slot for everything.
     if (/[{}]/.test(prefix)) throw new Error(`a hot-store prefix has no braces: ${prefix}`);
     this.kind = isCluster(target) ? 'redis-cluster' : 'redis';
@@ -161,6 +169,10 @@ export class RedisStore implements HotStore {
     });
     // Errors surface on the commands that fail; this stops unhandled 'error' events from crashing.
     this.redis.on('error', () => {});
+  }
+
+  tag(text: string) {
+    return tagOf(this.tagKey, text);
   }
 
   async get(key: string) {

@@ -7,6 +7,8 @@
  */
 export interface HotStore {
   readonly kind: 'redis' | 'redis-cluster' | 'memory';
+  /** `text` (a client address, with what counts beside it) as keys name it: keyed, never readable back (`address-tag.ts`). */
+  tag(text: string): string;
   get(key: string): Promise<string | null>;
   set(key: string, value: string, ttlSeconds: number): Promise<void>;
   /** Sets only when absent; true when this call set it. */

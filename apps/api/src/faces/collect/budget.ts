@@ -1,4 +1,3 @@
-import { hash } from 'node:crypto';
 import { MemoryStore } from '../../core/hot/memory.ts';
 import type { HotStore } from '../../core/hot/store.ts';
 import { hotAnswer } from '../../core/hot/within.ts';
@@ -26,8 +25,8 @@ export interface CollectLimits {
   keyLookupsPerAddress: number;
 }
 
-/** A client address as budget keys name it: its budget client (an IPv6 /64), hashed, never the address itself. */
-export const addressKey = (ip: string) => hash('sha256', budgetClient(ip), 'base64url').slice(0, 16);
+/** A client address as budget keys name it: its budget client (an IPv6 /64), tagged, never the address itself. */
+export const addressKey = (hot: HotStore, ip: string) => hot.tag(budgetClient(ip));
 
 export function collectBudgets(hot: HotStore, limits: CollectLimits, logger: Logger) {
   // A count that does not answer within 100 ms (or fails) lets the report through: it must not hold it up.
@@ -45,7 +44,7 @@ export function collectBudgets(hot: HotStore, limits: CollectLimits, logger: Log
   return {
     /** Whether a page report from this address to this site is within budget (counting it either way). */
     async admitReport(siteId: string, ip: string): Promise<boolean> {
-      const addressCount = `collect:address:${addressKey(ip)}`;
+      const addressCount = `collect:address:${addressKey(hot, ip)}`;
       const siteCount = `collect:site:${siteId}`;
       const [byAddress, bySite] = counted
         ? [counted.incrNow(addressCount, 60) > limits.reportsPerAddress, counted.incrNow(siteCount, 60) > limits.reportsPerSite]
@@ -63,12 +62,12 @@ export function collectBudgets(hot: HotStore, limits: CollectLimits, logger: Log
 
     /** Counts a lookup of an unknown secret from this address; false once the address is past its budget. */
     async mayLookUpSecret(ip: string): Promise<boolean> {
-      return !(await over(`collect:secret-lookups:${addressKey(ip)}`, limits.secretLookupsPerAddress));
+      return !(await over(`collect:secret-lookups:${addressKey(hot, ip)}`, limits.secretLookupsPerAddress));
     },
 
     /** Counts a lookup of an unknown site key from this address; false once the address is past its budget. */
     async mayLookUpKey(ip: string): Promise<boolean> {
-      return !(await over(`collect:key-lookups:${addressKey(ip)}`, limits.keyLookupsPerAddress));
+      return !(await over(`collect:key-lookups:${addressKey(hot, ip)}`, limits.keyLookupsPerAddress));
     },
   };
 }

@@ -112,7 +112,7 @@ export function proxyFace(deps: Deps, parts: ProxyFaceParts) {
    * in the hot store (every node shares it). A count that does not answer in 100 ms lets the lookup through.
    */
   async function mayLookUpHost(req: IncomingMessage): Promise<boolean> {
-    const key = `proxy:host-lookups:${addressKey(forwardedOf(req, trust, '').client)}`;
+    const key = `proxy:host-lookups:${addressKey(deps.hot, forwardedOf(req, trust, '').client)}`;
     return (await hotAnswer(deps.hot, deps.hot.incr(key, 60), 100, 0)) <= limits.hostLookupsPerAddress;
   }
 

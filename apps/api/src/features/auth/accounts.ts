@@ -60,7 +60,7 @@ export async function signup(
   if (req.ip) {
     await countGuess(
       deps.hot,
-      throttleKeys.signupByAddress(addressTag(req.ip)),
+      throttleKeys.signupByAddress(addressTag(deps.hot, req.ip)),
       LIMITS.signupsPerAddress,
       SIGNUP_WINDOW_SECONDS,
       (wait) => `Too many sign-ups from this address: try again in ${Math.ceil(wait / 60)} minutes`,

@@ -66,7 +66,7 @@ export async function login(
 ) {
   const email = normaliseEmail(input.email);
   const user = await em.findOne(User, { email });
-  const address = req.ip ? addressTag(req.ip) : null;
+  const address = req.ip ? addressTag(deps.hot, req.ip) : null;
   const delay = slowdownMs(await countAttempt(deps, address, email));
   if (delay > 0) await deps.sleep(delay);
 

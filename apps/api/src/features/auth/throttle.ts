@@ -25,8 +25,8 @@ export const throttleKeys = {
   twoFactorChallenge: (hash: string) => `2fa-challenge:${hash}`,
 };
 
-/** A client address as it appears in hot state: hashed, never the address itself. */
-export const addressTag = (ip: string) => sha256(`address\n${budgetClient(ip)}`);
+/** A client address as it appears in hot state: tagged with the deployment's key, never the address itself. */
+export const addressTag = (hot: HotStore, ip: string) => hot.tag(`address\n${budgetClient(ip)}`);
 
 /** Failures allowed before answers slow down, and how the delay grows (doubling, capped). */
 const FREE_FAILURES = 3;

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { BotInfo, Verification } from '@us/protection';
 import type { Deps } from '../../core/deps.ts';
+import type { HotStore } from '../../core/hot/store.ts';
 import { answerWithin, hotAnswer } from '../../core/hot/within.ts';
 import { parseDnsServers } from '../hostnames/index.ts';
 import { crawlerCheck } from './crawler-checks.ts';
@@ -43,9 +43,8 @@ export function lookupWait(budgetMs: number | undefined): number {
   return Math.min(VERIFICATION.lookupMs, Math.max(0, Math.floor(budgetMs * VERIFICATION.waitShare)));
 }
 
-/** Addresses are never kept: a verdict is filed under a hash of the address and the operator's group. */
-const cacheKey = (ip: string, group: string) =>
-  `fcrdns:${createHash('sha256').update(`${ip}\n${group}`).digest('base64url').slice(0, 22)}`;
+/** Addresses are never kept: a verdict is filed under a tag of the address and the operator's group. */
+const cacheKey = (hot: HotStore, ip: string, group: string) => `fcrdns:${hot.tag(`${ip}\n${group}`)}`;
 
 const local = new Map<string, { verdict: Verification; until: number }>();
 /** `nothing-learnt`: a lookup turned away by the budgets, or one that failed on our side. */
@@ -85,7 +84,7 @@ export async function verifyCrawler(
   if (check.ranges && inPublishedRanges(ip, check.ranges)) return FINAL('verified');
   if (!check.domains) return FINAL(check.ranges ? 'failed' : 'unknown');
   const started = Date.now();
-  const key = cacheKey(ip, check.id);
+  const key = cacheKey(deps.hot, ip, check.id);
   const hit = local.get(key);
   if (hit && hit.until > started) return asVerdict(hit.verdict);
   // Another node's verdict is worth a few milliseconds even to a caller in a hurry.
@@ -96,7 +95,7 @@ export async function verifyCrawler(
   }
   let run = pending.get(key);
   if (!run) {
-    const share = networkShare(ip, siteId);
+    const share = networkShare(deps.hot, ip, siteId);
     const release = takeLookupSlot(share, siteId);
     if (!release) return NOT_YET;
     const domains = check.domains;

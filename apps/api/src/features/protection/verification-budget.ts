@@ -1,7 +1,7 @@
 import type { Deps } from '../../core/deps.ts';
+import type { HotStore } from '../../core/hot/store.ts';
 import { hotAnswer } from '../../core/hot/within.ts';
 import { coarseNetwork } from '../../core/security/client-info.ts';
-import { sha256 } from '../../core/security/tokens.ts';
 
 /**
  * What crawler lookups may cost, in fair shares: a client's network (its IPv4 /24 or IPv6 /48, so that one
@@ -26,9 +26,9 @@ export const VERIFICATION_BUDGET = {
   perSitePerMinute: 600,
 } as const;
 
-/** The share a client address belongs to at a site: a hash of the site and its /24 or /48 (addresses are never kept). */
-export function networkShare(ip: string, siteId: string): string {
-  return sha256(`${siteId}|${coarseNetwork(ip) ?? ip}`).slice(0, 22);
+/** The share a client address belongs to at a site: a tag of the site and its /24 or /48 (addresses are never kept). */
+export function networkShare(hot: HotStore, ip: string, siteId: string): string {
+  return hot.tag(`${siteId}|${coarseNetwork(ip) ?? ip}`);
 }
 
 let running = 0;

@@ -34,7 +34,7 @@ export async function openShare(
 ): Promise<OpenShareOutput> {
   await countGuess(
     deps.hot,
-    `share-open:ip:${addressTag(ip ?? 'unknown')}`,
+    `share-open:ip:${addressTag(deps.hot, ip ?? 'unknown')}`,
     SHARE_OPENS_PER_ADDRESS_PER_MINUTE,
     60,
     (wait) => `Too many shared links opened from this address: wait ${wait} seconds, then try again`,
