@@ -5,8 +5,8 @@ import { lastClosedPeriod } from '../../src/features/reports/periods.ts';
 import { callerFor } from '../support/caller.ts';
 import { type OwnRedis, startOwnRedis } from '../support/faults.ts';
 import { answerConfirmation } from '../support/report-optin.ts';
-import { createToken, createUser, startTestServer, type TestServer } from '../support/server.ts';
-import { createSite } from '../support/sites.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { ownerWithSite } from '../support/sites.ts';
 
 /**
  * "Test it by stopping the real thing": the redis-server holding the hot state is killed while the reports job
@@ -27,16 +27,9 @@ describe('fault: Redis disappears while weekly reports are mailed', () => {
   });
 
   it('a report not sent because Redis went away stays due, and goes once Redis is back', async () => {
-    const { user, workspace } = await createUser(t.deps);
-    const { siteId } = await createSite(t.deps.orm.em.fork(), { workspace: workspace.id, name: 'Fault shop' });
-    const owner = callerFor(
-      t.deps,
-      await createToken(t.deps, {
-        userId: user.id,
-        workspaceId: workspace.id,
-        scopes: ['sites:read', 'sites:write', 'analytics:read'],
-      }),
-    );
+    const made = await ownerWithSite(t, { siteName: 'Fault shop', scopes: ['sites:read', 'sites:write', 'analytics:read'] });
+    const siteId = made.site.id;
+    const owner = callerFor(t.deps, made);
     const week = lastClosedPeriod('weekly', localToday('UTC'));
     const addresses = ['first@fault-reports.example', 'second@fault-reports.example'];
     for (const address of addresses) {

@@ -9,7 +9,7 @@ import { suppressedOf } from '../../core/mail/suppression.ts';
 import { confirmedJoin, SENDING_MINUTES } from './confirmation.ts';
 import { type ReportFigures, reportFigures } from './figures.ts';
 import { type Frequency, lastClosedPeriod } from './periods.ts';
-import { type DueReport, type ReportDeps, sendReport } from './send.ts';
+import { type DueReport, type ReportDeps, rejectedForGood, sendReport } from './send.ts';
 
 interface ReportSiteRow {
   id: string;
@@ -157,10 +157,4 @@ async function claimPeriod(em: EntityManager, row: ReportSiteRow) {
         taken.until,
       ]),
   };
-}
-
-/** A mail server's permanent refusal (SMTP 5xx, such as 550 "no such user"), as nodemailer reports it. */
-function rejectedForGood(e: unknown): boolean {
-  const code = (e as { responseCode?: unknown } | null)?.responseCode;
-  return typeof code === 'number' && code >= 500 && code < 600;
 }

@@ -117,12 +117,18 @@ export async function sendNow(deps: ReportDeps, em: EntityManager, actor: Actor,
   return { sent: true as const, ...period };
 }
 
+/** A mail server's permanent refusal (SMTP 5xx, such as 550 "no such user"), as nodemailer reports it. */
+export function rejectedForGood(e: unknown): boolean {
+  const code = (e as { responseCode?: unknown } | null)?.responseCode;
+  return typeof code === 'number' && code >= 500 && code < 600;
+}
+
 /** What a Send now whose e-mail did not go answers: the mail server's refusal, or that it could not be reached. */
 function mailRefusal(err: unknown, address: string): AppError {
-  const { responseCode, response } = (err ?? {}) as { responseCode?: unknown; response?: unknown };
+  const { response } = (err ?? {}) as { response?: unknown };
   const said = typeof response === 'string' ? ` (${response.slice(0, 200)})` : '';
-  // 5xx: refused for good (no such mailbox); 4xx or no answer: for now (busy, greylisting, unreachable).
-  if (typeof responseCode === 'number' && responseCode >= 500) {
+  // Refused for good (no such mailbox); otherwise for now (busy, greylisting, unreachable).
+  if (rejectedForGood(err)) {
     return new AppError(409, `The mail server rejected ${address} for good${said}: check the address`);
   }
   return new AppError(
