@@ -31,12 +31,17 @@ export function useCan(scope: Scope): boolean | null {
   return me.data ? me.data.scopes.includes(scope) : null;
 }
 
-/** The role that lacks a scope, and what it may still do: "Your role (viewer) can see … but not change them". */
-export function CannotChange({ what, change = 'change them' }: { what: string; change?: string }) {
+/** What the signed-in person's role cannot do here, and whom to ask: "Your role (viewer) `says`: ask …". */
+export function RoleNotice({ says }: { says: string }) {
   const role = useMe().data?.role ?? 'none';
   return (
     <Notice tone="info">
-      Your role ({role}) can see {what} but not {change}: ask an owner or admin of the workspace.
+      Your role ({role}) {says}: ask an owner or admin of the workspace.
     </Notice>
   );
+}
+
+/** The role that lacks a scope, and what it may still do: "Your role (viewer) can see … but not change them". */
+export function CannotChange({ what, change = 'change them' }: { what: string; change?: string }) {
+  return <RoleNotice says={`can see ${what} but not ${change}`} />;
 }

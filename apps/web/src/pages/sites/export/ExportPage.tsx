@@ -6,8 +6,7 @@ import { Card } from '../../../components/Card.tsx';
 import { Field } from '../../../components/Field.tsx';
 import { FormShell } from '../../../components/FormShell.tsx';
 import { Notice } from '../../../components/Notice.tsx';
-import { useCan } from '../../../components/ReadOnly.tsx';
-import { useMe } from '../../../data/useMe.ts';
+import { RoleNotice, useCan } from '../../../components/ReadOnly.tsx';
 import { useForm } from '../../../forms/useForm.ts';
 import { formatClockTime, formatCount } from '../../../lib/format.ts';
 import { toProblem } from '../../../problem.ts';
@@ -50,7 +49,6 @@ export function ExportPage() {
   });
   const problem = site.error ? toProblem(site.error) : null;
   const canExport = useCan('export:read');
-  const role = useMe().data?.role ?? 'none';
   if (isMissingSite(problem)) return <SiteMissing />;
   const name = site.data?.site.name;
 
@@ -66,10 +64,9 @@ export function ExportPage() {
               read this site's data. A file is written when it is first downloaded and kept for a day.{' '}
               {EXPORT_LIMITS.perSitePerHour} exports an hour per site, {EXPORT_LIMITS.perWorkspacePerHour} per workspace.
             </p>
-            {canExport === false && (
-              <Notice tone="info">Your role ({role}) cannot export a site's data: ask an owner or admin of the workspace.</Notice>
-            )}
-            {canExport !== false && (
+            {canExport === false ? (
+              <RoleNotice says="cannot export a site's data" />
+            ) : (
               <FormShell form={form} submitLabel="Export" busyLabel="Listing the files…">
                 <Field
                   label="Raw records from (optional)"
