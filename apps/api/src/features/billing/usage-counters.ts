@@ -17,7 +17,10 @@ import { usageNoticeMail } from '../../core/mail/templates.ts';
  * Monthly allowances per workspace (spec §8): `usage_months` counts human pageviews (lane human) and
  * server requests (every `requests` row) as they are really inserted, in the insert's own transaction,
  * so a retried batch (rows already there) counts nothing and a failed insert counts nothing either.
- * Months are UTC calendar months of each row's `at`.
+ * Months are UTC calendar months of each row's `at`, except for a month the billing job already closed
+ * (`billing_months`, features/billing/months.ts): rows of a closed month arrive late (the intake takes them up
+ * to 48 h late, and buffered ones are stored after an outage) and count in the workspace's next open month,
+ * which bills them, instead of in a month that was already priced.
  */
 
 /** Free notices: at these percentages of each allowance, once per month each. */
@@ -67,18 +70,25 @@ export async function addUsage(
     .sort((a, b) => (a.siteId + a.month < b.siteId + b.month ? -1 : 1));
   if (!parts.length) return [];
   const column = table === 'pageviews' ? 'pageviews' : 'requests';
-  const params: unknown[] = [];
+  await holdMonthsOpen(conn, trx, [...new Set(parts.map((p) => p.siteId))]);
+  const params: unknown[] = [monthOf(new Date())];
   const values = parts.map((p) => {
     params.push(p.siteId, p.month, p.n);
     return '(?::uuid, ?::date, ?::bigint)';
   });
+  // A closed month's rows go to the month after the workspace's last closed one, or this month if later: never
+  // a closed month (months close in order, and this month only once it is over).
   // Sorted by workspace so concurrent flushes lock usage rows in the same order.
   const rows = await conn.execute<
     { workspace_id: string; month: string; pageviews: string; requests: string; notified: string[] }[]
   >(
     `insert into usage_months (workspace_id, month, "${column}")
-       select s.workspace_id, v.month, sum(v.n) from (values ${values.join(', ')}) v(site_id, month, n)
+       select s.workspace_id,
+              case when v.month <= c.last then greatest(?::date, (c.last + interval '1 month')::date) else v.month end,
+              sum(v.n)
+         from (values ${values.join(', ')}) v(site_id, month, n)
          join sites s on s.id = v.site_id
+         left join lateral (select max(b.month) as last from billing_months b where b.workspace_id = s.workspace_id) c on true
         group by 1, 2 order by 1, 2
      on conflict (workspace_id, month) do update
        set "${column}" = usage_months."${column}" + excluded."${column}", updated_at = now()
@@ -95,6 +105,22 @@ export async function addUsage(
     requests: Number(r.requests),
     notified: r.notified ?? [],
   }));
+}
+
+/**
+ * Holds the months of the sites' workspaces open until this insert's transaction ends: closing a month locks its
+ * workspace row (months.ts, closeOpenMonths), so it waits for the rows counted here, and a flush that comes after
+ * the close sees the closed month (its statements start after the lock is granted) and counts its rows onwards.
+ * A key-share lock: flushes never wait for one another, nor for anything but a month being closed or a plan change.
+ */
+async function holdMonthsOpen(conn: SqlConnection, trx: InsertTransaction | undefined, siteIds: string[]) {
+  await conn.execute(
+    `select 1 from workspaces where id in (select workspace_id from sites where id in (${siteIds.map(() => '?::uuid').join(', ')}))
+      order by id for key share`,
+    siteIds,
+    'all',
+    trx,
+  );
 }
 
 export interface NoticeDeps {

@@ -3,12 +3,16 @@
 // billed for its paid part, and a card that keeps failing ends the plan after the grace period. The
 // billing job runs at times to come (its `now`), which closes months for every workspace it finds: this
 // file has a database of its own.
+
+import { pageviewRow } from '@us/db';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runBilling } from '../../../src/features/billing/billing-job.ts';
 import { endLapsedSubscriptions } from '../../../src/features/billing/grace.ts';
-import { monthOf } from '../../../src/features/billing/usage-counters.ts';
+import { closeOpenMonths } from '../../../src/features/billing/months.ts';
+import { countingInserter, monthOf } from '../../../src/features/billing/usage-counters.ts';
 import { createOwnDatabase } from '../../support/faults.ts';
 import { createToken, createUser, startTestServer, type TestServer } from '../../support/server.ts';
+import { createSite } from '../../support/sites.ts';
 import { type StripeStandIn, startStripeStandIn, stripeEnv } from '../../support/stripe-standin.ts';
 
 type Obj = Record<string, unknown>;
@@ -195,6 +199,92 @@ describe('month end with plan segments', () => {
     expect([status(failing), status(next)]).toEqual(['past_due', 'canceled']);
     expect(await endLapsedSubscriptions(conn, t.deps.billing, new Date(lapse + 2 * HOUR), 1)).toEqual({ ended: 1, failed: 0 });
     expect(status(failing)).toBe('canceled');
+  });
+
+  // The defect: rows are accepted up to 48 h late (and buffered ones stored after an outage), so a month's rows kept
+  // arriving after the job had closed it; they were added to the closed month's counter and never billed.
+  it('counts a row arriving after its month was closed in the next open month, which bills it', async () => {
+    const w = await paying('Starter');
+    const { siteId } = await createSite(t.deps.orm.em.fork(), { workspace: w.workspace.id });
+    await used(w.workspace.id, thisMonth.month, 400_000);
+    await run(afterThisMonth);
+    const nextMonth = monthAt(thisMonth.end);
+    const conn = t.deps.orm.em.getConnection();
+    const counters = async () =>
+      conn.execute<{ month: string; pageviews: string }[]>(
+        `select to_char(month, 'YYYY-MM-DD') as month, pageviews::text as pageviews from usage_months
+          where workspace_id = ? order by month`,
+        [w.workspace.id],
+      );
+    const closed = async () =>
+      conn.execute<{ month: string; pageviews: string }[]>(
+        `select to_char(month, 'YYYY-MM-DD') as month, pageviews::text as pageviews from billing_months
+          where workspace_id = ? order by month`,
+        [w.workspace.id],
+      );
+    expect(await closed()).toEqual([{ month: thisMonth.month, pageviews: '400000' }]);
+
+    // Two human pageviews of this month (closed above), stored as the ingest stores them.
+    const late = () => pageviewRow(siteId, new Date(), { id: crypto.randomUUID(), lane: 'human' });
+    expect(await countingInserter({ orm: t.deps.orm })('pageviews', [late(), late()])).toBe(2);
+    expect(await counters()).toEqual([
+      { month: thisMonth.month, pageviews: '400000' },
+      { month: nextMonth.month, pageviews: '2' },
+    ]);
+
+    await run(new Date(nextMonth.end + HOUR));
+    expect(await closed()).toEqual([
+      { month: thisMonth.month, pageviews: '400000' },
+      { month: nextMonth.month, pageviews: '2' },
+    ]);
+  });
+
+  it('makes a flush that comes while a month is being closed wait for the close, then count its rows onwards', async () => {
+    const w = await paying('Starter');
+    const { siteId } = await createSite(t.deps.orm.em.fork(), { workspace: w.workspace.id });
+    await used(w.workspace.id, thisMonth.month, 1_000);
+    const conn = t.deps.orm.em.getConnection();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let closedIt!: () => void;
+    const closed = new Promise<void>((resolve) => {
+      closedIt = resolve;
+    });
+    // The job's close of this month, its transaction held open.
+    const closing = conn.transactional(async (trx) => {
+      await closeOpenMonths(conn, trx, w.workspace.id, afterThisMonth);
+      closedIt();
+      await held;
+    });
+    await closed;
+    const row = pageviewRow(siteId, new Date(), { id: crypto.randomUUID(), lane: 'human' });
+    const flushing = countingInserter({ orm: t.deps.orm })('pageviews', [row]);
+    try {
+      // The flush waits for the close's lock on the workspace.
+      await expect
+        .poll(async () => {
+          const [r] = await conn.execute<{ n: number }[]>(
+            `select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%for key share%'`,
+          );
+          return r?.n;
+        })
+        .toBe(1);
+    } finally {
+      release();
+    }
+    await closing;
+    expect(await flushing).toBe(1);
+    const counted = await conn.execute<{ month: string; pageviews: string }[]>(
+      `select to_char(month, 'YYYY-MM-DD') as month, pageviews::text as pageviews from usage_months
+        where workspace_id = ? order by month`,
+      [w.workspace.id],
+    );
+    expect(counted).toEqual([
+      { month: thisMonth.month, pageviews: '1000' },
+      { month: monthAt(thisMonth.end).month, pageviews: '1' },
+    ]);
   });
 
   // The defect: the card was updated and paid on the last day of the grace period, but the provider's event had not
