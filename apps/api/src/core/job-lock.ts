@@ -1,4 +1,5 @@
 import type { Orm } from '@us/db';
+import pg from 'pg';
 import type { Logger } from './logger.ts';
 
 /** What the scheduler (or a test) gives a job's run: its log, the sites it may touch, its clock, whether to wait for the lock. */
@@ -29,11 +30,82 @@ export const JOB_LOCKS = {
 /** A job's advisory lock key in PostgreSQL's two-int form, for a transaction lock (`pg_advisory_xact_lock`). */
 export const jobLockKey = (job: keyof typeof JOB_LOCKS): [number, number] => [LOCK_SPACE, JOB_LOCKS[job]];
 
+/** The `application_name` of the jobs' lock connection, as `pg_stat_activity` shows it. */
+export const JOB_LOCK_APPLICATION = 'unseen job locks';
+
+/** How often a run told to `wait` asks again for a lock another node holds. */
+const WAIT_POLL_MS = 100;
+
 /**
- * Runs `fn` only when this node gets the job's session-level advisory lock (`pg_try_advisory_lock`),
- * held on one dedicated pooled connection (outside any transaction) for the run and released after.
- * Answers `{ ran: false }` when another node holds it: the job runs once across nodes. With `wait`, it
- * waits for the lock instead (tests, one-off runs).
+ * A process's connection for the jobs' session-level advisory locks on one database, outside the ORM's pool: every
+ * job runs at start-up, and with each run's lock held on a pooled connection the jobs took the whole pool while the
+ * API began serving. Made when a run takes its lock, ended once no run holds one (no idle connection between runs,
+ * none left behind when the ORM closes). A connection that breaks takes its locks with it (as any session does): the
+ * runs holding them finish, and the next run connects again.
+ */
+class LockSession {
+  /** The jobs whose runs hold (or are taking) their lock here: a session's advisory locks stack, so the database would let a second run in. */
+  readonly runs = new Map<string, Promise<void>>();
+  private client: pg.Client | null = null;
+  private connecting: Promise<pg.Client> | null = null;
+
+  constructor(private readonly url: string) {}
+
+  /** The statements asked so far, one after another (a pg client takes one at a time). */
+  private asked: Promise<unknown> = Promise.resolve();
+
+  ask(sql: string, params: unknown[]): Promise<boolean> {
+    const answer = this.asked.then(async () => {
+      const { rows } = await (await this.connected()).query<{ ok: boolean }>(sql, params);
+      return rows[0]?.ok === true;
+    });
+    this.asked = answer.catch(() => undefined);
+    return answer;
+  }
+
+  private connected(): Promise<pg.Client> {
+    if (this.client) return Promise.resolve(this.client);
+    this.connecting ??= (async () => {
+      const client = new pg.Client({ connectionString: this.url, application_name: JOB_LOCK_APPLICATION });
+      const lost = () => {
+        if (this.client === client) this.client = null;
+      };
+      client.on('error', lost);
+      client.on('end', lost);
+      await client.connect();
+      this.client = client;
+      return client;
+    })().finally(() => {
+      this.connecting = null;
+    });
+    return this.connecting;
+  }
+
+  /** Ends the connection once no run holds a lock on it. */
+  endWhenIdle() {
+    if (this.runs.size !== 0 || !this.client) return;
+    const client = this.client;
+    this.client = null;
+    client.end().catch(() => undefined);
+  }
+}
+
+const sessions = new WeakMap<Orm, LockSession>();
+
+function lockSessionOf(orm: Orm): LockSession {
+  let session = sessions.get(orm);
+  if (!session) {
+    session = new LockSession(orm.config.get('clientUrl') as string);
+    sessions.set(orm, session);
+  }
+  return session;
+}
+
+/**
+ * Runs `fn` only when this node gets the job's session-level advisory lock (`pg_try_advisory_lock`), held on the
+ * process's lock connection (`LockSession`, outside the pool) for the run and released after. Answers
+ * `{ ran: false }` when another node holds it, or a run of the job is already going on in this process: the job runs
+ * once across nodes. With `wait`, it waits for the lock instead (tests, one-off runs).
  */
 export async function withJobLock<T>(
   orm: Orm,
@@ -41,26 +113,34 @@ export async function withJobLock<T>(
   fn: () => Promise<T>,
   opts: { wait?: boolean } = {},
 ): Promise<{ ran: true; result: T } | { ran: false }> {
-  const conn = orm.em.getConnection();
-  await conn.ensureConnection();
-  return conn
-    .getClient()
-    .connection()
-    .execute(async (db) => {
-      const ctx = db as never;
-      const [row] = await conn.execute<{ ok: boolean }[]>(
-        opts.wait ? 'select pg_advisory_lock(?, ?) is not null as ok' : 'select pg_try_advisory_lock(?, ?) as ok',
-        [LOCK_SPACE, JOB_LOCKS[job]],
-        'all',
-        ctx,
-      );
-      if (!row?.ok) return { ran: false as const };
-      try {
-        return { ran: true as const, result: await fn() };
-      } finally {
-        // An unlock that fails found its connection gone, and the lock with it (a session's locks end with it): the
-        // run's own outcome stands (its error replaced a BEHIND, and the catch-up waited an hour).
-        await conn.execute('select pg_advisory_unlock(?, ?)', [LOCK_SPACE, JOB_LOCKS[job]], 'all', ctx).catch(() => undefined);
-      }
-    });
+  const session = lockSessionOf(orm);
+  for (let running = session.runs.get(job); running; running = session.runs.get(job)) {
+    if (!opts.wait) return { ran: false };
+    await running;
+  }
+  let ended!: () => void;
+  session.runs.set(
+    job,
+    new Promise<void>((resolve) => {
+      ended = resolve;
+    }),
+  );
+  const key = [LOCK_SPACE, JOB_LOCKS[job]];
+  try {
+    while (!(await session.ask('select pg_try_advisory_lock($1, $2) as ok', key))) {
+      if (!opts.wait) return { ran: false };
+      await new Promise((resolve) => setTimeout(resolve, WAIT_POLL_MS));
+    }
+    try {
+      return { ran: true, result: await fn() };
+    } finally {
+      // An unlock that fails found its connection gone, and the lock with it (a session's locks end with it): the
+      // run's own outcome stands (its error replaced a BEHIND, and the catch-up waited an hour).
+      await session.ask('select pg_advisory_unlock($1, $2) as ok', key).catch(() => undefined);
+    }
+  } finally {
+    session.runs.delete(job);
+    ended();
+    session.endWhenIdle();
+  }
 }
