@@ -32,6 +32,9 @@ export async function timeSiteDayRollup(orm: Orm, siteId: string, day: string, r
   );
   const pageviews = Number(row?.n ?? 0);
   const forget = async () => {
+    // Without its snapshot the day's record starts no delta (rollup-delta.ts): the day is counted whole. Still a
+    // record of a complete day, so the API's own rollup job leaves the day alone.
+    await conn.execute('update rollup_days set snapshot = null where site_id = ? and day = ?', [siteId, day], 'run');
     if (stored === 'same') return;
     // Its rows only: without its `rollup_days` record the API's own rollup job would count the day meanwhile.
     await conn.execute('delete from daily_rollups where site_id = ? and day = ?', [siteId, day], 'run');

@@ -73,6 +73,11 @@ try {
     note(`  (this process's CPU ms)  ${name}`, (used.user + used.system) / 1000);
     return out;
   };
+  /** The job counting the whole day: without its snapshot the day's record starts no delta (rollup-delta.ts). */
+  const wholeDayJob = async () => {
+    await conn.execute('update rollup_days set snapshot = null where site_id = ? and day = ?', [siteId, day], 'run');
+    return time('rollupSiteDay (the job)', () => rollupSiteDay(orm, sd));
+  };
   if (process.env.ROLLUP_DAY_STAGES === 'step') {
     // =step: the bench's quarter-hour step of the busiest hour (rolled up whole to 20:45 first, untimed).
     const step = await timeIncrementalRollup(orm, siteId, day, 20.75, 21, runs);
@@ -105,7 +110,7 @@ try {
     const round = async () => {
       if (tallyOnly && held.length) return tallies();
       // =job: the job's runs back to back (as the bench times them: its connections stay warm), baselines after.
-      if (jobOnly && i < runs) return time('rollupSiteDay (the job)', () => rollupSiteDay(orm, sd));
+      if (jobOnly && i < runs) return wholeDayJob();
       await time('baseline: count(*) of the day', () =>
         conn.execute('select count(*) from pageviews where site_id = ? and day = ?', [siteId, day], 'all'),
       );
@@ -113,7 +118,7 @@ try {
         drain(`copy (select * from pageviews where site_id = '${siteId}' and day = '${day}') to stdout`),
       );
       if (jobOnly) return;
-      await time('rollupSiteDay (the job)', () => rollupSiteDay(orm, sd));
+      await wholeDayJob();
       if (!stages) return;
       await time('stage: tallySiteDay streamed, this thread', () => tallySiteDay(src, copyOut, 2));
       await time('stage: tallySiteDay streamed, new connections', async () => {

@@ -17,7 +17,10 @@ import { type RollupRow, type RollupSource, rollupRowKey } from './rollup-format
 
 /** What a site-day's last rollup counted: its rows before `until` that `snapshot` sees. */
 export interface RolledState {
+  /** The instant the rows reach: the day's end for a complete rollup. */
   until: string;
+  /** The rollup counted the whole day (its record's `rolled_until` is null): rows arriving late are added to it. */
+  complete?: boolean;
   snapshot: string;
   /** The PostgreSQL that took the snapshot (moved-database.ts), null when the rollup did not record it. */
   server: string | null;
@@ -81,6 +84,22 @@ export function unseenVisitorsSql(src: RollupSource, last: RolledState, now: str
     select visitor from unseen
     union select visitor from ${t.events} where ${c.unseen}
     union select visitor from ${t.pageviews} where ${c.rows} and ${idIn('select pageview_id from ids')}`;
+}
+
+/**
+ * Whether a site-day has rows its last rollup did not see: rows of the day, or leave reports of its pageviews, that
+ * arrived after it (a complete day's late rows: pending-late.ts). Each arm finds them through an index on
+ * (site_id, arrival).
+ */
+export function lateRowsSql(src: RollupSource, last: Pick<RolledState, 'snapshot'>): string {
+  const rows = inline(src.where, src.whereParams);
+  const t = src.tables;
+  return `select exists (select 1 from ${t.pageviews} where ${rows} and ${unseenBy(last.snapshot)})
+      or exists (select 1 from ${t.events} where ${rows} and ${unseenBy(last.snapshot)})
+      or exists (select 1 from ${t.requests} where ${src.requestsWhere ?? rows} and ${unseenBy(last.snapshot)})
+      or exists (select 1 from ${t.page_leaves} l
+                  where ${inline(src.leavesWhere, src.leavesParams)} and ${unseenBy(last.snapshot, 'l.')}
+                    and exists (select 1 from ${t.pageviews} where ${rows} and pageview_id = l.pageview_id)) as late`;
 }
 
 /** `visitors` as a SQL array (COPY takes no parameters). */

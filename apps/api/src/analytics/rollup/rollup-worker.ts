@@ -161,9 +161,9 @@ async function rollUpDelta(task: RollupTask, last: RolledState, now: ServerSnaps
   const deltas = deltaRows(before, after).filter((r) => !last.omitted.includes(r.dimension));
   await inTransaction(async (run) => {
     const [state] = await run<{ same: boolean }>(
-      `select rolled_until = $3::timestamptz and snapshot::text = $4 as same from rollup_days
+      `select rolled_until is not distinct from $3::timestamptz and snapshot::text = $4 as same from rollup_days
         where site_id = $1::uuid and day = $2::date for update`,
-      [task.siteId, task.day, last.until, last.snapshot],
+      [task.siteId, task.day, last.complete ? null : last.until, last.snapshot],
     );
     if (state?.same !== true) throw new Error('the site-day was rolled up by another run meanwhile');
     await addToSiteDayRollup(run, task.siteId, task.day, deltas, recordOf(task, now, last.omitted));

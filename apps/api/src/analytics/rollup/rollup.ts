@@ -5,7 +5,8 @@ import type { Logger } from '../../core/logger.ts';
 import { rollupLag, rollupOldestPending } from '../../core/observe/metrics.ts';
 import { keptPropertiesSql, sameKeys } from './kept-properties.ts';
 import { oldestUnclosedDay, type PendingDaysOptions, pendingSiteDays, type SiteDay } from './pending-days.ts';
-import type { RolledState } from './rollup-delta.ts';
+import { lateSiteDay, recentCompleteDays } from './pending-late.ts';
+import { lateRowsSql, type RolledState } from './rollup-delta.ts';
 import { clearRollupFailure, noteRollupFailure } from './rollup-failures.ts';
 import { ROLLED_TABLES, ROLLUP_VERSION, type RollupSource } from './rollup-format.ts';
 import { RollupStopped, rollupInThread } from './rollup-thread.ts';
@@ -97,6 +98,8 @@ async function rollupPending(orm: Orm, opts: RunRollupsOptions): Promise<RollupR
       opts.logger?.info(`rollups: ${run.rolled + run.empty}/${Math.min(maxDays, candidates.length)} site-days`);
     }
   }
+  // Then the complete days with late rows, while the run has room and time.
+  if (!run.more) await rollupLateDays(orm, opts, run, maxDays - taken.length, started + maxRunMs);
   // The oldest complete site-day this run leaves without a rollup (a failure now or before, waiting for its next
   // try, or past the run's bound), read again as the run took its days by turns; a day counted again keeps its
   // rollup meanwhile. Ages on the run's clock.
@@ -112,6 +115,39 @@ async function rollupPending(orm: Orm, opts: RunRollupsOptions): Promise<RollupR
     );
   }
   return run;
+}
+
+/**
+ * Adds the late rows of recent complete days (pending-late.ts) to their rollups, up to `room` days and until
+ * `deadline`; `run.more` when some were left. A day that fails is logged and looked at again next run (its
+ * complete rollup still answers, without the late rows).
+ */
+async function rollupLateDays(orm: Orm, opts: RunRollupsOptions, run: RollupRun, room: number, deadline: number) {
+  const recent = await recentCompleteDays(orm, opts);
+  let left = room;
+  for (const d of recent) {
+    if (left <= 0 || Date.now() >= deadline) {
+      run.more = true;
+      return;
+    }
+    const sd = lateSiteDay(d);
+    try {
+      const src = await siteDaySource(orm, sd);
+      const [found] = await orm.em.getConnection().execute<{ late: boolean }[]>(lateRowsSql(src, d), [], 'all');
+      if (found?.late !== true) continue;
+      left -= 1;
+      if (await rollupSiteDay(orm, sd)) run.rolled += 1;
+    } catch (e) {
+      if (e instanceof RollupStopped) {
+        run.more = true;
+        return;
+      }
+      run.failed += 1;
+      opts.logger?.warn(
+        `rollups: the late rows of site ${sd.siteId} day ${sd.day} were not added (tried again next run): ${String(e)}`,
+      );
+    }
+  }
 }
 
 interface Bounds {
@@ -179,11 +215,17 @@ interface DayRecordRow {
 }
 
 /**
- * The day's last rollup, when the next one can start from it (rollup-delta.ts): a rollup of the current
- * day in this format and with these kept property keys and time zone that recorded its snapshot, reaching no further
- * than `until` (null: the day's end).
+ * The day's last rollup, when the next one can start from it (rollup-delta.ts): a rollup in this format and with
+ * these kept property keys and time zone that recorded its snapshot, reaching no further than `until` (null: the
+ * day's end, `dayEnd`). A complete rollup is brought up to date by its late rows (pending-late.ts).
  */
-async function lastRollup(orm: Orm, sd: SiteDay, src: RollupSource, until: string | null): Promise<RolledState | null> {
+async function lastRollup(
+  orm: Orm,
+  sd: SiteDay,
+  src: RollupSource,
+  until: string | null,
+  dayEnd: string,
+): Promise<RolledState | null> {
   const [last] = await orm.em.getConnection().execute<DayRecordRow[]>(
     `select to_char(rolled_until at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as until,
             snapshot::text as snapshot, snapshot_server as server, version, properties, timezone, omitted_pairs as omitted
@@ -191,12 +233,16 @@ async function lastRollup(orm: Orm, sd: SiteDay, src: RollupSource, until: strin
     [sd.siteId, sd.day],
     'all',
   );
-  if (!last?.until || !last.snapshot || last.version !== ROLLUP_VERSION) return null;
+  if (!last?.snapshot || last.version !== ROLLUP_VERSION) return null;
   // Counted in the site's former time zone: another local day.
   if (last.timezone !== null && last.timezone !== sd.timezone) return null;
   if (!sameKeys(last.properties, src.keptProperties ?? [])) return null;
-  if (until !== null && Date.parse(until) < Date.parse(last.until)) return null;
-  return { until: last.until, snapshot: last.snapshot, server: last.server, omitted: last.omitted };
+  const complete = last.until === null;
+  // A complete day is only ever brought up to date whole (a step ending within it writes nothing: rollup-write.ts).
+  if (complete && until !== null) return null;
+  const reached = last.until ?? dayEnd;
+  if (until !== null && Date.parse(until) < Date.parse(reached)) return null;
+  return { until: reached, complete, snapshot: last.snapshot, server: last.server, omitted: last.omitted };
 }
 
 /**
@@ -226,7 +272,7 @@ export async function rollupSiteDay(
   );
   if (probe?.any === true) {
     // Counted and written in the rollup thread: the API's event loop neither counts nor encodes the rows.
-    const last = await lastRollup(orm, sd, src, until ?? null);
+    const last = await lastRollup(orm, sd, src, until ?? null, bounds.hi);
     const wholeDay = until === undefined ? src : sourceWithin(sd, bounds);
     return rollupInThread(orm, {
       src,
