@@ -20,7 +20,7 @@ describe('job locks', () => {
   });
 
   /** A run that holds its lock until `open` is called; `entered` resolves once it holds it. */
-  function heldRun(job: Parameters<typeof withJobLock>[1], opts: { wait?: boolean } = {}) {
+  function heldRun(job: Parameters<typeof withJobLock>[1], opts: { wait?: boolean } = {}, on: Orm = orm) {
     let open!: () => void;
     let entered!: () => void;
     const gate = new Promise<void>((resolve) => {
@@ -30,7 +30,7 @@ describe('job locks', () => {
       entered = resolve;
     });
     const run = withJobLock(
-      orm,
+      on,
       job,
       async () => {
         entered();
@@ -93,26 +93,12 @@ describe('job locks', () => {
   it('is refused a lock another process holds, and waits for it with `wait`', async () => {
     const other = await createOrm(db.url, { poolMax: 1 });
     try {
-      const theirs = await (async () => {
-        let open!: () => void;
-        let entered!: () => void;
-        const gate = new Promise<void>((r) => {
-          open = r;
-        });
-        const inside = new Promise<void>((r) => {
-          entered = r;
-        });
-        const run = withJobLock(other, 'alerts', async () => {
-          entered();
-          await gate;
-        });
-        await inside;
-        return { run, open };
-      })();
+      const theirs = heldRun('alerts', {}, other);
+      await theirs.inside;
       expect(await withJobLock(orm, 'alerts', async () => 'mine')).toEqual({ ran: false });
       const mine = withJobLock(orm, 'alerts', async () => 'mine', { wait: true });
       theirs.open();
-      expect(await theirs.run).toEqual({ ran: true, result: undefined });
+      expect(await theirs.run).toEqual({ ran: true, result: 'alerts' });
       expect(await mine).toEqual({ ran: true, result: 'mine' });
     } finally {
       await other.close();
