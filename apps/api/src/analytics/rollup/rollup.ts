@@ -238,7 +238,7 @@ async function lastRollup(
   if (last.timezone !== null && last.timezone !== sd.timezone) return null;
   if (!sameKeys(last.properties, src.keptProperties ?? [])) return null;
   const complete = last.until === null;
-  // A complete day is only ever brought up to date whole (a step ending within it writes nothing: rollup-write.ts).
+  // A complete day is brought up to date to its end only (a step ending within it writes nothing: rollup-write.ts).
   if (complete && until !== null) return null;
   const reached = last.until ?? dayEnd;
   if (until !== null && Date.parse(until) < Date.parse(reached)) return null;
