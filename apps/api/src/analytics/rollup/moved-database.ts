@@ -37,7 +37,7 @@ export const recordedElsewhere = (last: { server: string | null } | null, now: S
 type Tables = RollupSource['tables'];
 
 /** Each raw table's condition for a site-day's rows (the leave reports' name the table `l`: every statement here does). */
-function dayConditions(day: RollupSource): [keyof Tables, string][] {
+export function dayConditions(day: RollupSource): [keyof Tables, string][] {
   const rows = inline(day.where, day.whereParams);
   return [
     ['pageviews', rows],

@@ -13,6 +13,7 @@
 // per id: so V also takes every visitor with a row carrying the id of an unseen row or leave report.
 // Requests have no visitor: their unseen rows are simply added.
 import { inline, sqlLiteral } from './copy-connections.ts';
+import { dayConditions } from './moved-database.ts';
 import { type RollupRow, type RollupSource, rollupRowKey } from './rollup-format.ts';
 
 /** What a site-day's last rollup counted: its rows before `until` that `snapshot` sees. */
@@ -93,13 +94,15 @@ export function unseenVisitorsSql(src: RollupSource, last: RolledState, now: str
  */
 export function lateRowsSql(src: RollupSource, last: Pick<RolledState, 'snapshot'>): string {
   const rows = inline(src.where, src.whereParams);
-  const t = src.tables;
-  return `select exists (select 1 from ${t.pageviews} where ${rows} and ${unseenBy(last.snapshot)})
-      or exists (select 1 from ${t.events} where ${rows} and ${unseenBy(last.snapshot)})
-      or exists (select 1 from ${t.requests} where ${src.requestsWhere ?? rows} and ${unseenBy(last.snapshot)})
-      or exists (select 1 from ${t.page_leaves} l
-                  where ${inline(src.leavesWhere, src.leavesParams)} and ${unseenBy(last.snapshot, 'l.')}
-                    and exists (select 1 from ${t.pageviews} where ${rows} and pageview_id = l.pageview_id)) as late`;
+  const arms = dayConditions(src).map(([t, where]) => {
+    // A leave report counts with its pageview's day: only those of the day's pageviews.
+    const ofDay =
+      t === 'page_leaves'
+        ? ` and exists (select 1 from ${src.tables.pageviews} where ${rows} and pageview_id = l.pageview_id)`
+        : '';
+    return `exists (select 1 from ${src.tables[t]} l where ${where} and ${unseenBy(last.snapshot, 'l.')}${ofDay})`;
+  });
+  return `select ${arms.join(' or ')} as late`;
 }
 
 /** `visitors` as a SQL array (COPY takes no parameters). */
