@@ -14,7 +14,7 @@
 // Requests have no visitor: their unseen rows are simply added.
 import { inline, sqlLiteral } from './copy-connections.ts';
 import { dayConditions } from './moved-database.ts';
-import { type RollupRow, type RollupSource, rollupRowKey } from './rollup-format.ts';
+import { type CountedRows, type RollupRow, type RollupSource, rollupRowKey } from './rollup-format.ts';
 
 /** What a site-day's last rollup counted: its rows before `until` that `snapshot` sees. */
 export interface RolledState {
@@ -110,26 +110,30 @@ const textArray = (visitors: readonly string[]) =>
   visitors.length ? `array[${visitors.map(sqlLiteral).join(',')}]` : `'{}'::text[]`;
 
 /**
- * The two sources the day is recounted from: `before`, the rows of `visitors` the last rollup counted
- * (no requests), and `after`, their rows now with the requests it did not see.
+ * The source the day is recounted from: the rows of `visitors` now, with the requests the last rollup did not
+ * see, each row and leave report marked when the last rollup counted it (`counted`). The tallies count the two
+ * from one read (rollup-streams.ts, `tallyDelta`): `before`, what the last rollup counted of these visitors
+ * (no requests), and `after`, all of it.
  */
-export function deltaSources(src: RollupSource, last: RolledState, now: string, visitors: readonly string[]) {
+export function deltaSource(
+  src: RollupSource,
+  last: RolledState,
+  now: string,
+  visitors: readonly string[],
+): RollupSource & { counted: CountedRows } {
   const c = conditions(src, last, now);
-  const ofVisitors = `visitor = any(${textArray(visitors)})`;
-  const source = (where: string, requestsWhere: string, leavesSeen: string): RollupSource => ({
+  const where = `${c.rows} and visitor = any(${textArray(visitors)})`;
+  return {
     tables: src.tables,
     where,
     whereParams: [],
-    requestsWhere,
+    requestsWhere: c.unseen,
     // Only the leave reports of these pageviews: the tallies look nothing else up.
-    leavesWhere: `${inline(src.leavesWhere, src.leavesParams)} and ${leavesSeen}
-      and ${idIn(`select pageview_id from ${src.tables.pageviews} where ${where}`, 'l.')}`,
+    leavesWhere: `${c.leaves} and ${idIn(`select pageview_id from ${src.tables.pageviews} where ${where}`, 'l.')}`,
     leavesParams: [],
     keptProperties: src.keptProperties,
-  });
-  return {
-    before: source(`${c.rows} and ${c.counted} and ${ofVisitors}`, 'false', seenBy(last.snapshot, 'l.')),
-    after: source(`${c.rows} and ${ofVisitors}`, c.unseen, seenBy(now, 'l.')),
+    // The last snapshot sees no row that this one does not: what it counted is among these rows.
+    counted: { rows: c.counted, leaves: seenBy(last.snapshot, 'l.') },
   };
 }
 

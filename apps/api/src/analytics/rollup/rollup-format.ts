@@ -45,4 +45,12 @@ export interface RollupSource {
    * None when absent (the demo generator's staging tables).
    */
   keptProperties?: readonly string[];
+  /** Incremental rollups (rollup-delta.ts): which rows and leave reports the last rollup counted. */
+  counted?: CountedRows;
+}
+
+/** Conditions (written out, no bind values) on a raw table's rows and on `page_leaves l` rows: the last rollup counted them. */
+export interface CountedRows {
+  rows: string;
+  leaves: string;
 }

@@ -1,5 +1,4 @@
 // The day's leave reports summed per pageview, for the rollup tallies (rollup-streams.ts).
-import { forEachCopyRow } from './copy-rows.ts';
 import { grown, IdNumbers } from './id-numbers.ts';
 import { addExact } from './rollup-tally.ts';
 
@@ -27,17 +26,13 @@ export class LeaveSums {
     this.settle(false, e);
   }
 
-  async read(stream: AsyncIterable<Buffer>) {
-    try {
-      await forEachCopyRow(stream, (f) => this.add(f[0] as string, Number(f[1]), Number(f[2])));
-      this.settle(true);
-    } catch (e) {
-      this.settle(false, e);
-      throw e;
-    }
+  /** Ends the wait of pageview rows: every leave report is added. */
+  ready() {
+    this.settle(true);
   }
 
-  private add(id: string, scroll: number, ms: number) {
+  /** Adds one leave report of pageview `id`. */
+  add(id: string, scroll: number, ms: number) {
     const before = this.ids.size;
     const n = this.ids.add(id);
     const at = n * 3;

@@ -5,218 +5,86 @@
 // The pageviews can be split into `parts` streams by a hash of the visitor code (disjoint visitors, so
 // their counts add up), each on a connection of its own; one stream is the default, as the counting here,
 // not PostgreSQL's sorting, sets the pace (docs/performance/history.md, "One pageviews stream").
-// Also used by the demo generator on its staging tables.
+// Also used by the demo generator on its staging tables. The streams' statements: rollup-stream-shapes.ts.
 // (Joined and numbered in PostgreSQL, its streams took longer: docs/performance/history.md, "The rollup's 1 s goal";
 // here they cost a map of the day's leave reports and a pass per visitor-day.)
-import type { MetricSet } from '@us/shared';
-import {
-  CATALOGUE,
-  EVENT_CENTS_SQL,
-  isSearchReferrer,
-  ROLLUP_PAIRS,
-  rollupDimensions,
-  SUMMARY_ROLLUP_MEASURES,
-} from '../catalogue.ts';
-import { EXIT_DIMENSIONS, namesExit, VISIT_ORDER } from '../exit-paths.ts';
+import { isSearchReferrer, SUMMARY_ROLLUP_MEASURES } from '../catalogue.ts';
 import { type CopyOut, type CopyStream, inline } from './copy-connections.ts';
-import { forEachCopyRow } from './copy-rows.ts';
-import { keptDimensions } from './kept-properties.ts';
-import { type RollupRow, type RollupSource, rollupRowKey } from './rollup-format.ts';
+import { type CopyFields, forEachCopyRow } from './copy-rows.ts';
+import { type CountedRows, type RollupRow, type RollupSource, rollupRowKey } from './rollup-format.ts';
 import { LeaveSums } from './rollup-leaves.ts';
 import {
-  type Emit,
-  EVENT_ROWS,
-  EXIT_COLUMN,
-  Interner,
-  PAGEVIEW_ROWS,
-  REQUEST_ROWS,
-  StreamTally,
-  type TallyGrouping,
-  type TallyRow,
-  VALUES_PER_DAY,
-  ValueBudget,
-} from './rollup-tally.ts';
+  copy,
+  EVENTS,
+  type Layout,
+  PAGEVIEWS,
+  PATH_COLUMN,
+  partOf,
+  REFERRER_COLUMN,
+  REQUESTS,
+  type StreamShape,
+  statementOf,
+  withCounted,
+  withProperties,
+} from './rollup-stream-shapes.ts';
+import { Interner, StreamTally, type TallyRow, VALUES_PER_DAY, ValueBudget } from './rollup-tally.ts';
 import { VisitExits } from './rollup-visits.ts';
-
-type Table = 'pageviews' | 'events' | 'requests';
-
-/** The metric sets counted from a table's rows (at most two: tallies have two row counts). */
-const setsOf = (table: Table) => (Object.keys(CATALOGUE) as MetricSet[]).filter((s) => CATALOGUE[s].table === table);
-for (const table of ['pageviews', 'events', 'requests'] as const) {
-  if (setsOf(table).length > 2) throw new Error(`rollup tallies count two metric sets per table: ${table} has more`);
-}
-
-/** The row filters of a table's metric sets, as columns ('t' or 'f'). */
-const filtersOf = (table: Table) => setsOf(table).map((s) => `coalesce(${CATALOGUE[s].rowFilter ?? 'true'}, false)`);
-
-/**
- * The dimension columns a stream needs for the groupings of `set` that `keep` takes (each distinct
- * expression once, as the text the SQL rollup grouped by), and those groupings as column indexes.
- */
-function groupingsOf(set: MetricSet, keep: (names: string[]) => boolean, exprs: string[] = []) {
-  const dims = CATALOGUE[set].dimensions;
-  const column = (dimension: string): number => {
-    if (EXIT_DIMENSIONS.has(dimension)) return EXIT_COLUMN;
-    const sql = `coalesce((${dims[dimension]?.sql as string})::text, '')`;
-    if (!exprs.includes(sql)) exprs.push(sql);
-    return exprs.indexOf(sql);
-  };
-  const singles = rollupDimensions(set)
-    .filter((d) => keep([d]))
-    .map((d) => ({ dimension: d, columns: [column(d)] }));
-  const pairs = (ROLLUP_PAIRS[set] ?? [])
-    .filter(([a, b]) => keep([a, b]))
-    .map(([a, b]) => ({ dimension: `${a}|${b}`, columns: [column(a), column(b)] }));
-  const groupings: TallyGrouping[] = [...(keep([]) ? [{ dimension: '', columns: [] }] : []), ...singles, ...pairs];
-  return { groupings, exprs };
-}
-
-/** The visitors of part `k` of `parts` (by a hash of the code), or every row. */
-const partOf = (k: number, parts: number) => (parts > 1 ? ` and (hashtext(visitor) & 2147483647) % ${parts} = ${k}` : '');
-
-/** Visitors grouped together (their order does not matter: C is the cheapest to sort by). */
-const BY_VISITOR = 'visitor collate "C"';
-
-/** Where a stream's columns are (-1: it has no such column); its dimensions follow the last one. */
-interface Layout {
-  lane: number;
-  visitor: number;
-  filters: readonly number[];
-  /** Pageviews only: the stored channel, which with the referrer's host says whether a visit came from search. */
-  channel: number;
-  cents: number;
-  /** Pageviews only: the pageview's id (its leave reports), the UTC day, the instant, whether the row began a visit. */
-  pageviewId: number;
-  day: number;
-  at: number;
-  start: number;
-}
-const NONE: Layout = {
-  lane: 0,
-  visitor: -1,
-  filters: [],
-  channel: -1,
-  cents: -1,
-  pageviewId: -1,
-  day: -1,
-  at: -1,
-  start: -1,
-};
-
-/** A stream's statement shape: fixed columns (their layout), then dimension columns, and its groupings. */
-interface StreamShape {
-  table: Table;
-  fixed: string[];
-  layout: Layout;
-  exprs: string[];
-  groupings: TallyGrouping[];
-  exits: TallyGrouping[];
-  emits: readonly Emit[];
-}
-
-// Pageviews: lane, visitor, UTC day, session start, the stored channel, the pageview's id, the instant,
-// then the two sets' row filters; in the order that numbers a visitor-day's visits. "From search" is
-// decided here, once per referrer host (isSearchReferrer): PostgreSQL's regular expressions
-// (SEARCH_REFERRER_SQL) cost more per row, and more again on a connection's first use of them.
-const PAGEVIEWS: StreamShape = (() => {
-  const fixed = ['lane', 'visitor', 'day', 'session_start', 'channel', 'pageview_id', 'at', ...filtersOf('pageviews')];
-  const { groupings, exprs } = groupingsOf('pageviews', (names) => !namesExit(names));
-  // Exit groupings name pageviews dimensions besides the exit page: the same columns.
-  const exits = groupingsOf('sessions', namesExit, exprs).groupings;
-  return {
-    table: 'pageviews',
-    fixed,
-    layout: {
-      ...NONE,
-      visitor: 1,
-      day: 2,
-      start: 3,
-      channel: 4,
-      pageviewId: 5,
-      at: 6,
-      filters: [7, 8].slice(0, filtersOf('pageviews').length),
-    },
-    exprs,
-    groupings,
-    exits,
-    emits: PAGEVIEW_ROWS,
-  };
-})();
-/** The path's column among the pageviews' dimensions: a visit's exit page is its last pageview's path. */
-const PATH_COLUMN = PAGEVIEWS.exprs.indexOf(`coalesce((path)::text, '')`);
-if (PATH_COLUMN < 0) throw new Error('the pageviews stream lacks the path');
-/** The referrer's host among the pageviews' dimensions (whether a visit came from search). */
-const REFERRER_COLUMN = PAGEVIEWS.exprs.indexOf(`coalesce((referrer_host)::text, '')`);
-if (REFERRER_COLUMN < 0) throw new Error('the pageviews stream lacks the referrer host');
-
-const EVENTS: StreamShape = {
-  table: 'events',
-  fixed: ['lane', 'visitor', ...filtersOf('events'), `case when ${CATALOGUE.events.rowFilter} then ${EVENT_CENTS_SQL} end`],
-  layout: { ...NONE, visitor: 1, filters: [2], cents: 3 },
-  ...groupingsOf('events', () => true),
-  exits: [],
-  emits: EVENT_ROWS,
-};
-const REQUESTS: StreamShape = {
-  table: 'requests',
-  fixed: ['lane', ...filtersOf('requests')],
-  layout: { ...NONE, filters: [1] },
-  ...groupingsOf('requests', () => true),
-  exits: [],
-  emits: REQUEST_ROWS,
-};
-
-/**
- * A stream's shape with a `prop:<key>` grouping per kept key (kept-properties.ts), its value column after the
- * catalogue's (a row without the key counts under '', as a null value of any dimension does, so the values
- * add up to the day's totals). Pageviews (sessions too) and events carry properties.
- */
-function withProperties(shape: StreamShape, keys: readonly string[] | undefined): StreamShape {
-  const kept = keptDimensions(keys);
-  if (!kept.length) return shape;
-  const exprs = [...shape.exprs];
-  const groupings = [...shape.groupings];
-  for (const { dimension, sql } of kept) {
-    exprs.push(`coalesce((${sql})::text, '')`);
-    groupings.push({ dimension, columns: [exprs.length - 1] });
-  }
-  return { ...shape, exprs, groupings };
-}
-
-const copy = (select: string) => `copy (${select}) to stdout`;
-
-/** The COPY statement of a stream over the day's rows (`part`: the pageviews of some visitors). */
-function statementOf(shape: StreamShape, src: RollupSource, part = ''): string {
-  const select = [...shape.fixed, ...shape.exprs].join(', ');
-  const where =
-    shape.table === 'requests' && src.requestsWhere !== undefined ? src.requestsWhere : inline(src.where, src.whereParams) + part;
-  if (shape.table !== 'pageviews') {
-    const order = shape.layout.visitor >= 0 ? ` order by ${BY_VISITOR}` : '';
-    return copy(`select ${select} from ${src.tables[shape.table]} where ${where}${order}`);
-  }
-  return copy(`select ${select}
-      from ${src.tables.pageviews}
-      where ${where}
-      order by ${BY_VISITOR}, day, ${VISIT_ORDER}`);
-}
 
 const numberOr = (v: string | null | undefined) => (v === null || v === undefined ? Number.NaN : Number(v));
 
-/** Reads one stream's rows into a tally of its own; resolves with its rollup rows. Pageviews wait for the leave reports. */
+/**
+ * One count a stream's rows feed: its tally, the leave reports its pageviews look up, and whether it takes only the
+ * rows the last rollup counted (an incremental rollup's "before": rollup-delta.ts).
+ */
+interface Count {
+  leaves: LeaveSums;
+  budget: ValueBudget;
+  countedOnly: boolean;
+}
+
+/** A count's state while a stream is read: its tally, its visits, the visitor whose rows it is taking. */
+class CountState {
+  readonly tally: StreamTally;
+  readonly visits: VisitExits | null;
+  started = false;
+  visitor: string | null = null;
+  constructor(
+    readonly count: Count,
+    shape: StreamShape,
+    lanes: Interner,
+    columns: Interner[],
+  ) {
+    const L = shape.layout;
+    this.tally = new StreamTally(
+      lanes,
+      columns,
+      shape.groupings,
+      shape.emits,
+      L.visitor >= 0,
+      shape.exits,
+      PATH_COLUMN,
+      count.budget,
+    );
+    this.visits = L.start >= 0 ? new VisitExits(this.tally, PATH_COLUMN) : null;
+  }
+}
+
+/**
+ * Reads one stream's rows once into a tally per count (their interned values shared); resolves with each count's
+ * rollup rows. Pageviews wait for the counts' leave reports.
+ */
 async function readStream(
   shape: StreamShape,
   stream: AsyncIterable<Buffer>,
-  leaves: LeaveSums,
+  counts: readonly Count[],
   omitted: Set<string>,
-  budget: ValueBudget,
-): Promise<RollupRow[]> {
+): Promise<RollupRow[][]> {
   const L = shape.layout;
   const base = shape.fixed.length;
   const dims = shape.exprs.length;
   const lanes = new Interner();
   const columns = Array.from({ length: dims }, () => new Interner());
-  const tally = new StreamTally(lanes, columns, shape.groupings, shape.emits, L.visitor >= 0, shape.exits, PATH_COLUMN, budget);
-  const visits = L.start >= 0 ? new VisitExits(tally, PATH_COLUMN) : null;
+  const states = counts.map((c) => new CountState(c, shape, lanes, columns));
   const row: TallyRow = {
     lane: 0,
     ids: new Int32Array(dims),
@@ -239,16 +107,8 @@ async function readStream(
     }
     return yes;
   };
-  if (L.pageviewId >= 0) await leaves.done;
-  let started = false;
-  let visitor: string | null = null;
+  if (L.pageviewId >= 0) await Promise.all(counts.map((c) => c.leaves.done));
   await forEachCopyRow(stream, (f) => {
-    if (visits) visits.next(f[L.visitor] as string, f[L.day] as string);
-    if (L.visitor >= 0 && (!started || f[L.visitor] !== visitor)) {
-      if (started) tally.endVisitor();
-      started = true;
-      visitor = f[L.visitor] as string | null;
-    }
     row.lane = lanes.id(f[L.lane] as string);
     for (let c = 0; c < dims; c++) row.ids[c] = (columns[c] as Interner).id(f[base + c] as string);
     row.in0 = f0 >= 0 && f[f0] === 't' ? 1 : 0;
@@ -258,18 +118,36 @@ async function readStream(
         ? 1
         : 0;
     row.cents = L.cents >= 0 ? numberOr(f[L.cents]) : Number.NaN;
-    if (L.pageviewId >= 0) {
-      const leave = leaves.of(f[L.pageviewId] as string);
-      row.scroll = leave < 0 ? Number.NaN : leaves.scrollOf(leave);
-      row.ms = leave < 0 ? Number.NaN : leaves.msOf(leave);
-      if (leave >= 0 && f[L.lane] === 'human') leaves.countVisible(leave);
+    const counted = L.counted >= 0 && f[L.counted] === 't';
+    for (const s of states) {
+      if (s.count.countedOnly && !counted) continue;
+      takeRow(s, L, f, row);
     }
-    tally.add(row);
-    if (visits) visits.take(row, f[L.at] as string, f[L.pageviewId] as string, f[L.start] === 't');
   });
-  visits?.flush();
-  for (const pair of tally.omitted()) omitted.add(pair);
-  return tally.rows();
+  return states.map((s) => {
+    s.visits?.flush();
+    for (const pair of s.tally.omitted()) omitted.add(pair);
+    return s.tally.rows();
+  });
+}
+
+/** Adds one row (its values read already into `row`) to a count. */
+function takeRow(s: CountState, L: Layout, f: CopyFields, row: TallyRow) {
+  if (s.visits) s.visits.next(f[L.visitor] as string, f[L.day] as string);
+  if (L.visitor >= 0 && (!s.started || f[L.visitor] !== s.visitor)) {
+    if (s.started) s.tally.endVisitor();
+    s.started = true;
+    s.visitor = f[L.visitor] as string | null;
+  }
+  if (L.pageviewId >= 0) {
+    const leaves = s.count.leaves;
+    const leave = leaves.of(f[L.pageviewId] as string);
+    row.scroll = leave < 0 ? Number.NaN : leaves.scrollOf(leave);
+    row.ms = leave < 0 ? Number.NaN : leaves.msOf(leave);
+    if (leave >= 0 && f[L.lane] === 'human') leaves.countVisible(leave);
+  }
+  s.tally.add(row);
+  if (s.visits) s.visits.take(row, f[L.at] as string, f[L.pageviewId] as string, f[L.start] === 't');
 }
 
 /** Rows of several streams of one day as one set: counts of the same row added (parts have disjoint visitors). */
@@ -324,34 +202,92 @@ export async function tallySiteDay(
   omitted = new Set<string>(),
   valuesPerDay = VALUES_PER_DAY,
 ): Promise<RollupRow[]> {
-  const leaves = new LeaveSums();
-  const budget = new ValueBudget(valuesPerDay);
-  const pageviews = withProperties(PAGEVIEWS, src.keptProperties);
-  const events = withProperties(EVENTS, src.keptProperties);
+  const [rows] = await tallyCounts(src, [count(valuesPerDay, false)], copyOut, atOnce, parts, omitted);
+  return rows as RollupRow[];
+}
+
+/**
+ * An incremental rollup's two counts from one read of the recounted visitors' rows (rollup-delta.ts): `before`,
+ * the rows and leave reports the last rollup counted (`src.counted`), and `after`, all of them. Each has the
+ * day's budget of values; groupings either leaves out are named in `omitted`.
+ */
+export async function tallyDelta(
+  src: RollupSource & { counted: CountedRows },
+  copyOut: CopyOut,
+  atOnce = 1,
+  omitted = new Set<string>(),
+  valuesPerDay = VALUES_PER_DAY,
+): Promise<{ before: RollupRow[]; after: RollupRow[] }> {
+  const counts = [count(valuesPerDay, true), count(valuesPerDay, false)];
+  const [before, after] = await tallyCounts(src, counts, copyOut, atOnce, 1, omitted);
+  return { before: before as RollupRow[], after: after as RollupRow[] };
+}
+
+const count = (valuesPerDay: number, countedOnly: boolean): Count => ({
+  leaves: new LeaveSums(),
+  budget: new ValueBudget(valuesPerDay),
+  countedOnly,
+});
+
+/** Reads the leave reports into each count's sums (a count of counted rows takes only those the last rollup counted). */
+async function readLeaves(stream: AsyncIterable<Buffer>, counts: readonly Count[]) {
+  try {
+    await forEachCopyRow(stream, (f) => {
+      const counted = f[3] === 't';
+      for (const c of counts) if (!c.countedOnly || counted) c.leaves.add(f[0] as string, Number(f[1]), Number(f[2]));
+    });
+    for (const c of counts) c.leaves.ready();
+  } catch (e) {
+    for (const c of counts) c.leaves.fail(e);
+    throw e;
+  }
+}
+
+/** The rows of each count of `counts` (tallySiteDay, tallyDelta). */
+async function tallyCounts(
+  src: RollupSource,
+  counts: readonly Count[],
+  copyOut: CopyOut,
+  atOnce: number,
+  parts: number,
+  omitted: Set<string>,
+): Promise<RollupRow[][]> {
+  const pageviews = withCounted(withProperties(PAGEVIEWS, src.keptProperties), src.counted?.rows);
+  const events = withCounted(withProperties(EVENTS, src.keptProperties), src.counted?.rows);
   // The leave reports first: each pageviews stream waits for them (its statement already sorting meanwhile).
   const leaveSql = copy(
-    `select pageview_id, scroll_depth, time_on_page_ms from ${src.tables.page_leaves} l where ${inline(src.leavesWhere, src.leavesParams)}`,
+    `select pageview_id, scroll_depth, time_on_page_ms, ${src.counted ? `(${src.counted.leaves})` : 'true'}
+       from ${src.tables.page_leaves} l where ${inline(src.leavesWhere, src.leavesParams)}`,
   );
-  const streams: { sql: string; read: (s: AsyncIterable<Buffer>) => Promise<RollupRow[]> }[] = [
+  const none = () => counts.map(() => [] as RollupRow[]);
+  const streams: { sql: string; read: (s: AsyncIterable<Buffer>) => Promise<RollupRow[][]> }[] = [
     {
       sql: leaveSql,
       read: async (s) => {
-        await leaves.read(s);
-        return [];
+        await readLeaves(s, counts);
+        return none();
       },
     },
     ...Array.from({ length: parts }, (_, k) => ({
       sql: statementOf(pageviews, src, partOf(k, parts)),
-      read: (s: AsyncIterable<Buffer>) => readStream(pageviews, s, leaves, omitted, budget),
+      read: (s: AsyncIterable<Buffer>) => readStream(pageviews, s, counts, omitted),
     })),
-    { sql: statementOf(events, src), read: (s) => readStream(events, s, leaves, omitted, budget) },
-    { sql: statementOf(REQUESTS, src), read: (s) => readStream(REQUESTS, s, leaves, omitted, budget) },
+    { sql: statementOf(events, src), read: (s) => readStream(events, s, counts, omitted) },
+    // The last rollup's requests are not recounted (rollup-delta.ts): only the count of all rows takes them.
+    {
+      sql: statementOf(REQUESTS, src),
+      read: async (s) => {
+        const taking = counts.filter((c) => !c.countedOnly);
+        const rows = await readStream(REQUESTS, s, taking, omitted);
+        return counts.map((c) => (c.countedOnly ? [] : (rows[taking.indexOf(c)] as RollupRow[])));
+      },
+    },
   ];
-  const results: RollupRow[][] = new Array(streams.length);
+  const results: RollupRow[][][] = new Array(streams.length);
   let next = 0;
   let failure: unknown = null;
   // A failure before the leave reports are read ends the pageview readers' wait too (handled there).
-  leaves.done.catch(() => {});
+  for (const c of counts) c.leaves.done.catch(() => {});
   await Promise.all(
     Array.from({ length: Math.min(atOnce, streams.length) }, async () => {
       while (next < streams.length && failure === null) {
@@ -364,13 +300,15 @@ export async function tallySiteDay(
         } catch (e) {
           stream?.abandon();
           failure ??= e;
-          leaves.fail(e);
+          for (const c of counts) c.leaves.fail(e);
         }
       }
     }),
   );
   if (failure !== null) throw failure;
-  // A grouping one stream or part left out goes from every one's rows.
-  const rows = merged(results).filter((r) => !omitted.has(r.dimension));
-  return [...rows, ...summaryRows(rows, leaves)];
+  return counts.map((c, k) => {
+    // A grouping one stream or part left out goes from every one's rows.
+    const rows = merged(results.map((r) => r[k] as RollupRow[])).filter((r) => !omitted.has(r.dimension));
+    return [...rows, ...summaryRows(rows, c.leaves)];
+  });
 }

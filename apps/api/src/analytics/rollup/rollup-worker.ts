@@ -15,9 +15,9 @@ import {
   SNAPSHOT_WITH_SERVER_SQL,
   usableLast,
 } from './moved-database.ts';
-import { deltaRows, deltaSources, type RolledState, seenSource, unseenVisitorsSql } from './rollup-delta.ts';
+import { deltaRows, deltaSource, type RolledState, seenSource, unseenVisitorsSql } from './rollup-delta.ts';
 import type { RollupSource } from './rollup-format.ts';
-import { tallySiteDay } from './rollup-streams.ts';
+import { tallyDelta, tallySiteDay } from './rollup-streams.ts';
 import { addToSiteDayRollup, type RunStatement, replaceSiteDayRollup } from './rollup-write.ts';
 
 /** Roll up one site-day: its rows are where `src` says, counted on `atOnce` connections. */
@@ -148,14 +148,15 @@ async function rollUpDelta(task: RollupTask, last: RolledState, now: ServerSnaps
   ]);
   const visitors = unseen.map((r) => r.visitor);
   if (visitors.length > MAX_RECOUNTED_SHARE * Number(day?.visitors ?? 0)) return null;
-  const sources = deltaSources(task.src, last, snapshot, visitors);
-  const atOnce = Math.max(1, Math.floor(task.atOnce / 2));
   // The recounted visitors' own rows left a grouping out: too many to add up here, the day is counted whole.
   const omittedNow = new Set<string>();
-  const [before, after] = await Promise.all([
-    tallySiteDay(sources.before, copyOut, atOnce, 1, omittedNow, task.valuesPerDay),
-    tallySiteDay(sources.after, copyOut, atOnce, 1, omittedNow, task.valuesPerDay),
-  ]);
+  const { before, after } = await tallyDelta(
+    deltaSource(task.src, last, snapshot, visitors),
+    copyOut,
+    task.atOnce,
+    omittedNow,
+    task.valuesPerDay,
+  );
   if ([...omittedNow].some((pair) => !last.omitted.includes(pair))) return null;
   // Groupings the day's rollup left out get no rows.
   const deltas = deltaRows(before, after).filter((r) => !last.omitted.includes(r.dimension));

@@ -1,6 +1,7 @@
 // The leave reports' pageview ids numbered for the rollup (id-numbers.ts): exact for every string, whether
 // it packs into words (the collect door's alphabet, up to 35 characters) or goes through the Map.
 import { describe, expect, it } from 'vitest';
+import { forEachCopyRow } from '../../../src/analytics/rollup/copy-rows.ts';
 import { IdNumbers, packedHash } from '../../../src/analytics/rollup/id-numbers.ts';
 import { LeaveSums } from '../../../src/analytics/rollup/rollup-leaves.ts';
 
@@ -72,8 +73,9 @@ describe('leave sums by pageview id', () => {
 
   it('keep the deepest scroll and the summed visible time of each id, and count visible time once an id', async () => {
     const leaves = new LeaveSums();
-    await leaves.read(
+    await forEachCopyRow(
       stream('p1\t40\t1000\np2\t10\t5\np1\t80\t2500\nP1\t5\t7\nlong\\tid\t1\t9007199254740991\nlong\\tid\t2\t10\n'),
+      (f) => leaves.add(f[0] as string, Number(f[1]), Number(f[2])),
     );
     const p1 = leaves.of('p1');
     expect([leaves.scrollOf(p1), leaves.msOf(p1)]).toEqual([80, 3500]);
