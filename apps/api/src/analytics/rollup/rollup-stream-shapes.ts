@@ -49,7 +49,7 @@ export const partOf = (k: number, parts: number) => (parts > 1 ? ` and (hashtext
 const BY_VISITOR = 'visitor collate "C"';
 
 /** Where a stream's columns are (-1: it has no such column); its dimensions follow the last one. */
-export interface Layout {
+interface Layout {
   lane: number;
   visitor: number;
   filters: readonly number[];

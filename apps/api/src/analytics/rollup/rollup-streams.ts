@@ -16,7 +16,6 @@ import { LeaveSums } from './rollup-leaves.ts';
 import {
   copy,
   EVENTS,
-  type Layout,
   PAGEVIEWS,
   PATH_COLUMN,
   partOf,
@@ -42,31 +41,52 @@ interface Count {
   countedOnly: boolean;
 }
 
-/** A count's state while a stream is read: its tally, its visits, the visitor whose rows it is taking. */
-class CountState {
-  readonly tally: StreamTally;
-  readonly visits: VisitExits | null;
-  started = false;
-  visitor: string | null = null;
-  constructor(
-    readonly count: Count,
-    shape: StreamShape,
-    lanes: Interner,
-    columns: Interner[],
-  ) {
-    const L = shape.layout;
-    this.tally = new StreamTally(
-      lanes,
-      columns,
-      shape.groupings,
-      shape.emits,
-      L.visitor >= 0,
-      shape.exits,
-      PATH_COLUMN,
-      count.budget,
-    );
-    this.visits = L.start >= 0 ? new VisitExits(this.tally, PATH_COLUMN) : null;
-  }
+/** What reads a stream's rows into one count: `take` adds a row (its values already in `row`), `rows` ends the count. */
+interface CountReader {
+  take(f: CopyFields, row: TallyRow): void;
+  rows(omitted: Set<string>): RollupRow[];
+}
+
+/** A count's reader; its tally shares the stream's interned values. Constants captured, as the rows' hot path wants. */
+function countReader(count: Count, shape: StreamShape, lanes: Interner, columns: Interner[]): CountReader {
+  const L = shape.layout;
+  const leaves = count.leaves;
+  const tally = new StreamTally(
+    lanes,
+    columns,
+    shape.groupings,
+    shape.emits,
+    L.visitor >= 0,
+    shape.exits,
+    PATH_COLUMN,
+    count.budget,
+  );
+  const visits = L.start >= 0 ? new VisitExits(tally, PATH_COLUMN) : null;
+  let started = false;
+  let visitor: string | null = null;
+  return {
+    take(f, row) {
+      if (visits) visits.next(f[L.visitor] as string, f[L.day] as string);
+      if (L.visitor >= 0 && (!started || f[L.visitor] !== visitor)) {
+        if (started) tally.endVisitor();
+        started = true;
+        visitor = f[L.visitor] as string | null;
+      }
+      if (L.pageviewId >= 0) {
+        const leave = leaves.of(f[L.pageviewId] as string);
+        row.scroll = leave < 0 ? Number.NaN : leaves.scrollOf(leave);
+        row.ms = leave < 0 ? Number.NaN : leaves.msOf(leave);
+        if (leave >= 0 && f[L.lane] === 'human') leaves.countVisible(leave);
+      }
+      tally.add(row);
+      if (visits) visits.take(row, f[L.at] as string, f[L.pageviewId] as string, f[L.start] === 't');
+    },
+    rows(omitted) {
+      visits?.flush();
+      for (const pair of tally.omitted()) omitted.add(pair);
+      return tally.rows();
+    },
+  };
 }
 
 /**
@@ -84,7 +104,9 @@ async function readStream(
   const dims = shape.exprs.length;
   const lanes = new Interner();
   const columns = Array.from({ length: dims }, () => new Interner());
-  const states = counts.map((c) => new CountState(c, shape, lanes, columns));
+  const readers = counts.map((c) => countReader(c, shape, lanes, columns));
+  // One count of every row (a whole day's): no per-row choice of counts.
+  const only = counts.length === 1 && !counts[0]?.countedOnly ? (readers[0] as CountReader) : null;
   const row: TallyRow = {
     lane: 0,
     ids: new Int32Array(dims),
@@ -118,36 +140,13 @@ async function readStream(
         ? 1
         : 0;
     row.cents = L.cents >= 0 ? numberOr(f[L.cents]) : Number.NaN;
+    if (only) return only.take(f, row);
     const counted = L.counted >= 0 && f[L.counted] === 't';
-    for (const s of states) {
-      if (s.count.countedOnly && !counted) continue;
-      takeRow(s, L, f, row);
+    for (let k = 0; k < readers.length; k++) {
+      if (counted || !(counts[k] as Count).countedOnly) (readers[k] as CountReader).take(f, row);
     }
   });
-  return states.map((s) => {
-    s.visits?.flush();
-    for (const pair of s.tally.omitted()) omitted.add(pair);
-    return s.tally.rows();
-  });
-}
-
-/** Adds one row (its values read already into `row`) to a count. */
-function takeRow(s: CountState, L: Layout, f: CopyFields, row: TallyRow) {
-  if (s.visits) s.visits.next(f[L.visitor] as string, f[L.day] as string);
-  if (L.visitor >= 0 && (!s.started || f[L.visitor] !== s.visitor)) {
-    if (s.started) s.tally.endVisitor();
-    s.started = true;
-    s.visitor = f[L.visitor] as string | null;
-  }
-  if (L.pageviewId >= 0) {
-    const leaves = s.count.leaves;
-    const leave = leaves.of(f[L.pageviewId] as string);
-    row.scroll = leave < 0 ? Number.NaN : leaves.scrollOf(leave);
-    row.ms = leave < 0 ? Number.NaN : leaves.msOf(leave);
-    if (leave >= 0 && f[L.lane] === 'human') leaves.countVisible(leave);
-  }
-  s.tally.add(row);
-  if (s.visits) s.visits.take(row, f[L.at] as string, f[L.pageviewId] as string, f[L.start] === 't');
+  return readers.map((r) => r.rows(omitted));
 }
 
 /** Rows of several streams of one day as one set: counts of the same row added (parts have disjoint visitors). */
