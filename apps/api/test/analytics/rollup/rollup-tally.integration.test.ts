@@ -57,6 +57,13 @@ beforeAll(async () => {
     pv('e-before', 3 * HOUR, { path: '/x' }),
     pv('e-before', 3 * HOUR + MIN, { sessionStart: true, path: '/y', utmSource: 'news', utmCampaign: 'fall' }),
     pv('e-before', 3 * HOUR + 2 * MIN, { path: '/z' }),
+    // Values that change within a visit and come back (a run of equal rows ends and another starts), the lane
+    // too, with leave reports on some rows: each value counts its rows and the visitor once.
+    pv('e-switch', 2 * HOUR, { sessionStart: true, path: '/s1', country: 'XA', pageviewId: 'e-switch-1' }),
+    pv('e-switch', 2 * HOUR + MIN, { path: '/s1', country: 'XB', pageviewId: 'e-switch-2' }),
+    pv('e-switch', 2 * HOUR + 2 * MIN, { path: '/s2', country: 'XA', pageviewId: 'e-switch-3' }),
+    pv('e-switch', 2 * HOUR + 3 * MIN, { path: '/s2', country: 'XA', lane: 'internal' }),
+    pv('e-switch', 2 * HOUR + 4 * MIN, { path: '/s3', country: 'XA', pageviewId: 'e-switch-5' }),
     // Text the COPY stream escapes or that looks like its NULL, non-ASCII text, nulls.
     pv('e-odd', 4 * HOUR, { sessionStart: true, path: '/a\\b', referrerHost: null, country: null, language: 'de-DE' }),
     pv('e-odd', 4 * HOUR + MIN, { path: '\\N', timezone: 'Europe/Berlin', windowWidth: 1200 }),
@@ -85,6 +92,9 @@ beforeAll(async () => {
   await insertRows(orm, 'page_leaves', [
     pageLeaveRow(sd.siteId, at(2 * HOUR + 30_000), { pageviewId: dup, scrollDepth: 80, timeOnPageMs: 5000 }),
     pageLeaveRow(sd.siteId, at(2 * HOUR + 40_000), { pageviewId: dup, scrollDepth: 90, timeOnPageMs: 700 }),
+    pageLeaveRow(sd.siteId, at(2 * HOUR + 50_000), { pageviewId: 'e-switch-1', scrollDepth: 40, timeOnPageMs: 1000 }),
+    pageLeaveRow(sd.siteId, at(2 * HOUR + 110_000), { pageviewId: 'e-switch-2', scrollDepth: 60, timeOnPageMs: 2000 }),
+    pageLeaveRow(sd.siteId, at(2 * HOUR + 290_000), { pageviewId: 'e-switch-5', scrollDepth: 100, timeOnPageMs: 4000 }),
   ]);
   const ev = (name: string, value: number | null, kind: EventRow['kind'], extra: Partial<EventRow> = {}) =>
     eventRow(sd.siteId, at(7 * HOUR), { visitor: 'e-events', path: '/shop', name, value, kind, ...extra });
@@ -137,6 +147,15 @@ describe('rollup tallies', () => {
       rows.find((r) => r.metric_set === set && r.dimension === dimension && r.value === value && r.lane === lane);
     expect(row('sessions', 'exit_page', '/q')).toMatchObject({ count: '2', visitors: 1 }); // peers: both starts end at /q
     expect(row('sessions', 'exit_page', '/z')).toMatchObject({ count: '1', visitors: 1 });
+    // The visitor whose country went XA, XB, XA (and their lane human, internal, human): XA counts three human rows,
+    // XB one, each the visitor once, with the leave reports of those rows.
+    expect(row('pageviews', 'country', 'XA')).toMatchObject({ count: '3', visitors: 1 });
+    expect(row('pageviews', 'country', 'XA', 'internal')).toMatchObject({ count: '1', visitors: 1 });
+    expect(row('pageviews', 'country', 'XB')).toMatchObject({ count: '1', visitors: 1 });
+    expect(row('single_page', 'country', 'XB')).toMatchObject({ count: '1', visitors: 1 });
+    expect(row('single_page', 'country', 'XA')).toBeUndefined();
+    expect(row('leave_scroll', 'country', 'XA')).toMatchObject({ count: '140', visitors: 2 });
+    expect(row('leave_ms', 'country', 'XB')).toMatchObject({ count: '2000', visitors: 1 });
     expect(row('pageviews', 'page', '/t\tab\nnew\rline')).toMatchObject({ count: '1', visitors: 1 });
     expect(row('pageviews', 'page', '\\N')).toMatchObject({ count: '1' });
     expect(row('pageviews', 'page', '/ü/😀')).toMatchObject({ count: '1' });
