@@ -40,6 +40,12 @@ export interface RollupSource {
   leavesWhere: string;
   leavesParams: unknown[];
   /**
+   * The pageviews' last UTC day (`YYYY-MM-DD`), when `leavesWhere` takes later days: leave reports stored after it
+   * are read only when their pageview is among the source's. A day's own partitions hold nearly all of its
+   * pageviews' reports, and the later ones mostly the next days' (rollup-streams.ts, `leaveStatement`).
+   */
+  lateLeavesAfter?: string;
+  /**
    * The site's kept property keys as its settings hold them (`keptProperties`): pageviews and events get a
    * `prop:<key>` grouping per key that can be one, and the list is recorded with the day (`rollup_days.properties`).
    * None when absent (the demo generator's staging tables).

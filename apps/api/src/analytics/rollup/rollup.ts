@@ -185,6 +185,7 @@ function sourceWithin(sd: SiteDay, b: Bounds, until?: string): RollupSource {
     // A leave report may be stored up to a day after its pageview.
     leavesWhere: 'l.site_id = ?::uuid and l.day between ?::date and ?::date + 2',
     leavesParams: [sd.siteId, b.firstUtc, b.lastUtc],
+    lateLeavesAfter: b.lastUtc,
     keptProperties: b.kept,
   };
 }

@@ -64,6 +64,8 @@ beforeAll(async () => {
     pv('e-switch', 2 * HOUR + 2 * MIN, { path: '/s2', country: 'XA', pageviewId: 'e-switch-3' }),
     pv('e-switch', 2 * HOUR + 3 * MIN, { path: '/s2', country: 'XA', lane: 'internal' }),
     pv('e-switch', 2 * HOUR + 4 * MIN, { path: '/s3', country: 'XA', pageviewId: 'e-switch-5' }),
+    // A pageview whose leave reports are stored one and two UTC days after the day's last (read apart: late leaves).
+    pv('e-late-leave', 20 * HOUR, { sessionStart: true, path: '/late-leave', pageviewId: 'e-late-leave-1' }),
     // Text the COPY stream escapes or that looks like its NULL, non-ASCII text, nulls.
     pv('e-odd', 4 * HOUR, { sessionStart: true, path: '/a\\b', referrerHost: null, country: null, language: 'de-DE' }),
     pv('e-odd', 4 * HOUR + MIN, { path: '\\N', timezone: 'Europe/Berlin', windowWidth: 1200 }),
@@ -92,6 +94,9 @@ beforeAll(async () => {
   await insertRows(orm, 'page_leaves', [
     pageLeaveRow(sd.siteId, at(2 * HOUR + 30_000), { pageviewId: dup, scrollDepth: 80, timeOnPageMs: 5000 }),
     pageLeaveRow(sd.siteId, at(2 * HOUR + 40_000), { pageviewId: dup, scrollDepth: 90, timeOnPageMs: 700 }),
+    pageLeaveRow(sd.siteId, at(27 * HOUR), { pageviewId: 'e-late-leave-1', scrollDepth: 55, timeOnPageMs: 3000 }),
+    pageLeaveRow(sd.siteId, at(49 * HOUR), { pageviewId: 'e-late-leave-1', scrollDepth: 75, timeOnPageMs: 1000 }),
+    pageLeaveRow(sd.siteId, at(27 * HOUR), { pageviewId: 'e-not-of-the-day', scrollDepth: 10, timeOnPageMs: 99 }),
     pageLeaveRow(sd.siteId, at(2 * HOUR + 50_000), { pageviewId: 'e-switch-1', scrollDepth: 40, timeOnPageMs: 1000 }),
     pageLeaveRow(sd.siteId, at(2 * HOUR + 110_000), { pageviewId: 'e-switch-2', scrollDepth: 60, timeOnPageMs: 2000 }),
     pageLeaveRow(sd.siteId, at(2 * HOUR + 290_000), { pageviewId: 'e-switch-5', scrollDepth: 100, timeOnPageMs: 4000 }),
@@ -147,6 +152,9 @@ describe('rollup tallies', () => {
       rows.find((r) => r.metric_set === set && r.dimension === dimension && r.value === value && r.lane === lane);
     expect(row('sessions', 'exit_page', '/q')).toMatchObject({ count: '2', visitors: 1 }); // peers: both starts end at /q
     expect(row('sessions', 'exit_page', '/z')).toMatchObject({ count: '1', visitors: 1 });
+    // Leave reports stored after the day's last UTC day count for its pageview.
+    expect(row('leave_scroll', 'page', '/late-leave')).toMatchObject({ count: '75', visitors: 1 });
+    expect(row('leave_ms', 'page', '/late-leave')).toMatchObject({ count: '4000', visitors: 1 });
     // The visitor whose country went XA, XB, XA (and their lane human, internal, human): XA counts three human rows,
     // XB one, each the visitor once, with the leave reports of those rows.
     expect(row('pageviews', 'country', 'XA')).toMatchObject({ count: '3', visitors: 1 });
