@@ -1,8 +1,8 @@
 // Counting one site-day's rollup rows in this process from a stream of the day's narrow rows
 // (rollup-streams.ts says what each column holds). Dimension values are numbered once per stream
 // (Interner), so a grouping finds its tally by array index, and rows of one visitor arrive together,
-// so distinct visitors are counted as each visitor's rows end: a tally the visitor touched counts them
-// once. PostgreSQL's hash aggregation of the same groupings cost an executor node per row and grouping
+// so a tally counts a distinct visitor the moment their first row reaches it (it keeps which visitor it
+// saw last). PostgreSQL's hash aggregation of the same groupings cost an executor node per row and grouping
 // (docs/performance/history.md, "The rollup's 1 s goal").
 import { PAIR_SEPARATOR } from '../catalogue.ts';
 import type { RollupRow } from './rollup-format.ts';
@@ -43,7 +43,8 @@ export const EXIT_COLUMN = -1;
  * What one grouping value's rows add up to, in one lane. `n`/`v`: rows and distinct visitors of the
  * table's first and second metric set (each through its row filter); `searched`/`searchedV`: sessions
  * from a search engine and their visitors; `single`: visitors with exactly one row of the first set;
- * leave and event-value sums with how many rows carry one. `run` and `r*`: the current visitor's part.
+ * leave and event-value sums with how many rows carry one. `run`: the visitor the tally saw last (StreamTally's
+ * count of visitors), `r*`: that visitor's rows here (a visitor's second row takes back their `single`).
  */
 export class Tally {
   n0 = 0;
@@ -243,7 +244,6 @@ export interface TallyRow {
 export class StreamTally {
   private readonly groupings: GroupingTallies[];
   private readonly exits: GroupingTallies[];
-  private touched: Tally[] = [];
   private run = 0;
 
   /** `lanes` and `columns`: the stream's interners, to write values back; `visitors`: rows come by visitor. */
@@ -300,28 +300,34 @@ export class StreamTally {
     }
   }
 
+  /** Marks the current visitor on `t`: counted once for each set the moment their rows there first reach it. */
   private touch(t: Tally, in0: number, in1: number, searched: number) {
     if (t.run !== this.run) {
       t.run = this.run;
       t.r0 = 0;
       t.r1 = 0;
       t.rs = 0;
-      this.touched.push(t);
     }
-    t.r0 += in0;
-    t.r1 += in1;
-    t.rs += searched;
+    if (in0 !== 0) {
+      const was = t.r0;
+      t.r0 = was + in0;
+      if (was === 0) {
+        t.v0++;
+        if (t.r0 === 1) t.single++;
+      } else if (was === 1) t.single--;
+    }
+    if (in1 !== 0) {
+      if (t.r1 === 0) t.v1++;
+      t.r1 += in1;
+    }
+    if (searched !== 0) {
+      if (t.rs === 0) t.searchedV++;
+      t.rs += searched;
+    }
   }
 
-  /** Counts the current visitor in every tally their rows touched; the next rows are another visitor's. */
+  /** The next rows are another visitor's (each tally has counted the last one as their rows came). */
   endVisitor() {
-    for (const t of this.touched) {
-      if (t.r0 > 0) t.v0++;
-      if (t.r1 > 0) t.v1++;
-      if (t.rs > 0) t.searchedV++;
-      if (t.r0 === 1) t.single++;
-    }
-    this.touched = [];
     this.run++;
   }
 
