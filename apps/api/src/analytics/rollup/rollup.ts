@@ -182,7 +182,8 @@ function sourceWithin(sd: SiteDay, b: Bounds, until?: string): RollupSource {
     tables: { pageviews: 'pageviews', events: 'events', requests: 'requests', page_leaves: 'page_leaves' },
     where: `site_id = ?::uuid and day between ?::date and ?::date and at >= ?::timestamptz and at < ?::timestamptz`,
     whereParams: [sd.siteId, b.firstUtc, b.lastUtc, b.lo, until ?? b.hi],
-    // A leave report may be stored up to a day after its pageview.
+    // A leave report may be stored up to two days after its pageview (those of the later days are read only for the
+    // day's pageviews: `lateLeavesAfter`).
     leavesWhere: 'l.site_id = ?::uuid and l.day between ?::date and ?::date + 2',
     leavesParams: [sd.siteId, b.firstUtc, b.lastUtc],
     lateLeavesAfter: b.lastUtc,

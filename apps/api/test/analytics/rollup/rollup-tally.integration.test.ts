@@ -57,8 +57,8 @@ beforeAll(async () => {
     pv('e-before', 3 * HOUR, { path: '/x' }),
     pv('e-before', 3 * HOUR + MIN, { sessionStart: true, path: '/y', utmSource: 'news', utmCampaign: 'fall' }),
     pv('e-before', 3 * HOUR + 2 * MIN, { path: '/z' }),
-    // Values that change within a visit and come back (a run of equal rows ends and another starts), the lane
-    // too, with leave reports on some rows: each value counts its rows and the visitor once.
+    // Values that change within a visit and come back, the lane too, with leave reports on some rows: each value
+    // counts its rows and the visitor once.
     pv('e-switch', 2 * HOUR, { sessionStart: true, path: '/s1', country: 'XA', pageviewId: 'e-switch-1' }),
     pv('e-switch', 2 * HOUR + MIN, { path: '/s1', country: 'XB', pageviewId: 'e-switch-2' }),
     pv('e-switch', 2 * HOUR + 2 * MIN, { path: '/s2', country: 'XA', pageviewId: 'e-switch-3' }),
