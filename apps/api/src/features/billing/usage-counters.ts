@@ -134,7 +134,8 @@ export interface NoticeDeps {
 /**
  * Free notices for months that just grew: for each allowance and 80/100%, the first caller to add the
  * tag (`pageviews:80`) to `usage_months.notified` sends the mail to the workspace owners, so each is
- * sent once per month across nodes. A mail that fails is logged, not retried.
+ * sent once per month across nodes. When every owner's mail fails, the tag is given back and a later flush
+ * that counts the workspace's month sends it again, not before a pause (`noticeRetry`, on this node).
  */
 export async function sendDueNotices(deps: NoticeDeps, rows: UsageRow[]): Promise<number> {
   const due = rows.flatMap((r) => dueTags(r).map((tag) => ({ row: r, tag })));
@@ -152,6 +153,8 @@ export async function sendDueNotices(deps: NoticeDeps, rows: UsageRow[]): Promis
   for (const { row, tag } of due) {
     const ws = byId.get(row.workspaceId);
     if (!ws || planOf(ws.plan) !== 'Free') continue;
+    const key = `${row.workspaceId} ${row.month} ${tag}`;
+    if ((failedNotices.get(key)?.retryAt ?? 0) > noticeRetry.now()) continue;
     const claimed = await conn.execute<{ ok: number }[]>(
       `update usage_months set notified = array_append(notified, ?)
         where workspace_id = ? and month = ?::date and not (? = any(notified)) returning 1 as ok`,
@@ -167,6 +170,7 @@ export async function sendDueNotices(deps: NoticeDeps, rows: UsageRow[]): Promis
       'all',
     );
     const limit = allowancesOf('Free')[allowance];
+    let delivered = 0;
     for (const { email } of owners) {
       const mail = usageNoticeMail(email, {
         workspaceName: ws.name,
@@ -179,13 +183,40 @@ export async function sendDueNotices(deps: NoticeDeps, rows: UsageRow[]): Promis
       });
       try {
         await deps.mailer.send(mail);
-        sent += 1;
+        delivered += 1;
       } catch (e) {
         deps.logger?.error(`usage: ${tag} notice for workspace ${row.workspaceId} not sent`, e);
       }
     }
+    sent += delivered;
+    if (delivered > 0 || !owners.length) failedNotices.delete(key);
+    else await giveBack(conn, row, tag, key);
   }
   return sent;
+}
+
+/**
+ * How long a notice no owner's mail took waits before a flush tries it again: `firstMs`, doubling at each failure up
+ * to `maxMs`. Per node; `now` is the clock (tests move it).
+ */
+export const noticeRetry = { firstMs: 60_000, maxMs: 3_600_000, now: () => Date.now() };
+/** Notices whose mails all failed, by workspace, month and tag: when to try again and the pause last waited. */
+const failedNotices = new Map<string, { retryAt: number; pauseMs: number }>();
+/** Failing notices remembered at most (a mail server down for every Free workspace at once). */
+const FAILED_NOTICES_KEPT = 10_000;
+
+/** Gives a notice's claim back so a later flush sends it, after a pause that doubles while it keeps failing. */
+async function giveBack(conn: SqlConnection, row: UsageRow, tag: string, key: string) {
+  await conn.execute(
+    'update usage_months set notified = array_remove(notified, ?) where workspace_id = ? and month = ?::date',
+    [tag, row.workspaceId, row.month],
+    'run',
+  );
+  const last = failedNotices.get(key);
+  const pauseMs = last ? Math.min(last.pauseMs * 2, noticeRetry.maxMs) : noticeRetry.firstMs;
+  failedNotices.delete(key);
+  if (failedNotices.size >= FAILED_NOTICES_KEPT) failedNotices.delete(failedNotices.keys().next().value as string);
+  failedNotices.set(key, { retryAt: noticeRetry.now() + pauseMs, pauseMs });
 }
 
 /** Notice tags a month has earned (on the Free allowances) and not yet been sent. */

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { eventRow, type PageviewRow, pageviewRow, type RequestRow, requestRow, SiteHostname } from '@us/db';
 import { PLAN_LIMITS, type Plan } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { countingInserter, monthOf, usageOf } from '../../../src/features/billing/usage-counters.ts';
+import { countingInserter, monthOf, noticeRetry, usageOf } from '../../../src/features/billing/usage-counters.ts';
 import { requestLoggingPaused } from '../../../src/features/billing/usage-pause.ts';
 import { createKeyRow } from '../../../src/features/site-keys/keys.ts';
 import { mailsTo } from '../../support/auth-helpers.ts';
@@ -286,6 +286,57 @@ describe('allowances: usage counters, the Free pause and notices', () => {
       expect((await usage(other.workspaceId)).pageviews).toBe(1);
     } finally {
       hung.mockRestore();
+    }
+  });
+
+  // The fault: the owner's mail server turned the notice away (451, "try again later"). The month's tag was claimed
+  // before the mail went and stayed claimed, so the owner never heard of it that month.
+  it("a notice every owner's mail server turned away goes at a later flush, after a pause that doubles", async () => {
+    const w = await workspaceWithSite();
+    await setUsage(w.workspaceId, { pageviews: FREE.humanPageviewsPerMonth * 0.8 - 1, requests: 0 });
+    const address = w.email.toLowerCase();
+    const send = vi.spyOn(t.deps.mailer, 'send');
+    const tries = () => send.mock.calls.filter(([m]) => m.to.toLowerCase() === address).length;
+    let now = Date.now();
+    const clock = noticeRetry.now;
+    noticeRetry.now = () => now;
+    const flushOne = async () => {
+      await t.deps.ingest.enqueue('pageviews', pv(w.siteId));
+      await t.deps.ingest.flushNow();
+    };
+    t.smtp.refused.add(address);
+    try {
+      await flushOne();
+      // The flush waited for the notice (countingInserter): it was tried, turned away, and its claim given back.
+      expect(tries()).toBe(1);
+      expect((await usage(w.workspaceId)).notified).toEqual([]);
+      // Within the pause, flushes that count more do not try again (a failing server is not asked at every flush).
+      await flushOne();
+      expect(tries()).toBe(1);
+      now += noticeRetry.firstMs;
+      await flushOne();
+      expect(tries()).toBe(2);
+      expect((await usage(w.workspaceId)).notified).toEqual([]);
+      // Turned away twice: the pause is twice as long.
+      now += noticeRetry.firstMs;
+      await flushOne();
+      expect(tries()).toBe(2);
+      t.smtp.refused.delete(address);
+      now += noticeRetry.firstMs;
+      await flushOne();
+      expect(tries()).toBe(3);
+      const mails = await mailsFor(w.email, 1);
+      expect(mails.map((m) => m.subject)).toEqual(['Test workspace used 80% of its Free human pageviews allowance']);
+      expect((await usage(w.workspaceId)).notified).toEqual(['pageviews:80']);
+      // Sent: once for the month, as any notice.
+      now += noticeRetry.maxMs;
+      await flushOne();
+      expect(tries()).toBe(3);
+      expect((await usage(w.workspaceId)).pageviews).toBe(FREE.humanPageviewsPerMonth * 0.8 + 5);
+    } finally {
+      t.smtp.refused.delete(address);
+      noticeRetry.now = clock;
+      send.mockRestore();
     }
   });
 
