@@ -1,5 +1,5 @@
 // Spec §4: DELETE /v1/sites/{id}/keys/{keyId} deletes the public key too. The site page then says the snippet
-// needs a new public key, and its button makes one: the snippet comes back with the new key.
+// needs a new public key, and its button (one on the page) makes one: the snippet comes back with the new key.
 import { describe, expect, it } from 'vitest';
 import { collectSite, postReport } from '../../api/test/support/collect.ts';
 import { dashboardSuite, signedInPage } from './support/dashboard.ts';
@@ -25,7 +25,9 @@ describe('dashboard: a site whose public key was deleted, in a real browser', ()
       await install.getByText('The snippet needs a new public key.').waitFor();
       await install.getByText('Needs a new key').waitFor();
       expect(await install.locator('#site-snippet').count()).toBe(0);
-      await keys.getByText('The snippet needs a new public key.').waitFor();
+      await keys.getByText('No public key: pages with the snippet are not counted until you create one under Install.').waitFor();
+      // One button makes the key (the install card's), not one in each card.
+      expect(await page.getByRole('button', { name: 'Create public key' }).count()).toBe(1);
       // The collector refuses the old key's reports meanwhile (within about a second on every node).
       await expect.poll(async () => (await postReport(suite.t, site)).status).toBe(404);
 

@@ -8,13 +8,12 @@ import { formatDate } from '../../../lib/format.ts';
 import { toProblem } from '../../../problem.ts';
 import { useTRPC } from '../../../trpc.ts';
 import { CopyButton } from '../parts/CopyButton.tsx';
-import { NeedsPublicKey } from './NeedsPublicKey.tsx';
 import { NewSecret } from './NewSecret.tsx';
 import { useKeyActions } from './useKeyActions.ts';
 
 /**
  * The site's keys: the public key in full (it is in every page), server secrets by prefix only. A new or
- * rotated secret is shown once. Without a public key (deleted), it says the snippet needs a new one.
+ * rotated secret is shown once. Without a public key (deleted), it points to the install card, which makes one.
  */
 export function KeysCard({ siteId }: { siteId: string }) {
   const keys = useQuery(useTRPC().siteKeys.list.queryOptions({ id: siteId }));
@@ -36,7 +35,10 @@ export function KeysCard({ siteId }: { siteId: string }) {
       {problem && <Notice tone="error">{problem.title}</Notice>}
       {keys.isPending && <p className="loading">Loading…</p>}
 
-      {keys.data && publicKeys.length === 0 && <NeedsPublicKey siteId={siteId} />}
+      {/* The install card above says what to do and has the button that makes one: not repeated here. */}
+      {keys.data && publicKeys.length === 0 && (
+        <p className="site-none">No public key: pages with the snippet are not counted until you create one under Install.</p>
+      )}
       {publicKeys.map((k) => (
         <div key={k.id} className="site-key-public">
           <span className="site-key-label">Public key</span>

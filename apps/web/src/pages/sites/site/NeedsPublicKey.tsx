@@ -4,7 +4,7 @@ import { toProblem } from '../../../problem.ts';
 import { useCreatePublicKey } from './useCreatePublicKey.ts';
 
 /**
- * What the install and keys cards show for a site without a public key (it was deleted): its pages report
+ * What the install card shows for a site without a public key (it was deleted): its pages report
  * nothing until it has a new one and they carry the new snippet; one button makes the key.
  */
 export function NeedsPublicKey({ siteId }: { siteId: string }) {
