@@ -8,6 +8,7 @@ import path from 'node:path';
 import { scopesOfRole } from '@us/shared';
 import { ensureAccount, ensureSite } from '../scripts/seed/accounts.ts';
 import { deleteTraffic } from '../scripts/seed/generate.ts';
+import { rollupThreadHeaps } from '../src/analytics/rollup/rollup-thread.ts';
 import { start } from '../src/boot.ts';
 import { parseEnv } from '../src/core/env.ts';
 import { releaseAfterWork, releaseMemory } from '../src/core/heap-release.ts';
@@ -113,6 +114,8 @@ const controls: Record<string, (args?: unknown) => Promise<unknown>> = {
   },
   // Without a GC: what the process holds right now (sampled while an export streams).
   rss: async () => process.memoryUsage(),
+  // The rollup threads' own V8 heaps (not in the main thread's heapTotal), added up.
+  'rollup-heap': async () => rollupThreadHeaps(),
   // A CPU profile of what the process does from now until `profile-stop` (written to BENCH_PROFILE_DIR
   // or /tmp), for finding where a face's time goes under load: `apps/api/bench/profile.ts`.
   'profile-start': async () => {

@@ -66,12 +66,14 @@ export async function benchMemory(
 
   const samples: number[] = [];
   let heapPeak = 0;
+  let rollupHeapPeak = 0;
   let loading = true;
   const sampler = (async () => {
     while (loading) {
-      const u = await usageOf(proc);
+      const [u, r] = await Promise.all([usageOf(proc), askChild<{ total: number }>(proc, 'rollup-heap')]);
       samples.push(mb(u.rss));
       heapPeak = Math.max(heapPeak, mb(u.heapTotal));
+      rollupHeapPeak = Math.max(rollupHeapPeak, mb(r.total));
       await sleep(250);
     }
   })();
@@ -111,7 +113,7 @@ export async function benchMemory(
   return [
     'memory (the API process; PostgreSQL is a process of its own):',
     `  API RSS idle ${ofGoal(idle, RSS_GOALS_MB.idle)}   (after a collection giving memory back: ${afterGc.toFixed(1)} MB; main heap ${mb(idleUsage.heapTotal).toFixed(1)} MB${glibcHeap === null ? '' : `; glibc's heap ${glibcHeap.toFixed(1)} MB`})`,
-    `  API RSS under collect load ${ofGoal(peak, RSS_GOALS_MB.load)} (peak)   p50 ${percentile(samples, 50).toFixed(1)} MB   ${samples.length} samples; main heap peak ${heapPeak.toFixed(1)} MB`,
+    `  API RSS under collect load ${ofGoal(peak, RSS_GOALS_MB.load)} (peak)   p50 ${percentile(samples, 50).toFixed(1)} MB   ${samples.length} samples; main heap peak ${heapPeak.toFixed(1)} MB, the rollup thread's ${rollupHeapPeak.toFixed(1)} MB`,
     `    load: ${Math.round(o.rate).toLocaleString('en')} collect reports/s (${o.rateNote}) for ${o.seconds} s, ${collect.requests.toLocaleString('en')} answered, ${formatErrors(collect)} errors, p99 ${collect.p99.toFixed(2)} ms;`,
     `    ${reads} dashboard views (6 reads each${notOk.length ? `, ${notOk.length} not 200: ${[...new Set(notOk)].join(', ')}` : ''}), ${rollups} rollups of the collect site's day`,
     `  API RSS after the load ${afterLoad.toFixed(1)} MB`,

@@ -90,6 +90,17 @@ class RollupThread {
     this.idleTimer.unref();
   }
 
+  /** The thread's V8 heap (its isolate's own, apart from the main thread's), or null once it ended. */
+  async heap(): Promise<{ used: number; total: number } | null> {
+    if (this.dead) return null;
+    try {
+      const h = await this.worker.getHeapStatistics();
+      return { used: h.used_heap_size, total: h.total_heap_size };
+    } catch {
+      return null;
+    }
+  }
+
   terminate() {
     clearTimeout(this.idleTimer);
     this.dead = true;
@@ -126,6 +137,15 @@ export function rollupInThread(orm: Orm, task: Omit<RollupTask, 'id'>): Promise<
     threads.set(url, thread);
   }
   return thread.run(task);
+}
+
+/** The V8 heaps of the rollup threads alive, added up (bytes; the bench's memory section). */
+export async function rollupThreadHeaps(): Promise<{ used: number; total: number }> {
+  const heaps = await Promise.all([...threads.values()].map((t) => t.heap()));
+  return heaps.reduce<{ used: number; total: number }>(
+    (sum, h) => (h ? { used: sum.used + h.used, total: sum.total + h.total } : sum),
+    { used: 0, total: 0 },
+  );
 }
 
 /** The rollup threads alive (not ended or ending). */

@@ -2,29 +2,35 @@
 import type { StreamTally, TallyRow } from './rollup-tally.ts';
 
 /**
- * A visitor-day's visits, from its rows in the order that numbers them (exit-paths.ts): the rows up to
- * and including each session start (and its peers: rows of the same instant, start and pageview id)
- * number the visits, a row ends its visit when the next row starts one or none follows, and each
- * session-start row meets the rows ending its visit, as the exit-paths join does.
+ * A visitor-day's visits, from its rows in the order that numbers them (exit-paths.ts, VISIT_ORDER), as the
+ * exit-paths join finds them: a visit begins with a session start and its peers (rows of the same instant and
+ * pageview id that start a session too, one after another), a row ends its visit when the next row starts one or
+ * none follows, and each of the visit's starts meets each row that ends it. So a visit's ends are its starts but
+ * the last (each followed by a start) and its last row, and only the visit's starts and its last path are kept:
+ * memory per visit, not per row. (Keeping the visitor-day's rows cost ~280 B a row; one address's reports of a
+ * day made a visitor-day of hundreds of thousands of rows: docs/performance/history.md, "A visitor of many rows".)
  */
 export class VisitExits {
   private visitor: string | null = null;
   private day: string | null = null;
-  /** The visitor-day's rows so far: lane, dimension ids, instant, pageview id, whether it starts a visit. */
-  private n = 0;
-  private readonly lanes: number[] = [];
-  private readonly ids: Int32Array[] = [];
-  private readonly ats: string[] = [];
-  private readonly pageviews: string[] = [];
-  private readonly starts: boolean[] = [];
-  private readonly numbers: number[] = [];
+  /** The visit's start rows so far: their lanes and dimension ids (the arrays reused from visit to visit). */
+  private starts = 0;
+  private readonly startLanes: number[] = [];
+  private readonly startIds: Int32Array[] = [];
+  /** The first start's instant and pageview id (its peers share them), while no other row came after the starts. */
+  private peerAt: string | null = null;
+  private peerPageview: string | null = null;
+  private onlyStarts = false;
+  /** The path id of the visit's last row so far. */
+  private lastPath = -1;
+
   /** `pathColumn`: where the path is among a row's dimension ids (a visit's exit is its last path). */
   constructor(
     private readonly tally: StreamTally,
     private readonly pathColumn: number,
   ) {}
 
-  /** Called with each row before the tally sees it: a new visitor-day ends the last one's visits. */
+  /** Called with each row before the tally sees it: a new visitor-day ends the last one's visit. */
   next(visitor: string, day: string) {
     if (visitor === this.visitor && day === this.day) return;
     this.flush();
@@ -32,46 +38,35 @@ export class VisitExits {
     this.day = day;
   }
 
-  /** Keeps what the visits need of the row. */
+  /** Takes the row's part in its visit: a start that is no peer of the visit's starts ends the visit and begins one. */
   take(row: TallyRow, at: string, pageviewId: string, start: boolean) {
-    const i = this.n++;
-    if (i === this.ids.length) this.ids.push(new Int32Array(row.ids.length));
-    (this.ids[i] as Int32Array).set(row.ids);
-    this.lanes[i] = row.lane;
-    this.ats[i] = at;
-    this.pageviews[i] = pageviewId;
-    this.starts[i] = start;
-  }
-
-  private peers(i: number, j: number) {
-    return this.ats[i] === this.ats[j] && this.starts[i] === this.starts[j] && this.pageviews[i] === this.pageviews[j];
-  }
-
-  flush() {
-    const n = this.n;
-    // Visit numbers: session starts counted up to each row's last peer (the window's default frame).
-    let count = 0;
-    for (let i = 0; i < n; ) {
-      let j = i;
-      while (j + 1 < n && this.peers(j + 1, i)) j++;
-      for (let k = i; k <= j; k++) if (this.starts[k]) count++;
-      for (let k = i; k <= j; k++) this.numbers[k] = count;
-      i = j + 1;
-    }
-    // Rows of one visit number follow one another: each start meets every row of its number that ends a visit.
-    for (let i = 0; i < n; ) {
-      let j = i;
-      while (j + 1 < n && this.numbers[j + 1] === this.numbers[i]) j++;
-      for (let st = i; st <= j; st++) {
-        if (!this.starts[st]) continue;
-        for (let e = i; e <= j; e++) {
-          if (e + 1 < n && !this.starts[e + 1]) continue;
-          const exit = (this.ids[e] as Int32Array)[this.pathColumn] as number;
-          this.tally.addVisit(this.lanes[st] as number, this.ids[st] as Int32Array, exit);
-        }
+    if (start) {
+      if (!(this.onlyStarts && at === this.peerAt && pageviewId === this.peerPageview)) {
+        this.flush();
+        this.peerAt = at;
+        this.peerPageview = pageviewId;
+        this.onlyStarts = true;
       }
-      i = j + 1;
+      const i = this.starts++;
+      if (i === this.startIds.length) this.startIds.push(new Int32Array(row.ids.length));
+      (this.startIds[i] as Int32Array).set(row.ids);
+      this.startLanes[i] = row.lane;
+    } else {
+      this.onlyStarts = false;
     }
-    this.n = 0;
+    this.lastPath = row.ids[this.pathColumn] as number;
+  }
+
+  /** Ends the visit: each start meets each end (rows before a visitor-day's first start are in no visit). */
+  flush() {
+    const k = this.starts;
+    for (let st = 0; st < k; st++) {
+      const lane = this.startLanes[st] as number;
+      const ids = this.startIds[st] as Int32Array;
+      for (let e = 0; e < k - 1; e++) this.tally.addVisit(lane, ids, (this.startIds[e] as Int32Array)[this.pathColumn] as number);
+      this.tally.addVisit(lane, ids, this.lastPath);
+    }
+    this.starts = 0;
+    this.onlyStarts = false;
   }
 }
