@@ -115,14 +115,23 @@ export function siteCache(deps: Pick<Deps, 'orm' | 'hot' | 'logger' | 'ciphers'>
       return byId.get(siteId, lookUpProtected);
     },
 
-    /** True when this node holds an answer for the site key, known or unknown (no lookup needed). */
+    /**
+     * True when this node holds an answer for the site key, known or unknown, or is looking it up: no lookup of the
+     * caller's own is needed (it joins that one), so it costs the address no lookup of its budget. (Counted, every
+     * report of a busy address that arrived while its site was looked up again, as when its entry expired during a
+     * slow query, took one; past 120 in the minute they were refused 429.)
+     */
     knowsKey(key: string): boolean {
-      return byKey.peek(key) !== undefined;
+      return byKey.peek(key) !== undefined || byKey.isLoading(key);
     },
 
-    /** True when this node already knows the secret as a live site's (no lookup needed). */
+    /**
+     * True when this node already knows the secret as a live site's, or is looking it up (no lookup of the caller's
+     * own needed: it joins that one).
+     */
     knowsSecret(secret: string): boolean {
-      return !!bySecret.peek(sha256(secret));
+      const hash = sha256(secret);
+      return !!bySecret.peek(hash) || bySecret.isLoading(hash);
     },
 
     /** The id of the site a server secret belongs to, or null (unknown, rotated or deleted). */

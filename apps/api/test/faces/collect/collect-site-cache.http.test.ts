@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Deps } from '../../../src/core/deps.ts';
 import { bumpSitesGeneration } from '../../../src/core/hot/generations.ts';
+import { collectBudgets } from '../../../src/faces/collect/budget.ts';
+import { siteOfReport } from '../../../src/faces/collect/identify.ts';
 import { siteCache } from '../../../src/faces/collect/site-cache.ts';
 import { createToken, createUser, startTestServer, type TestServer } from '../../support/server.ts';
 
@@ -105,8 +107,11 @@ describe('collector site cache', () => {
     await reportUntil(site.pk, 'e.cache.example', 403);
   });
 
-  /** A site cache on the server's database and hot store, on a clock the test moves, counting its lookups. */
-  function countedCache() {
+  /**
+   * A site cache on the server's database and hot store, on a clock the test moves, counting its lookups; with a
+   * `gate`, each query of a lookup waits for `gate.open` as it is when the query is sent.
+   */
+  function countedCache(gate?: { open: Promise<void> }) {
     let lookups = 0;
     let at = Date.now();
     const orm = new Proxy(t.deps.orm, {
@@ -115,7 +120,19 @@ describe('collector site cache', () => {
         return {
           fork: () => {
             lookups += 1;
-            return target.em.fork();
+            const em = target.em.fork();
+            if (!gate) return em;
+            return new Proxy(em, {
+              get(real, name) {
+                const value = Reflect.get(real, name);
+                return typeof value === 'function'
+                  ? async (...args: unknown[]) => {
+                      await gate.open;
+                      return value.apply(real, args);
+                    }
+                  : value;
+              },
+            });
           },
         };
       },
@@ -134,6 +151,59 @@ describe('collector site cache', () => {
     const answers = await Promise.all(Array.from({ length: 100 }, () => c.cache.siteFor(site.pk)));
     expect(answers.every((a) => a.site?.id === site.id && a.hostnames.has('f.cache.example'))).toBe(true);
     expect(c.lookups()).toBe(2);
+  });
+
+  // One busy address (an office's NAT, a proxy) sends a site's reports while its entry is looked up again (it expired
+  // during a slow query): the reports that wait on that lookup make no lookup of their own, so they cost the address's
+  // budget of unknown-key lookups nothing. Each counted one before, and past 120 in the minute they were refused 429.
+  it('counts no lookup against an address for reports that join the lookup under way', async () => {
+    const site = await newSite(['j.cache.example']);
+    const gate = { open: Promise.resolve() };
+    const c = countedCache(gate);
+    await c.cache.siteFor(site.pk);
+    // The entry expires, and its next lookup is a slow query: held until the reports below have arrived.
+    let release = () => {};
+    gate.open = new Promise<void>((r) => {
+      release = r;
+    });
+    c.advance(61_000);
+    const budgets = collectBudgets(
+      t.deps.hot,
+      {
+        reportsPerAddress: 1e9,
+        reportsPerSite: 1e9,
+        batchesPerSite: 1e9,
+        secretLookupsPerAddress: 120,
+        keyLookupsPerAddress: 120,
+      },
+      t.deps.logger,
+    );
+    const pageReport = {
+      t: 'pv',
+      k: site.pk,
+      u: 'https://j.cache.example/',
+      id: 'joining01',
+      r: '',
+      w: 1000,
+      l: 'en',
+      z: 'UTC',
+      n: 1,
+    };
+    const send = () =>
+      siteOfReport(c.cache, pageReport as Parameters<typeof siteOfReport>[1], 'https://j.cache.example', {
+        budgets,
+        ip: '198.51.100.7',
+      });
+    const first = send(); // the first report after the entry expired: the lookup starts
+    await vi.waitFor(() => expect(c.lookups()).toBe(2));
+    const waiting = Array.from({ length: 300 }, send);
+    release();
+    const answers = await Promise.allSettled([first, ...waiting]);
+    expect(answers.filter((a) => a.status === 'rejected').map((a) => String(a.reason))).toEqual([]);
+    expect(answers.every((a) => a.status === 'fulfilled' && a.value.site.id === site.id)).toBe(true);
+    expect(c.lookups()).toBe(2);
+    // The workspace's plan keeps five sites: this one makes room for the next test's.
+    await t.request.delete(`/v1/sites/${site.id}`).set('Authorization', auth).expect(204);
   });
 
   it('refreshes a site in use before its entry expires, while reports go on with the entry', async () => {
