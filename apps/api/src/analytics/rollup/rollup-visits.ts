@@ -7,7 +7,7 @@ import type { StreamTally, TallyRow } from './rollup-tally.ts';
  * pageview id that start a session too, one after another), a row ends its visit when the next row starts one or
  * none follows, and each of the visit's starts meets each row that ends it. So a visit's ends are its starts but
  * the last (each followed by a start) and its last row, and only the visit's starts and its last path are kept:
- * memory per visit, not per row. (Keeping the visitor-day's rows cost ~280 B a row; one address's reports of a
+ * memory per visit, not per row. (Keeping the visitor-day's rows cost ~330 B a row; one address's reports of a
  * day made a visitor-day of hundreds of thousands of rows: docs/performance/history.md, "A visitor of many rows".)
  */
 export class VisitExits {

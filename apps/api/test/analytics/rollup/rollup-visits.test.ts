@@ -1,6 +1,6 @@
 // A visitor-day's visits in the rollup tallies (rollup-visits.ts): what one visitor's rows hold while they are
 // counted. One address may send a report a few times a second all day (the collect budget per address), and all of
-// it is one visitor-day: its rows used to be held until the visitor ended, ~280 B a row of the rollup thread's heap.
+// it is one visitor-day: its rows used to be held until the visitor ended, ~330 B a row of the rollup thread's heap.
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
