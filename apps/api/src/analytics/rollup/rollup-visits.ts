@@ -17,10 +17,9 @@ export class VisitExits {
   private starts = 0;
   private readonly startLanes: number[] = [];
   private readonly startIds: Int32Array[] = [];
-  /** The first start's instant and pageview id (its peers share them), while no other row came after the starts. */
+  /** The first start's instant and pageview id: its peers share them (VISIT_ORDER puts an instant's starts first). */
   private peerAt: string | null = null;
   private peerPageview: string | null = null;
-  private onlyStarts = false;
   /** The path id of the visit's last row so far. */
   private lastPath = -1;
 
@@ -41,18 +40,15 @@ export class VisitExits {
   /** Takes the row's part in its visit: a start that is no peer of the visit's starts ends the visit and begins one. */
   take(row: TallyRow, at: string, pageviewId: string, start: boolean) {
     if (start) {
-      if (!(this.onlyStarts && at === this.peerAt && pageviewId === this.peerPageview)) {
+      if (this.starts === 0 || at !== this.peerAt || pageviewId !== this.peerPageview) {
         this.flush();
         this.peerAt = at;
         this.peerPageview = pageviewId;
-        this.onlyStarts = true;
       }
       const i = this.starts++;
       if (i === this.startIds.length) this.startIds.push(new Int32Array(row.ids.length));
       (this.startIds[i] as Int32Array).set(row.ids);
       this.startLanes[i] = row.lane;
-    } else {
-      this.onlyStarts = false;
     }
     this.lastPath = row.ids[this.pathColumn] as number;
   }
@@ -67,6 +63,5 @@ export class VisitExits {
       this.tally.addVisit(lane, ids, this.lastPath);
     }
     this.starts = 0;
-    this.onlyStarts = false;
   }
 }

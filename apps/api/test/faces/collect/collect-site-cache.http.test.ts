@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { PageReport } from '@us/shared';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Deps } from '../../../src/core/deps.ts';
 import { bumpSitesGeneration } from '../../../src/core/hot/generations.ts';
@@ -178,7 +179,7 @@ describe('collector site cache', () => {
       },
       t.deps.logger,
     );
-    const pageReport = {
+    const pageReport: PageReport = {
       t: 'pv',
       k: site.pk,
       u: 'https://j.cache.example/',
@@ -190,7 +191,7 @@ describe('collector site cache', () => {
       n: 1,
     };
     const send = () =>
-      siteOfReport(c.cache, pageReport as Parameters<typeof siteOfReport>[1], 'https://j.cache.example', {
+      siteOfReport(c.cache, pageReport, 'https://j.cache.example', {
         budgets,
         ip: '198.51.100.7',
       });
