@@ -306,7 +306,25 @@ try {
               '  GET top/source?…&country=DE&device=desktop&browser=Chrome',
               `/v1/sites/${s.siteId}/top/source?days=${STATS_DAYS}&where.country=DE&where.device=desktop&where.browser=Chrome`,
             ],
+            // The same shapes with values not asked yet: their days were kept with the first asks' (every value).
+            ['  GET top/referrer?days=30&country=FR', `/v1/sites/${s.siteId}/top/referrer?days=${STATS_DAYS}&where.country=FR`],
+            [
+              '  GET top/page?days=30&country=US&device=mobile',
+              `/v1/sites/${s.siteId}/top/page?days=${STATS_DAYS}&where.country=US&where.device=mobile`,
+            ],
+            [
+              '  GET top/source?…&country=FR&device=mobile&browser=Safari',
+              `/v1/sites/${s.siteId}/top/source?days=${STATS_DAYS}&where.country=FR&where.device=mobile&where.browser=Safari`,
+            ],
           ]);
+          const [keptRows] = await conn.execute<{ entries: string; bytes: string | null }[]>(
+            `select count(*) as entries, sum(pg_column_size(rows)) as bytes from result_days where site_id = ? and kind = 'kept'`,
+            [s.siteId],
+            'all',
+          );
+          console.log(
+            `  (kept for those questions: ${Number(keptRows?.entries).toLocaleString('en')} entries, ${(Number(keptRows?.bytes ?? 0) / 1e6).toFixed(1)} MB)`,
+          );
           for (const [name, where] of [
             ['  dashboard view (6 reads at once)', {}],
             ['  dashboard view, country=DE', { country: 'DE' }],

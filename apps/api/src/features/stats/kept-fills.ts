@@ -24,6 +24,8 @@ export class FillQueue {
   private readonly pending = new Map<string, Promise<void>>();
   private readonly perSite = new Map<string, number>();
   private runningSite: string | null = null;
+  /** Fills queued since the process started (tests tell an ask that queued one from one that did not). */
+  added = 0;
 
   constructor(private readonly limits: FillLimits) {}
 
@@ -35,6 +37,7 @@ export class FillQueue {
   add(site: string, key: string, run: () => Promise<void>): boolean {
     const ofSite = this.perSite.get(site) ?? 0;
     if (this.pending.has(key) || this.pending.size >= this.limits.queued || ofSite >= this.limits.queuedPerSite) return false;
+    this.added++;
     let done = () => {};
     this.pending.set(key, new Promise<void>((resolve) => (done = resolve)));
     this.perSite.set(site, ofSite + 1);

@@ -64,7 +64,11 @@ function exitVisits(ctx: SiteCtx, p: Params, tz: string, qn: Question, days: Raw
   return visitsWithExits(table, narrowed, [localDaySql(tz), 'day'], '*', table);
 }
 
-/** Columns `value` and one per count; `tz` is the site's time zone placeholder. */
+/**
+ * Columns `value` and one per count; `tz` is the site's time zone placeholder. `keySql`: a second column,
+ * `kept_key`, counted apart per its value (the filters' values of kept-days.ts, whose conditions the
+ * caller then leaves out of `qn.where`).
+ */
 export function rawPart(
   ctx: SiteCtx,
   p: Params,
@@ -73,6 +77,7 @@ export function rawPart(
   days: RawRange,
   counts: string[],
   grouping: Grouping,
+  keySql?: string,
 ): string {
   const def = CATALOGUE[qn.metrics];
   const aggregates = counts.map((c) => {
@@ -98,9 +103,11 @@ export function rawPart(
       ? [`coalesce((${valueSql(qn, tz, grouping)})::text, '') = any(${p.add(qn.values, 'text[]')})`]
       : []),
   ];
+  const key = keySql === undefined ? '' : `${keySql} as kept_key,\n      `;
+  const groupBy = [...(grouping === 'groups' ? ['1'] : []), ...(keySql === undefined ? [] : ['2'])];
   return `
     select ${valueSql(qn, tz, grouping)} as value,
-      ${aggregates.join(',\n      ')}
+      ${key}${aggregates.join(',\n      ')}
     from ${from}
-    where ${conditions.join('\n      and ')}${grouping === 'groups' ? '\n    group by 1' : ''}`;
+    where ${conditions.join('\n      and ')}${groupBy.length ? `\n    group by ${groupBy.join(', ')}` : ''}`;
 }
