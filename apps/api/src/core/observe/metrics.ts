@@ -121,6 +121,13 @@ export const jobFailures = new Counter({
   registers: [processMetrics],
 });
 
+export const keptFills = new Counter({
+  name: 'us_kept_fills_total',
+  help: 'Background fills of kept filtered tables, by outcome (a failed one leaves its questions read raw).',
+  labelNames: ['outcome'] as const,
+  registers: [processMetrics],
+});
+
 export const jobDuration = new Histogram({
   name: 'us_job_duration_seconds',
   help: 'How long each background job’s runs take, by job.',

@@ -21,6 +21,7 @@ import { addDays } from '../../analytics/range.ts';
 import { run } from '../../analytics/runner.ts';
 import type { SiteCtx } from '../../analytics/site-ctx.ts';
 import { type Grouping, NONE, Params, statement, tzParam } from '../../analytics/sql.ts';
+import { keptFills } from '../../core/observe/metrics.ts';
 import { FillQueue } from './kept-fills.ts';
 import type { Question } from './question.ts';
 import { rawPart } from './raw-statements.ts';
@@ -278,7 +279,7 @@ function fillLater(
   const own = every && !ownOnly.size ? null : qn.where;
   const key = JSON.stringify([ctx.siteId, own, groupings.map((g) => definitionOf(ctx, qn, counts, g))]);
   const queuedIn = generation;
-  fills.add(ctx.siteId, key, async () => {
+  const fill = async () => {
     // Versions before the figures: rows arriving meanwhile make a kept day outdated, never wrongly current.
     const arrivals = await arrivalsOf(ctx.em, ctx.siteId, days);
     for (const day of days) {
@@ -287,7 +288,16 @@ function fillLater(
         await run(ctx.em, keepDayStatement(ctx, qn, counts, g, day, arrivals.get(day) ?? 0, every && !ownOnly.has(day)));
       }
     }
-  });
+  };
+  fills.add(ctx.siteId, key, () =>
+    fill().then(
+      () => keptFills.inc({ outcome: 'done' }),
+      (err: unknown) => {
+        keptFills.inc({ outcome: 'failed' });
+        throw err;
+      },
+    ),
+  );
 }
 
 /** How many questions' fills are waiting or running in this process. */

@@ -5,6 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { generateTraffic } from '../../../scripts/seed/generate.ts';
 import { addDays } from '../../../src/analytics/range.ts';
+import { keptFills } from '../../../src/core/observe/metrics.ts';
 import { keptFillsQueued, keptFillsSettled, keptLimits } from '../../../src/features/stats/kept-days.ts';
 import { dayAgo, type StatsFixture, statsFixture } from '../../support/stats-fixture.ts';
 
@@ -128,6 +129,21 @@ describe('stats: questions kept per day answer as raw rows do', () => {
     expect(keptFillsQueued()).toBe(queued + 1);
     expect(again).toEqual(first);
     expect(again.rows).toEqual((await rawAnswer(us as Record<string, string>)).rows);
+  });
+
+  it('counts a failed fill, and answers from raw rows while its days are not kept', async () => {
+    const conn = f.t.deps.orm.em.fork().getConnection();
+    await conn.execute(`delete from result_days where site_id = ? and kind = 'kept'`, [siteId], 'run');
+    const failed = async () => (await keptFills.get()).values.find((v) => v.labels.outcome === 'failed')?.value ?? 0;
+    const before = await failed();
+    // Not a whole number: PostgreSQL refuses the fill's statement.
+    keptLimits.dayCombinations = 1.5;
+    const q = questions[0] as Record<string, string>;
+    const first = (await ask(q)).body;
+    await keptFillsSettled();
+    expect(await failed()).toBe(before + 1);
+    expect(await keptEntries()).toBe(0);
+    expect({ rows: first.rows, totals: first.totals }).toEqual(raw[0]);
   });
 
   it('keeps a filter on no value for that question alone', async () => {
