@@ -173,8 +173,11 @@ export async function startTestServer(
     metrics: server.metrics,
     request: supertest(url),
     async close() {
-      await new Promise<void>((r) => server.close(() => r()));
+      // Connections still open end now: close() alone waits for every one of them, an answer still
+      // streaming (a download, an MCP stream) included, and a suite's teardown then ran into its timeout.
+      const closed = new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections();
+      await closed;
       await deps.ingest.stop(undefined, server.flushProxyRecords);
       await buffer.close();
       await statsOrm.close();

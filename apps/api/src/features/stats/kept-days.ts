@@ -169,11 +169,11 @@ export async function keptDays(
     const definition = definitionOf(ctx, qn, counts, grouping);
     return split.stored.map((day) => {
       const prefix = specOf(definition, ctx.windows, day);
-      return { grouping, day, spec: entrySpec(prefix, keyText), fill: every ? prefix : null };
+      return { grouping, day, spec: entrySpec(prefix, keyText), mark: every ? prefix : null };
     });
   });
-  const fills = wanted.flatMap((w) => (w.fill === null ? [] : [{ spec: w.fill, day: w.day }]));
-  const headers = await readHeaders(ctx.em, ctx.siteId, KIND, [...wanted, ...fills]);
+  const marks = wanted.flatMap((w) => (w.mark === null ? [] : [{ spec: w.mark, day: w.day }]));
+  const headers = await readHeaders(ctx.em, ctx.siteId, KIND, [...wanted, ...marks]);
   const found = new Map(headers.map((h) => [`${h.spec} ${h.day}`, h]));
   // A combination too varied to keep on some day: the question stays raw.
   if (wanted.some((w) => found.get(`${w.spec} ${w.day}`)?.list === false)) return null;
@@ -184,7 +184,7 @@ export async function keptDays(
   const ownOnly = new Set<string>();
   for (const w of wanted) {
     const h = found.get(`${w.spec} ${w.day}`);
-    const filled = w.fill === null ? undefined : found.get(`${w.fill} ${w.day}`);
+    const filled = w.mark === null ? undefined : found.get(`${w.mark} ${w.day}`);
     const now = arrivals.get(w.day) ?? 0;
     const isCurrent = (x: StoredHeader | undefined) => x !== undefined && (x.seen === now || now >= LIVE_DAY_ROWS);
     // No entry of its own, but a fill of every combination as current: the day has no row of the question.
