@@ -66,8 +66,7 @@ function exitVisits(ctx: SiteCtx, p: Params, tz: string, qn: Question, days: Raw
 
 /**
  * Columns `value` and one per count; `tz` is the site's time zone placeholder. `keySql`: a second column,
- * `kept_key`, counted apart per its value (the filters' values of kept-days.ts, whose conditions the
- * caller then leaves out of `qn.where`).
+ * `kept_key`, its rows counted apart per its value (kept-days.ts: a row's combination of the filters' values).
  */
 export function rawPart(
   ctx: SiteCtx,
