@@ -3,10 +3,11 @@
 // so the same question asked again reads a few hundred kept rows per day instead of scanning every
 // raw row of the range. The first ask is answered from raw rows as before and keeps its days in the
 // background, for every value of its filters at once (an entry per combination of their values, so
-// another value's first ask finds its days kept); a later ask reads the days kept and current, and raw rows for the rest (the range's edge
-// days in the site's time zone, days not kept yet, days with rows that arrived since). Visitors add up
-// across UTC days (a visitor code never outlives its UTC day), and every other count is a sum or a
-// summed pair (SUMMED_COUNTS), so the kept days and the raw days add up to the raw answer exactly.
+// another value's first ask finds its days kept); a later ask reads the days kept and current, and raw
+// rows for the rest (the range's edge days in the site's time zone, days not kept yet, days with rows
+// that arrived since). Visitors add up across UTC days (a visitor code never outlives its UTC day), and
+// every other count is a sum or a summed pair (SUMMED_COUNTS), so the kept days and the raw days add up
+// to the raw answer exactly.
 // Only for sites large enough to need it (`keptLimits.minRows` over the range), and never for a day with
 // more than `keptLimits.dayValues` values of one combination (kept as "over": the question stays raw).
 // docs/architecture.md, "Kept filtered tables"; docs/performance/history.md, "Kept filtered tables".
@@ -182,15 +183,15 @@ export async function keptDays(
   const toFill = new Set<string>();
   // Days with too many combinations to keep them all: filled with the question's own rows.
   const ownOnly = new Set<string>();
+  const isCurrent = (x: StoredHeader | undefined, now: number) => x !== undefined && (x.seen === now || now >= LIVE_DAY_ROWS);
   for (const w of wanted) {
     const h = found.get(`${w.spec} ${w.day}`);
     const filled = w.mark === null ? undefined : found.get(`${w.mark} ${w.day}`);
     const now = arrivals.get(w.day) ?? 0;
-    const isCurrent = (x: StoredHeader | undefined) => x !== undefined && (x.seen === now || now >= LIVE_DAY_ROWS);
     // No entry of its own, but a fill of every combination as current: the day has no row of the question.
-    const empty = h === undefined && filled?.list === true && isCurrent(filled);
+    const empty = h === undefined && filled?.list === true && isCurrent(filled, now);
     if (empty) none.add(`${w.grouping} ${w.day}`);
-    if (!isCurrent(h) && !empty) usable.delete(w.day);
+    if (!isCurrent(h, now) && !empty) usable.delete(w.day);
     const basis = h ?? (filled?.list ? filled : undefined);
     if (!basis || (basis.seen !== now && basis.age > LIVE_LAG_SECONDS)) toFill.add(w.day);
     if (filled?.list === false) ownOnly.add(w.day);

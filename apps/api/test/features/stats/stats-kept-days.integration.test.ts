@@ -223,6 +223,26 @@ describe('stats: questions kept per day answer as raw rows do', () => {
     expect((await ask(q)).body.rows).toEqual(first.rows);
   });
 
+  it('refuses a filter value that is not text, or longer than any stored value, naming it; the other questions still answer', async () => {
+    const query = (where: Record<string, unknown>) =>
+      f.post(`/v1/sites/${siteId}/stats/query`, { metrics: 'sessions', by: 'referrer', ...range, where });
+    for (const value of [5, ['DE'], { $gt: '' }, null, 'D'.repeat(2049)]) {
+      const res = await query({ country: value }).expect(400);
+      expect(res.body.field, JSON.stringify(value).slice(0, 40)).toBe('where.country');
+    }
+    // In a batch, the bad question alone is refused.
+    const batch = await f
+      .post(`/v1/sites/${siteId}/stats/batch`, {
+        queries: {
+          bad: { metrics: 'sessions', by: 'referrer', ...range, where: { country: 5 } },
+          good: { metrics: 'sessions', by: 'referrer', ...range, where: { country: 'DE' } },
+        },
+      })
+      .expect(200);
+    expect(batch.body.bad.error.field).toBe('queries.bad.where.country');
+    expect(batch.body.good.rows.length).toBeGreaterThan(0);
+  });
+
   it('keeps nothing for a site below the size that needs it', async () => {
     keptLimits.minRows = DEFAULTS.minRows;
     const small = await f.site({ timezone: TZ });
